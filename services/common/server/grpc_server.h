@@ -1,0 +1,51 @@
+// Shared gRPC server bootstrap: health service, reflection, keepalive, and a
+// listening address that may use port 0.
+//
+//   GrpcServer server;
+//   server.AddService(&my_service);
+//   absl::StatusOr<int> port = server.Start("127.0.0.1:0");
+//   ...
+//   server.Shutdown(absl::Seconds(5));
+//
+// Thread safety: AddService/Start/Shutdown from one thread; the server itself
+// serves calls on gRPC's threads.
+#ifndef GNOMON_SERVICES_COMMON_SERVER_GRPC_SERVER_H_
+#define GNOMON_SERVICES_COMMON_SERVER_GRPC_SERVER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+
+namespace gnomon {
+
+class GrpcServer {
+ public:
+  GrpcServer() = default;
+  GrpcServer(const GrpcServer&) = delete;
+  GrpcServer& operator=(const GrpcServer&) = delete;
+  ~GrpcServer();
+
+  void AddService(grpc::Service* service) { services_.push_back(service); }
+  // Binds and starts; returns the bound port. Marks every service SERVING in
+  // grpc.health.v1.Health (the empty name too).
+  absl::StatusOr<int> Start(const std::string& address);
+  // Marks NOT_SERVING, then stops, cancelling calls still open after `grace`.
+  void Shutdown(absl::Duration grace);
+  grpc::Server* server() { return server_.get(); }
+
+ private:
+  std::vector<grpc::Service*> services_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+// Client channel arguments shared by gnomon's clients: keepalive so a dead peer
+// is noticed in seconds, and reconnect backoff bounded to a few seconds.
+grpc::ChannelArguments DefaultChannelArguments();
+
+}  // namespace gnomon
+
+#endif  // GNOMON_SERVICES_COMMON_SERVER_GRPC_SERVER_H_

@@ -1,0 +1,83 @@
+// SqlConn / SqlDb: the narrow seam between gnomon's store logic (SqlStore) and a
+// database driver (SQLite's C API, MySQL Connector/C++).
+//
+// SqlStore writes its logic once against these interfaces; a backend supplies
+// connections, transactions, prepared-statement caching and the mapping of
+// driver errors to absl::Status (Unavailable, AlreadyExists, Internal).
+//
+// Example:
+//   absl::Status s = db.Transact([&](SqlConn& c) -> absl::Status {
+//     absl::StatusOr<ExecResult> r = c.Exec(sql.advance_job, {SqlValue(next), ...});
+//     if (!r.ok()) return r.status();
+//     return absl::OkStatus();
+//   });
+//
+// Thread safety: a SqlDb is thread-safe; a SqlConn is used by one thread at a
+// time, only inside the callback it was passed to.
+#ifndef GNOMON_SERVICES_COMMON_STORE_SQL_CONN_H_
+#define GNOMON_SERVICES_COMMON_STORE_SQL_CONN_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace gnomon::store::internal {
+
+// Bytes bound as a BLOB (a std::string binds as TEXT).
+struct SqlBlob {
+  std::string bytes;
+};
+
+// A bound parameter or a fetched column. Fetched BLOB and TEXT columns are
+// both returned as std::string.
+using SqlValue = std::variant<std::monostate, int64_t, std::string, SqlBlob>;
+using SqlRow = std::vector<SqlValue>;
+
+inline SqlValue SqlNull() { return SqlValue(std::monostate()); }
+inline SqlValue SqlInt(int64_t v) { return SqlValue(v); }
+inline SqlValue SqlText(std::string v) { return SqlValue(std::move(v)); }
+inline SqlValue SqlBytes(std::string v) { return SqlValue(SqlBlob{std::move(v)}); }
+
+// Column accessors: NULL reads as 0 / "".
+int64_t ColInt(const SqlRow& row, size_t i);
+std::string ColStr(const SqlRow& row, size_t i);
+bool ColIsNull(const SqlRow& row, size_t i);
+
+struct ExecResult {
+  int64_t affected_rows = 0;  // Rows matched (MySQL connects with CLIENT_FOUND_ROWS).
+};
+
+class SqlConn {
+ public:
+  virtual ~SqlConn() = default;
+  // Runs a SELECT. `sql` is cached as a prepared statement by its text.
+  virtual absl::StatusOr<std::vector<SqlRow>> Query(const std::string& sql,
+                                                    const std::vector<SqlValue>& args) = 0;
+  // Runs an INSERT/UPDATE/DELETE.
+  virtual absl::StatusOr<ExecResult> Exec(const std::string& sql,
+                                          const std::vector<SqlValue>& args) = 0;
+  // Runs an INSERT and returns the generated id.
+  virtual absl::StatusOr<int64_t> Insert(const std::string& sql,
+                                         const std::vector<SqlValue>& args) = 0;
+};
+
+using SqlFn = std::function<absl::Status(SqlConn&)>;
+
+class SqlDb {
+ public:
+  virtual ~SqlDb() = default;
+  // Runs fn in one write transaction; commits if it returns OK, else rolls back
+  // and returns its status.
+  virtual absl::Status Transact(const SqlFn& fn) = 0;
+  // Runs fn outside a transaction (each statement sees committed data).
+  virtual absl::Status Read(const SqlFn& fn) = 0;
+};
+
+}  // namespace gnomon::store::internal
+
+#endif  // GNOMON_SERVICES_COMMON_STORE_SQL_CONN_H_

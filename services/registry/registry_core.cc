@@ -1,0 +1,298 @@
+#include "services/registry/registry_core.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
+#include "services/common/client/log.h"
+
+namespace gnomon::registry {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+constexpr size_t kMaxAppName = 64;
+constexpr size_t kMaxHandlerName = 128;
+constexpr size_t kMaxHandlers = 1000;
+
+bool ValidAppName(const std::string& s) {
+  if (s.empty() || s.size() > kMaxAppName) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+// "host:port" or "[v6]:port" with a port in 1..65535.
+bool ValidAddress(const std::string& s) {
+  size_t colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return false;
+  std::string host = s.substr(0, colon);
+  int port = 0;
+  if (!absl::SimpleAtoi(s.substr(colon + 1), &port) || port < 1 || port > 65535) return false;
+  if (host.front() == '[') return host.back() == ']' && host.size() > 2;
+  return std::all_of(host.begin(), host.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
+  });
+}
+
+bool Printable(const std::string& s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return absl::ascii_isgraph(static_cast<unsigned char>(c)); });
+}
+
+}  // namespace
+
+absl::Status ValidateRegister(const v1::Register& reg) {
+  if (reg.app_name().empty()) return absl::InvalidArgumentError("register.app_name: empty");
+  if (!ValidAppName(reg.app_name())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "register.app_name: \"", reg.app_name().substr(0, 80),
+        "\" must be 1-64 letters, digits, '.', '_' or '-'"));
+  }
+  if (!ValidAddress(reg.address())) {
+    return absl::InvalidArgumentError(absl::StrCat("register.address: \"",
+                                                   reg.address().substr(0, 80),
+                                                   "\" is not host:port"));
+  }
+  if (reg.handlers_size() > static_cast<int>(kMaxHandlers)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("register.handlers: ", reg.handlers_size(), " handlers; at most 1000"));
+  }
+  for (const std::string& h : reg.handlers()) {
+    if (h.empty() || h.size() > kMaxHandlerName || !Printable(h)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("register.handlers: \"", absl::CHexEscape(h.substr(0, 80)),
+                       "\" must be 1-128 printable characters without spaces"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::optional<v1::WatchExecutorsResponse> Watcher::Next(absl::Duration timeout) {
+  absl::MutexLock l(&mu_);
+  auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return closed_ || !queue_.empty(); };
+  mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
+  if (queue_.empty()) return std::nullopt;
+  v1::WatchExecutorsResponse msg = std::move(queue_.front());
+  queue_.pop_front();
+  return msg;
+}
+
+void Watcher::Push(v1::WatchExecutorsResponse msg) {
+  absl::MutexLock l(&mu_);
+  if (!closed_) queue_.push_back(std::move(msg));
+}
+
+void Watcher::Close() {
+  absl::MutexLock l(&mu_);
+  closed_ = true;
+}
+
+bool Watcher::closed() const {
+  absl::MutexLock l(&mu_);
+  return closed_;
+}
+
+RegistryCore::RegistryCore(store::Store* store, Clock* clock, RegistryOptions options)
+    : store_(store), clock_(clock), options_(options) {}
+
+RegistryCore::~RegistryCore() { Stop(); }
+
+absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg,
+                                            std::function<void()> cancel) {
+  if (absl::Status s = ValidateRegister(reg); !s.ok()) return s;
+  int64_t now = clock_->NowMillis();
+  v1::ExecutorInfo info;
+  info.set_app_name(reg.app_name());
+  info.set_address(reg.address());
+  *info.mutable_handlers() = reg.handlers();
+  info.set_capacity(reg.capacity());
+  info.set_version(reg.version());
+  *info.mutable_labels() = reg.labels();
+  *info.mutable_register_time() = TimeUtil::MillisecondsToTimestamp(now);
+  *info.mutable_last_beat_time() = info.register_time();
+
+  std::function<void()> replaced_cancel;
+  uint64_t id;
+  {
+    absl::MutexLock l(&mu_);
+    if (stopped_) return absl::UnavailableError("registry is shutting down");
+    id = next_session_++;
+    Key key{reg.app_name(), reg.address()};
+    auto it = members_.find(key);
+    bool rejoin = it != members_.end();
+    if (rejoin) {
+      // A quick reconnect keeps its identity: the old stream is ended and the
+      // member is updated in place, without a LEFT/JOINED pair.
+      sessions_.erase(it->second.session);
+      replaced_cancel = std::move(it->second.cancel);
+    }
+    Member& m = members_[key];
+    m.session = id;
+    m.info = info;
+    m.last_beat_ms = now;
+    m.persisted_ms = now;
+    m.cancel = std::move(cancel);
+    sessions_[id] = key;
+    Publish(rejoin ? v1::EXECUTOR_CHANGE_KIND_UPDATED : v1::EXECUTOR_CHANGE_KIND_JOINED, info);
+  }
+  if (replaced_cancel) replaced_cancel();
+  if (absl::Status s = store_->UpsertExecutor(info, now); !s.ok()) {
+    GNOMON_LOG(WARNING) << "registry: cannot persist " << info.address() << ": " << s;
+  }
+  GNOMON_LOG(INFO) << "registry: " << reg.app_name() << " executor " << reg.address()
+                   << " registered with " << reg.handlers_size() << " handlers";
+  return id;
+}
+
+absl::Status RegistryCore::Beat(uint64_t session, const v1::Beat& beat) {
+  int64_t now = clock_->NowMillis();
+  std::optional<v1::ExecutorInfo> persist;
+  {
+    absl::MutexLock l(&mu_);
+    auto s = sessions_.find(session);
+    if (s == sessions_.end()) return absl::FailedPreconditionError("session is no longer registered");
+    Member& m = members_[s->second];
+    m.last_beat_ms = now;
+    *m.info.mutable_last_beat_time() = TimeUtil::MillisecondsToTimestamp(now);
+    bool changed = m.info.running_runs() != beat.running_runs() ||
+                   m.info.busy_jobs_size() != beat.busy_jobs_size();
+    for (int i = 0; !changed && i < beat.busy_jobs_size(); ++i) {
+      const v1::JobBusy& a = m.info.busy_jobs(i);
+      const v1::JobBusy& b = beat.busy_jobs(i);
+      changed = a.job_id() != b.job_id() || a.running() != b.running() || a.queued() != b.queued();
+    }
+    *m.info.mutable_busy_jobs() = beat.busy_jobs();
+    m.info.set_running_runs(beat.running_runs());
+    if (changed) Publish(v1::EXECUTOR_CHANGE_KIND_UPDATED, m.info);
+    if (now - m.persisted_ms >= absl::ToInt64Milliseconds(options_.persist_interval)) {
+      m.persisted_ms = now;
+      persist = m.info;
+    }
+  }
+  if (persist) {
+    if (absl::Status s = store_->UpsertExecutor(*persist, now); !s.ok()) {
+      GNOMON_LOG(WARNING) << "registry: cannot persist beat of " << persist->address() << ": " << s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+void RegistryCore::Leave(uint64_t session, const std::string& reason) {
+  v1::ExecutorInfo info;
+  {
+    absl::MutexLock l(&mu_);
+    auto s = sessions_.find(session);
+    if (s == sessions_.end()) return;  // Already replaced or reaped.
+    auto m = members_.find(s->second);
+    info = m->second.info;
+    members_.erase(m);
+    sessions_.erase(s);
+    Publish(v1::EXECUTOR_CHANGE_KIND_LEFT, info);
+  }
+  if (absl::Status s = store_->RemoveExecutor(info.app_name(), info.address()); !s.ok()) {
+    GNOMON_LOG(WARNING) << "registry: cannot remove " << info.address() << ": " << s;
+  }
+  GNOMON_LOG(INFO) << "registry: " << info.app_name() << " executor " << info.address()
+                   << " left: " << reason;
+}
+
+std::shared_ptr<Watcher> RegistryCore::Watch(std::vector<std::string> apps) {
+  auto watcher = std::make_shared<Watcher>(std::move(apps));
+  absl::MutexLock l(&mu_);
+  v1::WatchExecutorsResponse snapshot;
+  for (const auto& [key, m] : members_) {
+    if (watcher->Wants(key.first)) *snapshot.mutable_snapshot()->add_executors() = m.info;
+  }
+  snapshot.mutable_snapshot();  // An empty snapshot is still a snapshot.
+  watcher->Push(std::move(snapshot));
+  if (stopped_) watcher->Close();
+  watchers_.push_back(watcher);
+  return watcher;
+}
+
+std::vector<v1::ExecutorInfo> RegistryCore::Members() const {
+  absl::MutexLock l(&mu_);
+  std::vector<v1::ExecutorInfo> out;
+  for (const auto& [key, m] : members_) out.push_back(m.info);
+  return out;
+}
+
+void RegistryCore::Publish(v1::ExecutorChangeKind kind, const v1::ExecutorInfo& info) {
+  v1::WatchExecutorsResponse msg;
+  msg.mutable_change()->set_kind(kind);
+  *msg.mutable_change()->mutable_executor() = info;
+  auto live = std::remove_if(watchers_.begin(), watchers_.end(), [](const std::weak_ptr<Watcher>& w) {
+    auto p = w.lock();
+    return p == nullptr || p->closed();
+  });
+  watchers_.erase(live, watchers_.end());
+  for (const auto& w : watchers_) {
+    if (auto p = w.lock(); p != nullptr && p->Wants(info.app_name())) p->Push(msg);
+  }
+}
+
+std::vector<std::function<void()>> RegistryCore::ExpireLocked(int64_t now_ms) {
+  const int64_t timeout = absl::ToInt64Milliseconds(options_.beat_interval * options_.missed_beats);
+  std::vector<std::function<void()>> cancels;
+  for (auto it = members_.begin(); it != members_.end();) {
+    Member& m = it->second;
+    if (now_ms - m.last_beat_ms <= timeout) {
+      ++it;
+      continue;
+    }
+    GNOMON_LOG(INFO) << "registry: " << m.info.app_name() << " executor " << m.info.address()
+                     << " missed " << options_.missed_beats << " beats; removed";
+    Publish(v1::EXECUTOR_CHANGE_KIND_LEFT, m.info);
+    sessions_.erase(m.session);
+    cancels.push_back(std::move(m.cancel));
+    members_.erase(it++);
+  }
+  return cancels;
+}
+
+void RegistryCore::RunReaper() {
+  int64_t last_prune = 0;
+  while (true) {
+    std::vector<std::function<void()>> cancels;
+    {
+      absl::MutexLock l(&mu_);
+      if (stopped_) return;
+      absl::Time deadline = clock_->Now() + options_.beat_interval / 4;
+      clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), deadline);
+      if (stopped_) return;
+      cancels = ExpireLocked(clock_->NowMillis());
+    }
+    for (auto& c : cancels) {
+      if (c) c();
+    }
+    int64_t now = clock_->NowMillis();
+    if (now - last_prune >= absl::ToInt64Milliseconds(options_.persist_interval)) {
+      last_prune = now;
+      absl::StatusOr<int64_t> pruned =
+          store_->PruneExecutors(now - absl::ToInt64Milliseconds(options_.stale_row_age));
+      if (!pruned.ok()) GNOMON_LOG(WARNING) << "registry: prune failed: " << pruned.status();
+    }
+  }
+}
+
+void RegistryCore::Stop() {
+  std::vector<std::function<void()>> cancels;
+  {
+    absl::MutexLock l(&mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    for (auto& [key, m] : members_) cancels.push_back(std::move(m.cancel));
+    for (const auto& w : watchers_) {
+      if (auto p = w.lock()) p->Close();
+    }
+  }
+  for (auto& c : cancels) {
+    if (c) c();
+  }
+}
+
+}  // namespace gnomon::registry

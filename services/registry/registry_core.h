@@ -1,0 +1,123 @@
+// RegistryCore: live executor membership, fed by Session streams and served
+// to schedulers as watch streams. The gRPC adapter (registry_service.h) only
+// translates calls into these methods.
+//
+//   RegistryCore core(store, &RealClock(), {});
+//   absl::StatusOr<uint64_t> id = core.Join(register_msg, [&] { ctx->TryCancel(); });
+//   core.Beat(*id, beat);
+//   core.Leave(*id, "deregistered");
+//
+// An executor is removed from membership at once when its stream breaks, when
+// it deregisters, or when `missed_beats` beat intervals pass without a beat
+// (checked by RunReaper). Membership is persisted in the store for other
+// replicas and for people.
+//
+// Thread safety: thread-safe; RunReaper runs on its own thread until Stop().
+#ifndef GNOMON_SERVICES_REGISTRY_REGISTRY_CORE_H_
+#define GNOMON_SERVICES_REGISTRY_REGISTRY_CORE_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "gnomon/v1/registry.pb.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+
+namespace gnomon::registry {
+
+struct RegistryOptions {
+  absl::Duration beat_interval = absl::Seconds(2);
+  int missed_beats = 3;
+  // Store rows whose last beat is older than this are deleted.
+  absl::Duration stale_row_age = absl::Minutes(10);
+  // How often a live executor's row is refreshed in the store.
+  absl::Duration persist_interval = absl::Seconds(10);
+};
+
+// A subscriber to membership changes: a snapshot first, then changes.
+class Watcher {
+ public:
+  explicit Watcher(std::vector<std::string> apps) : apps_(apps.begin(), apps.end()) {}
+  // Waits up to `timeout` for the next message; nullopt on timeout or close.
+  std::optional<v1::WatchExecutorsResponse> Next(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
+  bool Wants(const std::string& app) const { return apps_.empty() || apps_.contains(app); }
+  void Push(v1::WatchExecutorsResponse msg) ABSL_LOCKS_EXCLUDED(mu_);
+  void Close() ABSL_LOCKS_EXCLUDED(mu_);
+  bool closed() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  const absl::flat_hash_set<std::string> apps_;
+  mutable absl::Mutex mu_;
+  std::deque<v1::WatchExecutorsResponse> queue_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// Checks a Register message; InvalidArgument naming the field otherwise.
+absl::Status ValidateRegister(const v1::Register& reg);
+
+class RegistryCore {
+ public:
+  RegistryCore(store::Store* store, Clock* clock, RegistryOptions options);
+  ~RegistryCore();
+
+  const RegistryOptions& options() const { return options_; }
+
+  // Adds (or, for the same app and address, replaces) an executor. `cancel`
+  // is called (without locks held) to end its stream when it is reaped or
+  // replaced. Returns the session id.
+  absl::StatusOr<uint64_t> Join(const v1::Register& reg, std::function<void()> cancel)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // FailedPrecondition if the session is no longer a member.
+  absl::Status Beat(uint64_t session, const v1::Beat& beat) ABSL_LOCKS_EXCLUDED(mu_);
+  // Removes the executor if `session` is still its current session.
+  void Leave(uint64_t session, const std::string& reason) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // A new watcher, already holding the snapshot of `apps` (empty = all).
+  std::shared_ptr<Watcher> Watch(std::vector<std::string> apps) ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<v1::ExecutorInfo> Members() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Expires members whose beats stopped; returns when Stop() is called.
+  void RunReaper() ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  struct Member {
+    uint64_t session = 0;
+    v1::ExecutorInfo info;
+    int64_t last_beat_ms = 0;
+    int64_t persisted_ms = 0;
+    std::function<void()> cancel;
+  };
+  using Key = std::pair<std::string, std::string>;  // (app, address)
+
+  void Publish(v1::ExecutorChangeKind kind, const v1::ExecutorInfo& info)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes expired members; returns their cancel callbacks.
+  std::vector<std::function<void()>> ExpireLocked(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  store::Store* const store_;
+  Clock* const clock_;
+  const RegistryOptions options_;
+
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<Key, Member> members_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, Key> sessions_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::weak_ptr<Watcher>> watchers_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_session_ ABSL_GUARDED_BY(mu_) = 1;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace gnomon::registry
+
+#endif  // GNOMON_SERVICES_REGISTRY_REGISTRY_CORE_H_
