@@ -1,0 +1,140 @@
+// The MySQL/MariaDB schema, as migrations. Times are BIGINT UTC milliseconds.
+// Tables are InnoDB, utf8mb4 with a binary collation (names compare exactly,
+// as they do in SQLite). MySQL commits DDL implicitly, so every statement is
+// idempotent (IF NOT EXISTS) and a half-applied step can be re-run.
+#include "services/common/store/migrations.h"
+
+namespace gnomon::store::internal {
+
+#define GNOMON_MYSQL_TABLE_OPTIONS " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+
+const std::vector<Migration>& MysqlMigrations() {
+  static const std::vector<Migration>* const migrations = new std::vector<Migration>{
+      {1,
+       "initial schema",
+       {
+           "CREATE TABLE IF NOT EXISTS job_group ("
+           " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+           " app_name VARCHAR(64) NOT NULL,"
+           " title VARCHAR(255) NOT NULL DEFAULT '',"
+           " membership MEDIUMBLOB NOT NULL,"  // Serialized gnomon.v1.Group holding the oneof.
+           " access_token VARCHAR(255) NOT NULL DEFAULT '',"
+           " create_ms BIGINT NOT NULL,"
+           " update_ms BIGINT NOT NULL,"
+           " UNIQUE KEY job_group_app (app_name))" GNOMON_MYSQL_TABLE_OPTIONS,
+
+           "CREATE TABLE IF NOT EXISTS job ("
+           " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+           " group_id BIGINT NOT NULL,"
+           " state INT NOT NULL,"
+           " next_fire_ms BIGINT NOT NULL,"
+           " last_fire_ms BIGINT NOT NULL DEFAULT 0,"
+           " spec MEDIUMBLOB NOT NULL,"  // Serialized gnomon.v1.Job configuration.
+           " create_ms BIGINT NOT NULL,"
+           " update_ms BIGINT NOT NULL,"
+           " KEY job_due (state, next_fire_ms),"
+           " KEY job_group_id (group_id),"
+           " CONSTRAINT job_group_fk FOREIGN KEY (group_id) REFERENCES job_group(id))"
+           GNOMON_MYSQL_TABLE_OPTIONS,
+
+           "CREATE TABLE IF NOT EXISTS run ("
+           " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+           " job_id BIGINT NOT NULL,"
+           " group_id BIGINT NOT NULL,"
+           " trigger_type INT NOT NULL,"
+           " slot_ms BIGINT NULL,"  // NULL for runs that take no slot; NULLs never clash.
+           " scheduled_ms BIGINT NOT NULL DEFAULT 0,"
+           " trigger_ms BIGINT NOT NULL DEFAULT 0,"
+           " dispatch_ms BIGINT NOT NULL DEFAULT 0,"
+           " executor_address VARCHAR(255) NOT NULL DEFAULT '',"
+           " handler VARCHAR(255) NOT NULL DEFAULT '',"
+           " params MEDIUMTEXT NOT NULL,"
+           " shard_index INT NOT NULL DEFAULT 0,"
+           " shard_total INT NOT NULL DEFAULT 1,"
+           " attempt INT NOT NULL DEFAULT 0,"
+           " first_run_id BIGINT NOT NULL DEFAULT 0,"
+           " parent_run_id BIGINT NOT NULL DEFAULT 0,"
+           " trigger_code INT NOT NULL DEFAULT 0,"
+           " trigger_message TEXT NOT NULL,"
+           " handle_code INT NOT NULL DEFAULT 0,"
+           " handle_message MEDIUMTEXT NOT NULL,"
+           " start_ms BIGINT NOT NULL DEFAULT 0,"
+           " end_ms BIGINT NOT NULL DEFAULT 0,"
+           " status INT NOT NULL,"
+           " fence_epoch BIGINT NOT NULL DEFAULT 0,"
+           " log_line_count BIGINT NOT NULL DEFAULT 0,"
+           " log_truncated TINYINT NOT NULL DEFAULT 0,"
+           " UNIQUE KEY run_slot (job_id, slot_ms, shard_index, attempt),"
+           " KEY run_job (job_id, id),"
+           " KEY run_group (group_id, id),"
+           " KEY run_status (status, id),"
+           " KEY run_trigger (trigger_ms),"
+           " KEY run_executor (executor_address, status))" GNOMON_MYSQL_TABLE_OPTIONS,
+
+           "CREATE TABLE IF NOT EXISTS run_log ("
+           " run_id BIGINT NOT NULL,"
+           " line_number BIGINT NOT NULL,"
+           " time_ms BIGINT NOT NULL,"
+           " text MEDIUMTEXT NOT NULL,"
+           " PRIMARY KEY (run_id, line_number))" GNOMON_MYSQL_TABLE_OPTIONS,
+
+           "CREATE TABLE IF NOT EXISTS glue_version ("
+           " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+           " job_id BIGINT NOT NULL,"
+           " version BIGINT NOT NULL,"
+           " language INT NOT NULL,"
+           " source MEDIUMTEXT NOT NULL,"
+           " note VARCHAR(255) NOT NULL DEFAULT '',"
+           " create_ms BIGINT NOT NULL,"
+           " UNIQUE KEY glue_job_version (job_id, version))" GNOMON_MYSQL_TABLE_OPTIONS,
+
+           "CREATE TABLE IF NOT EXISTS registry ("
+           " app_name VARCHAR(64) NOT NULL,"
+           " address VARCHAR(255) NOT NULL,"
+           " info MEDIUMBLOB NOT NULL,"  // Serialized gnomon.v1.ExecutorInfo.
+           " register_ms BIGINT NOT NULL,"
+           " last_beat_ms BIGINT NOT NULL,"
+           " PRIMARY KEY (app_name, address),"
+           " KEY registry_last_beat (last_beat_ms))" GNOMON_MYSQL_TABLE_OPTIONS,
+
+           "CREATE TABLE IF NOT EXISTS report_day ("
+           " day_ms BIGINT NOT NULL,"
+           " job_id BIGINT NOT NULL,"
+           " running BIGINT NOT NULL DEFAULT 0,"
+           " succeeded BIGINT NOT NULL DEFAULT 0,"
+           " failed BIGINT NOT NULL DEFAULT 0,"
+           " duration_sum_ms BIGINT NOT NULL DEFAULT 0,"
+           " duration_p50_ms BIGINT NOT NULL DEFAULT 0,"
+           " duration_p99_ms BIGINT NOT NULL DEFAULT 0,"
+           " update_ms BIGINT NOT NULL DEFAULT 0,"
+           " PRIMARY KEY (day_ms, job_id))" GNOMON_MYSQL_TABLE_OPTIONS,
+
+           "CREATE TABLE IF NOT EXISTS admin_token ("
+           " name VARCHAR(128) NOT NULL,"
+           " sha256 CHAR(64) NOT NULL,"
+           " create_ms BIGINT NOT NULL,"
+           " UNIQUE KEY admin_token_name (name),"
+           " UNIQUE KEY admin_token_sha256 (sha256))" GNOMON_MYSQL_TABLE_OPTIONS,
+
+           "CREATE TABLE IF NOT EXISTS `user` ("
+           " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+           " username VARCHAR(128) NOT NULL,"
+           " password_hash VARCHAR(255) NOT NULL,"
+           " role INT NOT NULL,"
+           " create_ms BIGINT NOT NULL,"
+           " update_ms BIGINT NOT NULL,"
+           " UNIQUE KEY user_username (username))" GNOMON_MYSQL_TABLE_OPTIONS,
+
+           "CREATE TABLE IF NOT EXISTS lease ("
+           " name VARCHAR(128) NOT NULL PRIMARY KEY,"
+           " holder VARCHAR(255) NOT NULL,"
+           " epoch BIGINT NOT NULL,"
+           " expires_ms BIGINT NOT NULL)" GNOMON_MYSQL_TABLE_OPTIONS,
+       }},
+  };
+  return *migrations;
+}
+
+#undef GNOMON_MYSQL_TABLE_OPTIONS
+
+}  // namespace gnomon::store::internal

@@ -1,0 +1,48 @@
+// Row codecs: conversions between store rows (SqlRow, in the column orders of
+// statements.h) and gnomon.v1 messages, shared by both backends.
+//
+// Example:
+//   absl::StatusOr<v1::Run> run = RunFromRow(rows[0]);
+//
+// Thread safety: pure functions.
+#ifndef GNOMON_SERVICES_COMMON_STORE_ROW_CODEC_H_
+#define GNOMON_SERVICES_COMMON_STORE_ROW_CODEC_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gnomon/v1/common.pb.h"
+#include "google/protobuf/timestamp.pb.h"
+#include "services/common/store/sql_conn.h"
+#include "services/common/store/store.h"
+
+namespace gnomon::store::internal {
+
+// Milliseconds of a Timestamp (0 when unset).
+int64_t ToMs(const google::protobuf::Timestamp& t);
+// Sets *t from ms; leaves it unset (cleared) when ms <= 0.
+void SetMs(int64_t ms, google::protobuf::Timestamp* t);
+
+// The membership oneof of a group, serialized (a Group with only that field).
+std::string MembershipBlob(const v1::Group& group);
+absl::StatusOr<v1::Group> GroupFromRow(const SqlRow& row);
+
+// The configuration of a job, serialized without its output-only fields.
+std::string JobSpecBlob(const v1::Job& job);
+absl::StatusOr<v1::Job> JobFromRow(const SqlRow& row);
+absl::StatusOr<DueJob> DueJobFromRow(const SqlRow& row);
+
+// True if the run takes the unique slot (job, scheduled instant, shard, attempt).
+bool TakesSlot(const v1::Run& run);
+// The 25 parameters of Statements::insert_run.
+std::vector<SqlValue> RunInsertArgs(const v1::Run& run);
+v1::Run RunFromRow(const SqlRow& row);
+
+// A row of Statements::select_executors.
+absl::StatusOr<v1::ExecutorInfo> ExecutorFromRow(const SqlRow& row);
+
+}  // namespace gnomon::store::internal
+
+#endif  // GNOMON_SERVICES_COMMON_STORE_ROW_CODEC_H_

@@ -1,0 +1,96 @@
+// SqlStore: the Store logic, written once over SqlDb (a driver seam) and the
+// statements of one SQL dialect. The SQLite and MySQL backends construct it
+// with their own SqlDb (see sqlite_store.h, mysql_store.h).
+//
+// Example:
+//   auto store = std::make_unique<SqlStore>(std::move(db), Dialect::kSqlite, options);
+//   absl::StatusOr<v1::Group> g = store->CreateGroup(group, now_ms);
+//
+// Thread safety: thread-safe as its SqlDb is; holds no mutable state itself.
+#ifndef GNOMON_SERVICES_COMMON_STORE_SQL_STORE_H_
+#define GNOMON_SERVICES_COMMON_STORE_SQL_STORE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "services/common/store/sql_conn.h"
+#include "services/common/store/statements.h"
+#include "services/common/store/store.h"
+
+namespace gnomon::store::internal {
+
+class SqlStore final : public Store {
+ public:
+  SqlStore(std::unique_ptr<SqlDb> db, Dialect dialect, const StoreOptions& options)
+      : db_(std::move(db)), sql_(StatementsFor(dialect)), options_(options) {}
+
+  // Groups (sql_store_jobs.cc).
+  absl::StatusOr<v1::Group> CreateGroup(const v1::Group& group, int64_t now_ms) override;
+  absl::StatusOr<v1::Group> GetGroup(int64_t group_id) override;
+  absl::StatusOr<v1::Group> GetGroupByApp(std::string_view app_name) override;
+  absl::StatusOr<std::vector<v1::Group>> ListGroups() override;
+  absl::StatusOr<v1::Group> UpdateGroup(const v1::Group& group, int64_t now_ms) override;
+  absl::Status DeleteGroup(int64_t group_id) override;
+
+  // Jobs (sql_store_jobs.cc).
+  absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state,
+                                    int64_t next_fire_ms, int64_t now_ms) override;
+  absl::StatusOr<v1::Job> GetJob(int64_t job_id) override;
+  absl::StatusOr<std::vector<v1::Job>> ListJobs(int64_t group_id, int64_t after_id,
+                                                int limit) override;
+  absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
+                                    int64_t now_ms) override;
+  absl::Status DeleteJob(int64_t job_id) override;
+  absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
+                                      int64_t now_ms) override;
+  absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit) override;
+  absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) override;
+
+  // Runs (sql_store_runs.cc).
+  absl::StatusOr<std::vector<RunInsertOutcome>> InsertRuns(std::vector<v1::Run>& runs) override;
+  absl::Status RecordDispatches(const std::vector<DispatchUpdate>& updates) override;
+  absl::StatusOr<std::vector<v1::ReportAck>> ApplyReports(
+      const std::vector<v1::ReportResultsRequest>& items, int64_t group_id) override;
+  absl::StatusOr<v1::Run> GetRun(int64_t run_id) override;
+  absl::StatusOr<std::vector<v1::Run>> ListRuns(const RunFilter& filter) override;
+  absl::StatusOr<std::vector<v1::LogLine>> ReadRunLog(int64_t run_id, int64_t from_line,
+                                                      int limit) override;
+  absl::StatusOr<std::vector<v1::Run>> ListActiveRunsOn(std::string_view address) override;
+
+  // Registry, admin tokens, leases (sql_store_misc.cc).
+  absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) override;
+  absl::Status RemoveExecutor(std::string_view app_name, std::string_view address) override;
+  absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() override;
+  absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) override;
+  absl::StatusOr<bool> HasAdminTokens() override;
+  absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex,
+                                int64_t now_ms) override;
+  absl::StatusOr<std::string> FindAdminToken(std::string_view sha256_hex) override;
+  absl::StatusOr<Lease> AcquireLease(std::string_view name, std::string_view holder,
+                                     int64_t now_ms, int64_t ttl_ms) override;
+  absl::Status ReleaseLease(std::string_view name, std::string_view holder) override;
+
+ private:
+  // Applies one report item inside the ApplyReports transaction.
+  absl::StatusOr<v1::ReportAck> ApplyReport(SqlConn& c, const v1::ReportResultsRequest& item,
+                                            int64_t group_id);
+  absl::StatusOr<v1::ReportAck> ApplyLogLines(SqlConn& c, const v1::RunLogLines& log,
+                                              int64_t log_line_count, bool truncated);
+  absl::StatusOr<v1::Job> ReadJob(SqlConn& c, int64_t job_id);
+  absl::StatusOr<v1::Group> ReadGroup(SqlConn& c, const std::string& sql, SqlValue key,
+                                      const std::string& what);
+
+  std::unique_ptr<SqlDb> db_;
+  const Statements& sql_;
+  const StoreOptions options_;
+};
+
+// Prefixes a status message with context, keeping the code.
+absl::Status Annotate(const absl::Status& s, std::string_view context);
+
+}  // namespace gnomon::store::internal
+
+#endif  // GNOMON_SERVICES_COMMON_STORE_SQL_STORE_H_

@@ -1,0 +1,294 @@
+// SqlStore: groups and jobs.
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "services/common/store/row_codec.h"
+#include "services/common/store/sql_store.h"
+
+namespace gnomon::store::internal {
+namespace {
+
+// A page size that is never zero or absurd.
+int64_t ClampLimit(int limit) { return limit <= 0 ? 100 : std::min(limit, 10000); }
+
+}  // namespace
+
+absl::Status Annotate(const absl::Status& s, std::string_view context) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat(absl::string_view(context.data(), context.size()),
+                                             ": ", s.message()));
+}
+
+// ---- Groups -----------------------------------------------------------------
+
+absl::StatusOr<v1::Group> SqlStore::ReadGroup(SqlConn& c, const std::string& sql, SqlValue key,
+                                              const std::string& what) {
+  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, {std::move(key)});
+  if (!rows.ok()) return rows.status();
+  if (rows->empty()) return absl::NotFoundError(absl::StrCat(what, " does not exist"));
+  return GroupFromRow(rows->front());
+}
+
+absl::StatusOr<v1::Group> SqlStore::CreateGroup(const v1::Group& group, int64_t now_ms) {
+  v1::Group out = group;
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<int64_t> id =
+        c.Insert(sql_.insert_group,
+                 {SqlText(group.app_name()), SqlText(group.title()),
+                  SqlBytes(MembershipBlob(group)), SqlText(group.access_token()),
+                  SqlInt(now_ms), SqlInt(now_ms)});
+    if (absl::IsAlreadyExists(id.status())) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("group app name '", group.app_name(), "' is taken"));
+    }
+    if (!id.ok()) return id.status();
+    out.set_id(*id);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  SetMs(now_ms, out.mutable_create_time());
+  SetMs(now_ms, out.mutable_update_time());
+  return out;
+}
+
+absl::StatusOr<v1::Group> SqlStore::GetGroup(int64_t group_id) {
+  absl::StatusOr<v1::Group> out;
+  absl::Status s = db_->Read([&](SqlConn& c) {
+    out = ReadGroup(c, sql_.select_group, SqlInt(group_id), absl::StrCat("group ", group_id));
+    return out.status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<v1::Group> SqlStore::GetGroupByApp(std::string_view app_name) {
+  absl::StatusOr<v1::Group> out;
+  const std::string app(app_name);
+  absl::Status s = db_->Read([&](SqlConn& c) {
+    out = ReadGroup(c, sql_.select_group_by_app, SqlText(app),
+                    absl::StrCat("group with app name '", app, "'"));
+    return out.status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::Group>> SqlStore::ListGroups() {
+  std::vector<v1::Group> out;
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_groups, {});
+    if (!rows.ok()) return rows.status();
+    for (const SqlRow& row : *rows) {
+      absl::StatusOr<v1::Group> g = GroupFromRow(row);
+      if (!g.ok()) return g.status();
+      out.push_back(*std::move(g));
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<v1::Group> SqlStore::UpdateGroup(const v1::Group& group, int64_t now_ms) {
+  absl::StatusOr<v1::Group> out;
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<ExecResult> r =
+        c.Exec(sql_.update_group, {SqlText(group.title()), SqlBytes(MembershipBlob(group)),
+                                   SqlText(group.access_token()), SqlInt(now_ms),
+                                   SqlInt(group.id())});
+    if (!r.ok()) return r.status();
+    if (r->affected_rows == 0) {
+      return absl::NotFoundError(absl::StrCat("group ", group.id(), " does not exist"));
+    }
+    out = ReadGroup(c, sql_.select_group, SqlInt(group.id()), absl::StrCat("group ", group.id()));
+    return out.status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::Status SqlStore::DeleteGroup(int64_t group_id) {
+  return db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.count_group_jobs, {SqlInt(group_id)});
+    if (!rows.ok()) return rows.status();
+    const int64_t jobs = rows->empty() ? 0 : ColInt(rows->front(), 0);
+    if (jobs > 0) {
+      return absl::FailedPreconditionError(absl::StrCat("group ", group_id, " is used by ", jobs,
+                                                        jobs == 1 ? " job" : " jobs"));
+    }
+    absl::StatusOr<ExecResult> r = c.Exec(sql_.delete_group, {SqlInt(group_id)});
+    if (!r.ok()) return r.status();
+    if (r->affected_rows == 0) {
+      return absl::NotFoundError(absl::StrCat("group ", group_id, " does not exist"));
+    }
+    return absl::OkStatus();
+  });
+}
+
+// ---- Jobs -------------------------------------------------------------------
+
+absl::StatusOr<v1::Job> SqlStore::ReadJob(SqlConn& c, int64_t job_id) {
+  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_job, {SqlInt(job_id)});
+  if (!rows.ok()) return rows.status();
+  if (rows->empty()) return absl::NotFoundError(absl::StrCat("job ", job_id, " does not exist"));
+  return JobFromRow(rows->front());
+}
+
+namespace {
+
+absl::Status CheckGroupExists(SqlConn& c, const Statements& sql, int64_t group_id) {
+  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql.select_group, {SqlInt(group_id)});
+  if (!rows.ok()) return rows.status();
+  if (rows->empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("job.group_id: group ", group_id, " does not exist"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Job> SqlStore::CreateJob(const v1::Job& job, v1::JobState state,
+                                            int64_t next_fire_ms, int64_t now_ms) {
+  absl::StatusOr<v1::Job> out;
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    if (absl::Status g = CheckGroupExists(c, sql_, job.group_id()); !g.ok()) return g;
+    absl::StatusOr<int64_t> id =
+        c.Insert(sql_.insert_job, {SqlInt(job.group_id()), SqlInt(state), SqlInt(next_fire_ms),
+                                   SqlBytes(JobSpecBlob(job)), SqlInt(now_ms), SqlInt(now_ms)});
+    if (!id.ok()) return id.status();
+    out = ReadJob(c, *id);
+    return out.status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<v1::Job> SqlStore::GetJob(int64_t job_id) {
+  absl::StatusOr<v1::Job> out;
+  absl::Status s = db_->Read([&](SqlConn& c) {
+    out = ReadJob(c, job_id);
+    return out.status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::Job>> SqlStore::ListJobs(int64_t group_id, int64_t after_id,
+                                                        int limit) {
+  std::vector<v1::Job> out;
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows =
+        group_id != 0 ? c.Query(sql_.select_group_jobs_after,
+                                {SqlInt(group_id), SqlInt(after_id), SqlInt(ClampLimit(limit))})
+                      : c.Query(sql_.select_jobs_after, {SqlInt(after_id), SqlInt(ClampLimit(limit))});
+    if (!rows.ok()) return rows.status();
+    for (const SqlRow& row : *rows) {
+      absl::StatusOr<v1::Job> job = JobFromRow(row);
+      if (!job.ok()) return job.status();
+      out.push_back(*std::move(job));
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& job,
+                                            std::optional<int64_t> next_fire_ms, int64_t now_ms) {
+  absl::StatusOr<v1::Job> out;
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<v1::Job> current = ReadJob(c, job.id());
+    if (!current.ok()) return current.status();
+    if (current->group_id() != job.group_id()) {
+      if (absl::Status g = CheckGroupExists(c, sql_, job.group_id()); !g.ok()) return g;
+    }
+    absl::StatusOr<ExecResult> r =
+        next_fire_ms.has_value()
+            ? c.Exec(sql_.update_job_spec_and_cursor,
+                     {SqlInt(job.group_id()), SqlBytes(JobSpecBlob(job)), SqlInt(*next_fire_ms),
+                      SqlInt(now_ms), SqlInt(job.id())})
+            : c.Exec(sql_.update_job_spec, {SqlInt(job.group_id()), SqlBytes(JobSpecBlob(job)),
+                                            SqlInt(now_ms), SqlInt(job.id())});
+    if (!r.ok()) return r.status();
+    out = ReadJob(c, job.id());
+    return out.status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::Status SqlStore::DeleteJob(int64_t job_id) {
+  // As XXL-JOB does, removing a job removes its runs, their logs and its glue versions.
+  return db_->Transact([&](SqlConn& c) -> absl::Status {
+    for (const std::string* sql : {&sql_.delete_job_logs, &sql_.delete_job_runs,
+                                   &sql_.delete_job_glue}) {
+      if (absl::StatusOr<ExecResult> r = c.Exec(*sql, {SqlInt(job_id)}); !r.ok()) {
+        return r.status();
+      }
+    }
+    absl::StatusOr<ExecResult> r = c.Exec(sql_.delete_job, {SqlInt(job_id)});
+    if (!r.ok()) return r.status();
+    if (r->affected_rows == 0) {
+      return absl::NotFoundError(absl::StrCat("job ", job_id, " does not exist"));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<v1::Job> SqlStore::SetJobState(int64_t job_id, v1::JobState state,
+                                              int64_t next_fire_ms, int64_t now_ms) {
+  absl::StatusOr<v1::Job> out;
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<ExecResult> r = c.Exec(
+        sql_.set_job_state, {SqlInt(state), SqlInt(next_fire_ms), SqlInt(now_ms), SqlInt(job_id)});
+    if (!r.ok()) return r.status();
+    if (r->affected_rows == 0) {
+      return absl::NotFoundError(absl::StrCat("job ", job_id, " does not exist"));
+    }
+    out = ReadJob(c, job_id);
+    return out.status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<std::vector<DueJob>> SqlStore::ListDueJobs(int64_t until_ms, int limit) {
+  std::vector<DueJob> out;
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows =
+        c.Query(sql_.select_due_jobs, {SqlInt(until_ms), SqlInt(ClampLimit(limit))});
+    if (!rows.ok()) return rows.status();
+    out.reserve(rows->size());
+    for (const SqlRow& row : *rows) {
+      absl::StatusOr<DueJob> due = DueJobFromRow(row);
+      if (!due.ok()) return due.status();
+      out.push_back(*std::move(due));
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<std::vector<bool>> SqlStore::AdvanceJobs(const std::vector<JobAdvance>& advances) {
+  std::vector<bool> applied;
+  if (advances.empty()) return applied;
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    applied.assign(advances.size(), false);
+    for (size_t i = 0; i < advances.size(); ++i) {
+      const JobAdvance& a = advances[i];
+      absl::StatusOr<ExecResult> r =
+          c.Exec(sql_.advance_job, {SqlInt(a.next_fire_ms), SqlInt(a.last_fire_ms),
+                                    SqlInt(a.job_id), SqlInt(a.expected_next_fire_ms)});
+      if (!r.ok()) return r.status();
+      applied[i] = r->affected_rows > 0;
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return applied;
+}
+
+}  // namespace gnomon::store::internal

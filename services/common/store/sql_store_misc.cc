@@ -1,0 +1,158 @@
+// SqlStore: executor registry, admin tokens and leases.
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "services/common/store/row_codec.h"
+#include "services/common/store/sql_store.h"
+
+namespace gnomon::store::internal {
+
+// ---- Registry ---------------------------------------------------------------
+
+absl::Status SqlStore::UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) {
+  const bool has_register = info.has_register_time();
+  v1::ExecutorInfo stored = info;
+  stored.clear_register_time();
+  stored.clear_last_beat_time();
+  return db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<ExecResult> r =
+        c.Exec(has_register ? sql_.upsert_executor_set_register
+                            : sql_.upsert_executor_keep_register,
+               {SqlText(info.app_name()), SqlText(info.address()),
+                SqlBytes(stored.SerializeAsString()),
+                SqlInt(has_register ? ToMs(info.register_time()) : now_ms), SqlInt(now_ms)});
+    return r.status();
+  });
+}
+
+absl::Status SqlStore::RemoveExecutor(std::string_view app_name, std::string_view address) {
+  const std::string app(app_name);
+  const std::string addr(address);
+  return db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<ExecResult> r = c.Exec(sql_.delete_executor, {SqlText(app), SqlText(addr)});
+    if (!r.ok()) return r.status();
+    if (r->affected_rows == 0) {
+      return absl::NotFoundError(
+          absl::StrCat("executor ", addr, " of app '", app, "' is not registered"));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<v1::ExecutorInfo>> SqlStore::ListExecutors() {
+  std::vector<v1::ExecutorInfo> out;
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_executors, {});
+    if (!rows.ok()) return rows.status();
+    for (const SqlRow& row : *rows) {
+      absl::StatusOr<v1::ExecutorInfo> info = ExecutorFromRow(row);
+      if (!info.ok()) return info.status();
+      out.push_back(*std::move(info));
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<int64_t> SqlStore::PruneExecutors(int64_t before_ms) {
+  int64_t pruned = 0;
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<ExecResult> r = c.Exec(sql_.prune_executors, {SqlInt(before_ms)});
+    if (!r.ok()) return r.status();
+    pruned = r->affected_rows;
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return pruned;
+}
+
+// ---- Admin tokens -----------------------------------------------------------
+
+absl::StatusOr<bool> SqlStore::HasAdminTokens() {
+  bool any = false;
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.count_admin_tokens, {});
+    if (!rows.ok()) return rows.status();
+    any = !rows->empty() && ColInt(rows->front(), 0) > 0;
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return any;
+}
+
+absl::Status SqlStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex,
+                                        int64_t now_ms) {
+  const std::string n(name);
+  const std::string digest(sha256_hex);
+  return db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<ExecResult> r =
+        c.Exec(sql_.insert_admin_token, {SqlText(n), SqlText(digest), SqlInt(now_ms)});
+    if (absl::IsAlreadyExists(r.status())) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("admin token '", n, "' (or one with the same digest) exists"));
+    }
+    return r.status();
+  });
+}
+
+absl::StatusOr<std::string> SqlStore::FindAdminToken(std::string_view sha256_hex) {
+  std::string name;
+  const std::string digest(sha256_hex);
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_admin_token, {SqlText(digest)});
+    if (!rows.ok()) return rows.status();
+    if (rows->empty()) return absl::NotFoundError("no admin token with that digest");
+    name = ColStr(rows->front(), 0);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return name;
+}
+
+// ---- Leases -----------------------------------------------------------------
+
+absl::StatusOr<Lease> SqlStore::AcquireLease(std::string_view name, std::string_view holder,
+                                             int64_t now_ms, int64_t ttl_ms) {
+  const std::string n(name);
+  const std::string h(holder);
+  if (h.empty()) return absl::InvalidArgumentError("lease holder must not be empty");
+  // Make sure the row exists in its own statement, so the locking transaction
+  // below never races another process's insert of the same key.
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    return c.Exec(sql_.ensure_lease, {SqlText(n)}).status();
+  });
+  if (!s.ok()) return s;
+  Lease lease;
+  s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.lock_lease, {SqlText(n)});
+    if (!rows.ok()) return rows.status();
+    if (rows->empty()) return absl::InternalError(absl::StrCat("lease '", n, "' vanished"));
+    const std::string current = ColStr(rows->front(), 0);
+    const int64_t epoch = ColInt(rows->front(), 1);
+    const int64_t expires_ms = ColInt(rows->front(), 2);
+    if (!current.empty() && current != h && expires_ms > now_ms) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "lease '", n, "' is held by '", current, "' until ", expires_ms, " ms"));
+    }
+    lease.holder = h;
+    lease.epoch = current == h ? epoch : epoch + 1;
+    lease.expires_ms = now_ms + ttl_ms;
+    return c.Exec(sql_.update_lease,
+                  {SqlText(h), SqlInt(lease.epoch), SqlInt(lease.expires_ms), SqlText(n)})
+        .status();
+  });
+  if (!s.ok()) return s;
+  return lease;
+}
+
+absl::Status SqlStore::ReleaseLease(std::string_view name, std::string_view holder) {
+  const std::string n(name);
+  const std::string h(holder);
+  return db_->Transact([&](SqlConn& c) -> absl::Status {
+    return c.Exec(sql_.release_lease, {SqlText(n), SqlText(h)}).status();
+  });
+}
+
+}  // namespace gnomon::store::internal

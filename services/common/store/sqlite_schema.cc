@@ -1,0 +1,127 @@
+// The SQLite schema, as migrations. Times are INTEGER UTC milliseconds.
+#include "services/common/store/migrations.h"
+
+namespace gnomon::store::internal {
+
+const std::vector<Migration>& SqliteMigrations() {
+  static const std::vector<Migration>* const migrations = new std::vector<Migration>{
+      {1,
+       "initial schema",
+       {
+           "CREATE TABLE IF NOT EXISTS job_group ("
+           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " app_name TEXT NOT NULL UNIQUE,"
+           " title TEXT NOT NULL DEFAULT '',"
+           " membership BLOB NOT NULL,"  // Serialized gnomon.v1.Group holding only the oneof.
+           " access_token TEXT NOT NULL DEFAULT '',"
+           " create_ms INTEGER NOT NULL,"
+           " update_ms INTEGER NOT NULL)",
+
+           "CREATE TABLE IF NOT EXISTS job ("
+           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " group_id INTEGER NOT NULL REFERENCES job_group(id),"
+           " state INTEGER NOT NULL,"
+           " next_fire_ms INTEGER NOT NULL,"
+           " last_fire_ms INTEGER NOT NULL DEFAULT 0,"
+           " spec BLOB NOT NULL,"  // Serialized gnomon.v1.Job configuration.
+           " create_ms INTEGER NOT NULL,"
+           " update_ms INTEGER NOT NULL)",
+           "CREATE INDEX IF NOT EXISTS job_due ON job(state, next_fire_ms)",
+           "CREATE INDEX IF NOT EXISTS job_group_id ON job(group_id)",
+
+           "CREATE TABLE IF NOT EXISTS run ("
+           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " job_id INTEGER NOT NULL,"
+           " group_id INTEGER NOT NULL,"
+           " trigger_type INTEGER NOT NULL,"
+           " slot_ms INTEGER,"  // NULL for runs that take no slot; NULLs never clash.
+           " scheduled_ms INTEGER NOT NULL DEFAULT 0,"
+           " trigger_ms INTEGER NOT NULL DEFAULT 0,"
+           " dispatch_ms INTEGER NOT NULL DEFAULT 0,"
+           " executor_address TEXT NOT NULL DEFAULT '',"
+           " handler TEXT NOT NULL DEFAULT '',"
+           " params TEXT NOT NULL DEFAULT '',"
+           " shard_index INTEGER NOT NULL DEFAULT 0,"
+           " shard_total INTEGER NOT NULL DEFAULT 1,"
+           " attempt INTEGER NOT NULL DEFAULT 0,"
+           " first_run_id INTEGER NOT NULL DEFAULT 0,"
+           " parent_run_id INTEGER NOT NULL DEFAULT 0,"
+           " trigger_code INTEGER NOT NULL DEFAULT 0,"
+           " trigger_message TEXT NOT NULL DEFAULT '',"
+           " handle_code INTEGER NOT NULL DEFAULT 0,"
+           " handle_message TEXT NOT NULL DEFAULT '',"
+           " start_ms INTEGER NOT NULL DEFAULT 0,"
+           " end_ms INTEGER NOT NULL DEFAULT 0,"
+           " status INTEGER NOT NULL,"
+           " fence_epoch INTEGER NOT NULL DEFAULT 0,"
+           " log_line_count INTEGER NOT NULL DEFAULT 0,"
+           " log_truncated INTEGER NOT NULL DEFAULT 0,"
+           " UNIQUE (job_id, slot_ms, shard_index, attempt))",
+           "CREATE INDEX IF NOT EXISTS run_job ON run(job_id, id)",
+           "CREATE INDEX IF NOT EXISTS run_group ON run(group_id, id)",
+           "CREATE INDEX IF NOT EXISTS run_status ON run(status, id)",
+           "CREATE INDEX IF NOT EXISTS run_trigger ON run(trigger_ms)",
+           "CREATE INDEX IF NOT EXISTS run_executor ON run(executor_address, status)",
+
+           "CREATE TABLE IF NOT EXISTS run_log ("
+           " run_id INTEGER NOT NULL,"
+           " line_number INTEGER NOT NULL,"
+           " time_ms INTEGER NOT NULL,"
+           " text TEXT NOT NULL,"
+           " PRIMARY KEY (run_id, line_number)) WITHOUT ROWID",
+
+           "CREATE TABLE IF NOT EXISTS glue_version ("
+           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " job_id INTEGER NOT NULL,"
+           " version INTEGER NOT NULL,"
+           " language INTEGER NOT NULL,"
+           " source TEXT NOT NULL,"
+           " note TEXT NOT NULL DEFAULT '',"
+           " create_ms INTEGER NOT NULL,"
+           " UNIQUE (job_id, version))",
+
+           "CREATE TABLE IF NOT EXISTS registry ("
+           " app_name TEXT NOT NULL,"
+           " address TEXT NOT NULL,"
+           " info BLOB NOT NULL,"  // Serialized gnomon.v1.ExecutorInfo.
+           " register_ms INTEGER NOT NULL,"
+           " last_beat_ms INTEGER NOT NULL,"
+           " PRIMARY KEY (app_name, address))",
+           "CREATE INDEX IF NOT EXISTS registry_last_beat ON registry(last_beat_ms)",
+
+           "CREATE TABLE IF NOT EXISTS report_day ("
+           " day_ms INTEGER NOT NULL,"
+           " job_id INTEGER NOT NULL,"
+           " running INTEGER NOT NULL DEFAULT 0,"
+           " succeeded INTEGER NOT NULL DEFAULT 0,"
+           " failed INTEGER NOT NULL DEFAULT 0,"
+           " duration_sum_ms INTEGER NOT NULL DEFAULT 0,"
+           " duration_p50_ms INTEGER NOT NULL DEFAULT 0,"
+           " duration_p99_ms INTEGER NOT NULL DEFAULT 0,"
+           " update_ms INTEGER NOT NULL DEFAULT 0,"
+           " PRIMARY KEY (day_ms, job_id))",
+
+           "CREATE TABLE IF NOT EXISTS admin_token ("
+           " name TEXT NOT NULL UNIQUE,"
+           " sha256 TEXT NOT NULL UNIQUE,"
+           " create_ms INTEGER NOT NULL)",
+
+           "CREATE TABLE IF NOT EXISTS \"user\" ("
+           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " username TEXT NOT NULL UNIQUE,"
+           " password_hash TEXT NOT NULL,"
+           " role INTEGER NOT NULL,"
+           " create_ms INTEGER NOT NULL,"
+           " update_ms INTEGER NOT NULL)",
+
+           "CREATE TABLE IF NOT EXISTS lease ("
+           " name TEXT NOT NULL PRIMARY KEY,"
+           " holder TEXT NOT NULL,"
+           " epoch INTEGER NOT NULL,"
+           " expires_ms INTEGER NOT NULL)",
+       }},
+  };
+  return *migrations;
+}
+
+}  // namespace gnomon::store::internal

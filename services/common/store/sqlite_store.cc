@@ -1,0 +1,294 @@
+#include "services/common/store/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "services/common/store/migrations.h"
+#include "services/common/store/sql_conn.h"
+#include "services/common/store/sql_store.h"
+#include "services/common/store/statements.h"
+
+namespace gnomon::store {
+namespace {
+
+using internal::ExecResult;
+using internal::SqlBlob;
+using internal::SqlConn;
+using internal::SqlDb;
+using internal::SqlFn;
+using internal::SqlRow;
+using internal::SqlValue;
+
+constexpr int kMaxReaders = 4;
+
+absl::Status SqliteError(int rc, sqlite3* db, const std::string& what) {
+  std::string msg =
+      absl::StrCat("sqlite: ", what, ": ", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_CANTOPEN:
+      return absl::UnavailableError(msg);
+    default:
+      break;
+  }
+  switch (rc) {
+    case SQLITE_CONSTRAINT_UNIQUE:
+    case SQLITE_CONSTRAINT_PRIMARYKEY:
+      return absl::AlreadyExistsError(msg);
+    case SQLITE_CONSTRAINT_FOREIGNKEY:
+      return absl::FailedPreconditionError(msg);
+    default:
+      return absl::InternalError(msg);
+  }
+}
+
+// One SQLite connection with its statement cache. Used by one thread at a time.
+class SqliteConn final : public SqlConn {
+ public:
+  ~SqliteConn() override {
+    for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
+    sqlite3_close_v2(db_);
+  }
+
+  static absl::StatusOr<std::unique_ptr<SqliteConn>> Open(const std::string& path,
+                                                          const StoreOptions& options) {
+    sqlite3* db = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &db,
+                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                       SQLITE_OPEN_NOMUTEX,
+                                   nullptr);
+    auto conn = std::unique_ptr<SqliteConn>(new SqliteConn(db));
+    if (rc != SQLITE_OK) return SqliteError(rc, db, absl::StrCat("open ", path));
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, options.sqlite_busy_timeout_ms);
+    for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+                               "PRAGMA foreign_keys=ON"}) {
+      if (absl::Status s = conn->Script(pragma); !s.ok()) return s;
+    }
+    return conn;
+  }
+
+  // Runs SQL text without caching (pragmas, DDL, transaction control).
+  absl::Status Script(const std::string& sql) {
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
+    sqlite3_free(err);
+    if (rc != SQLITE_OK) return SqliteError(rc, db_, sql);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<SqlRow>> Query(const std::string& sql,
+                                            const std::vector<SqlValue>& args) override {
+    std::vector<SqlRow> rows;
+    absl::Status s = Run(sql, args, &rows);
+    if (!s.ok()) return s;
+    return rows;
+  }
+
+  absl::StatusOr<ExecResult> Exec(const std::string& sql,
+                                  const std::vector<SqlValue>& args) override {
+    absl::Status s = Run(sql, args, nullptr);
+    if (!s.ok()) return s;
+    return ExecResult{sqlite3_changes64(db_)};
+  }
+
+  absl::StatusOr<int64_t> Insert(const std::string& sql,
+                                 const std::vector<SqlValue>& args) override {
+    absl::Status s = Run(sql, args, nullptr);
+    if (!s.ok()) return s;
+    return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+  }
+
+ private:
+  explicit SqliteConn(sqlite3* db) : db_(db) {}
+
+  absl::StatusOr<sqlite3_stmt*> Prepare(const std::string& sql) {
+    auto it = cache_.find(sql);
+    if (it != cache_.end()) return it->second;
+    sqlite3_stmt* stmt = nullptr;
+    const int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                                      SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    if (rc != SQLITE_OK) return SqliteError(rc, db_, absl::StrCat("prepare ", sql));
+    cache_.emplace(sql, stmt);
+    return stmt;
+  }
+
+  absl::Status Run(const std::string& sql, const std::vector<SqlValue>& args,
+                   std::vector<SqlRow>* rows) {
+    absl::StatusOr<sqlite3_stmt*> prepared = Prepare(sql);
+    if (!prepared.ok()) return prepared.status();
+    sqlite3_stmt* stmt = *prepared;
+    // Reset on every exit so no statement keeps a read snapshot open.
+    struct Resetter {
+      sqlite3_stmt* stmt;
+      ~Resetter() {
+        sqlite3_reset(stmt);
+        sqlite3_clear_bindings(stmt);
+      }
+    } resetter{stmt};
+    for (size_t i = 0; i < args.size(); ++i) {
+      const int idx = static_cast<int>(i) + 1;
+      int rc = SQLITE_OK;
+      if (const int64_t* v = std::get_if<int64_t>(&args[i])) {
+        rc = sqlite3_bind_int64(stmt, idx, *v);
+      } else if (const std::string* t = std::get_if<std::string>(&args[i])) {
+        rc = sqlite3_bind_text64(stmt, idx, t->data(), t->size(), SQLITE_STATIC, SQLITE_UTF8);
+      } else if (const SqlBlob* b = std::get_if<SqlBlob>(&args[i])) {
+        rc = sqlite3_bind_blob64(stmt, idx, b->bytes.data(), b->bytes.size(), SQLITE_STATIC);
+      } else {
+        rc = sqlite3_bind_null(stmt, idx);
+      }
+      if (rc != SQLITE_OK) return SqliteError(rc, db_, absl::StrCat("bind ", sql));
+    }
+    while (true) {
+      const int rc = sqlite3_step(stmt);
+      if (rc == SQLITE_DONE) return absl::OkStatus();
+      if (rc != SQLITE_ROW) return SqliteError(rc, db_, sql);
+      if (rows == nullptr) continue;
+      const int n = sqlite3_column_count(stmt);
+      SqlRow row;
+      row.reserve(n);
+      for (int c = 0; c < n; ++c) {
+        switch (sqlite3_column_type(stmt, c)) {
+          case SQLITE_INTEGER:
+            row.emplace_back(static_cast<int64_t>(sqlite3_column_int64(stmt, c)));
+            break;
+          case SQLITE_NULL:
+            row.emplace_back(std::monostate());
+            break;
+          case SQLITE_BLOB: {
+            const void* p = sqlite3_column_blob(stmt, c);
+            const int len = sqlite3_column_bytes(stmt, c);
+            row.emplace_back(std::string(static_cast<const char*>(p), p ? len : 0));
+            break;
+          }
+          default: {
+            const unsigned char* p = sqlite3_column_text(stmt, c);
+            const int len = sqlite3_column_bytes(stmt, c);
+            row.emplace_back(std::string(reinterpret_cast<const char*>(p), p ? len : 0));
+            break;
+          }
+        }
+      }
+      rows->push_back(std::move(row));
+    }
+  }
+
+  sqlite3* const db_;
+  std::unordered_map<std::string, sqlite3_stmt*> cache_;
+};
+
+class SqliteDb final : public SqlDb {
+ public:
+  SqliteDb(std::string path, StoreOptions options, std::unique_ptr<SqliteConn> writer)
+      : path_(std::move(path)), options_(options), writer_(std::move(writer)) {}
+
+  absl::Status Transact(const SqlFn& fn) override ABSL_LOCKS_EXCLUDED(write_mu_) {
+    absl::MutexLock lock(&write_mu_);
+    return TransactLocked(*writer_, fn);
+  }
+
+  absl::Status Read(const SqlFn& fn) override ABSL_LOCKS_EXCLUDED(read_mu_, write_mu_) {
+    if (path_ == ":memory:") {
+      absl::MutexLock lock(&write_mu_);
+      return fn(*writer_);
+    }
+    absl::StatusOr<std::unique_ptr<SqliteConn>> conn = TakeReader();
+    if (!conn.ok()) return conn.status();
+    absl::Status s = fn(**conn);
+    absl::MutexLock lock(&read_mu_);
+    idle_readers_.push_back(*std::move(conn));
+    return s;
+  }
+
+  // Applies the migrations not yet recorded, in one write transaction.
+  absl::Status Migrate() ABSL_LOCKS_EXCLUDED(write_mu_) {
+    absl::MutexLock lock(&write_mu_);
+    const internal::Statements& sql = internal::StatementsFor(internal::Dialect::kSqlite);
+    SqliteConn& conn = *writer_;
+    return TransactLocked(conn, [&](SqlConn&) -> absl::Status {
+      if (absl::Status s = conn.Script(sql.create_migrations_table); !s.ok()) return s;
+      absl::StatusOr<std::vector<SqlRow>> rows = conn.Query(sql.select_migrations, {});
+      if (!rows.ok()) return rows.status();
+      int64_t applied = 0;
+      for (const SqlRow& row : *rows) applied = std::max(applied, internal::ColInt(row, 0));
+      for (const internal::Migration& m : internal::SqliteMigrations()) {
+        if (m.version <= applied) continue;
+        for (const std::string& stmt : m.statements) {
+          if (absl::Status s = conn.Script(stmt); !s.ok()) {
+            return internal::Annotate(s, absl::StrCat("migration ", m.version));
+          }
+        }
+        absl::StatusOr<ExecResult> r = conn.Exec(
+            sql.insert_migration,
+            {internal::SqlInt(m.version), internal::SqlInt(absl::ToUnixMillis(absl::Now()))});
+        if (!r.ok()) return r.status();
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  absl::Status TransactLocked(SqliteConn& conn, const SqlFn& fn)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_) {
+    if (absl::Status s = conn.Script("BEGIN IMMEDIATE"); !s.ok()) return s;
+    absl::Status s = fn(conn);
+    if (s.ok()) s = conn.Script("COMMIT");
+    if (!s.ok()) conn.Script("ROLLBACK").IgnoreError();  // Fails only if none is open.
+    return s;
+  }
+
+  absl::StatusOr<std::unique_ptr<SqliteConn>> TakeReader() ABSL_LOCKS_EXCLUDED(read_mu_) {
+    {
+      absl::MutexLock lock(&read_mu_);
+      auto available = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(read_mu_) {
+        return !idle_readers_.empty() || readers_ < kMaxReaders;
+      };
+      read_mu_.Await(absl::Condition(&available));
+      if (!idle_readers_.empty()) {
+        std::unique_ptr<SqliteConn> conn = std::move(idle_readers_.back());
+        idle_readers_.pop_back();
+        return conn;
+      }
+      ++readers_;
+    }
+    absl::StatusOr<std::unique_ptr<SqliteConn>> conn = SqliteConn::Open(path_, options_);
+    if (!conn.ok()) {
+      absl::MutexLock lock(&read_mu_);
+      --readers_;
+    }
+    return conn;
+  }
+
+  const std::string path_;
+  const StoreOptions options_;
+  absl::Mutex write_mu_;
+  const std::unique_ptr<SqliteConn> writer_ ABSL_PT_GUARDED_BY(write_mu_);
+  absl::Mutex read_mu_;
+  std::vector<std::unique_ptr<SqliteConn>> idle_readers_ ABSL_GUARDED_BY(read_mu_);
+  int readers_ ABSL_GUARDED_BY(read_mu_) = 0;  // Open reader connections, idle or in use.
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
+                                                       const StoreOptions& options) {
+  if (path.empty()) return absl::InvalidArgumentError("store url: sqlite path is empty");
+  absl::StatusOr<std::unique_ptr<SqliteConn>> writer = SqliteConn::Open(path, options);
+  if (!writer.ok()) return writer.status();
+  auto db = std::make_unique<SqliteDb>(path, options, *std::move(writer));
+  if (absl::Status s = db->Migrate(); !s.ok()) return s;
+  return std::make_unique<internal::SqlStore>(std::move(db), internal::Dialect::kSqlite, options);
+}
+
+}  // namespace gnomon::store

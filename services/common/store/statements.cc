@@ -1,0 +1,170 @@
+#include "services/common/store/statements.h"
+
+#include "absl/strings/str_cat.h"
+#include "gnomon/v1/common.pb.h"
+
+namespace gnomon::store::internal {
+namespace {
+
+Statements Portable() {
+  // Enum values spelled into SQL (they are part of the stored format).
+  const std::string kActive =
+      absl::StrCat("(", v1::RUN_STATUS_PENDING, ", ", v1::RUN_STATUS_RUNNING, ")");
+  const std::string kPending = absl::StrCat(v1::RUN_STATUS_PENDING);
+  const std::string kJobRunning = absl::StrCat(v1::JOB_STATE_RUNNING);
+  Statements s;
+  s.select_migrations = "SELECT version FROM schema_migrations ORDER BY version";
+  s.insert_migration = "INSERT INTO schema_migrations(version, applied_ms) VALUES (?, ?)";
+
+  s.insert_group =
+      "INSERT INTO job_group(app_name, title, membership, access_token, create_ms, update_ms) "
+      "VALUES (?, ?, ?, ?, ?, ?)";
+  s.select_group = absl::StrCat("SELECT ", kGroupColumns, " FROM job_group WHERE id = ?");
+  s.select_group_by_app =
+      absl::StrCat("SELECT ", kGroupColumns, " FROM job_group WHERE app_name = ?");
+  s.select_groups = absl::StrCat("SELECT ", kGroupColumns, " FROM job_group ORDER BY id");
+  s.update_group =
+      "UPDATE job_group SET title = ?, membership = ?, access_token = ?, update_ms = ? "
+      "WHERE id = ?";
+  s.count_group_jobs = "SELECT COUNT(*) FROM job WHERE group_id = ?";
+  s.delete_group = "DELETE FROM job_group WHERE id = ?";
+
+  s.insert_job =
+      "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms) "
+      "VALUES (?, ?, ?, 0, ?, ?, ?)";
+  s.select_job = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id = ?");
+  s.select_jobs_after =
+      absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id > ? ORDER BY id LIMIT ?");
+  s.select_group_jobs_after = absl::StrCat(
+      "SELECT ", kJobColumns, " FROM job WHERE group_id = ? AND id > ? ORDER BY id LIMIT ?");
+  s.update_job_spec = "UPDATE job SET group_id = ?, spec = ?, update_ms = ? WHERE id = ?";
+  s.update_job_spec_and_cursor =
+      "UPDATE job SET group_id = ?, spec = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
+  s.set_job_state = "UPDATE job SET state = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
+  s.delete_job_logs = "DELETE FROM run_log WHERE run_id IN (SELECT id FROM run WHERE job_id = ?)";
+  s.delete_job_runs = "DELETE FROM run WHERE job_id = ?";
+  s.delete_job_glue = "DELETE FROM glue_version WHERE job_id = ?";
+  s.delete_job = "DELETE FROM job WHERE id = ?";
+  s.select_due_jobs = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE state = ", kJobRunning,
+                                   " AND next_fire_ms >= 0 AND next_fire_ms <= ?"
+                                   " ORDER BY next_fire_ms, id LIMIT ?");
+  s.advance_job = absl::StrCat(
+      "UPDATE job SET next_fire_ms = ?, last_fire_ms = ? WHERE id = ? AND state = ", kJobRunning,
+      " AND next_fire_ms = ?");
+
+  s.insert_run =
+      "INSERT INTO run(job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, "
+      "dispatch_ms, executor_address, handler, params, shard_index, shard_total, attempt, "
+      "first_run_id, parent_run_id, trigger_code, trigger_message, handle_code, handle_message, "
+      "start_ms, end_ms, status, fence_epoch, log_line_count, log_truncated) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  s.set_first_run_id = "UPDATE run SET first_run_id = ? WHERE id = ?";
+  s.select_slot_holder =
+      "SELECT id FROM run WHERE job_id = ? AND slot_ms = ? AND shard_index = ? AND attempt = ?";
+  s.record_dispatch = absl::StrCat(
+      "UPDATE run SET status = ?, trigger_code = ?, trigger_message = ?, executor_address = ?, "
+      "dispatch_ms = ?, handle_code = ?, handle_message = ?, end_ms = ?, fence_epoch = ? "
+      "WHERE id = ? AND status = ",
+      kPending);
+  s.select_run = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE id = ?");
+  s.select_run_state = "SELECT group_id, log_line_count, log_truncated FROM run WHERE id = ?";
+  s.run_started = absl::StrCat(
+      "UPDATE run SET start_ms = ?, executor_address = CASE WHEN executor_address = '' THEN ? "
+      "ELSE executor_address END WHERE id = ? AND start_ms = 0 AND status IN ",
+      kActive);
+  s.run_result = absl::StrCat(
+      "UPDATE run SET handle_code = ?, handle_message = ?, status = ?, "
+      "start_ms = CASE WHEN start_ms = 0 THEN ? ELSE start_ms END, end_ms = ? "
+      "WHERE id = ? AND status IN ",
+      kActive);
+  s.select_log_line = "SELECT 1 FROM run_log WHERE run_id = ? AND line_number = ?";
+  s.update_log_counters = "UPDATE run SET log_line_count = ?, log_truncated = ? WHERE id = ?";
+  s.select_run_log =
+      "SELECT line_number, time_ms, text FROM run_log WHERE run_id = ? AND line_number >= ? "
+      "ORDER BY line_number LIMIT ?";
+  s.select_active_runs_on = absl::StrCat("SELECT ", kRunColumns,
+                                         " FROM run WHERE executor_address = ? AND status IN ",
+                                         kActive, " ORDER BY id");
+
+  s.delete_executor = "DELETE FROM registry WHERE app_name = ? AND address = ?";
+  s.select_executors =
+      "SELECT info, register_ms, last_beat_ms FROM registry ORDER BY app_name, address";
+  s.prune_executors = "DELETE FROM registry WHERE last_beat_ms < ?";
+
+  s.count_admin_tokens = "SELECT COUNT(*) FROM admin_token";
+  s.insert_admin_token = "INSERT INTO admin_token(name, sha256, create_ms) VALUES (?, ?, ?)";
+  s.select_admin_token = "SELECT name FROM admin_token WHERE sha256 = ?";
+
+  s.update_lease = "UPDATE lease SET holder = ?, epoch = ?, expires_ms = ? WHERE name = ?";
+  s.release_lease = "UPDATE lease SET holder = '', expires_ms = 0 WHERE name = ? AND holder = ?";
+  return s;
+}
+
+constexpr char kRegistryInsert[] =
+    "INSERT INTO registry(app_name, address, info, register_ms, last_beat_ms) "
+    "VALUES (?, ?, ?, ?, ?) ";
+
+Statements Sqlite() {
+  Statements s = Portable();
+  s.create_migrations_table =
+      "CREATE TABLE IF NOT EXISTS schema_migrations ("
+      "version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)";
+  s.insert_log_line =
+      "INSERT OR IGNORE INTO run_log(run_id, line_number, time_ms, text) VALUES (?, ?, ?, ?)";
+  const std::string upsert = absl::StrCat(
+      kRegistryInsert,
+      "ON CONFLICT(app_name, address) DO UPDATE SET info = excluded.info, "
+      "last_beat_ms = excluded.last_beat_ms");
+  s.upsert_executor_keep_register = upsert;
+  s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = excluded.register_ms");
+  s.ensure_lease =
+      "INSERT OR IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
+  // The write transaction (BEGIN IMMEDIATE) already excludes other writers.
+  s.lock_lease = "SELECT holder, epoch, expires_ms FROM lease WHERE name = ?";
+  return s;
+}
+
+Statements Mysql() {
+  Statements s = Portable();
+  s.create_migrations_table =
+      "CREATE TABLE IF NOT EXISTS schema_migrations ("
+      "version BIGINT NOT NULL PRIMARY KEY, applied_ms BIGINT NOT NULL"
+      ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin";
+  s.insert_log_line =
+      "INSERT IGNORE INTO run_log(run_id, line_number, time_ms, text) VALUES (?, ?, ?, ?)";
+  const std::string upsert = absl::StrCat(
+      kRegistryInsert,
+      "ON DUPLICATE KEY UPDATE info = VALUES(info), last_beat_ms = VALUES(last_beat_ms)");
+  s.upsert_executor_keep_register = upsert;
+  s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = VALUES(register_ms)");
+  s.ensure_lease = "INSERT IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
+  s.lock_lease = "SELECT holder, epoch, expires_ms FROM lease WHERE name = ? FOR UPDATE";
+  return s;
+}
+
+}  // namespace
+
+const Statements& StatementsFor(Dialect dialect) {
+  static const Statements* const sqlite = new Statements(Sqlite());
+  static const Statements* const mysql = new Statements(Mysql());
+  return dialect == Dialect::kSqlite ? *sqlite : *mysql;
+}
+
+std::string ListRunsSql(bool job, bool group, int status_count, bool from, bool to,
+                        bool before) {
+  std::string sql = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE 1 = 1");
+  if (job) absl::StrAppend(&sql, " AND job_id = ?");
+  if (group) absl::StrAppend(&sql, " AND group_id = ?");
+  if (status_count > 0) {
+    absl::StrAppend(&sql, " AND status IN (?");
+    for (int i = 1; i < status_count; ++i) absl::StrAppend(&sql, ", ?");
+    absl::StrAppend(&sql, ")");
+  }
+  if (from) absl::StrAppend(&sql, " AND trigger_ms >= ?");
+  if (to) absl::StrAppend(&sql, " AND trigger_ms < ?");
+  if (before) absl::StrAppend(&sql, " AND id < ?");
+  absl::StrAppend(&sql, " ORDER BY id DESC LIMIT ?");
+  return sql;
+}
+
+}  // namespace gnomon::store::internal

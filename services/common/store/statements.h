@@ -1,0 +1,106 @@
+// Statements: every DML statement SqlStore runs, as text, per SQL dialect.
+//
+// All SQL of the store lives in statements.cc (queries) and the two schema
+// files (sqlite_schema.cc, mysql_schema.cc: migrations). Most statements are
+// portable; the few that are not (insert-or-ignore, upsert, row locks) are
+// chosen by dialect.
+//
+// Example:
+//   const Statements& sql = StatementsFor(Dialect::kSqlite);
+//   conn.Query(sql.select_job, {SqlInt(id)});
+//
+// Thread safety: the returned objects are immutable and live forever.
+#ifndef GNOMON_SERVICES_COMMON_STORE_STATEMENTS_H_
+#define GNOMON_SERVICES_COMMON_STORE_STATEMENTS_H_
+
+#include <string>
+
+namespace gnomon::store::internal {
+
+enum class Dialect { kSqlite, kMysql };
+
+// Column lists, in the order the row codecs (row_codec.h) read them.
+inline constexpr char kGroupColumns[] =
+    "id, app_name, title, membership, access_token, create_ms, update_ms";
+inline constexpr char kJobColumns[] =
+    "id, group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms";
+inline constexpr char kRunColumns[] =
+    "id, job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, dispatch_ms, "
+    "executor_address, handler, params, shard_index, shard_total, attempt, first_run_id, "
+    "parent_run_id, trigger_code, trigger_message, handle_code, handle_message, start_ms, "
+    "end_ms, status, fence_epoch, log_line_count, log_truncated";
+
+struct Statements {
+  // Migrations bookkeeping.
+  std::string create_migrations_table;
+  std::string select_migrations;
+  std::string insert_migration;
+
+  // Groups.
+  std::string insert_group;
+  std::string select_group;
+  std::string select_group_by_app;
+  std::string select_groups;
+  std::string update_group;
+  std::string count_group_jobs;
+  std::string delete_group;
+
+  // Jobs.
+  std::string insert_job;
+  std::string select_job;
+  std::string select_jobs_after;
+  std::string select_group_jobs_after;
+  std::string update_job_spec;
+  std::string update_job_spec_and_cursor;
+  std::string set_job_state;
+  std::string delete_job_logs;
+  std::string delete_job_runs;
+  std::string delete_job_glue;
+  std::string delete_job;
+  std::string select_due_jobs;
+  std::string advance_job;
+
+  // Runs.
+  std::string insert_run;
+  std::string set_first_run_id;
+  std::string select_slot_holder;
+  std::string record_dispatch;
+  std::string select_run;
+  std::string select_run_state;
+  std::string run_started;
+  std::string run_result;
+  std::string insert_log_line;  // Insert-or-ignore: affected_rows 0 for a duplicate.
+  std::string select_log_line;
+  std::string update_log_counters;
+  std::string select_run_log;
+  std::string select_active_runs_on;
+
+  // Registry.
+  std::string upsert_executor_keep_register;
+  std::string upsert_executor_set_register;
+  std::string delete_executor;
+  std::string select_executors;
+  std::string prune_executors;
+
+  // Admin tokens.
+  std::string count_admin_tokens;
+  std::string insert_admin_token;
+  std::string select_admin_token;
+
+  // Leases.
+  std::string ensure_lease;  // Insert-or-ignore of a free row.
+  std::string lock_lease;    // SELECT ... FOR UPDATE where the dialect has it.
+  std::string update_lease;
+  std::string release_lease;
+};
+
+const Statements& StatementsFor(Dialect dialect);
+
+// SELECT for ListRuns with the optional conditions switched on, in this
+// parameter order: job_id, group_id, statuses..., from, to, before_id, limit.
+std::string ListRunsSql(bool job, bool group, int status_count, bool from, bool to,
+                        bool before);
+
+}  // namespace gnomon::store::internal
+
+#endif  // GNOMON_SERVICES_COMMON_STORE_STATEMENTS_H_

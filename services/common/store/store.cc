@@ -1,0 +1,22 @@
+// OpenStore: picks the backend named by the URL.
+#include <memory>
+#include <string_view>
+
+#include "services/common/store/mysql_store.h"
+#include "services/common/store/sqlite_store.h"
+#include "services/common/store/store.h"
+#include "services/common/store/store_url.h"
+
+namespace gnomon::store {
+
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(std::string_view url,
+                                                 const StoreOptions& options) {
+  absl::StatusOr<StoreUrl> parsed = ParseStoreUrl(url);
+  if (!parsed.ok()) return parsed.status();
+  if (parsed->kind == StoreUrl::Kind::kSqlite) {
+    return OpenSqliteStore(parsed->sqlite_path, options);
+  }
+  return OpenMysqlStore(parsed->mysql, options);
+}
+
+}  // namespace gnomon::store

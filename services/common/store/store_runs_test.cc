@@ -1,0 +1,290 @@
+// StoreTest (runs, dispatches, reports, run logs), run against every backend;
+// the suite is instantiated in store_test.cc.
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/common/store/store_test_fixture.h"
+
+namespace gnomon::store::testing {
+namespace {
+
+using ::testing::ElementsAre;
+
+
+TEST_P(StoreTest, InsertRunsTakesEachSlotOnce) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  std::vector<v1::Run> runs = {MakeRun(job_, 60000), MakeRun(job_, 60000, 1),
+                               MakeRun(job_, 60000, 0, 1), MakeRun(job_, 120000)};
+  ASSERT_OK_AND_ASSIGN(first, store().InsertRuns(runs));
+  ASSERT_EQ(first.size(), 4u);
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_TRUE(first[i].inserted) << i;
+    EXPECT_EQ(runs[i].id(), first[i].run_id);
+    EXPECT_EQ(runs[i].first_run_id(), first[i].run_id);  // 0 means itself.
+  }
+
+  // Replaying the batch (a replica that took over) inserts nothing and names the holders.
+  std::vector<v1::Run> replay = {MakeRun(job_, 60000), MakeRun(job_, 180000),
+                                 MakeRun(job_, 120000)};
+  replay[0].set_trigger_type(v1::TRIGGER_TYPE_MISFIRE);  // Same slot whatever the slot type.
+  ASSERT_OK_AND_ASSIGN(second, store().InsertRuns(replay));
+  EXPECT_FALSE(second[0].inserted);
+  EXPECT_EQ(second[0].run_id, first[0].run_id);
+  EXPECT_TRUE(second[1].inserted);
+  EXPECT_FALSE(second[2].inserted);
+  EXPECT_EQ(second[2].run_id, first[3].run_id);
+
+  // Manual, API, parent and retry runs take no slot, even with a scheduled time.
+  v1::Run manual = MakeRun(job_, 60000);
+  manual.set_trigger_type(v1::TRIGGER_TYPE_MANUAL);
+  v1::Run retry = MakeRun(job_, 60000);
+  retry.set_trigger_type(v1::TRIGGER_TYPE_RETRY);
+  retry.set_first_run_id(first[0].run_id);
+  std::vector<v1::Run> unslotted = {manual, manual, retry};
+  ASSERT_OK_AND_ASSIGN(third, store().InsertRuns(unslotted));
+  for (const RunInsertOutcome& o : third) EXPECT_TRUE(o.inserted);
+  EXPECT_EQ(unslotted[2].first_run_id(), first[0].run_id);
+  ASSERT_OK_AND_ASSIGN(got_retry, store().GetRun(third[2].run_id));
+  EXPECT_EQ(got_retry.first_run_id(), first[0].run_id);
+}
+
+TEST_P(StoreTest, ConcurrentInsertersRecordASlotExactlyOnce) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  constexpr int kThreads = 4;
+  std::vector<std::vector<RunInsertOutcome>> outcomes(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int attempt = 0; attempt < 20; ++attempt) {  // Unavailable (deadlock) is retried.
+        std::vector<v1::Run> runs = {MakeRun(job_, 1000), MakeRun(job_, 2000)};
+        absl::StatusOr<std::vector<RunInsertOutcome>> out = store().InsertRuns(runs);
+        if (out.ok()) {
+          outcomes[t] = *out;
+          return;
+        }
+        ASSERT_EQ(out.status().code(), absl::StatusCode::kUnavailable) << out.status();
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  int inserted = 0;
+  for (const auto& o : outcomes) {
+    ASSERT_EQ(o.size(), 2u);
+    inserted += o[0].inserted + o[1].inserted;
+    EXPECT_EQ(o[0].run_id, outcomes[0][0].run_id);
+    EXPECT_EQ(o[1].run_id, outcomes[0][1].run_id);
+  }
+  EXPECT_EQ(inserted, 2);
+}
+
+TEST_P(StoreTest, GetRunFillsEveryField) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  v1::Run run = MakeRun(job_, 60500, 2, 1);
+  run.set_shard_total(3);
+  run.set_parent_run_id(77);
+  run.set_first_run_id(76);
+  run.set_params(std::string(70000, 'p'));  // Longer than a MySQL TEXT.
+  const int64_t id = Insert(run);
+  ASSERT_GT(id, 0);
+  ASSERT_OK_AND_ASSIGN(pending, store().GetRun(id));
+  EXPECT_EQ(pending.job_id(), job_.id());
+  EXPECT_EQ(pending.group_id(), group_.id());
+  EXPECT_EQ(pending.trigger_type(), v1::TRIGGER_TYPE_CRON);
+  EXPECT_EQ(pending.scheduled_time().seconds(), 60);
+  EXPECT_EQ(pending.scheduled_time().nanos(), 500000000);
+  EXPECT_EQ(pending.trigger_time().seconds(), 61);
+  EXPECT_FALSE(pending.has_dispatch_time());
+  EXPECT_FALSE(pending.has_start_time());
+  EXPECT_FALSE(pending.has_end_time());
+  EXPECT_EQ(pending.handler(), "report");
+  EXPECT_EQ(pending.params(), run.params());
+  EXPECT_EQ(pending.shard_index(), 2u);
+  EXPECT_EQ(pending.shard_total(), 3u);
+  EXPECT_EQ(pending.attempt(), 1u);
+  EXPECT_EQ(pending.first_run_id(), 76);
+  EXPECT_EQ(pending.parent_run_id(), 77);
+  EXPECT_EQ(pending.status(), v1::RUN_STATUS_PENDING);
+
+  ASSERT_OK(store().RecordDispatches({{id, v1::RUN_STATUS_RUNNING, 200, "route=ROUND",
+                                       "10.0.0.1:9999", 62000, 0, "", 0, 7}}));
+  ASSERT_OK_AND_ASSIGN(acks, store().ApplyReports({Started(id, 63000), Result(id, 500, 65000)},
+                                                  group_.id()));
+  EXPECT_THAT(acks, ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED));
+  ASSERT_OK_AND_ASSIGN(done, store().GetRun(id));
+  EXPECT_EQ(done.dispatch_time().seconds(), 62);
+  EXPECT_EQ(done.executor_address(), "10.0.0.1:9999");  // Dispatch address kept.
+  EXPECT_EQ(done.trigger_code(), 200);
+  EXPECT_EQ(done.trigger_message(), "route=ROUND");
+  EXPECT_EQ(done.fence_epoch(), 7);
+  EXPECT_EQ(done.start_time().seconds(), 63);
+  EXPECT_EQ(done.end_time().seconds(), 65);
+  EXPECT_EQ(done.handle_code(), 500);
+  EXPECT_EQ(done.handle_message(), "boom");
+  EXPECT_EQ(done.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(store().GetRun(id + 1000).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_P(StoreTest, RecordDispatchesAppliesOnlyToPendingRuns) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  const int64_t ok_id = Insert(MakeRun(job_, 1000));
+  const int64_t failed_id = Insert(MakeRun(job_, 2000));
+  ASSERT_OK(store().RecordDispatches(
+      {{ok_id, v1::RUN_STATUS_RUNNING, 200, "ok", "10.0.0.1:1", 1500, 0, "", 0, 3},
+       {failed_id, v1::RUN_STATUS_FAILED, v1::HANDLE_CODE_NO_EXECUTOR, "no executor", "", 2500,
+        v1::HANDLE_CODE_NO_EXECUTOR, "no live executor", 2500, 3}}));
+  ASSERT_OK_AND_ASSIGN(failed, store().GetRun(failed_id));
+  EXPECT_EQ(failed.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(failed.trigger_code(), 505);
+  EXPECT_EQ(failed.handle_code(), 505);
+  EXPECT_EQ(failed.handle_message(), "no live executor");
+  EXPECT_EQ(failed.end_time().seconds(), 2);
+
+  // A second dispatch outcome for the running run is ignored.
+  ASSERT_OK(store().RecordDispatches(
+      {{ok_id, v1::RUN_STATUS_FAILED, 506, "late", "10.0.0.2:1", 9000, 506, "x", 9000, 4}}));
+  ASSERT_OK_AND_ASSIGN(running, store().GetRun(ok_id));
+  EXPECT_EQ(running.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_EQ(running.executor_address(), "10.0.0.1:1");
+  EXPECT_EQ(running.fence_epoch(), 3);
+
+  ASSERT_OK_AND_ASSIGN(active, store().ListActiveRunsOn("10.0.0.1:1"));
+  ASSERT_EQ(active.size(), 1u);
+  EXPECT_EQ(active[0].id(), ok_id);
+  ASSERT_OK_AND_ASSIGN(none, store().ListActiveRunsOn("10.0.0.2:1"));
+  EXPECT_TRUE(none.empty());
+}
+
+TEST_P(StoreTest, ReportsAreIdempotent) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  const int64_t id = Insert(MakeRun(job_, 1000));
+  std::vector<v1::ReportResultsRequest> batch = {Started(id, 3000), Lines(id, 1, 3),
+                                                 Lines(id, 4, 5), Result(id, 200, 9000)};
+  ASSERT_OK_AND_ASSIGN(first, store().ApplyReports(batch, group_.id()));
+  EXPECT_THAT(first, ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED,
+                                 v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED));
+  ASSERT_OK_AND_ASSIGN(replay, store().ApplyReports(batch, group_.id()));
+  EXPECT_THAT(replay, ElementsAre(v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_DUPLICATE,
+                                  v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_DUPLICATE));
+  // A different result for a finished run is rejected, not applied.
+  ASSERT_OK_AND_ASSIGN(late, store().ApplyReports({Result(id, 500, 9999)}, group_.id()));
+  EXPECT_THAT(late, ElementsAre(v1::REPORT_ACK_DUPLICATE));
+
+  ASSERT_OK_AND_ASSIGN(run, store().GetRun(id));
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_SUCCEEDED);
+  EXPECT_EQ(run.handle_code(), 200);
+  EXPECT_EQ(run.end_time().seconds(), 9);
+  EXPECT_EQ(run.log_line_count(), 5);
+  EXPECT_FALSE(run.log_truncated());
+  ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(id, 1, 100));
+  ASSERT_EQ(lines.size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(lines[i].line_number(), i + 1);
+    EXPECT_EQ(lines[i].text(), absl::StrCat("line ", i + 1));
+    EXPECT_EQ(lines[i].time().seconds(), 101 + i);
+  }
+  ASSERT_OK_AND_ASSIGN(tail, store().ReadRunLog(id, 4, 1));
+  ASSERT_EQ(tail.size(), 1u);
+  EXPECT_EQ(tail[0].line_number(), 4);
+}
+
+TEST_P(StoreTest, ReportsForUnknownOrForeignRuns) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  const int64_t id = Insert(MakeRun(job_, 1000));
+  v1::ReportResultsRequest empty;
+  ASSERT_OK_AND_ASSIGN(acks, store().ApplyReports({Result(id + 1000, 200, 1), Lines(id, 1, 1),
+                                                   Result(id, 200, 1), empty},
+                                                  group_.id() + 1));
+  EXPECT_THAT(acks, ElementsAre(v1::REPORT_ACK_UNKNOWN_RUN, v1::REPORT_ACK_UNKNOWN_RUN,
+                                v1::REPORT_ACK_UNKNOWN_RUN, v1::REPORT_ACK_UNKNOWN_RUN));
+  ASSERT_OK_AND_ASSIGN(run, store().GetRun(id));
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_PENDING);
+  EXPECT_EQ(run.log_line_count(), 0);
+  // group_id 0 accepts any group.
+  ASSERT_OK_AND_ASSIGN(any, store().ApplyReports({Result(id, 200, 1000)}, 0));
+  EXPECT_THAT(any, ElementsAre(v1::REPORT_ACK_APPLIED));
+}
+
+TEST_P(StoreTest, LogLinesBeyondTheCapAreDroppedAndMarkTruncated) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  options_.max_log_lines_per_run = 3;
+  Reopen();
+  const int64_t id = Insert(MakeRun(job_, 1000));
+  ASSERT_OK_AND_ASSIGN(a, store().ApplyReports({Lines(id, 1, 2)}, 0));
+  ASSERT_OK_AND_ASSIGN(run_a, store().GetRun(id));
+  EXPECT_EQ(run_a.log_line_count(), 2);
+  EXPECT_FALSE(run_a.log_truncated());
+  // Replaying a stored line at the cap is not a truncation.
+  ASSERT_OK_AND_ASSIGN(b, store().ApplyReports({Lines(id, 2, 3), Lines(id, 3, 3)}, 0));
+  EXPECT_THAT(b, ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_DUPLICATE));
+  ASSERT_OK_AND_ASSIGN(run_b, store().GetRun(id));
+  EXPECT_EQ(run_b.log_line_count(), 3);
+  EXPECT_FALSE(run_b.log_truncated());
+
+  ASSERT_OK_AND_ASSIGN(c, store().ApplyReports({Lines(id, 3, 6)}, 0));
+  EXPECT_THAT(c, ElementsAre(v1::REPORT_ACK_APPLIED));
+  ASSERT_OK_AND_ASSIGN(run_c, store().GetRun(id));
+  EXPECT_EQ(run_c.log_line_count(), 3);
+  EXPECT_TRUE(run_c.log_truncated());
+  ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(id, 0, 100));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines.back().line_number(), 3);
+  (void)a;
+}
+
+TEST_P(StoreTest, ListRunsFiltersAndPagesNewestFirst) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  ASSERT_OK_AND_ASSIGN(g2, store().CreateGroup(MakeGroup("other"), 1));
+  ASSERT_OK_AND_ASSIGN(j2, store().CreateJob(MakeJob(g2.id(), "x"), v1::JOB_STATE_STOPPED, kNever, 1));
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 6; ++i) {
+    v1::Run r = MakeRun(i < 4 ? job_ : j2, (i + 1) * 10000);  // trigger_ms = slot + 1 s.
+    ids.push_back(Insert(r));
+  }
+  ASSERT_OK(store().ApplyReports({Result(ids[1], 200, 1), Result(ids[2], 500, 1)}, 0).status());
+
+  auto list_ids = [&](const RunFilter& f) {
+    std::vector<int64_t> out;
+    absl::StatusOr<std::vector<v1::Run>> runs = store().ListRuns(f);
+    EXPECT_TRUE(runs.ok()) << runs.status();
+    if (runs.ok()) {
+      for (const v1::Run& r : *runs) out.push_back(r.id());
+    }
+    return out;
+  };
+  RunFilter all;
+  EXPECT_THAT(list_ids(all), ElementsAre(ids[5], ids[4], ids[3], ids[2], ids[1], ids[0]));
+  RunFilter by_job;
+  by_job.job_id = j2.id();
+  EXPECT_THAT(list_ids(by_job), ElementsAre(ids[5], ids[4]));
+  RunFilter by_group;
+  by_group.group_id = group_.id();
+  by_group.limit = 2;
+  EXPECT_THAT(list_ids(by_group), ElementsAre(ids[3], ids[2]));
+  by_group.before_id = ids[2];
+  EXPECT_THAT(list_ids(by_group), ElementsAre(ids[1], ids[0]));
+  RunFilter finished;
+  finished.statuses = {v1::RUN_STATUS_SUCCEEDED, v1::RUN_STATUS_FAILED};
+  EXPECT_THAT(list_ids(finished), ElementsAre(ids[2], ids[1]));
+  RunFilter window;
+  window.trigger_from_ms = 21000;  // Runs 1.. have trigger 11 s, 21 s, 31 s, ...
+  window.trigger_to_ms = 41000;
+  EXPECT_THAT(list_ids(window), ElementsAre(ids[2], ids[1]));
+}
+
+TEST_P(StoreTest, DeleteJobRemovesItsRunsAndLogs) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  const int64_t id = Insert(MakeRun(job_, 1000));
+  ASSERT_OK(store().ApplyReports({Lines(id, 1, 2)}, 0).status());
+  ASSERT_OK(store().DeleteJob(job_.id()));
+  EXPECT_EQ(store().GetRun(id).status().code(), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(id, 1, 10));
+  EXPECT_TRUE(lines.empty());
+}
+
+
+}  // namespace
+}  // namespace gnomon::store::testing

@@ -1,0 +1,345 @@
+// StoreTest (groups, jobs, registry, tokens, leases, migrations), run against
+// every backend; runs and reports are in store_runs_test.cc.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "services/common/store/store_test_fixture.h"
+
+namespace gnomon::store::testing {
+namespace {
+
+using ::google::protobuf::util::MessageDifferencer;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST_P(StoreTest, GroupLifecycle) {
+  ASSERT_OK_AND_ASSIGN(created, store().CreateGroup(MakeGroup("billing"), 1000));
+  EXPECT_GT(created.id(), 0);
+  EXPECT_EQ(created.create_time().seconds(), 1);
+  EXPECT_EQ(created.access_token(), "token-billing");
+
+  ASSERT_OK_AND_ASSIGN(got, store().GetGroup(created.id()));
+  EXPECT_TRUE(MessageDifferencer::Equals(got, created)) << got.DebugString();
+  ASSERT_OK_AND_ASSIGN(by_app, store().GetGroupByApp("billing"));
+  EXPECT_EQ(by_app.id(), created.id());
+  EXPECT_THAT(by_app.manual().addresses(), ElementsAre("10.0.0.1:9999", "10.0.0.2:9999"));
+
+  EXPECT_EQ(store().CreateGroup(MakeGroup("billing"), 2000).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store().GetGroup(created.id() + 100).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store().GetGroupByApp("Billing").status().code(), absl::StatusCode::kNotFound);
+
+  v1::Group update = created;
+  update.set_title("New title");
+  update.mutable_auto_registration();
+  update.set_access_token("rotated");
+  ASSERT_OK_AND_ASSIGN(updated, store().UpdateGroup(update, 5000));
+  EXPECT_EQ(updated.title(), "New title");
+  EXPECT_TRUE(updated.has_auto_registration());
+  EXPECT_EQ(updated.access_token(), "rotated");
+  EXPECT_EQ(updated.create_time().seconds(), 1);
+  EXPECT_EQ(updated.update_time().seconds(), 5);
+  update.set_id(created.id() + 100);
+  EXPECT_EQ(store().UpdateGroup(update, 6000).status().code(), absl::StatusCode::kNotFound);
+
+  ASSERT_OK_AND_ASSIGN(second, store().CreateGroup(MakeGroup("search"), 2000));
+  ASSERT_OK_AND_ASSIGN(all, store().ListGroups());
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].app_name(), "billing");
+  EXPECT_EQ(all[1].id(), second.id());
+
+  ASSERT_OK(store().DeleteGroup(second.id()));
+  EXPECT_EQ(store().DeleteGroup(second.id()).code(), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(left, store().ListGroups());
+  EXPECT_EQ(left.size(), 1u);
+}
+
+TEST_P(StoreTest, DeleteGroupRefusedWhileJobsUseIt) {
+  ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("app"), 1000));
+  ASSERT_OK_AND_ASSIGN(j1, store().CreateJob(MakeJob(g.id(), "a"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(j2, store().CreateJob(MakeJob(g.id(), "b"), v1::JOB_STATE_STOPPED, kNever, 1));
+  absl::Status s = store().DeleteGroup(g.id());
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(), absl::StrCat("group ", g.id(), " is used by 2 jobs"));
+  ASSERT_OK(store().DeleteJob(j1.id()));
+  ASSERT_OK(store().DeleteJob(j2.id()));
+  ASSERT_OK(store().DeleteGroup(g.id()));
+}
+
+TEST_P(StoreTest, JobLifecycle) {
+  ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("app"), 1000));
+  v1::Job spec = MakeJob(g.id(), "report");
+  spec.set_id(999);  // Ignored.
+  ASSERT_OK_AND_ASSIGN(job, store().CreateJob(spec, v1::JOB_STATE_RUNNING, 60000, 2000));
+  EXPECT_NE(job.id(), 999);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(job.next_fire_time().seconds(), 60);
+  EXPECT_EQ(job.create_time().seconds(), 2);
+  EXPECT_EQ(job.bean().handler(), "report");
+  EXPECT_EQ(job.schedule().cron().time_zone(), "Europe/Berlin");
+  EXPECT_THAT(job.child_job_ids(), ElementsAre(42));
+
+  ASSERT_OK_AND_ASSIGN(got, store().GetJob(job.id()));
+  EXPECT_TRUE(MessageDifferencer::Equals(got, job)) << got.DebugString();
+
+  absl::Status missing_group =
+      store().CreateJob(MakeJob(9999, "x"), v1::JOB_STATE_STOPPED, kNever, 1).status();
+  EXPECT_EQ(missing_group.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(missing_group.message(), "job.group_id: group 9999 does not exist");
+
+  // Update keeps state and cursor unless a cursor is given.
+  v1::Job edit = got;
+  edit.set_description("edited");
+  edit.set_state(v1::JOB_STATE_STOPPED);  // Output only: ignored.
+  ASSERT_OK_AND_ASSIGN(edited, store().UpdateJob(edit, std::nullopt, 3000));
+  EXPECT_EQ(edited.description(), "edited");
+  EXPECT_EQ(edited.state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(edited.next_fire_time().seconds(), 60);
+  EXPECT_EQ(edited.update_time().seconds(), 3);
+  ASSERT_OK_AND_ASSIGN(recursored, store().UpdateJob(edit, 120000, 4000));
+  EXPECT_EQ(recursored.next_fire_time().seconds(), 120);
+  edit.set_group_id(9999);
+  EXPECT_EQ(store().UpdateJob(edit, std::nullopt, 5000).status().code(),
+            absl::StatusCode::kNotFound);
+  edit.set_group_id(g.id());
+  edit.set_id(job.id() + 100);
+  EXPECT_EQ(store().UpdateJob(edit, std::nullopt, 5000).status().code(),
+            absl::StatusCode::kNotFound);
+
+  ASSERT_OK_AND_ASSIGN(stopped, store().SetJobState(job.id(), v1::JOB_STATE_STOPPED, kNever, 6000));
+  EXPECT_EQ(stopped.state(), v1::JOB_STATE_STOPPED);
+  EXPECT_FALSE(stopped.has_next_fire_time());
+  EXPECT_EQ(store().SetJobState(job.id() + 100, v1::JOB_STATE_RUNNING, 1, 1).status().code(),
+            absl::StatusCode::kNotFound);
+
+  ASSERT_OK(store().DeleteJob(job.id()));
+  EXPECT_EQ(store().GetJob(job.id()).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store().DeleteJob(job.id()).code(), absl::StatusCode::kNotFound);
+}
+
+TEST_P(StoreTest, ListJobsPagesByIdAndFiltersByGroup) {
+  ASSERT_OK_AND_ASSIGN(a, store().CreateGroup(MakeGroup("a"), 1));
+  ASSERT_OK_AND_ASSIGN(b, store().CreateGroup(MakeGroup("b"), 1));
+  std::vector<int64_t> in_a;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_OK_AND_ASSIGN(j, store().CreateJob(MakeJob(i % 2 ? b.id() : a.id(), "h"),
+                                              v1::JOB_STATE_STOPPED, kNever, 1));
+    if (i % 2 == 0) in_a.push_back(j.id());
+  }
+  ASSERT_OK_AND_ASSIGN(page1, store().ListJobs(0, 0, 3));
+  ASSERT_EQ(page1.size(), 3u);
+  EXPECT_LT(page1[0].id(), page1[1].id());
+  ASSERT_OK_AND_ASSIGN(page2, store().ListJobs(0, page1.back().id(), 3));
+  EXPECT_EQ(page2.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(only_a, store().ListJobs(a.id(), 0, 100));
+  std::vector<int64_t> ids;
+  for (const v1::Job& j : only_a) ids.push_back(j.id());
+  EXPECT_EQ(ids, in_a);
+}
+
+TEST_P(StoreTest, DueJobsAndCompareAndSetAdvance) {
+  ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("app"), 1));
+  ASSERT_OK_AND_ASSIGN(late, store().CreateJob(MakeJob(g.id(), "l"), v1::JOB_STATE_RUNNING, 5000, 1));
+  ASSERT_OK_AND_ASSIGN(early, store().CreateJob(MakeJob(g.id(), "e"), v1::JOB_STATE_RUNNING, 1000, 1));
+  ASSERT_OK_AND_ASSIGN(future, store().CreateJob(MakeJob(g.id(), "f"), v1::JOB_STATE_RUNNING, 90000, 1));
+  ASSERT_OK_AND_ASSIGN(stopped, store().CreateJob(MakeJob(g.id(), "s"), v1::JOB_STATE_STOPPED, 1000, 1));
+  ASSERT_OK_AND_ASSIGN(never, store().CreateJob(MakeJob(g.id(), "n"), v1::JOB_STATE_RUNNING, kNever, 1));
+
+  ASSERT_OK_AND_ASSIGN(due, store().ListDueJobs(10000, 10));
+  ASSERT_EQ(due.size(), 2u);
+  EXPECT_EQ(due[0].job.id(), early.id());
+  EXPECT_EQ(due[0].next_fire_ms, 1000);
+  EXPECT_EQ(due[0].last_fire_ms, 0);
+  EXPECT_EQ(due[0].job.bean().handler(), "e");
+  EXPECT_EQ(due[1].job.id(), late.id());
+  ASSERT_OK_AND_ASSIGN(one, store().ListDueJobs(10000, 1));
+  EXPECT_EQ(one.size(), 1u);
+
+  ASSERT_OK_AND_ASSIGN(applied, store().AdvanceJobs({
+                                    {early.id(), 1000, 2000, 1000},    // applies
+                                    {late.id(), 4000, 6000, 4000},     // stale expectation
+                                    {stopped.id(), 1000, 2000, 1000},  // not running
+                                    {future.id(), 90000, 90000, 90000},  // same values: applies
+                                }));
+  EXPECT_THAT(applied, ElementsAre(true, false, false, true));
+  // A second replica applying the same advance loses the race.
+  ASSERT_OK_AND_ASSIGN(again, store().AdvanceJobs({{early.id(), 1000, 2000, 1000}}));
+  EXPECT_THAT(again, ElementsAre(false));
+
+  ASSERT_OK_AND_ASSIGN(due2, store().ListDueJobs(10000, 10));
+  ASSERT_EQ(due2.size(), 2u);
+  EXPECT_EQ(due2[0].job.id(), early.id());
+  EXPECT_EQ(due2[0].next_fire_ms, 2000);
+  EXPECT_EQ(due2[0].last_fire_ms, 1000);
+  EXPECT_EQ(due2[0].job.next_fire_time().seconds(), 2);
+  (void)never;
+}
+
+TEST_P(StoreTest, ExecutorRegistry) {
+  v1::ExecutorInfo info;
+  info.set_app_name("app");
+  info.set_address("10.0.0.1:9999");
+  info.add_handlers("report");
+  info.set_capacity(8);
+  (*info.mutable_labels())["zone"] = "a";
+  ASSERT_OK(store().UpsertExecutor(info, 1000));
+  info.set_running_runs(3);
+  ASSERT_OK(store().UpsertExecutor(info, 2000));  // A beat: keeps the register time.
+  v1::ExecutorInfo other = info;
+  other.set_address("10.0.0.2:9999");
+  ASSERT_OK(store().UpsertExecutor(other, 500));
+
+  ASSERT_OK_AND_ASSIGN(all, store().ListExecutors());
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].address(), "10.0.0.1:9999");
+  EXPECT_EQ(all[0].running_runs(), 3u);
+  EXPECT_EQ(all[0].register_time().seconds(), 1);
+  EXPECT_EQ(all[0].last_beat_time().seconds(), 2);
+  EXPECT_EQ(all[0].labels().at("zone"), "a");
+
+  ASSERT_OK_AND_ASSIGN(pruned, store().PruneExecutors(1000));
+  EXPECT_EQ(pruned, 1);
+  ASSERT_OK(store().RemoveExecutor("app", "10.0.0.1:9999"));
+  EXPECT_EQ(store().RemoveExecutor("app", "10.0.0.1:9999").code(), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(none, store().ListExecutors());
+  EXPECT_TRUE(none.empty());
+}
+
+TEST_P(StoreTest, AdminTokens) {
+  ASSERT_OK_AND_ASSIGN(any_before, store().HasAdminTokens());
+  EXPECT_FALSE(any_before);
+  const std::string digest(64, 'a');
+  ASSERT_OK(store().CreateAdminToken("ci", digest, 1000));
+  ASSERT_OK_AND_ASSIGN(any_after, store().HasAdminTokens());
+  EXPECT_TRUE(any_after);
+  EXPECT_EQ(store().CreateAdminToken("ci", std::string(64, 'b'), 1000).code(),
+            absl::StatusCode::kAlreadyExists);
+  ASSERT_OK_AND_ASSIGN(name, store().FindAdminToken(digest));
+  EXPECT_EQ(name, "ci");
+  EXPECT_EQ(store().FindAdminToken(std::string(64, 'c')).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_P(StoreTest, LeaseTakeoverEpochAndExpiry) {
+  ASSERT_OK_AND_ASSIGN(a1, store().AcquireLease("scheduler", "A", 1000, 5000));
+  EXPECT_EQ(a1.holder, "A");
+  EXPECT_EQ(a1.epoch, 1);
+  EXPECT_EQ(a1.expires_ms, 6000);
+
+  absl::Status busy = store().AcquireLease("scheduler", "B", 2000, 5000).status();
+  EXPECT_EQ(busy.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(busy.message()), HasSubstr("'A'"));
+
+  ASSERT_OK_AND_ASSIGN(a2, store().AcquireLease("scheduler", "A", 3000, 5000));  // Renewal.
+  EXPECT_EQ(a2.epoch, 1);
+  EXPECT_EQ(a2.expires_ms, 8000);
+
+  ASSERT_OK_AND_ASSIGN(b1, store().AcquireLease("scheduler", "B", 8000, 5000));  // Expired.
+  EXPECT_EQ(b1.holder, "B");
+  EXPECT_EQ(b1.epoch, 2);
+
+  ASSERT_OK(store().ReleaseLease("scheduler", "A"));  // Not A's: no effect.
+  EXPECT_EQ(store().AcquireLease("scheduler", "A", 9000, 5000).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  ASSERT_OK(store().ReleaseLease("scheduler", "B"));
+  ASSERT_OK_AND_ASSIGN(a3, store().AcquireLease("scheduler", "A", 9000, 5000));
+  EXPECT_EQ(a3.epoch, 3);
+
+  ASSERT_OK_AND_ASSIGN(other, store().AcquireLease("reporter", "B", 9000, 5000));  // Independent.
+  EXPECT_EQ(other.epoch, 1);
+}
+
+TEST_P(StoreTest, MigrationsAreRecordedOnceAndReopenIsANoop) {
+  ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("kept"), 1));
+  const std::vector<int64_t> first = AppliedMigrations();
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first.front(), 1);
+  Reopen();
+  Reopen();
+  EXPECT_EQ(AppliedMigrations(), first);
+  ASSERT_OK_AND_ASSIGN(kept, store().GetGroupByApp("kept"));
+  EXPECT_EQ(kept.id(), g.id());
+}
+
+TEST_P(StoreTest, ConcurrentOpenersApplyMigrationsOnce) {
+  store_.reset();
+  std::vector<std::thread> threads;
+  std::vector<absl::Status> results(4);
+  std::vector<std::unique_ptr<Store>> stores(4);
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] {
+      absl::StatusOr<std::unique_ptr<Store>> s = OpenStore(url(), options_);
+      results[i] = s.status();
+      if (s.ok()) stores[i] = *std::move(s);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const absl::Status& s : results) EXPECT_TRUE(s.ok()) << s;
+  // Each version recorded exactly once (schema_migrations.version is a key,
+  // so a double apply would have failed one opener).
+  std::vector<int64_t> applied = AppliedMigrations();
+  ASSERT_FALSE(applied.empty());
+  for (size_t i = 1; i < applied.size(); ++i) EXPECT_LT(applied[i - 1], applied[i]);
+  Reopen();
+}
+
+// A port that is bound (so nobody else takes it) but not listening.
+class ClosedPort {
+ public:
+  ClosedPort() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    socklen_t len = sizeof(addr);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~ClosedPort() { close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+TEST(StoreOpenTest, MysqlServerNotListeningIsUnavailable) {
+  ClosedPort port;
+  ASSERT_GT(port.port(), 0);
+  StoreOptions options;
+  options.timeout_seconds = 2;
+  absl::StatusOr<std::unique_ptr<Store>> s =
+      OpenStore(absl::StrCat("mysql://root:pw@127.0.0.1:", port.port(), "/gnomon"), options);
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kUnavailable) << s.status();
+}
+
+TEST(StoreOpenTest, BadUrlIsInvalidArgument) {
+  absl::StatusOr<std::unique_ptr<Store>> s = OpenStore("foo://x", StoreOptions{});
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.status().message()), HasSubstr("unknown scheme 'foo'"));
+}
+
+TEST(StoreOpenTest, SqliteInDirectoryThatDoesNotExistFails) {
+  absl::StatusOr<std::unique_ptr<Store>> s =
+      OpenStore("sqlite:/nonexistent-gnomon-dir/x/gnomon.db", StoreOptions{});
+  EXPECT_FALSE(s.ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "mysql"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+}  // namespace
+}  // namespace gnomon::store::testing
