@@ -1,0 +1,225 @@
+#include "cli/cli.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+
+namespace gnomon::cli {
+namespace {
+
+const std::vector<Command>& AllCommands() {
+  static const auto* commands = [] {
+    auto* all = new std::vector<Command>();
+    for (auto part : {GroupCommands(), JobCommands(), RunCommands(),
+                      CronCommands()}) {
+      for (Command& c : part) all->push_back(std::move(c));
+    }
+    return all;
+  }();
+  return *commands;
+}
+
+bool IsNoun(std::string_view noun) {
+  for (const Command& c : AllCommands()) {
+    if (c.noun == noun) return true;
+  }
+  return false;
+}
+
+const Command* FindCommand(std::string_view noun, std::string_view verb) {
+  for (const Command& c : AllCommands()) {
+    if (c.noun == noun && c.verb == verb) return &c;
+  }
+  return nullptr;
+}
+
+std::string Indent(const std::string& text) {
+  return "  " + absl::StrReplaceAll(text, {{"\n", "\n  "}}) + "\n";
+}
+
+std::string CommandList(std::string_view only_noun) {
+  std::string out;
+  size_t width = 0;
+  for (const Command& c : AllCommands()) {
+    width = std::max(width, c.noun.size() + c.verb.size() + 1);
+  }
+  for (const Command& c : AllCommands()) {
+    if (!only_noun.empty() && c.noun != only_noun) continue;
+    std::string name = absl::StrCat(c.noun, " ", c.verb);
+    absl::StrAppend(&out, "  ", name, std::string(width - name.size() + 2, ' '),
+                    c.summary, "\n");
+  }
+  return out;
+}
+
+std::string TopHelp() {
+  return absl::StrCat(
+      "gnomonctl: command-line client of the gnomon admin API.\n\n"
+      "Usage: gnomonctl [global flags] NOUN VERB [arguments] [flags]\n\n"
+      "Commands:\n",
+      CommandList(""), "\nGlobal flags (before or after the noun):\n",
+      FlagHelp(GlobalFlagSpecs()),
+      "\nExamples:\n"
+      "  export GNOMON_SERVER=scheduler.internal:7070 GNOMON_TOKEN=...\n"
+      "  gnomonctl group create billing --title 'Billing workers'\n"
+      "  gnomonctl job create --group 1 --handler report --cron '0 0 6 * * ?' --tz Europe/Berlin --start\n"
+      "  gnomonctl run list --status failed --since 1h -o json\n\n"
+      "Run 'gnomonctl NOUN VERB --help' for a command's flags.\n");
+}
+
+std::string NounHelp(const std::string& noun) {
+  return absl::StrCat("Usage: gnomonctl ", noun,
+                      " VERB [arguments] [flags]\n\nCommands:\n",
+                      CommandList(noun), "\nGlobal flags:\n",
+                      FlagHelp(GlobalFlagSpecs()), "\nRun 'gnomonctl ", noun,
+                      " VERB --help' for a command's flags.\n");
+}
+
+std::string CommandHelp(const Command& c) {
+  std::string out = absl::StrCat("Usage: gnomonctl ", c.noun, " ", c.verb,
+                                 c.synopsis.empty() ? "" : " ", c.synopsis,
+                                 "\n\n", c.summary, "\n");
+  if (!c.flags.empty()) absl::StrAppend(&out, "\nFlags:\n", FlagHelp(c.flags));
+  std::vector<FlagSpec> globals;
+  for (const FlagSpec& g : GlobalFlagSpecs()) {
+    if (std::none_of(c.flags.begin(), c.flags.end(),
+                     [&](const FlagSpec& f) { return f.name == g.name; })) {
+      globals.push_back(g);
+    }
+  }
+  absl::StrAppend(&out, "\nGlobal flags:\n", FlagHelp(globals));
+  if (!c.examples.empty()) {
+    absl::StrAppend(&out, "\nExamples:\n", Indent(c.examples));
+  }
+  return out;
+}
+
+int TopUsageError(std::ostream& err, absl::string_view message,
+                  std::string_view noun) {
+  err << "gnomonctl: " << message << "\n"
+      << "Run 'gnomonctl " << noun << (noun.empty() ? "" : " ")
+      << "--help' for usage.\n";
+  return kExitUsage;
+}
+
+// Applies global flag values from `args` onto `globals`. `deadline_only`
+// restricts --timeout to mean the call deadline (a command may own it).
+absl::Status ApplyGlobals(const ParsedArgs& args, bool timeout_is_global,
+                          GlobalOptions* globals) {
+  if (auto server = args.Get("server")) globals->server = *server;
+  if (auto token = args.Get("token")) globals->token = *token;
+  if (auto output = args.Get("output")) {
+    if (*output == "json") {
+      globals->output = OutputFormat::kJson;
+    } else if (*output == "table") {
+      globals->output = OutputFormat::kTable;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("-o must be table or json, not '", *output, "'"));
+    }
+  }
+  for (const char* name : {"timeout", "rpc-timeout"}) {
+    if (!timeout_is_global && std::string_view(name) == "timeout") continue;
+    if (auto text = args.Get(name)) {
+      absl::StatusOr<absl::Duration> d =
+          ParseDurationFlag(absl::StrCat("--", name), *text);
+      if (!d.ok()) return d.status();
+      if (*d <= absl::ZeroDuration()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", name, " must be positive"));
+      }
+      globals->timeout = *d;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<FlagSpec> GlobalFlagSpecs() {
+  return {
+      {"server", "", true, "HOST:PORT",
+       "gnomon server (default $GNOMON_SERVER, else 127.0.0.1:7070)."},
+      {"token", "", true, "T",
+       "Admin token, sent as 'authorization: Bearer T' (default $GNOMON_TOKEN)."},
+      {"output", "o", true, "FORMAT",
+       "table (default) or json: one JSON document on stdout."},
+      {"timeout", "", true, "DUR",
+       "Deadline of each call (default 10s); in 'job create|update' after the "
+       "verb it is the job's run timeout."},
+      {"rpc-timeout", "", true, "DUR", "Deadline of each call, in any position."},
+      {"help", "h", false, "", "Show help."},
+  };
+}
+
+int RunCli(const std::vector<std::string>& args, const CliEnv& env,
+           std::ostream& out, std::ostream& err) {
+  // Phase 1: global flags up to and including the noun and the verb.
+  absl::StatusOr<ParsedArgs> head = ParseFlags(args, GlobalFlagSpecs(), 2);
+  if (!head.ok()) return TopUsageError(err, head.status().message(), "");
+  const auto& words = head->positionals();
+  if (words.empty()) {
+    if (head->Has("help")) {
+      out << TopHelp();
+      return kExitOk;
+    }
+    return TopUsageError(err, "missing command", "");
+  }
+  const std::string& noun = words[0];
+  if (!IsNoun(noun)) {
+    return TopUsageError(err, absl::StrCat("unknown command '", noun, "'"), "");
+  }
+  if (words.size() < 2) {
+    if (head->Has("help")) {
+      out << NounHelp(noun);
+      return kExitOk;
+    }
+    return TopUsageError(err, absl::StrCat("missing verb after '", noun, "'"),
+                         noun);
+  }
+  const Command* command = FindCommand(noun, words[1]);
+  if (command == nullptr) {
+    return TopUsageError(
+        err, absl::StrCat("unknown command '", noun, " ", words[1], "'"), noun);
+  }
+
+  // Phase 2: the command's flags plus the global ones it does not shadow.
+  std::vector<FlagSpec> specs = command->flags;
+  for (const FlagSpec& global : GlobalFlagSpecs()) {
+    bool shadowed = std::any_of(specs.begin(), specs.end(), [&](const FlagSpec& s) {
+      return s.name == global.name;
+    });
+    if (!shadowed) specs.push_back(global);
+  }
+  std::vector<std::string> rest(args.begin() + head->consumed(), args.end());
+  absl::StatusOr<ParsedArgs> tail = ParseFlags(rest, specs);
+  const std::string path = absl::StrCat(noun, " ", command->verb);
+  if (!tail.ok()) return TopUsageError(err, tail.status().message(), path);
+  if (head->Has("help") || tail->Has("help")) {
+    out << CommandHelp(*command);
+    return kExitOk;
+  }
+
+  GlobalOptions globals;
+  if (env.getenv) {
+    if (auto server = env.getenv("GNOMON_SERVER"); server && !server->empty()) {
+      globals.server = *server;
+    }
+    if (auto token = env.getenv("GNOMON_TOKEN")) globals.token = *token;
+  }
+  const bool command_owns_timeout =
+      std::any_of(command->flags.begin(), command->flags.end(),
+                  [](const FlagSpec& s) { return s.name == "timeout"; });
+  for (auto [parsed, timeout_is_global] :
+       {std::pair{&*head, true}, std::pair{&*tail, !command_owns_timeout}}) {
+    if (absl::Status s = ApplyGlobals(*parsed, timeout_is_global, &globals);
+        !s.ok()) {
+      return TopUsageError(err, s.message(), path);
+    }
+  }
+  CommandContext context(*command, *std::move(tail), globals, env, out, err);
+  return command->run(context);
+}
+
+}  // namespace gnomon::cli

@@ -1,0 +1,428 @@
+// Whole gnomonctl command lines against in-process fake servers.
+#include <map>
+#include <sstream>
+
+#include "absl/time/time.h"
+#include "cli/cli.h"
+#include "cli/fake_servers.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+
+namespace gnomon::cli {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  CliTest() {
+    env_.getenv = [this](const std::string& name) -> std::optional<std::string> {
+      auto it = vars_.find(name);
+      if (it == vars_.end()) return std::nullopt;
+      return it->second;
+    };
+    env_.zone = absl::UTCTimeZone();
+    env_.now = [] { return absl::FromUnixSeconds(1714564800); };  // 2024-05-01T12:00Z
+    env_.read_file = [](const std::string& path) -> absl::StatusOr<std::string> {
+      if (path == "job.sh") return std::string("echo hello\n");
+      return absl::InvalidArgumentError("cannot read " + path);
+    };
+    vars_["GNOMON_SERVER"] = servers_.address();
+  }
+
+  // Runs gnomonctl with `args` (GNOMON_SERVER points at the fakes).
+  Result Run(std::vector<std::string> args) {
+    std::ostringstream out, err;
+    int code = RunCli(args, env_, out, err);
+    return {code, out.str(), err.str()};
+  }
+
+  testing::FakeServers servers_;
+  std::map<std::string, std::string> vars_;
+  CliEnv env_;
+};
+
+TEST_F(CliTest, SendsBearerTokenFromFlag) {
+  Result r = Run({"--token", "s3cret", "group", "list"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto calls = servers_.state.Snapshot().calls;
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].method, "ListGroups");
+  EXPECT_EQ(calls[0].authorization, "Bearer s3cret");
+}
+
+TEST_F(CliTest, TokenFromEnvironmentAndFlagsAfterNoun) {
+  vars_["GNOMON_TOKEN"] = "from-env";
+  ASSERT_EQ(Run({"group", "list"}).code, 0);
+  EXPECT_EQ(servers_.state.Snapshot().calls.back().authorization,
+            "Bearer from-env");
+  // A flag after the verb wins over the environment.
+  ASSERT_EQ(Run({"group", "list", "--token=flag"}).code, 0);
+  EXPECT_EQ(servers_.state.Snapshot().calls.back().authorization, "Bearer flag");
+}
+
+TEST_F(CliTest, NoTokenSendsNoAuthorization) {
+  ASSERT_EQ(Run({"group", "list"}).code, 0);
+  EXPECT_EQ(servers_.state.Snapshot().calls.back().authorization, "");
+}
+
+TEST_F(CliTest, ServerFlagOverridesEnvironment) {
+  vars_["GNOMON_SERVER"] = "127.0.0.1:1";
+  Result r = Run({"--server", servers_.address(), "group", "list"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(servers_.state.Methods(), std::vector<std::string>{"ListGroups"});
+}
+
+TEST_F(CliTest, ServerErrorExitsOneWithCodeAndMessage) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.fail = grpc::Status(grpc::StatusCode::NOT_FOUND, "job 99 not found");
+  });
+  Result r = Run({"job", "get", "99"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "gnomonctl: NOT_FOUND: job 99 not found\n");
+  EXPECT_THAT(r.out, IsEmpty());
+}
+
+TEST_F(CliTest, PermissionErrorIsReportedToo) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.fail = grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "bad token");
+  });
+  Result r = Run({"group", "list", "-o", "json"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "gnomonctl: UNAUTHENTICATED: bad token\n");
+  EXPECT_THAT(r.out, IsEmpty());
+}
+
+TEST_F(CliTest, UsageErrorsExitTwoWithoutCallingTheServer) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"job", "get"},
+           {"job", "get", "abc"},
+           {"job", "get", "7", "--bogus"},
+           {"job", "create", "--group", "1", "--handler", "h"},
+           {"job"},
+           {"nope", "list"},
+           {"job", "explode"},
+           {"group", "list", "-o", "yaml"},
+           {"--timeout", "soon", "group", "list"},
+           {},
+       }) {
+    Result r = Run(args);
+    EXPECT_EQ(r.code, 2) << ::testing::PrintToString(args);
+    EXPECT_THAT(r.err, HasSubstr("--help")) << r.err;
+    EXPECT_THAT(r.out, IsEmpty());
+  }
+  EXPECT_THAT(servers_.state.Methods(), IsEmpty());
+}
+
+TEST_F(CliTest, HelpAtEveryLevel) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--help"}, {"-h"}, {"job", "-h"}, {"job", "create", "--help"},
+           {"-h", "run", "logs"}, {"cron", "next", "-h"}}) {
+    Result r = Run(args);
+    EXPECT_EQ(r.code, 0);
+    EXPECT_THAT(r.out, HasSubstr("--server")) << ::testing::PrintToString(args);
+    EXPECT_THAT(r.err, IsEmpty());
+  }
+  Result r = Run({"job", "create", "--help"});
+  EXPECT_THAT(r.out, HasSubstr("Examples:"));
+  EXPECT_THAT(r.out, HasSubstr("--retry-multiplier X"));
+  EXPECT_THAT(servers_.state.Methods(), IsEmpty());
+}
+
+TEST_F(CliTest, GroupCreatePrintsTokenOnceWithWarning) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.group.set_id(3);
+    s.group.set_app_name("billing");
+    s.group.set_access_token("tok-123");
+    s.group.mutable_manual()->add_addresses("a:1");
+  });
+  Result r = Run({"group", "create", "billing", "--addresses", "a:1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("access token:  tok-123"));
+  EXPECT_THAT(r.out, HasSubstr("Keep this access token now"));
+  auto req = servers_.state.Last<v1::CreateGroupRequest>("CreateGroup");
+  EXPECT_EQ(req.group().app_name(), "billing");
+  EXPECT_THAT(req.group().manual().addresses(), ElementsAre("a:1"));
+}
+
+TEST_F(CliTest, GroupCreateJsonIsOneDocumentAndWarnsOnStderr) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.group.set_id(3);
+    s.group.set_app_name("billing");
+    s.group.set_access_token("tok-123");
+  });
+  Result r = Run({"-o", "json", "group", "create", "billing"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  v1::Group parsed;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &parsed).ok())
+      << r.out;
+  EXPECT_EQ(parsed.access_token(), "tok-123");
+  EXPECT_THAT(r.out, HasSubstr("\"access_token\""));
+  EXPECT_THAT(r.err, HasSubstr("Keep this access token"));
+}
+
+TEST_F(CliTest, GroupUpdateSendsMask) {
+  ASSERT_EQ(Run({"group", "update", "3", "--auto"}).code, 0);
+  auto req = servers_.state.Last<v1::UpdateGroupRequest>("UpdateGroup");
+  EXPECT_EQ(req.group().id(), 3);
+  EXPECT_TRUE(req.group().has_auto_registration());
+  EXPECT_THAT(req.update_mask().paths(), ElementsAre("membership"));
+}
+
+TEST_F(CliTest, GroupDeleteAndRotate) {
+  Result r = Run({"group", "delete", "4"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "deleted group 4\n");
+  EXPECT_EQ(servers_.state.Last<v1::DeleteGroupRequest>("DeleteGroup").group_id(), 4);
+  servers_.state.Set([](testing::AdminState& s) {
+    s.group.set_access_token("new-token");
+  });
+  r = Run({"group", "rotate-token", "4"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("new-token"));
+  EXPECT_EQ(servers_.state.Last<v1::RotateGroupTokenRequest>("RotateGroupToken")
+                .group_id(),
+            4);
+}
+
+TEST_F(CliTest, JobCreateBuildsRequestAndTimeoutMeansRunTimeoutAfterVerb) {
+  Result r = Run({"--timeout", "5s", "job", "create", "--group", "1",
+                  "--script-shell", "job.sh", "--every", "500ms", "--timeout",
+                  "30s", "--start", "--route", "broadcast"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto req = servers_.state.Last<v1::CreateJobRequest>("CreateJob");
+  EXPECT_TRUE(req.start());
+  EXPECT_EQ(req.job().group_id(), 1);
+  EXPECT_EQ(req.job().script().language(), v1::SCRIPT_LANGUAGE_SHELL);
+  EXPECT_EQ(req.job().script().source(), "echo hello\n");
+  EXPECT_EQ(req.job().schedule().fix_rate().nanos(), 500000000);
+  EXPECT_EQ(req.job().timeout().seconds(), 30);
+  EXPECT_EQ(req.job().route_strategy(), v1::ROUTE_STRATEGY_SHARDING_BROADCAST);
+  EXPECT_THAT(r.out, HasSubstr("fix_rate 500ms"));
+}
+
+TEST_F(CliTest, JobListFollowsPages) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job_pages.resize(2);
+    s.job_pages[0].add_jobs()->set_id(1);
+    s.job_pages[0].set_next_page_token("1");
+    s.job_pages[1].add_jobs()->set_id(2);
+  });
+  Result r = Run({"job", "list", "--group", "5", "-o", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  v1::ListJobsResponse all;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &all).ok());
+  ASSERT_EQ(all.jobs_size(), 2);
+  EXPECT_EQ(all.jobs(0).id(), 1);
+  EXPECT_EQ(all.jobs(1).id(), 2);
+  EXPECT_EQ(all.next_page_token(), "");
+  auto calls = servers_.state.Snapshot().calls;
+  ASSERT_EQ(calls.size(), 2u);
+  v1::ListJobsRequest second;
+  second.ParseFromString(calls[1].request_bytes);
+  EXPECT_EQ(second.page_token(), "1");
+  EXPECT_EQ(second.group_id(), 5);
+}
+
+TEST_F(CliTest, JobUpdateChangesOnlyGivenFields) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.set_id(7);
+    s.job.set_group_id(2);
+    s.job.set_description("nightly");
+    s.job.mutable_bean()->set_handler("report");
+    s.job.mutable_schedule()->mutable_cron()->set_expression("0 0 1 * * ?");
+    s.job.mutable_schedule()->mutable_cron()->set_time_zone("Europe/Berlin");
+    s.job.add_child_job_ids(9);
+  });
+  Result r = Run({"job", "update", "7", "--retries", "3", "--cron",
+                  "0 0 2 * * ?"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("GetJob", "UpdateJob"));
+  auto req = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob");
+  EXPECT_EQ(req.job().id(), 7);
+  EXPECT_EQ(req.job().description(), "nightly");
+  EXPECT_EQ(req.job().bean().handler(), "report");
+  EXPECT_EQ(req.job().schedule().cron().expression(), "0 0 2 * * ?");
+  EXPECT_EQ(req.job().schedule().cron().time_zone(), "Europe/Berlin");
+  EXPECT_THAT(req.job().child_job_ids(), ElementsAre(9));
+  EXPECT_EQ(req.job().retry().max_retries(), 3u);
+}
+
+TEST_F(CliTest, JobUpdateWithTzOnNonCronJobIsUsageError) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.set_id(7);
+    s.job.mutable_schedule()->mutable_fix_rate()->set_seconds(2);
+  });
+  Result r = Run({"job", "update", "7", "--tz", "UTC"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--tz applies to cron schedules only"));
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("GetJob"));
+}
+
+TEST_F(CliTest, JobStartStopDelete) {
+  servers_.state.Set([](testing::AdminState& s) { s.job.set_id(7); });
+  Result r = Run({"job", "start", "7"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("running"));
+  EXPECT_EQ(servers_.state.Last<v1::StartJobRequest>("StartJob").job_id(), 7);
+  r = Run({"job", "stop", "7"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("stopped"));
+  EXPECT_EQ(servers_.state.Last<v1::StopJobRequest>("StopJob").job_id(), 7);
+  r = Run({"job", "delete", "7"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "deleted job 7\n");
+}
+
+TEST_F(CliTest, JobTriggerIsManual) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.trigger.add_run_ids(41);
+    s.trigger.add_run_ids(42);
+  });
+  Result r = Run({"job", "trigger", "7", "--params", "x=1", "--executors",
+                  "a:1,b:2", "--shard", "0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "triggered job 7: runs 41, 42\n");
+  auto req = servers_.state.Last<v1::TriggerJobRequest>("TriggerJob");
+  EXPECT_EQ(req.trigger_type(), v1::TRIGGER_TYPE_MANUAL);
+  EXPECT_EQ(req.params(), "x=1");
+  EXPECT_THAT(req.executor_addresses(), ElementsAre("a:1", "b:2"));
+  EXPECT_TRUE(req.has_shard_index());
+  EXPECT_EQ(req.shard_index(), 0u);
+}
+
+TEST_F(CliTest, JobBackfill) {
+  servers_.state.Set([](testing::AdminState& s) { s.backfill.add_run_ids(5); });
+  Result r = Run({"job", "backfill", "7", "--from", "2024-05-01T00:00:00Z",
+                  "--to", "2024-05-02T00:00:00+02:00"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto req = servers_.state.Last<v1::BackfillRequest>("Backfill");
+  EXPECT_EQ(req.start_time().seconds(), 1714521600);
+  EXPECT_EQ(req.end_time().seconds(), 1714521600 + 86400 - 7200);
+  EXPECT_THAT(r.out, HasSubstr("1 runs (5)"));
+}
+
+TEST_F(CliTest, RunListStopsAtLimitAcrossPages) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.run_pages.resize(2);
+    for (int i = 0; i < 2; ++i) s.run_pages[0].add_runs()->set_id(10 - i);
+    s.run_pages[0].set_next_page_token("1");
+    for (int i = 2; i < 4; ++i) s.run_pages[1].add_runs()->set_id(10 - i);
+    s.run_pages[1].set_next_page_token("2");
+  });
+  Result r = Run({"run", "list", "--job", "7", "--status", "failed",
+                  "--since", "1h", "--limit", "3", "-o", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  v1::ListRunsResponse resp;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &resp).ok());
+  ASSERT_EQ(resp.runs_size(), 3);
+  EXPECT_EQ(resp.runs(2).id(), 8);
+  auto calls = servers_.state.Snapshot().calls;
+  ASSERT_EQ(calls.size(), 2u);
+  v1::ListRunsRequest first, second;
+  first.ParseFromString(calls[0].request_bytes);
+  second.ParseFromString(calls[1].request_bytes);
+  EXPECT_EQ(first.page_size(), 3);
+  EXPECT_EQ(first.job_id(), 7);
+  EXPECT_THAT(first.statuses(), ElementsAre(v1::RUN_STATUS_FAILED));
+  EXPECT_EQ(first.start_time().seconds(), 1714564800 - 3600);
+  EXPECT_EQ(second.page_token(), "1");
+  EXPECT_EQ(second.page_size(), 1);
+}
+
+TEST_F(CliTest, RunGetShowsDetailsAndLog) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.run.mutable_run()->set_id(12);
+    s.run.mutable_run()->set_status(v1::RUN_STATUS_SUCCEEDED);
+    s.run.mutable_run()->set_log_line_count(1);
+    v1::LogLine* line = s.run.add_log_lines();
+    line->set_line_number(1);
+    line->mutable_time()->set_seconds(1714564800);
+    line->set_text("hello from the job");
+  });
+  Result r = Run({"run", "get", "12"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("status:"));
+  EXPECT_THAT(r.out, HasSubstr("succeeded"));
+  EXPECT_THAT(r.out,
+              HasSubstr("2024-05-01T12:00:00.000+00:00  hello from the job\n"));
+  EXPECT_EQ(servers_.state.Last<v1::GetRunRequest>("GetRun").run_id(), 12);
+  EXPECT_THAT(r.err, IsEmpty());
+}
+
+TEST_F(CliTest, RunLogsWithoutFollowUsesGetRun) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.run.mutable_run()->set_id(12);
+    s.run.mutable_run()->set_log_line_count(5);
+    s.run.add_log_lines()->set_text("one");
+  });
+  Result r = Run({"run", "logs", "12", "--lines", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "-  one\n");
+  EXPECT_EQ(servers_.state.Last<v1::GetRunRequest>("GetRun").log_lines(), 1);
+  EXPECT_THAT(r.err, HasSubstr("showing 1 of 5 lines"));
+}
+
+TEST_F(CliTest, RunLogsFollowStreamsFromLogService) {
+  servers_.state.Set([](testing::AdminState& s) {
+    for (const char* text : {"first", "second"}) {
+      v1::LogLine line;
+      line.set_text(text);
+      line.mutable_time()->set_seconds(1714564800);
+      s.stream_lines.push_back(line);
+    }
+  });
+  Result r = Run({"--token", "t", "run", "logs", "12", "-f"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "2024-05-01T12:00:00.000+00:00  first\n"
+            "2024-05-01T12:00:00.000+00:00  second\n");
+  auto calls = servers_.state.Snapshot().calls;
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].method, "StreamRunLog");
+  EXPECT_EQ(calls[0].authorization, "Bearer t");
+  v1::StreamRunLogRequest req;
+  req.ParseFromString(calls[0].request_bytes);
+  EXPECT_EQ(req.run_id(), 12);
+  EXPECT_TRUE(req.follow());
+}
+
+TEST_F(CliTest, RunLogsFollowReportsStreamError) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.fail = grpc::Status(grpc::StatusCode::NOT_FOUND, "no run 12");
+  });
+  Result r = Run({"run", "logs", "12", "-f"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "gnomonctl: NOT_FOUND: no run 12\n");
+}
+
+TEST_F(CliTest, RunKill) {
+  servers_.state.Set([](testing::AdminState& s) { s.kill.set_found(true); });
+  Result r = Run({"run", "kill", "12", "-o", "json"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("\"found\": true"));
+  EXPECT_EQ(servers_.state.Last<v1::KillRunRequest>("KillRun").run_id(), 12);
+}
+
+TEST_F(CliTest, UnreachableServerIsAnErrorNotAUsageError) {
+  vars_["GNOMON_SERVER"] = "127.0.0.1:1";
+  Result r = Run({"--rpc-timeout", "2s", "group", "list"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, StartsWith("gnomonctl: UNAVAILABLE: "));
+  EXPECT_THAT(r.err, HasSubstr("(server 127.0.0.1:1)"));
+  EXPECT_THAT(r.out, Not(HasSubstr("ID")));
+}
+
+}  // namespace
+}  // namespace gnomon::cli

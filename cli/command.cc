@@ -1,0 +1,97 @@
+#include "cli/command.h"
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "cli/format.h"
+#include "services/common/client/auth_metadata.h"
+
+namespace gnomon::cli {
+
+CliEnv SystemEnv() {
+  CliEnv env;
+  env.getenv = [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+  env.zone = absl::LocalTimeZone();
+  env.now = [] { return absl::Now(); };
+  env.read_file = ReadLocalFile;
+  return env;
+}
+
+CommandContext::CommandContext(const Command& command, ParsedArgs args,
+                               GlobalOptions globals, const CliEnv& env,
+                               std::ostream& out, std::ostream& err)
+    : command_(command),
+      args_(std::move(args)),
+      globals_(std::move(globals)),
+      env_(env),
+      out_(out),
+      err_(err) {}
+
+void CommandContext::Connect() {
+  if (channel_ != nullptr) return;
+  channel_ = grpc::CreateChannel(globals_.server,
+                                 grpc::InsecureChannelCredentials());
+  admin_ = v1::JobAdmin::NewStub(channel_);
+  logs_ = v1::LogService::NewStub(channel_);
+}
+
+v1::JobAdmin::StubInterface& CommandContext::admin() {
+  Connect();
+  return *admin_;
+}
+
+v1::LogService::StubInterface& CommandContext::logs() {
+  Connect();
+  return *logs_;
+}
+
+std::unique_ptr<grpc::ClientContext> CommandContext::NewRpcContext(
+    bool deadline) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  if (deadline) {
+    context->set_deadline(absl::ToChronoTime(absl::Now() + globals_.timeout));
+  }
+  if (!globals_.token.empty()) {
+    context->AddMetadata(std::string(kAuthorizationKey),
+                         BearerValue(globals_.token));
+  }
+  return context;
+}
+
+int CommandContext::UsageError(const absl::Status& status) {
+  err_ << "gnomonctl: " << status.message() << "\n"
+       << "Run 'gnomonctl " << command_.noun << " " << command_.verb
+       << " --help' for usage.\n";
+  return kExitUsage;
+}
+
+int CommandContext::RpcError(const grpc::Status& status) {
+  err_ << "gnomonctl: "
+       << absl::StatusCodeToString(
+              static_cast<absl::StatusCode>(status.error_code()))
+       << ": " << status.error_message();
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    err_ << " (server " << globals_.server << ")";
+  }
+  err_ << "\n";
+  return kExitError;
+}
+
+int CommandContext::Fail(std::string_view message, int code) {
+  err_ << "gnomonctl: " << message << "\n";
+  return code;
+}
+
+int CommandContext::PrintJson(const google::protobuf::Message& message) {
+  absl::StatusOr<std::string> json = ToJson(message);
+  if (!json.ok()) return Fail(std::string(json.status().message()));
+  out_ << *json;
+  return kExitOk;
+}
+
+}  // namespace gnomon::cli

@@ -1,0 +1,142 @@
+// The pieces every gnomonctl command shares: global options, the environment,
+// the command table entry and the per-invocation context.
+//
+// A command is a Command entry whose `run` receives a CommandContext:
+//
+//   Command{"group", "get", "ID", "Show one group.", {}, "gnomonctl group get 3",
+//           [](CommandContext& c) {
+//             v1::GetGroupRequest req; ...
+//             v1::Group group;
+//             auto rpc = c.NewRpcContext();
+//             grpc::Status s = c.admin().GetGroup(rpc.get(), req, &group);
+//             if (!s.ok()) return c.RpcError(s);
+//             return c.json() ? c.PrintJson(group) : (Print..., 0);
+//           }};
+//
+// Exit codes: 0 success, 1 server or runtime error, 2 usage error.
+// Thread safety: a CommandContext belongs to one invocation on one thread.
+#ifndef GNOMON_CLI_COMMAND_H_
+#define GNOMON_CLI_COMMAND_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "cli/flags.h"
+#include "cli/requests.h"
+#include "gnomon/v1/admin.grpc.pb.h"
+#include "gnomon/v1/log.grpc.pb.h"
+#include "google/protobuf/message.h"
+#include "grpcpp/grpcpp.h"
+
+namespace gnomon::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+
+inline constexpr char kDefaultServer[] = "127.0.0.1:7070";
+
+enum class OutputFormat { kTable, kJson };
+
+// Options that apply to every command.
+struct GlobalOptions {
+  // "host:port" of the gnomon server.
+  std::string server = kDefaultServer;
+  // Admin token; empty sends no authorization header.
+  std::string token;
+  OutputFormat output = OutputFormat::kTable;
+  // Deadline of each unary call.
+  absl::Duration timeout = absl::Seconds(10);
+};
+
+// What gnomonctl takes from its surroundings; tests substitute each part.
+struct CliEnv {
+  // Environment variable lookup (GNOMON_SERVER, GNOMON_TOKEN).
+  std::function<std::optional<std::string>(const std::string&)> getenv;
+  // Zone for readable times.
+  absl::TimeZone zone = absl::UTCTimeZone();
+  // Current time (for relative --since, cron next's default --from).
+  std::function<absl::Time()> now;
+  // Reads script files.
+  FileReader read_file;
+};
+
+// The real process environment, local time zone and file system.
+CliEnv SystemEnv();
+
+class CommandContext;
+
+// One "noun verb" command.
+struct Command {
+  std::string noun;
+  std::string verb;
+  // Arguments after "noun verb" for the usage line, e.g. "ID [--title T]".
+  std::string synopsis;
+  // One sentence for help listings.
+  std::string summary;
+  // The command's own flags (global flags are added by the dispatcher).
+  std::vector<FlagSpec> flags;
+  // Example invocations, one per line.
+  std::string examples;
+  // Runs the command; returns the exit code.
+  std::function<int(CommandContext&)> run;
+};
+
+// Per-invocation state handed to a command.
+class CommandContext {
+ public:
+  CommandContext(const Command& command, ParsedArgs args, GlobalOptions globals,
+                 const CliEnv& env, std::ostream& out, std::ostream& err);
+
+  const ParsedArgs& args() const { return args_; }
+  const GlobalOptions& globals() const { return globals_; }
+  const CliEnv& env() const { return env_; }
+  std::ostream& out() { return out_; }
+  std::ostream& err() { return err_; }
+  bool json() const { return globals_.output == OutputFormat::kJson; }
+
+  // Stubs on a channel to globals().server, created on first use.
+  v1::JobAdmin::StubInterface& admin();
+  v1::LogService::StubInterface& logs();
+  // A client context carrying the bearer token and, unless `deadline` is
+  // false (log follow), the call deadline.
+  std::unique_ptr<grpc::ClientContext> NewRpcContext(bool deadline = true);
+
+  // Prints "gnomonctl: <message>" and a hint to --help; returns kExitUsage.
+  int UsageError(const absl::Status& status);
+  // Prints "gnomonctl: <CODE>: <message>"; returns kExitError.
+  int RpcError(const grpc::Status& status);
+  // Prints "gnomonctl: <message>"; returns `code`.
+  int Fail(std::string_view message, int code = kExitError);
+  // Prints `message` as one JSON document; returns kExitOk or kExitError.
+  int PrintJson(const google::protobuf::Message& message);
+
+ private:
+  void Connect();
+
+  const Command& command_;
+  ParsedArgs args_;
+  GlobalOptions globals_;
+  const CliEnv& env_;
+  std::ostream& out_;
+  std::ostream& err_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::JobAdmin::StubInterface> admin_;
+  std::unique_ptr<v1::LogService::StubInterface> logs_;
+};
+
+// The command tables, one per noun.
+std::vector<Command> GroupCommands();
+std::vector<Command> JobCommands();
+std::vector<Command> RunCommands();
+std::vector<Command> CronCommands();
+
+}  // namespace gnomon::cli
+
+#endif  // GNOMON_CLI_COMMAND_H_

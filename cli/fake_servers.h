@@ -1,0 +1,206 @@
+// In-process fake JobAdmin and LogService for gnomonctl tests (test only).
+//
+//   FakeServers servers;                       // listens on 127.0.0.1:<port 0>
+//   servers.admin.Set([](AdminState& s) { s.job.set_id(7); });
+//   RunCli({"--server", servers.address(), "job", "get", "7"}, ...);
+//   auto req = servers.admin.Last<v1::GetJobRequest>("GetJob");
+//
+// Every call is recorded (method, authorization metadata, request bytes);
+// answers come from the canned responses in the state, or `fail` when set.
+// Thread safety: state is guarded by a mutex; gRPC calls it from its threads.
+#ifndef GNOMON_CLI_FAKE_SERVERS_H_
+#define GNOMON_CLI_FAKE_SERVERS_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/numbers.h"
+#include "absl/synchronization/mutex.h"
+#include "gnomon/v1/admin.grpc.pb.h"
+#include "gnomon/v1/log.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+
+namespace gnomon::cli::testing {
+
+struct RecordedCall {
+  std::string method;
+  // Value of the "authorization" metadata; empty when absent.
+  std::string authorization;
+  std::string request_bytes;
+};
+
+struct AdminState {
+  std::optional<grpc::Status> fail;
+  v1::Group group;
+  v1::ListGroupsResponse groups;
+  v1::Job job;
+  // ListJobs answers page N for page_token "N" (empty = 0).
+  std::vector<v1::ListJobsResponse> job_pages;
+  // ListRuns likewise.
+  std::vector<v1::ListRunsResponse> run_pages;
+  v1::GetRunResponse run;
+  v1::TriggerJobResponse trigger;
+  v1::BackfillResponse backfill;
+  v1::KillRunResponse kill;
+  // LogService.StreamRunLog writes these, then ends with `fail` or OK.
+  std::vector<v1::LogLine> stream_lines;
+  std::vector<RecordedCall> calls;
+};
+
+// Shared by both fake services so tests see one call log.
+class FakeState {
+ public:
+  void Set(const std::function<void(AdminState&)>& f) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    f(state_);
+  }
+  AdminState Snapshot() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    return state_;
+  }
+  std::vector<std::string> Methods() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::string> out;
+    for (const auto& c : state_.calls) out.push_back(c.method);
+    return out;
+  }
+  // The request of the latest call to `method`; a default message if none.
+  template <typename Request>
+  Request Last(const std::string& method) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    Request req;
+    for (auto it = state_.calls.rbegin(); it != state_.calls.rend(); ++it) {
+      if (it->method == method) {
+        req.ParseFromString(it->request_bytes);
+        break;
+      }
+    }
+    return req;
+  }
+  // Records the call, then answers with `fail` or runs `respond`.
+  grpc::Status Handle(grpc::ServerContext* context, const std::string& method,
+                      const google::protobuf::Message& request,
+                      const std::function<void(AdminState&)>& respond)
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    RecordedCall call{method, "", request.SerializeAsString()};
+    auto auth = context->client_metadata().find("authorization");
+    if (auth != context->client_metadata().end()) {
+      call.authorization = std::string(auth->second.data(), auth->second.size());
+    }
+    state_.calls.push_back(std::move(call));
+    if (state_.fail.has_value()) return *state_.fail;
+    respond(state_);
+    return grpc::Status::OK;
+  }
+
+ private:
+  absl::Mutex mu_;
+  AdminState state_ ABSL_GUARDED_BY(mu_);
+};
+
+template <typename Pages>
+int PageIndex(const std::string& token, const Pages& pages) {
+  int index = 0;
+  if (!token.empty() && !absl::SimpleAtoi(token, &index)) return 0;
+  return std::min<int>(index, static_cast<int>(pages.size()) - 1);
+}
+
+class FakeJobAdmin final : public v1::JobAdmin::Service {
+ public:
+  explicit FakeJobAdmin(FakeState* state) : s_(state) {}
+
+#define GNOMON_FAKE_UNARY(Method, Request, Response, body)                 \
+  grpc::Status Method(grpc::ServerContext* ctx, const v1::Request* req,    \
+                      v1::Response* resp) override {                       \
+    return s_->Handle(ctx, #Method, *req, [&](AdminState& s) { body; });   \
+  }
+  GNOMON_FAKE_UNARY(CreateGroup, CreateGroupRequest, Group, *resp = s.group)
+  GNOMON_FAKE_UNARY(GetGroup, GetGroupRequest, Group, *resp = s.group)
+  GNOMON_FAKE_UNARY(ListGroups, ListGroupsRequest, ListGroupsResponse,
+                    *resp = s.groups)
+  GNOMON_FAKE_UNARY(UpdateGroup, UpdateGroupRequest, Group, *resp = s.group)
+  GNOMON_FAKE_UNARY(DeleteGroup, DeleteGroupRequest, DeleteGroupResponse, )
+  GNOMON_FAKE_UNARY(RotateGroupToken, RotateGroupTokenRequest, Group,
+                    *resp = s.group)
+  GNOMON_FAKE_UNARY(CreateJob, CreateJobRequest, Job, *resp = req->job())
+  GNOMON_FAKE_UNARY(GetJob, GetJobRequest, Job, *resp = s.job)
+  GNOMON_FAKE_UNARY(ListJobs, ListJobsRequest, ListJobsResponse,
+                    if (!s.job_pages.empty()) *resp = s.job_pages[PageIndex(
+                                                  req->page_token(), s.job_pages)])
+  GNOMON_FAKE_UNARY(UpdateJob, UpdateJobRequest, Job, *resp = req->job())
+  GNOMON_FAKE_UNARY(DeleteJob, DeleteJobRequest, DeleteJobResponse, )
+  GNOMON_FAKE_UNARY(StartJob, StartJobRequest, Job,
+                    *resp = s.job;
+                    resp->set_state(v1::JOB_STATE_RUNNING))
+  GNOMON_FAKE_UNARY(StopJob, StopJobRequest, Job,
+                    *resp = s.job;
+                    resp->set_state(v1::JOB_STATE_STOPPED))
+  GNOMON_FAKE_UNARY(TriggerJob, TriggerJobRequest, TriggerJobResponse,
+                    *resp = s.trigger)
+  GNOMON_FAKE_UNARY(Backfill, BackfillRequest, BackfillResponse,
+                    *resp = s.backfill)
+  GNOMON_FAKE_UNARY(ListRuns, ListRunsRequest, ListRunsResponse,
+                    if (!s.run_pages.empty()) *resp = s.run_pages[PageIndex(
+                                                  req->page_token(), s.run_pages)])
+  GNOMON_FAKE_UNARY(GetRun, GetRunRequest, GetRunResponse, *resp = s.run)
+  GNOMON_FAKE_UNARY(KillRun, KillRunRequest, KillRunResponse, *resp = s.kill)
+#undef GNOMON_FAKE_UNARY
+
+ private:
+  FakeState* s_;
+};
+
+class FakeLogService final : public v1::LogService::Service {
+ public:
+  explicit FakeLogService(FakeState* state) : s_(state) {}
+
+  grpc::Status StreamRunLog(grpc::ServerContext* ctx,
+                            const v1::StreamRunLogRequest* req,
+                            grpc::ServerWriter<v1::LogLine>* writer) override {
+    std::vector<v1::LogLine> lines;
+    grpc::Status status = s_->Handle(ctx, "StreamRunLog", *req, [&](AdminState& s) {
+      lines = s.stream_lines;
+    });
+    if (!status.ok()) return status;
+    for (const v1::LogLine& line : lines) writer->Write(line);
+    return grpc::Status::OK;
+  }
+
+ private:
+  FakeState* s_;
+};
+
+// Both fakes on one server at 127.0.0.1 and a kernel-chosen port.
+class FakeServers {
+ public:
+  FakeServers() : admin_service_(&state), log_service_(&state) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port_);
+    builder.RegisterService(&admin_service_);
+    builder.RegisterService(&log_service_);
+    server_ = builder.BuildAndStart();
+  }
+  ~FakeServers() { server_->Shutdown(); }
+
+  std::string address() const {
+    return "127.0.0.1:" + std::to_string(port_);
+  }
+
+  FakeState state;
+
+ private:
+  FakeJobAdmin admin_service_;
+  FakeLogService log_service_;
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+}  // namespace gnomon::cli::testing
+
+#endif  // GNOMON_CLI_FAKE_SERVERS_H_

@@ -1,0 +1,280 @@
+// Job flags (job create / job update) applied to a v1::Job.
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "cli/format.h"
+#include "cli/names.h"
+#include "cli/requests.h"
+
+namespace gnomon::cli {
+namespace {
+
+// Counts how many of `names` were given.
+int CountGiven(const ParsedArgs& args, std::initializer_list<const char*> names) {
+  int n = 0;
+  for (const char* name : names) n += args.Has(name) ? 1 : 0;
+  return n;
+}
+
+// Sets the duration field `mutable_field()` returns, only if flag `name` was
+// given (calling a mutable_ accessor would create an empty message).
+template <typename MutableField>
+absl::Status SetDuration(const ParsedArgs& args, const char* name,
+                         MutableField mutable_field) {
+  auto text = args.Get(name);
+  if (!text) return absl::OkStatus();
+  absl::StatusOr<absl::Duration> d =
+      ParseDurationFlag(absl::StrCat("--", name), *text);
+  if (!d.ok()) return d.status();
+  *mutable_field() = ToDurationProto(*d);
+  return absl::OkStatus();
+}
+
+absl::Status ApplyTask(const ParsedArgs& args, bool creating,
+                       const FileReader& read_file, v1::Job* job) {
+  const int tasks = CountGiven(args, {"handler", "script-shell", "script-python"});
+  if (tasks > 1) {
+    return absl::InvalidArgumentError(
+        "give one of --handler, --script-shell, --script-python");
+  }
+  if (tasks == 0) {
+    if (creating) {
+      return absl::InvalidArgumentError(
+          "a job needs --handler NAME, --script-shell FILE or --script-python FILE");
+    }
+    return absl::OkStatus();
+  }
+  if (auto handler = args.Get("handler")) {
+    if (handler->empty()) return absl::InvalidArgumentError("--handler is empty");
+    job->mutable_bean()->set_handler(*handler);
+    return absl::OkStatus();
+  }
+  const bool shell = args.Has("script-shell");
+  std::string path = *args.Get(shell ? "script-shell" : "script-python");
+  absl::StatusOr<std::string> source = read_file(path);
+  if (!source.ok()) return source.status();
+  // Keep the version of an existing script: the server bumps it on edits.
+  const int64_t version = job->has_script() ? job->script().version() : 0;
+  v1::ScriptTask* script = job->mutable_script();
+  script->set_language(shell ? v1::SCRIPT_LANGUAGE_SHELL
+                             : v1::SCRIPT_LANGUAGE_PYTHON);
+  script->set_source(*std::move(source));
+  script->set_version(version);
+  return absl::OkStatus();
+}
+
+absl::Status ApplySchedule(const ParsedArgs& args, bool creating, v1::Job* job) {
+  const int kinds = CountGiven(args, {"cron", "every", "delay", "manual"});
+  if (kinds > 1) {
+    return absl::InvalidArgumentError(
+        "give one of --cron, --every, --delay, --manual");
+  }
+  if (kinds == 0 && creating) {
+    return absl::InvalidArgumentError(
+        "a job needs a schedule: --cron 'EXPR', --every 2s, --delay 10s or --manual");
+  }
+  if (kinds == 0 && !args.Has("tz")) return absl::OkStatus();
+  v1::Schedule* schedule = job->mutable_schedule();
+  if (auto expr = args.Get("cron")) {
+    // Keep the zone of an existing cron schedule unless --tz changes it.
+    std::string zone =
+        schedule->has_cron() ? schedule->cron().time_zone() : std::string();
+    schedule->mutable_cron()->set_expression(*expr);
+    schedule->mutable_cron()->set_time_zone(zone);
+  } else if (args.Has("every")) {
+    absl::StatusOr<absl::Duration> d =
+        ParseDurationFlag("--every", *args.Get("every"));
+    if (!d.ok()) return d.status();
+    *schedule->mutable_fix_rate() = ToDurationProto(*d);
+  } else if (args.Has("delay")) {
+    absl::StatusOr<absl::Duration> d =
+        ParseDurationFlag("--delay", *args.Get("delay"));
+    if (!d.ok()) return d.status();
+    *schedule->mutable_fix_delay() = ToDurationProto(*d);
+  } else if (args.Has("manual")) {
+    schedule->Clear();
+  }
+  if (auto zone = args.Get("tz")) {
+    if (!schedule->has_cron()) {
+      return absl::InvalidArgumentError("--tz applies to cron schedules only");
+    }
+    schedule->mutable_cron()->set_time_zone(*zone);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyRetry(const ParsedArgs& args, v1::Job* job) {
+  if (CountGiven(args, {"retries", "retry-delay", "retry-max-delay",
+                        "retry-multiplier"}) == 0) {
+    return absl::OkStatus();
+  }
+  v1::RetryPolicy* retry = job->mutable_retry();
+  if (auto n = args.Get("retries")) {
+    absl::StatusOr<int64_t> count = ParseCount("--retries", *n);
+    if (!count.ok()) return count.status();
+    retry->set_max_retries(static_cast<uint32_t>(*count));
+  }
+  if (absl::Status s = SetDuration(args, "retry-delay",
+                                   [retry] { return retry->mutable_initial_delay(); });
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = SetDuration(args, "retry-max-delay",
+                                   [retry] { return retry->mutable_max_delay(); });
+      !s.ok()) {
+    return s;
+  }
+  if (auto m = args.Get("retry-multiplier")) {
+    double multiplier = 0;
+    if (!absl::SimpleAtod(*m, &multiplier) || !(multiplier >= 1.0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--retry-multiplier must be a number of at least 1, not '", *m, "'"));
+    }
+    retry->set_multiplier(multiplier);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyMisfire(const ParsedArgs& args, v1::Job* job) {
+  if (CountGiven(args, {"misfire", "max-catch-up", "misfire-threshold"}) == 0) {
+    return absl::OkStatus();
+  }
+  v1::Misfire* misfire = job->mutable_misfire();
+  if (auto word = args.Get("misfire")) {
+    absl::StatusOr<v1::MisfirePolicy> policy = ParseMisfire(*word);
+    if (!policy.ok()) return policy.status();
+    misfire->set_policy(*policy);
+  }
+  if (auto n = args.Get("max-catch-up")) {
+    absl::StatusOr<int64_t> count = ParseCount("--max-catch-up", *n);
+    if (!count.ok()) return count.status();
+    misfire->set_max_catch_up(static_cast<uint32_t>(*count));
+  }
+  return SetDuration(args, "misfire-threshold",
+                     [misfire] { return misfire->mutable_threshold(); });
+}
+
+absl::Status ApplyChildrenAndAlarms(const ParsedArgs& args, v1::Job* job) {
+  if (args.Has("children")) {
+    job->clear_child_job_ids();
+    for (const std::string& item : SplitList(args.GetAll("children"))) {
+      absl::StatusOr<int64_t> id = ParseId("--children", item);
+      if (!id.ok()) return id.status();
+      job->add_child_job_ids(*id);
+    }
+  }
+  if (args.Has("children-after-all-shards") && args.Has("children-after-each")) {
+    return absl::InvalidArgumentError(
+        "give --children-after-all-shards or --children-after-each, not both");
+  }
+  if (args.Has("children-after-all-shards")) {
+    job->set_child_trigger_mode(v1::CHILD_TRIGGER_MODE_ALL_SHARDS_SUCCEEDED);
+  } else if (args.Has("children-after-each")) {
+    job->set_child_trigger_mode(v1::CHILD_TRIGGER_MODE_EACH_SUCCESS);
+  }
+  if (args.Has("alarm-email")) {
+    job->mutable_alarm()->clear_emails();
+    for (auto& e : SplitList(args.GetAll("alarm-email"))) {
+      job->mutable_alarm()->add_emails(e);
+    }
+  }
+  if (args.Has("alarm-webhook")) {
+    job->mutable_alarm()->clear_webhook_urls();
+    for (auto& u : SplitList(args.GetAll("alarm-webhook"))) {
+      job->mutable_alarm()->add_webhook_urls(u);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<FlagSpec> JobFlagSpecs() {
+  return {
+      {"group", "", true, "ID", "Executor group that runs the job (required on create)."},
+      {"handler", "", true, "NAME", "Run the handler registered under NAME."},
+      {"script-shell", "", true, "FILE", "Run the shell script in FILE (/bin/sh)."},
+      {"script-python", "", true, "FILE", "Run the Python script in FILE (python3)."},
+      {"cron", "", true, "EXPR", "Quartz cron schedule, e.g. '0 */5 * * * ?'."},
+      {"tz", "", true, "ZONE", "IANA time zone of the cron schedule (default UTC)."},
+      {"every", "", true, "DUR", "Fixed rate: fire every DUR (e.g. 2s, 500ms)."},
+      {"delay", "", true, "DUR", "Fixed delay: fire DUR after the previous run ended."},
+      {"manual", "", false, "", "No schedule: fire only on trigger."},
+      {"desc", "", true, "D", "Description."},
+      {"author", "", true, "NAME", "Owner, for people."},
+      {"params", "", true, "P", "Parameters passed to every run."},
+      {"route", "", true, "R",
+       "Executor choice: first, last, round, random, consistent-hash, lfu, lru, "
+       "failover, busyover, broadcast."},
+      {"block", "", true, "B",
+       "When a run is still running: serial, discard-later, cover-early."},
+      {"timeout", "", true, "DUR",
+       "Per-run timeout (0 for none); the call deadline is then --rpc-timeout."},
+      {"retries", "", true, "N", "Retry a failed run up to N times."},
+      {"retry-delay", "", true, "DUR", "Delay before the first retry."},
+      {"retry-multiplier", "", true, "X", "Each further retry delay is X times the previous."},
+      {"retry-max-delay", "", true, "DUR", "Upper bound for any retry delay."},
+      {"children", "", true, "ID,...", "Jobs triggered after a successful run ('' clears)."},
+      {"children-after-all-shards", "", false, "",
+       "Trigger children once, after every shard of a broadcast succeeded."},
+      {"children-after-each", "", false, "",
+       "Trigger children after each successful run (the default)."},
+      {"misfire", "", true, "P", "Late slots: do-nothing, fire-once-now, catch-up."},
+      {"misfire-threshold", "", true, "DUR", "A slot later than this is a misfire (default 5s)."},
+      {"max-catch-up", "", true, "N", "At most N missed slots fired by catch-up."},
+      {"alarm-email", "", true, "ADDR,...", "Email recipients of failure alarms."},
+      {"alarm-webhook", "", true, "URL,...", "Webhooks that receive failure alarms."},
+      {"start", "", false, "", "Start scheduling the job right away."},
+  };
+}
+
+absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating,
+                           const FileReader& read_file, v1::Job* job) {
+  if (auto group = args.Get("group")) {
+    absl::StatusOr<int64_t> id = ParseId("--group", *group);
+    if (!id.ok()) return id.status();
+    job->set_group_id(*id);
+  } else if (creating) {
+    return absl::InvalidArgumentError("a job needs --group ID");
+  }
+  if (absl::Status s = ApplyTask(args, creating, read_file, job); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ApplySchedule(args, creating, job); !s.ok()) return s;
+  if (auto desc = args.Get("desc")) job->set_description(*desc);
+  if (auto author = args.Get("author")) job->set_author(*author);
+  if (auto params = args.Get("params")) job->set_params(*params);
+  if (auto word = args.Get("route")) {
+    absl::StatusOr<v1::RouteStrategy> route = ParseRoute(*word);
+    if (!route.ok()) return route.status();
+    job->set_route_strategy(*route);
+  }
+  if (auto word = args.Get("block")) {
+    absl::StatusOr<v1::BlockStrategy> block = ParseBlock(*word);
+    if (!block.ok()) return block.status();
+    job->set_block_strategy(*block);
+  }
+  if (absl::Status s = SetDuration(args, "timeout",
+                                   [job] { return job->mutable_timeout(); });
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ApplyRetry(args, job); !s.ok()) return s;
+  if (absl::Status s = ApplyMisfire(args, job); !s.ok()) return s;
+  return ApplyChildrenAndAlarms(args, job);
+}
+
+absl::StatusOr<v1::CreateJobRequest> BuildCreateJobRequest(
+    const ParsedArgs& args, const FileReader& read_file) {
+  if (absl::Status s = ExpectPositionals(args, {}); !s.ok()) return s;
+  v1::CreateJobRequest req;
+  if (absl::Status s = ApplyJobFlags(args, true, read_file, req.mutable_job());
+      !s.ok()) {
+    return s;
+  }
+  req.set_start(args.Has("start"));
+  return req;
+}
+
+}  // namespace gnomon::cli

@@ -1,0 +1,152 @@
+#include "cli/names.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace gnomon::cli {
+namespace {
+
+template <typename E>
+using Table = std::vector<std::pair<E, const char*>>;
+
+const Table<v1::RouteStrategy>& Routes() {
+  static const auto* t = new Table<v1::RouteStrategy>{
+      {v1::ROUTE_STRATEGY_FIRST, "first"},
+      {v1::ROUTE_STRATEGY_LAST, "last"},
+      {v1::ROUTE_STRATEGY_ROUND, "round"},
+      {v1::ROUTE_STRATEGY_RANDOM, "random"},
+      {v1::ROUTE_STRATEGY_CONSISTENT_HASH, "consistent-hash"},
+      {v1::ROUTE_STRATEGY_LEAST_FREQUENTLY_USED, "lfu"},
+      {v1::ROUTE_STRATEGY_LEAST_RECENTLY_USED, "lru"},
+      {v1::ROUTE_STRATEGY_FAILOVER, "failover"},
+      {v1::ROUTE_STRATEGY_BUSYOVER, "busyover"},
+      {v1::ROUTE_STRATEGY_SHARDING_BROADCAST, "broadcast"},
+  };
+  return *t;
+}
+
+const Table<v1::BlockStrategy>& Blocks() {
+  static const auto* t = new Table<v1::BlockStrategy>{
+      {v1::BLOCK_STRATEGY_SERIAL_EXECUTION, "serial"},
+      {v1::BLOCK_STRATEGY_DISCARD_LATER, "discard-later"},
+      {v1::BLOCK_STRATEGY_COVER_EARLY, "cover-early"},
+  };
+  return *t;
+}
+
+const Table<v1::MisfirePolicy>& Misfires() {
+  static const auto* t = new Table<v1::MisfirePolicy>{
+      {v1::MISFIRE_POLICY_DO_NOTHING, "do-nothing"},
+      {v1::MISFIRE_POLICY_FIRE_ONCE_NOW, "fire-once-now"},
+      {v1::MISFIRE_POLICY_CATCH_UP, "catch-up"},
+  };
+  return *t;
+}
+
+const Table<v1::RunStatus>& Statuses() {
+  static const auto* t = new Table<v1::RunStatus>{
+      {v1::RUN_STATUS_PENDING, "pending"},
+      {v1::RUN_STATUS_RUNNING, "running"},
+      {v1::RUN_STATUS_SUCCEEDED, "succeeded"},
+      {v1::RUN_STATUS_FAILED, "failed"},
+  };
+  return *t;
+}
+
+template <typename E>
+absl::StatusOr<E> Parse(const Table<E>& table, std::string_view what,
+                        std::string_view word) {
+  std::vector<std::string> words;
+  for (const auto& [value, name] : table) {
+    if (word == name) return value;
+    words.push_back(name);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown ", absl::string_view(what.data(), what.size()),
+                   " '", absl::string_view(word.data(), word.size()),
+                   "'; use one of ", absl::StrJoin(words, ", ")));
+}
+
+template <typename E>
+std::string Name(const Table<E>& table, E value) {
+  for (const auto& [v, name] : table) {
+    if (v == value) return name;
+  }
+  if (static_cast<int>(value) == 0) return "-";
+  return absl::StrCat("unknown(", static_cast<int>(value), ")");
+}
+
+}  // namespace
+
+absl::StatusOr<v1::RouteStrategy> ParseRoute(std::string_view word) {
+  return Parse(Routes(), "route", word);
+}
+std::string RouteName(v1::RouteStrategy route) { return Name(Routes(), route); }
+
+absl::StatusOr<v1::BlockStrategy> ParseBlock(std::string_view word) {
+  return Parse(Blocks(), "block strategy", word);
+}
+std::string BlockName(v1::BlockStrategy block) { return Name(Blocks(), block); }
+
+absl::StatusOr<v1::MisfirePolicy> ParseMisfire(std::string_view word) {
+  return Parse(Misfires(), "misfire policy", word);
+}
+std::string MisfireName(v1::MisfirePolicy policy) {
+  return Name(Misfires(), policy);
+}
+
+absl::StatusOr<v1::RunStatus> ParseRunStatus(std::string_view word) {
+  return Parse(Statuses(), "run status", word);
+}
+std::string RunStatusName(v1::RunStatus status) {
+  return Name(Statuses(), status);
+}
+
+std::string TriggerTypeName(v1::TriggerType type) {
+  static const auto* t = new Table<v1::TriggerType>{
+      {v1::TRIGGER_TYPE_CRON, "cron"},
+      {v1::TRIGGER_TYPE_FIX_RATE, "fix_rate"},
+      {v1::TRIGGER_TYPE_FIX_DELAY, "fix_delay"},
+      {v1::TRIGGER_TYPE_MANUAL, "manual"},
+      {v1::TRIGGER_TYPE_API, "api"},
+      {v1::TRIGGER_TYPE_PARENT, "parent"},
+      {v1::TRIGGER_TYPE_RETRY, "retry"},
+      {v1::TRIGGER_TYPE_MISFIRE, "misfire"},
+      {v1::TRIGGER_TYPE_BACKFILL, "backfill"},
+  };
+  return Name(*t, type);
+}
+
+std::string JobStateName(v1::JobState state) {
+  static const auto* t = new Table<v1::JobState>{
+      {v1::JOB_STATE_STOPPED, "stopped"},
+      {v1::JOB_STATE_RUNNING, "running"},
+  };
+  return Name(*t, state);
+}
+
+std::string ScriptLanguageName(v1::ScriptLanguage language) {
+  static const auto* t = new Table<v1::ScriptLanguage>{
+      {v1::SCRIPT_LANGUAGE_SHELL, "shell"},
+      {v1::SCRIPT_LANGUAGE_PYTHON, "python"},
+  };
+  return Name(*t, language);
+}
+
+std::string HandleCodeName(int32_t code) {
+  switch (code) {
+    case v1::HANDLE_CODE_SUCCESS: return "200 success";
+    case v1::HANDLE_CODE_FAILURE: return "500 failure";
+    case v1::HANDLE_CODE_TIMEOUT: return "502 timeout";
+    case v1::HANDLE_CODE_KILLED: return "503 killed";
+    case v1::HANDLE_CODE_EXECUTOR_LOST: return "504 executor-lost";
+    case v1::HANDLE_CODE_NO_EXECUTOR: return "505 no-executor";
+    case v1::HANDLE_CODE_REJECTED: return "506 rejected";
+    default: return absl::StrCat(code);
+  }
+}
+
+}  // namespace gnomon::cli

@@ -1,0 +1,40 @@
+// Short lower-case words for gnomon's enums, as typed on the command line and
+// shown in tables ("succeeded", "consistent-hash", "fire-once-now").
+//
+//   absl::StatusOr<v1::RouteStrategy> r = ParseRoute("lfu");
+//   RouteName(v1::ROUTE_STRATEGY_SHARDING_BROADCAST);  // "broadcast"
+//
+// Parse* return absl::InvalidArgumentError listing the accepted words.
+// Thread safety: pure functions.
+#ifndef GNOMON_CLI_NAMES_H_
+#define GNOMON_CLI_NAMES_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "gnomon/v1/common.pb.h"
+
+namespace gnomon::cli {
+
+absl::StatusOr<v1::RouteStrategy> ParseRoute(std::string_view word);
+std::string RouteName(v1::RouteStrategy route);
+
+absl::StatusOr<v1::BlockStrategy> ParseBlock(std::string_view word);
+std::string BlockName(v1::BlockStrategy block);
+
+absl::StatusOr<v1::MisfirePolicy> ParseMisfire(std::string_view word);
+std::string MisfireName(v1::MisfirePolicy policy);
+
+absl::StatusOr<v1::RunStatus> ParseRunStatus(std::string_view word);
+std::string RunStatusName(v1::RunStatus status);
+
+std::string TriggerTypeName(v1::TriggerType type);
+std::string JobStateName(v1::JobState state);
+std::string ScriptLanguageName(v1::ScriptLanguage language);
+// "200 success", "502 timeout", "0" (no result yet), "417" (custom code).
+std::string HandleCodeName(int32_t code);
+
+}  // namespace gnomon::cli
+
+#endif  // GNOMON_CLI_NAMES_H_

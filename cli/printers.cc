@@ -1,0 +1,174 @@
+#include "cli/printers.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/format.h"
+#include "cli/names.h"
+
+namespace gnomon::cli {
+namespace {
+
+std::string Id(int64_t id) { return id == 0 ? "-" : absl::StrCat(id); }
+
+std::string RetryText(const v1::RetryPolicy& retry) {
+  if (retry.max_retries() == 0) return "none";
+  std::string text = absl::StrCat(retry.max_retries(), " times");
+  if (retry.has_initial_delay()) {
+    absl::StrAppend(&text, ", first after ", FormatDuration(retry.initial_delay()));
+  }
+  if (retry.multiplier() > 1) absl::StrAppend(&text, ", x", retry.multiplier());
+  if (retry.has_max_delay() && ToAbslDuration(retry.max_delay()) > absl::ZeroDuration()) {
+    absl::StrAppend(&text, ", at most ", FormatDuration(retry.max_delay()));
+  }
+  return text;
+}
+
+std::string MisfireText(const v1::Misfire& misfire) {
+  std::string text = misfire.policy() == v1::MISFIRE_POLICY_UNSPECIFIED
+                         ? "fire-once-now"
+                         : MisfireName(misfire.policy());
+  if (misfire.has_threshold()) {
+    absl::StrAppend(&text, " after ", FormatDuration(misfire.threshold()));
+  }
+  if (misfire.policy() == v1::MISFIRE_POLICY_CATCH_UP &&
+      misfire.max_catch_up() > 0) {
+    absl::StrAppend(&text, " (at most ", misfire.max_catch_up(), ")");
+  }
+  return text;
+}
+
+}  // namespace
+
+void PrintGroupTable(const Repeated<v1::Group>& groups, absl::TimeZone zone,
+                     std::ostream& out) {
+  Table table({"ID", "APP", "TITLE", "MEMBERSHIP", "UPDATED"});
+  for (const v1::Group& g : groups) {
+    table.AddRow({Id(g.id()), g.app_name(), g.title(), DescribeMembership(g),
+                  FormatTime(g.update_time(), zone)});
+  }
+  table.Render(out);
+}
+
+void PrintGroupDetails(const v1::Group& group, absl::TimeZone zone,
+                       std::ostream& out) {
+  Details d;
+  d.Add("id", Id(group.id()));
+  d.Add("app", group.app_name());
+  d.Add("title", group.title());
+  d.Add("membership", DescribeMembership(group));
+  if (!group.access_token().empty()) d.Add("access token", group.access_token());
+  d.Add("created", FormatTime(group.create_time(), zone));
+  d.Add("updated", FormatTime(group.update_time(), zone));
+  d.Render(out);
+}
+
+void PrintJobTable(const Repeated<v1::Job>& jobs, absl::TimeZone zone,
+                   std::ostream& out) {
+  Table table({"ID", "GROUP", "STATE", "SCHEDULE", "TASK", "ROUTE",
+               "NEXT FIRE", "DESCRIPTION"});
+  for (const v1::Job& j : jobs) {
+    table.AddRow({Id(j.id()), Id(j.group_id()), JobStateName(j.state()),
+                  DescribeSchedule(j.schedule()), DescribeTask(j),
+                  j.route_strategy() == v1::ROUTE_STRATEGY_UNSPECIFIED
+                      ? "first"
+                      : RouteName(j.route_strategy()),
+                  FormatTime(j.next_fire_time(), zone), j.description()});
+  }
+  table.Render(out);
+}
+
+void PrintJobDetails(const v1::Job& job, absl::TimeZone zone,
+                     std::ostream& out) {
+  Details d;
+  d.Add("id", Id(job.id()));
+  d.Add("group", Id(job.group_id()));
+  d.Add("description", job.description());
+  d.Add("author", job.author());
+  d.Add("state", JobStateName(job.state()));
+  d.Add("schedule", DescribeSchedule(job.schedule()));
+  d.Add("next fire", FormatTime(job.next_fire_time(), zone));
+  d.Add("task", DescribeTask(job));
+  d.Add("params", job.params());
+  d.Add("route", job.route_strategy() == v1::ROUTE_STRATEGY_UNSPECIFIED
+                     ? "first"
+                     : RouteName(job.route_strategy()));
+  d.Add("block", job.block_strategy() == v1::BLOCK_STRATEGY_UNSPECIFIED
+                     ? "serial"
+                     : BlockName(job.block_strategy()));
+  d.Add("timeout", FormatDuration(job.timeout()));
+  d.Add("retry", RetryText(job.retry()));
+  d.Add("misfire", MisfireText(job.misfire()));
+  std::string children = absl::StrJoin(job.child_job_ids(), ",");
+  if (!children.empty() &&
+      job.child_trigger_mode() == v1::CHILD_TRIGGER_MODE_ALL_SHARDS_SUCCEEDED) {
+    absl::StrAppend(&children, " (after all shards)");
+  }
+  d.Add("children", children);
+  d.Add("alarm emails", absl::StrJoin(job.alarm().emails(), ","));
+  d.Add("alarm webhooks", absl::StrJoin(job.alarm().webhook_urls(), ","));
+  d.Add("created", FormatTime(job.create_time(), zone));
+  d.Add("updated", FormatTime(job.update_time(), zone));
+  d.Render(out);
+}
+
+void PrintRunTable(const Repeated<v1::Run>& runs, absl::TimeZone zone,
+                   std::ostream& out) {
+  Table table({"ID", "JOB", "STATUS", "TRIGGER", "TRIGGERED", "DURATION",
+               "EXECUTOR", "CODE"});
+  for (const v1::Run& r : runs) {
+    table.AddRow({Id(r.id()), Id(r.job_id()), RunStatusName(r.status()),
+                  TriggerTypeName(r.trigger_type()),
+                  FormatTime(r.trigger_time(), zone), RunDuration(r),
+                  r.executor_address(),
+                  r.handle_code() == 0 ? "-" : HandleCodeName(r.handle_code())});
+  }
+  table.Render(out);
+}
+
+void PrintRunDetails(const v1::Run& run, absl::TimeZone zone,
+                     std::ostream& out) {
+  Details d;
+  d.Add("id", Id(run.id()));
+  d.Add("job", Id(run.job_id()));
+  d.Add("group", Id(run.group_id()));
+  d.Add("status", RunStatusName(run.status()));
+  d.Add("trigger", TriggerTypeName(run.trigger_type()));
+  d.Add("scheduled", FormatTime(run.scheduled_time(), zone));
+  d.Add("triggered", FormatTime(run.trigger_time(), zone));
+  d.Add("dispatched", FormatTime(run.dispatch_time(), zone));
+  d.Add("started", FormatTime(run.start_time(), zone));
+  d.Add("ended", FormatTime(run.end_time(), zone));
+  d.Add("duration", RunDuration(run));
+  d.Add("executor", run.executor_address());
+  d.Add("handler", run.handler());
+  d.Add("params", run.params());
+  if (run.shard_total() > 1) {
+    d.Add("shard", absl::StrCat(run.shard_index(), "/", run.shard_total()));
+  }
+  if (run.attempt() > 0) {
+    d.Add("attempt", absl::StrCat(run.attempt(), " (first run ",
+                                  run.first_run_id(), ")"));
+  }
+  if (run.parent_run_id() != 0) d.Add("parent run", Id(run.parent_run_id()));
+  d.Add("trigger result",
+        absl::StrCat(run.trigger_code(), run.trigger_message().empty() ? "" : " ",
+                     run.trigger_message()));
+  d.Add("handle result",
+        run.handle_code() == 0
+            ? std::string()
+            : absl::StrCat(HandleCodeName(run.handle_code()),
+                           run.handle_message().empty() ? "" : ": ",
+                           run.handle_message()));
+  d.Add("log lines", absl::StrCat(run.log_line_count(),
+                                  run.log_truncated() ? " (truncated)" : ""));
+  d.Render(out);
+}
+
+void PrintLogLine(const v1::LogLine& line, absl::TimeZone zone,
+                  std::ostream& out) {
+  out << FormatTime(line.time(), zone) << "  " << line.text() << "\n";
+}
+
+}  // namespace gnomon::cli

@@ -1,0 +1,248 @@
+#include "cli/requests.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/format.h"
+#include "cli/names.h"
+
+namespace gnomon::cli {
+
+absl::StatusOr<std::string> ReadLocalFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot read ", path));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::Status ExpectPositionals(const ParsedArgs& args,
+                               const std::vector<std::string>& names) {
+  const auto& given = args.positionals();
+  if (given.size() < names.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "missing ", absl::StrJoin(names.begin() + given.size(), names.end(),
+                                  " ")));
+  }
+  if (given.size() > names.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unexpected argument '", given[names.size()], "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> PositionalId(const ParsedArgs& args,
+                                     std::string_view what) {
+  if (absl::Status s = ExpectPositionals(args, {std::string(what)}); !s.ok()) {
+    return s;
+  }
+  return ParseId(what, args.positionals()[0]);
+}
+
+std::vector<FlagSpec> GroupCreateFlagSpecs() {
+  return {
+      {"title", "", true, "T", "Human title of the group."},
+      {"addresses", "", true, "A,B",
+       "Manual group: fixed executor addresses host:port,host:port "
+       "(default: executors register themselves)."},
+  };
+}
+
+std::vector<FlagSpec> GroupUpdateFlagSpecs() {
+  std::vector<FlagSpec> specs = GroupCreateFlagSpecs();
+  specs.push_back({"auto", "", false, "",
+                   "Switch to automatic registration (drops the address list)."});
+  return specs;
+}
+
+absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(
+    const ParsedArgs& args) {
+  if (absl::Status s = ExpectPositionals(args, {"APP"}); !s.ok()) return s;
+  v1::CreateGroupRequest req;
+  v1::Group* group = req.mutable_group();
+  group->set_app_name(args.positionals()[0]);
+  if (auto title = args.Get("title")) group->set_title(*title);
+  if (args.Has("addresses")) {
+    std::vector<std::string> addresses = SplitList(args.GetAll("addresses"));
+    if (addresses.empty()) {
+      return absl::InvalidArgumentError("--addresses needs at least one host:port");
+    }
+    for (auto& a : addresses) group->mutable_manual()->add_addresses(a);
+  } else {
+    group->mutable_auto_registration();
+  }
+  return req;
+}
+
+absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(
+    const ParsedArgs& args) {
+  absl::StatusOr<int64_t> id = PositionalId(args, "ID");
+  if (!id.ok()) return id.status();
+  v1::UpdateGroupRequest req;
+  v1::Group* group = req.mutable_group();
+  group->set_id(*id);
+  if (auto title = args.Get("title")) {
+    group->set_title(*title);
+    req.mutable_update_mask()->add_paths("title");
+  }
+  if (args.Has("addresses") && args.Has("auto")) {
+    return absl::InvalidArgumentError("give --addresses or --auto, not both");
+  }
+  if (args.Has("addresses")) {
+    std::vector<std::string> addresses = SplitList(args.GetAll("addresses"));
+    if (addresses.empty()) {
+      return absl::InvalidArgumentError("--addresses needs at least one host:port");
+    }
+    for (auto& a : addresses) group->mutable_manual()->add_addresses(a);
+    req.mutable_update_mask()->add_paths("membership");
+  } else if (args.Has("auto")) {
+    group->mutable_auto_registration();
+    req.mutable_update_mask()->add_paths("membership");
+  }
+  if (req.update_mask().paths().empty()) {
+    return absl::InvalidArgumentError(
+        "nothing to change: give --title, --addresses or --auto");
+  }
+  return req;
+}
+
+std::vector<FlagSpec> JobListFlagSpecs() {
+  return {{"group", "", true, "ID", "Only jobs of this group."}};
+}
+
+absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(
+    const ParsedArgs& args) {
+  if (absl::Status s = ExpectPositionals(args, {}); !s.ok()) return s;
+  v1::ListJobsRequest req;
+  if (auto group = args.Get("group")) {
+    absl::StatusOr<int64_t> id = ParseId("--group", *group);
+    if (!id.ok()) return id.status();
+    req.set_group_id(*id);
+  }
+  return req;
+}
+
+std::vector<FlagSpec> TriggerFlagSpecs() {
+  return {
+      {"params", "", true, "P", "Parameters for this run instead of the job's."},
+      {"executors", "", true, "A,B",
+       "Run on these executors (host:port,...) instead of routing."},
+      {"shard", "", true, "N", "Run only shard N (0-based) of a broadcast job."},
+  };
+}
+
+absl::StatusOr<v1::TriggerJobRequest> BuildTriggerJobRequest(
+    const ParsedArgs& args) {
+  absl::StatusOr<int64_t> id = PositionalId(args, "ID");
+  if (!id.ok()) return id.status();
+  v1::TriggerJobRequest req;
+  req.set_job_id(*id);
+  req.set_trigger_type(v1::TRIGGER_TYPE_MANUAL);
+  if (auto params = args.Get("params")) req.set_params(*params);
+  for (auto& a : SplitList(args.GetAll("executors"))) {
+    req.add_executor_addresses(a);
+  }
+  if (auto shard = args.Get("shard")) {
+    absl::StatusOr<int64_t> n = ParseCount("--shard", *shard);
+    if (!n.ok()) return n.status();
+    req.set_shard_index(static_cast<uint32_t>(*n));
+  }
+  return req;
+}
+
+std::vector<FlagSpec> BackfillFlagSpecs() {
+  return {
+      {"from", "", true, "TIME", "First slot included (RFC 3339)."},
+      {"to", "", true, "TIME", "Slots before this are included (RFC 3339)."},
+  };
+}
+
+absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(
+    const ParsedArgs& args) {
+  absl::StatusOr<int64_t> id = PositionalId(args, "ID");
+  if (!id.ok()) return id.status();
+  auto from = args.Get("from");
+  auto to = args.Get("to");
+  if (!from || !to) {
+    return absl::InvalidArgumentError("backfill needs --from and --to");
+  }
+  absl::StatusOr<absl::Time> start = ParseTimeFlag("--from", *from);
+  if (!start.ok()) return start.status();
+  absl::StatusOr<absl::Time> end = ParseTimeFlag("--to", *to);
+  if (!end.ok()) return end.status();
+  if (*end <= *start) {
+    return absl::InvalidArgumentError("--to must be after --from");
+  }
+  v1::BackfillRequest req;
+  req.set_job_id(*id);
+  *req.mutable_start_time() = ToTimestamp(*start);
+  *req.mutable_end_time() = ToTimestamp(*end);
+  return req;
+}
+
+std::vector<FlagSpec> RunListFlagSpecs() {
+  return {
+      {"job", "", true, "ID", "Only runs of this job."},
+      {"group", "", true, "ID", "Only runs of this group."},
+      {"status", "", true, "S,...",
+       "Only these statuses: pending, running, succeeded, failed."},
+      {"since", "", true, "TIME|AGE",
+       "Triggered at or after an RFC 3339 time, or this long ago (1h, 30m)."},
+      {"limit", "", true, "N", "Show at most N runs, newest first (default 50)."},
+  };
+}
+
+absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(
+    const ParsedArgs& args, absl::Time now) {
+  if (absl::Status s = ExpectPositionals(args, {}); !s.ok()) return s;
+  v1::ListRunsRequest req;
+  if (auto job = args.Get("job")) {
+    absl::StatusOr<int64_t> id = ParseId("--job", *job);
+    if (!id.ok()) return id.status();
+    req.set_job_id(*id);
+  }
+  if (auto group = args.Get("group")) {
+    absl::StatusOr<int64_t> id = ParseId("--group", *group);
+    if (!id.ok()) return id.status();
+    req.set_group_id(*id);
+  }
+  for (const std::string& word : SplitList(args.GetAll("status"))) {
+    absl::StatusOr<v1::RunStatus> status = ParseRunStatus(word);
+    if (!status.ok()) return status.status();
+    req.add_statuses(*status);
+  }
+  if (auto since = args.Get("since")) {
+    absl::Duration age;
+    if (absl::ParseDuration(*since, &age) && age >= absl::ZeroDuration() &&
+        age != absl::InfiniteDuration()) {
+      *req.mutable_start_time() = ToTimestamp(now - age);
+    } else {
+      absl::StatusOr<absl::Time> t = ParseTimeFlag("--since", *since);
+      if (!t.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--since must be an RFC 3339 time or an age such as 1h, not '",
+            *since, "'"));
+      }
+      *req.mutable_start_time() = ToTimestamp(*t);
+    }
+  }
+  absl::StatusOr<int> limit = RunListLimit(args);
+  if (!limit.ok()) return limit.status();
+  req.set_page_size(std::min(*limit, 1000));
+  return req;
+}
+
+absl::StatusOr<int> RunListLimit(const ParsedArgs& args) {
+  auto text = args.Get("limit");
+  if (!text) return 50;
+  absl::StatusOr<int64_t> n = ParseId("--limit", *text);
+  if (!n.ok()) return n.status();
+  if (*n > 100000) return absl::InvalidArgumentError("--limit is at most 100000");
+  return static_cast<int>(*n);
+}
+
+}  // namespace gnomon::cli

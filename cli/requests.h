@@ -1,0 +1,87 @@
+// Turns parsed gnomonctl command lines into JobAdmin request messages.
+//
+// These are pure functions so every command's argument handling can be tested
+// without a server:
+//
+//   ParsedArgs args = *ParseFlags({"7", "--params", "x"}, TriggerFlagSpecs());
+//   absl::StatusOr<v1::TriggerJobRequest> req = BuildTriggerJobRequest(args);
+//   // req->job_id() == 7, req->params() == "x", trigger_type MANUAL
+//
+// `args` holds what follows the noun and verb ("job trigger"). Errors are
+// absl::InvalidArgumentError describing the mistake (a usage error).
+// Thread safety: pure functions.
+#ifndef GNOMON_CLI_REQUESTS_H_
+#define GNOMON_CLI_REQUESTS_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cli/flags.h"
+#include "gnomon/v1/admin.pb.h"
+#include "gnomon/v1/common.pb.h"
+#include "gnomon/v1/log.pb.h"
+
+namespace gnomon::cli {
+
+// Reads a script file named on the command line.
+using FileReader =
+    std::function<absl::StatusOr<std::string>(const std::string& path)>;
+// Reads from the local file system.
+absl::StatusOr<std::string> ReadLocalFile(const std::string& path);
+
+// Checks that exactly `names.size()` positionals were given.
+absl::Status ExpectPositionals(const ParsedArgs& args,
+                               const std::vector<std::string>& names);
+// The single positional ID argument.
+absl::StatusOr<int64_t> PositionalId(const ParsedArgs& args,
+                                     std::string_view what);
+
+std::vector<FlagSpec> GroupCreateFlagSpecs();
+std::vector<FlagSpec> GroupUpdateFlagSpecs();
+// group create APP [--title T] [--addresses a:1,b:2]
+absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(
+    const ParsedArgs& args);
+// group update ID [--title T] [--addresses ...|--auto]
+absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(
+    const ParsedArgs& args);
+
+// Flags of job create / job update (the same set).
+std::vector<FlagSpec> JobFlagSpecs();
+// Applies the job flags in `args` to `job`. With `creating`, a task, a
+// schedule kind and --group are required; otherwise only given flags change.
+absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating,
+                           const FileReader& read_file, v1::Job* job);
+// job create ...
+absl::StatusOr<v1::CreateJobRequest> BuildCreateJobRequest(
+    const ParsedArgs& args, const FileReader& read_file);
+
+std::vector<FlagSpec> JobListFlagSpecs();
+// job list [--group ID]
+absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(
+    const ParsedArgs& args);
+
+std::vector<FlagSpec> TriggerFlagSpecs();
+// job trigger ID [--params P] [--executors a:1,b:2] [--shard N]
+absl::StatusOr<v1::TriggerJobRequest> BuildTriggerJobRequest(
+    const ParsedArgs& args);
+
+std::vector<FlagSpec> BackfillFlagSpecs();
+// job backfill ID --from RFC3339 --to RFC3339
+absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(
+    const ParsedArgs& args);
+
+std::vector<FlagSpec> RunListFlagSpecs();
+// run list [--job ID] [--group ID] [--status S,...] [--since T|1h]; `now`
+// resolves a relative --since. The limit is returned separately.
+absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(
+    const ParsedArgs& args, absl::Time now);
+// --limit N of run list; 50 when absent.
+absl::StatusOr<int> RunListLimit(const ParsedArgs& args);
+
+}  // namespace gnomon::cli
+
+#endif  // GNOMON_CLI_REQUESTS_H_
