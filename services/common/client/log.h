@@ -33,11 +33,17 @@ class LogLine {
   std::ostringstream stream_;
 };
 
+// Turns the streamed expression into void so GNOMON_LOG is one expression
+// (safe inside an unbraced if/else).
+struct Voidify {
+  void operator&(const LogLine&) {}
+};
+
 }  // namespace gnomon::logging
 
-#define GNOMON_LOG(level)                                                    \
-  if (!::gnomon::logging::Enabled(::gnomon::logging::Level::level)) {       \
-  } else                                                                     \
-    ::gnomon::logging::LogLine(::gnomon::logging::Level::level)
+#define GNOMON_LOG(level)                                              \
+  !::gnomon::logging::Enabled(::gnomon::logging::Level::level)         \
+      ? (void)0                                                        \
+      : ::gnomon::logging::Voidify() & ::gnomon::logging::LogLine(::gnomon::logging::Level::level)
 
 #endif  // GNOMON_SERVICES_COMMON_CLIENT_LOG_H_

@@ -1,0 +1,30 @@
+// Run queries shared by LogService (queries) and JobAdmin (runs): request
+// validation, paging and the store calls.
+//
+//   absl::StatusOr<v1::ListRunsResponse> page = ListRuns(store, request);
+//
+// Thread safety: thread-safe (the store is).
+#ifndef GNOMON_SERVICES_COMMON_SERVER_RUN_QUERIES_H_
+#define GNOMON_SERVICES_COMMON_SERVER_RUN_QUERIES_H_
+
+#include "absl/status/statusor.h"
+#include "gnomon/v1/admin.pb.h"
+#include "gnomon/v1/log.pb.h"
+#include "services/common/store/store.h"
+
+namespace gnomon {
+
+// InvalidArgument for a bad page size, page token or time range.
+absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store, const v1::ListRunsRequest& request);
+// NotFound naming the run id.
+absl::StatusOr<v1::Run> GetRun(store::Store* store, int64_t run_id);
+// The run and up to `log_lines` (0 = 1000) of its log from the first line.
+absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::Store* store, const v1::GetRunRequest& request);
+
+inline bool IsTerminal(v1::RunStatus s) {
+  return s == v1::RUN_STATUS_SUCCEEDED || s == v1::RUN_STATUS_FAILED;
+}
+
+}  // namespace gnomon
+
+#endif  // GNOMON_SERVICES_COMMON_SERVER_RUN_QUERIES_H_

@@ -1,0 +1,184 @@
+// gnomond: the gnomon server. One binary, any combination of the roles
+// scheduler, registry and log (default all three, sharing one store).
+#include <signal.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <sys/stat.h>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/time.h"
+#include "services/common/client/log.h"
+#include "services/common/server/authenticator.h"
+#include "services/common/server/env_flags.h"
+#include "services/common/server/grpc_server.h"
+#include "services/common/server/tokens.h"
+#include "services/common/store/store.h"
+#include "services/log/log_role.h"
+#include "services/registry/registry_role.h"
+#include "services/scheduler/scheduler_role.h"
+
+ABSL_FLAG(std::string, roles, "scheduler,registry,log",
+          "Comma-separated roles this process serves: scheduler, registry, log.");
+ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
+          "host:port to serve gRPC on (port 0 picks a free port).");
+ABSL_FLAG(std::string, store, "sqlite:var/gnomon.db",
+          "Store URL: sqlite:PATH or mysql://user:password@host:port/database.");
+ABSL_FLAG(std::string, registry_endpoint, "",
+          "host:port of the registry the scheduler watches; default: this process "
+          "when it runs the registry role.");
+ABSL_FLAG(std::string, cluster_token, "",
+          "Secret the roles present to each other (required when roles run in separate "
+          "processes; generated when all roles share this process).");
+ABSL_FLAG(std::string, admin_token_file, "",
+          "When the store has no admin token yet, write the newly created one to this "
+          "file (mode 0600) as well as printing it once.");
+ABSL_FLAG(int64_t, max_params_bytes, 64 * 1024, "Largest job or trigger params accepted, in bytes.");
+ABSL_FLAG(absl::Duration, beat_interval, absl::Seconds(2), "How often executors beat.");
+ABSL_FLAG(int, missed_beats, 3, "Beats an executor may miss before it is removed.");
+ABSL_FLAG(int64_t, max_log_lines_per_run, 10000, "Run-log lines kept per run; more are dropped.");
+ABSL_FLAG(absl::Duration, preread_window, absl::Seconds(5),
+          "How far ahead the scheduler reads due jobs into its timer.");
+
+namespace gnomon {
+namespace {
+
+int Serve() {
+  std::set<std::string> roles;
+  for (absl::string_view r : absl::StrSplit(absl::GetFlag(FLAGS_roles), ',', absl::SkipEmpty())) {
+    if (r != "scheduler" && r != "registry" && r != "log") {
+      std::cerr << "gnomond: --roles: unknown role \"" << r << "\"; want scheduler, registry, log\n";
+      return 2;
+    }
+    roles.emplace(r);
+  }
+  if (roles.empty()) {
+    std::cerr << "gnomond: --roles: empty\n";
+    return 2;
+  }
+  std::string cluster_token = absl::GetFlag(FLAGS_cluster_token);
+  if (cluster_token.empty()) {
+    if (roles.size() < 3 && roles.count("scheduler") && !roles.count("registry")) {
+      std::cerr << "gnomond: --cluster-token is required when the scheduler and registry "
+                   "run in separate processes\n";
+      return 2;
+    }
+    cluster_token = NewToken();  // Only this process needs to know it.
+  }
+
+  store::StoreOptions store_options;
+  store_options.max_log_lines_per_run = absl::GetFlag(FLAGS_max_log_lines_per_run);
+  const std::string url = absl::GetFlag(FLAGS_store);
+  if (absl::StartsWith(url, "sqlite:")) {
+    // Create the parent directory of a relative or absolute SQLite path.
+    std::string path = url.substr(7);
+    if (size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0) {
+      ::mkdir(path.substr(0, slash).c_str(), 0755);
+    }
+  }
+  absl::StatusOr<std::unique_ptr<store::Store>> store = store::OpenStore(url, store_options);
+  if (!store.ok()) {
+    std::cerr << "gnomond: --store: " << store.status() << "\n";
+    return 1;
+  }
+  Authenticator auth(store->get(), cluster_token);
+  absl::StatusOr<std::optional<std::string>> admin = auth.BootstrapAdminToken();
+  if (!admin.ok()) {
+    std::cerr << "gnomond: creating the first admin token: " << admin.status() << "\n";
+    return 1;
+  }
+  if (admin->has_value()) {
+    std::cout << "gnomond: created the first admin token (shown only now; keep it): "
+              << **admin << std::endl;
+    if (std::string file = absl::GetFlag(FLAGS_admin_token_file); !file.empty()) {
+      ::umask(077);
+      std::ofstream(file) << **admin << "\n";
+    }
+  }
+
+  GrpcServer server;
+  std::unique_ptr<registry::RegistryRole> registry_role;
+  std::unique_ptr<logsvc::LogRole> log_role;
+  std::unique_ptr<scheduler::SchedulerRole> scheduler_role;
+  if (roles.count("registry")) {
+    registry::RegistryOptions o;
+    o.beat_interval = absl::GetFlag(FLAGS_beat_interval);
+    o.missed_beats = absl::GetFlag(FLAGS_missed_beats);
+    registry_role = std::make_unique<registry::RegistryRole>(store->get(), &auth, o);
+    server.AddService(registry_role->service());
+  }
+  if (roles.count("log")) {
+    log_role = std::make_unique<logsvc::LogRole>(store->get(), &auth, logsvc::ReportWriterOptions{});
+    server.AddService(log_role->service());
+  }
+  if (roles.count("scheduler")) {
+    scheduler::SchedulerOptions o;
+    o.limits.max_params_bytes = absl::GetFlag(FLAGS_max_params_bytes);
+    o.loop.preread_window = absl::GetFlag(FLAGS_preread_window);
+    scheduler_role = std::make_unique<scheduler::SchedulerRole>(store->get(), &auth, o);
+    server.AddService(scheduler_role->service());
+  }
+  absl::StatusOr<int> port = server.Start(absl::GetFlag(FLAGS_listen));
+  if (!port.ok()) {
+    std::cerr << "gnomond: --listen: " << port.status() << "\n";
+    return 1;
+  }
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  const std::string host = listen.substr(0, listen.rfind(':'));
+  const std::string self = absl::StrCat(host == "0.0.0.0" || host == "[::]" ? "127.0.0.1" : host, ":", *port);
+  if (registry_role) registry_role->Start();
+  if (log_role) log_role->Start();
+  if (scheduler_role) {
+    std::string endpoint = absl::GetFlag(FLAGS_registry_endpoint);
+    if (endpoint.empty()) {
+      if (!registry_role) {
+        std::cerr << "gnomond: --registry-endpoint is required without the registry role\n";
+        return 2;
+      }
+      endpoint = self;
+    }
+    scheduler_role->Start(endpoint);
+  }
+  std::cout << "gnomond listening on " << self << " (roles " << absl::GetFlag(FLAGS_roles) << ")"
+            << std::endl;
+
+  // Signals were blocked in main(), so every thread inherits the mask and
+  // only this sigwait sees them.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  int sig = 0;
+  sigwait(&set, &sig);
+  GNOMON_LOG(INFO) << "gnomond: signal " << sig << ", shutting down";
+  if (scheduler_role) scheduler_role->Stop();
+  if (registry_role) registry_role->Stop();
+  server.Shutdown(absl::Seconds(5));
+  if (log_role) log_role->Stop();
+  return 0;
+}
+
+}  // namespace
+}  // namespace gnomon
+
+int main(int argc, char** argv) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  gnomon::ParseFlagsWithEnv(argc, argv,
+                            "gnomond: the gnomon job scheduler server.\n"
+                            "Usage: gnomond [--roles=scheduler,registry,log] [--listen=HOST:PORT] "
+                            "[--store=URL] ...");
+  return gnomon::Serve();
+}

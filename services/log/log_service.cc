@@ -1,0 +1,189 @@
+#include "services/log/log_service.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "services/common/client/auth_metadata.h"
+#include "services/common/server/grpc_status.h"
+#include "services/common/server/run_queries.h"
+
+namespace gnomon::logsvc {
+namespace {
+
+// Shared by a ReportResults handler and the ack callbacks it hands out; the
+// handler waits for outstanding acks before returning so the stream outlives them.
+struct AckChannel {
+  absl::Mutex mu;
+  grpc::ServerReaderWriter<v1::ReportResultsResponse, v1::ReportResultsRequest>* stream
+      ABSL_GUARDED_BY(mu);
+  int outstanding ABSL_GUARDED_BY(mu) = 0;
+};
+
+int64_t ItemRunId(const v1::ReportResultsRequest& r) {
+  switch (r.item_case()) {
+    case v1::ReportResultsRequest::kStarted: return r.started().run_id();
+    case v1::ReportResultsRequest::kLog: return r.log().run_id();
+    case v1::ReportResultsRequest::kResult: return r.result().run_id();
+    default: return 0;
+  }
+}
+
+absl::Status ValidateItem(const v1::ReportResultsRequest& r) {
+  if (r.item_case() == v1::ReportResultsRequest::ITEM_NOT_SET) {
+    return absl::InvalidArgumentError(absl::StrCat("item ", r.sequence(), ": no item set"));
+  }
+  if (ItemRunId(r) <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("item ", r.sequence(), ": run_id must be positive"));
+  }
+  if (r.has_log()) {
+    for (const v1::LogLine& l : r.log().lines()) {
+      if (l.line_number() <= 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("item ", r.sequence(), ": log line_number must be positive"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void ConnectTailHub(ReportWriter* writer, LogTailHub* hub) {
+  writer->AddObserver([hub](const std::vector<v1::ReportResultsRequest>& items,
+                            const std::vector<v1::ReportAck>&) {
+    std::vector<int64_t> ids;
+    ids.reserve(items.size());
+    for (const auto& i : items) ids.push_back(ItemRunId(i));
+    hub->Notify(ids);
+  });
+}
+
+grpc::Status LogServiceImpl::ReportResults(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<v1::ReportResultsResponse, v1::ReportResultsRequest>* stream) {
+  std::string app = MetadataValue(*context, kAppNameKey);
+  if (app.empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("missing \"", std::string(kAppNameKey), "\" metadata"));
+  }
+  absl::StatusOr<v1::Group> group = auth_->CheckGroup(*context, app);
+  if (!group.ok()) return ToGrpcStatus(group.status());
+
+  auto channel = std::make_shared<AckChannel>();
+  {
+    absl::MutexLock l(&channel->mu);
+    channel->stream = stream;
+  }
+  grpc::Status status = grpc::Status::OK;
+  v1::ReportResultsRequest req;
+  while (stream->Read(&req)) {
+    if (absl::Status s = ValidateItem(req); !s.ok()) {
+      status = ToGrpcStatus(s);
+      break;
+    }
+    {
+      absl::MutexLock l(&channel->mu);
+      ++channel->outstanding;
+    }
+    uint64_t seq = req.sequence();
+    int64_t run_id = ItemRunId(req);
+    PendingReport p{std::move(req), group->id(), [channel, seq, run_id](v1::ReportAck ack) {
+                      absl::MutexLock l(&channel->mu);
+                      --channel->outstanding;
+                      if (channel->stream == nullptr) return;
+                      v1::ReportResultsResponse resp;
+                      resp.set_sequence(seq);
+                      resp.set_run_id(run_id);
+                      resp.set_ack(ack);
+                      channel->stream->Write(resp);
+                    }};
+    std::vector<PendingReport> batch;
+    batch.push_back(std::move(p));
+    writer_->Submit(std::move(batch));
+    req.Clear();
+  }
+  // Let acks for items already read go out (bounded: a store outage must not
+  // pin this thread forever; unacked items are re-sent by the executor).
+  absl::MutexLock l(&channel->mu);
+  auto drained = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(channel->mu) {
+    return channel->outstanding == 0;
+  };
+  channel->mu.AwaitWithTimeout(absl::Condition(&drained), absl::Seconds(5));
+  channel->stream = nullptr;
+  return status;
+}
+
+absl::Status FollowRunLog(store::Store* store, LogTailHub* hub, const v1::StreamRunLogRequest& req,
+                          const std::function<bool()>& cancelled,
+                          const std::function<bool(const v1::LogLine&)>& emit) {
+  if (req.from_line() < 0) return absl::InvalidArgumentError("from_line: negative");
+  absl::StatusOr<v1::Run> run = GetRun(store, req.run_id());
+  if (!run.ok()) return run.status();
+  int64_t next = req.from_line() == 0 ? 1 : req.from_line();
+  int64_t version = hub->Watch(req.run_id());
+  absl::Status result = absl::OkStatus();
+  constexpr int kPage = 500;
+  while (!cancelled()) {
+    // Check whether the run has ended before reading, so no line stored
+    // before its result can be missed.
+    bool ended = !req.follow();
+    if (req.follow()) {
+      absl::StatusOr<v1::Run> now = store->GetRun(req.run_id());
+      if (!now.ok()) {
+        result = now.status();
+        break;
+      }
+      ended = IsTerminal(now->status());
+    }
+    absl::StatusOr<std::vector<v1::LogLine>> lines = store->ReadRunLog(req.run_id(), next, kPage);
+    if (!lines.ok()) {
+      result = lines.status();
+      break;
+    }
+    bool stop = false;
+    for (const v1::LogLine& l : *lines) {
+      if (!emit(l)) {
+        stop = true;
+        break;
+      }
+      next = l.line_number() + 1;
+    }
+    if (stop) break;
+    if (static_cast<int>(lines->size()) == kPage) continue;
+    if (ended) break;
+    version = hub->WaitChange(req.run_id(), version, absl::Seconds(1));
+  }
+  hub->Unwatch(req.run_id());
+  return result;
+}
+
+grpc::Status LogServiceImpl::StreamRunLog(grpc::ServerContext* context,
+                                          const v1::StreamRunLogRequest* request,
+                                          grpc::ServerWriter<v1::LogLine>* writer) {
+  if (absl::Status s = auth_->CheckAdmin(*context); !s.ok()) return ToGrpcStatus(s);
+  return ToGrpcStatus(FollowRunLog(
+      store_, hub_, *request, [context] { return context->IsCancelled(); },
+      [writer](const v1::LogLine& l) { return writer->Write(l); }));
+}
+
+grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetRunRequest* request,
+                                    v1::Run* response) {
+  if (absl::Status s = auth_->CheckAdmin(*context); !s.ok()) return ToGrpcStatus(s);
+  absl::StatusOr<v1::Run> run = gnomon::GetRun(store_, request->run_id());
+  if (!run.ok()) return ToGrpcStatus(run.status());
+  *response = std::move(*run);
+  return grpc::Status::OK;
+}
+
+grpc::Status LogServiceImpl::ListRuns(grpc::ServerContext* context,
+                                      const v1::ListRunsRequest* request,
+                                      v1::ListRunsResponse* response) {
+  if (absl::Status s = auth_->CheckAdmin(*context); !s.ok()) return ToGrpcStatus(s);
+  absl::StatusOr<v1::ListRunsResponse> page = gnomon::ListRuns(store_, *request);
+  if (!page.ok()) return ToGrpcStatus(page.status());
+  *response = std::move(*page);
+  return grpc::Status::OK;
+}
+
+}  // namespace gnomon::logsvc

@@ -1,0 +1,53 @@
+// LogServiceImpl: the gRPC adapter of gnomon.v1.LogService.
+//
+// ReportResults hands items to the ReportWriter and writes each ack when the
+// writer reports it durable; queries go to the store through run_queries.h;
+// StreamRunLog follows a run through the LogTailHub.
+//
+// Thread safety: gRPC calls it from many threads; state lives in its parts.
+#ifndef GNOMON_SERVICES_LOG_LOG_SERVICE_H_
+#define GNOMON_SERVICES_LOG_LOG_SERVICE_H_
+
+#include "gnomon/v1/log.grpc.pb.h"
+#include "services/common/server/authenticator.h"
+#include "services/common/store/store.h"
+#include "services/log/log_tail_hub.h"
+#include "services/log/report_writer.h"
+
+namespace gnomon::logsvc {
+
+class LogServiceImpl final : public v1::LogService::Service {
+ public:
+  LogServiceImpl(store::Store* store, Authenticator* auth, ReportWriter* writer, LogTailHub* hub)
+      : store_(store), auth_(auth), writer_(writer), hub_(hub) {}
+
+  grpc::Status ReportResults(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::ReportResultsResponse, v1::ReportResultsRequest>* stream)
+      override;
+  grpc::Status StreamRunLog(grpc::ServerContext* context, const v1::StreamRunLogRequest* request,
+                            grpc::ServerWriter<v1::LogLine>* writer) override;
+  grpc::Status GetRun(grpc::ServerContext* context, const v1::GetRunRequest* request,
+                      v1::Run* response) override;
+  grpc::Status ListRuns(grpc::ServerContext* context, const v1::ListRunsRequest* request,
+                        v1::ListRunsResponse* response) override;
+
+ private:
+  store::Store* const store_;
+  Authenticator* const auth_;
+  ReportWriter* const writer_;
+  LogTailHub* const hub_;
+};
+
+// Wires the writer's batches into the hub (wakes tails of changed runs).
+void ConnectTailHub(ReportWriter* writer, LogTailHub* hub);
+
+// Follows a run's stored log from `from_line`, calling `emit` for each line,
+// until it ends (or at once without follow).
+absl::Status FollowRunLog(store::Store* store, LogTailHub* hub, const v1::StreamRunLogRequest& req,
+                          const std::function<bool()>& cancelled,
+                          const std::function<bool(const v1::LogLine&)>& emit);
+
+}  // namespace gnomon::logsvc
+
+#endif  // GNOMON_SERVICES_LOG_LOG_SERVICE_H_

@@ -1,0 +1,74 @@
+#include "services/log/report_writer.h"
+
+#include <map>
+#include <utility>
+
+#include "services/common/client/backoff.h"
+#include "services/common/client/log.h"
+
+namespace gnomon::logsvc {
+
+void ReportWriter::AddObserver(Observer observer) {
+  absl::MutexLock l(&mu_);
+  observers_.push_back(std::move(observer));
+}
+
+void ReportWriter::Submit(std::vector<PendingReport> items) {
+  absl::MutexLock l(&mu_);
+  for (auto& p : items) queue_.push_back(std::move(p));
+}
+
+void ReportWriter::Stop() {
+  absl::MutexLock l(&mu_);
+  stopped_ = true;
+}
+
+void ReportWriter::Run() {
+  Backoff backoff({absl::Milliseconds(50), absl::Seconds(2), 2.0});
+  while (true) {
+    std::vector<PendingReport> batch;
+    std::vector<Observer> observers;
+    {
+      absl::MutexLock l(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopped_ || !queue_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (stopped_) return;
+      while (!queue_.empty() && batch.size() < options_.max_batch) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+      observers = observers_;
+    }
+    // One transaction per group present in the batch (access is checked per group).
+    std::map<int64_t, std::vector<size_t>> by_group;
+    for (size_t i = 0; i < batch.size(); ++i) by_group[batch[i].group_id].push_back(i);
+    std::vector<PendingReport> retry;
+    for (const auto& [group_id, indexes] : by_group) {
+      std::vector<v1::ReportResultsRequest> items;
+      items.reserve(indexes.size());
+      for (size_t i : indexes) items.push_back(batch[i].item);
+      absl::StatusOr<std::vector<v1::ReportAck>> acks = store_->ApplyReports(items, group_id);
+      if (!acks.ok()) {
+        GNOMON_LOG(WARNING) << "log service: storing " << items.size()
+                            << " reports failed, will retry: " << acks.status();
+        for (size_t i : indexes) retry.push_back(std::move(batch[i]));
+        continue;
+      }
+      for (size_t k = 0; k < indexes.size(); ++k) batch[indexes[k]].done((*acks)[k]);
+      for (const Observer& o : observers) o(items, *acks);
+    }
+    if (retry.empty()) {
+      backoff.Reset();
+      continue;
+    }
+    {
+      absl::MutexLock l(&mu_);
+      for (auto it = retry.rbegin(); it != retry.rend(); ++it) queue_.push_front(std::move(*it));
+      clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + backoff.Next());
+    }
+  }
+}
+
+}  // namespace gnomon::logsvc

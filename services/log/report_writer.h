@@ -1,0 +1,69 @@
+// ReportWriter: turns executor reports (run starts, log lines, results) into
+// batched store transactions, acknowledging each item only once it is durable.
+//
+//   ReportWriter writer(store, &RealClock(), {});
+//   std::thread t([&] { writer.Run(); });
+//   writer.Submit({{item, group_id, [](v1::ReportAck ack) { /* write ack */ }}});
+//   ...
+//   writer.Stop(); t.join();
+//
+// A store that is down keeps items queued and retries with backoff; nothing is
+// acknowledged that was not written. Observers learn which runs changed so
+// live log tails and follow-up logic wake up.
+//
+// Thread safety: Submit/Stop from any thread; Run on one dedicated thread.
+#ifndef GNOMON_SERVICES_LOG_REPORT_WRITER_H_
+#define GNOMON_SERVICES_LOG_REPORT_WRITER_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "gnomon/v1/log.pb.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+
+namespace gnomon::logsvc {
+
+struct ReportWriterOptions {
+  // Items written per store transaction at most.
+  size_t max_batch = 512;
+};
+
+struct PendingReport {
+  v1::ReportResultsRequest item;
+  int64_t group_id = 0;
+  std::function<void(v1::ReportAck)> done;
+};
+
+class ReportWriter {
+ public:
+  // Called after each durable batch with the items and their acks.
+  using Observer = std::function<void(const std::vector<v1::ReportResultsRequest>&,
+                                      const std::vector<v1::ReportAck>&)>;
+
+  ReportWriter(store::Store* store, Clock* clock, ReportWriterOptions options)
+      : store_(store), clock_(clock), options_(options) {}
+
+  void AddObserver(Observer observer) ABSL_LOCKS_EXCLUDED(mu_);
+  void Submit(std::vector<PendingReport> items) ABSL_LOCKS_EXCLUDED(mu_);
+  // Writes until Stop(); items still queued at Stop are not acknowledged.
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  store::Store* const store_;
+  Clock* const clock_;
+  const ReportWriterOptions options_;
+  absl::Mutex mu_;
+  std::deque<PendingReport> queue_ ABSL_GUARDED_BY(mu_);
+  std::vector<Observer> observers_ ABSL_GUARDED_BY(mu_);
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace gnomon::logsvc
+
+#endif  // GNOMON_SERVICES_LOG_REPORT_WRITER_H_

@@ -1,0 +1,338 @@
+#include "services/scheduler/admin_core.h"
+
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
+#include "services/common/client/auth_metadata.h"
+#include "services/common/schedule/schedule.h"
+#include "services/common/server/grpc_status.h"
+#include "services/common/server/run_queries.h"
+#include "services/common/server/tokens.h"
+#include "services/scheduler/next_fire.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+constexpr int kMaxBackfillSlots = 1000;
+
+v1::Group WithoutToken(v1::Group g) {
+  g.clear_access_token();
+  return g;
+}
+
+absl::Status IdRequired(int64_t id, absl::string_view field) {
+  if (id <= 0) return absl::InvalidArgumentError(absl::StrCat(field, ": must be a positive id"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Group> AdminCore::FindGroup(int64_t group_id) {
+  if (absl::Status s = IdRequired(group_id, "group_id"); !s.ok()) return s;
+  absl::StatusOr<v1::Group> g = store_->GetGroup(group_id);
+  if (absl::IsNotFound(g.status())) {
+    return absl::NotFoundError(absl::StrCat("group_id: group ", group_id, " does not exist"));
+  }
+  return g;
+}
+
+absl::StatusOr<v1::Job> AdminCore::FindJob(int64_t job_id) {
+  if (absl::Status s = IdRequired(job_id, "job_id"); !s.ok()) return s;
+  absl::StatusOr<v1::Job> j = store_->GetJob(job_id);
+  if (absl::IsNotFound(j.status())) {
+    return absl::NotFoundError(absl::StrCat("job_id: job ", job_id, " does not exist"));
+  }
+  return j;
+}
+
+absl::StatusOr<v1::Group> AdminCore::CreateGroup(const v1::CreateGroupRequest& req) {
+  v1::Group g = req.group();
+  g.clear_id();
+  g.clear_create_time();
+  g.clear_update_time();
+  if (absl::Status s = ValidateGroup(g); !s.ok()) return s;
+  if (!g.has_manual()) g.mutable_auto_registration();
+  g.set_access_token(NewToken());
+  absl::StatusOr<v1::Group> created = store_->CreateGroup(g, clock_->NowMillis());
+  if (absl::IsAlreadyExists(created.status())) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("group.app_name: a group for app \"", g.app_name(), "\" already exists"));
+  }
+  return created;  // The only answer that carries the token.
+}
+
+absl::StatusOr<v1::Group> AdminCore::GetGroup(int64_t group_id) {
+  absl::StatusOr<v1::Group> g = FindGroup(group_id);
+  if (!g.ok()) return g.status();
+  return WithoutToken(*std::move(g));
+}
+
+absl::StatusOr<v1::ListGroupsResponse> AdminCore::ListGroups() {
+  absl::StatusOr<std::vector<v1::Group>> groups = store_->ListGroups();
+  if (!groups.ok()) return groups.status();
+  v1::ListGroupsResponse resp;
+  for (auto& g : *groups) *resp.add_groups() = WithoutToken(std::move(g));
+  return resp;
+}
+
+absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& req) {
+  absl::StatusOr<v1::Group> current = FindGroup(req.group().id());
+  if (!current.ok()) return current.status();
+  v1::Group g = *current;
+  bool title = req.update_mask().paths().empty();
+  bool membership = title;
+  for (const std::string& p : req.update_mask().paths()) {
+    if (p == "title") {
+      title = true;
+    } else if (p == "membership" || p == "manual" || p == "auto_registration") {
+      membership = true;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("update_mask: cannot update \"", p,
+                                                     "\"; use title or membership"));
+    }
+  }
+  if (title) g.set_title(req.group().title());
+  if (membership) {
+    if (req.group().has_manual()) {
+      *g.mutable_manual() = req.group().manual();
+    } else {
+      g.mutable_auto_registration();
+    }
+  }
+  if (absl::Status s = ValidateGroup(g); !s.ok()) return s;
+  absl::StatusOr<v1::Group> updated = store_->UpdateGroup(g, clock_->NowMillis());
+  trigger_->ForgetGroup(g.id());
+  if (!updated.ok()) return updated.status();
+  return WithoutToken(*std::move(updated));
+}
+
+absl::Status AdminCore::DeleteGroup(int64_t group_id) {
+  if (absl::StatusOr<v1::Group> g = FindGroup(group_id); !g.ok()) return g.status();
+  absl::Status s = store_->DeleteGroup(group_id);
+  trigger_->ForgetGroup(group_id);
+  return s;
+}
+
+absl::StatusOr<v1::Group> AdminCore::RotateGroupToken(int64_t group_id) {
+  absl::StatusOr<v1::Group> g = FindGroup(group_id);
+  if (!g.ok()) return g.status();
+  g->set_access_token(NewToken());
+  absl::StatusOr<v1::Group> updated = store_->UpdateGroup(*g, clock_->NowMillis());
+  trigger_->ForgetGroup(group_id);
+  return updated;
+}
+
+absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req) {
+  v1::Job job = req.job();
+  job.clear_id();
+  job.clear_state();
+  job.clear_next_fire_time();
+  job.clear_create_time();
+  job.clear_update_time();
+  if (absl::Status s = ValidateJob(job, limits_, store_); !s.ok()) return s;
+  const int64_t now = clock_->NowMillis();
+  int64_t next = store::kNever;
+  if (req.start()) {
+    next = FirstSlot(job, now);
+    if (next == store::kNever) {
+      return absl::FailedPreconditionError(
+          "start: the schedule never fires; create it stopped and trigger it instead");
+    }
+  }
+  absl::StatusOr<v1::Job> created = store_->CreateJob(
+      job, req.start() ? v1::JOB_STATE_RUNNING : v1::JOB_STATE_STOPPED, next, now);
+  if (created.ok() && req.start()) loop_->Invalidate(created->id());
+  return created;
+}
+
+absl::StatusOr<v1::Job> AdminCore::GetJob(int64_t job_id) { return FindJob(job_id); }
+
+absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsRequest& req) {
+  if (req.page_size() < 0 || req.page_size() > 1000) {
+    return absl::InvalidArgumentError(absl::StrCat("page_size: ", req.page_size(), " is outside 0..1000"));
+  }
+  int64_t after = 0;
+  if (!req.page_token().empty() && (!absl::SimpleAtoi(req.page_token(), &after) || after <= 0)) {
+    return absl::InvalidArgumentError("page_token: not a token from a previous response");
+  }
+  const int want = req.page_size() == 0 ? 100 : req.page_size();
+  absl::StatusOr<std::vector<v1::Job>> jobs = store_->ListJobs(req.group_id(), after, want + 1);
+  if (!jobs.ok()) return jobs.status();
+  v1::ListJobsResponse resp;
+  for (int i = 0; i < static_cast<int>(jobs->size()) && i < want; ++i) *resp.add_jobs() = (*jobs)[i];
+  if (static_cast<int>(jobs->size()) > want) resp.set_next_page_token(absl::StrCat(resp.jobs(want - 1).id()));
+  return resp;
+}
+
+absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req) {
+  absl::StatusOr<v1::Job> current = FindJob(req.job().id());
+  if (!current.ok()) return current.status();
+  v1::Job job = req.job();
+  if (absl::Status s = ValidateJob(job, limits_, store_); !s.ok()) return s;
+  std::optional<int64_t> next;
+  const bool schedule_changed =
+      job.schedule().SerializeAsString() != current->schedule().SerializeAsString();
+  if (current->state() == v1::JOB_STATE_RUNNING && schedule_changed) {
+    next = FirstSlot(job, clock_->NowMillis());
+  }
+  absl::StatusOr<v1::Job> updated = store_->UpdateJob(job, next, clock_->NowMillis());
+  loop_->Invalidate(job.id());
+  return updated;
+}
+
+absl::Status AdminCore::DeleteJob(int64_t job_id) {
+  if (absl::StatusOr<v1::Job> j = FindJob(job_id); !j.ok()) return j.status();
+  absl::Status s = store_->DeleteJob(job_id);
+  loop_->Invalidate(job_id);
+  return s;
+}
+
+absl::StatusOr<v1::Job> AdminCore::StartJob(int64_t job_id) {
+  absl::StatusOr<v1::Job> job = FindJob(job_id);
+  if (!job.ok()) return job.status();
+  if (job->state() == v1::JOB_STATE_RUNNING) return job;
+  const int64_t next = FirstSlot(*job, clock_->NowMillis());
+  if (next == store::kNever) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job_id: job ", job_id, "'s schedule never fires by itself; trigger it instead"));
+  }
+  absl::StatusOr<v1::Job> started =
+      store_->SetJobState(job_id, v1::JOB_STATE_RUNNING, next, clock_->NowMillis());
+  loop_->Invalidate(job_id);
+  return started;
+}
+
+absl::StatusOr<v1::Job> AdminCore::StopJob(int64_t job_id) {
+  if (absl::StatusOr<v1::Job> j = FindJob(job_id); !j.ok()) return j.status();
+  absl::StatusOr<v1::Job> stopped =
+      store_->SetJobState(job_id, v1::JOB_STATE_STOPPED, store::kNever, clock_->NowMillis());
+  loop_->Invalidate(job_id);
+  return stopped;
+}
+
+absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJobRequest& req) {
+  absl::StatusOr<v1::Job> job = FindJob(req.job_id());
+  if (!job.ok()) return job.status();
+  if (req.has_params() && req.params().size() > limits_.max_params_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("params: ", req.params().size(),
+                                                   " bytes; the limit is ", limits_.max_params_bytes));
+  }
+  for (const std::string& a : req.executor_addresses()) {
+    if (a.rfind(':') == std::string::npos || a.front() == ':') {
+      return absl::InvalidArgumentError(absl::StrCat("executor_addresses: \"", a, "\" is not host:port"));
+    }
+  }
+  if (req.trigger_type() != v1::TRIGGER_TYPE_UNSPECIFIED && req.trigger_type() != v1::TRIGGER_TYPE_MANUAL &&
+      req.trigger_type() != v1::TRIGGER_TYPE_API) {
+    return absl::InvalidArgumentError("trigger_type: must be MANUAL or API");
+  }
+  FireSpec f;
+  f.job = *job;
+  f.type = req.trigger_type() == v1::TRIGGER_TYPE_MANUAL ? v1::TRIGGER_TYPE_MANUAL : v1::TRIGGER_TYPE_API;
+  if (req.has_params()) f.params = req.params();
+  f.addresses.assign(req.executor_addresses().begin(), req.executor_addresses().end());
+  if (req.has_shard_index()) {
+    if (job->route_strategy() != v1::ROUTE_STRATEGY_SHARDING_BROADCAST) {
+      return absl::InvalidArgumentError("shard_index: the job is not a sharding broadcast");
+    }
+    f.shard = req.shard_index();
+  }
+  std::vector<FireSpec> fires;
+  fires.push_back(std::move(f));
+  absl::StatusOr<std::vector<FireOutcome>> out = trigger_->Fire(std::move(fires));
+  if (!out.ok()) return out.status();
+  v1::TriggerJobResponse resp;
+  for (int64_t id : (*out)[0].run_ids) resp.add_run_ids(id);
+  if (resp.run_ids().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("shard_index: shard ", req.shard_index(),
+                                                   " does not exist for the current executors"));
+  }
+  return resp;
+}
+
+absl::StatusOr<v1::PreviewScheduleResponse> AdminCore::PreviewSchedule(
+    const v1::PreviewScheduleRequest& req) {
+  if (req.count() < 0 || req.count() > 100) {
+    return absl::InvalidArgumentError(absl::StrCat("count: ", req.count(), " is outside 1..100"));
+  }
+  if (absl::Status s = schedule::ValidateSchedule(req.schedule()); !s.ok()) return s;
+  absl::Time from = req.has_from_time()
+                        ? absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(req.from_time()))
+                        : clock_->Now();
+  absl::StatusOr<std::vector<absl::Time>> times =
+      schedule::Preview(req.schedule(), from, req.count() == 0 ? 10 : req.count());
+  if (!times.ok()) return times.status();
+  v1::PreviewScheduleResponse resp;
+  for (absl::Time t : *times) *resp.add_fire_times() = TimeUtil::MillisecondsToTimestamp(absl::ToUnixMillis(t));
+  return resp;
+}
+
+absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillRequest& req) {
+  absl::StatusOr<v1::Job> job = FindJob(req.job_id());
+  if (!job.ok()) return job.status();
+  if (!req.has_start_time() || !req.has_end_time()) {
+    return absl::InvalidArgumentError("start_time, end_time: both are required");
+  }
+  const int64_t from = TimeUtil::TimestampToMilliseconds(req.start_time());
+  const int64_t to = TimeUtil::TimestampToMilliseconds(req.end_time());
+  if (to <= from) return absl::InvalidArgumentError("end_time: must be after start_time");
+  if (to > clock_->NowMillis()) return absl::InvalidArgumentError("end_time: must not be in the future");
+  if (!job->schedule().has_cron() && !job->schedule().has_fix_rate()) {
+    return absl::FailedPreconditionError("job_id: only cron and fixed-rate jobs have slots to backfill");
+  }
+  std::vector<FireSpec> fires;
+  for (int64_t slot = SlotAfter(*job, from - 1); slot != store::kNever && slot < to;
+       slot = SlotAfter(*job, slot)) {
+    if (static_cast<int>(fires.size()) == kMaxBackfillSlots) {
+      return absl::InvalidArgumentError(absl::StrCat("end_time: the range holds more than ",
+                                                     kMaxBackfillSlots, " slots; split it"));
+    }
+    FireSpec f;
+    f.job = *job;
+    f.type = v1::TRIGGER_TYPE_BACKFILL;
+    f.scheduled_ms = slot;
+    fires.push_back(std::move(f));
+  }
+  v1::BackfillResponse resp;
+  if (fires.empty()) return resp;
+  absl::StatusOr<std::vector<FireOutcome>> out = trigger_->Fire(std::move(fires));
+  if (!out.ok()) return out.status();
+  for (const FireOutcome& o : *out) {
+    for (int64_t id : o.run_ids) resp.add_run_ids(id);
+  }
+  return resp;
+}
+
+absl::StatusOr<v1::KillRunResponse> AdminCore::KillRun(int64_t run_id) {
+  absl::StatusOr<v1::Run> run = GetRun(store_, run_id);
+  if (!run.ok()) return run.status();
+  if (IsTerminal(run->status())) {
+    return absl::FailedPreconditionError(absl::StrCat("run_id: run ", run_id, " has already ended"));
+  }
+  if (run->executor_address().empty()) {
+    return absl::FailedPreconditionError(absl::StrCat("run_id: run ", run_id, " has not reached an executor yet"));
+  }
+  absl::StatusOr<v1::Group> g = store_->GetGroup(run->group_id());
+  if (!g.ok()) return g.status();
+  auto link = links_->Get(run->executor_address(), g->access_token());
+  grpc::ClientContext ctx;
+  ctx.AddMetadata(std::string(kAccessTokenKey), g->access_token());
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+  v1::KillRequest kreq;
+  kreq.set_run_id(run_id);
+  kreq.set_reason("killed by an admin");
+  v1::KillResponse kresp;
+  grpc::Status s = link->stub()->Kill(&ctx, kreq, &kresp);
+  if (!s.ok()) {
+    return absl::UnavailableError(absl::StrCat("executor ", run->executor_address(), ": ", s.error_message()));
+  }
+  v1::KillRunResponse resp;
+  resp.set_found(kresp.found());
+  return resp;
+}
+
+}  // namespace gnomon::scheduler

@@ -1,0 +1,62 @@
+// AdminCore: the logic behind gnomon.v1.JobAdmin — groups, jobs, triggers,
+// previews and run queries — with validation. The gRPC adapter
+// (admin_service.h) only authenticates and converts statuses.
+//
+//   AdminCore admin(store, &trigger, &loop, &links, &RealClock(), JobLimits{});
+//   absl::StatusOr<v1::Job> job = admin.CreateJob(request);
+//
+// Thread safety: thread-safe.
+#ifndef GNOMON_SERVICES_SCHEDULER_ADMIN_CORE_H_
+#define GNOMON_SERVICES_SCHEDULER_ADMIN_CORE_H_
+
+#include "absl/status/statusor.h"
+#include "gnomon/v1/admin.pb.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+#include "services/scheduler/executor_link.h"
+#include "services/scheduler/job_validation.h"
+#include "services/scheduler/schedule_loop.h"
+#include "services/scheduler/trigger.h"
+
+namespace gnomon::scheduler {
+
+class AdminCore {
+ public:
+  AdminCore(store::Store* store, Trigger* trigger, ScheduleLoop* loop, ExecutorLinks* links,
+            Clock* clock, JobLimits limits)
+      : store_(store), trigger_(trigger), loop_(loop), links_(links), clock_(clock), limits_(limits) {}
+
+  absl::StatusOr<v1::Group> CreateGroup(const v1::CreateGroupRequest& req);
+  absl::StatusOr<v1::Group> GetGroup(int64_t group_id);
+  absl::StatusOr<v1::ListGroupsResponse> ListGroups();
+  absl::StatusOr<v1::Group> UpdateGroup(const v1::UpdateGroupRequest& req);
+  absl::Status DeleteGroup(int64_t group_id);
+  absl::StatusOr<v1::Group> RotateGroupToken(int64_t group_id);
+
+  absl::StatusOr<v1::Job> CreateJob(const v1::CreateJobRequest& req);
+  absl::StatusOr<v1::Job> GetJob(int64_t job_id);
+  absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& req);
+  absl::StatusOr<v1::Job> UpdateJob(const v1::UpdateJobRequest& req);
+  absl::Status DeleteJob(int64_t job_id);
+  absl::StatusOr<v1::Job> StartJob(int64_t job_id);
+  absl::StatusOr<v1::Job> StopJob(int64_t job_id);
+  absl::StatusOr<v1::TriggerJobResponse> TriggerJob(const v1::TriggerJobRequest& req);
+  absl::StatusOr<v1::PreviewScheduleResponse> PreviewSchedule(const v1::PreviewScheduleRequest& req);
+  absl::StatusOr<v1::BackfillResponse> Backfill(const v1::BackfillRequest& req);
+  absl::StatusOr<v1::KillRunResponse> KillRun(int64_t run_id);
+
+ private:
+  absl::StatusOr<v1::Group> FindGroup(int64_t group_id);
+  absl::StatusOr<v1::Job> FindJob(int64_t job_id);
+
+  store::Store* const store_;
+  Trigger* const trigger_;
+  ScheduleLoop* const loop_;
+  ExecutorLinks* const links_;
+  Clock* const clock_;
+  const JobLimits limits_;
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_ADMIN_CORE_H_

@@ -1,0 +1,53 @@
+// AdminService: the gRPC adapter of gnomon.v1.JobAdmin over AdminCore. Every
+// call needs an admin bearer token.
+//
+// Thread safety: gRPC calls it from many threads; AdminCore is thread-safe.
+#ifndef GNOMON_SERVICES_SCHEDULER_ADMIN_SERVICE_H_
+#define GNOMON_SERVICES_SCHEDULER_ADMIN_SERVICE_H_
+
+#include "gnomon/v1/admin.grpc.pb.h"
+#include "services/common/server/authenticator.h"
+#include "services/scheduler/admin_core.h"
+
+namespace gnomon::scheduler {
+
+class AdminService final : public v1::JobAdmin::Service {
+ public:
+  AdminService(AdminCore* core, Authenticator* auth, store::Store* store)
+      : core_(core), auth_(auth), store_(store) {}
+
+  using Ctx = grpc::ServerContext;
+  grpc::Status CreateGroup(Ctx*, const v1::CreateGroupRequest*, v1::Group*) override;
+  grpc::Status GetGroup(Ctx*, const v1::GetGroupRequest*, v1::Group*) override;
+  grpc::Status ListGroups(Ctx*, const v1::ListGroupsRequest*, v1::ListGroupsResponse*) override;
+  grpc::Status UpdateGroup(Ctx*, const v1::UpdateGroupRequest*, v1::Group*) override;
+  grpc::Status DeleteGroup(Ctx*, const v1::DeleteGroupRequest*, v1::DeleteGroupResponse*) override;
+  grpc::Status RotateGroupToken(Ctx*, const v1::RotateGroupTokenRequest*, v1::Group*) override;
+  grpc::Status CreateJob(Ctx*, const v1::CreateJobRequest*, v1::Job*) override;
+  grpc::Status GetJob(Ctx*, const v1::GetJobRequest*, v1::Job*) override;
+  grpc::Status ListJobs(Ctx*, const v1::ListJobsRequest*, v1::ListJobsResponse*) override;
+  grpc::Status UpdateJob(Ctx*, const v1::UpdateJobRequest*, v1::Job*) override;
+  grpc::Status DeleteJob(Ctx*, const v1::DeleteJobRequest*, v1::DeleteJobResponse*) override;
+  grpc::Status StartJob(Ctx*, const v1::StartJobRequest*, v1::Job*) override;
+  grpc::Status StopJob(Ctx*, const v1::StopJobRequest*, v1::Job*) override;
+  grpc::Status TriggerJob(Ctx*, const v1::TriggerJobRequest*, v1::TriggerJobResponse*) override;
+  grpc::Status PreviewSchedule(Ctx*, const v1::PreviewScheduleRequest*,
+                               v1::PreviewScheduleResponse*) override;
+  grpc::Status Backfill(Ctx*, const v1::BackfillRequest*, v1::BackfillResponse*) override;
+  grpc::Status ListRuns(Ctx*, const v1::ListRunsRequest*, v1::ListRunsResponse*) override;
+  grpc::Status GetRun(Ctx*, const v1::GetRunRequest*, v1::GetRunResponse*) override;
+  grpc::Status KillRun(Ctx*, const v1::KillRunRequest*, v1::KillRunResponse*) override;
+
+ private:
+  // Authenticates, runs `fn` and stores its value in `out`.
+  template <typename T, typename Fn>
+  grpc::Status Answer(Ctx* ctx, T* out, Fn&& fn);
+
+  AdminCore* const core_;
+  Authenticator* const auth_;
+  store::Store* const store_;
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_ADMIN_SERVICE_H_

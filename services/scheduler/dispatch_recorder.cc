@@ -1,0 +1,56 @@
+#include "services/scheduler/dispatch_recorder.h"
+
+#include "services/common/client/backoff.h"
+#include "services/common/client/log.h"
+
+namespace gnomon::scheduler {
+
+void DispatchRecorder::Add(store::DispatchUpdate update) {
+  absl::MutexLock l(&mu_);
+  queue_.push_back(std::move(update));
+  ++added_;
+}
+
+void DispatchRecorder::Stop() {
+  absl::MutexLock l(&mu_);
+  stopped_ = true;
+}
+
+void DispatchRecorder::Flush() {
+  absl::MutexLock l(&mu_);
+  const uint64_t target = added_;
+  auto done = [this, target]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return written_ >= target || stopped_;
+  };
+  mu_.Await(absl::Condition(&done));
+}
+
+void DispatchRecorder::Run() {
+  Backoff backoff({absl::Milliseconds(50), absl::Seconds(2), 2.0});
+  while (true) {
+    std::vector<store::DispatchUpdate> batch;
+    {
+      absl::MutexLock l(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopped_ || !queue_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (queue_.empty()) return;  // Stopped and drained.
+      batch.swap(queue_);
+    }
+    absl::Status s = store_->RecordDispatches(batch);
+    absl::MutexLock l(&mu_);
+    if (s.ok()) {
+      written_ += batch.size();
+      backoff.Reset();
+      continue;
+    }
+    GNOMON_LOG(WARNING) << "scheduler: recording " << batch.size()
+                        << " dispatch outcomes failed, will retry: " << s;
+    queue_.insert(queue_.begin(), batch.begin(), batch.end());
+    if (stopped_) return;
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + backoff.Next());
+  }
+}
+
+}  // namespace gnomon::scheduler

@@ -1,0 +1,44 @@
+// DispatchRecorder: collects dispatch outcomes from executor links and writes
+// them to the store in batches (one transaction per batch, not per run).
+//
+//   DispatchRecorder rec(store, &RealClock());
+//   std::thread t([&] { rec.Run(); });
+//   rec.Add(update);
+//   rec.Stop(); t.join();   // flushes what is queued
+//
+// Thread safety: Add/Stop from any thread; Run on one thread.
+#ifndef GNOMON_SERVICES_SCHEDULER_DISPATCH_RECORDER_H_
+#define GNOMON_SERVICES_SCHEDULER_DISPATCH_RECORDER_H_
+
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+
+namespace gnomon::scheduler {
+
+class DispatchRecorder {
+ public:
+  DispatchRecorder(store::Store* store, Clock* clock) : store_(store), clock_(clock) {}
+
+  void Add(store::DispatchUpdate update) ABSL_LOCKS_EXCLUDED(mu_);
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  // Blocks until everything added so far is written (tests, shutdown).
+  void Flush() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  store::Store* const store_;
+  Clock* const clock_;
+  absl::Mutex mu_;
+  std::vector<store::DispatchUpdate> queue_ ABSL_GUARDED_BY(mu_);
+  uint64_t added_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t written_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_DISPATCH_RECORDER_H_

@@ -1,0 +1,107 @@
+// ExecutorLink: one long-lived Executor.Dispatch stream to one executor.
+//
+// Run requests are queued and written by the link's writer thread; answers
+// (accepted/rejected per run) are matched by run id on its reader thread and
+// handed to the caller's callback. A broken stream fails every unanswered run
+// with Unavailable; the next Send opens a new stream.
+//
+//   ExecutorLinks links(&RealClock());
+//   links.Send("10.0.0.7:9999", group_token, run,
+//              [](absl::StatusOr<v1::DispatchResponse> r) { ... });
+//
+// Thread safety: thread-safe. Callbacks run on link threads; they must not block long.
+#ifndef GNOMON_SERVICES_SCHEDULER_EXECUTOR_LINK_H_
+#define GNOMON_SERVICES_SCHEDULER_EXECUTOR_LINK_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "gnomon/v1/executor.grpc.pb.h"
+#include "services/common/client/clock.h"
+
+namespace gnomon::scheduler {
+
+using DispatchCallback = std::function<void(absl::StatusOr<v1::DispatchResponse>)>;
+
+class ExecutorLink {
+ public:
+  ExecutorLink(std::string address, std::string token, Clock* clock, absl::Duration answer_timeout);
+  ~ExecutorLink();
+  ExecutorLink(const ExecutorLink&) = delete;
+  ExecutorLink& operator=(const ExecutorLink&) = delete;
+
+  void Send(v1::RunRequest run, DispatchCallback cb) ABSL_LOCKS_EXCLUDED(mu_);
+  // Fails everything queued or unanswered and stops the threads.
+  void Close() ABSL_LOCKS_EXCLUDED(mu_);
+  // The stub for unary calls (Beat, IdleBeat, Kill) on the same channel.
+  v1::Executor::Stub* stub() { return stub_.get(); }
+  const std::string& token() const { return token_; }
+
+ private:
+  using Stream = grpc::ClientReaderWriter<v1::DispatchRequest, v1::DispatchResponse>;
+  struct Pending {
+    DispatchCallback cb;
+    int64_t sent_ms = 0;
+  };
+
+  void WriterLoop() ABSL_LOCKS_EXCLUDED(mu_);
+  void ReaderLoop(Stream* stream, uint64_t generation) ABSL_LOCKS_EXCLUDED(mu_);
+  // Opens a new stream if none is healthy; returns it (null when closed).
+  Stream* EnsureStream() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void TearDownStream() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FailAll(absl::flat_hash_map<int64_t, Pending> pending, const absl::Status& why);
+
+  const std::string address_;
+  const std::string token_;
+  Clock* const clock_;
+  const absl::Duration answer_timeout_;
+  std::unique_ptr<v1::Executor::Stub> stub_;
+
+  absl::Mutex mu_;
+  std::deque<std::pair<v1::RunRequest, DispatchCallback>> queue_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int64_t, Pending> pending_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<grpc::ClientContext> ctx_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Stream> stream_ ABSL_GUARDED_BY(mu_);
+  std::thread reader_ ABSL_GUARDED_BY(mu_);
+  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
+  bool broken_ ABSL_GUARDED_BY(mu_) = false;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread writer_;
+};
+
+// The set of links, one per (address, token); created on first use.
+class ExecutorLinks {
+ public:
+  explicit ExecutorLinks(Clock* clock, absl::Duration answer_timeout = absl::Seconds(10))
+      : clock_(clock), answer_timeout_(answer_timeout) {}
+  ~ExecutorLinks() { CloseAll(); }
+
+  std::shared_ptr<ExecutorLink> Get(const std::string& address, const std::string& token)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void Send(const std::string& address, const std::string& token, v1::RunRequest run,
+            DispatchCallback cb) {
+    Get(address, token)->Send(std::move(run), std::move(cb));
+  }
+  // Closes the links to `address` (the executor left).
+  void Drop(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+  void CloseAll() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  Clock* const clock_;
+  const absl::Duration answer_timeout_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<ExecutorLink>> links_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_EXECUTOR_LINK_H_

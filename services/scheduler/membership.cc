@@ -1,0 +1,103 @@
+#include "services/scheduler/membership.h"
+
+#include <utility>
+
+#include "services/common/client/auth_metadata.h"
+#include "services/common/client/backoff.h"
+#include "services/common/client/log.h"
+#include "services/common/server/grpc_server.h"
+
+namespace gnomon::scheduler {
+
+Membership::Membership(std::string token, Clock* clock) : token_(std::move(token)), clock_(clock) {}
+
+std::vector<v1::ExecutorInfo> Membership::Live(const std::string& app) const {
+  absl::MutexLock l(&mu_);
+  std::vector<v1::ExecutorInfo> out;
+  auto it = apps_.find(app);
+  if (it == apps_.end()) return out;
+  out.reserve(it->second.size());
+  for (const auto& [addr, info] : it->second) out.push_back(info);
+  return out;
+}
+
+bool Membership::synced() const {
+  absl::MutexLock l(&mu_);
+  return synced_;
+}
+
+void Membership::OnLeft(LeftCallback cb) {
+  absl::MutexLock l(&mu_);
+  left_callbacks_.push_back(std::move(cb));
+}
+
+void Membership::Apply(const v1::WatchExecutorsResponse& msg) {
+  std::vector<v1::ExecutorInfo> left;
+  std::vector<LeftCallback> callbacks;
+  {
+    absl::MutexLock l(&mu_);
+    if (msg.has_snapshot()) {
+      auto old = std::move(apps_);
+      apps_.clear();
+      for (const auto& e : msg.snapshot().executors()) apps_[e.app_name()][e.address()] = e;
+      for (const auto& [app, members] : old) {
+        for (const auto& [addr, info] : members) {
+          auto it = apps_.find(app);
+          if (it == apps_.end() || it->second.count(addr) == 0) left.push_back(info);
+        }
+      }
+      synced_ = true;
+    } else if (msg.has_change()) {
+      const v1::ExecutorInfo& e = msg.change().executor();
+      if (msg.change().kind() == v1::EXECUTOR_CHANGE_KIND_LEFT) {
+        auto it = apps_.find(e.app_name());
+        if (it != apps_.end() && it->second.erase(e.address()) > 0) left.push_back(e);
+      } else {
+        apps_[e.app_name()][e.address()] = e;
+      }
+    }
+    if (!left.empty()) callbacks = left_callbacks_;
+  }
+  for (const auto& info : left) {
+    for (const auto& cb : callbacks) cb(info);
+  }
+}
+
+void Membership::Run(const std::string& endpoint) {
+  auto stub = v1::Registry::NewStub(grpc::CreateCustomChannel(
+      endpoint, grpc::InsecureChannelCredentials(), DefaultChannelArguments()));
+  Backoff backoff({absl::Milliseconds(100), absl::Seconds(2), 2.0});
+  while (true) {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(token_));
+    {
+      absl::MutexLock l(&mu_);
+      if (stopped_) return;
+      active_ = &ctx;
+    }
+    v1::WatchExecutorsRequest req;
+    auto reader = stub->WatchExecutors(&ctx, req);
+    v1::WatchExecutorsResponse msg;
+    bool got_any = false;
+    while (reader->Read(&msg)) {
+      got_any = true;
+      Apply(msg);
+    }
+    grpc::Status status = reader->Finish();
+    absl::MutexLock l(&mu_);
+    active_ = nullptr;
+    if (stopped_) return;
+    if (got_any) backoff.Reset();
+    GNOMON_LOG(WARNING) << "scheduler: membership watch ended (" << status.error_code() << " "
+                        << status.error_message() << "); reconnecting";
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + backoff.Next());
+  }
+}
+
+void Membership::Stop() {
+  absl::MutexLock l(&mu_);
+  stopped_ = true;
+  if (active_ != nullptr) active_->TryCancel();
+}
+
+}  // namespace gnomon::scheduler

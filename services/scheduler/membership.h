@@ -1,0 +1,63 @@
+// Membership: the scheduler's view of live executors, kept current by a
+// Registry.WatchExecutors stream (a snapshot, then changes). Routing reads it;
+// nothing polls the registry per trigger.
+//
+//   Membership m(cluster_token, &RealClock());
+//   std::thread t([&] { m.Run("127.0.0.1:7070"); });
+//   std::vector<v1::ExecutorInfo> live = m.Live("orders");  // sorted by address
+//   m.Stop(); t.join();
+//
+// Thread safety: thread-safe; Run() on one thread until Stop().
+#ifndef GNOMON_SERVICES_SCHEDULER_MEMBERSHIP_H_
+#define GNOMON_SERVICES_SCHEDULER_MEMBERSHIP_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "gnomon/v1/registry.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "services/common/client/clock.h"
+
+namespace gnomon::scheduler {
+
+class Membership {
+ public:
+  // Called (without locks) for every executor that leaves.
+  using LeftCallback = std::function<void(const v1::ExecutorInfo&)>;
+
+  Membership(std::string token, Clock* clock);
+
+  std::vector<v1::ExecutorInfo> Live(const std::string& app) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether the first snapshot has arrived (before it, "no executor" is unknown).
+  bool synced() const ABSL_LOCKS_EXCLUDED(mu_);
+  void OnLeft(LeftCallback cb) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Watches the registry at `endpoint` (host:port), reconnecting, until Stop().
+  void Run(const std::string& endpoint) ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Applies one watch message (exposed for tests).
+  void Apply(const v1::WatchExecutorsResponse& msg) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  const std::string token_;
+  Clock* const clock_;
+  mutable absl::Mutex mu_;
+  // app -> address -> info (std::map keeps addresses sorted for FIRST/LAST).
+  absl::flat_hash_map<std::string, std::map<std::string, v1::ExecutorInfo>> apps_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<LeftCallback> left_callbacks_ ABSL_GUARDED_BY(mu_);
+  bool synced_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::ClientContext* active_ ABSL_GUARDED_BY(mu_) = nullptr;
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_MEMBERSHIP_H_

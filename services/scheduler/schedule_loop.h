@@ -1,0 +1,87 @@
+// ScheduleLoop: fires jobs on their schedule with millisecond resolution.
+//
+// Every `preread_interval` it reads the jobs due within `preread_window` into
+// an in-memory timer (a set ordered by slot instant). When a slot is due it
+// hands the fire to Trigger, which records the run under its unique slot key
+// before dispatching, and only then advances the job's cursor in the store
+// (compare-and-set, batched). A crash between the two re-fires nothing: the
+// slot key is taken. A slot found later than the misfire threshold follows
+// the job's misfire policy.
+//
+//   ScheduleLoop loop(store, &trigger, &RealClock(), {});
+//   std::thread t([&] { loop.Run(); });
+//   loop.Invalidate(job_id);   // after an admin change
+//   loop.Stop(); t.join();
+//
+// Thread safety: thread-safe; Run() on one thread.
+#ifndef GNOMON_SERVICES_SCHEDULER_SCHEDULE_LOOP_H_
+#define GNOMON_SERVICES_SCHEDULER_SCHEDULE_LOOP_H_
+
+#include <cstdint>
+#include <set>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+#include "services/scheduler/trigger.h"
+
+namespace gnomon::scheduler {
+
+struct ScheduleLoopOptions {
+  absl::Duration preread_window = absl::Seconds(5);
+  absl::Duration preread_interval = absl::Seconds(1);
+  int preread_limit = 5000;
+};
+
+class ScheduleLoop {
+ public:
+  ScheduleLoop(store::Store* store, Trigger* trigger, Clock* clock, ScheduleLoopOptions options)
+      : store_(store), trigger_(trigger), clock_(clock), options_(options) {}
+
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  // Forgets what is in memory about a job and re-reads due jobs now.
+  void Invalidate(int64_t job_id) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  struct Armed {
+    v1::Job job;
+    int64_t cursor = store::kNever;
+    uint32_t caught_up = 0;  // Consecutive CATCH_UP fires.
+  };
+  struct Planned {
+    FireSpec fire;
+    bool fires = true;
+    store::JobAdvance advance;
+  };
+
+  void Arm(const v1::Job& job, int64_t cursor) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Disarm(int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Plans the fire of the job's due slot and its new cursor.
+  Planned Plan(Armed& armed, int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Preread(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FireDue(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  store::Store* const store_;
+  Trigger* const trigger_;
+  Clock* const clock_;
+  const ScheduleLoopOptions options_;
+
+  absl::Mutex mu_;
+  absl::flat_hash_map<int64_t, Armed> armed_ ABSL_GUARDED_BY(mu_);
+  std::set<std::pair<int64_t, int64_t>> timer_ ABSL_GUARDED_BY(mu_);  // (slot ms, job id)
+  int64_t next_preread_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  // Jobs invalidated while a batch was being fired unlocked: not re-armed.
+  absl::flat_hash_set<int64_t> invalidated_ ABSL_GUARDED_BY(mu_);
+  bool dirty_ ABSL_GUARDED_BY(mu_) = true;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_SCHEDULE_LOOP_H_

@@ -1,0 +1,55 @@
+// SchedulerRole: assembles the scheduler — membership watch, executor links,
+// trigger, schedule loop and the JobAdmin service — and runs its threads.
+//
+//   SchedulerRole role(store, &auth, options);
+//   server.AddService(role.service());
+//   role.Start("127.0.0.1:7070");  // after the server listens (the registry may be in it)
+//   ...
+//   role.Stop();
+//
+// Thread safety: Start/Stop from one thread.
+#ifndef GNOMON_SERVICES_SCHEDULER_SCHEDULER_ROLE_H_
+#define GNOMON_SERVICES_SCHEDULER_SCHEDULER_ROLE_H_
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "services/common/server/authenticator.h"
+#include "services/scheduler/admin_core.h"
+#include "services/scheduler/admin_service.h"
+
+namespace gnomon::scheduler {
+
+struct SchedulerOptions {
+  ScheduleLoopOptions loop;
+  JobLimits limits;
+};
+
+class SchedulerRole {
+ public:
+  SchedulerRole(store::Store* store, Authenticator* auth, SchedulerOptions options,
+                Clock* clock = &RealClock());
+  ~SchedulerRole();
+
+  grpc::Service* service() { return &service_; }
+  // Starts watching the registry at `registry_endpoint` (host:port) and scheduling.
+  void Start(const std::string& registry_endpoint);
+  void Stop();
+
+ private:
+  const SchedulerOptions options_;
+  Membership membership_;
+  ExecutorLinks links_;
+  DispatchRecorder recorder_;
+  Trigger trigger_;
+  ScheduleLoop loop_;
+  AdminCore core_;
+  AdminService service_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_SCHEDULER_ROLE_H_

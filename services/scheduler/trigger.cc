@@ -1,0 +1,251 @@
+#include "services/scheduler/trigger.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
+#include "services/common/client/auth_metadata.h"
+#include "services/common/client/log.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+constexpr int64_t kGroupCacheMillis = 5'000;
+
+std::string HandlerName(const v1::Job& job) {
+  if (job.has_script()) {
+    return job.script().language() == v1::SCRIPT_LANGUAGE_PYTHON ? "script:python" : "script:shell";
+  }
+  return job.bean().handler();
+}
+
+const char* RouteName(v1::RouteStrategy s) {
+  switch (s) {
+    case v1::ROUTE_STRATEGY_UNSPECIFIED: return "FIRST";
+    default: return v1::RouteStrategy_Name(s).c_str() + sizeof("ROUTE_STRATEGY_") - 1;
+  }
+}
+
+}  // namespace
+
+Trigger::Trigger(store::Store* store, Membership* membership, ExecutorLinks* links,
+                 DispatchRecorder* recorder, Clock* clock)
+    : store_(store), membership_(membership), links_(links), recorder_(recorder), clock_(clock) {
+  for (int s = v1::RouteStrategy_MIN; s <= v1::RouteStrategy_MAX; ++s) {
+    if (!v1::RouteStrategy_IsValid(s)) continue;
+    auto strategy = static_cast<v1::RouteStrategy>(s);
+    routers_[strategy] = MakeRouter(strategy, this);
+  }
+}
+
+absl::StatusOr<v1::Group> Trigger::GroupOf(int64_t group_id) {
+  const int64_t now = clock_->NowMillis();
+  {
+    absl::MutexLock l(&mu_);
+    auto it = groups_.find(group_id);
+    if (it != groups_.end() && it->second.second > now) return it->second.first;
+  }
+  absl::StatusOr<v1::Group> g = store_->GetGroup(group_id);
+  if (!g.ok()) return g.status();
+  absl::MutexLock l(&mu_);
+  groups_[group_id] = {*g, now + kGroupCacheMillis};
+  return g;
+}
+
+void Trigger::ForgetGroup(int64_t group_id) {
+  absl::MutexLock l(&mu_);
+  groups_.erase(group_id);
+}
+
+std::vector<v1::ExecutorInfo> Trigger::Candidates(const FireSpec& f, const v1::Group& g) {
+  std::vector<v1::ExecutorInfo> out;
+  if (!f.addresses.empty() || g.has_manual()) {
+    const auto& list = !f.addresses.empty()
+                           ? std::vector<std::string>(f.addresses.begin(), f.addresses.end())
+                           : std::vector<std::string>(g.manual().addresses().begin(),
+                                                      g.manual().addresses().end());
+    for (const std::string& a : list) {
+      v1::ExecutorInfo e;
+      e.set_app_name(g.app_name());
+      e.set_address(a);
+      out.push_back(std::move(e));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.address() < b.address(); });
+  } else {
+    out = membership_->Live(g.app_name());
+  }
+  absl::MutexLock l(&mu_);
+  for (const auto& e : out) tokens_[e.address()] = g.access_token();
+  return out;
+}
+
+Router* Trigger::RouterFor(v1::RouteStrategy s) {
+  auto it = routers_.find(s);
+  return it == routers_.end() ? routers_.at(v1::ROUTE_STRATEGY_FIRST).get() : it->second.get();
+}
+
+absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fires) {
+  const int64_t now = clock_->NowMillis();
+  struct Planned {
+    size_t fire;
+    v1::Group group;
+    std::vector<v1::ExecutorInfo> executors;
+  };
+  std::vector<Planned> plans;
+  std::vector<v1::Run> runs;
+  std::vector<size_t> run_plan;
+  for (size_t i = 0; i < fires.size(); ++i) {
+    const FireSpec& f = fires[i];
+    absl::StatusOr<v1::Group> g = GroupOf(f.job.group_id());
+    if (!g.ok()) return g.status();
+    Planned p{i, *g, Candidates(f, *g)};
+    const bool broadcast = f.job.route_strategy() == v1::ROUTE_STRATEGY_SHARDING_BROADCAST;
+    const uint32_t total = broadcast ? std::max<uint32_t>(1, p.executors.size()) : 1;
+    for (uint32_t shard = 0; shard < total; ++shard) {
+      if (f.shard && *f.shard != shard) continue;
+      v1::Run r;
+      r.set_job_id(f.job.id());
+      r.set_group_id(f.job.group_id());
+      r.set_trigger_type(f.type);
+      if (f.scheduled_ms > 0) *r.mutable_scheduled_time() = TimeUtil::MillisecondsToTimestamp(f.scheduled_ms);
+      *r.mutable_trigger_time() = TimeUtil::MillisecondsToTimestamp(now);
+      r.set_handler(HandlerName(f.job));
+      r.set_params(f.params ? *f.params : f.job.params());
+      r.set_shard_index(shard);
+      r.set_shard_total(total);
+      r.set_parent_run_id(f.parent_run_id);
+      r.set_status(v1::RUN_STATUS_PENDING);
+      r.set_fence_epoch(fence_epoch_.load());
+      runs.push_back(std::move(r));
+      run_plan.push_back(plans.size());
+    }
+    plans.push_back(std::move(p));
+  }
+  absl::StatusOr<std::vector<store::RunInsertOutcome>> inserted = store_->InsertRuns(runs);
+  if (!inserted.ok()) return inserted.status();
+
+  std::vector<FireOutcome> outcomes(fires.size());
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const Planned& p = plans[run_plan[k]];
+    FireOutcome& out = outcomes[p.fire];
+    if (!(*inserted)[k].inserted) {
+      out.slot_already_fired = true;
+      continue;
+    }
+    runs[k].set_id((*inserted)[k].run_id);
+    out.run_ids.push_back(runs[k].id());
+    Dispatch(runs[k], fires[p.fire], p.group, p.executors);
+  }
+  return outcomes;
+}
+
+void Trigger::Fail(const v1::Run& run, int32_t code, const std::string& message) {
+  store::DispatchUpdate u;
+  u.run_id = run.id();
+  u.status = v1::RUN_STATUS_FAILED;
+  u.trigger_code = code;
+  u.trigger_message = message;
+  u.handle_code = code;
+  u.handle_message = message;
+  u.dispatch_ms = clock_->NowMillis();
+  u.end_ms = u.dispatch_ms;
+  u.fence_epoch = run.fence_epoch();
+  recorder_->Add(std::move(u));
+}
+
+void Trigger::Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g,
+                       const std::vector<v1::ExecutorInfo>& executors) {
+  if (executors.empty()) {
+    Fail(run, v1::HANDLE_CODE_NO_EXECUTOR,
+         absl::StrCat("no live executor in group ", g.id(), " (app \"", g.app_name(), "\")"));
+    return;
+  }
+  std::string address;
+  const v1::RouteStrategy strategy = f.job.route_strategy();
+  if (strategy == v1::ROUTE_STRATEGY_SHARDING_BROADCAST) {
+    address = executors[std::min<size_t>(run.shard_index(), executors.size() - 1)].address();
+  } else {
+    absl::StatusOr<std::string> picked = RouterFor(strategy)->Pick(f.job.id(), executors);
+    if (!picked.ok()) {
+      Fail(run, v1::HANDLE_CODE_NO_EXECUTOR, std::string(picked.status().message()));
+      return;
+    }
+    address = *picked;
+  }
+
+  v1::RunRequest req;
+  req.set_run_id(run.id());
+  req.set_job_id(run.job_id());
+  if (f.job.has_script()) {
+    *req.mutable_script() = f.job.script();
+  } else {
+    *req.mutable_bean() = f.job.bean();
+  }
+  req.set_params(run.params());
+  req.set_shard_index(run.shard_index());
+  req.set_shard_total(run.shard_total());
+  req.set_attempt(run.attempt());
+  req.set_trigger_type(run.trigger_type());
+  req.set_block_strategy(f.job.block_strategy());
+  *req.mutable_timeout() = f.job.timeout();
+  *req.mutable_scheduled_time() = run.has_scheduled_time() ? run.scheduled_time() : run.trigger_time();
+  req.set_fence_epoch(run.fence_epoch());
+
+  std::string route = absl::StrCat("route ", RouteName(strategy), " -> ", address);
+  const int64_t run_id = run.id();
+  const int64_t epoch = run.fence_epoch();
+  links_->Send(address, g.access_token(), std::move(req),
+               [this, run_id, epoch, address, route](absl::StatusOr<v1::DispatchResponse> r) {
+                 store::DispatchUpdate u;
+                 u.run_id = run_id;
+                 u.executor_address = address;
+                 u.dispatch_ms = clock_->NowMillis();
+                 u.fence_epoch = epoch;
+                 if (r.ok() && r->has_accepted()) {
+                   u.status = v1::RUN_STATUS_RUNNING;
+                   u.trigger_code = 200;
+                   u.trigger_message = route;
+                 } else {
+                   u.status = v1::RUN_STATUS_FAILED;
+                   u.trigger_code = r.ok() ? r->rejected().code() : v1::HANDLE_CODE_FAILURE;
+                   u.trigger_message = absl::StrCat(
+                       route, ": ", r.ok() ? r->rejected().reason() : r.status().ToString());
+                   u.handle_code = u.trigger_code;
+                   u.handle_message = u.trigger_message;
+                   u.end_ms = u.dispatch_ms;
+                 }
+                 recorder_->Add(std::move(u));
+               });
+}
+
+std::string Trigger::TokenFor(const std::string& address) {
+  absl::MutexLock l(&mu_);
+  auto it = tokens_.find(address);
+  return it == tokens_.end() ? "" : it->second;
+}
+
+bool Trigger::Alive(const v1::ExecutorInfo& executor) {
+  auto link = links_->Get(executor.address(), TokenFor(executor.address()));
+  grpc::ClientContext ctx;
+  ctx.AddMetadata(std::string(kAccessTokenKey), link->token());
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+  v1::BeatRequest req;
+  v1::BeatResponse resp;
+  return link->stub()->Beat(&ctx, req, &resp).ok();
+}
+
+bool Trigger::Idle(const v1::ExecutorInfo& executor, int64_t job_id) {
+  auto link = links_->Get(executor.address(), TokenFor(executor.address()));
+  grpc::ClientContext ctx;
+  ctx.AddMetadata(std::string(kAccessTokenKey), link->token());
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+  v1::IdleBeatRequest req;
+  req.set_job_id(job_id);
+  v1::IdleBeatResponse resp;
+  return link->stub()->IdleBeat(&ctx, req, &resp).ok() && resp.idle();
+}
+
+}  // namespace gnomon::scheduler

@@ -1,0 +1,89 @@
+// Trigger: records the runs of a fire (taking its unique slots) and
+// dispatches them to executors chosen by the job's route strategy.
+//
+//   FireSpec f{.job = job, .type = v1::TRIGGER_TYPE_FIX_RATE, .scheduled_ms = slot};
+//   absl::StatusOr<std::vector<FireOutcome>> out = trigger.Fire({f});
+//
+// Every recorded run ends with a dispatch outcome: RUNNING once an executor
+// accepted it, or FAILED with the reason (no executor, rejected, unreachable).
+//
+// Thread safety: thread-safe.
+#ifndef GNOMON_SERVICES_SCHEDULER_TRIGGER_H_
+#define GNOMON_SERVICES_SCHEDULER_TRIGGER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+#include "services/scheduler/dispatch_recorder.h"
+#include "services/scheduler/executor_link.h"
+#include "services/scheduler/membership.h"
+#include "services/scheduler/router.h"
+
+namespace gnomon::scheduler {
+
+struct FireSpec {
+  v1::Job job;
+  v1::TriggerType type = v1::TRIGGER_TYPE_API;
+  int64_t scheduled_ms = 0;  // The slot; 0 = an unslotted (manual/API/parent) fire.
+  std::optional<std::string> params;
+  std::vector<std::string> addresses;  // Explicit executors instead of the group's.
+  std::optional<uint32_t> shard;       // Only this shard of a broadcast.
+  int64_t parent_run_id = 0;
+};
+
+struct FireOutcome {
+  std::vector<int64_t> run_ids;  // Newly recorded runs.
+  bool slot_already_fired = false;
+};
+
+class Trigger final : public ExecutorProbe {
+ public:
+  Trigger(store::Store* store, Membership* membership, ExecutorLinks* links,
+          DispatchRecorder* recorder, Clock* clock);
+
+  absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) ABSL_LOCKS_EXCLUDED(mu_);
+  void set_fence_epoch(int64_t epoch) { fence_epoch_.store(epoch); }
+
+  // ExecutorProbe (FAILOVER / BUSYOVER routing).
+  bool Alive(const v1::ExecutorInfo& executor) override;
+  bool Idle(const v1::ExecutorInfo& executor, int64_t job_id) override;
+
+  // Drops the cached group (after an update or token rotation).
+  void ForgetGroup(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  absl::StatusOr<v1::Group> GroupOf(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<v1::ExecutorInfo> Candidates(const FireSpec& f, const v1::Group& g);
+  Router* RouterFor(v1::RouteStrategy s);
+  void Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g,
+                const std::vector<v1::ExecutorInfo>& executors);
+  void Fail(const v1::Run& run, int32_t code, const std::string& message);
+  std::string TokenFor(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+
+  store::Store* const store_;
+  Membership* const membership_;
+  ExecutorLinks* const links_;
+  DispatchRecorder* const recorder_;
+  Clock* const clock_;
+  std::atomic<int64_t> fence_epoch_{0};
+  std::map<v1::RouteStrategy, std::unique_ptr<Router>> routers_;  // Built once, read-only.
+
+  absl::Mutex mu_;
+  absl::flat_hash_map<int64_t, std::pair<v1::Group, int64_t>> groups_ ABSL_GUARDED_BY(mu_);
+  // Address -> token of the group last dispatched there (for probes).
+  absl::flat_hash_map<std::string, std::string> tokens_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_TRIGGER_H_
