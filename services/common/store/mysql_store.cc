@@ -1,12 +1,190 @@
 #include "services/common/store/mysql_store.h"
 
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "services/common/store/migrations.h"
+#include "services/common/store/mysql_conn.h"
+#include "services/common/store/sql_store.h"
+#include "services/common/store/statements.h"
 
 namespace gnomon::store {
+namespace {
+
+using internal::ExecResult;
+using internal::MysqlConn;
+using internal::SqlConn;
+using internal::SqlFn;
+using internal::SqlRow;
+
+constexpr int kMaxConnections = 8;
+
+// A pool of connections to one database. Connections are opened on demand,
+// reused, and dropped when a call saw a connection-type failure.
+class MysqlDb final : public internal::SqlDb {
+ public:
+  MysqlDb(MysqlAddress address, StoreOptions options)
+      : address_(std::move(address)), options_(options) {}
+
+  absl::Status Transact(const SqlFn& fn) override ABSL_LOCKS_EXCLUDED(mu_) {
+    return WithConn([&](MysqlConn& c) -> absl::Status {
+      if (absl::Status s = c.Script("START TRANSACTION"); !s.ok()) return s;
+      absl::Status s = fn(c);
+      if (s.ok()) s = c.Script("COMMIT");
+      if (!s.ok() && !c.broken()) c.Script("ROLLBACK").IgnoreError();
+      return s;
+    });
+  }
+
+  absl::Status Read(const SqlFn& fn) override ABSL_LOCKS_EXCLUDED(mu_) {
+    return WithConn([&](MysqlConn& c) { return fn(c); });
+  }
+
+  // Adds an open connection (the one that ran the migrations) to the pool.
+  void Adopt(std::unique_ptr<MysqlConn> conn) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    ++open_;
+    idle_.push_back(std::move(conn));
+  }
+
+ private:
+  // Runs body on a pooled connection. If a reused connection fails with
+  // Unavailable before any statement succeeded (the server closed it while
+  // idle), body runs once more on a fresh connection: nothing was applied.
+  absl::Status WithConn(const std::function<absl::Status(MysqlConn&)>& body)
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    for (int attempt = 0;; ++attempt) {
+      bool reused = false;
+      absl::StatusOr<std::unique_ptr<MysqlConn>> conn = Acquire(&reused);
+      if (!conn.ok()) return conn.status();
+      (*conn)->ResetCounters();
+      absl::Status s = body(**conn);
+      const bool retry = absl::IsUnavailable(s) && reused && (*conn)->succeeded() == 0 &&
+                         (*conn)->broken() && attempt == 0;
+      Release(*std::move(conn));
+      if (!retry) return s;
+    }
+  }
+
+  absl::StatusOr<std::unique_ptr<MysqlConn>> Acquire(bool* reused) ABSL_LOCKS_EXCLUDED(mu_) {
+    {
+      absl::MutexLock lock(&mu_);
+      auto available = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return !idle_.empty() || open_ < kMaxConnections;
+      };
+      mu_.Await(absl::Condition(&available));
+      if (!idle_.empty()) {
+        std::unique_ptr<MysqlConn> conn = std::move(idle_.back());
+        idle_.pop_back();
+        *reused = true;
+        return conn;
+      }
+      ++open_;
+    }
+    absl::StatusOr<std::unique_ptr<MysqlConn>> conn = MysqlConn::Connect(address_, options_, true);
+    if (!conn.ok()) {
+      absl::MutexLock lock(&mu_);
+      --open_;
+    }
+    return conn;
+  }
+
+  void Release(std::unique_ptr<MysqlConn> conn) ABSL_LOCKS_EXCLUDED(mu_) {
+    if (conn->broken()) {
+      conn.reset();  // Closed outside the lock: a dead server may be slow to hang up on.
+      absl::MutexLock lock(&mu_);
+      --open_;
+      return;
+    }
+    absl::MutexLock lock(&mu_);
+    idle_.push_back(std::move(conn));
+  }
+
+  const MysqlAddress address_;
+  const StoreOptions options_;
+  absl::Mutex mu_;
+  std::vector<std::unique_ptr<MysqlConn>> idle_ ABSL_GUARDED_BY(mu_);
+  int open_ ABSL_GUARDED_BY(mu_) = 0;  // Connections open, idle or in use.
+};
+
+// Takes the named advisory lock, waiting up to `wait`.
+absl::Status TakeMigrationLock(MysqlConn& c, const std::string& name, absl::Duration wait,
+                               const StoreOptions& options) {
+  // Each GET_LOCK call waits less than the read timeout, so a long wait for
+  // another process's migration never looks like a dead server.
+  const int step = std::max(0, options.timeout_seconds - 1);
+  const absl::Time deadline = absl::Now() + wait;
+  while (true) {
+    absl::StatusOr<std::vector<SqlRow>> rows =
+        c.Query(absl::StrCat("SELECT GET_LOCK(?, ", step, ")"), {internal::SqlText(name)});
+    if (!rows.ok()) return rows.status();
+    if (!rows->empty() && internal::ColInt(rows->front(), 0) == 1) return absl::OkStatus();
+    if (absl::Now() >= deadline) {
+      return absl::UnavailableError(
+          absl::StrCat("mysql: timed out waiting for migration lock '", name, "'"));
+    }
+    if (step == 0) absl::SleepFor(absl::Milliseconds(100));
+  }
+}
+
+absl::Status ApplyMigrations(MysqlConn& c, const MysqlAddress& address) {
+  const internal::Statements& sql = internal::StatementsFor(internal::Dialect::kMysql);
+  if (absl::Status s = c.Script(sql.create_migrations_table); !s.ok()) return s;
+  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql.select_migrations, {});
+  if (!rows.ok()) return rows.status();
+  int64_t applied = 0;
+  for (const SqlRow& row : *rows) applied = std::max(applied, internal::ColInt(row, 0));
+  for (const internal::Migration& m : internal::MysqlMigrations()) {
+    if (m.version <= applied) continue;
+    // MySQL commits DDL implicitly; the statements are idempotent instead.
+    for (const std::string& stmt : m.statements) {
+      if (absl::Status s = c.Script(stmt); !s.ok()) {
+        return internal::Annotate(s, absl::StrCat("migration ", m.version));
+      }
+    }
+    absl::StatusOr<ExecResult> r =
+        c.Exec(sql.insert_migration, {internal::SqlInt(m.version),
+                                      internal::SqlInt(absl::ToUnixMillis(absl::Now()))});
+    if (!r.ok()) return r.status();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Store>> OpenMysqlStore(const MysqlAddress& address,
                                                       const StoreOptions& options) {
-  return absl::UnimplementedError("mysql store: not built yet");
+  absl::StatusOr<std::unique_ptr<MysqlConn>> conn = MysqlConn::Connect(address, options, false);
+  if (!conn.ok()) return conn.status();
+  MysqlConn& c = **conn;
+  // The database name was validated by ParseStoreUrl (letters, digits, '_', '$').
+  for (const std::string& stmt :
+       {absl::StrCat("CREATE DATABASE IF NOT EXISTS `", address.database,
+                     "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"),
+        absl::StrCat("USE `", address.database, "`")}) {
+    if (absl::Status s = c.Script(stmt); !s.ok()) return s;
+  }
+  const std::string lock = absl::StrCat("gnomon.migrate.", address.database);
+  const absl::Duration wait = absl::Seconds(std::max(30, 6 * options.timeout_seconds));
+  if (absl::Status s = TakeMigrationLock(c, lock, wait, options); !s.ok()) return s;
+  absl::Status migrated = ApplyMigrations(c, address);
+  absl::StatusOr<std::vector<SqlRow>> released =
+      c.Query("SELECT RELEASE_LOCK(?)", {internal::SqlText(lock)});
+  if (!migrated.ok()) return migrated;
+  if (!released.ok()) return released.status();
+
+  auto db = std::make_unique<MysqlDb>(address, options);
+  db->Adopt(*std::move(conn));
+  return std::make_unique<internal::SqlStore>(std::move(db), internal::Dialect::kMysql, options);
 }
 
 }  // namespace gnomon::store
