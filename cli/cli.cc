@@ -11,8 +11,8 @@ namespace {
 const std::vector<Command>& AllCommands() {
   static const auto* commands = [] {
     auto* all = new std::vector<Command>();
-    for (auto part : {GroupCommands(), JobCommands(), RunCommands(),
-                      CronCommands()}) {
+    for (auto part :
+         {GroupCommands(), JobCommands(), RunCommands(), CronCommands()}) {
       for (Command& c : part) all->push_back(std::move(c));
     }
     return all;
@@ -63,17 +63,17 @@ std::string TopHelp() {
       "\nExamples:\n"
       "  export GNOMON_SERVER=scheduler.internal:7070 GNOMON_TOKEN=...\n"
       "  gnomonctl group create billing --title 'Billing workers'\n"
-      "  gnomonctl job create --group 1 --handler report --cron '0 0 6 * * ?' --tz Europe/Berlin --start\n"
+      "  gnomonctl job create --group 1 --handler report --cron '0 0 6 * * ?' "
+      "--tz Europe/Berlin --start\n"
       "  gnomonctl run list --status failed --since 1h -o json\n\n"
       "Run 'gnomonctl NOUN VERB --help' for a command's flags.\n");
 }
 
 std::string NounHelp(const std::string& noun) {
-  return absl::StrCat("Usage: gnomonctl ", noun,
-                      " VERB [arguments] [flags]\n\nCommands:\n",
-                      CommandList(noun), "\nGlobal flags:\n",
-                      FlagHelp(GlobalFlagSpecs()), "\nRun 'gnomonctl ", noun,
-                      " VERB --help' for a command's flags.\n");
+  return absl::StrCat(
+      "Usage: gnomonctl ", noun, " VERB [arguments] [flags]\n\nCommands:\n",
+      CommandList(noun), "\nGlobal flags:\n", FlagHelp(GlobalFlagSpecs()),
+      "\nRun 'gnomonctl ", noun, " VERB --help' for a command's flags.\n");
 }
 
 std::string CommandHelp(const Command& c) {
@@ -142,13 +142,15 @@ std::vector<FlagSpec> GlobalFlagSpecs() {
       {"server", "", true, "HOST:PORT",
        "gnomon server (default $GNOMON_SERVER, else 127.0.0.1:7070)."},
       {"token", "", true, "T",
-       "Admin token, sent as 'authorization: Bearer T' (default $GNOMON_TOKEN)."},
+       "Admin token, sent as 'authorization: Bearer T' (default "
+       "$GNOMON_TOKEN)."},
       {"output", "o", true, "FORMAT",
        "table (default) or json: one JSON document on stdout."},
       {"timeout", "", true, "DUR",
        "Deadline of each call (default 10s); in 'job create|update' after the "
        "verb it is the job's run timeout."},
-      {"rpc-timeout", "", true, "DUR", "Deadline of each call, in any position."},
+      {"rpc-timeout", "", true, "DUR",
+       "Deadline of each call, in any position."},
       {"help", "h", false, "", "Show help."},
   };
 }
@@ -187,9 +189,9 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
   // Phase 2: the command's flags plus the global ones it does not shadow.
   std::vector<FlagSpec> specs = command->flags;
   for (const FlagSpec& global : GlobalFlagSpecs()) {
-    bool shadowed = std::any_of(specs.begin(), specs.end(), [&](const FlagSpec& s) {
-      return s.name == global.name;
-    });
+    bool shadowed =
+        std::any_of(specs.begin(), specs.end(),
+                    [&](const FlagSpec& s) { return s.name == global.name; });
     if (!shadowed) specs.push_back(global);
   }
   std::vector<std::string> rest(args.begin() + head->consumed(), args.end());

@@ -1,9 +1,10 @@
 // Whole gnomonctl command lines against in-process fake servers.
+#include "cli/cli.h"
+
 #include <map>
 #include <sstream>
 
 #include "absl/time/time.h"
-#include "cli/cli.h"
 #include "cli/fake_servers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
@@ -27,14 +28,18 @@ struct Result {
 class CliTest : public ::testing::Test {
  protected:
   CliTest() {
-    env_.getenv = [this](const std::string& name) -> std::optional<std::string> {
+    env_.getenv =
+        [this](const std::string& name) -> std::optional<std::string> {
       auto it = vars_.find(name);
       if (it == vars_.end()) return std::nullopt;
       return it->second;
     };
     env_.zone = absl::UTCTimeZone();
-    env_.now = [] { return absl::FromUnixSeconds(1714564800); };  // 2024-05-01T12:00Z
-    env_.read_file = [](const std::string& path) -> absl::StatusOr<std::string> {
+    env_.now = [] {
+      return absl::FromUnixSeconds(1714564800);
+    };  // 2024-05-01T12:00Z
+    env_.read_file =
+        [](const std::string& path) -> absl::StatusOr<std::string> {
       if (path == "job.sh") return std::string("echo hello\n");
       return absl::InvalidArgumentError("cannot read " + path);
     };
@@ -69,7 +74,8 @@ TEST_F(CliTest, TokenFromEnvironmentAndFlagsAfterNoun) {
             "Bearer from-env");
   // A flag after the verb wins over the environment.
   ASSERT_EQ(Run({"group", "list", "--token=flag"}).code, 0);
-  EXPECT_EQ(servers_.state.Snapshot().calls.back().authorization, "Bearer flag");
+  EXPECT_EQ(servers_.state.Snapshot().calls.back().authorization,
+            "Bearer flag");
 }
 
 TEST_F(CliTest, NoTokenSendsNoAuthorization) {
@@ -126,9 +132,13 @@ TEST_F(CliTest, UsageErrorsExitTwoWithoutCallingTheServer) {
 }
 
 TEST_F(CliTest, HelpAtEveryLevel) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--help"}, {"-h"}, {"job", "-h"}, {"job", "create", "--help"},
-           {"-h", "run", "logs"}, {"cron", "next", "-h"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--help"},
+                                             {"-h"},
+                                             {"job", "-h"},
+                                             {"job", "create", "--help"},
+                                             {"-h", "run", "logs"},
+                                             {"cron", "next", "-h"}}) {
     Result r = Run(args);
     EXPECT_EQ(r.code, 0);
     EXPECT_THAT(r.out, HasSubstr("--server")) << ::testing::PrintToString(args);
@@ -184,10 +194,10 @@ TEST_F(CliTest, GroupDeleteAndRotate) {
   Result r = Run({"group", "delete", "4"});
   ASSERT_EQ(r.code, 0);
   EXPECT_EQ(r.out, "deleted group 4\n");
-  EXPECT_EQ(servers_.state.Last<v1::DeleteGroupRequest>("DeleteGroup").group_id(), 4);
-  servers_.state.Set([](testing::AdminState& s) {
-    s.group.set_access_token("new-token");
-  });
+  EXPECT_EQ(
+      servers_.state.Last<v1::DeleteGroupRequest>("DeleteGroup").group_id(), 4);
+  servers_.state.Set(
+      [](testing::AdminState& s) { s.group.set_access_token("new-token"); });
   r = Run({"group", "rotate-token", "4"});
   ASSERT_EQ(r.code, 0);
   EXPECT_THAT(r.out, HasSubstr("new-token"));
@@ -245,8 +255,8 @@ TEST_F(CliTest, JobUpdateChangesOnlyGivenFields) {
     s.job.mutable_schedule()->mutable_cron()->set_time_zone("Europe/Berlin");
     s.job.add_child_job_ids(9);
   });
-  Result r = Run({"job", "update", "7", "--retries", "3", "--cron",
-                  "0 0 2 * * ?"});
+  Result r =
+      Run({"job", "update", "7", "--retries", "3", "--cron", "0 0 2 * * ?"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(servers_.state.Methods(), ElementsAre("GetJob", "UpdateJob"));
   auto req = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob");
@@ -321,8 +331,8 @@ TEST_F(CliTest, RunListStopsAtLimitAcrossPages) {
     for (int i = 2; i < 4; ++i) s.run_pages[1].add_runs()->set_id(10 - i);
     s.run_pages[1].set_next_page_token("2");
   });
-  Result r = Run({"run", "list", "--job", "7", "--status", "failed",
-                  "--since", "1h", "--limit", "3", "-o", "json"});
+  Result r = Run({"run", "list", "--job", "7", "--status", "failed", "--since",
+                  "1h", "--limit", "3", "-o", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   v1::ListRunsResponse resp;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &resp).ok());

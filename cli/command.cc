@@ -33,8 +33,8 @@ CommandContext::CommandContext(const Command& command, ParsedArgs args,
 
 void CommandContext::Connect() {
   if (channel_ != nullptr) return;
-  channel_ = grpc::CreateChannel(globals_.server,
-                                 grpc::InsecureChannelCredentials());
+  channel_ =
+      grpc::CreateChannel(globals_.server, grpc::InsecureChannelCredentials());
   admin_ = v1::JobAdmin::NewStub(channel_);
   logs_ = v1::LogService::NewStub(channel_);
 }

@@ -3,7 +3,8 @@
 //
 // A command is a Command entry whose `run` receives a CommandContext:
 //
-//   Command{"group", "get", "ID", "Show one group.", {}, "gnomonctl group get 3",
+//   Command{"group", "get", "ID", "Show one group.", {}, "gnomonctl group get
+//   3",
 //           [](CommandContext& c) {
 //             v1::GetGroupRequest req; ...
 //             v1::Group group;

@@ -16,10 +16,13 @@ namespace {
 
 std::vector<FlagSpec> CronNextFlagSpecs() {
   return {
-      {"tz", "", true, "ZONE", "IANA time zone of the expression (default UTC)."},
-      {"from", "", true, "TIME", "Instants after this RFC 3339 time (default now)."},
+      {"tz", "", true, "ZONE",
+       "IANA time zone of the expression (default UTC)."},
+      {"from", "", true, "TIME",
+       "Instants after this RFC 3339 time (default now)."},
       {"from-ms", "", true, "MS", "Instants after this UTC epoch millisecond."},
-      {"count", "n", true, "N", "How many instants (default 10, at most 1000)."},
+      {"count", "n", true, "N",
+       "How many instants (default 10, at most 1000)."},
   };
 }
 
@@ -33,8 +36,8 @@ absl::StatusOr<absl::Time> FromTime(const CommandContext& c) {
   if (auto ms = args.Get("from-ms")) {
     int64_t value = 0;
     if (!absl::SimpleAtoi(*ms, &value)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--from-ms must be epoch milliseconds, not '", *ms, "'"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--from-ms must be epoch milliseconds, not '", *ms, "'"));
     }
     return absl::FromUnixMillis(value);
   }
@@ -79,7 +82,8 @@ int Next(CommandContext& c) {
   if (c.json()) {
     std::string json = "{\"next_ms\": [";
     for (size_t i = 0; i < times->size(); ++i) {
-      absl::StrAppend(&json, i == 0 ? "" : ", ", absl::ToUnixMillis((*times)[i]));
+      absl::StrAppend(&json, i == 0 ? "" : ", ",
+                      absl::ToUnixMillis((*times)[i]));
     }
     c.out() << json << "]}\n";
     return kExitOk;
@@ -108,10 +112,12 @@ int Next(CommandContext& c) {
 std::vector<Command> CronCommands() {
   return {
       {"cron", "next", "EXPR [--tz ZONE] [--from TIME | --from-ms MS] [-n N]",
-       "Print the next fire times of a Quartz cron expression (no server needed).",
+       "Print the next fire times of a Quartz cron expression (no server "
+       "needed).",
        CronNextFlagSpecs(),
        "gnomonctl cron next '0 0 2 * * ?' --tz Europe/Berlin -n 5\n"
-       "gnomonctl cron next '0 */15 * * * ?' --from 2024-03-31T00:00:00Z -o json",
+       "gnomonctl cron next '0 */15 * * * ?' --from 2024-03-31T00:00:00Z -o "
+       "json",
        Next},
   };
 }

@@ -90,7 +90,8 @@ class FakeState {
     RecordedCall call{method, "", request.SerializeAsString()};
     auto auth = context->client_metadata().find("authorization");
     if (auth != context->client_metadata().end()) {
-      call.authorization = std::string(auth->second.data(), auth->second.size());
+      call.authorization =
+          std::string(auth->second.data(), auth->second.size());
     }
     state_.calls.push_back(std::move(call));
     if (state_.fail.has_value()) return *state_.fail;
@@ -114,10 +115,10 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
  public:
   explicit FakeJobAdmin(FakeState* state) : s_(state) {}
 
-#define GNOMON_FAKE_UNARY(Method, Request, Response, body)                 \
-  grpc::Status Method(grpc::ServerContext* ctx, const v1::Request* req,    \
-                      v1::Response* resp) override {                       \
-    return s_->Handle(ctx, #Method, *req, [&](AdminState& s) { body; });   \
+#define GNOMON_FAKE_UNARY(Method, Request, Response, body)               \
+  grpc::Status Method(grpc::ServerContext* ctx, const v1::Request* req,  \
+                      v1::Response* resp) override {                     \
+    return s_->Handle(ctx, #Method, *req, [&](AdminState& s) { body; }); \
   }
   GNOMON_FAKE_UNARY(CreateGroup, CreateGroupRequest, Group, *resp = s.group)
   GNOMON_FAKE_UNARY(GetGroup, GetGroupRequest, Group, *resp = s.group)
@@ -130,23 +131,21 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
   GNOMON_FAKE_UNARY(CreateJob, CreateJobRequest, Job, *resp = req->job())
   GNOMON_FAKE_UNARY(GetJob, GetJobRequest, Job, *resp = s.job)
   GNOMON_FAKE_UNARY(ListJobs, ListJobsRequest, ListJobsResponse,
-                    if (!s.job_pages.empty()) *resp = s.job_pages[PageIndex(
-                                                  req->page_token(), s.job_pages)])
+                    if (!s.job_pages.empty()) * resp =
+                        s.job_pages[PageIndex(req->page_token(), s.job_pages)])
   GNOMON_FAKE_UNARY(UpdateJob, UpdateJobRequest, Job, *resp = req->job())
   GNOMON_FAKE_UNARY(DeleteJob, DeleteJobRequest, DeleteJobResponse, )
-  GNOMON_FAKE_UNARY(StartJob, StartJobRequest, Job,
-                    *resp = s.job;
+  GNOMON_FAKE_UNARY(StartJob, StartJobRequest, Job, *resp = s.job;
                     resp->set_state(v1::JOB_STATE_RUNNING))
-  GNOMON_FAKE_UNARY(StopJob, StopJobRequest, Job,
-                    *resp = s.job;
+  GNOMON_FAKE_UNARY(StopJob, StopJobRequest, Job, *resp = s.job;
                     resp->set_state(v1::JOB_STATE_STOPPED))
   GNOMON_FAKE_UNARY(TriggerJob, TriggerJobRequest, TriggerJobResponse,
                     *resp = s.trigger)
   GNOMON_FAKE_UNARY(Backfill, BackfillRequest, BackfillResponse,
                     *resp = s.backfill)
   GNOMON_FAKE_UNARY(ListRuns, ListRunsRequest, ListRunsResponse,
-                    if (!s.run_pages.empty()) *resp = s.run_pages[PageIndex(
-                                                  req->page_token(), s.run_pages)])
+                    if (!s.run_pages.empty()) * resp =
+                        s.run_pages[PageIndex(req->page_token(), s.run_pages)])
   GNOMON_FAKE_UNARY(GetRun, GetRunRequest, GetRunResponse, *resp = s.run)
   GNOMON_FAKE_UNARY(KillRun, KillRunRequest, KillRunResponse, *resp = s.kill)
 #undef GNOMON_FAKE_UNARY
@@ -163,9 +162,9 @@ class FakeLogService final : public v1::LogService::Service {
                             const v1::StreamRunLogRequest* req,
                             grpc::ServerWriter<v1::LogLine>* writer) override {
     std::vector<v1::LogLine> lines;
-    grpc::Status status = s_->Handle(ctx, "StreamRunLog", *req, [&](AdminState& s) {
-      lines = s.stream_lines;
-    });
+    grpc::Status status =
+        s_->Handle(ctx, "StreamRunLog", *req,
+                   [&](AdminState& s) { lines = s.stream_lines; });
     if (!status.ok()) return status;
     for (const v1::LogLine& line : lines) writer->Write(line);
     return grpc::Status::OK;
@@ -188,9 +187,7 @@ class FakeServers {
   }
   ~FakeServers() { server_->Shutdown(); }
 
-  std::string address() const {
-    return "127.0.0.1:" + std::to_string(port_);
-  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
 
   FakeState state;
 

@@ -49,7 +49,8 @@ absl::StatusOr<ParsedArgs> ParseFlags(const std::vector<std::string>& args,
   bool flags_done = false;
   for (; i < args.size(); ++i) {
     if (stop_after_positionals >= 0 &&
-        parsed.positionals_.size() >= static_cast<size_t>(stop_after_positionals)) {
+        parsed.positionals_.size() >=
+            static_cast<size_t>(stop_after_positionals)) {
       break;
     }
     const std::string& arg = args[i];
@@ -79,9 +80,8 @@ absl::StatusOr<ParsedArgs> ParseFlags(const std::vector<std::string>& args,
       } else if (i + 1 < args.size()) {
         value = args[++i];
       } else {
-        return absl::InvalidArgumentError(
-            absl::StrCat("flag --", spec->name, " needs a value (",
-                         spec->value_name, ")"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "flag --", spec->name, " needs a value (", spec->value_name, ")"));
       }
     } else {
       if (inline_value.has_value() && *inline_value != "true") {
@@ -122,9 +122,9 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(std::string_view what,
   absl::Duration d;
   if (!absl::ParseDuration(AbslView(text), &d) || d < absl::ZeroDuration() ||
       d == absl::InfiniteDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(AbslView(what), " must be a duration such as 2s, 500ms or 1h30m, not '",
-                     AbslView(text), "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        AbslView(what), " must be a duration such as 2s, 500ms or 1h30m, not '",
+        AbslView(text), "'"));
   }
   return d;
 }
@@ -134,10 +134,10 @@ absl::StatusOr<absl::Time> ParseTimeFlag(std::string_view what,
   absl::Time t;
   std::string err;
   if (!absl::ParseTime(absl::RFC3339_full, AbslView(text), &t, &err)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(AbslView(what),
-                     " must be an RFC 3339 time such as 2024-05-01T12:00:00Z, not '",
-                     AbslView(text), "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        AbslView(what),
+        " must be an RFC 3339 time such as 2024-05-01T12:00:00Z, not '",
+        AbslView(text), "'"));
   }
   return t;
 }
@@ -157,9 +157,10 @@ std::string FlagHelp(const std::vector<FlagSpec>& specs) {
   std::vector<std::string> heads;
   size_t width = 0;
   for (const FlagSpec& spec : specs) {
-    std::string head = spec.short_name.empty()
-                           ? absl::StrCat("    --", spec.name)
-                           : absl::StrCat("-", spec.short_name, ", --", spec.name);
+    std::string head =
+        spec.short_name.empty()
+            ? absl::StrCat("    --", spec.name)
+            : absl::StrCat("-", spec.short_name, ", --", spec.name);
     if (spec.takes_value) absl::StrAppend(&head, " ", spec.value_name);
     width = std::max(width, head.size());
     heads.push_back(std::move(head));

@@ -4,9 +4,9 @@
 // vector into flag values and positional arguments:
 //
 //   std::vector<FlagSpec> specs = {{"title", "", true, "T", "Group title."}};
-//   absl::StatusOr<ParsedArgs> parsed = ParseFlags({"app", "--title=x"}, specs);
-//   parsed->Get("title");        // "x"
-//   parsed->positionals()[0];    // "app"
+//   absl::StatusOr<ParsedArgs> parsed = ParseFlags({"app", "--title=x"},
+//   specs); parsed->Get("title");        // "x" parsed->positionals()[0];    //
+//   "app"
 //
 // Accepted shapes: "--name value", "--name=value", "-n value", "-n=value" and
 // boolean "--name"; "--" ends flag parsing. A flag given twice keeps every
@@ -59,8 +59,9 @@ class ParsedArgs {
   size_t consumed() const { return consumed_; }
 
  private:
-  friend absl::StatusOr<ParsedArgs> ParseFlags(
-      const std::vector<std::string>&, const std::vector<FlagSpec>&, int);
+  friend absl::StatusOr<ParsedArgs> ParseFlags(const std::vector<std::string>&,
+                                               const std::vector<FlagSpec>&,
+                                               int);
   std::map<std::string, std::vector<std::string>, std::less<>> values_;
   std::vector<std::string> positionals_;
   size_t consumed_ = 0;

@@ -141,7 +141,7 @@ std::string DescribeMembership(const v1::Group& group) {
 std::string RunDuration(const v1::Run& run) {
   if (!run.has_start_time() || !run.has_end_time()) return "-";
   return FormatAbslDuration(ToAbslTime(run.end_time()) -
-                        ToAbslTime(run.start_time()));
+                            ToAbslTime(run.start_time()));
 }
 
 absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message,

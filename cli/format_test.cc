@@ -1,7 +1,8 @@
 // Table and JSON formatting.
+#include "cli/format.h"
+
 #include <sstream>
 
-#include "cli/format.h"
 #include "cli/names.h"
 #include "cli/printers.h"
 #include "gmock/gmock.h"
@@ -20,7 +21,8 @@ google::protobuf::Timestamp Ts(int64_t millis) {
 TEST(FormatTest, TimesWithMillisecondsInZone) {
   absl::TimeZone berlin;
   ASSERT_TRUE(absl::LoadTimeZone("Europe/Berlin", &berlin));
-  EXPECT_EQ(FormatTime(Ts(1714564800250), berlin), "2024-05-01T14:00:00.250+02:00");
+  EXPECT_EQ(FormatTime(Ts(1714564800250), berlin),
+            "2024-05-01T14:00:00.250+02:00");
   EXPECT_EQ(FormatTime(Ts(1714564800250), absl::UTCTimeZone()),
             "2024-05-01T12:00:00.250+00:00");
   EXPECT_EQ(FormatUtc(absl::FromUnixMillis(1714564800250)),
@@ -56,9 +58,10 @@ TEST(FormatTest, EnumWords) {
   EXPECT_EQ(TriggerTypeName(v1::TRIGGER_TYPE_FIX_RATE), "fix_rate");
   EXPECT_EQ(HandleCodeName(502), "502 timeout");
   EXPECT_EQ(HandleCodeName(417), "417");
-  for (auto route : {v1::ROUTE_STRATEGY_FIRST, v1::ROUTE_STRATEGY_CONSISTENT_HASH,
-                     v1::ROUTE_STRATEGY_SHARDING_BROADCAST,
-                     v1::ROUTE_STRATEGY_LEAST_RECENTLY_USED}) {
+  for (auto route :
+       {v1::ROUTE_STRATEGY_FIRST, v1::ROUTE_STRATEGY_CONSISTENT_HASH,
+        v1::ROUTE_STRATEGY_SHARDING_BROADCAST,
+        v1::ROUTE_STRATEGY_LEAST_RECENTLY_USED}) {
     EXPECT_EQ(*ParseRoute(RouteName(route)), route);
   }
   EXPECT_EQ(*ParseBlock("discard-later"), v1::BLOCK_STRATEGY_DISCARD_LATER);
@@ -92,11 +95,12 @@ TEST(FormatTest, JobTable) {
   *jobs.Add() = job;
   std::ostringstream out;
   PrintJobTable(jobs, absl::UTCTimeZone(), out);
-  EXPECT_EQ(out.str(),
-            "ID  GROUP  STATE    SCHEDULE                          TASK            "
-            "ROUTE  NEXT FIRE                      DESCRIPTION\n"
-            "7   2      running  cron '0 * * * * ?' Europe/Berlin  handler report  "
-            "round  2024-05-01T12:00:00.000+00:00  hourly\n");
+  EXPECT_EQ(
+      out.str(),
+      "ID  GROUP  STATE    SCHEDULE                          TASK            "
+      "ROUTE  NEXT FIRE                      DESCRIPTION\n"
+      "7   2      running  cron '0 * * * * ?' Europe/Berlin  handler report  "
+      "round  2024-05-01T12:00:00.000+00:00  hourly\n");
 }
 
 TEST(FormatTest, RunTableShowsDurationAndStatus) {

@@ -29,7 +29,8 @@ int PrintGroup(CommandContext& c, const v1::Group& group) {
 }
 
 int Create(CommandContext& c) {
-  absl::StatusOr<v1::CreateGroupRequest> req = BuildCreateGroupRequest(c.args());
+  absl::StatusOr<v1::CreateGroupRequest> req =
+      BuildCreateGroupRequest(c.args());
   if (!req.ok()) return c.UsageError(req.status());
   v1::Group group;
   auto rpc = c.NewRpcContext();
@@ -44,7 +45,8 @@ int List(CommandContext& c) {
   }
   v1::ListGroupsResponse resp;
   auto rpc = c.NewRpcContext();
-  grpc::Status s = c.admin().ListGroups(rpc.get(), v1::ListGroupsRequest(), &resp);
+  grpc::Status s =
+      c.admin().ListGroups(rpc.get(), v1::ListGroupsRequest(), &resp);
   if (!s.ok()) return c.RpcError(s);
   if (c.json()) return c.PrintJson(resp);
   PrintGroupTable(resp.groups(), c.env().zone, c.out());
@@ -64,7 +66,8 @@ int Get(CommandContext& c) {
 }
 
 int Update(CommandContext& c) {
-  absl::StatusOr<v1::UpdateGroupRequest> req = BuildUpdateGroupRequest(c.args());
+  absl::StatusOr<v1::UpdateGroupRequest> req =
+      BuildUpdateGroupRequest(c.args());
   if (!req.ok()) return c.UsageError(req.status());
   v1::Group group;
   auto rpc = c.NewRpcContext();
@@ -109,21 +112,40 @@ std::vector<Command> GroupCommands() {
        "gnomonctl group create billing --title 'Billing workers'\n"
        "gnomonctl group create legacy --addresses 10.0.0.5:9999,10.0.0.6:9999",
        Create},
-      {"group", "list", "", "List all groups.", {}, "gnomonctl group list -o json",
+      {"group",
+       "list",
+       "",
+       "List all groups.",
+       {},
+       "gnomonctl group list -o json",
        List},
-      {"group", "get", "ID", "Show one group (without its token).", {},
-       "gnomonctl group get 3", Get},
+      {"group",
+       "get",
+       "ID",
+       "Show one group (without its token).",
+       {},
+       "gnomonctl group get 3",
+       Get},
       {"group", "update", "ID [--title T] [--addresses A,B | --auto]",
        "Change a group's title or membership; other fields stay.",
        GroupUpdateFlagSpecs(),
        "gnomonctl group update 3 --title 'Billing (EU)'\n"
        "gnomonctl group update 3 --auto",
        Update},
-      {"group", "delete", "ID", "Delete a group no job uses.", {},
-       "gnomonctl group delete 3", Delete},
-      {"group", "rotate-token", "ID",
-       "Replace a group's access token; prints the new one once.", {},
-       "gnomonctl group rotate-token 3", RotateToken},
+      {"group",
+       "delete",
+       "ID",
+       "Delete a group no job uses.",
+       {},
+       "gnomonctl group delete 3",
+       Delete},
+      {"group",
+       "rotate-token",
+       "ID",
+       "Replace a group's access token; prints the new one once.",
+       {},
+       "gnomonctl group rotate-token 3",
+       RotateToken},
   };
 }
 

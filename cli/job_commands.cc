@@ -77,11 +77,13 @@ int JobAction(CommandContext& c, Method method) {
 }
 
 int Start(CommandContext& c) {
-  return JobAction<v1::StartJobRequest>(c, &v1::JobAdmin::StubInterface::StartJob);
+  return JobAction<v1::StartJobRequest>(c,
+                                        &v1::JobAdmin::StubInterface::StartJob);
 }
 
 int Stop(CommandContext& c) {
-  return JobAction<v1::StopJobRequest>(c, &v1::JobAdmin::StubInterface::StopJob);
+  return JobAction<v1::StopJobRequest>(c,
+                                       &v1::JobAdmin::StubInterface::StopJob);
 }
 
 int Update(CommandContext& c) {
@@ -91,7 +93,8 @@ int Update(CommandContext& c) {
   // schedule so --tz passes here; it is checked against the real job below.
   v1::Job probe;
   probe.mutable_schedule()->mutable_cron();
-  if (absl::Status s = ApplyJobFlags(c.args(), false, c.env().read_file, &probe);
+  if (absl::Status s =
+          ApplyJobFlags(c.args(), false, c.env().read_file, &probe);
       !s.ok()) {
     return c.UsageError(s);
   }
@@ -168,30 +171,48 @@ int Backfill(CommandContext& c) {
 
 std::vector<Command> JobCommands() {
   const std::string job_flags =
-      "--group ID (--handler NAME | --script-shell FILE | --script-python FILE)\n"
-      "    (--cron EXPR [--tz ZONE] | --every DUR | --delay DUR | --manual) [flags]";
+      "--group ID (--handler NAME | --script-shell FILE | --script-python "
+      "FILE)\n"
+      "    (--cron EXPR [--tz ZONE] | --every DUR | --delay DUR | --manual) "
+      "[flags]";
   return {
-      {"job", "create", job_flags,
-       "Create a job (stopped unless --start).",
+      {"job", "create", job_flags, "Create a job (stopped unless --start).",
        JobFlagSpecs(),
-       "gnomonctl job create --group 3 --handler report --cron '0 0 6 * * ?' --tz Europe/Berlin --start\n"
-       "gnomonctl job create --group 3 --script-shell ./cleanup.sh --every 30s --retries 3 --retry-delay 1s\n"
-       "gnomonctl job create --group 3 --handler shard --manual --route broadcast --children 8,9",
+       "gnomonctl job create --group 3 --handler report --cron '0 0 6 * * ?' "
+       "--tz Europe/Berlin --start\n"
+       "gnomonctl job create --group 3 --script-shell ./cleanup.sh --every 30s "
+       "--retries 3 --retry-delay 1s\n"
+       "gnomonctl job create --group 3 --handler shard --manual --route "
+       "broadcast --children 8,9",
        Create},
-      {"job", "list", "[--group ID]", "List jobs (all pages).", JobListFlagSpecs(),
-       "gnomonctl job list --group 3", List},
+      {"job", "list", "[--group ID]", "List jobs (all pages).",
+       JobListFlagSpecs(), "gnomonctl job list --group 3", List},
       {"job", "get", "ID", "Show one job.", {}, "gnomonctl job get 7", Get},
       {"job", "update", "ID [job create flags]",
-       "Change a job; only the given flags change.",
-       JobFlagSpecs(),
+       "Change a job; only the given flags change.", JobFlagSpecs(),
        "gnomonctl job update 7 --cron '0 */10 * * * ?'\n"
        "gnomonctl job update 7 --retries 0 --children ''",
        Update},
-      {"job", "delete", "ID", "Delete a job (its runs stay until retention).", {},
-       "gnomonctl job delete 7", Delete},
-      {"job", "start", "ID", "Start scheduling a job.", {}, "gnomonctl job start 7",
+      {"job",
+       "delete",
+       "ID",
+       "Delete a job (its runs stay until retention).",
+       {},
+       "gnomonctl job delete 7",
+       Delete},
+      {"job",
+       "start",
+       "ID",
+       "Start scheduling a job.",
+       {},
+       "gnomonctl job start 7",
        Start},
-      {"job", "stop", "ID", "Stop scheduling a job.", {}, "gnomonctl job stop 7",
+      {"job",
+       "stop",
+       "ID",
+       "Stop scheduling a job.",
+       {},
+       "gnomonctl job stop 7",
        Stop},
       {"job", "trigger", "ID [--params P] [--executors A,B] [--shard N]",
        "Fire a job now (trigger type manual).", TriggerFlagSpecs(),
@@ -201,7 +222,8 @@ std::vector<Command> JobCommands() {
       {"job", "backfill", "ID --from TIME --to TIME",
        "Fire the job's slots in [from, to); slots fired already are skipped.",
        BackfillFlagSpecs(),
-       "gnomonctl job backfill 7 --from 2024-05-01T00:00:00Z --to 2024-05-02T00:00:00Z",
+       "gnomonctl job backfill 7 --from 2024-05-01T00:00:00Z --to "
+       "2024-05-02T00:00:00Z",
        Backfill},
   };
 }

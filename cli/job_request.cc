@@ -11,7 +11,8 @@ namespace gnomon::cli {
 namespace {
 
 // Counts how many of `names` were given.
-int CountGiven(const ParsedArgs& args, std::initializer_list<const char*> names) {
+int CountGiven(const ParsedArgs& args,
+               std::initializer_list<const char*> names) {
   int n = 0;
   for (const char* name : names) n += args.Has(name) ? 1 : 0;
   return n;
@@ -33,7 +34,8 @@ absl::Status SetDuration(const ParsedArgs& args, const char* name,
 
 absl::Status ApplyTask(const ParsedArgs& args, bool creating,
                        const FileReader& read_file, v1::Job* job) {
-  const int tasks = CountGiven(args, {"handler", "script-shell", "script-python"});
+  const int tasks =
+      CountGiven(args, {"handler", "script-shell", "script-python"});
   if (tasks > 1) {
     return absl::InvalidArgumentError(
         "give one of --handler, --script-shell, --script-python");
@@ -41,12 +43,14 @@ absl::Status ApplyTask(const ParsedArgs& args, bool creating,
   if (tasks == 0) {
     if (creating) {
       return absl::InvalidArgumentError(
-          "a job needs --handler NAME, --script-shell FILE or --script-python FILE");
+          "a job needs --handler NAME, --script-shell FILE or --script-python "
+          "FILE");
     }
     return absl::OkStatus();
   }
   if (auto handler = args.Get("handler")) {
-    if (handler->empty()) return absl::InvalidArgumentError("--handler is empty");
+    if (handler->empty())
+      return absl::InvalidArgumentError("--handler is empty");
     job->mutable_bean()->set_handler(*handler);
     return absl::OkStatus();
   }
@@ -64,7 +68,8 @@ absl::Status ApplyTask(const ParsedArgs& args, bool creating,
   return absl::OkStatus();
 }
 
-absl::Status ApplySchedule(const ParsedArgs& args, bool creating, v1::Job* job) {
+absl::Status ApplySchedule(const ParsedArgs& args, bool creating,
+                           v1::Job* job) {
   const int kinds = CountGiven(args, {"cron", "every", "delay", "manual"});
   if (kinds > 1) {
     return absl::InvalidArgumentError(
@@ -72,7 +77,8 @@ absl::Status ApplySchedule(const ParsedArgs& args, bool creating, v1::Job* job) 
   }
   if (kinds == 0 && creating) {
     return absl::InvalidArgumentError(
-        "a job needs a schedule: --cron 'EXPR', --every 2s, --delay 10s or --manual");
+        "a job needs a schedule: --cron 'EXPR', --every 2s, --delay 10s or "
+        "--manual");
   }
   if (kinds == 0 && !args.Has("tz")) return absl::OkStatus();
   v1::Schedule* schedule = job->mutable_schedule();
@@ -115,13 +121,15 @@ absl::Status ApplyRetry(const ParsedArgs& args, v1::Job* job) {
     if (!count.ok()) return count.status();
     retry->set_max_retries(static_cast<uint32_t>(*count));
   }
-  if (absl::Status s = SetDuration(args, "retry-delay",
-                                   [retry] { return retry->mutable_initial_delay(); });
+  if (absl::Status s =
+          SetDuration(args, "retry-delay",
+                      [retry] { return retry->mutable_initial_delay(); });
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = SetDuration(args, "retry-max-delay",
-                                   [retry] { return retry->mutable_max_delay(); });
+  if (absl::Status s =
+          SetDuration(args, "retry-max-delay",
+                      [retry] { return retry->mutable_max_delay(); });
       !s.ok()) {
     return s;
   }
@@ -164,7 +172,8 @@ absl::Status ApplyChildrenAndAlarms(const ParsedArgs& args, v1::Job* job) {
       job->add_child_job_ids(*id);
     }
   }
-  if (args.Has("children-after-all-shards") && args.Has("children-after-each")) {
+  if (args.Has("children-after-all-shards") &&
+      args.Has("children-after-each")) {
     return absl::InvalidArgumentError(
         "give --children-after-all-shards or --children-after-each, not both");
   }
@@ -192,39 +201,54 @@ absl::Status ApplyChildrenAndAlarms(const ParsedArgs& args, v1::Job* job) {
 
 std::vector<FlagSpec> JobFlagSpecs() {
   return {
-      {"group", "", true, "ID", "Executor group that runs the job (required on create)."},
+      {"group", "", true, "ID",
+       "Executor group that runs the job (required on create)."},
       {"handler", "", true, "NAME", "Run the handler registered under NAME."},
-      {"script-shell", "", true, "FILE", "Run the shell script in FILE (/bin/sh)."},
-      {"script-python", "", true, "FILE", "Run the Python script in FILE (python3)."},
+      {"script-shell", "", true, "FILE",
+       "Run the shell script in FILE (/bin/sh)."},
+      {"script-python", "", true, "FILE",
+       "Run the Python script in FILE (python3)."},
       {"cron", "", true, "EXPR", "Quartz cron schedule, e.g. '0 */5 * * * ?'."},
-      {"tz", "", true, "ZONE", "IANA time zone of the cron schedule (default UTC)."},
-      {"every", "", true, "DUR", "Fixed rate: fire every DUR (e.g. 2s, 500ms)."},
-      {"delay", "", true, "DUR", "Fixed delay: fire DUR after the previous run ended."},
+      {"tz", "", true, "ZONE",
+       "IANA time zone of the cron schedule (default UTC)."},
+      {"every", "", true, "DUR",
+       "Fixed rate: fire every DUR (e.g. 2s, 500ms)."},
+      {"delay", "", true, "DUR",
+       "Fixed delay: fire DUR after the previous run ended."},
       {"manual", "", false, "", "No schedule: fire only on trigger."},
       {"desc", "", true, "D", "Description."},
       {"author", "", true, "NAME", "Owner, for people."},
       {"params", "", true, "P", "Parameters passed to every run."},
       {"route", "", true, "R",
-       "Executor choice: first, last, round, random, consistent-hash, lfu, lru, "
+       "Executor choice: first, last, round, random, consistent-hash, lfu, "
+       "lru, "
        "failover, busyover, broadcast."},
       {"block", "", true, "B",
        "When a run is still running: serial, discard-later, cover-early."},
       {"timeout", "", true, "DUR",
-       "Per-run timeout (0 for none); the call deadline is then --rpc-timeout."},
+       "Per-run timeout (0 for none); the call deadline is then "
+       "--rpc-timeout."},
       {"retries", "", true, "N", "Retry a failed run up to N times."},
       {"retry-delay", "", true, "DUR", "Delay before the first retry."},
-      {"retry-multiplier", "", true, "X", "Each further retry delay is X times the previous."},
+      {"retry-multiplier", "", true, "X",
+       "Each further retry delay is X times the previous."},
       {"retry-max-delay", "", true, "DUR", "Upper bound for any retry delay."},
-      {"children", "", true, "ID,...", "Jobs triggered after a successful run ('' clears)."},
+      {"children", "", true, "ID,...",
+       "Jobs triggered after a successful run ('' clears)."},
       {"children-after-all-shards", "", false, "",
        "Trigger children once, after every shard of a broadcast succeeded."},
       {"children-after-each", "", false, "",
        "Trigger children after each successful run (the default)."},
-      {"misfire", "", true, "P", "Late slots: do-nothing, fire-once-now, catch-up."},
-      {"misfire-threshold", "", true, "DUR", "A slot later than this is a misfire (default 5s)."},
-      {"max-catch-up", "", true, "N", "At most N missed slots fired by catch-up."},
-      {"alarm-email", "", true, "ADDR,...", "Email recipients of failure alarms."},
-      {"alarm-webhook", "", true, "URL,...", "Webhooks that receive failure alarms."},
+      {"misfire", "", true, "P",
+       "Late slots: do-nothing, fire-once-now, catch-up."},
+      {"misfire-threshold", "", true, "DUR",
+       "A slot later than this is a misfire (default 5s)."},
+      {"max-catch-up", "", true, "N",
+       "At most N missed slots fired by catch-up."},
+      {"alarm-email", "", true, "ADDR,...",
+       "Email recipients of failure alarms."},
+      {"alarm-webhook", "", true, "URL,...",
+       "Webhooks that receive failure alarms."},
       {"start", "", false, "", "Start scheduling the job right away."},
   };
 }

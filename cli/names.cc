@@ -138,14 +138,22 @@ std::string ScriptLanguageName(v1::ScriptLanguage language) {
 
 std::string HandleCodeName(int32_t code) {
   switch (code) {
-    case v1::HANDLE_CODE_SUCCESS: return "200 success";
-    case v1::HANDLE_CODE_FAILURE: return "500 failure";
-    case v1::HANDLE_CODE_TIMEOUT: return "502 timeout";
-    case v1::HANDLE_CODE_KILLED: return "503 killed";
-    case v1::HANDLE_CODE_EXECUTOR_LOST: return "504 executor-lost";
-    case v1::HANDLE_CODE_NO_EXECUTOR: return "505 no-executor";
-    case v1::HANDLE_CODE_REJECTED: return "506 rejected";
-    default: return absl::StrCat(code);
+    case v1::HANDLE_CODE_SUCCESS:
+      return "200 success";
+    case v1::HANDLE_CODE_FAILURE:
+      return "500 failure";
+    case v1::HANDLE_CODE_TIMEOUT:
+      return "502 timeout";
+    case v1::HANDLE_CODE_KILLED:
+      return "503 killed";
+    case v1::HANDLE_CODE_EXECUTOR_LOST:
+      return "504 executor-lost";
+    case v1::HANDLE_CODE_NO_EXECUTOR:
+      return "505 no-executor";
+    case v1::HANDLE_CODE_REJECTED:
+      return "506 rejected";
+    default:
+      return absl::StrCat(code);
   }
 }
 

@@ -16,10 +16,12 @@ std::string RetryText(const v1::RetryPolicy& retry) {
   if (retry.max_retries() == 0) return "none";
   std::string text = absl::StrCat(retry.max_retries(), " times");
   if (retry.has_initial_delay()) {
-    absl::StrAppend(&text, ", first after ", FormatDuration(retry.initial_delay()));
+    absl::StrAppend(&text, ", first after ",
+                    FormatDuration(retry.initial_delay()));
   }
   if (retry.multiplier() > 1) absl::StrAppend(&text, ", x", retry.multiplier());
-  if (retry.has_max_delay() && ToAbslDuration(retry.max_delay()) > absl::ZeroDuration()) {
+  if (retry.has_max_delay() &&
+      ToAbslDuration(retry.max_delay()) > absl::ZeroDuration()) {
     absl::StrAppend(&text, ", at most ", FormatDuration(retry.max_delay()));
   }
   return text;
@@ -58,7 +60,8 @@ void PrintGroupDetails(const v1::Group& group, absl::TimeZone zone,
   d.Add("app", group.app_name());
   d.Add("title", group.title());
   d.Add("membership", DescribeMembership(group));
-  if (!group.access_token().empty()) d.Add("access token", group.access_token());
+  if (!group.access_token().empty())
+    d.Add("access token", group.access_token());
   d.Add("created", FormatTime(group.create_time(), zone));
   d.Add("updated", FormatTime(group.update_time(), zone));
   d.Render(out);
@@ -66,8 +69,8 @@ void PrintGroupDetails(const v1::Group& group, absl::TimeZone zone,
 
 void PrintJobTable(const Repeated<v1::Job>& jobs, absl::TimeZone zone,
                    std::ostream& out) {
-  Table table({"ID", "GROUP", "STATE", "SCHEDULE", "TASK", "ROUTE",
-               "NEXT FIRE", "DESCRIPTION"});
+  Table table({"ID", "GROUP", "STATE", "SCHEDULE", "TASK", "ROUTE", "NEXT FIRE",
+               "DESCRIPTION"});
   for (const v1::Job& j : jobs) {
     table.AddRow({Id(j.id()), Id(j.group_id()), JobStateName(j.state()),
                   DescribeSchedule(j.schedule()), DescribeTask(j),
@@ -118,11 +121,11 @@ void PrintRunTable(const Repeated<v1::Run>& runs, absl::TimeZone zone,
   Table table({"ID", "JOB", "STATUS", "TRIGGER", "TRIGGERED", "DURATION",
                "EXECUTOR", "CODE"});
   for (const v1::Run& r : runs) {
-    table.AddRow({Id(r.id()), Id(r.job_id()), RunStatusName(r.status()),
-                  TriggerTypeName(r.trigger_type()),
-                  FormatTime(r.trigger_time(), zone), RunDuration(r),
-                  r.executor_address(),
-                  r.handle_code() == 0 ? "-" : HandleCodeName(r.handle_code())});
+    table.AddRow(
+        {Id(r.id()), Id(r.job_id()), RunStatusName(r.status()),
+         TriggerTypeName(r.trigger_type()), FormatTime(r.trigger_time(), zone),
+         RunDuration(r), r.executor_address(),
+         r.handle_code() == 0 ? "-" : HandleCodeName(r.handle_code())});
   }
   table.Render(out);
 }
@@ -148,13 +151,13 @@ void PrintRunDetails(const v1::Run& run, absl::TimeZone zone,
     d.Add("shard", absl::StrCat(run.shard_index(), "/", run.shard_total()));
   }
   if (run.attempt() > 0) {
-    d.Add("attempt", absl::StrCat(run.attempt(), " (first run ",
-                                  run.first_run_id(), ")"));
+    d.Add("attempt",
+          absl::StrCat(run.attempt(), " (first run ", run.first_run_id(), ")"));
   }
   if (run.parent_run_id() != 0) d.Add("parent run", Id(run.parent_run_id()));
-  d.Add("trigger result",
-        absl::StrCat(run.trigger_code(), run.trigger_message().empty() ? "" : " ",
-                     run.trigger_message()));
+  d.Add("trigger result", absl::StrCat(run.trigger_code(),
+                                       run.trigger_message().empty() ? "" : " ",
+                                       run.trigger_message()));
   d.Add("handle result",
         run.handle_code() == 0
             ? std::string()

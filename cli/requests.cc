@@ -25,8 +25,8 @@ absl::Status ExpectPositionals(const ParsedArgs& args,
   const auto& given = args.positionals();
   if (given.size() < names.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "missing ", absl::StrJoin(names.begin() + given.size(), names.end(),
-                                  " ")));
+        "missing ",
+        absl::StrJoin(names.begin() + given.size(), names.end(), " ")));
   }
   if (given.size() > names.size()) {
     return absl::InvalidArgumentError(
@@ -54,8 +54,9 @@ std::vector<FlagSpec> GroupCreateFlagSpecs() {
 
 std::vector<FlagSpec> GroupUpdateFlagSpecs() {
   std::vector<FlagSpec> specs = GroupCreateFlagSpecs();
-  specs.push_back({"auto", "", false, "",
-                   "Switch to automatic registration (drops the address list)."});
+  specs.push_back(
+      {"auto", "", false, "",
+       "Switch to automatic registration (drops the address list)."});
   return specs;
 }
 
@@ -69,7 +70,8 @@ absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(
   if (args.Has("addresses")) {
     std::vector<std::string> addresses = SplitList(args.GetAll("addresses"));
     if (addresses.empty()) {
-      return absl::InvalidArgumentError("--addresses needs at least one host:port");
+      return absl::InvalidArgumentError(
+          "--addresses needs at least one host:port");
     }
     for (auto& a : addresses) group->mutable_manual()->add_addresses(a);
   } else {
@@ -95,7 +97,8 @@ absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(
   if (args.Has("addresses")) {
     std::vector<std::string> addresses = SplitList(args.GetAll("addresses"));
     if (addresses.empty()) {
-      return absl::InvalidArgumentError("--addresses needs at least one host:port");
+      return absl::InvalidArgumentError(
+          "--addresses needs at least one host:port");
     }
     for (auto& a : addresses) group->mutable_manual()->add_addresses(a);
     req.mutable_update_mask()->add_paths("membership");
@@ -128,10 +131,12 @@ absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(
 
 std::vector<FlagSpec> TriggerFlagSpecs() {
   return {
-      {"params", "", true, "P", "Parameters for this run instead of the job's."},
+      {"params", "", true, "P",
+       "Parameters for this run instead of the job's."},
       {"executors", "", true, "A,B",
        "Run on these executors (host:port,...) instead of routing."},
-      {"shard", "", true, "N", "Run only shard N (0-based) of a broadcast job."},
+      {"shard", "", true, "N",
+       "Run only shard N (0-based) of a broadcast job."},
   };
 }
 
@@ -192,12 +197,13 @@ std::vector<FlagSpec> RunListFlagSpecs() {
        "Only these statuses: pending, running, succeeded, failed."},
       {"since", "", true, "TIME|AGE",
        "Triggered at or after an RFC 3339 time, or this long ago (1h, 30m)."},
-      {"limit", "", true, "N", "Show at most N runs, newest first (default 50)."},
+      {"limit", "", true, "N",
+       "Show at most N runs, newest first (default 50)."},
   };
 }
 
-absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(
-    const ParsedArgs& args, absl::Time now) {
+absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
+                                                         absl::Time now) {
   if (absl::Status s = ExpectPositionals(args, {}); !s.ok()) return s;
   v1::ListRunsRequest req;
   if (auto job = args.Get("job")) {
@@ -241,7 +247,8 @@ absl::StatusOr<int> RunListLimit(const ParsedArgs& args) {
   if (!text) return 50;
   absl::StatusOr<int64_t> n = ParseId("--limit", *text);
   if (!n.ok()) return n.status();
-  if (*n > 100000) return absl::InvalidArgumentError("--limit is at most 100000");
+  if (*n > 100000)
+    return absl::InvalidArgumentError("--limit is at most 100000");
   return static_cast<int>(*n);
 }
 

@@ -77,8 +77,8 @@ absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(
 std::vector<FlagSpec> RunListFlagSpecs();
 // run list [--job ID] [--group ID] [--status S,...] [--since T|1h]; `now`
 // resolves a relative --since. The limit is returned separately.
-absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(
-    const ParsedArgs& args, absl::Time now);
+absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
+                                                         absl::Time now);
 // --limit N of run list; 50 when absent.
 absl::StatusOr<int> RunListLimit(const ParsedArgs& args);
 

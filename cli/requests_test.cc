@@ -90,13 +90,19 @@ TEST(FlagsTest, Values) {
 
 TEST(GroupRequestTest, CreateAutoAndManual) {
   auto specs = GroupCreateFlagSpecs();
-  EXPECT_THAT(*BuildCreateGroupRequest(Parse({"billing", "--title", "B"}, specs)),
-              EqualsProto(R"pb(group { app_name: "billing" title: "B"
-                                       auto_registration {} })pb"));
+  EXPECT_THAT(
+      *BuildCreateGroupRequest(Parse({"billing", "--title", "B"}, specs)),
+      EqualsProto(R"pb(group {
+                         app_name: "billing"
+                         title: "B"
+                         auto_registration {}
+                       })pb"));
   EXPECT_THAT(*BuildCreateGroupRequest(
                   Parse({"legacy", "--addresses", "a:1,b:2"}, specs)),
-              EqualsProto(R"pb(group { app_name: "legacy"
-                                       manual { addresses: "a:1" addresses: "b:2" } })pb"));
+              EqualsProto(R"pb(group {
+                                 app_name: "legacy"
+                                 manual { addresses: "a:1" addresses: "b:2" }
+                               })pb"));
   EXPECT_FALSE(BuildCreateGroupRequest(Parse({}, specs)).ok());
   EXPECT_FALSE(BuildCreateGroupRequest(Parse({"a", "b"}, specs)).ok());
 }
@@ -106,28 +112,66 @@ TEST(GroupRequestTest, UpdateSetsMaskForGivenFieldsOnly) {
   EXPECT_THAT(*BuildUpdateGroupRequest(Parse({"3", "--title", "T"}, specs)),
               EqualsProto(R"pb(group { id: 3 title: "T" }
                                update_mask { paths: "title" })pb"));
-  EXPECT_THAT(*BuildUpdateGroupRequest(Parse({"3", "--addresses", "h:1"}, specs)),
-              EqualsProto(R"pb(group { id: 3 manual { addresses: "h:1" } }
-                               update_mask { paths: "membership" })pb"));
+  EXPECT_THAT(
+      *BuildUpdateGroupRequest(Parse({"3", "--addresses", "h:1"}, specs)),
+      EqualsProto(R"pb(group {
+                         id: 3
+                         manual { addresses: "h:1" }
+                       }
+                       update_mask { paths: "membership" })pb"));
   EXPECT_THAT(BuildUpdateGroupRequest(Parse({"3"}, specs)).status().message(),
               HasSubstr("nothing to change"));
-  EXPECT_FALSE(
-      BuildUpdateGroupRequest(Parse({"3", "--auto", "--addresses", "h:1"}, specs))
-          .ok());
+  EXPECT_FALSE(BuildUpdateGroupRequest(
+                   Parse({"3", "--auto", "--addresses", "h:1"}, specs))
+                   .ok());
 }
 
 TEST(JobRequestTest, CreateWithEveryFlag) {
-  ParsedArgs args = Parse(
-      {"--group", "3", "--handler", "report", "--cron", "0 0 6 * * ?", "--tz",
-       "Europe/Berlin", "--desc", "daily", "--author", "ops", "--params", "p=1",
-       "--route", "lfu", "--block", "cover-early", "--timeout", "30s",
-       "--retries", "2", "--retry-delay", "1s", "--retry-multiplier", "2",
-       "--retry-max-delay", "1m", "--children", "4,5",
-       "--children-after-all-shards", "--misfire", "catch-up",
-       "--misfire-threshold", "5s", "--max-catch-up", "20", "--alarm-email",
-       "a@b", "--alarm-webhook", "https://hook", "--start"},
-      JobFlagSpecs());
-  absl::StatusOr<v1::CreateJobRequest> req = BuildCreateJobRequest(args, FakeRead);
+  ParsedArgs args = Parse({"--group",
+                           "3",
+                           "--handler",
+                           "report",
+                           "--cron",
+                           "0 0 6 * * ?",
+                           "--tz",
+                           "Europe/Berlin",
+                           "--desc",
+                           "daily",
+                           "--author",
+                           "ops",
+                           "--params",
+                           "p=1",
+                           "--route",
+                           "lfu",
+                           "--block",
+                           "cover-early",
+                           "--timeout",
+                           "30s",
+                           "--retries",
+                           "2",
+                           "--retry-delay",
+                           "1s",
+                           "--retry-multiplier",
+                           "2",
+                           "--retry-max-delay",
+                           "1m",
+                           "--children",
+                           "4,5",
+                           "--children-after-all-shards",
+                           "--misfire",
+                           "catch-up",
+                           "--misfire-threshold",
+                           "5s",
+                           "--max-catch-up",
+                           "20",
+                           "--alarm-email",
+                           "a@b",
+                           "--alarm-webhook",
+                           "https://hook",
+                           "--start"},
+                          JobFlagSpecs());
+  absl::StatusOr<v1::CreateJobRequest> req =
+      BuildCreateJobRequest(args, FakeRead);
   ASSERT_TRUE(req.ok()) << req.status();
   EXPECT_THAT(*req, EqualsProto(R"pb(
     start: true
@@ -147,7 +191,11 @@ TEST(JobRequestTest, CreateWithEveryFlag) {
         multiplier: 2
         max_delay { seconds: 60 }
       }
-      misfire { policy: MISFIRE_POLICY_CATCH_UP threshold { seconds: 5 } max_catch_up: 20 }
+      misfire {
+        policy: MISFIRE_POLICY_CATCH_UP
+        threshold { seconds: 5 }
+        max_catch_up: 20
+      }
       child_job_ids: 4
       child_job_ids: 5
       child_trigger_mode: CHILD_TRIGGER_MODE_ALL_SHARDS_SUCCEEDED
@@ -162,10 +210,13 @@ TEST(JobRequestTest, CreateScriptAndOtherSchedules) {
       FakeRead);
   ASSERT_TRUE(req.ok()) << req.status();
   EXPECT_THAT(*req, EqualsProto(R"pb(job {
-    group_id: 1
-    script { language: SCRIPT_LANGUAGE_PYTHON source: "print('hi')\n" }
-    schedule { fix_delay { seconds: 10 } }
-  })pb"));
+                                       group_id: 1
+                                       script {
+                                         language: SCRIPT_LANGUAGE_PYTHON
+                                         source: "print('hi')\n"
+                                       }
+                                       schedule { fix_delay { seconds: 10 } }
+                                     })pb"));
   req = BuildCreateJobRequest(
       Parse({"--group", "1", "--handler", "h", "--manual"}, JobFlagSpecs()),
       FakeRead);
@@ -183,7 +234,8 @@ TEST(JobRequestTest, CreateErrors) {
            {{"--handler", "h", "--manual"}, "--group"},
            {{"--group", "1", "--manual"}, "--handler NAME"},
            {{"--group", "1", "--handler", "h"}, "needs a schedule"},
-           {{"--group", "1", "--handler", "h", "--script-shell", "x", "--manual"},
+           {{"--group", "1", "--handler", "h", "--script-shell", "x",
+             "--manual"},
             "one of --handler"},
            {{"--group", "1", "--handler", "h", "--every", "1s", "--manual"},
             "one of --cron"},
@@ -213,21 +265,30 @@ TEST(JobRequestTest, CreateErrors) {
 
 TEST(JobRequestTest, UpdateTouchesOnlyGivenFlags) {
   v1::Job job;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
-    id: 7 group_id: 2 description: "keep" bean { handler: "h" }
-    schedule { cron { expression: "0 0 1 * * ?" time_zone: "Asia/Tokyo" } }
-    child_job_ids: 9 retry { max_retries: 1 }
-    alarm { emails: "x@y" })pb", &job));
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        id: 7
+        group_id: 2
+        description: "keep"
+        bean { handler: "h" }
+        schedule { cron { expression: "0 0 1 * * ?" time_zone: "Asia/Tokyo" } }
+        child_job_ids: 9
+        retry { max_retries: 1 }
+        alarm { emails: "x@y" })pb",
+      &job));
   ASSERT_TRUE(ApplyJobFlags(Parse({"--tz", "UTC", "--children", "",
                                    "--alarm-email", "new@y"},
                                   JobFlagSpecs()),
                             false, FakeRead, &job)
                   .ok());
   EXPECT_THAT(job, EqualsProto(R"pb(
-    id: 7 group_id: 2 description: "keep" bean { handler: "h" }
-    schedule { cron { expression: "0 0 1 * * ?" time_zone: "UTC" } }
-    retry { max_retries: 1 }
-    alarm { emails: "new@y" })pb"));
+                id: 7
+                group_id: 2
+                description: "keep"
+                bean { handler: "h" }
+                schedule { cron { expression: "0 0 1 * * ?" time_zone: "UTC" } }
+                retry { max_retries: 1 }
+                alarm { emails: "new@y" })pb"));
   // Switching the task replaces the other kind.
   ASSERT_TRUE(ApplyJobFlags(Parse({"--script-python", "a.py", "--every", "2s"},
                                   JobFlagSpecs()),
@@ -248,28 +309,30 @@ TEST(TriggerRequestTest, ManualWithOverrides) {
   EXPECT_TRUE(req->has_params());  // empty params are an explicit override
   EXPECT_EQ(req->shard_index(), 2u);
   EXPECT_THAT(req->executor_addresses(), ElementsAre("a:1"));
-  EXPECT_FALSE(BuildTriggerJobRequest(
-                   Parse({"7", "--shard", "-1"}, TriggerFlagSpecs()))
-                   .ok());
+  EXPECT_FALSE(
+      BuildTriggerJobRequest(Parse({"7", "--shard", "-1"}, TriggerFlagSpecs()))
+          .ok());
 }
 
 TEST(BackfillRequestTest, RangeChecked) {
-  auto req = BuildBackfillRequest(
-      Parse({"7", "--from", "2024-05-01T00:00:00Z", "--to",
-             "2024-05-01T00:00:01.5Z"},
-            BackfillFlagSpecs()));
+  auto req = BuildBackfillRequest(Parse(
+      {"7", "--from", "2024-05-01T00:00:00Z", "--to", "2024-05-01T00:00:01.5Z"},
+      BackfillFlagSpecs()));
   ASSERT_TRUE(req.ok()) << req.status();
-  EXPECT_THAT(*req, EqualsProto(R"pb(job_id: 7
-                                     start_time { seconds: 1714521600 }
-                                     end_time { seconds: 1714521601 nanos: 500000000 })pb"));
-  EXPECT_FALSE(BuildBackfillRequest(
-                   Parse({"7", "--from", "2024-05-02T00:00:00Z", "--to",
-                          "2024-05-01T00:00:00Z"},
-                         BackfillFlagSpecs()))
-                   .ok());
-  EXPECT_FALSE(BuildBackfillRequest(
-                   Parse({"7", "--from", "2024-05-02T00:00:00Z"}, BackfillFlagSpecs()))
-                   .ok());
+  EXPECT_THAT(
+      *req,
+      EqualsProto(R"pb(job_id: 7
+                       start_time { seconds: 1714521600 }
+                       end_time { seconds: 1714521601 nanos: 500000000 })pb"));
+  EXPECT_FALSE(
+      BuildBackfillRequest(Parse({"7", "--from", "2024-05-02T00:00:00Z", "--to",
+                                  "2024-05-01T00:00:00Z"},
+                                 BackfillFlagSpecs()))
+          .ok());
+  EXPECT_FALSE(
+      BuildBackfillRequest(
+          Parse({"7", "--from", "2024-05-02T00:00:00Z"}, BackfillFlagSpecs()))
+          .ok());
 }
 
 TEST(RunListRequestTest, Filters) {
@@ -281,8 +344,10 @@ TEST(RunListRequestTest, Filters) {
       now);
   ASSERT_TRUE(req.ok()) << req.status();
   EXPECT_THAT(*req, EqualsProto(R"pb(
-    job_id: 7 group_id: 2
-    statuses: RUN_STATUS_RUNNING statuses: RUN_STATUS_SUCCEEDED
+    job_id: 7
+    group_id: 2
+    statuses: RUN_STATUS_RUNNING
+    statuses: RUN_STATUS_SUCCEEDED
     statuses: RUN_STATUS_PENDING
     start_time { seconds: 1714563000 }
     page_size: 50)pb"));
@@ -293,12 +358,14 @@ TEST(RunListRequestTest, Filters) {
   ASSERT_TRUE(req.ok());
   EXPECT_EQ(req->start_time().seconds(), 1714521600);
   EXPECT_EQ(req->page_size(), 1000);
-  EXPECT_THAT(BuildListRunsRequest(Parse({"--status", "done"}, RunListFlagSpecs()), now)
-                  .status()
-                  .message(),
-              HasSubstr("unknown run status 'done'"));
+  EXPECT_THAT(
+      BuildListRunsRequest(Parse({"--status", "done"}, RunListFlagSpecs()), now)
+          .status()
+          .message(),
+      HasSubstr("unknown run status 'done'"));
   EXPECT_FALSE(
-      BuildListRunsRequest(Parse({"--since", "soon"}, RunListFlagSpecs()), now).ok());
+      BuildListRunsRequest(Parse({"--since", "soon"}, RunListFlagSpecs()), now)
+          .ok());
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ int List(CommandContext& c) {
 std::vector<FlagSpec> LogFlagSpecs() {
   return {
       {"follow", "f", false, "",
-       "Keep streaming new lines until the run ends (LogService.StreamRunLog)."},
+       "Keep streaming new lines until the run ends "
+       "(LogService.StreamRunLog)."},
       {"lines", "", true, "N",
        "At most N stored lines (default: the server's, 1000); not with -f."},
   };
@@ -64,9 +65,8 @@ void NoteMissingLines(CommandContext& c, const v1::GetRunResponse& resp) {
   const int64_t shown = resp.log_lines_size();
   if (resp.run().log_line_count() > shown) {
     c.err() << "gnomonctl: showing " << shown << " of "
-            << resp.run().log_line_count()
-            << " lines; 'gnomonctl run logs " << resp.run().id()
-            << " -f' streams them all\n";
+            << resp.run().log_line_count() << " lines; 'gnomonctl run logs "
+            << resp.run().id() << " -f' streams them all\n";
   }
 }
 
@@ -117,7 +117,8 @@ int Logs(CommandContext& c) {
   if (!req.ok()) return c.UsageError(req.status());
   if (c.args().Has("follow")) {
     if (c.args().Has("lines")) {
-      return c.UsageError(absl::InvalidArgumentError("--lines does not go with -f"));
+      return c.UsageError(
+          absl::InvalidArgumentError("--lines does not go with -f"));
     }
     return Follow(c, req->run_id());
   }
@@ -158,7 +159,8 @@ std::vector<Command> RunCommands() {
   std::vector<FlagSpec> get_flags = LogFlagSpecs();
   get_flags.erase(get_flags.begin());  // run get has no -f
   return {
-      {"run", "list", "[--job ID] [--group ID] [--status S] [--since T] [--limit N]",
+      {"run", "list",
+       "[--job ID] [--group ID] [--status S] [--since T] [--limit N]",
        "List runs, newest first.", RunListFlagSpecs(),
        "gnomonctl run list --job 7 --status failed --since 24h\n"
        "gnomonctl run list --since 2024-05-01T00:00:00Z --limit 500 -o json",
@@ -168,8 +170,14 @@ std::vector<Command> RunCommands() {
       {"run", "logs", "ID [-f]",
        "Print a run's log; -f keeps streaming until the run ends (-o json then "
        "prints one JSON object per line).",
-       LogFlagSpecs(), "gnomonctl run logs 1234\ngnomonctl run logs 1234 -f", Logs},
-      {"run", "kill", "ID", "Kill a running run.", {}, "gnomonctl run kill 1234",
+       LogFlagSpecs(), "gnomonctl run logs 1234\ngnomonctl run logs 1234 -f",
+       Logs},
+      {"run",
+       "kill",
+       "ID",
+       "Kill a running run.",
+       {},
+       "gnomonctl run kill 1234",
        Kill},
   };
 }
