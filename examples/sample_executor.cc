@@ -1,0 +1,154 @@
+// gnomon-sample-executor: a small executor application built on the SDK, used
+// by the quickstart and the tests. Handlers:
+//   demo      logs three lines including its params, succeeds
+//   shell     runs params as a /bin/sh command, streams its output; exit code decides
+//   http      GETs the URL in params with libcurl; 2xx succeeds
+//   sharding  logs its shard index and total
+//   slow      sleeps params milliseconds in small steps, honouring cancellation,
+//             or ignoring it when params end with " ignore-cancel"
+//   fail      always fails with 500
+//
+//   GNOMON_ACCESS_TOKEN=... gnomon-sample-executor --app demo --registry 127.0.0.1:7070
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "examples/sample_handlers.h"
+#include "gnomon/executor/executor.h"
+
+namespace {
+
+std::string Env(const char* name, const char* fallback = "") {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+bool EnvBool(const char* name) {
+  bool b = false;
+  return absl::SimpleAtob(Env(name), &b) && b;
+}
+
+}  // namespace
+
+ABSL_FLAG(std::string, app, Env("GNOMON_APP", "sample"), "App name of the executor group (GNOMON_APP).");
+ABSL_FLAG(std::string, registry, Env("GNOMON_REGISTRY", "127.0.0.1:7070"),
+          "Comma-separated registry host:port list (GNOMON_REGISTRY).");
+ABSL_FLAG(std::string, log_service, Env("GNOMON_LOG_SERVICE"),
+          "Comma-separated log service host:port list; empty means the registry "
+          "endpoints (GNOMON_LOG_SERVICE).");
+ABSL_FLAG(std::string, token, Env("GNOMON_ACCESS_TOKEN"),
+          "The group's access token (GNOMON_ACCESS_TOKEN). Required.");
+ABSL_FLAG(std::string, listen, Env("GNOMON_LISTEN", "127.0.0.1:0"),
+          "Where the Executor service listens; port 0 picks a free port (GNOMON_LISTEN).");
+ABSL_FLAG(std::string, advertise, Env("GNOMON_ADVERTISE"),
+          "host:port advertised to the registry; empty means the listen host and the "
+          "bound port (GNOMON_ADVERTISE).");
+ABSL_FLAG(std::string, spool_dir, Env("GNOMON_SPOOL_DIR"),
+          "Durable spool for unacknowledged results; empty keeps them in memory only "
+          "(GNOMON_SPOOL_DIR).");
+ABSL_FLAG(std::string, log_dir, Env("GNOMON_LOG_DIR"),
+          "Directory for local run-log files served by ReadLog; empty disables them "
+          "(GNOMON_LOG_DIR).");
+ABSL_FLAG(int, log_retention_days, 7, "Days local run-log files are kept.");
+ABSL_FLAG(int, max_concurrent_runs, 64, "Runs executing at once (the advertised capacity).");
+ABSL_FLAG(bool, allow_scripts, EnvBool("GNOMON_ALLOW_SCRIPTS"),
+          "Accept shell/python script runs (GNOMON_ALLOW_SCRIPTS).");
+ABSL_FLAG(absl::Duration, cancel_grace, absl::Seconds(2),
+          "How long a cancelled handler may take before its worker is replaced.");
+ABSL_FLAG(absl::Duration, shutdown_grace, absl::Seconds(30),
+          "On SIGTERM/SIGINT, how long running runs may take to finish.");
+ABSL_FLAG(std::string, tls_ca, Env("GNOMON_TLS_CA"), "PEM roots (GNOMON_TLS_CA).");
+ABSL_FLAG(std::string, tls_cert, Env("GNOMON_TLS_CERT"), "PEM certificate (GNOMON_TLS_CERT).");
+ABSL_FLAG(std::string, tls_key, Env("GNOMON_TLS_KEY"), "PEM key (GNOMON_TLS_KEY).");
+
+int main(int argc, char** argv) {
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::StrContains(file, "sample_executor");
+  };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
+  absl::SetProgramUsageMessage(
+      "gnomon-sample-executor: a sample gnomon executor with the handlers demo, shell, http,\n"
+      "sharding, slow and fail. Every flag has a GNOMON_* environment equivalent, and\n"
+      "may be spelled with dashes (--spool-dir) or underscores (--spool_dir).\n\n"
+      "  GNOMON_ACCESS_TOKEN=<group token> gnomon-sample-executor --app sample \\\n"
+      "      --registry 127.0.0.1:7070 --spool-dir /var/tmp/sample-spool\n\n"
+      "Prints \"gnomon-sample-executor listening on HOST:PORT\" once serving; stops\n"
+      "gracefully on SIGTERM or SIGINT.");
+  // Accept --spool-dir as well as absl's --spool_dir spelling.
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    if (!absl::StartsWith(args[i], "--")) continue;
+    size_t end = std::min(args[i].find('='), args[i].size());
+    for (size_t j = 2; j < end; ++j) {
+      if (args[i][j] == '-') args[i][j] = '_';
+    }
+  }
+  std::vector<char*> arg_ptrs;
+  for (std::string& a : args) arg_ptrs.push_back(a.data());
+  absl::ParseCommandLine(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
+
+  // Signals are taken synchronously by the main thread (blocked before any
+  // thread starts, so every thread inherits the mask).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  gnomon::executor::ExecutorOptions options;
+  options.app_name = absl::GetFlag(FLAGS_app);
+  options.registry_endpoints = gnomon::executor::SplitEndpoints(absl::GetFlag(FLAGS_registry));
+  options.log_endpoints = gnomon::executor::SplitEndpoints(absl::GetFlag(FLAGS_log_service));
+  options.access_token = absl::GetFlag(FLAGS_token);
+  options.listen_address = absl::GetFlag(FLAGS_listen);
+  options.advertise_address = absl::GetFlag(FLAGS_advertise);
+  options.spool_dir = absl::GetFlag(FLAGS_spool_dir);
+  options.log_dir = absl::GetFlag(FLAGS_log_dir);
+  options.log_retention_days = absl::GetFlag(FLAGS_log_retention_days);
+  options.max_concurrent_runs = absl::GetFlag(FLAGS_max_concurrent_runs);
+  options.allow_scripts = absl::GetFlag(FLAGS_allow_scripts);
+  options.cancel_grace = absl::GetFlag(FLAGS_cancel_grace);
+  options.tls.ca_file = absl::GetFlag(FLAGS_tls_ca);
+  options.tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
+  options.tls.key_file = absl::GetFlag(FLAGS_tls_key);
+  options.version = "gnomon-sample-executor/0.1";
+
+  auto executor = gnomon::executor::Executor::Create(options);
+  if (!executor.ok()) {
+    std::fprintf(stderr, "gnomon-sample-executor: %s\n", executor.status().ToString().c_str());
+    return 2;
+  }
+  absl::Status registered = gnomon::sample::RegisterSampleHandlers(**executor);
+  if (!registered.ok()) {
+    std::fprintf(stderr, "gnomon-sample-executor: %s\n", registered.ToString().c_str());
+    return 2;
+  }
+  if (absl::Status s = (*executor)->Start(); !s.ok()) {
+    std::fprintf(stderr, "gnomon-sample-executor: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::printf("gnomon-sample-executor listening on %s\n", (*executor)->address().c_str());
+  std::fflush(stdout);
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::fprintf(stderr, "gnomon-sample-executor: signal %d, shutting down\n", sig);
+  (*executor)->Shutdown(absl::GetFlag(FLAGS_shutdown_grace));
+  return 0;
+}

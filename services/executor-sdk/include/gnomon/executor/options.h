@@ -1,0 +1,110 @@
+// ExecutorOptions: everything an embedded executor needs to know, settable from
+// code or from GNOMON_* environment variables.
+//
+//   gnomon::executor::ExecutorOptions options;
+//   options.app_name = "billing";
+//   options.registry_endpoints = {"gnomon-0:7070", "gnomon-1:7070"};
+//   options.access_token = std::getenv("GNOMON_ACCESS_TOKEN");
+//   options.spool_dir = "/var/lib/billing/gnomon-spool";
+//   // Or start from the environment and override:
+//   auto env = gnomon::executor::OptionsFromEnvironment();
+//
+// Thread safety: a plain value type.
+#ifndef GNOMON_EXECUTOR_OPTIONS_H_
+#define GNOMON_EXECUTOR_OPTIONS_H_
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace gnomon::executor {
+
+// PEM files for TLS. Empty ca_file and cert_file means plaintext.
+struct TlsOptions {
+  // Roots used to verify servers (client side) and clients (mutual TLS).
+  std::string ca_file;
+  // This executor's certificate chain and key: served by its Executor
+  // service and presented to the registry and log service.
+  std::string cert_file;
+  std::string key_file;
+  bool enabled() const { return !ca_file.empty() || !cert_file.empty(); }
+};
+
+enum class LogSeverity { kInfo, kWarning, kError };
+
+struct ExecutorOptions {
+  // App name of the executor group (letters, digits, '.', '_', '-').
+  std::string app_name;
+  // Registry "host:port" endpoints; the executor fails over between them.
+  std::vector<std::string> registry_endpoints;
+  // Log service endpoints; empty means the registry endpoints (one gnomond
+  // serves all roles by default).
+  std::vector<std::string> log_endpoints;
+  // Where the Executor service listens; port 0 picks a free port.
+  std::string listen_address = "127.0.0.1:0";
+  // "host:port" advertised to the registry; empty means the listen host with
+  // the bound port. A host without a port gets the bound port.
+  std::string advertise_address;
+  // The group's access token (required).
+  std::string access_token;
+  TlsOptions tls;
+
+  // Durable spool of unacknowledged results and log lines. Empty keeps the
+  // spool in memory only: results then do not survive a restart.
+  std::string spool_dir;
+  // Local run-log files (one bounded file per run, served by ReadLog). Empty
+  // disables them.
+  std::string log_dir;
+  // Local run-log files older than this are deleted.
+  int log_retention_days = 7;
+  // Bytes kept per local run-log file; later lines only go to the log service.
+  int64_t max_log_file_bytes = 16 << 20;
+
+  // Runs executing at once (the capacity advertised to the registry).
+  int max_concurrent_runs = 64;
+  // Runs waiting behind a running run of the same job.
+  int max_queued_runs_per_job = 256;
+  // Accept script (GLUE) runs. Off by default: a script is arbitrary code.
+  bool allow_scripts = false;
+  // How long a cancelled (killed, timed-out) handler may take to return before
+  // its worker is abandoned and replaced.
+  absl::Duration cancel_grace = absl::Seconds(2);
+  // Between SIGTERM and SIGKILL for a cancelled script's process group.
+  absl::Duration script_kill_grace = absl::Seconds(3);
+  // A job's worker thread exits after being idle this long.
+  absl::Duration idle_worker_ttl = absl::Seconds(60);
+  // Log lines are sent in batches: at least this often, or at this size.
+  absl::Duration log_flush_interval = absl::Milliseconds(50);
+  int log_flush_lines = 100;
+  // Reconnect backoff bounds for the registry and log service streams.
+  absl::Duration reconnect_initial = absl::Milliseconds(100);
+  absl::Duration reconnect_max = absl::Seconds(5);
+
+  // Reported to the registry, for people.
+  std::string version;
+  std::map<std::string, std::string> labels;
+
+  // Where the SDK's own diagnostics go; unset means stderr.
+  std::function<void(LogSeverity, std::string_view)> logger;
+};
+
+// Options from GNOMON_* environment variables (unset ones keep defaults):
+// GNOMON_APP, GNOMON_REGISTRY and GNOMON_LOG_SERVICE (comma-separated
+// host:port lists), GNOMON_ACCESS_TOKEN, GNOMON_LISTEN, GNOMON_ADVERTISE,
+// GNOMON_TLS_CA, GNOMON_TLS_CERT, GNOMON_TLS_KEY, GNOMON_SPOOL_DIR,
+// GNOMON_LOG_DIR, GNOMON_LOG_RETENTION_DAYS, GNOMON_MAX_CONCURRENT_RUNS,
+// GNOMON_ALLOW_SCRIPTS (true/false/1/0). A malformed number or boolean is an
+// InvalidArgument error.
+absl::StatusOr<ExecutorOptions> OptionsFromEnvironment();
+
+// Splits "a:1, b:2" into {"a:1", "b:2"} (empty items dropped).
+std::vector<std::string> SplitEndpoints(std::string_view list);
+
+}  // namespace gnomon::executor
+
+#endif  // GNOMON_EXECUTOR_OPTIONS_H_

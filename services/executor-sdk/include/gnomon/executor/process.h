@@ -1,0 +1,41 @@
+// RunProcess: runs a child process on behalf of a job, the way script (GLUE)
+// runs do, so handlers that shell out behave well too.
+//
+// The child gets its own process group, /dev/null as stdin, and its stdout and
+// stderr become run-log lines as they are written. If the run is cancelled
+// (killed, timed out, covered), the whole process group gets SIGTERM, then
+// SIGKILL after `kill_grace`.
+//
+//   absl::StatusOr<int> exit = gnomon::executor::RunProcess(ctx, {"/bin/sh", "-c", cmd});
+//   if (!exit.ok()) ctx.SetResult(500, std::string(exit.status().message()));
+//   else if (*exit != 0) ctx.SetResult(500, "exit code " + std::to_string(*exit));
+//
+// Thread safety: thread-safe; blocks the calling thread until the child exits.
+#ifndef GNOMON_EXECUTOR_PROCESS_H_
+#define GNOMON_EXECUTOR_PROCESS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "gnomon/executor/job_context.h"
+
+namespace gnomon::executor {
+
+struct ProcessOptions {
+  // The child's working directory; empty means the executor's.
+  std::string working_dir;
+  // Between SIGTERM and SIGKILL after cancellation.
+  absl::Duration kill_grace = absl::Seconds(3);
+};
+
+// Returns the exit code (0-255), 128 + the signal number if the child died of
+// a signal, or an error if it could not be started. argv[0] is looked up in
+// PATH.
+absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& argv,
+                               const ProcessOptions& options = {});
+
+}  // namespace gnomon::executor
+
+#endif  // GNOMON_EXECUTOR_PROCESS_H_

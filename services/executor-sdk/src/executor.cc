@@ -1,0 +1,273 @@
+#include "gnomon/executor/executor.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cctype>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "services/executor-sdk/src/channels.h"
+#include "services/executor-sdk/src/executor_service.h"
+#include "services/executor-sdk/src/logger.h"
+#include "services/executor-sdk/src/registry_session.h"
+#include "services/executor-sdk/src/result_reporter.h"
+#include "services/executor-sdk/src/run_log_files.h"
+#include "services/executor-sdk/src/run_manager.h"
+
+namespace gnomon::executor {
+namespace {
+
+bool ValidName(const std::string& name, size_t max_len, bool app) {
+  if (name.empty() || name.size() > max_len) return false;
+  for (unsigned char c : name) {
+    if (app ? !(std::isalnum(c) || c == '.' || c == '_' || c == '-') : (c < 0x20 || c == 0x7f)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// "host:port" -> host ("[::1]:80" -> "[::1]").
+std::string HostOf(const std::string& address) {
+  size_t colon = address.rfind(':');
+  size_t bracket = address.rfind(']');
+  if (colon == std::string::npos || (bracket != std::string::npos && colon < bracket)) {
+    return address;
+  }
+  return address.substr(0, colon);
+}
+
+bool HasPort(const std::string& address) { return HostOf(address) != address; }
+
+}  // namespace
+
+class ExecutorImpl final : public internal::RunSink {
+ public:
+  explicit ExecutorImpl(ExecutorOptions options)
+      : options_(std::move(options)), logger_(options_.logger) {}
+  ~ExecutorImpl() override { Shutdown(absl::Seconds(30)); }
+
+  absl::Status RegisterHandler(const std::string& name, Handler handler, HandlerHooks hooks) {
+    if (!ValidName(name, 128, /*app=*/false)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("handler name \"", name, "\" must be 1 to 128 printable characters"));
+    }
+    if (!handler) return absl::InvalidArgumentError("handler for " + name + " is empty");
+    absl::MutexLock lock(&mu_);
+    if (state_ != State::kCreated) {
+      return absl::FailedPreconditionError("register handlers before Start()");
+    }
+    if (handlers_.contains(name)) {
+      return absl::AlreadyExistsError(absl::StrCat("handler \"", name, "\" is already registered"));
+    }
+    handlers_[name] = std::make_shared<internal::HandlerEntry>(
+        internal::HandlerEntry{name, std::move(handler), std::move(hooks)});
+    return absl::OkStatus();
+  }
+
+  absl::Status Start();
+  void Shutdown(absl::Duration grace);
+
+  std::string address() const {
+    absl::MutexLock lock(&mu_);
+    return address_;
+  }
+  int port() const {
+    absl::MutexLock lock(&mu_);
+    return port_;
+  }
+
+  // RunSink.
+  void Started(const v1::RunRequest& request, absl::Time start) override {
+    log_files_->Open(request.run_id());
+    reporter_->AddStarted(request.run_id(), start, advertised_);
+  }
+  void Line(int64_t run_id, const v1::LogLine& line) override {
+    log_files_->Append(run_id, line);
+    reporter_->AddLine(run_id, line);
+  }
+  void Finished(const v1::RunResult& result) override {
+    reporter_->AddResult(result);
+    log_files_->Close(result.run_id());
+  }
+
+ private:
+  enum class State { kCreated, kStarted, kStopped };
+
+  const ExecutorOptions options_;
+  const internal::Logger logger_;
+  mutable absl::Mutex mu_;
+  State state_ ABSL_GUARDED_BY(mu_) = State::kCreated;
+  internal::HandlerMap handlers_ ABSL_GUARDED_BY(mu_);
+  std::string address_ ABSL_GUARDED_BY(mu_);
+  int port_ ABSL_GUARDED_BY(mu_) = 0;
+  // Set once by Start() before any run exists; read-only afterwards.
+  std::string advertised_;
+  std::unique_ptr<internal::RunLogFiles> log_files_;
+  std::unique_ptr<internal::ResultReporter> reporter_;
+  std::unique_ptr<internal::RunManager> manager_;
+  std::unique_ptr<internal::ExecutorService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<internal::RegistrySession> session_;
+  // Read by worker threads (busy-state changes) while Start() may still run.
+  std::atomic<internal::RegistrySession*> session_ptr_{nullptr};
+};
+
+absl::Status ExecutorImpl::Start() {
+  absl::MutexLock lock(&mu_);
+  if (state_ != State::kCreated) return absl::FailedPreconditionError("Start() called twice");
+
+  auto client_creds = internal::ClientCredentials(options_.tls);
+  if (!client_creds.ok()) return client_creds.status();
+  auto server_creds = internal::ServerCredentials(options_.tls);
+  if (!server_creds.ok()) return server_creds.status();
+
+  auto spool = internal::RunSpool::Open(options_.spool_dir);
+  if (!spool.ok()) return spool.status();
+  if (!(*spool)->durable()) {
+    logger_.Warning("no spool directory: results are kept in memory and lost if the process dies");
+  } else if ((*spool)->recovered() > 0) {
+    logger_.Info(absl::StrCat("re-sending ", (*spool)->recovered(),
+                              " unacknowledged items from the spool ", options_.spool_dir));
+  }
+  log_files_ = std::make_unique<internal::RunLogFiles>(
+      options_.log_dir, options_.max_log_file_bytes, options_.log_retention_days, &logger_);
+  if (absl::Status s = log_files_->Init(); !s.ok()) return s;
+
+  internal::ReporterOptions reporter_options;
+  reporter_options.endpoints =
+      options_.log_endpoints.empty() ? options_.registry_endpoints : options_.log_endpoints;
+  reporter_options.app_name = options_.app_name;
+  reporter_options.access_token = options_.access_token;
+  reporter_options.credentials = *client_creds;
+  reporter_options.flush_interval = options_.log_flush_interval;
+  reporter_options.flush_lines = options_.log_flush_lines;
+  reporter_options.backoff_initial = options_.reconnect_initial;
+  reporter_options.backoff_max = options_.reconnect_max;
+  reporter_ = std::make_unique<internal::ResultReporter>(std::move(reporter_options),
+                                                         std::move(*spool), &logger_);
+
+  internal::RunManagerOptions manager_options;
+  manager_options.max_concurrent_runs = options_.max_concurrent_runs;
+  manager_options.max_queued_runs_per_job = options_.max_queued_runs_per_job;
+  manager_options.allow_scripts = options_.allow_scripts;
+  manager_options.cancel_grace = options_.cancel_grace;
+  manager_options.script_kill_grace = options_.script_kill_grace;
+  manager_options.idle_worker_ttl = options_.idle_worker_ttl;
+  manager_ = std::make_unique<internal::RunManager>(manager_options, handlers_, this, [this] {
+    if (internal::RegistrySession* session = session_ptr_.load()) session->NotifyBusyChanged();
+  });
+  service_ = std::make_unique<internal::ExecutorService>(manager_.get(), log_files_.get(),
+                                                         options_.access_token);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int bound_port = 0;
+  builder.AddListeningPort(options_.listen_address, *server_creds, &bound_port);
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr || bound_port == 0) {
+    manager_.reset();
+    reporter_.reset();
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", options_.listen_address));
+  }
+  port_ = bound_port;
+  std::string host = options_.advertise_address.empty() ? HostOf(options_.listen_address)
+                                                        : options_.advertise_address;
+  if (options_.advertise_address.empty() &&
+      (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::")) {
+    char name[256] = {0};
+    host = ::gethostname(name, sizeof name - 1) == 0 ? name : "127.0.0.1";
+  }
+  address_ = HasPort(host) ? host : absl::StrCat(host, ":", bound_port);
+  advertised_ = address_;
+
+  reporter_->Start();
+
+  internal::RegistrySessionOptions session_options;
+  session_options.endpoints = options_.registry_endpoints;
+  session_options.access_token = options_.access_token;
+  session_options.credentials = *client_creds;
+  session_options.backoff_initial = options_.reconnect_initial;
+  session_options.backoff_max = options_.reconnect_max;
+  v1::Register& reg = session_options.registration;
+  reg.set_app_name(options_.app_name);
+  reg.set_address(address_);
+  for (const auto& [name, entry] : handlers_) reg.add_handlers(name);
+  std::sort(reg.mutable_handlers()->begin(), reg.mutable_handlers()->end());
+  reg.set_capacity(static_cast<uint32_t>(options_.max_concurrent_runs));
+  reg.set_version(options_.version.empty() ? "gnomon-executor/0.1" : options_.version);
+  for (const auto& [k, v] : options_.labels) (*reg.mutable_labels())[k] = v;
+  session_ = std::make_unique<internal::RegistrySession>(
+      std::move(session_options), [this] { return manager_->BeatState(); }, &logger_);
+  session_ptr_.store(session_.get());
+  session_->Start();
+  state_ = State::kStarted;
+  return absl::OkStatus();
+}
+
+void ExecutorImpl::Shutdown(absl::Duration grace) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ != State::kStarted) {
+      state_ = State::kStopped;
+      return;
+    }
+    state_ = State::kStopped;
+  }
+  absl::Time deadline = absl::Now() + grace;
+  // Runs first (new dispatches are rejected meanwhile), then their results,
+  // and only then leave the registry: a scheduler must not think the
+  // executor is lost while its results are still on the way.
+  manager_->Shutdown(deadline);
+  if (!reporter_->Drain(std::max(deadline, absl::Now() + absl::Seconds(2)))) {
+    logger_.Warning(absl::StrCat(reporter_->pending(),
+                                 " results/log items not yet acknowledged; they stay in the "
+                                 "spool and are re-sent on the next start"));
+  }
+  session_->Stop("executor shutting down");
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  server_->Wait();
+  reporter_->Stop();
+}
+
+absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(ExecutorOptions options) {
+  if (!ValidName(options.app_name, 64, /*app=*/true)) {
+    return absl::InvalidArgumentError(
+        "app name must be 1 to 64 letters, digits, '.', '_' or '-'");
+  }
+  if (options.access_token.empty()) {
+    return absl::InvalidArgumentError("an access token is required (the group's token)");
+  }
+  if (options.registry_endpoints.empty() && options.log_endpoints.empty()) {
+    return absl::InvalidArgumentError("no registry or log service endpoints given");
+  }
+  if (options.max_concurrent_runs < 1 || options.max_queued_runs_per_job < 0) {
+    return absl::InvalidArgumentError("max_concurrent_runs must be at least 1");
+  }
+  if (options.log_flush_lines < 1) options.log_flush_lines = 1;
+  return std::unique_ptr<Executor>(new Executor(std::make_unique<ExecutorImpl>(std::move(options))));
+}
+
+Executor::Executor(std::unique_ptr<ExecutorImpl> impl) : impl_(std::move(impl)) {}
+Executor::~Executor() { Shutdown(); }
+
+absl::Status Executor::RegisterHandler(const std::string& name, Handler handler,
+                                       HandlerHooks hooks) {
+  return impl_->RegisterHandler(name, std::move(handler), std::move(hooks));
+}
+absl::Status Executor::Start() { return impl_->Start(); }
+std::string Executor::address() const { return impl_->address(); }
+int Executor::port() const { return impl_->port(); }
+void Executor::Shutdown(absl::Duration grace) { impl_->Shutdown(grace); }
+
+}  // namespace gnomon::executor

@@ -1,0 +1,75 @@
+#include "services/executor-sdk/src/executor_service.h"
+
+#include "services/executor-sdk/src/channels.h"
+
+namespace gnomon::executor::internal {
+
+grpc::Status ExecutorService::CheckToken(const grpc::ServerContext& context) const {
+  if (TokenMatches(context, access_token_)) return grpc::Status::OK;
+  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                      "missing or wrong x-gnomon-access-token for this executor's group");
+}
+
+grpc::Status ExecutorService::Dispatch(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<v1::DispatchResponse, v1::DispatchRequest>* stream) {
+  if (grpc::Status s = CheckToken(*context); !s.ok()) return s;
+  v1::DispatchRequest request;
+  while (stream->Read(&request)) {
+    if (!request.has_run()) continue;
+    v1::DispatchResponse response;
+    response.set_run_id(request.run().run_id());
+    DispatchOutcome outcome = manager_->Submit(request.run());
+    if (outcome.accepted) {
+      response.mutable_accepted()->set_queue_position(outcome.queue_position);
+    } else {
+      response.mutable_rejected()->set_code(outcome.code);
+      response.mutable_rejected()->set_reason(outcome.reason);
+    }
+    if (!stream->Write(response)) break;
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ExecutorService::Beat(grpc::ServerContext* context, const v1::BeatRequest* request,
+                                   v1::BeatResponse* response) {
+  if (grpc::Status s = CheckToken(*context); !s.ok()) return s;
+  response->set_running_runs(manager_->running_runs());
+  response->set_capacity(static_cast<uint32_t>(manager_->capacity()));
+  return grpc::Status::OK;
+}
+
+grpc::Status ExecutorService::IdleBeat(grpc::ServerContext* context,
+                                       const v1::IdleBeatRequest* request,
+                                       v1::IdleBeatResponse* response) {
+  if (grpc::Status s = CheckToken(*context); !s.ok()) return s;
+  JobLoad load = manager_->Load(request->job_id());
+  response->set_running(load.running);
+  response->set_queued(load.queued);
+  response->set_idle(load.running == 0 && load.queued == 0);
+  return grpc::Status::OK;
+}
+
+grpc::Status ExecutorService::Kill(grpc::ServerContext* context, const v1::KillRequest* request,
+                                   v1::KillResponse* response) {
+  if (grpc::Status s = CheckToken(*context); !s.ok()) return s;
+  response->set_found(manager_->Kill(request->run_id(), request->reason()));
+  return grpc::Status::OK;
+}
+
+grpc::Status ExecutorService::ReadLog(grpc::ServerContext* context,
+                                      const v1::ReadLogRequest* request,
+                                      grpc::ServerWriter<v1::LogLine>* writer) {
+  if (grpc::Status s = CheckToken(*context); !s.ok()) return s;
+  int64_t from = request->from_line() <= 0 ? 1 : request->from_line();
+  absl::Status status = log_files_->Read(request->run_id(), from, [&](const v1::LogLine& line) {
+    return !context->IsCancelled() && writer->Write(line);
+  });
+  if (absl::IsNotFound(status)) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, std::string(status.message()));
+  }
+  if (!status.ok()) return grpc::Status(grpc::StatusCode::INTERNAL, std::string(status.message()));
+  return grpc::Status::OK;
+}
+
+}  // namespace gnomon::executor::internal

@@ -1,0 +1,79 @@
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gnomon/executor/options.h"
+
+namespace gnomon::executor {
+namespace {
+
+const char* Env(const char* name) {
+  const char* v = std::getenv(name);
+  return (v != nullptr && *v != '\0') ? v : nullptr;
+}
+
+absl::Status ParseInt(const char* name, int* out) {
+  if (const char* v = Env(name)) {
+    if (!absl::SimpleAtoi(v, out)) {
+      return absl::InvalidArgumentError(absl::StrCat(name, "=", v, " is not a number"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseBool(const char* name, bool* out) {
+  if (const char* v = Env(name)) {
+    if (!absl::SimpleAtob(v, out)) {
+      return absl::InvalidArgumentError(absl::StrCat(name, "=", v, " is not true or false"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void ParseString(const char* name, std::string* out) {
+  if (const char* v = Env(name)) *out = v;
+}
+
+}  // namespace
+
+std::vector<std::string> SplitEndpoints(std::string_view list) {
+  std::vector<std::string> out;
+  for (absl::string_view part :
+       absl::StrSplit(absl::string_view(list.data(), list.size()), ',')) {
+    part = absl::StripAsciiWhitespace(part);
+    if (!part.empty()) out.emplace_back(part);
+  }
+  return out;
+}
+
+absl::StatusOr<ExecutorOptions> OptionsFromEnvironment() {
+  ExecutorOptions options;
+  ParseString("GNOMON_APP", &options.app_name);
+  if (const char* v = Env("GNOMON_REGISTRY")) options.registry_endpoints = SplitEndpoints(v);
+  if (const char* v = Env("GNOMON_LOG_SERVICE")) options.log_endpoints = SplitEndpoints(v);
+  ParseString("GNOMON_ACCESS_TOKEN", &options.access_token);
+  ParseString("GNOMON_LISTEN", &options.listen_address);
+  ParseString("GNOMON_ADVERTISE", &options.advertise_address);
+  ParseString("GNOMON_TLS_CA", &options.tls.ca_file);
+  ParseString("GNOMON_TLS_CERT", &options.tls.cert_file);
+  ParseString("GNOMON_TLS_KEY", &options.tls.key_file);
+  ParseString("GNOMON_SPOOL_DIR", &options.spool_dir);
+  ParseString("GNOMON_LOG_DIR", &options.log_dir);
+  if (absl::Status s = ParseInt("GNOMON_LOG_RETENTION_DAYS", &options.log_retention_days);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ParseInt("GNOMON_MAX_CONCURRENT_RUNS", &options.max_concurrent_runs);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ParseBool("GNOMON_ALLOW_SCRIPTS", &options.allow_scripts); !s.ok()) {
+    return s;
+  }
+  return options;
+}
+
+}  // namespace gnomon::executor

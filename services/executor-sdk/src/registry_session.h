@@ -1,0 +1,89 @@
+// RegistrySession: keeps this executor registered through one long-lived
+// Registry.Session stream.
+//
+// Sends Register, waits for Registered{beat_interval}, then a Beat every
+// interval and promptly (at most every 100 ms) after NotifyBusyChanged().
+// A broken stream or a refusal reconnects with jittered backoff, rotating
+// through the endpoints; refusals for the token or the request are logged as
+// errors. Stop() sends Deregister.
+//
+//   RegistrySession session(options, [&] { return manager.BeatState(); }, &logger);
+//   session.Start();
+//   session.NotifyBusyChanged();
+//   session.Stop("shutdown");
+//
+// Thread safety: all methods are thread-safe.
+#ifndef GNOMON_SERVICES_EXECUTOR_SDK_SRC_REGISTRY_SESSION_H_
+#define GNOMON_SERVICES_EXECUTOR_SDK_SRC_REGISTRY_SESSION_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "gnomon/v1/registry.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "services/executor-sdk/src/logger.h"
+
+namespace gnomon::executor::internal {
+
+struct RegistrySessionOptions {
+  std::vector<std::string> endpoints;
+  std::string access_token;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  v1::Register registration;
+  absl::Duration min_beat_gap = absl::Milliseconds(100);
+  absl::Duration backoff_initial = absl::Milliseconds(100);
+  absl::Duration backoff_max = absl::Seconds(5);
+};
+
+class RegistrySession {
+ public:
+  RegistrySession(RegistrySessionOptions options, std::function<v1::Beat()> beat_source,
+                  const Logger* logger);
+  ~RegistrySession();  // Stop("executor destroyed")
+  RegistrySession(const RegistrySession&) = delete;
+  RegistrySession& operator=(const RegistrySession&) = delete;
+
+  void Start();
+  // Sends a beat soon (busy state changed).
+  void NotifyBusyChanged();
+  // Deregisters (waiting up to `timeout` for the registry to close the stream)
+  // and stops reconnecting. Idempotent.
+  void Stop(const std::string& reason, absl::Duration timeout = absl::Seconds(2));
+  // True while a session is registered.
+  bool registered() const;
+  // Completed registrations since Start (for tests and diagnostics).
+  int registrations() const;
+
+ private:
+  void Loop();
+  // One session; returns its final status and whether it registered.
+  grpc::Status RunSession(size_t index, bool* registered);
+
+  const RegistrySessionOptions options_;
+  const std::function<v1::Beat()> beat_source_;
+  const Logger* const logger_;
+  std::vector<std::unique_ptr<v1::Registry::Stub>> stubs_;
+
+  mutable absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  std::string stop_reason_ ABSL_GUARDED_BY(mu_);
+  absl::Duration stop_timeout_ ABSL_GUARDED_BY(mu_);
+  bool dirty_ ABSL_GUARDED_BY(mu_) = false;
+  bool broken_ ABSL_GUARDED_BY(mu_) = false;
+  bool registered_ ABSL_GUARDED_BY(mu_) = false;
+  int registrations_ ABSL_GUARDED_BY(mu_) = 0;
+  grpc::ClientContext* active_context_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::string last_error_ ABSL_GUARDED_BY(mu_);
+  std::thread thread_;
+};
+
+}  // namespace gnomon::executor::internal
+
+#endif  // GNOMON_SERVICES_EXECUTOR_SDK_SRC_REGISTRY_SESSION_H_

@@ -1,0 +1,229 @@
+#include "services/executor-sdk/src/result_reporter.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "google/protobuf/util/time_util.h"
+#include "services/common/client/auth_metadata.h"
+#include "services/common/client/backoff.h"
+#include "services/executor-sdk/src/channels.h"
+
+namespace gnomon::executor::internal {
+
+ResultReporter::ResultReporter(ReporterOptions options, std::unique_ptr<RunSpool> spool,
+                               const Logger* logger)
+    : options_(std::move(options)), logger_(logger), spool_(std::move(spool)) {
+  for (const std::string& endpoint : options_.endpoints) {
+    stubs_.push_back(v1::LogService::NewStub(MakeChannel(endpoint, options_.credentials)));
+  }
+}
+
+ResultReporter::~ResultReporter() { Stop(); }
+
+void ResultReporter::Start() {
+  absl::MutexLock lock(&mu_);
+  if (started_) return;
+  started_ = true;
+  sender_ = std::thread([this] { SenderLoop(); });
+  flusher_ = std::thread([this] { FlusherLoop(); });
+}
+
+void ResultReporter::SpoolLocked(const v1::ReportResultsRequest& item, bool sync) {
+  absl::Status disk;
+  spool_->Append(item, sync, &disk);
+  if (!disk.ok()) {
+    logger_->Error(absl::StrCat("result spool write failed (kept in memory only): ",
+                                disk.ToString()));
+  }
+}
+
+void ResultReporter::FlushLinesLocked(int64_t run_id) {
+  auto it = pending_lines_.find(run_id);
+  if (it == pending_lines_.end()) return;
+  v1::ReportResultsRequest item;
+  v1::RunLogLines* log = item.mutable_log();
+  log->set_run_id(run_id);
+  for (v1::LogLine& line : it->second) *log->add_lines() = std::move(line);
+  pending_line_count_ -= it->second.size();
+  pending_lines_.erase(it);
+  SpoolLocked(item, /*sync=*/false);
+}
+
+void ResultReporter::AddStarted(int64_t run_id, absl::Time start,
+                                const std::string& executor_address) {
+  v1::ReportResultsRequest item;
+  v1::RunStarted* started = item.mutable_started();
+  started->set_run_id(run_id);
+  *started->mutable_start_time() =
+      google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(start));
+  started->set_executor_address(executor_address);
+  absl::MutexLock lock(&mu_);
+  SpoolLocked(item, /*sync=*/false);
+}
+
+void ResultReporter::AddLine(int64_t run_id, const v1::LogLine& line) {
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::LogLine>& lines = pending_lines_[run_id];
+  lines.push_back(line);
+  ++pending_line_count_;
+  if (static_cast<int>(lines.size()) >= options_.flush_lines) FlushLinesLocked(run_id);
+}
+
+void ResultReporter::AddResult(const v1::RunResult& result) {
+  v1::ReportResultsRequest item;
+  *item.mutable_result() = result;
+  absl::MutexLock lock(&mu_);
+  FlushLinesLocked(result.run_id());
+  SpoolLocked(item, /*sync=*/true);
+}
+
+bool ResultReporter::Drain(absl::Time deadline) {
+  absl::MutexLock lock(&mu_);
+  std::vector<int64_t> runs;
+  for (const auto& [run, lines] : pending_lines_) runs.push_back(run);
+  for (int64_t run : runs) FlushLinesLocked(run);
+  auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return spool_->empty() && pending_line_count_ == 0;
+  };
+  return mu_.AwaitWithDeadline(absl::Condition(&drained), deadline);
+}
+
+void ResultReporter::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    if (active_context_ != nullptr) active_context_->TryCancel();
+  }
+  if (sender_.joinable()) sender_.join();
+  if (flusher_.joinable()) flusher_.join();
+  absl::MutexLock lock(&mu_);
+  std::vector<int64_t> runs;
+  for (const auto& [run, lines] : pending_lines_) runs.push_back(run);
+  for (int64_t run : runs) FlushLinesLocked(run);  // into the spool for the next start
+}
+
+size_t ResultReporter::pending() const {
+  absl::MutexLock lock(&mu_);
+  return spool_->size() + pending_line_count_;
+}
+
+uint64_t ResultReporter::acked() const {
+  absl::MutexLock lock(&mu_);
+  return acked_;
+}
+
+void ResultReporter::FlusherLoop() {
+  absl::MutexLock lock(&mu_);
+  while (!mu_.AwaitWithTimeout(absl::Condition(&stopping_), options_.flush_interval)) {
+    std::vector<int64_t> runs;
+    for (const auto& [run, lines] : pending_lines_) runs.push_back(run);
+    for (int64_t run : runs) FlushLinesLocked(run);
+  }
+}
+
+void ResultReporter::SenderLoop() {
+  Backoff backoff({.initial = options_.backoff_initial, .max = options_.backoff_max});
+  size_t endpoint = 0;
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      auto work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || !spool_->empty();
+      };
+      mu_.Await(absl::Condition(&work));
+      if (stopping_) return;
+    }
+    if (stubs_.empty()) return;
+    bool acked_any = false;
+    size_t index = endpoint++ % stubs_.size();
+    grpc::Status status = RunStream(index, &acked_any);
+    if (acked_any) backoff.Reset();
+    absl::Duration delay = backoff.Next();
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    std::string error = absl::StrCat("log service ", options_.endpoints[index], ": ",
+                                     StatusText(status));
+    if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+        status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
+        status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+      logger_->Error(absl::StrCat(error, " (check the app name and access token; retrying in ",
+                                  absl::FormatDuration(delay), ")"));
+    } else if (error != last_error_) {
+      logger_->Warning(absl::StrCat("results stream ended, ", error, "; ", spool_->size(),
+                                    " items waiting, retrying"));
+    }
+    last_error_ = error;
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), delay);
+    if (stopping_) return;
+  }
+}
+
+grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
+  grpc::ClientContext context;
+  context.AddMetadata(std::string(kAccessTokenKey), options_.access_token);
+  context.AddMetadata(std::string(kAppNameKey), options_.app_name);
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return grpc::Status(grpc::StatusCode::CANCELLED, "stopping");
+    active_context_ = &context;
+    stream_broken_ = false;
+    cursor_ = 0;
+    next_sequence_ = 1;
+    in_flight_.clear();
+  }
+  auto stream = stubs_[index]->ReportResults(&context);
+  std::thread reader([&] {
+    v1::ReportResultsResponse ack;
+    while (stream->Read(&ack)) {
+      absl::MutexLock lock(&mu_);
+      auto it = in_flight_.find(ack.sequence());
+      if (it == in_flight_.end()) continue;
+      spool_->Remove(it->second);
+      in_flight_.erase(it);
+      ++acked_;
+      *acked_any = true;
+      if (!last_error_.empty()) {
+        logger_->Info(absl::StrCat("log service ", options_.endpoints[index], " is reachable again"));
+        last_error_.clear();
+      }
+    }
+    absl::MutexLock lock(&mu_);
+    stream_broken_ = true;
+  });
+  bool cancelled = false;
+  while (true) {
+    v1::ReportResultsRequest request;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || stream_broken_ ||
+               (spool_->Next(cursor_) != nullptr &&
+                static_cast<int>(in_flight_.size()) < options_.max_in_flight);
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (stopping_) {
+        context.TryCancel();
+        cancelled = true;
+        break;
+      }
+      if (stream_broken_) break;
+      const auto* next = spool_->Next(cursor_);
+      cursor_ = next->first;
+      request = next->second;
+      request.set_sequence(next_sequence_++);
+      in_flight_[request.sequence()] = next->first;
+    }
+    if (!stream->Write(request)) break;  // the reader sees the end too
+  }
+  if (!cancelled) stream->WritesDone();
+  reader.join();
+  grpc::Status status = stream->Finish();
+  absl::MutexLock lock(&mu_);
+  active_context_ = nullptr;
+  in_flight_.clear();
+  return status;
+}
+
+}  // namespace gnomon::executor::internal

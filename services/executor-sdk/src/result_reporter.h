@@ -1,0 +1,112 @@
+// ResultReporter: delivers RunStarted, log-line batches and RunResults to
+// LogService.ReportResults, through a RunSpool so nothing is lost.
+//
+// Items enter the spool first; a sender thread keeps one stream open to one of
+// the log endpoints (failing over between them with jittered backoff),
+// numbers items per stream, and removes each from the spool when its
+// acknowledgement arrives (APPLIED, DUPLICATE or UNKNOWN_RUN). After a broken
+// stream, unacknowledged items are sent again on the next one. Log lines are
+// batched per run: a batch is spooled at `flush_lines` lines or every
+// `flush_interval`, and always before that run's result.
+//
+//   ResultReporter reporter(options, std::move(spool), &logger);
+//   reporter.Start();
+//   reporter.AddStarted(run_id, now, "10.0.0.5:9999");
+//   reporter.AddLine(run_id, line);
+//   reporter.AddResult(result);
+//   reporter.Drain(absl::Now() + absl::Seconds(5));
+//   reporter.Stop();
+//
+// Thread safety: all methods are thread-safe.
+#ifndef GNOMON_SERVICES_EXECUTOR_SDK_SRC_RESULT_REPORTER_H_
+#define GNOMON_SERVICES_EXECUTOR_SDK_SRC_RESULT_REPORTER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "gnomon/v1/log.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "services/executor-sdk/src/logger.h"
+#include "services/executor-sdk/src/run_spool.h"
+
+namespace gnomon::executor::internal {
+
+struct ReporterOptions {
+  std::vector<std::string> endpoints;
+  std::string app_name;
+  std::string access_token;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  absl::Duration flush_interval = absl::Milliseconds(50);
+  int flush_lines = 100;
+  absl::Duration backoff_initial = absl::Milliseconds(100);
+  absl::Duration backoff_max = absl::Seconds(5);
+  // Items sent but not yet acknowledged on one stream.
+  int max_in_flight = 512;
+};
+
+class ResultReporter {
+ public:
+  ResultReporter(ReporterOptions options, std::unique_ptr<RunSpool> spool, const Logger* logger);
+  ~ResultReporter();  // Stop()
+  ResultReporter(const ResultReporter&) = delete;
+  ResultReporter& operator=(const ResultReporter&) = delete;
+
+  void Start();
+  void AddStarted(int64_t run_id, absl::Time start, const std::string& executor_address);
+  void AddLine(int64_t run_id, const v1::LogLine& line);
+  // Spools the run's pending lines, then the result (fsync'd).
+  void AddResult(const v1::RunResult& result);
+  // Waits until every item is acknowledged or `deadline`; true if drained.
+  bool Drain(absl::Time deadline);
+  // Stops the threads; unacknowledged items stay in the spool.
+  void Stop();
+
+  // Items waiting for acknowledgement (including unflushed log batches).
+  size_t pending() const;
+  // Acknowledgements received since Start.
+  uint64_t acked() const;
+
+ private:
+  void SpoolLocked(const v1::ReportResultsRequest& item, bool sync)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FlushLinesLocked(int64_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FlusherLoop();
+  void SenderLoop();
+  // One stream to `endpoint`; returns its final status and whether any item
+  // was acknowledged on it.
+  grpc::Status RunStream(size_t endpoint_index, bool* acked_any);
+
+  const ReporterOptions options_;
+  const Logger* const logger_;
+  std::vector<std::unique_ptr<v1::LogService::Stub>> stubs_;
+
+  mutable absl::Mutex mu_;
+  std::unique_ptr<RunSpool> spool_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int64_t, std::vector<v1::LogLine>> pending_lines_ ABSL_GUARDED_BY(mu_);
+  size_t pending_line_count_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  // Per-stream state.
+  grpc::ClientContext* active_context_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool stream_broken_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t cursor_ ABSL_GUARDED_BY(mu_) = 0;  // highest spool id sent on this stream
+  uint64_t next_sequence_ ABSL_GUARDED_BY(mu_) = 1;
+  std::map<uint64_t, uint64_t> in_flight_ ABSL_GUARDED_BY(mu_);  // sequence -> spool id
+  uint64_t acked_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string last_error_ ABSL_GUARDED_BY(mu_);
+
+  std::thread sender_;
+  std::thread flusher_;
+};
+
+}  // namespace gnomon::executor::internal
+
+#endif  // GNOMON_SERVICES_EXECUTOR_SDK_SRC_RESULT_REPORTER_H_

@@ -1,0 +1,125 @@
+#include "services/executor-sdk/src/run_state.h"
+
+#include <utility>
+
+#include "absl/strings/str_split.h"
+#include "google/protobuf/util/time_util.h"
+
+namespace gnomon::executor::internal {
+namespace {
+
+google::protobuf::Timestamp ToProto(absl::Time t) {
+  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
+}
+
+}  // namespace
+
+bool CancelState::Cancel(std::string reason_text) {
+  absl::MutexLock lock(&mu);
+  if (is_cancelled) return false;
+  is_cancelled = true;
+  why = std::move(reason_text);
+  return true;
+}
+
+bool CancelState::cancelled() const {
+  absl::MutexLock lock(&mu);
+  return is_cancelled;
+}
+
+std::string CancelState::reason() const {
+  absl::MutexLock lock(&mu);
+  return why;
+}
+
+bool CancelState::WaitFor(absl::Duration timeout) const {
+  absl::MutexLock lock(&mu);
+  return mu.AwaitWithTimeout(absl::Condition(&is_cancelled), timeout);
+}
+
+RunState::RunState(v1::RunRequest req, RunSink* run_sink)
+    : request(std::move(req)), cancel(std::make_shared<CancelState>()), sink(run_sink) {}
+
+absl::Time RunState::MarkStarted(absl::Time now) {
+  absl::MutexLock lock(&mu);
+  if (closed) return absl::InfinitePast();
+  is_started = true;
+  start_time = now;
+  if (request.has_timeout()) {
+    absl::Duration timeout = absl::Seconds(request.timeout().seconds()) +
+                             absl::Nanoseconds(request.timeout().nanos());
+    if (timeout > absl::ZeroDuration()) deadline = now + timeout;
+  }
+  sink->Started(request, now);
+  return deadline;
+}
+
+void RunState::Log(std::string_view text) {
+  absl::MutexLock lock(&mu);
+  if (closed) return;
+  absl::Time now = absl::Now();
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  for (absl::string_view part : absl::StrSplit(absl::string_view(text.data(), text.size()), '\n')) {
+    v1::LogLine line;
+    line.set_line_number(next_line++);
+    *line.mutable_time() = ToProto(now);
+    line.set_text(std::string(part));
+    sink->Line(request.run_id(), line);
+  }
+}
+
+void RunState::SetResult(int code, std::string_view message) {
+  absl::MutexLock lock(&mu);
+  result_set = true;
+  result_code = code;
+  result_message = std::string(message);
+}
+
+bool RunState::Terminate(Termination kind, std::string message) {
+  {
+    absl::MutexLock lock(&mu);
+    if (closed || termination != Termination::kNone) return false;
+    termination = kind;
+    termination_message = message;
+  }
+  cancel->Cancel(std::move(message));
+  return true;
+}
+
+bool RunState::Finish(absl::Time now) {
+  absl::MutexLock lock(&mu);
+  if (closed) return false;
+  v1::RunResult result;
+  result.set_run_id(request.run_id());
+  switch (termination) {
+    case Termination::kTimedOut:
+      result.set_handle_code(502);
+      result.set_handle_message(termination_message);
+      break;
+    case Termination::kKilled:
+      result.set_handle_code(503);
+      result.set_handle_message(termination_message);
+      break;
+    case Termination::kNone:
+      result.set_handle_code(result_set ? result_code : 200);
+      result.set_handle_message(result_message);
+      break;
+  }
+  *result.mutable_start_time() = ToProto(is_started ? start_time : now);
+  *result.mutable_end_time() = ToProto(now);
+  sink->Finished(result);
+  closed = true;
+  return true;
+}
+
+bool RunState::finished() const {
+  absl::MutexLock lock(&mu);
+  return closed;
+}
+
+bool RunState::started() const {
+  absl::MutexLock lock(&mu);
+  return is_started;
+}
+
+}  // namespace gnomon::executor::internal

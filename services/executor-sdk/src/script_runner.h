@@ -1,0 +1,30 @@
+// RunScript: executes a GLUE script run (shell or python) as a child process.
+//
+// The source is written into a private temporary directory, which is the
+// child's working directory; the arguments are the params, the shard index
+// and the shard total. stdout and stderr become run-log lines. Exit code 0 is
+// success; anything else is a 500 with the exit code. When the run is
+// cancelled, the child's process group gets SIGTERM, then SIGKILL after
+// kill_grace.
+//
+//   RunScript(ctx, request.script(), {.kill_grace = absl::Seconds(3)});
+//
+// Thread safety: thread-safe; blocks the calling thread until the child exits.
+#ifndef GNOMON_SERVICES_EXECUTOR_SDK_SRC_SCRIPT_RUNNER_H_
+#define GNOMON_SERVICES_EXECUTOR_SDK_SRC_SCRIPT_RUNNER_H_
+
+#include "absl/time/time.h"
+#include "gnomon/executor/job_context.h"
+#include "gnomon/v1/common.pb.h"
+
+namespace gnomon::executor::internal {
+
+struct ScriptOptions {
+  absl::Duration kill_grace = absl::Seconds(3);
+};
+
+void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOptions& options);
+
+}  // namespace gnomon::executor::internal
+
+#endif  // GNOMON_SERVICES_EXECUTOR_SDK_SRC_SCRIPT_RUNNER_H_

@@ -1,0 +1,133 @@
+// In-process fakes of the registry and the log service, and a scheduler-side
+// Dispatch client, for the executor SDK's tests. Servers listen on port 0 (or a
+// given port, to come back after an outage on the same address).
+//
+//   FakeRegistry registry("token");
+//   FakeLogService logs("token");
+//   TestServer server({&registry, &logs});
+//   ... executor with registry_endpoints = {server.address()} ...
+//   ASSERT_TRUE(registry.WaitForRegistrations(1, absl::Seconds(10)));
+//   DispatchClient dispatch(executor_address, "token");
+//   v1::DispatchResponse r = dispatch.Send(run);
+//   std::optional<v1::RunResult> result = logs.WaitForResult(run.run_id(), absl::Seconds(10));
+//
+// Thread safety: all methods are thread-safe.
+#ifndef GNOMON_SERVICES_EXECUTOR_SDK_TESTING_FAKE_SERVERS_H_
+#define GNOMON_SERVICES_EXECUTOR_SDK_TESTING_FAKE_SERVERS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "gnomon/v1/executor.grpc.pb.h"
+#include "gnomon/v1/log.grpc.pb.h"
+#include "gnomon/v1/registry.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+
+namespace gnomon::executor::testing {
+
+class FakeRegistry final : public v1::Registry::Service {
+ public:
+  explicit FakeRegistry(std::string token, absl::Duration beat_interval = absl::Seconds(1))
+      : token_(std::move(token)), beat_interval_(beat_interval) {}
+
+  grpc::Status Session(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::SessionResponse, v1::SessionRequest>* stream) override;
+
+  bool WaitForRegistrations(int n, absl::Duration timeout) const;
+  bool WaitForBeats(int n, absl::Duration timeout) const;
+  bool WaitForDeregistrations(int n, absl::Duration timeout) const;
+  // Waits for a beat whose state satisfies `pred`.
+  bool WaitForBeat(const std::function<bool(const v1::Beat&)>& pred, absl::Duration timeout) const;
+  bool WaitForRefusals(int n, absl::Duration timeout) const;
+  std::vector<v1::Register> registrations() const;
+  int active_sessions() const;
+
+ private:
+  const std::string token_;
+  const absl::Duration beat_interval_;
+  mutable absl::Mutex mu_;
+  std::vector<v1::Register> registrations_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::Beat> beats_ ABSL_GUARDED_BY(mu_);
+  int deregistrations_ ABSL_GUARDED_BY(mu_) = 0;
+  int refusals_ ABSL_GUARDED_BY(mu_) = 0;
+  int active_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+class FakeLogService final : public v1::LogService::Service {
+ public:
+  FakeLogService(std::string token, std::string app) : token_(std::move(token)), app_(std::move(app)) {}
+
+  grpc::Status ReportResults(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::ReportResultsResponse, v1::ReportResultsRequest>* stream)
+      override;
+
+  std::optional<v1::RunResult> WaitForResult(int64_t run_id, absl::Duration timeout) const;
+  bool WaitForStarted(int64_t run_id, absl::Duration timeout) const;
+  bool WaitForLines(int64_t run_id, size_t n, absl::Duration timeout) const;
+  std::vector<v1::LogLine> lines(int64_t run_id) const;
+  // Every result item received, duplicates included.
+  int result_items() const;
+  int log_items(int64_t run_id) const;
+  int refusals() const;
+
+ private:
+  const std::string token_;
+  const std::string app_;
+  mutable absl::Mutex mu_;
+  std::map<int64_t, v1::RunResult> results_ ABSL_GUARDED_BY(mu_);
+  std::map<int64_t, std::vector<v1::LogLine>> lines_ ABSL_GUARDED_BY(mu_);
+  std::map<int64_t, int> log_items_ ABSL_GUARDED_BY(mu_);
+  std::map<int64_t, bool> started_ ABSL_GUARDED_BY(mu_);
+  int result_items_ ABSL_GUARDED_BY(mu_) = 0;
+  int refusals_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// A gRPC server on 127.0.0.1 with the given services.
+class TestServer {
+ public:
+  explicit TestServer(std::vector<grpc::Service*> services, int port = 0);
+  ~TestServer();
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  void Stop();
+
+ private:
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+};
+
+// The scheduler's side of Executor.Dispatch, one response per request.
+class DispatchClient {
+ public:
+  DispatchClient(const std::string& address, const std::string& token);
+  ~DispatchClient();
+  // Sends the run and waits for its answer (nullopt if the stream broke).
+  std::optional<v1::DispatchResponse> Send(const v1::RunRequest& run);
+  grpc::Status Finish();
+  v1::Executor::Stub* stub() { return stub_.get(); }
+
+ private:
+  std::unique_ptr<v1::Executor::Stub> stub_;
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::DispatchRequest, v1::DispatchResponse>> stream_;
+  bool finished_ = false;
+};
+
+// A bean run request for tests.
+v1::RunRequest BeanRun(int64_t run_id, int64_t job_id, const std::string& handler,
+                       const std::string& params = "",
+                       v1::BlockStrategy strategy = v1::BLOCK_STRATEGY_SERIAL_EXECUTION,
+                       absl::Duration timeout = absl::ZeroDuration());
+
+}  // namespace gnomon::executor::testing
+
+#endif  // GNOMON_SERVICES_EXECUTOR_SDK_TESTING_FAKE_SERVERS_H_

@@ -1,0 +1,197 @@
+// End-to-end tests of the executor SDK against in-process fake registry and
+// log service: registration, dispatch, results and logs, auth, shutdown.
+#include <stdexcept>
+
+#include "gnomon/executor/executor.h"
+#include "gtest/gtest.h"
+#include "services/common/client/auth_metadata.h"
+#include "services/executor-sdk/testing/fake_servers.h"
+
+namespace gnomon::executor {
+namespace {
+
+using testing::BeanRun;
+using testing::DispatchClient;
+using testing::FakeLogService;
+using testing::FakeRegistry;
+using testing::TestServer;
+
+constexpr char kToken[] = "test-token-123";
+constexpr char kApp[] = "sdk-test";
+const absl::Duration kWait = absl::Seconds(20);
+
+class ExecutorTest : public ::testing::Test {
+ protected:
+  ExecutorTest()
+      : registry_(kToken, absl::Milliseconds(200)),
+        logs_(kToken, kApp),
+        server_({&registry_, &logs_}) {}
+
+  ExecutorOptions Options() {
+    ExecutorOptions options;
+    options.app_name = kApp;
+    options.registry_endpoints = {server_.address()};
+    options.access_token = kToken;
+    options.cancel_grace = absl::Milliseconds(300);
+    return options;
+  }
+
+  std::unique_ptr<Executor> StartExecutor(
+      ExecutorOptions options,
+      const std::function<void(Executor&)>& register_handlers) {
+    auto executor = Executor::Create(std::move(options));
+    EXPECT_TRUE(executor.ok()) << executor.status();
+    register_handlers(**executor);
+    absl::Status started = (*executor)->Start();
+    EXPECT_TRUE(started.ok()) << started;
+    return std::move(*executor);
+  }
+
+  FakeRegistry registry_;
+  FakeLogService logs_;
+  TestServer server_;
+};
+
+TEST_F(ExecutorTest, CreateValidatesOptions) {
+  ExecutorOptions options = Options();
+  options.access_token.clear();
+  EXPECT_EQ(Executor::Create(options).status().code(), absl::StatusCode::kInvalidArgument);
+  options = Options();
+  options.app_name = "bad app";
+  EXPECT_EQ(Executor::Create(options).status().code(), absl::StatusCode::kInvalidArgument);
+  options = Options();
+  options.registry_endpoints.clear();
+  EXPECT_EQ(Executor::Create(options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(ExecutorTest, RegisterHandlerRejectsDuplicatesAndLateRegistration) {
+  auto executor = Executor::Create(Options());
+  ASSERT_TRUE(executor.ok());
+  ASSERT_TRUE((*executor)->RegisterHandler("a", [](JobContext&) {}).ok());
+  EXPECT_EQ((*executor)->RegisterHandler("a", [](JobContext&) {}).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ((*executor)->RegisterHandler("", [](JobContext&) {}).code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE((*executor)->Start().ok());
+  EXPECT_EQ((*executor)->RegisterHandler("b", [](JobContext&) {}).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(ExecutorTest, RegistersWithHandlersAndBeats) {
+  auto executor = StartExecutor(Options(), [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("zeta", [](JobContext&) {}).ok());
+    ASSERT_TRUE(e.RegisterHandler("alpha", [](JobContext&) {}).ok());
+  });
+  ASSERT_TRUE(registry_.WaitForRegistrations(1, kWait));
+  v1::Register reg = registry_.registrations()[0];
+  EXPECT_EQ(reg.app_name(), kApp);
+  EXPECT_EQ(reg.address(), "127.0.0.1:" + std::to_string(executor->port()));
+  EXPECT_EQ(reg.address(), executor->address());
+  ASSERT_EQ(reg.handlers_size(), 2);
+  EXPECT_EQ(reg.handlers(0), "alpha");
+  EXPECT_EQ(reg.handlers(1), "zeta");
+  EXPECT_EQ(reg.capacity(), 64u);
+  EXPECT_TRUE(registry_.WaitForBeats(2, kWait));
+  executor->Shutdown(absl::Seconds(5));
+  EXPECT_TRUE(registry_.WaitForDeregistrations(1, kWait));
+}
+
+TEST_F(ExecutorTest, RunsHandlerAndReportsLinesAndResult) {
+  auto executor = StartExecutor(Options(), [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext& ctx) {
+                   ctx.Log("hello " + ctx.params());
+                   ctx.Log("two\nthree");
+                   ctx.SetResult(201, "custom");
+                 }).ok());
+  });
+  DispatchClient dispatch(executor->address(), kToken);
+  auto response = dispatch.Send(BeanRun(1001, 7, "demo", "world"));
+  ASSERT_TRUE(response.has_value());
+  EXPECT_EQ(response->run_id(), 1001);
+  ASSERT_TRUE(response->has_accepted());
+
+  auto result = logs_.WaitForResult(1001, kWait);
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->handle_code(), 201);
+  EXPECT_EQ(result->handle_message(), "custom");
+  EXPECT_TRUE(logs_.WaitForStarted(1001, kWait));
+  std::vector<v1::LogLine> lines = logs_.lines(1001);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].text(), "hello world");
+  EXPECT_EQ(lines[0].line_number(), 1);
+  EXPECT_EQ(lines[1].text(), "two");
+  EXPECT_EQ(lines[2].text(), "three");
+  EXPECT_EQ(lines[2].line_number(), 3);
+}
+
+TEST_F(ExecutorTest, HandlerWithoutResultSucceedsAndThrowingHandlerFails) {
+  auto executor = StartExecutor(Options(), [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("quiet", [](JobContext&) {}).ok());
+    ASSERT_TRUE(e.RegisterHandler("throws", [](JobContext&) {
+                   throw std::runtime_error("disk on fire");
+                 }).ok());
+  });
+  DispatchClient dispatch(executor->address(), kToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "quiet"))->has_accepted());
+  ASSERT_TRUE(dispatch.Send(BeanRun(2, 2, "throws"))->has_accepted());
+  auto quiet = logs_.WaitForResult(1, kWait);
+  auto thrown = logs_.WaitForResult(2, kWait);
+  ASSERT_TRUE(quiet && thrown);
+  EXPECT_EQ(quiet->handle_code(), 200);
+  EXPECT_EQ(thrown->handle_code(), 500);
+  EXPECT_NE(thrown->handle_message().find("disk on fire"), std::string::npos);
+}
+
+TEST_F(ExecutorTest, RejectsUnknownHandlerAndScriptsWhenNotAllowed) {
+  auto executor = StartExecutor(Options(), [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
+  });
+  DispatchClient dispatch(executor->address(), kToken);
+  auto unknown = dispatch.Send(BeanRun(5, 5, "nope"));
+  ASSERT_TRUE(unknown && unknown->has_rejected());
+  EXPECT_EQ(unknown->rejected().code(), 506);
+  EXPECT_NE(unknown->rejected().reason().find("nope"), std::string::npos);
+
+  v1::RunRequest script = BeanRun(6, 6, "");
+  script.mutable_script()->set_language(v1::SCRIPT_LANGUAGE_SHELL);
+  script.mutable_script()->set_source("echo hi");
+  auto refused = dispatch.Send(script);
+  ASSERT_TRUE(refused && refused->has_rejected());
+  EXPECT_EQ(refused->rejected().code(), 506);
+  EXPECT_NE(refused->rejected().reason().find("not allowed"), std::string::npos);
+}
+
+TEST_F(ExecutorTest, CallsWithoutTheTokenAreUnauthenticated) {
+  auto executor = StartExecutor(Options(), [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
+  });
+  DispatchClient wrong(executor->address(), "wrong-token");
+  EXPECT_FALSE(wrong.Send(BeanRun(9, 9, "demo")).has_value());
+  EXPECT_EQ(wrong.Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);
+
+  auto stub = v1::Executor::NewStub(
+      grpc::CreateChannel(executor->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  v1::BeatResponse beat;
+  EXPECT_EQ(stub->Beat(&context, v1::BeatRequest(), &beat).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  grpc::ClientContext good;
+  good.AddMetadata(std::string(kAccessTokenKey), kToken);
+  ASSERT_TRUE(stub->Beat(&good, v1::BeatRequest(), &beat).ok());
+  EXPECT_EQ(beat.capacity(), 64u);
+}
+
+TEST_F(ExecutorTest, WrongTokenIsRefusedByRegistryAndRetried) {
+  ExecutorOptions options = Options();
+  options.access_token = "not-the-group-token";
+  options.reconnect_max = absl::Milliseconds(200);
+  auto executor = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
+  });
+  // Refused, then retried with backoff (the admin may fix the token).
+  EXPECT_TRUE(registry_.WaitForRefusals(2, kWait));
+  EXPECT_TRUE(registry_.registrations().empty());
+}
+
+}  // namespace
+}  // namespace gnomon::executor
