@@ -1,0 +1,271 @@
+// Block strategies, capacity, timeouts, kills and worker replacement.
+#include <atomic>
+
+#include "absl/synchronization/notification.h"
+#include "google/protobuf/util/time_util.h"
+#include "services/executor-sdk/tests/test_env.h"
+
+namespace gnomon::executor {
+namespace {
+
+using testing::BeanRun;
+using testing::DispatchClient;
+
+// A handler that blocks until released or cancelled, and records what it saw.
+struct Gate {
+  absl::Notification release;
+  std::atomic<int> entered{0};
+  Handler handler() {
+    return [this](JobContext& ctx) {
+      ++entered;
+      ctx.Log("entered " + ctx.params());
+      while (!release.HasBeenNotified()) {
+        if (ctx.cancellation().WaitForCancellation(absl::Milliseconds(5))) {
+          ctx.Log("cancelled");
+          return;
+        }
+      }
+    };
+  }
+};
+
+class StrategiesTest : public SdkTest {};
+
+TEST_F(StrategiesTest, SerialExecutionQueuesRunsInOrder) {
+  Gate gate;
+  auto executor = StartExecutor(Options(), [&](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  auto first = dispatch.Send(BeanRun(1, 7, "gate", "a"));
+  auto second = dispatch.Send(BeanRun(2, 7, "gate", "b"));
+  auto third = dispatch.Send(BeanRun(3, 7, "gate", "c"));
+  ASSERT_TRUE(first && second && third);
+  ASSERT_TRUE(first->has_accepted() && second->has_accepted() && third->has_accepted());
+  EXPECT_EQ(first->accepted().queue_position(), 0u);
+  EXPECT_EQ(second->accepted().queue_position(), 1u);
+  EXPECT_EQ(third->accepted().queue_position(), 2u);
+  // Only the first runs; the others wait behind it.
+  ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));
+  EXPECT_EQ(gate.entered.load(), 1);
+  auto stub = dispatch.stub();
+  grpc::ClientContext ctx;
+  ctx.AddMetadata("x-gnomon-access-token", kTestToken);
+  v1::IdleBeatRequest idle_request;
+  idle_request.set_job_id(7);
+  v1::IdleBeatResponse idle;
+  ASSERT_TRUE(stub->IdleBeat(&ctx, idle_request, &idle).ok());
+  EXPECT_FALSE(idle.idle());
+  EXPECT_EQ(idle.running(), 1u);
+  EXPECT_EQ(idle.queued(), 2u);
+  EXPECT_TRUE(registry_.WaitForBeat(
+      [](const v1::Beat& b) {
+        return b.running_runs() == 1 && b.busy_jobs_size() == 1 &&
+               b.busy_jobs(0).job_id() == 7 && b.busy_jobs(0).queued() == 2;
+      },
+      kTestWait));
+  gate.release.Notify();
+  for (int run : {1, 2, 3}) {
+    auto result = logs_.WaitForResult(run, kTestWait);
+    ASSERT_TRUE(result) << run;
+    EXPECT_EQ(result->handle_code(), 200);
+  }
+  // FIFO: each run started after the previous one ended.
+  auto r1 = logs_.WaitForResult(1, kTestWait), r2 = logs_.WaitForResult(2, kTestWait),
+       r3 = logs_.WaitForResult(3, kTestWait);
+  EXPECT_LE(google::protobuf::util::TimeUtil::TimestampToMicroseconds(r1->end_time()),
+            google::protobuf::util::TimeUtil::TimestampToMicroseconds(r2->start_time()));
+  EXPECT_LE(google::protobuf::util::TimeUtil::TimestampToMicroseconds(r2->end_time()),
+            google::protobuf::util::TimeUtil::TimestampToMicroseconds(r3->start_time()));
+}
+
+TEST_F(StrategiesTest, DiscardLaterRejectsWhileRunning) {
+  Gate gate;
+  auto executor = StartExecutor(Options(), [&](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 7, "gate", "", v1::BLOCK_STRATEGY_DISCARD_LATER))
+                  ->has_accepted());
+  auto later = dispatch.Send(BeanRun(2, 7, "gate", "", v1::BLOCK_STRATEGY_DISCARD_LATER));
+  ASSERT_TRUE(later && later->has_rejected());
+  EXPECT_EQ(later->rejected().code(), 506);
+  EXPECT_NE(later->rejected().reason().find("DISCARD_LATER"), std::string::npos);
+  // Another job is not affected.
+  EXPECT_TRUE(dispatch.Send(BeanRun(3, 8, "gate", "", v1::BLOCK_STRATEGY_DISCARD_LATER))
+                  ->has_accepted());
+  gate.release.Notify();
+  ASSERT_TRUE(logs_.WaitForResult(1, kTestWait));
+  EXPECT_EQ(logs_.WaitForResult(1, kTestWait)->handle_code(), 200);
+}
+
+TEST_F(StrategiesTest, CoverEarlyKillsTheRunningRunAndStartsTheNewOne) {
+  Gate gate;
+  auto executor = StartExecutor(Options(), [&](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 7, "gate"))->has_accepted());
+  ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));
+  ASSERT_TRUE(dispatch.Send(BeanRun(2, 7, "gate", "", v1::BLOCK_STRATEGY_COVER_EARLY))
+                  ->has_accepted());
+  auto covered = logs_.WaitForResult(1, kTestWait);
+  ASSERT_TRUE(covered);
+  EXPECT_EQ(covered->handle_code(), 503);
+  EXPECT_NE(covered->handle_message().find("COVER_EARLY"), std::string::npos);
+  ASSERT_TRUE(logs_.WaitForStarted(2, kTestWait));
+  gate.release.Notify();
+  auto fresh = logs_.WaitForResult(2, kTestWait);
+  ASSERT_TRUE(fresh);
+  EXPECT_EQ(fresh->handle_code(), 200);
+}
+
+TEST_F(StrategiesTest, CapacityLimitsConcurrentJobs) {
+  Gate gate;
+  ExecutorOptions options = Options();
+  options.max_concurrent_runs = 2;
+  auto executor = StartExecutor(options, [&](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  EXPECT_TRUE(dispatch.Send(BeanRun(1, 1, "gate"))->has_accepted());
+  EXPECT_TRUE(dispatch.Send(BeanRun(2, 2, "gate"))->has_accepted());
+  // Queuing behind a busy job needs no new slot.
+  EXPECT_TRUE(dispatch.Send(BeanRun(3, 2, "gate"))->has_accepted());
+  auto full = dispatch.Send(BeanRun(4, 3, "gate"));
+  ASSERT_TRUE(full && full->has_rejected());
+  EXPECT_NE(full->rejected().reason().find("capacity"), std::string::npos);
+  gate.release.Notify();
+  for (int run : {1, 2, 3}) ASSERT_TRUE(logs_.WaitForResult(run, kTestWait)) << run;
+  // Slots are free again once the runs are done.
+  auto again = dispatch.Send(BeanRun(5, 3, "gate"));
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->has_accepted());
+}
+
+TEST_F(StrategiesTest, CooperativeHandlerTimesOutWith502) {
+  auto executor = StartExecutor(Options(), [&](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("wait", [](JobContext& ctx) {
+                   EXPECT_NE(ctx.deadline(), absl::InfiniteFuture());
+                   ctx.cancellation().WaitForCancellation(absl::Hours(1));
+                   ctx.SetResult(200, "the handler's own result is overridden");
+                 }).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch
+                  .Send(BeanRun(1, 1, "wait", "", v1::BLOCK_STRATEGY_SERIAL_EXECUTION,
+                                absl::Milliseconds(200)))
+                  ->has_accepted());
+  auto result = logs_.WaitForResult(1, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 502);
+  EXPECT_NE(result->handle_message().find("timed out"), std::string::npos);
+}
+
+TEST_F(StrategiesTest, HandlerIgnoringCancellationIsReportedAndItsWorkerReplaced) {
+  absl::Notification unblock;
+  auto executor = StartExecutor(Options(), [&](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("stuck", [&](JobContext& ctx) {
+                   if (ctx.params() == "block") unblock.WaitForNotification();
+                   ctx.Log("ran " + ctx.params());
+                 }).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch
+                  .Send(BeanRun(1, 1, "stuck", "block", v1::BLOCK_STRATEGY_SERIAL_EXECUTION,
+                                absl::Milliseconds(100)))
+                  ->has_accepted());
+  ASSERT_TRUE(dispatch.Send(BeanRun(2, 1, "stuck", "next"))->has_accepted());
+  auto stuck = logs_.WaitForResult(1, kTestWait);
+  ASSERT_TRUE(stuck);
+  EXPECT_EQ(stuck->handle_code(), 502);
+  // The queued run is not stuck behind the abandoned handler.
+  auto next = logs_.WaitForResult(2, kTestWait);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->handle_code(), 200);
+  unblock.Notify();  // the abandoned thread finishes; its late result is dropped
+  executor->Shutdown(absl::Seconds(5));
+  EXPECT_EQ(logs_.result_items(), 2);
+}
+
+TEST_F(StrategiesTest, KillTargetsOneRunNotTheQueue) {
+  Gate gate;
+  auto executor = StartExecutor(Options(), [&](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 7, "gate"))->has_accepted());
+  ASSERT_TRUE(dispatch.Send(BeanRun(2, 7, "gate"))->has_accepted());
+  ASSERT_TRUE(dispatch.Send(BeanRun(3, 7, "gate"))->has_accepted());
+  ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));
+
+  auto kill = [&](int64_t run) {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata("x-gnomon-access-token", kTestToken);
+    v1::KillRequest request;
+    request.set_run_id(run);
+    request.set_reason("by test");
+    v1::KillResponse response;
+    EXPECT_TRUE(dispatch.stub()->Kill(&ctx, request, &response).ok());
+    return response.found();
+  };
+  EXPECT_TRUE(kill(2));  // queued
+  auto queued = logs_.WaitForResult(2, kTestWait);
+  ASSERT_TRUE(queued);
+  EXPECT_EQ(queued->handle_code(), 503);
+  EXPECT_NE(queued->handle_message().find("by test"), std::string::npos);
+  EXPECT_TRUE(kill(1));  // running
+  auto running = logs_.WaitForResult(1, kTestWait);
+  ASSERT_TRUE(running);
+  EXPECT_EQ(running->handle_code(), 503);
+  EXPECT_FALSE(kill(999));
+  // Run 3 still runs.
+  ASSERT_TRUE(logs_.WaitForStarted(3, kTestWait));
+  gate.release.Notify();
+  auto third = logs_.WaitForResult(3, kTestWait);
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->handle_code(), 200);
+  EXPECT_FALSE(logs_.WaitForStarted(2, absl::ZeroDuration()));
+}
+
+TEST_F(StrategiesTest, InitAndDestroyHooksRunPerWorker) {
+  std::atomic<int> inits{0}, destroys{0};
+  ExecutorOptions options = Options();
+  options.idle_worker_ttl = absl::Milliseconds(50);
+  auto executor = StartExecutor(options, [&](Executor& e) {
+    HandlerHooks hooks;
+    hooks.init = [&] {
+      ++inits;
+      return absl::OkStatus();
+    };
+    hooks.destroy = [&] { ++destroys; };
+    ASSERT_TRUE(e.RegisterHandler("hooked", [](JobContext&) {}, hooks).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "hooked"))->has_accepted());
+  ASSERT_TRUE(logs_.WaitForResult(1, kTestWait));
+  executor->Shutdown(absl::Seconds(5));
+  EXPECT_EQ(inits.load(), 1);
+  EXPECT_EQ(destroys.load(), 1);
+}
+
+TEST_F(StrategiesTest, ShutdownRejectsNewRunsAndCancelsStragglers) {
+  Gate gate;
+  auto executor = StartExecutor(Options(), [&](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "gate"))->has_accepted());
+  ASSERT_TRUE(dispatch.Send(BeanRun(2, 1, "gate"))->has_accepted());
+  ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));
+  executor->Shutdown(absl::Milliseconds(100));
+  auto running = logs_.WaitForResult(1, kTestWait);
+  auto queued = logs_.WaitForResult(2, kTestWait);
+  ASSERT_TRUE(running && queued);
+  EXPECT_EQ(running->handle_code(), 503);
+  EXPECT_EQ(queued->handle_code(), 503);
+  EXPECT_TRUE(registry_.WaitForDeregistrations(1, kTestWait));
+}
+
+}  // namespace
+}  // namespace gnomon::executor

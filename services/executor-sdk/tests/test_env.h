@@ -1,0 +1,55 @@
+// Shared fixture for SDK tests: a fake registry and log service on port 0 and
+// helpers to start an executor against them.
+#ifndef GNOMON_SERVICES_EXECUTOR_SDK_TESTS_TEST_ENV_H_
+#define GNOMON_SERVICES_EXECUTOR_SDK_TESTS_TEST_ENV_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "gnomon/executor/executor.h"
+#include "gtest/gtest.h"
+#include "services/executor-sdk/testing/fake_servers.h"
+
+namespace gnomon::executor {
+
+inline constexpr char kTestToken[] = "test-token-123";
+inline constexpr char kTestApp[] = "sdk-test";
+inline const absl::Duration kTestWait = absl::Seconds(30);
+
+class SdkTest : public ::testing::Test {
+ protected:
+  SdkTest()
+      : registry_(kTestToken, absl::Milliseconds(200)),
+        logs_(kTestToken, kTestApp),
+        server_({&registry_, &logs_}) {}
+
+  ExecutorOptions Options() {
+    ExecutorOptions options;
+    options.app_name = kTestApp;
+    options.registry_endpoints = {server_.address()};
+    options.access_token = kTestToken;
+    options.cancel_grace = absl::Milliseconds(300);
+    options.reconnect_max = absl::Milliseconds(300);
+    return options;
+  }
+
+  std::unique_ptr<Executor> StartExecutor(ExecutorOptions options,
+                                          const std::function<void(Executor&)>& handlers) {
+    auto executor = Executor::Create(std::move(options));
+    EXPECT_TRUE(executor.ok()) << executor.status();
+    if (!executor.ok()) return nullptr;
+    handlers(**executor);
+    absl::Status started = (*executor)->Start();
+    EXPECT_TRUE(started.ok()) << started;
+    return std::move(*executor);
+  }
+
+  testing::FakeRegistry registry_;
+  testing::FakeLogService logs_;
+  testing::TestServer server_;
+};
+
+}  // namespace gnomon::executor
+
+#endif  // GNOMON_SERVICES_EXECUTOR_SDK_TESTS_TEST_ENV_H_
