@@ -103,8 +103,8 @@ int TopUsageError(std::ostream& err, absl::string_view message,
   return kExitUsage;
 }
 
-// Applies global flag values from `args` onto `globals`. `deadline_only`
-// restricts --timeout to mean the call deadline (a command may own it).
+// Applies global flag values from `args` onto `globals`. --timeout counts as
+// the call deadline only when `timeout_is_global` (a command may own it).
 absl::Status ApplyGlobals(const ParsedArgs& args, bool timeout_is_global,
                           GlobalOptions* globals) {
   if (auto server = args.Get("server")) globals->server = *server;

@@ -338,6 +338,8 @@ TEST_F(CliTest, RunListStopsAtLimitAcrossPages) {
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &resp).ok());
   ASSERT_EQ(resp.runs_size(), 3);
   EXPECT_EQ(resp.runs(2).id(), 8);
+  // The fake ignored page_size and one run was dropped: no resumable token.
+  EXPECT_EQ(resp.next_page_token(), "");
   auto calls = servers_.state.Snapshot().calls;
   ASSERT_EQ(calls.size(), 2u);
   v1::ListRunsRequest first, second;

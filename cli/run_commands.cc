@@ -20,12 +20,17 @@ int List(CommandContext& c) {
     auto rpc = c.NewRpcContext();
     grpc::Status s = c.admin().ListRuns(rpc.get(), *req, &resp);
     if (!s.ok()) return c.RpcError(s);
+    bool trimmed = false;
     for (v1::Run& run : *resp.mutable_runs()) {
-      if (all.runs_size() >= *limit) break;
+      if (all.runs_size() >= *limit) {
+        trimmed = true;
+        break;
+      }
       *all.add_runs() = std::move(run);
     }
-    // Keep the token so a script can continue where the limit stopped us.
-    all.set_next_page_token(resp.next_page_token());
+    // Keep the token so a script can continue where the limit stopped us,
+    // unless part of this page was dropped (the token would skip it).
+    all.set_next_page_token(trimmed ? "" : resp.next_page_token());
     if (resp.next_page_token().empty() ||
         resp.next_page_token() == req->page_token() || resp.runs().empty()) {
       break;
