@@ -53,6 +53,7 @@ absl::Status FromSqlException(const sql::SQLException& e, const std::string& wha
   }
   if (code == 1062) return absl::AlreadyExistsError(msg);
   if (code == 1451 || code == 1452) return absl::FailedPreconditionError(msg);
+  if (code == 1406) return absl::InvalidArgumentError(msg);  // Data too long for a column.
   return absl::InternalError(msg);
 }
 

@@ -12,7 +12,8 @@
 // timeouts (1969, 3024), lock wait timeout (1205) and deadlock (1213) are
 // Unavailable and mark the connection broken (the pool discards it);
 // duplicate key (1062) is AlreadyExists; a foreign-key failure (1451, 1452) is
-// FailedPrecondition; anything else Internal.
+// FailedPrecondition; a value too long for its column (1406) is
+// InvalidArgument; anything else Internal.
 //
 // Thread safety: not thread-safe; one thread at a time (the pool hands it out).
 #ifndef GNOMON_SERVICES_COMMON_STORE_MYSQL_CONN_H_

@@ -72,6 +72,16 @@ class MysqlDb final : public internal::SqlDb {
                          (*conn)->broken() && attempt == 0;
       Release(*std::move(conn));
       if (!retry) return s;
+      DropIdle();  // They most likely died with it (server restart, idle timeout).
+    }
+  }
+
+  void DropIdle() ABSL_LOCKS_EXCLUDED(mu_) {
+    std::vector<std::unique_ptr<MysqlConn>> dropped;
+    {
+      absl::MutexLock lock(&mu_);
+      dropped.swap(idle_);
+      open_ -= static_cast<int>(dropped.size());
     }
   }
 

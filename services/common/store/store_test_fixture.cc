@@ -100,6 +100,14 @@ std::vector<int64_t> StoreTest::AppliedMigrations() {
   return out;
 }
 
+std::unique_ptr<sql::Connection> StoreTest::RawMysqlConnection() {
+  absl::StatusOr<StoreUrl> u = ParseStoreUrl(url_);
+  if (!u.ok()) return nullptr;
+  std::unique_ptr<sql::Connection> c = RawMysql(u->mysql);
+  c->setSchema(sql::SQLString(u->mysql.database));
+  return c;
+}
+
 v1::Group StoreTest::MakeGroup(const std::string& app) {
   v1::Group g;
   g.set_app_name(app);

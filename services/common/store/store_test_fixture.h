@@ -19,6 +19,10 @@
 #include "gnomon/v1/log.pb.h"
 #include "services/common/store/store.h"
 
+namespace sql {
+class Connection;
+}  // namespace sql
+
 namespace gnomon::store::testing {
 
 #define ASSERT_OK(expr)                             \
@@ -43,6 +47,8 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   void Reopen();
   // Versions recorded in schema_migrations, read with the raw driver.
   std::vector<int64_t> AppliedMigrations();
+  // For MySQL: a connection of our own to the test database (not the store's).
+  std::unique_ptr<sql::Connection> RawMysqlConnection();
 
   // Fixtures: a group and a job in it.
   v1::Group MakeGroup(const std::string& app);
