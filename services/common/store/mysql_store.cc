@@ -183,7 +183,8 @@ absl::StatusOr<std::unique_ptr<Store>> OpenMysqlStore(const MysqlAddress& addres
         absl::StrCat("USE `", address.database, "`")}) {
     if (absl::Status s = c.Script(stmt); !s.ok()) return s;
   }
-  const std::string lock = absl::StrCat("gnomon.migrate.", address.database);
+  // Lock names are limited to 64 characters; a shared prefix only serialises more.
+  const std::string lock = absl::StrCat("gnomon.migrate.", address.database).substr(0, 64);
   const absl::Duration wait = absl::Seconds(std::max(30, 6 * options.timeout_seconds));
   if (absl::Status s = TakeMigrationLock(c, lock, wait, options); !s.ok()) return s;
   absl::Status migrated = ApplyMigrations(c, address);

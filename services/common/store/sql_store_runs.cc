@@ -209,8 +209,7 @@ absl::StatusOr<std::vector<v1::LogLine>> SqlStore::ReadRunLog(int64_t run_id, in
     for (const SqlRow& row : *rows) {
       v1::LogLine line;
       line.set_line_number(ColInt(row, 0));
-      SetMs(ColInt(row, 1), line.mutable_time());
-      if (ColInt(row, 1) <= 0) line.clear_time();
+      if (ColInt(row, 1) > 0) SetMs(ColInt(row, 1), line.mutable_time());
       line.set_text(ColStr(row, 2));
       out.push_back(std::move(line));
     }
