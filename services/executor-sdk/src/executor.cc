@@ -229,7 +229,7 @@ void ExecutorImpl::Shutdown(absl::Duration grace) {
   // and only then leave the registry: a scheduler must not think the
   // executor is lost while its results are still on the way.
   manager_->Shutdown(deadline);
-  if (!reporter_->Drain(std::max(deadline, absl::Now() + absl::Seconds(2)))) {
+  if (!reporter_->Drain(absl::Now() + options_.shutdown_flush_timeout)) {
     logger_.Warning(absl::StrCat(reporter_->pending(),
                                  " results/log items not yet acknowledged; they stay in the "
                                  "spool and are re-sent on the next start"));

@@ -194,6 +194,12 @@ int FakeLogService::refusals() const {
   return refusals_;
 }
 
+bool FakeLogService::WaitForRefusals(int n, absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto cond = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return refusals_ >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&cond), timeout);
+}
+
 TestServer::TestServer(std::vector<grpc::Service*> services, int port) {
   grpc::ServerBuilder builder;
   builder.AddListeningPort("127.0.0.1:" + std::to_string(port), grpc::InsecureServerCredentials(),

@@ -78,6 +78,7 @@ class FakeLogService final : public v1::LogService::Service {
   int result_items() const;
   int log_items(int64_t run_id) const;
   int refusals() const;
+  bool WaitForRefusals(int n, absl::Duration timeout) const;
 
  private:
   const std::string token_;

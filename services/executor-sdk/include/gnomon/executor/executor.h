@@ -72,7 +72,8 @@ class Executor {
 
   // Stops accepting runs, lets running and queued runs finish until `grace`
   // has passed (then cancels them, reporting 503), flushes results and logs
-  // to the log service (what is not acknowledged stays in the spool),
+  // to the log service for up to options.shutdown_flush_timeout (what is not
+  // acknowledged by then stays in the spool for the next start),
   // deregisters and stops serving. Idempotent; also called by the destructor.
   void Shutdown(absl::Duration grace = absl::Seconds(30));
 

@@ -81,6 +81,9 @@ struct ExecutorOptions {
   // Log lines are sent in batches: at least this often, or at this size.
   absl::Duration log_flush_interval = absl::Milliseconds(50);
   int log_flush_lines = 100;
+  // On Shutdown, how long to wait for the log service to acknowledge what is
+  // still unsent; the rest stays in the spool (lost if the spool is in memory).
+  absl::Duration shutdown_flush_timeout = absl::Seconds(5);
   // Reconnect backoff bounds for the registry and log service streams.
   absl::Duration reconnect_initial = absl::Milliseconds(100);
   absl::Duration reconnect_max = absl::Seconds(5);

@@ -1,0 +1,200 @@
+// Durable delivery: spool persistence, log-service outage, executor restart,
+// endpoint failover, log batching.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "services/executor-sdk/src/run_spool.h"
+#include "services/executor-sdk/tests/test_env.h"
+
+namespace gnomon::executor {
+namespace {
+
+using testing::BeanRun;
+using testing::DispatchClient;
+using testing::FakeLogService;
+using testing::TestServer;
+
+std::string TempDir(const std::string& name) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/" + name + "-XXXXXX";
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  EXPECT_NE(::mkdtemp(buf.data()), nullptr);
+  return buf.data();
+}
+
+v1::ReportResultsRequest ResultItem(int64_t run_id, int code) {
+  v1::ReportResultsRequest item;
+  item.mutable_result()->set_run_id(run_id);
+  item.mutable_result()->set_handle_code(code);
+  return item;
+}
+
+TEST(RunSpoolTest, ItemsSurviveReopenUntilRemoved) {
+  std::string dir = TempDir("spool");
+  {
+    auto spool = internal::RunSpool::Open(dir);
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    absl::Status disk;
+    uint64_t a = (*spool)->Append(ResultItem(1, 200), true, &disk);
+    ASSERT_TRUE(disk.ok()) << disk;
+    (*spool)->Append(ResultItem(2, 500), true, &disk);
+    (*spool)->Append(ResultItem(3, 502), false, &disk);
+    (*spool)->Remove(a);
+    // A second process must not share the spool.
+    EXPECT_EQ(internal::RunSpool::Open(dir).status().code(),
+              absl::StatusCode::kFailedPrecondition);
+  }
+  auto reopened = internal::RunSpool::Open(dir);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_EQ((*reopened)->recovered(), 2u);
+  const auto* first = (*reopened)->Next(0);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->second.result().run_id(), 2);
+  const auto* second = (*reopened)->Next(first->first);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->second.result().run_id(), 3);
+  EXPECT_EQ((*reopened)->Next(second->first), nullptr);
+  // New ids continue after the recovered ones (order is kept across restarts).
+  absl::Status disk;
+  uint64_t next = (*reopened)->Append(ResultItem(4, 200), true, &disk);
+  EXPECT_GT(next, second->first);
+}
+
+class DeliveryTest : public SdkTest {
+ protected:
+  DeliveryTest() : log_only_(kTestToken, kTestApp) {}
+  FakeLogService log_only_;
+};
+
+TEST_F(DeliveryTest, ResultsSurviveALogServiceOutage) {
+  auto log_server = std::make_unique<TestServer>(std::vector<grpc::Service*>{&log_only_});
+  int log_port = log_server->port();
+  ExecutorOptions options = Options();
+  options.log_endpoints = {log_server->address()};
+  options.reconnect_max = absl::Milliseconds(100);
+  auto executor = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext& ctx) { ctx.Log("line"); }).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "demo"))->has_accepted());
+  ASSERT_TRUE(log_only_.WaitForResult(1, kTestWait));
+
+  log_server->Stop();  // outage
+  ASSERT_TRUE(dispatch.Send(BeanRun(2, 1, "demo"))->has_accepted());
+  ASSERT_TRUE(dispatch.Send(BeanRun(3, 2, "demo"))->has_accepted());
+  EXPECT_FALSE(log_only_.WaitForResult(2, absl::Milliseconds(300)));
+
+  log_server = std::make_unique<TestServer>(std::vector<grpc::Service*>{&log_only_}, log_port);
+  ASSERT_EQ(log_server->port(), log_port);
+  auto r2 = log_only_.WaitForResult(2, kTestWait);
+  auto r3 = log_only_.WaitForResult(3, kTestWait);
+  ASSERT_TRUE(r2 && r3);
+  EXPECT_EQ(r2->handle_code(), 200);
+  EXPECT_TRUE(log_only_.WaitForLines(3, 1, kTestWait));
+}
+
+TEST_F(DeliveryTest, SpooledResultsAreDeliveredAfterAnExecutorRestart) {
+  std::string spool = TempDir("restart-spool");
+  // Nothing listens on the first log endpoint: results stay in the spool.
+  auto placeholder = std::make_unique<TestServer>(std::vector<grpc::Service*>{&log_only_});
+  int log_port = placeholder->port();
+  std::string log_address = placeholder->address();
+  placeholder->Stop();
+  {
+    ExecutorOptions options = Options();
+    options.log_endpoints = {log_address};
+    options.spool_dir = spool;
+    auto executor = StartExecutor(options, [](Executor& e) {
+      ASSERT_TRUE(e.RegisterHandler("fail", [](JobContext& ctx) {
+                     ctx.Log("about to fail");
+                     ctx.SetResult(500, "boom");
+                   }).ok());
+    });
+    DispatchClient dispatch(executor->address(), kTestToken);
+    ASSERT_TRUE(dispatch.Send(BeanRun(42, 1, "fail"))->has_accepted());
+    executor->Shutdown(absl::Seconds(2));  // the result cannot be delivered
+  }
+  EXPECT_FALSE(log_only_.WaitForResult(42, absl::ZeroDuration()));
+
+  TestServer log_server({&log_only_}, log_port);
+  ExecutorOptions options = Options();
+  options.log_endpoints = {log_address};
+  options.spool_dir = spool;
+  auto restarted = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("fail", [](JobContext&) {}).ok());
+  });
+  auto result = log_only_.WaitForResult(42, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 500);
+  EXPECT_EQ(result->handle_message(), "boom");
+  ASSERT_TRUE(log_only_.WaitForLines(42, 1, kTestWait));
+  EXPECT_EQ(log_only_.lines(42)[0].text(), "about to fail");
+}
+
+TEST_F(DeliveryTest, FailsOverToTheNextLogEndpoint) {
+  auto dead = std::make_unique<TestServer>(std::vector<grpc::Service*>{&log_only_});
+  std::string dead_address = dead->address();
+  dead->Stop();
+  TestServer live({&log_only_});
+  ExecutorOptions options = Options();
+  options.log_endpoints = {dead_address, live.address()};
+  auto executor = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "demo"))->has_accepted());
+  EXPECT_TRUE(log_only_.WaitForResult(1, kTestWait));
+}
+
+TEST_F(DeliveryTest, RegistryFailover) {
+  auto dead = std::make_unique<TestServer>(std::vector<grpc::Service*>{&log_only_});
+  std::string dead_address = dead->address();
+  dead->Stop();
+  ExecutorOptions options = Options();
+  options.registry_endpoints = {dead_address, server_.address()};
+  auto executor = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
+  });
+  EXPECT_TRUE(registry_.WaitForRegistrations(1, kTestWait));
+}
+
+TEST_F(DeliveryTest, LogLinesAreBatched) {
+  auto executor = StartExecutor(Options(), [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("chatty", [](JobContext& ctx) {
+                   for (int i = 1; i <= 250; ++i) ctx.Log("line " + std::to_string(i));
+                 }).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "chatty"))->has_accepted());
+  ASSERT_TRUE(logs_.WaitForResult(1, kTestWait));
+  std::vector<v1::LogLine> lines = logs_.lines(1);
+  ASSERT_EQ(lines.size(), 250u);
+  for (int i = 0; i < 250; ++i) {
+    EXPECT_EQ(lines[i].line_number(), i + 1);
+    EXPECT_EQ(lines[i].text(), "line " + std::to_string(i + 1));
+  }
+  // At most 100 lines per item: 3 items when written at once; never one per line.
+  EXPECT_GE(logs_.log_items(1), 3);
+  EXPECT_LE(logs_.log_items(1), 10);
+}
+
+TEST_F(DeliveryTest, LogServiceRefusingTheAppIsRetried) {
+  FakeLogService other_app(kTestToken, "another-app");
+  TestServer log_server({&other_app});
+  ExecutorOptions options = Options();
+  options.log_endpoints = {log_server.address()};
+  auto executor = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "demo"))->has_accepted());
+  EXPECT_TRUE(other_app.WaitForRefusals(2, kTestWait));
+  EXPECT_FALSE(other_app.WaitForResult(1, absl::ZeroDuration()));
+}
+
+}  // namespace
+}  // namespace gnomon::executor

@@ -1,0 +1,242 @@
+// Script (GLUE) runs, RunProcess cancellation, and local run-log files.
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "services/common/client/auth_metadata.h"
+#include "services/executor-sdk/tests/test_env.h"
+
+namespace gnomon::executor {
+namespace {
+
+using testing::BeanRun;
+using testing::DispatchClient;
+
+std::string TempDir(const std::string& name) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/" + name + "-XXXXXX";
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  EXPECT_NE(::mkdtemp(buf.data()), nullptr);
+  return buf.data();
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// True while `pid` exists and is not a zombie.
+bool Alive(int pid) {
+  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.empty()) return false;
+  size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+// Waits (polling /proc, the only view of another process's death) until gone.
+bool WaitGone(int pid, absl::Duration timeout) {
+  absl::Time deadline = absl::Now() + timeout;
+  while (Alive(pid)) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return true;
+}
+
+int ReadPid(const std::string& path, absl::Duration timeout) {
+  absl::Time deadline = absl::Now() + timeout;
+  int pid = 0;
+  while (absl::Now() < deadline) {
+    std::string text = ReadFile(path);
+    if (!text.empty() && text.back() == '\n' && absl::SimpleAtoi(text.substr(0, text.size() - 1), &pid)) {
+      return pid;
+    }
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return 0;
+}
+
+v1::RunRequest ScriptRun(int64_t run_id, v1::ScriptLanguage language, const std::string& source,
+                         const std::string& params,
+                         absl::Duration timeout = absl::ZeroDuration()) {
+  v1::RunRequest run = BeanRun(run_id, run_id, "", params, v1::BLOCK_STRATEGY_SERIAL_EXECUTION,
+                               timeout);
+  run.mutable_script()->set_language(language);
+  run.mutable_script()->set_source(source);
+  run.set_shard_index(2);
+  run.set_shard_total(5);
+  return run;
+}
+
+class ScriptsTest : public SdkTest {
+ protected:
+  std::unique_ptr<Executor> StartScripting() {
+    ExecutorOptions options = Options();
+    options.allow_scripts = true;
+    options.script_kill_grace = absl::Milliseconds(300);
+    return StartExecutor(options, [](Executor&) {});
+  }
+};
+
+TEST_F(ScriptsTest, ShellScriptGetsArgumentsAndAPrivateDirectory) {
+  auto executor = StartScripting();
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch
+                  .Send(ScriptRun(1, v1::SCRIPT_LANGUAGE_SHELL,
+                                  "echo \"args: $1 $2 $3\"\npwd\necho oops >&2\n", "hello"))
+                  ->has_accepted());
+  auto result = logs_.WaitForResult(1, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 200) << result->handle_message();
+  std::vector<v1::LogLine> lines = logs_.lines(1);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].text(), "args: hello 2 5");
+  EXPECT_NE(lines[1].text().find("gnomon-run-1-"), std::string::npos);
+  EXPECT_EQ(lines[2].text(), "oops");
+  struct stat st;
+  EXPECT_NE(::stat(lines[1].text().c_str(), &st), 0) << "temp dir not removed";
+}
+
+TEST_F(ScriptsTest, PythonScriptExitCodeDecides) {
+  auto executor = StartScripting();
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch
+                  .Send(ScriptRun(2, v1::SCRIPT_LANGUAGE_PYTHON,
+                                  "import sys\nprint('py', sys.argv[1:])\nsys.exit(3)\n", "x"))
+                  ->has_accepted());
+  auto result = logs_.WaitForResult(2, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 500);
+  EXPECT_NE(result->handle_message().find("code 3"), std::string::npos);
+  ASSERT_TRUE(logs_.WaitForLines(2, 1, kTestWait));
+  EXPECT_EQ(logs_.lines(2)[0].text(), "py ['x', '2', '5']");
+}
+
+TEST_F(ScriptsTest, KillStopsTheScriptsWholeProcessGroup) {
+  auto executor = StartScripting();
+  std::string dir = TempDir("kill");
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch
+                  .Send(ScriptRun(3, v1::SCRIPT_LANGUAGE_SHELL,
+                                  "sleep 1000 &\necho $! > \"$1.child\"\necho $$ > \"$1.pid\"\nwait\n",
+                                  dir + "/s"))
+                  ->has_accepted());
+  int shell = ReadPid(dir + "/s.pid", kTestWait);
+  int child = ReadPid(dir + "/s.child", kTestWait);
+  ASSERT_GT(shell, 0);
+  ASSERT_GT(child, 0);
+  ASSERT_TRUE(Alive(shell) && Alive(child));
+  grpc::ClientContext ctx;
+  ctx.AddMetadata(std::string(kAccessTokenKey), kTestToken);
+  v1::KillRequest kill;
+  kill.set_run_id(3);
+  v1::KillResponse found;
+  ASSERT_TRUE(dispatch.stub()->Kill(&ctx, kill, &found).ok());
+  EXPECT_TRUE(found.found());
+  auto result = logs_.WaitForResult(3, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 503);
+  EXPECT_TRUE(WaitGone(shell, kTestWait));
+  EXPECT_TRUE(WaitGone(child, kTestWait)) << "background child of the script survived";
+}
+
+TEST_F(ScriptsTest, ScriptIgnoringSigtermIsKilledAfterTheGraceAndTimesOut) {
+  auto executor = StartScripting();
+  std::string dir = TempDir("term");
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch
+                  .Send(ScriptRun(4, v1::SCRIPT_LANGUAGE_SHELL,
+                                  "trap '' TERM\necho $$ > \"$1.pid\"\nwhile true; do sleep 0.05; done\n",
+                                  dir + "/t", absl::Milliseconds(300)))
+                  ->has_accepted());
+  int shell = ReadPid(dir + "/t.pid", kTestWait);
+  ASSERT_GT(shell, 0);
+  auto result = logs_.WaitForResult(4, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 502);
+  EXPECT_TRUE(WaitGone(shell, kTestWait));
+}
+
+class RunLogTest : public SdkTest {};
+
+TEST_F(RunLogTest, ReadLogServesTheLocalFileFromALine) {
+  std::string dir = TempDir("runlogs");
+  // An old file is pruned at start; a fresh one stays.
+  std::ofstream(dir + "/5.log") << "1\t0\told\n";
+  std::ofstream(dir + "/6.log") << "1\t0\tfresh\n";
+  struct utimbuf old_times = {std::time(nullptr) - 10 * 86400, std::time(nullptr) - 10 * 86400};
+  ASSERT_EQ(::utime((dir + "/5.log").c_str(), &old_times), 0);
+
+  ExecutorOptions options = Options();
+  options.log_dir = dir;
+  options.log_retention_days = 7;
+  auto executor = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext& ctx) {
+                   ctx.Log("one");
+                   ctx.Log("two");
+                   ctx.Log("three\twith tab");
+                 }).ok());
+  });
+  struct stat st;
+  EXPECT_NE(::stat((dir + "/5.log").c_str(), &st), 0);
+  EXPECT_EQ(::stat((dir + "/6.log").c_str(), &st), 0);
+
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(77, 1, "demo"))->has_accepted());
+  ASSERT_TRUE(logs_.WaitForResult(77, kTestWait));
+
+  grpc::ClientContext ctx;
+  ctx.AddMetadata(std::string(kAccessTokenKey), kTestToken);
+  v1::ReadLogRequest request;
+  request.set_run_id(77);
+  request.set_from_line(2);
+  auto reader = dispatch.stub()->ReadLog(&ctx, request);
+  std::vector<v1::LogLine> lines;
+  v1::LogLine line;
+  while (reader->Read(&line)) lines.push_back(line);
+  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].line_number(), 2);
+  EXPECT_EQ(lines[0].text(), "two");
+  EXPECT_EQ(lines[1].text(), "three\twith tab");
+
+  grpc::ClientContext missing_ctx;
+  missing_ctx.AddMetadata(std::string(kAccessTokenKey), kTestToken);
+  request.set_run_id(78);
+  auto missing = dispatch.stub()->ReadLog(&missing_ctx, request);
+  while (missing->Read(&line)) {
+  }
+  EXPECT_EQ(missing->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(RunLogTest, LocalFileIsBounded) {
+  std::string dir = TempDir("bounded");
+  ExecutorOptions options = Options();
+  options.log_dir = dir;
+  options.max_log_file_bytes = 200;
+  auto executor = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("chatty", [](JobContext& ctx) {
+                   for (int i = 0; i < 100; ++i) ctx.Log("a fairly long log line number " + std::to_string(i));
+                 }).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "chatty"))->has_accepted());
+  ASSERT_TRUE(logs_.WaitForResult(1, kTestWait));
+  std::string text = ReadFile(dir + "/1.log");
+  EXPECT_LT(text.size(), 400u);
+  EXPECT_NE(text.find("truncated"), std::string::npos);
+  // The log service still got every line.
+  EXPECT_EQ(logs_.lines(1).size(), 100u);
+}
+
+}  // namespace
+}  // namespace gnomon::executor
