@@ -25,7 +25,8 @@ absl::Status Invalid(absl::string_view field, absl::string_view problem) {
 }
 
 absl::Status CheckDuration(const google::protobuf::Duration& d, absl::string_view field) {
-  if (!TimeUtil::IsDurationValid(d) || d.seconds() < 0 || d.nanos() < 0) {
+  if (d.seconds() < 0 || d.nanos() < 0 || d.nanos() > 999'999'999 ||
+      d.seconds() > TimeUtil::kDurationMaxSeconds) {
     return Invalid(field, "must be a non-negative duration");
   }
   return absl::OkStatus();

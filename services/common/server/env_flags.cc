@@ -1,5 +1,6 @@
 #include "services/common/server/env_flags.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -49,7 +50,26 @@ std::vector<char*> ParseFlagsWithEnv(int argc, char** argv, std::string_view usa
       std::exit(2);
     }
   }
-  return absl::ParseCommandLine(argc, argv);
+  // Flags are defined with underscores (absl's convention) but documented and
+  // accepted with dashes: --max-params-bytes is --max_params_bytes.
+  static std::vector<std::string> storage;
+  storage.assign(argv, argv + argc);
+  static std::vector<char*> args;
+  args.clear();
+  for (size_t i = 0; i < storage.size(); ++i) {
+    std::string& a = storage[i];
+    if (a == "--") {
+      for (; i < storage.size(); ++i) args.push_back(storage[i].data());
+      break;
+    }
+    if (i > 0 && absl::StartsWith(a, "--")) {
+      size_t end = a.find('=');
+      if (end == std::string::npos) end = a.size();
+      std::replace(a.begin() + 2, a.begin() + end, '-', '_');
+    }
+    args.push_back(a.data());
+  }
+  return absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
 }
 
 }  // namespace gnomon

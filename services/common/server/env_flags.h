@@ -1,7 +1,8 @@
 // Environment equivalents for command-line flags.
 //
-// Every absl flag `--some-name` may also be given as GNOMON_SOME_NAME; the
-// command line wins over the environment.
+// Every absl flag `some_name` is accepted as `--some-name` (or `--some_name`)
+// and may also be given as GNOMON_SOME_NAME; the command line wins over the
+// environment.
 //
 //   int main(int argc, char** argv) {
 //     gnomon::ParseFlagsWithEnv(argc, argv, "gnomond: the gnomon server");

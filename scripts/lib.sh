@@ -1,0 +1,93 @@
+# Shared by scripts/quickstart and scripts/test. Source it; do not run it.
+# shellcheck shell=bash
+
+GNOMON_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Debian 12 packages gnomon builds and tests with (see docs/operations.md).
+GNOMON_PACKAGES=(
+  build-essential cmake clang libclang-rt-14-dev ccache pkg-config git
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto
+  libabsl-dev libssl-dev libmysqlcppconn-dev libsqlite3-dev libcurl4-openssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev libcivetweb-dev civetweb
+  mariadb-server prometheus python3 python3-grpcio python3-grpc-tools
+  default-jdk-headless libquartz2-java tzdata procps
+)
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# Installs whatever is missing (needs root, or sudo).
+install_deps() {
+  local missing=()
+  for p in "${GNOMON_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  if ((${#missing[@]} == 0)); then
+    return 0
+  fi
+  log "installing ${#missing[@]} packages: ${missing[*]}"
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# configure_and_build DIR BUILD_TYPE [extra cmake args...] -- [targets...]
+configure_and_build() {
+  local dir=$1 type=$2
+  shift 2
+  local cmake_args=() targets=()
+  while (($#)) && [ "$1" != "--" ]; do cmake_args+=("$1"); shift; done
+  (($#)) && shift
+  targets=("$@")
+  export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/gnomon-ccache}
+  cmake -S "$GNOMON_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE="$type" \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
+    "${cmake_args[@]}" >/dev/null
+  local jobs
+  jobs=$(nproc)
+  if ((${#targets[@]})); then
+    cmake --build "$dir" -j "$jobs" --target "${targets[@]}"
+  else
+    cmake --build "$dir" -j "$jobs"
+  fi
+}
+
+free_port() {
+  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Starts a throwaway MariaDB; sets MARIADB_DIR, MARIADB_PORT, GNOMON_TEST_MYSQL_URL.
+start_mariadb() {
+  MARIADB_DIR=$(mktemp -d /tmp/gnomon-mariadb.XXXXXX)
+  MARIADB_PORT=$(free_port)
+  mariadb-install-db --no-defaults --datadir="$MARIADB_DIR/data" --user=root \
+    --auth-root-authentication-method=normal --skip-test-db >"$MARIADB_DIR/install.log" 2>&1
+  /usr/sbin/mariadbd --no-defaults --datadir="$MARIADB_DIR/data" --socket="$MARIADB_DIR/mysqld.sock" \
+    --pid-file="$MARIADB_DIR/mysqld.pid" --port="$MARIADB_PORT" --bind-address=127.0.0.1 \
+    --user=root --log-error="$MARIADB_DIR/error.log" --skip-name-resolve \
+    --innodb-buffer-pool-size=128M >/dev/null 2>&1 &
+  local i
+  for i in $(seq 1 300); do
+    mariadb-admin --no-defaults --socket="$MARIADB_DIR/mysqld.sock" -uroot ping >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  mariadb-admin --no-defaults --socket="$MARIADB_DIR/mysqld.sock" -uroot ping >/dev/null 2>&1 || {
+    cat "$MARIADB_DIR/error.log" >&2
+    return 1
+  }
+  export GNOMON_TEST_MYSQL_URL="mysql://root@127.0.0.1:$MARIADB_PORT/gnomon_test"
+  log "MariaDB on 127.0.0.1:$MARIADB_PORT"
+}
+
+# Stops only the server start_mariadb started.
+stop_mariadb() {
+  [ -n "${MARIADB_DIR:-}" ] || return 0
+  if [ -f "$MARIADB_DIR/mysqld.pid" ]; then
+    mariadb-admin --no-defaults --socket="$MARIADB_DIR/mysqld.sock" -uroot shutdown >/dev/null 2>&1 ||
+      kill "$(cat "$MARIADB_DIR/mysqld.pid")" 2>/dev/null || true
+  fi
+  rm -rf "$MARIADB_DIR"
+  MARIADB_DIR=
+}

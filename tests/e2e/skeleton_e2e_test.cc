@@ -1,0 +1,157 @@
+// End to end through real processes on loopback: gnomond (all roles, SQLite),
+// the sample executor and gnomonctl. An admin creates a group and a FIX_RATE
+// job with gnomonctl; the scheduler fires it on the executor; results and log
+// lines come back through the log service; killing the executor removes it
+// from the registry.
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "gnomon/v1/admin.grpc.pb.h"
+#include "gnomon/v1/registry.grpc.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "services/common/client/auth_metadata.h"
+#include "tests/support/gnomon_cluster.h"
+#include "tests/support/subprocess.h"
+
+namespace gnomon {
+namespace {
+
+using testing::CommandResult;
+using testing::Subprocess;
+
+TEST(SkeletonE2E, FixRateJobRunsOnSampleExecutorAndDeadExecutorIsDropped) {
+  testing::GnomonCluster cluster;
+  ASSERT_TRUE(cluster.Start()) << cluster.Output();
+
+  // gnomonctl creates the group; its access token is shown once.
+  v1::Group group;
+  ASSERT_TRUE(cluster.CtlJson({"group", "create", "e2e-app", "--title", "E2E"}, &group));
+  ASSERT_GT(group.id(), 0);
+  ASSERT_FALSE(group.access_token().empty());
+
+  // Watch membership as a scheduler would, to see the executor come and go.
+  auto registry = v1::Registry::NewStub(
+      grpc::CreateChannel(cluster.address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext watch_ctx;
+  watch_ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster.admin_token()));
+  v1::WatchExecutorsRequest watch_req;
+  watch_req.add_app_names("e2e-app");
+  auto watch = registry->WatchExecutors(&watch_ctx, watch_req);
+  v1::WatchExecutorsResponse msg;
+  ASSERT_TRUE(watch->Read(&msg));
+  ASSERT_TRUE(msg.has_snapshot());
+  EXPECT_EQ(msg.snapshot().executors_size(), 0);
+
+  auto executor = cluster.StartExecutor("e2e-app", group.access_token());
+  std::optional<std::string> listening =
+      executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+  ASSERT_TRUE(listening) << executor->Output();
+  const std::string executor_address(
+      absl::StripAsciiWhitespace(listening->substr(listening->rfind(' ') + 1)));
+
+  ASSERT_TRUE(watch->Read(&msg));
+  ASSERT_TRUE(msg.has_change()) << msg.DebugString();
+  EXPECT_EQ(msg.change().kind(), v1::EXECUTOR_CHANGE_KIND_JOINED);
+  EXPECT_EQ(msg.change().executor().address(), executor_address);
+  EXPECT_THAT(msg.change().executor().handlers(), ::testing::Contains("demo"));
+
+  v1::Job job;
+  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler",
+                               "demo", "--every", "1s", "--params", "hello-e2e", "--route",
+                               "first", "--start"},
+                              &job));
+  ASSERT_GT(job.id(), 0);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_RUNNING);
+
+  // At least three successful runs, recorded with times, executor and logs.
+  v1::ListRunsResponse runs;
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  int succeeded = 0;
+  while (absl::Now() < deadline) {
+    ASSERT_TRUE(cluster.CtlJson({"run", "list", "--job", absl::StrCat(job.id())}, &runs));
+    succeeded = 0;
+    for (const v1::Run& r : runs.runs()) succeeded += r.status() == v1::RUN_STATUS_SUCCEEDED;
+    if (succeeded >= 3) break;
+    cluster.PollInterval(absl::Milliseconds(200));
+  }
+  ASSERT_GE(succeeded, 3) << runs.DebugString() << cluster.Output() << executor->Output();
+  for (const v1::Run& r : runs.runs()) {
+    if (r.status() != v1::RUN_STATUS_SUCCEEDED) continue;
+    EXPECT_EQ(r.trigger_type(), v1::TRIGGER_TYPE_FIX_RATE);
+    EXPECT_EQ(r.handle_code(), 200);
+    EXPECT_EQ(r.executor_address(), executor_address);
+    EXPECT_EQ(r.params(), "hello-e2e");
+    EXPECT_TRUE(r.has_scheduled_time());
+    EXPECT_TRUE(r.has_start_time());
+    EXPECT_TRUE(r.has_end_time());
+    v1::GetRunResponse detail;
+    ASSERT_TRUE(cluster.CtlJson({"run", "get", absl::StrCat(r.id())}, &detail));
+    ASSERT_GE(detail.log_lines_size(), 1) << detail.DebugString();
+    std::string all;
+    for (const auto& l : detail.log_lines()) all += l.text() + "\n";
+    EXPECT_NE(all.find("hello-e2e"), std::string::npos) << all;
+  }
+
+  // kill -9: the broken session removes the executor at once.
+  executor->Kill(SIGKILL);
+  executor->Wait();
+  bool left = false;
+  while (watch->Read(&msg)) {
+    if (msg.has_change() && msg.change().kind() == v1::EXECUTOR_CHANGE_KIND_LEFT &&
+        msg.change().executor().address() == executor_address) {
+      left = true;
+      break;
+    }
+  }
+  EXPECT_TRUE(left);
+  watch_ctx.TryCancel();
+}
+
+TEST(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {
+  testing::GnomonCluster cluster;
+  ASSERT_TRUE(cluster.Start()) << cluster.Output();
+  v1::Group group;
+  ASSERT_TRUE(cluster.CtlJson({"group", "create", "bad-input-app"}, &group));
+  const std::string gid = absl::StrCat(group.id());
+
+  struct Case {
+    std::vector<std::string> args;
+    std::string code;
+    std::string field;
+  };
+  const std::string big(70 * 1024, 'x');
+  std::vector<Case> cases = {
+      {{"job", "create", "--group", "999", "--handler", "demo", "--every", "1s"}, "NOT_FOUND", "group_id"},
+      {{"job", "create", "--group", gid, "--handler", "", "--every", "1s"}, "INVALID_ARGUMENT", "handler"},
+      {{"job", "create", "--group", gid, "--handler", "demo", "--every", "50ms"}, "INVALID_ARGUMENT", "fix_rate"},
+      {{"job", "create", "--group", gid, "--handler", "demo", "--every", "1s", "--params", big},
+       "INVALID_ARGUMENT", "params"},
+      {{"job", "get", "4242"}, "NOT_FOUND", "job_id"},
+      {{"job", "start", "4242"}, "NOT_FOUND", "job_id"},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = cluster.Ctl(c.args);
+    EXPECT_NE(r.exit_code, 0) << c.args[2];
+    EXPECT_NE(r.err.find(c.code), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.field), std::string::npos) << r.err;
+  }
+  // Nothing was written.
+  v1::ListJobsResponse jobs;
+  ASSERT_TRUE(cluster.CtlJson({"job", "list"}, &jobs));
+  EXPECT_EQ(jobs.jobs_size(), 0);
+  // A call without the admin token is refused.
+  CommandResult anon = testing::RunCommand({GNOMONCTL_PATH, "--server", cluster.address(),
+                                            "--token", "not-a-token", "group", "list"});
+  EXPECT_NE(anon.exit_code, 0);
+  EXPECT_NE(anon.err.find("UNAUTHENTICATED"), std::string::npos) << anon.err;
+}
+
+}  // namespace
+}  // namespace gnomon
