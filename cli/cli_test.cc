@@ -436,14 +436,13 @@ TEST_F(CliTest, UnreachableServerIsAnErrorNotAUsageError) {
   EXPECT_THAT(r.out, Not(HasSubstr("ID")));
 }
 
-
-#if __has_include("services/common/schedule/schedule.h")
 TEST_F(CliTest, CronNextJsonIsUtcMillisAndNeedsNoServer) {
   vars_["GNOMON_SERVER"] = "127.0.0.1:1";
   Result r = Run({"cron", "next", "0 0 * * * ?", "--from",
                   "2024-05-01T00:30:00Z", "-n", "3", "-o", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, "{\"next_ms\": [1714525200000, 1714528800000, 1714532400000]}\n");
+  EXPECT_EQ(r.out,
+            "{\"next_ms\": [1714525200000, 1714528800000, 1714532400000]}\n");
   EXPECT_THAT(r.err, IsEmpty());
   EXPECT_THAT(servers_.state.Methods(), IsEmpty());
 }
@@ -473,13 +472,6 @@ TEST_F(CliTest, CronNextInvalidExpressionExitsTwoWithOneLine) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_THAT(r.err, StartsWith("gnomonctl: "));
 }
-#else
-TEST_F(CliTest, CronNextWithoutScheduleLibraryFailsClearly) {
-  Result r = Run({"cron", "next", "0 0 * * * ?"});
-  EXPECT_EQ(r.code, 1);
-  EXPECT_THAT(r.err, HasSubstr("not available in this build"));
-}
-#endif
 
 }  // namespace
 }  // namespace gnomon::cli

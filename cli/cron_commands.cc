@@ -1,15 +1,13 @@
 // gnomonctl cron next: upcoming fire times of a cron expression, computed
 // locally with the same schedule library the scheduler uses (no server).
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/command.h"
 #include "cli/format.h"
 #include "gnomon/v1/admin.pb.h"
-
-#if __has_include("services/common/schedule/schedule.h")
 #include "services/common/schedule/schedule.h"
-#define GNOMON_CLI_HAVE_SCHEDULE 1
-#endif
 
 namespace gnomon::cli {
 namespace {
@@ -24,6 +22,13 @@ std::vector<FlagSpec> CronNextFlagSpecs() {
       {"count", "n", true, "N",
        "How many instants (default 10, at most 1000)."},
   };
+}
+
+// `message` with line breaks turned into spaces (errors are one line).
+std::string OneLine(absl::string_view message) {
+  std::string line(message);
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  return line;
 }
 
 // The --from / --from-ms instant, or now.
@@ -64,12 +69,11 @@ int Next(CommandContext& c) {
   v1::Schedule schedule;
   schedule.mutable_cron()->set_expression(c.args().positionals()[0]);
   schedule.mutable_cron()->set_time_zone(c.args().Get("tz").value_or(""));
-#ifdef GNOMON_CLI_HAVE_SCHEDULE
   absl::TimeZone zone = absl::UTCTimeZone();
   if (!schedule.cron().time_zone().empty()) {
     auto loaded = schedule::LoadZone(schedule.cron().time_zone());
     if (!loaded.ok()) {
-      return c.Fail(std::string(loaded.status().message()), kExitUsage);
+      return c.Fail(OneLine(loaded.status().message()), kExitUsage);
     }
     zone = *loaded;
   }
@@ -77,7 +81,7 @@ int Next(CommandContext& c) {
       schedule::Preview(schedule, *from, *count);
   if (!times.ok()) {
     // An expression that does not parse is a usage error: one line, exit 2.
-    return c.Fail(std::string(times.status().message()), kExitUsage);
+    return c.Fail(OneLine(times.status().message()), kExitUsage);
   }
   if (c.json()) {
     std::string json = "{\"next_ms\": [";
@@ -86,6 +90,11 @@ int Next(CommandContext& c) {
                       absl::ToUnixMillis((*times)[i]));
     }
     c.out() << json << "]}\n";
+    return kExitOk;
+  }
+  if (times->empty()) {
+    c.out() << "the expression does not fire after " << FormatUtc(*from)
+            << "\n";
     return kExitOk;
   }
   const std::string zone_name = schedule.cron().time_zone().empty()
@@ -101,10 +110,6 @@ int Next(CommandContext& c) {
     c.out() << "(the expression fires no more after these)\n";
   }
   return kExitOk;
-#else
-  return c.Fail(
-      "cron next is not available in this build (no schedule library)");
-#endif
 }
 
 }  // namespace
