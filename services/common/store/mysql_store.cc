@@ -82,16 +82,16 @@ class MysqlDb final : public internal::SqlDb {
       absl::MutexLock lock(&mu_);
       dropped.swap(idle_);
       open_ -= static_cast<int>(dropped.size());
+      freed_.SignalAll();
     }
   }
 
   absl::StatusOr<std::unique_ptr<MysqlConn>> Acquire(bool* reused) ABSL_LOCKS_EXCLUDED(mu_) {
     {
       absl::MutexLock lock(&mu_);
-      auto available = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return !idle_.empty() || open_ < kMaxConnections;
-      };
-      mu_.Await(absl::Condition(&available));
+      // A CondVar loop rather than Await: Debian's Abseil is not built for
+      // TSan, and conditions evaluated by other threads inside it look racy.
+      while (idle_.empty() && open_ >= kMaxConnections) freed_.Wait(&mu_);
       if (!idle_.empty()) {
         std::unique_ptr<MysqlConn> conn = std::move(idle_.back());
         idle_.pop_back();
@@ -104,6 +104,7 @@ class MysqlDb final : public internal::SqlDb {
     if (!conn.ok()) {
       absl::MutexLock lock(&mu_);
       --open_;
+      freed_.Signal();
     }
     return conn;
   }
@@ -113,15 +114,18 @@ class MysqlDb final : public internal::SqlDb {
       conn.reset();  // Closed outside the lock: a dead server may be slow to hang up on.
       absl::MutexLock lock(&mu_);
       --open_;
+      freed_.Signal();
       return;
     }
     absl::MutexLock lock(&mu_);
     idle_.push_back(std::move(conn));
+    freed_.Signal();
   }
 
   const MysqlAddress address_;
   const StoreOptions options_;
   absl::Mutex mu_;
+  absl::CondVar freed_;  // Signalled when a connection is returned or closed.
   std::vector<std::unique_ptr<MysqlConn>> idle_ ABSL_GUARDED_BY(mu_);
   int open_ ABSL_GUARDED_BY(mu_) = 0;  // Connections open, idle or in use.
 };

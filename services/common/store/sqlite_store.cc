@@ -208,6 +208,7 @@ class SqliteDb final : public SqlDb {
     absl::Status s = fn(**conn);
     absl::MutexLock lock(&read_mu_);
     idle_readers_.push_back(*std::move(conn));
+    reader_freed_.Signal();
     return s;
   }
 
@@ -251,10 +252,9 @@ class SqliteDb final : public SqlDb {
   absl::StatusOr<std::unique_ptr<SqliteConn>> TakeReader() ABSL_LOCKS_EXCLUDED(read_mu_) {
     {
       absl::MutexLock lock(&read_mu_);
-      auto available = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(read_mu_) {
-        return !idle_readers_.empty() || readers_ < kMaxReaders;
-      };
-      read_mu_.Await(absl::Condition(&available));
+      // A CondVar loop rather than Await: Debian's Abseil is not built for
+      // TSan, and conditions evaluated by other threads inside it look racy.
+      while (idle_readers_.empty() && readers_ >= kMaxReaders) reader_freed_.Wait(&read_mu_);
       if (!idle_readers_.empty()) {
         std::unique_ptr<SqliteConn> conn = std::move(idle_readers_.back());
         idle_readers_.pop_back();
@@ -266,6 +266,7 @@ class SqliteDb final : public SqlDb {
     if (!conn.ok()) {
       absl::MutexLock lock(&read_mu_);
       --readers_;
+      reader_freed_.Signal();
     }
     return conn;
   }
@@ -275,6 +276,7 @@ class SqliteDb final : public SqlDb {
   absl::Mutex write_mu_;
   const std::unique_ptr<SqliteConn> writer_ ABSL_PT_GUARDED_BY(write_mu_);
   absl::Mutex read_mu_;
+  absl::CondVar reader_freed_;  // Signalled when a reader is returned or closed.
   std::vector<std::unique_ptr<SqliteConn>> idle_readers_ ABSL_GUARDED_BY(read_mu_);
   int readers_ ABSL_GUARDED_BY(read_mu_) = 0;  // Open reader connections, idle or in use.
 };

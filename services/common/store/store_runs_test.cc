@@ -81,6 +81,44 @@ TEST_P(StoreTest, ConcurrentInsertersRecordASlotExactlyOnce) {
   EXPECT_EQ(inserted, 2);
 }
 
+TEST_P(StoreTest, ConcurrentReadersSeeCommittedWrites) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  constexpr int kReaders = 8;  // More than either backend's pool holds.
+  constexpr int kRuns = 40;
+  std::vector<std::thread> threads;
+  std::vector<absl::Status> errors(kReaders + 1);
+  threads.emplace_back([&] {
+    for (int i = 0; i < kRuns; ++i) {
+      std::vector<v1::Run> runs = {MakeRun(job_, (i + 1) * 1000)};
+      absl::StatusOr<std::vector<RunInsertOutcome>> out = store().InsertRuns(runs);
+      if (!out.ok()) errors[0] = out.status();
+    }
+  });
+  for (int t = 1; t <= kReaders; ++t) {
+    threads.emplace_back([&, t] {
+      size_t seen = 0;
+      for (int i = 0; i < 20; ++i) {
+        RunFilter f;
+        f.job_id = job_.id();
+        f.limit = 1000;
+        absl::StatusOr<std::vector<v1::Run>> runs = store().ListRuns(f);
+        if (!runs.ok()) {
+          errors[t] = runs.status();
+          return;
+        }
+        if (runs->size() < seen) errors[t] = absl::InternalError("a committed run vanished");
+        seen = runs->size();
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (const absl::Status& e : errors) EXPECT_TRUE(e.ok()) << e;
+  RunFilter f;
+  f.limit = 1000;
+  ASSERT_OK_AND_ASSIGN(all, store().ListRuns(f));
+  EXPECT_EQ(all.size(), static_cast<size_t>(kRuns));
+}
+
 TEST_P(StoreTest, GetRunFillsEveryField) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   v1::Run run = MakeRun(job_, 60500, 2, 1);
