@@ -7,7 +7,9 @@
 
 #include <fstream>
 #include <sstream>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -15,6 +17,7 @@
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/client/auth_metadata.h"
 #include "tests/support/gnomon_cluster.h"
@@ -119,37 +122,66 @@ TEST(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
   v1::Group group;
   ASSERT_TRUE(cluster.CtlJson({"group", "create", "bad-input-app"}, &group));
-  const std::string gid = absl::StrCat(group.id());
+
+  auto admin = v1::JobAdmin::NewStub(
+      grpc::CreateChannel(cluster.address(), grpc::InsecureChannelCredentials()));
+  auto call = [&](const v1::CreateJobRequest& req) {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster.admin_token()));
+    v1::Job out;
+    return admin->CreateJob(&ctx, req, &out);
+  };
+  v1::CreateJobRequest good;
+  good.mutable_job()->set_group_id(group.id());
+  good.mutable_job()->mutable_bean()->set_handler("demo");
+  good.mutable_job()->mutable_schedule()->mutable_fix_rate()->set_seconds(1);
 
   struct Case {
-    std::vector<std::string> args;
-    std::string code;
+    std::string name;
+    std::function<void(v1::CreateJobRequest&)> mutate;
+    grpc::StatusCode code;
     std::string field;
   };
-  const std::string big(70 * 1024, 'x');
   std::vector<Case> cases = {
-      {{"job", "create", "--group", "999", "--handler", "demo", "--every", "1s"}, "NOT_FOUND", "group_id"},
-      {{"job", "create", "--group", gid, "--handler", "", "--every", "1s"}, "INVALID_ARGUMENT", "handler"},
-      {{"job", "create", "--group", gid, "--handler", "demo", "--every", "50ms"}, "INVALID_ARGUMENT", "fix_rate"},
-      {{"job", "create", "--group", gid, "--handler", "demo", "--every", "1s", "--params", big},
-       "INVALID_ARGUMENT", "params"},
-      {{"job", "get", "4242"}, "NOT_FOUND", "job_id"},
-      {{"job", "start", "4242"}, "NOT_FOUND", "job_id"},
+      {"unknown group", [](auto& r) { r.mutable_job()->set_group_id(999); },
+       grpc::StatusCode::NOT_FOUND, "job.group_id"},
+      {"empty handler", [](auto& r) { r.mutable_job()->mutable_bean()->set_handler(""); },
+       grpc::StatusCode::INVALID_ARGUMENT, "job.bean.handler"},
+      {"zero interval",
+       [](auto& r) { r.mutable_job()->mutable_schedule()->mutable_fix_rate()->set_seconds(0); },
+       grpc::StatusCode::INVALID_ARGUMENT, "fix_rate"},
+      {"negative interval",
+       [](auto& r) { r.mutable_job()->mutable_schedule()->mutable_fix_rate()->set_seconds(-5); },
+       grpc::StatusCode::INVALID_ARGUMENT, "fix_rate"},
+      {"oversized params",
+       [](auto& r) { r.mutable_job()->set_params(std::string(64 * 1024 + 1, 'x')); },
+       grpc::StatusCode::INVALID_ARGUMENT, "job.params"},
   };
   for (const Case& c : cases) {
-    CommandResult r = cluster.Ctl(c.args);
-    EXPECT_NE(r.exit_code, 0) << c.args[2];
-    EXPECT_NE(r.err.find(c.code), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find(c.field), std::string::npos) << r.err;
+    v1::CreateJobRequest req = good;
+    c.mutate(req);
+    grpc::Status s = call(req);
+    EXPECT_EQ(s.error_code(), c.code) << c.name << ": " << s.error_message();
+    EXPECT_NE(s.error_message().find(c.field), std::string::npos) << c.name << ": " << s.error_message();
   }
-  // Nothing was written.
+  // Nothing was written, and the server is still serving.
   v1::ListJobsResponse jobs;
   ASSERT_TRUE(cluster.CtlJson({"job", "list"}, &jobs));
   EXPECT_EQ(jobs.jobs_size(), 0);
-  // A call without the admin token is refused.
+  EXPECT_TRUE(call(good).ok());
+
+  // An unknown job id, through gnomonctl: the code and field reach stderr.
+  CommandResult r = cluster.Ctl({"job", "get", "4242"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("NOT_FOUND"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job_id"), std::string::npos) << r.err;
+  r = cluster.Ctl({"job", "start", "4242"});
+  EXPECT_NE(r.err.find("NOT_FOUND"), std::string::npos) << r.err;
+
+  // A call without a valid admin token is refused.
   CommandResult anon = testing::RunCommand({GNOMONCTL_PATH, "--server", cluster.address(),
                                             "--token", "not-a-token", "group", "list"});
-  EXPECT_NE(anon.exit_code, 0);
+  EXPECT_EQ(anon.exit_code, 1);
   EXPECT_NE(anon.err.find("UNAUTHENTICATED"), std::string::npos) << anon.err;
 }
 
