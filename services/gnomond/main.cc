@@ -114,18 +114,18 @@ int Serve() {
     o.beat_interval = absl::GetFlag(FLAGS_beat_interval);
     o.missed_beats = absl::GetFlag(FLAGS_missed_beats);
     registry_role = std::make_unique<registry::RegistryRole>(store->get(), &auth, o);
-    server.AddService(registry_role->service());
+    server.AddService(registry_role->service(), v1::Registry::service_full_name());
   }
   if (roles.count("log")) {
     log_role = std::make_unique<logsvc::LogRole>(store->get(), &auth, logsvc::ReportWriterOptions{});
-    server.AddService(log_role->service());
+    server.AddService(log_role->service(), v1::LogService::service_full_name());
   }
   if (roles.count("scheduler")) {
     scheduler::SchedulerOptions o;
     o.limits.max_params_bytes = absl::GetFlag(FLAGS_max_params_bytes);
     o.loop.preread_window = absl::GetFlag(FLAGS_preread_window);
     scheduler_role = std::make_unique<scheduler::SchedulerRole>(store->get(), &auth, o);
-    server.AddService(scheduler_role->service());
+    server.AddService(scheduler_role->service(), v1::JobAdmin::service_full_name());
   }
   absl::StatusOr<int> port = server.Start(absl::GetFlag(FLAGS_listen));
   if (!port.ok()) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,24 @@ namespace {
 using testing::CommandResult;
 using testing::Subprocess;
 
-TEST(SkeletonE2E, FixRateJobRunsOnSampleExecutorAndDeadExecutorIsDropped) {
-  testing::GnomonCluster cluster;
+// Runs against SQLite (the embedded default) and against the MariaDB server
+// scripts/test starts (GNOMON_TEST_MYSQL_URL).
+class SkeletonE2E : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "mysql") {
+      std::optional<std::string> url = testing::FreshMysqlUrl();
+      if (!url) GTEST_SKIP() << "GNOMON_TEST_MYSQL_URL is not set (scripts/test sets it)";
+      flags_.push_back("--store=" + *url);
+    }
+  }
+  std::vector<std::string> flags_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Stores, SkeletonE2E, ::testing::Values("sqlite", "mysql"));
+
+TEST_P(SkeletonE2E, FixRateJobRunsOnSampleExecutorAndDeadExecutorIsDropped) {
+  testing::GnomonCluster cluster(flags_);
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
 
   // gnomonctl creates the group; its access token is shown once.
@@ -117,8 +134,8 @@ TEST(SkeletonE2E, FixRateJobRunsOnSampleExecutorAndDeadExecutorIsDropped) {
   watch_ctx.TryCancel();
 }
 
-TEST(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {
-  testing::GnomonCluster cluster;
+TEST_P(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {
+  testing::GnomonCluster cluster(flags_);
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
   v1::Group group;
   ASSERT_TRUE(cluster.CtlJson({"group", "create", "bad-input-app"}, &group));

@@ -1,5 +1,8 @@
 #include "tests/support/gnomon_cluster.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -82,6 +85,14 @@ void GnomonCluster::PollInterval(absl::Duration d) const {
 
 std::string GnomonCluster::Output() const {
   return gnomond_ ? "--- gnomond output ---\n" + gnomond_->Output() : "";
+}
+
+std::optional<std::string> FreshMysqlUrl() {
+  const char* base = std::getenv("GNOMON_TEST_MYSQL_URL");
+  if (base == nullptr || *base == '\0') return std::nullopt;
+  static int counter = 0;
+  std::string url = base;
+  return absl::StrCat(url.substr(0, url.rfind('/') + 1), "gnomon_e2e_", getpid(), "_", ++counter);
 }
 
 }  // namespace gnomon::testing

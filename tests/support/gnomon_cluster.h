@@ -13,6 +13,7 @@
 #define GNOMON_TESTS_SUPPORT_GNOMON_CLUSTER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ class GnomonCluster {
   std::string address_;
   std::string admin_token_;
 };
+
+// GNOMON_TEST_MYSQL_URL with a database name unique to this process and call
+// (the store creates it), or nullopt when the variable is unset.
+std::optional<std::string> FreshMysqlUrl();
 
 }  // namespace gnomon::testing
 

@@ -31,7 +31,10 @@ absl::StatusOr<int> GrpcServer::Start(const std::string& address) {
     server_.reset();
     return absl::UnavailableError("cannot listen on " + address);
   }
-  if (auto* health = server_->GetHealthCheckService()) health->SetServingStatus(true);
+  if (auto* health = server_->GetHealthCheckService()) {
+    health->SetServingStatus(true);
+    for (const std::string& name : names_) health->SetServingStatus(name, true);
+  }
   return port;
 }
 

@@ -2,7 +2,7 @@
 // listening address that may use port 0.
 //
 //   GrpcServer server;
-//   server.AddService(&my_service);
+//   server.AddService(&my_service, v1::JobAdmin::service_full_name());
 //   absl::StatusOr<int> port = server.Start("127.0.0.1:0");
 //   ...
 //   server.Shutdown(absl::Seconds(5));
@@ -29,7 +29,11 @@ class GrpcServer {
   GrpcServer& operator=(const GrpcServer&) = delete;
   ~GrpcServer();
 
-  void AddService(grpc::Service* service) { services_.push_back(service); }
+  // `name` is the full service name health checks use ("gnomon.v1.JobAdmin").
+  void AddService(grpc::Service* service, std::string name) {
+    services_.push_back(service);
+    names_.push_back(std::move(name));
+  }
   // Binds and starts; returns the bound port. Marks every service SERVING in
   // grpc.health.v1.Health (the empty name too).
   absl::StatusOr<int> Start(const std::string& address);
@@ -39,6 +43,7 @@ class GrpcServer {
 
  private:
   std::vector<grpc::Service*> services_;
+  std::vector<std::string> names_;
   std::unique_ptr<grpc::Server> server_;
 };
 

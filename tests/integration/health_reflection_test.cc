@@ -1,0 +1,84 @@
+// Every gnomon server answers grpc.health.v1.Health and server reflection, so
+// Kubernetes gRPC probes and grpcurl work without extra files. Checked on a
+// real gnomond and a real sample executor with a client generated from
+// grpc's own protos.
+#include <set>
+#include <string>
+
+#include "absl/strings/strip.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
+#include "gnomon/v1/common.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "tests/support/gnomon_cluster.h"
+
+namespace gnomon {
+namespace {
+
+using grpc::health::v1::HealthCheckRequest;
+using grpc::health::v1::HealthCheckResponse;
+
+HealthCheckResponse::ServingStatus Check(const std::string& address, const std::string& service) {
+  auto stub = grpc::health::v1::Health::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  HealthCheckRequest req;
+  req.set_service(service);
+  HealthCheckResponse resp;
+  grpc::Status s = stub->Check(&ctx, req, &resp);
+  EXPECT_TRUE(s.ok()) << service << ": " << s.error_message();
+  return resp.status();
+}
+
+std::set<std::string> ListServices(const std::string& address) {
+  auto stub = grpc::reflection::v1alpha::ServerReflection::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  auto stream = stub->ServerReflectionInfo(&ctx);
+  grpc::reflection::v1alpha::ServerReflectionRequest req;
+  req.set_list_services("");
+  EXPECT_TRUE(stream->Write(req));
+  stream->WritesDone();
+  grpc::reflection::v1alpha::ServerReflectionResponse resp;
+  std::set<std::string> names;
+  if (stream->Read(&resp)) {
+    for (const auto& s : resp.list_services_response().service()) names.insert(s.name());
+  }
+  EXPECT_TRUE(stream->Finish().ok());
+  return names;
+}
+
+TEST(HealthReflection, GnomondServesHealthAndReflectionForEveryService) {
+  testing::GnomonCluster cluster;
+  ASSERT_TRUE(cluster.Start()) << cluster.Output();
+  EXPECT_EQ(Check(cluster.address(), ""), HealthCheckResponse::SERVING);
+  for (const char* svc : {"gnomon.v1.JobAdmin", "gnomon.v1.Registry", "gnomon.v1.LogService"}) {
+    EXPECT_EQ(Check(cluster.address(), svc), HealthCheckResponse::SERVING) << svc;
+  }
+  std::set<std::string> services = ListServices(cluster.address());
+  for (const char* svc : {"gnomon.v1.JobAdmin", "gnomon.v1.Registry", "gnomon.v1.LogService",
+                          "grpc.health.v1.Health"}) {
+    EXPECT_TRUE(services.count(svc)) << svc;
+  }
+}
+
+TEST(HealthReflection, SampleExecutorServesHealthAndReflection) {
+  testing::GnomonCluster cluster;
+  ASSERT_TRUE(cluster.Start()) << cluster.Output();
+  gnomon::v1::Group group;
+  ASSERT_TRUE(cluster.CtlJson({"group", "create", "health-app"}, &group));
+  auto executor = cluster.StartExecutor("health-app", group.access_token());
+  std::optional<std::string> line =
+      executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+  ASSERT_TRUE(line) << executor->Output();
+  const std::string address(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
+  EXPECT_EQ(Check(address, ""), HealthCheckResponse::SERVING);
+  EXPECT_EQ(Check(address, "gnomon.v1.Executor"), HealthCheckResponse::SERVING);
+  EXPECT_TRUE(ListServices(address).count("gnomon.v1.Executor"));
+}
+
+}  // namespace
+}  // namespace gnomon
