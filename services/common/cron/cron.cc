@@ -17,8 +17,10 @@ int NextBit64(uint64_t bits, int from) {
 }
 
 int DaysInMonth(int year, int month) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (month == 2 && (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))) return 29;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30,
+                                  31, 31, 30, 31, 30, 31};
+  if (month == 2 && (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)))
+    return 29;
   return kDays[month - 1];
 }
 
@@ -162,8 +164,10 @@ std::optional<absl::CivilSecond> CronExpression::NextCivilAtOrAfter(
 std::optional<absl::Time> CronExpression::NextAfter(absl::Time after,
                                                     absl::TimeZone zone) const {
   // Keep civil arithmetic far from absl's representable limits.
-  const absl::Time lo = absl::FromCivil(absl::CivilSecond(kMinYear - 1, 1, 1, 0, 0, 0), absl::UTCTimeZone());
-  const absl::Time hi = absl::FromCivil(absl::CivilSecond(kMaxYear + 2, 1, 1, 0, 0, 0), absl::UTCTimeZone());
+  const absl::Time lo = absl::FromCivil(
+      absl::CivilSecond(kMinYear - 1, 1, 1, 0, 0, 0), absl::UTCTimeZone());
+  const absl::Time hi = absl::FromCivil(
+      absl::CivilSecond(kMaxYear + 2, 1, 1, 0, 0, 0), absl::UTCTimeZone());
   if (after >= hi) return std::nullopt;
   if (after < lo) after = lo;
   // Fire instants are whole seconds; find the earliest wall-clock time C

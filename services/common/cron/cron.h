@@ -19,9 +19,10 @@
 // `MON!`, `15W,16`, a step on a name, an eighth field) is an error naming the
 // field and the offending text.
 //
-//   absl::StatusOr<CronExpression> e = CronExpression::Parse("0 15 10 ? * 6#3");
-//   if (!e.ok()) return e.status();  // InvalidArgument, e.g.
-//                                    // day-of-week: unexpected text "!" in "MON!"
+//   absl::StatusOr<CronExpression> e = CronExpression::Parse("0 15 10 ? *
+//   6#3"); if (!e.ok()) return e.status();  // InvalidArgument, e.g.
+//                                    // day-of-week: unexpected text "!" in
+//                                    "MON!"
 //   std::optional<absl::Time> next = e->NextAfter(absl::Now(), zone);
 //   if (!next) { /* never fires again */ }
 //

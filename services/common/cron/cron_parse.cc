@@ -17,12 +17,13 @@ struct FieldSpec {
   const char* name;
   int min;
   int max;
-  int max_step;  // Quartz's bound on n in a/n
+  int max_step;              // Quartz's bound on n in a/n
   const char* const* names;  // 3-letter names for min, min+1, ... or null
 };
 
-constexpr const char* kMonthNames[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN",
-                                       "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
+constexpr const char* kMonthNames[] = {"JAN", "FEB", "MAR", "APR",
+                                       "MAY", "JUN", "JUL", "AUG",
+                                       "SEP", "OCT", "NOV", "DEC"};
 constexpr const char* kDayNames[] = {"SUN", "MON", "TUE", "WED",
                                      "THU", "FRI", "SAT"};
 
@@ -37,8 +38,12 @@ constexpr FieldSpec kSpecs[] = {
 };
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsAlpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-char Upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c; }
+bool IsAlpha(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+char Upper(char c) {
+  return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c;
+}
 
 bool EqualsUpper(std::string_view s, std::string_view upper) {
   if (s.size() != upper.size()) return false;
@@ -48,7 +53,9 @@ bool EqualsUpper(std::string_view s, std::string_view upper) {
   return true;
 }
 
-absl::string_view Abs(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+absl::string_view Abs(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
 
 // Parses one field's text; `field` is the whole field (for messages).
 class FieldParser {
@@ -61,7 +68,8 @@ class FieldParser {
         absl::StrCat(spec_.name, ": ", Abs(what), " in \"", Abs(field_), "\""));
   }
   absl::Status Unexpected(size_t pos) const {
-    return Error(absl::StrCat("unexpected text \"", Abs(field_.substr(pos)), "\""));
+    return Error(
+        absl::StrCat("unexpected text \"", Abs(field_.substr(pos)), "\""));
   }
 
   // A number or (if the field has names) a 3-letter name at pos_.
@@ -71,7 +79,9 @@ class FieldParser {
       int64_t v = 0;
       while (pos_ < field_.size() && IsDigit(field_[pos_])) {
         v = v * 10 + (field_[pos_] - '0');
-        if (v > 1000000) return Error(absl::StrCat("number too large \"", Abs(field_.substr(start)), "\""));
+        if (v > 1000000)
+          return Error(absl::StrCat("number too large \"",
+                                    Abs(field_.substr(start)), "\""));
         ++pos_;
       }
       *out = static_cast<int>(v);
@@ -98,7 +108,8 @@ class FieldParser {
 
   absl::Status InRange(int v) const {
     if (v < spec_.min || v > spec_.max) {
-      return Error(absl::StrCat("value ", v, " is out of range ", spec_.min, "-", spec_.max));
+      return Error(absl::StrCat("value ", v, " is out of range ", spec_.min,
+                                "-", spec_.max));
     }
     return absl::OkStatus();
   }
@@ -113,7 +124,8 @@ class FieldParser {
     bool is_name = false;
     if (absl::Status s = Value(&v, &is_name); !s.ok()) return s;
     if (v < 1 || v > spec_.max_step) {
-      return Error(absl::StrCat("step ", v, " is out of range 1-", spec_.max_step));
+      return Error(
+          absl::StrCat("step ", v, " is out of range 1-", spec_.max_step));
     }
     *step = v;
     return absl::OkStatus();
@@ -144,8 +156,9 @@ class FieldParser {
         if (pos_ >= field_.size()) return Error("missing range end after '-'");
         if (absl::Status s = Value(&hi, &hi_name); !s.ok()) return s;
         if (hi_name != lo_name) {
-          return Error(absl::StrCat("range \"", Abs(field_.substr(item_start, pos_ - item_start)),
-                                    "\" mixes a name and a number"));
+          return Error(absl::StrCat(
+              "range \"", Abs(field_.substr(item_start, pos_ - item_start)),
+              "\" mixes a name and a number"));
         }
         if (absl::Status s = InRange(hi); !s.ok()) return s;
         ranged = true;
@@ -177,7 +190,8 @@ class FieldParser {
   absl::Status List(Add add) {
     pos_ = 0;
     while (true) {
-      if (pos_ >= field_.size() || field_[pos_] == ',') return Error("empty list item");
+      if (pos_ >= field_.size() || field_[pos_] == ',')
+        return Error("empty list item");
       if (absl::Status s = Item(add); !s.ok()) return s;
       if (pos_ >= field_.size()) return absl::OkStatus();
       ++pos_;  // ','
@@ -191,7 +205,8 @@ class FieldParser {
     int64_t v = 0;
     for (size_t i = 0; i < digits.size(); ++i) {
       if (!IsDigit(digits[i])) {
-        return Error(absl::StrCat("unexpected text \"", Abs(digits.substr(i)), "\""));
+        return Error(
+            absl::StrCat("unexpected text \"", Abs(digits.substr(i)), "\""));
       }
       v = v * 10 + (digits[i] - '0');
       if (v > 1000000) return Error("number too large");
@@ -234,10 +249,14 @@ absl::Status ParseDom(std::string_view f, CronFields* out) {
       out->dom_mode = CronFields::DomMode::kLastWeekday;
       return absl::OkStatus();
     }
-    if (f[1] != '-') return p.Error(absl::StrCat("unexpected text \"", Abs(f.substr(1)), "\" after 'L'"));
+    if (f[1] != '-')
+      return p.Error(
+          absl::StrCat("unexpected text \"", Abs(f.substr(1)), "\" after 'L'"));
     int n = 0;
     if (absl::Status s = p.Number(f.substr(2), &n); !s.ok()) return s;
-    if (n > 30) return p.Error(absl::StrCat("offset ", n, " from the last day is above 30"));
+    if (n > 30)
+      return p.Error(
+          absl::StrCat("offset ", n, " from the last day is above 30"));
     out->dom_mode = CronFields::DomMode::kLast;
     out->dom_offset = static_cast<uint8_t>(n);
     return absl::OkStatus();
@@ -245,7 +264,8 @@ absl::Status ParseDom(std::string_view f, CronFields* out) {
   if (!f.empty() && Upper(f.back()) == 'W') {
     int n = 0;
     if (f.size() == 1) return p.Error("missing day before 'W'");
-    if (absl::Status s = p.Number(f.substr(0, f.size() - 1), &n); !s.ok()) return s;
+    if (absl::Status s = p.Number(f.substr(0, f.size() - 1), &n); !s.ok())
+      return s;
     if (absl::Status s = p.InRange(n); !s.ok()) return s;
     out->dom_mode = CronFields::DomMode::kNearestWeekday;
     out->dom_offset = static_cast<uint8_t>(n);
@@ -264,7 +284,9 @@ absl::Status ParseDow(std::string_view f, CronFields* out) {
     int day = 0, nth = 0;
     if (absl::Status s = p.Weekday(f.substr(0, hash), &day); !s.ok()) return s;
     if (absl::Status s = p.Number(f.substr(hash + 1), &nth); !s.ok()) return s;
-    if (nth < 1 || nth > 5) return p.Error(absl::StrCat("occurrence ", nth, " after '#' is out of range 1-5"));
+    if (nth < 1 || nth > 5)
+      return p.Error(
+          absl::StrCat("occurrence ", nth, " after '#' is out of range 1-5"));
     out->dow_mode = CronFields::DowMode::kNth;
     out->dow_value = static_cast<uint8_t>(day);
     out->dow_nth = static_cast<uint8_t>(nth);
@@ -272,7 +294,8 @@ absl::Status ParseDow(std::string_view f, CronFields* out) {
   }
   if (f.size() > 1 && Upper(f.back()) == 'L') {
     int day = 0;
-    if (absl::Status s = p.Weekday(f.substr(0, f.size() - 1), &day); !s.ok()) return s;
+    if (absl::Status s = p.Weekday(f.substr(0, f.size() - 1), &day); !s.ok())
+      return s;
     out->dow_mode = CronFields::DowMode::kLast;
     out->dow_value = static_cast<uint8_t>(day);
     return absl::OkStatus();
@@ -302,7 +325,8 @@ absl::StatusOr<CronFields> ParseCronFields(std::string_view text) {
   if (n < 6) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected 6 or 7 fields (seconds minutes hours day-of-month month "
-        "day-of-week [year]), got ", n));
+        "day-of-week [year]), got ",
+        n));
   }
   CronFields out;
   const bool dom_q = fields[kDom] == "?";
@@ -332,14 +356,17 @@ absl::StatusOr<CronFields> ParseCronFields(std::string_view text) {
         s = ParseDom(t, &out);
         break;
       case kMonth:
-        s = p.List([&out](int v) { out.months |= static_cast<uint16_t>(1 << v); });
+        s = p.List(
+            [&out](int v) { out.months |= static_cast<uint16_t>(1 << v); });
         break;
       case kDow:
         s = ParseDow(t, &out);
         break;
       case kYear:
         s = p.List([&out](int v) {
-          if (v <= kMaxYear) out.years[(v - kMinYear) / 64] |= uint64_t{1} << ((v - kMinYear) % 64);
+          if (v <= kMaxYear)
+            out.years[(v - kMinYear) / 64] |= uint64_t{1}
+                                              << ((v - kMinYear) % 64);
         });
         break;
     }

@@ -9,7 +9,9 @@
 namespace gnomon::schedule {
 namespace {
 
-absl::string_view Abs(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+absl::string_view Abs(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
 
 absl::Duration FromProto(const google::protobuf::Duration& d) {
   return absl::Seconds(d.seconds()) + absl::Nanoseconds(d.nanos());
@@ -27,44 +29,48 @@ absl::Status ValidatePeriod(std::string_view field, std::string_view what,
   // google.protobuf.Duration: |seconds| <= 315576000000, |nanos| < 1e9,
   // and both carry the same sign.
   if (p.nanos() <= -1000000000 || p.nanos() >= 1000000000 ||
-      (p.seconds() > 0 && p.nanos() < 0) || (p.seconds() < 0 && p.nanos() > 0)) {
+      (p.seconds() > 0 && p.nanos() < 0) ||
+      (p.seconds() < 0 && p.nanos() > 0)) {
     return absl::InvalidArgumentError(
-        absl::StrCat(Abs(field), ": not a valid duration (seconds ", p.seconds(),
-                     ", nanos ", p.nanos(), ")"));
+        absl::StrCat(Abs(field), ": not a valid duration (seconds ",
+                     p.seconds(), ", nanos ", p.nanos(), ")"));
   }
   absl::Duration d = FromProto(p);
   if (d < kMinPeriod) {
-    return absl::InvalidArgumentError(absl::StrCat(Abs(field), ": ", Abs(what), " ",
-                                                   Format(d), " is below the minimum of ",
-                                                   Format(kMinPeriod)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(Abs(field), ": ", Abs(what), " ", Format(d),
+                     " is below the minimum of ", Format(kMinPeriod)));
   }
   if (d > kMaxPeriod) {
-    return absl::InvalidArgumentError(absl::StrCat(Abs(field), ": ", Abs(what), " ",
-                                                   Format(d), " is above the maximum of ",
-                                                   Format(kMaxPeriod)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(Abs(field), ": ", Abs(what), " ", Format(d),
+                     " is above the maximum of ", Format(kMaxPeriod)));
   }
   if (d % absl::Milliseconds(1) != absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        Abs(field), ": ", Abs(what), " ", Format(d), " is not a whole number of milliseconds"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(Abs(field), ": ", Abs(what), " ", Format(d),
+                     " is not a whole number of milliseconds"));
   }
   return absl::OkStatus();
 }
 
 bool IsZoneNameChar(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '/' || c == '_' || c == '-' || c == '+';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+         (c >= '0' && c <= '9') || c == '/' || c == '_' || c == '-' || c == '+';
 }
 
 }  // namespace
 
 absl::StatusOr<absl::TimeZone> LoadZone(std::string_view name) {
   if (name.empty() || name == "UTC") return absl::UTCTimeZone();
-  bool plausible = name.size() <= 64 && name.front() != '/' && name.back() != '/' &&
-                   name != "localtime" && name.find("//") == std::string_view::npos;
+  bool plausible = name.size() <= 64 && name.front() != '/' &&
+                   name.back() != '/' && name != "localtime" &&
+                   name.find("//") == std::string_view::npos;
   for (char c : name) plausible = plausible && IsZoneNameChar(c);
   absl::TimeZone zone;
   if (!plausible || !absl::LoadTimeZone(Abs(name), &zone)) {
-    return absl::InvalidArgumentError(absl::StrCat("unknown zone \"", Abs(name), "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown zone \"", Abs(name), "\""));
   }
   return zone;
 }
@@ -83,7 +89,8 @@ absl::Duration Period(const gnomon::v1::Schedule& s) {
 absl::Status ValidateSchedule(const gnomon::v1::Schedule& s) {
   switch (s.kind_case()) {
     case gnomon::v1::Schedule::kCron: {
-      absl::StatusOr<cron::CronExpression> e = cron::CronExpression::Parse(s.cron().expression());
+      absl::StatusOr<cron::CronExpression> e =
+          cron::CronExpression::Parse(s.cron().expression());
       if (!e.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat("schedule.cron.expression: ", e.status().message()));
@@ -115,9 +122,11 @@ absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s,
   std::vector<absl::Time> out;
   switch (s.kind_case()) {
     case gnomon::v1::Schedule::kCron: {
-      absl::StatusOr<cron::CronExpression> e = cron::CronExpression::Parse(s.cron().expression());
+      absl::StatusOr<cron::CronExpression> e =
+          cron::CronExpression::Parse(s.cron().expression());
       absl::StatusOr<absl::TimeZone> z = LoadZone(s.cron().time_zone());
-      if (!e.ok() || !z.ok()) return absl::InternalError("validated schedule failed to load");
+      if (!e.ok() || !z.ok())
+        return absl::InternalError("validated schedule failed to load");
       absl::Time t = from;
       while (static_cast<int>(out.size()) < count) {
         std::optional<absl::Time> next = e->NextAfter(t, *z);
@@ -142,7 +151,8 @@ absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s,
 
 std::optional<absl::Time> NextCronFire(const gnomon::v1::CronSchedule& cron,
                                        absl::Time after) {
-  absl::StatusOr<cron::CronExpression> e = cron::CronExpression::Parse(cron.expression());
+  absl::StatusOr<cron::CronExpression> e =
+      cron::CronExpression::Parse(cron.expression());
   if (!e.ok()) return std::nullopt;
   absl::StatusOr<absl::TimeZone> z = LoadZone(cron.time_zone());
   if (!z.ok()) return std::nullopt;

@@ -12,7 +12,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-gnomon::v1::Schedule Cron(const std::string& expr, const std::string& zone = "") {
+gnomon::v1::Schedule Cron(const std::string& expr,
+                          const std::string& zone = "") {
   gnomon::v1::Schedule s;
   s.mutable_cron()->set_expression(expr);
   s.mutable_cron()->set_time_zone(zone);
@@ -34,7 +35,8 @@ gnomon::v1::Schedule FixDelay(int64_t seconds, int32_t nanos) {
 }
 
 absl::Time Utc(int y, int mo, int d, int h = 0, int mi = 0, int s = 0) {
-  return absl::FromCivil(absl::CivilSecond(y, mo, d, h, mi, s), absl::UTCTimeZone());
+  return absl::FromCivil(absl::CivilSecond(y, mo, d, h, mi, s),
+                         absl::UTCTimeZone());
 }
 
 TEST(ValidateScheduleTest, AcceptsEachKind) {
@@ -50,7 +52,8 @@ TEST(ValidateScheduleTest, NamesTheCronExpressionField) {
   absl::Status s = ValidateSchedule(Cron("0 0 12 ? * MON!"));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(),
-            "schedule.cron.expression: day-of-week: unexpected text \"!\" in \"MON!\"");
+            "schedule.cron.expression: day-of-week: unexpected text \"!\" in "
+            "\"MON!\"");
 }
 
 TEST(ValidateScheduleTest, RejectsUnknownZone) {
@@ -60,8 +63,9 @@ TEST(ValidateScheduleTest, RejectsUnknownZone) {
 }
 
 TEST(ValidateScheduleTest, RejectsZoneNamesThatAreNotZones) {
-  for (const char* name : {"localtime", "/etc/passwd", "../../etc/passwd", "Europe//Berlin",
-                           "Europe/Berlin ", "europe/nowhere"}) {
+  for (const char* name :
+       {"localtime", "/etc/passwd", "../../etc/passwd", "Europe//Berlin",
+        "Europe/Berlin ", "europe/nowhere"}) {
     EXPECT_EQ(ValidateSchedule(Cron("0 0 12 * * ?", name)).code(),
               absl::StatusCode::kInvalidArgument)
         << name;
@@ -71,10 +75,14 @@ TEST(ValidateScheduleTest, RejectsZoneNamesThatAreNotZones) {
 TEST(ValidateScheduleTest, FixRateBelowMinimum) {
   absl::Status s = ValidateSchedule(FixRate(0, 50000000));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "schedule.fix_rate: period 50ms is below the minimum of 100ms");
-  EXPECT_EQ(ValidateSchedule(FixRate(0, 99999999)).code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidateSchedule(FixRate(0, 0)).code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidateSchedule(FixRate(-1, 0)).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "schedule.fix_rate: period 50ms is below the minimum of 100ms");
+  EXPECT_EQ(ValidateSchedule(FixRate(0, 99999999)).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateSchedule(FixRate(0, 0)).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateSchedule(FixRate(-1, 0)).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ValidateScheduleTest, FixRateMustBeWholeMilliseconds) {
@@ -85,8 +93,10 @@ TEST(ValidateScheduleTest, FixRateMustBeWholeMilliseconds) {
 }
 
 TEST(ValidateScheduleTest, MalformedDurations) {
-  EXPECT_EQ(ValidateSchedule(FixRate(1, -5)).code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidateSchedule(FixRate(0, 1000000000)).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateSchedule(FixRate(1, -5)).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateSchedule(FixRate(0, 1000000000)).code(),
+            absl::StatusCode::kInvalidArgument);
   absl::Status s = ValidateSchedule(FixRate(315576000000, 0));
   EXPECT_THAT(s.message(), HasSubstr("above the maximum"));
 }
@@ -94,7 +104,8 @@ TEST(ValidateScheduleTest, MalformedDurations) {
 TEST(ValidateScheduleTest, FixDelayNamesItsField) {
   absl::Status s = ValidateSchedule(FixDelay(0, 10000000));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "schedule.fix_delay: delay 10ms is below the minimum of 100ms");
+  EXPECT_EQ(s.message(),
+            "schedule.fix_delay: delay 10ms is below the minimum of 100ms");
 }
 
 TEST(LoadZoneTest, EmptyAndUtcAreUtc) {
@@ -115,9 +126,11 @@ TEST(LoadZoneTest, LoadsIanaZones) {
 
 TEST(PreviewTest, CronInItsZone) {
   // 09:00 in Berlin is 08:00 UTC in winter (CET) and 07:00 in summer (CEST).
-  auto got = Preview(Cron("0 0 9 ? * MON-FRI", "Europe/Berlin"), Utc(2024, 3, 28, 12), 3);
+  auto got = Preview(Cron("0 0 9 ? * MON-FRI", "Europe/Berlin"),
+                     Utc(2024, 3, 28, 12), 3);
   ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_THAT(*got, ElementsAre(Utc(2024, 3, 29, 8), Utc(2024, 4, 1, 7), Utc(2024, 4, 2, 7)));
+  EXPECT_THAT(*got, ElementsAre(Utc(2024, 3, 29, 8), Utc(2024, 4, 1, 7),
+                                Utc(2024, 4, 2, 7)));
 }
 
 TEST(PreviewTest, CronStopsWhenTheExpressionDoes) {
@@ -130,7 +143,8 @@ TEST(PreviewTest, FixRateAddsPeriods) {
   absl::Time from = absl::FromUnixMillis(1700000000123);
   auto got = Preview(FixRate(0, 250000000), from, 3);
   ASSERT_TRUE(got.ok());
-  EXPECT_THAT(*got, ElementsAre(from + absl::Milliseconds(250), from + absl::Milliseconds(500),
+  EXPECT_THAT(*got, ElementsAre(from + absl::Milliseconds(250),
+                                from + absl::Milliseconds(500),
                                 from + absl::Milliseconds(750)));
 }
 
@@ -138,7 +152,8 @@ TEST(PreviewTest, FixDelayAssumesInstantRuns) {
   absl::Time from = Utc(2024, 1, 1);
   auto got = Preview(FixDelay(2, 0), from, 2);
   ASSERT_TRUE(got.ok());
-  EXPECT_THAT(*got, ElementsAre(from + absl::Seconds(2), from + absl::Seconds(4)));
+  EXPECT_THAT(*got,
+              ElementsAre(from + absl::Seconds(2), from + absl::Seconds(4)));
 }
 
 TEST(PreviewTest, NoneIsEmpty) {
@@ -152,7 +167,9 @@ TEST(PreviewTest, InvalidScheduleOrCount) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(Preview(FixRate(1, 0), Utc(2024, 1, 1), -1).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(Preview(FixRate(1, 0), Utc(2024, 1, 1), kMaxPreviewCount + 1).status().code(),
+  EXPECT_EQ(Preview(FixRate(1, 0), Utc(2024, 1, 1), kMaxPreviewCount + 1)
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
   auto zero = Preview(FixRate(1, 0), Utc(2024, 1, 1), 0);
   ASSERT_TRUE(zero.ok());
@@ -163,8 +180,9 @@ TEST(NextCronFireTest, DefaultsToUtcAndIsStrictlyAfter) {
   gnomon::v1::CronSchedule c;
   c.set_expression("0 30 * * * ?");
   EXPECT_EQ(NextCronFire(c, Utc(2024, 5, 5, 10, 30)), Utc(2024, 5, 5, 11, 30));
-  EXPECT_EQ(NextCronFire(c, Utc(2024, 5, 5, 10, 29, 59) + absl::Milliseconds(999)),
-            Utc(2024, 5, 5, 10, 30));
+  EXPECT_EQ(
+      NextCronFire(c, Utc(2024, 5, 5, 10, 29, 59) + absl::Milliseconds(999)),
+      Utc(2024, 5, 5, 10, 30));
   c.set_time_zone("Asia/Kolkata");  // +05:30
   EXPECT_EQ(NextCronFire(c, Utc(2024, 5, 5, 10, 0)), Utc(2024, 5, 5, 11, 0));
 }
