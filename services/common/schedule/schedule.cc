@@ -88,20 +88,8 @@ absl::Duration Period(const gnomon::v1::Schedule& s) {
 
 absl::Status ValidateSchedule(const gnomon::v1::Schedule& s) {
   switch (s.kind_case()) {
-    case gnomon::v1::Schedule::kCron: {
-      absl::StatusOr<cron::CronExpression> e =
-          cron::CronExpression::Parse(s.cron().expression());
-      if (!e.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("schedule.cron.expression: ", e.status().message()));
-      }
-      absl::StatusOr<absl::TimeZone> z = LoadZone(s.cron().time_zone());
-      if (!z.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("schedule.cron.time_zone: ", z.status().message()));
-      }
-      return absl::OkStatus();
-    }
+    case gnomon::v1::Schedule::kCron:
+      return CompileCron(s.cron()).status();
     case gnomon::v1::Schedule::kFixRate:
       return ValidatePeriod("schedule.fix_rate", "period", s.fix_rate());
     case gnomon::v1::Schedule::kFixDelay:
@@ -122,14 +110,11 @@ absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s,
   std::vector<absl::Time> out;
   switch (s.kind_case()) {
     case gnomon::v1::Schedule::kCron: {
-      absl::StatusOr<cron::CronExpression> e =
-          cron::CronExpression::Parse(s.cron().expression());
-      absl::StatusOr<absl::TimeZone> z = LoadZone(s.cron().time_zone());
-      if (!e.ok() || !z.ok())
-        return absl::InternalError("validated schedule failed to load");
+      absl::StatusOr<CompiledCron> c = CompileCron(s.cron());
+      if (!c.ok()) return c.status();
       absl::Time t = from;
       while (static_cast<int>(out.size()) < count) {
-        std::optional<absl::Time> next = e->NextAfter(t, *z);
+        std::optional<absl::Time> next = c->NextAfter(t);
         if (!next) break;
         out.push_back(*next);
         t = *next;
@@ -149,14 +134,26 @@ absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s,
   return out;
 }
 
-std::optional<absl::Time> NextCronFire(const gnomon::v1::CronSchedule& cron,
-                                       absl::Time after) {
+absl::StatusOr<CompiledCron> CompileCron(const gnomon::v1::CronSchedule& cron) {
   absl::StatusOr<cron::CronExpression> e =
       cron::CronExpression::Parse(cron.expression());
-  if (!e.ok()) return std::nullopt;
+  if (!e.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schedule.cron.expression: ", e.status().message()));
+  }
   absl::StatusOr<absl::TimeZone> z = LoadZone(cron.time_zone());
-  if (!z.ok()) return std::nullopt;
-  return e->NextAfter(after, *z);
+  if (!z.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schedule.cron.time_zone: ", z.status().message()));
+  }
+  return CompiledCron{*std::move(e), *z};
+}
+
+std::optional<absl::Time> NextCronFire(const gnomon::v1::CronSchedule& cron,
+                                       absl::Time after) {
+  absl::StatusOr<CompiledCron> c = CompileCron(cron);
+  if (!c.ok()) return std::nullopt;
+  return c->NextAfter(after);
 }
 
 }  // namespace gnomon::schedule

@@ -29,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "gnomon/v1/common.pb.h"
+#include "services/common/cron/cron.h"
 
 namespace gnomon::schedule {
 
@@ -55,8 +56,25 @@ absl::Status ValidateSchedule(const gnomon::v1::Schedule& s);
 absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s,
                                                 absl::Time from, int count);
 
+// A cron schedule ready to evaluate: the parsed expression and its loaded
+// zone. Compile once per job version and keep it; NextAfter allocates nothing.
+struct CompiledCron {
+  cron::CronExpression expression;
+  absl::TimeZone zone;
+
+  // The first fire strictly after `after`; nullopt once it never fires again.
+  std::optional<absl::Time> NextAfter(absl::Time after) const {
+    return expression.NextAfter(after, zone);
+  }
+};
+
+// Parses and loads a cron schedule; errors are ValidateSchedule's
+// ("schedule.cron.expression: ...", "schedule.cron.time_zone: ...").
+absl::StatusOr<CompiledCron> CompileCron(const gnomon::v1::CronSchedule& cron);
+
 // The next fire of a cron schedule strictly after `after`, or nullopt if it
-// never fires again or is invalid (validate first; this parses each call).
+// never fires again or is invalid. Parses on every call: hot paths should
+// keep a CompiledCron instead.
 std::optional<absl::Time> NextCronFire(const gnomon::v1::CronSchedule& cron,
                                        absl::Time after);
 

@@ -196,5 +196,23 @@ TEST(NextCronFireTest, InvalidIsNullopt) {
   EXPECT_EQ(NextCronFire(c, Utc(2024, 1, 1)), std::nullopt);
 }
 
+TEST(CompileCronTest, ReusableAndNamesFields) {
+  gnomon::v1::CronSchedule c;
+  c.set_expression("0 0 12 L-3 * ?");
+  c.set_time_zone("Europe/Berlin");
+  absl::StatusOr<CompiledCron> compiled = CompileCron(c);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  // Noon in Berlin on 2024-01-28 (CET) and 2024-04-27 (CEST).
+  EXPECT_EQ(compiled->NextAfter(Utc(2024, 1, 1)), Utc(2024, 1, 28, 11));
+  EXPECT_EQ(compiled->NextAfter(Utc(2024, 4, 1)), Utc(2024, 4, 27, 10));
+  c.set_expression("0 0 12 L-31 * ?");
+  EXPECT_THAT(CompileCron(c).status().message(),
+              HasSubstr("schedule.cron.expression: day-of-month: offset 31"));
+  c.set_expression("0 0 12 L * ?");
+  c.set_time_zone("localtime");
+  EXPECT_EQ(CompileCron(c).status().message(),
+            "schedule.cron.time_zone: unknown zone \"localtime\"");
+}
+
 }  // namespace
 }  // namespace gnomon::schedule
