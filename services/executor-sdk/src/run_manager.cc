@@ -184,7 +184,13 @@ void RunManager::Core::WorkerLoop(std::shared_ptr<Core> core, std::shared_ptr<Wo
     }
     core->NotifyBusy();
   }
-  for (auto& destroy : destroys) destroy();
+  for (auto& destroy : destroys) {
+    try {
+      destroy();
+    } catch (...) {
+      // A destroy hook has nowhere to report to; it must not take the thread down.
+    }
+  }
   if (!abandoned) {
     absl::MutexLock lock(&core->mu);
     --core->live_threads;

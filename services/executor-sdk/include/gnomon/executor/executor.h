@@ -20,7 +20,10 @@
 //   (*executor)->Shutdown(absl::Seconds(30));
 //
 // Thread safety: all methods are thread-safe. Handlers run on worker threads,
-// several at once (one per job at a time).
+// several at once (one per job at a time). A handler that ignores
+// cancellation past its deadline is reported (502/503) and left running on an
+// abandoned thread, which may outlive Shutdown(): such a handler must only use
+// objects that live as long as the process.
 #ifndef GNOMON_EXECUTOR_EXECUTOR_H_
 #define GNOMON_EXECUTOR_EXECUTOR_H_
 
