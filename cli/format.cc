@@ -140,8 +140,10 @@ std::string DescribeMembership(const v1::Group& group) {
 
 std::string RunDuration(const v1::Run& run) {
   if (!run.has_start_time() || !run.has_end_time()) return "-";
-  return FormatAbslDuration(ToAbslTime(run.end_time()) -
-                            ToAbslTime(run.start_time()));
+  // A finished run that took under a millisecond still has a duration.
+  const absl::Duration d =
+      ToAbslTime(run.end_time()) - ToAbslTime(run.start_time());
+  return d == absl::ZeroDuration() ? "0s" : absl::FormatDuration(d);
 }
 
 absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message,

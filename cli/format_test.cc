@@ -122,6 +122,15 @@ TEST(FormatTest, RunTableShowsDurationAndStatus) {
                                    "10.0.0.5:9999  500 failure\n"));
 }
 
+TEST(FormatTest, RunDurationOfInstantRunIsZeroNotMissing) {
+  v1::Run run;
+  EXPECT_EQ(RunDuration(run), "-");
+  *run.mutable_start_time() = Ts(1714564800000);
+  EXPECT_EQ(RunDuration(run), "-");  // still running
+  *run.mutable_end_time() = Ts(1714564800000);
+  EXPECT_EQ(RunDuration(run), "0s");
+}
+
 TEST(FormatTest, GroupDetailsShowTokenOnlyWhenPresent) {
   v1::Group group;
   group.set_id(3);
