@@ -173,19 +173,29 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
   }
 }
 
+int64_t ScheduleLoop::TickLocked() {
+  const int64_t now = clock_->NowMillis();
+  if (dirty_ || now >= next_preread_ms_) {
+    dirty_ = false;
+    next_preread_ms_ = now + absl::ToInt64Milliseconds(options_.preread_interval);
+    Preread(now);
+  }
+  FireDue(clock_->NowMillis());
+  int64_t wake = next_preread_ms_;
+  if (!timer_.empty()) wake = std::min(wake, timer_.begin()->first);
+  return wake;
+}
+
+absl::Time ScheduleLoop::Tick() {
+  absl::MutexLock l(&mu_);
+  return absl::FromUnixMillis(TickLocked());
+}
+
 void ScheduleLoop::Run() {
   absl::MutexLock l(&mu_);
   while (!stopped_) {
-    const int64_t now = clock_->NowMillis();
-    if (dirty_ || now >= next_preread_ms_) {
-      dirty_ = false;
-      next_preread_ms_ = now + absl::ToInt64Milliseconds(options_.preread_interval);
-      Preread(now);
-      if (stopped_) break;
-    }
-    FireDue(clock_->NowMillis());
-    int64_t wake = next_preread_ms_;
-    if (!timer_.empty()) wake = std::min(wake, timer_.begin()->first);
+    const int64_t wake = TickLocked();
+    if (stopped_) break;
     auto interrupted = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || dirty_; };
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&interrupted), absl::FromUnixMillis(wake));
   }

@@ -40,10 +40,15 @@ struct ScheduleLoopOptions {
 
 class ScheduleLoop {
  public:
-  ScheduleLoop(store::Store* store, Trigger* trigger, Clock* clock, ScheduleLoopOptions options)
-      : store_(store), trigger_(trigger), clock_(clock), options_(options) {}
+  ScheduleLoop(store::Store* store, FireSink* sink, Clock* clock, ScheduleLoopOptions options)
+      : store_(store), trigger_(sink), clock_(clock), options_(options) {}
 
+  // Ticks, then waits for the next slot, pre-read or change, until Stop().
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  // One pass at the clock's current time: pre-reads if due (or after an
+  // Invalidate) and fires every due slot. Returns when the loop next needs to
+  // run. Run() calls it; tests call it directly with a SimulatedClock.
+  absl::Time Tick() ABSL_LOCKS_EXCLUDED(mu_);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
   // Forgets what is in memory about a job and re-reads due jobs now.
   void Invalidate(int64_t job_id) ABSL_LOCKS_EXCLUDED(mu_);
@@ -66,9 +71,10 @@ class ScheduleLoop {
   Planned Plan(Armed& armed, int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Preread(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FireDue(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t TickLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   store::Store* const store_;
-  Trigger* const trigger_;
+  FireSink* const trigger_;
   Clock* const clock_;
   const ScheduleLoopOptions options_;
 

@@ -46,12 +46,22 @@ struct FireOutcome {
   bool slot_already_fired = false;
 };
 
-class Trigger final : public ExecutorProbe {
+// Where the schedule loop hands fires (Trigger in production, a fake in tests).
+class FireSink {
+ public:
+  virtual ~FireSink() = default;
+  // Records every fire's runs (slots taken once) and dispatches them. Fails
+  // as a whole (nothing recorded) if the store is unavailable.
+  virtual absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) = 0;
+};
+
+class Trigger final : public FireSink, public ExecutorProbe {
  public:
   Trigger(store::Store* store, Membership* membership, ExecutorLinks* links,
           DispatchRecorder* recorder, Clock* clock);
 
-  absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) override
+      ABSL_LOCKS_EXCLUDED(mu_);
   void set_fence_epoch(int64_t epoch) { fence_epoch_.store(epoch); }
 
   // ExecutorProbe (FAILOVER / BUSYOVER routing).

@@ -1,0 +1,213 @@
+#include "services/scheduler/schedule_loop.h"
+
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "google/protobuf/util/time_util.h"
+#include "gtest/gtest.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+// Records fires instead of dispatching them; can be told to fail.
+class FakeSink final : public FireSink {
+ public:
+  struct Seen {
+    int64_t job_id;
+    int64_t scheduled_ms;
+    v1::TriggerType type;
+    int64_t fired_at_ms;
+  };
+  explicit FakeSink(Clock* clock) : clock_(clock) {}
+  absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) override {
+    if (fail) return absl::UnavailableError("store down");
+    std::vector<FireOutcome> out(fires.size());
+    for (size_t i = 0; i < fires.size(); ++i) {
+      seen.push_back({fires[i].job.id(), fires[i].scheduled_ms, fires[i].type, clock_->NowMillis()});
+      out[i].run_ids.push_back(static_cast<int64_t>(seen.size()));
+    }
+    return out;
+  }
+  bool fail = false;
+  std::vector<Seen> seen;
+
+ private:
+  Clock* clock_;
+};
+
+class ScheduleLoopTest : public ::testing::Test {
+ protected:
+  static constexpr int64_t kStart = 1'800'000'000'000;  // 2027-01-15, a whole second.
+
+  void SetUp() override {
+    path_ = std::filesystem::temp_directory_path() /
+            ("gnomon-loop-test-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db");
+    std::filesystem::remove(path_);
+    auto s = store::OpenStore("sqlite:" + path_.string(), store::StoreOptions{});
+    ASSERT_TRUE(s.ok()) << s.status();
+    store_ = std::move(*s);
+    v1::Group g;
+    g.set_app_name("loop-test");
+    g.set_access_token("t");
+    auto created = store_->CreateGroup(g, kStart);
+    ASSERT_TRUE(created.ok()) << created.status();
+    group_id_ = created->id();
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove(path_);
+    std::filesystem::remove(path_.string() + "-wal");
+    std::filesystem::remove(path_.string() + "-shm");
+  }
+
+  v1::Job RateJob(int64_t period_ms) {
+    v1::Job j;
+    j.set_group_id(group_id_);
+    j.mutable_bean()->set_handler("h");
+    *j.mutable_schedule()->mutable_fix_rate() = TimeUtil::MillisecondsToDuration(period_ms);
+    return j;
+  }
+  int64_t Create(const v1::Job& j, int64_t next_fire_ms) {
+    auto created = store_->CreateJob(j, v1::JOB_STATE_RUNNING, next_fire_ms, kStart);
+    EXPECT_TRUE(created.ok()) << created.status();
+    return created->id();
+  }
+  int64_t Cursor(int64_t job_id) {
+    auto j = store_->GetJob(job_id);
+    EXPECT_TRUE(j.ok());
+    return j->has_next_fire_time() ? TimeUtil::TimestampToMilliseconds(j->next_fire_time())
+                                   : store::kNever;
+  }
+
+  std::filesystem::path path_;
+  std::unique_ptr<store::Store> store_;
+  int64_t group_id_ = 0;
+  SimulatedClock clock_{absl::FromUnixMillis(kStart)};
+  FakeSink sink_{&clock_};
+};
+
+TEST_F(ScheduleLoopTest, FixRateFiresEachSlotAtItsMillisecond) {
+  const int64_t id = Create(RateJob(100), kStart + 100);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  EXPECT_EQ(loop.Tick(), absl::FromUnixMillis(kStart + 100));
+  EXPECT_TRUE(sink_.seen.empty());
+  for (int k = 1; k <= 20; ++k) {
+    clock_.AdvanceTo(absl::FromUnixMillis(kStart + 100 * k - 1));
+    loop.Tick();
+    ASSERT_EQ(sink_.seen.size(), static_cast<size_t>(k - 1)) << "fired early at slot " << k;
+    clock_.AdvanceTo(absl::FromUnixMillis(kStart + 100 * k));
+    loop.Tick();
+    ASSERT_EQ(sink_.seen.size(), static_cast<size_t>(k));
+    EXPECT_EQ(sink_.seen.back().scheduled_ms, kStart + 100 * k);
+    EXPECT_EQ(sink_.seen.back().fired_at_ms, kStart + 100 * k);
+    EXPECT_EQ(sink_.seen.back().type, v1::TRIGGER_TYPE_FIX_RATE);
+  }
+  EXPECT_EQ(Cursor(id), kStart + 2100);
+}
+
+TEST_F(ScheduleLoopTest, CronJobFiresOnItsSecondsInItsZone) {
+  v1::Job j = RateJob(100);
+  j.mutable_schedule()->mutable_cron()->set_expression("*/2 * * * * ?");
+  j.mutable_schedule()->mutable_cron()->set_time_zone("Europe/Berlin");
+  Create(j, kStart + 2000);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  for (int s = 1; s <= 6; ++s) {
+    clock_.AdvanceTo(absl::FromUnixMillis(kStart + 1000 * s));
+    loop.Tick();
+  }
+  ASSERT_EQ(sink_.seen.size(), 3u);
+  EXPECT_EQ(sink_.seen[0].scheduled_ms, kStart + 2000);
+  EXPECT_EQ(sink_.seen[1].scheduled_ms, kStart + 4000);
+  EXPECT_EQ(sink_.seen[2].scheduled_ms, kStart + 6000);
+  EXPECT_EQ(sink_.seen[2].type, v1::TRIGGER_TYPE_CRON);
+}
+
+TEST_F(ScheduleLoopTest, StoppedJobIsNotFiredAndInvalidateForgetsIt) {
+  const int64_t id = Create(RateJob(100), kStart + 100);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  loop.Tick();  // Armed in memory.
+  ASSERT_TRUE(store_->SetJobState(id, v1::JOB_STATE_STOPPED, store::kNever, kStart).ok());
+  loop.Invalidate(id);
+  clock_.Advance(absl::Seconds(1));
+  loop.Tick();
+  EXPECT_TRUE(sink_.seen.empty());
+}
+
+TEST_F(ScheduleLoopTest, FailedRecordingKeepsTheCursorSoTheSlotIsNotLost) {
+  const int64_t id = Create(RateJob(1000), kStart + 1000);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  sink_.fail = true;
+  clock_.AdvanceTo(absl::FromUnixMillis(kStart + 1000));
+  loop.Tick();
+  EXPECT_EQ(Cursor(id), kStart + 1000);  // Not advanced past an unrecorded slot.
+  sink_.fail = false;
+  clock_.Advance(absl::Milliseconds(10));
+  loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), 1u);
+  EXPECT_EQ(sink_.seen[0].scheduled_ms, kStart + 1000);
+  EXPECT_EQ(Cursor(id), kStart + 2000);
+}
+
+class MisfireTest : public ScheduleLoopTest {
+ protected:
+  // A 1 s job whose cursor is a minute behind (the scheduler was down).
+  int64_t LateJob(v1::MisfirePolicy policy, uint32_t max_catch_up = 0) {
+    v1::Job j = RateJob(1000);
+    j.mutable_misfire()->set_policy(policy);
+    j.mutable_misfire()->set_max_catch_up(max_catch_up);
+    return Create(j, kStart - 60'000);
+  }
+};
+
+TEST_F(MisfireTest, DoNothingSkipsToTheNextFutureSlot) {
+  const int64_t id = LateJob(v1::MISFIRE_POLICY_DO_NOTHING);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  clock_.Advance(absl::Milliseconds(500));
+  loop.Tick();
+  EXPECT_TRUE(sink_.seen.empty());
+  EXPECT_EQ(Cursor(id), kStart + 1000);
+}
+
+TEST_F(MisfireTest, FireOnceNowFiresTheOldestMissedSlotOnceThenResumes) {
+  const int64_t id = LateJob(v1::MISFIRE_POLICY_FIRE_ONCE_NOW);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  clock_.Advance(absl::Milliseconds(500));
+  loop.Tick();
+  loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), 1u);
+  EXPECT_EQ(sink_.seen[0].type, v1::TRIGGER_TYPE_MISFIRE);
+  EXPECT_EQ(sink_.seen[0].scheduled_ms, kStart - 60'000);
+  EXPECT_EQ(Cursor(id), kStart + 1000);
+}
+
+TEST_F(MisfireTest, CatchUpFiresMissedSlotsOldestFirstUpToTheLimit) {
+  const int64_t id = LateJob(v1::MISFIRE_POLICY_CATCH_UP, 5);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  clock_.Advance(absl::Milliseconds(500));
+  for (int i = 0; i < 10; ++i) loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(sink_.seen[i].scheduled_ms, kStart - 60'000 + 1000 * i);
+    EXPECT_EQ(sink_.seen[i].type, v1::TRIGGER_TYPE_MISFIRE);
+  }
+  EXPECT_EQ(Cursor(id), kStart + 1000);
+}
+
+TEST_F(MisfireTest, SlotWithinTheThresholdIsNotAMisfire) {
+  v1::Job j = RateJob(1000);
+  *j.mutable_misfire()->mutable_threshold() = TimeUtil::MillisecondsToDuration(5000);
+  Create(j, kStart - 4000);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  loop.Tick();
+  ASSERT_FALSE(sink_.seen.empty());
+  EXPECT_EQ(sink_.seen[0].type, v1::TRIGGER_TYPE_FIX_RATE);
+  EXPECT_EQ(sink_.seen[0].scheduled_ms, kStart - 4000);
+}
+
+}  // namespace
+}  // namespace gnomon::scheduler
