@@ -11,6 +11,14 @@ if(GNOMON_SANITIZE)
   add_link_options(-fsanitize=${GNOMON_SANITIZE})
 endif()
 
+if(GNOMON_SANITIZE MATCHES "thread")
+  # Debian's Abseil is not TSan-instrumented; this shim makes absl::Mutex
+  # visible to TSan (see the file). Linked first into every later target.
+  add_library(gnomon_tsan_shim SHARED ${PROJECT_SOURCE_DIR}/services/common/tsan/absl_tsan_shim.cc)
+  target_link_libraries(gnomon_tsan_shim PRIVATE absl::synchronization ${CMAKE_DL_LIBS})
+  link_libraries(gnomon_tsan_shim)
+endif()
+
 function(gnomon_target_defaults target)
   target_compile_options(${target} PRIVATE ${GNOMON_WARNINGS})
 endfunction()

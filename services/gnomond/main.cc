@@ -46,6 +46,8 @@ ABSL_FLAG(int64_t, max_params_bytes, 64 * 1024, "Largest job or trigger params a
 ABSL_FLAG(absl::Duration, beat_interval, absl::Seconds(2), "How often executors beat.");
 ABSL_FLAG(int, missed_beats, 3, "Beats an executor may miss before it is removed.");
 ABSL_FLAG(int64_t, max_log_lines_per_run, 10000, "Run-log lines kept per run; more are dropped.");
+ABSL_FLAG(absl::Duration, lease_ttl, absl::Seconds(10),
+          "Scheduler lease time-to-live: a replica that dies is replaced after at most this long.");
 ABSL_FLAG(absl::Duration, preread_window, absl::Seconds(5),
           "How far ahead the scheduler reads due jobs into its timer.");
 
@@ -124,6 +126,7 @@ int Serve() {
     scheduler::SchedulerOptions o;
     o.limits.max_params_bytes = absl::GetFlag(FLAGS_max_params_bytes);
     o.loop.preread_window = absl::GetFlag(FLAGS_preread_window);
+    o.lease.ttl = absl::GetFlag(FLAGS_lease_ttl);
     scheduler_role = std::make_unique<scheduler::SchedulerRole>(store->get(), &auth, o);
     server.AddService(scheduler_role->service(), v1::JobAdmin::service_full_name());
   }

@@ -73,20 +73,35 @@ class RoundRouter final : public Router {
 
 // A ring of 128 virtual nodes per executor; the job id's hash picks the
 // first node clockwise, so a membership change moves about 1/N of the jobs.
+// The ring is rebuilt only when the executor set changes.
 class ConsistentHashRouter final : public Router {
  public:
   static constexpr int kVirtualNodes = 128;
   absl::StatusOr<std::string> Pick(int64_t job, const std::vector<v1::ExecutorInfo>& e) override {
-    std::map<uint64_t, const std::string*> ring;
-    for (const auto& x : e) {
-      for (int v = 0; v < kVirtualNodes; ++v) {
-        ring.emplace(StableHash(absl::StrCat(x.address(), "#", v)), &x.address());
+    std::vector<std::string> addresses;
+    addresses.reserve(e.size());
+    for (const auto& x : e) addresses.push_back(x.address());
+    const uint64_t h = StableHash(absl::StrCat("job-", job));
+    absl::MutexLock l(&mu_);
+    if (addresses != addresses_) {
+      addresses_ = std::move(addresses);
+      ring_.clear();
+      for (size_t i = 0; i < addresses_.size(); ++i) {
+        for (int v = 0; v < kVirtualNodes; ++v) {
+          ring_.emplace_back(StableHash(absl::StrCat(addresses_[i], "#", v)), i);
+        }
       }
+      std::sort(ring_.begin(), ring_.end());
     }
-    auto it = ring.lower_bound(StableHash(absl::StrCat("job-", job)));
-    if (it == ring.end()) it = ring.begin();
-    return *it->second;
+    auto it = std::lower_bound(ring_.begin(), ring_.end(), std::make_pair(h, size_t{0}));
+    if (it == ring_.end()) it = ring_.begin();
+    return addresses_[it->second];
   }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::string> addresses_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<uint64_t, size_t>> ring_ ABSL_GUARDED_BY(mu_);
 };
 
 // Least frequently / least recently used, per job (ties: address order).

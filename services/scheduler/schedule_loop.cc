@@ -173,8 +173,20 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
   }
 }
 
+void ScheduleLoop::SetActive(bool active) {
+  absl::MutexLock l(&mu_);
+  active_ = active;
+  armed_.clear();
+  timer_.clear();
+  dirty_ = true;
+}
+
 int64_t ScheduleLoop::TickLocked() {
   const int64_t now = clock_->NowMillis();
+  if (!active_) {
+    dirty_ = false;
+    return now + absl::ToInt64Milliseconds(options_.preread_interval);
+  }
   if (dirty_ || now >= next_preread_ms_) {
     dirty_ = false;
     next_preread_ms_ = now + absl::ToInt64Milliseconds(options_.preread_interval);

@@ -52,6 +52,9 @@ class ScheduleLoop {
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
   // Forgets what is in memory about a job and re-reads due jobs now.
   void Invalidate(int64_t job_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Only the replica holding the scheduler lease fires; an inactive loop
+  // holds nothing in memory. Loops start active (single-replica tests).
+  void SetActive(bool active) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Armed {
@@ -86,6 +89,7 @@ class ScheduleLoop {
   absl::flat_hash_set<int64_t> invalidated_ ABSL_GUARDED_BY(mu_);
   bool dirty_ ABSL_GUARDED_BY(mu_) = true;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  bool active_ ABSL_GUARDED_BY(mu_) = true;
 };
 
 }  // namespace gnomon::scheduler

@@ -19,11 +19,19 @@
 #include "services/common/server/authenticator.h"
 #include "services/scheduler/admin_core.h"
 #include "services/scheduler/admin_service.h"
+#include "services/scheduler/followups.h"
+#include "services/scheduler/leader_lease.h"
+#include "services/scheduler/run_reaper.h"
 
 namespace gnomon::scheduler {
 
 struct SchedulerOptions {
+  // Identifies this replica in the scheduler lease (default host:pid).
+  std::string replica_id;
+  LeaderLeaseOptions lease;
   ScheduleLoopOptions loop;
+  FollowupOptions followups;
+  RunReaperOptions reaper;
   JobLimits limits;
 };
 
@@ -45,6 +53,9 @@ class SchedulerRole {
   DispatchRecorder recorder_;
   Trigger trigger_;
   ScheduleLoop loop_;
+  Followups followups_;
+  RunReaper reaper_;
+  LeaderLease lease_;
   AdminCore core_;
   AdminService service_;
   std::vector<std::thread> threads_;

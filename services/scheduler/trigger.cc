@@ -103,7 +103,9 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
     if (!g.ok()) return g.status();
     Planned p{i, *g, Candidates(f, *g)};
     const bool broadcast = f.job.route_strategy() == v1::ROUTE_STRATEGY_SHARDING_BROADCAST;
-    const uint32_t total = broadcast ? std::max<uint32_t>(1, p.executors.size()) : 1;
+    const uint32_t total = f.shard_total > 0 ? f.shard_total
+                           : broadcast      ? std::max<uint32_t>(1, p.executors.size())
+                                            : 1;
     for (uint32_t shard = 0; shard < total; ++shard) {
       if (f.shard && *f.shard != shard) continue;
       v1::Run r;
@@ -117,6 +119,8 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
       r.set_shard_index(shard);
       r.set_shard_total(total);
       r.set_parent_run_id(f.parent_run_id);
+      r.set_attempt(f.attempt);
+      r.set_first_run_id(f.first_run_id);
       r.set_status(v1::RUN_STATUS_PENDING);
       r.set_fence_epoch(fence_epoch_.load());
       runs.push_back(std::move(r));
@@ -166,7 +170,9 @@ void Trigger::Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g
   std::string address;
   const v1::RouteStrategy strategy = f.job.route_strategy();
   if (strategy == v1::ROUTE_STRATEGY_SHARDING_BROADCAST) {
-    address = executors[std::min<size_t>(run.shard_index(), executors.size() - 1)].address();
+    // Shard i runs on the i-th executor in address order; a retry of a shard
+    // whose executor left wraps around the current ones.
+    address = executors[run.shard_index() % executors.size()].address();
   } else {
     absl::StatusOr<std::string> picked = RouterFor(strategy)->Pick(f.job.id(), executors);
     if (!picked.ok()) {

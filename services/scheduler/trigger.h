@@ -39,6 +39,11 @@ struct FireSpec {
   std::vector<std::string> addresses;  // Explicit executors instead of the group's.
   std::optional<uint32_t> shard;       // Only this shard of a broadcast.
   int64_t parent_run_id = 0;
+  // Retries: the attempt number, the first attempt's id and its shard total
+  // (a broadcast retry re-runs only its own shard).
+  uint32_t attempt = 0;
+  int64_t first_run_id = 0;
+  uint32_t shard_total = 0;
 };
 
 struct FireOutcome {

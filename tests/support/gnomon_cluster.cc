@@ -19,7 +19,7 @@ GnomonCluster::GnomonCluster(std::vector<std::string> extra_flags)
 
 bool GnomonCluster::Start() {
   std::vector<std::string> argv = {GNOMOND_PATH,
-                                   "--listen=127.0.0.1:0",
+                                   "--listen=" + listen_,
                                    absl::StrCat("--store=sqlite:", dir(), "/gnomon.db"),
                                    absl::StrCat("--admin-token-file=", dir(), "/admin.token"),
                                    "--beat-interval=500ms"};
@@ -30,9 +30,18 @@ bool GnomonCluster::Start() {
   // "gnomond listening on 127.0.0.1:PORT (roles ...)"
   std::string rest = line->substr(line->find(" on ") + 4);
   address_ = rest.substr(0, rest.find(' '));
-  std::ifstream f(dir() + "/admin.token");
-  std::getline(f, admin_token_);
+  if (admin_token_.empty()) {
+    std::ifstream f(dir() + "/admin.token");
+    std::getline(f, admin_token_);
+  }
+  listen_ = address_;  // A restart reuses the port executors know.
   return !address_.empty() && !admin_token_.empty();
+}
+
+bool GnomonCluster::Restart(int sig) {
+  gnomond_->Kill(sig);
+  gnomond_->Wait();
+  return Start();
 }
 
 CommandResult GnomonCluster::Ctl(const std::vector<std::string>& args) const {

@@ -29,6 +29,9 @@ class GnomonCluster {
 
   // Starts gnomond and waits until it listens. False (see Output()) on failure.
   bool Start();
+  // Stops gnomond with `sig` (SIGKILL for a crash) and starts it again on the
+  // same address and store.
+  bool Restart(int sig);
   const std::string& address() const { return address_; }
   const std::string& admin_token() const { return admin_token_; }
   const std::string& dir() const { return dir_.path(); }
@@ -52,6 +55,7 @@ class GnomonCluster {
   std::unique_ptr<Subprocess> gnomond_;
   std::string address_;
   std::string admin_token_;
+  std::string listen_ = "127.0.0.1:0";
 };
 
 // GNOMON_TEST_MYSQL_URL with a database name unique to this process and call

@@ -181,6 +181,9 @@ absl::Status ExecutorImpl::Start() {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", options_.listen_address));
   }
   port_ = bound_port;
+  if (auto* health = server_->GetHealthCheckService()) {
+    health->SetServingStatus(v1::Executor::service_full_name(), true);
+  }
   std::string host = options_.advertise_address.empty() ? HostOf(options_.listen_address)
                                                         : options_.advertise_address;
   if (options_.advertise_address.empty() &&

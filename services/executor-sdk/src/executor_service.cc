@@ -1,5 +1,6 @@
 #include "services/executor-sdk/src/executor_service.h"
 
+#include "absl/strings/str_cat.h"
 #include "services/executor-sdk/src/channels.h"
 
 namespace gnomon::executor::internal {
@@ -19,7 +20,17 @@ grpc::Status ExecutorService::Dispatch(
     if (!request.has_run()) continue;
     v1::DispatchResponse response;
     response.set_run_id(request.run().run_id());
-    DispatchOutcome outcome = manager_->Submit(request.run());
+    DispatchOutcome outcome;
+    const int64_t epoch = request.run().fence_epoch();
+    int64_t seen = max_epoch_.load();
+    while (epoch > seen && !max_epoch_.compare_exchange_weak(seen, epoch)) {
+    }
+    if (epoch > 0 && epoch < seen) {
+      outcome.code = v1::HANDLE_CODE_REJECTED;
+      outcome.reason = absl::StrCat("stale scheduler: fencing epoch ", epoch, " < ", seen);
+    } else {
+      outcome = manager_->Submit(request.run());
+    }
     if (outcome.accepted) {
       response.mutable_accepted()->set_queue_position(outcome.queue_position);
     } else {

@@ -8,6 +8,7 @@
 #ifndef GNOMON_SERVICES_EXECUTOR_SDK_SRC_EXECUTOR_SERVICE_H_
 #define GNOMON_SERVICES_EXECUTOR_SDK_SRC_EXECUTOR_SERVICE_H_
 
+#include <atomic>
 #include <string>
 
 #include "gnomon/v1/executor.grpc.pb.h"
@@ -39,6 +40,9 @@ class ExecutorService final : public v1::Executor::Service {
   RunManager* const manager_;
   const RunLogFiles* const log_files_;
   const std::string access_token_;
+  // Highest scheduler fencing epoch seen; dispatches from a smaller (stale)
+  // epoch are refused, so a deposed scheduler cannot start runs.
+  std::atomic<int64_t> max_epoch_{0};
 };
 
 }  // namespace gnomon::executor::internal

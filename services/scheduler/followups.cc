@@ -1,0 +1,179 @@
+#include "services/scheduler/followups.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "google/protobuf/util/time_util.h"
+#include "services/common/client/log.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+int64_t Ms(const google::protobuf::Timestamp& t) { return TimeUtil::TimestampToMilliseconds(t); }
+
+}  // namespace
+
+absl::Duration RetryDelay(const v1::RetryPolicy& policy, uint32_t attempt) {
+  const double multiplier = policy.multiplier() < 1 ? 1 : policy.multiplier();
+  const double initial_ms = TimeUtil::DurationToMilliseconds(policy.initial_delay());
+  double ms = initial_ms * std::pow(multiplier, attempt > 0 ? attempt - 1 : 0);
+  if (policy.has_max_delay() && TimeUtil::DurationToMilliseconds(policy.max_delay()) > 0) {
+    ms = std::min<double>(ms, TimeUtil::DurationToMilliseconds(policy.max_delay()));
+  }
+  return absl::Milliseconds(std::min(ms, 1e12));
+}
+
+void Followups::Stop() {
+  absl::MutexLock l(&mu_);
+  stopped_ = true;
+}
+
+void Followups::SetActive(bool active) {
+  absl::MutexLock l(&mu_);
+  active_ = active;
+}
+
+bool Followups::AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id) {
+  absl::StatusOr<v1::Run> first = store_->GetRun(run.first_run_id() > 0 ? run.first_run_id() : run.id());
+  if (!first.ok()) return false;
+  store::RunFilter filter;
+  filter.job_id = run.job_id();
+  const int64_t t = Ms(first->trigger_time());
+  filter.trigger_from_ms = t;  // All attempts were triggered at or after the first.
+  filter.limit = 10000;
+  absl::StatusOr<std::vector<v1::Run>> runs = store_->ListRuns(filter);
+  if (!runs.ok()) return false;
+  // First attempts of the same fire: same slot (or trigger instant) and total.
+  std::map<uint32_t, int64_t> shard_first;  // shard -> first attempt id
+  for (const v1::Run& r : *runs) {
+    if (r.attempt() != 0 || r.shard_total() != first->shard_total()) continue;
+    const bool same = first->has_scheduled_time()
+                          ? r.has_scheduled_time() && Ms(r.scheduled_time()) == Ms(first->scheduled_time())
+                          : Ms(r.trigger_time()) == t;
+    if (same) shard_first[r.shard_index()] = r.id();
+  }
+  if (shard_first.size() != first->shard_total()) return false;
+  for (const auto& entry : shard_first) {
+    const int64_t first_id = entry.second;
+    const bool ok = std::any_of(runs->begin(), runs->end(), [&](const v1::Run& r) {
+      return (r.first_run_id() == first_id || r.id() == first_id) &&
+             r.status() == v1::RUN_STATUS_SUCCEEDED;
+    });
+    if (!ok) return false;
+  }
+  *anchor_run_id = shard_first.begin()->second;
+  return true;
+}
+
+bool Followups::FireChildren(const v1::Run& run, const v1::Job& job) {
+  if (job.child_job_ids().empty()) return true;
+  int64_t parent = run.id();
+  if (job.route_strategy() == v1::ROUTE_STRATEGY_SHARDING_BROADCAST &&
+      job.child_trigger_mode() == v1::CHILD_TRIGGER_MODE_ALL_SHARDS_SUCCEEDED &&
+      run.shard_total() > 1) {
+    // The shard that completes the set fires the children, once, parented on
+    // shard 0's first attempt so concurrent completions collapse.
+    if (!AllShardsSucceeded(run, &parent)) return true;
+  }
+  std::vector<FireSpec> fires;
+  for (int64_t child_id : job.child_job_ids()) {
+    absl::StatusOr<v1::Job> child = store_->GetJob(child_id);
+    if (absl::IsNotFound(child.status())) continue;  // Deleted since.
+    if (!child.ok()) return false;
+    FireSpec f;
+    f.job = *child;
+    f.type = v1::TRIGGER_TYPE_PARENT;
+    f.parent_run_id = parent;
+    fires.push_back(std::move(f));
+  }
+  if (fires.empty()) return true;
+  absl::StatusOr<std::vector<FireOutcome>> out = sink_->Fire(std::move(fires));
+  if (!out.ok()) GNOMON_LOG(WARNING) << "scheduler: child jobs of run " << run.id() << ": " << out.status();
+  return out.ok();
+}
+
+bool Followups::Handle(const v1::Run& run, int64_t now_ms, int64_t* next_due_ms) {
+  absl::StatusOr<v1::Job> job = store_->GetJob(run.job_id());
+  if (absl::IsNotFound(job.status())) return true;
+  if (!job.ok()) return false;
+  if (run.status() == v1::RUN_STATUS_FAILED) {
+    // Killed runs were stopped on purpose: no retry.
+    if (run.handle_code() != v1::HANDLE_CODE_KILLED && run.attempt() < job->retry().max_retries()) {
+      const int64_t due = Ms(run.end_time()) +
+                          absl::ToInt64Milliseconds(RetryDelay(job->retry(), run.attempt() + 1));
+      if (due > now_ms) {
+        *next_due_ms = std::min(*next_due_ms, due);
+        return false;
+      }
+      FireSpec f;
+      f.job = *job;
+      f.type = v1::TRIGGER_TYPE_RETRY;
+      if (run.has_scheduled_time()) f.scheduled_ms = Ms(run.scheduled_time());
+      f.params = run.params();
+      f.shard = run.shard_index();
+      f.shard_total = run.shard_total();
+      f.attempt = run.attempt() + 1;
+      f.first_run_id = run.first_run_id() > 0 ? run.first_run_id() : run.id();
+      f.parent_run_id = run.parent_run_id();
+      std::vector<FireSpec> fires;
+      fires.push_back(std::move(f));
+      absl::StatusOr<std::vector<FireOutcome>> out = sink_->Fire(std::move(fires));
+      if (!out.ok()) GNOMON_LOG(WARNING) << "scheduler: retry of run " << run.id() << ": " << out.status();
+      return out.ok();  // The retry's own end decides what follows.
+    }
+  } else if (!FireChildren(run, *job)) {
+    return false;
+  }
+  // FIX_DELAY: the next scheduled fire is this (final) run's end + delay.
+  if (job->schedule().has_fix_delay() && run.has_scheduled_time() &&
+      job->state() == v1::JOB_STATE_RUNNING) {
+    store::JobAdvance a;
+    a.job_id = job->id();
+    a.expected_next_fire_ms = store::kNever;
+    a.next_fire_ms = Ms(run.end_time()) + TimeUtil::DurationToMilliseconds(job->schedule().fix_delay());
+    a.last_fire_ms = Ms(run.scheduled_time());
+    absl::StatusOr<std::vector<bool>> applied = store_->AdvanceJobs({a});
+    if (!applied.ok()) return false;
+    if ((*applied)[0]) loop_->Invalidate(job->id());
+  }
+  return true;
+}
+
+absl::Time Followups::Tick() {
+  const int64_t now = clock_->NowMillis();
+  int64_t next_due = now + absl::ToInt64Milliseconds(options_.poll_interval);
+  {
+    absl::MutexLock l(&mu_);
+    if (!active_) return absl::FromUnixMillis(next_due);
+  }
+  absl::StatusOr<std::vector<v1::Run>> runs = store_->ListPendingFollowups(options_.batch);
+  if (!runs.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: reading follow-ups failed: " << runs.status();
+    return absl::FromUnixMillis(next_due);
+  }
+  std::vector<int64_t> done;
+  int64_t due = next_due;
+  for (const v1::Run& r : *runs) {
+    if (Handle(r, now, &due)) done.push_back(r.id());
+  }
+  if (!done.empty()) {
+    if (absl::Status s = store_->CompleteFollowups(done); !s.ok()) {
+      GNOMON_LOG(WARNING) << "scheduler: completing follow-ups failed (they will be redone): " << s;
+    }
+  }
+  return absl::FromUnixMillis(std::min(due, next_due));
+}
+
+void Followups::Run() {
+  while (true) {
+    absl::Time wake = Tick();
+    absl::MutexLock l(&mu_);
+    if (stopped_) return;
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), wake);
+    if (stopped_) return;
+  }
+}
+
+}  // namespace gnomon::scheduler

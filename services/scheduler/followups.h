@@ -1,0 +1,71 @@
+// Followups: what happens after a run ends — fail retry with backoff, child
+// jobs, and the next fire of a FIX_DELAY job. Ended runs are durable
+// follow-ups in the store (written in the same transaction that ended them),
+// so a scheduler that dies mid-way redoes them on restart; the store's unique
+// keys (first_run_id, attempt) and (parent_run_id, job_id, shard) make a
+// redone follow-up insert nothing twice.
+//
+//   Followups f(store, &trigger, &loop, &RealClock(), {});
+//   std::thread t([&] { f.Run(); });
+//   f.Stop(); t.join();
+//
+// Thread safety: thread-safe; Run on one thread.
+#ifndef GNOMON_SERVICES_SCHEDULER_FOLLOWUPS_H_
+#define GNOMON_SERVICES_SCHEDULER_FOLLOWUPS_H_
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+#include "services/scheduler/schedule_loop.h"
+#include "services/scheduler/trigger.h"
+
+namespace gnomon::scheduler {
+
+struct FollowupOptions {
+  absl::Duration poll_interval = absl::Milliseconds(100);
+  int batch = 500;
+};
+
+// Delay before retry number `attempt` (1-based) of a job.
+absl::Duration RetryDelay(const v1::RetryPolicy& policy, uint32_t attempt);
+
+class Followups {
+ public:
+  Followups(store::Store* store, FireSink* sink, ScheduleLoop* loop, Clock* clock,
+            FollowupOptions options)
+      : store_(store), sink_(sink), loop_(loop), clock_(clock), options_(options) {}
+
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  void SetActive(bool active) ABSL_LOCKS_EXCLUDED(mu_);
+  // One pass at the clock's time: reads pending follow-ups, handles those
+  // that are due, and returns when the next delayed retry is due.
+  absl::Time Tick() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  // Handles one ended run; false if it must be retried later (store error or
+  // a retry not yet due, whose due time goes to `next_due_ms`).
+  bool Handle(const v1::Run& run, int64_t now_ms, int64_t* next_due_ms);
+  bool FireChildren(const v1::Run& run, const v1::Job& job);
+  bool AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id);
+
+  store::Store* const store_;
+  FireSink* const sink_;
+  ScheduleLoop* const loop_;
+  Clock* const clock_;
+  const FollowupOptions options_;
+  absl::Mutex mu_;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  bool active_ ABSL_GUARDED_BY(mu_) = true;
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_FOLLOWUPS_H_

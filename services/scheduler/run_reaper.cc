@@ -1,0 +1,96 @@
+#include "services/scheduler/run_reaper.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "services/common/client/log.h"
+
+namespace gnomon::scheduler {
+
+void RunReaper::ExecutorLeft(const v1::ExecutorInfo& executor) {
+  absl::MutexLock l(&mu_);
+  left_.push_back({executor, clock_->NowMillis() + absl::ToInt64Milliseconds(options_.lost_grace)});
+}
+
+void RunReaper::SetActive(bool active) {
+  absl::MutexLock l(&mu_);
+  active_ = active;
+}
+
+void RunReaper::Stop() {
+  absl::MutexLock l(&mu_);
+  stopped_ = true;
+}
+
+void RunReaper::FailLost(const v1::ExecutorInfo& executor) {
+  for (const v1::ExecutorInfo& live : membership_->Live(executor.app_name())) {
+    if (live.address() == executor.address()) return;  // It came back in time.
+  }
+  absl::StatusOr<std::vector<v1::Run>> runs = store_->ListActiveRunsOn(executor.address());
+  if (!runs.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: runs on lost executor " << executor.address() << ": " << runs.status();
+    return;
+  }
+  std::vector<int64_t> ids;
+  for (const v1::Run& r : *runs) {
+    if (r.status() == v1::RUN_STATUS_RUNNING) ids.push_back(r.id());
+  }
+  if (ids.empty()) return;
+  absl::StatusOr<int64_t> n = store_->FailRuns(
+      ids, v1::HANDLE_CODE_EXECUTOR_LOST,
+      absl::StrCat("executor lost: ", executor.address(), " left while the run was in flight"),
+      clock_->NowMillis());
+  if (n.ok()) {
+    GNOMON_LOG(INFO) << "scheduler: failed " << *n << " runs of lost executor " << executor.address();
+  } else {
+    GNOMON_LOG(WARNING) << "scheduler: failing runs of " << executor.address() << ": " << n.status();
+  }
+}
+
+void RunReaper::FailStalePending(int64_t now_ms) {
+  store::RunFilter filter;
+  filter.statuses = {v1::RUN_STATUS_PENDING};
+  filter.trigger_to_ms = now_ms - absl::ToInt64Milliseconds(options_.pending_timeout);
+  filter.limit = 1000;
+  absl::StatusOr<std::vector<v1::Run>> runs = store_->ListRuns(filter);
+  if (!runs.ok() || runs->empty()) return;
+  std::vector<int64_t> ids;
+  for (const v1::Run& r : *runs) ids.push_back(r.id());
+  absl::StatusOr<int64_t> n = store_->FailRuns(
+      ids, v1::HANDLE_CODE_FAILURE,
+      "dispatch never confirmed: the scheduler that recorded the run stopped before the executor "
+      "answered",
+      now_ms);
+  if (n.ok() && *n > 0) GNOMON_LOG(INFO) << "scheduler: failed " << *n << " unconfirmed runs";
+}
+
+void RunReaper::Run() {
+  int64_t next_scan = 0;
+  while (true) {
+    std::vector<v1::ExecutorInfo> due;
+    bool active;
+    {
+      absl::MutexLock l(&mu_);
+      if (stopped_) return;
+      const int64_t now = clock_->NowMillis();
+      while (!left_.empty() && left_.front().check_at_ms <= now) {
+        due.push_back(left_.front().executor);
+        left_.pop_front();
+      }
+      active = active_;
+    }
+    for (const auto& e : due) FailLost(e);
+    const int64_t now = clock_->NowMillis();
+    if (active && now >= next_scan) {
+      FailStalePending(now);
+      next_scan = now + absl::ToInt64Milliseconds(options_.scan_interval);
+    }
+    absl::MutexLock l(&mu_);
+    int64_t wake = next_scan;
+    if (!left_.empty()) wake = std::min(wake, left_.front().check_at_ms);
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), absl::FromUnixMillis(wake));
+  }
+}
+
+}  // namespace gnomon::scheduler

@@ -1,0 +1,67 @@
+// RunReaper: ends runs that can no longer end by themselves, so their
+// follow-ups (retries, alarms) happen instead of the runs staying "running"
+// (XXL-JOB leaves them for 10 minutes).
+//
+// * Runs on an executor that left membership and did not come back within
+//   `lost_grace` are failed with 504 "executor lost".
+// * PENDING runs whose dispatch was never confirmed for `pending_timeout`
+//   (their scheduler died between recording and dispatching) are failed.
+//
+//   RunReaper reaper(store, &membership, &RealClock(), {});
+//   membership.OnLeft([&](const v1::ExecutorInfo& e) { reaper.ExecutorLeft(e); });
+//   std::thread t([&] { reaper.Run(); });
+//
+// Thread safety: thread-safe; Run on one thread.
+#ifndef GNOMON_SERVICES_SCHEDULER_RUN_REAPER_H_
+#define GNOMON_SERVICES_SCHEDULER_RUN_REAPER_H_
+
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+#include "services/scheduler/membership.h"
+
+namespace gnomon::scheduler {
+
+struct RunReaperOptions {
+  absl::Duration lost_grace = absl::Seconds(2);
+  absl::Duration pending_timeout = absl::Seconds(30);
+  absl::Duration scan_interval = absl::Seconds(5);
+};
+
+class RunReaper {
+ public:
+  RunReaper(store::Store* store, Membership* membership, Clock* clock, RunReaperOptions options)
+      : store_(store), membership_(membership), clock_(clock), options_(options) {}
+
+  void ExecutorLeft(const v1::ExecutorInfo& executor) ABSL_LOCKS_EXCLUDED(mu_);
+  void SetActive(bool active) ABSL_LOCKS_EXCLUDED(mu_);
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  struct Left {
+    v1::ExecutorInfo executor;
+    int64_t check_at_ms;
+  };
+  void FailLost(const v1::ExecutorInfo& executor);
+  void FailStalePending(int64_t now_ms);
+
+  store::Store* const store_;
+  Membership* const membership_;
+  Clock* const clock_;
+  const RunReaperOptions options_;
+  absl::Mutex mu_;
+  std::deque<Left> left_ ABSL_GUARDED_BY(mu_);
+  bool active_ ABSL_GUARDED_BY(mu_) = true;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_RUN_REAPER_H_
