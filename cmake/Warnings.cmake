@@ -13,10 +13,13 @@ endif()
 
 if(GNOMON_SANITIZE MATCHES "thread")
   # Debian's Abseil is not TSan-instrumented; this shim makes absl::Mutex
-  # visible to TSan (see the file). Linked first into every later target.
+  # visible to TSan (see the file). scripts/test runs TSan tests with it in
+  # LD_PRELOAD, so the processes they start get it too.
   add_library(gnomon_tsan_shim SHARED ${PROJECT_SOURCE_DIR}/services/common/tsan/absl_tsan_shim.cc)
-  target_link_libraries(gnomon_tsan_shim PRIVATE absl::synchronization ${CMAKE_DL_LIBS})
-  link_libraries(gnomon_tsan_shim)
+  target_include_directories(gnomon_tsan_shim PRIVATE $<TARGET_PROPERTY:absl::base,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_link_libraries(gnomon_tsan_shim PRIVATE ${CMAKE_DL_LIBS})
+  # Not instrumented itself, so it also loads into processes without TSan.
+  set_target_properties(gnomon_tsan_shim PROPERTIES COMPILE_OPTIONS "-fPIC" LINK_OPTIONS "")
 endif()
 
 function(gnomon_target_defaults target)

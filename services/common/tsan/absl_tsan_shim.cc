@@ -2,13 +2,14 @@
 //
 // Debian's libabsl_synchronization is not built with -fsanitize=thread, so
 // TSan cannot see absl::Mutex hand-offs and reports every access a Mutex
-// guards as a race. This shim, linked (first) into every executable of a TSan
-// build only, interposes the Mutex and CondVar entry points: each forwards to
-// the real function (dlsym RTLD_NEXT) and tells TSan that a lock release
+// guards as a race. This shim, LD_PRELOADed into the processes of a TSan test
+// run, interposes the Mutex and CondVar entry points: each forwards to the
+// real function (dlsym RTLD_NEXT) and tells TSan that a lock release
 // happens-before the next acquisition of the same mutex. Real races in our
-// code — accesses without the mutex — are still reported.
+// code — accesses without the mutex — are still reported. In a process
+// without TSan (a shell a script job starts) the annotations are absent and
+// the wrappers only forward.
 #include <dlfcn.h>
-#include <sanitizer/tsan_interface.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,8 +28,36 @@ Fn Real(const char* mangled) {
   return reinterpret_cast<Fn>(p);
 }
 
-void Acquire(const void* mu) { __tsan_acquire(const_cast<void*>(mu)); }
-void Release(const void* mu) { __tsan_release(const_cast<void*>(mu)); }
+extern "C" void __tsan_acquire(void* addr) __attribute__((weak));
+extern "C" void __tsan_release(void* addr) __attribute__((weak));
+extern "C" void AnnotateIgnoreReadsBegin(const char* file, int line) __attribute__((weak));
+extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line) __attribute__((weak));
+extern "C" void AnnotateIgnoreWritesBegin(const char* file, int line) __attribute__((weak));
+extern "C" void AnnotateIgnoreWritesEnd(const char* file, int line) __attribute__((weak));
+
+// Inside Abseil, a thread that unlocks evaluates other threads' wait
+// conditions; those reads are ordered by the mutex, which TSan cannot see
+// inside the uninstrumented library, so they are ignored (as Abseil itself
+// does when it is built with TSan).
+struct IgnoreInside {
+  IgnoreInside() {
+    if (AnnotateIgnoreReadsBegin == nullptr) return;
+    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+    AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+  }
+  ~IgnoreInside() {
+    if (AnnotateIgnoreReadsEnd == nullptr) return;
+    AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+  }
+};
+
+void Acquire(const void* mu) {
+  if (__tsan_acquire != nullptr) __tsan_acquire(const_cast<void*>(mu));
+}
+void Release(const void* mu) {
+  if (__tsan_release != nullptr) __tsan_release(const_cast<void*>(mu));
+}
 
 using absl::Condition;
 using absl::CondVar;
@@ -45,38 +74,38 @@ ABSL_NAMESPACE_BEGIN
 
 void Mutex::Lock() {
   GNOMON_REAL(real, void (*)(Mutex*), "_ZN4absl7debian35Mutex4LockEv");
-  real(this);
+  [&] { IgnoreInside ignore; return real(this); }();
   Acquire(this);
 }
 
 void Mutex::Unlock() {
   GNOMON_REAL(real, void (*)(Mutex*), "_ZN4absl7debian35Mutex6UnlockEv");
   Release(this);
-  real(this);
+  [&] { IgnoreInside ignore; return real(this); }();
 }
 
 void Mutex::ReaderLock() {
   GNOMON_REAL(real, void (*)(Mutex*), "_ZN4absl7debian35Mutex10ReaderLockEv");
-  real(this);
+  [&] { IgnoreInside ignore; return real(this); }();
   Acquire(this);
 }
 
 void Mutex::ReaderUnlock() {
   GNOMON_REAL(real, void (*)(Mutex*), "_ZN4absl7debian35Mutex12ReaderUnlockEv");
   Release(this);
-  real(this);
+  [&] { IgnoreInside ignore; return real(this); }();
 }
 
 bool Mutex::TryLock() {
   GNOMON_REAL(real, bool (*)(Mutex*), "_ZN4absl7debian35Mutex7TryLockEv");
-  bool ok = real(this);
+  bool ok = [&] { IgnoreInside ignore; return real(this); }();
   if (ok) Acquire(this);
   return ok;
 }
 
 bool Mutex::ReaderTryLock() {
   GNOMON_REAL(real, bool (*)(Mutex*), "_ZN4absl7debian35Mutex13ReaderTryLockEv");
-  bool ok = real(this);
+  bool ok = [&] { IgnoreInside ignore; return real(this); }();
   if (ok) Acquire(this);
   return ok;
 }
@@ -84,7 +113,7 @@ bool Mutex::ReaderTryLock() {
 void Mutex::Await(const Condition& cond) {
   GNOMON_REAL(real, void (*)(Mutex*, const Condition&), "_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE");
   Release(this);
-  real(this, cond);
+  [&] { IgnoreInside ignore; return real(this, cond); }();
   Acquire(this);
 }
 
@@ -92,7 +121,7 @@ bool Mutex::AwaitWithTimeout(const Condition& cond, Duration timeout) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Duration),
               "_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE");
   Release(this);
-  bool r = real(this, cond, timeout);
+  bool r = [&] { IgnoreInside ignore; return real(this, cond, timeout); }();
   Acquire(this);
   return r;
 }
@@ -101,21 +130,21 @@ bool Mutex::AwaitWithDeadline(const Condition& cond, Time deadline) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Time),
               "_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE");
   Release(this);
-  bool r = real(this, cond, deadline);
+  bool r = [&] { IgnoreInside ignore; return real(this, cond, deadline); }();
   Acquire(this);
   return r;
 }
 
 void Mutex::LockWhen(const Condition& cond) {
   GNOMON_REAL(real, void (*)(Mutex*, const Condition&), "_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE");
-  real(this, cond);
+  [&] { IgnoreInside ignore; return real(this, cond); }();
   Acquire(this);
 }
 
 bool Mutex::LockWhenWithTimeout(const Condition& cond, Duration timeout) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Duration),
               "_ZN4absl7debian35Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
-  bool r = real(this, cond, timeout);
+  bool r = [&] { IgnoreInside ignore; return real(this, cond, timeout); }();
   Acquire(this);
   return r;
 }
@@ -123,7 +152,7 @@ bool Mutex::LockWhenWithTimeout(const Condition& cond, Duration timeout) {
 bool Mutex::LockWhenWithDeadline(const Condition& cond, Time deadline) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Time),
               "_ZN4absl7debian35Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
-  bool r = real(this, cond, deadline);
+  bool r = [&] { IgnoreInside ignore; return real(this, cond, deadline); }();
   Acquire(this);
   return r;
 }
@@ -131,14 +160,14 @@ bool Mutex::LockWhenWithDeadline(const Condition& cond, Time deadline) {
 void Mutex::ReaderLockWhen(const Condition& cond) {
   GNOMON_REAL(real, void (*)(Mutex*, const Condition&),
               "_ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE");
-  real(this, cond);
+  [&] { IgnoreInside ignore; return real(this, cond); }();
   Acquire(this);
 }
 
 bool Mutex::ReaderLockWhenWithTimeout(const Condition& cond, Duration timeout) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Duration),
               "_ZN4absl7debian35Mutex25ReaderLockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
-  bool r = real(this, cond, timeout);
+  bool r = [&] { IgnoreInside ignore; return real(this, cond, timeout); }();
   Acquire(this);
   return r;
 }
@@ -146,7 +175,7 @@ bool Mutex::ReaderLockWhenWithTimeout(const Condition& cond, Duration timeout) {
 bool Mutex::ReaderLockWhenWithDeadline(const Condition& cond, Time deadline) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Time),
               "_ZN4absl7debian35Mutex26ReaderLockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
-  bool r = real(this, cond, deadline);
+  bool r = [&] { IgnoreInside ignore; return real(this, cond, deadline); }();
   Acquire(this);
   return r;
 }
@@ -154,7 +183,7 @@ bool Mutex::ReaderLockWhenWithDeadline(const Condition& cond, Time deadline) {
 void CondVar::Wait(Mutex* mu) {
   GNOMON_REAL(real, void (*)(CondVar*, Mutex*), "_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE");
   Release(mu);
-  real(this, mu);
+  [&] { IgnoreInside ignore; return real(this, mu); }();
   Acquire(mu);
 }
 
@@ -162,7 +191,7 @@ bool CondVar::WaitWithTimeout(Mutex* mu, Duration timeout) {
   GNOMON_REAL(real, bool (*)(CondVar*, Mutex*, Duration),
               "_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE");
   Release(mu);
-  bool r = real(this, mu, timeout);
+  bool r = [&] { IgnoreInside ignore; return real(this, mu, timeout); }();
   Acquire(mu);
   return r;
 }
@@ -171,7 +200,7 @@ bool CondVar::WaitWithDeadline(Mutex* mu, Time deadline) {
   GNOMON_REAL(real, bool (*)(CondVar*, Mutex*, Time),
               "_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE");
   Release(mu);
-  bool r = real(this, mu, deadline);
+  bool r = [&] { IgnoreInside ignore; return real(this, mu, deadline); }();
   Acquire(mu);
   return r;
 }
@@ -180,7 +209,7 @@ void ReleasableMutexLock::Release() {
   GNOMON_REAL(real, void (*)(ReleasableMutexLock*), "_ZN4absl7debian319ReleasableMutexLock7ReleaseEv");
   // The lock's only member is the Mutex* it holds.
   ::Release(*reinterpret_cast<Mutex**>(this));
-  real(this);
+  [&] { IgnoreInside ignore; return real(this); }();
 }
 
 ABSL_NAMESPACE_END
