@@ -131,6 +131,41 @@ const std::vector<Migration>& MysqlMigrations() {
            " epoch BIGINT NOT NULL,"
            " expires_ms BIGINT NOT NULL)" GNOMON_MYSQL_TABLE_OPTIONS,
        }},
+      {2,
+       "follow-ups, retry and child uniqueness, report histograms",
+       {
+           // One ALTER, so the step is all or nothing; ApplyMigrations treats
+           // "duplicate column/key name" as "applied before a crash".
+           // followup_pending: 1 while the run has ended and its follow-up
+           // (retry, children, FIX_DELAY rescheduling) is not yet handled.
+           // retry_of: first_run_id for a retry (attempt > 0), else NULL.
+           // child_of: parent_run_id for a PARENT-triggered run, else NULL.
+           // NULLs never clash in a unique key.
+           "ALTER TABLE run"
+           " ADD COLUMN followup_pending TINYINT NOT NULL DEFAULT 0,"
+           " ADD COLUMN retry_of BIGINT NULL,"
+           " ADD COLUMN child_of BIGINT NULL,"
+           " ADD UNIQUE KEY run_retry (retry_of, attempt),"
+           " ADD UNIQUE KEY run_child (child_of, job_id, shard_index),"
+           " ADD KEY run_followup (followup_pending, end_ms, id),"
+           " ADD KEY run_end (end_ms, id)",
+           "ALTER TABLE report_day ADD KEY report_day_job (job_id, day_ms)",
+           // Run-duration histogram per (day, job): see report_histogram.h.
+           "CREATE TABLE IF NOT EXISTS report_duration ("
+           " day_ms BIGINT NOT NULL,"
+           " job_id BIGINT NOT NULL,"
+           " bucket INT NOT NULL,"
+           " runs BIGINT NOT NULL,"
+           " PRIMARY KEY (day_ms, job_id, bucket))" GNOMON_MYSQL_TABLE_OPTIONS,
+           // Counters of the runs recorded so far (their durations are not
+           // backfilled: histograms start with this version).
+           "INSERT IGNORE INTO report_day(day_ms, job_id, running, succeeded, failed) "
+           "SELECT trigger_ms - trigger_ms % 86400000, job_id,"
+           " SUM(CASE WHEN status IN (1, 2) THEN 1 ELSE 0 END),"
+           " SUM(CASE WHEN status = 3 THEN 1 ELSE 0 END),"
+           " SUM(CASE WHEN status = 4 THEN 1 ELSE 0 END)"
+           " FROM run GROUP BY trigger_ms - trigger_ms % 86400000, job_id",
+       }},
   };
   return *migrations;
 }

@@ -8,6 +8,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -150,6 +151,15 @@ absl::Status TakeMigrationLock(MysqlConn& c, const std::string& name, absl::Dura
   }
 }
 
+// True for the errors an ALTER gives when a crash struck after it committed
+// but before its migration was recorded: duplicate column (1060) or key
+// name (1061). ALTER ... IF NOT EXISTS would say the same, but only MariaDB
+// has it.
+bool AlreadyApplied(const absl::Status& s) {
+  return absl::EndsWith(s.message(), "(error 1060)") ||
+         absl::EndsWith(s.message(), "(error 1061)");
+}
+
 absl::Status ApplyMigrations(MysqlConn& c, const MysqlAddress& address) {
   const internal::Statements& sql = internal::StatementsFor(internal::Dialect::kMysql);
   if (absl::Status s = c.Script(sql.create_migrations_table); !s.ok()) return s;
@@ -161,7 +171,8 @@ absl::Status ApplyMigrations(MysqlConn& c, const MysqlAddress& address) {
     if (m.version <= applied) continue;
     // MySQL commits DDL implicitly; the statements are idempotent instead.
     for (const std::string& stmt : m.statements) {
-      if (absl::Status s = c.Script(stmt); !s.ok()) {
+      absl::Status s = c.Script(stmt);
+      if (!s.ok() && !AlreadyApplied(s)) {
         return internal::Annotate(s, absl::StrCat("migration ", m.version));
       }
     }

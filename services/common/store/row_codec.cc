@@ -120,6 +120,10 @@ absl::StatusOr<DueJob> DueJobFromRow(const SqlRow& row) {
   return due;
 }
 
+bool IsEnded(v1::RunStatus status) {
+  return status == v1::RUN_STATUS_SUCCEEDED || status == v1::RUN_STATUS_FAILED;
+}
+
 bool TakesSlot(const v1::Run& run) {
   if (!run.has_scheduled_time()) return false;
   switch (run.trigger_type()) {
@@ -162,7 +166,12 @@ std::vector<SqlValue> RunInsertArgs(const v1::Run& r) {
           SqlInt(status),
           SqlInt(r.fence_epoch()),
           SqlInt(r.log_line_count()),
-          SqlInt(r.log_truncated() ? 1 : 0)};
+          SqlInt(r.log_truncated() ? 1 : 0),
+          SqlInt(IsEnded(status) ? 1 : 0),
+          r.attempt() > 0 && r.first_run_id() > 0 ? SqlInt(r.first_run_id()) : SqlNull(),
+          r.trigger_type() == v1::TRIGGER_TYPE_PARENT && r.parent_run_id() > 0
+              ? SqlInt(r.parent_run_id())
+              : SqlNull()};
 }
 
 v1::Run RunFromRow(const SqlRow& row) {

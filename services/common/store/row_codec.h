@@ -34,9 +34,14 @@ std::string JobSpecBlob(const v1::Job& job);
 absl::StatusOr<v1::Job> JobFromRow(const SqlRow& row);
 absl::StatusOr<DueJob> DueJobFromRow(const SqlRow& row);
 
+// True for SUCCEEDED and FAILED.
+bool IsEnded(v1::RunStatus status);
 // True if the run takes the unique slot (job, scheduled instant, shard, attempt).
 bool TakesSlot(const v1::Run& run);
-// The 25 parameters of Statements::insert_run.
+// The 28 parameters of Statements::insert_run: the run's columns, then
+// followup_pending (1 for a run inserted already ended), retry_of
+// (first_run_id of a retry with attempt > 0, else NULL) and child_of
+// (parent_run_id of a PARENT-triggered run, else NULL).
 std::vector<SqlValue> RunInsertArgs(const v1::Run& run);
 v1::Run RunFromRow(const SqlRow& row);
 

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "services/common/store/report_deltas.h"
 #include "services/common/store/sql_conn.h"
 #include "services/common/store/statements.h"
 #include "services/common/store/store.h"
@@ -60,6 +61,18 @@ class SqlStore final : public Store {
                                                       int limit) override;
   absl::StatusOr<std::vector<v1::Run>> ListActiveRunsOn(std::string_view address) override;
 
+  // Follow-ups and retention (sql_store_followups.cc).
+  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit) override;
+  absl::Status CompleteFollowups(const std::vector<int64_t>& run_ids) override;
+  absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
+                                   std::string_view handle_message, int64_t now_ms) override;
+  absl::StatusOr<int64_t> DeleteRunsEndedBefore(int64_t before_ms, int limit) override;
+  absl::StatusOr<int64_t> TrimRunsPerJob(int64_t keep, int limit) override;
+
+  // Reports (sql_store_reports.cc).
+  absl::StatusOr<std::vector<v1::ReportRow>> GetReport(int64_t from_day_ms, int64_t to_day_ms,
+                                                       int64_t job_id) override;
+
   // Registry, admin tokens, leases (sql_store_misc.cc).
   absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) override;
   absl::Status RemoveExecutor(std::string_view app_name, std::string_view address) override;
@@ -76,7 +89,12 @@ class SqlStore final : public Store {
  private:
   // Applies one report item inside the ApplyReports transaction.
   absl::StatusOr<v1::ReportAck> ApplyReport(SqlConn& c, const v1::ReportResultsRequest& item,
-                                            int64_t group_id);
+                                            int64_t group_id, ReportDeltas& deltas);
+  // The id of the run holding a unique key `run` clashed on; 0 if none.
+  absl::StatusOr<int64_t> FindClashingRun(SqlConn& c, const v1::Run& run);
+  // Deletes ended runs (if still ended and their follow-up handled) with
+  // their log lines, inside a transaction; returns how many.
+  absl::StatusOr<int64_t> DeleteEndedRuns(SqlConn& c, const std::vector<int64_t>& run_ids);
   absl::StatusOr<v1::ReportAck> ApplyLogLines(SqlConn& c, const v1::RunLogLines& log,
                                               int64_t log_line_count, bool truncated);
   absl::StatusOr<v1::Job> ReadJob(SqlConn& c, int64_t job_id);

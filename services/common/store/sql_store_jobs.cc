@@ -220,10 +220,12 @@ absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& job,
 }
 
 absl::Status SqlStore::DeleteJob(int64_t job_id) {
-  // As XXL-JOB does, removing a job removes its runs, their logs and its glue versions.
+  // As XXL-JOB does, removing a job removes its runs, their logs and its glue
+  // versions; its report rows go too (their running counts would never drop).
   return db_->Transact([&](SqlConn& c) -> absl::Status {
-    for (const std::string* sql : {&sql_.delete_job_logs, &sql_.delete_job_runs,
-                                   &sql_.delete_job_glue}) {
+    for (const std::string* sql :
+         {&sql_.delete_job_logs, &sql_.delete_job_runs, &sql_.delete_job_glue,
+          &sql_.delete_job_report_days, &sql_.delete_job_report_durations}) {
       if (absl::StatusOr<ExecResult> r = c.Exec(*sql, {SqlInt(job_id)}); !r.ok()) {
         return r.status();
       }

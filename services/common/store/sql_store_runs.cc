@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/store/report_deltas.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
 
@@ -16,17 +17,16 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
     out.assign(runs.size(), RunInsertOutcome{});
     ids.assign(runs.size(), 0);
+    ReportDeltas deltas;
     for (size_t i = 0; i < runs.size(); ++i) {
       const v1::Run& run = runs[i];
       absl::StatusOr<int64_t> id = c.Insert(sql_.insert_run, RunInsertArgs(run));
-      if (absl::IsAlreadyExists(id.status()) && TakesSlot(run)) {
-        // The slot is taken: report the run that holds it.
-        absl::StatusOr<std::vector<SqlRow>> rows = c.Query(
-            sql_.select_slot_holder, {SqlInt(run.job_id()), SqlInt(ToMs(run.scheduled_time())),
-                                      SqlInt(run.shard_index()), SqlInt(run.attempt())});
-        if (!rows.ok()) return rows.status();
-        if (rows->empty()) return Annotate(id.status(), "run slot clash without a holder");
-        out[i].run_id = ColInt(rows->front(), 0);
+      if (absl::IsAlreadyExists(id.status())) {
+        // A unique key is taken: report the run that holds it.
+        absl::StatusOr<int64_t> holder = FindClashingRun(c, run);
+        if (!holder.ok()) return holder.status();
+        if (*holder == 0) return Annotate(id.status(), "run clash without a holder");
+        out[i].run_id = *holder;
         continue;
       }
       if (!id.ok()) return Annotate(id.status(), absl::StrCat("insert run of job ", run.job_id()));
@@ -34,10 +34,21 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
         absl::StatusOr<ExecResult> r = c.Exec(sql_.set_first_run_id, {SqlInt(*id), SqlInt(*id)});
         if (!r.ok()) return r.status();
       }
+      if (IsEnded(run.status())) {
+        RunFacts facts;
+        facts.job_id = run.job_id();
+        facts.trigger_ms = ToMs(run.trigger_time());
+        facts.start_ms = ToMs(run.start_time());
+        facts.end_ms = ToMs(run.end_time());
+        facts.status = run.status();
+        deltas.Ended(facts, /*was_active=*/false);
+      } else {
+        deltas.Inserted(run.job_id(), ToMs(run.trigger_time()));
+      }
       out[i] = RunInsertOutcome{true, *id};
       ids[i] = *id;
     }
-    return absl::OkStatus();
+    return deltas.Apply(c, sql_);
   });
   if (!s.ok()) return s;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -49,9 +60,35 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
   return out;
 }
 
+absl::StatusOr<int64_t> SqlStore::FindClashingRun(SqlConn& c, const v1::Run& run) {
+  // The keys a run can clash on, in the order they are checked.
+  std::vector<std::pair<const std::string*, std::vector<SqlValue>>> keys;
+  if (TakesSlot(run)) {
+    keys.push_back({&sql_.select_slot_holder,
+                    {SqlInt(run.job_id()), SqlInt(ToMs(run.scheduled_time())),
+                     SqlInt(run.shard_index()), SqlInt(run.attempt())}});
+  }
+  if (run.attempt() > 0 && run.first_run_id() > 0) {
+    keys.push_back(
+        {&sql_.select_retry_holder, {SqlInt(run.first_run_id()), SqlInt(run.attempt())}});
+  }
+  if (run.trigger_type() == v1::TRIGGER_TYPE_PARENT && run.parent_run_id() > 0) {
+    keys.push_back(
+        {&sql_.select_child_holder,
+         {SqlInt(run.parent_run_id()), SqlInt(run.job_id()), SqlInt(run.shard_index())}});
+  }
+  for (const auto& [sql, args] : keys) {
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(*sql, args);
+    if (!rows.ok()) return rows.status();
+    if (!rows->empty()) return ColInt(rows->front(), 0);
+  }
+  return 0;
+}
+
 absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updates) {
   if (updates.empty()) return absl::OkStatus();
   return db_->Transact([&](SqlConn& c) -> absl::Status {
+    ReportDeltas deltas;
     for (const DispatchUpdate& u : updates) {
       const bool failed = u.status == v1::RUN_STATUS_FAILED;
       absl::StatusOr<ExecResult> r = c.Exec(
@@ -59,10 +96,24 @@ absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updat
           {SqlInt(u.status), SqlInt(u.trigger_code), SqlText(u.trigger_message),
            SqlText(u.executor_address), SqlInt(u.dispatch_ms), SqlInt(failed ? u.handle_code : 0),
            SqlText(failed ? u.handle_message : std::string()), SqlInt(failed ? u.end_ms : 0),
-           SqlInt(u.fence_epoch), SqlInt(u.run_id)});
+           SqlInt(u.fence_epoch), SqlInt(failed ? 1 : 0), SqlInt(u.run_id)});
       if (!r.ok()) return r.status();
+      if (r->affected_rows == 0) {
+        // Not PENDING: if its result raced ahead, keep the outcome but record
+        // how and where it was dispatched.
+        r = c.Exec(sql_.record_dispatch_late,
+                   {SqlInt(u.trigger_code), SqlText(u.trigger_message), SqlText(u.executor_address),
+                    SqlInt(u.dispatch_ms), SqlInt(u.fence_epoch), SqlInt(u.run_id)});
+        if (!r.ok()) return r.status();
+        continue;
+      }
+      if (failed) {
+        absl::StatusOr<RunFacts> facts = ReadRunFacts(c, sql_, u.run_id);
+        if (!facts.ok()) return facts.status();
+        deltas.Ended(*facts, /*was_active=*/true);
+      }
     }
-    return absl::OkStatus();
+    return deltas.Apply(c, sql_);
   });
 }
 
@@ -73,12 +124,13 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
     acks.clear();
     acks.reserve(items.size());
+    ReportDeltas deltas;
     for (const v1::ReportResultsRequest& item : items) {
-      absl::StatusOr<v1::ReportAck> ack = ApplyReport(c, item, group_id);
+      absl::StatusOr<v1::ReportAck> ack = ApplyReport(c, item, group_id, deltas);
       if (!ack.ok()) return ack.status();
       acks.push_back(*ack);
     }
-    return absl::OkStatus();
+    return deltas.Apply(c, sql_);
   });
   if (!s.ok()) return s;
   return acks;
@@ -86,7 +138,7 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
 
 absl::StatusOr<v1::ReportAck> SqlStore::ApplyReport(SqlConn& c,
                                                     const v1::ReportResultsRequest& item,
-                                                    int64_t group_id) {
+                                                    int64_t group_id, ReportDeltas& deltas) {
   int64_t run_id = 0;
   switch (item.item_case()) {
     case v1::ReportResultsRequest::kStarted:
@@ -123,6 +175,11 @@ absl::StatusOr<v1::ReportAck> SqlStore::ApplyReport(SqlConn& c,
       r = c.Exec(sql_.run_result,
                  {SqlInt(res.handle_code()), SqlText(res.handle_message()), SqlInt(status),
                   SqlInt(ToMs(res.start_time())), SqlInt(ToMs(res.end_time())), SqlInt(run_id)});
+      if (r.ok() && r->affected_rows > 0) {
+        absl::StatusOr<RunFacts> facts = ReadRunFacts(c, sql_, run_id);
+        if (!facts.ok()) return facts.status();
+        deltas.Ended(*facts, /*was_active=*/true);
+      }
       break;
     }
     default:

@@ -2,6 +2,18 @@
 #include "services/common/store/migrations.h"
 
 namespace gnomon::store::internal {
+namespace {
+
+// Status values 1/2 are PENDING/RUNNING, 3 SUCCEEDED, 4 FAILED (gnomon.v1.RunStatus).
+constexpr char kBackfillReportDays[] =
+    "INSERT OR IGNORE INTO report_day(day_ms, job_id, running, succeeded, failed) "
+    "SELECT trigger_ms - trigger_ms % 86400000, job_id,"
+    " SUM(CASE WHEN status IN (1, 2) THEN 1 ELSE 0 END),"
+    " SUM(CASE WHEN status = 3 THEN 1 ELSE 0 END),"
+    " SUM(CASE WHEN status = 4 THEN 1 ELSE 0 END)"
+    " FROM run GROUP BY trigger_ms - trigger_ms % 86400000, job_id";
+
+}  // namespace
 
 const std::vector<Migration>& SqliteMigrations() {
   static const std::vector<Migration>* const migrations = new std::vector<Migration>{
@@ -119,6 +131,32 @@ const std::vector<Migration>& SqliteMigrations() {
            " holder TEXT NOT NULL,"
            " epoch INTEGER NOT NULL,"
            " expires_ms INTEGER NOT NULL)",
+       }},
+      {2,
+       "follow-ups, retry and child uniqueness, report histograms",
+       {
+           // 1 while the run has ended and its follow-up (retry, children,
+           // FIX_DELAY rescheduling) is not yet handled.
+           "ALTER TABLE run ADD COLUMN followup_pending INTEGER NOT NULL DEFAULT 0",
+           // first_run_id for a retry (attempt > 0), else NULL (NULLs never clash).
+           "ALTER TABLE run ADD COLUMN retry_of INTEGER",
+           // parent_run_id for a PARENT-triggered run, else NULL.
+           "ALTER TABLE run ADD COLUMN child_of INTEGER",
+           "CREATE UNIQUE INDEX IF NOT EXISTS run_retry ON run(retry_of, attempt)",
+           "CREATE UNIQUE INDEX IF NOT EXISTS run_child ON run(child_of, job_id, shard_index)",
+           "CREATE INDEX IF NOT EXISTS run_followup ON run(end_ms, id) WHERE followup_pending = 1",
+           "CREATE INDEX IF NOT EXISTS run_end ON run(end_ms, id)",
+           "CREATE INDEX IF NOT EXISTS report_day_job ON report_day(job_id, day_ms)",
+           // Run-duration histogram per (day, job): see report_histogram.h.
+           "CREATE TABLE IF NOT EXISTS report_duration ("
+           " day_ms INTEGER NOT NULL,"
+           " job_id INTEGER NOT NULL,"
+           " bucket INTEGER NOT NULL,"
+           " runs INTEGER NOT NULL,"
+           " PRIMARY KEY (day_ms, job_id, bucket)) WITHOUT ROWID",
+           // Counters of the runs recorded so far (their durations are not
+           // backfilled: histograms start with this version).
+           kBackfillReportDays,
        }},
   };
   return *migrations;

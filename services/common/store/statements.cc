@@ -10,6 +10,8 @@ Statements Portable() {
   // Enum values spelled into SQL (they are part of the stored format).
   const std::string kActive =
       absl::StrCat("(", v1::RUN_STATUS_PENDING, ", ", v1::RUN_STATUS_RUNNING, ")");
+  const std::string kEnded =
+      absl::StrCat("(", v1::RUN_STATUS_SUCCEEDED, ", ", v1::RUN_STATUS_FAILED, ")");
   const std::string kPending = absl::StrCat(v1::RUN_STATUS_PENDING);
   const std::string kJobRunning = absl::StrCat(v1::JOB_STATE_RUNNING);
   Statements s;
@@ -44,6 +46,8 @@ Statements Portable() {
   s.delete_job_logs = "DELETE FROM run_log WHERE run_id IN (SELECT id FROM run WHERE job_id = ?)";
   s.delete_job_runs = "DELETE FROM run WHERE job_id = ?";
   s.delete_job_glue = "DELETE FROM glue_version WHERE job_id = ?";
+  s.delete_job_report_days = "DELETE FROM report_day WHERE job_id = ?";
+  s.delete_job_report_durations = "DELETE FROM report_duration WHERE job_id = ?";
   s.delete_job = "DELETE FROM job WHERE id = ?";
   s.select_due_jobs = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE state = ", kJobRunning,
                                    " AND next_fire_ms >= 0 AND next_fire_ms <= ?"
@@ -56,16 +60,26 @@ Statements Portable() {
       "INSERT INTO run(job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, "
       "dispatch_ms, executor_address, handler, params, shard_index, shard_total, attempt, "
       "first_run_id, parent_run_id, trigger_code, trigger_message, handle_code, handle_message, "
-      "start_ms, end_ms, status, fence_epoch, log_line_count, log_truncated) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      "start_ms, end_ms, status, fence_epoch, log_line_count, log_truncated, "
+      "followup_pending, retry_of, child_of) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   s.set_first_run_id = "UPDATE run SET first_run_id = ? WHERE id = ?";
   s.select_slot_holder =
       "SELECT id FROM run WHERE job_id = ? AND slot_ms = ? AND shard_index = ? AND attempt = ?";
+  s.select_retry_holder = "SELECT id FROM run WHERE retry_of = ? AND attempt = ?";
+  s.select_child_holder =
+      "SELECT id FROM run WHERE child_of = ? AND job_id = ? AND shard_index = ?";
   s.record_dispatch = absl::StrCat(
       "UPDATE run SET status = ?, trigger_code = ?, trigger_message = ?, executor_address = ?, "
-      "dispatch_ms = ?, handle_code = ?, handle_message = ?, end_ms = ?, fence_epoch = ? "
-      "WHERE id = ? AND status = ",
+      "dispatch_ms = ?, handle_code = ?, handle_message = ?, end_ms = ?, fence_epoch = ?, "
+      "followup_pending = ? WHERE id = ? AND status = ",
       kPending);
+  s.record_dispatch_late = absl::StrCat(
+      "UPDATE run SET trigger_code = ?, trigger_message = ?, executor_address = CASE WHEN "
+      "executor_address = '' THEN ? ELSE executor_address END, dispatch_ms = ?, fence_epoch = ? "
+      "WHERE id = ? AND status IN ",
+      kEnded);
+  s.select_run_facts = "SELECT job_id, trigger_ms, start_ms, end_ms, status FROM run WHERE id = ?";
   s.select_run = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE id = ?");
   s.select_run_state = "SELECT group_id, log_line_count, log_truncated FROM run WHERE id = ?";
   s.run_started = absl::StrCat(
@@ -74,8 +88,8 @@ Statements Portable() {
       kActive);
   s.run_result = absl::StrCat(
       "UPDATE run SET handle_code = ?, handle_message = ?, status = ?, "
-      "start_ms = CASE WHEN start_ms = 0 THEN ? ELSE start_ms END, end_ms = ? "
-      "WHERE id = ? AND status IN ",
+      "start_ms = CASE WHEN start_ms = 0 THEN ? ELSE start_ms END, end_ms = ?, "
+      "followup_pending = 1 WHERE id = ? AND status IN ",
       kActive);
   s.select_log_line = "SELECT 1 FROM run_log WHERE run_id = ? AND line_number = ?";
   s.update_log_counters = "UPDATE run SET log_line_count = ?, log_truncated = ? WHERE id = ?";
@@ -85,6 +99,38 @@ Statements Portable() {
   s.select_active_runs_on = absl::StrCat("SELECT ", kRunColumns,
                                          " FROM run WHERE executor_address = ? AND status IN ",
                                          kActive, " ORDER BY id");
+
+  s.fail_run = absl::StrCat("UPDATE run SET status = ", v1::RUN_STATUS_FAILED,
+                            ", handle_code = ?, handle_message = ?, end_ms = ?, "
+                            "followup_pending = 1 WHERE id = ? AND status IN ",
+                            kActive);
+  s.select_pending_followups = absl::StrCat(
+      "SELECT ", kRunColumns, " FROM run WHERE followup_pending = 1 ORDER BY end_ms, id LIMIT ?");
+  s.complete_followup = "UPDATE run SET followup_pending = 0 WHERE id = ?";
+  s.select_runs_ended_before =
+      absl::StrCat("SELECT id FROM run WHERE end_ms < ? AND status IN ", kEnded,
+                   " AND followup_pending = 0 ORDER BY end_ms, id LIMIT ?");
+  s.select_job_ids_after = "SELECT id FROM job WHERE id > ? ORDER BY id LIMIT ?";
+  s.select_keep_cutoff = "SELECT id FROM run WHERE job_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?";
+  s.select_trimmable_runs =
+      absl::StrCat("SELECT id FROM run WHERE job_id = ? AND id <= ? AND status IN ", kEnded,
+                   " AND followup_pending = 0 ORDER BY id LIMIT ?");
+  s.delete_ended_run = absl::StrCat("DELETE FROM run WHERE id = ? AND status IN ", kEnded,
+                                    " AND followup_pending = 0");
+  s.delete_run_logs = "DELETE FROM run_log WHERE run_id = ?";
+
+  s.select_report_days_of_job =
+      "SELECT day_ms, running, succeeded, failed FROM report_day "
+      "WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms";
+  s.select_report_days_total =
+      "SELECT day_ms, SUM(running), SUM(succeeded), SUM(failed) FROM report_day "
+      "WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms ORDER BY day_ms";
+  s.select_report_durations_of_job =
+      "SELECT day_ms, bucket, runs FROM report_duration "
+      "WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms, bucket";
+  s.select_report_durations_total =
+      "SELECT day_ms, bucket, SUM(runs) FROM report_duration "
+      "WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms, bucket ORDER BY day_ms, bucket";
 
   s.delete_executor = "DELETE FROM registry WHERE app_name = ? AND address = ?";
   s.select_executors =
@@ -117,6 +163,14 @@ Statements Sqlite() {
       "last_beat_ms = excluded.last_beat_ms");
   s.upsert_executor_keep_register = upsert;
   s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = excluded.register_ms");
+  s.upsert_report_day =
+      "INSERT INTO report_day(day_ms, job_id, running, succeeded, failed, update_ms) "
+      "VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT(day_ms, job_id) DO UPDATE SET "
+      "running = running + excluded.running, succeeded = succeeded + excluded.succeeded, "
+      "failed = failed + excluded.failed";
+  s.upsert_report_duration =
+      "INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES (?, ?, ?, ?) "
+      "ON CONFLICT(day_ms, job_id, bucket) DO UPDATE SET runs = runs + excluded.runs";
   s.ensure_lease =
       "INSERT OR IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
   // The write transaction (BEGIN IMMEDIATE) already excludes other writers.
@@ -137,6 +191,14 @@ Statements Mysql() {
       "ON DUPLICATE KEY UPDATE info = VALUES(info), last_beat_ms = VALUES(last_beat_ms)");
   s.upsert_executor_keep_register = upsert;
   s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = VALUES(register_ms)");
+  s.upsert_report_day =
+      "INSERT INTO report_day(day_ms, job_id, running, succeeded, failed, update_ms) "
+      "VALUES (?, ?, ?, ?, ?, 0) ON DUPLICATE KEY UPDATE "
+      "running = running + VALUES(running), succeeded = succeeded + VALUES(succeeded), "
+      "failed = failed + VALUES(failed)";
+  s.upsert_report_duration =
+      "INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES (?, ?, ?, ?) "
+      "ON DUPLICATE KEY UPDATE runs = runs + VALUES(runs)";
   s.ensure_lease = "INSERT IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
   s.lock_lease = "SELECT holder, epoch, expires_ms FROM lease WHERE name = ? FOR UPDATE";
   return s;

@@ -56,6 +56,8 @@ struct Statements {
   std::string delete_job_logs;
   std::string delete_job_runs;
   std::string delete_job_glue;
+  std::string delete_job_report_days;
+  std::string delete_job_report_durations;
   std::string delete_job;
   std::string select_due_jobs;
   std::string advance_job;
@@ -64,7 +66,11 @@ struct Statements {
   std::string insert_run;
   std::string set_first_run_id;
   std::string select_slot_holder;
-  std::string record_dispatch;
+  std::string select_retry_holder;
+  std::string select_child_holder;
+  std::string record_dispatch;       // PENDING runs only.
+  std::string record_dispatch_late;  // Ended runs: trigger fields only.
+  std::string select_run_facts;      // What the report counters need of a run.
   std::string select_run;
   std::string select_run_state;
   std::string run_started;
@@ -74,6 +80,25 @@ struct Statements {
   std::string update_log_counters;
   std::string select_run_log;
   std::string select_active_runs_on;
+
+  // Follow-ups and retention.
+  std::string fail_run;
+  std::string select_pending_followups;
+  std::string complete_followup;
+  std::string select_runs_ended_before;
+  std::string select_job_ids_after;
+  std::string select_keep_cutoff;
+  std::string select_trimmable_runs;
+  std::string delete_ended_run;  // Only if ended and its follow-up is handled.
+  std::string delete_run_logs;
+
+  // Reports.
+  std::string upsert_report_day;       // Adds to the counters of (day, job).
+  std::string upsert_report_duration;  // Adds to one histogram bucket of (day, job).
+  std::string select_report_days_of_job;
+  std::string select_report_days_total;
+  std::string select_report_durations_of_job;
+  std::string select_report_durations_total;
 
   // Registry.
   std::string upsert_executor_keep_register;

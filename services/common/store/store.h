@@ -143,9 +143,18 @@ class Store {
   // Inserts runs in one transaction. A run with scheduled_time set and a
   // trigger type of CRON, FIX_RATE, FIX_DELAY, MISFIRE or BACKFILL takes the
   // unique slot (job_id, scheduled_ms, shard_index, attempt); if that slot is
-  // taken it is not inserted. first_run_id 0 means "itself". Fills ids in `runs`.
+  // taken it is not inserted. A run with attempt > 0 is also unique per
+  // (first_run_id, attempt), and a PARENT-triggered run per (parent_run_id,
+  // job_id, shard_index), so a follow-up handled twice inserts nothing twice.
+  // first_run_id 0 means "itself". Fills ids in `runs`. A run inserted
+  // already SUCCEEDED or FAILED has ended: it is a pending follow-up too.
   virtual absl::StatusOr<std::vector<RunInsertOutcome>> InsertRuns(std::vector<v1::Run>& runs) = 0;
-  // Applies dispatch outcomes in one transaction (only to PENDING runs).
+  // Applies dispatch outcomes in one transaction. A PENDING run takes the
+  // status and every field. A run that already ended (its result raced ahead
+  // of the dispatch answer) keeps its status, handle code/message and times
+  // but still gets trigger code/message, executor address (if empty),
+  // dispatch time and fence epoch. A FAILED outcome ends the run, so it
+  // becomes a pending follow-up (see ListPendingFollowups).
   virtual absl::Status RecordDispatches(const std::vector<DispatchUpdate>& updates) = 0;
   // Applies executor reports in one transaction and returns one ack per item:
   // started (RUNNING/PENDING runs get start time), log lines (appended, capped,
@@ -159,8 +168,40 @@ class Store {
   // Lines with line_number >= from_line (1-based), ascending, at most `limit`.
   virtual absl::StatusOr<std::vector<v1::LogLine>> ReadRunLog(int64_t run_id, int64_t from_line,
                                                               int limit) = 0;
+  // ---- Follow-ups (retries, child jobs, FIX_DELAY rescheduling) ------------
+  // Every run that ends (SUCCEEDED or FAILED, through ApplyReports or
+  // RecordDispatches, or FailRuns) becomes a pending follow-up in the same
+  // transaction. This lists them, earliest end first, at most `limit`.
+  virtual absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit) = 0;
+  // Marks follow-ups handled; idempotent.
+  virtual absl::Status CompleteFollowups(const std::vector<int64_t>& run_ids) = 0;
+  // Ends PENDING or RUNNING runs as FAILED with the code and message (e.g.
+  // 504 "executor lost"), end time now_ms; runs already ended are left alone.
+  // Returns how many changed.
+  virtual absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
+                                           std::string_view handle_message, int64_t now_ms) = 0;
+
   // Runs RUNNING or PENDING on an executor address (for lost-executor handling).
   virtual absl::StatusOr<std::vector<v1::Run>> ListActiveRunsOn(std::string_view address) = 0;
+
+  // ---- Reports and retention ---------------------------------------------
+  // Per-day (UTC) counts and duration percentiles, maintained incrementally
+  // in the transactions that change run status (no re-aggregation of runs).
+  // Days in [from_day_ms, to_day_ms); job_id 0 gives one total row per day,
+  // otherwise that job's rows. Rows come ordered by day; days without runs
+  // are absent. A run counts on the UTC day of its trigger time: running
+  // while PENDING/RUNNING, then succeeded or failed; durations (end - start
+  // of runs that started) go to a log-scale histogram, so p50/p99 are
+  // within 12.5% of the true nearest-rank value (report_histogram.h).
+  virtual absl::StatusOr<std::vector<v1::ReportRow>> GetReport(int64_t from_day_ms, int64_t to_day_ms,
+                                                               int64_t job_id) = 0;
+  // Deletes at most `limit` ended runs (with their log lines) that ended
+  // before before_ms, oldest first, in one short transaction; returns how many.
+  // Runs whose follow-up is still pending are never deleted (nor by Trim).
+  virtual absl::StatusOr<int64_t> DeleteRunsEndedBefore(int64_t before_ms, int limit) = 0;
+  // Deletes at most `limit` of the oldest ended runs of jobs holding more
+  // than `keep` runs; returns how many.
+  virtual absl::StatusOr<int64_t> TrimRunsPerJob(int64_t keep, int limit) = 0;
 
   // ---- Registry -----------------------------------------------------------
   // Inserts or replaces the row of (app_name, address) with last beat now_ms.

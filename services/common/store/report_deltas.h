@@ -1,0 +1,78 @@
+// ReportDeltas: the changes one transaction makes to the daily report
+// counters, collected as runs are inserted and end, then written at the end
+// of that same transaction (so reports never disagree with the runs).
+//
+// What is counted, per (UTC day of the run's trigger time, job):
+//   running    runs recorded and not yet ended (PENDING or RUNNING): +1 when
+//              a run is inserted active, -1 when it ends;
+//   succeeded  runs that ended SUCCEEDED; failed: runs that ended FAILED
+//              (including never dispatched ones and those failed by FailRuns);
+//   durations  end - start of every ended run that has a start time (ran on
+//              an executor), in the buckets of report_histogram.h.
+// A run inserted already ended counts straight as succeeded/failed.
+//
+// Deltas are written in key order, one upsert per (day, job) and per
+// (day, job, bucket) touched, which keeps MySQL row locks in a stable order.
+//
+// Example:
+//   ReportDeltas deltas;
+//   deltas.Ended(facts, /*was_active=*/true);
+//   absl::Status s = deltas.Apply(conn, sql);
+//
+// Thread safety: not thread-safe; one per transaction.
+#ifndef GNOMON_SERVICES_COMMON_STORE_REPORT_DELTAS_H_
+#define GNOMON_SERVICES_COMMON_STORE_REPORT_DELTAS_H_
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gnomon/v1/common.pb.h"
+#include "services/common/store/sql_conn.h"
+#include "services/common/store/statements.h"
+
+namespace gnomon::store::internal {
+
+inline constexpr int64_t kDayMs = 86400000;
+
+// UTC midnight of the day holding ms (0 for ms <= 0).
+inline int64_t DayOf(int64_t ms) { return ms <= 0 ? 0 : ms - ms % kDayMs; }
+
+// The columns of a run the report counters need (Statements::select_run_facts).
+struct RunFacts {
+  int64_t job_id = 0;
+  int64_t trigger_ms = 0;
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  v1::RunStatus status = v1::RUN_STATUS_UNSPECIFIED;
+};
+
+// Reads the facts of one run; NotFound if it is gone.
+absl::StatusOr<RunFacts> ReadRunFacts(SqlConn& c, const Statements& sql, int64_t run_id);
+
+class ReportDeltas {
+ public:
+  // A run was inserted PENDING or RUNNING.
+  void Inserted(int64_t job_id, int64_t trigger_ms);
+  // A run ended (facts read after the change); was_active: it was counted
+  // as running before (false for a run inserted already ended).
+  void Ended(const RunFacts& facts, bool was_active);
+  // Writes the collected changes.
+  absl::Status Apply(SqlConn& c, const Statements& sql) const;
+
+ private:
+  struct Counters {
+    int64_t running = 0;
+    int64_t succeeded = 0;
+    int64_t failed = 0;
+  };
+  std::map<std::pair<int64_t, int64_t>, Counters> days_;          // (day, job).
+  std::map<std::tuple<int64_t, int64_t, int>, int64_t> buckets_;  // (day, job, bucket).
+};
+
+}  // namespace gnomon::store::internal
+
+#endif  // GNOMON_SERVICES_COMMON_STORE_REPORT_DELTAS_H_

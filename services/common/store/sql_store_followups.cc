@@ -1,0 +1,146 @@
+// SqlStore: follow-ups of ended runs, failing lost runs, and run retention.
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "services/common/store/report_deltas.h"
+#include "services/common/store/row_codec.h"
+#include "services/common/store/sql_store.h"
+
+namespace gnomon::store::internal {
+namespace {
+
+int64_t ClampBatch(int limit) { return limit <= 0 ? 100 : std::min(limit, 10000); }
+
+}  // namespace
+
+absl::StatusOr<std::vector<v1::Run>> SqlStore::ListPendingFollowups(int limit) {
+  std::vector<v1::Run> out;
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows =
+        c.Query(sql_.select_pending_followups, {SqlInt(ClampBatch(limit))});
+    if (!rows.ok()) return rows.status();
+    out.reserve(rows->size());
+    for (const SqlRow& row : *rows) out.push_back(RunFromRow(row));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::Status SqlStore::CompleteFollowups(const std::vector<int64_t>& run_ids) {
+  if (run_ids.empty()) return absl::OkStatus();
+  return db_->Transact([&](SqlConn& c) -> absl::Status {
+    for (int64_t id : run_ids) {
+      if (absl::StatusOr<ExecResult> r = c.Exec(sql_.complete_followup, {SqlInt(id)}); !r.ok()) {
+        return r.status();
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<int64_t> SqlStore::FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
+                                           std::string_view handle_message, int64_t now_ms) {
+  if (run_ids.empty()) return 0;
+  const std::string message(handle_message);
+  int64_t changed = 0;
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    changed = 0;
+    ReportDeltas deltas;
+    for (int64_t id : run_ids) {
+      absl::StatusOr<ExecResult> r = c.Exec(
+          sql_.fail_run, {SqlInt(handle_code), SqlText(message), SqlInt(now_ms), SqlInt(id)});
+      if (!r.ok()) return r.status();
+      if (r->affected_rows == 0) continue;  // Missing or already ended.
+      absl::StatusOr<RunFacts> facts = ReadRunFacts(c, sql_, id);
+      if (!facts.ok()) return facts.status();
+      deltas.Ended(*facts, /*was_active=*/true);
+      ++changed;
+    }
+    return deltas.Apply(c, sql_);
+  });
+  if (!s.ok()) return s;
+  return changed;
+}
+
+absl::StatusOr<int64_t> SqlStore::DeleteEndedRuns(SqlConn& c, const std::vector<int64_t>& ids) {
+  int64_t deleted = 0;
+  for (int64_t id : ids) {
+    absl::StatusOr<ExecResult> r = c.Exec(sql_.delete_ended_run, {SqlInt(id)});
+    if (!r.ok()) return r.status();
+    if (r->affected_rows == 0) continue;  // Changed since it was chosen.
+    r = c.Exec(sql_.delete_run_logs, {SqlInt(id)});
+    if (!r.ok()) return r.status();
+    ++deleted;
+  }
+  return deleted;
+}
+
+absl::StatusOr<int64_t> SqlStore::DeleteRunsEndedBefore(int64_t before_ms, int limit) {
+  if (limit <= 0) return 0;
+  int64_t deleted = 0;
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows =
+        c.Query(sql_.select_runs_ended_before, {SqlInt(before_ms), SqlInt(ClampBatch(limit))});
+    if (!rows.ok()) return rows.status();
+    std::vector<int64_t> ids;
+    ids.reserve(rows->size());
+    for (const SqlRow& row : *rows) ids.push_back(ColInt(row, 0));
+    absl::StatusOr<int64_t> n = DeleteEndedRuns(c, ids);
+    if (!n.ok()) return n.status();
+    deleted = *n;
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return deleted;
+}
+
+absl::StatusOr<int64_t> SqlStore::TrimRunsPerJob(int64_t keep, int limit) {
+  if (limit <= 0) return 0;
+  const int64_t budget = ClampBatch(limit);
+  keep = std::max<int64_t>(keep, 0);
+  // Choose outside the write transaction (index walks per job, no locks
+  // held), then delete in one short transaction that re-checks each run.
+  std::vector<int64_t> ids;
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    constexpr int64_t kJobPage = 500;
+    int64_t after = 0;
+    while (static_cast<int64_t>(ids.size()) < budget) {
+      absl::StatusOr<std::vector<SqlRow>> jobs =
+          c.Query(sql_.select_job_ids_after, {SqlInt(after), SqlInt(kJobPage)});
+      if (!jobs.ok()) return jobs.status();
+      for (const SqlRow& job : *jobs) {
+        after = ColInt(job, 0);
+        // The newest run beyond the `keep` newest: it and older ones may go.
+        absl::StatusOr<std::vector<SqlRow>> cutoff =
+            c.Query(sql_.select_keep_cutoff, {SqlInt(after), SqlInt(keep)});
+        if (!cutoff.ok()) return cutoff.status();
+        if (cutoff->empty()) continue;
+        absl::StatusOr<std::vector<SqlRow>> runs = c.Query(
+            sql_.select_trimmable_runs, {SqlInt(after), SqlInt(ColInt(cutoff->front(), 0)),
+                                         SqlInt(budget - static_cast<int64_t>(ids.size()))});
+        if (!runs.ok()) return runs.status();
+        for (const SqlRow& run : *runs) ids.push_back(ColInt(run, 0));
+        if (static_cast<int64_t>(ids.size()) >= budget) break;
+      }
+      if (static_cast<int64_t>(jobs->size()) < kJobPage) break;
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  if (ids.empty()) return 0;
+  int64_t deleted = 0;
+  s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<int64_t> n = DeleteEndedRuns(c, ids);
+    if (!n.ok()) return n.status();
+    deleted = *n;
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return deleted;
+}
+
+}  // namespace gnomon::store::internal
