@@ -1,0 +1,151 @@
+// StoreTest cases for schema upgrades: a v1 database with runs is migrated
+// to the current schema (report counters backfilled), and, on MySQL, a
+// migration whose DDL committed before a crash is re-applied cleanly.
+#include <cppconn/exception.h>
+#include <cppconn/statement.h>
+#include <mysql_connection.h>
+#include <sqlite3.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/common/store/store_test_fixture.h"
+
+namespace gnomon::store::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+constexpr int64_t kDayMs = 86400000;
+constexpr int64_t kDay = 1704067200000;  // 2024-01-01T00:00:00Z.
+
+// Runs `statements` on the test database with a raw driver connection (the
+// store must be closed for SQLite).
+void RawExec(const std::string& url, bool mysql, std::unique_ptr<sql::Connection> conn,
+             const std::vector<std::string>& statements) {
+  if (mysql) {
+    ASSERT_NE(conn, nullptr);
+    try {
+      std::unique_ptr<sql::Statement> st(conn->createStatement());
+      for (const std::string& s : statements) st->execute(sql::SQLString(s));
+    } catch (const sql::SQLException& e) {
+      FAIL() << e.what();
+    }
+    return;
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(url.substr(std::string("sqlite:").size()).c_str(), &db,
+                            SQLITE_OPEN_READWRITE, nullptr),
+            SQLITE_OK);
+  for (const std::string& s : statements) {
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, s.c_str(), nullptr, nullptr, &err);
+    EXPECT_EQ(rc, SQLITE_OK) << s << ": " << (err ? err : "");
+    sqlite3_free(err);
+  }
+  sqlite3_close(db);
+}
+
+// Statements that take a current database back to schema version 1.
+std::vector<std::string> RewindToV1(bool mysql) {
+  std::vector<std::string> out;
+  if (mysql) {
+    out = {
+        "ALTER TABLE run DROP INDEX run_retry, DROP INDEX run_child, DROP INDEX run_followup,"
+        " DROP INDEX run_end, DROP COLUMN followup_pending, DROP COLUMN retry_of,"
+        " DROP COLUMN child_of",
+        "ALTER TABLE report_day DROP INDEX report_day_job"};
+  } else {
+    out = {"DROP INDEX run_retry",
+           "DROP INDEX run_child",
+           "DROP INDEX run_followup",
+           "DROP INDEX run_end",
+           "DROP INDEX report_day_job",
+           "ALTER TABLE run DROP COLUMN followup_pending",
+           "ALTER TABLE run DROP COLUMN retry_of",
+           "ALTER TABLE run DROP COLUMN child_of"};
+  }
+  out.push_back("DROP TABLE report_duration");
+  out.push_back("DELETE FROM schema_migrations WHERE version = 2");
+  return out;
+}
+
+// A v1 run row of job_id at trigger_ms with the given status and end time.
+std::string V1Run(int64_t job_id, int64_t trigger_ms, int status, int64_t end_ms) {
+  return absl::StrCat(
+      "INSERT INTO run(job_id, group_id, trigger_type, trigger_ms, params, trigger_message, "
+      "handle_message, end_ms, status) VALUES (",
+      job_id, ", 1, ", v1::TRIGGER_TYPE_API, ", ", trigger_ms, ", '', '', '', ", end_ms, ", ",
+      status, ")");
+}
+
+TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
+  store_.reset();
+  std::vector<std::string> statements = RewindToV1(is_mysql());
+  for (const std::string& s :
+       {V1Run(7, kDay + 10, v1::RUN_STATUS_RUNNING, 0),
+        V1Run(7, kDay + 20, v1::RUN_STATUS_SUCCEEDED, kDay + 30),
+        V1Run(7, kDay + 40, v1::RUN_STATUS_FAILED, kDay + 50),
+        V1Run(8, kDay + 60, v1::RUN_STATUS_PENDING, 0),
+        V1Run(8, kDay + kDayMs + 1, v1::RUN_STATUS_FAILED, kDay + kDayMs + 2)}) {
+    statements.push_back(s);
+  }
+  ASSERT_NO_FATAL_FAILURE(
+      RawExec(url(), is_mysql(), is_mysql() ? RawMysqlConnection() : nullptr, statements));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1));
+
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2));
+  ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
+  ASSERT_EQ(report.size(), 2u);
+  EXPECT_EQ(report[0].running(), 2);
+  EXPECT_EQ(report[0].succeeded(), 1);
+  EXPECT_EQ(report[0].failed(), 1);
+  EXPECT_EQ(report[0].duration_p50_ms(), 0);  // Durations are not backfilled.
+  EXPECT_EQ(report[1].failed(), 1);
+  // Runs that ended before the upgrade are not follow-ups.
+  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10));
+  EXPECT_THAT(pending, IsEmpty());
+
+  // Counters carry on from the backfilled values.
+  RunFilter running;
+  running.job_id = 7;
+  running.statuses = {v1::RUN_STATUS_RUNNING};
+  ASSERT_OK_AND_ASSIGN(active, store().ListRuns(running));
+  ASSERT_EQ(active.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(failed, store().FailRuns({active[0].id()}, 504, "lost", kDay + 100));
+  EXPECT_EQ(failed, 1);
+  ASSERT_OK_AND_ASSIGN(job7, store().GetReport(kDay, kDay + kDayMs, 7));
+  ASSERT_EQ(job7.size(), 1u);
+  EXPECT_EQ(job7[0].running(), 0);
+  EXPECT_EQ(job7[0].failed(), 2);
+}
+
+TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
+  if (!is_mysql()) GTEST_SKIP() << "SQLite applies a migration in one transaction";
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  v1::Run run = MakeRun(job_, kDay);
+  const int64_t id = Insert(run);
+  ASSERT_OK(store().ApplyReports({Result(id, 200, kDay + 5000)}, 0).status());
+  // As if the server died after the ALTERs of version 2 but before it was recorded.
+  store_.reset();
+  ASSERT_NO_FATAL_FAILURE(
+      RawExec(url(), true, RawMysqlConnection(),
+              {"DELETE FROM schema_migrations WHERE version = 2", "DELETE FROM report_day"}));
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2));
+  ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + kDayMs, job_.id()));
+  ASSERT_EQ(report.size(), 1u);
+  EXPECT_EQ(report[0].succeeded(), 1);
+  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10));
+  ASSERT_EQ(pending.size(), 1u);  // The column and its value survived.
+  EXPECT_EQ(pending[0].id(), id);
+}
+
+}  // namespace
+}  // namespace gnomon::store::testing
