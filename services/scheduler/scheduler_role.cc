@@ -16,7 +16,8 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       membership_(auth->cluster_token(), clock),
       links_(clock),
       recorder_(store, clock),
-      trigger_(store, &membership_, &links_, &recorder_, clock),
+      pools_(clock, options.pools),
+      trigger_(store, &membership_, &links_, &recorder_, clock, &pools_),
       loop_(store, &trigger_, clock, options.loop),
       followups_(store, &trigger_, &loop_, clock, options.followups),
       reaper_(store, &membership_, clock, options.reaper),
@@ -67,6 +68,7 @@ void SchedulerRole::Stop() {
   followups_.Stop();
   reaper_.Stop();
   membership_.Stop();
+  pools_.Stop();
   links_.CloseAll();
   recorder_.Stop();
   for (auto& t : threads_) t.join();

@@ -30,6 +30,7 @@ struct SchedulerOptions {
   std::string replica_id;
   LeaderLeaseOptions lease;
   ScheduleLoopOptions loop;
+  TriggerPoolOptions pools;
   FollowupOptions followups;
   RunReaperOptions reaper;
   JobLimits limits;
@@ -51,6 +52,7 @@ class SchedulerRole {
   Membership membership_;
   ExecutorLinks links_;
   DispatchRecorder recorder_;
+  TriggerPools pools_;
   Trigger trigger_;
   ScheduleLoop loop_;
   Followups followups_;

@@ -31,8 +31,13 @@ const char* RouteName(v1::RouteStrategy s) {
 }  // namespace
 
 Trigger::Trigger(store::Store* store, Membership* membership, ExecutorLinks* links,
-                 DispatchRecorder* recorder, Clock* clock)
-    : store_(store), membership_(membership), links_(links), recorder_(recorder), clock_(clock) {
+                 DispatchRecorder* recorder, Clock* clock, TriggerPools* pools)
+    : store_(store),
+      membership_(membership),
+      links_(links),
+      recorder_(recorder),
+      clock_(clock),
+      pools_(pools) {
   for (int s = v1::RouteStrategy_MIN; s <= v1::RouteStrategy_MAX; ++s) {
     if (!v1::RouteStrategy_IsValid(s)) continue;
     auto strategy = static_cast<v1::RouteStrategy>(s);
@@ -140,8 +145,18 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
       continue;
     }
     runs[k].set_id((*inserted)[k].run_id);
+    if (runs[k].first_run_id() == 0) runs[k].set_first_run_id(runs[k].id());
     out.run_ids.push_back(runs[k].id());
-    Dispatch(runs[k], fires[p.fire], p.group, p.executors);
+    const absl::Time submitted = clock_->Now();
+    if (pools_ == nullptr) {
+      Dispatch(runs[k], fires[p.fire], p.group, p.executors, submitted);
+    } else {
+      // The run is recorded; routing and sending happen on the job's pool.
+      pools_->Submit(runs[k].job_id(), [this, run = runs[k], f = fires[p.fire], g = p.group,
+                                        e = p.executors, submitted] {
+        Dispatch(run, f, g, e, submitted);
+      });
+    }
   }
   return outcomes;
 }
@@ -161,7 +176,7 @@ void Trigger::Fail(const v1::Run& run, int32_t code, const std::string& message)
 }
 
 void Trigger::Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g,
-                       const std::vector<v1::ExecutorInfo>& executors) {
+                       const std::vector<v1::ExecutorInfo>& executors, absl::Time submitted) {
   if (executors.empty()) {
     Fail(run, v1::HANDLE_CODE_NO_EXECUTOR,
          absl::StrCat("no live executor in group ", g.id(), " (app \"", g.app_name(), "\")"));
@@ -203,8 +218,11 @@ void Trigger::Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g
   std::string route = absl::StrCat("route ", RouteName(strategy), " -> ", address);
   const int64_t run_id = run.id();
   const int64_t epoch = run.fence_epoch();
+  const int64_t job_id = run.job_id();
   links_->Send(address, g.access_token(), std::move(req),
-               [this, run_id, epoch, address, route](absl::StatusOr<v1::DispatchResponse> r) {
+               [this, run_id, job_id, epoch, address, route,
+                submitted](absl::StatusOr<v1::DispatchResponse> r) {
+                 if (pools_ != nullptr) pools_->RecordDispatch(job_id, clock_->Now() - submitted);
                  store::DispatchUpdate u;
                  u.run_id = run_id;
                  u.executor_address = address;

@@ -28,6 +28,7 @@
 #include "services/scheduler/executor_link.h"
 #include "services/scheduler/membership.h"
 #include "services/scheduler/router.h"
+#include "services/scheduler/trigger_pools.h"
 
 namespace gnomon::scheduler {
 
@@ -62,8 +63,9 @@ class FireSink {
 
 class Trigger final : public FireSink, public ExecutorProbe {
  public:
+  // `pools` may be null: routing and sending then happen on the caller's thread.
   Trigger(store::Store* store, Membership* membership, ExecutorLinks* links,
-          DispatchRecorder* recorder, Clock* clock);
+          DispatchRecorder* recorder, Clock* clock, TriggerPools* pools = nullptr);
 
   absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) override
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -81,7 +83,7 @@ class Trigger final : public FireSink, public ExecutorProbe {
   std::vector<v1::ExecutorInfo> Candidates(const FireSpec& f, const v1::Group& g);
   Router* RouterFor(v1::RouteStrategy s);
   void Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g,
-                const std::vector<v1::ExecutorInfo>& executors);
+                const std::vector<v1::ExecutorInfo>& executors, absl::Time submitted);
   void Fail(const v1::Run& run, int32_t code, const std::string& message);
   std::string TokenFor(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -90,6 +92,7 @@ class Trigger final : public FireSink, public ExecutorProbe {
   ExecutorLinks* const links_;
   DispatchRecorder* const recorder_;
   Clock* const clock_;
+  TriggerPools* const pools_;
   std::atomic<int64_t> fence_epoch_{0};
   std::map<v1::RouteStrategy, std::unique_ptr<Router>> routers_;  // Built once, read-only.
 
