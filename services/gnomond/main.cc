@@ -46,6 +46,8 @@ ABSL_FLAG(int64_t, max_params_bytes, 64 * 1024, "Largest job or trigger params a
 ABSL_FLAG(absl::Duration, beat_interval, absl::Seconds(2), "How often executors beat.");
 ABSL_FLAG(int, missed_beats, 3, "Beats an executor may miss before it is removed.");
 ABSL_FLAG(int64_t, max_log_lines_per_run, 10000, "Run-log lines kept per run; more are dropped.");
+ABSL_FLAG(int, retention_days, 30, "Runs and their logs older than this many days are deleted (0: never).");
+ABSL_FLAG(int64_t, max_runs_per_job, 0, "Keep at most this many runs per job (0: no limit).");
 ABSL_FLAG(absl::Duration, lease_ttl, absl::Seconds(10),
           "Scheduler lease time-to-live: a replica that dies is replaced after at most this long.");
 ABSL_FLAG(absl::Duration, preread_window, absl::Seconds(5),
@@ -119,7 +121,11 @@ int Serve() {
     server.AddService(registry_role->service(), v1::Registry::service_full_name());
   }
   if (roles.count("log")) {
-    log_role = std::make_unique<logsvc::LogRole>(store->get(), &auth, logsvc::ReportWriterOptions{});
+    logsvc::RetentionOptions retention;
+    retention.days = absl::GetFlag(FLAGS_retention_days);
+    retention.max_runs_per_job = absl::GetFlag(FLAGS_max_runs_per_job);
+    log_role = std::make_unique<logsvc::LogRole>(store->get(), &auth, logsvc::ReportWriterOptions{},
+                                                 retention);
     server.AddService(log_role->service(), v1::LogService::service_full_name());
   }
   if (roles.count("scheduler")) {

@@ -7,30 +7,40 @@
 #include <thread>
 
 #include "services/log/log_service.h"
+#include "services/log/retention.h"
 
 namespace gnomon::logsvc {
 
 class LogRole {
  public:
   LogRole(store::Store* store, Authenticator* auth, ReportWriterOptions options,
-          Clock* clock = &RealClock())
-      : writer_(store, clock, options), service_(store, auth, &writer_, &hub_) {
+          RetentionOptions retention, Clock* clock = &RealClock())
+      : writer_(store, clock, options),
+        service_(store, auth, &writer_, &hub_),
+        retention_(store, clock, retention) {
     ConnectTailHub(&writer_, &hub_);
   }
   ~LogRole() { Stop(); }
 
   grpc::Service* service() { return &service_; }
-  void Start() { thread_ = std::thread([this] { writer_.Run(); }); }
+  void Start() {
+    thread_ = std::thread([this] { writer_.Run(); });
+    retention_thread_ = std::thread([this] { retention_.Run(); });
+  }
   void Stop() {
     writer_.Stop();
+    retention_.Stop();
     if (thread_.joinable()) thread_.join();
+    if (retention_thread_.joinable()) retention_thread_.join();
   }
 
  private:
   ReportWriter writer_;
   LogTailHub hub_;
   LogServiceImpl service_;
+  Retention retention_;
   std::thread thread_;
+  std::thread retention_thread_;
 };
 
 }  // namespace gnomon::logsvc

@@ -4,11 +4,15 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
 
 namespace gnomon::logsvc {
+
+using google::protobuf::util::TimeUtil;
+
 namespace {
 
 // Shared by a ReportResults handler and the ack callbacks it hands out; the
@@ -183,6 +187,28 @@ grpc::Status LogServiceImpl::ListRuns(grpc::ServerContext* context,
   absl::StatusOr<v1::ListRunsResponse> page = gnomon::ListRuns(store_, *request);
   if (!page.ok()) return ToGrpcStatus(page.status());
   *response = std::move(*page);
+  return grpc::Status::OK;
+}
+
+grpc::Status LogServiceImpl::GetReport(grpc::ServerContext* context,
+                                       const v1::GetReportRequest* request,
+                                       v1::GetReportResponse* response) {
+  if (absl::Status s = auth_->CheckAdmin(*context); !s.ok()) return ToGrpcStatus(s);
+  constexpr int64_t kDay = 86'400'000;
+  if (!request->has_start_time() || !request->has_end_time()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "start_time, end_time: both are required");
+  }
+  if (request->job_id() < 0) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "job_id: negative");
+  // Whole UTC days: the start day included, through the day before end.
+  const int64_t from = TimeUtil::TimestampToMilliseconds(request->start_time()) / kDay * kDay;
+  const int64_t to = (TimeUtil::TimestampToMilliseconds(request->end_time()) + kDay - 1) / kDay * kDay;
+  if (to <= from) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "end_time: must be after start_time");
+  if ((to - from) / kDay > 366) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "end_time: at most 366 days per report");
+  }
+  absl::StatusOr<std::vector<v1::ReportRow>> rows = store_->GetReport(from, to, request->job_id());
+  if (!rows.ok()) return ToGrpcStatus(rows.status());
+  for (auto& r : *rows) *response->add_rows() = std::move(r);
   return grpc::Status::OK;
 }
 

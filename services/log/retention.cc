@@ -1,0 +1,51 @@
+#include "services/log/retention.h"
+
+#include "services/common/client/log.h"
+
+namespace gnomon::logsvc {
+
+int64_t Retention::Sweep() {
+  int64_t total = 0;
+  if (options_.days > 0) {
+    const int64_t before = clock_->NowMillis() - int64_t{options_.days} * 86'400'000;
+    while (true) {
+      absl::StatusOr<int64_t> n = store_->DeleteRunsEndedBefore(before, options_.batch);
+      if (!n.ok()) {
+        GNOMON_LOG(WARNING) << "log service: retention by age failed: " << n.status();
+        break;
+      }
+      total += *n;
+      if (*n < options_.batch) break;
+    }
+  }
+  if (options_.max_runs_per_job > 0) {
+    while (true) {
+      absl::StatusOr<int64_t> n = store_->TrimRunsPerJob(options_.max_runs_per_job, options_.batch);
+      if (!n.ok()) {
+        GNOMON_LOG(WARNING) << "log service: retention per job failed: " << n.status();
+        break;
+      }
+      total += *n;
+      if (*n < options_.batch) break;
+    }
+  }
+  if (total > 0) GNOMON_LOG(INFO) << "log service: retention deleted " << total << " runs";
+  return total;
+}
+
+void Retention::Run() {
+  while (true) {
+    Sweep();
+    absl::MutexLock l(&mu_);
+    if (stopped_) return;
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + options_.interval);
+    if (stopped_) return;
+  }
+}
+
+void Retention::Stop() {
+  absl::MutexLock l(&mu_);
+  stopped_ = true;
+}
+
+}  // namespace gnomon::logsvc
