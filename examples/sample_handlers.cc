@@ -122,6 +122,9 @@ void Slow(JobContext& ctx) {
   ctx.Log("slept");
 }
 
+// Does nothing and succeeds: for measuring gnomon itself (bench/).
+void Noop(JobContext&) {}
+
 void Fail(JobContext& ctx) {
   ctx.Log("this handler always fails");
   ctx.SetResult(500, "fail handler: failed on purpose");
@@ -134,7 +137,7 @@ absl::Status RegisterSampleHandlers(executor::Executor& executor) {
   (void)curl_ready;
   for (auto& [name, handler] : std::initializer_list<std::pair<const char*, executor::Handler>>{
            {"demo", Demo}, {"shell", Shell}, {"http", Http}, {"sharding", Sharding},
-           {"slow", Slow}, {"fail", Fail}}) {
+           {"slow", Slow}, {"fail", Fail}, {"noop", Noop}}) {
     if (absl::Status s = executor.RegisterHandler(name, handler); !s.ok()) return s;
   }
   return absl::OkStatus();

@@ -28,6 +28,7 @@ v1::TriggerType ScheduledType(const v1::Job& job) {
 void ScheduleLoop::Stop() {
   absl::MutexLock l(&mu_);
   stopped_ = true;
+  FlushAdvances(clock_->NowMillis());
 }
 
 void ScheduleLoop::Invalidate(int64_t job_id) {
@@ -52,6 +53,7 @@ void ScheduleLoop::Disarm(int64_t job_id) {
 }
 
 void ScheduleLoop::Preread(int64_t now_ms) {
+  FlushAdvances(now_ms);  // So the store's cursors match what is in memory.
   const int64_t until = now_ms + absl::ToInt64Milliseconds(options_.preread_window);
   mu_.Unlock();
   absl::StatusOr<std::vector<store::DueJob>> due = store_->ListDueJobs(until, options_.preread_limit);
@@ -60,8 +62,28 @@ void ScheduleLoop::Preread(int64_t now_ms) {
     GNOMON_LOG(WARNING) << "scheduler: pre-read failed, will retry: " << due.status();
     return;
   }
+  absl::flat_hash_set<int64_t> listed;
   for (const store::DueJob& d : *due) {
-    if (!armed_.contains(d.job.id())) Arm(d.job, d.next_fire_ms);
+    listed.insert(d.job.id());
+    auto it = armed_.find(d.job.id());
+    const bool changed =
+        it != armed_.end() &&
+        (it->second.cursor != d.next_fire_ms ||
+         TimeUtil::TimestampToMilliseconds(it->second.job.update_time()) !=
+             TimeUtil::TimestampToMilliseconds(d.job.update_time()));
+    // New, or changed by an admin call on any replica: take the store's view.
+    if (it == armed_.end() || (changed && !pending_advances_.contains(d.job.id()))) {
+      Arm(d.job, d.next_fire_ms);
+    }
+  }
+  // Armed jobs due within the window that the store no longer lists were
+  // stopped or deleted (possibly through another replica).
+  if (static_cast<int>(due->size()) < options_.preread_limit) {
+    std::vector<int64_t> gone;
+    for (const auto& [id, a] : armed_) {
+      if (a.cursor <= until && !listed.contains(id) && !pending_advances_.contains(id)) gone.push_back(id);
+    }
+    for (int64_t id : gone) Disarm(id);
   }
 }
 
@@ -131,13 +153,10 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
   mu_.Unlock();
 
   std::vector<FireSpec> fires;
-  std::vector<store::JobAdvance> advances;
   for (const Planned& p : plans) {
     if (p.fires) fires.push_back(p.fire);
-    advances.push_back(p.advance);
   }
-  // Record (and dispatch) first, then advance: a crash in between leaves the
-  // cursor on a slot whose key is taken, so nothing fires twice or is lost.
+  // Record (and dispatch) first; the cursors advance only after that.
   bool recorded = true;
   if (!fires.empty()) {
     absl::StatusOr<std::vector<FireOutcome>> out = trigger_->Fire(std::move(fires));
@@ -147,35 +166,60 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
                           << " fires failed, will retry: " << out.status();
     }
   }
-  absl::StatusOr<std::vector<bool>> applied =
-      recorded ? store_->AdvanceJobs(advances) : absl::UnavailableError("not recorded");
-  if (recorded && !applied.ok()) {
-    GNOMON_LOG(WARNING) << "scheduler: advancing cursors failed, will re-read: " << applied.status();
-  }
 
   mu_.Lock();
-  for (size_t i = 0; i < plans.size(); ++i) {
-    const Planned& p = plans[i];
-    const int64_t id = p.advance.job_id;
-    if (!applied.ok()) {
-      dirty_ = true;  // Re-read from the store; taken slots will not fire again.
-      continue;
-    }
-    if (!(*applied)[i] || invalidated_.contains(id)) continue;  // Changed meanwhile.
-    if (armed_.contains(id)) continue;
-    Arm(p.fire.job, p.advance.next_fire_ms);
-    if (auto it = armed_.find(id); it != armed_.end()) it->second.caught_up = caught_up[i];
-  }
-  if (!applied.ok()) {
-    // Forget everything so the next pre-read starts from the store's cursors.
+  if (!recorded) {
+    // Forget everything: the next pre-read starts from the store's cursors,
+    // which still point at the unrecorded slots.
     armed_.clear();
     timer_.clear();
+    pending_advances_.clear();
+    dirty_ = true;
+    return;
+  }
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const store::JobAdvance& a = plans[i].advance;
+    auto [it, inserted] = pending_advances_.try_emplace(a.job_id, a);
+    if (!inserted) {
+      it->second.next_fire_ms = a.next_fire_ms;  // Keep the first expected cursor.
+      it->second.last_fire_ms = a.last_fire_ms;
+    }
+    if (invalidated_.contains(a.job_id) || armed_.contains(a.job_id)) continue;
+    Arm(plans[i].fire.job, a.next_fire_ms);
+    if (auto armed = armed_.find(a.job_id); armed != armed_.end()) armed->second.caught_up = caught_up[i];
+  }
+  if (pending_advances_.size() >= options_.advance_batch) FlushAdvances(now_ms);
+}
+
+void ScheduleLoop::FlushAdvances(int64_t now_ms) {
+  last_flush_ms_ = now_ms;
+  if (pending_advances_.empty()) return;
+  std::vector<store::JobAdvance> advances;
+  advances.reserve(pending_advances_.size());
+  for (auto& [id, a] : pending_advances_) advances.push_back(a);
+  pending_advances_.clear();
+  mu_.Unlock();
+  absl::StatusOr<std::vector<bool>> applied = store_->AdvanceJobs(advances);
+  mu_.Lock();
+  if (!applied.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: advancing cursors failed, will re-read: " << applied.status();
+    // The store's cursors are behind; re-reading re-fires those slots, whose
+    // keys are taken, so nothing is dispatched twice.
+    armed_.clear();
+    timer_.clear();
+    dirty_ = true;
+    return;
+  }
+  for (size_t i = 0; i < advances.size(); ++i) {
+    if (!(*applied)[i]) Disarm(advances[i].job_id);  // Changed in the store meanwhile.
   }
 }
 
 void ScheduleLoop::SetActive(bool active) {
   absl::MutexLock l(&mu_);
+  if (!active) FlushAdvances(clock_->NowMillis());
   active_ = active;
+  pending_advances_.clear();
   armed_.clear();
   timer_.clear();
   dirty_ = true;
@@ -193,7 +237,11 @@ int64_t ScheduleLoop::TickLocked() {
     Preread(now);
   }
   FireDue(clock_->NowMillis());
+  const int64_t after = clock_->NowMillis();
+  const int64_t flush_every = absl::ToInt64Milliseconds(options_.advance_flush_interval);
+  if (!pending_advances_.empty() && after - last_flush_ms_ >= flush_every) FlushAdvances(after);
   int64_t wake = next_preread_ms_;
+  if (!pending_advances_.empty()) wake = std::min(wake, last_flush_ms_ + flush_every);
   if (!timer_.empty()) wake = std::min(wake, timer_.begin()->first);
   return wake;
 }

@@ -1,12 +1,13 @@
 // ScheduleLoop: fires jobs on their schedule with millisecond resolution.
 //
 // Every `preread_interval` it reads the jobs due within `preread_window` into
-// an in-memory timer (a set ordered by slot instant). When a slot is due it
-// hands the fire to Trigger, which records the run under its unique slot key
-// before dispatching, and only then advances the job's cursor in the store
-// (compare-and-set, batched). A crash between the two re-fires nothing: the
-// slot key is taken. A slot found later than the misfire threshold follows
-// the job's misfire policy.
+// an in-memory timer (a set ordered by slot instant), refreshing jobs changed
+// in the store (by any replica) and dropping those no longer due. When a slot
+// is due it hands the fire to Trigger, which records the run under its unique
+// slot key before dispatching; the job's cursor advances in memory at once and
+// in the store in batches (compare-and-set). A crash before a batch is
+// written re-fires nothing: those slots' keys are taken. A slot found later
+// than the misfire threshold follows the job's misfire policy.
 //
 //   ScheduleLoop loop(store, &trigger, &RealClock(), {});
 //   std::thread t([&] { loop.Run(); });
@@ -36,6 +37,11 @@ struct ScheduleLoopOptions {
   absl::Duration preread_window = absl::Seconds(5);
   absl::Duration preread_interval = absl::Seconds(1);
   int preread_limit = 5000;
+  // Cursor advances are written in batches, at least this often (or every
+  // `advance_batch` advances). Safe to defer: a slot re-fired after a crash
+  // finds its key taken and is not dispatched again.
+  absl::Duration advance_flush_interval = absl::Milliseconds(200);
+  size_t advance_batch = 1000;
 };
 
 class ScheduleLoop {
@@ -74,6 +80,8 @@ class ScheduleLoop {
   Planned Plan(Armed& armed, int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Preread(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FireDue(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes pending cursor advances; disarms jobs whose cursor changed meanwhile.
+  void FlushAdvances(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int64_t TickLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   store::Store* const store_;
@@ -87,6 +95,9 @@ class ScheduleLoop {
   int64_t next_preread_ms_ ABSL_GUARDED_BY(mu_) = 0;
   // Jobs invalidated while a batch was being fired unlocked: not re-armed.
   absl::flat_hash_set<int64_t> invalidated_ ABSL_GUARDED_BY(mu_);
+  // Advances not yet written, one per job (first expected, last next).
+  absl::flat_hash_map<int64_t, store::JobAdvance> pending_advances_ ABSL_GUARDED_BY(mu_);
+  int64_t last_flush_ms_ ABSL_GUARDED_BY(mu_) = 0;
   bool dirty_ ABSL_GUARDED_BY(mu_) = true;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   bool active_ ABSL_GUARDED_BY(mu_) = true;

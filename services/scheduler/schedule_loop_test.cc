@@ -107,6 +107,7 @@ TEST_F(ScheduleLoopTest, FixRateFiresEachSlotAtItsMillisecond) {
     EXPECT_EQ(sink_.seen.back().fired_at_ms, kStart + 100 * k);
     EXPECT_EQ(sink_.seen.back().type, v1::TRIGGER_TYPE_FIX_RATE);
   }
+  loop.Stop();  // Writes the batched cursor advances.
   EXPECT_EQ(Cursor(id), kStart + 2100);
 }
 
@@ -125,6 +126,36 @@ TEST_F(ScheduleLoopTest, CronJobFiresOnItsSecondsInItsZone) {
   EXPECT_EQ(sink_.seen[1].scheduled_ms, kStart + 4000);
   EXPECT_EQ(sink_.seen[2].scheduled_ms, kStart + 6000);
   EXPECT_EQ(sink_.seen[2].type, v1::TRIGGER_TYPE_CRON);
+}
+
+TEST_F(ScheduleLoopTest, CursorAdvancesAreWrittenInBatches) {
+  const int64_t id = Create(RateJob(100), kStart + 100);
+  ScheduleLoopOptions o;
+  o.advance_flush_interval = absl::Milliseconds(500);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, o);
+  loop.Tick();
+  for (int k = 1; k <= 4; ++k) {
+    clock_.AdvanceTo(absl::FromUnixMillis(kStart + 100 * k));
+    loop.Tick();
+  }
+  ASSERT_EQ(sink_.seen.size(), 4u);
+  EXPECT_EQ(Cursor(id), kStart + 100);  // Not yet written: one batch per interval.
+  clock_.AdvanceTo(absl::FromUnixMillis(kStart + 500));
+  loop.Tick();
+  EXPECT_EQ(Cursor(id), kStart + 600);
+}
+
+TEST_F(ScheduleLoopTest, AJobStoppedThroughAnotherReplicaIsDroppedAtThePreRead) {
+  const int64_t id = Create(RateJob(1000), kStart + 3000);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  loop.Tick();  // Armed for kStart + 3000.
+  // Stopped in the store without telling this loop (another replica's admin call).
+  ASSERT_TRUE(store_->SetJobState(id, v1::JOB_STATE_STOPPED, store::kNever, kStart).ok());
+  clock_.AdvanceTo(absl::FromUnixMillis(kStart + 1000));  // Next pre-read.
+  loop.Tick();
+  clock_.AdvanceTo(absl::FromUnixMillis(kStart + 3000));
+  loop.Tick();
+  EXPECT_TRUE(sink_.seen.empty());
 }
 
 TEST_F(ScheduleLoopTest, StoppedJobIsNotFiredAndInvalidateForgetsIt) {
@@ -150,6 +181,7 @@ TEST_F(ScheduleLoopTest, FailedRecordingKeepsTheCursorSoTheSlotIsNotLost) {
   loop.Tick();
   ASSERT_EQ(sink_.seen.size(), 1u);
   EXPECT_EQ(sink_.seen[0].scheduled_ms, kStart + 1000);
+  loop.Stop();
   EXPECT_EQ(Cursor(id), kStart + 2000);
 }
 
@@ -170,6 +202,7 @@ TEST_F(MisfireTest, DoNothingSkipsToTheNextFutureSlot) {
   clock_.Advance(absl::Milliseconds(500));
   loop.Tick();
   EXPECT_TRUE(sink_.seen.empty());
+  loop.Stop();
   EXPECT_EQ(Cursor(id), kStart + 1000);
 }
 
@@ -182,6 +215,7 @@ TEST_F(MisfireTest, FireOnceNowFiresTheOldestMissedSlotOnceThenResumes) {
   ASSERT_EQ(sink_.seen.size(), 1u);
   EXPECT_EQ(sink_.seen[0].type, v1::TRIGGER_TYPE_MISFIRE);
   EXPECT_EQ(sink_.seen[0].scheduled_ms, kStart - 60'000);
+  loop.Stop();
   EXPECT_EQ(Cursor(id), kStart + 1000);
 }
 
@@ -195,6 +229,7 @@ TEST_F(MisfireTest, CatchUpFiresMissedSlotsOldestFirstUpToTheLimit) {
     EXPECT_EQ(sink_.seen[i].scheduled_ms, kStart - 60'000 + 1000 * i);
     EXPECT_EQ(sink_.seen[i].type, v1::TRIGGER_TYPE_MISFIRE);
   }
+  loop.Stop();
   EXPECT_EQ(Cursor(id), kStart + 1000);
 }
 

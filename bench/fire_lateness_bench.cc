@@ -1,0 +1,123 @@
+// Fire lateness of the schedule loop: how long after a slot's instant its run
+// is recorded and handed to dispatch (dispatch instant - scheduled instant),
+// at 1,000 and 10,000 fires/s, with the real loop, the real clock and a real
+// SQLite store; plus store transactions per run. Executors are left out (see
+// e2e_rate_bench for the whole path).
+//
+//   fire_lateness_bench [seconds per rate, default 10]
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "bench/counting_store.h"
+#include "google/protobuf/util/time_util.h"
+#include "services/scheduler/schedule_loop.h"
+
+namespace gnomon::bench {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+// Records each fire's runs in the store (as Trigger does) and notes the
+// lateness at the instant the run would be sent.
+class RecordingSink final : public scheduler::FireSink {
+ public:
+  explicit RecordingSink(store::Store* store) : store_(store) {}
+  absl::StatusOr<std::vector<scheduler::FireOutcome>> Fire(
+      std::vector<scheduler::FireSpec> fires) override {
+    std::vector<v1::Run> runs;
+    runs.reserve(fires.size());
+    const int64_t now = absl::ToUnixMillis(absl::Now());
+    for (const auto& f : fires) {
+      v1::Run r;
+      r.set_job_id(f.job.id());
+      r.set_group_id(f.job.group_id());
+      r.set_trigger_type(f.type);
+      *r.mutable_scheduled_time() = TimeUtil::MillisecondsToTimestamp(f.scheduled_ms);
+      *r.mutable_trigger_time() = TimeUtil::MillisecondsToTimestamp(now);
+      r.set_status(v1::RUN_STATUS_PENDING);
+      r.set_shard_total(1);
+      runs.push_back(std::move(r));
+    }
+    auto inserted = store_->InsertRuns(runs);
+    if (!inserted.ok()) return inserted.status();
+    const absl::Time sent = absl::Now();
+    absl::MutexLock l(&mu_);
+    for (const auto& f : fires) {
+      lateness_us_.push_back(absl::ToInt64Microseconds(sent - absl::FromUnixMillis(f.scheduled_ms)));
+    }
+    return std::vector<scheduler::FireOutcome>(fires.size());
+  }
+  std::vector<int64_t> Take() {
+    absl::MutexLock l(&mu_);
+    return std::move(lateness_us_);
+  }
+
+ private:
+  store::Store* store_;
+  absl::Mutex mu_;
+  std::vector<int64_t> lateness_us_;
+};
+
+void RunRate(int fires_per_second, int seconds) {
+  const std::string dir = std::filesystem::temp_directory_path() /
+                          ("gnomon-lateness-" + std::to_string(getpid()) + "-" +
+                           std::to_string(fires_per_second));
+  std::filesystem::create_directories(dir);
+  auto real = store::OpenStore("sqlite:" + dir + "/bench.db", {});
+  if (!real.ok()) {
+    std::fprintf(stderr, "store: %s\n", real.status().ToString().c_str());
+    return;
+  }
+  CountingStore store(real->get());
+  v1::Group g;
+  g.set_app_name("bench");
+  g.set_access_token("x");
+  const int64_t group = (*real)->CreateGroup(g, 0)->id();
+  constexpr int64_t kPeriodMs = 100;
+  const int jobs = fires_per_second * kPeriodMs / 1000;
+  const int64_t start = absl::ToUnixMillis(absl::Now()) + 1500;
+  for (int i = 0; i < jobs; ++i) {
+    v1::Job j;
+    j.set_group_id(group);
+    j.mutable_bean()->set_handler("noop");
+    *j.mutable_schedule()->mutable_fix_rate() = TimeUtil::MillisecondsToDuration(kPeriodMs);
+    // Spread the jobs over the period so fires arrive evenly.
+    (*real)->CreateJob(j, v1::JOB_STATE_RUNNING, start + i * kPeriodMs / jobs, 0).IgnoreError();
+  }
+  RecordingSink sink(&store);
+  scheduler::ScheduleLoop loop(&store, &sink, &RealClock(), {});
+  const uint64_t writes_before = store.writes();
+  std::thread t([&] { loop.Run(); });
+  absl::SleepFor(absl::Seconds(1.5 + seconds));  // A benchmark's run time, not synchronisation.
+  loop.Stop();
+  loop.Invalidate(0);  // Wakes the loop so it sees Stop.
+  t.join();
+  std::vector<int64_t> lat = sink.Take();
+  const uint64_t writes = store.writes() - writes_before;
+  std::sort(lat.begin(), lat.end());
+  auto pct = [&](double p) { return lat.empty() ? 0 : lat[std::min(lat.size() - 1, size_t(p * lat.size()))]; };
+  std::printf("%6d fires/s target: %zu fires in %d s (%.0f/s); lateness p50 %.3f ms, p99 %.3f ms, max %.3f ms; "
+              "store transactions per run %.3f\n",
+              fires_per_second, lat.size(), seconds, lat.size() / double(seconds + 0.0), pct(0.5) / 1000.0,
+              pct(0.99) / 1000.0, lat.empty() ? 0 : lat.back() / 1000.0,
+              lat.empty() ? 0 : double(writes) / lat.size());
+  real->reset();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gnomon::bench
+
+int main(int argc, char** argv) {
+  int seconds = 10;
+  if (argc > 1 && !absl::SimpleAtoi(argv[1], &seconds)) return 2;
+  for (int rate : {1000, 10000}) gnomon::bench::RunRate(rate, seconds);
+}

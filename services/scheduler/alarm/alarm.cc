@@ -1,0 +1,98 @@
+#include "services/scheduler/alarm/alarm.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+
+namespace gnomon::scheduler::alarm {
+namespace {
+
+void AppendJsonString(std::string* out, const std::string& s) {
+  out->push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(c));
+          out->append(buf);
+        } else {
+          out->push_back(c);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+bool IsTimeField(const std::string& name) {
+  return name == "scheduled_time" || name == "end_time";
+}
+
+}  // namespace
+
+AlarmChannel::~AlarmChannel() = default;
+
+std::string FormatTimestamp(const google::protobuf::Timestamp& ts) {
+  if (ts.seconds() == 0 && ts.nanos() == 0) return "";
+  absl::Time t = absl::FromUnixSeconds(ts.seconds()) + absl::Nanoseconds(ts.nanos());
+  return absl::FormatTime("%Y-%m-%d%ET%H:%M:%E3SZ", t, absl::UTCTimeZone());
+}
+
+std::vector<AlarmField> AlarmFields(const Alarm& alarm) {
+  const v1::Job& job = alarm.job;
+  const v1::Run& run = alarm.run;
+  std::string trigger = v1::TriggerType_Name(run.trigger_type());
+  if (trigger.empty()) trigger = absl::StrCat(static_cast<int>(run.trigger_type()));
+  return {
+      {"job_id", absl::StrCat(job.id()), true},
+      {"job_description", job.description()},
+      {"run_id", absl::StrCat(run.id()), true},
+      {"first_run_id", absl::StrCat(run.first_run_id()), true},
+      {"attempt", absl::StrCat(run.attempt()), true},
+      {"trigger_type", trigger},
+      {"executor_address", run.executor_address()},
+      {"handle_code", absl::StrCat(run.handle_code()), true},
+      {"handle_message", run.handle_message()},
+      {"scheduled_time", FormatTimestamp(run.scheduled_time())},
+      {"end_time", FormatTimestamp(run.end_time())},
+      {"reason", alarm.reason},
+  };
+}
+
+std::string AlarmJson(const Alarm& alarm) {
+  std::string out = "{";
+  bool first = true;
+  for (const AlarmField& f : AlarmFields(alarm)) {
+    if (!first) out.append(",");
+    first = false;
+    AppendJsonString(&out, f.name);
+    out.append(":");
+    if (f.numeric) {
+      out.append(f.value);
+    } else if (IsTimeField(f.name) && f.value.empty()) {
+      out.append("null");
+    } else {
+      AppendJsonString(&out, f.value);
+    }
+  }
+  out.append("}");
+  return out;
+}
+
+}  // namespace gnomon::scheduler::alarm

@@ -1,0 +1,39 @@
+// Small RAII helpers over libcurl's easy interface, shared by the channels.
+//
+// Thread safety: CurlGlobalInit is thread-safe; each handle is used by one
+// thread.
+#ifndef GNOMON_SERVICES_SCHEDULER_ALARM_CURL_UTIL_H_
+#define GNOMON_SERVICES_SCHEDULER_ALARM_CURL_UTIL_H_
+
+#include <curl/curl.h>
+
+#include <memory>
+#include <string>
+
+namespace gnomon::scheduler::alarm::internal {
+
+// curl_global_init once per process (first channel constructed).
+void CurlGlobalInit();
+
+struct CurlEasyDeleter {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
+
+struct CurlSlistDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
+
+// Appends to a list, keeping ownership in `list`; false when out of memory.
+bool SlistAppend(CurlSlist* list, const std::string& item);
+
+// A URL fit for logs and run records: user info and query removed.
+std::string RedactUrl(const std::string& url);
+
+// The transport error text: curl's error buffer when set, else the code's text.
+std::string CurlErrorText(CURLcode code, const char* errbuf);
+
+}  // namespace gnomon::scheduler::alarm::internal
+
+#endif  // GNOMON_SERVICES_SCHEDULER_ALARM_CURL_UTIL_H_

@@ -1,0 +1,44 @@
+// WebhookChannel: POSTs one JSON document per alarm (see AlarmJson) to each
+// of the job's alarm.webhook_urls.
+//
+//   WebhookChannel webhook({.timeout = absl::Seconds(5)});
+//   absl::Status s = webhook.Send(alarm);  // "http://x/hook: HTTP 500" on failure
+//
+// Every URL is tried on each Send; a non-2xx answer or a transport error on
+// any of them makes Send fail with a message naming those URLs, so a retry
+// posts to every URL again (receivers can deduplicate on run_id).
+//
+// Thread safety: thread-safe (each Send uses its own curl handle).
+#ifndef GNOMON_SERVICES_SCHEDULER_ALARM_WEBHOOK_CHANNEL_H_
+#define GNOMON_SERVICES_SCHEDULER_ALARM_WEBHOOK_CHANNEL_H_
+
+#include <string>
+
+#include "absl/time/time.h"
+#include "services/scheduler/alarm/alarm.h"
+
+namespace gnomon::scheduler::alarm {
+
+struct WebhookOptions {
+  // Bound on one POST (connect, send, answer).
+  absl::Duration timeout = absl::Seconds(10);
+};
+
+class WebhookChannel final : public AlarmChannel {
+ public:
+  explicit WebhookChannel(WebhookOptions options);
+
+  std::string name() const override { return "webhook"; }
+  bool Wants(const v1::Job& job) const override;
+  absl::Status Send(const Alarm& alarm) override;
+
+ private:
+  // One POST; an error names the (redacted) URL and the status.
+  absl::Status Post(const std::string& url, const std::string& body);
+
+  const WebhookOptions options_;
+};
+
+}  // namespace gnomon::scheduler::alarm
+
+#endif  // GNOMON_SERVICES_SCHEDULER_ALARM_WEBHOOK_CHANNEL_H_
