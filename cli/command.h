@@ -137,6 +137,7 @@ std::vector<Command> GroupCommands();
 std::vector<Command> JobCommands();
 std::vector<Command> RunCommands();
 std::vector<Command> CronCommands();
+std::vector<Command> ReportCommands();
 
 }  // namespace gnomon::cli
 
