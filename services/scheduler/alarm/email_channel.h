@@ -13,6 +13,7 @@
 #define GNOMON_SERVICES_SCHEDULER_ALARM_EMAIL_CHANNEL_H_
 
 #include <string>
+#include <utility>
 
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"

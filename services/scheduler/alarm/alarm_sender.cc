@@ -1,0 +1,235 @@
+#include "services/scheduler/alarm/alarm_sender.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "services/common/client/backoff.h"
+#include "services/common/client/log.h"
+
+namespace gnomon::scheduler::alarm {
+namespace {
+
+// Drops are logged at 1, 2, 4, ... and then every 1000th, so a flood of them
+// does not flood the log too.
+bool ShouldLogDrop(int64_t dropped) {
+  return (dropped & (dropped - 1)) == 0 || dropped % 1000 == 0;
+}
+
+}  // namespace
+
+AlarmSender::AlarmSender(std::vector<std::unique_ptr<AlarmChannel>> channels,
+                         AlarmSenderOptions options, AlarmStatusCallback on_status)
+    : channels_(std::move(channels)),
+      options_(options),
+      clock_(options.clock != nullptr ? options.clock : &RealClock()),
+      on_status_(std::move(on_status)),
+      rng_(std::random_device{}()) {}
+
+AlarmSender::~AlarmSender() { Stop(); }
+
+void AlarmSender::Start() {
+  absl::MutexLock start_stop(&start_stop_mu_);
+  {
+    absl::MutexLock l(&mu_);
+    if (started_ || stopping_) return;
+    started_ = true;
+  }
+  worker_ = std::thread([this] { Loop(); });
+}
+
+bool AlarmSender::Raise(Alarm alarm) {
+  int64_t run_id = alarm.run.id();
+  int64_t dropped = 0;
+  bool stopped = false;
+  {
+    absl::MutexLock l(&mu_);
+    ++counters_.raised;
+    if (!stopping_ && pending_.size() < options_.queue_capacity) {
+      uint64_t id = next_id_++;
+      pending_[id].alarm = std::move(alarm);
+      incoming_.push_back(id);
+      return true;
+    }
+    stopped = stopping_;
+    dropped = ++counters_.dropped;
+  }
+  if (ShouldLogDrop(dropped)) {
+    GNOMON_LOG(WARNING) << "alarm: dropped the alarm for run " << run_id
+                        << (stopped ? " (sender stopped)" : " (queue full)") << "; " << dropped
+                        << " dropped so far";
+  }
+  return false;
+}
+
+void AlarmSender::Stop() {
+  absl::MutexLock start_stop(&start_stop_mu_);
+  {
+    absl::MutexLock l(&mu_);
+    stopping_ = true;
+  }
+  if (worker_.joinable()) worker_.join();
+  size_t abandoned = 0;
+  std::vector<std::pair<int64_t, std::string>> reports;
+  {
+    absl::MutexLock l(&mu_);
+    reports.swap(to_report_);
+    abandoned = pending_.size();
+    counters_.abandoned += static_cast<int64_t>(abandoned);
+    pending_.clear();
+    incoming_.clear();
+    ready_.clear();
+    waiting_.clear();
+  }
+  // Alarms that finished just before the worker stopped still get reported.
+  for (const auto& [run_id, status] : reports) {
+    if (on_status_) on_status_(run_id, status);
+  }
+  if (!reports.empty()) {
+    absl::MutexLock l(&mu_);
+    counters_.finished += static_cast<int64_t>(reports.size());
+  }
+  if (abandoned > 0) {
+    GNOMON_LOG(WARNING) << "alarm: stopped with " << abandoned << " alarm(s) not delivered";
+  }
+}
+
+AlarmCounters AlarmSender::counters() const {
+  absl::MutexLock l(&mu_);
+  return counters_;
+}
+
+bool AlarmSender::AwaitCounters(const std::function<bool(const AlarmCounters&)>& pred,
+                                absl::Duration timeout) const {
+  absl::MutexLock l(&mu_);
+  auto holds = [this, &pred]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return pred(counters_); };
+  return mu_.AwaitWithTimeout(absl::Condition(&holds), timeout);
+}
+
+bool AlarmSender::HasWork() const {
+  return stopping_ || !incoming_.empty() || !ready_.empty() || !to_report_.empty();
+}
+
+void AlarmSender::Loop() {
+  absl::MutexLock l(&mu_);
+  while (!stopping_) {
+    if (!to_report_.empty()) {
+      std::vector<std::pair<int64_t, std::string>> reports;
+      reports.swap(to_report_);
+      mu_.Unlock();
+      for (const auto& [run_id, status] : reports) {
+        if (on_status_) on_status_(run_id, status);
+      }
+      mu_.Lock();
+      counters_.finished += static_cast<int64_t>(reports.size());
+      continue;
+    }
+    ExpandIncoming();
+    PromoteDue();
+    if (!ready_.empty()) {
+      Delivery d = ready_.front();
+      ready_.pop_front();
+      const Alarm* alarm = &pending_.at(d.alarm_id).alarm;
+      AlarmChannel* channel = channels_[d.channel].get();
+      // Raise only inserts into pending_ and only this thread erases, so
+      // `alarm` stays valid while the lock is released.
+      mu_.Unlock();
+      absl::Status status = channel->Send(*alarm);
+      mu_.Lock();
+      RecordAttempt(d, status);
+      continue;
+    }
+    absl::Time deadline = waiting_.empty() ? absl::InfiniteFuture() : waiting_.begin()->first;
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(this, &AlarmSender::HasWork), deadline);
+  }
+}
+
+void AlarmSender::ExpandIncoming() {
+  while (!incoming_.empty()) {
+    uint64_t id = incoming_.front();
+    incoming_.pop_front();
+    Pending& p = pending_.at(id);
+    p.outcomes.assign(channels_.size(), Outcome::kUnwanted);
+    p.errors.assign(channels_.size(), "");
+    for (size_t i = 0; i < channels_.size(); ++i) {
+      if (!channels_[i]->Wants(p.alarm.job)) continue;
+      p.outcomes[i] = Outcome::kPending;
+      ++p.remaining;
+      ready_.push_back({id, i, 0});
+    }
+    MaybeFinish(id);
+  }
+}
+
+void AlarmSender::PromoteDue() {
+  absl::Time now = clock_->Now();
+  while (!waiting_.empty() && waiting_.begin()->first <= now) {
+    ready_.push_back(waiting_.begin()->second);
+    waiting_.erase(waiting_.begin());
+  }
+}
+
+absl::Duration AlarmSender::RetryDelay(int attempts) {
+  // The delay of the attempts-th retry, with a fresh seed per retry so one
+  // generator serves every delivery.
+  BackoffOptions backoff_options;
+  backoff_options.initial = options_.initial_backoff;
+  backoff_options.max = options_.max_backoff;
+  Backoff backoff(backoff_options, rng_());
+  absl::Duration delay;
+  for (int i = 0; i < attempts; ++i) delay = backoff.Next();
+  return delay;
+}
+
+void AlarmSender::RecordAttempt(Delivery d, const absl::Status& status) {
+  Pending& p = pending_.at(d.alarm_id);
+  const std::string& name = channels_[d.channel]->name();
+  ++d.attempts;
+  if (status.ok()) {
+    p.outcomes[d.channel] = Outcome::kSent;
+    --p.remaining;
+    ++counters_.sent;
+    MaybeFinish(d.alarm_id);
+    return;
+  }
+  bool permanent = absl::IsInvalidArgument(status);
+  if (!permanent && d.attempts < options_.max_attempts) {
+    absl::Duration delay = RetryDelay(d.attempts);
+    GNOMON_LOG(INFO) << "alarm: run " << p.alarm.run.id() << ": " << name << " attempt "
+                     << d.attempts << " failed (" << status.message() << "); retrying in "
+                     << delay;
+    waiting_.emplace(clock_->Now() + delay, d);
+    ++counters_.retries;
+    return;
+  }
+  p.outcomes[d.channel] = Outcome::kFailed;
+  p.errors[d.channel] = absl::StrCat(name, " ", status.message(), " after ", d.attempts,
+                                     d.attempts == 1 ? " attempt" : " attempts");
+  --p.remaining;
+  ++counters_.failed;
+  GNOMON_LOG(WARNING) << "alarm: run " << p.alarm.run.id() << ": " << p.errors[d.channel];
+  MaybeFinish(d.alarm_id);
+}
+
+void AlarmSender::MaybeFinish(uint64_t alarm_id) {
+  auto it = pending_.find(alarm_id);
+  if (it == pending_.end() || it->second.remaining > 0) return;
+  to_report_.emplace_back(it->second.alarm.run.id(), StatusLine(it->second));
+  pending_.erase(it);
+}
+
+std::string AlarmSender::StatusLine(const Pending& p) const {
+  std::vector<std::string> sent;
+  std::vector<std::string> failed;
+  for (size_t i = 0; i < channels_.size(); ++i) {
+    if (p.outcomes[i] == Outcome::kSent) sent.push_back(channels_[i]->name());
+    if (p.outcomes[i] == Outcome::kFailed) failed.push_back(p.errors[i]);
+  }
+  if (sent.empty() && failed.empty()) return "not sent: no alarm targets";
+  std::vector<std::string> parts;
+  if (!sent.empty()) parts.push_back(absl::StrCat("sent: ", absl::StrJoin(sent, ", ")));
+  if (!failed.empty()) parts.push_back(absl::StrCat("failed: ", absl::StrJoin(failed, "; ")));
+  return absl::StrJoin(parts, "; ");
+}
+
+}  // namespace gnomon::scheduler::alarm

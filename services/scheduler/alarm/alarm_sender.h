@@ -1,0 +1,156 @@
+// AlarmSender: delivers alarms through a set of channels on its own worker
+// thread, so raising an alarm never makes scheduling wait.
+//
+//   std::vector<std::unique_ptr<AlarmChannel>> channels;
+//   channels.push_back(std::make_unique<WebhookChannel>(WebhookOptions{}));
+//   AlarmSender sender(std::move(channels), {}, [&](int64_t run_id, const std::string& s) {
+//     store->SetAlarmStatus(run_id, s);  // "sent: webhook" / "failed: webhook ...: HTTP 500 after 5 attempts"
+//   });
+//   sender.Start();
+//   sender.Raise({job, run, "retries exhausted"});  // never blocks
+//   sender.Stop();
+//
+// Each (alarm, channel) pair is one delivery. Deliveries are attempted in the
+// order they became due, one at a time; a failed attempt is rescheduled with
+// exponential backoff (full jitter) on the injected clock instead of being
+// slept on, so other deliveries go ahead meanwhile, and each attempt is bounded
+// by the channel's own timeout. An InvalidArgument error is final at once
+// (bad address or URL). When every delivery of an alarm has finished, the
+// status callback gets one short line for the run.
+//
+// The queue is bounded by the number of alarms not yet finished (including
+// ones waiting for a retry); Raise on a full queue drops the alarm, counts and
+// logs it. Stop() abandons what is still pending (logged, counted).
+//
+// Thread safety: thread-safe. Channels' Send and the status callback run on
+// the worker thread; Wants runs on the worker thread under the sender's lock
+// and must not call back into the sender.
+#ifndef GNOMON_SERVICES_SCHEDULER_ALARM_ALARM_SENDER_H_
+#define GNOMON_SERVICES_SCHEDULER_ALARM_ALARM_SENDER_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/common/client/clock.h"
+#include "services/scheduler/alarm/alarm.h"
+
+namespace gnomon::scheduler::alarm {
+
+struct AlarmSenderOptions {
+  // Alarms accepted but not yet finished, at most.
+  size_t queue_capacity = 10000;
+  // Attempts per (alarm, channel) delivery, the first included.
+  int max_attempts = 5;
+  // Backoff between attempts of one delivery.
+  absl::Duration initial_backoff = absl::Seconds(1);
+  absl::Duration max_backoff = absl::Seconds(60);
+  // Time source for retry scheduling; nullptr means RealClock().
+  Clock* clock = nullptr;
+};
+
+// Monotonic counters, for tests and metrics.
+struct AlarmCounters {
+  // Raise calls, dropped ones included.
+  int64_t raised = 0;
+  // Raise calls refused because the queue was full (or the sender stopped).
+  int64_t dropped = 0;
+  // Deliveries (alarm, channel) that succeeded.
+  int64_t sent = 0;
+  // Deliveries that failed for good (attempts spent, or a permanent error).
+  int64_t failed = 0;
+  // Failed attempts rescheduled for later.
+  int64_t retries = 0;
+  // Alarms whose status callback has returned.
+  int64_t finished = 0;
+  // Alarms still pending when Stop() was called.
+  int64_t abandoned = 0;
+};
+
+// Called once per finished alarm with the run id and a short status line.
+using AlarmStatusCallback = std::function<void(int64_t run_id, const std::string& status)>;
+
+class AlarmSender {
+ public:
+  AlarmSender(std::vector<std::unique_ptr<AlarmChannel>> channels, AlarmSenderOptions options,
+              AlarmStatusCallback on_status);
+  ~AlarmSender();
+
+  AlarmSender(const AlarmSender&) = delete;
+  AlarmSender& operator=(const AlarmSender&) = delete;
+
+  // Starts the worker thread. Alarms raised before Start wait for it.
+  void Start() ABSL_LOCKS_EXCLUDED(mu_);
+  // Queues an alarm; never blocks on delivery. False when it was dropped.
+  bool Raise(Alarm alarm) ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends the worker (after the attempt in progress, if any) and abandons
+  // pending alarms. Idempotent; later Raise calls are dropped.
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+
+  AlarmCounters counters() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits until `pred(counters())` holds or `timeout` (real time) passes;
+  // returns whether it holds. For tests and orderly shutdown.
+  bool AwaitCounters(const std::function<bool(const AlarmCounters&)>& pred,
+                     absl::Duration timeout) const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  enum class Outcome { kUnwanted, kPending, kSent, kFailed };
+  struct Pending {
+    Alarm alarm;
+    std::vector<Outcome> outcomes;  // Per channel.
+    std::vector<std::string> errors;  // Per channel, final error text.
+    int remaining = 0;
+  };
+  struct Delivery {
+    uint64_t alarm_id;
+    size_t channel;
+    int attempts;  // Attempts made so far.
+  };
+
+  void Loop() ABSL_LOCKS_EXCLUDED(mu_);
+  bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Turns new alarms into deliveries and due retries into ready deliveries.
+  void ExpandIncoming() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PromoteDue() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordAttempt(Delivery d, const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void MaybeFinish(uint64_t alarm_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Duration RetryDelay(int attempts) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string StatusLine(const Pending& p) const;
+
+  const std::vector<std::unique_ptr<AlarmChannel>> channels_;
+  const AlarmSenderOptions options_;
+  Clock* const clock_;
+  const AlarmStatusCallback on_status_;
+
+  mutable absl::Mutex mu_;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  // Accepted alarms not yet finished; std::map keeps element addresses stable
+  // while the worker reads one outside the lock.
+  std::map<uint64_t, Pending> pending_ ABSL_GUARDED_BY(mu_);
+  std::deque<uint64_t> incoming_ ABSL_GUARDED_BY(mu_);
+  std::deque<Delivery> ready_ ABSL_GUARDED_BY(mu_);
+  std::multimap<absl::Time, Delivery> waiting_ ABSL_GUARDED_BY(mu_);
+  // Finished alarms whose callback has not run yet: (run id, status).
+  std::vector<std::pair<int64_t, std::string>> to_report_ ABSL_GUARDED_BY(mu_);
+  AlarmCounters counters_ ABSL_GUARDED_BY(mu_);
+  std::mt19937_64 rng_ ABSL_GUARDED_BY(mu_);
+  // Serialises Start and Stop.
+  absl::Mutex start_stop_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  std::thread worker_ ABSL_GUARDED_BY(start_stop_mu_);
+};
+
+}  // namespace gnomon::scheduler::alarm
+
+#endif  // GNOMON_SERVICES_SCHEDULER_ALARM_ALARM_SENDER_H_

@@ -1,0 +1,118 @@
+#include "services/scheduler/alarm/webhook_channel.h"
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/scheduler/alarm/test_servers.h"
+
+namespace gnomon::scheduler::alarm {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using loopback::HttpServer;
+
+Alarm SampleAlarm() {
+  Alarm a;
+  a.job.set_id(42);
+  a.job.set_description("nightly \"report\"\n");
+  a.run.set_id(7);
+  a.run.set_first_run_id(5);
+  a.run.set_attempt(2);
+  a.run.set_trigger_type(v1::TRIGGER_TYPE_RETRY);
+  a.run.set_executor_address("10.0.0.3:9999");
+  a.run.set_handle_code(500);
+  a.run.set_handle_message("boom");
+  a.run.mutable_scheduled_time()->set_seconds(1767323045);  // 2026-01-02T03:04:05Z
+  a.run.mutable_end_time()->set_seconds(1767323046);
+  a.run.mutable_end_time()->set_nanos(250'000'000);
+  a.reason = "retries exhausted";
+  return a;
+}
+
+TEST(AlarmJsonTest, HasEveryFieldWithRfc3339TimesAndNullForUnsetOnes) {
+  Alarm a = SampleAlarm();
+  EXPECT_EQ(AlarmJson(a),
+            "{\"job_id\":42,\"job_description\":\"nightly \\\"report\\\"\\n\",\"run_id\":7,"
+            "\"first_run_id\":5,\"attempt\":2,\"trigger_type\":\"TRIGGER_TYPE_RETRY\","
+            "\"executor_address\":\"10.0.0.3:9999\",\"handle_code\":500,"
+            "\"handle_message\":\"boom\",\"scheduled_time\":\"2026-01-02T03:04:05.000Z\","
+            "\"end_time\":\"2026-01-02T03:04:06.250Z\",\"reason\":\"retries exhausted\"}");
+  a.run.clear_scheduled_time();
+  a.run.set_handle_message(std::string("a\x01") + "b");
+  std::string json = AlarmJson(a);
+  EXPECT_THAT(json, HasSubstr("\"scheduled_time\":null"));
+  EXPECT_THAT(json, HasSubstr("\"handle_message\":\"a\\u0001b\""));
+}
+
+TEST(WebhookChannelTest, PostsTheJsonDocumentToEveryUrl) {
+  HttpServer server;
+  Alarm a = SampleAlarm();
+  a.job.mutable_alarm()->add_webhook_urls(server.Url("/hook/one"));
+  a.job.mutable_alarm()->add_webhook_urls(server.Url("/hook/two"));
+  WebhookChannel webhook({absl::Seconds(10)});
+  EXPECT_TRUE(webhook.Wants(a.job));
+  ASSERT_TRUE(webhook.Send(a).ok());
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].target, "/hook/one");
+  EXPECT_EQ(requests[1].target, "/hook/two");
+  for (const auto& r : requests) {
+    EXPECT_EQ(r.method, "POST");
+    EXPECT_EQ(r.headers.at("content-type"), "application/json");
+    EXPECT_EQ(r.body, AlarmJson(a));
+  }
+}
+
+TEST(WebhookChannelTest, WantsOnlyJobsWithWebhookUrls) {
+  WebhookChannel webhook({absl::Seconds(1)});
+  v1::Job job;
+  EXPECT_FALSE(webhook.Wants(job));
+  job.mutable_alarm()->add_emails("ops@example.com");
+  EXPECT_FALSE(webhook.Wants(job));
+}
+
+TEST(WebhookChannelTest, ANon2xxAnswerIsAnErrorNamingUrlAndStatus) {
+  HttpServer server;
+  server.SetStatuses({}, 500);
+  Alarm a = SampleAlarm();
+  a.job.mutable_alarm()->add_webhook_urls(server.Url("/hook"));
+  WebhookChannel webhook({absl::Seconds(10)});
+  absl::Status s = webhook.Send(a);
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(s.message(), absl::StrCat(server.Url("/hook"), ": HTTP 500"));
+}
+
+TEST(WebhookChannelTest, ATransportErrorNamesTheUrl) {
+  Alarm a = SampleAlarm();
+  std::string url = absl::StrCat("http://127.0.0.1:", loopback::UnusedPort(), "/hook");
+  a.job.mutable_alarm()->add_webhook_urls(url);
+  WebhookChannel webhook({absl::Seconds(10)});
+  absl::Status s = webhook.Send(a);
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(s.message()), StartsWith(url + ": "));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("onnect"));
+}
+
+TEST(WebhookChannelTest, AnUnsupportedSchemeIsAPermanentError) {
+  Alarm a = SampleAlarm();
+  a.job.mutable_alarm()->add_webhook_urls("file:///etc/passwd");
+  WebhookChannel webhook({absl::Seconds(1)});
+  EXPECT_EQ(webhook.Send(a).code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(WebhookChannelTest, CredentialsAndQueriesStayOutOfErrors) {
+  Alarm a = SampleAlarm();
+  a.job.mutable_alarm()->add_webhook_urls(
+      absl::StrCat("http://user:secret@127.0.0.1:", loopback::UnusedPort(), "/hook?token=secret"));
+  WebhookChannel webhook({absl::Seconds(10)});
+  absl::Status s = webhook.Send(a);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), ::testing::Not(HasSubstr("secret")));
+}
+
+}  // namespace
+}  // namespace gnomon::scheduler::alarm
