@@ -89,7 +89,12 @@ void RunReaper::Run() {
     absl::MutexLock l(&mu_);
     int64_t wake = next_scan;
     if (!left_.empty()) wake = std::min(wake, left_.front().check_at_ms);
-    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), absl::FromUnixMillis(wake));
+    // Wake early when an executor leaves (its check may be due sooner).
+    const size_t known = left_.size();
+    auto changed = [this, known]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return stopped_ || left_.size() > known;
+    };
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&changed), absl::FromUnixMillis(wake));
   }
 }
 

@@ -1,0 +1,279 @@
+// Run life cycles through real processes: retries with backoff, child jobs,
+// a live log tail, killing a run from the admin side, an executor lost mid-run,
+// reports, and bad input on the registry's Session stream.
+#include <signal.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "gnomon/v1/admin.grpc.pb.h"
+#include "gnomon/v1/log.grpc.pb.h"
+#include "gnomon/v1/registry.grpc.pb.h"
+#include "google/protobuf/util/time_util.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "services/common/client/auth_metadata.h"
+#include "tests/support/gnomon_cluster.h"
+
+namespace gnomon {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+using testing::CommandResult;
+
+class LifecycleE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
+    ASSERT_TRUE(cluster_.CtlJson({"group", "create", "life-app"}, &group_));
+    executor_ = cluster_.StartExecutor("life-app", group_.access_token());
+    auto line = executor_->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+    ASSERT_TRUE(line) << executor_->Output();
+    address_ = std::string(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
+  }
+
+  // Polls `done` (reading run records) until it holds or 30 s pass.
+  template <typename Fn>
+  bool WaitFor(Fn done) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(30);
+    while (absl::Now() < deadline) {
+      if (done()) return true;
+      cluster_.PollInterval(absl::Milliseconds(100));
+    }
+    return false;
+  }
+
+  int64_t CreateJob(std::vector<std::string> flags) {
+    std::vector<std::string> args = {"job", "create", "--group", absl::StrCat(group_.id())};
+    args.insert(args.end(), flags.begin(), flags.end());
+    v1::Job job;
+    EXPECT_TRUE(cluster_.CtlJson(args, &job));
+    return job.id();
+  }
+
+  std::vector<v1::Run> Runs(int64_t job_id) {
+    v1::ListRunsResponse runs;
+    EXPECT_TRUE(cluster_.CtlJson({"run", "list", "--job", absl::StrCat(job_id), "--limit", "500"}, &runs));
+    return {runs.runs().begin(), runs.runs().end()};
+  }
+
+  // Triggers once the executor is routable (a NO_EXECUTOR run is retried).
+  std::vector<int64_t> Trigger(int64_t job_id, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"job", "trigger", absl::StrCat(job_id)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    v1::TriggerJobResponse resp;
+    EXPECT_TRUE(cluster_.CtlJson(args, &resp));
+    return {resp.run_ids().begin(), resp.run_ids().end()};
+  }
+
+  v1::Run Get(int64_t run_id) {
+    v1::GetRunResponse r;
+    EXPECT_TRUE(cluster_.CtlJson({"run", "get", absl::StrCat(run_id)}, &r));
+    return r.run();
+  }
+
+  testing::GnomonCluster cluster_;
+  v1::Group group_;
+  std::unique_ptr<testing::Subprocess> executor_;
+  std::string address_;
+};
+
+TEST_F(LifecycleE2E, FailedRunIsRetriedWithBackoffAsLinkedAttempts) {
+  const int64_t job = CreateJob({"--handler", "fail", "--manual", "--retries", "2", "--retry-delay",
+                                 "300ms", "--retry-multiplier", "2"});
+  // Wait until the executor is routable: a manual trigger lands on it.
+  ASSERT_TRUE(WaitFor([&] {
+    auto ids = Trigger(job);
+    v1::Run r;
+    WaitFor([&] { r = Get(ids[0]); return r.status() == v1::RUN_STATUS_FAILED; });
+    return r.executor_address() == address_;
+  }));
+  // Find a chain of attempts 0, 1, 2 linked to one first attempt.
+  std::vector<v1::Run> chain;
+  ASSERT_TRUE(WaitFor([&] {
+    std::vector<v1::Run> all = Runs(job);
+    for (const v1::Run& r : all) {
+      if (r.attempt() == 2 && r.status() == v1::RUN_STATUS_FAILED) {
+        chain.clear();
+        for (const v1::Run& x : all) {
+          if (x.first_run_id() == r.first_run_id()) chain.push_back(x);
+        }
+        return chain.size() == 3;
+      }
+    }
+    return false;
+  }));
+  std::sort(chain.begin(), chain.end(), [](auto& a, auto& b) { return a.attempt() < b.attempt(); });
+  for (uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(chain[i].attempt(), i);
+    EXPECT_EQ(chain[i].first_run_id(), chain[0].id());
+    EXPECT_EQ(chain[i].handle_code(), 500);
+  }
+  EXPECT_EQ(chain[1].trigger_type(), v1::TRIGGER_TYPE_RETRY);
+  // Backoff: the second retry waited about twice as long as the first (>= 300 ms, >= 600 ms).
+  const int64_t gap1 = TimeUtil::TimestampToMilliseconds(chain[1].trigger_time()) -
+                       TimeUtil::TimestampToMilliseconds(chain[0].end_time());
+  const int64_t gap2 = TimeUtil::TimestampToMilliseconds(chain[2].trigger_time()) -
+                       TimeUtil::TimestampToMilliseconds(chain[1].end_time());
+  EXPECT_GE(gap1, 300);
+  EXPECT_GE(gap2, 600);
+  // No fourth attempt is ever made.
+  for (const v1::Run& r : Runs(job)) EXPECT_LE(r.attempt(), 2u);
+}
+
+TEST_F(LifecycleE2E, SuccessfulParentTriggersItsChildWithTheParentRecorded) {
+  const int64_t child = CreateJob({"--handler", "demo", "--manual", "--params", "child"});
+  const int64_t parent =
+      CreateJob({"--handler", "demo", "--manual", "--children", absl::StrCat(child)});
+  int64_t parent_run = 0;
+  ASSERT_TRUE(WaitFor([&] {
+    auto ids = Trigger(parent);
+    v1::Run r;
+    WaitFor([&] { r = Get(ids[0]); return r.status() == v1::RUN_STATUS_SUCCEEDED || r.status() == v1::RUN_STATUS_FAILED; });
+    parent_run = ids[0];
+    return r.status() == v1::RUN_STATUS_SUCCEEDED;
+  }));
+  ASSERT_TRUE(WaitFor([&] {
+    for (const v1::Run& r : Runs(child)) {
+      if (r.parent_run_id() == parent_run) {
+        EXPECT_EQ(r.trigger_type(), v1::TRIGGER_TYPE_PARENT);
+        return r.status() == v1::RUN_STATUS_SUCCEEDED;
+      }
+    }
+    return false;
+  }));
+  // A cycle is refused: the child cannot name its parent as its child.
+  CommandResult r = cluster_.Ctl({"job", "update", absl::StrCat(child), "--children", absl::StrCat(parent)});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("cycle"), std::string::npos) << r.err;
+}
+
+TEST_F(LifecycleE2E, LogTailFollowsARunningJobAndKillEndsIt) {
+  const int64_t job = CreateJob({"--handler", "slow", "--manual", "--params", "20000"});
+  int64_t run = 0;
+  ASSERT_TRUE(WaitFor([&] {
+    run = Trigger(job)[0];
+    v1::Run r;
+    WaitFor([&] { r = Get(run); return r.status() != v1::RUN_STATUS_PENDING; });
+    return r.status() == v1::RUN_STATUS_RUNNING;
+  }));
+  // gnomonctl run logs -f: prints the lines so far and keeps following.
+  testing::Subprocess tail({GNOMONCTL_PATH, "--server", cluster_.address(), "--token",
+                            cluster_.admin_token(), "run", "logs", "-f", absl::StrCat(run)});
+  ASSERT_TRUE(tail.WaitForLine("sleeping 20000 ms", absl::Seconds(20))) << tail.Output();
+  // Kill from the admin side: the executor stops the run, which ends as killed.
+  CommandResult k = cluster_.Ctl({"run", "kill", absl::StrCat(run)});
+  ASSERT_EQ(k.exit_code, 0) << k.err;
+  ASSERT_TRUE(WaitFor([&] { return Get(run).status() == v1::RUN_STATUS_FAILED; }));
+  EXPECT_EQ(Get(run).handle_code(), v1::HANDLE_CODE_KILLED);
+  // The tail saw the cancellation line and ended with the run.
+  EXPECT_TRUE(tail.WaitForLine("cancelled", absl::Seconds(20))) << tail.Output();
+  EXPECT_EQ(tail.Wait(), 0) << tail.Output();
+}
+
+TEST_F(LifecycleE2E, RunOnAnExecutorKilledMidRunFailsAsExecutorLost) {
+  const int64_t job = CreateJob({"--handler", "slow", "--manual", "--params", "60000"});
+  int64_t run = 0;
+  ASSERT_TRUE(WaitFor([&] {
+    run = Trigger(job)[0];
+    v1::Run r;
+    WaitFor([&] { r = Get(run); return r.status() != v1::RUN_STATUS_PENDING; });
+    return r.status() == v1::RUN_STATUS_RUNNING;
+  }));
+  executor_->Kill(SIGKILL);
+  executor_->Wait();
+  ASSERT_TRUE(WaitFor([&] { return Get(run).status() == v1::RUN_STATUS_FAILED; }));
+  v1::Run r = Get(run);
+  EXPECT_EQ(r.handle_code(), v1::HANDLE_CODE_EXECUTOR_LOST);
+  EXPECT_NE(r.handle_message().find("executor lost"), std::string::npos) << r.handle_message();
+  // Long before XXL-JOB's 10 minutes: well under the run's own 60 s.
+  EXPECT_LT(TimeUtil::TimestampToMilliseconds(r.end_time()) - TimeUtil::TimestampToMilliseconds(r.start_time()),
+            30'000);
+}
+
+TEST_F(LifecycleE2E, ReportCountsSucceededAndFailedRunsOfToday) {
+  const int64_t ok_job = CreateJob({"--handler", "demo", "--manual"});
+  const int64_t bad_job = CreateJob({"--handler", "fail", "--manual"});
+  ASSERT_TRUE(WaitFor([&] {
+    Trigger(ok_job);
+    Trigger(bad_job);
+    int ok = 0, bad = 0;
+    for (const v1::Run& r : Runs(ok_job)) ok += r.status() == v1::RUN_STATUS_SUCCEEDED;
+    for (const v1::Run& r : Runs(bad_job)) bad += r.status() == v1::RUN_STATUS_FAILED && r.handle_code() == 500;
+    return ok >= 2 && bad >= 2;
+  }));
+  int succeeded = 0, failed = 0;
+  for (const v1::Run& r : Runs(ok_job)) succeeded += r.status() == v1::RUN_STATUS_SUCCEEDED;
+  for (const v1::Run& r : Runs(ok_job)) failed += r.status() == v1::RUN_STATUS_FAILED;
+  v1::GetReportResponse report;
+  ASSERT_TRUE(cluster_.CtlJson({"report", "show", "--days", "1", "--job", absl::StrCat(ok_job)}, &report));
+  ASSERT_EQ(report.rows_size(), 1) << report.DebugString();
+  EXPECT_EQ(report.rows(0).succeeded(), succeeded);
+  EXPECT_EQ(report.rows(0).failed(), failed);
+  CommandResult table = cluster_.Ctl({"report", "show"});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("SUCCEEDED"), std::string::npos) << table.out;
+}
+
+TEST_F(LifecycleE2E, BadInputOnTheSessionStreamIsRefusedAndOthersAreUnaffected) {
+  auto registry = v1::Registry::NewStub(
+      grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials()));
+  struct Case {
+    std::string name;
+    v1::SessionRequest first;
+    std::string field;
+  };
+  auto reg = [](std::string app, std::string address, std::string handler) {
+    v1::SessionRequest r;
+    r.mutable_register_()->set_app_name(app);
+    r.mutable_register_()->set_address(address);
+    r.mutable_register_()->add_handlers(handler);
+    return r;
+  };
+  v1::SessionRequest beat_first;
+  beat_first.mutable_beat();
+  std::vector<Case> cases = {
+      {"empty app", reg("", "127.0.0.1:1", "h"), "app_name"},
+      {"oversized app", reg(std::string(65, 'a'), "127.0.0.1:1", "h"), "app_name"},
+      {"bad address", reg("life-app", "not an address", "h"), "address"},
+      {"unprintable handler", reg("life-app", "127.0.0.1:1", "bad\x01name"), "handlers"},
+      {"beat before register", beat_first, "register"},
+  };
+  for (const Case& c : cases) {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata(std::string(kAccessTokenKey), group_.access_token());
+    auto stream = registry->Session(&ctx);
+    stream->Write(c.first);
+    stream->WritesDone();
+    v1::SessionResponse resp;
+    EXPECT_FALSE(stream->Read(&resp)) << c.name;
+    grpc::Status s = stream->Finish();
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.name << ": " << s.error_message();
+    EXPECT_NE(s.error_message().find(c.field), std::string::npos) << c.name << ": " << s.error_message();
+  }
+  // A wrong token is refused too.
+  {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata(std::string(kAccessTokenKey), "wrong");
+    auto stream = registry->Session(&ctx);
+    stream->Write(reg("life-app", "127.0.0.1:2", "h"));
+    stream->WritesDone();
+    v1::SessionResponse resp;
+    EXPECT_FALSE(stream->Read(&resp));
+    EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  }
+  // The real executor's session was unaffected: it still runs jobs.
+  const int64_t job = CreateJob({"--handler", "demo", "--manual"});
+  ASSERT_TRUE(WaitFor([&] {
+    auto ids = Trigger(job);
+    v1::Run r;
+    WaitFor([&] { r = Get(ids[0]); return r.status() == v1::RUN_STATUS_SUCCEEDED || r.status() == v1::RUN_STATUS_FAILED; });
+    return r.status() == v1::RUN_STATUS_SUCCEEDED && r.executor_address() == address_;
+  }));
+}
+
+}  // namespace
+}  // namespace gnomon
