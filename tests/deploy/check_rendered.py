@@ -1,0 +1,258 @@
+"""Assertions on the Helm chart's rendered output, used by helm_test.sh.
+
+  check_rendered.py CASE RENDERED.yaml [JSON_OUT]
+
+CASE names the values the file was rendered with (see CASES). Prints one
+line per failed assertion and exits 1 if any failed. With JSON_OUT, also
+writes the objects as a JSON array for the kubernetes-models validator.
+"""
+import base64
+import json
+import sys
+
+import yaml
+
+RELEASE = "g"
+FULL = "g-gnomon"
+PASSWORD = "Pw-s3cret-XYZ"  # in the "custom" case's store URL
+CUSTOM_URL = f"mysql://gnomon:{PASSWORD}@db.example:3306/gnomon"
+CUSTOM_TOKEN = "cluster-token-0123456789abcdef"
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def by_kind(objs, kind):
+    return {o["metadata"]["name"]: o for o in objs if o["kind"] == kind}
+
+
+def container(dep):
+    return dep["spec"]["template"]["spec"]["containers"][0]
+
+
+def env_of(c):
+    return {e["name"]: e for e in c.get("env", [])}
+
+
+def secret_value(objs, name, key):
+    s = by_kind(objs, "Secret").get(name)
+    if s is None or key not in s.get("data", {}):
+        return None
+    return base64.b64decode(s["data"][key]).decode()
+
+
+def check_secret_ref(objs, where, env, var, secret, key, must_exist=True):
+    e = env.get(var)
+    if not check(e is not None, f"{where}: no env {var}"):
+        return
+    check("value" not in e, f"{where}: {var} given as a plain value, not from a Secret")
+    ref = e.get("valueFrom", {}).get("secretKeyRef", {})
+    check(ref.get("name") == secret and ref.get("key") == key,
+          f"{where}: {var} from {ref}, want secret {secret} key {key}")
+    if must_exist:
+        check(secret_value(objs, secret, key) is not None,
+              f"{where}: {var} refers to {secret}/{key}, which is not rendered")
+
+
+def check_pod_basics(where, dep, port=7070):
+    pod = dep["spec"]["template"]["spec"]
+    c = container(dep)
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        p = c.get(probe, {})
+        check(p.get("grpc", {}).get("port") == port, f"{where}: {probe} is not a gRPC probe on {port}: {p}")
+    check(any(p.get("containerPort") == port for p in c.get("ports", [])), f"{where}: no containerPort {port}")
+    sc = c.get("securityContext", {})
+    check(sc.get("readOnlyRootFilesystem") is True, f"{where}: readOnlyRootFilesystem not set")
+    check(sc.get("allowPrivilegeEscalation") is False, f"{where}: allowPrivilegeEscalation not false")
+    check(sc.get("capabilities", {}).get("drop") == ["ALL"], f"{where}: capabilities not drop [ALL]")
+    check(sc.get("runAsNonRoot") is True or pod.get("securityContext", {}).get("runAsNonRoot") is True,
+          f"{where}: runAsNonRoot not set")
+    check("resources" in c and c["resources"], f"{where}: no resources")
+    mounts = {m["mountPath"] for m in c.get("volumeMounts", [])}
+    check("/tmp" in mounts, f"{where}: no writable /tmp with a read-only root")
+
+
+def roles_arg(dep):
+    return [a for a in container(dep).get("args", []) if a.startswith("--roles=")]
+
+
+def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_key):
+    deps = by_kind(objs, "Deployment")
+    svcs = by_kind(objs, "Service")
+    pdbs = by_kind(objs, "PodDisruptionBudget")
+    for role in ("scheduler", "registry", "log"):
+        name = f"{FULL}-{role}"
+        dep = deps.get(name)
+        if not check(dep is not None, f"no Deployment {name} (have {sorted(deps)})"):
+            continue
+        check(roles_arg(dep) == [f"--roles={role}"], f"{name}: args {roles_arg(dep)}, want --roles={role}")
+        check(dep["spec"]["replicas"] == replicas[role],
+              f"{name}: replicas {dep['spec']['replicas']}, want {replicas[role]}")
+        check_pod_basics(name, dep)
+        env = env_of(container(dep))
+        check_secret_ref(objs, name, env, "GNOMON_STORE", store_secret, store_key,
+                         must_exist=store_secret == FULL)
+        check_secret_ref(objs, name, env, "GNOMON_CLUSTER_TOKEN", token_secret, token_key,
+                         must_exist=token_secret == FULL)
+        sel = dep["spec"]["selector"]["matchLabels"]
+        check(sel.get("app.kubernetes.io/component") == role, f"{name}: selector {sel}")
+        tmpl = dep["spec"]["template"]["metadata"]["labels"]
+        check(all(tmpl.get(k) == v for k, v in sel.items()), f"{name}: pod labels do not match selector")
+        svc = svcs.get(name)
+        if check(svc is not None, f"no Service {name}"):
+            check(svc["spec"]["selector"] == sel, f"Service {name} selects {svc['spec']['selector']}, not {sel}")
+            check([p["port"] for p in svc["spec"]["ports"]] == [7070], f"Service {name}: ports not [7070]")
+        pdb = pdbs.get(name)
+        if check(pdb is not None, f"no PodDisruptionBudget {name}"):
+            check(pdb["spec"]["selector"]["matchLabels"] == sel, f"PDB {name}: wrong selector")
+    if f"{FULL}-scheduler" in deps:
+        env = env_of(container(deps[f"{FULL}-scheduler"]))
+        ep = env.get("GNOMON_REGISTRY_ENDPOINT", {}).get("value")
+        check(ep == f"{FULL}-registry:7070", f"scheduler: GNOMON_REGISTRY_ENDPOINT {ep!r}, want {FULL}-registry:7070")
+        check(ep is None or ep.split(":")[0] in svcs, f"scheduler: registry endpoint {ep} is not a rendered Service")
+    for role in ("registry", "log"):
+        if f"{FULL}-{role}" in deps:
+            check("GNOMON_REGISTRY_ENDPOINT" not in env_of(container(deps[f"{FULL}-{role}"])),
+                  f"{role}: has GNOMON_REGISTRY_ENDPOINT")
+    servers = sorted(n for n in deps if not n.endswith("-sample-executor"))
+    check(len(servers) == 3, f"want 3 gnomond Deployments, have {servers}")
+    check(not by_kind(objs, "PersistentVolumeClaim"), "per-role mode renders a PersistentVolumeClaim")
+
+
+def case_default(objs, text):
+    check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
+                   f"{FULL}-store", "store-url", FULL, "cluster-token")
+    token = secret_value(objs, FULL, "cluster-token")
+    check(token is not None and len(token) >= 32, f"generated cluster token too short: {token!r}")
+    check(secret_value(objs, FULL, "store-url") is None, "default values invent a store URL")
+    check(not by_kind(objs, "NetworkPolicy"), "NetworkPolicy rendered though disabled")
+    check("sample-executor" not in text, "sample executor rendered though disabled")
+
+
+def case_custom(objs, text):
+    check_per_role(objs, {"scheduler": 3, "registry": 4, "log": 1}, FULL, "store-url", FULL, "cluster-token")
+    check(PASSWORD not in text, "the store password appears in plain text in the rendered output")
+    check(secret_value(objs, FULL, "store-url") == CUSTOM_URL, "Secret store-url is not the given URL")
+    check(secret_value(objs, FULL, "cluster-token") == CUSTOM_TOKEN, "Secret cluster-token is not the given value")
+    check(CUSTOM_TOKEN not in text, "the cluster token appears in plain text")
+    deps = by_kind(objs, "Deployment")
+    sched = deps.get(f"{FULL}-scheduler")
+    if sched:
+        env = env_of(container(sched))
+        check(env.get("GNOMON_RETENTION_DAYS", {}).get("value") == "14", "config retention-days not passed as env")
+        ann = sched["spec"]["template"]["metadata"].get("annotations", {})
+        check(ann.get("prometheus.io/scrape") == "true", f"podAnnotations missing: {ann}")
+        pod = sched["spec"]["template"]["spec"]
+        check(pod.get("nodeSelector") == {"pool": "jobs"}, f"nodeSelector {pod.get('nodeSelector')}")
+        check(pod.get("tolerations", [{}])[0].get("key") == "dedicated", "tolerations not rendered")
+        check(container(sched)["resources"].get("limits", {}).get("cpu") == "2", "scheduler resources override lost")
+    reg = deps.get(f"{FULL}-registry")
+    if reg:
+        check(container(reg)["resources"].get("limits", {}).get("cpu") is None, "registry got the scheduler's resources")
+    check(by_kind(objs, "Service").get(f"{FULL}-registry", {}).get("spec", {}).get("type") == "LoadBalancer",
+          "registry.service.type LoadBalancer not rendered")
+    nps = by_kind(objs, "NetworkPolicy")
+    if check(len(nps) == 1, f"want one NetworkPolicy, have {sorted(nps)}"):
+        np = next(iter(nps.values()))
+        froms = np["spec"]["ingress"][0]["from"]
+        check({"ipBlock": {"cidr": "10.20.0.0/16"}} in froms, f"networkPolicy.ingressFrom not rendered: {froms}")
+    se = deps.get(f"{FULL}-sample-executor")
+    if check(se is not None, "sample executor Deployment missing"):
+        c = container(se)
+        env = env_of(c)
+        check(env.get("GNOMON_REGISTRY", {}).get("value") == f"{FULL}-registry:7070", "sample executor GNOMON_REGISTRY")
+        check(env.get("GNOMON_LOG_SERVICE", {}).get("value") == f"{FULL}-log:7070", "sample executor GNOMON_LOG_SERVICE")
+        check(env.get("GNOMON_APP", {}).get("value") == "billing", "sample executor GNOMON_APP")
+        check_secret_ref(objs, "sample-executor", env, "GNOMON_ACCESS_TOKEN", "billing-token", "token", must_exist=False)
+        check(env.get("GNOMON_ADVERTISE", {}).get("value") == "$(POD_IP):9999", "sample executor GNOMON_ADVERTISE")
+        check(c.get("readinessProbe", {}).get("grpc", {}).get("port") == 9999, "sample executor gRPC readiness probe")
+
+
+def case_existing(objs, text):
+    check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2}, "my-db", "url", "my-token", "token")
+    check(not by_kind(objs, "Secret"), f"Secrets rendered though existing ones were named: {sorted(by_kind(objs, 'Secret'))}")
+
+
+def check_all_in_one(objs, text, store_url):
+    deps = by_kind(objs, "Deployment")
+    if not check(list(deps) == [FULL], f"allInOne: want one Deployment {FULL}, have {sorted(deps)}"):
+        return
+    dep = deps[FULL]
+    check(dep["spec"]["replicas"] == 1, f"allInOne: replicas {dep['spec']['replicas']}, want 1")
+    check(dep["spec"].get("strategy", {}).get("type") == "Recreate", "allInOne: strategy is not Recreate")
+    check(roles_arg(dep) == ["--roles=scheduler,registry,log"], f"allInOne: args {roles_arg(dep)}")
+    check_pod_basics(FULL, dep)
+    env = env_of(container(dep))
+    check_secret_ref(objs, FULL, env, "GNOMON_STORE", FULL, "store-url")
+    check(secret_value(objs, FULL, "store-url") == store_url, f"allInOne: store-url {secret_value(objs, FULL, 'store-url')!r}")
+    check("GNOMON_CLUSTER_TOKEN" not in env, "allInOne: a cluster token is passed though one process has all roles")
+    check("GNOMON_REGISTRY_ENDPOINT" not in env, "allInOne: registry endpoint set")
+    check(env.get("GNOMON_ADMIN_TOKEN_FILE", {}).get("value") == "/var/lib/gnomon/admin-token",
+          "allInOne: admin token file not on the volume")
+    pvcs = by_kind(objs, "PersistentVolumeClaim")
+    if check(list(pvcs) == [FULL], f"allInOne: want PVC {FULL}, have {sorted(pvcs)}"):
+        check(pvcs[FULL]["spec"]["resources"]["requests"]["storage"] == "2Gi", "allInOne: PVC size")
+    vols = {v["name"]: v for v in dep["spec"]["template"]["spec"]["volumes"]}
+    check(vols.get("data", {}).get("persistentVolumeClaim", {}).get("claimName") == FULL, "allInOne: PVC not mounted")
+    mounts = {m["name"]: m["mountPath"] for m in container(dep)["volumeMounts"]}
+    check(mounts.get("data") == "/var/lib/gnomon", f"allInOne: data volume mounted at {mounts.get('data')}")
+    svcs = by_kind(objs, "Service")
+    check(list(svcs) == [FULL], f"allInOne: want one Service {FULL}, have {sorted(svcs)}")
+    check(not by_kind(objs, "PodDisruptionBudget"), "allInOne: PDB rendered")
+
+
+def case_allinone(objs, text):
+    check_all_in_one(objs, text, "sqlite:/var/lib/gnomon/gnomon.db")
+
+
+def case_allinone_mysql(objs, text):
+    # Role replicas are ignored in allInOne mode; a MySQL URL is kept secret.
+    check_all_in_one(objs, text, CUSTOM_URL)
+    check(PASSWORD not in text, "the store password appears in plain text in the rendered output")
+
+
+CASES = {
+    "default": case_default,
+    "custom": case_custom,
+    "existing": case_existing,
+    "allinone": case_allinone,
+    "allinone-mysql": case_allinone_mysql,
+}
+
+
+def main():
+    case, path = sys.argv[1], sys.argv[2]
+    text = open(path).read()
+    objs = [d for d in yaml.safe_load_all(text) if d]
+    for o in objs:
+        check(o.get("metadata", {}).get("labels", {}).get("app.kubernetes.io/part-of") == "gnomon",
+              f"{o['kind']} {o['metadata'].get('name')}: no app.kubernetes.io/part-of label")
+    # No secret in a plain env value, whatever the case.
+    for d in by_kind(objs, "Deployment").values():
+        for c in d["spec"]["template"]["spec"]["containers"]:
+            for e in c.get("env", []):
+                secretish = any(w in e["name"] for w in ("TOKEN", "STORE", "PASSWORD"))
+                if secretish and not e["name"].endswith("_FILE"):
+                    check("value" not in e, f"{d['metadata']['name']}: {e['name']} is a plain value")
+            for a in c.get("args", []):
+                check(not a.startswith(("--store", "--cluster-token", "--token")),
+                      f"{d['metadata']['name']}: secret on the command line: {a}")
+    check("mysql://" not in text, "a mysql:// URL appears in plain text")
+    CASES[case](objs, text)
+    if len(sys.argv) > 3:
+        with open(sys.argv[3], "w") as f:
+            json.dump(objs, f)
+    for f in failures:
+        print(f"FAIL [{case}] {f}")
+    real = failures
+    print(f"[{case}] {len(objs)} objects, {len(real)} failed assertions")
+    sys.exit(1 if real else 0)
+
+
+if __name__ == "__main__":
+    main()

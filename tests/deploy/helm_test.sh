@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# Offline checks of the Helm chart (deploy/k8s/gnomon) and the plain manifests
+# (deploy/k8s/manifests): helm lint, helm template with several value sets and
+# assertions on the result (check_rendered.py), values.schema.json rejecting bad
+# values, every rendered object validated against the Kubernetes API schemas
+# (kubernetes-models), and the plain manifests in sync with the chart.
+#
+# Installs nothing: scripts/lib.sh's install_k8s_tools puts Helm and
+# kubernetes-models under ~/.cache/gnomon-tools (GNOMON_TOOLS_DIR). Needs
+# /usr/bin/python3 with yaml (python3-yaml) and node. Exits non-zero on any
+# failure and says what failed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../scripts/lib.sh"
+chart=$GNOMON_ROOT/deploy/k8s/gnomon
+manifests=$GNOMON_ROOT/deploy/k8s/manifests
+helm=${HELM:-$GNOMON_HELM}
+python=/usr/bin/python3
+KUBE_VERSION=1.27.0
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+
+missing=()
+[ -x "$helm" ] || missing+=("helm ($helm)")
+$python -c 'import yaml' 2>/dev/null || missing+=("python3-yaml for $python")
+command -v node >/dev/null || missing+=("node")
+[ -f "$GNOMON_TOOLS_DIR/node_modules/kubernetes-models/package.json" ] || missing+=("kubernetes-models in $GNOMON_TOOLS_DIR")
+if ((${#missing[@]})); then
+  echo "FAIL missing tools: ${missing[*]}"
+  echo "     install them with: source scripts/lib.sh && install_deps  (or install_k8s_tools)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+work=$(mktemp -d /tmp/gnomon-helm-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+export HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
+
+# run NAME CMD...: runs CMD, records pass/fail, shows its output on failure.
+run() {
+  local name=$1
+  shift
+  if "$@" >"$work/out" 2>&1; then
+    pass "$name"
+  else
+    fail "$name"
+    sed 's/^/     /' "$work/out"
+  fi
+}
+
+render() {  # render NAME [helm args...] -> $work/NAME.yaml
+  local name=$1
+  shift
+  "$helm" template g "$chart" --namespace jobs --kube-version "$KUBE_VERSION" "$@" >"$work/$name.yaml"
+}
+
+# expect_failure NAME PATTERN [helm args...]: helm template must fail, saying PATTERN.
+expect_failure() {
+  local name=$1 pattern=$2
+  shift 2
+  if "$helm" template g "$chart" --kube-version "$KUBE_VERSION" "$@" >"$work/out" 2>&1; then
+    fail "$name: helm template accepted $*"
+  elif grep -q -e "$pattern" "$work/out"; then
+    pass "$name"
+  else
+    fail "$name: failed without saying '$pattern':"
+    sed 's/^/     /' "$work/out"
+  fi
+}
+
+# --- lint -------------------------------------------------------------------
+run "helm lint (defaults)" "$helm" lint --strict "$chart"
+run "helm lint (allInOne)" "$helm" lint --strict "$chart" --set allInOne=true
+run "helm lint (mysql store, sample executor, network policy)" "$helm" lint --strict "$chart" \
+  --set store.url=mysql://u:p@db:3306/gnomon --set sampleExecutor.enabled=true \
+  --set sampleExecutor.accessTokenSecret.name=t --set networkPolicy.enabled=true
+
+# --- render and assert --------------------------------------------------------
+cat >"$work/custom-values.yaml" <<'EOF'
+store:
+  url: mysql://gnomon:Pw-s3cret-XYZ@db.example:3306/gnomon
+clusterToken:
+  value: cluster-token-0123456789abcdef
+scheduler:
+  replicas: 3
+  resources:
+    limits: {cpu: "2", memory: 1Gi}
+registry:
+  replicas: 4
+  service: {type: LoadBalancer}
+log:
+  replicas: 1
+config:
+  retention-days: 14
+podAnnotations:
+  prometheus.io/scrape: "true"
+nodeSelector: {pool: jobs}
+tolerations:
+  - {key: dedicated, operator: Equal, value: jobs, effect: NoSchedule}
+networkPolicy:
+  enabled: true
+  ingressFrom:
+    - ipBlock: {cidr: 10.20.0.0/16}
+sampleExecutor:
+  enabled: true
+  app: billing
+  accessTokenSecret: {name: billing-token, key: token}
+EOF
+
+jsons=()
+check_case() {  # check_case CASE [helm args...]
+  local case=$1
+  shift
+  if ! render "$case" "$@" 2>"$work/err"; then
+    fail "render $case"
+    sed 's/^/     /' "$work/err"
+    return
+  fi
+  run "render $case and check it" $python "$here/check_rendered.py" "$case" "$work/$case.yaml" "$work/$case.json"
+  [ -f "$work/$case.json" ] && jsons+=("$work/$case.json")
+}
+check_case default
+check_case custom -f "$work/custom-values.yaml"
+check_case existing --set store.existingSecret=my-db --set store.existingSecretKey=url \
+  --set clusterToken.existingSecret=my-token --set clusterToken.existingSecretKey=token
+check_case allinone --set allInOne=true
+check_case allinone-mysql --set allInOne=true --set scheduler.replicas=5 \
+  --set store.url=mysql://gnomon:Pw-s3cret-XYZ@db.example:3306/gnomon
+
+# The generated cluster token is random per install (upgrades keep it through lookup).
+if render tok1 && render tok2 && ! cmp -s <(grep cluster-token "$work/tok1.yaml") <(grep cluster-token "$work/tok2.yaml"); then
+  pass "cluster token generated per install"
+else
+  fail "cluster token generated per install: two renders gave the same token (or failed)"
+fi
+
+# --- schema and guards reject bad values ----------------------------------------
+expect_failure "schema: scheduler.replicas=-1" "scheduler.replicas" --set scheduler.replicas=-1
+expect_failure "schema: log.replicas=two" "log.replicas" --set log.replicas=two
+expect_failure "schema: image.pullPolicy=Sometimes" "pullPolicy" --set image.pullPolicy=Sometimes
+expect_failure "schema: store.url=postgres://" "store.url" --set store.url=postgres://u@h/db
+expect_failure "schema: port=70000" "port" --set port=70000
+expect_failure "schema: short clusterToken.value" "clusterToken.value" --set clusterToken.value=short
+expect_failure "schema: misspelt scheduler.replica" "replica" --set scheduler.replica=3
+expect_failure "schema: allInOne=maybe" "allInOne" --set allInOne=maybe
+expect_failure "guard: SQLite with separate role pods" "SQLite" --set store.url=sqlite:/data/g.db
+expect_failure "guard: sample executor without token Secret" "accessTokenSecret" --set sampleExecutor.enabled=true
+if "$helm" template g "$chart" --kube-version 1.23.0 >"$work/out" 2>&1; then
+  fail "kubeVersion: Kubernetes 1.23 (no gRPC probes) accepted"
+else
+  pass "kubeVersion: Kubernetes 1.23 (no gRPC probes) refused"
+fi
+
+# --- NOTES.txt renders (via a copy of the chart that turns it into a ConfigMap) --
+notes_chart=$work/notes-chart
+cp -r "$chart" "$notes_chart"
+{ echo '{{- define "gnomon-test.notes" }}'; cat "$chart/templates/NOTES.txt"; echo '{{- end }}'; } \
+  >"$notes_chart/templates/_zz_notes.tpl"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include "gnomon-test.notes" . | toJson }}\n' \
+  >"$notes_chart/templates/zz-notes.yaml"
+check_notes() {  # check_notes NAME WANT... -- [helm args...]
+  local name=$1
+  shift
+  local want=()
+  while (($#)) && [ "$1" != "--" ]; do want+=("$1"); shift; done
+  shift
+  if ! "$helm" template g "$notes_chart" --namespace jobs --kube-version "$KUBE_VERSION" \
+    --show-only templates/zz-notes.yaml "$@" >"$work/notes.yaml" 2>"$work/out"; then
+    fail "NOTES $name: does not render"
+    sed 's/^/     /' "$work/out"
+    return
+  fi
+  $python -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["data"]["notes"])' \
+    "$work/notes.yaml" >"$work/notes.txt"
+  local w ok=1
+  for w in "${want[@]}"; do
+    grep -qF -e "$w" "$work/notes.txt" || { ok=0; echo "     NOTES $name lacks: $w"; }
+  done
+  if ((ok)); then pass "NOTES $name"; else fail "NOTES $name"; sed 's/^/     | /' "$work/notes.txt"; fi
+}
+check_notes per-role "first admin token" "port-forward svc/g-gnomon-scheduler 7070:7070" \
+  "GNOMON_SERVER=g-gnomon-scheduler.jobs.svc:7070" "create secret generic g-gnomon-store" \
+  "/var/run/gnomon/admin-token" "g-gnomon-registry:7070" --
+check_notes allinone "first admin token" "svc/g-gnomon 7070:7070" "/var/lib/gnomon/admin-token" -- \
+  --set allInOne=true
+
+# --- plain manifests ------------------------------------------------------------
+if HELM=$helm "$manifests/generate.sh" "$work/gnomon.yaml" 2>"$work/out" &&
+  diff -u "$manifests/gnomon.yaml" "$work/gnomon.yaml" >"$work/diff"; then
+  pass "deploy/k8s/manifests/gnomon.yaml matches the chart"
+else
+  fail "deploy/k8s/manifests/gnomon.yaml is out of date: run deploy/k8s/manifests/generate.sh"
+  head -40 "$work/out" "$work/diff" | sed 's/^/     /'
+fi
+$python - "$manifests/gnomon.yaml" "$work/manifests.json" >"$work/out" 2>&1 <<'EOF'
+import json, sys, yaml
+objs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+json.dump(objs, open(sys.argv[2], "w"))
+kinds = sorted(o["kind"] for o in objs)
+want = ["Deployment", "PersistentVolumeClaim", "Secret", "Service", "ServiceAccount"]
+if kinds != want:
+    sys.exit(f"kinds {kinds}, want {want}")
+dep = next(o for o in objs if o["kind"] == "Deployment")
+args = dep["spec"]["template"]["spec"]["containers"][0]["args"]
+if "--roles=scheduler,registry,log" not in args or dep["spec"]["replicas"] != 1:
+    sys.exit(f"Deployment args {args} replicas {dep['spec']['replicas']}")
+EOF
+if [ $? -eq 0 ]; then pass "plain manifests: all-in-one objects"; jsons+=("$work/manifests.json"); else fail "plain manifests: all-in-one objects"; sed 's/^/     /' "$work/out"; fi
+if command -v kubectl >/dev/null && kubectl kustomize --help >/dev/null 2>&1; then
+  if kubectl kustomize "$manifests" >"$work/kustomized.yaml" 2>"$work/out" &&
+    $python -c 'import sys, yaml; k = sorted(d["kind"] for d in yaml.safe_load_all(open(sys.argv[1])) if d); sys.exit(0 if len(k) == 5 else f"kustomize gave {k}")' \
+      "$work/kustomized.yaml" 2>>"$work/out"; then
+    pass "kubectl kustomize deploy/k8s/manifests"
+  else
+    fail "kubectl kustomize deploy/k8s/manifests"
+    sed 's/^/     /' "$work/out"
+  fi
+else
+  echo "skip kubectl kustomize (kubectl not installed)"
+fi
+
+# --- every rendered object against the Kubernetes API schemas ---------------------
+if ((${#jsons[@]})); then
+  run "kubernetes-models: every rendered object valid" env NODE_PATH="$GNOMON_TOOLS_DIR/node_modules" \
+    node "$here/validate_k8s.js" "${jsons[@]}"
+  grep -h '^kubernetes-models:' "$work/out" | sed 's/^/     /'
+  # The validator itself must catch a broken object.
+  $python - "$work/default.json" "$work/broken.json" <<'EOF'
+import json, sys
+objs = json.load(open(sys.argv[1]))
+dep = next(o for o in objs if o["kind"] == "Deployment")
+dep["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]["grpc"]["port"] = "grpc"
+json.dump([dep], open(sys.argv[2], "w"))
+EOF
+  if NODE_PATH="$GNOMON_TOOLS_DIR/node_modules" node "$here/validate_k8s.js" "$work/broken.json" >"$work/out" 2>&1; then
+    fail "kubernetes-models: a string gRPC probe port was accepted"
+  else
+    pass "kubernetes-models: rejects a broken object"
+  fi
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
