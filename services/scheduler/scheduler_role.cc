@@ -17,7 +17,8 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       links_(clock),
       recorder_(store, clock),
       pools_(clock, options.pools),
-      trigger_(store, &membership_, &links_, &recorder_, clock, &pools_),
+      prober_(store, &links_, clock, absl::Seconds(2)),
+      trigger_(store, &membership_, &links_, &recorder_, clock, &pools_, &prober_),
       loop_(store, &trigger_, clock, options.loop),
       followups_(store, &trigger_, &loop_, clock, options.followups),
       reaper_(store, &membership_, clock, options.reaper),
@@ -59,11 +60,13 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
   threads_.emplace_back([this] { followups_.Run(); });
   threads_.emplace_back([this] { reaper_.Run(); });
   threads_.emplace_back([this] { lease_.Run(); });
+  threads_.emplace_back([this] { prober_.Run(); });
 }
 
 void SchedulerRole::Stop() {
   if (threads_.empty()) return;
   lease_.Stop();
+  prober_.Stop();
   loop_.Stop();
   followups_.Stop();
   reaper_.Stop();

@@ -53,6 +53,7 @@ class SchedulerRole {
   ExecutorLinks links_;
   DispatchRecorder recorder_;
   TriggerPools pools_;
+  ManualProber prober_;
   Trigger trigger_;
   ScheduleLoop loop_;
   Followups followups_;

@@ -31,13 +31,15 @@ const char* RouteName(v1::RouteStrategy s) {
 }  // namespace
 
 Trigger::Trigger(store::Store* store, Membership* membership, ExecutorLinks* links,
-                 DispatchRecorder* recorder, Clock* clock, TriggerPools* pools)
+                 DispatchRecorder* recorder, Clock* clock, TriggerPools* pools,
+                 ManualProber* prober)
     : store_(store),
       membership_(membership),
       links_(links),
       recorder_(recorder),
       clock_(clock),
-      pools_(pools) {
+      pools_(pools),
+      prober_(prober) {
   for (int s = v1::RouteStrategy_MIN; s <= v1::RouteStrategy_MAX; ++s) {
     if (!v1::RouteStrategy_IsValid(s)) continue;
     auto strategy = static_cast<v1::RouteStrategy>(s);
@@ -72,6 +74,9 @@ std::vector<v1::ExecutorInfo> Trigger::Candidates(const FireSpec& f, const v1::G
                            : std::vector<std::string>(g.manual().addresses().begin(),
                                                       g.manual().addresses().end());
     for (const std::string& a : list) {
+      // A manual group's addresses that failed their last beat are skipped
+      // (an explicit address list from a trigger is used as given).
+      if (f.addresses.empty() && prober_ != nullptr && !prober_->Alive(a)) continue;
       v1::ExecutorInfo e;
       e.set_app_name(g.app_name());
       e.set_address(a);

@@ -26,6 +26,7 @@
 #include "services/common/store/store.h"
 #include "services/scheduler/dispatch_recorder.h"
 #include "services/scheduler/executor_link.h"
+#include "services/scheduler/manual_prober.h"
 #include "services/scheduler/membership.h"
 #include "services/scheduler/router.h"
 #include "services/scheduler/trigger_pools.h"
@@ -65,7 +66,8 @@ class Trigger final : public FireSink, public ExecutorProbe {
  public:
   // `pools` may be null: routing and sending then happen on the caller's thread.
   Trigger(store::Store* store, Membership* membership, ExecutorLinks* links,
-          DispatchRecorder* recorder, Clock* clock, TriggerPools* pools = nullptr);
+          DispatchRecorder* recorder, Clock* clock, TriggerPools* pools = nullptr,
+          ManualProber* prober = nullptr);
 
   absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) override
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -93,6 +95,7 @@ class Trigger final : public FireSink, public ExecutorProbe {
   DispatchRecorder* const recorder_;
   Clock* const clock_;
   TriggerPools* const pools_;
+  ManualProber* const prober_;
   std::atomic<int64_t> fence_epoch_{0};
   std::map<v1::RouteStrategy, std::unique_ptr<Router>> routers_;  // Built once, read-only.
 

@@ -275,5 +275,37 @@ TEST_F(LifecycleE2E, BadInputOnTheSessionStreamIsRefusedAndOthersAreUnaffected) 
   }));
 }
 
+TEST_F(LifecycleE2E, ManualGroupRoutesOnlyToAddressesThatAnswerBeats) {
+  v1::Group manual;
+  ASSERT_TRUE(cluster_.CtlJson({"group", "create", "manual-app", "--addresses", "127.0.0.1:1"}, &manual));
+  auto live = cluster_.StartExecutor("manual-app", manual.access_token());
+  auto line = live->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+  ASSERT_TRUE(line) << live->Output();
+  const std::string live_address(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
+  // 127.0.0.1:1 sorts first, so FIRST would pick it if dead addresses were not skipped.
+  v1::Group updated;
+  ASSERT_TRUE(cluster_.CtlJson({"group", "update", absl::StrCat(manual.id()), "--addresses",
+                                absl::StrCat("127.0.0.1:1,", live_address)},
+                               &updated));
+  v1::Job job;
+  ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(manual.id()), "--handler",
+                                "demo", "--manual", "--route", "first"},
+                               &job));
+  // Once the dead address has failed a beat, every run goes to the live one.
+  ASSERT_TRUE(WaitFor([&] {
+    auto ids = Trigger(job.id());
+    v1::Run r;
+    WaitFor([&] { r = Get(ids[0]); return r.status() == v1::RUN_STATUS_SUCCEEDED || r.status() == v1::RUN_STATUS_FAILED; });
+    return r.status() == v1::RUN_STATUS_SUCCEEDED;
+  }));
+  for (int i = 0; i < 3; ++i) {
+    auto ids = Trigger(job.id());
+    v1::Run r;
+    ASSERT_TRUE(WaitFor([&] { r = Get(ids[0]); return r.status() == v1::RUN_STATUS_SUCCEEDED || r.status() == v1::RUN_STATUS_FAILED; }));
+    EXPECT_EQ(r.status(), v1::RUN_STATUS_SUCCEEDED) << r.DebugString();
+    EXPECT_EQ(r.executor_address(), live_address);
+  }
+}
+
 }  // namespace
 }  // namespace gnomon

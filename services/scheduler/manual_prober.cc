@@ -1,0 +1,56 @@
+#include "services/scheduler/manual_prober.h"
+
+#include "services/common/client/auth_metadata.h"
+#include "services/common/client/log.h"
+
+namespace gnomon::scheduler {
+
+bool ManualProber::Alive(const std::string& address) const {
+  absl::MutexLock l(&mu_);
+  auto it = alive_.find(address);
+  return it == alive_.end() || it->second;
+}
+
+void ManualProber::ProbeAll() {
+  absl::StatusOr<std::vector<v1::Group>> groups = store_->ListGroups();
+  if (!groups.ok()) return;
+  absl::flat_hash_map<std::string, bool> result;
+  for (const v1::Group& g : *groups) {
+    if (!g.has_manual()) continue;
+    for (const std::string& address : g.manual().addresses()) {
+      auto link = links_->Get(address, g.access_token());
+      grpc::ClientContext ctx;
+      ctx.AddMetadata(std::string(kAccessTokenKey), g.access_token());
+      ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+      v1::BeatRequest req;
+      v1::BeatResponse resp;
+      const bool up = link->stub()->Beat(&ctx, req, &resp).ok();
+      result[address] = up;
+    }
+  }
+  absl::MutexLock l(&mu_);
+  for (const auto& [address, up] : result) {
+    auto it = alive_.find(address);
+    if (it != alive_.end() && it->second != up) {
+      GNOMON_LOG(INFO) << "scheduler: manual executor " << address << (up ? " is up" : " is down");
+    }
+  }
+  alive_ = std::move(result);
+}
+
+void ManualProber::Run() {
+  while (true) {
+    ProbeAll();
+    absl::MutexLock l(&mu_);
+    if (stopped_) return;
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + interval_);
+    if (stopped_) return;
+  }
+}
+
+void ManualProber::Stop() {
+  absl::MutexLock l(&mu_);
+  stopped_ = true;
+}
+
+}  // namespace gnomon::scheduler

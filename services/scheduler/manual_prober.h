@@ -1,0 +1,48 @@
+// ManualProber: liveness of executors in manual groups (a fixed address list,
+// no registration), checked with Executor.Beat in the background so routing
+// skips dead addresses without probing on the dispatch path.
+//
+//   ManualProber prober(store, &links, &RealClock(), absl::Seconds(2));
+//   std::thread t([&] { prober.Run(); });
+//   bool up = prober.Alive("10.0.0.5:9999");   // unknown addresses count as alive
+//
+// Thread safety: thread-safe; Run on one thread.
+#ifndef GNOMON_SERVICES_SCHEDULER_MANUAL_PROBER_H_
+#define GNOMON_SERVICES_SCHEDULER_MANUAL_PROBER_H_
+
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+#include "services/scheduler/executor_link.h"
+
+namespace gnomon::scheduler {
+
+class ManualProber {
+ public:
+  ManualProber(store::Store* store, ExecutorLinks* links, Clock* clock, absl::Duration interval)
+      : store_(store), links_(links), clock_(clock), interval_(interval) {}
+
+  bool Alive(const std::string& address) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Beats every address of every manual group once.
+  void ProbeAll() ABSL_LOCKS_EXCLUDED(mu_);
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  store::Store* const store_;
+  ExecutorLinks* const links_;
+  Clock* const clock_;
+  const absl::Duration interval_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, bool> alive_ ABSL_GUARDED_BY(mu_);
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_MANUAL_PROBER_H_
