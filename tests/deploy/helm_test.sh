@@ -137,6 +137,27 @@ else
   fail "cluster token generated per install: two renders gave the same token (or failed)"
 fi
 
+# Upgrades keep the token: a copy of the chart whose lookup returns the Secret
+# given in values (helm template cannot reach a cluster) must reuse its token.
+lookup_chart=$work/lookup-chart
+cp -r "$chart" "$lookup_chart"
+sed -i 's/lookup "v1" "Secret" .Release.Namespace $name/(.Values.testLookup | default dict)/' \
+  "$lookup_chart/templates/secret.yaml"
+kept=$(printf 'kept-token-from-the-first-install' | base64 -w0)
+if grep -q testLookup "$lookup_chart/templates/secret.yaml" &&
+  "$helm" template g "$lookup_chart" --kube-version "$KUBE_VERSION" \
+    --set "testLookup.data.cluster-token=$kept" >"$work/lookup.yaml" 2>"$work/out" &&
+  grep -q "cluster-token: \"$kept\"" "$work/lookup.yaml" &&
+  "$helm" template g "$lookup_chart" --kube-version "$KUBE_VERSION" \
+    --set "testLookup.data.other=eA==" >"$work/lookup2.yaml" 2>>"$work/out" &&
+  grep -q 'cluster-token: "' "$work/lookup2.yaml"; then
+  pass "cluster token kept from the existing Secret on upgrade"
+else
+  fail "cluster token kept from the existing Secret on upgrade"
+  sed 's/^/     /' "$work/out"
+  grep -n cluster-token "$work/lookup.yaml" "$work/lookup2.yaml" 2>/dev/null | sed 's/^/     /'
+fi
+
 # --- schema and guards reject bad values ----------------------------------------
 expect_failure "schema: scheduler.replicas=-1" "scheduler.replicas" --set scheduler.replicas=-1
 expect_failure "schema: log.replicas=two" "log.replicas" --set log.replicas=two
@@ -195,7 +216,7 @@ else
   fail "deploy/k8s/manifests/gnomon.yaml is out of date: run deploy/k8s/manifests/generate.sh"
   head -40 "$work/out" "$work/diff" | sed 's/^/     /'
 fi
-$python - "$manifests/gnomon.yaml" "$work/manifests.json" >"$work/out" 2>&1 <<'EOF'
+if $python - "$manifests/gnomon.yaml" "$work/manifests.json" >"$work/out" 2>&1 <<'EOF'
 import json, sys, yaml
 objs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
 json.dump(objs, open(sys.argv[2], "w"))
@@ -208,7 +229,13 @@ args = dep["spec"]["template"]["spec"]["containers"][0]["args"]
 if "--roles=scheduler,registry,log" not in args or dep["spec"]["replicas"] != 1:
     sys.exit(f"Deployment args {args} replicas {dep['spec']['replicas']}")
 EOF
-if [ $? -eq 0 ]; then pass "plain manifests: all-in-one objects"; jsons+=("$work/manifests.json"); else fail "plain manifests: all-in-one objects"; sed 's/^/     /' "$work/out"; fi
+then
+  pass "plain manifests: all-in-one objects"
+  jsons+=("$work/manifests.json")
+else
+  fail "plain manifests: all-in-one objects"
+  sed 's/^/     /' "$work/out"
+fi
 if command -v kubectl >/dev/null && kubectl kustomize --help >/dev/null 2>&1; then
   if kubectl kustomize "$manifests" >"$work/kustomized.yaml" 2>"$work/out" &&
     $python -c 'import sys, yaml; k = sorted(d["kind"] for d in yaml.safe_load_all(open(sys.argv[1])) if d); sys.exit(0 if len(k) == 5 else f"kustomize gave {k}")' \
