@@ -131,6 +131,7 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg,
       sessions_.erase(it->second.session);
       replaced_cancel = std::move(it->second.cancel);
     }
+    remote_.erase(key);  // It moved here from another replica.
     Member& m = members_[key];
     m.session = id;
     m.info = info;
@@ -208,6 +209,9 @@ std::shared_ptr<Watcher> RegistryCore::Watch(std::vector<std::string> apps) {
   for (const auto& [key, m] : members_) {
     if (watcher->Wants(key.first)) *snapshot.mutable_snapshot()->add_executors() = m.info;
   }
+  for (const auto& [key, info] : remote_) {
+    if (watcher->Wants(key.first)) *snapshot.mutable_snapshot()->add_executors() = info;
+  }
   snapshot.mutable_snapshot();  // An empty snapshot is still a snapshot.
   watcher->Push(std::move(snapshot));
   if (stopped_) watcher->Close();
@@ -219,6 +223,7 @@ std::vector<v1::ExecutorInfo> RegistryCore::Members() const {
   absl::MutexLock l(&mu_);
   std::vector<v1::ExecutorInfo> out;
   for (const auto& [key, m] : members_) out.push_back(m.info);
+  for (const auto& [key, info] : remote_) out.push_back(info);
   return out;
 }
 
@@ -255,8 +260,33 @@ std::vector<std::function<void()>> RegistryCore::ExpireLocked(int64_t now_ms) {
   return cancels;
 }
 
+void RegistryCore::RefreshRemote(int64_t now_ms) {
+  absl::StatusOr<std::vector<v1::ExecutorInfo>> rows = store_->ListExecutors();
+  if (!rows.ok()) {
+    GNOMON_LOG(WARNING) << "registry: reading other replicas' executors failed: " << rows.status();
+    return;
+  }
+  const int64_t fresh_after = now_ms - 3 * absl::ToInt64Milliseconds(options_.persist_interval);
+  absl::MutexLock l(&mu_);
+  absl::flat_hash_map<Key, v1::ExecutorInfo> now_remote;
+  for (v1::ExecutorInfo& e : *rows) {
+    Key key{e.app_name(), e.address()};
+    if (members_.contains(key)) continue;  // Ours.
+    if (TimeUtil::TimestampToMilliseconds(e.last_beat_time()) < fresh_after) continue;  // Stale.
+    now_remote.emplace(std::move(key), std::move(e));
+  }
+  for (const auto& [key, info] : remote_) {
+    if (!now_remote.contains(key)) Publish(v1::EXECUTOR_CHANGE_KIND_LEFT, info);
+  }
+  for (const auto& [key, info] : now_remote) {
+    if (!remote_.contains(key)) Publish(v1::EXECUTOR_CHANGE_KIND_JOINED, info);
+  }
+  remote_ = std::move(now_remote);
+}
+
 void RegistryCore::RunReaper() {
   int64_t last_prune = 0;
+  int64_t last_remote = 0;
   while (true) {
     std::vector<std::function<void()>> cancels;
     {
@@ -271,7 +301,12 @@ void RegistryCore::RunReaper() {
       if (c) c();
     }
     int64_t now = clock_->NowMillis();
-    if (now - last_prune >= absl::ToInt64Milliseconds(options_.persist_interval)) {
+    if (options_.remote_refresh > absl::ZeroDuration() &&
+        now - last_remote >= absl::ToInt64Milliseconds(options_.remote_refresh)) {
+      last_remote = now;
+      RefreshRemote(now);
+    }
+    if (now - last_prune >= absl::ToInt64Milliseconds(options_.stale_row_age) / 10) {
       last_prune = now;
       absl::StatusOr<int64_t> pruned =
           store_->PruneExecutors(now - absl::ToInt64Milliseconds(options_.stale_row_age));

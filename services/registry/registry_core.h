@@ -41,8 +41,12 @@ struct RegistryOptions {
   int missed_beats = 3;
   // Store rows whose last beat is older than this are deleted.
   absl::Duration stale_row_age = absl::Minutes(10);
-  // How often a live executor's row is refreshed in the store.
-  absl::Duration persist_interval = absl::Seconds(10);
+  // How often a live executor's row is refreshed in the store; rows not
+  // refreshed for three intervals are not counted as live by other replicas.
+  absl::Duration persist_interval = absl::Seconds(2);
+  // How often executors connected to other registry replicas are read from
+  // the store (0 disables: a single registry).
+  absl::Duration remote_refresh = absl::Seconds(1);
 };
 
 // A subscriber to membership changes: a snapshot first, then changes.
@@ -103,6 +107,9 @@ class RegistryCore {
 
   void Publish(v1::ExecutorChangeKind kind, const v1::ExecutorInfo& info)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Reads executors held by other registry replicas from the store and
+  // publishes their arrivals and departures.
+  void RefreshRemote(int64_t now_ms) ABSL_LOCKS_EXCLUDED(mu_);
   // Removes expired members; returns their cancel callbacks.
   std::vector<std::function<void()>> ExpireLocked(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -113,6 +120,8 @@ class RegistryCore {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<Key, Member> members_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, Key> sessions_ ABSL_GUARDED_BY(mu_);
+  // Live executors whose sessions are held by other registry replicas.
+  absl::flat_hash_map<Key, v1::ExecutorInfo> remote_ ABSL_GUARDED_BY(mu_);
   std::vector<std::weak_ptr<Watcher>> watchers_ ABSL_GUARDED_BY(mu_);
   uint64_t next_session_ ABSL_GUARDED_BY(mu_) = 1;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
