@@ -40,9 +40,7 @@ void AppendJsonString(std::string* out, const std::string& s) {
   out->push_back('"');
 }
 
-bool IsTimeField(const std::string& name) {
-  return name == "scheduled_time" || name == "end_time";
-}
+bool IsTimeField(const std::string& name) { return name == "scheduled_time" || name == "end_time"; }
 
 }  // namespace
 

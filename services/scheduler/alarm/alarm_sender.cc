@@ -196,8 +196,7 @@ void AlarmSender::RecordAttempt(Delivery d, const absl::Status& status) {
   if (!permanent && d.attempts < options_.max_attempts) {
     absl::Duration delay = RetryDelay(d.attempts);
     GNOMON_LOG(INFO) << "alarm: run " << p.alarm.run.id() << ": " << name << " attempt "
-                     << d.attempts << " failed (" << status.message() << "); retrying in "
-                     << delay;
+                     << d.attempts << " failed (" << status.message() << "); retrying in " << delay;
     waiting_.emplace(clock_->Now() + delay, d);
     ++counters_.retries;
     return;

@@ -4,7 +4,8 @@
 //   std::vector<std::unique_ptr<AlarmChannel>> channels;
 //   channels.push_back(std::make_unique<WebhookChannel>(WebhookOptions{}));
 //   AlarmSender sender(std::move(channels), {}, [&](int64_t run_id, const std::string& s) {
-//     store->SetAlarmStatus(run_id, s);  // "sent: webhook" / "failed: webhook ...: HTTP 500 after 5 attempts"
+//     store->SetAlarmStatus(run_id, s);  // "sent: webhook" / "failed: webhook ...: HTTP 500 after
+//     5 attempts"
 //   });
 //   sender.Start();
 //   sender.Raise({job, run, "retries exhausted"});  // never blocks
@@ -24,7 +25,8 @@
 //
 // Thread safety: thread-safe. Channels' Send and the status callback run on
 // the worker thread; Wants runs on the worker thread under the sender's lock
-// and must not call back into the sender.
+// and must not call back into the sender; the callback may Raise but must not
+// call Stop().
 #ifndef GNOMON_SERVICES_SCHEDULER_ALARM_ALARM_SENDER_H_
 #define GNOMON_SERVICES_SCHEDULER_ALARM_ALARM_SENDER_H_
 
@@ -107,7 +109,7 @@ class AlarmSender {
   enum class Outcome { kUnwanted, kPending, kSent, kFailed };
   struct Pending {
     Alarm alarm;
-    std::vector<Outcome> outcomes;  // Per channel.
+    std::vector<Outcome> outcomes;    // Per channel.
     std::vector<std::string> errors;  // Per channel, final error text.
     int remaining = 0;
   };

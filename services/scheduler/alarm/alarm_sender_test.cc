@@ -221,10 +221,9 @@ TEST(AlarmSenderTest, AWaitingRetryDoesNotHoldUpOtherAlarms) {
   StatusLog log;
   AlarmSenderOptions o;
   o.clock = &clock;
-  AlarmSender sender(
-      Channels(std::make_unique<FakeChannel>(
-          "fake", std::deque<absl::Status>{absl::UnavailableError("down")})),
-      o, log.Callback());
+  AlarmSender sender(Channels(std::make_unique<FakeChannel>(
+                         "fake", std::deque<absl::Status>{absl::UnavailableError("down")})),
+                     o, log.Callback());
   sender.Start();
   ASSERT_TRUE(sender.Raise(AlarmFor(1)));  // First attempt fails.
   ASSERT_TRUE(sender.Raise(AlarmFor(2)));
@@ -239,12 +238,11 @@ TEST(AlarmSenderTest, AWaitingRetryDoesNotHoldUpOtherAlarms) {
 
 TEST(AlarmSenderTest, StatusNamesEveryChannelAndPermanentErrorsAreNotRetried) {
   StatusLog log;
-  AlarmSender sender(
-      Channels(std::make_unique<FakeChannel>("webhook"),
-               std::make_unique<FakeChannel>(
-                   "email", std::deque<absl::Status>{
-                                absl::InvalidArgumentError("invalid recipient \"x\"")})),
-      {}, log.Callback());
+  AlarmSender sender(Channels(std::make_unique<FakeChannel>("webhook"),
+                              std::make_unique<FakeChannel>(
+                                  "email", std::deque<absl::Status>{absl::InvalidArgumentError(
+                                               "invalid recipient \"x\"")})),
+                     {}, log.Callback());
   sender.Start();
   ASSERT_TRUE(sender.Raise(AlarmFor(3)));
   Alarm nobody = AlarmFor(4);
@@ -265,10 +263,9 @@ TEST(AlarmSenderTest, StopAbandonsPendingAlarmsAndLaterRaisesAreDropped) {
   StatusLog log;
   AlarmSenderOptions o;
   o.clock = &clock;
-  AlarmSender sender(
-      Channels(std::make_unique<FakeChannel>(
-          "fake", std::deque<absl::Status>{absl::UnavailableError("down")})),
-      o, log.Callback());
+  AlarmSender sender(Channels(std::make_unique<FakeChannel>(
+                         "fake", std::deque<absl::Status>{absl::UnavailableError("down")})),
+                     o, log.Callback());
   sender.Start();
   ASSERT_TRUE(sender.Raise(AlarmFor(1)));
   ASSERT_TRUE(AwaitRetries(sender, 1));

@@ -24,7 +24,8 @@ size_t Utf8Prefix(const std::string& s, size_t start, size_t max) {
 }
 
 bool IsAscii(const std::string& s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
 
 std::string OneLine(std::string s) {
@@ -51,7 +52,8 @@ void AppendBodyText(std::string* out, const std::string& text) {
   size_t start = 0;
   while (true) {
     size_t end = text.find('\n', start);
-    std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string line =
+        text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     size_t pos = 0;
     do {
@@ -85,16 +87,17 @@ size_t ReadUpload(char* buffer, size_t size, size_t n, void* user) {
 }  // namespace
 
 std::string AlarmMailMessage(const Alarm& alarm, const std::string& from, absl::Time now) {
-  std::string subject = OneLine(
-      absl::StrCat("[gnomon] job ", alarm.job.id(), " failed: ", alarm.job.description()));
+  std::string subject =
+      OneLine(absl::StrCat("[gnomon] job ", alarm.job.id(), " failed: ", alarm.job.description()));
   std::string m;
-  absl::StrAppend(&m, "Date: ", absl::FormatTime("%a, %d %b %Y %H:%M:%S +0000", now,
-                                                 absl::UTCTimeZone()), "\r\n");
+  absl::StrAppend(
+      &m, "Date: ", absl::FormatTime("%a, %d %b %Y %H:%M:%S +0000", now, absl::UTCTimeZone()),
+      "\r\n");
   absl::StrAppend(&m, "From: <", from, ">\r\n");
   absl::StrAppend(&m, "To: ", absl::StrJoin(alarm.job.alarm().emails(), ", "), "\r\n");
   absl::StrAppend(&m, "Subject: ", SubjectHeader(subject), "\r\n");
-  absl::StrAppend(&m, "Message-ID: <gnomon-alarm.", alarm.run.id(), ".",
-                  absl::ToUnixMicros(now), "@gnomon>\r\n");
+  absl::StrAppend(&m, "Message-ID: <gnomon-alarm.", alarm.run.id(), ".", absl::ToUnixMicros(now),
+                  "@gnomon>\r\n");
   m += "MIME-Version: 1.0\r\n";
   m += "Content-Type: text/plain; charset=utf-8\r\n";
   m += "Content-Transfer-Encoding: 8bit\r\n";
@@ -120,7 +123,8 @@ bool EmailChannel::Wants(const v1::Job& job) const {
 absl::Status EmailChannel::Send(const Alarm& alarm) {
   const std::string shown = internal::RedactUrl(options_.smtp_url);
   if (!ValidAddress(options_.from)) {
-    return absl::InvalidArgumentError(absl::StrCat("invalid sender address \"", options_.from, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid sender address \"", options_.from, "\""));
   }
   internal::CurlEasy curl(curl_easy_init());
   internal::CurlSlist rcpt;
@@ -129,7 +133,8 @@ absl::Status EmailChannel::Send(const Alarm& alarm) {
   }
   for (const std::string& to : alarm.job.alarm().emails()) {
     if (!ValidAddress(to)) {
-      return absl::InvalidArgumentError(absl::StrCat("invalid recipient address \"", OneLine(to), "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid recipient address \"", OneLine(to), "\""));
     }
     if (!internal::SlistAppend(&rcpt, absl::StrCat("<", to, ">"))) {
       return absl::ResourceExhaustedError("out of memory");
@@ -139,8 +144,8 @@ absl::Status EmailChannel::Send(const Alarm& alarm) {
   const std::string mail_from = absl::StrCat("<", options_.from, ">");
   Upload upload{&message};
   char errbuf[CURL_ERROR_SIZE] = {0};
-  long timeout_ms = static_cast<long>(
-      std::max<int64_t>(1, absl::ToInt64Milliseconds(options_.timeout)));
+  long timeout_ms =
+      static_cast<long>(std::max<int64_t>(1, absl::ToInt64Milliseconds(options_.timeout)));
   CURL* c = curl.get();
   curl_easy_setopt(c, CURLOPT_URL, options_.smtp_url.c_str());
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");

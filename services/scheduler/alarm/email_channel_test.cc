@@ -11,10 +11,10 @@
 namespace gnomon::scheduler::alarm {
 namespace {
 
+using loopback::SmtpSink;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using loopback::SmtpSink;
 
 Alarm SampleAlarm() {
   Alarm a;
@@ -130,15 +130,15 @@ TEST(AlarmMailMessageTest, NonAsciiSubjectsAreEncodedAndNewlinesCannotAddHeaders
   Alarm a = SampleAlarm();
   a.job.set_description("nächtlicher Bericht");
   std::string m = AlarmMailMessage(a, "gnomon@example.com", absl::FromUnixSeconds(0));
-  std::string expected_word =
-      absl::StrCat("=?UTF-8?B?", absl::Base64Escape("[gnomon] job 42 failed: nächtlicher Bericht"),
-                   "?=");
+  std::string expected_word = absl::StrCat(
+      "=?UTF-8?B?", absl::Base64Escape("[gnomon] job 42 failed: nächtlicher Bericht"), "?=");
   EXPECT_THAT(m, HasSubstr("Subject: " + expected_word + "\r\n"));
 
   a.job.set_description("x\r\nBcc: victim@example.com");
   m = AlarmMailMessage(a, "gnomon@example.com", absl::FromUnixSeconds(0));
   std::string headers = m.substr(0, m.find("\r\n\r\n") + 2);
-  EXPECT_THAT(headers, HasSubstr("Subject: [gnomon] job 42 failed: x  Bcc: victim@example.com\r\n"));
+  EXPECT_THAT(headers,
+              HasSubstr("Subject: [gnomon] job 42 failed: x  Bcc: victim@example.com\r\n"));
   EXPECT_THAT(headers, Not(HasSubstr("\r\nBcc:")));
 }
 

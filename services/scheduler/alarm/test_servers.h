@@ -77,7 +77,7 @@ class SmtpSink final : public LoopbackServer {
     std::string helo;
     std::string mail_from;
     std::vector<std::string> rcpt_to;
-    std::string data;  // The message, dot-unstuffed, CRLF line ends.
+    std::string data;        // The message, dot-unstuffed, CRLF line ends.
     std::string auth_plain;  // Decoded AUTH PLAIN response, if any.
   };
 

@@ -46,8 +46,8 @@ absl::Status WebhookChannel::Post(const std::string& url, const std::string& bod
     return absl::ResourceExhaustedError(absl::StrCat(shown, ": cannot allocate a curl handle"));
   }
   char errbuf[CURL_ERROR_SIZE] = {0};
-  long timeout_ms = static_cast<long>(
-      std::max<int64_t>(1, absl::ToInt64Milliseconds(options_.timeout)));
+  long timeout_ms =
+      static_cast<long>(std::max<int64_t>(1, absl::ToInt64Milliseconds(options_.timeout)));
   CURL* c = curl.get();
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");

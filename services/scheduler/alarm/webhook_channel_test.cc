@@ -11,9 +11,9 @@
 namespace gnomon::scheduler::alarm {
 namespace {
 
+using loopback::HttpServer;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using loopback::HttpServer;
 
 Alarm SampleAlarm() {
   Alarm a;
