@@ -167,6 +167,11 @@ class CountingStore final : public store::Store {
     ++writes_;
     return inner_->ReleaseLease(name, holder);
   }
+  absl::Status RecordAlarmStatus(int64_t run_id, std::string_view status) override {
+    ++writes_;
+    return inner_->RecordAlarmStatus(run_id, status);
+  }
+
  private:
   store::Store* const inner_;
   std::atomic<uint64_t> reads_{0};

@@ -48,6 +48,12 @@ ABSL_FLAG(int, missed_beats, 3, "Beats an executor may miss before it is removed
 ABSL_FLAG(int64_t, max_log_lines_per_run, 10000, "Run-log lines kept per run; more are dropped.");
 ABSL_FLAG(int, retention_days, 30, "Runs and their logs older than this many days are deleted (0: never).");
 ABSL_FLAG(int64_t, max_runs_per_job, 0, "Keep at most this many runs per job (0: no limit).");
+ABSL_FLAG(std::string, smtp_url, "", "SMTP server for alarm mails: smtp://host:port or smtps://host:port (empty: no mail).");
+ABSL_FLAG(std::string, smtp_from, "gnomon@localhost", "Sender address of alarm mails.");
+ABSL_FLAG(std::string, smtp_user, "", "SMTP AUTH user name (empty: no AUTH).");
+ABSL_FLAG(std::string, smtp_password_file, "", "File holding the SMTP AUTH password.");
+ABSL_FLAG(bool, alarm_every_attempt, false,
+          "Alarm on every failed attempt, not only when a run's retries are exhausted.");
 ABSL_FLAG(absl::Duration, lease_ttl, absl::Seconds(10),
           "Scheduler lease time-to-live: a replica that dies is replaced after at most this long.");
 ABSL_FLAG(absl::Duration, preread_window, absl::Seconds(5),
@@ -133,6 +139,18 @@ int Serve() {
     o.limits.max_params_bytes = absl::GetFlag(FLAGS_max_params_bytes);
     o.loop.preread_window = absl::GetFlag(FLAGS_preread_window);
     o.lease.ttl = absl::GetFlag(FLAGS_lease_ttl);
+    o.followups.alarm_every_attempt = absl::GetFlag(FLAGS_alarm_every_attempt);
+    o.email.smtp_url = absl::GetFlag(FLAGS_smtp_url);
+    o.email.from = absl::GetFlag(FLAGS_smtp_from);
+    o.email.username = absl::GetFlag(FLAGS_smtp_user);
+    if (std::string file = absl::GetFlag(FLAGS_smtp_password_file); !file.empty()) {
+      std::ifstream in(file);
+      if (!in) {
+        std::cerr << "gnomond: --smtp-password-file: cannot read " << file << "\n";
+        return 2;
+      }
+      std::getline(in, o.email.password);
+    }
     scheduler_role = std::make_unique<scheduler::SchedulerRole>(store->get(), &auth, o);
     server.AddService(scheduler_role->service(), v1::JobAdmin::service_full_name());
   }

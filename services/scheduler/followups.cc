@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
 
@@ -99,14 +100,22 @@ bool Followups::Handle(const v1::Run& run, int64_t now_ms, int64_t* next_due_ms)
   if (absl::IsNotFound(job.status())) return true;
   if (!job.ok()) return false;
   if (run.status() == v1::RUN_STATUS_FAILED) {
-    // Killed runs were stopped on purpose: no retry.
-    if (run.handle_code() != v1::HANDLE_CODE_KILLED && run.attempt() < job->retry().max_retries()) {
+    // Killed runs were stopped on purpose: no retry, no alarm.
+    const bool killed = run.handle_code() == v1::HANDLE_CODE_KILLED;
+    const bool retry = !killed && run.attempt() < job->retry().max_retries();
+    // Raise never blocks. It is called once the follow-up is about to be
+    // completed (a delayed retry comes back here until it is due).
+    auto raise = [&](std::string reason) {
+      if (alarms_ != nullptr) alarms_->Raise({*job, run, std::move(reason)});
+    };
+    if (retry) {
       const int64_t due = Ms(run.end_time()) +
                           absl::ToInt64Milliseconds(RetryDelay(job->retry(), run.attempt() + 1));
       if (due > now_ms) {
         *next_due_ms = std::min(*next_due_ms, due);
         return false;
       }
+      if (options_.alarm_every_attempt) raise(absl::StrCat("attempt ", run.attempt() + 1, " failed"));
       FireSpec f;
       f.job = *job;
       f.type = v1::TRIGGER_TYPE_RETRY;
@@ -123,6 +132,7 @@ bool Followups::Handle(const v1::Run& run, int64_t now_ms, int64_t* next_due_ms)
       if (!out.ok()) GNOMON_LOG(WARNING) << "scheduler: retry of run " << run.id() << ": " << out.status();
       return out.ok();  // The retry's own end decides what follows.
     }
+    if (!killed) raise(absl::StrCat("failed after ", run.attempt() + 1, " attempt(s)"));
   } else if (!FireChildren(run, *job)) {
     return false;
   }

@@ -23,6 +23,7 @@
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
+#include "services/scheduler/alarm/alarm_sender.h"
 #include "services/scheduler/schedule_loop.h"
 #include "services/scheduler/trigger.h"
 
@@ -31,6 +32,8 @@ namespace gnomon::scheduler {
 struct FollowupOptions {
   absl::Duration poll_interval = absl::Milliseconds(100);
   int batch = 500;
+  // Alarm on every failed attempt instead of only when retries are exhausted.
+  bool alarm_every_attempt = false;
 };
 
 // Delay before retry number `attempt` (1-based) of a job.
@@ -38,9 +41,10 @@ absl::Duration RetryDelay(const v1::RetryPolicy& policy, uint32_t attempt);
 
 class Followups {
  public:
+  // `alarms` may be null (no alarms).
   Followups(store::Store* store, FireSink* sink, ScheduleLoop* loop, Clock* clock,
-            FollowupOptions options)
-      : store_(store), sink_(sink), loop_(loop), clock_(clock), options_(options) {}
+            FollowupOptions options, alarm::AlarmSender* alarms = nullptr)
+      : store_(store), sink_(sink), loop_(loop), clock_(clock), options_(options), alarms_(alarms) {}
 
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
@@ -61,6 +65,7 @@ class Followups {
   ScheduleLoop* const loop_;
   Clock* const clock_;
   const FollowupOptions options_;
+  alarm::AlarmSender* const alarms_;
   absl::Mutex mu_;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   bool active_ ABSL_GUARDED_BY(mu_) = true;

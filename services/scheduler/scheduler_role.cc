@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
+#include "services/common/client/log.h"
 #include "services/common/server/tokens.h"
 
 
 namespace gnomon::scheduler {
 
 std::string DefaultReplicaId();
+std::vector<std::unique_ptr<alarm::AlarmChannel>> AlarmChannels(const SchedulerOptions& o);
+alarm::AlarmSenderOptions AlarmOptions(const SchedulerOptions& o, Clock* clock);
 
 SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, SchedulerOptions options,
                              Clock* clock)
@@ -20,7 +23,13 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       prober_(store, &links_, clock, absl::Seconds(2)),
       trigger_(store, &membership_, &links_, &recorder_, clock, &pools_, &prober_),
       loop_(store, &trigger_, clock, options.loop),
-      followups_(store, &trigger_, &loop_, clock, options.followups),
+      alarms_(AlarmChannels(options), AlarmOptions(options, clock),
+              [store](int64_t run_id, const std::string& status) {
+                if (absl::Status s = store->RecordAlarmStatus(run_id, status); !s.ok()) {
+                  GNOMON_LOG(WARNING) << "scheduler: recording alarm status of run " << run_id << ": " << s;
+                }
+              }),
+      followups_(store, &trigger_, &loop_, clock, options.followups, &alarms_),
       reaper_(store, &membership_, clock, options.reaper),
       lease_(store, options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
              options.lease,
@@ -45,6 +54,19 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
   reaper_.SetActive(false);
 }
 
+std::vector<std::unique_ptr<alarm::AlarmChannel>> AlarmChannels(const SchedulerOptions& o) {
+  std::vector<std::unique_ptr<alarm::AlarmChannel>> channels;
+  channels.push_back(std::make_unique<alarm::WebhookChannel>(o.webhook));
+  if (!o.email.smtp_url.empty()) channels.push_back(std::make_unique<alarm::EmailChannel>(o.email));
+  return channels;
+}
+
+alarm::AlarmSenderOptions AlarmOptions(const SchedulerOptions& o, Clock* clock) {
+  alarm::AlarmSenderOptions a = o.alarms;
+  a.clock = clock;
+  return a;
+}
+
 std::string DefaultReplicaId() {
   char host[256] = {0};
   ::gethostname(host, sizeof(host) - 1);
@@ -54,6 +76,7 @@ std::string DefaultReplicaId() {
 SchedulerRole::~SchedulerRole() { Stop(); }
 
 void SchedulerRole::Start(const std::string& registry_endpoint) {
+  alarms_.Start();
   threads_.emplace_back([this, registry_endpoint] { membership_.Run(registry_endpoint); });
   threads_.emplace_back([this] { recorder_.Run(); });
   threads_.emplace_back([this] { loop_.Run(); });
@@ -76,6 +99,7 @@ void SchedulerRole::Stop() {
   recorder_.Stop();
   for (auto& t : threads_) t.join();
   threads_.clear();
+  alarms_.Stop();
 }
 
 }  // namespace gnomon::scheduler

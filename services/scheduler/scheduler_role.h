@@ -19,6 +19,8 @@
 #include "services/common/server/authenticator.h"
 #include "services/scheduler/admin_core.h"
 #include "services/scheduler/admin_service.h"
+#include "services/scheduler/alarm/email_channel.h"
+#include "services/scheduler/alarm/webhook_channel.h"
 #include "services/scheduler/followups.h"
 #include "services/scheduler/leader_lease.h"
 #include "services/scheduler/run_reaper.h"
@@ -33,6 +35,10 @@ struct SchedulerOptions {
   TriggerPoolOptions pools;
   FollowupOptions followups;
   RunReaperOptions reaper;
+  // Alarm channels: webhooks always; email when smtp_url is set.
+  alarm::WebhookOptions webhook;
+  alarm::EmailOptions email;
+  alarm::AlarmSenderOptions alarms;
   JobLimits limits;
 };
 
@@ -56,6 +62,7 @@ class SchedulerRole {
   ManualProber prober_;
   Trigger trigger_;
   ScheduleLoop loop_;
+  alarm::AlarmSender alarms_;
   Followups followups_;
   RunReaper reaper_;
   LeaderLease lease_;

@@ -166,6 +166,11 @@ const std::vector<Migration>& MysqlMigrations() {
            " SUM(CASE WHEN status = 4 THEN 1 ELSE 0 END)"
            " FROM run GROUP BY trigger_ms - trigger_ms % 86400000, job_id",
        }},
+      {3,
+       "alarm delivery status on runs",
+       {
+           "ALTER TABLE run ADD COLUMN alarm_status VARCHAR(1024) NOT NULL DEFAULT ''",
+       }},
   };
   return *migrations;
 }

@@ -202,6 +202,7 @@ v1::Run RunFromRow(const SqlRow& row) {
   r.set_fence_epoch(ColInt(row, 23));
   r.set_log_line_count(ColInt(row, 24));
   r.set_log_truncated(ColInt(row, 25) != 0);
+  r.set_alarm_status(ColStr(row, 26));
   return r;
 }
 

@@ -42,6 +42,13 @@ absl::Status SqlStore::CompleteFollowups(const std::vector<int64_t>& run_ids) {
   });
 }
 
+absl::Status SqlStore::RecordAlarmStatus(int64_t run_id, std::string_view status) {
+  const std::string text(status.substr(0, 1024));
+  return db_->Transact([&](SqlConn& c) -> absl::Status {
+    return c.Exec(sql_.update_alarm_status, {SqlText(text), SqlInt(run_id)}).status();
+  });
+}
+
 absl::StatusOr<int64_t> SqlStore::FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
                                            std::string_view handle_message, int64_t now_ms) {
   if (run_ids.empty()) return 0;

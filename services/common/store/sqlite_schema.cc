@@ -158,6 +158,11 @@ const std::vector<Migration>& SqliteMigrations() {
            // backfilled: histograms start with this version).
            kBackfillReportDays,
        }},
+      {3,
+       "alarm delivery status on runs",
+       {
+           "ALTER TABLE run ADD COLUMN alarm_status TEXT NOT NULL DEFAULT ''",
+       }},
   };
   return *migrations;
 }

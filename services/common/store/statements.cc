@@ -93,6 +93,7 @@ Statements Portable() {
       kActive);
   s.select_log_line = "SELECT 1 FROM run_log WHERE run_id = ? AND line_number = ?";
   s.update_log_counters = "UPDATE run SET log_line_count = ?, log_truncated = ? WHERE id = ?";
+  s.update_alarm_status = "UPDATE run SET alarm_status = ? WHERE id = ?";
   s.select_run_log =
       "SELECT line_number, time_ms, text FROM run_log WHERE run_id = ? AND line_number >= ? "
       "ORDER BY line_number LIMIT ?";

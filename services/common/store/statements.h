@@ -28,7 +28,7 @@ inline constexpr char kRunColumns[] =
     "id, job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, dispatch_ms, "
     "executor_address, handler, params, shard_index, shard_total, attempt, first_run_id, "
     "parent_run_id, trigger_code, trigger_message, handle_code, handle_message, start_ms, "
-    "end_ms, status, fence_epoch, log_line_count, log_truncated";
+    "end_ms, status, fence_epoch, log_line_count, log_truncated, alarm_status";
 
 struct Statements {
   // Migrations bookkeeping.
@@ -78,6 +78,7 @@ struct Statements {
   std::string insert_log_line;  // Insert-or-ignore: affected_rows 0 for a duplicate.
   std::string select_log_line;
   std::string update_log_counters;
+  std::string update_alarm_status;
   std::string select_run_log;
   std::string select_active_runs_on;
 

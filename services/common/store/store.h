@@ -181,6 +181,9 @@ class Store {
   virtual absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
                                            std::string_view handle_message, int64_t now_ms) = 0;
 
+  // Records how the alarm of a run was delivered (truncated to 1024 bytes).
+  virtual absl::Status RecordAlarmStatus(int64_t run_id, std::string_view status) = 0;
+
   // Runs RUNNING or PENDING on an executor address (for lost-executor handling).
   virtual absl::StatusOr<std::vector<v1::Run>> ListActiveRunsOn(std::string_view address) = 0;
 

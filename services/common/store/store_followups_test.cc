@@ -103,6 +103,19 @@ TEST_P(StoreTest, EveryWayARunEndsMakesAPendingFollowupEarliestEndFirst) {
   EXPECT_EQ(running.status(), v1::RUN_STATUS_RUNNING);
 }
 
+TEST_P(StoreTest, AlarmStatusIsRecordedOnTheRun) {
+  ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("alarm-app"), 1000));
+  ASSERT_OK_AND_ASSIGN(j, store().CreateJob(MakeJob(g.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1000));
+  std::vector<v1::Run> runs = {MakeRun(j, 0)};
+  ASSERT_OK(store().InsertRuns(runs).status());
+  ASSERT_OK(store().RecordAlarmStatus(runs[0].id(), "sent: webhook"));
+  ASSERT_OK_AND_ASSIGN(r, store().GetRun(runs[0].id()));
+  EXPECT_EQ(r.alarm_status(), "sent: webhook");
+  ASSERT_OK(store().RecordAlarmStatus(runs[0].id(), std::string(5000, 'x')));
+  ASSERT_OK_AND_ASSIGN(r2, store().GetRun(runs[0].id()));
+  EXPECT_EQ(r2.alarm_status().size(), 1024u);
+}
+
 TEST_P(StoreTest, FailRunsEndsOnlyPendingAndRunningRuns) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   const int64_t pending = Insert(MakeRun(job_, 1000));

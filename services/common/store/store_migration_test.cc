@@ -58,7 +58,7 @@ std::vector<std::string> RewindToV1(bool mysql) {
     out = {
         "ALTER TABLE run DROP INDEX run_retry, DROP INDEX run_child, DROP INDEX run_followup,"
         " DROP INDEX run_end, DROP COLUMN followup_pending, DROP COLUMN retry_of,"
-        " DROP COLUMN child_of",
+        " DROP COLUMN child_of, DROP COLUMN alarm_status",
         "ALTER TABLE report_day DROP INDEX report_day_job"};
   } else {
     out = {"DROP INDEX run_retry",
@@ -68,10 +68,11 @@ std::vector<std::string> RewindToV1(bool mysql) {
            "DROP INDEX report_day_job",
            "ALTER TABLE run DROP COLUMN followup_pending",
            "ALTER TABLE run DROP COLUMN retry_of",
-           "ALTER TABLE run DROP COLUMN child_of"};
+           "ALTER TABLE run DROP COLUMN child_of",
+           "ALTER TABLE run DROP COLUMN alarm_status"};
   }
   out.push_back("DROP TABLE report_duration");
-  out.push_back("DELETE FROM schema_migrations WHERE version = 2");
+  out.push_back("DELETE FROM schema_migrations WHERE version >= 2");
   return out;
 }
 
@@ -100,7 +101,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1));
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -132,13 +133,13 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
   v1::Run run = MakeRun(job_, kDay);
   const int64_t id = Insert(run);
   ASSERT_OK(store().ApplyReports({Result(id, 200, kDay + 5000)}, 0).status());
-  // As if the server died after the ALTERs of version 2 but before it was recorded.
+  // As if the server died after the ALTERs of versions 2 and 3 but before they were recorded.
   store_.reset();
   ASSERT_NO_FATAL_FAILURE(
       RawExec(url(), true, RawMysqlConnection(),
-              {"DELETE FROM schema_migrations WHERE version = 2", "DELETE FROM report_day"}));
+              {"DELETE FROM schema_migrations WHERE version >= 2", "DELETE FROM report_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);
