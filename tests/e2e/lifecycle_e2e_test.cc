@@ -275,6 +275,42 @@ TEST_F(LifecycleE2E, BadInputOnTheSessionStreamIsRefusedAndOthersAreUnaffected) 
   }));
 }
 
+TEST_F(LifecycleE2E, FixDelayFiresTheDelayAfterThePreviousRunEnded) {
+  // Each run takes ~300 ms; the next fire is 200 ms after the previous end,
+  // so consecutive scheduled instants are at least 500 ms apart.
+  const int64_t job = CreateJob({"--handler", "slow", "--params", "300", "--delay", "200ms", "--start"});
+  std::vector<v1::Run> done;
+  ASSERT_TRUE(WaitFor([&] {
+    done.clear();
+    for (const v1::Run& r : Runs(job)) {
+      if (r.status() == v1::RUN_STATUS_SUCCEEDED) done.push_back(r);
+    }
+    return done.size() >= 3;
+  }));
+  cluster_.Ctl({"job", "stop", absl::StrCat(job)});
+  std::sort(done.begin(), done.end(), [](auto& a, auto& b) { return a.id() < b.id(); });
+  for (size_t i = 1; i < done.size(); ++i) {
+    EXPECT_EQ(done[i].trigger_type(), v1::TRIGGER_TYPE_FIX_DELAY);
+    const int64_t prev_end = TimeUtil::TimestampToMilliseconds(done[i - 1].end_time());
+    const int64_t next = TimeUtil::TimestampToMilliseconds(done[i].scheduled_time());
+    EXPECT_EQ(next, prev_end + 200) << "run " << done[i].id();
+  }
+}
+
+TEST_F(LifecycleE2E, BackfillFiresThePastSlotsOnceEach) {
+  const int64_t job = CreateJob({"--handler", "demo", "--cron", "*/10 * * * * ?"});
+  const absl::Time now = absl::Now();
+  const absl::Time from = absl::FromUnixSeconds(absl::ToUnixSeconds(now) / 60 * 60 - 120);
+  const std::string from_s = absl::FormatTime(absl::RFC3339_full, from, absl::UTCTimeZone());
+  const std::string to_s = absl::FormatTime(absl::RFC3339_full, from + absl::Minutes(1), absl::UTCTimeZone());
+  v1::BackfillResponse first, again;
+  ASSERT_TRUE(cluster_.CtlJson({"job", "backfill", absl::StrCat(job), "--from", from_s, "--to", to_s}, &first));
+  EXPECT_EQ(first.run_ids_size(), 6);  // :00, :10, ... :50 of that minute.
+  ASSERT_TRUE(cluster_.CtlJson({"job", "backfill", absl::StrCat(job), "--from", from_s, "--to", to_s}, &again));
+  EXPECT_EQ(again.run_ids_size(), 0);  // Slots already fired are skipped.
+  for (const v1::Run& r : Runs(job)) EXPECT_EQ(r.trigger_type(), v1::TRIGGER_TYPE_BACKFILL);
+}
+
 TEST_F(LifecycleE2E, ManualGroupRoutesOnlyToAddressesThatAnswerBeats) {
   v1::Group manual;
   ASSERT_TRUE(cluster_.CtlJson({"group", "create", "manual-app", "--addresses", "127.0.0.1:1"}, &manual));
