@@ -69,6 +69,18 @@ class LifecycleE2E : public ::testing::Test {
     return {resp.run_ids().begin(), resp.run_ids().end()};
   }
 
+  // Triggers the job and waits until the new run leaves `from` (PENDING for
+  // "dispatched", RUNNING too for "ended"); returns it.
+  v1::Run TriggerAndWait(int64_t job_id, bool until_ended) {
+    const int64_t id = Trigger(job_id)[0];
+    v1::Run r;
+    WaitFor([&] {
+      r = Get(id);
+      return r.status() != v1::RUN_STATUS_PENDING && (!until_ended || r.status() != v1::RUN_STATUS_RUNNING);
+    });
+    return r;
+  }
+
   v1::Run Get(int64_t run_id) {
     v1::GetRunResponse r;
     EXPECT_TRUE(cluster_.CtlJson({"run", "get", absl::StrCat(run_id)}, &r));
@@ -86,10 +98,8 @@ TEST_F(LifecycleE2E, FailedRunIsRetriedWithBackoffAsLinkedAttempts) {
                                  "300ms", "--retry-multiplier", "2"});
   // Wait until the executor is routable: a manual trigger lands on it.
   ASSERT_TRUE(WaitFor([&] {
-    auto ids = Trigger(job);
-    v1::Run r;
-    WaitFor([&] { r = Get(ids[0]); return r.status() == v1::RUN_STATUS_FAILED; });
-    return r.executor_address() == address_;
+    v1::Run r = TriggerAndWait(job, true);
+    return r.status() == v1::RUN_STATUS_FAILED && r.executor_address() == address_;
   }));
   // Find a chain of attempts 0, 1, 2 linked to one first attempt.
   std::vector<v1::Run> chain;
@@ -130,10 +140,8 @@ TEST_F(LifecycleE2E, SuccessfulParentTriggersItsChildWithTheParentRecorded) {
       CreateJob({"--handler", "demo", "--manual", "--children", absl::StrCat(child)});
   int64_t parent_run = 0;
   ASSERT_TRUE(WaitFor([&] {
-    auto ids = Trigger(parent);
-    v1::Run r;
-    WaitFor([&] { r = Get(ids[0]); return r.status() == v1::RUN_STATUS_SUCCEEDED || r.status() == v1::RUN_STATUS_FAILED; });
-    parent_run = ids[0];
+    v1::Run r = TriggerAndWait(parent, true);
+    parent_run = r.id();
     return r.status() == v1::RUN_STATUS_SUCCEEDED;
   }));
   ASSERT_TRUE(WaitFor([&] {
@@ -155,9 +163,8 @@ TEST_F(LifecycleE2E, LogTailFollowsARunningJobAndKillEndsIt) {
   const int64_t job = CreateJob({"--handler", "slow", "--manual", "--params", "20000"});
   int64_t run = 0;
   ASSERT_TRUE(WaitFor([&] {
-    run = Trigger(job)[0];
-    v1::Run r;
-    WaitFor([&] { r = Get(run); return r.status() != v1::RUN_STATUS_PENDING; });
+    v1::Run r = TriggerAndWait(job, false);
+    run = r.id();
     return r.status() == v1::RUN_STATUS_RUNNING;
   }));
   // gnomonctl run logs -f: prints the lines so far and keeps following.
@@ -178,9 +185,8 @@ TEST_F(LifecycleE2E, RunOnAnExecutorKilledMidRunFailsAsExecutorLost) {
   const int64_t job = CreateJob({"--handler", "slow", "--manual", "--params", "60000"});
   int64_t run = 0;
   ASSERT_TRUE(WaitFor([&] {
-    run = Trigger(job)[0];
-    v1::Run r;
-    WaitFor([&] { r = Get(run); return r.status() != v1::RUN_STATUS_PENDING; });
+    v1::Run r = TriggerAndWait(job, false);
+    run = r.id();
     return r.status() == v1::RUN_STATUS_RUNNING;
   }));
   executor_->Kill(SIGKILL);
@@ -268,9 +274,7 @@ TEST_F(LifecycleE2E, BadInputOnTheSessionStreamIsRefusedAndOthersAreUnaffected) 
   // The real executor's session was unaffected: it still runs jobs.
   const int64_t job = CreateJob({"--handler", "demo", "--manual"});
   ASSERT_TRUE(WaitFor([&] {
-    auto ids = Trigger(job);
-    v1::Run r;
-    WaitFor([&] { r = Get(ids[0]); return r.status() == v1::RUN_STATUS_SUCCEEDED || r.status() == v1::RUN_STATUS_FAILED; });
+    v1::Run r = TriggerAndWait(job, true);
     return r.status() == v1::RUN_STATUS_SUCCEEDED && r.executor_address() == address_;
   }));
 }
@@ -329,15 +333,11 @@ TEST_F(LifecycleE2E, ManualGroupRoutesOnlyToAddressesThatAnswerBeats) {
                                &job));
   // Once the dead address has failed a beat, every run goes to the live one.
   ASSERT_TRUE(WaitFor([&] {
-    auto ids = Trigger(job.id());
-    v1::Run r;
-    WaitFor([&] { r = Get(ids[0]); return r.status() == v1::RUN_STATUS_SUCCEEDED || r.status() == v1::RUN_STATUS_FAILED; });
+    v1::Run r = TriggerAndWait(job.id(), true);
     return r.status() == v1::RUN_STATUS_SUCCEEDED;
   }));
   for (int i = 0; i < 3; ++i) {
-    auto ids = Trigger(job.id());
-    v1::Run r;
-    ASSERT_TRUE(WaitFor([&] { r = Get(ids[0]); return r.status() == v1::RUN_STATUS_SUCCEEDED || r.status() == v1::RUN_STATUS_FAILED; }));
+    v1::Run r = TriggerAndWait(job.id(), true);
     EXPECT_EQ(r.status(), v1::RUN_STATUS_SUCCEEDED) << r.DebugString();
     EXPECT_EQ(r.executor_address(), live_address);
   }
