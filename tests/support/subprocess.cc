@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +38,8 @@ pid_t Spawn(std::vector<std::string> argv, const std::map<std::string, std::stri
   pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);  // Own process group, so a test can signal the whole tree.
+    // Die with the test: a test killed by a timeout leaves no servers behind.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(out_fd, STDOUT_FILENO);
     dup2(err_fd, STDERR_FILENO);
     execve(args[0], args.data(), envp.data());
