@@ -211,6 +211,13 @@ TEST_F(LifecycleE2E, ReportCountsSucceededAndFailedRunsOfToday) {
     for (const v1::Run& r : Runs(bad_job)) bad += r.status() == v1::RUN_STATUS_FAILED && r.handle_code() == 500;
     return ok >= 2 && bad >= 2;
   }));
+  // Let every run triggered so far end, so the counts below are final.
+  ASSERT_TRUE(WaitFor([&] {
+    for (const v1::Run& r : Runs(ok_job)) {
+      if (r.status() == v1::RUN_STATUS_PENDING || r.status() == v1::RUN_STATUS_RUNNING) return false;
+    }
+    return true;
+  }));
   int succeeded = 0, failed = 0;
   for (const v1::Run& r : Runs(ok_job)) succeeded += r.status() == v1::RUN_STATUS_SUCCEEDED;
   for (const v1::Run& r : Runs(ok_job)) failed += r.status() == v1::RUN_STATUS_FAILED;
