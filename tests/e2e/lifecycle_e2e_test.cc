@@ -322,6 +322,47 @@ TEST_F(LifecycleE2E, BackfillFiresThePastSlotsOnceEach) {
   for (const v1::Run& r : Runs(job)) EXPECT_EQ(r.trigger_type(), v1::TRIGGER_TYPE_BACKFILL);
 }
 
+TEST_F(LifecycleE2E, BroadcastRunsEveryShardAndChildrenCanWaitForAllShards) {
+  auto second = cluster_.StartExecutor(
+      "life-app", group_.access_token(),
+      {"--spool-dir=" + cluster_.dir() + "/spool-second", "--log-dir=" + cluster_.dir() + "/logs-second"});
+  auto line = second->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+  ASSERT_TRUE(line) << second->Output();
+  const int64_t child = CreateJob({"--handler", "demo", "--manual"});
+  const int64_t parent = CreateJob({"--handler", "sharding", "--manual", "--route", "broadcast",
+                                    "--children", absl::StrCat(child), "--children-after-all-shards"});
+  // Trigger until both executors take a shard.
+  std::vector<int64_t> shards;
+  ASSERT_TRUE(WaitFor([&] {
+    shards = Trigger(parent);
+    return shards.size() == 2;
+  }));
+  std::vector<v1::Run> runs;
+  ASSERT_TRUE(WaitFor([&] {
+    runs.clear();
+    for (int64_t id : shards) runs.push_back(Get(id));
+    return runs[0].status() == v1::RUN_STATUS_SUCCEEDED && runs[1].status() == v1::RUN_STATUS_SUCCEEDED;
+  }));
+  EXPECT_EQ(runs[0].shard_total(), 2u);
+  EXPECT_NE(runs[0].shard_index(), runs[1].shard_index());
+  EXPECT_NE(runs[0].executor_address(), runs[1].executor_address());
+  // One child run for the whole fire, parented on shard 0's run.
+  const int64_t shard0 = runs[0].shard_index() == 0 ? runs[0].id() : runs[1].id();
+  std::vector<v1::Run> children;
+  ASSERT_TRUE(WaitFor([&] {
+    children.clear();
+    for (const v1::Run& r : Runs(child)) {
+      if (r.parent_run_id() == shard0) children.push_back(r);
+    }
+    return !children.empty() && children[0].status() == v1::RUN_STATUS_SUCCEEDED;
+  }));
+  cluster_.PollInterval(absl::Milliseconds(500));  // Room for a wrong second child to appear.
+  int total = 0;
+  for (const v1::Run& r : Runs(child)) total += r.parent_run_id() == shard0 || r.parent_run_id() == shards[0] ||
+                                              r.parent_run_id() == shards[1];
+  EXPECT_EQ(total, 1);
+}
+
 TEST_F(LifecycleE2E, ManualGroupRoutesOnlyToAddressesThatAnswerBeats) {
   v1::Group manual;
   ASSERT_TRUE(cluster_.CtlJson({"group", "create", "manual-app", "--addresses", "127.0.0.1:1"}, &manual));
