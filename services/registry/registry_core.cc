@@ -219,14 +219,6 @@ std::shared_ptr<Watcher> RegistryCore::Watch(std::vector<std::string> apps) {
   return watcher;
 }
 
-std::vector<v1::ExecutorInfo> RegistryCore::Members() const {
-  absl::MutexLock l(&mu_);
-  std::vector<v1::ExecutorInfo> out;
-  for (const auto& [key, m] : members_) out.push_back(m.info);
-  for (const auto& [key, info] : remote_) out.push_back(info);
-  return out;
-}
-
 void RegistryCore::Publish(v1::ExecutorChangeKind kind, const v1::ExecutorInfo& info) {
   v1::WatchExecutorsResponse msg;
   msg.mutable_change()->set_kind(kind);

@@ -89,7 +89,6 @@ class RegistryCore {
 
   // A new watcher, already holding the snapshot of `apps` (empty = all).
   std::shared_ptr<Watcher> Watch(std::vector<std::string> apps) ABSL_LOCKS_EXCLUDED(mu_);
-  std::vector<v1::ExecutorInfo> Members() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Expires members whose beats stopped; returns when Stop() is called.
   void RunReaper() ABSL_LOCKS_EXCLUDED(mu_);

@@ -5,7 +5,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
-#include "services/common/client/auth_metadata.h"
 #include "services/common/schedule/schedule.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
@@ -318,20 +317,14 @@ absl::StatusOr<v1::KillRunResponse> AdminCore::KillRun(int64_t run_id) {
   }
   absl::StatusOr<v1::Group> g = store_->GetGroup(run->group_id());
   if (!g.ok()) return g.status();
-  auto link = links_->Get(run->executor_address(), g->access_token());
-  grpc::ClientContext ctx;
-  ctx.AddMetadata(std::string(kAccessTokenKey), g->access_token());
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
   v1::KillRequest kreq;
   kreq.set_run_id(run_id);
   kreq.set_reason("killed by an admin");
-  v1::KillResponse kresp;
-  grpc::Status s = link->stub()->Kill(&ctx, kreq, &kresp);
-  if (!s.ok()) {
-    return absl::UnavailableError(absl::StrCat("executor ", run->executor_address(), ": ", s.error_message()));
-  }
+  absl::StatusOr<v1::KillResponse> kresp =
+      links_->Get(run->executor_address(), g->access_token())->Kill(kreq, absl::Seconds(5));
+  if (!kresp.ok()) return kresp.status();
   v1::KillRunResponse resp;
-  resp.set_found(kresp.found());
+  resp.set_found(kresp->found());
   return resp;
 }
 

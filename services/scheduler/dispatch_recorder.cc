@@ -8,21 +8,11 @@ namespace gnomon::scheduler {
 void DispatchRecorder::Add(store::DispatchUpdate update) {
   absl::MutexLock l(&mu_);
   queue_.push_back(std::move(update));
-  ++added_;
 }
 
 void DispatchRecorder::Stop() {
   absl::MutexLock l(&mu_);
   stopped_ = true;
-}
-
-void DispatchRecorder::Flush() {
-  absl::MutexLock l(&mu_);
-  const uint64_t target = added_;
-  auto done = [this, target]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return written_ >= target || stopped_;
-  };
-  mu_.Await(absl::Condition(&done));
 }
 
 void DispatchRecorder::Run() {
@@ -41,7 +31,6 @@ void DispatchRecorder::Run() {
     absl::Status s = store_->RecordDispatches(batch);
     absl::MutexLock l(&mu_);
     if (s.ok()) {
-      written_ += batch.size();
       backoff.Reset();
       continue;
     }

@@ -26,16 +26,12 @@ class DispatchRecorder {
   void Add(store::DispatchUpdate update) ABSL_LOCKS_EXCLUDED(mu_);
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
-  // Blocks until everything added so far is written (tests, shutdown).
-  void Flush() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   store::Store* const store_;
   Clock* const clock_;
   absl::Mutex mu_;
   std::vector<store::DispatchUpdate> queue_ ABSL_GUARDED_BY(mu_);
-  uint64_t added_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t written_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -35,6 +35,35 @@ void ExecutorLink::Send(v1::RunRequest run, DispatchCallback cb) {
   cb(absl::UnavailableError(absl::StrCat("link to executor ", address_, " is closed")));
 }
 
+std::unique_ptr<grpc::ClientContext> ExecutorLink::CallContext(absl::Duration timeout) const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  ctx->AddMetadata(std::string(kAccessTokenKey), token_);
+  ctx->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  return ctx;
+}
+
+bool ExecutorLink::Beat(absl::Duration timeout) {
+  v1::BeatResponse resp;
+  return stub_->Beat(CallContext(timeout).get(), v1::BeatRequest(), &resp).ok();
+}
+
+bool ExecutorLink::Idle(int64_t job_id, absl::Duration timeout) {
+  v1::IdleBeatRequest req;
+  req.set_job_id(job_id);
+  v1::IdleBeatResponse resp;
+  return stub_->IdleBeat(CallContext(timeout).get(), req, &resp).ok() && resp.idle();
+}
+
+absl::StatusOr<v1::KillResponse> ExecutorLink::Kill(const v1::KillRequest& request,
+                                                    absl::Duration timeout) {
+  v1::KillResponse resp;
+  grpc::Status s = stub_->Kill(CallContext(timeout).get(), request, &resp);
+  if (!s.ok()) {
+    return absl::UnavailableError(absl::StrCat("executor ", address_, ": ", s.error_message()));
+  }
+  return resp;
+}
+
 void ExecutorLink::Close() {
   absl::MutexLock l(&mu_);
   closed_ = true;

@@ -42,11 +42,18 @@ class ExecutorLink {
   void Send(v1::RunRequest run, DispatchCallback cb) ABSL_LOCKS_EXCLUDED(mu_);
   // Fails everything queued or unanswered and stops the threads.
   void Close() ABSL_LOCKS_EXCLUDED(mu_);
-  // The stub for unary calls (Beat, IdleBeat, Kill) on the same channel.
-  v1::Executor::Stub* stub() { return stub_.get(); }
+  // Unary calls on the same channel, carrying the group token.
+  // Executor.Beat answered OK within `timeout`.
+  bool Beat(absl::Duration timeout);
+  // Executor.IdleBeat says `job_id` is idle there.
+  bool Idle(int64_t job_id, absl::Duration timeout);
+  absl::StatusOr<v1::KillResponse> Kill(const v1::KillRequest& request, absl::Duration timeout);
   const std::string& token() const { return token_; }
 
  private:
+  // A context with the token and a deadline `timeout` from now.
+  std::unique_ptr<grpc::ClientContext> CallContext(absl::Duration timeout) const;
+
   using Stream = grpc::ClientReaderWriter<v1::DispatchRequest, v1::DispatchResponse>;
   struct Pending {
     DispatchCallback cb;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
@@ -95,8 +96,8 @@ bool Followups::FireChildren(const v1::Run& run, const v1::Job& job) {
   return out.ok();
 }
 
-bool Followups::Handle(const v1::Run& run, int64_t now_ms, int64_t* next_due_ms) {
-  absl::StatusOr<v1::Job> job = store_->GetJob(run.job_id());
+bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, int64_t now_ms,
+                       int64_t* next_due_ms) {
   if (absl::IsNotFound(job.status())) return true;
   if (!job.ok()) return false;
   if (run.status() == v1::RUN_STATUS_FAILED) {
@@ -164,9 +165,13 @@ absl::Time Followups::Tick() {
     return absl::FromUnixMillis(next_due);
   }
   std::vector<int64_t> done;
+  absl::flat_hash_map<int64_t, absl::StatusOr<v1::Job>> jobs;
   int64_t due = next_due;
   for (const v1::Run& r : *runs) {
-    if (Handle(r, now, &due)) done.push_back(r.id());
+    // A batch holds many runs of few jobs: read each job once per pass.
+    auto it = jobs.find(r.job_id());
+    if (it == jobs.end()) it = jobs.emplace(r.job_id(), store_->GetJob(r.job_id())).first;
+    if (Handle(r, it->second, now, &due)) done.push_back(r.id());
   }
   if (!done.empty()) {
     if (absl::Status s = store_->CompleteFollowups(done); !s.ok()) {

@@ -54,9 +54,11 @@ class Followups {
   absl::Time Tick() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  // Handles one ended run; false if it must be retried later (store error or
+  // Handles one ended run of `job` (NotFound: the job was deleted); false if
+  // it must be retried later (store error or
   // a retry not yet due, whose due time goes to `next_due_ms`).
-  bool Handle(const v1::Run& run, int64_t now_ms, int64_t* next_due_ms);
+  bool Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, int64_t now_ms,
+              int64_t* next_due_ms);
   bool FireChildren(const v1::Run& run, const v1::Job& job);
   bool AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id);
 

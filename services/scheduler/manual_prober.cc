@@ -1,6 +1,5 @@
 #include "services/scheduler/manual_prober.h"
 
-#include "services/common/client/auth_metadata.h"
 #include "services/common/client/log.h"
 
 namespace gnomon::scheduler {
@@ -18,14 +17,7 @@ void ManualProber::ProbeAll() {
   for (const v1::Group& g : *groups) {
     if (!g.has_manual()) continue;
     for (const std::string& address : g.manual().addresses()) {
-      auto link = links_->Get(address, g.access_token());
-      grpc::ClientContext ctx;
-      ctx.AddMetadata(std::string(kAccessTokenKey), g.access_token());
-      ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
-      v1::BeatRequest req;
-      v1::BeatResponse resp;
-      const bool up = link->stub()->Beat(&ctx, req, &resp).ok();
-      result[address] = up;
+      result[address] = links_->Get(address, g.access_token())->Beat(absl::Seconds(1));
     }
   }
   absl::MutexLock l(&mu_);

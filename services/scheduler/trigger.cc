@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
-#include "services/common/client/auth_metadata.h"
 #include "services/common/client/log.h"
 
 namespace gnomon::scheduler {
@@ -257,24 +256,11 @@ std::string Trigger::TokenFor(const std::string& address) {
 }
 
 bool Trigger::Alive(const v1::ExecutorInfo& executor) {
-  auto link = links_->Get(executor.address(), TokenFor(executor.address()));
-  grpc::ClientContext ctx;
-  ctx.AddMetadata(std::string(kAccessTokenKey), link->token());
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
-  v1::BeatRequest req;
-  v1::BeatResponse resp;
-  return link->stub()->Beat(&ctx, req, &resp).ok();
+  return links_->Get(executor.address(), TokenFor(executor.address()))->Beat(absl::Seconds(1));
 }
 
 bool Trigger::Idle(const v1::ExecutorInfo& executor, int64_t job_id) {
-  auto link = links_->Get(executor.address(), TokenFor(executor.address()));
-  grpc::ClientContext ctx;
-  ctx.AddMetadata(std::string(kAccessTokenKey), link->token());
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
-  v1::IdleBeatRequest req;
-  req.set_job_id(job_id);
-  v1::IdleBeatResponse resp;
-  return link->stub()->IdleBeat(&ctx, req, &resp).ok() && resp.idle();
+  return links_->Get(executor.address(), TokenFor(executor.address()))->Idle(job_id, absl::Seconds(1));
 }
 
 }  // namespace gnomon::scheduler

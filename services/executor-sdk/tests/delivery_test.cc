@@ -17,15 +17,6 @@ using testing::DispatchClient;
 using testing::FakeLogService;
 using testing::TestServer;
 
-std::string TempDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/" + name + "-XXXXXX";
-  std::vector<char> buf(pattern.begin(), pattern.end());
-  buf.push_back('\0');
-  EXPECT_NE(::mkdtemp(buf.data()), nullptr);
-  return buf.data();
-}
-
 v1::ReportResultsRequest ResultItem(int64_t run_id, int code) {
   v1::ReportResultsRequest item;
   item.mutable_result()->set_run_id(run_id);

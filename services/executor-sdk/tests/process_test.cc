@@ -26,15 +26,6 @@ using testing::DispatchClient;
 using testing::FakeLogService;
 using testing::TestServer;
 
-std::string TempDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/" + name + "-XXXXXX";
-  std::vector<char> buf(pattern.begin(), pattern.end());
-  buf.push_back('\0');
-  EXPECT_NE(::mkdtemp(buf.data()), nullptr);
-  return buf.data();
-}
-
 // One gnomon-sample-executor child process.
 class SampleExecutor {
  public:

@@ -18,15 +18,6 @@ namespace {
 using testing::BeanRun;
 using testing::DispatchClient;
 
-std::string TempDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/" + name + "-XXXXXX";
-  std::vector<char> buf(pattern.begin(), pattern.end());
-  buf.push_back('\0');
-  EXPECT_NE(::mkdtemp(buf.data()), nullptr);
-  return buf.data();
-}
-
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream out;

@@ -3,9 +3,13 @@
 #ifndef GNOMON_SERVICES_EXECUTOR_SDK_TESTS_TEST_ENV_H_
 #define GNOMON_SERVICES_EXECUTOR_SDK_TESTS_TEST_ENV_H_
 
+#include <stdlib.h>
+
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gnomon/executor/executor.h"
 #include "gtest/gtest.h"
@@ -16,6 +20,16 @@ namespace gnomon::executor {
 inline constexpr char kTestToken[] = "test-token-123";
 inline constexpr char kTestApp[] = "sdk-test";
 inline const absl::Duration kTestWait = absl::Seconds(30);
+
+// A new directory under $TEST_TMPDIR (or /tmp) named `name`-XXXXXX.
+inline std::string TempDir(const std::string& name) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/" + name + "-XXXXXX";
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  EXPECT_NE(::mkdtemp(buf.data()), nullptr);
+  return buf.data();
+}
 
 class SdkTest : public ::testing::Test {
  protected:
