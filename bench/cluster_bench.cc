@@ -5,13 +5,14 @@
 //   3. registry CPU with N executors connected and beating
 //   4. sustained end-to-end rate: fire -> noop handler ran -> result stored
 //
-//   cluster_bench [--quick]
+//   cluster_bench [--quick] [--e2e-only] [--rates=...] (see main)
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -19,13 +20,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "gnomon/v1/admin.grpc.pb.h"
-#include "gnomon/v1/log.grpc.pb.h"
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
+#include "sqlite3.h"
 #include "services/common/client/auth_metadata.h"
 #include "tests/support/gnomon_cluster.h"
 
@@ -165,53 +167,153 @@ void RegistryCpu(GnomonCluster& c, const v1::Group& g, int n, int seconds) {
   for (auto& s : sessions) s->ctx.TryCancel();
 }
 
-void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, int seconds) {
-  auto executor = c.StartExecutor(g.app_name(), g.access_token());
-  AddressOf(executor.get());
+// Runs stored with each status and handle code whose end time lies in
+// [from, to), read straight from gnomond's SQLite file (WAL allows a reader).
+struct Outcomes {
+  int64_t succeeded = 0;
+  std::map<std::string, int64_t> failed;  // "code: message" -> count
+  int64_t recorded = 0;  // Runs whose slot lies in the window.
+  double record_lag_ms = 0, dispatch_lag_ms = 0, end_lag_ms = 0;
+};
+
+Outcomes CountEnded(const std::string& db_path, int64_t from_ms, int64_t to_ms) {
+  Outcomes out;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    std::fprintf(stderr, "cannot open %s\n", db_path.c_str());
+    sqlite3_close(db);
+    return out;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db,
+                     "SELECT status, handle_code, substr(handle_message, 1, 60), count(*) FROM run "
+                     "WHERE end_ms >= ? AND end_ms < ? GROUP BY 1, 2, 3",
+                     -1, &st, nullptr);
+  sqlite3_bind_int64(st, 1, from_ms);
+  sqlite3_bind_int64(st, 2, to_ms);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const int64_t n = sqlite3_column_int64(st, 3);
+    if (sqlite3_column_int(st, 0) == v1::RUN_STATUS_SUCCEEDED) {
+      out.succeeded += n;
+    } else {
+      out.failed[absl::StrCat(sqlite3_column_int(st, 1), ": ",
+                              reinterpret_cast<const char*>(sqlite3_column_text(st, 2)))] += n;
+    }
+  }
+  sqlite3_finalize(st);
+  // Slots of the window: how many were recorded, and how late on average
+  // their recording, dispatch and end came.
+  sqlite3_prepare_v2(db,
+                     "SELECT count(*), avg(trigger_ms - scheduled_ms), avg(dispatch_ms - scheduled_ms), "
+                     "avg(CASE WHEN end_ms > 0 THEN end_ms - scheduled_ms END) FROM run "
+                     "WHERE scheduled_ms >= ? AND scheduled_ms < ?",
+                     -1, &st, nullptr);
+  sqlite3_bind_int64(st, 1, from_ms);
+  sqlite3_bind_int64(st, 2, to_ms);
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    out.recorded = sqlite3_column_int64(st, 0);
+    out.record_lag_ms = sqlite3_column_double(st, 1);
+    out.dispatch_lag_ms = sqlite3_column_double(st, 2);
+    out.end_lag_ms = sqlite3_column_double(st, 3);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+struct RateOptions {
+  int executors = 2;
+  int capacity = 4096;  // Each executor's --max-concurrent-runs.
+  int seconds = 15;
+};
+
+// Jobs every 100 ms (the shortest period allowed), enough of them for the
+// offered rate, noop handlers, several sample executors. The rate counts runs
+// whose success was stored during the window (fire -> handler ran -> result
+// stored), measured after a warm-up and with a settle time before counting.
+void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, const RateOptions& o) {
+  std::vector<std::unique_ptr<testing::Subprocess>> executors;
+  for (int i = 0; i < o.executors; ++i) {
+    executors.push_back(c.StartExecutor(g.app_name(), g.access_token(),
+                                        {absl::StrCat("--max-concurrent-runs=", o.capacity),
+                                         absl::StrCat("--spool-dir=", c.dir(), "/spool-", i),
+                                         absl::StrCat("--log-dir=", c.dir(), "/logs-", i)}));
+    if (AddressOf(executors.back().get()).empty()) {
+      std::fprintf(stderr, "executor %d did not start\n", i);
+      return;
+    }
+  }
   constexpr int kPeriodMs = 100;
   const int jobs = fires_per_second * kPeriodMs / 1000;
   std::vector<int64_t> ids;
   for (int i = 0; i < jobs; ++i) {
     v1::Job job;
     c.CtlJson({"job", "create", "--group", absl::StrCat(g.id()), "--handler", "noop", "--every",
-               absl::StrCat(kPeriodMs, "ms")},
+               absl::StrCat(kPeriodMs, "ms"), "--route", "round"},
               &job);
     ids.push_back(job.id());
   }
-  auto logsvc = v1::LogService::NewStub(grpc::CreateChannel(c.address(), grpc::InsecureChannelCredentials()));
-  auto succeeded = [&] {
-    grpc::ClientContext ctx;
-    ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(c.admin_token()));
-    v1::GetReportRequest req;
-    *req.mutable_start_time() = TimeUtil::MillisecondsToTimestamp(absl::ToUnixMillis(absl::Now()) - 86'400'000);
-    *req.mutable_end_time() = TimeUtil::MillisecondsToTimestamp(absl::ToUnixMillis(absl::Now()) + 86'400'000);
-    v1::GetReportResponse resp;
-    logsvc->GetReport(&ctx, req, &resp);
-    int64_t n = 0;
-    for (const auto& r : resp.rows()) n += r.succeeded();
-    return n;
-  };
   for (int64_t id : ids) c.Ctl({"job", "start", absl::StrCat(id)});
   absl::SleepFor(absl::Seconds(3));  // Warm-up.
-  const int64_t n0 = succeeded();
   const double cpu0 = CpuSeconds(c.gnomond()->pid());
+  double exec_cpu0 = 0;
+  for (auto& e : executors) exec_cpu0 += CpuSeconds(e->pid());
   const absl::Time t0 = absl::Now();
-  absl::SleepFor(absl::Seconds(seconds));  // Measurement window.
-  const int64_t n1 = succeeded();
-  const double wall = absl::ToDoubleSeconds(absl::Now() - t0);
+  absl::SleepFor(absl::Seconds(o.seconds));  // Measurement window.
+  const absl::Time t1 = absl::Now();
   const double cpu = CpuSeconds(c.gnomond()->pid()) - cpu0;
+  double exec_cpu = -exec_cpu0;
+  for (auto& e : executors) exec_cpu += CpuSeconds(e->pid());
+  absl::SleepFor(absl::Seconds(2));  // Lets results of the window's runs be stored.
+  const Outcomes n = CountEnded(c.dir() + "/gnomon.db", absl::ToUnixMillis(t0), absl::ToUnixMillis(t1));
   for (int64_t id : ids) c.Ctl({"job", "stop", absl::StrCat(id)});
-  std::printf("end to end at %d fires/s offered: %.0f runs/s stored as succeeded (gnomond %.0f%% CPU)\n",
-              fires_per_second, (n1 - n0) / wall, 100 * cpu / wall);
+  const double wall = absl::ToDoubleSeconds(t1 - t0);
+  int64_t failed = 0;
+  for (const auto& [why, k] : n.failed) failed += k;
+  std::printf(
+      "end to end at %d fires/s offered (%d executors): %.0f runs/s stored as succeeded, %.0f/s failed "
+      "(gnomond %.0f%% CPU, executors %.0f%% CPU)\n",
+      fires_per_second, o.executors, n.succeeded / wall, failed / wall, 100 * cpu / wall, 100 * exec_cpu / wall);
+  std::printf("    slots in the window recorded: %.0f/s; mean lag after the slot: recorded %.1f ms, "
+              "dispatched %.1f ms, ended %.1f ms\n",
+              n.recorded / wall, n.record_lag_ms, n.dispatch_lag_ms, n.end_lag_ms);
+  for (const auto& [why, k] : n.failed) std::printf("    failed %lld x %s\n", static_cast<long long>(k), why.c_str());
 }
 
 }  // namespace
 }  // namespace gnomon::bench
 
+// cluster_bench [--quick] [--e2e-only] [--rates=1000,3000,10000] [--executors=2]
+//               [--capacity=4096] [--seconds=15]
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  bool quick = false, e2e_only = false;
+  std::vector<int> rates = {1000, 3000, 10000, 30000};
+  gnomon::bench::RateOptions rate_options;
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view a = argv[i];
+    if (a == "--quick") {
+      quick = true;
+      rates = {500};
+      rate_options.seconds = 5;
+    } else if (a == "--e2e-only") {
+      e2e_only = true;
+    } else if (absl::ConsumePrefix(&a, "--rates=")) {
+      rates.clear();
+      for (absl::string_view r : absl::StrSplit(a, ',')) rates.push_back(std::stoi(std::string(r)));
+    } else if (absl::ConsumePrefix(&a, "--executors=")) {
+      rate_options.executors = std::stoi(std::string(a));
+    } else if (absl::ConsumePrefix(&a, "--capacity=")) {
+      rate_options.capacity = std::stoi(std::string(a));
+    } else if (absl::ConsumePrefix(&a, "--seconds=")) {
+      rate_options.seconds = std::stoi(std::string(a));
+    } else {
+      std::fprintf(stderr, "unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
   using gnomon::bench::GnomonCluster;
-  {
+  if (!e2e_only) {
     GnomonCluster c;
     if (!c.Start()) return 1;
     gnomon::v1::Group g;
@@ -219,11 +321,11 @@ int main(int argc, char** argv) {
     gnomon::bench::RemovalAndFirstRun(c, g, quick ? 3 : 20);
     gnomon::bench::RegistryCpu(c, g, quick ? 100 : 1000, quick ? 4 : 20);
   }
-  for (int rate : quick ? std::vector<int>{500} : std::vector<int>{1000, 3000, 10000}) {
+  for (int rate : rates) {
     GnomonCluster c;
     if (!c.Start()) return 1;
     gnomon::v1::Group g;
     c.CtlJson({"group", "create", "bench-e2e"}, &g);
-    gnomon::bench::EndToEndRate(c, g, rate, quick ? 5 : 15);
+    gnomon::bench::EndToEndRate(c, g, rate, rate_options);
   }
 }

@@ -97,37 +97,52 @@ void ExecutorLink::TearDownStream() {
 
 void ExecutorLink::WriterLoop() {
   absl::MutexLock l(&mu_);
+  int64_t next_expiry_scan = 0;
   while (true) {
     auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return closed_ || !queue_.empty(); };
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&ready), clock_->Now() + absl::Seconds(1));
     // Runs an executor never answered are failed, not left pending forever.
+    // Scanned a few times per timeout, not per message (pending_ can be large).
     const int64_t now = clock_->NowMillis();
-    absl::flat_hash_map<int64_t, Pending> expired;
-    for (auto it = pending_.begin(); it != pending_.end();) {
-      if (now - it->second.sent_ms > absl::ToInt64Milliseconds(answer_timeout_)) {
-        expired.insert(std::move(*it));
-        pending_.erase(it++);
-      } else {
-        ++it;
+    const int64_t timeout_ms = absl::ToInt64Milliseconds(answer_timeout_);
+    if (now >= next_expiry_scan) {
+      next_expiry_scan = now + std::max<int64_t>(1, timeout_ms / 10);
+      absl::flat_hash_map<int64_t, Pending> expired;
+      for (auto it = pending_.begin(); it != pending_.end();) {
+        if (now - it->second.sent_ms > timeout_ms) {
+          expired.insert(std::move(*it));
+          pending_.erase(it++);
+        } else {
+          ++it;
+        }
       }
-    }
-    if (!expired.empty()) {
-      mu_.Unlock();
-      FailAll(std::move(expired),
-              absl::DeadlineExceededError(absl::StrCat("executor ", address_, " did not answer")));
-      mu_.Lock();
+      if (!expired.empty()) {
+        mu_.Unlock();
+        FailAll(std::move(expired),
+                absl::DeadlineExceededError(absl::StrCat("executor ", address_, " did not answer")));
+        mu_.Lock();
+      }
     }
     if (closed_) break;
     if (queue_.empty()) continue;
-    auto [run, cb] = std::move(queue_.front());
-    queue_.pop_front();
+    // Everything queued goes out together: all but the last write carry a
+    // buffer hint, so gRPC coalesces them into few frames and syscalls.
+    std::vector<v1::DispatchRequest> batch;
+    batch.reserve(std::min<size_t>(queue_.size(), kMaxWriteBatch));
+    while (!queue_.empty() && batch.size() < kMaxWriteBatch) {
+      auto [run, cb] = std::move(queue_.front());
+      queue_.pop_front();
+      pending_[run.run_id()] = Pending{std::move(cb), now};
+      *batch.emplace_back().mutable_run() = std::move(run);
+    }
     Stream* s = EnsureStream();
-    const int64_t run_id = run.run_id();
-    pending_[run_id] = Pending{std::move(cb), clock_->NowMillis()};
-    v1::DispatchRequest req;
-    *req.mutable_run() = std::move(run);
     mu_.Unlock();
-    bool ok = s->Write(req);
+    bool ok = true;
+    for (size_t k = 0; k < batch.size() && ok; ++k) {
+      grpc::WriteOptions options;
+      if (k + 1 < batch.size()) options.set_buffer_hint();
+      ok = s->Write(batch[k], options);
+    }
     mu_.Lock();
     if (!ok) {
       // The reader sees the stream end and fails every pending run.

@@ -55,6 +55,7 @@ class ExecutorLink {
   std::unique_ptr<grpc::ClientContext> CallContext(absl::Duration timeout) const;
 
   using Stream = grpc::ClientReaderWriter<v1::DispatchRequest, v1::DispatchResponse>;
+  static constexpr size_t kMaxWriteBatch = 256;
   struct Pending {
     DispatchCallback cb;
     int64_t sent_ms = 0;

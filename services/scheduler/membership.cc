@@ -11,14 +11,23 @@ namespace gnomon::scheduler {
 
 Membership::Membership(std::string token, Clock* clock) : token_(std::move(token)), clock_(clock) {}
 
-std::vector<v1::ExecutorInfo> Membership::Live(const std::string& app) const {
+ExecutorList Membership::Live(const std::string& app) const {
+  static const auto* const kNone = new ExecutorList(std::make_shared<std::vector<v1::ExecutorInfo>>());
   absl::MutexLock l(&mu_);
-  std::vector<v1::ExecutorInfo> out;
+  auto it = snapshots_.find(app);
+  return it == snapshots_.end() ? *kNone : it->second;
+}
+
+void Membership::Rebuild(const std::string& app) {
   auto it = apps_.find(app);
-  if (it == apps_.end()) return out;
-  out.reserve(it->second.size());
-  for (const auto& [addr, info] : it->second) out.push_back(info);
-  return out;
+  if (it == apps_.end() || it->second.empty()) {
+    snapshots_.erase(app);
+    return;
+  }
+  auto list = std::make_shared<std::vector<v1::ExecutorInfo>>();
+  list->reserve(it->second.size());
+  for (const auto& [addr, info] : it->second) list->push_back(info);
+  snapshots_[app] = std::move(list);
 }
 
 bool Membership::synced() const {
@@ -46,6 +55,8 @@ void Membership::Apply(const v1::WatchExecutorsResponse& msg) {
           if (it == apps_.end() || it->second.count(addr) == 0) left.push_back(info);
         }
       }
+      snapshots_.clear();
+      for (const auto& [app, members] : apps_) Rebuild(app);
       synced_ = true;
     } else if (msg.has_change()) {
       const v1::ExecutorInfo& e = msg.change().executor();
@@ -55,6 +66,7 @@ void Membership::Apply(const v1::WatchExecutorsResponse& msg) {
       } else {
         apps_[e.app_name()][e.address()] = e;
       }
+      Rebuild(e.app_name());
     }
     if (!left.empty()) callbacks = left_callbacks_;
   }

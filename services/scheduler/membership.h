@@ -4,7 +4,7 @@
 //
 //   Membership m(cluster_token, &RealClock());
 //   std::thread t([&] { m.Run("127.0.0.1:7070"); });
-//   std::vector<v1::ExecutorInfo> live = m.Live("orders");  // sorted by address
+//   ExecutorList live = m.Live("orders");  // sorted by address
 //   m.Stop(); t.join();
 //
 // Thread safety: thread-safe; Run() on one thread until Stop().
@@ -26,6 +26,10 @@
 
 namespace gnomon::scheduler {
 
+// An immutable snapshot of a group's live executors, sorted by address;
+// shared by every fire that routes over it (never copied per fire).
+using ExecutorList = std::shared_ptr<const std::vector<v1::ExecutorInfo>>;
+
 class Membership {
  public:
   // Called (without locks) for every executor that leaves.
@@ -33,7 +37,8 @@ class Membership {
 
   Membership(std::string token, Clock* clock);
 
-  std::vector<v1::ExecutorInfo> Live(const std::string& app) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Never null (empty when no executor of `app` is live).
+  ExecutorList Live(const std::string& app) const ABSL_LOCKS_EXCLUDED(mu_);
   // Whether the first snapshot has arrived (before it, "no executor" is unknown).
   bool synced() const ABSL_LOCKS_EXCLUDED(mu_);
   void OnLeft(LeftCallback cb) ABSL_LOCKS_EXCLUDED(mu_);
@@ -46,12 +51,16 @@ class Membership {
   void Apply(const v1::WatchExecutorsResponse& msg) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  void Rebuild(const std::string& app) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   const std::string token_;
   Clock* const clock_;
   mutable absl::Mutex mu_;
   // app -> address -> info (std::map keeps addresses sorted for FIRST/LAST).
   absl::flat_hash_map<std::string, std::map<std::string, v1::ExecutorInfo>> apps_
       ABSL_GUARDED_BY(mu_);
+  // app -> snapshot of apps_[app], rebuilt when it changes.
+  absl::flat_hash_map<std::string, ExecutorList> snapshots_ ABSL_GUARDED_BY(mu_);
   std::vector<LeftCallback> left_callbacks_ ABSL_GUARDED_BY(mu_);
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;

@@ -24,7 +24,7 @@ void RunReaper::Stop() {
 }
 
 void RunReaper::FailLost(const v1::ExecutorInfo& executor) {
-  for (const v1::ExecutorInfo& live : membership_->Live(executor.app_name())) {
+  for (const v1::ExecutorInfo& live : *membership_->Live(executor.app_name())) {
     if (live.address() == executor.address()) return;  // It came back in time.
   }
   absl::StatusOr<std::vector<v1::Run>> runs = store_->ListActiveRunsOn(executor.address());

@@ -65,30 +65,38 @@ void Trigger::ForgetGroup(int64_t group_id) {
   groups_.erase(group_id);
 }
 
-std::vector<v1::ExecutorInfo> Trigger::Candidates(const FireSpec& f, const v1::Group& g) {
-  std::vector<v1::ExecutorInfo> out;
-  if (!f.addresses.empty() || g.has_manual()) {
-    const auto& list = !f.addresses.empty()
-                           ? std::vector<std::string>(f.addresses.begin(), f.addresses.end())
-                           : std::vector<std::string>(g.manual().addresses().begin(),
-                                                      g.manual().addresses().end());
-    for (const std::string& a : list) {
-      // A manual group's addresses that failed their last beat are skipped
-      // (an explicit address list from a trigger is used as given).
-      if (f.addresses.empty() && prober_ != nullptr && !prober_->Alive(a)) continue;
-      v1::ExecutorInfo e;
-      e.set_app_name(g.app_name());
-      e.set_address(a);
-      out.push_back(std::move(e));
-    }
-    std::sort(out.begin(), out.end(),
-              [](const auto& a, const auto& b) { return a.address() < b.address(); });
-  } else {
-    out = membership_->Live(g.app_name());
+ExecutorList Trigger::Candidates(const FireSpec& f, const v1::Group& g) {
+  if (f.addresses.empty() && !g.has_manual()) {
+    ExecutorList live = membership_->Live(g.app_name());
+    RememberTokens(*live, g);
+    return live;
   }
-  absl::MutexLock l(&mu_);
-  for (const auto& e : out) tokens_[e.address()] = g.access_token();
+  auto out = std::make_shared<std::vector<v1::ExecutorInfo>>();
+  const auto& list = !f.addresses.empty()
+                         ? std::vector<std::string>(f.addresses.begin(), f.addresses.end())
+                         : std::vector<std::string>(g.manual().addresses().begin(),
+                                                    g.manual().addresses().end());
+  for (const std::string& a : list) {
+    // A manual group's addresses that failed their last beat are skipped
+    // (an explicit address list from a trigger is used as given).
+    if (f.addresses.empty() && prober_ != nullptr && !prober_->Alive(a)) continue;
+    v1::ExecutorInfo e;
+    e.set_app_name(g.app_name());
+    e.set_address(a);
+    out->push_back(std::move(e));
+  }
+  std::sort(out->begin(), out->end(),
+            [](const auto& a, const auto& b) { return a.address() < b.address(); });
+  RememberTokens(*out, g);
   return out;
+}
+
+void Trigger::RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const v1::Group& g) {
+  absl::MutexLock l(&mu_);
+  for (const auto& e : executors) {
+    auto [it, inserted] = tokens_.try_emplace(e.address(), g.access_token());
+    if (!inserted && it->second != g.access_token()) it->second = g.access_token();
+  }
 }
 
 Router* Trigger::RouterFor(v1::RouteStrategy s) {
@@ -101,7 +109,7 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
   struct Planned {
     size_t fire;
     v1::Group group;
-    std::vector<v1::ExecutorInfo> executors;
+    ExecutorList executors;
   };
   std::vector<Planned> plans;
   std::vector<v1::Run> runs;
@@ -113,7 +121,7 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
     Planned p{i, *g, Candidates(f, *g)};
     const bool broadcast = f.job.route_strategy() == v1::ROUTE_STRATEGY_SHARDING_BROADCAST;
     const uint32_t total = f.shard_total > 0 ? f.shard_total
-                           : broadcast      ? std::max<uint32_t>(1, p.executors.size())
+                           : broadcast      ? std::max<uint32_t>(1, p.executors->size())
                                             : 1;
     for (uint32_t shard = 0; shard < total; ++shard) {
       if (f.shard && *f.shard != shard) continue;
@@ -153,12 +161,12 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
     out.run_ids.push_back(runs[k].id());
     const absl::Time submitted = clock_->Now();
     if (pools_ == nullptr) {
-      Dispatch(runs[k], fires[p.fire], p.group, p.executors, submitted);
+      Dispatch(runs[k], fires[p.fire], p.group, *p.executors, submitted);
     } else {
       // The run is recorded; routing and sending happen on the job's pool.
       pools_->Submit(runs[k].job_id(), [this, run = runs[k], f = fires[p.fire], g = p.group,
                                         e = p.executors, submitted] {
-        Dispatch(run, f, g, e, submitted);
+        Dispatch(run, f, g, *e, submitted);
       });
     }
   }

@@ -82,7 +82,10 @@ class Trigger final : public FireSink, public ExecutorProbe {
 
  private:
   absl::StatusOr<v1::Group> GroupOf(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
-  std::vector<v1::ExecutorInfo> Candidates(const FireSpec& f, const v1::Group& g);
+  ExecutorList Candidates(const FireSpec& f, const v1::Group& g);
+  // Notes each executor's group token (for Beat/IdleBeat probes).
+  void RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const v1::Group& g)
+      ABSL_LOCKS_EXCLUDED(mu_);
   Router* RouterFor(v1::RouteStrategy s);
   void Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g,
                 const std::vector<v1::ExecutorInfo>& executors, absl::Time submitted);

@@ -29,13 +29,14 @@ void ResultReporter::Start() {
   flusher_ = std::thread([this] { FlusherLoop(); });
 }
 
-void ResultReporter::SpoolLocked(const v1::ReportResultsRequest& item, bool sync) {
+uint64_t ResultReporter::SpoolLocked(const v1::ReportResultsRequest& item) {
   absl::Status disk;
-  spool_->Append(item, sync, &disk);
+  const uint64_t id = spool_->Append(item, &disk);
   if (!disk.ok()) {
     logger_->Error(absl::StrCat("result spool write failed (kept in memory only): ",
                                 disk.ToString()));
   }
+  return id;
 }
 
 void ResultReporter::FlushLinesLocked(int64_t run_id) {
@@ -47,7 +48,7 @@ void ResultReporter::FlushLinesLocked(int64_t run_id) {
   for (v1::LogLine& line : it->second) *log->add_lines() = std::move(line);
   pending_line_count_ -= it->second.size();
   pending_lines_.erase(it);
-  SpoolLocked(item, /*sync=*/false);
+  SpoolLocked(item);
 }
 
 void ResultReporter::AddStarted(int64_t run_id, absl::Time start,
@@ -59,7 +60,7 @@ void ResultReporter::AddStarted(int64_t run_id, absl::Time start,
       google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(start));
   started->set_executor_address(executor_address);
   absl::MutexLock lock(&mu_);
-  SpoolLocked(item, /*sync=*/false);
+  SpoolLocked(item);
 }
 
 void ResultReporter::AddLine(int64_t run_id, const v1::LogLine& line) {
@@ -73,9 +74,18 @@ void ResultReporter::AddLine(int64_t run_id, const v1::LogLine& line) {
 void ResultReporter::AddResult(const v1::RunResult& result) {
   v1::ReportResultsRequest item;
   *item.mutable_result() = result;
-  absl::MutexLock lock(&mu_);
-  FlushLinesLocked(result.run_id());
-  SpoolLocked(item, /*sync=*/true);
+  uint64_t id;
+  {
+    absl::MutexLock lock(&mu_);
+    FlushLinesLocked(result.run_id());
+    id = SpoolLocked(item);
+  }
+  // Durable before the worker moves on. Unlocked: the sender keeps sending
+  // meanwhile (early sends are harmless, results are idempotent), and runs
+  // finishing together share one sync.
+  if (absl::Status s = spool_->SyncThrough(id); !s.ok()) {
+    logger_->Error(absl::StrCat("result spool sync failed (kept in memory only): ", s.ToString()));
+  }
 }
 
 bool ResultReporter::Drain(absl::Time deadline) {

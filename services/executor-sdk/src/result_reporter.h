@@ -62,7 +62,8 @@ class ResultReporter {
   void Start();
   void AddStarted(int64_t run_id, absl::Time start, const std::string& executor_address);
   void AddLine(int64_t run_id, const v1::LogLine& line);
-  // Spools the run's pending lines, then the result (fsync'd).
+  // Spools the run's pending lines, then the result; returns once the result
+  // is durable (one sync shared by results finishing together).
   void AddResult(const v1::RunResult& result);
   // Waits until every item is acknowledged or `deadline`; true if drained.
   bool Drain(absl::Time deadline);
@@ -75,8 +76,8 @@ class ResultReporter {
   uint64_t acked() const;
 
  private:
-  void SpoolLocked(const v1::ReportResultsRequest& item, bool sync)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Appends to the spool (written, not synced); returns the item's id.
+  uint64_t SpoolLocked(const v1::ReportResultsRequest& item) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushLinesLocked(int64_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlusherLoop();
   void SenderLoop();
@@ -89,7 +90,8 @@ class ResultReporter {
   std::vector<std::unique_ptr<v1::LogService::Stub>> stubs_;
 
   mutable absl::Mutex mu_;
-  std::unique_ptr<RunSpool> spool_ ABSL_GUARDED_BY(mu_);
+  // Thread-safe itself; mu_ orders appends with the per-stream state below.
+  const std::unique_ptr<RunSpool> spool_;
   absl::flat_hash_map<int64_t, std::vector<v1::LogLine>> pending_lines_ ABSL_GUARDED_BY(mu_);
   size_t pending_line_count_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

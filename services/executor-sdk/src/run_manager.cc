@@ -34,6 +34,8 @@ struct Worker {
   absl::Time run_deadline = absl::InfiniteFuture();
   absl::Time grace_deadline = absl::InfiniteFuture();  // after a Terminate
   bool busy() const { return current != nullptr || !queue.empty(); }
+  // Signalled (under Core::mu) when queue, generation or stopping change.
+  absl::CondVar wake;
 };
 
 struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
@@ -136,10 +138,13 @@ void RunManager::Core::WorkerLoop(std::shared_ptr<Core> core, std::shared_ptr<Wo
     std::shared_ptr<RunState> run;
     {
       absl::MutexLock lock(&core->mu);
-      auto wake = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(core->mu) {
-        return w->generation != gen || !w->queue.empty() || core->stopping;
-      };
-      core->mu.AwaitWithTimeout(absl::Condition(&wake), core->options.idle_worker_ttl);
+      // A condition variable per worker, not a Mutex::Await condition: with
+      // hundreds of idle workers, every unlock of core->mu would evaluate
+      // every waiter's condition.
+      const absl::Time retire_at = absl::Now() + core->options.idle_worker_ttl;
+      while (w->generation == gen && w->queue.empty() && !core->stopping &&
+             !w->wake.WaitWithDeadline(&core->mu, retire_at)) {
+      }
       if (w->generation != gen) {
         abandoned = true;  // the watchdog replaced this thread and uncounted it
         break;
@@ -233,6 +238,7 @@ void RunManager::Core::Watchdog() {
         w->grace_deadline = absl::InfiniteFuture();
         if (w->thread_alive) --live_threads;  // the old thread is abandoned
         ++w->generation;
+        w->wake.Signal();
         w->thread_alive = false;
         if (!w->queue.empty()) {
           SpawnThread(shared_from_this(), w);
@@ -330,6 +336,7 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
     out.accepted = true;
     out.queue_position = static_cast<uint32_t>(w->queue.size()) + (w->current ? 1 : 0);
     w->queue.push_back(std::make_shared<RunState>(request, core_->sink));
+    w->wake.Signal();
     core_->run_jobs[request.run_id()] = request.job_id();
     if (!w->thread_alive) core_->SpawnThread(core_, w);
   }
@@ -426,6 +433,7 @@ void RunManager::Shutdown(absl::Time deadline) {
       core_->mu.Await(absl::Condition(&no_runs));
     }
     core_->stopping = true;
+    for (auto& [job, w] : core_->workers) w->wake.Signal();
     auto no_threads = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(core_->mu) {
       return core_->live_threads == 0;
     };

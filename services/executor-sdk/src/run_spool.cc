@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -39,43 +40,91 @@ absl::Status MakeDirs(const std::string& dir) {
   return absl::OkStatus();
 }
 
-absl::Status WriteFileAtomically(const std::string& path, const std::string& data, bool sync,
-                                 const std::string& dir) {
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Errno("cannot create", tmp);
+// Record header: payload length, checksum of id + payload, id.
+constexpr size_t kHeaderBytes = 4 + 4 + 8;
+
+uint32_t Checksum(uint64_t id, const std::string& payload) {
+  uint32_t h = 2166136261u;  // FNV-1a; detects torn and garbled records.
+  auto mix = [&h](unsigned char c) { h = (h ^ c) * 16777619u; };
+  for (int i = 0; i < 8; ++i) mix(static_cast<unsigned char>(id >> (8 * i)));
+  for (char c : payload) mix(static_cast<unsigned char>(c));
+  return h;
+}
+
+void PutLe(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+
+uint64_t GetLe(const char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= uint64_t(static_cast<unsigned char>(p[i])) << (8 * i);
+  return v;
+}
+
+// Calls `fn(id, payload)` for each whole, intact record of a segment's bytes
+// and returns where the intact records end.
+template <typename Fn>
+size_t ParseRecords(const std::string& data, Fn fn) {
+  size_t off = 0;
+  while (off + kHeaderBytes <= data.size()) {
+    const uint64_t len = GetLe(data.data() + off, 4);
+    const uint32_t sum = static_cast<uint32_t>(GetLe(data.data() + off + 4, 4));
+    const uint64_t id = GetLe(data.data() + off + 8, 8);
+    if (off + kHeaderBytes + len > data.size()) break;  // Torn tail.
+    std::string payload = data.substr(off + kHeaderBytes, len);
+    if (Checksum(id, payload) != sum || !fn(id, payload)) break;
+    off += kHeaderBytes + len;
+  }
+  return off;
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Errno("cannot read", path);
+  std::string data;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, n);
+  std::fclose(f);
+  return data;
+}
+
+// The first ids of the segments in `dir`, ascending.
+absl::StatusOr<std::vector<uint64_t>> ListSegments(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return Errno("cannot open", dir);
+  std::vector<uint64_t> firsts;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    uint64_t first = 0;
+    if (absl::EndsWith(name, ".seg") && absl::SimpleAtoi(name.substr(0, name.size() - 4), &first)) {
+      firsts.push_back(first);
+    }
+  }
+  ::closedir(d);
+  std::sort(firsts.begin(), firsts.end());
+  return firsts;
+}
+
+absl::Status WriteAll(int fd, const std::string& data, const std::string& path) {
   size_t off = 0;
   while (off < data.size()) {
     ssize_t n = ::write(fd, data.data() + off, data.size() - off);
     if (n < 0) {
       if (errno == EINTR) continue;
-      absl::Status s = Errno("cannot write", tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return s;
+      return Errno("cannot write", path);
     }
     off += static_cast<size_t>(n);
   }
-  if (sync && ::fsync(fd) != 0) {
-    absl::Status s = Errno("cannot fsync", tmp);
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return s;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    absl::Status s = Errno("cannot rename", tmp);
-    ::unlink(tmp.c_str());
-    return s;
-  }
-  if (sync) {
-    int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      ::fsync(dfd);
-      ::close(dfd);
-    }
-  }
   return absl::OkStatus();
+}
+
+void SyncDir(const std::string& dir) {
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
 }
 
 }  // namespace
@@ -96,68 +145,157 @@ absl::StatusOr<std::unique_ptr<RunSpool>> RunSpool::Open(const std::string& dir)
 }
 
 RunSpool::~RunSpool() {
+  absl::MutexLock l(&mu_);
+  if (fd_ >= 0) ::close(fd_);
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
 
-std::string RunSpool::PathOf(uint64_t id) const {
-  return absl::StrFormat("%s/%020u.item", dir_, id);
+std::string RunSpool::PathOf(uint64_t first_id) const {
+  return absl::StrFormat("%s/%020u.seg", dir_, first_id);
 }
 
 absl::Status RunSpool::Load() {
-  DIR* d = ::opendir(dir_.c_str());
-  if (d == nullptr) return Errno("cannot open", dir_);
-  std::vector<std::string> names;
-  while (struct dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
-  ::closedir(d);
-  for (const std::string& name : names) {
-    std::string path = dir_ + "/" + name;
-    if (absl::EndsWith(name, ".tmp")) {  // a write interrupted by a crash
-      ::unlink(path.c_str());
-      continue;
-    }
-    if (!absl::EndsWith(name, ".item")) continue;
-    uint64_t id = 0;
-    if (!absl::SimpleAtoi(name.substr(0, name.size() - 5), &id)) continue;
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return Errno("cannot read", path);
-    std::string data;
-    char buf[8192];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, n);
-    std::fclose(f);
-    v1::ReportResultsRequest item;
-    if (!item.ParseFromString(data)) {
-      ::unlink(path.c_str());  // torn or foreign file: unusable
-      continue;
-    }
-    items_[id] = std::move(item);
-    next_id_ = std::max(next_id_, id + 1);
+  absl::StatusOr<std::vector<uint64_t>> firsts = ListSegments(dir_);
+  if (!firsts.ok()) return firsts.status();
+  absl::MutexLock l(&mu_);
+  for (uint64_t first : *firsts) {
+    if (absl::Status s = LoadSegment(first); !s.ok()) return s;
   }
   recovered_ = items_.size();
+  written_id_ = synced_id_ = next_id_ - 1;
+  for (uint64_t first : *firsts) MaybeDelete(first);
   return absl::OkStatus();
 }
 
-uint64_t RunSpool::Append(const v1::ReportResultsRequest& item, bool sync,
-                          absl::Status* disk_status) {
-  uint64_t id = next_id_++;
+absl::Status RunSpool::LoadSegment(uint64_t first_id) {
+  const std::string path = PathOf(first_id);
+  absl::StatusOr<std::string> data = ReadFile(path);
+  if (!data.ok()) return data.status();
+  Segment& seg = segments_[first_id];
+  const size_t end = ParseRecords(*data, [&](uint64_t id, const std::string& payload) {
+    v1::ReportResultsRequest item;
+    if (!item.ParseFromString(payload)) return false;
+    if (items_.emplace(id, std::move(item)).second) ++seg.live;
+    next_id_ = std::max(next_id_, id + 1);
+    return true;
+  });
+  // Cut a torn tail so that nothing is ever appended after garbage.
+  if (end < data->size() && ::truncate(path.c_str(), static_cast<off_t>(end)) != 0) {
+    return Errno("cannot truncate", path);
+  }
+  return absl::OkStatus();
+}
+
+size_t RunSpool::CountRecords(const std::string& dir) {
+  absl::StatusOr<std::vector<uint64_t>> firsts = ListSegments(dir);
+  if (!firsts.ok()) return 0;
+  size_t n = 0;
+  for (uint64_t first : *firsts) {
+    absl::StatusOr<std::string> data = ReadFile(absl::StrFormat("%s/%020u.seg", dir, first));
+    if (data.ok()) ParseRecords(*data, [&n](uint64_t, const std::string&) { return ++n, true; });
+  }
+  return n;
+}
+
+absl::Status RunSpool::StartSegment(uint64_t first_id) {
+  if (fd_ >= 0) {
+    // What it holds was appended but maybe not yet synced.
+    if (::fdatasync(fd_) == 0) synced_id_ = written_id_;
+    ::close(fd_);
+    fd_ = -1;
+    const uint64_t old = current_;
+    current_ = 0;
+    MaybeDelete(old);
+  }
+  const std::string path = PathOf(first_id);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd_ < 0) return Errno("cannot create", path);
+  SyncDir(dir_);  // The new file's name must survive a crash too.
+  current_ = first_id;
+  current_bytes_ = 0;
+  segments_[first_id];
+  return absl::OkStatus();
+}
+
+void RunSpool::MaybeDelete(uint64_t first_id) {
+  auto it = segments_.find(first_id);
+  if (it == segments_.end() || it->second.live > 0 || (fd_ >= 0 && first_id == current_)) return;
+  ::unlink(PathOf(first_id).c_str());
+  segments_.erase(it);
+}
+
+uint64_t RunSpool::Append(const v1::ReportResultsRequest& item, absl::Status* disk_status) {
+  absl::MutexLock l(&mu_);
+  const uint64_t id = next_id_++;
   v1::ReportResultsRequest& stored = items_[id];
   stored = item;
   stored.clear_sequence();
-  if (!dir_.empty()) {
-    absl::Status s = WriteFileAtomically(PathOf(id), stored.SerializeAsString(), sync, dir_);
-    if (disk_status != nullptr) *disk_status = s;
+  if (dir_.empty()) return id;
+  absl::Status s;
+  // Rotate a full segment, unless a sync is using its descriptor right now.
+  if (fd_ < 0 || (current_bytes_ >= kSegmentBytes && !syncing_)) s = StartSegment(id);
+  if (s.ok()) {
+    const std::string payload = stored.SerializeAsString();
+    std::string record;
+    record.reserve(kHeaderBytes + payload.size());
+    PutLe(record, payload.size(), 4);
+    PutLe(record, Checksum(id, payload), 4);
+    PutLe(record, id, 8);
+    record += payload;
+    s = WriteAll(fd_, record, PathOf(current_));
+    if (s.ok()) {
+      current_bytes_ += record.size();
+      ++segments_[current_].live;
+      written_id_ = id;
+    }
   }
+  if (disk_status != nullptr) *disk_status = s;
   return id;
 }
 
+absl::Status RunSpool::SyncThrough(uint64_t id) {
+  absl::MutexLock l(&mu_);
+  if (dir_.empty()) return absl::OkStatus();
+  while (synced_id_ < id) {
+    if (syncing_) {
+      // Another caller is syncing; its sync may cover `id`.
+      auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !syncing_; };
+      mu_.Await(absl::Condition(&done));
+      continue;
+    }
+    if (fd_ < 0 || written_id_ < id) return absl::DataLossError("item was not written to the spool");
+    syncing_ = true;
+    const uint64_t target = written_id_;
+    const int fd = fd_;
+    mu_.Unlock();
+    const int rc = ::fdatasync(fd);
+    mu_.Lock();
+    syncing_ = false;
+    if (rc != 0) return Errno("cannot sync", PathOf(current_));
+    synced_id_ = std::max(synced_id_, target);
+  }
+  return absl::OkStatus();
+}
+
 void RunSpool::Remove(uint64_t id) {
+  absl::MutexLock l(&mu_);
   if (items_.erase(id) == 0) return;
-  if (!dir_.empty()) ::unlink(PathOf(id).c_str());
+  auto seg = segments_.upper_bound(id);
+  if (seg == segments_.begin()) return;
+  --seg;
+  if (seg->second.live > 0) --seg->second.live;
+  MaybeDelete(seg->first);
 }
 
 const std::pair<const uint64_t, v1::ReportResultsRequest>* RunSpool::Next(uint64_t after) const {
+  absl::MutexLock l(&mu_);
   auto it = items_.upper_bound(after);
   return it == items_.end() ? nullptr : &*it;
+}
+
+size_t RunSpool::size() const {
+  absl::MutexLock l(&mu_);
+  return items_.size();
 }
 
 }  // namespace gnomon::executor::internal

@@ -1,18 +1,25 @@
 // RunSpool: the executor's queue of reported items (RunStarted, log batches,
 // RunResult) not yet acknowledged by the log service.
 //
-// With a directory, every item is a file "<id>.item" written before it is
-// sent (results are fsync'd; log batches are written without fsync) and
-// deleted when acknowledged; Open() loads what a previous process left. An
+// With a directory, items are appended to a journal of segment files
+// ("<first id>.seg", each record length + checksum + id + item) as they are
+// added, and made durable with one fdatasync for everything appended so far
+// (group commit: many finishing runs share one sync instead of one fsync
+// each). A segment is deleted once all its items are acknowledged; Open()
+// loads what a previous process left (acknowledged items of a segment still
+// in use come back too and are re-sent; the log service answers DUPLICATE).
+// A torn record at a segment's end (crash mid-write) ends that segment. An
 // exclusive lock file keeps two executors from sharing one spool. Without a
 // directory the spool lives in memory only.
 //
 //   auto spool = RunSpool::Open("/var/lib/app/spool");
-//   uint64_t id = (*spool)->Append(item, /*sync=*/true, &status);
+//   uint64_t id = (*spool)->Append(item, &status);
+//   (*spool)->SyncThrough(id);   // durable; concurrent callers share a sync
 //   ... send, then on acknowledgement:
 //   (*spool)->Remove(id);
 //
-// Thread safety: not thread-safe; the owner serialises access.
+// Thread safety: thread-safe. Next() returns a pointer valid until that item
+// is removed; the owner serialises Next() with Remove().
 #ifndef GNOMON_SERVICES_EXECUTOR_SDK_SRC_RUN_SPOOL_H_
 #define GNOMON_SERVICES_EXECUTOR_SDK_SRC_RUN_SPOOL_H_
 
@@ -21,8 +28,10 @@
 #include <memory>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "gnomon/v1/log.pb.h"
 
 namespace gnomon::executor::internal {
@@ -35,29 +44,59 @@ class RunSpool {
   RunSpool& operator=(const RunSpool&) = delete;
 
   // Adds an item (its sequence is ignored) and returns its id. The item is
-  // kept in memory even if writing it to disk fails (`disk_status` says so).
-  uint64_t Append(const v1::ReportResultsRequest& item, bool sync, absl::Status* disk_status);
+  // written to the journal but not synced; it is kept in memory even if
+  // writing fails (`disk_status` says so).
+  uint64_t Append(const v1::ReportResultsRequest& item, absl::Status* disk_status)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Returns once every item up to `id` is on stable storage (or the sync
+  // failed). One caller syncs for all who wait meanwhile.
+  absl::Status SyncThrough(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
   // Drops an acknowledged item.
-  void Remove(uint64_t id);
+  void Remove(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
   // The first item with an id above `after`, or nullptr.
-  const std::pair<const uint64_t, v1::ReportResultsRequest>* Next(uint64_t after) const;
+  const std::pair<const uint64_t, v1::ReportResultsRequest>* Next(uint64_t after) const
+      ABSL_LOCKS_EXCLUDED(mu_);
 
-  size_t size() const { return items_.size(); }
-  bool empty() const { return items_.empty(); }
+  size_t size() const ABSL_LOCKS_EXCLUDED(mu_);
+  bool empty() const { return size() == 0; }
   bool durable() const { return !dir_.empty(); }
   // Items loaded from disk by Open().
   size_t recovered() const { return recovered_; }
 
- private:
-  explicit RunSpool(std::string dir) : dir_(std::move(dir)) {}
-  absl::Status Load();
-  std::string PathOf(uint64_t id) const;
+  // Intact records in the segments of `dir`, read without taking the lock
+  // (for inspection and tests; a live spool may be appending meanwhile).
+  static size_t CountRecords(const std::string& dir);
 
-  std::string dir_;
+  // Segments are rotated past this size (bytes).
+  static constexpr size_t kSegmentBytes = 1 << 20;
+
+ private:
+  struct Segment {
+    size_t live = 0;  // Items not yet removed.
+  };
+  explicit RunSpool(std::string dir) : dir_(std::move(dir)) {}
+  absl::Status Load() ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status LoadSegment(uint64_t first_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string PathOf(uint64_t first_id) const;
+  // Opens a new current segment starting at `first_id`.
+  absl::Status StartSegment(uint64_t first_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Deletes a non-current segment with nothing left in it.
+  void MaybeDelete(uint64_t first_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::string dir_;
   int lock_fd_ = -1;
-  uint64_t next_id_ = 1;
   size_t recovered_ = 0;
-  std::map<uint64_t, v1::ReportResultsRequest> items_;
+
+  mutable absl::Mutex mu_;
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  std::map<uint64_t, v1::ReportResultsRequest> items_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, Segment> segments_ ABSL_GUARDED_BY(mu_);  // first id -> segment
+  int fd_ ABSL_GUARDED_BY(mu_) = -1;                           // current segment
+  uint64_t current_ ABSL_GUARDED_BY(mu_) = 0;                  // its first id
+  size_t current_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t written_id_ ABSL_GUARDED_BY(mu_) = 0;  // Highest id written to the journal.
+  uint64_t synced_id_ ABSL_GUARDED_BY(mu_) = 0;   // Highest id known durable.
+  bool syncing_ ABSL_GUARDED_BY(mu_) = false;     // A sync runs unlocked; fd_ stays open.
 };
 
 }  // namespace gnomon::executor::internal

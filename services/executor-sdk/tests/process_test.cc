@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "services/executor-sdk/src/run_spool.h"
 #include "services/executor-sdk/tests/test_env.h"
 
 extern char** environ;
@@ -88,14 +89,7 @@ class SampleExecutor {
   int out_ = -1;
 };
 
-int CountItems(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return 0;
-  int n = 0;
-  while (struct dirent* e = ::readdir(d)) n += absl::EndsWith(e->d_name, ".item") ? 1 : 0;
-  ::closedir(d);
-  return n;
-}
+int CountItems(const std::string& dir) { return static_cast<int>(internal::RunSpool::CountRecords(dir)); }
 
 class ProcessTest : public SdkTest {
  protected:
