@@ -18,6 +18,7 @@
 #include "absl/time/clock.h"
 #include "bench/counting_store.h"
 #include "google/protobuf/util/time_util.h"
+#include "services/scheduler/dispatch_timer.h"
 #include "services/scheduler/schedule_loop.h"
 
 namespace gnomon::bench {
@@ -25,11 +26,12 @@ namespace {
 
 using google::protobuf::util::TimeUtil;
 
-// Records each fire's runs in the store (as Trigger does) and notes the
-// lateness at the instant the run would be sent.
+// Records each fire's runs in the store (as Trigger does), hands each to the
+// DispatchTimer for its instant (as Trigger does for fires recorded ahead) and
+// notes the lateness when the timer releases it, where Trigger would send.
 class RecordingSink final : public scheduler::FireSink {
  public:
-  explicit RecordingSink(store::Store* store) : store_(store) {}
+  RecordingSink(store::Store* store, scheduler::DispatchTimer* timer) : store_(store), timer_(timer) {}
   absl::StatusOr<std::vector<scheduler::FireOutcome>> Fire(
       std::vector<scheduler::FireSpec> fires) override {
     std::vector<v1::Run> runs;
@@ -48,10 +50,12 @@ class RecordingSink final : public scheduler::FireSink {
     }
     auto inserted = store_->InsertRuns(runs);
     if (!inserted.ok()) return inserted.status();
-    const absl::Time sent = absl::Now();
-    absl::MutexLock l(&mu_);
     for (const auto& f : fires) {
-      lateness_us_.push_back(absl::ToInt64Microseconds(sent - absl::FromUnixMillis(f.scheduled_ms)));
+      timer_->At(f.dispatch_at_ms, [this, slot = f.scheduled_ms] {
+        const absl::Time sent = absl::Now();
+        absl::MutexLock l(&mu_);
+        lateness_us_.push_back(absl::ToInt64Microseconds(sent - absl::FromUnixMillis(slot)));
+      });
     }
     return std::vector<scheduler::FireOutcome>(fires.size());
   }
@@ -62,6 +66,7 @@ class RecordingSink final : public scheduler::FireSink {
 
  private:
   store::Store* store_;
+  scheduler::DispatchTimer* timer_;
   absl::Mutex mu_;
   std::vector<int64_t> lateness_us_;
 };
@@ -92,14 +97,20 @@ void RunRate(int fires_per_second, int seconds) {
     // Spread the jobs over the period so fires arrive evenly.
     (*real)->CreateJob(j, v1::JOB_STATE_RUNNING, start + i * kPeriodMs / jobs, 0).IgnoreError();
   }
-  RecordingSink sink(&store);
-  scheduler::ScheduleLoop loop(&store, &sink, &RealClock(), {});
+  scheduler::DispatchTimer timer(&RealClock());
+  RecordingSink sink(&store, &timer);
+  scheduler::ScheduleLoopOptions options;
+  options.record_ahead = absl::Milliseconds(50);  // gnomond's default.
+  scheduler::ScheduleLoop loop(&store, &sink, &RealClock(), options);
   const uint64_t writes_before = store.writes();
+  std::thread timer_thread([&] { timer.Run(); });
   std::thread t([&] { loop.Run(); });
   absl::SleepFor(absl::Seconds(1.5 + seconds));  // A benchmark's run time, not synchronisation.
   loop.Stop();
   loop.Invalidate(0);  // Wakes the loop so it sees Stop.
   t.join();
+  timer.Stop();
+  timer_thread.join();
   std::vector<int64_t> lat = sink.Take();
   const uint64_t writes = store.writes() - writes_before;
   std::sort(lat.begin(), lat.end());

@@ -58,6 +58,9 @@ ABSL_FLAG(absl::Duration, lease_ttl, absl::Seconds(10),
           "Scheduler lease time-to-live: a replica that dies is replaced after at most this long.");
 ABSL_FLAG(absl::Duration, preread_window, absl::Seconds(5),
           "How far ahead the scheduler reads due jobs into its timer.");
+ABSL_FLAG(absl::Duration, record_ahead, absl::Milliseconds(50),
+          "Record runs this long before their slots, many per store transaction, and send each "
+          "at its instant (0: record each at its instant).");
 
 namespace gnomon {
 namespace {
@@ -138,6 +141,7 @@ int Serve() {
     scheduler::SchedulerOptions o;
     o.limits.max_params_bytes = absl::GetFlag(FLAGS_max_params_bytes);
     o.loop.preread_window = absl::GetFlag(FLAGS_preread_window);
+    o.loop.record_ahead = absl::GetFlag(FLAGS_record_ahead);
     o.lease.ttl = absl::GetFlag(FLAGS_lease_ttl);
     o.followups.alarm_every_attempt = absl::GetFlag(FLAGS_alarm_every_attempt);
     o.email.smtp_url = absl::GetFlag(FLAGS_smtp_url);

@@ -140,11 +140,17 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
 void ScheduleLoop::FireDue(int64_t now_ms) {
   std::vector<Planned> plans;
   std::vector<uint32_t> caught_up;
-  while (!timer_.empty() && timer_.begin()->first <= now_ms) {
+  const int64_t ahead = absl::ToInt64Milliseconds(options_.record_ahead);
+  // Nothing until the earliest slot is within `ahead`; then everything within
+  // twice that, so each transaction covers about `ahead` worth of slots.
+  const int64_t horizon =
+      !timer_.empty() && timer_.begin()->first <= now_ms + ahead ? now_ms + 2 * ahead : now_ms;
+  while (!timer_.empty() && timer_.begin()->first <= horizon) {
     const int64_t job_id = timer_.begin()->second;
     timer_.erase(timer_.begin());
     Armed& armed = armed_[job_id];
     plans.push_back(Plan(armed, now_ms));
+    if (plans.back().fire.scheduled_ms > now_ms) plans.back().fire.dispatch_at_ms = plans.back().fire.scheduled_ms;
     caught_up.push_back(armed.caught_up);
     armed_.erase(job_id);
   }
@@ -242,7 +248,9 @@ int64_t ScheduleLoop::TickLocked() {
   if (!pending_advances_.empty() && after - last_flush_ms_ >= flush_every) FlushAdvances(after);
   int64_t wake = next_preread_ms_;
   if (!pending_advances_.empty()) wake = std::min(wake, last_flush_ms_ + flush_every);
-  if (!timer_.empty()) wake = std::min(wake, timer_.begin()->first);
+  if (!timer_.empty()) {
+    wake = std::min(wake, timer_.begin()->first - absl::ToInt64Milliseconds(options_.record_ahead));
+  }
   return wake;
 }
 

@@ -3,8 +3,8 @@
 // Every `preread_interval` it reads the jobs due within `preread_window` into
 // an in-memory timer (a set ordered by slot instant), refreshing jobs changed
 // in the store (by any replica) and dropping those no longer due. When a slot
-// is due it hands the fire to Trigger, which records the run under its unique
-// slot key before dispatching; the job's cursor advances in memory at once and
+// is due (or, with `record_ahead`, nearly due) it hands the fire to Trigger,
+// which records the run under its unique slot key before dispatching; the job's cursor advances in memory at once and
 // in the store in batches (compare-and-set). A crash before a batch is
 // written re-fires nothing: those slots' keys are taken. A slot found later
 // than the misfire threshold follows the job's misfire policy.
@@ -42,6 +42,13 @@ struct ScheduleLoopOptions {
   // finds its key taken and is not dispatched again.
   absl::Duration advance_flush_interval = absl::Milliseconds(200);
   size_t advance_batch = 1000;
+  // Record runs ahead of their slots: once the earliest slot is this close,
+  // every slot up to twice this far ahead is recorded in one transaction and
+  // handed to the trigger with dispatch_at_ms = its slot (the DispatchTimer
+  // sends it at the instant). Zero records each slot at its instant. A crash
+  // leaves at most this window of recorded runs unsent; the run reaper fails
+  // them ("dispatch never confirmed") and retries follow the job's policy.
+  absl::Duration record_ahead = absl::ZeroDuration();
 };
 
 class ScheduleLoop {

@@ -21,7 +21,8 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       recorder_(store, clock),
       pools_(clock, options.pools),
       prober_(store, &links_, clock, absl::Seconds(2)),
-      trigger_(store, &membership_, &links_, &recorder_, clock, &pools_, &prober_),
+      timer_(clock),
+      trigger_(store, &membership_, &links_, &recorder_, clock, &pools_, &prober_, &timer_),
       loop_(store, &trigger_, clock, options.loop),
       alarms_(AlarmChannels(options), AlarmOptions(options, clock),
               [store](int64_t run_id, const std::string& status) {
@@ -79,6 +80,7 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
   alarms_.Start();
   threads_.emplace_back([this, registry_endpoint] { membership_.Run(registry_endpoint); });
   threads_.emplace_back([this] { recorder_.Run(); });
+  threads_.emplace_back([this] { timer_.Run(); });
   threads_.emplace_back([this] { loop_.Run(); });
   threads_.emplace_back([this] { followups_.Run(); });
   threads_.emplace_back([this] { reaper_.Run(); });
@@ -91,6 +93,7 @@ void SchedulerRole::Stop() {
   lease_.Stop();
   prober_.Stop();
   loop_.Stop();
+  timer_.Stop();  // Sends what was recorded ahead rather than dropping it.
   followups_.Stop();
   reaper_.Stop();
   membership_.Stop();

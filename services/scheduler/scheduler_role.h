@@ -60,6 +60,7 @@ class SchedulerRole {
   DispatchRecorder recorder_;
   TriggerPools pools_;
   ManualProber prober_;
+  DispatchTimer timer_;
   Trigger trigger_;
   ScheduleLoop loop_;
   alarm::AlarmSender alarms_;

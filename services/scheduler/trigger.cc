@@ -31,14 +31,15 @@ const char* RouteName(v1::RouteStrategy s) {
 
 Trigger::Trigger(store::Store* store, Membership* membership, ExecutorLinks* links,
                  DispatchRecorder* recorder, Clock* clock, TriggerPools* pools,
-                 ManualProber* prober)
+                 ManualProber* prober, DispatchTimer* timer)
     : store_(store),
       membership_(membership),
       links_(links),
       recorder_(recorder),
       clock_(clock),
       pools_(pools),
-      prober_(prober) {
+      prober_(prober),
+      timer_(timer) {
   for (int s = v1::RouteStrategy_MIN; s <= v1::RouteStrategy_MAX; ++s) {
     if (!v1::RouteStrategy_IsValid(s)) continue;
     auto strategy = static_cast<v1::RouteStrategy>(s);
@@ -159,15 +160,20 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
     runs[k].set_id((*inserted)[k].run_id);
     if (runs[k].first_run_id() == 0) runs[k].set_first_run_id(runs[k].id());
     out.run_ids.push_back(runs[k].id());
-    const absl::Time submitted = clock_->Now();
+    const FireSpec& f = fires[p.fire];
     if (pools_ == nullptr) {
-      Dispatch(runs[k], fires[p.fire], p.group, *p.executors, submitted);
+      Dispatch(runs[k], f, p.group, *p.executors);
+      continue;
+    }
+    // The run is recorded; routing and sending happen on the job's pool, at
+    // the slot's instant for a fire recorded ahead.
+    auto send = [this, run = runs[k], f, g = p.group, e = p.executors] {
+      pools_->Submit(run.job_id(), [this, run, f, g, e] { Dispatch(run, f, g, *e); });
+    };
+    if (timer_ != nullptr && f.dispatch_at_ms > now) {
+      timer_->At(f.dispatch_at_ms, std::move(send));
     } else {
-      // The run is recorded; routing and sending happen on the job's pool.
-      pools_->Submit(runs[k].job_id(), [this, run = runs[k], f = fires[p.fire], g = p.group,
-                                        e = p.executors, submitted] {
-        Dispatch(run, f, g, *e, submitted);
-      });
+      send();
     }
   }
   return outcomes;
@@ -188,7 +194,10 @@ void Trigger::Fail(const v1::Run& run, int32_t code, const std::string& message)
 }
 
 void Trigger::Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g,
-                       const std::vector<v1::ExecutorInfo>& executors, absl::Time submitted) {
+                       const std::vector<v1::ExecutorInfo>& executors) {
+  // A dispatch's duration (for the slow pool) runs from here, excluding time
+  // queued in the pool: under overload that wait would mark every job slow.
+  const absl::Time submitted = clock_->Now();
   if (executors.empty()) {
     Fail(run, v1::HANDLE_CODE_NO_EXECUTOR,
          absl::StrCat("no live executor in group ", g.id(), " (app \"", g.app_name(), "\")"));

@@ -25,6 +25,7 @@
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
 #include "services/scheduler/dispatch_recorder.h"
+#include "services/scheduler/dispatch_timer.h"
 #include "services/scheduler/executor_link.h"
 #include "services/scheduler/manual_prober.h"
 #include "services/scheduler/membership.h"
@@ -37,6 +38,8 @@ struct FireSpec {
   v1::Job job;
   v1::TriggerType type = v1::TRIGGER_TYPE_API;
   int64_t scheduled_ms = 0;  // The slot; 0 = an unslotted (manual/API/parent) fire.
+  // Recorded ahead: dispatch at this instant (0 or past = at once).
+  int64_t dispatch_at_ms = 0;
   std::optional<std::string> params;
   std::vector<std::string> addresses;  // Explicit executors instead of the group's.
   std::optional<uint32_t> shard;       // Only this shard of a broadcast.
@@ -64,10 +67,11 @@ class FireSink {
 
 class Trigger final : public FireSink, public ExecutorProbe {
  public:
-  // `pools` may be null: routing and sending then happen on the caller's thread.
+  // `pools` may be null: routing and sending then happen on the caller's
+  // thread. `timer` may be null: fires recorded ahead are then sent at once.
   Trigger(store::Store* store, Membership* membership, ExecutorLinks* links,
           DispatchRecorder* recorder, Clock* clock, TriggerPools* pools = nullptr,
-          ManualProber* prober = nullptr);
+          ManualProber* prober = nullptr, DispatchTimer* timer = nullptr);
 
   absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) override
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -88,7 +92,7 @@ class Trigger final : public FireSink, public ExecutorProbe {
       ABSL_LOCKS_EXCLUDED(mu_);
   Router* RouterFor(v1::RouteStrategy s);
   void Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g,
-                const std::vector<v1::ExecutorInfo>& executors, absl::Time submitted);
+                const std::vector<v1::ExecutorInfo>& executors);
   void Fail(const v1::Run& run, int32_t code, const std::string& message);
   std::string TokenFor(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -99,6 +103,7 @@ class Trigger final : public FireSink, public ExecutorProbe {
   Clock* const clock_;
   TriggerPools* const pools_;
   ManualProber* const prober_;
+  DispatchTimer* const timer_;
   std::atomic<int64_t> fence_epoch_{0};
   std::map<v1::RouteStrategy, std::unique_ptr<Router>> routers_;  // Built once, read-only.
 
