@@ -47,6 +47,9 @@ TEST_F(StrategiesTest, SerialExecutionQueuesRunsInOrder) {
   EXPECT_EQ(third->accepted().queue_position(), 2u);
   // Only the first runs; the others wait behind it.
   ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));
+  // The handler's first line is logged after it entered ("started" is
+  // reported just before the handler is called and may arrive first).
+  ASSERT_TRUE(logs_.WaitForLines(1, 1, kTestWait));
   EXPECT_EQ(gate.entered.load(), 1);
   auto stub = dispatch.stub();
   grpc::ClientContext ctx;
