@@ -176,6 +176,15 @@ struct Outcomes {
   double record_lag_ms = 0, dispatch_lag_ms = 0, end_lag_ms = 0;
 };
 
+// A statement over the window [from, to), bound as its two parameters.
+sqlite3_stmt* WindowQuery(sqlite3* db, const char* sql, int64_t from_ms, int64_t to_ms) {
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, sql, -1, &st, nullptr);
+  sqlite3_bind_int64(st, 1, from_ms);
+  sqlite3_bind_int64(st, 2, to_ms);
+  return st;
+}
+
 Outcomes CountEnded(const std::string& db_path, int64_t from_ms, int64_t to_ms) {
   Outcomes out;
   sqlite3* db = nullptr;
@@ -185,13 +194,10 @@ Outcomes CountEnded(const std::string& db_path, int64_t from_ms, int64_t to_ms) 
     return out;
   }
   sqlite3_busy_timeout(db, 5000);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(db,
-                     "SELECT status, handle_code, substr(handle_message, 1, 60), count(*) FROM run "
-                     "WHERE end_ms >= ? AND end_ms < ? GROUP BY 1, 2, 3",
-                     -1, &st, nullptr);
-  sqlite3_bind_int64(st, 1, from_ms);
-  sqlite3_bind_int64(st, 2, to_ms);
+  sqlite3_stmt* st = WindowQuery(db,
+                                 "SELECT status, handle_code, substr(handle_message, 1, 60), count(*) FROM run "
+                                 "WHERE end_ms >= ? AND end_ms < ? GROUP BY 1, 2, 3",
+                                 from_ms, to_ms);
   while (sqlite3_step(st) == SQLITE_ROW) {
     const int64_t n = sqlite3_column_int64(st, 3);
     if (sqlite3_column_int(st, 0) == v1::RUN_STATUS_SUCCEEDED) {
@@ -204,13 +210,12 @@ Outcomes CountEnded(const std::string& db_path, int64_t from_ms, int64_t to_ms) 
   sqlite3_finalize(st);
   // Slots of the window: how many were recorded, and how late on average
   // their recording, dispatch and end came.
-  sqlite3_prepare_v2(db,
-                     "SELECT count(*), avg(trigger_ms - scheduled_ms), avg(dispatch_ms - scheduled_ms), "
-                     "avg(CASE WHEN end_ms > 0 THEN end_ms - scheduled_ms END) FROM run "
-                     "WHERE scheduled_ms >= ? AND scheduled_ms < ?",
-                     -1, &st, nullptr);
-  sqlite3_bind_int64(st, 1, from_ms);
-  sqlite3_bind_int64(st, 2, to_ms);
+  st = WindowQuery(db,
+                   "SELECT count(*), avg(trigger_ms - scheduled_ms), "
+                   "avg(CASE WHEN dispatch_ms > 0 THEN dispatch_ms - scheduled_ms END), "
+                   "avg(CASE WHEN end_ms > 0 THEN end_ms - scheduled_ms END) FROM run "
+                   "WHERE scheduled_ms >= ? AND scheduled_ms < ?",
+                   from_ms, to_ms);
   if (sqlite3_step(st) == SQLITE_ROW) {
     out.recorded = sqlite3_column_int64(st, 0);
     out.record_lag_ms = sqlite3_column_double(st, 1);

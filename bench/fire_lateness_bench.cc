@@ -2,7 +2,7 @@
 // is recorded and handed to dispatch (dispatch instant - scheduled instant),
 // at 1,000 and 10,000 fires/s, with the real loop, the real clock and a real
 // SQLite store; plus store transactions per run. Executors are left out (see
-// e2e_rate_bench for the whole path).
+// cluster_bench for the whole path).
 //
 //   fire_lateness_bench [seconds per rate, default 10]
 #include <unistd.h>

@@ -93,6 +93,7 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
   p.fire.job = job;
   p.fire.type = ScheduledType(job);
   p.fire.scheduled_ms = armed.cursor;
+  if (armed.cursor > now_ms) p.fire.dispatch_at_ms = armed.cursor;  // Recorded ahead.
   p.advance.job_id = job.id();
   p.advance.expected_next_fire_ms = armed.cursor;
   p.advance.last_fire_ms = armed.cursor;
@@ -150,7 +151,6 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
     timer_.erase(timer_.begin());
     Armed& armed = armed_[job_id];
     plans.push_back(Plan(armed, now_ms));
-    if (plans.back().fire.scheduled_ms > now_ms) plans.back().fire.dispatch_at_ms = plans.back().fire.scheduled_ms;
     caught_up.push_back(armed.caught_up);
     armed_.erase(job_id);
   }

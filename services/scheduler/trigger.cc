@@ -94,10 +94,7 @@ ExecutorList Trigger::Candidates(const FireSpec& f, const v1::Group& g) {
 
 void Trigger::RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const v1::Group& g) {
   absl::MutexLock l(&mu_);
-  for (const auto& e : executors) {
-    auto [it, inserted] = tokens_.try_emplace(e.address(), g.access_token());
-    if (!inserted && it->second != g.access_token()) it->second = g.access_token();
-  }
+  for (const auto& e : executors) tokens_.insert_or_assign(e.address(), g.access_token());
 }
 
 Router* Trigger::RouterFor(v1::RouteStrategy s) {
@@ -167,8 +164,11 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
     }
     // The run is recorded; routing and sending happen on the job's pool, at
     // the slot's instant for a fire recorded ahead.
-    auto send = [this, run = runs[k], f, g = p.group, e = p.executors] {
-      pools_->Submit(run.job_id(), [this, run, f, g, e] { Dispatch(run, f, g, *e); });
+    // Runs once: its captures move into the pool task rather than copy.
+    auto send = [this, run = runs[k], f, g = p.group, e = p.executors]() mutable {
+      const int64_t job_id = run.job_id();
+      pools_->Submit(job_id, [this, run = std::move(run), f = std::move(f), g = std::move(g),
+                              e = std::move(e)] { Dispatch(run, f, g, *e); });
     };
     if (timer_ != nullptr && f.dispatch_at_ms > now) {
       timer_->At(f.dispatch_at_ms, std::move(send));

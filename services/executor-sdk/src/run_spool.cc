@@ -61,6 +61,10 @@ uint64_t GetLe(const char* p, int bytes) {
   return v;
 }
 
+std::string SegmentPath(const std::string& dir, uint64_t first_id) {
+  return absl::StrFormat("%s/%020u.seg", dir, first_id);
+}
+
 // Calls `fn(id, payload)` for each whole, intact record of a segment's bytes
 // and returns where the intact records end.
 template <typename Fn>
@@ -151,7 +155,7 @@ RunSpool::~RunSpool() {
 }
 
 std::string RunSpool::PathOf(uint64_t first_id) const {
-  return absl::StrFormat("%s/%020u.seg", dir_, first_id);
+  return SegmentPath(dir_, first_id);
 }
 
 absl::Status RunSpool::Load() {
@@ -171,14 +175,18 @@ absl::Status RunSpool::LoadSegment(uint64_t first_id) {
   const std::string path = PathOf(first_id);
   absl::StatusOr<std::string> data = ReadFile(path);
   if (!data.ok()) return data.status();
-  Segment& seg = segments_[first_id];
-  const size_t end = ParseRecords(*data, [&](uint64_t id, const std::string& payload) {
+  std::vector<std::pair<uint64_t, v1::ReportResultsRequest>> parsed;
+  const size_t end = ParseRecords(*data, [&parsed](uint64_t id, const std::string& payload) {
     v1::ReportResultsRequest item;
     if (!item.ParseFromString(payload)) return false;
-    if (items_.emplace(id, std::move(item)).second) ++seg.live;
-    next_id_ = std::max(next_id_, id + 1);
+    parsed.emplace_back(id, std::move(item));
     return true;
   });
+  size_t& live = segments_[first_id];
+  for (auto& [id, item] : parsed) {
+    if (items_.emplace(id, std::move(item)).second) ++live;
+    next_id_ = std::max(next_id_, id + 1);
+  }
   // Cut a torn tail so that nothing is ever appended after garbage.
   if (end < data->size() && ::truncate(path.c_str(), static_cast<off_t>(end)) != 0) {
     return Errno("cannot truncate", path);
@@ -191,7 +199,7 @@ size_t RunSpool::CountRecords(const std::string& dir) {
   if (!firsts.ok()) return 0;
   size_t n = 0;
   for (uint64_t first : *firsts) {
-    absl::StatusOr<std::string> data = ReadFile(absl::StrFormat("%s/%020u.seg", dir, first));
+    absl::StatusOr<std::string> data = ReadFile(SegmentPath(dir, first));
     if (data.ok()) ParseRecords(*data, [&n](uint64_t, const std::string&) { return ++n, true; });
   }
   return n;
@@ -219,7 +227,7 @@ absl::Status RunSpool::StartSegment(uint64_t first_id) {
 
 void RunSpool::MaybeDelete(uint64_t first_id) {
   auto it = segments_.find(first_id);
-  if (it == segments_.end() || it->second.live > 0 || (fd_ >= 0 && first_id == current_)) return;
+  if (it == segments_.end() || it->second > 0 || (fd_ >= 0 && first_id == current_)) return;
   ::unlink(PathOf(first_id).c_str());
   segments_.erase(it);
 }
@@ -245,7 +253,7 @@ uint64_t RunSpool::Append(const v1::ReportResultsRequest& item, absl::Status* di
     s = WriteAll(fd_, record, PathOf(current_));
     if (s.ok()) {
       current_bytes_ += record.size();
-      ++segments_[current_].live;
+      ++segments_[current_];
       written_id_ = id;
     }
   }
@@ -283,7 +291,7 @@ void RunSpool::Remove(uint64_t id) {
   auto seg = segments_.upper_bound(id);
   if (seg == segments_.begin()) return;
   --seg;
-  if (seg->second.live > 0) --seg->second.live;
+  if (seg->second > 0) --seg->second;
   MaybeDelete(seg->first);
 }
 

@@ -71,9 +71,6 @@ class RunSpool {
   static constexpr size_t kSegmentBytes = 1 << 20;
 
  private:
-  struct Segment {
-    size_t live = 0;  // Items not yet removed.
-  };
   explicit RunSpool(std::string dir) : dir_(std::move(dir)) {}
   absl::Status Load() ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status LoadSegment(uint64_t first_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -90,7 +87,7 @@ class RunSpool {
   mutable absl::Mutex mu_;
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::map<uint64_t, v1::ReportResultsRequest> items_ ABSL_GUARDED_BY(mu_);
-  std::map<uint64_t, Segment> segments_ ABSL_GUARDED_BY(mu_);  // first id -> segment
+  std::map<uint64_t, size_t> segments_ ABSL_GUARDED_BY(mu_);  // first id -> items not yet removed
   int fd_ ABSL_GUARDED_BY(mu_) = -1;                           // current segment
   uint64_t current_ ABSL_GUARDED_BY(mu_) = 0;                  // its first id
   size_t current_bytes_ ABSL_GUARDED_BY(mu_) = 0;

@@ -1,7 +1,6 @@
 // Tests with the real gnomon-sample-executor process: a crash with results in
 // the spool, a log-service outage, timeouts of a deaf handler, and graceful
 // SIGTERM. The registry and log service are in-process fakes.
-#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -12,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "services/executor-sdk/src/run_spool.h"
 #include "services/executor-sdk/tests/test_env.h"
