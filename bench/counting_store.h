@@ -87,7 +87,7 @@ class CountingStore final : public store::Store {
     ++writes_;
     return inner_->RecordDispatches(updates);
   }
-  absl::StatusOr<std::vector<v1::ReportAck>> ApplyReports( const std::vector<v1::ReportResultsRequest>& items, int64_t group_id) override {
+  absl::StatusOr<std::vector<v1::ReportAck>> ApplyReports( const std::vector<v1::ReportItem>& items, int64_t group_id) override {
     ++writes_;
     return inner_->ApplyReports(items, group_id);
   }

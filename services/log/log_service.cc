@@ -24,17 +24,17 @@ struct AckChannel {
   int outstanding ABSL_GUARDED_BY(mu) = 0;
 };
 
-int64_t ItemRunId(const v1::ReportResultsRequest& r) {
+int64_t ItemRunId(const v1::ReportItem& r) {
   switch (r.item_case()) {
-    case v1::ReportResultsRequest::kStarted: return r.started().run_id();
-    case v1::ReportResultsRequest::kLog: return r.log().run_id();
-    case v1::ReportResultsRequest::kResult: return r.result().run_id();
+    case v1::ReportItem::kStarted: return r.started().run_id();
+    case v1::ReportItem::kLog: return r.log().run_id();
+    case v1::ReportItem::kResult: return r.result().run_id();
     default: return 0;
   }
 }
 
-absl::Status ValidateItem(const v1::ReportResultsRequest& r) {
-  if (r.item_case() == v1::ReportResultsRequest::ITEM_NOT_SET) {
+absl::Status ValidateItem(const v1::ReportItem& r) {
+  if (r.item_case() == v1::ReportItem::ITEM_NOT_SET) {
     return absl::InvalidArgumentError(absl::StrCat("item ", r.sequence(), ": no item set"));
   }
   if (ItemRunId(r) <= 0) {
@@ -54,7 +54,7 @@ absl::Status ValidateItem(const v1::ReportResultsRequest& r) {
 }  // namespace
 
 void ConnectTailHub(ReportWriter* writer, LogTailHub* hub) {
-  writer->AddObserver([hub](const std::vector<v1::ReportResultsRequest>& items,
+  writer->AddObserver([hub](const std::vector<v1::ReportItem>& items,
                             const std::vector<v1::ReportAck>&) {
     std::vector<int64_t> ids;
     ids.reserve(items.size());
@@ -82,29 +82,35 @@ grpc::Status LogServiceImpl::ReportResults(
   grpc::Status status = grpc::Status::OK;
   v1::ReportResultsRequest req;
   while (stream->Read(&req)) {
-    if (absl::Status s = ValidateItem(req); !s.ok()) {
-      status = ToGrpcStatus(s);
-      break;
+    // A message with one bad item is refused whole: nothing of it is stored.
+    for (const v1::ReportItem& item : req.items()) {
+      if (absl::Status s = ValidateItem(item); !s.ok()) {
+        status = ToGrpcStatus(s);
+        break;
+      }
     }
+    if (!status.ok()) break;
+    if (req.items().empty()) continue;
     {
       absl::MutexLock l(&channel->mu);
       ++channel->outstanding;
     }
-    uint64_t seq = req.sequence();
-    int64_t run_id = ItemRunId(req);
-    PendingReport p{std::move(req), group->id(), [channel, seq, run_id](v1::ReportAck ack) {
-                      absl::MutexLock l(&channel->mu);
-                      --channel->outstanding;
-                      if (channel->stream == nullptr) return;
-                      v1::ReportResultsResponse resp;
-                      resp.set_sequence(seq);
-                      resp.set_run_id(run_id);
-                      resp.set_ack(ack);
-                      channel->stream->Write(resp);
-                    }};
-    std::vector<PendingReport> batch;
-    batch.push_back(std::move(p));
-    writer_->Submit(std::move(batch));
+    PendingReport p;
+    p.group_id = group->id();
+    v1::ReportResultsResponse resp;  // Filled in with the acks when stored.
+    for (v1::ReportItem& item : *req.mutable_items()) {
+      v1::ReportItemAck* a = resp.add_acks();
+      a->set_sequence(item.sequence());
+      a->set_run_id(ItemRunId(item));
+      p.items.push_back(std::move(item));
+    }
+    p.done = [channel, resp = std::move(resp)](std::vector<v1::ReportAck> acks) mutable {
+      for (size_t i = 0; i < acks.size(); ++i) resp.mutable_acks(static_cast<int>(i))->set_ack(acks[i]);
+      absl::MutexLock l(&channel->mu);
+      --channel->outstanding;
+      if (channel->stream != nullptr) channel->stream->Write(resp);
+    };
+    writer_->Submit(std::move(p));
     req.Clear();
   }
   // Let acks for items already read go out (bounded: a store outage must not

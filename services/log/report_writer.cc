@@ -13,9 +13,9 @@ void ReportWriter::AddObserver(Observer observer) {
   observers_.push_back(std::move(observer));
 }
 
-void ReportWriter::Submit(std::vector<PendingReport> items) {
+void ReportWriter::Submit(PendingReport report) {
   absl::MutexLock l(&mu_);
-  for (auto& p : items) queue_.push_back(std::move(p));
+  queue_.push_back(std::move(report));
 }
 
 void ReportWriter::Stop() {
@@ -35,7 +35,9 @@ void ReportWriter::Run() {
       };
       mu_.Await(absl::Condition(&ready));
       if (stopped_) return;
-      while (!queue_.empty() && batch.size() < options_.max_batch) {
+      size_t items = 0;
+      while (!queue_.empty() && items < options_.max_batch) {
+        items += queue_.front().items.size();
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
@@ -45,18 +47,22 @@ void ReportWriter::Run() {
     std::map<int64_t, std::vector<size_t>> by_group;
     for (size_t i = 0; i < batch.size(); ++i) by_group[batch[i].group_id].push_back(i);
     std::vector<PendingReport> retry;
-    for (const auto& [group_id, indexes] : by_group) {
-      std::vector<v1::ReportResultsRequest> items;
-      items.reserve(indexes.size());
-      for (size_t i : indexes) items.push_back(batch[i].item);
+    for (const auto& [group_id, reports] : by_group) {
+      std::vector<v1::ReportItem> items;
+      for (size_t r : reports) items.insert(items.end(), batch[r].items.begin(), batch[r].items.end());
       absl::StatusOr<std::vector<v1::ReportAck>> acks = store_->ApplyReports(items, group_id);
       if (!acks.ok()) {
         GNOMON_LOG(WARNING) << "log service: storing " << items.size()
                             << " reports failed, will retry: " << acks.status();
-        for (size_t i : indexes) retry.push_back(std::move(batch[i]));
+        for (size_t r : reports) retry.push_back(std::move(batch[r]));
         continue;
       }
-      for (size_t k = 0; k < indexes.size(); ++k) batch[indexes[k]].done((*acks)[k]);
+      auto next = acks->begin();
+      for (size_t r : reports) {
+        std::vector<v1::ReportAck> mine(next, next + batch[r].items.size());
+        next += batch[r].items.size();
+        batch[r].done(std::move(mine));
+      }
       for (const Observer& o : observers) o(items, *acks);
     }
     if (retry.empty()) {

@@ -3,7 +3,7 @@
 //
 //   ReportWriter writer(store, &RealClock(), {});
 //   std::thread t([&] { writer.Run(); });
-//   writer.Submit({{item, group_id, [](v1::ReportAck ack) { /* write ack */ }}});
+//   writer.Submit({items, group_id, [](std::vector<v1::ReportAck> acks) { /* write acks */ }});
 //   ...
 //   writer.Stop(); t.join();
 //
@@ -29,27 +29,30 @@
 namespace gnomon::logsvc {
 
 struct ReportWriterOptions {
-  // Items written per store transaction at most.
+  // Items written per store transaction, roughly: whole reports are taken
+  // until this many items are in hand.
   size_t max_batch = 512;
 };
 
+// The items of one ReportResults message, acknowledged together (`done` gets
+// one ack per item, in order, once all are durable).
 struct PendingReport {
-  v1::ReportResultsRequest item;
+  std::vector<v1::ReportItem> items;
   int64_t group_id = 0;
-  std::function<void(v1::ReportAck)> done;
+  std::function<void(std::vector<v1::ReportAck>)> done;
 };
 
 class ReportWriter {
  public:
   // Called after each durable batch with the items and their acks.
-  using Observer = std::function<void(const std::vector<v1::ReportResultsRequest>&,
+  using Observer = std::function<void(const std::vector<v1::ReportItem>&,
                                       const std::vector<v1::ReportAck>&)>;
 
   ReportWriter(store::Store* store, Clock* clock, ReportWriterOptions options)
       : store_(store), clock_(clock), options_(options) {}
 
   void AddObserver(Observer observer) ABSL_LOCKS_EXCLUDED(mu_);
-  void Submit(std::vector<PendingReport> items) ABSL_LOCKS_EXCLUDED(mu_);
+  void Submit(PendingReport report) ABSL_LOCKS_EXCLUDED(mu_);
   // Writes until Stop(); items still queued at Stop are not acknowledged.
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);

@@ -28,7 +28,7 @@ void ExecutorLink::Send(v1::RunRequest run, DispatchCallback cb) {
   {
     absl::MutexLock l(&mu_);
     if (!closed_) {
-      queue_.emplace_back(std::move(run), std::move(cb));
+      queue_.push_back(Queued{std::move(run), std::move(cb), clock_->NowMillis()});
       return;
     }
   }
@@ -98,51 +98,44 @@ void ExecutorLink::TearDownStream() {
 void ExecutorLink::WriterLoop() {
   absl::MutexLock l(&mu_);
   int64_t next_expiry_scan = 0;
+  absl::Time last_write = absl::InfinitePast();
   while (true) {
-    auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return closed_ || !queue_.empty(); };
+    auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return closed_ || (!queue_.empty() && pending_.size() < kMaxInFlight);
+    };
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&ready), clock_->Now() + absl::Seconds(1));
-    // Runs an executor never answered are failed, not left pending forever.
-    // Scanned a few times per timeout, not per message (pending_ can be large).
     const int64_t now = clock_->NowMillis();
-    const int64_t timeout_ms = absl::ToInt64Milliseconds(answer_timeout_);
     if (now >= next_expiry_scan) {
-      next_expiry_scan = now + std::max<int64_t>(1, timeout_ms / 10);
-      absl::flat_hash_map<int64_t, Pending> expired;
-      for (auto it = pending_.begin(); it != pending_.end();) {
-        if (now - it->second.sent_ms > timeout_ms) {
-          expired.insert(std::move(*it));
-          pending_.erase(it++);
-        } else {
-          ++it;
-        }
-      }
-      if (!expired.empty()) {
-        mu_.Unlock();
-        FailAll(std::move(expired),
-                absl::DeadlineExceededError(absl::StrCat("executor ", address_, " did not answer")));
-        mu_.Lock();
-      }
+      // A few times per timeout, not per message (pending_ can be large).
+      next_expiry_scan = now + std::max<int64_t>(1, absl::ToInt64Milliseconds(answer_timeout_) / 10);
+      FailExpired(now);
     }
     if (closed_) break;
-    if (queue_.empty()) continue;
-    // Everything queued goes out together: all but the last write carry a
-    // buffer hint, so gRPC coalesces them into few frames and syscalls.
-    std::vector<v1::DispatchRequest> batch;
-    batch.reserve(std::min<size_t>(queue_.size(), kMaxWriteBatch));
-    while (!queue_.empty() && batch.size() < kMaxWriteBatch) {
-      auto [run, cb] = std::move(queue_.front());
+    if (queue_.empty() || pending_.size() >= kMaxInFlight) continue;
+    // Writes at least kMinWriteInterval apart (real time: this paces I/O,
+    // it is not scheduling) unless a full batch is waiting: under load a
+    // message carries many runs; a lone run after a quiet spell goes at once.
+    auto full_or_closed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return closed_ || queue_.size() >= static_cast<size_t>(kMaxBatch);
+    };
+    mu_.AwaitWithDeadline(absl::Condition(&full_or_closed), last_write + kMinWriteInterval);
+    if (closed_) break;
+    last_write = absl::Now();
+    // Everything queued goes out in one message, up to the batch and
+    // in-flight limits: one write and one answer for many runs.
+    v1::DispatchRequest batch;
+    size_t bytes = 0;
+    while (!queue_.empty() && batch.runs_size() < kMaxBatch && pending_.size() < kMaxInFlight) {
+      bytes += queue_.front().run.ByteSizeLong();
+      if (batch.runs_size() > 0 && bytes > kMaxBatchBytes) break;
+      Queued q = std::move(queue_.front());
       queue_.pop_front();
-      pending_[run.run_id()] = Pending{std::move(cb), now};
-      *batch.emplace_back().mutable_run() = std::move(run);
+      pending_[q.run.run_id()] = Pending{std::move(q.cb), now};
+      *batch.add_runs() = std::move(q.run);
     }
     Stream* s = EnsureStream();
     mu_.Unlock();
-    bool ok = true;
-    for (size_t k = 0; k < batch.size() && ok; ++k) {
-      grpc::WriteOptions options;
-      if (k + 1 < batch.size()) options.set_buffer_hint();
-      ok = s->Write(batch[k], options);
-    }
+    const bool ok = s->Write(batch);
     mu_.Lock();
     if (!ok) {
       // The reader sees the stream end and fails every pending run.
@@ -151,31 +144,63 @@ void ExecutorLink::WriterLoop() {
     }
   }
   // Closed: fail what is queued or unanswered, then stop the stream.
-  std::vector<std::pair<v1::RunRequest, DispatchCallback>> queued(
-      std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+  std::deque<Queued> queued = std::move(queue_);
   queue_.clear();
   TearDownStream();
   auto pending = std::move(pending_);
   pending_.clear();
   mu_.Unlock();
   absl::Status why = absl::UnavailableError(absl::StrCat("link to executor ", address_, " closed"));
-  for (auto& [run, cb] : queued) cb(why);
+  for (Queued& q : queued) q.cb(why);
   FailAll(std::move(pending), why);
+  mu_.Lock();
+}
+
+void ExecutorLink::FailExpired(int64_t now) {
+  const int64_t timeout_ms = absl::ToInt64Milliseconds(answer_timeout_);
+  // Runs the executor never answered are failed, not left pending forever;
+  // so are runs that waited the whole timeout behind the in-flight limit.
+  absl::flat_hash_map<int64_t, Pending> expired;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (now - it->second.sent_ms > timeout_ms) {
+      expired.insert(std::move(*it));
+      pending_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+  std::vector<Queued> stale;
+  while (!queue_.empty() && now - queue_.front().queued_ms > timeout_ms) {
+    stale.push_back(std::move(queue_.front()));
+    queue_.pop_front();
+  }
+  if (expired.empty() && stale.empty()) return;
+  mu_.Unlock();
+  FailAll(std::move(expired),
+          absl::DeadlineExceededError(absl::StrCat("executor ", address_, " did not answer within ",
+                                                   absl::FormatDuration(answer_timeout_))));
+  const absl::Status backlog = absl::ResourceExhaustedError(absl::StrCat(
+      "executor ", address_, " has ", kMaxInFlight, " runs unanswered; this one waited ",
+      absl::FormatDuration(answer_timeout_), " to be sent"));
+  for (Queued& q : stale) q.cb(backlog);
   mu_.Lock();
 }
 
 void ExecutorLink::ReaderLoop(Stream* stream, uint64_t generation) {
   v1::DispatchResponse resp;
+  std::vector<std::pair<DispatchCallback, int>> answered;
   while (stream->Read(&resp)) {
-    DispatchCallback cb;
+    answered.clear();
     {
       absl::MutexLock l(&mu_);
-      auto it = pending_.find(resp.run_id());
-      if (it == pending_.end()) continue;  // Already timed out.
-      cb = std::move(it->second.cb);
-      pending_.erase(it);
+      for (int i = 0; i < resp.answers_size(); ++i) {
+        auto it = pending_.find(resp.answers(i).run_id());
+        if (it == pending_.end()) continue;  // Already timed out.
+        answered.emplace_back(std::move(it->second.cb), i);
+        pending_.erase(it);
+      }
     }
-    cb(resp);
+    for (auto& [cb, i] : answered) cb(std::move(*resp.mutable_answers(i)));
   }
   absl::flat_hash_map<int64_t, Pending> pending;
   {

@@ -1,13 +1,13 @@
 // ExecutorLink: one long-lived Executor.Dispatch stream to one executor.
 //
-// Run requests are queued and written by the link's writer thread; answers
-// (accepted/rejected per run) are matched by run id on its reader thread and
-// handed to the caller's callback. A broken stream fails every unanswered run
+// Run requests are queued and written by the link's writer thread, all that
+// are queued in one DispatchRequest; answers (accepted/rejected per run) are
+// matched by run id on its reader thread and handed to the caller's callback. A broken stream fails every unanswered run
 // with Unavailable; the next Send opens a new stream.
 //
 //   ExecutorLinks links(&RealClock());
 //   links.Send("10.0.0.7:9999", group_token, run,
-//              [](absl::StatusOr<v1::DispatchResponse> r) { ... });
+//              [](absl::StatusOr<v1::RunAnswer> r) { ... });
 //
 // Thread safety: thread-safe. Callbacks run on link threads; they must not block long.
 #ifndef GNOMON_SERVICES_SCHEDULER_EXECUTOR_LINK_H_
@@ -30,7 +30,7 @@
 
 namespace gnomon::scheduler {
 
-using DispatchCallback = std::function<void(absl::StatusOr<v1::DispatchResponse>)>;
+using DispatchCallback = std::function<void(absl::StatusOr<v1::RunAnswer>)>;
 
 class ExecutorLink {
  public:
@@ -55,14 +55,27 @@ class ExecutorLink {
   std::unique_ptr<grpc::ClientContext> CallContext(absl::Duration timeout) const;
 
   using Stream = grpc::ClientReaderWriter<v1::DispatchRequest, v1::DispatchResponse>;
-  static constexpr size_t kMaxWriteBatch = 256;
+  // Runs per DispatchRequest, and runs sent but unanswered, at most. Past
+  // the in-flight limit runs wait in the queue (back-pressure); a run that
+  // waits there a whole answer timeout fails with RESOURCE_EXHAUSTED.
+  static constexpr int kMaxBatch = 512;
+  static constexpr size_t kMaxBatchBytes = 1 << 20;  // Under every receive limit.
+  static constexpr absl::Duration kMinWriteInterval = absl::Microseconds(500);
+  static constexpr size_t kMaxInFlight = 8192;
   struct Pending {
     DispatchCallback cb;
     int64_t sent_ms = 0;
   };
+  struct Queued {
+    v1::RunRequest run;
+    DispatchCallback cb;
+    int64_t queued_ms = 0;
+  };
 
   void WriterLoop() ABSL_LOCKS_EXCLUDED(mu_);
   void ReaderLoop(Stream* stream, uint64_t generation) ABSL_LOCKS_EXCLUDED(mu_);
+  // Fails unanswered runs past the answer timeout and runs queued as long.
+  void FailExpired(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Opens a new stream if none is healthy; returns it (null when closed).
   Stream* EnsureStream() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TearDownStream() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -75,7 +88,7 @@ class ExecutorLink {
   std::unique_ptr<v1::Executor::Stub> stub_;
 
   absl::Mutex mu_;
-  std::deque<std::pair<v1::RunRequest, DispatchCallback>> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, Pending> pending_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<grpc::ClientContext> ctx_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<Stream> stream_ ABSL_GUARDED_BY(mu_);

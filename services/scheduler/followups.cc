@@ -178,6 +178,8 @@ absl::Time Followups::Tick() {
       GNOMON_LOG(WARNING) << "scheduler: completing follow-ups failed (they will be redone): " << s;
     }
   }
+  // A full batch that made progress: more are likely waiting, go again now.
+  if (static_cast<int>(runs->size()) == options_.batch && !done.empty()) return clock_->Now();
   return absl::FromUnixMillis(std::min(due, next_due));
 }
 

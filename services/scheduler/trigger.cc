@@ -242,7 +242,7 @@ void Trigger::Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g
   const int64_t job_id = run.job_id();
   links_->Send(address, g.access_token(), std::move(req),
                [this, run_id, job_id, epoch, address, route,
-                submitted](absl::StatusOr<v1::DispatchResponse> r) {
+                submitted](absl::StatusOr<v1::RunAnswer> r) {
                  if (pools_ != nullptr) pools_->RecordDispatch(job_id, clock_->Now() - submitted);
                  store::DispatchUpdate u;
                  u.run_id = run_id;

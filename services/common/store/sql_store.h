@@ -54,7 +54,7 @@ class SqlStore final : public Store {
   absl::StatusOr<std::vector<RunInsertOutcome>> InsertRuns(std::vector<v1::Run>& runs) override;
   absl::Status RecordDispatches(const std::vector<DispatchUpdate>& updates) override;
   absl::StatusOr<std::vector<v1::ReportAck>> ApplyReports(
-      const std::vector<v1::ReportResultsRequest>& items, int64_t group_id) override;
+      const std::vector<v1::ReportItem>& items, int64_t group_id) override;
   absl::StatusOr<v1::Run> GetRun(int64_t run_id) override;
   absl::StatusOr<std::vector<v1::Run>> ListRuns(const RunFilter& filter) override;
   absl::StatusOr<std::vector<v1::LogLine>> ReadRunLog(int64_t run_id, int64_t from_line,
@@ -89,7 +89,7 @@ class SqlStore final : public Store {
 
  private:
   // Applies one report item inside the ApplyReports transaction.
-  absl::StatusOr<v1::ReportAck> ApplyReport(SqlConn& c, const v1::ReportResultsRequest& item,
+  absl::StatusOr<v1::ReportAck> ApplyReport(SqlConn& c, const v1::ReportItem& item,
                                             int64_t group_id, ReportDeltas& deltas);
   // The id of the run holding a unique key `run` clashed on; 0 if none.
   absl::StatusOr<int64_t> FindClashingRun(SqlConn& c, const v1::Run& run);

@@ -118,14 +118,14 @@ absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updat
 }
 
 absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
-    const std::vector<v1::ReportResultsRequest>& items, int64_t group_id) {
+    const std::vector<v1::ReportItem>& items, int64_t group_id) {
   std::vector<v1::ReportAck> acks;
   if (items.empty()) return acks;
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
     acks.clear();
     acks.reserve(items.size());
     ReportDeltas deltas;
-    for (const v1::ReportResultsRequest& item : items) {
+    for (const v1::ReportItem& item : items) {
       absl::StatusOr<v1::ReportAck> ack = ApplyReport(c, item, group_id, deltas);
       if (!ack.ok()) return ack.status();
       acks.push_back(*ack);
@@ -137,20 +137,20 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
 }
 
 absl::StatusOr<v1::ReportAck> SqlStore::ApplyReport(SqlConn& c,
-                                                    const v1::ReportResultsRequest& item,
+                                                    const v1::ReportItem& item,
                                                     int64_t group_id, ReportDeltas& deltas) {
   int64_t run_id = 0;
   switch (item.item_case()) {
-    case v1::ReportResultsRequest::kStarted:
+    case v1::ReportItem::kStarted:
       run_id = item.started().run_id();
       break;
-    case v1::ReportResultsRequest::kLog:
+    case v1::ReportItem::kLog:
       run_id = item.log().run_id();
       break;
-    case v1::ReportResultsRequest::kResult:
+    case v1::ReportItem::kResult:
       run_id = item.result().run_id();
       break;
-    case v1::ReportResultsRequest::ITEM_NOT_SET:
+    case v1::ReportItem::ITEM_NOT_SET:
       return v1::REPORT_ACK_UNKNOWN_RUN;
   }
   absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_run_state, {SqlInt(run_id)});
@@ -161,13 +161,13 @@ absl::StatusOr<v1::ReportAck> SqlStore::ApplyReport(SqlConn& c,
 
   absl::StatusOr<ExecResult> r;
   switch (item.item_case()) {
-    case v1::ReportResultsRequest::kStarted: {
+    case v1::ReportItem::kStarted: {
       const v1::RunStarted& st = item.started();
       r = c.Exec(sql_.run_started,
                  {SqlInt(ToMs(st.start_time())), SqlText(st.executor_address()), SqlInt(run_id)});
       break;
     }
-    case v1::ReportResultsRequest::kResult: {
+    case v1::ReportItem::kResult: {
       const v1::RunResult& res = item.result();
       const v1::RunStatus status = res.handle_code() == v1::HANDLE_CODE_SUCCESS
                                        ? v1::RUN_STATUS_SUCCEEDED

@@ -71,8 +71,11 @@ class SqliteConn final : public SqlConn {
     if (rc != SQLITE_OK) return SqliteError(rc, db, absl::StrCat("open ", path));
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, options.sqlite_busy_timeout_ms);
+    // A larger page cache and memory-mapped reads: the run table's hot pages
+    // are read from memory instead of one pread per page per transaction.
     for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
-                               "PRAGMA foreign_keys=ON"}) {
+                               "PRAGMA foreign_keys=ON", "PRAGMA cache_size=-32768",
+                               "PRAGMA mmap_size=268435456"}) {
       if (absl::Status s = conn->Script(pragma); !s.ok()) return s;
     }
     return conn;

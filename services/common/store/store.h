@@ -162,7 +162,7 @@ class Store {
   // SUCCEEDED/FAILED; otherwise DUPLICATE). UNKNOWN_RUN for a missing run, or
   // one whose group is not `group_id` (when group_id != 0).
   virtual absl::StatusOr<std::vector<v1::ReportAck>> ApplyReports(
-      const std::vector<v1::ReportResultsRequest>& items, int64_t group_id) = 0;
+      const std::vector<v1::ReportItem>& items, int64_t group_id) = 0;
   virtual absl::StatusOr<v1::Run> GetRun(int64_t run_id) = 0;
   virtual absl::StatusOr<std::vector<v1::Run>> ListRuns(const RunFilter& filter) = 0;
   // Lines with line_number >= from_line (1-based), ascending, at most `limit`.

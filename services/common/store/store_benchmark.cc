@@ -118,9 +118,9 @@ void BM_ApplyReports100(benchmark::State& state, std::string backend) {
     r.set_trigger_type(v1::TRIGGER_TYPE_MANUAL);
     std::vector<v1::Run> runs = {r};
     const int64_t run_id = (*f.store->InsertRuns(runs))[0].run_id;
-    std::vector<v1::ReportResultsRequest> items;
+    std::vector<v1::ReportItem> items;
     for (int i = 0; i < 98; ++i) {
-      v1::ReportResultsRequest item;
+      v1::ReportItem item;
       v1::LogLine* l = item.mutable_log()->add_lines();
       item.mutable_log()->set_run_id(run_id);
       l->set_line_number(line++);

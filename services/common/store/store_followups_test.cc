@@ -150,7 +150,7 @@ TEST_P(StoreTest, DispatchAnswerAfterTheResultKeepsTheOutcome) {
   const int64_t id = Insert(MakeRun(job_, 60000));
   const int64_t started_id = Insert(MakeRun(job_, 120000));
   // The executor ran it and reported before the scheduler recorded the dispatch.
-  v1::ReportResultsRequest result = Result(id, 200, 65000);
+  v1::ReportItem result = Result(id, 200, 65000);
   result.mutable_result()->mutable_start_time()->set_seconds(62);
   ASSERT_OK(store().ApplyReports({result}, 0).status());
   ASSERT_OK(store()

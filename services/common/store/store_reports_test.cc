@@ -79,8 +79,8 @@ v1::Run TriggeredAt(const v1::Job& job, int64_t trigger_ms) {
   return r;
 }
 
-v1::ReportResultsRequest Finished(int64_t run_id, int32_t code, int64_t start_ms, int64_t end_ms) {
-  v1::ReportResultsRequest r;
+v1::ReportItem Finished(int64_t run_id, int32_t code, int64_t start_ms, int64_t end_ms) {
+  v1::ReportItem r;
   r.mutable_result()->set_run_id(run_id);
   r.mutable_result()->set_handle_code(code);
   SetTime(start_ms, r.mutable_result()->mutable_start_time());
@@ -191,7 +191,7 @@ TEST_P(StoreTest, ReportPercentilesOfABatchOfResults) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   std::vector<v1::Run> runs(200, TriggeredAt(job_, kDay + 1000));
   ASSERT_OK_AND_ASSIGN(inserted, store().InsertRuns(runs));
-  std::vector<v1::ReportResultsRequest> results;
+  std::vector<v1::ReportItem> results;
   // Durations 13, 26, ... 2600 ms, reported in one batch, in reverse.
   for (int i = 200; i >= 1; --i) {
     results.push_back(Finished(inserted[i - 1].run_id, i % 10 == 0 ? 500 : 200, kDay + 2000,

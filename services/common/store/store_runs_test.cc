@@ -199,7 +199,7 @@ TEST_P(StoreTest, RecordDispatchesAppliesOnlyToPendingRuns) {
 TEST_P(StoreTest, ReportsAreIdempotent) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   const int64_t id = Insert(MakeRun(job_, 1000));
-  std::vector<v1::ReportResultsRequest> batch = {Started(id, 3000), Lines(id, 1, 3),
+  std::vector<v1::ReportItem> batch = {Started(id, 3000), Lines(id, 1, 3),
                                                  Lines(id, 4, 5), Result(id, 200, 9000)};
   ASSERT_OK_AND_ASSIGN(first, store().ApplyReports(batch, group_.id()));
   EXPECT_THAT(first, ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED,
@@ -232,7 +232,7 @@ TEST_P(StoreTest, ReportsAreIdempotent) {
 TEST_P(StoreTest, ReportsForUnknownOrForeignRuns) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   const int64_t id = Insert(MakeRun(job_, 1000));
-  v1::ReportResultsRequest empty;
+  v1::ReportItem empty;
   ASSERT_OK_AND_ASSIGN(acks, store().ApplyReports({Result(id + 1000, 200, 1), Lines(id, 1, 1),
                                                    Result(id, 200, 1), empty},
                                                   group_.id() + 1));

@@ -169,8 +169,8 @@ int64_t StoreTest::Insert(v1::Run run) {
   return (*out)[0].inserted ? (*out)[0].run_id : 0;
 }
 
-v1::ReportResultsRequest StoreTest::Started(int64_t run_id, int64_t ms) {
-  v1::ReportResultsRequest r;
+v1::ReportItem StoreTest::Started(int64_t run_id, int64_t ms) {
+  v1::ReportItem r;
   r.set_sequence(1);
   r.mutable_started()->set_run_id(run_id);
   r.mutable_started()->mutable_start_time()->set_seconds(ms / 1000);
@@ -178,8 +178,8 @@ v1::ReportResultsRequest StoreTest::Started(int64_t run_id, int64_t ms) {
   return r;
 }
 
-v1::ReportResultsRequest StoreTest::Result(int64_t run_id, int32_t code, int64_t end_ms) {
-  v1::ReportResultsRequest r;
+v1::ReportItem StoreTest::Result(int64_t run_id, int32_t code, int64_t end_ms) {
+  v1::ReportItem r;
   r.set_sequence(2);
   r.mutable_result()->set_run_id(run_id);
   r.mutable_result()->set_handle_code(code);
@@ -188,8 +188,8 @@ v1::ReportResultsRequest StoreTest::Result(int64_t run_id, int32_t code, int64_t
   return r;
 }
 
-v1::ReportResultsRequest StoreTest::Lines(int64_t run_id, int from, int to) {
-  v1::ReportResultsRequest r;
+v1::ReportItem StoreTest::Lines(int64_t run_id, int from, int to) {
+  v1::ReportItem r;
   r.set_sequence(3);
   r.mutable_log()->set_run_id(run_id);
   for (int n = from; n <= to; ++n) {

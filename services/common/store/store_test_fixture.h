@@ -61,9 +61,9 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   int64_t Insert(v1::Run run);
 
   // Report items.
-  static v1::ReportResultsRequest Started(int64_t run_id, int64_t ms);
-  static v1::ReportResultsRequest Result(int64_t run_id, int32_t code, int64_t end_ms);
-  static v1::ReportResultsRequest Lines(int64_t run_id, int from, int to);
+  static v1::ReportItem Started(int64_t run_id, int64_t ms);
+  static v1::ReportItem Result(int64_t run_id, int32_t code, int64_t end_ms);
+  static v1::ReportItem Lines(int64_t run_id, int from, int to);
 
   StoreOptions options_;
   std::string dir_;  // SQLite temp dir.

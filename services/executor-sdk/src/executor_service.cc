@@ -17,25 +17,29 @@ grpc::Status ExecutorService::Dispatch(
   if (grpc::Status s = CheckToken(*context); !s.ok()) return s;
   v1::DispatchRequest request;
   while (stream->Read(&request)) {
-    if (!request.has_run()) continue;
+    // One answer per run, all in one message: a batch of runs costs one
+    // write back, not one per run.
     v1::DispatchResponse response;
-    response.set_run_id(request.run().run_id());
-    DispatchOutcome outcome;
-    const int64_t epoch = request.run().fence_epoch();
-    int64_t seen = max_epoch_.load();
-    while (epoch > seen && !max_epoch_.compare_exchange_weak(seen, epoch)) {
-    }
-    if (epoch > 0 && epoch < seen) {
-      outcome.code = v1::HANDLE_CODE_REJECTED;
-      outcome.reason = absl::StrCat("stale scheduler: fencing epoch ", epoch, " < ", seen);
-    } else {
-      outcome = manager_->Submit(request.run());
-    }
-    if (outcome.accepted) {
-      response.mutable_accepted()->set_queue_position(outcome.queue_position);
-    } else {
-      response.mutable_rejected()->set_code(outcome.code);
-      response.mutable_rejected()->set_reason(outcome.reason);
+    for (const v1::RunRequest& run : request.runs()) {
+      v1::RunAnswer* answer = response.add_answers();
+      answer->set_run_id(run.run_id());
+      DispatchOutcome outcome;
+      const int64_t epoch = run.fence_epoch();
+      int64_t seen = max_epoch_.load();
+      while (epoch > seen && !max_epoch_.compare_exchange_weak(seen, epoch)) {
+      }
+      if (epoch > 0 && epoch < seen) {
+        outcome.code = v1::HANDLE_CODE_REJECTED;
+        outcome.reason = absl::StrCat("stale scheduler: fencing epoch ", epoch, " < ", seen);
+      } else {
+        outcome = manager_->Submit(run);
+      }
+      if (outcome.accepted) {
+        answer->mutable_accepted()->set_queue_position(outcome.queue_position);
+      } else {
+        answer->mutable_rejected()->set_code(outcome.code);
+        answer->mutable_rejected()->set_reason(outcome.reason);
+      }
     }
     if (!stream->Write(response)) break;
   }

@@ -10,6 +10,15 @@
 #include "services/executor-sdk/src/channels.h"
 
 namespace gnomon::executor::internal {
+namespace {
+
+// Items per ReportResults message are capped by size too, well under the
+// log service's receive limit (log batches can be large).
+constexpr size_t kMaxMessageBytes = 1 << 20;
+// Items that make a message worth sending without waiting for the interval.
+constexpr size_t kFullMessageItems = 512;
+
+}  // namespace
 
 ResultReporter::ResultReporter(ReporterOptions options, std::unique_ptr<RunSpool> spool,
                                const Logger* logger)
@@ -29,7 +38,7 @@ void ResultReporter::Start() {
   flusher_ = std::thread([this] { FlusherLoop(); });
 }
 
-uint64_t ResultReporter::SpoolLocked(const v1::ReportResultsRequest& item) {
+uint64_t ResultReporter::SpoolLocked(const v1::ReportItem& item) {
   absl::Status disk;
   const uint64_t id = spool_->Append(item, &disk);
   if (!disk.ok()) {
@@ -42,7 +51,7 @@ uint64_t ResultReporter::SpoolLocked(const v1::ReportResultsRequest& item) {
 void ResultReporter::FlushLinesLocked(int64_t run_id) {
   auto it = pending_lines_.find(run_id);
   if (it == pending_lines_.end()) return;
-  v1::ReportResultsRequest item;
+  v1::ReportItem item;
   v1::RunLogLines* log = item.mutable_log();
   log->set_run_id(run_id);
   for (v1::LogLine& line : it->second) *log->add_lines() = std::move(line);
@@ -53,7 +62,7 @@ void ResultReporter::FlushLinesLocked(int64_t run_id) {
 
 void ResultReporter::AddStarted(int64_t run_id, absl::Time start,
                                 const std::string& executor_address) {
-  v1::ReportResultsRequest item;
+  v1::ReportItem item;
   v1::RunStarted* started = item.mutable_started();
   started->set_run_id(run_id);
   *started->mutable_start_time() =
@@ -72,7 +81,7 @@ void ResultReporter::AddLine(int64_t run_id, const v1::LogLine& line) {
 }
 
 void ResultReporter::AddResult(const v1::RunResult& result) {
-  v1::ReportResultsRequest item;
+  v1::ReportItem item;
   *item.mutable_result() = result;
   uint64_t id;
   {
@@ -185,16 +194,18 @@ grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
   }
   auto stream = stubs_[index]->ReportResults(&context);
   std::thread reader([&] {
-    v1::ReportResultsResponse ack;
-    while (stream->Read(&ack)) {
+    v1::ReportResultsResponse response;
+    while (stream->Read(&response)) {
       absl::MutexLock lock(&mu_);
-      auto it = in_flight_.find(ack.sequence());
-      if (it == in_flight_.end()) continue;
-      spool_->Remove(it->second);
-      in_flight_.erase(it);
-      ++acked_;
-      *acked_any = true;
-      if (!last_error_.empty()) {
+      for (const v1::ReportItemAck& ack : response.acks()) {
+        auto it = in_flight_.find(ack.sequence());
+        if (it == in_flight_.end()) continue;
+        spool_->Remove(it->second);
+        in_flight_.erase(it);
+        ++acked_;
+        *acked_any = true;
+      }
+      if (*acked_any && !last_error_.empty()) {
         logger_->Info(absl::StrCat("log service ", options_.endpoints[index], " is reachable again"));
         last_error_.clear();
       }
@@ -203,6 +214,7 @@ grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
     stream_broken_ = true;
   });
   bool cancelled = false;
+  absl::Time last_send = absl::InfinitePast();
   while (true) {
     v1::ReportResultsRequest request;
     {
@@ -219,11 +231,27 @@ grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
         break;
       }
       if (stream_broken_) break;
-      const auto* next = spool_->Next(cursor_);
-      cursor_ = next->first;
-      request = next->second;
-      request.set_sequence(next_sequence_++);
-      in_flight_[request.sequence()] = next->first;
+      auto full_or_done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || stream_broken_ ||
+               spool_->size() >= in_flight_.size() + kFullMessageItems;
+      };
+      mu_.AwaitWithDeadline(absl::Condition(&full_or_done), last_send + options_.min_send_interval);
+      if (stopping_ || stream_broken_) continue;  // Handled at the top.
+      last_send = absl::Now();
+      // Everything spooled since the last send, up to the in-flight limit,
+      // in one message.
+      size_t bytes = 0;
+      for (const auto* next = spool_->Next(cursor_);
+           next != nullptr && static_cast<int>(in_flight_.size()) < options_.max_in_flight;
+           next = spool_->Next(cursor_)) {
+        bytes += next->second.ByteSizeLong();
+        if (request.items_size() > 0 && bytes > kMaxMessageBytes) break;
+        cursor_ = next->first;
+        v1::ReportItem* item = request.add_items();
+        *item = next->second;
+        item->set_sequence(next_sequence_++);
+        in_flight_[item->sequence()] = next->first;
+      }
     }
     if (!stream->Write(request)) break;  // the reader sees the end too
   }

@@ -3,8 +3,8 @@
 //
 // Items enter the spool first; a sender thread keeps one stream open to one of
 // the log endpoints (failing over between them with jittered backoff),
-// numbers items per stream, and removes each from the spool when its
-// acknowledgement arrives (APPLIED, DUPLICATE or UNKNOWN_RUN). After a broken
+// numbers items per stream, sends all that are waiting in one message, and
+// removes each from the spool when its acknowledgement arrives (APPLIED, DUPLICATE or UNKNOWN_RUN). After a broken
 // stream, unacknowledged items are sent again on the next one. Log lines are
 // batched per run: a batch is spooled at `flush_lines` lines or every
 // `flush_interval`, and always before that run's result.
@@ -49,7 +49,11 @@ struct ReporterOptions {
   absl::Duration backoff_initial = absl::Milliseconds(100);
   absl::Duration backoff_max = absl::Seconds(5);
   // Items sent but not yet acknowledged on one stream.
-  int max_in_flight = 512;
+  int max_in_flight = 4096;
+  // Messages on the stream are at least this far apart unless a full one is
+  // waiting: under load each carries many items (one write and one store
+  // transaction for many runs); a lone item still goes at once.
+  absl::Duration min_send_interval = absl::Milliseconds(2);
 };
 
 class ResultReporter {
@@ -77,7 +81,7 @@ class ResultReporter {
 
  private:
   // Appends to the spool (written, not synced); returns the item's id.
-  uint64_t SpoolLocked(const v1::ReportResultsRequest& item) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  uint64_t SpoolLocked(const v1::ReportItem& item) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushLinesLocked(int64_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlusherLoop();
   void SenderLoop();

@@ -27,7 +27,9 @@ RunLogFiles::RunLogFiles(std::string dir, int64_t max_bytes, int retention_days,
 
 RunLogFiles::~RunLogFiles() {
   absl::MutexLock lock(&mu_);
-  for (auto& [run, f] : open_) std::fclose(f.file);
+  for (auto& [run, f] : open_) {
+    if (f.file != nullptr) std::fclose(f.file);
+  }
   open_.clear();
 }
 
@@ -55,14 +57,9 @@ void RunLogFiles::Open(int64_t run_id) {
   bool prune = false;
   {
     absl::MutexLock lock(&mu_);
-    if (open_.contains(run_id)) return;
-    std::FILE* f = std::fopen(PathOf(run_id).c_str(), "we");
-    if (f == nullptr) {
-      logger_->Warning(absl::StrCat("cannot create run log ", PathOf(run_id), ": ",
-                                    std::strerror(errno)));
-      return;
-    }
-    open_[run_id] = OpenFile{f, 0, false};
+    // The file itself is created by the first line: most runs of short
+    // handlers log nothing, and a create and close per run is costly.
+    open_.try_emplace(run_id, OpenFile{nullptr, 0, false});
     absl::Time now = absl::Now();
     if (now - last_prune_ > absl::Hours(1)) {
       last_prune_ = now;
@@ -77,6 +74,15 @@ void RunLogFiles::Append(int64_t run_id, const v1::LogLine& line) {
   auto it = open_.find(run_id);
   if (it == open_.end() || it->second.truncated) return;
   OpenFile& f = it->second;
+  if (f.file == nullptr) {
+    f.file = std::fopen(PathOf(run_id).c_str(), "we");
+    if (f.file == nullptr) {
+      logger_->Warning(absl::StrCat("cannot create run log ", PathOf(run_id), ": ",
+                                    std::strerror(errno)));
+      f.truncated = true;  // No further attempts for this run.
+      return;
+    }
+  }
   std::string record = absl::StrCat(line.line_number(), "\t",
                                     TimeUtil::TimestampToMilliseconds(line.time()), "\t",
                                     line.text(), "\n");
@@ -96,7 +102,7 @@ void RunLogFiles::Close(int64_t run_id) {
   absl::MutexLock lock(&mu_);
   auto it = open_.find(run_id);
   if (it == open_.end()) return;
-  std::fclose(it->second.file);
+  if (it->second.file != nullptr) std::fclose(it->second.file);
   open_.erase(it);
 }
 
@@ -107,7 +113,8 @@ absl::Status RunLogFiles::Read(int64_t run_id, int64_t from_line,
   }
   std::FILE* f = std::fopen(PathOf(run_id).c_str(), "re");
   if (f == nullptr) {
-    return absl::NotFoundError(absl::StrCat("no local log for run ", run_id));
+    return absl::NotFoundError(
+        absl::StrCat("no local log for run ", run_id, " (it logged nothing here, or it was pruned)"));
   }
   char* buf = nullptr;
   size_t cap = 0;

@@ -1,6 +1,7 @@
 // RunLogFiles: the local copy of each run's log, one bounded file per run
-// ("<dir>/<run_id>.log"), served by Executor.ReadLog and deleted after the
-// retention period (checked at start and at most hourly as runs open files).
+// that logs ("<dir>/<run_id>.log", created by its first line), served by
+// Executor.ReadLog and deleted after the retention period (checked at start
+// and at most hourly as runs open).
 //
 //   RunLogFiles files("/var/log/app/gnomon", 16 << 20, /*retention_days=*/7, &logger);
 //   files.Init();
@@ -51,7 +52,7 @@ class RunLogFiles {
 
  private:
   struct OpenFile {
-    std::FILE* file = nullptr;
+    std::FILE* file = nullptr;  // Until the first line.
     int64_t bytes = 0;
     bool truncated = false;
   };

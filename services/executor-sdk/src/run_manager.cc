@@ -164,7 +164,9 @@ void RunManager::Core::WorkerLoop(std::shared_ptr<Core> core, std::shared_ptr<Wo
     absl::Time deadline = run->MarkStarted(absl::Now());
     {
       absl::MutexLock lock(&core->mu);
-      if (w->generation == gen && w->current == run) {
+      // Only a run with a timeout concerns the watchdog; waking it for every
+      // run would cost a thread switch per run.
+      if (w->generation == gen && w->current == run && deadline != absl::InfiniteFuture()) {
         w->run_deadline = deadline;
         ++core->deadline_version;
       }

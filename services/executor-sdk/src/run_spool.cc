@@ -175,9 +175,9 @@ absl::Status RunSpool::LoadSegment(uint64_t first_id) {
   const std::string path = PathOf(first_id);
   absl::StatusOr<std::string> data = ReadFile(path);
   if (!data.ok()) return data.status();
-  std::vector<std::pair<uint64_t, v1::ReportResultsRequest>> parsed;
+  std::vector<std::pair<uint64_t, v1::ReportItem>> parsed;
   const size_t end = ParseRecords(*data, [&parsed](uint64_t id, const std::string& payload) {
-    v1::ReportResultsRequest item;
+    v1::ReportItem item;
     if (!item.ParseFromString(payload)) return false;
     parsed.emplace_back(id, std::move(item));
     return true;
@@ -232,10 +232,10 @@ void RunSpool::MaybeDelete(uint64_t first_id) {
   segments_.erase(it);
 }
 
-uint64_t RunSpool::Append(const v1::ReportResultsRequest& item, absl::Status* disk_status) {
+uint64_t RunSpool::Append(const v1::ReportItem& item, absl::Status* disk_status) {
   absl::MutexLock l(&mu_);
   const uint64_t id = next_id_++;
-  v1::ReportResultsRequest& stored = items_[id];
+  v1::ReportItem& stored = items_[id];
   stored = item;
   stored.clear_sequence();
   if (dir_.empty()) return id;
@@ -295,7 +295,7 @@ void RunSpool::Remove(uint64_t id) {
   MaybeDelete(seg->first);
 }
 
-const std::pair<const uint64_t, v1::ReportResultsRequest>* RunSpool::Next(uint64_t after) const {
+const std::pair<const uint64_t, v1::ReportItem>* RunSpool::Next(uint64_t after) const {
   absl::MutexLock l(&mu_);
   auto it = items_.upper_bound(after);
   return it == items_.end() ? nullptr : &*it;

@@ -46,7 +46,7 @@ class RunSpool {
   // Adds an item (its sequence is ignored) and returns its id. The item is
   // written to the journal but not synced; it is kept in memory even if
   // writing fails (`disk_status` says so).
-  uint64_t Append(const v1::ReportResultsRequest& item, absl::Status* disk_status)
+  uint64_t Append(const v1::ReportItem& item, absl::Status* disk_status)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Returns once every item up to `id` is on stable storage (or the sync
   // failed). One caller syncs for all who wait meanwhile.
@@ -54,7 +54,7 @@ class RunSpool {
   // Drops an acknowledged item.
   void Remove(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
   // The first item with an id above `after`, or nullptr.
-  const std::pair<const uint64_t, v1::ReportResultsRequest>* Next(uint64_t after) const
+  const std::pair<const uint64_t, v1::ReportItem>* Next(uint64_t after) const
       ABSL_LOCKS_EXCLUDED(mu_);
 
   size_t size() const ABSL_LOCKS_EXCLUDED(mu_);
@@ -86,7 +86,7 @@ class RunSpool {
 
   mutable absl::Mutex mu_;
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
-  std::map<uint64_t, v1::ReportResultsRequest> items_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, v1::ReportItem> items_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, size_t> segments_ ABSL_GUARDED_BY(mu_);  // first id -> items not yet removed
   int fd_ ABSL_GUARDED_BY(mu_) = -1;                           // current segment
   uint64_t current_ ABSL_GUARDED_BY(mu_) = 0;                  // its first id

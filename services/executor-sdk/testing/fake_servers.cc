@@ -115,19 +115,20 @@ grpc::Status FakeLogService::ReportResults(
     ++refusals_;
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "bad access token or app");
   }
-  v1::ReportResultsRequest item;
-  while (stream->Read(&item)) {
-    v1::ReportResultsResponse ack;
-    ack.set_sequence(item.sequence());
-    ack.set_ack(v1::REPORT_ACK_APPLIED);
-    {
+  v1::ReportResultsRequest request;
+  while (stream->Read(&request)) {
+    v1::ReportResultsResponse response;
+    for (const v1::ReportItem& item : request.items()) {
+      v1::ReportItemAck* ack = response.add_acks();
+      ack->set_sequence(item.sequence());
+      ack->set_ack(v1::REPORT_ACK_APPLIED);
       absl::MutexLock lock(&mu_);
       if (item.has_started()) {
-        ack.set_run_id(item.started().run_id());
+        ack->set_run_id(item.started().run_id());
         started_[item.started().run_id()] = true;
       } else if (item.has_log()) {
         int64_t run = item.log().run_id();
-        ack.set_run_id(run);
+        ack->set_run_id(run);
         ++log_items_[run];
         std::vector<v1::LogLine>& stored = lines_[run];
         for (const v1::LogLine& line : item.log().lines()) {
@@ -136,15 +137,15 @@ grpc::Status FakeLogService::ReportResults(
         }
       } else if (item.has_result()) {
         ++result_items_;
-        ack.set_run_id(item.result().run_id());
+        ack->set_run_id(item.result().run_id());
         if (results_.count(item.result().run_id()) != 0) {
-          ack.set_ack(v1::REPORT_ACK_DUPLICATE);
+          ack->set_ack(v1::REPORT_ACK_DUPLICATE);
         } else {
           results_[item.result().run_id()] = item.result();
         }
       }
     }
-    if (!stream->Write(ack)) break;
+    if (!stream->Write(response)) break;
   }
   return grpc::Status::OK;
 }
@@ -231,12 +232,14 @@ DispatchClient::~DispatchClient() {
   }
 }
 
-std::optional<v1::DispatchResponse> DispatchClient::Send(const v1::RunRequest& run) {
+std::optional<v1::RunAnswer> DispatchClient::Send(const v1::RunRequest& run) {
   v1::DispatchRequest request;
-  *request.mutable_run() = run;
+  *request.add_runs() = run;
   v1::DispatchResponse response;
-  if (!stream_->Write(request) || !stream_->Read(&response)) return std::nullopt;
-  return response;
+  if (!stream_->Write(request) || !stream_->Read(&response) || response.answers_size() != 1) {
+    return std::nullopt;
+  }
+  return response.answers(0);
 }
 
 grpc::Status DispatchClient::Finish() {

@@ -8,7 +8,7 @@
 //   ... executor with registry_endpoints = {server.address()} ...
 //   ASSERT_TRUE(registry.WaitForRegistrations(1, absl::Seconds(10)));
 //   DispatchClient dispatch(executor_address, "token");
-//   v1::DispatchResponse r = dispatch.Send(run);
+//   std::optional<v1::RunAnswer> r = dispatch.Send(run);
 //   std::optional<v1::RunResult> result = logs.WaitForResult(run.run_id(), absl::Seconds(10));
 //
 // Thread safety: all methods are thread-safe.
@@ -112,7 +112,7 @@ class DispatchClient {
   DispatchClient(const std::string& address, const std::string& token);
   ~DispatchClient();
   // Sends the run and waits for its answer (nullopt if the stream broke).
-  std::optional<v1::DispatchResponse> Send(const v1::RunRequest& run);
+  std::optional<v1::RunAnswer> Send(const v1::RunRequest& run);
   grpc::Status Finish();
   v1::Executor::Stub* stub() { return stub_.get(); }
 

@@ -21,8 +21,8 @@ using testing::DispatchClient;
 using testing::FakeLogService;
 using testing::TestServer;
 
-v1::ReportResultsRequest ResultItem(int64_t run_id, int code) {
-  v1::ReportResultsRequest item;
+v1::ReportItem ResultItem(int64_t run_id, int code) {
+  v1::ReportItem item;
   item.mutable_result()->set_run_id(run_id);
   item.mutable_result()->set_handle_code(code);
   return item;
@@ -68,7 +68,7 @@ TEST(RunSpoolTest, FullyAcknowledgedSegmentsAreDeleted) {
   std::string dir = TempDir("spool-rotate");
   auto spool = internal::RunSpool::Open(dir);
   ASSERT_TRUE(spool.ok()) << spool.status();
-  v1::ReportResultsRequest big = ResultItem(1, 200);
+  v1::ReportItem big = ResultItem(1, 200);
   big.mutable_result()->set_handle_message(std::string(64 * 1024, 'x'));
   std::vector<uint64_t> ids;
   absl::Status disk;
