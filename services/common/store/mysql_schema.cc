@@ -52,6 +52,7 @@ const std::vector<Migration>& MysqlMigrations() {
            " shard_index INT NOT NULL DEFAULT 0,"
            " shard_total INT NOT NULL DEFAULT 1,"
            " attempt INT NOT NULL DEFAULT 0,"
+           // 0 for a first attempt: read back as the run's own id.
            " first_run_id BIGINT NOT NULL DEFAULT 0,"
            " parent_run_id BIGINT NOT NULL DEFAULT 0,"
            " trigger_code INT NOT NULL DEFAULT 0,"

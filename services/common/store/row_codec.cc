@@ -190,7 +190,9 @@ v1::Run RunFromRow(const SqlRow& row) {
   r.set_shard_index(static_cast<uint32_t>(ColInt(row, 11)));
   r.set_shard_total(static_cast<uint32_t>(ColInt(row, 12)));
   r.set_attempt(static_cast<uint32_t>(ColInt(row, 13)));
-  r.set_first_run_id(ColInt(row, 14));
+  // A first attempt is stored with first_run_id 0 (its own id is not known
+  // when it is inserted; an UPDATE per run would cost a statement per run).
+  r.set_first_run_id(ColInt(row, 14) == 0 ? r.id() : ColInt(row, 14));
   r.set_parent_run_id(ColInt(row, 15));
   r.set_trigger_code(static_cast<int32_t>(ColInt(row, 16)));
   r.set_trigger_message(ColStr(row, 17));

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/store/report_deltas.h"
@@ -30,10 +31,6 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
         continue;
       }
       if (!id.ok()) return Annotate(id.status(), absl::StrCat("insert run of job ", run.job_id()));
-      if (run.first_run_id() == 0) {
-        absl::StatusOr<ExecResult> r = c.Exec(sql_.set_first_run_id, {SqlInt(*id), SqlInt(*id)});
-        if (!r.ok()) return r.status();
-      }
       if (IsEnded(run.status())) {
         RunFacts facts;
         facts.job_id = run.job_id();
@@ -125,20 +122,45 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
     acks.clear();
     acks.reserve(items.size());
     ReportDeltas deltas;
-    for (const v1::ReportItem& item : items) {
-      absl::StatusOr<v1::ReportAck> ack = ApplyReport(c, item, group_id, deltas);
-      if (!ack.ok()) return ack.status();
-      acks.push_back(*ack);
+    // A run whose start and result are both in the batch (the common case
+    // for short handlers): the result carries the start time and the start's
+    // executor address, so the start costs no statements; it is acked as its
+    // result is.
+    absl::flat_hash_map<int64_t, size_t> result_of;  // run -> index of its result
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items[i].has_result()) result_of[items[i].result().run_id()] = i;
     }
+    absl::flat_hash_map<int64_t, std::string> started_at;  // run -> executor address
+    std::vector<size_t> folded;                           // started items folded into results
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items[i].has_started() && result_of.contains(items[i].started().run_id())) {
+        started_at[items[i].started().run_id()] = items[i].started().executor_address();
+        folded.push_back(i);
+      }
+    }
+    for (size_t i = 0; i < items.size(); ++i) {
+      const v1::ReportItem& item = items[i];
+      acks.push_back(v1::REPORT_ACK_UNSPECIFIED);
+      if (item.has_started() && started_at.contains(item.started().run_id())) continue;
+      std::string address;
+      if (item.has_result()) {
+        if (auto it = started_at.find(item.result().run_id()); it != started_at.end()) address = it->second;
+      }
+      absl::StatusOr<v1::ReportAck> ack = ApplyReport(c, item, group_id, address, deltas);
+      if (!ack.ok()) return ack.status();
+      acks.back() = *ack;
+    }
+    for (size_t i : folded) acks[i] = acks[result_of[items[i].started().run_id()]];
     return deltas.Apply(c, sql_);
   });
   if (!s.ok()) return s;
   return acks;
 }
 
-absl::StatusOr<v1::ReportAck> SqlStore::ApplyReport(SqlConn& c,
-                                                    const v1::ReportItem& item,
-                                                    int64_t group_id, ReportDeltas& deltas) {
+absl::StatusOr<v1::ReportAck> SqlStore::ApplyReport(SqlConn& c, const v1::ReportItem& item,
+                                                    int64_t group_id,
+                                                    const std::string& started_address,
+                                                    ReportDeltas& deltas) {
   int64_t run_id = 0;
   switch (item.item_case()) {
     case v1::ReportItem::kStarted:
@@ -174,7 +196,8 @@ absl::StatusOr<v1::ReportAck> SqlStore::ApplyReport(SqlConn& c,
                                        : v1::RUN_STATUS_FAILED;
       r = c.Exec(sql_.run_result,
                  {SqlInt(res.handle_code()), SqlText(res.handle_message()), SqlInt(status),
-                  SqlInt(ToMs(res.start_time())), SqlInt(ToMs(res.end_time())), SqlInt(run_id)});
+                  SqlInt(ToMs(res.start_time())), SqlInt(ToMs(res.end_time())),
+                  SqlText(started_address), SqlInt(run_id)});
       if (r.ok() && r->affected_rows > 0) {
         absl::StatusOr<RunFacts> facts = ReadRunFacts(c, sql_, run_id);
         if (!facts.ok()) return facts.status();

@@ -56,6 +56,7 @@ const std::vector<Migration>& SqliteMigrations() {
            " shard_index INTEGER NOT NULL DEFAULT 0,"
            " shard_total INTEGER NOT NULL DEFAULT 1,"
            " attempt INTEGER NOT NULL DEFAULT 0,"
+           // 0 for a first attempt: read back as the run's own id.
            " first_run_id INTEGER NOT NULL DEFAULT 0,"
            " parent_run_id INTEGER NOT NULL DEFAULT 0,"
            " trigger_code INTEGER NOT NULL DEFAULT 0,"

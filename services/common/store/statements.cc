@@ -63,7 +63,6 @@ Statements Portable() {
       "start_ms, end_ms, status, fence_epoch, log_line_count, log_truncated, "
       "followup_pending, retry_of, child_of) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-  s.set_first_run_id = "UPDATE run SET first_run_id = ? WHERE id = ?";
   s.select_slot_holder =
       "SELECT id FROM run WHERE job_id = ? AND slot_ms = ? AND shard_index = ? AND attempt = ?";
   s.select_retry_holder = "SELECT id FROM run WHERE retry_of = ? AND attempt = ?";
@@ -89,6 +88,7 @@ Statements Portable() {
   s.run_result = absl::StrCat(
       "UPDATE run SET handle_code = ?, handle_message = ?, status = ?, "
       "start_ms = CASE WHEN start_ms = 0 THEN ? ELSE start_ms END, end_ms = ?, "
+      "executor_address = CASE WHEN executor_address = '' THEN ? ELSE executor_address END, "
       "followup_pending = 1 WHERE id = ? AND status IN ",
       kActive);
   s.select_log_line = "SELECT 1 FROM run_log WHERE run_id = ? AND line_number = ?";

@@ -64,7 +64,6 @@ struct Statements {
 
   // Runs.
   std::string insert_run;
-  std::string set_first_run_id;
   std::string select_slot_holder;
   std::string select_retry_holder;
   std::string select_child_holder;
