@@ -50,18 +50,19 @@ class ExecutorLink {
   absl::StatusOr<v1::KillResponse> Kill(const v1::KillRequest& request, absl::Duration timeout);
   const std::string& token() const { return token_; }
 
+  // Runs per DispatchRequest, and runs sent but unanswered, at most. Past
+  // the in-flight limit runs wait in the queue (back-pressure); a run that
+  // waits there a whole answer timeout fails with RESOURCE_EXHAUSTED.
+  static constexpr int kMaxBatch = 512;
+  static constexpr size_t kMaxInFlight = 8192;
+
  private:
   // A context with the token and a deadline `timeout` from now.
   std::unique_ptr<grpc::ClientContext> CallContext(absl::Duration timeout) const;
 
   using Stream = grpc::ClientReaderWriter<v1::DispatchRequest, v1::DispatchResponse>;
-  // Runs per DispatchRequest, and runs sent but unanswered, at most. Past
-  // the in-flight limit runs wait in the queue (back-pressure); a run that
-  // waits there a whole answer timeout fails with RESOURCE_EXHAUSTED.
-  static constexpr int kMaxBatch = 512;
   static constexpr size_t kMaxBatchBytes = 1 << 20;  // Under every receive limit.
   static constexpr absl::Duration kMinWriteInterval = absl::Microseconds(500);
-  static constexpr size_t kMaxInFlight = 8192;
   struct Pending {
     DispatchCallback cb;
     int64_t sent_ms = 0;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "gnomon/v1/admin.grpc.pb.h"
+#include "gnomon/v1/log.grpc.pb.h"
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
@@ -132,6 +133,89 @@ TEST_P(SkeletonE2E, FixRateJobRunsOnSampleExecutorAndDeadExecutorIsDropped) {
   }
   EXPECT_TRUE(left);
   watch_ctx.TryCancel();
+}
+
+// Executors report in batches: one message carries many items and one
+// message acknowledges them; a message with a bad item is refused whole.
+TEST_P(SkeletonE2E, ReportBatchesAreAckedTogetherAndABadOneStoresNothing) {
+  testing::GnomonCluster cluster(flags_);
+  ASSERT_TRUE(cluster.Start()) << cluster.Output();
+  v1::Group group;
+  ASSERT_TRUE(cluster.CtlJson({"group", "create", "report-app"}, &group));
+  v1::Job job;
+  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler",
+                               "demo", "--every", "1h"},
+                              &job));
+  // A manual run (no executor: it fails at once, which is fine for its log).
+  auto admin = v1::JobAdmin::NewStub(
+      grpc::CreateChannel(cluster.address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext trigger_ctx;
+  trigger_ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster.admin_token()));
+  v1::TriggerJobRequest trigger;
+  trigger.set_job_id(job.id());
+  v1::TriggerJobResponse triggered;
+  ASSERT_TRUE(admin->TriggerJob(&trigger_ctx, trigger, &triggered).ok());
+  ASSERT_EQ(triggered.run_ids_size(), 1);
+  const int64_t run_id = triggered.run_ids(0);
+
+  auto logs = v1::LogService::NewStub(
+      grpc::CreateChannel(cluster.address(), grpc::InsecureChannelCredentials()));
+  auto line_item = [&](uint64_t sequence, const std::string& text) {
+    v1::ReportItem item;
+    item.set_sequence(sequence);
+    item.mutable_log()->set_run_id(run_id);
+    v1::LogLine* line = item.mutable_log()->add_lines();
+    line->set_line_number(1);
+    line->set_text(text);
+    return item;
+  };
+  auto open = [&](grpc::ClientContext* ctx) {
+    ctx->AddMetadata(std::string(kAccessTokenKey), group.access_token());
+    ctx->AddMetadata(std::string(kAppNameKey), "report-app");
+    return logs->ReportResults(ctx);
+  };
+  {
+    grpc::ClientContext ctx;
+    auto stream = open(&ctx);
+    v1::ReportResultsRequest bad;
+    *bad.add_items() = line_item(1, "refused");
+    bad.add_items()->set_sequence(2);  // No item set.
+    ASSERT_TRUE(stream->Write(bad));
+    v1::ReportResultsResponse none;
+    EXPECT_FALSE(stream->Read(&none));
+    grpc::Status status = stream->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+    EXPECT_THAT(status.error_message(), ::testing::HasSubstr("item 2"));
+  }
+  {
+    grpc::ClientContext ctx;
+    auto stream = open(&ctx);
+    v1::ReportResultsRequest good;
+    *good.add_items() = line_item(1, "kept");
+    good.add_items()->set_sequence(2);
+    good.mutable_items(1)->mutable_started()->set_run_id(run_id + 1000);  // No such run.
+    ASSERT_TRUE(stream->Write(good));
+    v1::ReportResultsResponse acks;
+    ASSERT_TRUE(stream->Read(&acks));
+    ASSERT_EQ(acks.acks_size(), 2);
+    EXPECT_EQ(acks.acks(0).sequence(), 1u);
+    EXPECT_EQ(acks.acks(0).run_id(), run_id);
+    EXPECT_EQ(acks.acks(0).ack(), v1::REPORT_ACK_APPLIED);
+    EXPECT_EQ(acks.acks(1).sequence(), 2u);
+    EXPECT_EQ(acks.acks(1).ack(), v1::REPORT_ACK_UNKNOWN_RUN);
+    stream->WritesDone();
+    EXPECT_TRUE(stream->Finish().ok());
+  }
+  // Line 1 is the accepted batch's: nothing of the refused one was stored.
+  grpc::ClientContext read_ctx;
+  read_ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster.admin_token()));
+  v1::StreamRunLogRequest read;
+  read.set_run_id(run_id);
+  auto lines = logs->StreamRunLog(&read_ctx, read);
+  std::vector<std::string> texts;
+  for (v1::LogLine line; lines->Read(&line);) texts.push_back(line.text());
+  EXPECT_TRUE(lines->Finish().ok());
+  EXPECT_THAT(texts, ::testing::ElementsAre("kept"));
 }
 
 TEST_P(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {

@@ -88,10 +88,11 @@ class SqlStore final : public Store {
   absl::Status ReleaseLease(std::string_view name, std::string_view holder) override;
 
  private:
-  // Applies one report item inside the ApplyReports transaction; a result
-  // also sets the run's executor address, if still empty, to `started_address`.
+  // Applies one report item inside the ApplyReports transaction. `started`
+  // (may be null) is the run's start folded into this result: its executor
+  // address (if the run has none yet) and start time (if the result lacks one).
   absl::StatusOr<v1::ReportAck> ApplyReport(SqlConn& c, const v1::ReportItem& item,
-                                            int64_t group_id, const std::string& started_address,
+                                            int64_t group_id, const v1::RunStarted* started,
                                             ReportDeltas& deltas);
   // The id of the run holding a unique key `run` clashed on; 0 if none.
   absl::StatusOr<int64_t> FindClashingRun(SqlConn& c, const v1::Run& run);

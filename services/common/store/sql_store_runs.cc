@@ -130,23 +130,23 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
     for (size_t i = 0; i < items.size(); ++i) {
       if (items[i].has_result()) result_of[items[i].result().run_id()] = i;
     }
-    absl::flat_hash_map<int64_t, std::string> started_at;  // run -> executor address
-    std::vector<size_t> folded;                           // started items folded into results
+    absl::flat_hash_map<int64_t, const v1::RunStarted*> started_of;
+    std::vector<size_t> folded;  // Started items folded into their results.
     for (size_t i = 0; i < items.size(); ++i) {
       if (items[i].has_started() && result_of.contains(items[i].started().run_id())) {
-        started_at[items[i].started().run_id()] = items[i].started().executor_address();
+        started_of[items[i].started().run_id()] = &items[i].started();
         folded.push_back(i);
       }
     }
     for (size_t i = 0; i < items.size(); ++i) {
       const v1::ReportItem& item = items[i];
       acks.push_back(v1::REPORT_ACK_UNSPECIFIED);
-      if (item.has_started() && started_at.contains(item.started().run_id())) continue;
-      std::string address;
+      if (item.has_started() && started_of.contains(item.started().run_id())) continue;
+      const v1::RunStarted* started = nullptr;
       if (item.has_result()) {
-        if (auto it = started_at.find(item.result().run_id()); it != started_at.end()) address = it->second;
+        if (auto it = started_of.find(item.result().run_id()); it != started_of.end()) started = it->second;
       }
-      absl::StatusOr<v1::ReportAck> ack = ApplyReport(c, item, group_id, address, deltas);
+      absl::StatusOr<v1::ReportAck> ack = ApplyReport(c, item, group_id, started, deltas);
       if (!ack.ok()) return ack.status();
       acks.back() = *ack;
     }
@@ -159,7 +159,7 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
 
 absl::StatusOr<v1::ReportAck> SqlStore::ApplyReport(SqlConn& c, const v1::ReportItem& item,
                                                     int64_t group_id,
-                                                    const std::string& started_address,
+                                                    const v1::RunStarted* started,
                                                     ReportDeltas& deltas) {
   int64_t run_id = 0;
   switch (item.item_case()) {
@@ -194,10 +194,13 @@ absl::StatusOr<v1::ReportAck> SqlStore::ApplyReport(SqlConn& c, const v1::Report
       const v1::RunStatus status = res.handle_code() == v1::HANDLE_CODE_SUCCESS
                                        ? v1::RUN_STATUS_SUCCEEDED
                                        : v1::RUN_STATUS_FAILED;
+      const int64_t start_ms = res.has_start_time() || started == nullptr
+                                   ? ToMs(res.start_time())
+                                   : ToMs(started->start_time());
       r = c.Exec(sql_.run_result,
                  {SqlInt(res.handle_code()), SqlText(res.handle_message()), SqlInt(status),
-                  SqlInt(ToMs(res.start_time())), SqlInt(ToMs(res.end_time())),
-                  SqlText(started_address), SqlInt(run_id)});
+                  SqlInt(start_ms), SqlInt(ToMs(res.end_time())),
+                  SqlText(started == nullptr ? "" : started->executor_address()), SqlInt(run_id)});
       if (r.ok() && r->affected_rows > 0) {
         absl::StatusOr<RunFacts> facts = ReadRunFacts(c, sql_, run_id);
         if (!facts.ok()) return facts.status();

@@ -324,5 +324,31 @@ TEST_P(StoreTest, DeleteJobRemovesItsRunsAndLogs) {
 }
 
 
+TEST_P(StoreTest, AStartAndItsResultInOneBatchAreAppliedTogether) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  // No dispatch outcome recorded yet (it can land after the executor's
+  // reports): the run's address comes from the start folded into the result.
+  const int64_t id = Insert(MakeRun(job_, 1000));
+  const int64_t other = Insert(MakeRun(job_, 2000));
+  ASSERT_OK_AND_ASSIGN(acks, store().ApplyReports({Started(id, 3000), Started(other, 3500),
+                                                   Result(id, 200, 5000), Result(id + 999, 200, 1)},
+                                                  group_.id()));
+  EXPECT_THAT(acks, ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED,
+                                v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_UNKNOWN_RUN));
+  ASSERT_OK_AND_ASSIGN(run, store().GetRun(id));
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_SUCCEEDED);
+  EXPECT_EQ(run.start_time().seconds(), 3);
+  EXPECT_EQ(run.end_time().seconds(), 5);
+  EXPECT_EQ(run.executor_address(), Started(id, 0).started().executor_address());
+  EXPECT_EQ(run.first_run_id(), id);  // Stored as 0, read back as itself.
+  ASSERT_OK_AND_ASSIGN(started, store().GetRun(other));
+  EXPECT_EQ(started.start_time().seconds(), 3);
+  EXPECT_FALSE(started.has_end_time());
+  // Replayed (the ack was lost): the folded start is a duplicate like its result.
+  ASSERT_OK_AND_ASSIGN(replay, store().ApplyReports({Started(id, 3000), Result(id, 200, 5000)},
+                                                    group_.id()));
+  EXPECT_THAT(replay, ElementsAre(v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_DUPLICATE));
+}
+
 }  // namespace
 }  // namespace gnomon::store::testing

@@ -233,13 +233,18 @@ DispatchClient::~DispatchClient() {
 }
 
 std::optional<v1::RunAnswer> DispatchClient::Send(const v1::RunRequest& run) {
+  std::optional<v1::DispatchResponse> response = SendBatch({run});
+  if (!response.has_value() || response->answers_size() != 1) return std::nullopt;
+  return response->answers(0);
+}
+
+std::optional<v1::DispatchResponse> DispatchClient::SendBatch(
+    const std::vector<v1::RunRequest>& runs) {
   v1::DispatchRequest request;
-  *request.add_runs() = run;
+  for (const v1::RunRequest& run : runs) *request.add_runs() = run;
   v1::DispatchResponse response;
-  if (!stream_->Write(request) || !stream_->Read(&response) || response.answers_size() != 1) {
-    return std::nullopt;
-  }
-  return response.answers(0);
+  if (!stream_->Write(request) || !stream_->Read(&response)) return std::nullopt;
+  return response;
 }
 
 grpc::Status DispatchClient::Finish() {

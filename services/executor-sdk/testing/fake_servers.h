@@ -113,6 +113,8 @@ class DispatchClient {
   ~DispatchClient();
   // Sends the run and waits for its answer (nullopt if the stream broke).
   std::optional<v1::RunAnswer> Send(const v1::RunRequest& run);
+  // All runs in one DispatchRequest; the one DispatchResponse that answers it.
+  std::optional<v1::DispatchResponse> SendBatch(const std::vector<v1::RunRequest>& runs);
   grpc::Status Finish();
   v1::Executor::Stub* stub() { return stub_.get(); }
 

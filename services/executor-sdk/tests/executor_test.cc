@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "gnomon/executor/executor.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/executor-sdk/testing/fake_servers.h"
@@ -15,6 +16,7 @@ using testing::DispatchClient;
 using testing::FakeLogService;
 using testing::FakeRegistry;
 using testing::TestServer;
+using ::testing::HasSubstr;
 
 constexpr char kToken[] = "test-token-123";
 constexpr char kApp[] = "sdk-test";
@@ -122,6 +124,29 @@ TEST_F(ExecutorTest, RunsHandlerAndReportsLinesAndResult) {
   EXPECT_EQ(lines[1].text(), "two");
   EXPECT_EQ(lines[2].text(), "three");
   EXPECT_EQ(lines[2].line_number(), 3);
+}
+
+TEST_F(ExecutorTest, RunsOfOneDispatchMessageAreAnsweredTogetherInOrder) {
+  auto executor = StartExecutor(Options(), [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext& ctx) { ctx.SetResult(200, ctx.params()); }).ok());
+  });
+  DispatchClient dispatch(executor->address(), kToken);
+  auto response = dispatch.SendBatch({BeanRun(2001, 7, "demo", "a"), BeanRun(2002, 8, "nope"),
+                                      BeanRun(2003, 9, "demo", "c")});
+  ASSERT_TRUE(response.has_value());
+  ASSERT_EQ(response->answers_size(), 3);
+  EXPECT_EQ(response->answers(0).run_id(), 2001);
+  EXPECT_TRUE(response->answers(0).has_accepted());
+  EXPECT_EQ(response->answers(1).run_id(), 2002);
+  ASSERT_TRUE(response->answers(1).has_rejected());
+  EXPECT_THAT(response->answers(1).rejected().reason(), HasSubstr("\"nope\""));
+  EXPECT_EQ(response->answers(2).run_id(), 2003);
+  EXPECT_TRUE(response->answers(2).has_accepted());
+  for (auto [run, params] : {std::pair<int64_t, const char*>{2001, "a"}, {2003, "c"}}) {
+    auto result = logs_.WaitForResult(run, kWait);
+    ASSERT_TRUE(result.has_value()) << run;
+    EXPECT_EQ(result->handle_message(), params);
+  }
 }
 
 TEST_F(ExecutorTest, HandlerWithoutResultSucceedsAndThrowingHandlerFails) {

@@ -1,0 +1,135 @@
+// ExecutorLink against an in-process Executor service on loopback: runs
+// queued together are answered per run; an executor that never answers gets
+// its runs failed after the answer timeout, and runs held back by the
+// in-flight limit fail with RESOURCE_EXHAUSTED once they have waited as long.
+#include "services/scheduler/executor_link.h"
+
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/executor-sdk/testing/fake_servers.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Accepts every run (or, when silent, reads and never answers).
+class FakeExecutor final : public v1::Executor::Service {
+ public:
+  explicit FakeExecutor(bool silent) : silent_(silent) {}
+
+  grpc::Status Dispatch(grpc::ServerContext* context,
+                        grpc::ServerReaderWriter<v1::DispatchResponse, v1::DispatchRequest>* stream) override {
+    v1::DispatchRequest request;
+    while (stream->Read(&request)) {
+      v1::DispatchResponse response;
+      for (const v1::RunRequest& run : request.runs()) {
+        response.add_answers()->set_run_id(run.run_id());
+        response.mutable_answers()->rbegin()->mutable_accepted();
+      }
+      {
+        absl::MutexLock l(&mu_);
+        runs_ += request.runs_size();
+      }
+      if (!silent_ && !stream->Write(response)) break;
+    }
+    return grpc::Status::OK;
+  }
+
+  bool WaitForRuns(int n) {
+    absl::MutexLock l(&mu_);
+    auto enough = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return runs_ >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(30));
+  }
+  int runs() {
+    absl::MutexLock l(&mu_);
+    return runs_;
+  }
+
+ private:
+  const bool silent_;
+  absl::Mutex mu_;
+  int runs_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// Collects callback outcomes by run id.
+struct Outcomes {
+  absl::Mutex mu;
+  std::map<int64_t, absl::StatusOr<v1::RunAnswer>> by_run ABSL_GUARDED_BY(mu);
+
+  DispatchCallback For(int64_t run_id) {
+    return [this, run_id](absl::StatusOr<v1::RunAnswer> r) {
+      absl::MutexLock l(&mu);
+      by_run.emplace(run_id, std::move(r));
+    };
+  }
+  bool WaitFor(size_t n) {
+    absl::MutexLock l(&mu);
+    auto enough = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return by_run.size() >= n; };
+    return mu.AwaitWithTimeout(absl::Condition(&enough), absl::Seconds(30));
+  }
+};
+
+v1::RunRequest NoopRun(int64_t id) {
+  v1::RunRequest run;
+  run.set_run_id(id);
+  run.set_job_id(1);
+  run.mutable_bean()->set_handler("noop");
+  return run;
+}
+
+TEST(ExecutorLinkTest, EveryQueuedRunGetsItsOwnAnswer) {
+  FakeExecutor executor(/*silent=*/false);
+  executor::testing::TestServer server({&executor});
+  Outcomes outcomes;
+  ExecutorLink link(server.address(), "token", &RealClock(), absl::Seconds(30));
+  constexpr int kRuns = 2000;
+  for (int i = 1; i <= kRuns; ++i) link.Send(NoopRun(i), outcomes.For(i));
+  ASSERT_TRUE(outcomes.WaitFor(kRuns));
+  absl::MutexLock l(&outcomes.mu);
+  for (const auto& [id, r] : outcomes.by_run) {
+    ASSERT_TRUE(r.ok()) << id << ": " << r.status();
+    EXPECT_EQ(r->run_id(), id);
+    EXPECT_TRUE(r->has_accepted());
+  }
+}
+
+TEST(ExecutorLinkTest, SilentExecutorTimesOutAndTheBacklogIsFailedNotKept) {
+  FakeExecutor executor(/*silent=*/true);
+  executor::testing::TestServer server({&executor});
+  SimulatedClock clock(absl::FromUnixSeconds(1'000'000));
+  Outcomes outcomes;
+  const absl::Duration timeout = absl::Seconds(10);
+  ExecutorLink link(server.address(), "token", &clock, timeout);
+  const int in_flight = static_cast<int>(ExecutorLink::kMaxInFlight);
+  const int total = in_flight + 5;
+  for (int i = 1; i <= total; ++i) link.Send(NoopRun(i), outcomes.For(i));
+  // The link sends up to its limit and holds the rest back.
+  ASSERT_TRUE(executor.WaitForRuns(in_flight));
+  clock.BlockUntilWaiters(1);  // The writer is parked.
+  EXPECT_EQ(executor.runs(), in_flight);
+
+  clock.Advance(timeout + absl::Seconds(1));
+  ASSERT_TRUE(outcomes.WaitFor(total));
+  absl::MutexLock l(&outcomes.mu);
+  int timed_out = 0, held_back = 0;
+  for (const auto& [id, r] : outcomes.by_run) {
+    ASSERT_FALSE(r.ok()) << id;
+    if (r.status().code() == absl::StatusCode::kDeadlineExceeded) {
+      EXPECT_THAT(r.status().message(), HasSubstr("did not answer"));
+      ++timed_out;
+    } else {
+      EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+      EXPECT_THAT(r.status().message(), HasSubstr("runs unanswered"));
+      ++held_back;
+    }
+  }
+  EXPECT_EQ(timed_out, in_flight);
+  EXPECT_EQ(held_back, 5);
+}
+
+}  // namespace
+}  // namespace gnomon::scheduler
