@@ -83,18 +83,9 @@ void ResultReporter::AddLine(int64_t run_id, const v1::LogLine& line) {
 void ResultReporter::AddResult(const v1::RunResult& result) {
   v1::ReportItem item;
   *item.mutable_result() = result;
-  uint64_t id;
-  {
-    absl::MutexLock lock(&mu_);
-    FlushLinesLocked(result.run_id());
-    id = SpoolLocked(item);
-  }
-  // Durable before the worker moves on. Unlocked: the sender keeps sending
-  // meanwhile (early sends are harmless, results are idempotent), and runs
-  // finishing together share one sync.
-  if (absl::Status s = spool_->SyncThrough(id); !s.ok()) {
-    logger_->Error(absl::StrCat("result spool sync failed (kept in memory only): ", s.ToString()));
-  }
+  absl::MutexLock lock(&mu_);
+  FlushLinesLocked(result.run_id());
+  SpoolLocked(item);
 }
 
 bool ResultReporter::Drain(absl::Time deadline) {
@@ -217,6 +208,7 @@ grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
   absl::Time last_send = absl::InfinitePast();
   while (true) {
     v1::ReportResultsRequest request;
+    uint64_t sync_through = 0;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -239,7 +231,7 @@ grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
       if (stopping_ || stream_broken_) continue;  // Handled at the top.
       last_send = absl::Now();
       // Everything spooled since the last send, up to the in-flight limit,
-      // in one message.
+      // in one message, made durable first (below).
       size_t bytes = 0;
       for (const auto* next = spool_->Next(cursor_);
            next != nullptr && static_cast<int>(in_flight_.size()) < options_.max_in_flight;
@@ -247,11 +239,18 @@ grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
         bytes += next->second.ByteSizeLong();
         if (request.items_size() > 0 && bytes > kMaxMessageBytes) break;
         cursor_ = next->first;
+        sync_through = next->first;
         v1::ReportItem* item = request.add_items();
         *item = next->second;
         item->set_sequence(next_sequence_++);
         in_flight_[item->sequence()] = next->first;
       }
+    }
+    // One fdatasync per message, on this thread: items are on disk before
+    // they leave, and no worker waits for a sync (a write survives the
+    // process dying; the sync covers the machine).
+    if (absl::Status s = spool_->SyncThrough(sync_through); !s.ok()) {
+      logger_->Error(absl::StrCat("result spool sync failed (kept in memory only): ", s.ToString()));
     }
     if (!stream->Write(request)) break;  // the reader sees the end too
   }

@@ -66,8 +66,8 @@ class ResultReporter {
   void Start();
   void AddStarted(int64_t run_id, absl::Time start, const std::string& executor_address);
   void AddLine(int64_t run_id, const v1::LogLine& line);
-  // Spools the run's pending lines, then the result; returns once the result
-  // is durable (one sync shared by results finishing together).
+  // Spools the run's pending lines, then the result (the sender syncs the
+  // spool once per message before sending it).
   void AddResult(const v1::RunResult& result);
   // Waits until every item is acknowledged or `deadline`; true if drained.
   bool Drain(absl::Time deadline);
