@@ -254,7 +254,6 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, co
   // Created and started through the admin API (gnomonctl per job is slow to
   // spawn); created one after another, their phases spread over the period.
   auto admin = v1::JobAdmin::NewStub(grpc::CreateChannel(c.address(), grpc::InsecureChannelCredentials()));
-  std::vector<int64_t> ids;
   for (int i = 0; i < jobs; ++i) {
     grpc::ClientContext ctx;
     ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(c.admin_token()));
@@ -270,7 +269,6 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, co
       std::fprintf(stderr, "create job: %s\n", s.error_message().c_str());
       return;
     }
-    ids.push_back(created.id());
   }
   absl::SleepFor(absl::Seconds(3));  // Warm-up.
   const double cpu0 = CpuSeconds(c.gnomond()->pid());
@@ -284,7 +282,6 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, co
   for (auto& e : executors) exec_cpu += CpuSeconds(e->pid());
   absl::SleepFor(absl::Seconds(2));  // Lets results of the window's runs be stored.
   const Outcomes n = CountEnded(c.dir() + "/gnomon.db", absl::ToUnixMillis(t0), absl::ToUnixMillis(t1));
-  for (int64_t id : ids) c.Ctl({"job", "stop", absl::StrCat(id)});
   const double wall = absl::ToDoubleSeconds(t1 - t0);
   int64_t failed = 0;
   for (const auto& [why, k] : n.failed) failed += k;
@@ -304,6 +301,7 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, co
 // cluster_bench [--quick] [--e2e-only] [--rates=1000,3000,10000] [--executors=2]
 //               [--capacity=4096] [--seconds=15]
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // Figures appear as they are measured.
   bool quick = false, e2e_only = false;
   std::vector<int> rates = {1000, 3000, 10000, 30000};
   gnomon::bench::RateOptions rate_options;

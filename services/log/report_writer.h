@@ -31,7 +31,9 @@ namespace gnomon::logsvc {
 struct ReportWriterOptions {
   // Items written per store transaction, roughly: whole reports are taken
   // until this many items are in hand.
-  size_t max_batch = 512;
+  // Large: under load a transaction then holds several runs of each job, and
+  // the index pages they share are written once per transaction, not per run.
+  size_t max_batch = 4096;
 };
 
 // The items of one ReportResults message, acknowledged together (`done` gets
