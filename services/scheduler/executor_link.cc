@@ -175,13 +175,13 @@ void ExecutorLink::FailExpired(int64_t now) {
     queue_.pop_front();
   }
   if (expired.empty() && stale.empty()) return;
+  const absl::Status backlog = absl::ResourceExhaustedError(absl::StrCat(
+      "not sent to executor ", address_, " within ", absl::FormatDuration(answer_timeout_),
+      " (", pending_.size() + expired.size(), " runs unanswered, limit ", kMaxInFlight, ")"));
   mu_.Unlock();
   FailAll(std::move(expired),
           absl::DeadlineExceededError(absl::StrCat("executor ", address_, " did not answer within ",
                                                    absl::FormatDuration(answer_timeout_))));
-  const absl::Status backlog = absl::ResourceExhaustedError(absl::StrCat(
-      "executor ", address_, " has ", kMaxInFlight, " runs unanswered; this one waited ",
-      absl::FormatDuration(answer_timeout_), " to be sent"));
   for (Queued& q : stale) q.cb(backlog);
   mu_.Lock();
 }

@@ -123,7 +123,7 @@ TEST(ExecutorLinkTest, SilentExecutorTimesOutAndTheBacklogIsFailedNotKept) {
       ++timed_out;
     } else {
       EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
-      EXPECT_THAT(r.status().message(), HasSubstr("runs unanswered"));
+      EXPECT_THAT(r.status().message(), HasSubstr("8192 runs unanswered, limit 8192"));
       ++held_back;
     }
   }
