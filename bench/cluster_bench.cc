@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -227,6 +228,29 @@ Outcomes CountEnded(const std::string& db_path, int64_t from_ms, int64_t to_ms) 
   return out;
 }
 
+// Transactions gnomond committed between its first stats line at or after
+// `from` and its last one at or before `to` (--store-stats-interval).
+struct StoreStats {
+  int64_t transactions = 0;
+  int64_t span_ms = 0;
+};
+
+StoreStats ReadStoreStats(const std::string& output, int64_t from_ms, int64_t to_ms) {
+  constexpr absl::string_view kPrefix = "gnomond: store stats: ";
+  int64_t first_n = -1, first_ms = 0, last_n = -1, last_ms = 0;
+  for (absl::string_view line : absl::StrSplit(output, '\n')) {
+    size_t at = line.find(kPrefix);
+    if (at == absl::string_view::npos) continue;
+    std::vector<std::string> words = absl::StrSplit(line.substr(at + kPrefix.size()), ' ');
+    int64_t n = 0, ms = 0;
+    if (words.size() < 6 || !absl::SimpleAtoi(words[0], &n) || !absl::SimpleAtoi(words[5], &ms)) continue;
+    if (ms >= from_ms && first_n < 0) first_n = n, first_ms = ms;
+    if (ms <= to_ms) last_n = n, last_ms = ms;
+  }
+  if (first_n < 0 || last_n < 0 || last_ms <= first_ms) return {};
+  return {last_n - first_n, last_ms - first_ms};
+}
+
 struct RateOptions {
   int executors = 2;
   int capacity = 4096;  // Each executor's --max-concurrent-runs.
@@ -282,6 +306,8 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, co
   for (auto& e : executors) exec_cpu += CpuSeconds(e->pid());
   absl::SleepFor(absl::Seconds(2));  // Lets results of the window's runs be stored.
   const Outcomes n = CountEnded(c.dir() + "/gnomon.db", absl::ToUnixMillis(t0), absl::ToUnixMillis(t1));
+  const StoreStats stats = ReadStoreStats(c.gnomond()->Output(), absl::ToUnixMillis(t0),
+                                          absl::ToUnixMillis(t1));
   const double wall = absl::ToDoubleSeconds(t1 - t0);
   int64_t failed = 0;
   for (const auto& [why, k] : n.failed) failed += k;
@@ -292,6 +318,13 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, co
   std::printf("    slots in the window recorded: %.0f/s; mean lag after the slot: recorded %.1f ms, "
               "dispatched %.1f ms, ended %.1f ms\n",
               n.recorded / wall, n.record_lag_ms, n.dispatch_lag_ms, n.end_lag_ms);
+  if (stats.span_ms > 0 && n.succeeded + failed > 0) {
+    // Runs ended per second times the stats span: the runs the counted
+    // transactions served.
+    const double runs = double(n.succeeded + failed) / wall * (stats.span_ms / 1000.0);
+    std::printf("    store write transactions per run (whole path, all roles): %.3f\n",
+                double(stats.transactions) / runs);
+  }
   for (const auto& [why, k] : n.failed) std::printf("    failed %lld x %s\n", static_cast<long long>(k), why.c_str());
 }
 
@@ -337,7 +370,7 @@ int main(int argc, char** argv) {
     gnomon::bench::RegistryCpu(c, g, quick ? 100 : 1000, quick ? 4 : 20);
   }
   for (int rate : rates) {
-    GnomonCluster c;
+    GnomonCluster c({"--store-stats-interval=1s"});
     if (!c.Start()) return 1;
     gnomon::v1::Group g;
     c.CtlJson({"group", "create", "bench-e2e"}, &g);

@@ -58,6 +58,8 @@ ABSL_FLAG(absl::Duration, lease_ttl, absl::Seconds(10),
           "Scheduler lease time-to-live: a replica that dies is replaced after at most this long.");
 ABSL_FLAG(absl::Duration, preread_window, absl::Seconds(5),
           "How far ahead the scheduler reads due jobs into its timer.");
+ABSL_FLAG(absl::Duration, store_stats_interval, absl::ZeroDuration(),
+          "Log the store's committed write transactions this often (0: never).");
 ABSL_FLAG(absl::Duration, record_ahead, absl::Milliseconds(50),
           "Record runs this long before their slots, many per store transaction, and send each "
           "at its instant (0: record each at its instant).");
@@ -183,13 +185,27 @@ int Serve() {
             << std::endl;
 
   // Signals were blocked in main(), so every thread inherits the mask and
-  // only this sigwait sees them.
+  // only this wait sees them. With store stats on, the wait times out to log.
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
-  int sig = 0;
-  sigwait(&set, &sig);
+  const absl::Duration stats_every = absl::GetFlag(FLAGS_store_stats_interval);
+  const timespec stats_timeout = absl::ToTimespec(stats_every);
+  int sig = -1;
+  while (sig < 0) {
+    if (stats_every <= absl::ZeroDuration()) {
+      sigwait(&set, &sig);
+      break;
+    }
+    sig = sigtimedwait(&set, nullptr, &stats_timeout);
+    if (sig < 0) {
+      // Cumulative, with its instant, so a reader can difference two lines.
+      std::cout << "gnomond: store stats: " << (*store)->committed_transactions()
+                << " write transactions committed by " << absl::ToUnixMillis(absl::Now())
+                << " (unix ms)" << std::endl;
+    }
+  }
   GNOMON_LOG(INFO) << "gnomond: signal " << sig << ", shutting down";
   if (scheduler_role) scheduler_role->Stop();
   if (registry_role) registry_role->Stop();

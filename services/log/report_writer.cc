@@ -15,6 +15,7 @@ void ReportWriter::AddObserver(Observer observer) {
 
 void ReportWriter::Submit(PendingReport report) {
   absl::MutexLock l(&mu_);
+  queued_items_ += report.items.size();
   queue_.push_back(std::move(report));
 }
 
@@ -25,6 +26,7 @@ void ReportWriter::Stop() {
 
 void ReportWriter::Run() {
   Backoff backoff({absl::Milliseconds(50), absl::Seconds(2), 2.0});
+  absl::Time last_commit = absl::InfinitePast();  // Real time: paces store writes.
   while (true) {
     std::vector<PendingReport> batch;
     std::vector<Observer> observers;
@@ -34,10 +36,16 @@ void ReportWriter::Run() {
         return stopped_ || !queue_.empty();
       };
       mu_.Await(absl::Condition(&ready));
+      auto full = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopped_ || queued_items_ >= options_.max_batch;
+      };
+      mu_.AwaitWithDeadline(absl::Condition(&full), last_commit + options_.min_commit_interval);
       if (stopped_) return;
+      last_commit = absl::Now();
       size_t items = 0;
       while (!queue_.empty() && items < options_.max_batch) {
         items += queue_.front().items.size();
+        queued_items_ -= queue_.front().items.size();
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
@@ -71,7 +79,10 @@ void ReportWriter::Run() {
     }
     {
       absl::MutexLock l(&mu_);
-      for (auto it = retry.rbegin(); it != retry.rend(); ++it) queue_.push_front(std::move(*it));
+      for (auto it = retry.rbegin(); it != retry.rend(); ++it) {
+        queued_items_ += it->items.size();
+        queue_.push_front(std::move(*it));
+      }
       clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + backoff.Next());
     }
   }

@@ -22,6 +22,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "gnomon/v1/log.pb.h"
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
@@ -34,6 +35,9 @@ struct ReportWriterOptions {
   // Large: under load a transaction then holds several runs of each job, and
   // the index pages they share are written once per transaction, not per run.
   size_t max_batch = 4096;
+  // Transactions at least this far apart (unless max_batch items wait): at
+  // low rates one transaction covers several executors' messages.
+  absl::Duration min_commit_interval = absl::Milliseconds(10);
 };
 
 // The items of one ReportResults message, acknowledged together (`done` gets
@@ -65,6 +69,7 @@ class ReportWriter {
   const ReportWriterOptions options_;
   absl::Mutex mu_;
   std::deque<PendingReport> queue_ ABSL_GUARDED_BY(mu_);
+  size_t queued_items_ ABSL_GUARDED_BY(mu_) = 0;  // Items in queue_.
   std::vector<Observer> observers_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };

@@ -17,6 +17,7 @@ void DispatchRecorder::Stop() {
 
 void DispatchRecorder::Run() {
   Backoff backoff({absl::Milliseconds(50), absl::Seconds(2), 2.0});
+  absl::Time last_commit = absl::InfinitePast();
   while (true) {
     std::vector<store::DispatchUpdate> batch;
     {
@@ -25,8 +26,16 @@ void DispatchRecorder::Run() {
         return stopped_ || !queue_.empty();
       };
       mu_.Await(absl::Condition(&ready));
+      // Transactions at least kMinCommitInterval apart (real time: this paces
+      // store writes) unless many are waiting: at low rates one transaction
+      // then covers several dispatches instead of one each.
+      auto full = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopped_ || queue_.size() >= kFullBatch;
+      };
+      mu_.AwaitWithDeadline(absl::Condition(&full), last_commit + kMinCommitInterval);
       if (queue_.empty()) return;  // Stopped and drained.
       batch.swap(queue_);
+      last_commit = absl::Now();
     }
     absl::Status s = store_->RecordDispatches(batch);
     absl::MutexLock l(&mu_);

@@ -14,6 +14,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
 
@@ -28,6 +29,9 @@ class DispatchRecorder {
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  static constexpr absl::Duration kMinCommitInterval = absl::Milliseconds(10);
+  static constexpr size_t kFullBatch = 1024;
+
   store::Store* const store_;
   Clock* const clock_;
   absl::Mutex mu_;

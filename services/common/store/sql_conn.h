@@ -17,8 +17,10 @@
 #ifndef GNOMON_SERVICES_COMMON_STORE_SQL_CONN_H_
 #define GNOMON_SERVICES_COMMON_STORE_SQL_CONN_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -76,6 +78,23 @@ class SqlDb {
   virtual absl::Status Transact(const SqlFn& fn) = 0;
   // Runs fn outside a transaction (each statement sees committed data).
   virtual absl::Status Read(const SqlFn& fn) = 0;
+};
+
+// Counts the committed transactions of the SqlDb it wraps.
+class CountingSqlDb final : public SqlDb {
+ public:
+  explicit CountingSqlDb(std::unique_ptr<SqlDb> db) : db_(std::move(db)) {}
+  absl::Status Transact(const SqlFn& fn) override {
+    absl::Status s = db_->Transact(fn);
+    if (s.ok()) committed_.fetch_add(1, std::memory_order_relaxed);
+    return s;
+  }
+  absl::Status Read(const SqlFn& fn) override { return db_->Read(fn); }
+  uint64_t committed() const { return committed_.load(std::memory_order_relaxed); }
+
+ private:
+  const std::unique_ptr<SqlDb> db_;
+  std::atomic<uint64_t> committed_{0};
 };
 
 }  // namespace gnomon::store::internal

@@ -26,7 +26,11 @@ namespace gnomon::store::internal {
 class SqlStore final : public Store {
  public:
   SqlStore(std::unique_ptr<SqlDb> db, Dialect dialect, const StoreOptions& options)
-      : db_(std::move(db)), sql_(StatementsFor(dialect)), options_(options) {}
+      : db_(std::make_unique<CountingSqlDb>(std::move(db))),
+        sql_(StatementsFor(dialect)),
+        options_(options) {}
+
+  uint64_t committed_transactions() const override { return db_->committed(); }
 
   // Groups (sql_store_jobs.cc).
   absl::StatusOr<v1::Group> CreateGroup(const v1::Group& group, int64_t now_ms) override;
@@ -105,7 +109,7 @@ class SqlStore final : public Store {
   absl::StatusOr<v1::Group> ReadGroup(SqlConn& c, const std::string& sql, SqlValue key,
                                       const std::string& what);
 
-  std::unique_ptr<SqlDb> db_;
+  const std::unique_ptr<CountingSqlDb> db_;
   const Statements& sql_;
   const StoreOptions options_;
 };

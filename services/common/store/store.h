@@ -104,6 +104,10 @@ class Store {
  public:
   virtual ~Store() = default;
 
+  // Write transactions committed since the store was opened (for stats and
+  // benchmarks; 0 where not counted).
+  virtual uint64_t committed_transactions() const { return 0; }
+
   // ---- Groups -------------------------------------------------------------
   // Inserts `group` (id ignored; access_token must be set by the caller).
   // AlreadyExists if the app name is taken. Returns it with id and times.
