@@ -3,7 +3,7 @@
 //   demo      logs three lines including its params, succeeds
 //   shell     runs params as a /bin/sh command, streams its output; exit code decides
 //   http      GETs the URL in params with libcurl; 2xx succeeds
-//   sharding  logs its shard index and total
+//   sharding  logs its shard index and total; params "fail-shard=N" fails shard N
 //   slow      sleeps params milliseconds in small steps, honouring cancellation,
 //             or ignoring it when params end with " ignore-cancel"
 //   fail      always fails with 500

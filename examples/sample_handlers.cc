@@ -97,6 +97,13 @@ void Http(JobContext& ctx) {
 
 void Sharding(JobContext& ctx) {
   ctx.Log(absl::StrCat("shard ", ctx.shard_index(), " of ", ctx.shard_total()));
+  // "fail-shard=N": shard N fails (to watch a broadcast retry one shard).
+  absl::string_view params = ctx.params();
+  uint32_t failing = 0;
+  if (absl::ConsumePrefix(&params, "fail-shard=") && absl::SimpleAtoi(params, &failing) &&
+      failing == ctx.shard_index()) {
+    ctx.SetResult(500, absl::StrCat("sharding: shard ", failing, " fails on purpose"));
+  }
 }
 
 void Slow(JobContext& ctx) {

@@ -363,6 +363,50 @@ TEST_F(LifecycleE2E, BroadcastRunsEveryShardAndChildrenCanWaitForAllShards) {
   EXPECT_EQ(total, 1);
 }
 
+TEST_F(LifecycleE2E, BroadcastRetryRerunsOnlyTheFailedShard) {
+  auto second = cluster_.StartExecutor(
+      "life-app", group_.access_token(),
+      {"--spool-dir=" + cluster_.dir() + "/spool-second", "--log-dir=" + cluster_.dir() + "/logs-second"});
+  auto line = second->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+  ASSERT_TRUE(line) << second->Output();
+  const int64_t job = CreateJob({"--handler", "sharding", "--manual", "--route", "broadcast",
+                                 "--retries", "1", "--retry-delay", "100ms"});
+  std::vector<int64_t> shards;
+  ASSERT_TRUE(WaitFor([&] {
+    shards = Trigger(job, {"--params", "fail-shard=1"});
+    return shards.size() == 2;
+  }));
+  std::vector<v1::Run> firsts;
+  ASSERT_TRUE(WaitFor([&] {
+    firsts.clear();
+    for (int64_t id : shards) firsts.push_back(Get(id));
+    return firsts[0].has_end_time() && firsts[1].has_end_time();
+  }));
+  std::sort(firsts.begin(), firsts.end(), [](auto& a, auto& b) { return a.shard_index() < b.shard_index(); });
+  ASSERT_EQ(firsts[0].status(), v1::RUN_STATUS_SUCCEEDED);
+  ASSERT_EQ(firsts[1].status(), v1::RUN_STATUS_FAILED);
+  // One retry, of shard 1 only, linked to its first attempt (and it fails
+  // again: the params are kept; retries are exhausted after it).
+  std::vector<v1::Run> retries;
+  ASSERT_TRUE(WaitFor([&] {
+    retries.clear();
+    for (const v1::Run& r : Runs(job)) {
+      if (r.attempt() > 0) retries.push_back(r);
+    }
+    return retries.size() == 1 && retries[0].has_end_time();
+  }));
+  EXPECT_EQ(retries[0].shard_index(), 1u);
+  EXPECT_EQ(retries[0].shard_total(), 2u);
+  EXPECT_EQ(retries[0].first_run_id(), firsts[1].id());
+  EXPECT_EQ(retries[0].trigger_type(), v1::TRIGGER_TYPE_RETRY);
+  EXPECT_EQ(retries[0].params(), "fail-shard=1");
+  EXPECT_EQ(retries[0].status(), v1::RUN_STATUS_FAILED);
+  cluster_.PollInterval(absl::Milliseconds(500));  // Room for a wrong extra retry to appear.
+  int extra = 0;
+  for (const v1::Run& r : Runs(job)) extra += r.attempt() > 0;
+  EXPECT_EQ(extra, 1);
+}
+
 TEST_F(LifecycleE2E, ManualGroupRoutesOnlyToAddressesThatAnswerBeats) {
   v1::Group manual;
   ASSERT_TRUE(cluster_.CtlJson({"group", "create", "manual-app", "--addresses", "127.0.0.1:1"}, &manual));
