@@ -103,13 +103,17 @@ class CountingStore final : public store::Store {
     ++reads_;
     return inner_->ReadRunLog(run_id, from_line, limit);
   }
-  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit) override {
+  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit, int64_t now_ms) override {
     ++reads_;
-    return inner_->ListPendingFollowups(limit);
+    return inner_->ListPendingFollowups(limit, now_ms);
   }
   absl::Status CompleteFollowups(const std::vector<int64_t>& run_ids) override {
     ++writes_;
     return inner_->CompleteFollowups(run_ids);
+  }
+  absl::Status DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) override {
+    ++writes_;
+    return inner_->DeferFollowups(due);
   }
   absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code, std::string_view handle_message, int64_t now_ms) override {
     ++writes_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -159,24 +160,35 @@ absl::Time Followups::Tick() {
     absl::MutexLock l(&mu_);
     if (!active_) return absl::FromUnixMillis(next_due);
   }
-  absl::StatusOr<std::vector<v1::Run>> runs = store_->ListPendingFollowups(options_.batch);
+  absl::StatusOr<std::vector<v1::Run>> runs = store_->ListPendingFollowups(options_.batch, now);
   if (!runs.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: reading follow-ups failed: " << runs.status();
     return absl::FromUnixMillis(next_due);
   }
   std::vector<int64_t> done;
+  std::vector<std::pair<int64_t, int64_t>> deferred;  // (run, due ms): retries not yet due
   absl::flat_hash_map<int64_t, absl::StatusOr<v1::Job>> jobs;
   int64_t due = next_due;
   for (const v1::Run& r : *runs) {
     // A batch holds many runs of few jobs: read each job once per pass.
     auto it = jobs.find(r.job_id());
     if (it == jobs.end()) it = jobs.emplace(r.job_id(), store_->GetJob(r.job_id())).first;
-    if (Handle(r, it->second, now, &due)) done.push_back(r.id());
+    int64_t run_due = std::numeric_limits<int64_t>::max();
+    if (Handle(r, it->second, now, &run_due)) {
+      done.push_back(r.id());
+    } else if (run_due != std::numeric_limits<int64_t>::max()) {
+      deferred.emplace_back(r.id(), run_due);
+      due = std::min(due, run_due);
+    }
   }
   if (!done.empty()) {
     if (absl::Status s = store_->CompleteFollowups(done); !s.ok()) {
       GNOMON_LOG(WARNING) << "scheduler: completing follow-ups failed (they will be redone): " << s;
     }
+  }
+  // Out of the listing until due, so they cannot crowd out later follow-ups.
+  if (absl::Status s = store_->DeferFollowups(deferred); !s.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: deferring follow-ups failed (they stay listed): " << s;
   }
   // A full batch that made progress: more are likely waiting, go again now.
   if (static_cast<int>(runs->size()) == options_.batch && !done.empty()) return clock_->Now();

@@ -172,6 +172,15 @@ const std::vector<Migration>& MysqlMigrations() {
        {
            "ALTER TABLE run ADD COLUMN alarm_status VARCHAR(1024) NOT NULL DEFAULT ''",
        }},
+      {4,
+       "follow-ups deferred until due",
+       {
+           // A pending follow-up is read only from this instant (a retry
+           // waiting out its delay); 0: at once.
+           "ALTER TABLE run"
+           " ADD COLUMN followup_due_ms BIGINT NOT NULL DEFAULT 0,"
+           " ADD KEY run_followup_due (followup_pending, followup_due_ms, end_ms, id)",
+       }},
   };
   return *migrations;
 }

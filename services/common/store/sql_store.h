@@ -66,8 +66,9 @@ class SqlStore final : public Store {
   absl::StatusOr<std::vector<v1::Run>> ListActiveRunsOn(std::string_view address) override;
 
   // Follow-ups and retention (sql_store_followups.cc).
-  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit) override;
+  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit, int64_t now_ms) override;
   absl::Status CompleteFollowups(const std::vector<int64_t>& run_ids) override;
+  absl::Status DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) override;
   absl::Status RecordAlarmStatus(int64_t run_id, std::string_view status) override;
   absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
                                    std::string_view handle_message, int64_t now_ms) override;

@@ -16,11 +16,11 @@ int64_t ClampBatch(int limit) { return limit <= 0 ? 100 : std::min(limit, 10000)
 
 }  // namespace
 
-absl::StatusOr<std::vector<v1::Run>> SqlStore::ListPendingFollowups(int limit) {
+absl::StatusOr<std::vector<v1::Run>> SqlStore::ListPendingFollowups(int limit, int64_t now_ms) {
   std::vector<v1::Run> out;
   absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
     absl::StatusOr<std::vector<SqlRow>> rows =
-        c.Query(sql_.select_pending_followups, {SqlInt(ClampBatch(limit))});
+        c.Query(sql_.select_pending_followups, {SqlInt(now_ms), SqlInt(ClampBatch(limit))});
     if (!rows.ok()) return rows.status();
     out.reserve(rows->size());
     for (const SqlRow& row : *rows) out.push_back(RunFromRow(row));
@@ -35,6 +35,19 @@ absl::Status SqlStore::CompleteFollowups(const std::vector<int64_t>& run_ids) {
   return db_->Transact([&](SqlConn& c) -> absl::Status {
     for (int64_t id : run_ids) {
       if (absl::StatusOr<ExecResult> r = c.Exec(sql_.complete_followup, {SqlInt(id)}); !r.ok()) {
+        return r.status();
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status SqlStore::DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) {
+  if (due.empty()) return absl::OkStatus();
+  return db_->Transact([&](SqlConn& c) -> absl::Status {
+    for (const auto& [id, due_ms] : due) {
+      if (absl::StatusOr<ExecResult> r = c.Exec(sql_.defer_followup, {SqlInt(due_ms), SqlInt(id)});
+          !r.ok()) {
         return r.status();
       }
     }

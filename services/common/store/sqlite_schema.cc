@@ -164,6 +164,15 @@ const std::vector<Migration>& SqliteMigrations() {
        {
            "ALTER TABLE run ADD COLUMN alarm_status TEXT NOT NULL DEFAULT ''",
        }},
+      {4,
+       "follow-ups deferred until due",
+       {
+           // A pending follow-up is read only from this instant (a retry
+           // waiting out its delay); 0: at once.
+           "ALTER TABLE run ADD COLUMN followup_due_ms INTEGER NOT NULL DEFAULT 0",
+           "CREATE INDEX IF NOT EXISTS run_followup_due ON run(followup_due_ms, end_ms, id) "
+           "WHERE followup_pending = 1",
+       }},
   };
   return *migrations;
 }

@@ -106,8 +106,11 @@ Statements Portable() {
                             "followup_pending = 1 WHERE id = ? AND status IN ",
                             kActive);
   s.select_pending_followups = absl::StrCat(
-      "SELECT ", kRunColumns, " FROM run WHERE followup_pending = 1 ORDER BY end_ms, id LIMIT ?");
+      "SELECT ", kRunColumns,
+      " FROM run WHERE followup_pending = 1 AND followup_due_ms <= ? "
+      "ORDER BY followup_due_ms, end_ms, id LIMIT ?");
   s.complete_followup = "UPDATE run SET followup_pending = 0 WHERE id = ?";
+  s.defer_followup = "UPDATE run SET followup_due_ms = ? WHERE id = ? AND followup_pending = 1";
   s.select_runs_ended_before =
       absl::StrCat("SELECT id FROM run WHERE end_ms < ? AND status IN ", kEnded,
                    " AND followup_pending = 0 ORDER BY end_ms, id LIMIT ?");

@@ -85,6 +85,7 @@ struct Statements {
   std::string fail_run;
   std::string select_pending_followups;
   std::string complete_followup;
+  std::string defer_followup;
   std::string select_runs_ended_before;
   std::string select_job_ids_after;
   std::string select_keep_cutoff;

@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -175,10 +176,14 @@ class Store {
   // ---- Follow-ups (retries, child jobs, FIX_DELAY rescheduling) ------------
   // Every run that ends (SUCCEEDED or FAILED, through ApplyReports or
   // RecordDispatches, or FailRuns) becomes a pending follow-up in the same
-  // transaction. This lists them, earliest end first, at most `limit`.
-  virtual absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit) = 0;
+  // transaction. This lists those due at `now_ms` (not deferred past it),
+  // earliest due first, then earliest end, at most `limit`.
+  virtual absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit, int64_t now_ms) = 0;
   // Marks follow-ups handled; idempotent.
   virtual absl::Status CompleteFollowups(const std::vector<int64_t>& run_ids) = 0;
+  // Leaves follow-ups pending but unlisted until their due instant (run id,
+  // due unix ms), so retries waiting out a delay do not hold up the others.
+  virtual absl::Status DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) = 0;
   // Ends PENDING or RUNNING runs as FAILED with the code and message (e.g.
   // 504 "executor lost"), end time now_ms; runs already ended are left alone.
   // Returns how many changed.

@@ -57,11 +57,14 @@ std::vector<std::string> RewindToV1(bool mysql) {
   if (mysql) {
     out = {
         "ALTER TABLE run DROP INDEX run_retry, DROP INDEX run_child, DROP INDEX run_followup,"
-        " DROP INDEX run_end, DROP COLUMN followup_pending, DROP COLUMN retry_of,"
-        " DROP COLUMN child_of, DROP COLUMN alarm_status",
+        " DROP INDEX run_end, DROP INDEX run_followup_due, DROP COLUMN followup_pending,"
+        " DROP COLUMN retry_of, DROP COLUMN child_of, DROP COLUMN alarm_status,"
+        " DROP COLUMN followup_due_ms",
         "ALTER TABLE report_day DROP INDEX report_day_job"};
   } else {
-    out = {"DROP INDEX run_retry",
+    out = {"DROP INDEX run_followup_due",
+           "ALTER TABLE run DROP COLUMN followup_due_ms",
+           "DROP INDEX run_retry",
            "DROP INDEX run_child",
            "DROP INDEX run_followup",
            "DROP INDEX run_end",
@@ -101,7 +104,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1));
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -110,7 +113,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   EXPECT_EQ(report[0].duration_p50_ms(), 0);  // Durations are not backfilled.
   EXPECT_EQ(report[1].failed(), 1);
   // Runs that ended before the upgrade are not follow-ups.
-  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10));
+  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10, kFarFuture));
   EXPECT_THAT(pending, IsEmpty());
 
   // Counters carry on from the backfilled values.
@@ -133,17 +136,17 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
   v1::Run run = MakeRun(job_, kDay);
   const int64_t id = Insert(run);
   ASSERT_OK(store().ApplyReports({Result(id, 200, kDay + 5000)}, 0).status());
-  // As if the server died after the ALTERs of versions 2 and 3 but before they were recorded.
+  // As if the server died after the ALTERs of versions 2 to 4 but before they were recorded.
   store_.reset();
   ASSERT_NO_FATAL_FAILURE(
       RawExec(url(), true, RawMysqlConnection(),
               {"DELETE FROM schema_migrations WHERE version >= 2", "DELETE FROM report_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);
-  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10));
+  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10, kFarFuture));
   ASSERT_EQ(pending.size(), 1u);  // The column and its value survived.
   EXPECT_EQ(pending[0].id(), id);
 }

@@ -25,6 +25,9 @@ class Connection;
 
 namespace gnomon::store::testing {
 
+// A "now" after every deferred follow-up in these tests.
+inline constexpr int64_t kFarFuture = int64_t{1} << 60;
+
 #define ASSERT_OK(expr)                             \
   do {                                              \
     const absl::Status _s = (expr);                 \
