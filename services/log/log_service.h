@@ -1,8 +1,9 @@
 // LogServiceImpl: the gRPC adapter of gnomon.v1.LogService.
 //
 // ReportResults hands each message's items to the ReportWriter and writes
-// their acks, in one message, when the writer reports them durable; queries go to the store through run_queries.h;
-// StreamRunLog follows a run through the LogTailHub.
+// their acks, in one message, when the writer reports them durable; queries
+// go to the store through run_queries.h; StreamRunLog follows a run through
+// the LogTailHub.
 //
 // Thread safety: gRPC calls it from many threads; state lives in its parts.
 #ifndef GNOMON_SERVICES_LOG_LOG_SERVICE_H_

@@ -2,8 +2,9 @@
 //
 // Run requests are queued and written by the link's writer thread, all that
 // are queued in one DispatchRequest; answers (accepted/rejected per run) are
-// matched by run id on its reader thread and handed to the caller's callback. A broken stream fails every unanswered run
-// with Unavailable; the next Send opens a new stream.
+// matched by run id on its reader thread and handed to the caller's callback.
+// A broken stream fails every unanswered run with Unavailable; the next Send
+// opens a new stream.
 //
 //   ExecutorLinks links(&RealClock());
 //   links.Send("10.0.0.7:9999", group_token, run,

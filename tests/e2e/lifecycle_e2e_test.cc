@@ -87,6 +87,16 @@ class LifecycleE2E : public ::testing::Test {
     return r.run();
   }
 
+  // A second sample executor in the group, listening (for broadcasts).
+  std::unique_ptr<testing::Subprocess> StartSecondExecutor() {
+    auto second = cluster_.StartExecutor(
+        "life-app", group_.access_token(),
+        {"--spool-dir=" + cluster_.dir() + "/spool-second", "--log-dir=" + cluster_.dir() + "/logs-second"});
+    auto line = second->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+    EXPECT_TRUE(line) << second->Output();
+    return line ? std::move(second) : nullptr;
+  }
+
   testing::GnomonCluster cluster_;
   v1::Group group_;
   std::unique_ptr<testing::Subprocess> executor_;
@@ -323,11 +333,8 @@ TEST_F(LifecycleE2E, BackfillFiresThePastSlotsOnceEach) {
 }
 
 TEST_F(LifecycleE2E, BroadcastRunsEveryShardAndChildrenCanWaitForAllShards) {
-  auto second = cluster_.StartExecutor(
-      "life-app", group_.access_token(),
-      {"--spool-dir=" + cluster_.dir() + "/spool-second", "--log-dir=" + cluster_.dir() + "/logs-second"});
-  auto line = second->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
-  ASSERT_TRUE(line) << second->Output();
+  auto second = StartSecondExecutor();
+  ASSERT_NE(second, nullptr);
   const int64_t child = CreateJob({"--handler", "demo", "--manual"});
   const int64_t parent = CreateJob({"--handler", "sharding", "--manual", "--route", "broadcast",
                                     "--children", absl::StrCat(child), "--children-after-all-shards"});
@@ -364,11 +371,8 @@ TEST_F(LifecycleE2E, BroadcastRunsEveryShardAndChildrenCanWaitForAllShards) {
 }
 
 TEST_F(LifecycleE2E, BroadcastRetryRerunsOnlyTheFailedShard) {
-  auto second = cluster_.StartExecutor(
-      "life-app", group_.access_token(),
-      {"--spool-dir=" + cluster_.dir() + "/spool-second", "--log-dir=" + cluster_.dir() + "/logs-second"});
-  auto line = second->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
-  ASSERT_TRUE(line) << second->Output();
+  auto second = StartSecondExecutor();
+  ASSERT_NE(second, nullptr);
   const int64_t job = CreateJob({"--handler", "sharding", "--manual", "--route", "broadcast",
                                  "--retries", "1", "--retry-delay", "100ms"});
   std::vector<int64_t> shards;

@@ -118,30 +118,30 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
     const std::vector<v1::ReportItem>& items, int64_t group_id) {
   std::vector<v1::ReportAck> acks;
   if (items.empty()) return acks;
+  // A run whose start and result are both in the batch (the common case for
+  // short handlers): the result carries the start time and the start's
+  // executor address, so the start costs no statements; it is acked as its
+  // result is. Worked out before the transaction, which holds the writer.
+  absl::flat_hash_map<int64_t, size_t> result_of;  // run -> index of its result
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].has_result()) result_of[items[i].result().run_id()] = i;
+  }
+  absl::flat_hash_map<int64_t, const v1::RunStarted*> started_of;  // Folded starts.
+  for (const v1::ReportItem& item : items) {
+    if (item.has_started() && result_of.contains(item.started().run_id())) {
+      started_of[item.started().run_id()] = &item.started();
+    }
+  }
+  auto folded = [&](const v1::ReportItem& item) {
+    return item.has_started() && started_of.contains(item.started().run_id());
+  };
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
     acks.clear();
     acks.reserve(items.size());
     ReportDeltas deltas;
-    // A run whose start and result are both in the batch (the common case
-    // for short handlers): the result carries the start time and the start's
-    // executor address, so the start costs no statements; it is acked as its
-    // result is.
-    absl::flat_hash_map<int64_t, size_t> result_of;  // run -> index of its result
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (items[i].has_result()) result_of[items[i].result().run_id()] = i;
-    }
-    absl::flat_hash_map<int64_t, const v1::RunStarted*> started_of;
-    std::vector<size_t> folded;  // Started items folded into their results.
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (items[i].has_started() && result_of.contains(items[i].started().run_id())) {
-        started_of[items[i].started().run_id()] = &items[i].started();
-        folded.push_back(i);
-      }
-    }
-    for (size_t i = 0; i < items.size(); ++i) {
-      const v1::ReportItem& item = items[i];
+    for (const v1::ReportItem& item : items) {
       acks.push_back(v1::REPORT_ACK_UNSPECIFIED);
-      if (item.has_started() && started_of.contains(item.started().run_id())) continue;
+      if (folded(item)) continue;
       const v1::RunStarted* started = nullptr;
       if (item.has_result()) {
         if (auto it = started_of.find(item.result().run_id()); it != started_of.end()) started = it->second;
@@ -150,7 +150,9 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
       if (!ack.ok()) return ack.status();
       acks.back() = *ack;
     }
-    for (size_t i : folded) acks[i] = acks[result_of[items[i].started().run_id()]];
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (folded(items[i])) acks[i] = acks[result_of[items[i].started().run_id()]];
+    }
     return deltas.Apply(c, sql_);
   });
   if (!s.ok()) return s;

@@ -201,8 +201,8 @@ class SqliteConn final : public SqlConn {
 // threshold as a backstop should this thread fall behind.
 class Checkpointer {
  public:
-  explicit Checkpointer(std::unique_ptr<SqliteConn> conn, sqlite3* db)
-      : conn_(std::move(conn)), db_(db), thread_([this] { Loop(); }) {}
+  explicit Checkpointer(std::unique_ptr<SqliteConn> conn)
+      : conn_(std::move(conn)), thread_([this] { Loop(); }) {}
   ~Checkpointer() {
     {
       absl::MutexLock lock(&mu_);
@@ -220,14 +220,14 @@ class Checkpointer {
       wake_.WaitWithTimeout(&mu_, kCheckpointEvery);
       if (stop_) break;
       mu_.Unlock();
-      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      sqlite3_wal_checkpoint_v2(conn_->handle(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr,
+                                nullptr);
       mu_.Lock();
     }
   }
 
   static constexpr absl::Duration kCheckpointEvery = absl::Milliseconds(100);
-  const std::unique_ptr<SqliteConn> conn_;  // Owns db_.
-  sqlite3* const db_;
+  const std::unique_ptr<SqliteConn> conn_;  // Used only by thread_.
   absl::Mutex mu_;
   absl::CondVar wake_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
@@ -345,8 +345,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
     if (absl::Status s = (*writer)->Script("PRAGMA wal_autocheckpoint=20000"); !s.ok()) return s;
     absl::StatusOr<std::unique_ptr<SqliteConn>> conn = SqliteConn::Open(path, options);
     if (!conn.ok()) return conn.status();
-    sqlite3* handle = (*conn)->handle();
-    checkpointer = std::make_unique<Checkpointer>(*std::move(conn), handle);
+    checkpointer = std::make_unique<Checkpointer>(*std::move(conn));
   }
   auto db = std::make_unique<SqliteDb>(path, options, *std::move(writer), std::move(checkpointer));
   if (absl::Status s = db->Migrate(); !s.ok()) return s;

@@ -38,14 +38,13 @@ void ResultReporter::Start() {
   flusher_ = std::thread([this] { FlusherLoop(); });
 }
 
-uint64_t ResultReporter::SpoolLocked(const v1::ReportItem& item) {
+void ResultReporter::SpoolLocked(const v1::ReportItem& item) {
   absl::Status disk;
-  const uint64_t id = spool_->Append(item, &disk);
+  spool_->Append(item, &disk);
   if (!disk.ok()) {
     logger_->Error(absl::StrCat("result spool write failed (kept in memory only): ",
                                 disk.ToString()));
   }
-  return id;
 }
 
 void ResultReporter::FlushLinesLocked(int64_t run_id) {

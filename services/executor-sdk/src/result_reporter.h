@@ -4,8 +4,9 @@
 // Items enter the spool first; a sender thread keeps one stream open to one of
 // the log endpoints (failing over between them with jittered backoff),
 // numbers items per stream, sends all that are waiting in one message, and
-// removes each from the spool when its acknowledgement arrives (APPLIED, DUPLICATE or UNKNOWN_RUN). After a broken
-// stream, unacknowledged items are sent again on the next one. Log lines are
+// removes each from the spool when its acknowledgement arrives (APPLIED,
+// DUPLICATE or UNKNOWN_RUN). After a broken stream, unacknowledged items are
+// sent again on the next one. Log lines are
 // batched per run: a batch is spooled at `flush_lines` lines or every
 // `flush_interval`, and always before that run's result.
 //
@@ -81,7 +82,7 @@ class ResultReporter {
 
  private:
   // Appends to the spool (written, not synced); returns the item's id.
-  uint64_t SpoolLocked(const v1::ReportItem& item) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SpoolLocked(const v1::ReportItem& item) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushLinesLocked(int64_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlusherLoop();
   void SenderLoop();
