@@ -63,7 +63,12 @@ ABSL_FLAG(std::string, log_dir, Env("GNOMON_LOG_DIR"),
           "Directory for local run-log files served by ReadLog; empty disables them "
           "(GNOMON_LOG_DIR).");
 ABSL_FLAG(int, log_retention_days, 7, "Days local run-log files are kept.");
-ABSL_FLAG(int, max_concurrent_runs, 64, "Runs executing at once (the advertised capacity).");
+ABSL_FLAG(int, max_concurrent_runs, 0,
+          "Worker threads: runs executing at once (the advertised capacity; 0 = 8 x CPUs, 16..64).");
+ABSL_FLAG(int, max_queued_runs, 65536,
+          "Runs waiting for a worker, all jobs together; more are refused as queue full.");
+ABSL_FLAG(int, max_queued_runs_per_job, 256,
+          "Runs of one job waiting behind its running run; more are refused as queue full.");
 ABSL_FLAG(bool, allow_scripts, EnvBool("GNOMON_ALLOW_SCRIPTS"),
           "Accept shell/python script runs (GNOMON_ALLOW_SCRIPTS).");
 ABSL_FLAG(absl::Duration, cancel_grace, absl::Seconds(2),
@@ -122,6 +127,8 @@ int main(int argc, char** argv) {
   options.log_dir = absl::GetFlag(FLAGS_log_dir);
   options.log_retention_days = absl::GetFlag(FLAGS_log_retention_days);
   options.max_concurrent_runs = absl::GetFlag(FLAGS_max_concurrent_runs);
+  options.max_queued_runs = absl::GetFlag(FLAGS_max_queued_runs);
+  options.max_queued_runs_per_job = absl::GetFlag(FLAGS_max_queued_runs_per_job);
   options.allow_scripts = absl::GetFlag(FLAGS_allow_scripts);
   options.cancel_grace = absl::GetFlag(FLAGS_cancel_grace);
   options.tls.ca_file = absl::GetFlag(FLAGS_tls_ca);

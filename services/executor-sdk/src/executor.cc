@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cctype>
+#include <chrono>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -156,12 +157,13 @@ absl::Status ExecutorImpl::Start() {
                                                          std::move(*spool), &logger_);
 
   internal::RunManagerOptions manager_options;
-  manager_options.max_concurrent_runs = options_.max_concurrent_runs;
+  manager_options.worker_threads = options_.max_concurrent_runs;
+  manager_options.max_queued_runs = options_.max_queued_runs;
   manager_options.max_queued_runs_per_job = options_.max_queued_runs_per_job;
   manager_options.allow_scripts = options_.allow_scripts;
   manager_options.cancel_grace = options_.cancel_grace;
   manager_options.script_kill_grace = options_.script_kill_grace;
-  manager_options.idle_worker_ttl = options_.idle_worker_ttl;
+  manager_options.idle_job_ttl = options_.idle_job_ttl;
   manager_ = std::make_unique<internal::RunManager>(manager_options, handlers_, this, [this] {
     if (internal::RegistrySession* session = session_ptr_.load()) session->NotifyBusyChanged();
   });
@@ -254,8 +256,15 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(ExecutorOptions optio
   if (options.registry_endpoints.empty() && options.log_endpoints.empty()) {
     return absl::InvalidArgumentError("no registry or log service endpoints given");
   }
-  if (options.max_concurrent_runs < 1 || options.max_queued_runs_per_job < 0) {
-    return absl::InvalidArgumentError("max_concurrent_runs must be at least 1");
+  if (options.max_concurrent_runs < 0) {
+    return absl::InvalidArgumentError("max_concurrent_runs must not be negative (0 = default)");
+  }
+  if (options.max_queued_runs < 0 || options.max_queued_runs_per_job < 0) {
+    return absl::InvalidArgumentError("max_queued_runs and max_queued_runs_per_job must not be negative");
+  }
+  if (options.max_concurrent_runs == 0) {
+    const int cpus = static_cast<int>(std::thread::hardware_concurrency());
+    options.max_concurrent_runs = std::clamp(8 * cpus, 16, 64);
   }
   if (options.log_flush_lines < 1) options.log_flush_lines = 1;
   return std::unique_ptr<Executor>(new Executor(std::make_unique<ExecutorImpl>(std::move(options))));

@@ -30,6 +30,7 @@ grpc::Status ExecutorService::Dispatch(
       }
       if (epoch > 0 && epoch < seen) {
         outcome.code = v1::HANDLE_CODE_REJECTED;
+        outcome.kind = v1::REJECT_KIND_STALE_EPOCH;
         outcome.reason = absl::StrCat("stale scheduler: fencing epoch ", epoch, " < ", seen);
       } else {
         outcome = manager_->Submit(run);
@@ -39,6 +40,7 @@ grpc::Status ExecutorService::Dispatch(
       } else {
         answer->mutable_rejected()->set_code(outcome.code);
         answer->mutable_rejected()->set_reason(outcome.reason);
+        answer->mutable_rejected()->set_kind(outcome.kind);
       }
     }
     if (!stream->Write(response)) break;

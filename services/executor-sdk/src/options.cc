@@ -70,6 +70,9 @@ absl::StatusOr<ExecutorOptions> OptionsFromEnvironment() {
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = ParseInt("GNOMON_MAX_QUEUED_RUNS", &options.max_queued_runs); !s.ok()) {
+    return s;
+  }
   if (absl::Status s = ParseBool("GNOMON_ALLOW_SCRIPTS", &options.allow_scripts); !s.ok()) {
     return s;
   }

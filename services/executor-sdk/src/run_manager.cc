@@ -2,41 +2,71 @@
 
 #include <deque>
 #include <exception>
+#include <map>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/time/clock.h"
 #include "services/executor-sdk/src/script_runner.h"
 
 namespace gnomon::executor::internal {
 namespace {
 
-DispatchOutcome Reject(std::string reason) {
+DispatchOutcome Reject(v1::RejectKind kind, std::string reason) {
   DispatchOutcome out;
-  out.code = 506;
+  out.code = v1::HANDLE_CODE_REJECTED;
+  out.kind = kind;
   out.reason = std::move(reason);
   return out;
 }
 
-}  // namespace
+// One pool thread. Fields are guarded by Core::mu.
+struct WorkerThread {
+  absl::CondVar wake;    // signalled when `woken` is set
+  bool woken = false;    // handed work (or told to stop) while parked
+  bool abandoned = false;  // stuck in a handler past its grace; replaced
+};
 
-struct Worker {
-  explicit Worker(int64_t id) : job_id(id) {}
+// The runs of one job on this executor. Fields are guarded by Core::mu.
+struct JobQueue {
+  explicit JobQueue(int64_t id) : job_id(id) {}
   const int64_t job_id;
-  std::deque<std::shared_ptr<RunState>> queue;
+  std::deque<std::shared_ptr<RunState>> waiting;
   std::shared_ptr<RunState> current;
-  uint64_t generation = 0;       // the thread generation allowed to serve
-  bool thread_alive = false;     // a thread of `generation` exists
-  bool holds_slot = false;       // counts against max_concurrent_runs
+  std::shared_ptr<WorkerThread> runner;  // executing `current`
   absl::Time run_deadline = absl::InfiniteFuture();
   absl::Time grace_deadline = absl::InfiniteFuture();  // after a Terminate
-  bool busy() const { return current != nullptr || !queue.empty(); }
-  // Signalled (under Core::mu) when queue, generation or stopping change.
-  absl::CondVar wake;
+  absl::Time idle_since = absl::InfiniteFuture();      // idle with destroy hooks pending
+  bool in_ready = false;
+  // The watchdog index entry (InfiniteFuture: none).
+  absl::Time watched_at = absl::InfiniteFuture();
+  absl::flat_hash_set<std::string> inited;  // handlers whose init ran for this job
+  std::vector<std::function<void()>> destroys;
+  bool busy() const { return current != nullptr || !waiting.empty(); }
+  JobLoad load() const {
+    return {current ? 1u : 0u, static_cast<uint32_t>(waiting.size())};
+  }
 };
+
+// Work for a pool thread: a job with a run ready to start, or destroy hooks.
+struct Task {
+  std::shared_ptr<JobQueue> job;
+  std::vector<std::function<void()>> destroys;
+};
+
+void RunDestroys(const std::vector<std::function<void()>>& destroys) {
+  for (const auto& destroy : destroys) {
+    try {
+      destroy();
+    } catch (...) {
+      // A destroy hook has nowhere to report to; it must not take the thread down.
+    }
+  }
+}
+
+}  // namespace
 
 struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
   Core(RunManagerOptions o, HandlerMap h, RunSink* s, std::function<void()> cb)
@@ -46,58 +76,135 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
   const HandlerMap handlers;
   RunSink* const sink;
   const std::function<void()> on_busy_changed;
+  Clock& clock() const { return *options.clock; }
 
   mutable absl::Mutex mu;
-  absl::flat_hash_map<int64_t, std::shared_ptr<Worker>> workers ABSL_GUARDED_BY(mu);
+  absl::flat_hash_map<int64_t, std::shared_ptr<JobQueue>> jobs ABSL_GUARDED_BY(mu);
   absl::flat_hash_map<int64_t, int64_t> run_jobs ABSL_GUARDED_BY(mu);  // run -> job
-  int slots_used ABSL_GUARDED_BY(mu) = 0;
-  int live_threads ABSL_GUARDED_BY(mu) = 0;  // non-abandoned worker threads
+  std::deque<Task> ready ABSL_GUARDED_BY(mu);
+  std::vector<WorkerThread*> parked ABSL_GUARDED_BY(mu);  // idle threads, most recent last
+  int queued ABSL_GUARDED_BY(mu) = 0;    // runs waiting in job queues
+  int running ABSL_GUARDED_BY(mu) = 0;   // runs taken by a thread
+  int live_threads ABSL_GUARDED_BY(mu) = 0;       // pool threads (not abandoned)
+  int abandoned_threads ABSL_GUARDED_BY(mu) = 0;  // still inside a handler
   bool accepting ABSL_GUARDED_BY(mu) = true;
   bool stopping ABSL_GUARDED_BY(mu) = false;
   bool watchdog_stop ABSL_GUARDED_BY(mu) = false;
-  uint64_t deadline_version ABSL_GUARDED_BY(mu) = 0;  // wakes the watchdog
+  // Jobs with a deadline (run timeout, cancel grace, idle destroy), earliest
+  // first; `watch_version` moves when the earliest entry gets earlier.
+  std::map<std::pair<absl::Time, const JobQueue*>, std::shared_ptr<JobQueue>> watched
+      ABSL_GUARDED_BY(mu);
+  uint64_t watch_version ABSL_GUARDED_BY(mu) = 0;
 
   absl::Duration GraceFor(const RunState& run) const {
     return run.is_script() ? options.script_kill_grace + options.cancel_grace
                            : options.cancel_grace;
   }
 
-  void ReleaseSlotIfIdle(Worker& w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    if (w.holds_slot && !w.busy()) {
-      w.holds_slot = false;
-      --slots_used;
+  // Puts `job` in (or takes it out of) the watchdog index.
+  void Rewatch(const std::shared_ptr<JobQueue>& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    absl::Time want = absl::InfiniteFuture();
+    if (job->current) {
+      want = std::min(job->run_deadline, job->grace_deadline);
+    } else if (!job->busy() && !job->destroys.empty()) {
+      want = job->idle_since + options.idle_job_ttl;
+    }
+    if (want == job->watched_at) return;
+    if (job->watched_at != absl::InfiniteFuture()) watched.erase({job->watched_at, job.get()});
+    job->watched_at = want;
+    if (want == absl::InfiniteFuture()) return;
+    auto it = watched.emplace(std::make_pair(want, job.get()), job).first;
+    if (it == watched.begin()) ++watch_version;
+  }
+
+  // Hands a task to a parked thread, or starts a thread while the pool is
+  // below its size. (A thread that just finished a run takes the next task
+  // itself; it calls Push without Wake.)
+  void Wake() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (!parked.empty()) {
+      WorkerThread* w = parked.back();
+      parked.pop_back();
+      w->woken = true;
+      w->wake.Signal();
+    } else if (live_threads < options.worker_threads) {
+      ++live_threads;
+      std::thread(&Core::WorkerLoop, shared_from_this(), std::make_shared<WorkerThread>())
+          .detach();
     }
   }
 
-  void SpawnThread(const std::shared_ptr<Core>& self, const std::shared_ptr<Worker>& w)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    uint64_t gen = ++w->generation;
-    w->thread_alive = true;
-    ++live_threads;
-    std::thread(&Core::WorkerLoop, self, w, gen).detach();
+  void MakeReady(const std::shared_ptr<JobQueue>& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (job->in_ready || job->current || job->waiting.empty()) return;
+    job->in_ready = true;
+    ready.push_back(Task{job, {}});
   }
 
-  // Terminates the running run of `w` and sets its grace deadline.
-  void TerminateCurrent(Worker& w, Termination kind, std::string message, absl::Time now)
+  // A job without runs: forgotten, or kept until its destroy hooks are due.
+  void Settle(const std::shared_ptr<JobQueue>& job, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    if (w.current && w.current->Terminate(kind, std::move(message))) {
-      w.grace_deadline = now + GraceFor(*w.current);
-      ++deadline_version;
+    if (job->busy()) return;
+    if (job->destroys.empty()) {
+      auto it = jobs.find(job->job_id);
+      if (it != jobs.end() && it->second == job) jobs.erase(it);
+    } else {
+      job->idle_since = now;
+    }
+    Rewatch(job);
+  }
+
+  // Ends a queued run without running it.
+  void Drop(const std::shared_ptr<RunState>& run, const std::string& why, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    run->Terminate(Termination::kKilled, why);
+    run->Finish(now);
+    run_jobs.erase(run->run_id());
+    --queued;
+  }
+
+  void TerminateCurrent(const std::shared_ptr<JobQueue>& job, Termination kind,
+                        std::string message, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (job->current && job->current->Terminate(kind, std::move(message))) {
+      job->grace_deadline = now + GraceFor(*job->current);
+      Rewatch(job);
     }
   }
 
-  static void WorkerLoop(std::shared_ptr<Core> core, std::shared_ptr<Worker> w, uint64_t gen);
-  void Execute(const std::shared_ptr<RunState>& run, absl::flat_hash_set<std::string>& inited,
-               std::vector<std::function<void()>>& destroys);
+  // The handler of job's current run ignored cancellation past the grace:
+  // report it now, leave its thread behind and let the job go on.
+  void Abandon(const std::shared_ptr<JobQueue>& job, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    std::shared_ptr<RunState> run = std::move(job->current);
+    run->Finish(now);
+    run_jobs.erase(run->run_id());
+    --running;
+    job->runner->abandoned = true;
+    job->runner = nullptr;
+    --live_threads;
+    ++abandoned_threads;
+    job->run_deadline = job->grace_deadline = absl::InfiniteFuture();
+    // The stuck thread ran this job's init hooks and may still be in a
+    // handler: hand the destroys to a fresh thread now.
+    if (!job->destroys.empty()) {
+      ready.push_back(Task{nullptr, std::move(job->destroys)});
+      job->destroys.clear();
+      job->inited.clear();
+      Wake();
+    }
+    MakeReady(job);
+    if (!ready.empty()) Wake();  // the pool is a thread short until replaced
+    Settle(job, now);
+    Rewatch(job);
+  }
+
+  static void WorkerLoop(std::shared_ptr<Core> core, std::shared_ptr<WorkerThread> self);
+  void Execute(const std::shared_ptr<RunState>& run, JobQueue& job) ABSL_LOCKS_EXCLUDED(mu);
   void Watchdog();
   void NotifyBusy() const ABSL_LOCKS_EXCLUDED(mu) {
     if (on_busy_changed) on_busy_changed();
   }
 };
 
-void RunManager::Core::Execute(const std::shared_ptr<RunState>& run,
-                               absl::flat_hash_set<std::string>& inited,
-                               std::vector<std::function<void()>>& destroys) {
+void RunManager::Core::Execute(const std::shared_ptr<RunState>& run, JobQueue& job) {
   JobContext ctx(run);
   try {
     if (run->is_script()) {
@@ -112,14 +219,23 @@ void RunManager::Core::Execute(const std::shared_ptr<RunState>& run,
       return;
     }
     const HandlerEntry& entry = *it->second;
-    if (entry.hooks.init && !inited.contains(entry.name)) {
-      absl::Status status = entry.hooks.init();
-      if (!status.ok()) {
-        ctx.SetResult(500, "handler init failed: " + std::string(status.ToString()));
-        return;
+    if (entry.hooks.init) {
+      bool need_init;
+      {
+        absl::MutexLock lock(&mu);
+        need_init = !job.inited.contains(entry.name);
       }
-      inited.insert(entry.name);
-      if (entry.hooks.destroy) destroys.push_back(entry.hooks.destroy);
+      if (need_init) {
+        absl::Status status = entry.hooks.init();
+        if (!status.ok()) {
+          ctx.SetResult(500, "handler init failed: " + std::string(status.ToString()));
+          return;
+        }
+        absl::MutexLock lock(&mu);
+        if (job.inited.insert(entry.name).second && entry.hooks.destroy) {
+          job.destroys.push_back(entry.hooks.destroy);
+        }
+      }
     }
     entry.handler(ctx);
   } catch (const std::exception& e) {
@@ -129,127 +245,113 @@ void RunManager::Core::Execute(const std::shared_ptr<RunState>& run,
   }
 }
 
-void RunManager::Core::WorkerLoop(std::shared_ptr<Core> core, std::shared_ptr<Worker> w,
-                                  uint64_t gen) {
-  absl::flat_hash_set<std::string> inited;
-  std::vector<std::function<void()>> destroys;
-  bool abandoned = false;
+void RunManager::Core::WorkerLoop(std::shared_ptr<Core> core, std::shared_ptr<WorkerThread> self) {
+  Core& c = *core;
+  absl::MutexLock lock(&c.mu);
   for (;;) {
-    std::shared_ptr<RunState> run;
-    {
-      absl::MutexLock lock(&core->mu);
-      // A condition variable per worker, not a Mutex::Await condition: with
-      // hundreds of idle workers, every unlock of core->mu would evaluate
-      // every waiter's condition.
-      const absl::Time retire_at = absl::Now() + core->options.idle_worker_ttl;
-      while (w->generation == gen && w->queue.empty() && !core->stopping &&
-             !w->wake.WaitWithDeadline(&core->mu, retire_at)) {
-      }
-      if (w->generation != gen) {
-        abandoned = true;  // the watchdog replaced this thread and uncounted it
-        break;
-      }
-      if (w->queue.empty()) {
-        // Idle for the TTL, or stopping: retire. The map entry goes too, so
-        // the next Submit for this job makes a new worker.
-        w->thread_alive = false;
-        auto it = core->workers.find(w->job_id);
-        if (it != core->workers.end() && it->second == w) core->workers.erase(it);
-        break;
-      }
-      run = std::move(w->queue.front());
-      w->queue.pop_front();
-      w->current = run;
+    if (c.ready.empty()) {
+      if (c.stopping) break;
+      // Parked on its own CondVar: an unlock of mu evaluates no conditions,
+      // and Wake() wakes exactly one thread.
+      self->woken = false;
+      c.parked.push_back(self.get());
+      while (!self->woken) self->wake.Wait(&c.mu);
+      continue;
     }
-    absl::Time deadline = run->MarkStarted(absl::Now());
-    {
-      absl::MutexLock lock(&core->mu);
-      // Only a run with a timeout concerns the watchdog; waking it for every
-      // run would cost a thread switch per run.
-      if (w->generation == gen && w->current == run && deadline != absl::InfiniteFuture()) {
-        w->run_deadline = deadline;
-        ++core->deadline_version;
-      }
+    Task task = std::move(c.ready.front());
+    c.ready.pop_front();
+    if (task.job == nullptr) {
+      c.mu.Unlock();
+      RunDestroys(task.destroys);
+      c.mu.Lock();
+      continue;
     }
-    if (deadline != absl::InfinitePast()) core->Execute(run, inited, destroys);
-    bool stale;
-    {
-      absl::MutexLock lock(&core->mu);
-      run->Finish(absl::Now());  // no-op if the watchdog or a kill finished it
-      stale = w->generation != gen;
-      if (!stale) {
-        core->run_jobs.erase(run->run_id());
-        w->current = nullptr;
-        w->run_deadline = absl::InfiniteFuture();
-        w->grace_deadline = absl::InfiniteFuture();
-        core->ReleaseSlotIfIdle(*w);
+    std::shared_ptr<JobQueue> job = std::move(task.job);
+    job->in_ready = false;
+    if (job->current || job->waiting.empty()) continue;  // its runs were killed meanwhile
+    std::shared_ptr<RunState> run = std::move(job->waiting.front());
+    job->waiting.pop_front();
+    --c.queued;
+    ++c.running;
+    job->current = run;
+    job->runner = self;
+
+    c.mu.Unlock();
+    const absl::Time deadline = run->MarkStarted(c.clock().Now());
+    if (deadline != absl::InfiniteFuture() && deadline != absl::InfinitePast()) {
+      // Only a run with a timeout concerns the watchdog.
+      absl::MutexLock relock(&c.mu);
+      if (job->current == run) {
+        job->run_deadline = deadline;
+        c.Rewatch(job);
       }
     }
-    if (stale) {
-      abandoned = true;
-      break;
+    if (deadline != absl::InfinitePast()) c.Execute(run, *job);
+    c.mu.Lock();
+
+    if (self->abandoned) {
+      // The watchdog reported the run and replaced this thread, which must
+      // touch nothing else now: the application may be gone (its clock too).
+      --c.abandoned_threads;
+      return;
     }
-    core->NotifyBusy();
+    const absl::Time end = c.clock().Now();
+    c.run_jobs.erase(run->run_id());
+    --c.running;
+    job->current = nullptr;
+    job->runner = nullptr;
+    job->run_deadline = job->grace_deadline = absl::InfiniteFuture();
+    c.MakeReady(job);  // taken by this thread's next turn, or another's
+    c.Settle(job, end);
+    c.Rewatch(job);
+    c.mu.Unlock();
+    // Reported once the job is free here, so whoever sees the result (and
+    // dispatches the job again, e.g. DISCARD_LATER) finds it idle. A no-op if
+    // a kill or the watchdog finished it already.
+    run->Finish(end);
+    c.NotifyBusy();
+    c.mu.Lock();
   }
-  for (auto& destroy : destroys) {
-    try {
-      destroy();
-    } catch (...) {
-      // A destroy hook has nowhere to report to; it must not take the thread down.
-    }
-  }
-  if (!abandoned) {
-    absl::MutexLock lock(&core->mu);
-    --core->live_threads;
-  }
+  --c.live_threads;
 }
 
 void RunManager::Core::Watchdog() {
   absl::MutexLock lock(&mu);
   while (!watchdog_stop) {
-    absl::Time next = absl::InfiniteFuture();
-    for (auto& [job, w] : workers) {
-      if (!w->current) continue;
-      next = std::min({next, w->run_deadline, w->grace_deadline});
-    }
-    uint64_t seen = deadline_version;
+    const absl::Time next = watched.empty() ? absl::InfiniteFuture() : watched.begin()->first.first;
+    const uint64_t seen = watch_version;
     auto changed = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-      return watchdog_stop || deadline_version != seen;
+      return watchdog_stop || watch_version != seen;
     };
-    if (mu.AwaitWithDeadline(absl::Condition(&changed), next)) continue;
-    absl::Time now = absl::Now();
+    if (clock().AwaitWithDeadline(&mu, absl::Condition(&changed), next)) continue;
+    const absl::Time now = clock().Now();
     bool busy_changed = false;
-    std::vector<std::shared_ptr<Worker>> snapshot;
-    for (auto& [job, w] : workers) snapshot.push_back(w);
-    for (auto& w : snapshot) {
-      if (!w->current) continue;
-      if (w->run_deadline <= now) {
-        w->run_deadline = absl::InfiniteFuture();
-        absl::Duration timeout = absl::Seconds(w->current->request.timeout().seconds()) +
-                                 absl::Nanoseconds(w->current->request.timeout().nanos());
-        TerminateCurrent(*w, Termination::kTimedOut,
-                         absl::StrCat("timed out after ", absl::FormatDuration(timeout)), now);
-      }
-      if (w->grace_deadline <= now) {
-        // The handler ignored cancellation: report it now and replace the
-        // thread so the job's queue is not stuck behind it.
-        std::shared_ptr<RunState> run = std::move(w->current);
-        run->Finish(now);
-        run_jobs.erase(run->run_id());
-        w->run_deadline = absl::InfiniteFuture();
-        w->grace_deadline = absl::InfiniteFuture();
-        if (w->thread_alive) --live_threads;  // the old thread is abandoned
-        ++w->generation;
-        w->wake.Signal();
-        w->thread_alive = false;
-        if (!w->queue.empty()) {
-          SpawnThread(shared_from_this(), w);
-        } else {
-          ReleaseSlotIfIdle(*w);
-          workers.erase(w->job_id);
+    while (!watched.empty() && watched.begin()->first.first <= now) {
+      std::shared_ptr<JobQueue> job = watched.begin()->second;
+      watched.erase(watched.begin());
+      job->watched_at = absl::InfiniteFuture();
+      if (job->current) {
+        if (job->run_deadline <= now) {
+          job->run_deadline = absl::InfiniteFuture();
+          const auto& t = job->current->request.timeout();
+          absl::Duration timeout = absl::Seconds(t.seconds()) + absl::Nanoseconds(t.nanos());
+          TerminateCurrent(job, Termination::kTimedOut,
+                           absl::StrCat("timed out after ", absl::FormatDuration(timeout)), now);
         }
-        busy_changed = true;
+        if (job->grace_deadline <= now) {
+          Abandon(job, now);
+          busy_changed = true;
+        }
+      } else if (!job->busy() && !job->destroys.empty() &&
+                 job->idle_since + options.idle_job_ttl <= now) {
+        ready.push_back(Task{nullptr, std::move(job->destroys)});
+        job->destroys.clear();
+        job->inited.clear();
+        Wake();
+        auto it = jobs.find(job->job_id);
+        if (it != jobs.end() && it->second == job) jobs.erase(it);
       }
+      Rewatch(job);
     }
     if (busy_changed) {
       mu.Unlock();
@@ -266,81 +368,74 @@ RunManager::RunManager(RunManagerOptions options, HandlerMap handlers, RunSink* 
   watchdog_ = std::thread([core = core_] { core->Watchdog(); });
 }
 
-RunManager::~RunManager() { Shutdown(absl::Now()); }
+RunManager::~RunManager() { Shutdown(core_->clock().Now()); }
 
 DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
   DispatchOutcome out;
   {
-    absl::MutexLock lock(&core_->mu);
-    const RunManagerOptions& opt = core_->options;
-    if (!core_->accepting) return Reject("executor is shutting down");
+    Core& c = *core_;
+    absl::MutexLock lock(&c.mu);
+    const RunManagerOptions& opt = c.options;
+    if (!c.accepting) return Reject(v1::REJECT_KIND_SHUTTING_DOWN, "executor is shutting down");
     if (request.has_bean()) {
-      if (!core_->handlers.contains(request.bean().handler())) {
-        return Reject(absl::StrCat("no handler named \"", request.bean().handler(),
+      if (!c.handlers.contains(request.bean().handler())) {
+        return Reject(v1::REJECT_KIND_UNSUPPORTED,
+                      absl::StrCat("no handler named \"", request.bean().handler(),
                                    "\" is registered on this executor"));
       }
     } else if (request.has_script()) {
       if (!opt.allow_scripts) {
-        return Reject("script runs are not allowed on this executor (start it with allow-scripts)");
+        return Reject(v1::REJECT_KIND_UNSUPPORTED,
+                      "script runs are not allowed on this executor (start it with allow-scripts)");
       }
       if (request.script().language() != v1::SCRIPT_LANGUAGE_SHELL &&
           request.script().language() != v1::SCRIPT_LANGUAGE_PYTHON) {
-        return Reject("unsupported script language");
+        return Reject(v1::REJECT_KIND_UNSUPPORTED, "unsupported script language");
       }
     } else {
-      return Reject("the run request names neither a handler nor a script");
+      return Reject(v1::REJECT_KIND_UNSUPPORTED,
+                    "the run request names neither a handler nor a script");
     }
-    auto existing = core_->run_jobs.find(request.run_id());
-    if (existing != core_->run_jobs.end()) {
+    if (c.run_jobs.contains(request.run_id())) {
       out.accepted = true;  // a re-sent dispatch of a run already here
       return out;
     }
-    std::shared_ptr<Worker>& slot = core_->workers[request.job_id()];
-    if (!slot) slot = std::make_shared<Worker>(request.job_id());
-    std::shared_ptr<Worker> w = slot;
-    absl::Time now = absl::Now();
-    switch (request.block_strategy()) {
-      case v1::BLOCK_STRATEGY_DISCARD_LATER:
-        if (w->busy()) {
-          return Reject(absl::StrCat("job ", request.job_id(),
-                                     " is running and the block strategy is DISCARD_LATER"));
-        }
-        break;
-      case v1::BLOCK_STRATEGY_COVER_EARLY:
-        if (w->busy()) {
-          std::string why = absl::StrCat("covered by run ", request.run_id(),
-                                         " (block strategy COVER_EARLY)");
-          core_->TerminateCurrent(*w, Termination::kKilled, why, now);
-          for (auto& queued : w->queue) {
-            queued->Terminate(Termination::kKilled, why);
-            queued->Finish(now);
-            core_->run_jobs.erase(queued->run_id());
-          }
-          w->queue.clear();
-        }
-        break;
-      default:
-        if (static_cast<int>(w->queue.size()) >= opt.max_queued_runs_per_job) {
-          return Reject(absl::StrCat("job ", request.job_id(), " already has ", w->queue.size(),
-                                     " runs queued on this executor"));
-        }
-        break;
+    auto found = c.jobs.find(request.job_id());
+    const JobLoad load = found == c.jobs.end() ? JobLoad{} : found->second->load();
+    const absl::Time now = c.clock().Now();
+    Admission admission = BlockStrategyFor(request.block_strategy())
+                              .Admit(request.job_id(), request.run_id(), load);
+    if (admission.verdict == Admission::kReject) {
+      return Reject(v1::REJECT_KIND_BLOCK_STRATEGY, std::move(admission.reason));
     }
-    if (!w->holds_slot) {
-      if (core_->slots_used >= opt.max_concurrent_runs) {
-        if (!w->busy() && !w->thread_alive) core_->workers.erase(w->job_id);
-        return Reject(absl::StrCat("executor is at capacity (", opt.max_concurrent_runs,
-                                   " runs executing)"));
-      }
-      w->holds_slot = true;
-      ++core_->slots_used;
+    if (admission.verdict == Admission::kCoverThenQueue) {
+      std::shared_ptr<JobQueue>& job = found->second;
+      c.TerminateCurrent(job, Termination::kKilled, admission.reason, now);
+      for (auto& queued : job->waiting) c.Drop(queued, admission.reason, now);
+      job->waiting.clear();
+    } else if (load.running + load.queued > static_cast<uint32_t>(opt.max_queued_runs_per_job)) {
+      // It would wait behind more than the limit of the job's own runs.
+      return Reject(v1::REJECT_KIND_QUEUE_FULL,
+                    absl::StrCat("job ", request.job_id(), " already has ", load.queued,
+                                 " runs queued on this executor (its queue is full)"));
     }
+    if (c.queued >= opt.max_queued_runs) {
+      return Reject(v1::REJECT_KIND_QUEUE_FULL,
+                    absl::StrCat("executor is at capacity: ", c.queued,
+                                 " runs are waiting for its ", opt.worker_threads,
+                                 " workers (its queue is full)"));
+    }
+    std::shared_ptr<JobQueue>& job = c.jobs[request.job_id()];
+    if (!job) job = std::make_shared<JobQueue>(request.job_id());
     out.accepted = true;
-    out.queue_position = static_cast<uint32_t>(w->queue.size()) + (w->current ? 1 : 0);
-    w->queue.push_back(std::make_shared<RunState>(request, core_->sink));
-    w->wake.Signal();
-    core_->run_jobs[request.run_id()] = request.job_id();
-    if (!w->thread_alive) core_->SpawnThread(core_, w);
+    out.queue_position = static_cast<uint32_t>(job->waiting.size()) + (job->current ? 1 : 0);
+    job->waiting.push_back(std::make_shared<RunState>(request, c.sink));
+    job->idle_since = absl::InfiniteFuture();
+    ++c.queued;
+    c.run_jobs[request.run_id()] = request.job_id();
+    c.Rewatch(job);
+    c.MakeReady(job);
+    if (job->in_ready) c.Wake();
   }
   core_->NotifyBusy();
   return out;
@@ -348,25 +443,24 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
 
 bool RunManager::Kill(int64_t run_id, const std::string& reason) {
   {
-    absl::MutexLock lock(&core_->mu);
-    auto job = core_->run_jobs.find(run_id);
-    if (job == core_->run_jobs.end()) return false;
-    auto wit = core_->workers.find(job->second);
-    if (wit == core_->workers.end()) return false;
-    Worker& w = *wit->second;
+    Core& c = *core_;
+    absl::MutexLock lock(&c.mu);
+    auto job_id = c.run_jobs.find(run_id);
+    if (job_id == c.run_jobs.end()) return false;
+    auto found = c.jobs.find(job_id->second);
+    if (found == c.jobs.end()) return false;
+    std::shared_ptr<JobQueue> job = found->second;
     std::string why = reason.empty() ? "killed" : "killed: " + reason;
-    absl::Time now = absl::Now();
-    if (w.current && w.current->run_id() == run_id) {
-      core_->TerminateCurrent(w, Termination::kKilled, why, now);
+    const absl::Time now = c.clock().Now();
+    if (job->current && job->current->run_id() == run_id) {
+      c.TerminateCurrent(job, Termination::kKilled, why, now);
       return true;
     }
-    for (auto it = w.queue.begin(); it != w.queue.end(); ++it) {
+    for (auto it = job->waiting.begin(); it != job->waiting.end(); ++it) {
       if ((*it)->run_id() != run_id) continue;
-      (*it)->Terminate(Termination::kKilled, why + " (before it started)");
-      (*it)->Finish(now);
-      w.queue.erase(it);
-      core_->run_jobs.erase(run_id);
-      core_->ReleaseSlotIfIdle(w);
+      c.Drop(*it, why + " (before it started)", now);
+      job->waiting.erase(it);
+      c.Settle(job, now);
       break;
     }
   }
@@ -376,33 +470,35 @@ bool RunManager::Kill(int64_t run_id, const std::string& reason) {
 
 JobLoad RunManager::Load(int64_t job_id) const {
   absl::MutexLock lock(&core_->mu);
-  JobLoad load;
-  auto it = core_->workers.find(job_id);
-  if (it == core_->workers.end()) return load;
-  load.running = it->second->current ? 1 : 0;
-  load.queued = static_cast<uint32_t>(it->second->queue.size());
-  return load;
+  auto it = core_->jobs.find(job_id);
+  return it == core_->jobs.end() ? JobLoad{} : it->second->load();
 }
 
 v1::Beat RunManager::BeatState() const {
   absl::MutexLock lock(&core_->mu);
   v1::Beat beat;
-  uint32_t running = 0;
-  for (const auto& [job, w] : core_->workers) {
-    if (!w->busy()) continue;
+  for (const auto& [job_id, job] : core_->jobs) {
+    if (!job->busy()) continue;
     v1::JobBusy* busy = beat.add_busy_jobs();
-    busy->set_job_id(job);
-    busy->set_running(w->current ? 1 : 0);
-    busy->set_queued(static_cast<uint32_t>(w->queue.size()));
-    if (w->current) ++running;
+    busy->set_job_id(job_id);
+    busy->set_running(job->current ? 1 : 0);
+    busy->set_queued(static_cast<uint32_t>(job->waiting.size()));
   }
-  beat.set_running_runs(running);
+  beat.set_running_runs(static_cast<uint32_t>(core_->running));
   return beat;
 }
 
-uint32_t RunManager::running_runs() const { return BeatState().running_runs(); }
+uint32_t RunManager::running_runs() const {
+  absl::MutexLock lock(&core_->mu);
+  return static_cast<uint32_t>(core_->running);
+}
 
-int RunManager::capacity() const { return core_->options.max_concurrent_runs; }
+int RunManager::capacity() const { return core_->options.worker_threads; }
+
+int RunManager::threads() const {
+  absl::MutexLock lock(&core_->mu);
+  return core_->live_threads + core_->abandoned_threads;
+}
 
 void RunManager::StopAccepting() {
   absl::MutexLock lock(&core_->mu);
@@ -412,35 +508,39 @@ void RunManager::StopAccepting() {
 void RunManager::Shutdown(absl::Time deadline) {
   if (shut_down_) return;
   shut_down_ = true;
+  Core& c = *core_;
   {
-    absl::MutexLock lock(&core_->mu);
-    core_->accepting = false;
-    auto no_runs = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(core_->mu) {
-      return core_->run_jobs.empty();
-    };
-    if (!core_->mu.AwaitWithDeadline(absl::Condition(&no_runs), deadline)) {
-      absl::Time now = absl::Now();
-      for (auto& [job, w] : core_->workers) {
-        core_->TerminateCurrent(*w, Termination::kKilled, "killed: the executor is shutting down",
-                                now);
-        for (auto& queued : w->queue) {
-          queued->Terminate(Termination::kKilled,
-                            "killed: the executor shut down before the run started");
-          queued->Finish(now);
-          core_->run_jobs.erase(queued->run_id());
+    absl::MutexLock lock(&c.mu);
+    c.accepting = false;
+    auto no_runs = [&c]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) { return c.run_jobs.empty(); };
+    if (!c.clock().AwaitWithDeadline(&c.mu, absl::Condition(&no_runs), deadline)) {
+      const absl::Time now = c.clock().Now();
+      for (auto& [job_id, job] : c.jobs) {
+        c.TerminateCurrent(job, Termination::kKilled, "killed: the executor is shutting down",
+                           now);
+        for (auto& queued : job->waiting) {
+          c.Drop(queued, "killed: the executor shut down before the run started", now);
         }
-        w->queue.clear();
+        job->waiting.clear();
       }
       // The watchdog finishes handlers that ignore cancellation after the grace.
-      core_->mu.Await(absl::Condition(&no_runs));
+      c.mu.Await(absl::Condition(&no_runs));
     }
-    core_->stopping = true;
-    for (auto& [job, w] : core_->workers) w->wake.Signal();
-    auto no_threads = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(core_->mu) {
-      return core_->live_threads == 0;
-    };
-    core_->mu.Await(absl::Condition(&no_threads));
-    core_->watchdog_stop = true;
+    for (auto& [job_id, job] : c.jobs) {
+      if (job->destroys.empty()) continue;
+      c.ready.push_back(Task{nullptr, std::move(job->destroys)});
+      job->destroys.clear();
+      c.Wake();
+    }
+    c.stopping = true;
+    for (WorkerThread* w : c.parked) {
+      w->woken = true;
+      w->wake.Signal();
+    }
+    c.parked.clear();
+    auto no_threads = [&c]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) { return c.live_threads == 0; };
+    c.mu.Await(absl::Condition(&no_threads));
+    c.watchdog_stop = true;
   }
   watchdog_.join();
 }

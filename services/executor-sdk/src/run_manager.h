@@ -1,15 +1,30 @@
-// RunManager: decides what happens to each dispatched run and executes it.
+// RunManager: decides what happens to each dispatched run and executes it on
+// a bounded pool of worker threads.
 //
-// One worker per job with a FIFO queue and a thread that is reaped when idle;
-// block strategies (SERIAL_EXECUTION, DISCARD_LATER, COVER_EARLY); a limit on
-// runs executing at once (a busy worker holds one slot); timeouts and kills
-// through the run's cancellation token, with a watchdog that reports a run
-// whose handler ignores cancellation and replaces its worker thread.
+// Every job that has runs here has a FIFO queue; a job's runs execute one at
+// a time in arrival order, and a job with a run ready to start waits in one
+// ready list that the pool's workers take from. A job without runs costs no
+// thread and no memory (unless its handler has a destroy hook, see below), so
+// 30,000 distinct jobs due on the same second need `worker_threads` threads,
+// not 30,000. A burst beyond the pool waits in the jobs' queues; it is refused
+// (REJECT_KIND_QUEUE_FULL, so the scheduler routes it elsewhere) only when the
+// job's queue or the executor's total queue is full. Block strategies
+// (block_strategy.h) decide what a run of a busy job does. Timeouts and kills
+// go through the run's cancellation token; a watchdog reports a run whose
+// handler ignores cancellation past the grace and gives the pool a fresh
+// thread in place of the one stuck in it.
+//
+// Handler hooks: init runs before a job's first run of that handler here;
+// destroy runs on a worker once the job has been idle for `idle_job_ttl`,
+// after its run was abandoned, or at shutdown.
 //
 //   RunManager manager(options, handlers, &sink, [&] { session.NotifyBusyChanged(); });
 //   DispatchOutcome outcome = manager.Submit(request);   // accepted or rejected
 //   manager.Kill(run_id, "by admin");
-//   manager.Shutdown(absl::Now() + absl::Seconds(30));
+//   manager.Shutdown(clock.Now() + absl::Seconds(30));
+//
+// Time (start, deadlines, idle TTL, shutdown) is read through options.clock,
+// so tests advance a SimulatedClock instead of sleeping.
 //
 // Thread safety: all methods are thread-safe.
 #ifndef GNOMON_SERVICES_EXECUTOR_SDK_SRC_RUN_MANAGER_H_
@@ -26,6 +41,8 @@
 #include "gnomon/executor/executor.h"
 #include "gnomon/v1/executor.pb.h"
 #include "gnomon/v1/registry.pb.h"
+#include "services/common/client/clock.h"
+#include "services/executor-sdk/src/block_strategy.h"
 #include "services/executor-sdk/src/run_state.h"
 
 namespace gnomon::executor::internal {
@@ -38,26 +55,28 @@ struct HandlerEntry {
 using HandlerMap = absl::flat_hash_map<std::string, std::shared_ptr<const HandlerEntry>>;
 
 struct RunManagerOptions {
-  int max_concurrent_runs = 64;
+  // Runs executing at once (the pool's size).
+  int worker_threads = 8;
+  // Runs waiting for a worker, all jobs together.
+  int max_queued_runs = 65536;
+  // Runs of one job waiting behind its running run.
   int max_queued_runs_per_job = 256;
   bool allow_scripts = false;
   absl::Duration cancel_grace = absl::Seconds(2);
   absl::Duration script_kill_grace = absl::Seconds(3);
-  absl::Duration idle_worker_ttl = absl::Seconds(60);
+  // An idle job's destroy hooks run after this long.
+  absl::Duration idle_job_ttl = absl::Seconds(60);
+  Clock* clock = &RealClock();
 };
 
 // Answer to one RunRequest: accepted (with the number of runs of the job
-// ahead of it) or rejected with a HandleCode and a reason.
+// ahead of it) or rejected with a HandleCode, a kind and a reason.
 struct DispatchOutcome {
   bool accepted = false;
   uint32_t queue_position = 0;
   int code = 0;
+  v1::RejectKind kind = v1::REJECT_KIND_UNSPECIFIED;
   std::string reason;
-};
-
-struct JobLoad {
-  uint32_t running = 0;
-  uint32_t queued = 0;
 };
 
 class RunManager {
@@ -76,13 +95,17 @@ class RunManager {
   // Busy jobs and running runs for a registry beat.
   v1::Beat BeatState() const;
   uint32_t running_runs() const;
+  // Runs executing at once (the pool's size, advertised as capacity).
   int capacity() const;
+  // Worker threads alive now, including abandoned ones still in a handler
+  // (for tests and diagnostics).
+  int threads() const;
 
   // Rejects every later Submit with "executor is shutting down".
   void StopAccepting();
   // Lets runs finish until `deadline`, then cancels the rest (503) and waits
   // for them (at most the cancel grace, after which they are abandoned).
-  // Stops the worker threads and the watchdog. Idempotent.
+  // Runs pending destroy hooks, stops the workers and the watchdog. Idempotent.
   void Shutdown(absl::Time deadline);
 
   struct Core;

@@ -1,6 +1,8 @@
 // End-to-end tests of the executor SDK against in-process fake registry and
 // log service: registration, dispatch, results and logs, auth, shutdown.
+#include <algorithm>
 #include <stdexcept>
+#include <thread>
 
 #include "gnomon/executor/executor.h"
 #include "gmock/gmock.h"
@@ -10,6 +12,12 @@
 
 namespace gnomon::executor {
 namespace {
+
+// The documented default pool size: 8 x the CPU count, 16 to 64.
+uint32_t DefaultCapacity() {
+  return static_cast<uint32_t>(
+      std::clamp(8 * static_cast<int>(std::thread::hardware_concurrency()), 16, 64));
+}
 
 using testing::BeanRun;
 using testing::DispatchClient;
@@ -92,7 +100,7 @@ TEST_F(ExecutorTest, RegistersWithHandlersAndBeats) {
   ASSERT_EQ(reg.handlers_size(), 2);
   EXPECT_EQ(reg.handlers(0), "alpha");
   EXPECT_EQ(reg.handlers(1), "zeta");
-  EXPECT_EQ(reg.capacity(), 64u);
+  EXPECT_EQ(reg.capacity(), DefaultCapacity());
   EXPECT_TRUE(registry_.WaitForBeats(2, kWait));
   executor->Shutdown(absl::Seconds(5));
   EXPECT_TRUE(registry_.WaitForDeregistrations(1, kWait));
@@ -203,7 +211,7 @@ TEST_F(ExecutorTest, CallsWithoutTheTokenAreUnauthenticated) {
   grpc::ClientContext good;
   good.AddMetadata(std::string(kAccessTokenKey), kToken);
   ASSERT_TRUE(stub->Beat(&good, v1::BeatRequest(), &beat).ok());
-  EXPECT_EQ(beat.capacity(), 64u);
+  EXPECT_EQ(beat.capacity(), DefaultCapacity());
 }
 
 TEST_F(ExecutorTest, WrongTokenIsRefusedByRegistryAndRetried) {

@@ -1,4 +1,4 @@
-// Block strategies, capacity, timeouts, kills and worker replacement.
+// Block strategies, capacity, timeouts, kills and worker replacement, over gRPC.
 #include <atomic>
 
 #include "absl/synchronization/notification.h"
@@ -94,6 +94,7 @@ TEST_F(StrategiesTest, DiscardLaterRejectsWhileRunning) {
   ASSERT_TRUE(later && later->has_rejected());
   EXPECT_EQ(later->rejected().code(), 506);
   EXPECT_NE(later->rejected().reason().find("DISCARD_LATER"), std::string::npos);
+  EXPECT_EQ(later->rejected().kind(), v1::REJECT_KIND_BLOCK_STRATEGY);
   // Another job is not affected.
   EXPECT_TRUE(dispatch.Send(BeanRun(3, 8, "gate", "", v1::BLOCK_STRATEGY_DISCARD_LATER))
                   ->has_accepted());
@@ -123,25 +124,37 @@ TEST_F(StrategiesTest, CoverEarlyKillsTheRunningRunAndStartsTheNewOne) {
   EXPECT_EQ(fresh->handle_code(), 200);
 }
 
-TEST_F(StrategiesTest, CapacityLimitsConcurrentJobs) {
+TEST_F(StrategiesTest, CapacityLimitsRunsExecutingAtOnceAndQueuesTheRest) {
   Gate gate;
   ExecutorOptions options = Options();
   options.max_concurrent_runs = 2;
+  options.max_queued_runs = 2;
   auto executor = StartExecutor(options, [&](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
   });
   DispatchClient dispatch(executor->address(), kTestToken);
   EXPECT_TRUE(dispatch.Send(BeanRun(1, 1, "gate"))->has_accepted());
   EXPECT_TRUE(dispatch.Send(BeanRun(2, 2, "gate"))->has_accepted());
-  // Queuing behind a busy job needs no new slot.
+  ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));
+  ASSERT_TRUE(logs_.WaitForStarted(2, kTestWait));
+  // Beyond the two workers, runs wait: behind their job, or for a worker.
   EXPECT_TRUE(dispatch.Send(BeanRun(3, 2, "gate"))->has_accepted());
-  auto full = dispatch.Send(BeanRun(4, 3, "gate"));
+  EXPECT_TRUE(dispatch.Send(BeanRun(4, 3, "gate"))->has_accepted());
+  // Only a full queue is refused, and says so: the scheduler routes it elsewhere.
+  auto full = dispatch.Send(BeanRun(5, 4, "gate"));
   ASSERT_TRUE(full && full->has_rejected());
-  EXPECT_NE(full->rejected().reason().find("capacity"), std::string::npos);
+  EXPECT_EQ(full->rejected().code(), 506);
+  EXPECT_EQ(full->rejected().kind(), v1::REJECT_KIND_QUEUE_FULL);
+  EXPECT_NE(full->rejected().reason().find("at capacity"), std::string::npos);
+  EXPECT_FALSE(logs_.WaitForStarted(4, absl::ZeroDuration()));
   gate.release.Notify();
-  for (int run : {1, 2, 3}) ASSERT_TRUE(logs_.WaitForResult(run, kTestWait)) << run;
-  // Slots are free again once the runs are done.
-  auto again = dispatch.Send(BeanRun(5, 3, "gate"));
+  for (int run : {1, 2, 3, 4}) {
+    auto result = logs_.WaitForResult(run, kTestWait);
+    ASSERT_TRUE(result) << run;
+    EXPECT_EQ(result->handle_code(), 200) << run;
+  }
+  // Room again once the queue drained.
+  auto again = dispatch.Send(BeanRun(6, 4, "gate"));
   ASSERT_TRUE(again);
   EXPECT_TRUE(again->has_accepted());
 }
@@ -231,10 +244,9 @@ TEST_F(StrategiesTest, KillTargetsOneRunNotTheQueue) {
   EXPECT_FALSE(logs_.WaitForStarted(2, absl::ZeroDuration()));
 }
 
-TEST_F(StrategiesTest, InitAndDestroyHooksRunPerWorker) {
+TEST_F(StrategiesTest, InitAndDestroyHooksRunPerJob) {
   std::atomic<int> inits{0}, destroys{0};
   ExecutorOptions options = Options();
-  options.idle_worker_ttl = absl::Milliseconds(50);
   auto executor = StartExecutor(options, [&](Executor& e) {
     HandlerHooks hooks;
     hooks.init = [&] {

@@ -2,9 +2,9 @@
 //
 // Link gnomon::executor, register handlers by name, Start(). The executor
 // registers with the registry, serves the gnomon.v1.Executor service to
-// schedulers, runs each job on its own worker (queue + block strategy +
-// timeout), and reports starts, log lines and results to the log service
-// through a durable spool.
+// schedulers, runs each job's runs in order on a bounded worker pool (queue,
+// block strategy, timeout), and reports starts, log lines and results to the
+// log service through a durable spool.
 //
 //   gnomon::executor::ExecutorOptions options;
 //   options.app_name = "billing";
@@ -20,7 +20,7 @@
 //   (*executor)->Shutdown(absl::Seconds(30));
 //
 // Thread safety: all methods are thread-safe. Handlers run on worker threads,
-// several at once (one per job at a time). A handler that ignores
+// several at once (one per job at a time, at most max_concurrent_runs). A handler that ignores
 // cancellation past its deadline is reported (502/503) and left running on an
 // abandoned thread, which may outlive Shutdown(): such a handler must only use
 // objects that live as long as the process.
@@ -43,9 +43,10 @@ namespace gnomon::executor {
 using Handler = std::function<void(JobContext&)>;
 
 // Optional life-cycle hooks of a handler (XXL-JOB's init/destroy methods):
-// init runs on a job's worker thread before its first run there (a failing
-// init fails that run with 500 and is retried on the next run); destroy runs
-// when that worker is retired (idle, replaced or shut down).
+// init runs on a worker before a job's first run of the handler on this
+// executor (a failing init fails that run with 500 and is retried on the next
+// run); destroy runs on a worker once that job has been idle for
+// options.idle_job_ttl, after one of its runs was abandoned, or at shutdown.
 struct HandlerHooks {
   std::function<absl::Status()> init;
   std::function<void()> destroy;

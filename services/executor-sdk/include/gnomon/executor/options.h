@@ -65,9 +65,16 @@ struct ExecutorOptions {
   // Bytes kept per local run-log file; later lines only go to the log service.
   int64_t max_log_file_bytes = 16 << 20;
 
-  // Runs executing at once (the capacity advertised to the registry).
-  int max_concurrent_runs = 64;
-  // Runs waiting behind a running run of the same job.
+  // Runs executing at once: the size of the worker pool that runs every
+  // job's handlers (and the capacity advertised to the registry). 0 picks
+  // 8 x the CPU count, at least 16 and at most 64. Jobs do not get a thread
+  // each: a handler that blocks holds a worker while it blocks, so size the
+  // pool for the handlers you run.
+  int max_concurrent_runs = 0;
+  // Runs waiting for a worker, all jobs together. A run beyond it is refused
+  // as "at capacity" and the scheduler routes it to another executor.
+  int max_queued_runs = 65536;
+  // Runs of one job waiting behind its running run (refused beyond it, as above).
   int max_queued_runs_per_job = 256;
   // Accept script (GLUE) runs. Off by default: a script is arbitrary code.
   bool allow_scripts = false;
@@ -76,8 +83,8 @@ struct ExecutorOptions {
   absl::Duration cancel_grace = absl::Seconds(2);
   // Between SIGTERM and SIGKILL for a cancelled script's process group.
   absl::Duration script_kill_grace = absl::Seconds(3);
-  // A job's worker thread exits after being idle this long.
-  absl::Duration idle_worker_ttl = absl::Seconds(60);
+  // A job idle this long has its handlers' destroy hooks run (see HandlerHooks).
+  absl::Duration idle_job_ttl = absl::Seconds(60);
   // Log lines are sent in batches: at least this often, or at this size.
   absl::Duration log_flush_interval = absl::Milliseconds(50);
   int log_flush_lines = 100;
@@ -101,8 +108,8 @@ struct ExecutorOptions {
 // host:port lists), GNOMON_ACCESS_TOKEN, GNOMON_LISTEN, GNOMON_ADVERTISE,
 // GNOMON_TLS_CA, GNOMON_TLS_CERT, GNOMON_TLS_KEY, GNOMON_SPOOL_DIR,
 // GNOMON_LOG_DIR, GNOMON_LOG_RETENTION_DAYS, GNOMON_MAX_CONCURRENT_RUNS,
-// GNOMON_ALLOW_SCRIPTS (true/false/1/0). A malformed number or boolean is an
-// InvalidArgument error.
+// GNOMON_MAX_QUEUED_RUNS, GNOMON_ALLOW_SCRIPTS (true/false/1/0). A malformed
+// number or boolean is an InvalidArgument error.
 absl::StatusOr<ExecutorOptions> OptionsFromEnvironment();
 
 // Splits "a:1, b:2" into {"a:1", "b:2"} (empty items dropped).
