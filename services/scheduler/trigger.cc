@@ -1,8 +1,10 @@
 #include "services/scheduler/trigger.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
 
@@ -147,6 +149,7 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
   if (!inserted.ok()) return inserted.status();
 
   std::vector<FireOutcome> outcomes(fires.size());
+  std::vector<std::shared_ptr<const FireSpec>> shared(fires.size());
   for (size_t k = 0; k < runs.size(); ++k) {
     const Planned& p = plans[run_plan[k]];
     FireOutcome& out = outcomes[p.fire];
@@ -157,9 +160,13 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
     runs[k].set_id((*inserted)[k].run_id);
     if (runs[k].first_run_id() == 0) runs[k].set_first_run_id(runs[k].id());
     out.run_ids.push_back(runs[k].id());
-    const FireSpec& f = fires[p.fire];
+    // One shared copy of the fire for all its runs (shards) and their failovers.
+    if (shared[p.fire] == nullptr) {
+      shared[p.fire] = std::make_shared<const FireSpec>(std::move(fires[p.fire]));
+    }
+    std::shared_ptr<const FireSpec> f = shared[p.fire];
     if (pools_ == nullptr) {
-      Dispatch(runs[k], f, p.group, *p.executors);
+      Dispatch(runs[k], f, p.group, p.executors);
       continue;
     }
     // The run is recorded; routing and sending happen on the job's pool, at
@@ -168,10 +175,12 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
     auto send = [this, run = runs[k], f, g = p.group, e = p.executors]() mutable {
       const int64_t job_id = run.job_id();
       pools_->Submit(job_id, [this, run = std::move(run), f = std::move(f), g = std::move(g),
-                              e = std::move(e)] { Dispatch(run, f, g, *e); });
+                              e = std::move(e)]() mutable {
+        Dispatch(std::move(run), std::move(f), std::move(g), std::move(e));
+      });
     };
-    if (timer_ != nullptr && f.dispatch_at_ms > now) {
-      timer_->At(f.dispatch_at_ms, std::move(send));
+    if (timer_ != nullptr && f->dispatch_at_ms > now) {
+      timer_->At(f->dispatch_at_ms, std::move(send));
     } else {
       send();
     }
@@ -193,24 +202,50 @@ void Trigger::Fail(const v1::Run& run, int32_t code, const std::string& message)
   recorder_->Add(std::move(u));
 }
 
-void Trigger::Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g,
-                       const std::vector<v1::ExecutorInfo>& executors) {
+namespace {
+
+// Refusals about the executor rather than the job: another executor may take the run.
+bool AnotherMayTake(const absl::StatusOr<v1::RunAnswer>& r) {
+  if (!r.ok() || !r->has_rejected()) return false;
+  switch (r->rejected().kind()) {
+    case v1::REJECT_KIND_QUEUE_FULL:
+    case v1::REJECT_KIND_UNSUPPORTED:
+    case v1::REJECT_KIND_SHUTTING_DOWN:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void Trigger::Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group g,
+                       ExecutorList executors, std::vector<std::string> tried) {
   // A dispatch's duration (for the slow pool) runs from here, excluding time
   // queued in the pool: under overload that wait would mark every job slow.
   const absl::Time submitted = clock_->Now();
-  if (executors.empty()) {
+  if (executors->empty()) {
     Fail(run, v1::HANDLE_CODE_NO_EXECUTOR,
          absl::StrCat("no live executor in group ", g.id(), " (app \"", g.app_name(), "\")"));
     return;
   }
   std::string address;
-  const v1::RouteStrategy strategy = f.job.route_strategy();
-  if (strategy == v1::ROUTE_STRATEGY_SHARDING_BROADCAST) {
+  const v1::RouteStrategy strategy = f->job.route_strategy();
+  const bool broadcast = strategy == v1::ROUTE_STRATEGY_SHARDING_BROADCAST;
+  if (broadcast) {
     // Shard i runs on the i-th executor in address order; a retry of a shard
     // whose executor left wraps around the current ones.
-    address = executors[run.shard_index() % executors.size()].address();
+    address = (*executors)[run.shard_index() % executors->size()].address();
   } else {
-    absl::StatusOr<std::string> picked = RouterFor(strategy)->Pick(f.job.id(), executors);
+    const std::vector<v1::ExecutorInfo>* candidates = executors.get();
+    std::vector<v1::ExecutorInfo> rest;  // only after a refusal
+    if (!tried.empty()) {
+      for (const v1::ExecutorInfo& e : *executors) {
+        if (std::find(tried.begin(), tried.end(), e.address()) == tried.end()) rest.push_back(e);
+      }
+      candidates = &rest;
+    }
+    absl::StatusOr<std::string> picked = RouterFor(strategy)->Pick(f->job.id(), *candidates);
     if (!picked.ok()) {
       Fail(run, v1::HANDLE_CODE_NO_EXECUTOR, std::string(picked.status().message()));
       return;
@@ -221,38 +256,60 @@ void Trigger::Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g
   v1::RunRequest req;
   req.set_run_id(run.id());
   req.set_job_id(run.job_id());
-  if (f.job.has_script()) {
-    *req.mutable_script() = f.job.script();
+  if (f->job.has_script()) {
+    *req.mutable_script() = f->job.script();
   } else {
-    *req.mutable_bean() = f.job.bean();
+    *req.mutable_bean() = f->job.bean();
   }
   req.set_params(run.params());
   req.set_shard_index(run.shard_index());
   req.set_shard_total(run.shard_total());
   req.set_attempt(run.attempt());
   req.set_trigger_type(run.trigger_type());
-  req.set_block_strategy(f.job.block_strategy());
-  *req.mutable_timeout() = f.job.timeout();
+  req.set_block_strategy(f->job.block_strategy());
+  *req.mutable_timeout() = f->job.timeout();
   *req.mutable_scheduled_time() = run.has_scheduled_time() ? run.scheduled_time() : run.trigger_time();
   req.set_fence_epoch(run.fence_epoch());
 
   std::string route = absl::StrCat("route ", RouteName(strategy), " -> ", address);
-  const int64_t run_id = run.id();
-  const int64_t epoch = run.fence_epoch();
-  const int64_t job_id = run.job_id();
-  links_->Send(address, g.access_token(), std::move(req),
-               [this, run_id, job_id, epoch, address, route,
-                submitted](absl::StatusOr<v1::RunAnswer> r) {
-                 if (pools_ != nullptr) pools_->RecordDispatch(job_id, clock_->Now() - submitted);
+  const std::string token = g.access_token();
+  links_->Send(address, token, std::move(req),
+               [this, run = std::move(run), f = std::move(f), g = std::move(g), executors = std::move(executors),
+                tried = std::move(tried), address, route, broadcast,
+                submitted](absl::StatusOr<v1::RunAnswer> r) mutable {
+                 if (pools_ != nullptr) {
+                   pools_->RecordDispatch(run.job_id(), clock_->Now() - submitted);
+                 }
+                 if (!broadcast && AnotherMayTake(r) && tried.size() + 1 < executors->size()) {
+                   // Route it again among the executors that have not refused it.
+                   // Not on this (the link's) thread: routing may probe executors.
+                   tried.push_back(address);
+                   const int64_t job_id = run.job_id();
+                   auto again = [this, run = std::move(run), f = std::move(f), g = std::move(g),
+                                 executors = std::move(executors),
+                                 tried = std::move(tried)]() mutable {
+                     Dispatch(std::move(run), std::move(f), std::move(g), std::move(executors),
+                              std::move(tried));
+                   };
+                   if (pools_ != nullptr) {
+                     pools_->Submit(job_id, std::move(again));
+                   } else {
+                     again();
+                   }
+                   return;
+                 }
                  store::DispatchUpdate u;
-                 u.run_id = run_id;
+                 u.run_id = run.id();
                  u.executor_address = address;
                  u.dispatch_ms = clock_->NowMillis();
-                 u.fence_epoch = epoch;
+                 u.fence_epoch = run.fence_epoch();
                  if (r.ok() && r->has_accepted()) {
                    u.status = v1::RUN_STATUS_RUNNING;
                    u.trigger_code = 200;
-                   u.trigger_message = route;
+                   u.trigger_message = tried.empty()
+                                           ? route
+                                           : absl::StrCat(route, " (refused by ",
+                                                          absl::StrJoin(tried, ", "), ")");
                  } else {
                    u.status = v1::RUN_STATUS_FAILED;
                    u.trigger_code = r.ok() ? r->rejected().code() : v1::HANDLE_CODE_FAILURE;

@@ -6,6 +6,10 @@
 //
 // Every recorded run ends with a dispatch outcome: RUNNING once an executor
 // accepted it, or FAILED with the reason (no executor, rejected, unreachable).
+// An executor that refuses a run it cannot take (its queue is full, it lacks
+// the handler, it is shutting down) is skipped and the run routed again among
+// the others (FIRST/LAST fail over to the next in order); a refusal by the
+// job's block strategy is final.
 //
 // Thread safety: thread-safe.
 #ifndef GNOMON_SERVICES_SCHEDULER_TRIGGER_H_
@@ -91,8 +95,11 @@ class Trigger final : public FireSink, public ExecutorProbe {
   void RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const v1::Group& g)
       ABSL_LOCKS_EXCLUDED(mu_);
   Router* RouterFor(v1::RouteStrategy s);
-  void Dispatch(const v1::Run& run, const FireSpec& f, const v1::Group& g,
-                const std::vector<v1::ExecutorInfo>& executors);
+  // Routes `run` among `executors` minus `tried` (addresses that refused it
+  // as unable to take it: queue full, no such handler, shutting down) and
+  // sends it; a refusal of that kind routes it again among the rest.
+  void Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group g,
+                ExecutorList executors, std::vector<std::string> tried = {});
   void Fail(const v1::Run& run, int32_t code, const std::string& message);
   std::string TokenFor(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -45,10 +45,10 @@ void TriggerPools::Submit(int64_t job_id, std::function<void()> task) {
   Pool* pool = slow ? &slow_ : &fast_;
   ++stats_.submitted;
   if (slow) ++stats_.to_slow_pool;
-  if (pool->queue.size() >= pool->capacity) {
+  if (pool->load() >= pool->capacity) {
     ++stats_.backpressure_waits;
     auto room = [this, pool]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return stopped_ || pool->queue.size() < pool->capacity;
+      return stopped_ || pool->load() < pool->capacity;
     };
     mu_.Await(absl::Condition(&room));
   }
@@ -59,23 +59,41 @@ void TriggerPools::Submit(int64_t job_id, std::function<void()> task) {
     mu_.Lock();
     return;
   }
-  pool->queue.push_back(std::move(task));
+  auto [strand, fresh] = strands_.try_emplace(job_id);
+  if (!fresh) {
+    // The job has a task queued or running: this one follows it.
+    ++pool->held;
+    strand->second.emplace_back(pool, std::move(task));
+    return;
+  }
+  pool->queue.push_back(Item{job_id, std::move(task)});
 }
 
 void TriggerPools::Work(Pool* pool) {
+  absl::MutexLock l(&mu_);
   while (true) {
-    std::function<void()> task;
-    {
-      absl::MutexLock l(&mu_);
-      auto ready = [this, pool]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopped_ || !pool->queue.empty();
-      };
-      mu_.Await(absl::Condition(&ready));
-      if (pool->queue.empty()) return;  // Stopped and drained.
-      task = std::move(pool->queue.front());
-      pool->queue.pop_front();
+    // Stopping drains everything: a strand may still hand a task to this pool.
+    auto ready = [this, pool]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !pool->queue.empty() || (stopped_ && strands_.empty());
+    };
+    mu_.Await(absl::Condition(&ready));
+    if (pool->queue.empty()) return;  // Stopped and drained.
+    Item item = std::move(pool->queue.front());
+    pool->queue.pop_front();
+    mu_.Unlock();
+    item.task();
+    mu_.Lock();
+    auto strand = strands_.find(item.job_id);
+    if (strand->second.empty()) {
+      strands_.erase(strand);
+      continue;
     }
-    task();
+    // The job's next task goes to the pool the job belongs to now.
+    auto [counted_in, next] = std::move(strand->second.front());
+    strand->second.pop_front();
+    --counted_in->held;
+    Pool* target = IsSlowLocked(item.job_id) ? &slow_ : &fast_;
+    target->queue.push_back(Item{item.job_id, std::move(next)});
   }
 }
 

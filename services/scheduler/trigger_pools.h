@@ -7,6 +7,11 @@
 // cannot hold up the others. A full pool makes Submit wait (and counts it):
 // a trigger is never dropped.
 //
+// Tasks of one job run one at a time, in Submit order (a strand per job): a
+// job's runs reach the executor links in fire order even though several
+// threads serve the pools. A job's later tasks wait beside the pools, not in
+// them, and count against the pool's queue while they wait.
+//
 //   TriggerPools pools(&RealClock(), {});
 //   pools.Submit(job_id, [&] { Dispatch(run); });
 //   pools.RecordDispatch(job_id, took);
@@ -50,7 +55,8 @@ class TriggerPools {
   TriggerPools(Clock* clock, TriggerPoolOptions options);
   ~TriggerPools();
 
-  // Runs `task` on the job's pool; waits while that pool's queue is full.
+  // Runs `task` on the job's pool after the job's earlier tasks; waits while
+  // that pool's queue is full.
   void Submit(int64_t job_id, std::function<void()> task) ABSL_LOCKS_EXCLUDED(mu_);
   void RecordDispatch(int64_t job_id, absl::Duration took) ABSL_LOCKS_EXCLUDED(mu_);
   bool IsSlow(int64_t job_id) ABSL_LOCKS_EXCLUDED(mu_);
@@ -59,10 +65,19 @@ class TriggerPools {
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  struct Item {
+    int64_t job_id;
+    std::function<void()> task;
+  };
   struct Pool {
     size_t capacity;
-    std::deque<std::function<void()>> queue;
+    std::deque<Item> queue;
+    size_t held = 0;  // tasks of this pool waiting in strands
+    size_t load() const { return queue.size() + held; }
   };
+  // A job with a task queued or running: the job's later tasks, in order,
+  // each with the pool it was counted against.
+  using Strand = std::deque<std::pair<Pool*, std::function<void()>>>;
   struct SlowCount {
     int64_t minute = 0;
     int count = 0;
@@ -76,6 +91,7 @@ class TriggerPools {
   Pool fast_ ABSL_GUARDED_BY(mu_);
   Pool slow_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, SlowCount> slow_counts_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int64_t, Strand> strands_ ABSL_GUARDED_BY(mu_);
   Stats stats_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;

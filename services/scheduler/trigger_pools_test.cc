@@ -1,8 +1,11 @@
 #include "services/scheduler/trigger_pools.h"
 
 #include <atomic>
+#include <map>
+#include <vector>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 
@@ -59,6 +62,69 @@ TEST(TriggerPoolsTest, AFullPoolMakesSubmitWaitInsteadOfDropping) {
   pools.Stop();
   EXPECT_EQ(done.load(), 3);
   EXPECT_EQ(pools.stats().backpressure_waits, 1u);
+}
+
+TEST(TriggerPoolsTest, TasksOfOneJobRunOneAtATimeInSubmitOrder) {
+  SimulatedClock clock(absl::FromUnixMillis(0));
+  TriggerPoolOptions o;
+  o.fast_threads = 4;
+  TriggerPools pools(&clock, o);
+  absl::Mutex mu;
+  std::map<int64_t, std::vector<int>> order;
+  std::map<int64_t, int> inside;
+  bool overlap = false;
+  for (int i = 0; i < 300; ++i) {
+    const int64_t job = i % 3;
+    pools.Submit(job, [&, job, i] {
+      {
+        absl::MutexLock l(&mu);
+        if (++inside[job] > 1) overlap = true;
+        order[job].push_back(i);
+      }
+      std::this_thread::yield();
+      absl::MutexLock l(&mu);
+      --inside[job];
+    });
+  }
+  pools.Stop();  // runs everything queued
+  absl::MutexLock l(&mu);
+  EXPECT_FALSE(overlap);
+  for (int64_t job = 0; job < 3; ++job) {
+    ASSERT_EQ(order[job].size(), 100u);
+    for (size_t k = 1; k < order[job].size(); ++k) EXPECT_LT(order[job][k - 1], order[job][k]);
+  }
+}
+
+TEST(TriggerPoolsTest, AJobKeepsItsOrderWhenItMovesToTheSlowPool) {
+  SimulatedClock clock(absl::FromUnixMillis(60'000 * 1000));
+  TriggerPoolOptions o;
+  o.fast_threads = 2;
+  o.slow_threads = 2;
+  TriggerPools pools(&clock, o);
+  absl::Mutex mu;
+  std::vector<int> order;
+  absl::Notification first_running, release;
+  pools.Submit(7, [&] {
+    first_running.Notify();
+    release.WaitForNotification();
+    absl::MutexLock l(&mu);
+    order.push_back(0);
+  });
+  first_running.WaitForNotification();
+  // The job turns slow while its first task runs: the rest go to the slow pool, in order.
+  for (int i = 0; i < 12; ++i) pools.RecordDispatch(7, absl::Seconds(1));
+  ASSERT_TRUE(pools.IsSlow(7));
+  for (int i = 1; i <= 50; ++i) {
+    pools.Submit(7, [&, i] {
+      absl::MutexLock l(&mu);
+      order.push_back(i);
+    });
+  }
+  release.Notify();
+  pools.Stop();
+  absl::MutexLock l(&mu);
+  ASSERT_EQ(order.size(), 51u);
+  for (int i = 0; i <= 50; ++i) EXPECT_EQ(order[i], i);
 }
 
 }  // namespace

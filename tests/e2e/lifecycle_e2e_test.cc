@@ -411,6 +411,63 @@ TEST_F(LifecycleE2E, BroadcastRetryRerunsOnlyTheFailedShard) {
   EXPECT_EQ(extra, 1);
 }
 
+TEST_F(LifecycleE2E, AnExecutorWithAFullQueueIsSkippedAndFirstFailsOverToTheNext) {
+  // Both executors of the group let no run of a job wait behind a running one.
+  executor_.reset();
+  auto one = cluster_.StartExecutor("life-app", group_.access_token(),
+                                    {"--max-queued-runs-per-job=0"});
+  ASSERT_TRUE(one->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30)));
+  auto two = cluster_.StartExecutor(
+      "life-app", group_.access_token(),
+      {"--max-queued-runs-per-job=0", "--spool-dir=" + cluster_.dir() + "/spool-two",
+       "--log-dir=" + cluster_.dir() + "/logs-two"});
+  ASSERT_TRUE(two->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30)));
+  const int64_t job = CreateJob({"--handler", "slow", "--params", "60000", "--manual", "--route",
+                                 "first"});
+  // Wait until both are routable: a run fails 505 while one is missing.
+  v1::Run first;
+  ASSERT_TRUE(WaitFor([&] {
+    first = TriggerAndWait(job, /*until_ended=*/false);
+    return first.status() == v1::RUN_STATUS_RUNNING;
+  }));
+  // The first executor is busy with the job and refuses another run of it:
+  // the run goes to the other executor instead of failing.
+  v1::Run second = TriggerAndWait(job, /*until_ended=*/false);
+  ASSERT_EQ(second.status(), v1::RUN_STATUS_RUNNING) << second.trigger_message();
+  EXPECT_NE(second.executor_address(), first.executor_address());
+  EXPECT_NE(second.trigger_message().find("(refused by " + first.executor_address() + ")"),
+            std::string::npos)
+      << second.trigger_message();
+  // Both are busy with it now: the run fails, saying why.
+  v1::Run third = TriggerAndWait(job, /*until_ended=*/true);
+  EXPECT_EQ(third.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(third.trigger_code(), 506);
+  EXPECT_NE(third.trigger_message().find("queue is full"), std::string::npos)
+      << third.trigger_message();
+}
+
+TEST_F(LifecycleE2E, QuickTriggersOfASerialJobExecuteInFireOrder) {
+  const int64_t job = CreateJob({"--handler", "slow", "--params", "50", "--manual"});
+  ASSERT_TRUE(WaitFor([&] {
+    return TriggerAndWait(job, /*until_ended=*/true).status() == v1::RUN_STATUS_SUCCEEDED;
+  }));
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 8; ++i) ids.push_back(Trigger(job)[0]);
+  std::vector<v1::Run> runs;
+  ASSERT_TRUE(WaitFor([&] {
+    runs.clear();
+    for (int64_t id : ids) runs.push_back(Get(id));
+    return std::all_of(runs.begin(), runs.end(),
+                       [](const v1::Run& r) { return r.status() == v1::RUN_STATUS_SUCCEEDED; });
+  }));
+  // One executor, SERIAL_EXECUTION: each started after the previous one ended.
+  for (size_t k = 1; k < runs.size(); ++k) {
+    EXPECT_GE(TimeUtil::TimestampToMilliseconds(runs[k].start_time()),
+              TimeUtil::TimestampToMilliseconds(runs[k - 1].end_time()))
+        << "run " << runs[k].id() << " started before run " << runs[k - 1].id() << " ended";
+  }
+}
+
 TEST_F(LifecycleE2E, ManualGroupRoutesOnlyToAddressesThatAnswerBeats) {
   v1::Group manual;
   ASSERT_TRUE(cluster_.CtlJson({"group", "create", "manual-app", "--addresses", "127.0.0.1:1"}, &manual));
