@@ -39,8 +39,8 @@ class RecordingSink final : public scheduler::FireSink {
     const int64_t now = absl::ToUnixMillis(absl::Now());
     for (const auto& f : fires) {
       v1::Run r;
-      r.set_job_id(f.job.id());
-      r.set_group_id(f.job.group_id());
+      r.set_job_id(f.job->id());
+      r.set_group_id(f.job->group_id());
       r.set_trigger_type(f.type);
       *r.mutable_scheduled_time() = TimeUtil::MillisecondsToTimestamp(f.scheduled_ms);
       *r.mutable_trigger_time() = TimeUtil::MillisecondsToTimestamp(now);

@@ -230,12 +230,12 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
     return absl::InvalidArgumentError("trigger_type: must be MANUAL or API");
   }
   FireSpec f;
-  f.job = *job;
+  f.job = std::make_shared<const v1::Job>(*std::move(job));
   f.type = req.trigger_type() == v1::TRIGGER_TYPE_MANUAL ? v1::TRIGGER_TYPE_MANUAL : v1::TRIGGER_TYPE_API;
   if (req.has_params()) f.params = req.params();
   f.addresses.assign(req.executor_addresses().begin(), req.executor_addresses().end());
   if (req.has_shard_index()) {
-    if (job->route_strategy() != v1::ROUTE_STRATEGY_SHARDING_BROADCAST) {
+    if (f.job->route_strategy() != v1::ROUTE_STRATEGY_SHARDING_BROADCAST) {
       return absl::InvalidArgumentError("shard_index: the job is not a sharding broadcast");
     }
     f.shard = req.shard_index();
@@ -284,6 +284,7 @@ absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillReque
     return absl::FailedPreconditionError("job_id: only cron and fixed-rate jobs have slots to backfill");
   }
   std::vector<FireSpec> fires;
+  auto shared = std::make_shared<const v1::Job>(*job);
   for (int64_t slot = SlotAfter(*job, from - 1); slot != store::kNever && slot < to;
        slot = SlotAfter(*job, slot)) {
     if (static_cast<int>(fires.size()) == kMaxBackfillSlots) {
@@ -291,7 +292,7 @@ absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillReque
                                                      kMaxBackfillSlots, " slots; split it"));
     }
     FireSpec f;
-    f.job = *job;
+    f.job = shared;
     f.type = v1::TRIGGER_TYPE_BACKFILL;
     f.scheduled_ms = slot;
     fires.push_back(std::move(f));

@@ -86,7 +86,7 @@ bool Followups::FireChildren(const v1::Run& run, const v1::Job& job) {
     if (absl::IsNotFound(child.status())) continue;  // Deleted since.
     if (!child.ok()) return false;
     FireSpec f;
-    f.job = *child;
+    f.job = std::make_shared<const v1::Job>(*std::move(child));
     f.type = v1::TRIGGER_TYPE_PARENT;
     f.parent_run_id = parent;
     fires.push_back(std::move(f));
@@ -119,7 +119,7 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
       }
       if (options_.alarm_every_attempt) raise(absl::StrCat("attempt ", run.attempt() + 1, " failed"));
       FireSpec f;
-      f.job = *job;
+      f.job = std::make_shared<const v1::Job>(*job);
       f.type = v1::TRIGGER_TYPE_RETRY;
       if (run.has_scheduled_time()) f.scheduled_ms = Ms(run.scheduled_time());
       f.params = run.params();

@@ -9,36 +9,47 @@ namespace {
 
 using google::protobuf::util::TimeUtil;
 
-int64_t CronAfter(const v1::CronSchedule& cron, int64_t after_ms) {
-  std::optional<absl::Time> t = schedule::NextCronFire(cron, absl::FromUnixMillis(after_ms));
+int64_t CronAfter(const v1::CronSchedule& cron, const schedule::CompiledCron* compiled,
+                  int64_t after_ms) {
+  std::optional<absl::Time> t =
+      compiled != nullptr ? compiled->NextAfter(absl::FromUnixMillis(after_ms))
+                          : schedule::NextCronFire(cron, absl::FromUnixMillis(after_ms));
   return t ? absl::ToUnixMillis(*t) : store::kNever;
 }
 
 }  // namespace
 
-int64_t FirstSlot(const v1::Job& job, int64_t now_ms) {
+std::shared_ptr<const schedule::CompiledCron> CompileJobCron(const v1::Job& job) {
+  if (!job.schedule().has_cron()) return nullptr;
+  absl::StatusOr<schedule::CompiledCron> c = schedule::CompileCron(job.schedule().cron());
+  if (!c.ok()) return nullptr;
+  return std::make_shared<const schedule::CompiledCron>(*std::move(c));
+}
+
+int64_t FirstSlot(const v1::Job& job, int64_t now_ms, const schedule::CompiledCron* cron) {
   const v1::Schedule& s = job.schedule();
   switch (s.kind_case()) {
-    case v1::Schedule::kCron: return CronAfter(s.cron(), now_ms);
+    case v1::Schedule::kCron: return CronAfter(s.cron(), cron, now_ms);
     case v1::Schedule::kFixRate: return now_ms + TimeUtil::DurationToMilliseconds(s.fix_rate());
     case v1::Schedule::kFixDelay: return now_ms + TimeUtil::DurationToMilliseconds(s.fix_delay());
     default: return store::kNever;
   }
 }
 
-int64_t SlotAfter(const v1::Job& job, int64_t slot_ms) {
+int64_t SlotAfter(const v1::Job& job, int64_t slot_ms, const schedule::CompiledCron* cron) {
   const v1::Schedule& s = job.schedule();
   switch (s.kind_case()) {
-    case v1::Schedule::kCron: return CronAfter(s.cron(), slot_ms);
+    case v1::Schedule::kCron: return CronAfter(s.cron(), cron, slot_ms);
     case v1::Schedule::kFixRate: return slot_ms + TimeUtil::DurationToMilliseconds(s.fix_rate());
     default: return store::kNever;  // FIX_DELAY: set when the run ends.
   }
 }
 
-int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms) {
+int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms,
+                          const schedule::CompiledCron* cron) {
   const v1::Schedule& s = job.schedule();
   switch (s.kind_case()) {
-    case v1::Schedule::kCron: return CronAfter(s.cron(), now_ms);
+    case v1::Schedule::kCron: return CronAfter(s.cron(), cron, now_ms);
     case v1::Schedule::kFixRate: {
       const int64_t period = TimeUtil::DurationToMilliseconds(s.fix_rate());
       if (period <= 0 || slot_ms > now_ms) return slot_ms;

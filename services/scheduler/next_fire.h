@@ -4,6 +4,10 @@
 //   int64_t next  = SlotAfter(job, slot_ms);      // the slot after a fired one
 //   int64_t skip  = FirstSlotAfterNow(job, slot_ms, now_ms);  // skipping missed slots
 //
+// A cron job's expression is parsed on every call unless its compiled form
+// is passed (`cron`, from CompileJobCron): the schedule loop keeps one per
+// armed job.
+//
 // store::kNever means the schedule does not fire (again) by itself: manual
 // jobs, cron expressions with no future instant, and FIX_DELAY jobs between a
 // fire and the end of its run.
@@ -14,13 +18,22 @@
 
 #include <cstdint>
 
+#include <memory>
+
 #include "gnomon/v1/common.pb.h"
+#include "services/common/schedule/schedule.h"
 
 namespace gnomon::scheduler {
 
-int64_t FirstSlot(const v1::Job& job, int64_t now_ms);
-int64_t SlotAfter(const v1::Job& job, int64_t slot_ms);
-int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms);
+// The compiled cron of a cron job; null for other kinds or an invalid expression.
+std::shared_ptr<const schedule::CompiledCron> CompileJobCron(const v1::Job& job);
+
+int64_t FirstSlot(const v1::Job& job, int64_t now_ms,
+                  const schedule::CompiledCron* cron = nullptr);
+int64_t SlotAfter(const v1::Job& job, int64_t slot_ms,
+                  const schedule::CompiledCron* cron = nullptr);
+int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms,
+                          const schedule::CompiledCron* cron = nullptr);
 
 }  // namespace gnomon::scheduler
 

@@ -1,6 +1,7 @@
 #include "services/scheduler/schedule_loop.h"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "google/protobuf/util/time_util.h"
@@ -38,11 +39,13 @@ void ScheduleLoop::Invalidate(int64_t job_id) {
   dirty_ = true;
 }
 
-void ScheduleLoop::Arm(const v1::Job& job, int64_t cursor) {
-  Disarm(job.id());
+void ScheduleLoop::Arm(std::shared_ptr<const v1::Job> job,
+                       std::shared_ptr<const schedule::CompiledCron> cron, int64_t cursor) {
+  const int64_t id = job->id();
+  Disarm(id);
   if (cursor == store::kNever) return;
-  armed_[job.id()] = Armed{job, cursor, 0};
-  timer_.emplace(cursor, job.id());
+  armed_[id] = Armed{std::move(job), std::move(cron), cursor, 0};
+  timer_.emplace(cursor, id);
 }
 
 void ScheduleLoop::Disarm(int64_t job_id) {
@@ -56,29 +59,32 @@ void ScheduleLoop::Preread(int64_t now_ms) {
   FlushAdvances(now_ms);  // So the store's cursors match what is in memory.
   const int64_t until = now_ms + absl::ToInt64Milliseconds(options_.preread_window);
   mu_.Unlock();
-  absl::StatusOr<std::vector<store::DueJob>> due = store_->ListDueJobs(until, options_.preread_limit);
+  const int limit = options_.preread_limit;
+  absl::StatusOr<std::vector<store::DueJob>> due = store_->ListDueJobs(until, limit);
   mu_.Lock();
   if (!due.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: pre-read failed, will retry: " << due.status();
     return;
   }
   absl::flat_hash_set<int64_t> listed;
-  for (const store::DueJob& d : *due) {
+  for (store::DueJob& d : *due) {
     listed.insert(d.job.id());
     auto it = armed_.find(d.job.id());
     const bool changed =
         it != armed_.end() &&
         (it->second.cursor != d.next_fire_ms ||
-         TimeUtil::TimestampToMilliseconds(it->second.job.update_time()) !=
+         TimeUtil::TimestampToMilliseconds(it->second.job->update_time()) !=
              TimeUtil::TimestampToMilliseconds(d.job.update_time()));
     // New, or changed by an admin call on any replica: take the store's view.
     if (it == armed_.end() || (changed && !pending_advances_.contains(d.job.id()))) {
-      Arm(d.job, d.next_fire_ms);
+      auto job = std::make_shared<const v1::Job>(std::move(d.job));
+      auto cron = CompileJobCron(*job);
+      Arm(std::move(job), std::move(cron), d.next_fire_ms);
     }
   }
   // Armed jobs due within the window that the store no longer lists were
   // stopped or deleted (possibly through another replica).
-  if (static_cast<int>(due->size()) < options_.preread_limit) {
+  if (limit <= 0 || static_cast<int>(due->size()) < limit) {
     std::vector<int64_t> gone;
     for (const auto& [id, a] : armed_) {
       if (a.cursor <= until && !listed.contains(id) && !pending_advances_.contains(id)) gone.push_back(id);
@@ -88,9 +94,11 @@ void ScheduleLoop::Preread(int64_t now_ms) {
 }
 
 ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
-  const v1::Job& job = armed.job;
+  const v1::Job& job = *armed.job;
+  const schedule::CompiledCron* cron = armed.cron.get();
   Planned p;
-  p.fire.job = job;
+  p.fire.job = armed.job;
+  p.cron = armed.cron;
   p.fire.type = ScheduledType(job);
   p.fire.scheduled_ms = armed.cursor;
   if (armed.cursor > now_ms) p.fire.dispatch_at_ms = armed.cursor;  // Recorded ahead.
@@ -104,7 +112,7 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
   const bool late = now_ms - armed.cursor > threshold;
   if (!late) {
     armed.caught_up = 0;
-    p.advance.next_fire_ms = SlotAfter(job, armed.cursor);
+    p.advance.next_fire_ms = SlotAfter(job, armed.cursor, cron);
     return p;
   }
   // A misfire: the slot was not fired in time (scheduler down, store slow).
@@ -112,23 +120,23 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
   switch (job.misfire().policy()) {
     case v1::MISFIRE_POLICY_DO_NOTHING:
       p.fires = false;
-      p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms);
+      p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, cron);
       break;
     case v1::MISFIRE_POLICY_CATCH_UP: {
       const uint32_t max = job.misfire().max_catch_up() == 0 ? kDefaultMaxCatchUp
                                                              : job.misfire().max_catch_up();
       if (armed.caught_up >= max) {
         p.fires = false;
-        p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms);
+        p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, cron);
         armed.caught_up = 0;
       } else {
         ++armed.caught_up;
-        p.advance.next_fire_ms = SlotAfter(job, armed.cursor);
+        p.advance.next_fire_ms = SlotAfter(job, armed.cursor, cron);
       }
       break;
     }
     default:  // FIRE_ONCE_NOW
-      p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms);
+      p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, cron);
       break;
   }
   if (!p.fires) {
@@ -191,7 +199,7 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
       it->second.last_fire_ms = a.last_fire_ms;
     }
     if (invalidated_.contains(a.job_id) || armed_.contains(a.job_id)) continue;
-    Arm(plans[i].fire.job, a.next_fire_ms);
+    Arm(plans[i].fire.job, plans[i].cron, a.next_fire_ms);
     if (auto armed = armed_.find(a.job_id); armed != armed_.end()) armed->second.caught_up = caught_up[i];
   }
   if (pending_advances_.size() >= options_.advance_batch) FlushAdvances(now_ms);

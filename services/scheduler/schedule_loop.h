@@ -19,6 +19,7 @@
 #define GNOMON_SERVICES_SCHEDULER_SCHEDULE_LOOP_H_
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -28,6 +29,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
+#include "services/common/schedule/schedule.h"
 #include "services/common/store/store.h"
 #include "services/scheduler/trigger.h"
 
@@ -36,7 +38,9 @@ namespace gnomon::scheduler {
 struct ScheduleLoopOptions {
   absl::Duration preread_window = absl::Seconds(5);
   absl::Duration preread_interval = absl::Seconds(1);
-  int preread_limit = 5000;
+  // Due jobs read per pass; 0 = all of them (100,000 jobs due on one instant
+  // are all armed by one pass, not 5,000 a second).
+  int preread_limit = 0;
   // Cursor advances are written in batches, at least this often (or every
   // `advance_batch` advances). Safe to defer: a slot re-fired after a crash
   // finds its key taken and is not dispatched again.
@@ -71,17 +75,21 @@ class ScheduleLoop {
 
  private:
   struct Armed {
-    v1::Job job;
+    std::shared_ptr<const v1::Job> job;
+    // Compiled once per job version (null unless a cron job): no parse per fire.
+    std::shared_ptr<const schedule::CompiledCron> cron;
     int64_t cursor = store::kNever;
     uint32_t caught_up = 0;  // Consecutive CATCH_UP fires.
   };
   struct Planned {
     FireSpec fire;
+    std::shared_ptr<const schedule::CompiledCron> cron;
     bool fires = true;
     store::JobAdvance advance;
   };
 
-  void Arm(const v1::Job& job, int64_t cursor) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Arm(std::shared_ptr<const v1::Job> job, std::shared_ptr<const schedule::CompiledCron> cron,
+           int64_t cursor) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Disarm(int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Plans the fire of the job's due slot and its new cursor.
   Planned Plan(Armed& armed, int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
@@ -27,7 +28,7 @@ class FakeSink final : public FireSink {
     if (fail) return absl::UnavailableError("store down");
     std::vector<FireOutcome> out(fires.size());
     for (size_t i = 0; i < fires.size(); ++i) {
-      seen.push_back({fires[i].job.id(), fires[i].scheduled_ms, fires[i].type, clock_->NowMillis()});
+      seen.push_back({fires[i].job->id(), fires[i].scheduled_ms, fires[i].type, clock_->NowMillis()});
       out[i].run_ids.push_back(static_cast<int64_t>(seen.size()));
     }
     return out;
@@ -90,6 +91,36 @@ class ScheduleLoopTest : public ::testing::Test {
   SimulatedClock clock_{absl::FromUnixMillis(kStart)};
   FakeSink sink_{&clock_};
 };
+
+TEST_F(ScheduleLoopTest, TwentyThousandCronJobsDueOnOneInstantAllFireAtIt) {
+  // Distinct jobs whose cron instants coincide (as "0 0 * * * ?" makes every
+  // hour): one pass arms all of them, and every one fires at its instant.
+  constexpr int kJobs = 20000;
+  const int64_t slot = kStart + 1000;  // a whole second: on the cron's grid
+  v1::Job j;
+  j.set_group_id(group_id_);
+  j.mutable_bean()->set_handler("h");
+  j.mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
+  for (int i = 0; i < kJobs; ++i) Create(j, slot);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  EXPECT_EQ(loop.Tick(), absl::FromUnixMillis(slot));
+  clock_.AdvanceTo(absl::FromUnixMillis(slot));
+  loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), static_cast<size_t>(kJobs));
+  absl::flat_hash_set<int64_t> jobs;
+  for (const auto& f : sink_.seen) {
+    EXPECT_EQ(f.scheduled_ms, slot);
+    EXPECT_EQ(f.fired_at_ms, slot);
+    EXPECT_EQ(f.type, v1::TRIGGER_TYPE_CRON);
+    jobs.insert(f.job_id);
+  }
+  EXPECT_EQ(jobs.size(), static_cast<size_t>(kJobs));
+  // The next second fires all of them again, from the compiled crons.
+  clock_.AdvanceTo(absl::FromUnixMillis(slot + 1000));
+  loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), static_cast<size_t>(2 * kJobs));
+  EXPECT_EQ(sink_.seen.back().scheduled_ms, slot + 1000);
+}
 
 TEST_F(ScheduleLoopTest, FixRateFiresEachSlotAtItsMillisecond) {
   const int64_t id = Create(RateJob(100), kStart + 100);

@@ -116,23 +116,23 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
   std::vector<size_t> run_plan;
   for (size_t i = 0; i < fires.size(); ++i) {
     const FireSpec& f = fires[i];
-    absl::StatusOr<v1::Group> g = GroupOf(f.job.group_id());
+    absl::StatusOr<v1::Group> g = GroupOf(f.job->group_id());
     if (!g.ok()) return g.status();
     Planned p{i, *g, Candidates(f, *g)};
-    const bool broadcast = f.job.route_strategy() == v1::ROUTE_STRATEGY_SHARDING_BROADCAST;
+    const bool broadcast = f.job->route_strategy() == v1::ROUTE_STRATEGY_SHARDING_BROADCAST;
     const uint32_t total = f.shard_total > 0 ? f.shard_total
                            : broadcast      ? std::max<uint32_t>(1, p.executors->size())
                                             : 1;
     for (uint32_t shard = 0; shard < total; ++shard) {
       if (f.shard && *f.shard != shard) continue;
       v1::Run r;
-      r.set_job_id(f.job.id());
-      r.set_group_id(f.job.group_id());
+      r.set_job_id(f.job->id());
+      r.set_group_id(f.job->group_id());
       r.set_trigger_type(f.type);
       if (f.scheduled_ms > 0) *r.mutable_scheduled_time() = TimeUtil::MillisecondsToTimestamp(f.scheduled_ms);
       *r.mutable_trigger_time() = TimeUtil::MillisecondsToTimestamp(now);
-      r.set_handler(HandlerName(f.job));
-      r.set_params(f.params ? *f.params : f.job.params());
+      r.set_handler(HandlerName(*f.job));
+      r.set_params(f.params ? *f.params : f.job->params());
       r.set_shard_index(shard);
       r.set_shard_total(total);
       r.set_parent_run_id(f.parent_run_id);
@@ -230,7 +230,7 @@ void Trigger::Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group
     return;
   }
   std::string address;
-  const v1::RouteStrategy strategy = f->job.route_strategy();
+  const v1::RouteStrategy strategy = f->job->route_strategy();
   const bool broadcast = strategy == v1::ROUTE_STRATEGY_SHARDING_BROADCAST;
   if (broadcast) {
     // Shard i runs on the i-th executor in address order; a retry of a shard
@@ -245,7 +245,7 @@ void Trigger::Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group
       }
       candidates = &rest;
     }
-    absl::StatusOr<std::string> picked = RouterFor(strategy)->Pick(f->job.id(), *candidates);
+    absl::StatusOr<std::string> picked = RouterFor(strategy)->Pick(f->job->id(), *candidates);
     if (!picked.ok()) {
       Fail(run, v1::HANDLE_CODE_NO_EXECUTOR, std::string(picked.status().message()));
       return;
@@ -256,18 +256,18 @@ void Trigger::Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group
   v1::RunRequest req;
   req.set_run_id(run.id());
   req.set_job_id(run.job_id());
-  if (f->job.has_script()) {
-    *req.mutable_script() = f->job.script();
+  if (f->job->has_script()) {
+    *req.mutable_script() = f->job->script();
   } else {
-    *req.mutable_bean() = f->job.bean();
+    *req.mutable_bean() = f->job->bean();
   }
   req.set_params(run.params());
   req.set_shard_index(run.shard_index());
   req.set_shard_total(run.shard_total());
   req.set_attempt(run.attempt());
   req.set_trigger_type(run.trigger_type());
-  req.set_block_strategy(f->job.block_strategy());
-  *req.mutable_timeout() = f->job.timeout();
+  req.set_block_strategy(f->job->block_strategy());
+  *req.mutable_timeout() = f->job->timeout();
   *req.mutable_scheduled_time() = run.has_scheduled_time() ? run.scheduled_time() : run.trigger_time();
   req.set_fence_epoch(run.fence_epoch());
 

@@ -1,7 +1,7 @@
 // Trigger: records the runs of a fire (taking its unique slots) and
 // dispatches them to executors chosen by the job's route strategy.
 //
-//   FireSpec f{.job = job, .type = v1::TRIGGER_TYPE_FIX_RATE, .scheduled_ms = slot};
+//   FireSpec f{.job = job_ptr, .type = v1::TRIGGER_TYPE_FIX_RATE, .scheduled_ms = slot};
 //   absl::StatusOr<std::vector<FireOutcome>> out = trigger.Fire({f});
 //
 // Every recorded run ends with a dispatch outcome: RUNNING once an executor
@@ -39,7 +39,9 @@
 namespace gnomon::scheduler {
 
 struct FireSpec {
-  v1::Job job;
+  // Shared, not copied: a burst of thousands of fires references the jobs
+  // the schedule loop holds.
+  std::shared_ptr<const v1::Job> job;
   v1::TriggerType type = v1::TRIGGER_TYPE_API;
   int64_t scheduled_ms = 0;  // The slot; 0 = an unslotted (manual/API/parent) fire.
   // Recorded ahead: dispatch at this instant (0 or past = at once).

@@ -260,7 +260,8 @@ absl::StatusOr<std::vector<DueJob>> SqlStore::ListDueJobs(int64_t until_ms, int 
   std::vector<DueJob> out;
   absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
     absl::StatusOr<std::vector<SqlRow>> rows =
-        c.Query(sql_.select_due_jobs, {SqlInt(until_ms), SqlInt(ClampLimit(limit))});
+        c.Query(sql_.select_due_jobs,
+                {SqlInt(until_ms), SqlInt(limit > 0 ? limit : std::numeric_limits<int64_t>::max())});
     if (!rows.ok()) return rows.status();
     out.reserve(rows->size());
     for (const SqlRow& row : *rows) {

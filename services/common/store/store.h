@@ -139,7 +139,8 @@ class Store {
   // Sets state and cursor (kNever when stopped).
   virtual absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state,
                                               int64_t next_fire_ms, int64_t now_ms) = 0;
-  // RUNNING jobs with 0 <= next_fire_ms <= until_ms, earliest first, at most `limit`.
+  // RUNNING jobs with 0 <= next_fire_ms <= until_ms, earliest first, at most
+  // `limit` (0 or less: all of them).
   virtual absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit) = 0;
   // Applies each advance in one transaction; returns, per advance, whether it applied.
   virtual absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) = 0;
