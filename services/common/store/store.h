@@ -108,6 +108,11 @@ class Store {
   // Write transactions committed since the store was opened (for stats and
   // benchmarks; 0 where not counted).
   virtual uint64_t committed_transactions() const { return 0; }
+  // SQL statements executed since the store was opened, one per round trip
+  // to the database (transaction control not counted); with
+  // committed_transactions() it gives a benchmark its statements per run.
+  // 0 where not counted.
+  virtual uint64_t executed_statements() const { return 0; }
 
   // ---- Groups -------------------------------------------------------------
   // Inserts `group` (id ignored; access_token must be set by the caller).
