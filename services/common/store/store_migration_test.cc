@@ -56,17 +56,22 @@ std::vector<std::string> RewindToV1(bool mysql) {
   std::vector<std::string> out;
   if (mysql) {
     out = {
-        "ALTER TABLE run DROP INDEX run_retry, DROP INDEX run_child, DROP INDEX run_followup,"
+        // Version 5 dropped run_followup, run_status and run_executor (v1 has the last two).
+        "ALTER TABLE run DROP INDEX run_status_address, ADD KEY run_status (status, id),"
+        " ADD KEY run_executor (executor_address, status)",
+        "ALTER TABLE run DROP INDEX run_retry, DROP INDEX run_child,"
         " DROP INDEX run_end, DROP INDEX run_followup_due, DROP COLUMN followup_pending,"
         " DROP COLUMN retry_of, DROP COLUMN child_of, DROP COLUMN alarm_status,"
         " DROP COLUMN followup_due_ms",
         "ALTER TABLE report_day DROP INDEX report_day_job"};
   } else {
-    out = {"DROP INDEX run_followup_due",
+    out = {"DROP INDEX run_status_address",
+           "CREATE INDEX run_status ON run(status, id)",
+           "CREATE INDEX run_executor ON run(executor_address, status)",
+           "DROP INDEX run_followup_due",
            "ALTER TABLE run DROP COLUMN followup_due_ms",
            "DROP INDEX run_retry",
            "DROP INDEX run_child",
-           "DROP INDEX run_followup",
            "DROP INDEX run_end",
            "DROP INDEX report_day_job",
            "ALTER TABLE run DROP COLUMN followup_pending",
@@ -104,7 +109,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1));
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -136,13 +141,13 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
   v1::Run run = MakeRun(job_, kDay);
   const int64_t id = Insert(run);
   ASSERT_OK(store().ApplyReports({Result(id, 200, kDay + 5000)}, 0).status());
-  // As if the server died after the ALTERs of versions 2 to 4 but before they were recorded.
+  // As if the server died after the ALTERs of versions 2 to 5 but before they were recorded.
   store_.reset();
   ASSERT_NO_FATAL_FAILURE(
       RawExec(url(), true, RawMysqlConnection(),
               {"DELETE FROM schema_migrations WHERE version >= 2", "DELETE FROM report_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);
