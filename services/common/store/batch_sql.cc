@@ -96,6 +96,8 @@ std::string RepeatJoined(std::string_view item, int rows, std::string_view separ
   return out;
 }
 
-std::string Placeholders(int params) { return absl::StrCat("(", RepeatJoined("?", params, ", "), ")"); }
+std::string Placeholders(int params) {
+  return absl::StrCat("(", RepeatJoined("?", params, ", "), ")");
+}
 
 }  // namespace gnomon::store::internal

@@ -82,10 +82,9 @@ MysqlConn::~MysqlConn() {
   }
 }
 
-absl::StatusOr<std::unique_ptr<MysqlConn>> MysqlConn::Connect(const MysqlAddress& a,
-                                                              const StoreOptions& options,
-                                                              bool use_database,
-                                                              std::shared_ptr<StatementCounter> counter) {
+absl::StatusOr<std::unique_ptr<MysqlConn>> MysqlConn::Connect(
+    const MysqlAddress& a, const StoreOptions& options, bool use_database,
+    std::shared_ptr<StatementCounter> counter) {
   // Thread-safe one-time initialisation of the driver (and the client library).
   static sql::mysql::MySQL_Driver* const driver = [] {
     try {

@@ -3,7 +3,8 @@
 // absl::Status. No exception leaves this class.
 //
 // Example:
-//   absl::StatusOr<std::unique_ptr<MysqlConn>> c = MysqlConn::Connect(addr, options, true, nullptr);
+//   absl::StatusOr<std::unique_ptr<MysqlConn>> c =
+//       MysqlConn::Connect(addr, options, true, /*counter=*/nullptr);
 //   absl::StatusOr<std::vector<SqlRow>> rows = (*c)->Query("SELECT 1", {});
 //
 // Error mapping: connection-type failures (2002 can't connect, 2003 refused,

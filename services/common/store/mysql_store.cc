@@ -162,8 +162,7 @@ absl::Status TakeMigrationLock(MysqlConn& c, const std::string& name, absl::Dura
 // EXISTS would say the same, but only MariaDB has it.
 bool AlreadyApplied(const absl::Status& s) {
   return absl::EndsWith(s.message(), "(error 1060)") ||
-         absl::EndsWith(s.message(), "(error 1061)") ||
-         absl::EndsWith(s.message(), "(error 1091)");
+         absl::EndsWith(s.message(), "(error 1061)") || absl::EndsWith(s.message(), "(error 1091)");
 }
 
 absl::Status ApplyMigrations(MysqlConn& c, const MysqlAddress& address) {

@@ -39,8 +39,8 @@ bool TakesChildKey(const v1::Run& r) {
 bool TakesAnyKey(const v1::Run& r) { return TakesSlot(r) || TakesRetryKey(r) || TakesChildKey(r); }
 
 using SlotKey = std::tuple<int64_t, int64_t, int64_t, int64_t>;  // job, slot, shard, attempt
-using RetryKey = std::pair<int64_t, int64_t>;                     // first run, attempt
-using ChildKey = std::tuple<int64_t, int64_t, int64_t>;           // parent run, job, shard
+using RetryKey = std::pair<int64_t, int64_t>;                    // first run, attempt
+using ChildKey = std::tuple<int64_t, int64_t, int64_t>;          // parent run, job, shard
 
 SlotKey SlotOf(const v1::Run& r) {
   return {r.job_id(), ToMs(r.scheduled_time()), r.shard_index(), r.attempt()};
@@ -137,7 +137,9 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
       // Nothing to read their ids back by: one INSERT each (they cannot clash).
       for (size_t i : unkeyed) {
         absl::StatusOr<int64_t> id = c.Insert(sql_.insert_run, RunInsertArgs(runs[i]));
-        if (!id.ok()) return Annotate(id.status(), absl::StrCat("insert run of job ", runs[i].job_id()));
+        if (!id.ok()) {
+          return Annotate(id.status(), absl::StrCat("insert run of job ", runs[i].job_id()));
+        }
         out[i] = RunInsertOutcome{true, *id};
       }
     }

@@ -158,13 +158,12 @@ v1::ReportAck SqlStore::ApplyReport(const v1::ReportItem& item, const v1::RunSta
   }
   const v1::RunResult& res = item.result();
   if (!r.active()) return v1::REPORT_ACK_DUPLICATE;
-  const int64_t start_ms = res.has_start_time() || started == nullptr
-                               ? ToMs(res.start_time())
-                               : ToMs(started->start_time());
+  const int64_t start_ms = res.has_start_time() || started == nullptr ? ToMs(res.start_time())
+                                                                      : ToMs(started->start_time());
   r.handle_code = res.handle_code();
   r.handle_message = res.handle_message();
   r.status = res.handle_code() == v1::HANDLE_CODE_SUCCESS ? v1::RUN_STATUS_SUCCEEDED
-                                                           : v1::RUN_STATUS_FAILED;
+                                                          : v1::RUN_STATUS_FAILED;
   if (r.start_ms == 0) r.start_ms = start_ms;
   r.end_ms = ToMs(res.end_time());
   if (r.executor_address.empty() && started != nullptr) {
@@ -176,16 +175,16 @@ v1::ReportAck SqlStore::ApplyReport(const v1::ReportItem& item, const v1::RunSta
   return v1::REPORT_ACK_APPLIED;
 }
 
-absl::StatusOr<SqlStore::LineSet> SqlStore::ReadStoredLines(SqlConn& c,
-                                                            const std::vector<v1::ReportItem>& items,
-                                                            const RunStates& runs) {
+absl::StatusOr<SqlStore::LineSet> SqlStore::ReadStoredLines(
+    SqlConn& c, const std::vector<v1::ReportItem>& items, const RunStates& runs) {
   // Per run, the range of line numbers the batch sends.
   std::map<int64_t, std::pair<int64_t, int64_t>> ranges;
   for (const v1::ReportItem& item : items) {
     if (!item.has_log() || runs.count(item.log().run_id()) == 0) continue;
     for (const v1::LogLine& line : item.log().lines()) {
       if (line.line_number() < 1) continue;
-      auto [it, added] = ranges.try_emplace(item.log().run_id(), line.line_number(), line.line_number());
+      auto [it, added] =
+          ranges.try_emplace(item.log().run_id(), line.line_number(), line.line_number());
       it->second.first = std::min(it->second.first, line.line_number());
       it->second.second = std::max(it->second.second, line.line_number());
     }

@@ -35,13 +35,14 @@ struct Assignment {
 // see run_state.h), instead of scanning the table.
 std::string MultiRowUpdate(Dialect d, const std::string& table,
                            const std::vector<std::string>& columns,
-                           const std::vector<Assignment>& sets, const std::string& where, int rows) {
+                           const std::vector<Assignment>& sets, const std::string& where,
+                           int rows) {
   // Longest names first, so $trigger_code is not replaced inside $trigger_code_x.
   std::vector<std::pair<std::string, std::string>> refs;
   for (size_t i = 0; i < columns.size(); ++i) {
-    refs.push_back({absl::StrCat("$", columns[i]),
-                    d == Dialect::kSqlite ? absl::StrCat("v.column", i + 1)
-                                          : absl::StrCat("v.", columns[i])});
+    refs.push_back({absl::StrCat("$", columns[i]), d == Dialect::kSqlite
+                                                       ? absl::StrCat("v.column", i + 1)
+                                                       : absl::StrCat("v.", columns[i])});
   }
   std::sort(refs.begin(), refs.end(),
             [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
@@ -68,8 +69,8 @@ std::string MultiRowUpdate(Dialect d, const std::string& table,
   std::string derived = first;
   if (rows > 1) {
     absl::StrAppend(&derived, " UNION ALL ",
-                    RepeatJoined(absl::StrCat("SELECT ", RepeatJoined("?", params, ", ")),
-                                 rows - 1, " UNION ALL "));
+                    RepeatJoined(absl::StrCat("SELECT ", RepeatJoined("?", params, ", ")), rows - 1,
+                                 " UNION ALL "));
   }
   return absl::StrCat("UPDATE (", derived, ") AS v STRAIGHT_JOIN ", table, " ON ", table,
                       ".id = v.id SET ", set, cond.empty() ? "" : " WHERE ",
@@ -112,25 +113,24 @@ void AddBatchStatements(Dialect d, Statements& s) {
                         lock);
   });
   s.update_runs = BatchSql([=](int n) {
-    return MultiRowUpdate(
-        d, "run",
-        {"id", "status", "trigger_code", "trigger_message", "executor_address", "dispatch_ms",
-         "handle_code", "handle_message", "start_ms", "end_ms", "fence_epoch", "followup_pending",
-         "log_line_count", "log_truncated"},
-        {{"status", "$status"},
-         {"trigger_code", "$trigger_code"},
-         {"trigger_message", "COALESCE($trigger_message, {t}.trigger_message)"},
-         {"executor_address", "$executor_address"},
-         {"dispatch_ms", "$dispatch_ms"},
-         {"handle_code", "$handle_code"},
-         {"handle_message", "COALESCE($handle_message, {t}.handle_message)"},
-         {"start_ms", "$start_ms"},
-         {"end_ms", "$end_ms"},
-         {"fence_epoch", "$fence_epoch"},
-         {"followup_pending", "$followup_pending"},
-         {"log_line_count", "$log_line_count"},
-         {"log_truncated", "$log_truncated"}},
-        "", n);
+    return MultiRowUpdate(d, "run",
+                          {"id", "status", "trigger_code", "trigger_message", "executor_address",
+                           "dispatch_ms", "handle_code", "handle_message", "start_ms", "end_ms",
+                           "fence_epoch", "followup_pending", "log_line_count", "log_truncated"},
+                          {{"status", "$status"},
+                           {"trigger_code", "$trigger_code"},
+                           {"trigger_message", "COALESCE($trigger_message, {t}.trigger_message)"},
+                           {"executor_address", "$executor_address"},
+                           {"dispatch_ms", "$dispatch_ms"},
+                           {"handle_code", "$handle_code"},
+                           {"handle_message", "COALESCE($handle_message, {t}.handle_message)"},
+                           {"start_ms", "$start_ms"},
+                           {"end_ms", "$end_ms"},
+                           {"fence_epoch", "$fence_epoch"},
+                           {"followup_pending", "$followup_pending"},
+                           {"log_line_count", "$log_line_count"},
+                           {"log_truncated", "$log_truncated"}},
+                          "", n);
   });
   s.insert_log_lines = BatchSql([](int n) {
     return absl::StrCat("INSERT INTO run_log(run_id, line_number, time_ms, text) VALUES ",
@@ -146,8 +146,8 @@ void AddBatchStatements(Dialect d, Statements& s) {
     return MultiRowUpdate(d, "run", {"id", "followup_due_ms"},
                           {{"followup_due_ms", "$followup_due_ms"}}, "{t}.followup_pending = 1", n);
   });
-  const std::string days = absl::StrCat(
-      "INSERT INTO report_day(day_ms, job_id, running, succeeded, failed) VALUES ");
+  const std::string days =
+      absl::StrCat("INSERT INTO report_day(day_ms, job_id, running, succeeded, failed) VALUES ");
   const std::string durations = "INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES ";
   if (mysql) {
     s.upsert_report_days = BatchSql([=](int n) {
@@ -237,10 +237,10 @@ Statements Portable() {
                                          " FROM run WHERE executor_address = ? AND status IN ",
                                          kActive, " ORDER BY id");
 
-  s.select_pending_followups = absl::StrCat(
-      "SELECT ", kRunColumns,
-      " FROM run WHERE followup_pending = 1 AND followup_due_ms <= ? "
-      "ORDER BY followup_due_ms, end_ms, id LIMIT ?");
+  s.select_pending_followups =
+      absl::StrCat("SELECT ", kRunColumns,
+                   " FROM run WHERE followup_pending = 1 AND followup_due_ms <= ? "
+                   "ORDER BY followup_due_ms, end_ms, id LIMIT ?");
   s.select_runs_ended_before =
       absl::StrCat("SELECT id FROM run WHERE end_ms < ? AND status IN ", kEnded,
                    " AND followup_pending = 0 ORDER BY end_ms, id LIMIT ?");
