@@ -219,8 +219,12 @@ TEST_P(StoreTest, ReportBatchMixingStartsLinesResultsDuplicatesAndUnknownRuns) {
   ASSERT_OK(store().ApplyReports({Result(c, 200, kDay + 3500)}, 0).status());
   ASSERT_OK(store().ApplyReports({Lines(d, 1, 3)}, 0).status());
 
-  v1::ReportItem long_result = Result(a, 500, kDay + 1900);
-  long_result.mutable_result()->set_handle_message(std::string(70000, 'e'));
+  // Runs are written back in id order: a short message (a), messages kept
+  // (b, c, d: NULL), then a long one (e), longer than a MySQL TEXT.
+  v1::ReportItem a_result = Result(a, 500, kDay + 1900);
+  a_result.mutable_result()->set_handle_message("short");
+  v1::ReportItem e_result = Result(e, 200, kDay + 6900);
+  e_result.mutable_result()->set_handle_message(std::string(90000, 'f'));
   ASSERT_OK_AND_ASSIGN(acks, store().ApplyReports(
                                  {
                                      Lines(a, 1, 4),                 // 0: new lines.
@@ -228,9 +232,9 @@ TEST_P(StoreTest, ReportBatchMixingStartsLinesResultsDuplicatesAndUnknownRuns) {
                                      Started(a, kDay + 1100),        // 2: folded into a's result.
                                      Lines(d, 2, 5),                 // 3: 2..3 stored, 4..5 new.
                                      Result(c, 500, kDay + 3900),    // 4: c ended already.
-                                     long_result,                    // 5: a's result.
+                                     a_result,                       // 5: a's result.
                                      Lines(a, 3, 4),                 // 6: repeats lines of item 0.
-                                     Result(e, 200, kDay + 6900),    // 7: e's result.
+                                     e_result,                       // 7: e's result.
                                      Lines(foreign, 1, 2),           // 8: another group's run.
                                      Result(a + 100000, 200, kDay),  // 9: no such run.
                                      Started(b, kDay + 2200),  // 10: b started already (item 1).
@@ -247,7 +251,7 @@ TEST_P(StoreTest, ReportBatchMixingStartsLinesResultsDuplicatesAndUnknownRuns) {
                   v1::REPORT_ACK_DUPLICATE));
   ASSERT_OK_AND_ASSIGN(ra, store().GetRun(a));
   EXPECT_EQ(ra.status(), v1::RUN_STATUS_FAILED);
-  EXPECT_EQ(ra.handle_message(), std::string(70000, 'e'));
+  EXPECT_EQ(ra.handle_message(), "short");
   EXPECT_EQ(ra.start_time().seconds(), (kDay + 1100) / 1000);
   EXPECT_EQ(ra.executor_address(), "10.0.0.9:9999");
   EXPECT_EQ(ra.log_line_count(), 4);
@@ -256,6 +260,7 @@ TEST_P(StoreTest, ReportBatchMixingStartsLinesResultsDuplicatesAndUnknownRuns) {
   EXPECT_EQ(rb.start_time().seconds(), (kDay + 2100) / 1000);
   ASSERT_OK_AND_ASSIGN(rc, store().GetRun(c));
   EXPECT_EQ(rc.status(), v1::RUN_STATUS_SUCCEEDED);
+  EXPECT_EQ(rc.handle_message(), "ok");  // Kept.
   EXPECT_EQ(rc.log_line_count(), 1);
   ASSERT_OK_AND_ASSIGN(rd, store().GetRun(d));
   EXPECT_EQ(rd.log_line_count(), 5);
@@ -265,6 +270,7 @@ TEST_P(StoreTest, ReportBatchMixingStartsLinesResultsDuplicatesAndUnknownRuns) {
   ASSERT_OK_AND_ASSIGN(re, store().GetRun(e));
   EXPECT_EQ(re.status(), v1::RUN_STATUS_SUCCEEDED);  // The first result stands.
   EXPECT_EQ(re.end_time().seconds(), (kDay + 6900) / 1000);
+  EXPECT_EQ(re.handle_message(), std::string(90000, 'f'));
   ASSERT_OK_AND_ASSIGN(rf, store().GetRun(foreign));
   EXPECT_EQ(rf.log_line_count(), 0);
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 86400000, job_.id()));
