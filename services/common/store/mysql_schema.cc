@@ -187,11 +187,7 @@ const std::vector<Migration>& MysqlMigrations() {
            // Why these go: see version 5 in sqlite_schema.cc. One ALTER, so
            // all or nothing; a re-run after a crash fails with 1091 (key
            // gone), which ApplyMigrations takes as "applied".
-           "ALTER TABLE run"
-           " DROP INDEX run_followup,"
-           " DROP INDEX run_status,"
-           " DROP INDEX run_executor,"
-           " ADD KEY run_status_address (status, executor_address)",
+           "ALTER TABLE run DROP INDEX run_followup, DROP INDEX run_executor",
        }},
   };
   return *migrations;

@@ -181,20 +181,18 @@ const std::vector<Migration>& SqliteMigrations() {
            // end_ms, followup_pending) again on each change. Kept: run_slot,
            // run_retry, run_child (unique keys), run_job (per-job listing
            // and trimming, newest first), run_group and run_trigger
-           // (listing by group, by trigger time; written once), run_end
-           // (retention by end time), run_followup_due (pending follow-ups).
+           // (listing by group, by trigger time; written once), run_status
+           // (listing by status newest first, stale PENDING runs, active
+           // runs), run_end (retention by end time), run_followup_due
+           // (pending follow-ups).
            // run_followup served the follow-up query before version 4; no
            // query uses it since.
            "DROP INDEX IF EXISTS run_followup",
-           // run_status (status, id) and run_executor (executor_address,
-           // status) are both rewritten on every status change; one index
-           // serves both of their queries: runs in some statuses (listing,
-           // stale PENDING runs; PENDING and RUNNING are few, so their
-           // sort by id is cheap) and the active runs on an address
-           // (status IN (PENDING, RUNNING) AND executor_address = ?).
-           "DROP INDEX IF EXISTS run_status",
+           // run_executor (executor_address, status) was rewritten at
+           // dispatch and at every status change for one query, the active
+           // runs on an address; run_status finds the active runs (PENDING
+           // and RUNNING: the runs in flight, few) and the address filters them.
            "DROP INDEX IF EXISTS run_executor",
-           "CREATE INDEX IF NOT EXISTS run_status_address ON run(status, executor_address)",
        }},
   };
   return *migrations;

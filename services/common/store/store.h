@@ -1,8 +1,10 @@
 // Store: the one persistence interface of gnomon, with a SQLite and a MySQL backend.
 //
 // Every role reads and writes through this interface; SQL lives only in the
-// backends (sqlite_store.cc, mysql_store.cc). Calls are batch-oriented so the
-// scheduler and the log service can keep store transactions per run low.
+// backends (statements.cc and the schema files). Calls are batch-oriented so
+// the scheduler and the log service can keep store transactions and SQL
+// statements per run low: a batch costs a few multi-row statements per kind,
+// not one per run (batch_sql.h).
 //
 // Example:
 //   absl::StatusOr<std::unique_ptr<Store>> store =

@@ -54,19 +54,16 @@ void RawExec(const std::string& url, bool mysql, std::unique_ptr<sql::Connection
 // Statements that take a current database back to schema version 1.
 std::vector<std::string> RewindToV1(bool mysql) {
   std::vector<std::string> out;
-  // Version 5 dropped run_followup, run_status and run_executor (v1 has the last two).
+  // Version 5 dropped run_followup and run_executor (v1 has the latter).
   if (mysql) {
-    out = {"ALTER TABLE run DROP INDEX run_status_address, ADD KEY run_status (status, id),"
-           " ADD KEY run_executor (executor_address, status)",
+    out = {"ALTER TABLE run ADD KEY run_executor (executor_address, status)",
            "ALTER TABLE run DROP INDEX run_retry, DROP INDEX run_child,"
            " DROP INDEX run_end, DROP INDEX run_followup_due, DROP COLUMN followup_pending,"
            " DROP COLUMN retry_of, DROP COLUMN child_of, DROP COLUMN alarm_status,"
            " DROP COLUMN followup_due_ms",
            "ALTER TABLE report_day DROP INDEX report_day_job"};
   } else {
-    out = {"DROP INDEX run_status_address",
-           "CREATE INDEX run_status ON run(status, id)",
-           "CREATE INDEX run_executor ON run(executor_address, status)",
+    out = {"CREATE INDEX run_executor ON run(executor_address, status)",
            "DROP INDEX run_followup_due",
            "ALTER TABLE run DROP COLUMN followup_due_ms",
            "DROP INDEX run_retry",
