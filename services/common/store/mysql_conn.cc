@@ -8,6 +8,7 @@
 #include <mysql_connection.h>
 #include <mysql_driver.h>
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -69,7 +70,9 @@ absl::Status FromSqlException(const sql::SQLException& e, const std::string& wha
     return absl::InternalError(absl::StrCat("mysql: ", ctx, ": unknown exception")); \
   }
 
-MysqlConn::MysqlConn(std::unique_ptr<sql::Connection> conn) : conn_(std::move(conn)) {}
+MysqlConn::MysqlConn(std::unique_ptr<sql::Connection> conn,
+                     std::shared_ptr<StatementCounter> counter)
+    : conn_(std::move(conn)), counter_(std::move(counter)) {}
 
 MysqlConn::~MysqlConn() {
   cache_.clear();
@@ -79,9 +82,9 @@ MysqlConn::~MysqlConn() {
   }
 }
 
-absl::StatusOr<std::unique_ptr<MysqlConn>> MysqlConn::Connect(const MysqlAddress& a,
-                                                              const StoreOptions& options,
-                                                              bool use_database) {
+absl::StatusOr<std::unique_ptr<MysqlConn>> MysqlConn::Connect(
+    const MysqlAddress& a, const StoreOptions& options, bool use_database,
+    std::shared_ptr<StatementCounter> counter) {
   // Thread-safe one-time initialisation of the driver (and the client library).
   static sql::mysql::MySQL_Driver* const driver = [] {
     try {
@@ -108,7 +111,7 @@ absl::StatusOr<std::unique_ptr<MysqlConn>> MysqlConn::Connect(const MysqlAddress
     opts["CLIENT_FOUND_ROWS"] = true;  // UPDATE reports matched rows, as SQLite does.
     opts["OPT_CHARSET_NAME"] = Sql("utf8mb4");
     std::unique_ptr<sql::Connection> conn(driver->connect(opts));
-    out.reset(new MysqlConn(std::move(conn)));
+    out.reset(new MysqlConn(std::move(conn), std::move(counter)));
   })
   for (const std::string& stmt : {
            std::string("SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION'"),
@@ -118,6 +121,14 @@ absl::StatusOr<std::unique_ptr<MysqlConn>> MysqlConn::Connect(const MysqlAddress
        }) {
     if (absl::Status s = out->Script(stmt); !s.ok()) return s;
   }
+  absl::StatusOr<std::vector<SqlRow>> autoinc =
+      out->Query("SELECT @@innodb_autoinc_lock_mode, @@auto_increment_increment", {});
+  if (!autoinc.ok() && out->broken()) return autoinc.status();
+  // A server without the variable (not InnoDB) gets the safe path.
+  if (autoinc.ok() && !autoinc->empty() && ColInt(autoinc->front(), 0) != 2) {
+    out->id_step_ = std::max<int64_t>(1, ColInt(autoinc->front(), 1));
+  }
+  out->ResetCounters();
   return out;
 }
 
@@ -182,6 +193,7 @@ absl::StatusOr<std::vector<SqlRow>> MysqlConn::Query(const std::string& text,
   if (!ps.ok()) return ps.status();
   GNOMON_MYSQL_TRY(text, &broken_, {
     Bind(*ps, args);
+    if (counter_ != nullptr) counter_->Add();
     std::unique_ptr<sql::ResultSet> rs((*ps)->executeQuery());
     sql::ResultSetMetaData* meta = rs->getMetaData();
     const unsigned int n = meta->getColumnCount();
@@ -213,6 +225,7 @@ absl::StatusOr<ExecResult> MysqlConn::Exec(const std::string& text,
   if (!ps.ok()) return ps.status();
   GNOMON_MYSQL_TRY(text, &broken_, {
     Bind(*ps, args);
+    if (counter_ != nullptr) counter_->Add();
     const int affected = (*ps)->executeUpdate();
     ++succeeded_;
     return ExecResult{affected};
@@ -227,6 +240,21 @@ absl::StatusOr<int64_t> MysqlConn::Insert(const std::string& text,
   if (!rows.ok()) return rows.status();
   if (rows->empty()) return absl::InternalError("mysql: LAST_INSERT_ID() returned no row");
   return ColInt(rows->front(), 0);
+}
+
+absl::StatusOr<std::vector<int64_t>> MysqlConn::InsertRows(const std::string& text,
+                                                           const std::vector<SqlValue>& args,
+                                                           int rows) {
+  absl::StatusOr<ExecResult> r = Exec(text, args);
+  if (!r.ok()) return r.status();
+  std::vector<int64_t> ids;
+  if (id_step_ == 0) return ids;
+  absl::StatusOr<std::vector<SqlRow>> first = Query("SELECT LAST_INSERT_ID()", {});
+  if (!first.ok()) return first.status();
+  if (first->empty()) return absl::InternalError("mysql: LAST_INSERT_ID() returned no row");
+  ids.resize(rows);
+  for (int i = 0; i < rows; ++i) ids[i] = ColInt(first->front(), 0) + i * id_step_;
+  return ids;
 }
 
 #undef GNOMON_MYSQL_TRY

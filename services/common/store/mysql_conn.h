@@ -3,7 +3,8 @@
 // absl::Status. No exception leaves this class.
 //
 // Example:
-//   absl::StatusOr<std::unique_ptr<MysqlConn>> c = MysqlConn::Connect(addr, options, true);
+//   absl::StatusOr<std::unique_ptr<MysqlConn>> c =
+//       MysqlConn::Connect(addr, options, true, /*counter=*/nullptr);
 //   absl::StatusOr<std::vector<SqlRow>> rows = (*c)->Query("SELECT 1", {});
 //
 // Error mapping: connection-type failures (2002 can't connect, 2003 refused,
@@ -41,10 +42,12 @@ class MysqlConn final : public SqlConn {
  public:
   // Connects to address (selecting its database when use_database is true)
   // with the connect/read/write timeouts of options, utf8mb4, found-rows
-  // semantics for affected rows, READ COMMITTED and strict SQL mode.
-  static absl::StatusOr<std::unique_ptr<MysqlConn>> Connect(const MysqlAddress& address,
-                                                            const StoreOptions& options,
-                                                            bool use_database);
+  // semantics for affected rows, READ COMMITTED and strict SQL mode, and
+  // learns how the server allocates auto-increment ids (see InsertRows).
+  // counter (may be null) counts the statements the connection runs.
+  static absl::StatusOr<std::unique_ptr<MysqlConn>> Connect(
+      const MysqlAddress& address, const StoreOptions& options, bool use_database,
+      std::shared_ptr<StatementCounter> counter);
   ~MysqlConn() override;
 
   absl::StatusOr<std::vector<SqlRow>> Query(const std::string& sql,
@@ -53,6 +56,18 @@ class MysqlConn final : public SqlConn {
                                   const std::vector<SqlValue>& args) override;
   absl::StatusOr<int64_t> Insert(const std::string& sql,
                                  const std::vector<SqlValue>& args) override;
+  // With innodb_autoinc_lock_mode 0 or 1 ("traditional", "consecutive";
+  // MariaDB's default is 1) InnoDB reserves the ids of a "simple insert" (a
+  // multi-row INSERT ... VALUES without IGNORE or ON DUPLICATE KEY, which is
+  // what InsertRows runs) in one step, so its rows take LAST_INSERT_ID(),
+  // + auto_increment_increment, ... in row order, whatever other sessions
+  // insert meanwhile. With mode 2 ("interleaved", MySQL 8's default) ids of
+  // concurrent statements interleave: InsertRows then returns no ids and
+  // the caller reads them back by unique key.
+  absl::StatusOr<std::vector<int64_t>> InsertRows(const std::string& sql,
+                                                  const std::vector<SqlValue>& args,
+                                                  int rows) override;
+  bool consecutive_insert_ids() const override { return id_step_ > 0; }
   // Runs SQL text without preparing it (DDL, transaction control, USE).
   absl::Status Script(const std::string& sql);
 
@@ -63,10 +78,12 @@ class MysqlConn final : public SqlConn {
   void ResetCounters() { succeeded_ = 0; }
 
  private:
-  explicit MysqlConn(std::unique_ptr<sql::Connection> conn);
+  MysqlConn(std::unique_ptr<sql::Connection> conn, std::shared_ptr<StatementCounter> counter);
   absl::StatusOr<sql::PreparedStatement*> Prepare(const std::string& sql);
 
   std::unique_ptr<sql::Connection> conn_;
+  const std::shared_ptr<StatementCounter> counter_;  // May be null.
+  int64_t id_step_ = 0;  // auto_increment_increment if ids are consecutive, else 0.
   std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> cache_;
   bool broken_ = false;
   int succeeded_ = 0;

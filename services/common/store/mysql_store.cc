@@ -33,8 +33,9 @@ constexpr int kMaxConnections = 8;
 // reused, and dropped when a call saw a connection-type failure.
 class MysqlDb final : public internal::SqlDb {
  public:
-  MysqlDb(MysqlAddress address, StoreOptions options)
-      : address_(std::move(address)), options_(options) {}
+  MysqlDb(MysqlAddress address, StoreOptions options,
+          std::shared_ptr<internal::StatementCounter> counter)
+      : address_(std::move(address)), options_(options), counter_(std::move(counter)) {}
 
   absl::Status Transact(const SqlFn& fn) override ABSL_LOCKS_EXCLUDED(mu_) {
     return WithConn([&](MysqlConn& c) -> absl::Status {
@@ -49,6 +50,8 @@ class MysqlDb final : public internal::SqlDb {
   absl::Status Read(const SqlFn& fn) override ABSL_LOCKS_EXCLUDED(mu_) {
     return WithConn([&](MysqlConn& c) { return fn(c); });
   }
+
+  uint64_t executed_statements() const override { return counter_->value(); }
 
   // Adds an open connection (the one that ran the migrations) to the pool.
   void Adopt(std::unique_ptr<MysqlConn> conn) ABSL_LOCKS_EXCLUDED(mu_) {
@@ -101,7 +104,8 @@ class MysqlDb final : public internal::SqlDb {
       }
       ++open_;
     }
-    absl::StatusOr<std::unique_ptr<MysqlConn>> conn = MysqlConn::Connect(address_, options_, true);
+    absl::StatusOr<std::unique_ptr<MysqlConn>> conn =
+        MysqlConn::Connect(address_, options_, true, counter_);
     if (!conn.ok()) {
       absl::MutexLock lock(&mu_);
       --open_;
@@ -125,6 +129,7 @@ class MysqlDb final : public internal::SqlDb {
 
   const MysqlAddress address_;
   const StoreOptions options_;
+  const std::shared_ptr<internal::StatementCounter> counter_;
   absl::Mutex mu_;
   absl::CondVar freed_;  // Signalled when a connection is returned or closed.
   std::vector<std::unique_ptr<MysqlConn>> idle_ ABSL_GUARDED_BY(mu_);
@@ -153,11 +158,11 @@ absl::Status TakeMigrationLock(MysqlConn& c, const std::string& name, absl::Dura
 
 // True for the errors an ALTER gives when a crash struck after it committed
 // but before its migration was recorded: duplicate column (1060) or key
-// name (1061). ALTER ... IF NOT EXISTS would say the same, but only MariaDB
-// has it.
+// name (1061), or a dropped key that is gone (1091). ALTER ... IF [NOT]
+// EXISTS would say the same, but only MariaDB has it.
 bool AlreadyApplied(const absl::Status& s) {
   return absl::EndsWith(s.message(), "(error 1060)") ||
-         absl::EndsWith(s.message(), "(error 1061)");
+         absl::EndsWith(s.message(), "(error 1061)") || absl::EndsWith(s.message(), "(error 1091)");
 }
 
 absl::Status ApplyMigrations(MysqlConn& c, const MysqlAddress& address) {
@@ -188,7 +193,9 @@ absl::Status ApplyMigrations(MysqlConn& c, const MysqlAddress& address) {
 
 absl::StatusOr<std::unique_ptr<Store>> OpenMysqlStore(const MysqlAddress& address,
                                                       const StoreOptions& options) {
-  absl::StatusOr<std::unique_ptr<MysqlConn>> conn = MysqlConn::Connect(address, options, false);
+  auto counter = std::make_shared<internal::StatementCounter>();
+  absl::StatusOr<std::unique_ptr<MysqlConn>> conn =
+      MysqlConn::Connect(address, options, false, counter);
   if (!conn.ok()) return conn.status();
   MysqlConn& c = **conn;
   // The database name was validated by ParseStoreUrl (letters, digits, '_', '$').
@@ -208,7 +215,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenMysqlStore(const MysqlAddress& addres
   if (!migrated.ok()) return migrated;
   if (!released.ok()) return released.status();
 
-  auto db = std::make_unique<MysqlDb>(address, options);
+  auto db = std::make_unique<MysqlDb>(address, options, std::move(counter));
   db->Adopt(*std::move(conn));
   return std::make_unique<internal::SqlStore>(std::move(db), internal::Dialect::kMysql, options);
 }

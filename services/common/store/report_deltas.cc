@@ -2,24 +2,10 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_cat.h"
+#include "services/common/store/batch_sql.h"
 #include "services/common/store/report_histogram.h"
 
 namespace gnomon::store::internal {
-
-absl::StatusOr<RunFacts> ReadRunFacts(SqlConn& c, const Statements& sql, int64_t run_id) {
-  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql.select_run_facts, {SqlInt(run_id)});
-  if (!rows.ok()) return rows.status();
-  if (rows->empty()) return absl::NotFoundError(absl::StrCat("run ", run_id, " does not exist"));
-  const SqlRow& row = rows->front();
-  RunFacts f;
-  f.job_id = ColInt(row, 0);
-  f.trigger_ms = ColInt(row, 1);
-  f.start_ms = ColInt(row, 2);
-  f.end_ms = ColInt(row, 3);
-  f.status = static_cast<v1::RunStatus>(ColInt(row, 4));
-  return f;
-}
 
 void ReportDeltas::Inserted(int64_t job_id, int64_t trigger_ms) {
   ++days_[{DayOf(trigger_ms), job_id}].running;
@@ -38,20 +24,25 @@ void ReportDeltas::Ended(const RunFacts& f, bool was_active) {
 }
 
 absl::Status ReportDeltas::Apply(SqlConn& c, const Statements& sql) const {
+  std::vector<SqlRow> days;
   for (const auto& [key, n] : days_) {
     if (n.running == 0 && n.succeeded == 0 && n.failed == 0) continue;
-    absl::StatusOr<ExecResult> r =
-        c.Exec(sql.upsert_report_day, {SqlInt(key.first), SqlInt(key.second), SqlInt(n.running),
-                                       SqlInt(n.succeeded), SqlInt(n.failed)});
-    if (!r.ok()) return r.status();
+    days.push_back({SqlInt(key.first), SqlInt(key.second), SqlInt(n.running), SqlInt(n.succeeded),
+                    SqlInt(n.failed)});
   }
+  if (!days.empty()) {
+    // Padding adds nothing to a row the statement writes anyway.
+    const SqlRow pad = {days.back()[0], days.back()[1], SqlInt(0), SqlInt(0), SqlInt(0)};
+    if (absl::Status s = ExecPadded(c, sql.upsert_report_days, days, &pad); !s.ok()) return s;
+  }
+  std::vector<SqlRow> buckets;
   for (const auto& [key, n] : buckets_) {
-    absl::StatusOr<ExecResult> r = c.Exec(
-        sql.upsert_report_duration,
+    buckets.push_back(
         {SqlInt(std::get<0>(key)), SqlInt(std::get<1>(key)), SqlInt(std::get<2>(key)), SqlInt(n)});
-    if (!r.ok()) return r.status();
   }
-  return absl::OkStatus();
+  if (buckets.empty()) return absl::OkStatus();
+  const SqlRow pad = {buckets.back()[0], buckets.back()[1], buckets.back()[2], SqlInt(0)};
+  return ExecPadded(c, sql.upsert_report_durations, buckets, &pad);
 }
 
 }  // namespace gnomon::store::internal

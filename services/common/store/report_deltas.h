@@ -11,8 +11,9 @@
 //              an executor), in the buckets of report_histogram.h.
 // A run inserted already ended counts straight as succeeded/failed.
 //
-// Deltas are written in key order, one upsert per (day, job) and per
-// (day, job, bucket) touched, which keeps MySQL row locks in a stable order.
+// Deltas are written in key order with one multi-row upsert for the
+// (day, job) counters and one for the (day, job, bucket) histograms (per
+// kMaxBatchRows keys), which keeps MySQL row locks in a stable order.
 //
 // Example:
 //   ReportDeltas deltas;
@@ -41,7 +42,7 @@ inline constexpr int64_t kDayMs = 86400000;
 // UTC midnight of the day holding ms (0 for ms <= 0).
 inline int64_t DayOf(int64_t ms) { return ms <= 0 ? 0 : ms - ms % kDayMs; }
 
-// The columns of a run the report counters need (Statements::select_run_facts).
+// The columns of a run the report counters need.
 struct RunFacts {
   int64_t job_id = 0;
   int64_t trigger_ms = 0;
@@ -49,9 +50,6 @@ struct RunFacts {
   int64_t end_ms = 0;
   v1::RunStatus status = v1::RUN_STATUS_UNSPECIFIED;
 };
-
-// Reads the facts of one run; NotFound if it is gone.
-absl::StatusOr<RunFacts> ReadRunFacts(SqlConn& c, const Statements& sql, int64_t run_id);
 
 class ReportDeltas {
  public:

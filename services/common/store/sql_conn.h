@@ -66,6 +66,17 @@ class SqlConn {
   // Runs an INSERT and returns the generated id.
   virtual absl::StatusOr<int64_t> Insert(const std::string& sql,
                                          const std::vector<SqlValue>& args) = 0;
+  // Runs a multi-row INSERT of `rows` rows that either inserts every row or
+  // fails as a whole (AlreadyExists on a unique-key clash), and returns the
+  // generated ids in row order if the driver can tell them from the
+  // statement (consecutive_insert_ids()), else an empty vector: the caller
+  // then reads them back by the rows' unique keys.
+  virtual absl::StatusOr<std::vector<int64_t>> InsertRows(const std::string& sql,
+                                                          const std::vector<SqlValue>& args,
+                                                          int rows) = 0;
+  // True if a multi-row INSERT takes consecutive ids (in steps of a known
+  // increment) in row order, so InsertRows returns them.
+  virtual bool consecutive_insert_ids() const = 0;
 };
 
 using SqlFn = std::function<absl::Status(SqlConn&)>;
@@ -78,6 +89,22 @@ class SqlDb {
   virtual absl::Status Transact(const SqlFn& fn) = 0;
   // Runs fn outside a transaction (each statement sees committed data).
   virtual absl::Status Read(const SqlFn& fn) = 0;
+  // Statements run through Query, Exec, Insert and InsertRows on this
+  // database's connections since it was opened, one per round trip to the
+  // server (MySQL's Insert is two: the INSERT, then LAST_INSERT_ID()).
+  // Transaction control (BEGIN/COMMIT) is not counted; see committed().
+  virtual uint64_t executed_statements() const = 0;
+};
+
+// The statement counter a backend's connections share (relaxed atomics: a
+// statistic, not a synchronisation point).
+class StatementCounter {
+ public:
+  void Add() { n_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t value() const { return n_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> n_{0};
 };
 
 // Counts the committed transactions of the SqlDb it wraps.
@@ -90,6 +117,7 @@ class CountingSqlDb final : public SqlDb {
     return s;
   }
   absl::Status Read(const SqlFn& fn) override { return db_->Read(fn); }
+  uint64_t executed_statements() const override { return db_->executed_statements(); }
   uint64_t committed() const { return committed_.load(std::memory_order_relaxed); }
 
  private:

@@ -14,9 +14,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "services/common/store/report_deltas.h"
+#include "services/common/store/run_state.h"
 #include "services/common/store/sql_conn.h"
 #include "services/common/store/statements.h"
 #include "services/common/store/store.h"
@@ -31,6 +34,7 @@ class SqlStore final : public Store {
         options_(options) {}
 
   uint64_t committed_transactions() const override { return db_->committed(); }
+  uint64_t executed_statements() const override { return db_->executed_statements(); }
 
   // Groups (sql_store_jobs.cc).
   absl::StatusOr<v1::Group> CreateGroup(const v1::Group& group, int64_t now_ms) override;
@@ -93,19 +97,35 @@ class SqlStore final : public Store {
   absl::Status ReleaseLease(std::string_view name, std::string_view holder) override;
 
  private:
-  // Applies one report item inside the ApplyReports transaction. `started`
-  // (may be null) is the run's start folded into this result: its executor
-  // address (if the run has none yet) and start time (if the result lacks one).
-  absl::StatusOr<v1::ReportAck> ApplyReport(SqlConn& c, const v1::ReportItem& item,
-                                            int64_t group_id, const v1::RunStarted* started,
-                                            ReportDeltas& deltas);
+  // Stored run-log lines, as (run id, line number).
+  using LineSet = absl::flat_hash_set<std::pair<int64_t, int64_t>>;
+
+  // Inserts runs[which] in multi-row INSERTs, filling `out` (see
+  // sql_store_inserts.cc); `retry` when a clash was already handled once.
+  absl::Status InsertRunBatch(SqlConn& c, const std::vector<v1::Run>& runs,
+                              const std::vector<size_t>& which, bool retry,
+                              std::vector<RunInsertOutcome>& out);
+  // Inserts runs[which] one statement each (clashes within the batch).
+  absl::Status InsertRunsOneByOne(SqlConn& c, const std::vector<v1::Run>& runs,
+                                  const std::vector<size_t>& which,
+                                  std::vector<RunInsertOutcome>& out);
   // The id of the run holding a unique key `run` clashed on; 0 if none.
   absl::StatusOr<int64_t> FindClashingRun(SqlConn& c, const v1::Run& run);
+  // Applies a start or result to its run in memory. `started` (may be null)
+  // is the run's start folded into this result: its executor address (if
+  // the run has none yet) and start time (if the result lacks one).
+  v1::ReportAck ApplyReport(const v1::ReportItem& item, const v1::RunStarted* started,
+                            RunState& run, ReportDeltas& deltas);
+  // The stored lines among those the log items of `items` send.
+  absl::StatusOr<LineSet> ReadStoredLines(SqlConn& c, const std::vector<v1::ReportItem>& items,
+                                          const RunStates& runs);
+  // Applies log lines to their run in memory: new lines (also added to
+  // `stored`) go to new_lines as rows of Statements::insert_log_lines.
+  v1::ReportAck ApplyLogLines(const v1::RunLogLines& log, LineSet& stored, RunState& run,
+                              std::vector<SqlRow>& new_lines);
   // Deletes ended runs (if still ended and their follow-up handled) with
   // their log lines, inside a transaction; returns how many.
   absl::StatusOr<int64_t> DeleteEndedRuns(SqlConn& c, const std::vector<int64_t>& run_ids);
-  absl::StatusOr<v1::ReportAck> ApplyLogLines(SqlConn& c, const v1::RunLogLines& log,
-                                              int64_t log_line_count, bool truncated);
   absl::StatusOr<v1::Job> ReadJob(SqlConn& c, int64_t job_id);
   absl::StatusOr<v1::Group> ReadGroup(SqlConn& c, const std::string& sql, SqlValue key,
                                       const std::string& what);

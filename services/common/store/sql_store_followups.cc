@@ -1,12 +1,15 @@
 // SqlStore: follow-ups of ended runs, failing lost runs, and run retention.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/store/batch_sql.h"
 #include "services/common/store/report_deltas.h"
 #include "services/common/store/row_codec.h"
+#include "services/common/store/run_state.h"
 #include "services/common/store/sql_store.h"
 
 namespace gnomon::store::internal {
@@ -32,27 +35,27 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::ListPendingFollowups(int limit, i
 
 absl::Status SqlStore::CompleteFollowups(const std::vector<int64_t>& run_ids) {
   if (run_ids.empty()) return absl::OkStatus();
-  return db_->Transact([&](SqlConn& c) -> absl::Status {
-    for (int64_t id : run_ids) {
-      if (absl::StatusOr<ExecResult> r = c.Exec(sql_.complete_followup, {SqlInt(id)}); !r.ok()) {
-        return r.status();
-      }
-    }
-    return absl::OkStatus();
-  });
+  // Ascending ids: the UPDATE ... WHERE id IN locks them in id order (run_state.h).
+  std::vector<int64_t> ids = run_ids;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<SqlRow> rows;
+  rows.reserve(ids.size());
+  for (int64_t id : ids) rows.push_back({SqlInt(id)});
+  return db_->Transact(
+      [&](SqlConn& c) -> absl::Status { return ExecPadded(c, sql_.complete_followups, rows); });
 }
 
 absl::Status SqlStore::DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) {
   if (due.empty()) return absl::OkStatus();
-  return db_->Transact([&](SqlConn& c) -> absl::Status {
-    for (const auto& [id, due_ms] : due) {
-      if (absl::StatusOr<ExecResult> r = c.Exec(sql_.defer_followup, {SqlInt(due_ms), SqlInt(id)});
-          !r.ok()) {
-        return r.status();
-      }
-    }
-    return absl::OkStatus();
-  });
+  // By id, the last instant given for a run winning (as if applied in order).
+  std::map<int64_t, int64_t> by_id;
+  for (const auto& [id, due_ms] : due) by_id[id] = due_ms;
+  std::vector<SqlRow> rows;
+  rows.reserve(by_id.size());
+  for (const auto& [id, due_ms] : by_id) rows.push_back({SqlInt(id), SqlInt(due_ms)});
+  return db_->Transact(
+      [&](SqlConn& c) -> absl::Status { return ExecPadded(c, sql_.defer_followups, rows); });
 }
 
 absl::Status SqlStore::RecordAlarmStatus(int64_t run_id, std::string_view status) {
@@ -69,17 +72,21 @@ absl::StatusOr<int64_t> SqlStore::FailRuns(const std::vector<int64_t>& run_ids, 
   int64_t changed = 0;
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
     changed = 0;
+    absl::StatusOr<RunStates> runs = LockRuns(c, sql_, run_ids);
+    if (!runs.ok()) return runs.status();
     ReportDeltas deltas;
-    for (int64_t id : run_ids) {
-      absl::StatusOr<ExecResult> r = c.Exec(
-          sql_.fail_run, {SqlInt(handle_code), SqlText(message), SqlInt(now_ms), SqlInt(id)});
-      if (!r.ok()) return r.status();
-      if (r->affected_rows == 0) continue;  // Missing or already ended.
-      absl::StatusOr<RunFacts> facts = ReadRunFacts(c, sql_, id);
-      if (!facts.ok()) return facts.status();
-      deltas.Ended(*facts, /*was_active=*/true);
+    for (auto& [id, r] : *runs) {
+      if (!r.active()) continue;  // Already ended.
+      r.status = v1::RUN_STATUS_FAILED;
+      r.handle_code = handle_code;
+      r.handle_message = message;
+      r.end_ms = now_ms;
+      r.followup_pending = true;
+      r.changed = true;
+      deltas.Ended(r.facts(), /*was_active=*/true);
       ++changed;
     }
+    if (absl::Status s = WriteRuns(c, sql_, *runs); !s.ok()) return s;
     return deltas.Apply(c, sql_);
   });
   if (!s.ok()) return s;

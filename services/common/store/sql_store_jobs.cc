@@ -1,8 +1,12 @@
 // SqlStore: groups and jobs.
+#include <algorithm>
+#include <map>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/store/batch_sql.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
 
@@ -278,17 +282,49 @@ absl::StatusOr<std::vector<DueJob>> SqlStore::ListDueJobs(int64_t until_ms, int 
 absl::StatusOr<std::vector<bool>> SqlStore::AdvanceJobs(const std::vector<JobAdvance>& advances) {
   std::vector<bool> applied;
   if (advances.empty()) return applied;
+  std::vector<int64_t> ids;
+  ids.reserve(advances.size());
+  for (const JobAdvance& a : advances) ids.push_back(a.job_id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<SqlRow> keys;
+  keys.reserve(ids.size());
+  for (int64_t id : ids) keys.push_back({SqlInt(id)});
+  // One SELECT of the cursors (locking the jobs in id order on MySQL), the
+  // compare-and-sets worked out in memory in the order given, one UPDATE.
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
     applied.assign(advances.size(), false);
+    absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.lock_jobs, keys);
+    if (!rows.ok()) return rows.status();
+    struct Cursor {
+      bool running = false;
+      int64_t next_fire_ms = kNever;
+      int64_t last_fire_ms = 0;
+      bool changed = false;
+    };
+    std::map<int64_t, Cursor> jobs;  // By id, ascending.
+    for (const SqlRow& row : *rows) {
+      jobs[ColInt(row, 0)] = Cursor{ColInt(row, 1) == v1::JOB_STATE_RUNNING, ColInt(row, 2)};
+    }
     for (size_t i = 0; i < advances.size(); ++i) {
       const JobAdvance& a = advances[i];
-      absl::StatusOr<ExecResult> r =
-          c.Exec(sql_.advance_job, {SqlInt(a.next_fire_ms), SqlInt(a.last_fire_ms),
-                                    SqlInt(a.job_id), SqlInt(a.expected_next_fire_ms)});
-      if (!r.ok()) return r.status();
-      applied[i] = r->affected_rows > 0;
+      auto it = jobs.find(a.job_id);
+      if (it == jobs.end() || !it->second.running ||
+          it->second.next_fire_ms != a.expected_next_fire_ms) {
+        continue;
+      }
+      it->second.next_fire_ms = a.next_fire_ms;
+      it->second.last_fire_ms = a.last_fire_ms;
+      it->second.changed = true;
+      applied[i] = true;
     }
-    return absl::OkStatus();
+    std::vector<SqlRow> updates;
+    for (const auto& [id, job] : jobs) {
+      if (!job.changed) continue;
+      updates.push_back({SqlInt(id), SqlInt(job.next_fire_ms), SqlInt(job.last_fire_ms)});
+    }
+    if (updates.empty()) return absl::OkStatus();
+    return ExecPadded(c, sql_.update_job_cursors, updates);
   });
   if (!s.ok()) return s;
   return applied;

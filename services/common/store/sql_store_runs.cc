@@ -1,115 +1,78 @@
-// SqlStore: runs, dispatch outcomes, executor reports and run logs.
+// SqlStore: dispatch outcomes, executor reports, run and run-log queries.
 #include <algorithm>
+#include <map>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/store/batch_sql.h"
 #include "services/common/store/report_deltas.h"
 #include "services/common/store/row_codec.h"
+#include "services/common/store/run_state.h"
 #include "services/common/store/sql_store.h"
 
 namespace gnomon::store::internal {
 
-absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v1::Run>& runs) {
-  std::vector<RunInsertOutcome> out;
-  if (runs.empty()) return out;
-  std::vector<int64_t> ids;  // Applied to `runs` only once the transaction commits.
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    out.assign(runs.size(), RunInsertOutcome{});
-    ids.assign(runs.size(), 0);
-    ReportDeltas deltas;
-    for (size_t i = 0; i < runs.size(); ++i) {
-      const v1::Run& run = runs[i];
-      absl::StatusOr<int64_t> id = c.Insert(sql_.insert_run, RunInsertArgs(run));
-      if (absl::IsAlreadyExists(id.status())) {
-        // A unique key is taken: report the run that holds it.
-        absl::StatusOr<int64_t> holder = FindClashingRun(c, run);
-        if (!holder.ok()) return holder.status();
-        if (*holder == 0) return Annotate(id.status(), "run clash without a holder");
-        out[i].run_id = *holder;
-        continue;
-      }
-      if (!id.ok()) return Annotate(id.status(), absl::StrCat("insert run of job ", run.job_id()));
-      if (IsEnded(run.status())) {
-        RunFacts facts;
-        facts.job_id = run.job_id();
-        facts.trigger_ms = ToMs(run.trigger_time());
-        facts.start_ms = ToMs(run.start_time());
-        facts.end_ms = ToMs(run.end_time());
-        facts.status = run.status();
-        deltas.Ended(facts, /*was_active=*/false);
-      } else {
-        deltas.Inserted(run.job_id(), ToMs(run.trigger_time()));
-      }
-      out[i] = RunInsertOutcome{true, *id};
-      ids[i] = *id;
-    }
-    return deltas.Apply(c, sql_);
-  });
-  if (!s.ok()) return s;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    if (!out[i].inserted) continue;
-    runs[i].set_id(ids[i]);
-    if (runs[i].first_run_id() == 0) runs[i].set_first_run_id(ids[i]);
-    if (runs[i].status() == v1::RUN_STATUS_UNSPECIFIED) runs[i].set_status(v1::RUN_STATUS_PENDING);
-  }
-  return out;
-}
+namespace {
 
-absl::StatusOr<int64_t> SqlStore::FindClashingRun(SqlConn& c, const v1::Run& run) {
-  // The keys a run can clash on, in the order they are checked.
-  std::vector<std::pair<const std::string*, std::vector<SqlValue>>> keys;
-  if (TakesSlot(run)) {
-    keys.push_back({&sql_.select_slot_holder,
-                    {SqlInt(run.job_id()), SqlInt(ToMs(run.scheduled_time())),
-                     SqlInt(run.shard_index()), SqlInt(run.attempt())}});
-  }
-  if (run.attempt() > 0 && run.first_run_id() > 0) {
-    keys.push_back(
-        {&sql_.select_retry_holder, {SqlInt(run.first_run_id()), SqlInt(run.attempt())}});
-  }
-  if (run.trigger_type() == v1::TRIGGER_TYPE_PARENT && run.parent_run_id() > 0) {
-    keys.push_back(
-        {&sql_.select_child_holder,
-         {SqlInt(run.parent_run_id()), SqlInt(run.job_id()), SqlInt(run.shard_index())}});
-  }
-  for (const auto& [sql, args] : keys) {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(*sql, args);
-    if (!rows.ok()) return rows.status();
-    if (!rows->empty()) return ColInt(rows->front(), 0);
+int64_t RunIdOf(const v1::ReportItem& item) {
+  switch (item.item_case()) {
+    case v1::ReportItem::kStarted:
+      return item.started().run_id();
+    case v1::ReportItem::kLog:
+      return item.log().run_id();
+    case v1::ReportItem::kResult:
+      return item.result().run_id();
+    case v1::ReportItem::ITEM_NOT_SET:
+      break;
   }
   return 0;
 }
 
+}  // namespace
+
 absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updates) {
   if (updates.empty()) return absl::OkStatus();
+  std::vector<int64_t> ids;
+  ids.reserve(updates.size());
+  for (const DispatchUpdate& u : updates) ids.push_back(u.run_id);
+  // One SELECT (locking, in id order) and one UPDATE per batch; the
+  // outcomes are applied in memory in the order given (run_state.h).
   return db_->Transact([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<RunStates> runs = LockRuns(c, sql_, ids);
+    if (!runs.ok()) return runs.status();
     ReportDeltas deltas;
     for (const DispatchUpdate& u : updates) {
-      const bool failed = u.status == v1::RUN_STATUS_FAILED;
-      absl::StatusOr<ExecResult> r = c.Exec(
-          sql_.record_dispatch,
-          {SqlInt(u.status), SqlInt(u.trigger_code), SqlText(u.trigger_message),
-           SqlText(u.executor_address), SqlInt(u.dispatch_ms), SqlInt(failed ? u.handle_code : 0),
-           SqlText(failed ? u.handle_message : std::string()), SqlInt(failed ? u.end_ms : 0),
-           SqlInt(u.fence_epoch), SqlInt(failed ? 1 : 0), SqlInt(u.run_id)});
-      if (!r.ok()) return r.status();
-      if (r->affected_rows == 0) {
-        // Not PENDING: if its result raced ahead, keep the outcome but record
-        // how and where it was dispatched.
-        r = c.Exec(sql_.record_dispatch_late,
-                   {SqlInt(u.trigger_code), SqlText(u.trigger_message), SqlText(u.executor_address),
-                    SqlInt(u.dispatch_ms), SqlInt(u.fence_epoch), SqlInt(u.run_id)});
-        if (!r.ok()) return r.status();
-        continue;
-      }
-      if (failed) {
-        absl::StatusOr<RunFacts> facts = ReadRunFacts(c, sql_, u.run_id);
-        if (!facts.ok()) return facts.status();
-        deltas.Ended(*facts, /*was_active=*/true);
+      auto it = runs->find(u.run_id);
+      if (it == runs->end()) continue;
+      RunState& r = it->second;
+      if (r.status == v1::RUN_STATUS_PENDING) {
+        const bool failed = u.status == v1::RUN_STATUS_FAILED;
+        r.status = u.status;
+        r.trigger_code = u.trigger_code;
+        r.trigger_message = u.trigger_message;
+        r.executor_address = u.executor_address;
+        r.dispatch_ms = u.dispatch_ms;
+        r.handle_code = failed ? u.handle_code : 0;
+        r.handle_message = failed ? u.handle_message : std::string();
+        r.end_ms = failed ? u.end_ms : 0;
+        r.fence_epoch = u.fence_epoch;
+        r.followup_pending = failed;
+        r.changed = true;
+        if (failed) deltas.Ended(r.facts(), /*was_active=*/true);
+      } else if (r.ended()) {
+        // Its result raced ahead: keep the outcome but record how and
+        // where it was dispatched.
+        r.trigger_code = u.trigger_code;
+        r.trigger_message = u.trigger_message;
+        if (r.executor_address.empty()) r.executor_address = u.executor_address;
+        r.dispatch_ms = u.dispatch_ms;
+        r.fence_epoch = u.fence_epoch;
+        r.changed = true;
       }
     }
+    if (absl::Status s = WriteRuns(c, sql_, *runs); !s.ok()) return s;
     return deltas.Apply(c, sql_);
   });
 }
@@ -120,8 +83,8 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
   if (items.empty()) return acks;
   // A run whose start and result are both in the batch (the common case for
   // short handlers): the result carries the start time and the start's
-  // executor address, so the start costs no statements; it is acked as its
-  // result is. Worked out before the transaction, which holds the writer.
+  // executor address, so the start changes nothing by itself; it is acked
+  // as its result is. Worked out before the transaction, which holds the writer.
   absl::flat_hash_map<int64_t, size_t> result_of;  // run -> index of its result
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].has_result()) result_of[items[i].result().run_id()] = i;
@@ -135,21 +98,45 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
   auto folded = [&](const v1::ReportItem& item) {
     return item.has_started() && started_of.contains(item.started().run_id());
   };
+  std::vector<int64_t> ids;
+  ids.reserve(items.size());
+  for (const v1::ReportItem& item : items) ids.push_back(RunIdOf(item));
+  // Statements per batch, whatever its size: one SELECT of the runs
+  // (locking them in id order), one of the stored log lines the batch's
+  // lines could repeat, one INSERT of the new lines, one UPDATE of the
+  // runs, and the report counters; the items are applied in memory in the
+  // order given, so the batch acts as the items applied one by one.
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    acks.clear();
-    acks.reserve(items.size());
+    acks.assign(items.size(), v1::REPORT_ACK_UNSPECIFIED);
+    absl::StatusOr<RunStates> runs = LockRuns(c, sql_, ids);
+    if (!runs.ok()) return runs.status();
+    absl::StatusOr<LineSet> stored = ReadStoredLines(c, items, *runs);
+    if (!stored.ok()) return stored.status();
+    std::vector<SqlRow> new_lines;
     ReportDeltas deltas;
-    for (const v1::ReportItem& item : items) {
-      acks.push_back(v1::REPORT_ACK_UNSPECIFIED);
+    for (size_t i = 0; i < items.size(); ++i) {
+      const v1::ReportItem& item = items[i];
       if (folded(item)) continue;
+      auto it = runs->find(RunIdOf(item));
+      if (item.item_case() == v1::ReportItem::ITEM_NOT_SET || it == runs->end() ||
+          (group_id != 0 && it->second.group_id != group_id)) {
+        acks[i] = v1::REPORT_ACK_UNKNOWN_RUN;
+        continue;
+      }
       const v1::RunStarted* started = nullptr;
       if (item.has_result()) {
-        if (auto it = started_of.find(item.result().run_id()); it != started_of.end()) started = it->second;
+        if (auto st = started_of.find(item.result().run_id()); st != started_of.end()) {
+          started = st->second;
+        }
       }
-      absl::StatusOr<v1::ReportAck> ack = ApplyReport(c, item, group_id, started, deltas);
-      if (!ack.ok()) return ack.status();
-      acks.back() = *ack;
+      acks[i] = item.has_log() ? ApplyLogLines(item.log(), *stored, it->second, new_lines)
+                               : ApplyReport(item, started, it->second, deltas);
     }
+    std::sort(new_lines.begin(), new_lines.end(), [](const SqlRow& a, const SqlRow& b) {
+      return std::pair(ColInt(a, 0), ColInt(a, 1)) < std::pair(ColInt(b, 0), ColInt(b, 1));
+    });
+    if (absl::Status s = InsertUnpadded(c, sql_.insert_log_lines, new_lines); !s.ok()) return s;
+    if (absl::Status s = WriteRuns(c, sql_, *runs); !s.ok()) return s;
     for (size_t i = 0; i < items.size(); ++i) {
       if (folded(items[i])) acks[i] = acks[result_of[items[i].started().run_id()]];
     }
@@ -159,89 +146,83 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
   return acks;
 }
 
-absl::StatusOr<v1::ReportAck> SqlStore::ApplyReport(SqlConn& c, const v1::ReportItem& item,
-                                                    int64_t group_id,
-                                                    const v1::RunStarted* started,
-                                                    ReportDeltas& deltas) {
-  int64_t run_id = 0;
-  switch (item.item_case()) {
-    case v1::ReportItem::kStarted:
-      run_id = item.started().run_id();
-      break;
-    case v1::ReportItem::kLog:
-      run_id = item.log().run_id();
-      break;
-    case v1::ReportItem::kResult:
-      run_id = item.result().run_id();
-      break;
-    case v1::ReportItem::ITEM_NOT_SET:
-      return v1::REPORT_ACK_UNKNOWN_RUN;
+v1::ReportAck SqlStore::ApplyReport(const v1::ReportItem& item, const v1::RunStarted* started,
+                                    RunState& r, ReportDeltas& deltas) {
+  if (item.has_started()) {
+    const v1::RunStarted& st = item.started();
+    if (!r.active() || r.start_ms != 0) return v1::REPORT_ACK_DUPLICATE;
+    r.start_ms = ToMs(st.start_time());
+    if (r.executor_address.empty()) r.executor_address = st.executor_address();
+    r.changed = true;
+    return v1::REPORT_ACK_APPLIED;
   }
-  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_run_state, {SqlInt(run_id)});
-  if (!rows.ok()) return rows.status();
-  if (rows->empty()) return v1::REPORT_ACK_UNKNOWN_RUN;
-  const SqlRow& row = rows->front();
-  if (group_id != 0 && ColInt(row, 0) != group_id) return v1::REPORT_ACK_UNKNOWN_RUN;
-
-  absl::StatusOr<ExecResult> r;
-  switch (item.item_case()) {
-    case v1::ReportItem::kStarted: {
-      const v1::RunStarted& st = item.started();
-      r = c.Exec(sql_.run_started,
-                 {SqlInt(ToMs(st.start_time())), SqlText(st.executor_address()), SqlInt(run_id)});
-      break;
-    }
-    case v1::ReportItem::kResult: {
-      const v1::RunResult& res = item.result();
-      const v1::RunStatus status = res.handle_code() == v1::HANDLE_CODE_SUCCESS
-                                       ? v1::RUN_STATUS_SUCCEEDED
-                                       : v1::RUN_STATUS_FAILED;
-      const int64_t start_ms = res.has_start_time() || started == nullptr
-                                   ? ToMs(res.start_time())
-                                   : ToMs(started->start_time());
-      r = c.Exec(sql_.run_result,
-                 {SqlInt(res.handle_code()), SqlText(res.handle_message()), SqlInt(status),
-                  SqlInt(start_ms), SqlInt(ToMs(res.end_time())),
-                  SqlText(started == nullptr ? "" : started->executor_address()), SqlInt(run_id)});
-      if (r.ok() && r->affected_rows > 0) {
-        absl::StatusOr<RunFacts> facts = ReadRunFacts(c, sql_, run_id);
-        if (!facts.ok()) return facts.status();
-        deltas.Ended(*facts, /*was_active=*/true);
-      }
-      break;
-    }
-    default:
-      return ApplyLogLines(c, item.log(), ColInt(row, 1), ColInt(row, 2) != 0);
+  const v1::RunResult& res = item.result();
+  if (!r.active()) return v1::REPORT_ACK_DUPLICATE;
+  const int64_t start_ms = res.has_start_time() || started == nullptr ? ToMs(res.start_time())
+                                                                      : ToMs(started->start_time());
+  r.handle_code = res.handle_code();
+  r.handle_message = res.handle_message();
+  r.status = res.handle_code() == v1::HANDLE_CODE_SUCCESS ? v1::RUN_STATUS_SUCCEEDED
+                                                          : v1::RUN_STATUS_FAILED;
+  if (r.start_ms == 0) r.start_ms = start_ms;
+  r.end_ms = ToMs(res.end_time());
+  if (r.executor_address.empty() && started != nullptr) {
+    r.executor_address = started->executor_address();
   }
-  if (!r.ok()) return r.status();
-  return r->affected_rows > 0 ? v1::REPORT_ACK_APPLIED : v1::REPORT_ACK_DUPLICATE;
+  r.followup_pending = true;
+  r.changed = true;
+  deltas.Ended(r.facts(), /*was_active=*/true);
+  return v1::REPORT_ACK_APPLIED;
 }
 
-absl::StatusOr<v1::ReportAck> SqlStore::ApplyLogLines(SqlConn& c, const v1::RunLogLines& log,
-                                                      int64_t count, bool truncated) {
-  const int64_t run_id = log.run_id();
-  const int64_t before_count = count;
-  const bool before_truncated = truncated;
+absl::StatusOr<SqlStore::LineSet> SqlStore::ReadStoredLines(
+    SqlConn& c, const std::vector<v1::ReportItem>& items, const RunStates& runs) {
+  // Per run, the range of line numbers the batch sends.
+  std::map<int64_t, std::pair<int64_t, int64_t>> ranges;
+  for (const v1::ReportItem& item : items) {
+    if (!item.has_log() || runs.count(item.log().run_id()) == 0) continue;
+    for (const v1::LogLine& line : item.log().lines()) {
+      if (line.line_number() < 1) continue;
+      auto [it, added] =
+          ranges.try_emplace(item.log().run_id(), line.line_number(), line.line_number());
+      it->second.first = std::min(it->second.first, line.line_number());
+      it->second.second = std::max(it->second.second, line.line_number());
+    }
+  }
+  LineSet out;
+  if (ranges.empty()) return out;
+  std::vector<SqlRow> keys;
+  for (const auto& [run_id, range] : ranges) {
+    keys.push_back({SqlInt(run_id), SqlInt(range.first), SqlInt(range.second)});
+  }
+  absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.select_log_lines, keys);
+  if (!rows.ok()) return rows.status();
+  for (const SqlRow& row : *rows) out.insert({ColInt(row, 0), ColInt(row, 1)});
+  return out;
+}
+
+v1::ReportAck SqlStore::ApplyLogLines(const v1::RunLogLines& log, LineSet& stored, RunState& r,
+                                      std::vector<SqlRow>& new_lines) {
+  const int64_t before_count = r.log_line_count;
+  const bool before_truncated = r.log_truncated;
   for (const v1::LogLine& line : log.lines()) {
     if (line.line_number() < 1) continue;
-    if (count < options_.max_log_lines_per_run) {
-      absl::StatusOr<ExecResult> r =
-          c.Exec(sql_.insert_log_line, {SqlInt(run_id), SqlInt(line.line_number()),
-                                        SqlInt(ToMs(line.time())), SqlText(line.text())});
-      if (!r.ok()) return r.status();
-      count += r->affected_rows;
+    const bool known = stored.contains({r.id, line.line_number()});
+    if (r.log_line_count < options_.max_log_lines_per_run) {
+      if (known) continue;  // A replay: duplicates by line number are ignored.
+      stored.insert({r.id, line.line_number()});
+      new_lines.push_back({SqlInt(r.id), SqlInt(line.line_number()), SqlInt(ToMs(line.time())),
+                           SqlText(line.text())});
+      ++r.log_line_count;
       continue;
     }
     // At the cap: a line stored earlier is a harmless replay; a new one is dropped.
-    absl::StatusOr<std::vector<SqlRow>> rows =
-        c.Query(sql_.select_log_line, {SqlInt(run_id), SqlInt(line.line_number())});
-    if (!rows.ok()) return rows.status();
-    if (rows->empty()) truncated = true;
+    if (!known) r.log_truncated = true;
   }
-  if (count == before_count && truncated == before_truncated) return v1::REPORT_ACK_DUPLICATE;
-  absl::StatusOr<ExecResult> r =
-      c.Exec(sql_.update_log_counters, {SqlInt(count), SqlInt(truncated ? 1 : 0), SqlInt(run_id)});
-  if (!r.ok()) return r.status();
+  if (r.log_line_count == before_count && r.log_truncated == before_truncated) {
+    return v1::REPORT_ACK_DUPLICATE;
+  }
+  r.changed = true;
   return v1::REPORT_ACK_APPLIED;
 }
 

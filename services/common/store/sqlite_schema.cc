@@ -173,6 +173,27 @@ const std::vector<Migration>& SqliteMigrations() {
            "CREATE INDEX IF NOT EXISTS run_followup_due ON run(followup_due_ms, end_ms, id) "
            "WHERE followup_pending = 1",
        }},
+      {5,
+       "fewer run indexes",
+       {
+           // Every index of run is written with each run inserted, and those
+           // on columns a run's life changes (status, executor_address,
+           // end_ms, followup_pending) again on each change. Kept: run_slot,
+           // run_retry, run_child (unique keys), run_job (per-job listing
+           // and trimming, newest first), run_group and run_trigger
+           // (listing by group, by trigger time; written once), run_status
+           // (listing by status newest first, stale PENDING runs, active
+           // runs), run_end (retention by end time), run_followup_due
+           // (pending follow-ups).
+           // run_followup served the follow-up query before version 4; no
+           // query uses it since.
+           "DROP INDEX IF EXISTS run_followup",
+           // run_executor (executor_address, status) was rewritten at
+           // dispatch and at every status change for one query, the active
+           // runs on an address; run_status finds the active runs (PENDING
+           // and RUNNING: the runs in flight, few) and the address filters them.
+           "DROP INDEX IF EXISTS run_executor",
+       }},
   };
   return *migrations;
 }

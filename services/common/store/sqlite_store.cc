@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <memory>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -61,14 +62,16 @@ class SqliteConn final : public SqlConn {
     sqlite3_close_v2(db_);
   }
 
-  static absl::StatusOr<std::unique_ptr<SqliteConn>> Open(const std::string& path,
-                                                          const StoreOptions& options) {
+  // counter (shared by the database's connections) counts the statements run.
+  static absl::StatusOr<std::unique_ptr<SqliteConn>> Open(
+      const std::string& path, const StoreOptions& options,
+      std::shared_ptr<internal::StatementCounter> counter) {
     sqlite3* db = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &db,
                                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                                        SQLITE_OPEN_NOMUTEX,
                                    nullptr);
-    auto conn = std::unique_ptr<SqliteConn>(new SqliteConn(db));
+    auto conn = std::unique_ptr<SqliteConn>(new SqliteConn(db, std::move(counter)));
     if (rc != SQLITE_OK) return SqliteError(rc, db, absl::StrCat("open ", path));
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, options.sqlite_busy_timeout_ms);
@@ -115,8 +118,25 @@ class SqliteConn final : public SqlConn {
     return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
   }
 
+  // One writer at a time (BEGIN IMMEDIATE) and no explicit ids: the rows of
+  // one INSERT take consecutive rowids in row order, the last of which is
+  // sqlite3_last_insert_rowid().
+  absl::StatusOr<std::vector<int64_t>> InsertRows(const std::string& sql,
+                                                  const std::vector<SqlValue>& args,
+                                                  int rows) override {
+    absl::Status s = Run(sql, args, nullptr);
+    if (!s.ok()) return s;
+    const int64_t last = sqlite3_last_insert_rowid(db_);
+    std::vector<int64_t> ids(rows);
+    for (int i = 0; i < rows; ++i) ids[i] = last - (rows - 1) + i;
+    return ids;
+  }
+
+  bool consecutive_insert_ids() const override { return true; }
+
  private:
-  explicit SqliteConn(sqlite3* db) : db_(db) {}
+  SqliteConn(sqlite3* db, std::shared_ptr<internal::StatementCounter> counter)
+      : db_(db), counter_(std::move(counter)) {}
 
   absl::StatusOr<sqlite3_stmt*> Prepare(const std::string& sql) {
     auto it = cache_.find(sql);
@@ -133,6 +153,7 @@ class SqliteConn final : public SqlConn {
                    std::vector<SqlRow>* rows) {
     absl::StatusOr<sqlite3_stmt*> prepared = Prepare(sql);
     if (!prepared.ok()) return prepared.status();
+    if (counter_ != nullptr) counter_->Add();
     sqlite3_stmt* stmt = *prepared;
     // Reset on every exit so no statement keeps a read snapshot open.
     struct Resetter {
@@ -191,6 +212,7 @@ class SqliteConn final : public SqlConn {
   }
 
   sqlite3* const db_;
+  const std::shared_ptr<internal::StatementCounter> counter_;  // May be null.
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
 };
 
@@ -236,10 +258,12 @@ class Checkpointer {
 
 class SqliteDb final : public SqlDb {
  public:
-  SqliteDb(std::string path, StoreOptions options, std::unique_ptr<SqliteConn> writer,
+  SqliteDb(std::string path, StoreOptions options,
+           std::shared_ptr<internal::StatementCounter> counter, std::unique_ptr<SqliteConn> writer,
            std::unique_ptr<Checkpointer> checkpointer)
       : path_(std::move(path)),
         options_(options),
+        counter_(std::move(counter)),
         writer_(std::move(writer)),
         checkpointer_(std::move(checkpointer)) {}
 
@@ -261,6 +285,8 @@ class SqliteDb final : public SqlDb {
     reader_freed_.Signal();
     return s;
   }
+
+  uint64_t executed_statements() const override { return counter_->value(); }
 
   // Applies the migrations not yet recorded, in one write transaction.
   absl::Status Migrate() ABSL_LOCKS_EXCLUDED(write_mu_) {
@@ -312,7 +338,7 @@ class SqliteDb final : public SqlDb {
       }
       ++readers_;
     }
-    absl::StatusOr<std::unique_ptr<SqliteConn>> conn = SqliteConn::Open(path_, options_);
+    absl::StatusOr<std::unique_ptr<SqliteConn>> conn = SqliteConn::Open(path_, options_, counter_);
     if (!conn.ok()) {
       absl::MutexLock lock(&read_mu_);
       --readers_;
@@ -323,6 +349,7 @@ class SqliteDb final : public SqlDb {
 
   const std::string path_;
   const StoreOptions options_;
+  const std::shared_ptr<internal::StatementCounter> counter_;
   absl::Mutex write_mu_;
   const std::unique_ptr<SqliteConn> writer_ ABSL_PT_GUARDED_BY(write_mu_);
   absl::Mutex read_mu_;
@@ -337,17 +364,20 @@ class SqliteDb final : public SqlDb {
 absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
                                                        const StoreOptions& options) {
   if (path.empty()) return absl::InvalidArgumentError("store url: sqlite path is empty");
-  absl::StatusOr<std::unique_ptr<SqliteConn>> writer = SqliteConn::Open(path, options);
+  auto counter = std::make_shared<internal::StatementCounter>();
+  absl::StatusOr<std::unique_ptr<SqliteConn>> writer = SqliteConn::Open(path, options, counter);
   if (!writer.ok()) return writer.status();
   std::unique_ptr<Checkpointer> checkpointer;
   if (path != ":memory:") {
     // ~80 MB of WAL before the writer checkpoints itself.
     if (absl::Status s = (*writer)->Script("PRAGMA wal_autocheckpoint=20000"); !s.ok()) return s;
-    absl::StatusOr<std::unique_ptr<SqliteConn>> conn = SqliteConn::Open(path, options);
+    // The checkpointer runs no counted statements.
+    absl::StatusOr<std::unique_ptr<SqliteConn>> conn = SqliteConn::Open(path, options, nullptr);
     if (!conn.ok()) return conn.status();
     checkpointer = std::make_unique<Checkpointer>(*std::move(conn));
   }
-  auto db = std::make_unique<SqliteDb>(path, options, *std::move(writer), std::move(checkpointer));
+  auto db = std::make_unique<SqliteDb>(path, options, std::move(counter), *std::move(writer),
+                                       std::move(checkpointer));
   if (absl::Status s = db->Migrate(); !s.ok()) return s;
   return std::make_unique<internal::SqlStore>(std::move(db), internal::Dialect::kSqlite, options);
 }

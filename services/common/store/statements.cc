@@ -1,10 +1,180 @@
 #include "services/common/store/statements.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gnomon/v1/common.pb.h"
 
 namespace gnomon::store::internal {
 namespace {
+
+constexpr char kInsertRun[] =
+    "INSERT INTO run(job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, "
+    "dispatch_ms, executor_address, handler, params, shard_index, shard_total, attempt, "
+    "first_run_id, parent_run_id, trigger_code, trigger_message, handle_code, handle_message, "
+    "start_ms, end_ms, status, fence_epoch, log_line_count, log_truncated, "
+    "followup_pending, retry_of, child_of) VALUES ";
+
+// One assignment of a multi-row UPDATE: `column` = `expr`, where expr names
+// the new value of column c as $c and the stored one as {t}.c.
+struct Assignment {
+  std::string column;
+  std::string expr;
+};
+
+// UPDATE of `table` from `rows` rows of values (first column: the id),
+// only where `where` also holds (may be empty; same naming as Assignment).
+//
+// SQLite (>= 3.33): UPDATE ... FROM (VALUES ...), joined on the primary key.
+// MySQL/MariaDB have no portable VALUES table with named columns, so the
+// rows are a UNION ALL derived table; STRAIGHT_JOIN makes the server read it
+// first and find each row by primary key, in the order given (ascending id,
+// see run_state.h), instead of scanning the table.
+std::string MultiRowUpdate(Dialect d, const std::string& table,
+                           const std::vector<std::string>& columns,
+                           const std::vector<Assignment>& sets, const std::string& where,
+                           int rows) {
+  // Longest names first, so $trigger_code is not replaced inside $trigger_code_x.
+  std::vector<std::pair<std::string, std::string>> refs;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    refs.push_back({absl::StrCat("$", columns[i]), d == Dialect::kSqlite
+                                                       ? absl::StrCat("v.column", i + 1)
+                                                       : absl::StrCat("v.", columns[i])});
+  }
+  std::sort(refs.begin(), refs.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  auto expand = [&](const std::string& expr) {
+    return absl::StrReplaceAll(absl::StrReplaceAll(expr, refs), {{"{t}", table}});
+  };
+  std::string set;
+  for (const Assignment& a : sets) {
+    if (!set.empty()) set += ", ";
+    absl::StrAppend(&set, d == Dialect::kSqlite ? "" : table + ".", a.column, " = ",
+                    expand(a.expr));
+  }
+  const std::string cond = where.empty() ? "" : absl::StrCat(" AND ", expand(where));
+  const int params = static_cast<int>(columns.size());
+  if (d == Dialect::kSqlite) {
+    return absl::StrCat("UPDATE ", table, " SET ", set, " FROM (VALUES ",
+                        RepeatJoined(Placeholders(params), rows, ", "), ") AS v WHERE ", table,
+                        ".id = v.column1", cond);
+  }
+  std::string first = "SELECT ";
+  for (size_t i = 0; i < columns.size(); ++i) {
+    absl::StrAppend(&first, i > 0 ? ", " : "", "? AS ", columns[i]);
+  }
+  std::string derived = first;
+  if (rows > 1) {
+    absl::StrAppend(&derived, " UNION ALL ",
+                    RepeatJoined(absl::StrCat("SELECT ", RepeatJoined("?", params, ", ")), rows - 1,
+                                 " UNION ALL "));
+  }
+  return absl::StrCat("UPDATE (", derived, ") AS v STRAIGHT_JOIN ", table, " ON ", table,
+                      ".id = v.id SET ", set, cond.empty() ? "" : " WHERE ",
+                      cond.empty() ? "" : cond.substr(5));
+}
+
+// "id IN (?, ?, ...)" for `rows` ids.
+std::string IdIn(int rows) { return absl::StrCat("id IN (", RepeatJoined("?", rows, ", "), ")"); }
+
+// The multi-row statements (see batch_sql.h).
+void AddBatchStatements(Dialect d, Statements& s) {
+  const bool mysql = d == Dialect::kMysql;
+  const std::string lock = mysql ? " FOR UPDATE" : "";
+  s.lock_jobs = BatchSql([=](int n) {
+    return absl::StrCat("SELECT id, state, next_fire_ms FROM job WHERE ", IdIn(n), " ORDER BY id",
+                        lock);
+  });
+  s.update_job_cursors = BatchSql([=](int n) {
+    return MultiRowUpdate(d, "job", {"id", "next_fire_ms", "last_fire_ms"},
+                          {{"next_fire_ms", "$next_fire_ms"}, {"last_fire_ms", "$last_fire_ms"}},
+                          "", n);
+  });
+  s.insert_runs = BatchSql(
+      [](int n) { return absl::StrCat(kInsertRun, RepeatJoined(Placeholders(28), n, ", ")); });
+  const std::string keys = absl::StrCat("SELECT ", kRunKeyColumns, " FROM run WHERE ");
+  s.select_runs_by_slot = BatchSql([=](int n) {
+    return absl::StrCat(
+        keys, RepeatJoined("(job_id = ? AND slot_ms = ? AND shard_index = ? AND attempt = ?)", n,
+                           " OR "));
+  });
+  s.select_runs_by_retry = BatchSql([=](int n) {
+    return absl::StrCat(keys, RepeatJoined("(retry_of = ? AND attempt = ?)", n, " OR "));
+  });
+  s.select_runs_by_child = BatchSql([=](int n) {
+    return absl::StrCat(
+        keys, RepeatJoined("(child_of = ? AND job_id = ? AND shard_index = ?)", n, " OR "));
+  });
+  s.lock_runs = BatchSql([=](int n) {
+    return absl::StrCat("SELECT ", kRunStateColumns, " FROM run WHERE ", IdIn(n), " ORDER BY id",
+                        lock);
+  });
+  s.update_runs = BatchSql([=](int n) {
+    return MultiRowUpdate(d, "run",
+                          {"id", "status", "trigger_code", "trigger_message", "executor_address",
+                           "dispatch_ms", "handle_code", "handle_message", "start_ms", "end_ms",
+                           "fence_epoch", "followup_pending", "log_line_count", "log_truncated"},
+                          {{"status", "$status"},
+                           {"trigger_code", "$trigger_code"},
+                           {"trigger_message", "COALESCE($trigger_message, {t}.trigger_message)"},
+                           {"executor_address", "$executor_address"},
+                           {"dispatch_ms", "$dispatch_ms"},
+                           {"handle_code", "$handle_code"},
+                           {"handle_message", "COALESCE($handle_message, {t}.handle_message)"},
+                           {"start_ms", "$start_ms"},
+                           {"end_ms", "$end_ms"},
+                           {"fence_epoch", "$fence_epoch"},
+                           {"followup_pending", "$followup_pending"},
+                           {"log_line_count", "$log_line_count"},
+                           {"log_truncated", "$log_truncated"}},
+                          "", n);
+  });
+  s.insert_log_lines = BatchSql([](int n) {
+    return absl::StrCat("INSERT INTO run_log(run_id, line_number, time_ms, text) VALUES ",
+                        RepeatJoined(Placeholders(4), n, ", "));
+  });
+  s.select_log_lines = BatchSql([](int n) {
+    return absl::StrCat("SELECT run_id, line_number FROM run_log WHERE ",
+                        RepeatJoined("(run_id = ? AND line_number BETWEEN ? AND ?)", n, " OR "));
+  });
+  s.complete_followups = BatchSql(
+      [](int n) { return absl::StrCat("UPDATE run SET followup_pending = 0 WHERE ", IdIn(n)); });
+  s.defer_followups = BatchSql([=](int n) {
+    return MultiRowUpdate(d, "run", {"id", "followup_due_ms"},
+                          {{"followup_due_ms", "$followup_due_ms"}}, "{t}.followup_pending = 1", n);
+  });
+  const std::string days =
+      absl::StrCat("INSERT INTO report_day(day_ms, job_id, running, succeeded, failed) VALUES ");
+  const std::string durations = "INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES ";
+  if (mysql) {
+    s.upsert_report_days = BatchSql([=](int n) {
+      return absl::StrCat(days, RepeatJoined(Placeholders(5), n, ", "),
+                          " ON DUPLICATE KEY UPDATE running = running + VALUES(running), "
+                          "succeeded = succeeded + VALUES(succeeded), "
+                          "failed = failed + VALUES(failed)");
+    });
+    s.upsert_report_durations = BatchSql([=](int n) {
+      return absl::StrCat(durations, RepeatJoined(Placeholders(4), n, ", "),
+                          " ON DUPLICATE KEY UPDATE runs = runs + VALUES(runs)");
+    });
+  } else {
+    s.upsert_report_days = BatchSql([=](int n) {
+      return absl::StrCat(days, RepeatJoined(Placeholders(5), n, ", "),
+                          " ON CONFLICT(day_ms, job_id) DO UPDATE SET "
+                          "running = running + excluded.running, "
+                          "succeeded = succeeded + excluded.succeeded, "
+                          "failed = failed + excluded.failed");
+    });
+    s.upsert_report_durations = BatchSql([=](int n) {
+      return absl::StrCat(durations, RepeatJoined(Placeholders(4), n, ", "),
+                          " ON CONFLICT(day_ms, job_id, bucket) DO UPDATE SET "
+                          "runs = runs + excluded.runs");
+    });
+  }
+}
 
 Statements Portable() {
   // Enum values spelled into SQL (they are part of the stored format).
@@ -12,7 +182,6 @@ Statements Portable() {
       absl::StrCat("(", v1::RUN_STATUS_PENDING, ", ", v1::RUN_STATUS_RUNNING, ")");
   const std::string kEnded =
       absl::StrCat("(", v1::RUN_STATUS_SUCCEEDED, ", ", v1::RUN_STATUS_FAILED, ")");
-  const std::string kPending = absl::StrCat(v1::RUN_STATUS_PENDING);
   const std::string kJobRunning = absl::StrCat(v1::JOB_STATE_RUNNING);
   Statements s;
   s.select_migrations = "SELECT version FROM schema_migrations ORDER BY version";
@@ -52,47 +221,14 @@ Statements Portable() {
   s.select_due_jobs = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE state = ", kJobRunning,
                                    " AND next_fire_ms >= 0 AND next_fire_ms <= ?"
                                    " ORDER BY next_fire_ms, id LIMIT ?");
-  s.advance_job = absl::StrCat(
-      "UPDATE job SET next_fire_ms = ?, last_fire_ms = ? WHERE id = ? AND state = ", kJobRunning,
-      " AND next_fire_ms = ?");
 
-  s.insert_run =
-      "INSERT INTO run(job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, "
-      "dispatch_ms, executor_address, handler, params, shard_index, shard_total, attempt, "
-      "first_run_id, parent_run_id, trigger_code, trigger_message, handle_code, handle_message, "
-      "start_ms, end_ms, status, fence_epoch, log_line_count, log_truncated, "
-      "followup_pending, retry_of, child_of) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  s.insert_run = absl::StrCat(kInsertRun, Placeholders(28));
   s.select_slot_holder =
       "SELECT id FROM run WHERE job_id = ? AND slot_ms = ? AND shard_index = ? AND attempt = ?";
   s.select_retry_holder = "SELECT id FROM run WHERE retry_of = ? AND attempt = ?";
   s.select_child_holder =
       "SELECT id FROM run WHERE child_of = ? AND job_id = ? AND shard_index = ?";
-  s.record_dispatch = absl::StrCat(
-      "UPDATE run SET status = ?, trigger_code = ?, trigger_message = ?, executor_address = ?, "
-      "dispatch_ms = ?, handle_code = ?, handle_message = ?, end_ms = ?, fence_epoch = ?, "
-      "followup_pending = ? WHERE id = ? AND status = ",
-      kPending);
-  s.record_dispatch_late = absl::StrCat(
-      "UPDATE run SET trigger_code = ?, trigger_message = ?, executor_address = CASE WHEN "
-      "executor_address = '' THEN ? ELSE executor_address END, dispatch_ms = ?, fence_epoch = ? "
-      "WHERE id = ? AND status IN ",
-      kEnded);
-  s.select_run_facts = "SELECT job_id, trigger_ms, start_ms, end_ms, status FROM run WHERE id = ?";
   s.select_run = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE id = ?");
-  s.select_run_state = "SELECT group_id, log_line_count, log_truncated FROM run WHERE id = ?";
-  s.run_started = absl::StrCat(
-      "UPDATE run SET start_ms = ?, executor_address = CASE WHEN executor_address = '' THEN ? "
-      "ELSE executor_address END WHERE id = ? AND start_ms = 0 AND status IN ",
-      kActive);
-  s.run_result = absl::StrCat(
-      "UPDATE run SET handle_code = ?, handle_message = ?, status = ?, "
-      "start_ms = CASE WHEN start_ms = 0 THEN ? ELSE start_ms END, end_ms = ?, "
-      "executor_address = CASE WHEN executor_address = '' THEN ? ELSE executor_address END, "
-      "followup_pending = 1 WHERE id = ? AND status IN ",
-      kActive);
-  s.select_log_line = "SELECT 1 FROM run_log WHERE run_id = ? AND line_number = ?";
-  s.update_log_counters = "UPDATE run SET log_line_count = ?, log_truncated = ? WHERE id = ?";
   s.update_alarm_status = "UPDATE run SET alarm_status = ? WHERE id = ?";
   s.select_run_log =
       "SELECT line_number, time_ms, text FROM run_log WHERE run_id = ? AND line_number >= ? "
@@ -101,16 +237,10 @@ Statements Portable() {
                                          " FROM run WHERE executor_address = ? AND status IN ",
                                          kActive, " ORDER BY id");
 
-  s.fail_run = absl::StrCat("UPDATE run SET status = ", v1::RUN_STATUS_FAILED,
-                            ", handle_code = ?, handle_message = ?, end_ms = ?, "
-                            "followup_pending = 1 WHERE id = ? AND status IN ",
-                            kActive);
-  s.select_pending_followups = absl::StrCat(
-      "SELECT ", kRunColumns,
-      " FROM run WHERE followup_pending = 1 AND followup_due_ms <= ? "
-      "ORDER BY followup_due_ms, end_ms, id LIMIT ?");
-  s.complete_followup = "UPDATE run SET followup_pending = 0 WHERE id = ?";
-  s.defer_followup = "UPDATE run SET followup_due_ms = ? WHERE id = ? AND followup_pending = 1";
+  s.select_pending_followups =
+      absl::StrCat("SELECT ", kRunColumns,
+                   " FROM run WHERE followup_pending = 1 AND followup_due_ms <= ? "
+                   "ORDER BY followup_due_ms, end_ms, id LIMIT ?");
   s.select_runs_ended_before =
       absl::StrCat("SELECT id FROM run WHERE end_ms < ? AND status IN ", kEnded,
                    " AND followup_pending = 0 ORDER BY end_ms, id LIMIT ?");
@@ -156,25 +286,16 @@ constexpr char kRegistryInsert[] =
 
 Statements Sqlite() {
   Statements s = Portable();
+  AddBatchStatements(Dialect::kSqlite, s);
   s.create_migrations_table =
       "CREATE TABLE IF NOT EXISTS schema_migrations ("
       "version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)";
-  s.insert_log_line =
-      "INSERT OR IGNORE INTO run_log(run_id, line_number, time_ms, text) VALUES (?, ?, ?, ?)";
   const std::string upsert = absl::StrCat(
       kRegistryInsert,
       "ON CONFLICT(app_name, address) DO UPDATE SET info = excluded.info, "
       "last_beat_ms = excluded.last_beat_ms");
   s.upsert_executor_keep_register = upsert;
   s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = excluded.register_ms");
-  s.upsert_report_day =
-      "INSERT INTO report_day(day_ms, job_id, running, succeeded, failed, update_ms) "
-      "VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT(day_ms, job_id) DO UPDATE SET "
-      "running = running + excluded.running, succeeded = succeeded + excluded.succeeded, "
-      "failed = failed + excluded.failed";
-  s.upsert_report_duration =
-      "INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES (?, ?, ?, ?) "
-      "ON CONFLICT(day_ms, job_id, bucket) DO UPDATE SET runs = runs + excluded.runs";
   s.ensure_lease =
       "INSERT OR IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
   // The write transaction (BEGIN IMMEDIATE) already excludes other writers.
@@ -184,25 +305,16 @@ Statements Sqlite() {
 
 Statements Mysql() {
   Statements s = Portable();
+  AddBatchStatements(Dialect::kMysql, s);
   s.create_migrations_table =
       "CREATE TABLE IF NOT EXISTS schema_migrations ("
       "version BIGINT NOT NULL PRIMARY KEY, applied_ms BIGINT NOT NULL"
       ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin";
-  s.insert_log_line =
-      "INSERT IGNORE INTO run_log(run_id, line_number, time_ms, text) VALUES (?, ?, ?, ?)";
   const std::string upsert = absl::StrCat(
       kRegistryInsert,
       "ON DUPLICATE KEY UPDATE info = VALUES(info), last_beat_ms = VALUES(last_beat_ms)");
   s.upsert_executor_keep_register = upsert;
   s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = VALUES(register_ms)");
-  s.upsert_report_day =
-      "INSERT INTO report_day(day_ms, job_id, running, succeeded, failed, update_ms) "
-      "VALUES (?, ?, ?, ?, ?, 0) ON DUPLICATE KEY UPDATE "
-      "running = running + VALUES(running), succeeded = succeeded + VALUES(succeeded), "
-      "failed = failed + VALUES(failed)";
-  s.upsert_report_duration =
-      "INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES (?, ?, ?, ?) "
-      "ON DUPLICATE KEY UPDATE runs = runs + VALUES(runs)";
   s.ensure_lease = "INSERT IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
   s.lock_lease = "SELECT holder, epoch, expires_ms FROM lease WHERE name = ? FOR UPDATE";
   return s;

@@ -2,8 +2,12 @@
 //
 // All SQL of the store lives in statements.cc (queries) and the two schema
 // files (sqlite_schema.cc, mysql_schema.cc: migrations). Most statements are
-// portable; the few that are not (insert-or-ignore, upsert, row locks) are
-// chosen by dialect.
+// portable; the few that are not (insert-or-ignore, upsert, row locks,
+// multi-row updates) are chosen by dialect.
+//
+// The hot paths (runs inserted, dispatched, reported; job cursors advanced;
+// report counters) use multi-row statements (BatchSql, batch_sql.h): one
+// statement per kind per batch of up to kMaxBatchRows rows, not one per row.
 //
 // Example:
 //   const Statements& sql = StatementsFor(Dialect::kSqlite);
@@ -14,6 +18,8 @@
 #define GNOMON_SERVICES_COMMON_STORE_STATEMENTS_H_
 
 #include <string>
+
+#include "services/common/store/batch_sql.h"
 
 namespace gnomon::store::internal {
 
@@ -29,6 +35,15 @@ inline constexpr char kRunColumns[] =
     "executor_address, handler, params, shard_index, shard_total, attempt, first_run_id, "
     "parent_run_id, trigger_code, trigger_message, handle_code, handle_message, start_ms, "
     "end_ms, status, fence_epoch, log_line_count, log_truncated, alarm_status";
+// What SqlStore reads of a run before it changes it (run_state.h), and
+// writes back, in this order.
+inline constexpr char kRunStateColumns[] =
+    "id, job_id, group_id, trigger_ms, status, trigger_code, executor_address, dispatch_ms, "
+    "handle_code, start_ms, end_ms, fence_epoch, followup_pending, log_line_count, log_truncated";
+// The key columns a run's unique keys are made of (after its id), as read
+// back by the select_runs_by_* statements.
+inline constexpr char kRunKeyColumns[] =
+    "id, job_id, slot_ms, shard_index, attempt, retry_of, child_of";
 
 struct Statements {
   // Migrations bookkeeping.
@@ -60,32 +75,49 @@ struct Statements {
   std::string delete_job_report_durations;
   std::string delete_job;
   std::string select_due_jobs;
-  std::string advance_job;
+  // Multi-row: rows of (id); the jobs' (id, state, next_fire_ms), by id,
+  // locked for update where the dialect has row locks.
+  BatchSql lock_jobs;
+  // Multi-row: rows of (id, next_fire_ms, last_fire_ms).
+  BatchSql update_job_cursors;
 
   // Runs.
-  std::string insert_run;
+  std::string insert_run;  // One row (the per-row fallback of InsertRuns).
   std::string select_slot_holder;
   std::string select_retry_holder;
   std::string select_child_holder;
-  std::string record_dispatch;       // PENDING runs only.
-  std::string record_dispatch_late;  // Ended runs: trigger fields only.
-  std::string select_run_facts;      // What the report counters need of a run.
+  // Multi-row: rows of the 28 RunInsertArgs; fails as a whole on a clash.
+  BatchSql insert_runs;
+  // Multi-row: kRunKeyColumns of the runs holding the given keys; rows of
+  // (job_id, slot_ms, shard_index, attempt), (retry_of, attempt) and
+  // (child_of, job_id, shard_index).
+  BatchSql select_runs_by_slot;
+  BatchSql select_runs_by_retry;
+  BatchSql select_runs_by_child;
+  // Multi-row: rows of (id); kRunStateColumns by id, locked for update
+  // where the dialect has row locks.
+  BatchSql lock_runs;
+  // Multi-row: rows of kRunStateColumns' writable part: (id, status,
+  // trigger_code, trigger_message, executor_address, dispatch_ms,
+  // handle_code, handle_message, start_ms, end_ms, fence_epoch,
+  // followup_pending, log_line_count, log_truncated); a NULL message keeps
+  // the stored one (messages are not read back).
+  BatchSql update_runs;
   std::string select_run;
-  std::string select_run_state;
-  std::string run_started;
-  std::string run_result;
-  std::string insert_log_line;  // Insert-or-ignore: affected_rows 0 for a duplicate.
-  std::string select_log_line;
-  std::string update_log_counters;
+  // Multi-row: rows of (run_id, line_number, time_ms, text); fails as a
+  // whole if a line is stored already.
+  BatchSql insert_log_lines;
+  // Multi-row: rows of (run_id, from line, to line); (run_id, line_number)
+  // of the stored lines in those ranges.
+  BatchSql select_log_lines;
   std::string update_alarm_status;
   std::string select_run_log;
   std::string select_active_runs_on;
 
   // Follow-ups and retention.
-  std::string fail_run;
   std::string select_pending_followups;
-  std::string complete_followup;
-  std::string defer_followup;
+  BatchSql complete_followups;  // Multi-row: rows of (id).
+  BatchSql defer_followups;     // Multi-row: rows of (id, followup_due_ms).
   std::string select_runs_ended_before;
   std::string select_job_ids_after;
   std::string select_keep_cutoff;
@@ -94,8 +126,10 @@ struct Statements {
   std::string delete_run_logs;
 
   // Reports.
-  std::string upsert_report_day;       // Adds to the counters of (day, job).
-  std::string upsert_report_duration;  // Adds to one histogram bucket of (day, job).
+  // Multi-row: rows of (day, job, running, succeeded, failed) added to the counters.
+  BatchSql upsert_report_days;
+  // Multi-row: rows of (day, job, bucket, runs) added to the histogram buckets.
+  BatchSql upsert_report_durations;
   std::string select_report_days_of_job;
   std::string select_report_days_total;
   std::string select_report_durations_of_job;

@@ -1,8 +1,10 @@
 // Store: the one persistence interface of gnomon, with a SQLite and a MySQL backend.
 //
 // Every role reads and writes through this interface; SQL lives only in the
-// backends (sqlite_store.cc, mysql_store.cc). Calls are batch-oriented so the
-// scheduler and the log service can keep store transactions per run low.
+// backends (statements.cc and the schema files). Calls are batch-oriented so
+// the scheduler and the log service can keep store transactions and SQL
+// statements per run low: a batch costs a few multi-row statements per kind,
+// not one per run (batch_sql.h).
 //
 // Example:
 //   absl::StatusOr<std::unique_ptr<Store>> store =
@@ -108,6 +110,11 @@ class Store {
   // Write transactions committed since the store was opened (for stats and
   // benchmarks; 0 where not counted).
   virtual uint64_t committed_transactions() const { return 0; }
+  // SQL statements executed since the store was opened, one per round trip
+  // to the database (transaction control not counted); with
+  // committed_transactions() it gives a benchmark its statements per run.
+  // 0 where not counted.
+  virtual uint64_t executed_statements() const { return 0; }
 
   // ---- Groups -------------------------------------------------------------
   // Inserts `group` (id ignored; access_token must be set by the caller).

@@ -54,19 +54,20 @@ void RawExec(const std::string& url, bool mysql, std::unique_ptr<sql::Connection
 // Statements that take a current database back to schema version 1.
 std::vector<std::string> RewindToV1(bool mysql) {
   std::vector<std::string> out;
+  // Version 5 dropped run_followup and run_executor (v1 has the latter).
   if (mysql) {
-    out = {
-        "ALTER TABLE run DROP INDEX run_retry, DROP INDEX run_child, DROP INDEX run_followup,"
-        " DROP INDEX run_end, DROP INDEX run_followup_due, DROP COLUMN followup_pending,"
-        " DROP COLUMN retry_of, DROP COLUMN child_of, DROP COLUMN alarm_status,"
-        " DROP COLUMN followup_due_ms",
-        "ALTER TABLE report_day DROP INDEX report_day_job"};
+    out = {"ALTER TABLE run ADD KEY run_executor (executor_address, status)",
+           "ALTER TABLE run DROP INDEX run_retry, DROP INDEX run_child,"
+           " DROP INDEX run_end, DROP INDEX run_followup_due, DROP COLUMN followup_pending,"
+           " DROP COLUMN retry_of, DROP COLUMN child_of, DROP COLUMN alarm_status,"
+           " DROP COLUMN followup_due_ms",
+           "ALTER TABLE report_day DROP INDEX report_day_job"};
   } else {
-    out = {"DROP INDEX run_followup_due",
+    out = {"CREATE INDEX run_executor ON run(executor_address, status)",
+           "DROP INDEX run_followup_due",
            "ALTER TABLE run DROP COLUMN followup_due_ms",
            "DROP INDEX run_retry",
            "DROP INDEX run_child",
-           "DROP INDEX run_followup",
            "DROP INDEX run_end",
            "DROP INDEX report_day_job",
            "ALTER TABLE run DROP COLUMN followup_pending",
@@ -104,7 +105,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1));
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -136,13 +137,13 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
   v1::Run run = MakeRun(job_, kDay);
   const int64_t id = Insert(run);
   ASSERT_OK(store().ApplyReports({Result(id, 200, kDay + 5000)}, 0).status());
-  // As if the server died after the ALTERs of versions 2 to 4 but before they were recorded.
+  // As if the server died after the ALTERs of versions 2 to 5 but before they were recorded.
   store_.reset();
   ASSERT_NO_FATAL_FAILURE(
       RawExec(url(), true, RawMysqlConnection(),
               {"DELETE FROM schema_migrations WHERE version >= 2", "DELETE FROM report_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);

@@ -1,0 +1,84 @@
+// RunState: what SqlStore reads of a batch of runs before it changes them,
+// changes in memory, and writes back, in one statement per kind per batch.
+//
+// RecordDispatches, ApplyReports and FailRuns all read their runs with one
+// SELECT ... WHERE id IN (...) (LockRuns), apply each item to the in-memory
+// state in the order given (so a batch behaves exactly as the items applied
+// one after another), then write the changed runs back with one multi-row
+// UPDATE (WriteRuns).
+//
+// No deadlocks between writers of the same runs: on MySQL LockRuns takes
+// the row locks up front, with SELECT ... ORDER BY id FOR UPDATE, which
+// InnoDB acquires walking the primary key upwards; WriteRuns then only
+// touches rows already locked. Every multi-row writer of `run` (the
+// dispatch recorder, the report writer, FailRuns; CompleteFollowups locks
+// through its own ascending UPDATE ... WHERE id IN) therefore takes run
+// locks in ascending id order, so no two of them can wait for each other
+// in a cycle; report counters are locked after runs, in key order
+// (report_deltas.h). SQLite has one writer at a time (BEGIN IMMEDIATE).
+//
+// Example:
+//   absl::StatusOr<RunStates> runs = LockRuns(c, sql, ids);
+//   RunState& r = (*runs)[id]; r.status = v1::RUN_STATUS_FAILED; r.changed = true;
+//   absl::Status s = WriteRuns(c, sql, *runs);
+//
+// Thread safety: not thread-safe; used inside one transaction.
+#ifndef GNOMON_SERVICES_COMMON_STORE_RUN_STATE_H_
+#define GNOMON_SERVICES_COMMON_STORE_RUN_STATE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gnomon/v1/common.pb.h"
+#include "services/common/store/report_deltas.h"
+#include "services/common/store/sql_conn.h"
+#include "services/common/store/statements.h"
+
+namespace gnomon::store::internal {
+
+// The columns of kRunStateColumns; messages are written, never read.
+struct RunState {
+  int64_t id = 0;
+  int64_t job_id = 0;
+  int64_t group_id = 0;
+  int64_t trigger_ms = 0;
+  v1::RunStatus status = v1::RUN_STATUS_UNSPECIFIED;
+  int32_t trigger_code = 0;
+  std::string executor_address;
+  int64_t dispatch_ms = 0;
+  int32_t handle_code = 0;
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  int64_t fence_epoch = 0;
+  bool followup_pending = false;
+  int64_t log_line_count = 0;
+  bool log_truncated = false;
+  // Set: replaces the stored message; unset: keeps it.
+  std::optional<std::string> trigger_message;
+  std::optional<std::string> handle_message;
+  bool changed = false;  // Written back by WriteRuns.
+
+  bool active() const {
+    return status == v1::RUN_STATUS_PENDING || status == v1::RUN_STATUS_RUNNING;
+  }
+  bool ended() const {
+    return status == v1::RUN_STATUS_SUCCEEDED || status == v1::RUN_STATUS_FAILED;
+  }
+  RunFacts facts() const { return RunFacts{job_id, trigger_ms, start_ms, end_ms, status}; }
+};
+
+using RunStates = std::map<int64_t, RunState>;  // By id, ascending.
+
+// Reads (and on MySQL locks, in ascending id order) the runs of `ids`
+// (duplicates allowed); missing runs are absent from the result.
+absl::StatusOr<RunStates> LockRuns(SqlConn& c, const Statements& sql, std::vector<int64_t> ids);
+// Writes the runs marked changed, in ascending id order.
+absl::Status WriteRuns(SqlConn& c, const Statements& sql, const RunStates& runs);
+
+}  // namespace gnomon::store::internal
+
+#endif  // GNOMON_SERVICES_COMMON_STORE_RUN_STATE_H_
