@@ -13,7 +13,7 @@
 //
 //   burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql]
 //               [--seconds=30] [--warmup=5] [--route=round|first]
-//               [--capacity=4096] [--admin-threads=4] [--drain-max=60]
+//               [--capacity=4096] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -53,22 +53,23 @@ struct BenchOptions {
   int capacity = 4096;
   int admin_threads = 4;
   int drain_max_seconds = 60;
+  // Per admin pass (create, start): calls stop being issued after this.
+  int admin_budget_seconds = 600;
   // A slot whose run started later than this after its instant is missed.
   int64_t late_ms = 5000;
 };
 
 // One printed row; every cell is already text.
 struct Row {
-  int jobs = 0;
-  std::string store, delivered, missed, duplicates, start_lateness, dispatch_lateness, cpu, rss, threads,
+  std::string jobs, store, delivered, missed, duplicates, start_lateness, dispatch_lateness, cpu, rss, threads,
       statements, commits;
 };
 
 void PrintRow(const Row& r) {
   std::printf(
-      "RESULT J=%d %s: delivered %s | missed %s | duplicates %s | lateness ms p50/p99/max at start %s, at "
+      "RESULT J=%s %s: delivered %s | missed %s | duplicates %s | lateness ms p50/p99/max at start %s, at "
       "dispatch %s | CPU s %s | peak RSS MiB %s | threads/executor %s | statements/run %s | commits/run %s\n",
-      r.jobs, r.store.c_str(), r.delivered.c_str(), r.missed.c_str(), r.duplicates.c_str(),
+      r.jobs.c_str(), r.store.c_str(), r.delivered.c_str(), r.missed.c_str(), r.duplicates.c_str(),
       r.start_lateness.c_str(), r.dispatch_lateness.c_str(), r.cpu.c_str(), r.rss.c_str(), r.threads.c_str(),
       r.statements.c_str(), r.commits.c_str());
 }
@@ -76,38 +77,84 @@ void PrintRow(const Row& r) {
 void PrintMarkdown(const std::vector<Row>& rows) {
   std::printf(
       "\n| J | store | delivered/expected | missed (no run / not started / late) | duplicates (slots / executed "
-      "twice) | lateness at start ms p50/p99/max | lateness at dispatch ms p50/p99/max | CPU s per process | "
+      "twice) | lateness at start ms p50/p99/max | lateness at dispatch (accept received) ms p50/p99/max | CPU s per process | "
       "peak RSS MiB per process | threads per executor (max) | statements/run | commits/run |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
-    std::printf("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.jobs, r.store.c_str(),
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.jobs.c_str(), r.store.c_str(),
                 r.delivered.c_str(), r.missed.c_str(), r.duplicates.c_str(), r.start_lateness.c_str(),
                 r.dispatch_lateness.c_str(), r.cpu.c_str(), r.rss.c_str(), r.threads.c_str(), r.statements.c_str(),
                 r.commits.c_str());
   }
 }
 
-// Calls `call(i)` for i in [0, n) on `threads` threads; stops early after a
-// failure. Returns the first error.
-absl::Status ForEachJob(int n, int threads, const std::function<grpc::Status(int)>& call) {
+// One pass of admin calls over the jobs, on `threads` client threads.
+struct AdminPass {
+  std::vector<char> done;           // Call i succeeded.
+  int succeeded = 0;
+  double seconds = 0;
+  std::vector<int64_t> latency_us;  // Per call.
+  absl::Status error;               // The first failure; the pass stops there.
+  bool over_budget = false;         // Stopped after `budget`: the rest never called.
+};
+
+// Calls `call(i)` for each i in [0, n) with `only[i]` set (all when `only`
+// is null). Prints progress every 30 s, so a slow server is seen, not
+// mistaken for a hung bench, and stops issuing calls after `budget`.
+AdminPass RunAdminPass(const char* what, int n, int threads, absl::Duration budget, const std::vector<char>* only,
+                       const std::function<grpc::Status(int)>& call) {
+  AdminPass pass;
+  pass.done.assign(n, 0);
   absl::Mutex mu;
-  absl::Status first;
-  std::atomic<bool> failed{false};
+  std::atomic<bool> stop{false};
+  std::atomic<int> finished{0};
+  int running = threads;  // Guarded by mu.
+  absl::Time last_done;   // Guarded by mu: when the last thread ran out of calls.
+  const absl::Time t0 = absl::Now();
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
-      for (int i = t; i < n && !failed.load(); i += threads) {
+      std::vector<int64_t> latency;
+      for (int i = t; i < n && !stop.load(); i += threads) {
+        if (only != nullptr && !(*only)[i]) continue;
+        const absl::Time c0 = absl::Now();
         grpc::Status s = call(i);
-        if (!s.ok()) {
-          failed = true;
+        latency.push_back(absl::ToInt64Microseconds(absl::Now() - c0));
+        if (s.ok()) {
+          pass.done[i] = 1;
+          ++finished;
+        } else {
+          stop = true;
           absl::MutexLock l(&mu);
-          if (first.ok()) first = absl::InternalError(absl::StrCat("job ", i, ": ", s.error_message()));
+          if (pass.error.ok()) pass.error = absl::InternalError(absl::StrCat("job ", i, ": ", s.error_message()));
         }
       }
+      absl::MutexLock l(&mu);
+      pass.latency_us.insert(pass.latency_us.end(), latency.begin(), latency.end());
+      last_done = absl::Now();
+      --running;
     });
   }
+  {
+    absl::MutexLock l(&mu);
+    auto all_done = [&running]() { return running == 0; };
+    for (int tick = 1; !mu.AwaitWithTimeout(absl::Condition(&all_done), absl::Seconds(1)); ++tick) {
+      if (tick % 30 == 0) std::printf("    ... %s: %d/%d after %d s\n", what, finished.load(), n, tick);
+      if (absl::Now() - t0 > budget && !stop.exchange(true)) pass.over_budget = true;
+    }
+    pass.seconds = absl::ToDoubleSeconds(last_done - t0);
+  }
   for (auto& t : pool) t.join();
-  return first;
+  pass.succeeded = finished.load();
+  return pass;
+}
+
+// Call latency in ms, p50 / p99 / max.
+std::string LatencyMs(std::vector<int64_t> us) {
+  if (us.empty()) return "-";
+  std::sort(us.begin(), us.end());
+  auto at = [&](double p) { return us[std::min(us.size() - 1, static_cast<size_t>(p * us.size()))] / 1000.0; };
+  return absl::StrFormat("%.1f / %.1f / %.1f", at(0.5), at(0.99), us.back() / 1000.0);
 }
 
 // Admin calls carry the admin token and a deadline (a stalled server fails
@@ -124,6 +171,162 @@ std::string Fixed(double v, int digits) { return absl::StrFormat("%.*f", digits,
 // The MariaDB server counters differenced over the window.
 const std::vector<std::string> kServerCounters = {"Questions",  "Com_insert", "Com_update",      "Com_select",
                                                   "Com_delete", "Com_commit", "Innodb_deadlocks"};
+
+// Creates the jobs stopped, then starts them, so creation is timed without
+// the schedule running alongside. Returns how many jobs were started (fewer
+// than `jobs` when a pass ran out of its budget), or nullopt after a failure.
+std::optional<int> ProvisionJobs(v1::JobAdmin::Stub& admin, const std::string& token, int64_t group_id, int jobs,
+                                 const BenchOptions& o) {
+  const absl::Duration budget = absl::Seconds(o.admin_budget_seconds);
+  std::vector<int64_t> ids(jobs);
+  AdminPass created = RunAdminPass("created", jobs, o.admin_threads, budget, nullptr, [&](int i) {
+    grpc::ClientContext ctx;
+    Prepare(ctx, token);
+    v1::CreateJobRequest req;
+    v1::Job* job = req.mutable_job();
+    job->set_group_id(group_id);
+    job->set_description(absl::StrCat("burst ", i));
+    job->mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
+    job->mutable_bean()->set_handler("noop");
+    job->set_route_strategy(o.route);
+    v1::Job out;
+    grpc::Status s = admin.CreateJob(&ctx, req, &out);
+    ids[i] = out.id();
+    return s;
+  });
+  std::printf("admin API, %d client threads: created %d/%d jobs in %.1f s (%.0f jobs/s; call ms p50/p99/max %s)\n",
+              o.admin_threads, created.succeeded, jobs, created.seconds, created.succeeded / created.seconds,
+              LatencyMs(created.latency_us).c_str());
+  if (!created.error.ok()) {
+    std::printf("FAILED: create jobs: %s\n", created.error.ToString().c_str());
+    return std::nullopt;
+  }
+  AdminPass started = RunAdminPass("started", jobs, o.admin_threads, budget, &created.done, [&](int i) {
+    grpc::ClientContext ctx;
+    Prepare(ctx, token);
+    v1::StartJobRequest req;
+    req.set_job_id(ids[i]);
+    v1::Job out;
+    return admin.StartJob(&ctx, req, &out);
+  });
+  std::printf("admin API, %d client threads: started %d/%d jobs in %.1f s (%.0f jobs/s; call ms p50/p99/max %s)\n",
+              o.admin_threads, started.succeeded, created.succeeded, started.seconds,
+              started.succeeded / started.seconds, LatencyMs(started.latency_us).c_str());
+  if (!started.error.ok()) {
+    std::printf("FAILED: start jobs: %s\n", started.error.ToString().c_str());
+    return std::nullopt;
+  }
+  if (created.over_budget || started.over_budget) {
+    std::printf("NOTE: the admin passes ran out of their %d s budget; measuring the %d jobs started\n",
+                o.admin_budget_seconds, started.succeeded);
+  }
+  return started.succeeded;
+}
+
+// CPU, memory and threads of each process, and the MariaDB counters, over
+// the window [t0_ms, t0_ms + seconds). Process figures are sampled half a
+// second before each boundary, so the burst at t0 lies inside their interval.
+struct ProcessFigures {
+  std::string name;
+  pid_t pid = -1;
+  double cpu_s = 0;
+  int64_t peak_rss_kib = -1;
+  int64_t max_threads = 0;
+};
+struct WindowFigures {
+  std::vector<ProcessFigures> processes;
+  int64_t sample0_ms = 0, sample1_ms = 0;
+  std::map<std::string, int64_t> status0, status1;  // MariaDB only.
+};
+
+WindowFigures MeasureWindow(std::vector<ProcessFigures> procs, const ThrowawayMariadb* mariadb, int64_t t0_ms,
+                            int seconds) {
+  WindowFigures w;
+  const int64_t t1_ms = t0_ms + int64_t{seconds} * 1000;
+  std::vector<double> cpu0(procs.size());
+  SleepUntil(absl::FromUnixMillis(t0_ms - 500));
+  w.sample0_ms = absl::ToUnixMillis(absl::Now());
+  for (size_t i = 0; i < procs.size(); ++i) cpu0[i] = CpuSeconds(procs[i].pid);
+  if (mariadb) w.status0 = mariadb->GlobalStatus(kServerCounters).value_or(w.status0);
+  for (int s = 0; s < seconds; ++s) {
+    SleepUntil(absl::FromUnixMillis(t0_ms + int64_t{s} * 1000));
+    for (auto& p : procs) p.max_threads = std::max(p.max_threads, ThreadCount(p.pid));
+  }
+  SleepUntil(absl::FromUnixMillis(t1_ms - 500));
+  w.sample1_ms = absl::ToUnixMillis(absl::Now());
+  for (size_t i = 0; i < procs.size(); ++i) {
+    procs[i].cpu_s = CpuSeconds(procs[i].pid) - cpu0[i];
+    procs[i].peak_rss_kib = PeakRssKib(procs[i].pid);
+    procs[i].max_threads = std::max(procs[i].max_threads, ThreadCount(procs[i].pid));
+  }
+  if (mariadb) w.status1 = mariadb->GlobalStatus(kServerCounters).value_or(w.status1);
+  w.processes = std::move(procs);
+  return w;
+}
+
+// Waits until slots of the window can no longer start in time, then until
+// the count of started slots stops moving, at most `max`.
+void Drain(StoreReader& reader, int64_t t0_ms, int64_t t1_ms, int64_t late_ms, absl::Duration max) {
+  SleepUntil(absl::FromUnixMillis(t1_ms + late_ms + 2000));
+  const absl::Time deadline = absl::Now() + max;
+  int64_t started = -1;
+  while (absl::Now() < deadline) {
+    absl::StatusOr<int64_t> n = CountStartedSlots(reader, t0_ms, t1_ms);
+    if (!n.ok() || *n == started) break;
+    started = *n;
+    absl::SleepFor(absl::Seconds(2));  // Polling the run table.
+  }
+}
+
+// Commits and statements per run: each replica's rate over its own stats
+// lines in the window, summed, over the rate of runs recorded in the window;
+// on MariaDB the server's counters over the runs recorded between the samples.
+void PerRunCosts(StoreReader& reader, const BurstDeployment& d, const WindowFigures& w, int64_t t0_ms,
+                 int64_t t1_ms, bool mariadb, Row& row) {
+  absl::StatusOr<int64_t> runs = CountRunsRecorded(reader, t0_ms, t1_ms);
+  const double runs_per_s = runs.ok() ? *runs * 1000.0 / (t1_ms - t0_ms) : 0;
+  double commits_per_s = 0, statements_per_s = 0;
+  bool have_commits = true, have_statements = true;
+  for (const auto& r : d.replicas()) {
+    StoreStatsDelta s = ParseStoreStats(r->Output(), t0_ms, t1_ms);
+    have_commits = have_commits && s.span_ms > 0;
+    have_statements = have_statements && s.span_ms > 0 && s.statements.has_value();
+    if (s.span_ms <= 0) continue;
+    commits_per_s += s.transactions * 1000.0 / s.span_ms;
+    if (s.statements) statements_per_s += *s.statements * 1000.0 / s.span_ms;
+  }
+  row.commits = have_commits && runs_per_s > 0 ? Fixed(commits_per_s / runs_per_s, 4) : "n/a";
+  row.statements = have_statements && runs_per_s > 0 ? Fixed(statements_per_s / runs_per_s, 2) : "n/a";
+  std::printf("runs recorded in the window: %.0f/s; gnomond commits %.0f/s (%s per run), statements per run "
+              "counted by gnomond: %s\n",
+              runs_per_s, commits_per_s, row.commits.c_str(), row.statements.c_str());
+  if (!mariadb) return;
+  absl::StatusOr<int64_t> server_runs = CountRunsRecorded(reader, w.sample0_ms, w.sample1_ms);
+  auto delta = [&](const std::string& name) -> std::optional<int64_t> {
+    auto a = w.status0.find(name), b = w.status1.find(name);
+    if (a == w.status0.end() || b == w.status1.end()) return std::nullopt;
+    return b->second - a->second;
+  };
+  if (!server_runs.ok() || *server_runs == 0 || !delta("Questions")) {
+    std::printf("MariaDB counters: n/a\n");
+    return;
+  }
+  std::vector<std::string> parts;
+  for (const std::string& name : kServerCounters) {
+    std::optional<int64_t> v = delta(name);
+    if (!v) {
+      parts.push_back(absl::StrCat(name, " n/a"));
+    } else if (name == "Innodb_deadlocks") {
+      parts.push_back(absl::StrCat(name, " ", *v, " in the window"));
+    } else {
+      parts.push_back(absl::StrCat(name, " ", Fixed(double(*v) / *server_runs, 3)));
+    }
+  }
+  // The server's count of statements is the figure for the table.
+  row.statements = Fixed(double(*delta("Questions")) / *server_runs, 2);
+  std::printf("MariaDB server counters per run (%lld runs recorded between the samples): %s\n",
+              static_cast<long long>(*server_runs), absl::StrJoin(parts, ", ").c_str());
+}
 
 std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions& o) {
   std::printf("\n=== J=%d store=%s: %d s window after %d s warm-up, route %s, executor capacity %d\n", jobs,
@@ -154,7 +357,6 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
   }
   BurstDeployment& d = **started;
   auto admin = v1::JobAdmin::NewStub(grpc::CreateChannel(d.addresses()[0], grpc::InsecureChannelCredentials()));
-
   v1::Group group;
   {
     grpc::ClientContext ctx;
@@ -171,93 +373,20 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
     std::printf("FAILED J=%d %s: %s\n", jobs, store.c_str(), s.ToString().c_str());
     return std::nullopt;
   }
-
-  // Create all jobs stopped, then start them, so creation is timed without
-  // the schedule running alongside and every job starts within one pass.
-  std::vector<int64_t> ids(jobs);
-  absl::Time t = absl::Now();
-  absl::Status created = ForEachJob(jobs, o.admin_threads, [&](int i) {
-    grpc::ClientContext ctx;
-    Prepare(ctx, d.admin_token());
-    v1::CreateJobRequest req;
-    v1::Job* job = req.mutable_job();
-    job->set_group_id(group.id());
-    job->set_description(absl::StrCat("burst ", i));
-    job->mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
-    job->mutable_bean()->set_handler("noop");
-    job->set_route_strategy(o.route);
-    v1::Job out;
-    grpc::Status s = admin->CreateJob(&ctx, req, &out);
-    ids[i] = out.id();
-    return s;
-  });
-  const double create_s = absl::ToDoubleSeconds(absl::Now() - t);
-  if (!created.ok()) {
-    std::printf("FAILED J=%d %s: create jobs: %s\n", jobs, store.c_str(), created.ToString().c_str());
-    return std::nullopt;
-  }
-  t = absl::Now();
-  absl::Status job_started = ForEachJob(jobs, o.admin_threads, [&](int i) {
-    grpc::ClientContext ctx;
-    Prepare(ctx, d.admin_token());
-    v1::StartJobRequest req;
-    req.set_job_id(ids[i]);
-    v1::Job out;
-    return admin->StartJob(&ctx, req, &out);
-  });
-  const double start_s = absl::ToDoubleSeconds(absl::Now() - t);
-  if (!job_started.ok()) {
-    std::printf("FAILED J=%d %s: start jobs: %s\n", jobs, store.c_str(), job_started.ToString().c_str());
-    return std::nullopt;
-  }
-  std::printf("admin API (%d client threads): created %d jobs in %.1f s (%.0f jobs/s), started them in %.1f s "
-              "(%.0f jobs/s)\n",
-              o.admin_threads, jobs, create_s, jobs / create_s, start_s, jobs / start_s);
+  std::optional<int> started_jobs = ProvisionJobs(*admin, d.admin_token(), group.id(), jobs, o);
+  if (!started_jobs) return std::nullopt;
 
   // The window: whole seconds [t0, t1), so each job has exactly o.seconds
-  // slots in it. Process figures are sampled half a second before each
-  // boundary, so the burst at t0 lies inside their interval too.
+  // slots in it; at least a second away, so the first sample precedes t0.
   absl::SleepFor(absl::Seconds(o.warmup_seconds));
-  const int64_t t0_ms = (absl::ToUnixMillis(absl::Now()) / 1000 + 1) * 1000;
+  const int64_t t0_ms = (absl::ToUnixMillis(absl::Now()) / 1000 + 2) * 1000;
   const int64_t t1_ms = t0_ms + int64_t{o.seconds} * 1000;
-  std::vector<BurstDeployment::Process> procs = d.processes();
-  if (mariadb) procs.push_back({"mariadbd", nullptr});
-  auto pid_of = [&](const BurstDeployment::Process& p) { return p.process ? p.process->pid() : mariadb->pid(); };
-  std::vector<double> cpu0(procs.size());
-  std::vector<int64_t> max_threads(procs.size(), 0);
-  SleepUntil(absl::FromUnixMillis(t0_ms - 500));
-  const int64_t sample0_ms = absl::ToUnixMillis(absl::Now());
-  for (size_t i = 0; i < procs.size(); ++i) cpu0[i] = CpuSeconds(pid_of(procs[i]));
-  std::map<std::string, int64_t> status0, status1;
-  if (mariadb) status0 = mariadb->GlobalStatus(kServerCounters).value_or(status0);
-  for (int s = 0; s < o.seconds; ++s) {
-    SleepUntil(absl::FromUnixMillis(t0_ms + int64_t{s} * 1000));
-    for (size_t i = 0; i < procs.size(); ++i) max_threads[i] = std::max(max_threads[i], ThreadCount(pid_of(procs[i])));
-  }
-  SleepUntil(absl::FromUnixMillis(t1_ms - 500));
-  const int64_t sample1_ms = absl::ToUnixMillis(absl::Now());
-  std::vector<double> cpu(procs.size());
-  std::vector<int64_t> rss(procs.size());
-  for (size_t i = 0; i < procs.size(); ++i) {
-    cpu[i] = CpuSeconds(pid_of(procs[i])) - cpu0[i];
-    rss[i] = PeakRssKib(pid_of(procs[i]));
-    max_threads[i] = std::max(max_threads[i], ThreadCount(pid_of(procs[i])));
-  }
-  if (mariadb) status1 = mariadb->GlobalStatus(kServerCounters).value_or(status1);
-
-  // Drain: slots of the window may still start late. Wait out the lateness
-  // bound, then until the count of started slots stops moving (bounded).
-  std::unique_ptr<StoreReader> reader =
-      mariadb ? mariadb->Reader(database) : SqliteStoreReader(d.sqlite_path());
-  SleepUntil(absl::FromUnixMillis(t1_ms + o.late_ms + 2000));
-  const absl::Time drain_deadline = absl::Now() + absl::Seconds(o.drain_max_seconds);
-  int64_t started_slots = -1;
-  while (absl::Now() < drain_deadline) {
-    absl::StatusOr<int64_t> n = CountStartedSlots(*reader, t0_ms, t1_ms);
-    if (!n.ok() || *n == started_slots) break;
-    started_slots = *n;
-    absl::SleepFor(absl::Seconds(2));  // Polling the run table.
-  }
+  std::vector<ProcessFigures> procs;
+  for (const auto& p : d.processes()) procs.push_back({p.name, p.process->pid()});
+  if (mariadb) procs.push_back({"mariadbd", mariadb->pid()});
+  const WindowFigures w = MeasureWindow(std::move(procs), mariadb.get(), t0_ms, o.seconds);
+  std::unique_ptr<StoreReader> reader = mariadb ? mariadb->Reader(database) : SqliteStoreReader(d.sqlite_path());
+  Drain(*reader, t0_ms, t1_ms, o.late_ms, absl::Seconds(o.drain_max_seconds));
   d.Stop();
 
   absl::StatusOr<SlotOutcomes> out = ReadSlotOutcomes(*reader, t0_ms, t1_ms, o.late_ms);
@@ -265,12 +394,12 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
     std::printf("FAILED J=%d %s: reading the run table: %s\n", jobs, store.c_str(), out.status().ToString().c_str());
     return std::nullopt;
   }
-  const int64_t expected = int64_t{jobs} * o.seconds;
+  const int64_t expected = int64_t{*started_jobs} * o.seconds;
   const int64_t no_run = expected - out->recorded_slots;
   const int64_t not_started = out->recorded_slots - out->started_slots;
   Row row;
-  row.jobs = jobs;
-  row.store = store == "mysql" ? "mysql (2 replicas)" : "sqlite";
+  row.jobs = *started_jobs == jobs ? absl::StrCat(jobs) : absl::StrCat(jobs, " (", *started_jobs, " started)");
+  row.store = mariadb ? "mysql (2 replicas)" : "sqlite";
   row.delivered = absl::StrCat(out->started_slots, "/", expected);
   row.missed = absl::StrCat(no_run + not_started + out->late_slots, " (", no_run, " / ", not_started, " / ",
                             out->late_slots, ")");
@@ -278,61 +407,14 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
   row.start_lateness = Percentiles(out->start_lateness_ms);
   row.dispatch_lateness = Percentiles(out->dispatch_lateness_ms);
   std::vector<std::string> cpu_cells, rss_cells, thread_cells;
-  for (size_t i = 0; i < procs.size(); ++i) {
-    cpu_cells.push_back(absl::StrCat(procs[i].name, " ", Fixed(cpu[i], 1)));
-    rss_cells.push_back(absl::StrCat(procs[i].name, " ", rss[i] / 1024));
-    if (absl::StartsWith(procs[i].name, "executor")) thread_cells.push_back(absl::StrCat(max_threads[i]));
+  for (const ProcessFigures& p : w.processes) {
+    cpu_cells.push_back(absl::StrCat(p.name, " ", Fixed(p.cpu_s, 1)));
+    rss_cells.push_back(absl::StrCat(p.name, " ", p.peak_rss_kib < 0 ? -1 : p.peak_rss_kib / 1024));
+    if (absl::StartsWith(p.name, "executor")) thread_cells.push_back(absl::StrCat(p.max_threads));
   }
   row.cpu = absl::StrJoin(cpu_cells, ", ");
   row.rss = absl::StrJoin(rss_cells, ", ");
   row.threads = absl::StrJoin(thread_cells, ", ");
-
-  // Per run: each replica's commit rate over its stats lines in the window,
-  // summed, over the rate of runs recorded in the window.
-  const double window_s = o.seconds;
-  absl::StatusOr<int64_t> runs_window = CountRunsRecorded(*reader, t0_ms, t1_ms);
-  const double runs_per_s = runs_window.ok() ? *runs_window / window_s : 0;
-  double commits_per_s = 0, statements_per_s = 0;
-  bool have_commits = false, have_statements = true;
-  for (const auto& r : d.replicas()) {
-    StoreStatsDelta s = ParseStoreStats(r->Output(), t0_ms, t1_ms);
-    if (s.span_ms <= 0) {
-      have_statements = false;
-      continue;
-    }
-    have_commits = true;
-    commits_per_s += s.transactions * 1000.0 / s.span_ms;
-    if (s.statements) {
-      statements_per_s += *s.statements * 1000.0 / s.span_ms;
-    } else {
-      have_statements = false;
-    }
-  }
-  row.commits = have_commits && runs_per_s > 0 ? Fixed(commits_per_s / runs_per_s, 2) : "n/a";
-  const std::string gnomond_statements =
-      have_commits && have_statements && runs_per_s > 0 ? Fixed(statements_per_s / runs_per_s, 2) : "n/a";
-  row.statements = gnomond_statements;
-  std::string server_line;
-  if (mariadb && status0.count("Questions") && status1.count("Questions")) {
-    absl::StatusOr<int64_t> runs_status = CountRunsRecorded(*reader, sample0_ms, sample1_ms);
-    if (runs_status.ok() && *runs_status > 0) {
-      std::vector<std::string> parts;
-      for (const std::string& name : kServerCounters) {
-        if (!status0.count(name) || !status1.count(name)) {
-          parts.push_back(absl::StrCat(name, " n/a"));
-          continue;
-        }
-        const int64_t delta = status1[name] - status0[name];
-        parts.push_back(name == "Innodb_deadlocks" ? absl::StrCat(name, " ", delta)
-                                                   : absl::StrCat(name, " ", Fixed(double(delta) / *runs_status, 2)));
-      }
-      row.statements = Fixed(double(status1["Questions"] - status0["Questions"]) / *runs_status, 2);
-      server_line = absl::StrCat("MariaDB server counters per run recorded (", *runs_status,
-                                 " runs recorded in the counters' interval): ", absl::StrJoin(parts, ", "),
-                                 " (Innodb_deadlocks as a delta); gnomond-counted statements/run ",
-                                 gnomond_statements);
-    }
-  }
 
   std::printf("slots: expected %lld, recorded %lld, started %lld (late >%lld ms: %lld), not started %lld, no run "
               "%lld; runs %lld (misfire-policy runs %lld); duplicate slots %lld; executed twice: n/a (the sample "
@@ -342,14 +424,14 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
               static_cast<long long>(out->late_slots), static_cast<long long>(not_started),
               static_cast<long long>(no_run), static_cast<long long>(out->runs),
               static_cast<long long>(out->misfire_runs), static_cast<long long>(out->duplicate_slots));
-  std::printf("lateness ms p50/p99/max: recorded %s, dispatched %s, handler started %s\n",
+  std::printf("lateness ms p50/p99/max: recorded (trigger_ms) %s, dispatch answered (dispatch_ms) %s, handler "
+              "started (start_ms) %s\n",
               Percentiles(out->record_lateness_ms).c_str(), row.dispatch_lateness.c_str(),
               row.start_lateness.c_str());
   for (const auto& [why, n] : out->unsuccessful) {
     std::printf("    not succeeded: %lld x %s\n", static_cast<long long>(n), why.c_str());
   }
-  std::printf("runs recorded in the window: %.0f/s; gnomond commits %.0f/s\n", runs_per_s, commits_per_s);
-  if (!server_line.empty()) std::printf("%s\n", server_line.c_str());
+  PerRunCosts(*reader, d, w, t0_ms, t1_ms, mariadb != nullptr, row);
   PrintRow(row);
   return row;
 }
@@ -388,6 +470,8 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
       ok = positive(a, o.capacity);
     } else if (absl::ConsumePrefix(&a, "--admin-threads=")) {
       ok = positive(a, o.admin_threads);
+    } else if (absl::ConsumePrefix(&a, "--admin-budget=")) {
+      ok = positive(a, o.admin_budget_seconds);
     } else if (absl::ConsumePrefix(&a, "--drain-max=")) {
       ok = positive(a, o.drain_max_seconds);
     } else {
@@ -397,7 +481,7 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
       std::fprintf(stderr,
                    "burst_bench: bad argument %s\nusage: burst_bench [--quick] [--jobs=1000,10000,30000] "
                    "[--stores=sqlite,mysql] [--seconds=30] [--warmup=5] [--route=round|first] "
-                   "[--capacity=4096] [--admin-threads=4] [--drain-max=60]\n",
+                   "[--capacity=4096] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]\n",
                    argv[i]);
       return false;
     }
