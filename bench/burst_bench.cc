@@ -77,7 +77,8 @@ void PrintRow(const Row& r) {
 void PrintMarkdown(const std::vector<Row>& rows) {
   std::printf(
       "\n| J | store | delivered/expected | missed (no run / not started / late) | duplicates (slots / executed "
-      "twice) | lateness at start ms p50/p99/max | lateness at dispatch (accept received) ms p50/p99/max | CPU s per process | "
+      "twice) | lateness at start ms p50/p99/max | lateness at dispatch (accept received) ms p50/p99/max | CPU s "
+      "per process | "
       "peak RSS MiB per process | threads per executor (max) | statements/run | commits/run |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
@@ -90,7 +91,7 @@ void PrintMarkdown(const std::vector<Row>& rows) {
 
 // One pass of admin calls over the jobs, on `threads` client threads.
 struct AdminPass {
-  std::vector<char> done;           // Call i succeeded.
+  std::vector<char> done;  // Call i succeeded.
   int succeeded = 0;
   double seconds = 0;
   std::vector<int64_t> latency_us;  // Per call.
@@ -165,6 +166,11 @@ void Prepare(grpc::ClientContext& ctx, const std::string& token) {
 }
 
 void SleepUntil(absl::Time t) { absl::SleepFor(t - absl::Now()); }  // The bench's own pacing.
+
+// The end of a process's output.
+std::string Tail(const std::string& out, size_t n) {
+  return out.size() <= n ? out : "..." + out.substr(out.size() - n);
+}
 
 std::string Fixed(double v, int digits) { return absl::StrFormat("%.*f", digits, v); }
 
@@ -297,9 +303,10 @@ void PerRunCosts(StoreReader& reader, const BurstDeployment& d, const WindowFigu
   }
   row.commits = have_commits && runs_per_s > 0 ? Fixed(commits_per_s / runs_per_s, 4) : "n/a";
   row.statements = have_statements && runs_per_s > 0 ? Fixed(statements_per_s / runs_per_s, 2) : "n/a";
-  std::printf("runs recorded in the window: %.0f/s; gnomond commits %.0f/s (%s per run), statements per run "
-              "counted by gnomond: %s\n",
-              runs_per_s, commits_per_s, row.commits.c_str(), row.statements.c_str());
+  std::printf(
+      "runs recorded in the window: %.0f/s; gnomond commits %.0f/s (%s per run), statements per run "
+      "counted by gnomond: %s\n",
+      runs_per_s, commits_per_s, row.commits.c_str(), row.statements.c_str());
   if (!mariadb) return;
   absl::StatusOr<int64_t> server_runs = CountRunsRecorded(reader, w.sample0_ms, w.sample1_ms);
   auto delta = [&](const std::string& name) -> std::optional<int64_t> {
@@ -385,13 +392,20 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
   for (const auto& p : d.processes()) procs.push_back({p.name, p.process->pid()});
   if (mariadb) procs.push_back({"mariadbd", mariadb->pid()});
   const WindowFigures w = MeasureWindow(std::move(procs), mariadb.get(), t0_ms, o.seconds);
+  for (const auto& p : d.processes()) {
+    if (std::optional<int> code = p.process->WaitFor(absl::ZeroDuration())) {
+      std::printf("NOTE: %s exited during the window (exit %d); its last output:\n%s\n", p.name.c_str(), *code,
+                  Tail(p.process->Output(), 1500).c_str());
+    }
+  }
   std::unique_ptr<StoreReader> reader = mariadb ? mariadb->Reader(database) : SqliteStoreReader(d.sqlite_path());
   Drain(*reader, t0_ms, t1_ms, o.late_ms, absl::Seconds(o.drain_max_seconds));
   d.Stop();
 
   absl::StatusOr<SlotOutcomes> out = ReadSlotOutcomes(*reader, t0_ms, t1_ms, o.late_ms);
   if (!out.ok()) {
-    std::printf("FAILED J=%d %s: reading the run table: %s\n", jobs, store.c_str(), out.status().ToString().c_str());
+    std::printf("FAILED J=%d %s: reading the run table: %s\n", jobs, store.c_str(),
+                out.status().ToString().c_str());
     return std::nullopt;
   }
   const int64_t expected = int64_t{*started_jobs} * o.seconds;
@@ -416,18 +430,19 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
   row.rss = absl::StrJoin(rss_cells, ", ");
   row.threads = absl::StrJoin(thread_cells, ", ");
 
-  std::printf("slots: expected %lld, recorded %lld, started %lld (late >%lld ms: %lld), not started %lld, no run "
-              "%lld; runs %lld (misfire-policy runs %lld); duplicate slots %lld; executed twice: n/a (the sample "
-              "executor reports no per-execution count)\n",
-              static_cast<long long>(expected), static_cast<long long>(out->recorded_slots),
-              static_cast<long long>(out->started_slots), static_cast<long long>(o.late_ms),
-              static_cast<long long>(out->late_slots), static_cast<long long>(not_started),
-              static_cast<long long>(no_run), static_cast<long long>(out->runs),
-              static_cast<long long>(out->misfire_runs), static_cast<long long>(out->duplicate_slots));
-  std::printf("lateness ms p50/p99/max: recorded (trigger_ms) %s, dispatch answered (dispatch_ms) %s, handler "
-              "started (start_ms) %s\n",
-              Percentiles(out->record_lateness_ms).c_str(), row.dispatch_lateness.c_str(),
-              row.start_lateness.c_str());
+  std::printf(
+      "slots: expected %lld, recorded %lld, started %lld (late >%lld ms: %lld), not started %lld, no run "
+      "%lld; runs %lld (misfire-policy runs %lld); duplicate slots %lld; executed twice: n/a (the sample "
+      "executor reports no per-execution count)\n",
+      static_cast<long long>(expected), static_cast<long long>(out->recorded_slots),
+      static_cast<long long>(out->started_slots), static_cast<long long>(o.late_ms),
+      static_cast<long long>(out->late_slots), static_cast<long long>(not_started), static_cast<long long>(no_run),
+      static_cast<long long>(out->runs), static_cast<long long>(out->misfire_runs),
+      static_cast<long long>(out->duplicate_slots));
+  std::printf(
+      "lateness ms p50/p99/max: recorded (trigger_ms) %s, dispatch answered (dispatch_ms) %s, handler "
+      "started (start_ms) %s\n",
+      Percentiles(out->record_lateness_ms).c_str(), row.dispatch_lateness.c_str(), row.start_lateness.c_str());
   for (const auto& [why, n] : out->unsuccessful) {
     std::printf("    not succeeded: %lld x %s\n", static_cast<long long>(n), why.c_str());
   }

@@ -70,7 +70,8 @@ absl::Status BurstDeployment::StartExecutors(const std::string& app, const std::
         // The token goes through the environment, as an operator would pass a secret.
         std::map<std::string, std::string>{{"GNOMON_ACCESS_TOKEN", access_token}}));
     if (!executors_.back()->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30))) {
-      return absl::UnavailableError(absl::StrCat("executor ", i + 1, " did not start:\n", Tail(*executors_.back())));
+      return absl::UnavailableError(
+          absl::StrCat("executor ", i + 1, " did not start:\n", Tail(*executors_.back())));
     }
   }
   return absl::OkStatus();
@@ -83,8 +84,10 @@ void BurstDeployment::Stop(absl::Duration grace) {
 
 std::vector<BurstDeployment::Process> BurstDeployment::processes() const {
   std::vector<Process> out;
-  for (size_t i = 0; i < replicas_.size(); ++i) out.push_back({absl::StrCat("gnomond-", i + 1), replicas_[i].get()});
-  for (size_t i = 0; i < executors_.size(); ++i) out.push_back({absl::StrCat("executor-", i + 1), executors_[i].get()});
+  for (size_t i = 0; i < replicas_.size(); ++i)
+    out.push_back({absl::StrCat("gnomond-", i + 1), replicas_[i].get()});
+  for (size_t i = 0; i < executors_.size(); ++i)
+    out.push_back({absl::StrCat("executor-", i + 1), executors_[i].get()});
   return out;
 }
 

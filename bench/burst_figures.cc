@@ -26,23 +26,27 @@ std::string WindowWhere(int64_t from_ms, int64_t to_ms) {
 absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms) {
   SlotOutcomes out;
   const std::string where = WindowWhere(from_ms, to_ms);
-  absl::Status s = db.ForEachRow(
-      absl::StrCat("SELECT count(*), sum(CASE WHEN n > 1 THEN 1 ELSE 0 END), "
-                   "sum(CASE WHEN s IS NOT NULL THEN 1 ELSE 0 END), "
-                   "sum(CASE WHEN s IS NOT NULL AND s - scheduled_ms > ", late_ms, " THEN 1 ELSE 0 END), "
-                   "sum(n), sum(m) FROM (SELECT job_id, scheduled_ms, shard_index, count(*) AS n, "
-                   "sum(CASE WHEN trigger_type = ", kMisfire, " THEN 1 ELSE 0 END) AS m, "
-                   "min(CASE WHEN start_ms > 0 THEN start_ms END) AS s FROM run",
-                   where, "GROUP BY job_id, scheduled_ms, shard_index) AS slots"),
-      [&](absl::Span<const absl::string_view> row) {
-        if (row.size() < 6) return;
-        out.recorded_slots = AsInt(row[0]);
-        out.duplicate_slots = AsInt(row[1]);
-        out.started_slots = AsInt(row[2]);
-        out.late_slots = AsInt(row[3]);
-        out.runs = AsInt(row[4]);
-        out.misfire_runs = AsInt(row[5]);
-      });
+  absl::Status s =
+      db.ForEachRow(absl::StrCat("SELECT count(*), sum(CASE WHEN n > 1 THEN 1 ELSE 0 END), "
+                                 "sum(CASE WHEN s IS NOT NULL THEN 1 ELSE 0 END), "
+                                 "sum(CASE WHEN s IS NOT NULL AND s - scheduled_ms > ",
+                                 late_ms,
+                                 " THEN 1 ELSE 0 END), "
+                                 "sum(n), sum(m) FROM (SELECT job_id, scheduled_ms, shard_index, count(*) AS n, "
+                                 "sum(CASE WHEN trigger_type = ",
+                                 kMisfire,
+                                 " THEN 1 ELSE 0 END) AS m, "
+                                 "min(CASE WHEN start_ms > 0 THEN start_ms END) AS s FROM run",
+                                 where, "GROUP BY job_id, scheduled_ms, shard_index) AS slots"),
+                    [&](absl::Span<const absl::string_view> row) {
+                      if (row.size() < 6) return;
+                      out.recorded_slots = AsInt(row[0]);
+                      out.duplicate_slots = AsInt(row[1]);
+                      out.started_slots = AsInt(row[2]);
+                      out.late_slots = AsInt(row[3]);
+                      out.runs = AsInt(row[4]);
+                      out.misfire_runs = AsInt(row[5]);
+                    });
   if (!s.ok()) return s;
   s = db.ForEachRow(absl::StrCat("SELECT trigger_ms - scheduled_ms, "
                                  "CASE WHEN dispatch_ms > 0 THEN dispatch_ms - scheduled_ms END, "
@@ -70,8 +74,9 @@ absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, 
 }
 
 absl::StatusOr<int64_t> CountStartedSlots(StoreReader& db, int64_t from_ms, int64_t to_ms) {
-  return db.QueryInt(absl::StrCat("SELECT count(*) FROM (SELECT DISTINCT job_id, scheduled_ms, shard_index FROM run",
-                                  WindowWhere(from_ms, to_ms), "AND start_ms > 0) AS started"));
+  return db.QueryInt(
+      absl::StrCat("SELECT count(*) FROM (SELECT DISTINCT job_id, scheduled_ms, shard_index FROM run",
+                   WindowWhere(from_ms, to_ms), "AND start_ms > 0) AS started"));
 }
 
 absl::StatusOr<int64_t> CountRunsRecorded(StoreReader& db, int64_t from_ms, int64_t to_ms) {
@@ -90,7 +95,8 @@ StoreStatsDelta ParseStoreStats(const std::string& output, int64_t from_ms, int6
   for (absl::string_view text : absl::StrSplit(output, '\n')) {
     const size_t at = text.find(kPrefix);
     if (at == absl::string_view::npos) continue;
-    std::vector<absl::string_view> words = absl::StrSplit(text.substr(at + kPrefix.size()), ' ', absl::SkipEmpty());
+    std::vector<absl::string_view> words =
+        absl::StrSplit(text.substr(at + kPrefix.size()), ' ', absl::SkipEmpty());
     Line l;
     bool has_ms = false;
     if (words.empty() || !absl::SimpleAtoi(words[0], &l.transactions)) continue;

@@ -76,9 +76,11 @@ class MariadbReader final : public StoreReader {
 
   absl::Status ForEachRow(const std::string& sql, RowFn row) override {
     // -N -B: no column names, tab-separated values, NULL as "NULL".
-    testing::CommandResult r = testing::RunCommand(
-        {"/usr/bin/mariadb", "--no-defaults", absl::StrCat("--socket=", socket_), "-uroot", "-N", "-B",
-         absl::StrCat("--database=", database_), "-e", sql});
+    // timeout(1) bounds a query against a server that stopped answering.
+    testing::CommandResult r =
+        testing::RunCommand({"/usr/bin/timeout", "300", "/usr/bin/mariadb", "--no-defaults",
+                             "--connect-timeout=10", absl::StrCat("--socket=", socket_), "-uroot", "-N", "-B",
+                             absl::StrCat("--database=", database_), "-e", sql});
     if (r.exit_code != 0) {
       return absl::InternalError(absl::StrCat("mariadb exited ", r.exit_code, ": ", r.err, " for ", sql));
     }

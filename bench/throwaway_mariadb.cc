@@ -35,17 +35,17 @@ int FreePort() {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start() {
-  for (const char* tool : {kMariadbd, kInstallDb, kAdmin, "/usr/bin/mariadb"}) {
+  for (const char* tool : {kMariadbd, kInstallDb, kAdmin, "/usr/bin/mariadb", "/usr/bin/timeout"}) {
     if (access(tool, X_OK) != 0) return absl::UnavailableError(absl::StrCat(tool, " is not installed"));
   }
   std::unique_ptr<ThrowawayMariadb> db(new ThrowawayMariadb());
   const std::string dir = db->dir_.path();
-  testing::CommandResult installed =
-      testing::RunCommand({kInstallDb, "--no-defaults", absl::StrCat("--datadir=", dir, "/data"), "--user=root",
-                           "--auth-root-authentication-method=normal", "--skip-test-db"});
+  testing::CommandResult installed = testing::RunCommand(
+      {"/usr/bin/timeout", "120", kInstallDb, "--no-defaults", absl::StrCat("--datadir=", dir, "/data"),
+       "--user=root", "--auth-root-authentication-method=normal", "--skip-test-db"});
   if (installed.exit_code != 0) {
-    return absl::InternalError(absl::StrCat("mariadb-install-db exited ", installed.exit_code, ": ",
-                                            installed.err));
+    return absl::InternalError(
+        absl::StrCat("mariadb-install-db exited ", installed.exit_code, ": ", installed.err));
   }
   db->port_ = FreePort();
   if (db->port_ == 0) return absl::InternalError("no free loopback port");
@@ -56,8 +56,8 @@ absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start() {
       absl::StrCat("--log-error=", dir, "/error.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=128M"});
   // Ready in well under a second; 30 s is the failure guard.
   for (int i = 0; i < 300; ++i) {
-    if (testing::RunCommand({kAdmin, "--no-defaults", absl::StrCat("--socket=", dir, "/mysqld.sock"), "-uroot",
-                             "ping"})
+    if (testing::RunCommand({"/usr/bin/timeout", "10", kAdmin, "--no-defaults",
+                             absl::StrCat("--socket=", dir, "/mysqld.sock"), "-uroot", "ping"})
             .exit_code == 0) {
       return db;
     }
@@ -68,8 +68,8 @@ absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start() {
 
 ThrowawayMariadb::~ThrowawayMariadb() {
   if (!server_) return;
-  testing::RunCommand(
-      {kAdmin, "--no-defaults", absl::StrCat("--socket=", dir_.path(), "/mysqld.sock"), "-uroot", "shutdown"});
+  testing::RunCommand({"/usr/bin/timeout", "30", kAdmin, "--no-defaults",
+                       absl::StrCat("--socket=", dir_.path(), "/mysqld.sock"), "-uroot", "shutdown"});
   if (!server_->WaitFor(absl::Seconds(30)).has_value()) {
     server_->Kill(SIGKILL);
     server_->Wait();
