@@ -14,6 +14,7 @@
 //   burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql]
 //               [--seconds=30] [--warmup=5] [--route=round|first]
 //               [--capacity=4096] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <functional>
