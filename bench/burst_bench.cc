@@ -13,7 +13,7 @@
 //
 //   burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql]
 //               [--seconds=30] [--warmup=5] [--route=round|first]
-//               [--capacity=4096] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]
+//               [--capacity=N] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -51,7 +51,8 @@ struct BenchOptions {
   int seconds = 30;
   int warmup_seconds = 5;
   v1::RouteStrategy route = v1::ROUTE_STRATEGY_ROUND;
-  int capacity = 4096;
+  // Each executor's --max-concurrent-runs; 0 leaves the executor's default.
+  int capacity = 0;
   int admin_threads = 4;
   int drain_max_seconds = 60;
   // Per admin pass (create, start): calls stop being issued after this.
@@ -337,8 +338,9 @@ void PerRunCosts(StoreReader& reader, const BurstDeployment& d, const WindowFigu
 }
 
 std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions& o) {
-  std::printf("\n=== J=%d store=%s: %d s window after %d s warm-up, route %s, executor capacity %d\n", jobs,
-              store.c_str(), o.seconds, o.warmup_seconds, v1::RouteStrategy_Name(o.route).c_str(), o.capacity);
+  std::printf("\n=== J=%d store=%s: %d s window after %d s warm-up, route %s, executor capacity %s\n", jobs,
+              store.c_str(), o.seconds, o.warmup_seconds, v1::RouteStrategy_Name(o.route).c_str(),
+              o.capacity > 0 ? absl::StrCat(o.capacity).c_str() : "(the executor's default)");
   BurstDeploymentOptions d_options;
   d_options.gnomond_flags = {"--store-stats-interval=1s"};
   d_options.executor_capacity = o.capacity;
@@ -483,7 +485,7 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
       ok = a == "round" || a == "first";
       o.route = a == "first" ? v1::ROUTE_STRATEGY_FIRST : v1::ROUTE_STRATEGY_ROUND;
     } else if (absl::ConsumePrefix(&a, "--capacity=")) {
-      ok = positive(a, o.capacity);
+      ok = absl::SimpleAtoi(a, &o.capacity) && o.capacity >= 0;
     } else if (absl::ConsumePrefix(&a, "--admin-threads=")) {
       ok = positive(a, o.admin_threads);
     } else if (absl::ConsumePrefix(&a, "--admin-budget=")) {
@@ -497,7 +499,7 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
       std::fprintf(stderr,
                    "burst_bench: bad argument %s\nusage: burst_bench [--quick] [--jobs=1000,10000,30000] "
                    "[--stores=sqlite,mysql] [--seconds=30] [--warmup=5] [--route=round|first] "
-                   "[--capacity=4096] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]\n",
+                   "[--capacity=N] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]\n",
                    argv[i]);
       return false;
     }

@@ -61,14 +61,18 @@ absl::Status BurstDeployment::StartExecutors(const std::string& app, const std::
   for (int i = 0; i < options_.executors; ++i) {
     std::vector<std::string> registries;
     for (size_t k = 0; k < addresses_.size(); ++k) registries.push_back(addresses_[(i + k) % addresses_.size()]);
+    std::vector<std::string> argv = {SAMPLE_EXECUTOR_PATH,
+                                     absl::StrCat("--app=", app),
+                                     absl::StrCat("--registry=", absl::StrJoin(registries, ",")),
+                                     "--listen=127.0.0.1:0",
+                                     absl::StrCat("--spool-dir=", dir(), "/spool-", i),
+                                     absl::StrCat("--log-dir=", dir(), "/logs-", i)};
+    if (options_.executor_capacity > 0) {
+      argv.push_back(absl::StrCat("--max-concurrent-runs=", options_.executor_capacity));
+    }
+    // The token goes through the environment, as an operator would pass a secret.
     executors_.push_back(std::make_unique<testing::Subprocess>(
-        std::vector<std::string>{SAMPLE_EXECUTOR_PATH, absl::StrCat("--app=", app),
-                                 absl::StrCat("--registry=", absl::StrJoin(registries, ",")),
-                                 "--listen=127.0.0.1:0", absl::StrCat("--spool-dir=", dir(), "/spool-", i),
-                                 absl::StrCat("--log-dir=", dir(), "/logs-", i),
-                                 absl::StrCat("--max-concurrent-runs=", options_.executor_capacity)},
-        // The token goes through the environment, as an operator would pass a secret.
-        std::map<std::string, std::string>{{"GNOMON_ACCESS_TOKEN", access_token}}));
+        argv, std::map<std::string, std::string>{{"GNOMON_ACCESS_TOKEN", access_token}}));
     if (!executors_.back()->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30))) {
       return absl::UnavailableError(
           absl::StrCat("executor ", i + 1, " did not start:\n", Tail(*executors_.back())));

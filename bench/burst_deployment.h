@@ -31,8 +31,8 @@ struct BurstDeploymentOptions {
   // Extra gnomond flags for every replica.
   std::vector<std::string> gnomond_flags;
   int executors = 2;
-  // Each executor's --max-concurrent-runs.
-  int executor_capacity = 4096;
+  // Each executor's --max-concurrent-runs; 0 leaves the executor's default.
+  int executor_capacity = 0;
 };
 
 class BurstDeployment {
