@@ -13,6 +13,8 @@ extern char** environ;
 #include <filesystem>
 #include <stdexcept>
 
+#include "absl/time/clock.h"
+
 namespace gnomon::testing {
 namespace {
 
@@ -133,6 +135,21 @@ int Subprocess::Wait() {
   waitpid(pid_, &status, 0);
   reaped_ = true;
   exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return exit_code_;
+}
+
+std::optional<int> Subprocess::WaitFor(absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!reaped_) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      reaped_ = true;
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      break;
+    }
+    if (absl::Now() >= deadline) return std::nullopt;
+    absl::SleepFor(absl::Milliseconds(10));  // waitpid has no timeout; poll the exit.
+  }
   return exit_code_;
 }
 

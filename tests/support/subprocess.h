@@ -42,6 +42,8 @@ class Subprocess {
   void Kill(int sig);
   // Waits for exit; returns the exit code, or 128+signal.
   int Wait();
+  // Like Wait(), but gives up after `timeout` (nullopt: still running).
+  std::optional<int> WaitFor(absl::Duration timeout);
 
  private:
   void Pump(int fd);

@@ -1,0 +1,525 @@
+// burst_bench: the workload users run, with real processes on loopback.
+// J distinct jobs, each with cron "* * * * * ?" (all due on the same whole
+// second, every second), the noop handler, two sample executors, in two
+// deployments:
+//   sqlite  one gnomond (all roles) on SQLite
+//   mysql   two gnomond replicas (all roles each) on a throwaway MariaDB the
+//           bench starts itself; executors list both replicas' registries
+// For each (J, deployment): the jobs are created and started through the
+// admin API, the schedule warms up, then a window of whole seconds is
+// measured and, after a drain, every expected slot of the window is looked up
+// in the run table. Figures are printed, never asserted: a row per
+// configuration as it is measured, and a Markdown table at the end.
+//
+//   burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql]
+//               [--seconds=30] [--warmup=5] [--route=round|first]
+//               [--capacity=N] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "bench/burst_deployment.h"
+#include "bench/burst_figures.h"
+#include "bench/proc_stats.h"
+#include "bench/throwaway_mariadb.h"
+#include "gnomon/v1/admin.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "services/common/client/auth_metadata.h"
+
+namespace gnomon::bench {
+namespace {
+
+struct BenchOptions {
+  std::vector<int> jobs = {1000, 10000, 30000};
+  std::vector<std::string> stores = {"sqlite", "mysql"};
+  int seconds = 30;
+  int warmup_seconds = 5;
+  v1::RouteStrategy route = v1::ROUTE_STRATEGY_ROUND;
+  // Each executor's --max-concurrent-runs; 0 leaves the executor's default.
+  int capacity = 0;
+  int admin_threads = 4;
+  int drain_max_seconds = 60;
+  // Per admin pass (create, start): calls stop being issued after this.
+  int admin_budget_seconds = 600;
+  // A slot whose run started later than this after its instant is missed.
+  int64_t late_ms = 5000;
+};
+
+// One printed row; every cell is already text.
+struct Row {
+  std::string jobs, store, delivered, missed, duplicates, start_lateness, dispatch_lateness, cpu, rss, threads,
+      statements, commits;
+};
+
+void PrintRow(const Row& r) {
+  std::printf(
+      "RESULT J=%s %s: delivered %s | missed %s | duplicates %s | lateness ms p50/p99/max at start %s, at "
+      "dispatch %s | CPU s %s | peak RSS MiB %s | threads/executor %s | statements/run %s | commits/run %s\n",
+      r.jobs.c_str(), r.store.c_str(), r.delivered.c_str(), r.missed.c_str(), r.duplicates.c_str(),
+      r.start_lateness.c_str(), r.dispatch_lateness.c_str(), r.cpu.c_str(), r.rss.c_str(), r.threads.c_str(),
+      r.statements.c_str(), r.commits.c_str());
+}
+
+void PrintMarkdown(const std::vector<Row>& rows) {
+  std::printf(
+      "\n| J | store | delivered/expected | missed (no run / not started / late) | duplicates (slots / executed "
+      "twice) | lateness at start ms p50/p99/max | lateness at dispatch (accept received) ms p50/p99/max | CPU s "
+      "per process | "
+      "peak RSS MiB per process | threads per executor (max) | statements/run | commits/run |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const Row& r : rows) {
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.jobs.c_str(), r.store.c_str(),
+                r.delivered.c_str(), r.missed.c_str(), r.duplicates.c_str(), r.start_lateness.c_str(),
+                r.dispatch_lateness.c_str(), r.cpu.c_str(), r.rss.c_str(), r.threads.c_str(), r.statements.c_str(),
+                r.commits.c_str());
+  }
+}
+
+// One pass of admin calls over the jobs, on `threads` client threads.
+struct AdminPass {
+  std::vector<char> done;  // Call i succeeded.
+  int succeeded = 0;
+  double seconds = 0;
+  std::vector<int64_t> latency_us;  // Per call.
+  absl::Status error;               // The first failure; the pass stops there.
+  bool over_budget = false;         // Stopped after `budget`: the rest never called.
+};
+
+// Calls `call(i)` for each i in [0, n) with `only[i]` set (all when `only`
+// is null). Prints progress every 30 s, so a slow server is seen, not
+// mistaken for a hung bench, and stops issuing calls after `budget`.
+AdminPass RunAdminPass(const char* what, int n, int threads, absl::Duration budget, const std::vector<char>* only,
+                       const std::function<grpc::Status(int)>& call) {
+  AdminPass pass;
+  pass.done.assign(n, 0);
+  absl::Mutex mu;
+  std::atomic<bool> stop{false};
+  std::atomic<int> finished{0};
+  int running = threads;  // Guarded by mu.
+  absl::Time last_done;   // Guarded by mu: when the last thread ran out of calls.
+  const absl::Time t0 = absl::Now();
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      std::vector<int64_t> latency;
+      for (int i = t; i < n && !stop.load(); i += threads) {
+        if (only != nullptr && !(*only)[i]) continue;
+        const absl::Time c0 = absl::Now();
+        grpc::Status s = call(i);
+        latency.push_back(absl::ToInt64Microseconds(absl::Now() - c0));
+        if (s.ok()) {
+          pass.done[i] = 1;
+          ++finished;
+        } else {
+          stop = true;
+          absl::MutexLock l(&mu);
+          if (pass.error.ok()) pass.error = absl::InternalError(absl::StrCat("job ", i, ": ", s.error_message()));
+        }
+      }
+      absl::MutexLock l(&mu);
+      pass.latency_us.insert(pass.latency_us.end(), latency.begin(), latency.end());
+      last_done = absl::Now();
+      --running;
+    });
+  }
+  {
+    absl::MutexLock l(&mu);
+    auto all_done = [&running]() { return running == 0; };
+    for (int tick = 1; !mu.AwaitWithTimeout(absl::Condition(&all_done), absl::Seconds(1)); ++tick) {
+      if (tick % 30 == 0) std::printf("    ... %s: %d/%d after %d s\n", what, finished.load(), n, tick);
+      if (absl::Now() - t0 > budget && !stop.exchange(true)) pass.over_budget = true;
+    }
+    pass.seconds = absl::ToDoubleSeconds(last_done - t0);
+  }
+  for (auto& t : pool) t.join();
+  pass.succeeded = finished.load();
+  return pass;
+}
+
+// Call latency in ms, p50 / p99 / max.
+std::string LatencyMs(std::vector<int64_t> us) {
+  if (us.empty()) return "-";
+  std::sort(us.begin(), us.end());
+  auto at = [&](double p) { return us[std::min(us.size() - 1, static_cast<size_t>(p * us.size()))] / 1000.0; };
+  return absl::StrFormat("%.1f / %.1f / %.1f", at(0.5), at(0.99), us.back() / 1000.0);
+}
+
+// Admin calls carry the admin token and a deadline (a stalled server fails
+// the configuration instead of hanging the bench).
+void Prepare(grpc::ClientContext& ctx, const std::string& token) {
+  ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(token));
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+}
+
+void SleepUntil(absl::Time t) { absl::SleepFor(t - absl::Now()); }  // The bench's own pacing.
+
+// The end of a process's output.
+std::string Tail(const std::string& out, size_t n) {
+  return out.size() <= n ? out : "..." + out.substr(out.size() - n);
+}
+
+std::string Fixed(double v, int digits) { return absl::StrFormat("%.*f", digits, v); }
+
+// The MariaDB server counters differenced over the window.
+const std::vector<std::string> kServerCounters = {"Questions",  "Com_insert", "Com_update",      "Com_select",
+                                                  "Com_delete", "Com_commit", "Innodb_deadlocks"};
+
+// Creates the jobs stopped, then starts them, so creation is timed without
+// the schedule running alongside. Returns how many jobs were started (fewer
+// than `jobs` when a pass ran out of its budget), or nullopt after a failure.
+std::optional<int> ProvisionJobs(v1::JobAdmin::Stub& admin, const std::string& token, int64_t group_id, int jobs,
+                                 const BenchOptions& o) {
+  const absl::Duration budget = absl::Seconds(o.admin_budget_seconds);
+  std::vector<int64_t> ids(jobs);
+  AdminPass created = RunAdminPass("created", jobs, o.admin_threads, budget, nullptr, [&](int i) {
+    grpc::ClientContext ctx;
+    Prepare(ctx, token);
+    v1::CreateJobRequest req;
+    v1::Job* job = req.mutable_job();
+    job->set_group_id(group_id);
+    job->set_description(absl::StrCat("burst ", i));
+    job->mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
+    job->mutable_bean()->set_handler("noop");
+    job->set_route_strategy(o.route);
+    v1::Job out;
+    grpc::Status s = admin.CreateJob(&ctx, req, &out);
+    ids[i] = out.id();
+    return s;
+  });
+  std::printf("admin API, %d client threads: created %d/%d jobs in %.1f s (%.0f jobs/s; call ms p50/p99/max %s)\n",
+              o.admin_threads, created.succeeded, jobs, created.seconds, created.succeeded / created.seconds,
+              LatencyMs(created.latency_us).c_str());
+  if (!created.error.ok()) {
+    std::printf("FAILED: create jobs: %s\n", created.error.ToString().c_str());
+    return std::nullopt;
+  }
+  AdminPass started = RunAdminPass("started", jobs, o.admin_threads, budget, &created.done, [&](int i) {
+    grpc::ClientContext ctx;
+    Prepare(ctx, token);
+    v1::StartJobRequest req;
+    req.set_job_id(ids[i]);
+    v1::Job out;
+    return admin.StartJob(&ctx, req, &out);
+  });
+  std::printf("admin API, %d client threads: started %d/%d jobs in %.1f s (%.0f jobs/s; call ms p50/p99/max %s)\n",
+              o.admin_threads, started.succeeded, created.succeeded, started.seconds,
+              started.succeeded / started.seconds, LatencyMs(started.latency_us).c_str());
+  if (!started.error.ok()) {
+    std::printf("FAILED: start jobs: %s\n", started.error.ToString().c_str());
+    return std::nullopt;
+  }
+  if (created.over_budget || started.over_budget) {
+    std::printf("NOTE: the admin passes ran out of their %d s budget; measuring the %d jobs started\n",
+                o.admin_budget_seconds, started.succeeded);
+  }
+  return started.succeeded;
+}
+
+// CPU, memory and threads of each process, and the MariaDB counters, over
+// the window [t0_ms, t0_ms + seconds). Process figures are sampled half a
+// second before each boundary, so the burst at t0 lies inside their interval.
+struct ProcessFigures {
+  std::string name;
+  pid_t pid = -1;
+  double cpu_s = 0;
+  int64_t peak_rss_kib = -1;
+  int64_t max_threads = 0;
+};
+struct WindowFigures {
+  std::vector<ProcessFigures> processes;
+  int64_t sample0_ms = 0, sample1_ms = 0;
+  std::map<std::string, int64_t> status0, status1;  // MariaDB only.
+};
+
+WindowFigures MeasureWindow(std::vector<ProcessFigures> procs, const ThrowawayMariadb* mariadb, int64_t t0_ms,
+                            int seconds) {
+  WindowFigures w;
+  const int64_t t1_ms = t0_ms + int64_t{seconds} * 1000;
+  std::vector<double> cpu0(procs.size());
+  SleepUntil(absl::FromUnixMillis(t0_ms - 500));
+  w.sample0_ms = absl::ToUnixMillis(absl::Now());
+  for (size_t i = 0; i < procs.size(); ++i) cpu0[i] = CpuSeconds(procs[i].pid);
+  if (mariadb) w.status0 = mariadb->GlobalStatus(kServerCounters).value_or(w.status0);
+  for (int s = 0; s < seconds; ++s) {
+    SleepUntil(absl::FromUnixMillis(t0_ms + int64_t{s} * 1000));
+    for (auto& p : procs) p.max_threads = std::max(p.max_threads, ThreadCount(p.pid));
+  }
+  SleepUntil(absl::FromUnixMillis(t1_ms - 500));
+  w.sample1_ms = absl::ToUnixMillis(absl::Now());
+  for (size_t i = 0; i < procs.size(); ++i) {
+    procs[i].cpu_s = CpuSeconds(procs[i].pid) - cpu0[i];
+    procs[i].peak_rss_kib = PeakRssKib(procs[i].pid);
+    procs[i].max_threads = std::max(procs[i].max_threads, ThreadCount(procs[i].pid));
+  }
+  if (mariadb) w.status1 = mariadb->GlobalStatus(kServerCounters).value_or(w.status1);
+  w.processes = std::move(procs);
+  return w;
+}
+
+// Waits until slots of the window can no longer start in time, then until
+// the count of started slots stops moving, at most `max`.
+void Drain(StoreReader& reader, int64_t t0_ms, int64_t t1_ms, int64_t late_ms, absl::Duration max) {
+  SleepUntil(absl::FromUnixMillis(t1_ms + late_ms + 2000));
+  const absl::Time deadline = absl::Now() + max;
+  int64_t started = -1;
+  while (absl::Now() < deadline) {
+    absl::StatusOr<int64_t> n = CountStartedSlots(reader, t0_ms, t1_ms);
+    if (!n.ok() || *n == started) break;
+    started = *n;
+    absl::SleepFor(absl::Seconds(2));  // Polling the run table.
+  }
+}
+
+// Commits and statements per run: each replica's rate over its own stats
+// lines in the window, summed, over the rate of runs recorded in the window;
+// on MariaDB the server's counters over the runs recorded between the samples.
+void PerRunCosts(StoreReader& reader, const BurstDeployment& d, const WindowFigures& w, int64_t t0_ms,
+                 int64_t t1_ms, bool mariadb, Row& row) {
+  absl::StatusOr<int64_t> runs = CountRunsRecorded(reader, t0_ms, t1_ms);
+  const double runs_per_s = runs.ok() ? *runs * 1000.0 / (t1_ms - t0_ms) : 0;
+  double commits_per_s = 0, statements_per_s = 0;
+  bool have_commits = true, have_statements = true;
+  for (const auto& r : d.replicas()) {
+    StoreStatsDelta s = ParseStoreStats(r->Output(), t0_ms, t1_ms);
+    have_commits = have_commits && s.span_ms > 0;
+    have_statements = have_statements && s.span_ms > 0 && s.statements.has_value();
+    if (s.span_ms <= 0) continue;
+    commits_per_s += s.transactions * 1000.0 / s.span_ms;
+    if (s.statements) statements_per_s += *s.statements * 1000.0 / s.span_ms;
+  }
+  row.commits = have_commits && runs_per_s > 0 ? Fixed(commits_per_s / runs_per_s, 4) : "n/a";
+  row.statements = have_statements && runs_per_s > 0 ? Fixed(statements_per_s / runs_per_s, 2) : "n/a";
+  std::printf(
+      "runs recorded in the window: %.0f/s; gnomond commits %.0f/s (%s per run), statements per run "
+      "counted by gnomond: %s\n",
+      runs_per_s, commits_per_s, row.commits.c_str(), row.statements.c_str());
+  if (!mariadb) return;
+  absl::StatusOr<int64_t> server_runs = CountRunsRecorded(reader, w.sample0_ms, w.sample1_ms);
+  auto delta = [&](const std::string& name) -> std::optional<int64_t> {
+    auto a = w.status0.find(name), b = w.status1.find(name);
+    if (a == w.status0.end() || b == w.status1.end()) return std::nullopt;
+    return b->second - a->second;
+  };
+  if (!server_runs.ok() || *server_runs == 0 || !delta("Questions")) {
+    std::printf("MariaDB counters: n/a\n");
+    return;
+  }
+  std::vector<std::string> parts;
+  for (const std::string& name : kServerCounters) {
+    std::optional<int64_t> v = delta(name);
+    if (!v) {
+      parts.push_back(absl::StrCat(name, " n/a"));
+    } else if (name == "Innodb_deadlocks") {
+      parts.push_back(absl::StrCat(name, " ", *v, " in the window"));
+    } else {
+      parts.push_back(absl::StrCat(name, " ", Fixed(double(*v) / *server_runs, 3)));
+    }
+  }
+  // The server's count of statements is the figure for the table.
+  row.statements = Fixed(double(*delta("Questions")) / *server_runs, 2);
+  std::printf("MariaDB server counters per run (%lld runs recorded between the samples): %s\n",
+              static_cast<long long>(*server_runs), absl::StrJoin(parts, ", ").c_str());
+}
+
+std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions& o) {
+  std::printf("\n=== J=%d store=%s: %d s window after %d s warm-up, route %s, executor capacity %s\n", jobs,
+              store.c_str(), o.seconds, o.warmup_seconds, v1::RouteStrategy_Name(o.route).c_str(),
+              o.capacity > 0 ? absl::StrCat(o.capacity).c_str() : "(the executor's default)");
+  BurstDeploymentOptions d_options;
+  d_options.gnomond_flags = {"--store-stats-interval=1s"};
+  d_options.executor_capacity = o.capacity;
+  std::unique_ptr<ThrowawayMariadb> mariadb;
+  const std::string database = absl::StrCat("gnomon_burst_", jobs);
+  if (store == "mysql") {
+    absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> db = ThrowawayMariadb::Start();
+    if (absl::IsUnavailable(db.status())) {
+      std::printf("SKIPPED J=%d mysql: %s\n", jobs, std::string(db.status().message()).c_str());
+      return std::nullopt;
+    }
+    if (!db.ok()) {
+      std::printf("FAILED J=%d mysql: %s\n", jobs, db.status().ToString().c_str());
+      return std::nullopt;
+    }
+    mariadb = *std::move(db);
+    d_options.replicas = 2;
+    d_options.store_url = mariadb->Url(database);
+  }
+  absl::StatusOr<std::unique_ptr<BurstDeployment>> started = BurstDeployment::Start(d_options);
+  if (!started.ok()) {
+    std::printf("FAILED J=%d %s: %s\n", jobs, store.c_str(), started.status().ToString().c_str());
+    return std::nullopt;
+  }
+  BurstDeployment& d = **started;
+  auto admin = v1::JobAdmin::NewStub(grpc::CreateChannel(d.addresses()[0], grpc::InsecureChannelCredentials()));
+  v1::Group group;
+  {
+    grpc::ClientContext ctx;
+    Prepare(ctx, d.admin_token());
+    v1::CreateGroupRequest req;
+    req.mutable_group()->set_app_name(absl::StrCat("burst-", jobs));
+    req.mutable_group()->set_title("burst_bench");
+    if (grpc::Status s = admin->CreateGroup(&ctx, req, &group); !s.ok()) {
+      std::printf("FAILED J=%d %s: create group: %s\n", jobs, store.c_str(), s.error_message().c_str());
+      return std::nullopt;
+    }
+  }
+  if (absl::Status s = d.StartExecutors(group.app_name(), group.access_token()); !s.ok()) {
+    std::printf("FAILED J=%d %s: %s\n", jobs, store.c_str(), s.ToString().c_str());
+    return std::nullopt;
+  }
+  std::optional<int> started_jobs = ProvisionJobs(*admin, d.admin_token(), group.id(), jobs, o);
+  if (!started_jobs) return std::nullopt;
+
+  // The window: whole seconds [t0, t1), so each job has exactly o.seconds
+  // slots in it; at least a second away, so the first sample precedes t0.
+  absl::SleepFor(absl::Seconds(o.warmup_seconds));
+  const int64_t t0_ms = (absl::ToUnixMillis(absl::Now()) / 1000 + 2) * 1000;
+  const int64_t t1_ms = t0_ms + int64_t{o.seconds} * 1000;
+  std::vector<ProcessFigures> procs;
+  for (const auto& p : d.processes()) procs.push_back({p.name, p.process->pid()});
+  if (mariadb) procs.push_back({"mariadbd", mariadb->pid()});
+  const WindowFigures w = MeasureWindow(std::move(procs), mariadb.get(), t0_ms, o.seconds);
+  for (const auto& p : d.processes()) {
+    if (std::optional<int> code = p.process->WaitFor(absl::ZeroDuration())) {
+      std::printf("NOTE: %s exited during the window (exit %d); its last output:\n%s\n", p.name.c_str(), *code,
+                  Tail(p.process->Output(), 1500).c_str());
+    }
+  }
+  std::unique_ptr<StoreReader> reader = mariadb ? mariadb->Reader(database) : SqliteStoreReader(d.sqlite_path());
+  Drain(*reader, t0_ms, t1_ms, o.late_ms, absl::Seconds(o.drain_max_seconds));
+  d.Stop();
+
+  absl::StatusOr<SlotOutcomes> out = ReadSlotOutcomes(*reader, t0_ms, t1_ms, o.late_ms);
+  if (!out.ok()) {
+    std::printf("FAILED J=%d %s: reading the run table: %s\n", jobs, store.c_str(),
+                out.status().ToString().c_str());
+    return std::nullopt;
+  }
+  const int64_t expected = int64_t{*started_jobs} * o.seconds;
+  const int64_t no_run = expected - out->recorded_slots;
+  const int64_t not_started = out->recorded_slots - out->started_slots;
+  Row row;
+  row.jobs = *started_jobs == jobs ? absl::StrCat(jobs) : absl::StrCat(jobs, " (", *started_jobs, " started)");
+  row.store = mariadb ? "mysql (2 replicas)" : "sqlite";
+  row.delivered = absl::StrCat(out->started_slots, "/", expected);
+  row.missed = absl::StrCat(no_run + not_started + out->late_slots, " (", no_run, " / ", not_started, " / ",
+                            out->late_slots, ")");
+  row.duplicates = absl::StrCat(out->duplicate_slots, " / n/a");
+  row.start_lateness = Percentiles(out->start_lateness_ms);
+  row.dispatch_lateness = Percentiles(out->dispatch_lateness_ms);
+  std::vector<std::string> cpu_cells, rss_cells, thread_cells;
+  for (const ProcessFigures& p : w.processes) {
+    cpu_cells.push_back(absl::StrCat(p.name, " ", Fixed(p.cpu_s, 1)));
+    rss_cells.push_back(absl::StrCat(p.name, " ", p.peak_rss_kib < 0 ? -1 : p.peak_rss_kib / 1024));
+    if (absl::StartsWith(p.name, "executor")) thread_cells.push_back(absl::StrCat(p.max_threads));
+  }
+  row.cpu = absl::StrJoin(cpu_cells, ", ");
+  row.rss = absl::StrJoin(rss_cells, ", ");
+  row.threads = absl::StrJoin(thread_cells, ", ");
+
+  std::printf(
+      "slots: expected %lld, recorded %lld, started %lld (late >%lld ms: %lld), not started %lld, no run "
+      "%lld; runs %lld (misfire-policy runs %lld); duplicate slots %lld; executed twice: n/a (the sample "
+      "executor reports no per-execution count)\n",
+      static_cast<long long>(expected), static_cast<long long>(out->recorded_slots),
+      static_cast<long long>(out->started_slots), static_cast<long long>(o.late_ms),
+      static_cast<long long>(out->late_slots), static_cast<long long>(not_started), static_cast<long long>(no_run),
+      static_cast<long long>(out->runs), static_cast<long long>(out->misfire_runs),
+      static_cast<long long>(out->duplicate_slots));
+  std::printf(
+      "lateness ms p50/p99/max: recorded (trigger_ms) %s, dispatch answered (dispatch_ms) %s, handler "
+      "started (start_ms) %s\n",
+      Percentiles(out->record_lateness_ms).c_str(), row.dispatch_lateness.c_str(), row.start_lateness.c_str());
+  for (const auto& [why, n] : out->unsuccessful) {
+    std::printf("    not succeeded: %lld x %s\n", static_cast<long long>(n), why.c_str());
+  }
+  PerRunCosts(*reader, d, w, t0_ms, t1_ms, mariadb != nullptr, row);
+  PrintRow(row);
+  return row;
+}
+
+bool ParseArgs(int argc, char** argv, BenchOptions& o) {
+  auto ints = [](absl::string_view list, std::vector<int>& out) {
+    out.clear();
+    for (absl::string_view v : absl::StrSplit(list, ',', absl::SkipEmpty())) {
+      int n = 0;
+      if (!absl::SimpleAtoi(v, &n) || n <= 0) return false;
+      out.push_back(n);
+    }
+    return !out.empty();
+  };
+  auto positive = [](absl::string_view v, int& out) { return absl::SimpleAtoi(v, &out) && out > 0; };
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view a = argv[i];
+    bool ok = true;
+    if (a == "--quick") {
+      o.jobs = {1000};
+      o.stores = {"sqlite"};
+      o.seconds = 10;
+    } else if (absl::ConsumePrefix(&a, "--jobs=")) {
+      ok = ints(a, o.jobs);
+    } else if (absl::ConsumePrefix(&a, "--stores=")) {
+      o.stores = absl::StrSplit(a, ',', absl::SkipEmpty());
+      for (const std::string& s : o.stores) ok = ok && (s == "sqlite" || s == "mysql");
+    } else if (absl::ConsumePrefix(&a, "--seconds=")) {
+      ok = positive(a, o.seconds);
+    } else if (absl::ConsumePrefix(&a, "--warmup=")) {
+      ok = absl::SimpleAtoi(a, &o.warmup_seconds) && o.warmup_seconds >= 0;
+    } else if (absl::ConsumePrefix(&a, "--route=")) {
+      ok = a == "round" || a == "first";
+      o.route = a == "first" ? v1::ROUTE_STRATEGY_FIRST : v1::ROUTE_STRATEGY_ROUND;
+    } else if (absl::ConsumePrefix(&a, "--capacity=")) {
+      ok = absl::SimpleAtoi(a, &o.capacity) && o.capacity >= 0;
+    } else if (absl::ConsumePrefix(&a, "--admin-threads=")) {
+      ok = positive(a, o.admin_threads);
+    } else if (absl::ConsumePrefix(&a, "--admin-budget=")) {
+      ok = positive(a, o.admin_budget_seconds);
+    } else if (absl::ConsumePrefix(&a, "--drain-max=")) {
+      ok = positive(a, o.drain_max_seconds);
+    } else {
+      ok = false;
+    }
+    if (!ok) {
+      std::fprintf(stderr,
+                   "burst_bench: bad argument %s\nusage: burst_bench [--quick] [--jobs=1000,10000,30000] "
+                   "[--stores=sqlite,mysql] [--seconds=30] [--warmup=5] [--route=round|first] "
+                   "[--capacity=N] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]\n",
+                   argv[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+}  // namespace gnomon::bench
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // Figures appear as they are measured.
+  gnomon::bench::BenchOptions o;
+  if (!gnomon::bench::ParseArgs(argc, argv, o)) return 2;
+  std::vector<gnomon::bench::Row> rows;
+  for (int jobs : o.jobs) {
+    for (const std::string& store : o.stores) {
+      if (auto row = gnomon::bench::RunOne(jobs, store, o)) rows.push_back(*row);
+    }
+  }
+  gnomon::bench::PrintMarkdown(rows);
+  return 0;
+}

@@ -1,0 +1,98 @@
+#include "bench/burst_deployment.h"
+
+#include <signal.h>
+
+#include <fstream>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+
+namespace gnomon::bench {
+namespace {
+
+// The last lines of a process's output, for a failure message.
+std::string Tail(const testing::Subprocess& p) {
+  std::string out = p.Output();
+  if (out.size() > 2000) out = "..." + out.substr(out.size() - 2000);
+  return out;
+}
+
+void StopOne(testing::Subprocess& p, absl::Duration grace) {
+  p.Kill(SIGTERM);
+  if (!p.WaitFor(grace).has_value()) {
+    p.Kill(SIGKILL);
+    p.Wait();
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<BurstDeployment>> BurstDeployment::Start(BurstDeploymentOptions options) {
+  std::unique_ptr<BurstDeployment> d(new BurstDeployment(std::move(options)));
+  const std::string store =
+      d->options_.store_url.empty() ? absl::StrCat("sqlite:", d->sqlite_path()) : d->options_.store_url;
+  for (int i = 0; i < d->options_.replicas; ++i) {
+    std::vector<std::string> argv = {GNOMOND_PATH, "--listen=127.0.0.1:0", "--store=" + store};
+    // Only the first replica creates the admin token (the store has one after).
+    if (i == 0) argv.push_back(absl::StrCat("--admin-token-file=", d->dir(), "/admin.token"));
+    argv.insert(argv.end(), d->options_.gnomond_flags.begin(), d->options_.gnomond_flags.end());
+    d->replicas_.push_back(std::make_unique<testing::Subprocess>(argv));
+    // Migrations on a fresh MySQL database take a few seconds; 60 s is the guard.
+    std::optional<std::string> line = d->replicas_.back()->WaitForLine("gnomond listening on", absl::Seconds(60));
+    if (!line) {
+      return absl::UnavailableError(
+          absl::StrCat("gnomond ", i + 1, " did not start:\n", Tail(*d->replicas_.back())));
+    }
+    // "gnomond listening on 127.0.0.1:PORT (roles ...)"
+    std::string rest = line->substr(line->find(" on ") + 4);
+    d->addresses_.push_back(rest.substr(0, rest.find(' ')));
+  }
+  std::ifstream token(d->dir() + "/admin.token");
+  std::getline(token, d->admin_token_);
+  if (d->admin_token_.empty()) return absl::InternalError("gnomond wrote no admin token");
+  return d;
+}
+
+BurstDeployment::~BurstDeployment() { Stop(absl::Seconds(5)); }
+
+absl::Status BurstDeployment::StartExecutors(const std::string& app, const std::string& access_token) {
+  for (int i = 0; i < options_.executors; ++i) {
+    std::vector<std::string> registries;
+    for (size_t k = 0; k < addresses_.size(); ++k) registries.push_back(addresses_[(i + k) % addresses_.size()]);
+    std::vector<std::string> argv = {SAMPLE_EXECUTOR_PATH,
+                                     absl::StrCat("--app=", app),
+                                     absl::StrCat("--registry=", absl::StrJoin(registries, ",")),
+                                     "--listen=127.0.0.1:0",
+                                     absl::StrCat("--spool-dir=", dir(), "/spool-", i),
+                                     absl::StrCat("--log-dir=", dir(), "/logs-", i)};
+    if (options_.executor_capacity > 0) {
+      argv.push_back(absl::StrCat("--max-concurrent-runs=", options_.executor_capacity));
+    }
+    // The token goes through the environment, as an operator would pass a secret.
+    executors_.push_back(std::make_unique<testing::Subprocess>(
+        argv, std::map<std::string, std::string>{{"GNOMON_ACCESS_TOKEN", access_token}}));
+    if (!executors_.back()->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30))) {
+      return absl::UnavailableError(
+          absl::StrCat("executor ", i + 1, " did not start:\n", Tail(*executors_.back())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void BurstDeployment::Stop(absl::Duration grace) {
+  for (auto& e : executors_) StopOne(*e, grace);
+  for (auto& r : replicas_) StopOne(*r, grace);
+}
+
+std::vector<BurstDeployment::Process> BurstDeployment::processes() const {
+  std::vector<Process> out;
+  for (size_t i = 0; i < replicas_.size(); ++i)
+    out.push_back({absl::StrCat("gnomond-", i + 1), replicas_[i].get()});
+  for (size_t i = 0; i < executors_.size(); ++i)
+    out.push_back({absl::StrCat("executor-", i + 1), executors_[i].get()});
+  return out;
+}
+
+}  // namespace gnomon::bench

@@ -1,0 +1,128 @@
+#include "bench/burst_figures.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace gnomon::bench {
+namespace {
+
+// TRIGGER_TYPE_CRON and TRIGGER_TYPE_MISFIRE (gnomon/v1/common.proto).
+constexpr int kCron = 1;
+constexpr int kMisfire = 8;
+
+// The window's schedule runs. The trigger_ms bound only lets both backends use
+// the run_trigger index: a slot is never recorded a minute before its instant.
+std::string WindowWhere(int64_t from_ms, int64_t to_ms) {
+  return absl::StrCat(" WHERE trigger_type IN (", kCron, ", ", kMisfire, ") AND scheduled_ms >= ", from_ms,
+                      " AND scheduled_ms < ", to_ms, " AND trigger_ms >= ", from_ms - 60000, " ");
+}
+
+}  // namespace
+
+absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms) {
+  SlotOutcomes out;
+  const std::string where = WindowWhere(from_ms, to_ms);
+  absl::Status s =
+      db.ForEachRow(absl::StrCat("SELECT count(*), sum(CASE WHEN n > 1 THEN 1 ELSE 0 END), "
+                                 "sum(CASE WHEN s IS NOT NULL THEN 1 ELSE 0 END), "
+                                 "sum(CASE WHEN s IS NOT NULL AND s - scheduled_ms > ",
+                                 late_ms,
+                                 " THEN 1 ELSE 0 END), "
+                                 "sum(n), sum(m) FROM (SELECT job_id, scheduled_ms, shard_index, count(*) AS n, "
+                                 "sum(CASE WHEN trigger_type = ",
+                                 kMisfire,
+                                 " THEN 1 ELSE 0 END) AS m, "
+                                 "min(CASE WHEN start_ms > 0 THEN start_ms END) AS s FROM run",
+                                 where, "GROUP BY job_id, scheduled_ms, shard_index) AS slots"),
+                    [&](absl::Span<const absl::string_view> row) {
+                      if (row.size() < 6) return;
+                      out.recorded_slots = AsInt(row[0]);
+                      out.duplicate_slots = AsInt(row[1]);
+                      out.started_slots = AsInt(row[2]);
+                      out.late_slots = AsInt(row[3]);
+                      out.runs = AsInt(row[4]);
+                      out.misfire_runs = AsInt(row[5]);
+                    });
+  if (!s.ok()) return s;
+  s = db.ForEachRow(absl::StrCat("SELECT trigger_ms - scheduled_ms, "
+                                 "CASE WHEN dispatch_ms > 0 THEN dispatch_ms - scheduled_ms END, "
+                                 "CASE WHEN start_ms > 0 THEN start_ms - scheduled_ms END FROM run",
+                                 where),
+                    [&](absl::Span<const absl::string_view> row) {
+                      if (row.size() < 3) return;
+                      out.record_lateness_ms.push_back(AsInt(row[0]));
+                      if (row[1] != "NULL") out.dispatch_lateness_ms.push_back(AsInt(row[1]));
+                      if (row[2] != "NULL") out.start_lateness_ms.push_back(AsInt(row[2]));
+                    });
+  if (!s.ok()) return s;
+  // RUN_STATUS_SUCCEEDED = 3.
+  s = db.ForEachRow(absl::StrCat("SELECT status, trigger_code, handle_code, "
+                                 "substr(coalesce(nullif(handle_message, ''), trigger_message), 1, 70), "
+                                 "count(*) FROM run",
+                                 where, "AND status <> 3 GROUP BY 1, 2, 3, 4"),
+                    [&](absl::Span<const absl::string_view> row) {
+                      if (row.size() < 5) return;
+                      out.unsuccessful[absl::StrCat("status ", row[0], " ", row[1], "/", row[2], ": ", row[3])] +=
+                          AsInt(row[4]);
+                    });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<int64_t> CountStartedSlots(StoreReader& db, int64_t from_ms, int64_t to_ms) {
+  return db.QueryInt(
+      absl::StrCat("SELECT count(*) FROM (SELECT DISTINCT job_id, scheduled_ms, shard_index FROM run",
+                   WindowWhere(from_ms, to_ms), "AND start_ms > 0) AS started"));
+}
+
+absl::StatusOr<int64_t> CountRunsRecorded(StoreReader& db, int64_t from_ms, int64_t to_ms) {
+  return db.QueryInt(
+      absl::StrCat("SELECT count(*) FROM run WHERE trigger_ms >= ", from_ms, " AND trigger_ms < ", to_ms));
+}
+
+StoreStatsDelta ParseStoreStats(const std::string& output, int64_t from_ms, int64_t to_ms) {
+  // "gnomond: store stats: N write transactions committed by T (unix ms)"; a
+  // build that also counts statements says "M statements" somewhere in it.
+  constexpr absl::string_view kPrefix = "gnomond: store stats: ";
+  struct Line {
+    int64_t ms = 0, transactions = 0, statements = -1;
+  };
+  std::optional<Line> first, last;
+  for (absl::string_view text : absl::StrSplit(output, '\n')) {
+    const size_t at = text.find(kPrefix);
+    if (at == absl::string_view::npos) continue;
+    std::vector<absl::string_view> words =
+        absl::StrSplit(text.substr(at + kPrefix.size()), ' ', absl::SkipEmpty());
+    Line l;
+    bool has_ms = false;
+    if (words.empty() || !absl::SimpleAtoi(words[0], &l.transactions)) continue;
+    for (size_t i = 1; i < words.size(); ++i) {
+      if (words[i - 1] == "by") has_ms = absl::SimpleAtoi(words[i], &l.ms);
+      if (absl::StartsWith(words[i], "statement") && !absl::SimpleAtoi(words[i - 1], &l.statements)) {
+        l.statements = -1;
+      }
+    }
+    if (!has_ms) continue;
+    if (l.ms >= from_ms && !first) first = l;
+    if (l.ms <= to_ms) last = l;
+  }
+  if (!first || !last || last->ms <= first->ms) return {};
+  StoreStatsDelta d;
+  d.transactions = last->transactions - first->transactions;
+  d.span_ms = last->ms - first->ms;
+  if (first->statements >= 0 && last->statements >= 0) d.statements = last->statements - first->statements;
+  return d;
+}
+
+std::string Percentiles(std::vector<int64_t> v) {
+  if (v.empty()) return "-";
+  std::sort(v.begin(), v.end());
+  auto at = [&](double p) { return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))]; };
+  return absl::StrCat(at(0.5), " / ", at(0.99), " / ", v.back());
+}
+
+}  // namespace gnomon::bench

@@ -1,0 +1,61 @@
+// What burst_bench reads back after a measurement window: the fate of every
+// expected slot (job, whole second) in the window, taken from the run table,
+// and the store's commit counts, taken from gnomond's --store-stats-interval
+// lines. Pure reading and arithmetic; no processes.
+//
+//   absl::StatusOr<SlotOutcomes> o = ReadSlotOutcomes(*reader, t0_ms, t1_ms, /*late_ms=*/5000);
+//   std::printf("%s\n", Percentiles(o->start_lateness_ms).c_str());
+//
+// Thread safety: no shared state.
+#ifndef GNOMON_BENCH_BURST_FIGURES_H_
+#define GNOMON_BENCH_BURST_FIGURES_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "bench/store_reader.h"
+
+namespace gnomon::bench {
+
+// Schedule runs (cron slots and slots fired late by the misfire policy) whose
+// scheduled instant lies in [from_ms, to_ms).
+struct SlotOutcomes {
+  int64_t recorded_slots = 0;   // Slots with at least one run record.
+  int64_t started_slots = 0;    // Slots with a run that started (any time).
+  int64_t late_slots = 0;       // Started, but more than late_ms after the instant.
+  int64_t duplicate_slots = 0;  // (job, scheduled_ms, shard) with more than one run.
+  int64_t runs = 0;             // Run records.
+  int64_t misfire_runs = 0;     // Of which fired late under the misfire policy.
+  // Per run, milliseconds after the scheduled instant.
+  std::vector<int64_t> record_lateness_ms;    // trigger_ms: the slot recorded
+  std::vector<int64_t> dispatch_lateness_ms;  // dispatch_ms: sent to an executor
+  std::vector<int64_t> start_lateness_ms;     // start_ms: the handler started
+  // Runs that did not succeed (yet), by "status trigger_code/handle_code: message".
+  std::map<std::string, int64_t> unsuccessful;
+};
+
+absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms);
+// Slots of the window with a started run (cheap enough to poll while draining).
+absl::StatusOr<int64_t> CountStartedSlots(StoreReader& db, int64_t from_ms, int64_t to_ms);
+// Runs of any kind recorded (trigger_ms) in [from_ms, to_ms).
+absl::StatusOr<int64_t> CountRunsRecorded(StoreReader& db, int64_t from_ms, int64_t to_ms);
+
+// Differences of one gnomond's cumulative store stats lines between its first
+// line at or after `from_ms` and its last at or before `to_ms`.
+struct StoreStatsDelta {
+  int64_t transactions = 0;
+  std::optional<int64_t> statements;  // Only when the build logs them.
+  int64_t span_ms = 0;                // 0: fewer than two lines in the window.
+};
+StoreStatsDelta ParseStoreStats(const std::string& output, int64_t from_ms, int64_t to_ms);
+
+// "p50 / p99 / max" in ms (nearest rank), or "-" without samples.
+std::string Percentiles(std::vector<int64_t> v);
+
+}  // namespace gnomon::bench
+
+#endif  // GNOMON_BENCH_BURST_FIGURES_H_

@@ -1,0 +1,99 @@
+#include "bench/throwaway_mariadb.h"
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+
+namespace gnomon::bench {
+namespace {
+
+constexpr char kMariadbd[] = "/usr/sbin/mariadbd";
+constexpr char kInstallDb[] = "/usr/bin/mariadb-install-db";
+constexpr char kAdmin[] = "/usr/bin/mariadb-admin";
+
+// A port free on loopback now (the server binds it a moment later).
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(a);
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start() {
+  for (const char* tool : {kMariadbd, kInstallDb, kAdmin, "/usr/bin/mariadb", "/usr/bin/timeout"}) {
+    if (access(tool, X_OK) != 0) return absl::UnavailableError(absl::StrCat(tool, " is not installed"));
+  }
+  std::unique_ptr<ThrowawayMariadb> db(new ThrowawayMariadb());
+  const std::string dir = db->dir_.path();
+  testing::CommandResult installed = testing::RunCommand(
+      {"/usr/bin/timeout", "120", kInstallDb, "--no-defaults", absl::StrCat("--datadir=", dir, "/data"),
+       "--user=root", "--auth-root-authentication-method=normal", "--skip-test-db"});
+  if (installed.exit_code != 0) {
+    return absl::InternalError(
+        absl::StrCat("mariadb-install-db exited ", installed.exit_code, ": ", installed.err));
+  }
+  db->port_ = FreePort();
+  if (db->port_ == 0) return absl::InternalError("no free loopback port");
+  db->server_ = std::make_unique<testing::Subprocess>(std::vector<std::string>{
+      kMariadbd, "--no-defaults", absl::StrCat("--datadir=", dir, "/data"),
+      absl::StrCat("--socket=", dir, "/mysqld.sock"), absl::StrCat("--pid-file=", dir, "/mysqld.pid"),
+      absl::StrCat("--port=", db->port_), "--bind-address=127.0.0.1", "--user=root",
+      absl::StrCat("--log-error=", dir, "/error.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=128M"});
+  // Ready in well under a second; 30 s is the failure guard.
+  for (int i = 0; i < 300; ++i) {
+    if (testing::RunCommand({"/usr/bin/timeout", "10", kAdmin, "--no-defaults",
+                             absl::StrCat("--socket=", dir, "/mysqld.sock"), "-uroot", "ping"})
+            .exit_code == 0) {
+      return db;
+    }
+    if (db->server_->WaitFor(absl::Milliseconds(100)).has_value()) break;  // It exited.
+  }
+  return absl::InternalError(absl::StrCat("mariadbd did not come up; see ", dir, "/error.log"));
+}
+
+ThrowawayMariadb::~ThrowawayMariadb() {
+  if (!server_) return;
+  testing::RunCommand({"/usr/bin/timeout", "30", kAdmin, "--no-defaults",
+                       absl::StrCat("--socket=", dir_.path(), "/mysqld.sock"), "-uroot", "shutdown"});
+  if (!server_->WaitFor(absl::Seconds(30)).has_value()) {
+    server_->Kill(SIGKILL);
+    server_->Wait();
+  }
+}
+
+std::string ThrowawayMariadb::Url(const std::string& database) const {
+  return absl::StrCat("mysql://root@127.0.0.1:", port_, "/", database);
+}
+
+std::unique_ptr<StoreReader> ThrowawayMariadb::Reader(const std::string& database) const {
+  return MariadbStoreReader(absl::StrCat(dir_.path(), "/mysqld.sock"), database);
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> ThrowawayMariadb::GlobalStatus(
+    const std::vector<std::string>& names) const {
+  std::map<std::string, int64_t> out;
+  absl::Status s = Reader("mysql")->ForEachRow(
+      absl::StrCat("SHOW GLOBAL STATUS WHERE Variable_name IN ('", absl::StrJoin(names, "','"), "')"),
+      [&](absl::Span<const absl::string_view> row) {
+        if (row.size() >= 2) out[std::string(row[0])] = AsInt(row[1]);
+      });
+  if (!s.ok()) return s;
+  return out;
+}
+
+}  // namespace gnomon::bench
