@@ -36,7 +36,44 @@ void ScheduleLoop::Invalidate(int64_t job_id) {
   absl::MutexLock l(&mu_);
   Disarm(job_id);
   invalidated_.insert(job_id);
-  dirty_ = true;
+  refresh_.insert(job_id);
+}
+
+void ScheduleLoop::Refresh(int64_t now_ms) {
+  std::vector<int64_t> ids(refresh_.begin(), refresh_.end());
+  refresh_.clear();
+  const int64_t until = now_ms + absl::ToInt64Milliseconds(options_.preread_window);
+  mu_.Unlock();
+  std::vector<absl::StatusOr<v1::Job>> jobs;
+  jobs.reserve(ids.size());
+  for (int64_t id : ids) jobs.push_back(store_->GetJob(id));
+  mu_.Lock();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (absl::IsNotFound(jobs[i].status())) {
+      Disarm(ids[i]);
+      continue;
+    }
+    if (!jobs[i].ok()) {
+      GNOMON_LOG(WARNING) << "scheduler: re-reading job " << ids[i]
+                          << " failed, will pre-read: " << jobs[i].status();
+      dirty_ = true;
+      continue;
+    }
+    // Changed again meanwhile (a later Invalidate), or a cursor of ours not yet written.
+    if (refresh_.contains(ids[i]) || pending_advances_.contains(ids[i])) continue;
+    const v1::Job& job = *jobs[i];
+    const int64_t cursor = job.has_next_fire_time()
+                               ? TimeUtil::TimestampToMilliseconds(job.next_fire_time())
+                               : store::kNever;
+    if (job.state() != v1::JOB_STATE_RUNNING || cursor == store::kNever || cursor < 0 ||
+        cursor > until) {
+      Disarm(ids[i]);  // not due in the window: a pre-read arms it when it is
+      continue;
+    }
+    auto shared = std::make_shared<const v1::Job>(*std::move(jobs[i]));
+    auto cron = CompileJobCron(*shared);
+    Arm(std::move(shared), std::move(cron), cursor);
+  }
 }
 
 void ScheduleLoop::Arm(std::shared_ptr<const v1::Job> job,
@@ -243,12 +280,16 @@ int64_t ScheduleLoop::TickLocked() {
   const int64_t now = clock_->NowMillis();
   if (!active_) {
     dirty_ = false;
+    refresh_.clear();
     return now + absl::ToInt64Milliseconds(options_.preread_interval);
   }
   if (dirty_ || now >= next_preread_ms_) {
     dirty_ = false;
+    refresh_.clear();
     next_preread_ms_ = now + absl::ToInt64Milliseconds(options_.preread_interval);
     Preread(now);
+  } else if (!refresh_.empty()) {
+    Refresh(now);
   }
   FireDue(clock_->NowMillis());
   const int64_t after = clock_->NowMillis();
@@ -272,7 +313,9 @@ void ScheduleLoop::Run() {
   while (!stopped_) {
     const int64_t wake = TickLocked();
     if (stopped_) break;
-    auto interrupted = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || dirty_; };
+    auto interrupted = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return stopped_ || dirty_ || !refresh_.empty();
+    };
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&interrupted), absl::FromUnixMillis(wake));
   }
 }

@@ -122,6 +122,30 @@ TEST_F(ScheduleLoopTest, TwentyThousandCronJobsDueOnOneInstantAllFireAtIt) {
   EXPECT_EQ(sink_.seen.back().scheduled_ms, slot + 1000);
 }
 
+TEST_F(ScheduleLoopTest, AnInvalidatedJobIsReReadAloneAndArmed) {
+  const int64_t slot = kStart + 1000;
+  v1::Job j = RateJob(1000);
+  auto stopped = store_->CreateJob(j, v1::JOB_STATE_STOPPED, store::kNever, kStart);
+  ASSERT_TRUE(stopped.ok());
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  loop.Tick();  // the first pre-read: nothing due
+  // Started through the admin API: the loop re-reads that job, not every due job.
+  ASSERT_TRUE(store_->SetJobState(stopped->id(), v1::JOB_STATE_RUNNING, slot, kStart).ok());
+  loop.Invalidate(stopped->id());
+  EXPECT_EQ(loop.Tick(), absl::FromUnixMillis(slot));
+  clock_.AdvanceTo(absl::FromUnixMillis(slot));
+  loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), 1u);
+  EXPECT_EQ(sink_.seen[0].job_id, stopped->id());
+  // Stopped again: disarmed without waiting for the next pre-read.
+  ASSERT_TRUE(store_->SetJobState(stopped->id(), v1::JOB_STATE_STOPPED, store::kNever, kStart).ok());
+  loop.Invalidate(stopped->id());
+  loop.Tick();
+  clock_.AdvanceTo(absl::FromUnixMillis(slot + 1000));
+  loop.Tick();
+  EXPECT_EQ(sink_.seen.size(), 1u);
+}
+
 TEST_F(ScheduleLoopTest, FixRateFiresEachSlotAtItsMillisecond) {
   const int64_t id = Create(RateJob(100), kStart + 100);
   ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
