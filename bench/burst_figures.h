@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "bench/store_reader.h"
+#include "bench/store_stats_log.h"
 
 namespace gnomon::bench {
 
@@ -46,12 +47,6 @@ absl::StatusOr<int64_t> CountRunsRecorded(StoreReader& db, int64_t from_ms, int6
 
 // Differences of one gnomond's cumulative store stats lines between its first
 // line at or after `from_ms` and its last at or before `to_ms`.
-struct StoreStatsDelta {
-  int64_t transactions = 0;
-  std::optional<int64_t> statements;  // Only when the build logs them.
-  int64_t span_ms = 0;                // 0: fewer than two lines in the window.
-};
-StoreStatsDelta ParseStoreStats(const std::string& output, int64_t from_ms, int64_t to_ms);
 
 // "p50 / p99 / max" in ms (nearest rank), or "-" without samples.
 std::string Percentiles(std::vector<int64_t> v);

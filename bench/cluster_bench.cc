@@ -30,6 +30,7 @@
 #include "grpcpp/grpcpp.h"
 #include "sqlite3.h"
 #include "services/common/client/auth_metadata.h"
+#include "bench/store_stats_log.h"
 #include "tests/support/gnomon_cluster.h"
 
 namespace gnomon::bench {
@@ -230,30 +231,9 @@ Outcomes CountEnded(const std::string& db_path, int64_t from_ms, int64_t to_ms) 
 
 // Transactions gnomond committed between its first stats line at or after
 // `from` and its last one at or before `to` (--store-stats-interval).
-struct StoreStats {
-  int64_t transactions = 0;
-  int64_t span_ms = 0;
-};
-
-StoreStats ReadStoreStats(const std::string& output, int64_t from_ms, int64_t to_ms) {
-  constexpr absl::string_view kPrefix = "gnomond: store stats: ";
-  int64_t first_n = -1, first_ms = 0, last_n = -1, last_ms = 0;
-  for (absl::string_view line : absl::StrSplit(output, '\n')) {
-    size_t at = line.find(kPrefix);
-    if (at == absl::string_view::npos) continue;
-    std::vector<std::string> words = absl::StrSplit(line.substr(at + kPrefix.size()), ' ');
-    int64_t n = 0, ms = 0;
-    if (words.size() < 6 || !absl::SimpleAtoi(words[0], &n) || !absl::SimpleAtoi(words[5], &ms)) continue;
-    if (ms >= from_ms && first_n < 0) first_n = n, first_ms = ms;
-    if (ms <= to_ms) last_n = n, last_ms = ms;
-  }
-  if (first_n < 0 || last_n < 0 || last_ms <= first_ms) return {};
-  return {last_n - first_n, last_ms - first_ms};
-}
-
 struct RateOptions {
   int executors = 2;
-  int capacity = 4096;  // Each executor's --max-concurrent-runs.
+  int capacity = 0;  // Each executor's --max-concurrent-runs (0: its default pool).
   int seconds = 15;
 };
 
@@ -306,8 +286,8 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, co
   for (auto& e : executors) exec_cpu += CpuSeconds(e->pid());
   absl::SleepFor(absl::Seconds(2));  // Lets results of the window's runs be stored.
   const Outcomes n = CountEnded(c.dir() + "/gnomon.db", absl::ToUnixMillis(t0), absl::ToUnixMillis(t1));
-  const StoreStats stats = ReadStoreStats(c.gnomond()->Output(), absl::ToUnixMillis(t0),
-                                          absl::ToUnixMillis(t1));
+  const StoreStatsDelta stats = ParseStoreStats(c.gnomond()->Output(), absl::ToUnixMillis(t0),
+                                                absl::ToUnixMillis(t1));
   const double wall = absl::ToDoubleSeconds(t1 - t0);
   int64_t failed = 0;
   for (const auto& [why, k] : n.failed) failed += k;
@@ -332,7 +312,7 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, co
 }  // namespace gnomon::bench
 
 // cluster_bench [--quick] [--e2e-only] [--rates=1000,3000,10000] [--executors=2]
-//               [--capacity=4096] [--seconds=15]
+//               [--capacity=N] [--seconds=15]
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // Figures appear as they are measured.
   bool quick = false, e2e_only = false;

@@ -55,6 +55,10 @@ class CountingStore final : public store::Store {
     ++reads_;
     return inner_->GetJob(job_id);
   }
+  absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override {
+    ++reads_;
+    return inner_->GetJobs(job_ids);
+  }
   absl::StatusOr<std::vector<v1::Job>> ListJobs(int64_t group_id, int64_t after_id, int limit) override {
     ++reads_;
     return inner_->ListJobs(group_id, after_id, limit);

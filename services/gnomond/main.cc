@@ -202,8 +202,9 @@ int Serve() {
     if (sig < 0) {
       // Cumulative, with its instant, so a reader can difference two lines.
       std::cout << "gnomond: store stats: " << (*store)->committed_transactions()
-                << " write transactions committed by " << absl::ToUnixMillis(absl::Now())
-                << " (unix ms)" << std::endl;
+                << " write transactions committed, " << (*store)->executed_statements()
+                << " statements executed by " << absl::ToUnixMillis(absl::Now()) << " (unix ms)"
+                << std::endl;
     }
   }
   GNOMON_LOG(INFO) << "gnomond: signal " << sig << ", shutting down";

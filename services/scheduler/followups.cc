@@ -167,12 +167,26 @@ absl::Time Followups::Tick() {
   }
   std::vector<int64_t> done;
   std::vector<std::pair<int64_t, int64_t>> deferred;  // (run, due ms): retries not yet due
+  // The batch's jobs in one read (thousands of distinct jobs end on the same
+  // second); a job missing from the answer was deleted.
   absl::flat_hash_map<int64_t, absl::StatusOr<v1::Job>> jobs;
+  {
+    std::vector<int64_t> ids;
+    for (const v1::Run& r : *runs) {
+      if (jobs.try_emplace(r.job_id(), absl::NotFoundError("job was deleted")).second) {
+        ids.push_back(r.job_id());
+      }
+    }
+    absl::StatusOr<std::vector<v1::Job>> read = store_->GetJobs(ids);
+    if (!read.ok()) {
+      GNOMON_LOG(WARNING) << "scheduler: reading follow-ups' jobs failed: " << read.status();
+      return absl::FromUnixMillis(next_due);
+    }
+    for (v1::Job& job : *read) jobs.insert_or_assign(job.id(), std::move(job));
+  }
   int64_t due = next_due;
   for (const v1::Run& r : *runs) {
-    // A batch holds many runs of few jobs: read each job once per pass.
     auto it = jobs.find(r.job_id());
-    if (it == jobs.end()) it = jobs.emplace(r.job_id(), store_->GetJob(r.job_id())).first;
     int64_t run_due = std::numeric_limits<int64_t>::max();
     if (Handle(r, it->second, now, &run_due)) {
       done.push_back(r.id());

@@ -187,10 +187,13 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
   std::vector<Planned> plans;
   std::vector<uint32_t> caught_up;
   const int64_t ahead = absl::ToInt64Milliseconds(options_.record_ahead);
-  // Nothing until the earliest slot is within `ahead`; then everything within
-  // twice that, so each transaction covers about `ahead` worth of slots.
-  const int64_t horizon =
-      !timer_.empty() && timer_.begin()->first <= now_ms + ahead ? now_ms + 2 * ahead : now_ms;
+  // Nothing until the earliest slot is within its lead; then every slot
+  // within `ahead` of it, so each transaction covers about `ahead` worth of
+  // slots (and a burst due on one instant goes in one transaction).
+  int64_t horizon = now_ms;
+  if (ahead > 0 && !timer_.empty() && timer_.begin()->first <= now_ms + RecordLeadMs()) {
+    horizon = std::max(now_ms, timer_.begin()->first + ahead);
+  }
   while (!timer_.empty() && timer_.begin()->first <= horizon) {
     const int64_t job_id = timer_.begin()->second;
     timer_.erase(timer_.begin());
@@ -209,6 +212,8 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
   }
   // Record (and dispatch) first; the cursors advance only after that.
   bool recorded = true;
+  const size_t fire_count = fires.size();
+  const absl::Time record_start = clock_->Now();
   if (!fires.empty()) {
     absl::StatusOr<std::vector<FireOutcome>> out = trigger_->Fire(std::move(fires));
     if (!out.ok()) {
@@ -219,6 +224,11 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
   }
 
   mu_.Lock();
+  if (recorded && fire_count >= 100) {
+    // Learn from batches big enough to measure, not from lone fires.
+    const double us = absl::ToDoubleMicroseconds(clock_->Now() - record_start) / fire_count;
+    record_us_per_fire_ = 0.7 * record_us_per_fire_ + 0.3 * us;
+  }
   if (!recorded) {
     // Forget everything: the next pre-read starts from the store's cursors,
     // which still point at the unrecorded slots.
@@ -276,6 +286,17 @@ void ScheduleLoop::SetActive(bool active) {
   dirty_ = true;
 }
 
+int64_t ScheduleLoop::RecordLeadMs() const {
+  const int64_t ahead = absl::ToInt64Milliseconds(options_.record_ahead);
+  if (ahead <= 0 || timer_.empty()) return 0;
+  const int64_t first = timer_.begin()->first;
+  size_t burst = 0;
+  for (auto it = timer_.begin(); it != timer_.end() && it->first <= first + ahead; ++it) ++burst;
+  // Half again the learnt cost, bounded well inside the pre-read window.
+  const int64_t cost_ms = static_cast<int64_t>(1.5 * burst * record_us_per_fire_ / 1000);
+  return ahead + std::min(cost_ms, absl::ToInt64Milliseconds(options_.preread_window) / 2);
+}
+
 int64_t ScheduleLoop::TickLocked() {
   const int64_t now = clock_->NowMillis();
   if (!active_) {
@@ -297,9 +318,7 @@ int64_t ScheduleLoop::TickLocked() {
   if (!pending_advances_.empty() && after - last_flush_ms_ >= flush_every) FlushAdvances(after);
   int64_t wake = next_preread_ms_;
   if (!pending_advances_.empty()) wake = std::min(wake, last_flush_ms_ + flush_every);
-  if (!timer_.empty()) {
-    wake = std::min(wake, timer_.begin()->first - absl::ToInt64Milliseconds(options_.record_ahead));
-  }
+  if (!timer_.empty()) wake = std::min(wake, timer_.begin()->first - RecordLeadMs());
   return wake;
 }
 

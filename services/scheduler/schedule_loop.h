@@ -52,6 +52,9 @@ struct ScheduleLoopOptions {
   // sends it at the instant). Zero records each slot at its instant. A crash
   // leaves at most this window of recorded runs unsent; the run reaper fails
   // them ("dispatch never confirmed") and retries follow the job's policy.
+  // A burst (thousands of jobs due on one instant) starts recording earlier
+  // by the time its runs take to record, learnt from earlier batches, so the
+  // last of them is recorded before the instant too.
   absl::Duration record_ahead = absl::ZeroDuration();
 };
 
@@ -102,6 +105,9 @@ class ScheduleLoop {
   // Writes pending cursor advances; disarms jobs whose cursor changed meanwhile.
   void FlushAdvances(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int64_t TickLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // How long before the earliest slot recording starts: record_ahead plus
+  // the learnt recording time of the slots due within record_ahead of it.
+  int64_t RecordLeadMs() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   store::Store* const store_;
   FireSink* const trigger_;
@@ -119,6 +125,8 @@ class ScheduleLoop {
   // Advances not yet written, one per job (first expected, last next).
   absl::flat_hash_map<int64_t, store::JobAdvance> pending_advances_ ABSL_GUARDED_BY(mu_);
   int64_t last_flush_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  // Recording cost per fire (µs), a moving average over recorded batches.
+  double record_us_per_fire_ ABSL_GUARDED_BY(mu_) = 20;
   bool dirty_ ABSL_GUARDED_BY(mu_) = true;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   bool active_ ABSL_GUARDED_BY(mu_) = true;

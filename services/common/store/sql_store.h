@@ -48,6 +48,7 @@ class SqlStore final : public Store {
   absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state,
                                     int64_t next_fire_ms, int64_t now_ms) override;
   absl::StatusOr<v1::Job> GetJob(int64_t job_id) override;
+  absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override;
   absl::StatusOr<std::vector<v1::Job>> ListJobs(int64_t group_id, int64_t after_id,
                                                 int limit) override;
   absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,

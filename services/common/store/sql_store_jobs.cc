@@ -1,9 +1,11 @@
 // SqlStore: groups and jobs.
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/store/batch_sql.h"
@@ -174,6 +176,29 @@ absl::StatusOr<v1::Job> SqlStore::GetJob(int64_t job_id) {
   absl::Status s = db_->Read([&](SqlConn& c) {
     out = ReadJob(c, job_id);
     return out.status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::Job>> SqlStore::GetJobs(const std::vector<int64_t>& job_ids) {
+  std::vector<v1::Job> out;
+  if (job_ids.empty()) return out;
+  std::vector<SqlRow> keys;
+  keys.reserve(job_ids.size());
+  for (int64_t id : job_ids) keys.push_back({SqlInt(id)});
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    out.clear();
+    // Padded statements repeat the last id: a job may come back twice.
+    absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.select_jobs_by_id, keys);
+    if (!rows.ok()) return rows.status();
+    absl::flat_hash_set<int64_t> seen;
+    for (const SqlRow& row : *rows) {
+      absl::StatusOr<v1::Job> job = JobFromRow(row);
+      if (!job.ok()) return job.status();
+      if (seen.insert(job->id()).second) out.push_back(*std::move(job));
+    }
+    return absl::OkStatus();
   });
   if (!s.ok()) return s;
   return out;

@@ -88,6 +88,9 @@ void AddBatchStatements(Dialect d, Statements& s) {
     return absl::StrCat("SELECT id, state, next_fire_ms FROM job WHERE ", IdIn(n), " ORDER BY id",
                         lock);
   });
+  s.select_jobs_by_id = BatchSql([=](int n) {
+    return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE ", IdIn(n));
+  });
   s.update_job_cursors = BatchSql([=](int n) {
     return MultiRowUpdate(d, "job", {"id", "next_fire_ms", "last_fire_ms"},
                           {{"next_fire_ms", "$next_fire_ms"}, {"last_fire_ms", "$last_fire_ms"}},

@@ -78,6 +78,7 @@ struct Statements {
   // Multi-row: rows of (id); the jobs' (id, state, next_fire_ms), by id,
   // locked for update where the dialect has row locks.
   BatchSql lock_jobs;
+  BatchSql select_jobs_by_id;  // Multi-row: rows of (id).
   // Multi-row: rows of (id, next_fire_ms, last_fire_ms).
   BatchSql update_job_cursors;
 

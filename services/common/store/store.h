@@ -135,6 +135,9 @@ class Store {
   virtual absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state,
                                             int64_t next_fire_ms, int64_t now_ms) = 0;
   virtual absl::StatusOr<v1::Job> GetJob(int64_t job_id) = 0;
+  // The jobs among `job_ids` that exist (missing ids are left out), in one
+  // statement per kMaxBatchRows ids: for passes that need many jobs at once.
+  virtual absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) = 0;
   // Jobs with id > after_id (0 = from the start), ascending, at most `limit`.
   virtual absl::StatusOr<std::vector<v1::Job>> ListJobs(int64_t group_id, int64_t after_id,
                                                         int limit) = 0;

@@ -4,6 +4,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -144,6 +146,34 @@ TEST_P(StoreTest, ListJobsPagesByIdAndFiltersByGroup) {
   std::vector<int64_t> ids;
   for (const v1::Job& j : only_a) ids.push_back(j.id());
   EXPECT_EQ(ids, in_a);
+}
+
+TEST_P(StoreTest, GetJobsReadsManyInOneCallAndLeavesOutMissingOnes) {
+  ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("many"), 1));
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 700; ++i) {  // more than one statement's worth
+    ASSERT_OK_AND_ASSIGN(j, store().CreateJob(MakeJob(g.id(), "h" + std::to_string(i)),
+                                              v1::JOB_STATE_STOPPED, kNever, 1));
+    ids.push_back(j.id());
+  }
+  std::vector<int64_t> asked = ids;
+  asked.push_back(ids.back() + 1000);  // missing
+  asked.push_back(ids.front());        // asked twice
+  const uint64_t before = store().executed_statements();
+  ASSERT_OK_AND_ASSIGN(jobs, store().GetJobs(asked));
+  EXPECT_LE(store().executed_statements() - before, 3u);
+  ASSERT_EQ(jobs.size(), ids.size());
+  std::map<int64_t, size_t> index;
+  for (size_t i = 0; i < ids.size(); ++i) index[ids[i]] = i;
+  std::vector<int64_t> got;
+  for (const v1::Job& j : jobs) {
+    got.push_back(j.id());
+    EXPECT_EQ(j.bean().handler(), "h" + std::to_string(index[j.id()]));
+  }
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, ids);
+  ASSERT_OK_AND_ASSIGN(none, store().GetJobs({}));
+  EXPECT_TRUE(none.empty());
 }
 
 TEST_P(StoreTest, DueJobsAndCompareAndSetAdvance) {
