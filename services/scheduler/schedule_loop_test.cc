@@ -23,9 +23,11 @@ class FakeSink final : public FireSink {
     v1::TriggerType type;
     int64_t fired_at_ms;
   };
-  explicit FakeSink(Clock* clock) : clock_(clock) {}
+  explicit FakeSink(SimulatedClock* clock) : clock_(clock) {}
   absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) override {
     if (fail) return absl::UnavailableError("store down");
+    // A store that takes this long per run to record (simulated time).
+    clock_->Advance(record_cost * static_cast<int64_t>(fires.size()));
     std::vector<FireOutcome> out(fires.size());
     for (size_t i = 0; i < fires.size(); ++i) {
       seen.push_back({fires[i].job->id(), fires[i].scheduled_ms, fires[i].type, clock_->NowMillis()});
@@ -34,10 +36,11 @@ class FakeSink final : public FireSink {
     return out;
   }
   bool fail = false;
+  absl::Duration record_cost = absl::ZeroDuration();
   std::vector<Seen> seen;
 
  private:
-  Clock* clock_;
+  SimulatedClock* clock_;
 };
 
 class ScheduleLoopTest : public ::testing::Test {
@@ -144,6 +147,30 @@ TEST_F(ScheduleLoopTest, AnInvalidatedJobIsReReadAloneAndArmed) {
   clock_.AdvanceTo(absl::FromUnixMillis(slot + 1000));
   loop.Tick();
   EXPECT_EQ(sink_.seen.size(), 1u);
+}
+
+TEST_F(ScheduleLoopTest, ABurstStartsRecordingEarlierByItsLearntRecordingTime) {
+  constexpr int kJobs = 2000;
+  const int64_t slot = kStart + 1000;
+  v1::Job j;
+  j.set_group_id(group_id_);
+  j.mutable_bean()->set_handler("h");
+  j.mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
+  for (int i = 0; i < kJobs; ++i) Create(j, slot);
+  ScheduleLoopOptions o;
+  o.record_ahead = absl::Milliseconds(50);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, o);
+  // Before anything was learnt: 20 us a run, half again: 60 ms more lead.
+  EXPECT_EQ(loop.Tick(), absl::FromUnixMillis(slot - 50 - 60));
+  clock_.AdvanceTo(absl::FromUnixMillis(slot - 110));
+  sink_.record_cost = absl::Microseconds(100);  // the store is slower than assumed
+  loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), static_cast<size_t>(kJobs));
+  EXPECT_EQ(sink_.seen.front().scheduled_ms, slot);
+  // Recording took 200 ms: the average moves to 0.7 * 20 + 0.3 * 100 = 44 us,
+  // so the next second's burst starts 50 + 1.5 * 2000 * 44 us = 182 ms ahead.
+  clock_.AdvanceTo(absl::FromUnixMillis(slot + 100));
+  EXPECT_EQ(loop.Tick(), absl::FromUnixMillis(slot + 1000 - 182));
 }
 
 TEST_F(ScheduleLoopTest, FixRateFiresEachSlotAtItsMillisecond) {
