@@ -7,8 +7,11 @@ namespace gnomon::scheduler {
 
 void DispatchTimer::At(int64_t at_ms, std::function<void()> task) {
   absl::MutexLock l(&mu_);
+  // Only a new earliest task moves the timer's wake-up: recording a burst of
+  // 10,000 runs for one instant wakes it once, not 10,000 times.
+  const bool earliest = tasks_.empty() || at_ms < tasks_.begin()->first;
   tasks_.emplace(at_ms, std::move(task));
-  ++added_;
+  if (earliest) ++added_;
 }
 
 size_t DispatchTimer::size() const {
