@@ -51,6 +51,11 @@ class CountingStore final : public store::Store {
     ++writes_;
     return inner_->CreateJob(job, state, next_fire_ms, now_ms);
   }
+  absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<store::NewJob>& jobs,
+                                                  int64_t now_ms) override {
+    ++writes_;
+    return inner_->CreateJobs(jobs, now_ms);
+  }
   absl::StatusOr<v1::Job> GetJob(int64_t job_id) override {
     ++reads_;
     return inner_->GetJob(job_id);

@@ -125,27 +125,62 @@ absl::StatusOr<v1::Group> AdminCore::RotateGroupToken(int64_t group_id) {
   return updated;
 }
 
-absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req) {
-  v1::Job job = req.job();
-  job.clear_id();
-  job.clear_state();
-  job.clear_next_fire_time();
-  job.clear_create_time();
-  job.clear_update_time();
-  if (absl::Status s = ValidateJob(job, limits_, store_); !s.ok()) return s;
-  const int64_t now = clock_->NowMillis();
-  int64_t next = store::kNever;
+absl::StatusOr<store::NewJob> AdminCore::PrepareNewJob(const v1::CreateJobRequest& req,
+                                                       int64_t now_ms) {
+  store::NewJob n;
+  n.job = req.job();
+  n.job.clear_id();
+  n.job.clear_state();
+  n.job.clear_next_fire_time();
+  n.job.clear_create_time();
+  n.job.clear_update_time();
+  if (absl::Status s = ValidateJob(n.job, limits_, store_); !s.ok()) return s;
   if (req.start()) {
-    next = FirstSlot(job, now);
-    if (next == store::kNever) {
+    n.state = v1::JOB_STATE_RUNNING;
+    n.next_fire_ms = FirstSlot(n.job, now_ms);
+    if (n.next_fire_ms == store::kNever) {
       return absl::FailedPreconditionError(
           "start: the schedule never fires; create it stopped and trigger it instead");
     }
   }
-  absl::StatusOr<v1::Job> created = store_->CreateJob(
-      job, req.start() ? v1::JOB_STATE_RUNNING : v1::JOB_STATE_STOPPED, next, now);
+  return n;
+}
+
+absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req) {
+  const int64_t now = clock_->NowMillis();
+  absl::StatusOr<store::NewJob> n = PrepareNewJob(req, now);
+  if (!n.ok()) return n.status();
+  absl::StatusOr<v1::Job> created = store_->CreateJob(n->job, n->state, n->next_fire_ms, now);
   if (created.ok() && req.start()) loop_->Invalidate(created->id());
   return created;
+}
+
+absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
+    const v1::BatchCreateJobsRequest& req) {
+  constexpr int kMaxBatch = 1000;
+  if (req.requests_size() < 1 || req.requests_size() > kMaxBatch) {
+    return absl::InvalidArgumentError(absl::StrCat("requests: ", req.requests_size(),
+                                                   " jobs is outside 1..", kMaxBatch));
+  }
+  const int64_t now = clock_->NowMillis();
+  std::vector<store::NewJob> jobs;
+  jobs.reserve(req.requests_size());
+  for (int i = 0; i < req.requests_size(); ++i) {
+    absl::StatusOr<store::NewJob> n = PrepareNewJob(req.requests(i), now);
+    if (!n.ok()) {
+      return absl::Status(n.status().code(),
+                          absl::StrCat("requests[", i, "].", n.status().message()));
+    }
+    jobs.push_back(*std::move(n));
+  }
+  absl::StatusOr<std::vector<v1::Job>> created = store_->CreateJobs(jobs, now);
+  if (!created.ok()) return created.status();
+  v1::BatchCreateJobsResponse resp;
+  for (v1::Job& job : *created) {
+    if (job.state() == v1::JOB_STATE_RUNNING) loop_->Invalidate(job.id());
+    *resp.add_jobs() = std::move(job);
+  }
+  return resp;
 }
 
 absl::StatusOr<v1::Job> AdminCore::GetJob(int64_t job_id) { return FindJob(job_id); }

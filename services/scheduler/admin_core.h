@@ -34,6 +34,8 @@ class AdminCore {
   absl::StatusOr<v1::Group> RotateGroupToken(int64_t group_id);
 
   absl::StatusOr<v1::Job> CreateJob(const v1::CreateJobRequest& req);
+  absl::StatusOr<v1::BatchCreateJobsResponse> BatchCreateJobs(
+      const v1::BatchCreateJobsRequest& req);
   absl::StatusOr<v1::Job> GetJob(int64_t job_id);
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& req);
   absl::StatusOr<v1::Job> UpdateJob(const v1::UpdateJobRequest& req);
@@ -46,6 +48,9 @@ class AdminCore {
   absl::StatusOr<v1::KillRunResponse> KillRun(int64_t run_id);
 
  private:
+  // A create request made into a row to insert: validated, with its state
+  // and first cursor.
+  absl::StatusOr<store::NewJob> PrepareNewJob(const v1::CreateJobRequest& req, int64_t now_ms);
   absl::StatusOr<v1::Group> FindGroup(int64_t group_id);
   absl::StatusOr<v1::Job> FindJob(int64_t job_id);
 

@@ -45,6 +45,10 @@ grpc::Status AdminService::RotateGroupToken(Ctx* c, const v1::RotateGroupTokenRe
 grpc::Status AdminService::CreateJob(Ctx* c, const v1::CreateJobRequest* r, v1::Job* o) {
   return Answer(c, o, [&] { return core_->CreateJob(*r); });
 }
+grpc::Status AdminService::BatchCreateJobs(Ctx* c, const v1::BatchCreateJobsRequest* r,
+                                           v1::BatchCreateJobsResponse* o) {
+  return Answer(c, o, [&] { return core_->BatchCreateJobs(*r); });
+}
 grpc::Status AdminService::GetJob(Ctx* c, const v1::GetJobRequest* r, v1::Job* o) {
   return Answer(c, o, [&] { return core_->GetJob(r->job_id()); });
 }

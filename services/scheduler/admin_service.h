@@ -24,6 +24,8 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status DeleteGroup(Ctx*, const v1::DeleteGroupRequest*, v1::DeleteGroupResponse*) override;
   grpc::Status RotateGroupToken(Ctx*, const v1::RotateGroupTokenRequest*, v1::Group*) override;
   grpc::Status CreateJob(Ctx*, const v1::CreateJobRequest*, v1::Job*) override;
+  grpc::Status BatchCreateJobs(Ctx*, const v1::BatchCreateJobsRequest*,
+                               v1::BatchCreateJobsResponse*) override;
   grpc::Status GetJob(Ctx*, const v1::GetJobRequest*, v1::Job*) override;
   grpc::Status ListJobs(Ctx*, const v1::ListJobsRequest*, v1::ListJobsResponse*) override;
   grpc::Status UpdateJob(Ctx*, const v1::UpdateJobRequest*, v1::Job*) override;

@@ -44,33 +44,24 @@ void ScheduleLoop::Refresh(int64_t now_ms) {
   refresh_.clear();
   const int64_t until = now_ms + absl::ToInt64Milliseconds(options_.preread_window);
   mu_.Unlock();
-  std::vector<absl::StatusOr<v1::Job>> jobs;
-  jobs.reserve(ids.size());
-  for (int64_t id : ids) jobs.push_back(store_->GetJob(id));
+  absl::StatusOr<std::vector<v1::Job>> jobs = store_->GetJobs(ids);
   mu_.Lock();
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (absl::IsNotFound(jobs[i].status())) {
-      Disarm(ids[i]);
-      continue;
-    }
-    if (!jobs[i].ok()) {
-      GNOMON_LOG(WARNING) << "scheduler: re-reading job " << ids[i]
-                          << " failed, will pre-read: " << jobs[i].status();
-      dirty_ = true;
-      continue;
-    }
+  if (!jobs.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: re-reading " << ids.size()
+                        << " jobs failed, will pre-read: " << jobs.status();
+    dirty_ = true;
+    return;
+  }
+  for (int64_t id : ids) Disarm(id);  // deleted ones stay disarmed
+  for (v1::Job& job : *jobs) {
     // Changed again meanwhile (a later Invalidate), or a cursor of ours not yet written.
-    if (refresh_.contains(ids[i]) || pending_advances_.contains(ids[i])) continue;
-    const v1::Job& job = *jobs[i];
+    if (refresh_.contains(job.id()) || pending_advances_.contains(job.id())) continue;
     const int64_t cursor = job.has_next_fire_time()
                                ? TimeUtil::TimestampToMilliseconds(job.next_fire_time())
                                : store::kNever;
-    if (job.state() != v1::JOB_STATE_RUNNING || cursor == store::kNever || cursor < 0 ||
-        cursor > until) {
-      Disarm(ids[i]);  // not due in the window: a pre-read arms it when it is
-      continue;
-    }
-    auto shared = std::make_shared<const v1::Job>(*std::move(jobs[i]));
+    // Not due in the window: a pre-read arms it when it is.
+    if (job.state() != v1::JOB_STATE_RUNNING || cursor < 0 || cursor > until) continue;
+    auto shared = std::make_shared<const v1::Job>(std::move(job));
     auto cron = CompileJobCron(*shared);
     Arm(std::move(shared), std::move(cron), cursor);
   }

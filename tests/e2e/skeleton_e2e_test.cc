@@ -218,6 +218,64 @@ TEST_P(SkeletonE2E, ReportBatchesAreAckedTogetherAndABadOneStoresNothing) {
   EXPECT_THAT(texts, ::testing::ElementsAre("kept"));
 }
 
+TEST_P(SkeletonE2E, BatchCreateStoresAllJobsOrNoneAndStartsThemFiring) {
+  testing::GnomonCluster cluster(flags_);
+  ASSERT_TRUE(cluster.Start()) << cluster.Output();
+  v1::Group group;
+  ASSERT_TRUE(cluster.CtlJson({"group", "create", "batch-app"}, &group));
+  auto admin = v1::JobAdmin::NewStub(
+      grpc::CreateChannel(cluster.address(), grpc::InsecureChannelCredentials()));
+  auto call = [&](const v1::BatchCreateJobsRequest& req, v1::BatchCreateJobsResponse* out) {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster.admin_token()));
+    return admin->BatchCreateJobs(&ctx, req, out);
+  };
+  v1::BatchCreateJobsRequest req;
+  for (int i = 0; i < 1000; ++i) {
+    v1::CreateJobRequest* r = req.add_requests();
+    r->mutable_job()->set_group_id(group.id());
+    r->mutable_job()->set_description(absl::StrCat("batch ", i));
+    r->mutable_job()->mutable_bean()->set_handler("noop");
+    r->mutable_job()->mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
+    r->set_start(true);
+  }
+  // One bad job refuses the whole batch, naming its index; nothing is stored.
+  v1::BatchCreateJobsRequest bad = req;
+  bad.mutable_requests(3)->mutable_job()->mutable_schedule()->mutable_cron()->set_expression("nope");
+  v1::BatchCreateJobsResponse out;
+  grpc::Status s = call(bad, &out);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_NE(s.error_message().find("requests[3].job.schedule.cron.expression"), std::string::npos)
+      << s.error_message();
+  v1::BatchCreateJobsRequest too_many = req;
+  *too_many.add_requests() = req.requests(0);
+  s = call(too_many, &out);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("requests: 1001 jobs is outside 1..1000"), std::string::npos)
+      << s.error_message();
+  v1::ListJobsResponse jobs;
+  ASSERT_TRUE(cluster.CtlJson({"job", "list"}, &jobs));
+  EXPECT_EQ(jobs.jobs_size(), 0);
+
+  // The good batch: every job stored in order, running, and firing.
+  s = call(req, &out);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  ASSERT_EQ(out.jobs_size(), 1000);
+  for (int i = 0; i < 1000; ++i) {
+    EXPECT_GT(out.jobs(i).id(), 0);
+    EXPECT_EQ(out.jobs(i).description(), absl::StrCat("batch ", i));
+    EXPECT_EQ(out.jobs(i).state(), v1::JOB_STATE_RUNNING);
+  }
+  const std::string last = absl::StrCat(out.jobs(999).id());
+  v1::ListRunsResponse runs;
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  do {
+    cluster.PollInterval(absl::Milliseconds(200));
+    ASSERT_TRUE(cluster.CtlJson({"run", "list", "--job", last}, &runs));
+  } while (runs.runs_size() == 0 && absl::Now() < deadline);
+  EXPECT_GT(runs.runs_size(), 0) << "the last job of the batch never fired";
+}
+
 TEST_P(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {
   testing::GnomonCluster cluster(flags_);
   ASSERT_TRUE(cluster.Start()) << cluster.Output();

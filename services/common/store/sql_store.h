@@ -47,6 +47,8 @@ class SqlStore final : public Store {
   // Jobs (sql_store_jobs.cc).
   absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state,
                                     int64_t next_fire_ms, int64_t now_ms) override;
+  absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs,
+                                                  int64_t now_ms) override;
   absl::StatusOr<v1::Job> GetJob(int64_t job_id) override;
   absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override;
   absl::StatusOr<std::vector<v1::Job>> ListJobs(int64_t group_id, int64_t after_id,

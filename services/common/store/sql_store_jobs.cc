@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -166,6 +167,47 @@ absl::StatusOr<v1::Job> SqlStore::CreateJob(const v1::Job& job, v1::JobState sta
     if (!id.ok()) return id.status();
     out = ReadJob(c, *id);
     return out.status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::Job>> SqlStore::CreateJobs(const std::vector<NewJob>& jobs,
+                                                          int64_t now_ms) {
+  std::vector<v1::Job> out;
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    out.clear();
+    absl::flat_hash_set<int64_t> groups;
+    for (const NewJob& n : jobs) {
+      if (!groups.insert(n.job.group_id()).second) continue;
+      if (absl::Status g = CheckGroupExists(c, sql_, n.job.group_id()); !g.ok()) return g;
+    }
+    std::vector<int64_t> ids;
+    ids.reserve(jobs.size());
+    for (const NewJob& n : jobs) {
+      absl::StatusOr<int64_t> id = c.Insert(
+          sql_.insert_job, {SqlInt(n.job.group_id()), SqlInt(n.state), SqlInt(n.next_fire_ms),
+                            SqlBytes(JobSpecBlob(n.job)), SqlInt(now_ms), SqlInt(now_ms)});
+      if (!id.ok()) return id.status();
+      ids.push_back(*id);
+    }
+    std::vector<SqlRow> keys;
+    keys.reserve(ids.size());
+    for (int64_t id : ids) keys.push_back({SqlInt(id)});
+    absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.select_jobs_by_id, keys);
+    if (!rows.ok()) return rows.status();
+    absl::flat_hash_map<int64_t, v1::Job> read;
+    for (const SqlRow& row : *rows) {
+      absl::StatusOr<v1::Job> job = JobFromRow(row);
+      if (!job.ok()) return job.status();
+      read.insert_or_assign(job->id(), *std::move(job));
+    }
+    for (int64_t id : ids) {
+      auto it = read.find(id);
+      if (it == read.end()) return absl::InternalError("a created job could not be read back");
+      out.push_back(std::move(it->second));
+    }
+    return absl::OkStatus();
   });
   if (!s.ok()) return s;
   return out;

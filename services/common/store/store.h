@@ -48,6 +48,13 @@ struct StoreOptions {
   int sqlite_busy_timeout_ms = 5000;
 };
 
+// A job to create (CreateJobs): its configuration, state and first cursor.
+struct NewJob {
+  v1::Job job;
+  v1::JobState state = v1::JOB_STATE_STOPPED;
+  int64_t next_fire_ms = kNever;
+};
+
 // A job due to fire, with its schedule cursor.
 struct DueJob {
   v1::Job job;  // Full configuration; job.next_fire_time mirrors next_fire_ms.
@@ -134,6 +141,11 @@ class Store {
   // job.group_id does not exist. Returns it with id, state, times.
   virtual absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state,
                                             int64_t next_fire_ms, int64_t now_ms) = 0;
+  // Inserts every job of `jobs` with its state and cursor in one transaction:
+  // all or none (NotFound naming the group if one is missing). Returns them
+  // with ids, in order.
+  virtual absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs,
+                                                          int64_t now_ms) = 0;
   virtual absl::StatusOr<v1::Job> GetJob(int64_t job_id) = 0;
   // The jobs among `job_ids` that exist (missing ids are left out), in one
   // statement per kMaxBatchRows ids: for passes that need many jobs at once.

@@ -148,6 +148,27 @@ TEST_P(StoreTest, ListJobsPagesByIdAndFiltersByGroup) {
   EXPECT_EQ(ids, in_a);
 }
 
+TEST_P(StoreTest, CreateJobsStoresAllInOrderOrNone) {
+  ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("batch"), 1));
+  std::vector<NewJob> jobs(3);
+  for (int i = 0; i < 3; ++i) jobs[i].job = MakeJob(g.id(), "h" + std::to_string(i));
+  jobs[1].state = v1::JOB_STATE_RUNNING;
+  jobs[1].next_fire_ms = 5000;
+  std::vector<NewJob> with_missing_group = jobs;
+  with_missing_group[2].job.set_group_id(g.id() + 100);
+  EXPECT_TRUE(absl::IsNotFound(store().CreateJobs(with_missing_group, 2).status()));
+  ASSERT_OK_AND_ASSIGN(none, store().ListJobs(0, 0, 100));
+  EXPECT_TRUE(none.empty());
+  ASSERT_OK_AND_ASSIGN(created, store().CreateJobs(jobs, 2));
+  ASSERT_EQ(created.size(), 3u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(created[i].bean().handler(), "h" + std::to_string(i));
+  EXPECT_LT(created[0].id(), created[1].id());
+  EXPECT_EQ(created[1].state(), v1::JOB_STATE_RUNNING);
+  ASSERT_OK_AND_ASSIGN(due, store().ListDueJobs(5000, 0));
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].job.id(), created[1].id());
+}
+
 TEST_P(StoreTest, GetJobsReadsManyInOneCallAndLeavesOutMissingOnes) {
   ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("many"), 1));
   std::vector<int64_t> ids;
