@@ -82,8 +82,10 @@ void RunReaper::Run() {
     }
     for (const auto& e : due) FailLost(e);
     const int64_t now = clock_->NowMillis();
-    if (active && now >= next_scan) {
-      FailStalePending(now);
+    if (now >= next_scan) {
+      // A standby replica scans nothing but still sleeps the interval
+      // (it used to wake at once, forever: a core spent on a standby).
+      if (active) FailStalePending(now);
       next_scan = now + absl::ToInt64Milliseconds(options_.scan_interval);
     }
     absl::MutexLock l(&mu_);
