@@ -11,10 +11,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,6 +28,7 @@
 #include "grpcpp/grpcpp.h"
 #include "sqlite3.h"
 #include "services/common/client/auth_metadata.h"
+#include "bench/proc_stats.h"
 #include "bench/store_stats_log.h"
 #include "tests/support/gnomon_cluster.h"
 
@@ -50,19 +49,6 @@ std::string AddressOf(testing::Subprocess* p) {
   auto line = p->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
   if (!line) return "";
   return std::string(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
-}
-
-double CpuSeconds(pid_t pid) {
-  std::ifstream f(absl::StrCat("/proc/", pid, "/stat"));
-  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::istringstream in(s.substr(s.rfind(')') + 2));
-  std::string field;
-  long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && in >> field; ++i) {
-    if (i == 14) utime = std::stol(field);
-    if (i == 15) stime = std::stol(field);
-  }
-  return double(utime + stime) / sysconf(_SC_CLK_TCK);
 }
 
 void RemovalAndFirstRun(GnomonCluster& c, const v1::Group& g, int rounds) {

@@ -61,9 +61,7 @@ void ScheduleLoop::Refresh(int64_t now_ms) {
                                : store::kNever;
     // Not due in the window: a pre-read arms it when it is.
     if (job.state() != v1::JOB_STATE_RUNNING || cursor < 0 || cursor > until) continue;
-    auto shared = std::make_shared<const v1::Job>(std::move(job));
-    auto cron = CompileJobCron(*shared);
-    Arm(std::move(shared), std::move(cron), cursor);
+    Arm(std::move(job), cursor);
   }
 }
 
@@ -74,6 +72,12 @@ void ScheduleLoop::Arm(std::shared_ptr<const v1::Job> job,
   if (cursor == store::kNever) return;
   armed_[id] = Armed{std::move(job), std::move(cron), cursor, 0};
   timer_.emplace(cursor, id);
+}
+
+void ScheduleLoop::Arm(v1::Job job, int64_t cursor) {
+  auto shared = std::make_shared<const v1::Job>(std::move(job));
+  auto cron = CompileJobCron(*shared);
+  Arm(std::move(shared), std::move(cron), cursor);
 }
 
 void ScheduleLoop::Disarm(int64_t job_id) {
@@ -105,9 +109,7 @@ void ScheduleLoop::Preread(int64_t now_ms) {
              TimeUtil::TimestampToMilliseconds(d.job.update_time()));
     // New, or changed by an admin call on any replica: take the store's view.
     if (it == armed_.end() || (changed && !pending_advances_.contains(d.job.id()))) {
-      auto job = std::make_shared<const v1::Job>(std::move(d.job));
-      auto cron = CompileJobCron(*job);
-      Arm(std::move(job), std::move(cron), d.next_fire_ms);
+      Arm(std::move(d.job), d.next_fire_ms);
     }
   }
   // Armed jobs due within the window that the store no longer lists were

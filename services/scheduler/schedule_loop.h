@@ -95,6 +95,8 @@ class ScheduleLoop {
 
   void Arm(std::shared_ptr<const v1::Job> job, std::shared_ptr<const schedule::CompiledCron> cron,
            int64_t cursor) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Arms a job read from the store: shared from here on, its cron compiled once.
+  void Arm(v1::Job job, int64_t cursor) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Disarm(int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Plans the fire of the job's due slot and its new cursor.
   Planned Plan(Armed& armed, int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

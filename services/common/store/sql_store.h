@@ -130,6 +130,8 @@ class SqlStore final : public Store {
   // their log lines, inside a transaction; returns how many.
   absl::StatusOr<int64_t> DeleteEndedRuns(SqlConn& c, const std::vector<int64_t>& run_ids);
   absl::StatusOr<v1::Job> ReadJob(SqlConn& c, int64_t job_id);
+  // The jobs among `job_ids` that exist, in the order asked, each once.
+  absl::StatusOr<std::vector<v1::Job>> ReadJobs(SqlConn& c, const std::vector<int64_t>& job_ids);
   absl::StatusOr<v1::Group> ReadGroup(SqlConn& c, const std::string& sql, SqlValue key,
                                       const std::string& what);
 

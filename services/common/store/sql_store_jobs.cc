@@ -191,22 +191,10 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::CreateJobs(const std::vector<NewJ
       if (!id.ok()) return id.status();
       ids.push_back(*id);
     }
-    std::vector<SqlRow> keys;
-    keys.reserve(ids.size());
-    for (int64_t id : ids) keys.push_back({SqlInt(id)});
-    absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.select_jobs_by_id, keys);
-    if (!rows.ok()) return rows.status();
-    absl::flat_hash_map<int64_t, v1::Job> read;
-    for (const SqlRow& row : *rows) {
-      absl::StatusOr<v1::Job> job = JobFromRow(row);
-      if (!job.ok()) return job.status();
-      read.insert_or_assign(job->id(), *std::move(job));
-    }
-    for (int64_t id : ids) {
-      auto it = read.find(id);
-      if (it == read.end()) return absl::InternalError("a created job could not be read back");
-      out.push_back(std::move(it->second));
-    }
+    absl::StatusOr<std::vector<v1::Job>> read = ReadJobs(c, ids);
+    if (!read.ok()) return read.status();
+    if (read->size() != ids.size()) return absl::InternalError("created jobs could not be read back");
+    out = *std::move(read);
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
@@ -223,24 +211,35 @@ absl::StatusOr<v1::Job> SqlStore::GetJob(int64_t job_id) {
   return out;
 }
 
-absl::StatusOr<std::vector<v1::Job>> SqlStore::GetJobs(const std::vector<int64_t>& job_ids) {
+absl::StatusOr<std::vector<v1::Job>> SqlStore::ReadJobs(SqlConn& c,
+                                                        const std::vector<int64_t>& job_ids) {
   std::vector<v1::Job> out;
   if (job_ids.empty()) return out;
   std::vector<SqlRow> keys;
   keys.reserve(job_ids.size());
   for (int64_t id : job_ids) keys.push_back({SqlInt(id)});
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    out.clear();
-    // Padded statements repeat the last id: a job may come back twice.
-    absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.select_jobs_by_id, keys);
-    if (!rows.ok()) return rows.status();
-    absl::flat_hash_set<int64_t> seen;
-    for (const SqlRow& row : *rows) {
-      absl::StatusOr<v1::Job> job = JobFromRow(row);
-      if (!job.ok()) return job.status();
-      if (seen.insert(job->id()).second) out.push_back(*std::move(job));
-    }
-    return absl::OkStatus();
+  absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.select_jobs_by_id, keys);
+  if (!rows.ok()) return rows.status();
+  absl::flat_hash_map<int64_t, v1::Job> read;  // padding repeats the last id
+  for (const SqlRow& row : *rows) {
+    absl::StatusOr<v1::Job> job = JobFromRow(row);
+    if (!job.ok()) return job.status();
+    read.insert_or_assign(job->id(), *std::move(job));
+  }
+  for (int64_t id : job_ids) {
+    auto it = read.find(id);
+    if (it == read.end()) continue;
+    out.push_back(std::move(it->second));
+    read.erase(it);  // an id asked twice comes back once
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::Job>> SqlStore::GetJobs(const std::vector<int64_t>& job_ids) {
+  absl::StatusOr<std::vector<v1::Job>> out;
+  absl::Status s = db_->Read([&](SqlConn& c) {
+    out = ReadJobs(c, job_ids);
+    return out.status();
   });
   if (!s.ok()) return s;
   return out;

@@ -139,6 +139,15 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
     ready.push_back(Task{job, {}});
   }
 
+  // Hands the job's destroy hooks (if any) to a worker; its next run inits again.
+  void RetireHooks(JobQueue& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (job.destroys.empty()) return;
+    ready.push_back(Task{nullptr, std::move(job.destroys)});
+    job.destroys.clear();
+    job.inited.clear();
+    Wake();
+  }
+
   // A job without runs: forgotten, or kept until its destroy hooks are due.
   void Settle(const std::shared_ptr<JobQueue>& job, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
@@ -184,12 +193,7 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
     job->run_deadline = job->grace_deadline = absl::InfiniteFuture();
     // The stuck thread ran this job's init hooks and may still be in a
     // handler: hand the destroys to a fresh thread now.
-    if (!job->destroys.empty()) {
-      ready.push_back(Task{nullptr, std::move(job->destroys)});
-      job->destroys.clear();
-      job->inited.clear();
-      Wake();
-    }
+    RetireHooks(*job);
     MakeReady(job);
     if (!ready.empty()) Wake();  // the pool is a thread short until replaced
     Settle(job, now);
@@ -344,10 +348,7 @@ void RunManager::Core::Watchdog() {
         }
       } else if (!job->busy() && !job->destroys.empty() &&
                  job->idle_since + options.idle_job_ttl <= now) {
-        ready.push_back(Task{nullptr, std::move(job->destroys)});
-        job->destroys.clear();
-        job->inited.clear();
-        Wake();
+        RetireHooks(*job);
         auto it = jobs.find(job->job_id);
         if (it != jobs.end() && it->second == job) jobs.erase(it);
       }
@@ -526,12 +527,7 @@ void RunManager::Shutdown(absl::Time deadline) {
       // The watchdog finishes handlers that ignore cancellation after the grace.
       c.mu.Await(absl::Condition(&no_runs));
     }
-    for (auto& [job_id, job] : c.jobs) {
-      if (job->destroys.empty()) continue;
-      c.ready.push_back(Task{nullptr, std::move(job->destroys)});
-      job->destroys.clear();
-      c.Wake();
-    }
+    for (auto& [job_id, job] : c.jobs) c.RetireHooks(*job);
     c.stopping = true;
     for (WorkerThread* w : c.parked) {
       w->woken = true;
