@@ -80,9 +80,9 @@ class CountingStore final : public store::Store {
     ++writes_;
     return inner_->SetJobState(job_id, state, next_fire_ms, now_ms);
   }
-  absl::StatusOr<std::vector<store::DueJob>> ListDueJobs(int64_t until_ms, int limit) override {
+  absl::StatusOr<std::vector<store::DueJob>> ListDueJobs(int64_t until_ms, int limit, const std::vector<int>& partitions) override {
     ++reads_;
-    return inner_->ListDueJobs(until_ms, limit);
+    return inner_->ListDueJobs(until_ms, limit, partitions);
   }
   absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<store::JobAdvance>& advances) override {
     ++writes_;
@@ -172,13 +172,17 @@ class CountingStore final : public store::Store {
     ++reads_;
     return inner_->FindAdminToken(sha256_hex);
   }
-  absl::StatusOr<store::Lease> AcquireLease(std::string_view name, std::string_view holder, int64_t now_ms, int64_t ttl_ms) override {
+  absl::StatusOr<store::Leases> AcquireLeases(const std::vector<std::string>& names, std::string_view holder, int64_t ttl_ms) override {
     ++writes_;
-    return inner_->AcquireLease(name, holder, now_ms, ttl_ms);
+    return inner_->AcquireLeases(names, holder, ttl_ms);
   }
-  absl::Status ReleaseLease(std::string_view name, std::string_view holder) override {
+  absl::Status ReleaseLeases(const std::vector<std::string>& names, std::string_view holder) override {
     ++writes_;
-    return inner_->ReleaseLease(name, holder);
+    return inner_->ReleaseLeases(names, holder);
+  }
+  absl::StatusOr<store::Leases> ListLeases(std::string_view prefix) override {
+    ++reads_;
+    return inner_->ListLeases(prefix);
   }
   absl::Status RecordAlarmStatus(int64_t run_id, std::string_view status) override {
     ++writes_;

@@ -1,6 +1,7 @@
 // gnomond: the gnomon server. One binary, any combination of the roles
 // scheduler, registry and log (default all three, sharing one store).
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -54,8 +55,16 @@ ABSL_FLAG(std::string, smtp_user, "", "SMTP AUTH user name (empty: no AUTH).");
 ABSL_FLAG(std::string, smtp_password_file, "", "File holding the SMTP AUTH password.");
 ABSL_FLAG(bool, alarm_every_attempt, false,
           "Alarm on every failed attempt, not only when a run's retries are exhausted.");
-ABSL_FLAG(absl::Duration, lease_ttl, absl::Seconds(10),
-          "Scheduler lease time-to-live: a replica that dies is replaced after at most this long.");
+ABSL_FLAG(absl::Duration, lease_ttl, absl::Milliseconds(1500),
+          "Scheduler partition lease time-to-live: a replica that dies is replaced within about "
+          "this long plus --lease-renew.");
+ABSL_FLAG(absl::Duration, lease_renew, absl::ZeroDuration(),
+          "How often partition leases are renewed and live replicas re-read (0: a fifth of "
+          "--lease-ttl).");
+ABSL_FLAG(std::string, replica_id, "",
+          "This replica's identity in the partition leases; must be unique and stable across "
+          "restarts (a restarted replica takes its predecessor's partitions over at once). "
+          "Default: hostname:port of --listen.");
 ABSL_FLAG(absl::Duration, preread_window, absl::Seconds(5),
           "How far ahead the scheduler reads due jobs into its timer.");
 ABSL_FLAG(absl::Duration, store_stats_interval, absl::ZeroDuration(),
@@ -66,6 +75,16 @@ ABSL_FLAG(absl::Duration, record_ahead, absl::Milliseconds(50),
 
 namespace gnomon {
 namespace {
+
+// hostname:port of --listen (hostname:pid when the port is chosen at start):
+// the same for a replica restarted in place (a pod's container restart), so
+// it takes its predecessor's partitions over at once.
+std::string DefaultReplicaId(const std::string& listen) {
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  const std::string port = listen.substr(listen.rfind(':') + 1);
+  return absl::StrCat(host, ":", port == "0" ? absl::StrCat("pid", ::getpid()) : port);
+}
 
 int Serve() {
   std::set<std::string> roles;
@@ -145,6 +164,9 @@ int Serve() {
     o.loop.preread_window = absl::GetFlag(FLAGS_preread_window);
     o.loop.record_ahead = absl::GetFlag(FLAGS_record_ahead);
     o.lease.ttl = absl::GetFlag(FLAGS_lease_ttl);
+    o.lease.renew_interval = absl::GetFlag(FLAGS_lease_renew);
+    o.replica_id = absl::GetFlag(FLAGS_replica_id);
+    if (o.replica_id.empty()) o.replica_id = DefaultReplicaId(absl::GetFlag(FLAGS_listen));
     o.followups.alarm_every_attempt = absl::GetFlag(FLAGS_alarm_every_attempt);
     o.email.smtp_url = absl::GetFlag(FLAGS_smtp_url);
     o.email.from = absl::GetFlag(FLAGS_smtp_from);

@@ -61,6 +61,7 @@ void ScheduleLoop::Refresh(int64_t now_ms) {
                                : store::kNever;
     // Not due in the window: a pre-read arms it when it is.
     if (job.state() != v1::JOB_STATE_RUNNING || cursor < 0 || cursor > until) continue;
+    if (!Holds(job.id())) continue;  // Another replica's.
     Arm(std::move(job), cursor);
   }
 }
@@ -92,7 +93,8 @@ void ScheduleLoop::Preread(int64_t now_ms) {
   const int64_t until = now_ms + absl::ToInt64Milliseconds(options_.preread_window);
   mu_.Unlock();
   const int limit = options_.preread_limit;
-  absl::StatusOr<std::vector<store::DueJob>> due = store_->ListDueJobs(until, limit);
+  const std::vector<int> partitions = ownership_ ? ownership_->partitions : std::vector<int>{};
+  absl::StatusOr<std::vector<store::DueJob>> due = store_->ListDueJobs(until, limit, partitions);
   mu_.Lock();
   if (!due.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: pre-read failed, will retry: " << due.status();
@@ -100,6 +102,7 @@ void ScheduleLoop::Preread(int64_t now_ms) {
   }
   absl::flat_hash_set<int64_t> listed;
   for (store::DueJob& d : *due) {
+    if (!Holds(d.job.id())) continue;  // Given up while the read ran.
     listed.insert(d.job.id());
     auto it = armed_.find(d.job.id());
     const bool changed =
@@ -269,14 +272,30 @@ void ScheduleLoop::FlushAdvances(int64_t now_ms) {
   }
 }
 
-void ScheduleLoop::SetActive(bool active) {
+void ScheduleLoop::SetOwnership(std::shared_ptr<const Ownership> ownership) {
   absl::MutexLock l(&mu_);
-  if (!active) FlushAdvances(clock_->NowMillis());
-  active_ = active;
-  pending_advances_.clear();
-  armed_.clear();
-  timer_.clear();
-  dirty_ = true;
+  const int64_t now = clock_->NowMillis();
+  const bool was_valid = ownership_ && now < ownership_->valid_until_ms;
+  const bool same = ownership_ && ownership_->partitions == ownership->partitions;
+  ownership_ = std::move(ownership);
+  if (same) {
+    // A renewal after a lapse: resume (pre-reading what changed meanwhile).
+    if (!was_valid && now < ownership_->valid_until_ms) dirty_ = true;
+    return;
+  }
+  // Cursors of jobs given up are written before the new holder reads them
+  // (a cursor left behind only re-fires a slot whose key is taken).
+  FlushAdvances(clock_->NowMillis());
+  std::vector<int64_t> gone;
+  for (const auto& [id, a] : armed_) {
+    if (!ownership_->HoldsJob(id)) gone.push_back(id);
+  }
+  for (int64_t id : gone) Disarm(id);
+  dirty_ = true;  // Pre-read what was gained.
+}
+
+bool ScheduleLoop::Holds(int64_t job_id) const {
+  return !ownership_ || ownership_->HoldsJob(job_id);
 }
 
 int64_t ScheduleLoop::RecordLeadMs() const {
@@ -292,7 +311,9 @@ int64_t ScheduleLoop::RecordLeadMs() const {
 
 int64_t ScheduleLoop::TickLocked() {
   const int64_t now = clock_->NowMillis();
-  if (!active_) {
+  if (ownership_ && (ownership_->partitions.empty() || now >= ownership_->valid_until_ms)) {
+    // Nothing held, or the hold could not be renewed in time: fire nothing
+    // (another replica may be taking over); the next ownership wakes us.
     dirty_ = false;
     refresh_.clear();
     return now + absl::ToInt64Milliseconds(options_.preread_interval);

@@ -31,6 +31,7 @@
 #include "services/common/client/clock.h"
 #include "services/common/schedule/schedule.h"
 #include "services/common/store/store.h"
+#include "services/scheduler/partition_lease.h"
 #include "services/scheduler/trigger.h"
 
 namespace gnomon::scheduler {
@@ -74,9 +75,11 @@ class ScheduleLoop {
   // starting 10,000 jobs one call at a time costs 10,000 job reads, not
   // 10,000 pre-reads of every due job.
   void Invalidate(int64_t job_id) ABSL_LOCKS_EXCLUDED(mu_);
-  // Only the replica holding the scheduler lease fires; an inactive loop
-  // holds nothing in memory. Loops start active (single-replica tests).
-  void SetActive(bool active) ABSL_LOCKS_EXCLUDED(mu_);
+  // Fires only the jobs of the partitions this replica holds, and only
+  // until ownership->valid_until_ms; partitions given up are disarmed (their
+  // pending cursors written first), gained ones pre-read at once. Without a
+  // call the loop fires every job (a single replica, tests).
+  void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Armed {
@@ -107,6 +110,8 @@ class ScheduleLoop {
   // Writes pending cursor advances; disarms jobs whose cursor changed meanwhile.
   void FlushAdvances(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int64_t TickLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether this replica may fire `job_id` now (its partition held, the hold valid).
+  bool Holds(int64_t job_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // How long before the earliest slot recording starts: record_ahead plus
   // the learnt recording time of the slots due within record_ahead of it.
   int64_t RecordLeadMs() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -131,7 +136,8 @@ class ScheduleLoop {
   double record_us_per_fire_ ABSL_GUARDED_BY(mu_) = 20;
   bool dirty_ ABSL_GUARDED_BY(mu_) = true;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  bool active_ ABSL_GUARDED_BY(mu_) = true;
+  // Null: every partition, always (no lease in use).
+  std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace gnomon::scheduler

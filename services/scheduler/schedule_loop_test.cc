@@ -328,3 +328,57 @@ TEST_F(MisfireTest, SlotWithinTheThresholdIsNotAMisfire) {
 
 }  // namespace
 }  // namespace gnomon::scheduler
+
+namespace gnomon::scheduler {
+namespace {
+
+std::shared_ptr<const Ownership> Holding(std::vector<int> partitions, int64_t valid_until_ms) {
+  auto o = std::make_shared<Ownership>();
+  o->partitions = std::move(partitions);
+  o->valid_until_ms = valid_until_ms;
+  return o;
+}
+
+TEST_F(ScheduleLoopTest, FiresOnlyThePartitionsHeldAndOnlyWhileTheHoldIsValid) {
+  const int64_t slot = kStart + 1000;
+  const int64_t mine = Create(RateJob(1000), slot);
+  const int64_t theirs = Create(RateJob(1000), slot);
+  ASSERT_NE(store::PartitionOf(mine), store::PartitionOf(theirs));
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  loop.SetOwnership(Holding({store::PartitionOf(mine)}, slot + 500));
+  loop.Tick();
+  clock_.AdvanceTo(absl::FromUnixMillis(slot));
+  loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), 1u);
+  EXPECT_EQ(sink_.seen[0].job_id, mine);
+
+  // The hold lapses (renewals failing): the next slot is not fired...
+  clock_.AdvanceTo(absl::FromUnixMillis(slot + 1000));
+  loop.Tick();
+  clock_.AdvanceTo(absl::FromUnixMillis(slot + 2000));
+  loop.Tick();
+  EXPECT_EQ(sink_.seen.size(), 1u);
+  // ...until a renewal succeeds; then the late slot fires.
+  loop.SetOwnership(Holding({store::PartitionOf(mine)}, slot + 10000));
+  loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), 2u);
+  EXPECT_EQ(sink_.seen[1].scheduled_ms, slot + 1000);
+
+  // Given the other partition too: its job is pre-read and fires at once.
+  loop.SetOwnership(Holding({store::PartitionOf(mine), store::PartitionOf(theirs)}, slot + 10000));
+  loop.Tick();
+  bool theirs_fired = false;
+  for (const auto& f : sink_.seen) theirs_fired |= f.job_id == theirs;
+  EXPECT_TRUE(theirs_fired);
+
+  // Giving a partition up disarms its job and writes its cursor first.
+  loop.SetOwnership(Holding({store::PartitionOf(theirs)}, slot + 10000));
+  EXPECT_GT(Cursor(mine), slot + 1000);
+  const size_t before = sink_.seen.size();
+  clock_.AdvanceTo(absl::FromUnixMillis(slot + 5000));
+  loop.Tick();
+  for (size_t i = before; i < sink_.seen.size(); ++i) EXPECT_EQ(sink_.seen[i].job_id, theirs);
+}
+
+}  // namespace
+}  // namespace gnomon::scheduler

@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/client/log.h"
-#include "services/common/server/tokens.h"
 
 
 namespace gnomon::scheduler {
@@ -34,12 +33,14 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       reaper_(store, &membership_, clock, options.reaper),
       lease_(store, options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
              options.lease,
-             [this](bool leader, int64_t epoch) {
-               // Only the lease holder fires; its runs carry its epoch.
-               trigger_.set_fence_epoch(epoch);
-               loop_.SetActive(leader);
-               followups_.SetActive(leader);
-               reaper_.SetActive(leader);
+             [this](std::shared_ptr<const Ownership> o) {
+               // Runs carry their partition's epoch; the loop fires only
+               // the partitions held. Follow-ups and the run reaper run on
+               // the holder of partition 0 (one replica at a time).
+               trigger_.set_ownership(o);
+               followups_.SetActive(o->Holds(0));
+               reaper_.SetActive(o->Holds(0));
+               loop_.SetOwnership(std::move(o));
              }),
       core_(store, &trigger_, &loop_, &links_, clock, options.limits),
       service_(&core_, auth, store) {
@@ -49,8 +50,8 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
     links_.Drop(e.address());
     reaper_.ExecutorLeft(e);
   });
-  // Nothing fires until the lease is held.
-  loop_.SetActive(false);
+  // Nothing fires until partitions are held.
+  loop_.SetOwnership(std::make_shared<const Ownership>());
   followups_.SetActive(false);
   reaper_.SetActive(false);
 }
@@ -71,7 +72,7 @@ alarm::AlarmSenderOptions AlarmOptions(const SchedulerOptions& o, Clock* clock) 
 std::string DefaultReplicaId() {
   char host[256] = {0};
   ::gethostname(host, sizeof(host) - 1);
-  return absl::StrCat(host, ":", ::getpid(), ":", NewToken().substr(0, 6));
+  return absl::StrCat(host, ":", ::getpid());
 }
 
 SchedulerRole::~SchedulerRole() { Stop(); }
@@ -90,10 +91,12 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
 
 void SchedulerRole::Stop() {
   if (threads_.empty()) return;
-  lease_.Stop();
-  prober_.Stop();
+  // Drain, then release: stop firing, send what was recorded ahead, and
+  // only then give the partitions up (the others take them at once).
   loop_.Stop();
   timer_.Stop();  // Sends what was recorded ahead rather than dropping it.
+  lease_.Stop();
+  prober_.Stop();
   followups_.Stop();
   reaper_.Stop();
   membership_.Stop();

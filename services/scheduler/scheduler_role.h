@@ -22,15 +22,17 @@
 #include "services/scheduler/alarm/email_channel.h"
 #include "services/scheduler/alarm/webhook_channel.h"
 #include "services/scheduler/followups.h"
-#include "services/scheduler/leader_lease.h"
+#include "services/scheduler/partition_lease.h"
 #include "services/scheduler/run_reaper.h"
 
 namespace gnomon::scheduler {
 
 struct SchedulerOptions {
-  // Identifies this replica in the scheduler lease (default host:pid).
+  // Identifies this replica in the partition leases; stable across restarts
+  // of the same replica (gnomond: host:port), so a restarted process takes
+  // over its predecessor's partitions at once. Default: host:pid.
   std::string replica_id;
-  LeaderLeaseOptions lease;
+  PartitionLeaseOptions lease;
   ScheduleLoopOptions loop;
   TriggerPoolOptions pools;
   FollowupOptions followups;
@@ -66,7 +68,7 @@ class SchedulerRole {
   alarm::AlarmSender alarms_;
   Followups followups_;
   RunReaper reaper_;
-  LeaderLease lease_;
+  PartitionLease lease_;
   AdminCore core_;
   AdminService service_;
   std::vector<std::thread> threads_;

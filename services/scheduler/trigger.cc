@@ -63,6 +63,11 @@ absl::StatusOr<v1::Group> Trigger::GroupOf(int64_t group_id) {
   return g;
 }
 
+void Trigger::set_ownership(std::shared_ptr<const Ownership> o) {
+  absl::MutexLock l(&mu_);
+  ownership_ = std::move(o);
+}
+
 void Trigger::ForgetGroup(int64_t group_id) {
   absl::MutexLock l(&mu_);
   groups_.erase(group_id);
@@ -114,6 +119,11 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
   std::vector<Planned> plans;
   std::vector<v1::Run> runs;
   std::vector<size_t> run_plan;
+  std::shared_ptr<const Ownership> ownership;
+  {
+    absl::MutexLock l(&mu_);
+    ownership = ownership_;
+  }
   for (size_t i = 0; i < fires.size(); ++i) {
     const FireSpec& f = fires[i];
     absl::StatusOr<v1::Group> g = GroupOf(f.job->group_id());
@@ -139,7 +149,7 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
       r.set_attempt(f.attempt);
       r.set_first_run_id(f.first_run_id);
       r.set_status(v1::RUN_STATUS_PENDING);
-      r.set_fence_epoch(fence_epoch_.load());
+      r.set_fence_epoch(ownership ? ownership->EpochOfJob(f.job->id()) : 0);
       runs.push_back(std::move(r));
       run_plan.push_back(plans.size());
     }
@@ -270,6 +280,7 @@ void Trigger::Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group
   *req.mutable_timeout() = f->job->timeout();
   *req.mutable_scheduled_time() = run.has_scheduled_time() ? run.scheduled_time() : run.trigger_time();
   req.set_fence_epoch(run.fence_epoch());
+  req.set_fence_partition(store::PartitionOf(run.job_id()));
 
   std::string route = absl::StrCat("route ", RouteName(strategy), " -> ", address);
   const std::string token = g.access_token();

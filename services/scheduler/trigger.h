@@ -33,6 +33,7 @@
 #include "services/scheduler/executor_link.h"
 #include "services/scheduler/manual_prober.h"
 #include "services/scheduler/membership.h"
+#include "services/scheduler/partition_lease.h"
 #include "services/scheduler/router.h"
 #include "services/scheduler/trigger_pools.h"
 
@@ -81,7 +82,8 @@ class Trigger final : public FireSink, public ExecutorProbe {
 
   absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) override
       ABSL_LOCKS_EXCLUDED(mu_);
-  void set_fence_epoch(int64_t epoch) { fence_epoch_.store(epoch); }
+  // Runs carry their partition's fencing epoch from here (none: epoch 0).
+  void set_ownership(std::shared_ptr<const Ownership> o) ABSL_LOCKS_EXCLUDED(mu_);
 
   // ExecutorProbe (FAILOVER / BUSYOVER routing).
   bool Alive(const v1::ExecutorInfo& executor) override;
@@ -113,10 +115,10 @@ class Trigger final : public FireSink, public ExecutorProbe {
   TriggerPools* const pools_;
   ManualProber* const prober_;
   DispatchTimer* const timer_;
-  std::atomic<int64_t> fence_epoch_{0};
   std::map<v1::RouteStrategy, std::unique_ptr<Router>> routers_;  // Built once, read-only.
 
   absl::Mutex mu_;
+  std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, std::pair<v1::Group, int64_t>> groups_ ABSL_GUARDED_BY(mu_);
   // Address -> token of the group last dispatched there (for probes).
   absl::flat_hash_map<std::string, std::string> tokens_ ABSL_GUARDED_BY(mu_);

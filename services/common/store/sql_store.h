@@ -58,7 +58,8 @@ class SqlStore final : public Store {
   absl::Status DeleteJob(int64_t job_id) override;
   absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
                                       int64_t now_ms) override;
-  absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit) override;
+  absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit,
+                                                  const std::vector<int>& partitions) override;
   absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) override;
 
   // Runs (sql_store_runs.cc).
@@ -95,9 +96,11 @@ class SqlStore final : public Store {
   absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex,
                                 int64_t now_ms) override;
   absl::StatusOr<std::string> FindAdminToken(std::string_view sha256_hex) override;
-  absl::StatusOr<Lease> AcquireLease(std::string_view name, std::string_view holder,
-                                     int64_t now_ms, int64_t ttl_ms) override;
-  absl::Status ReleaseLease(std::string_view name, std::string_view holder) override;
+  absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names,
+                                       std::string_view holder, int64_t ttl_ms) override;
+  absl::Status ReleaseLeases(const std::vector<std::string>& names,
+                             std::string_view holder) override;
+  absl::StatusOr<Leases> ListLeases(std::string_view prefix) override;
 
  private:
   // Stored run-log lines, as (run id, line number).

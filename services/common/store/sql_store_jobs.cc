@@ -326,11 +326,12 @@ absl::StatusOr<v1::Job> SqlStore::SetJobState(int64_t job_id, v1::JobState state
   return out;
 }
 
-absl::StatusOr<std::vector<DueJob>> SqlStore::ListDueJobs(int64_t until_ms, int limit) {
+absl::StatusOr<std::vector<DueJob>> SqlStore::ListDueJobs(int64_t until_ms, int limit,
+                                                         const std::vector<int>& partitions) {
   std::vector<DueJob> out;
   absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
     absl::StatusOr<std::vector<SqlRow>> rows =
-        c.Query(sql_.select_due_jobs,
+        c.Query(partitions.empty() ? sql_.select_due_jobs : DueJobsInPartitionsSql(partitions),
                 {SqlInt(until_ms), SqlInt(limit > 0 ? limit : std::numeric_limits<int64_t>::max())});
     if (!rows.ok()) return rows.status();
     out.reserve(rows->size());

@@ -1,4 +1,4 @@
-// SqlStore: executor registry, admin tokens and leases.
+// SqlStore: executor registry and admin tokens.
 #include <utility>
 
 #include "absl/status/status.h"
@@ -109,50 +109,6 @@ absl::StatusOr<std::string> SqlStore::FindAdminToken(std::string_view sha256_hex
   });
   if (!s.ok()) return s;
   return name;
-}
-
-// ---- Leases -----------------------------------------------------------------
-
-absl::StatusOr<Lease> SqlStore::AcquireLease(std::string_view name, std::string_view holder,
-                                             int64_t now_ms, int64_t ttl_ms) {
-  const std::string n(name);
-  const std::string h(holder);
-  if (h.empty()) return absl::InvalidArgumentError("lease holder must not be empty");
-  // Make sure the row exists in its own statement, so the locking transaction
-  // below never races another process's insert of the same key.
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    return c.Exec(sql_.ensure_lease, {SqlText(n)}).status();
-  });
-  if (!s.ok()) return s;
-  Lease lease;
-  s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.lock_lease, {SqlText(n)});
-    if (!rows.ok()) return rows.status();
-    if (rows->empty()) return absl::InternalError(absl::StrCat("lease '", n, "' vanished"));
-    const std::string current = ColStr(rows->front(), 0);
-    const int64_t epoch = ColInt(rows->front(), 1);
-    const int64_t expires_ms = ColInt(rows->front(), 2);
-    if (!current.empty() && current != h && expires_ms > now_ms) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "lease '", n, "' is held by '", current, "' until ", expires_ms, " ms"));
-    }
-    lease.holder = h;
-    lease.epoch = current == h ? epoch : epoch + 1;
-    lease.expires_ms = now_ms + ttl_ms;
-    return c.Exec(sql_.update_lease,
-                  {SqlText(h), SqlInt(lease.epoch), SqlInt(lease.expires_ms), SqlText(n)})
-        .status();
-  });
-  if (!s.ok()) return s;
-  return lease;
-}
-
-absl::Status SqlStore::ReleaseLease(std::string_view name, std::string_view holder) {
-  const std::string n(name);
-  const std::string h(holder);
-  return db_->Transact([&](SqlConn& c) -> absl::Status {
-    return c.Exec(sql_.release_lease, {SqlText(n), SqlText(h)}).status();
-  });
 }
 
 }  // namespace gnomon::store::internal

@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "gnomon/v1/common.pb.h"
+#include "services/common/store/store.h"
 
 namespace gnomon::store::internal {
 namespace {
@@ -279,7 +281,10 @@ Statements Portable() {
   s.select_admin_token = "SELECT name FROM admin_token WHERE sha256 = ?";
 
   s.update_lease = "UPDATE lease SET holder = ?, epoch = ?, expires_ms = ? WHERE name = ?";
-  s.release_lease = "UPDATE lease SET holder = '', expires_ms = 0 WHERE name = ? AND holder = ?";
+  s.renew_leases_prefix = "UPDATE lease SET expires_ms = ? WHERE holder = ? AND name IN ";
+  s.release_leases_prefix = "UPDATE lease SET holder = '', expires_ms = 0 WHERE holder = ? AND name IN ";
+  s.lock_leases_prefix = "SELECT name, holder, epoch, expires_ms FROM lease WHERE name IN ";
+  s.list_leases = "SELECT name, holder, epoch, expires_ms FROM lease WHERE name LIKE ? ORDER BY name";
   return s;
 }
 
@@ -302,7 +307,8 @@ Statements Sqlite() {
   s.ensure_lease =
       "INSERT OR IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
   // The write transaction (BEGIN IMMEDIATE) already excludes other writers.
-  s.lock_lease = "SELECT holder, epoch, expires_ms FROM lease WHERE name = ?";
+  s.lock_suffix = "";
+  s.store_now_ms = "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
   return s;
 }
 
@@ -319,7 +325,8 @@ Statements Mysql() {
   s.upsert_executor_keep_register = upsert;
   s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = VALUES(register_ms)");
   s.ensure_lease = "INSERT IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
-  s.lock_lease = "SELECT holder, epoch, expires_ms FROM lease WHERE name = ? FOR UPDATE";
+  s.lock_suffix = " FOR UPDATE";
+  s.store_now_ms = "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
   return s;
 }
 
@@ -329,6 +336,15 @@ const Statements& StatementsFor(Dialect dialect) {
   static const Statements* const sqlite = new Statements(Sqlite());
   static const Statements* const mysql = new Statements(Mysql());
   return dialect == Dialect::kSqlite ? *sqlite : *mysql;
+}
+
+std::string DueJobsInPartitionsSql(const std::vector<int>& partitions) {
+  // Ids are ints, never user text: safe to inline, and a partition set
+  // changes rarely, so the statement cache keeps hitting.
+  return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE state = ",
+                      static_cast<int>(v1::JOB_STATE_RUNNING),
+                      " AND next_fire_ms >= 0 AND next_fire_ms <= ? AND id % ", kPartitions,
+                      " IN (", absl::StrJoin(partitions, ", "), ") ORDER BY next_fire_ms, id LIMIT ?");
 }
 
 std::string ListRunsSql(bool job, bool group, int status_count, bool from, bool to,

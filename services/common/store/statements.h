@@ -18,6 +18,7 @@
 #define GNOMON_SERVICES_COMMON_STORE_STATEMENTS_H_
 
 #include <string>
+#include <vector>
 
 #include "services/common/store/batch_sql.h"
 
@@ -149,16 +150,24 @@ struct Statements {
   std::string select_admin_token;
 
   // Leases.
+  std::string store_now_ms;  // The database's clock, unix ms.
   std::string ensure_lease;  // Insert-or-ignore of a free row.
-  std::string lock_lease;    // SELECT ... FOR UPDATE where the dialect has it.
   std::string update_lease;
-  std::string release_lease;
+  // Renewal of every lease a holder keeps: expires_ms, holder, then names.
+  std::string renew_leases_prefix;
+  std::string release_leases_prefix;  // holder, then names.
+  std::string lock_leases_prefix;     // names; " FOR UPDATE" appended where the dialect has it.
+  std::string lock_suffix;
+  std::string list_leases;  // name LIKE ?.
 };
 
 const Statements& StatementsFor(Dialect dialect);
 
 // SELECT for ListRuns with the optional conditions switched on, in this
 // parameter order: job_id, group_id, statuses..., from, to, before_id, limit.
+// SELECT for ListDueJobs restricted to `partitions` (ids of store::kPartitions).
+std::string DueJobsInPartitionsSql(const std::vector<int>& partitions);
+
 std::string ListRunsSql(bool job, bool group, int status_count, bool from, bool to,
                         bool before);
 

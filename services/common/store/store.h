@@ -103,11 +103,24 @@ struct RunFilter {
   int limit = 50;
 };
 
-// A scheduler lease with its fencing epoch.
+// Scheduler partitions: job j is scheduled by the holder of partition
+// j % kPartitions (a lease in the store, see AcquireLeases). Fixed: changing
+// it would move every job at once.
+inline constexpr int kPartitions = 64;
+inline int PartitionOf(int64_t job_id) { return static_cast<int>(job_id % kPartitions); }
+
+// A lease (a scheduler partition, a replica's presence) with its fencing epoch.
 struct Lease {
-  std::string holder;
+  std::string name;
+  std::string holder;      // "" when free.
   int64_t epoch = 0;       // Increases every time the holder changes.
-  int64_t expires_ms = 0;
+  int64_t expires_ms = 0;  // In the store's clock.
+};
+
+// Leases as read at one instant of the store's clock.
+struct Leases {
+  int64_t now_ms = 0;  // The store's clock when they were read.
+  std::vector<Lease> leases;
 };
 
 class Store {
@@ -162,8 +175,9 @@ class Store {
   virtual absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state,
                                               int64_t next_fire_ms, int64_t now_ms) = 0;
   // RUNNING jobs with 0 <= next_fire_ms <= until_ms, earliest first, at most
-  // `limit` (0 or less: all of them).
-  virtual absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit) = 0;
+  // `limit` (0 or less: all of them), of the given partitions (empty: all).
+  virtual absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit,
+                                                          const std::vector<int>& partitions) = 0;
   // Applies each advance in one transaction; returns, per advance, whether it applied.
   virtual absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) = 0;
 
@@ -255,13 +269,24 @@ class Store {
   virtual absl::StatusOr<std::string> FindAdminToken(std::string_view sha256_hex) = 0;
 
   // ---- Leases ---------------------------------------------------------------
-  // Takes or renews lease `name` for `holder` until now_ms + ttl_ms if it is
-  // free, expired or already held by `holder`; the epoch increases when the
-  // holder changes. FailedPrecondition (naming the holder) if someone else holds it.
-  virtual absl::StatusOr<Lease> AcquireLease(std::string_view name, std::string_view holder,
-                                             int64_t now_ms, int64_t ttl_ms) = 0;
-  // Gives the lease up if `holder` holds it.
-  virtual absl::Status ReleaseLease(std::string_view name, std::string_view holder) = 0;
+  // Leases expire by the store's clock (the database server's for MySQL), so
+  // replicas need not agree on the time.
+  //
+  // Takes or renews, in one transaction, each lease of `names` that is free,
+  // expired, held by `holder`, or held by an earlier incarnation of it: a
+  // holder "replica#incarnation" takes over at once a lease held by
+  // "replica#other" (a restarted process does not wait out its
+  // predecessor's lease). Each is held until the store's now + ttl_ms; the
+  // epoch increases when the holder changes. Returns the store's clock and
+  // the leases of `names` now held by `holder` (those held by others are left out).
+  virtual absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names,
+                                               std::string_view holder, int64_t ttl_ms) = 0;
+  // Gives up those of `names` that `holder` holds (their epochs stay).
+  virtual absl::Status ReleaseLeases(const std::vector<std::string>& names,
+                                     std::string_view holder) = 0;
+  // Every lease whose name starts with `prefix` (letters, digits, '/', '-',
+  // '.' and ':'), held or not, by name, and the store's clock.
+  virtual absl::StatusOr<Leases> ListLeases(std::string_view prefix) = 0;
 };
 
 // Opens "sqlite:PATH" or "mysql://user:password@host:port/database" and

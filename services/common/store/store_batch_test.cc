@@ -316,7 +316,7 @@ TEST_P(StoreTest, AdvancesWhereSomeCompareAndSetsFail) {
                            {second.id(), 6000, 8000, 6000},    // Stale by now: refused.
                        }));
   EXPECT_THAT(applied, ElementsAre(true, false, false, true, false, true, false));
-  ASSERT_OK_AND_ASSIGN(due, store().ListDueJobs(100000, 10));
+  ASSERT_OK_AND_ASSIGN(due, store().ListDueJobs(100000, 10, {}));
   ASSERT_EQ(due.size(), 2u);
   EXPECT_EQ(due[0].job.id(), job_.id());
   EXPECT_EQ(due[0].next_fire_ms, 2000);

@@ -79,7 +79,7 @@ void BM_AdvanceJobs100(benchmark::State& state, std::string backend) {
   for (auto _ : state) {
     std::vector<JobAdvance> adv;
     for (int64_t id : f.job_ids) adv.push_back({id, cursor, cursor + 1000, cursor});
-    benchmark::DoNotOptimize(f.store->ListDueJobs(cursor, 100));
+    benchmark::DoNotOptimize(f.store->ListDueJobs(cursor, 100, {}));
     benchmark::DoNotOptimize(f.store->AdvanceJobs(adv));
     cursor += 1000;
   }

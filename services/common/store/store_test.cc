@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
@@ -164,7 +166,7 @@ TEST_P(StoreTest, CreateJobsStoresAllInOrderOrNone) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(created[i].bean().handler(), "h" + std::to_string(i));
   EXPECT_LT(created[0].id(), created[1].id());
   EXPECT_EQ(created[1].state(), v1::JOB_STATE_RUNNING);
-  ASSERT_OK_AND_ASSIGN(due, store().ListDueJobs(5000, 0));
+  ASSERT_OK_AND_ASSIGN(due, store().ListDueJobs(5000, 0, {}));
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].job.id(), created[1].id());
 }
@@ -205,15 +207,21 @@ TEST_P(StoreTest, DueJobsAndCompareAndSetAdvance) {
   ASSERT_OK_AND_ASSIGN(stopped, store().CreateJob(MakeJob(g.id(), "s"), v1::JOB_STATE_STOPPED, 1000, 1));
   ASSERT_OK_AND_ASSIGN(never, store().CreateJob(MakeJob(g.id(), "n"), v1::JOB_STATE_RUNNING, kNever, 1));
 
-  ASSERT_OK_AND_ASSIGN(due, store().ListDueJobs(10000, 10));
+  ASSERT_OK_AND_ASSIGN(due, store().ListDueJobs(10000, 10, {}));
   ASSERT_EQ(due.size(), 2u);
   EXPECT_EQ(due[0].job.id(), early.id());
   EXPECT_EQ(due[0].next_fire_ms, 1000);
   EXPECT_EQ(due[0].last_fire_ms, 0);
   EXPECT_EQ(due[0].job.bean().handler(), "e");
   EXPECT_EQ(due[1].job.id(), late.id());
-  ASSERT_OK_AND_ASSIGN(one, store().ListDueJobs(10000, 1));
+  ASSERT_OK_AND_ASSIGN(one, store().ListDueJobs(10000, 1, {}));
   EXPECT_EQ(one.size(), 1u);
+  // Only the partitions asked for (a replica reads the jobs it schedules).
+  ASSERT_OK_AND_ASSIGN(mine, store().ListDueJobs(10000, 10, {PartitionOf(late.id())}));
+  ASSERT_EQ(mine.size(), 1u);
+  EXPECT_EQ(mine[0].job.id(), late.id());
+  ASSERT_OK_AND_ASSIGN(both, store().ListDueJobs(10000, 10, {PartitionOf(early.id()), PartitionOf(late.id())}));
+  EXPECT_EQ(both.size(), 2u);
 
   ASSERT_OK_AND_ASSIGN(applied, store().AdvanceJobs({
                                     {early.id(), 1000, 2000, 1000},    // applies
@@ -226,7 +234,7 @@ TEST_P(StoreTest, DueJobsAndCompareAndSetAdvance) {
   ASSERT_OK_AND_ASSIGN(again, store().AdvanceJobs({{early.id(), 1000, 2000, 1000}}));
   EXPECT_THAT(again, ElementsAre(false));
 
-  ASSERT_OK_AND_ASSIGN(due2, store().ListDueJobs(10000, 10));
+  ASSERT_OK_AND_ASSIGN(due2, store().ListDueJobs(10000, 10, {}));
   ASSERT_EQ(due2.size(), 2u);
   EXPECT_EQ(due2[0].job.id(), early.id());
   EXPECT_EQ(due2[0].next_fire_ms, 2000);
@@ -280,33 +288,70 @@ TEST_P(StoreTest, AdminTokens) {
             absl::StatusCode::kNotFound);
 }
 
-TEST_P(StoreTest, LeaseTakeoverEpochAndExpiry) {
-  ASSERT_OK_AND_ASSIGN(a1, store().AcquireLease("scheduler", "A", 1000, 5000));
-  EXPECT_EQ(a1.holder, "A");
-  EXPECT_EQ(a1.epoch, 1);
-  EXPECT_EQ(a1.expires_ms, 6000);
+std::vector<std::string> HeldNames(const Leases& l) {
+  std::vector<std::string> names;
+  for (const Lease& x : l.leases) names.push_back(x.name);
+  return names;
+}
 
-  absl::Status busy = store().AcquireLease("scheduler", "B", 2000, 5000).status();
-  EXPECT_EQ(busy.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(std::string(busy.message()), HasSubstr("'A'"));
+TEST_P(StoreTest, LeasesAreTakenRenewedAndExcludeOtherHolders) {
+  ASSERT_OK_AND_ASSIGN(a1, store().AcquireLeases({"p/1", "p/2"}, "A#1", 60000));
+  EXPECT_THAT(HeldNames(a1), ElementsAre("p/1", "p/2"));
+  EXPECT_EQ(a1.leases[0].epoch, 1);
+  EXPECT_EQ(a1.leases[0].holder, "A#1");
+  EXPECT_GE(a1.leases[0].expires_ms, a1.now_ms + 60000);
+  EXPECT_GT(a1.now_ms, 1700000000000);  // The store's clock, unix ms.
 
-  ASSERT_OK_AND_ASSIGN(a2, store().AcquireLease("scheduler", "A", 3000, 5000));  // Renewal.
-  EXPECT_EQ(a2.epoch, 1);
-  EXPECT_EQ(a2.expires_ms, 8000);
+  // B gets only what A does not hold.
+  ASSERT_OK_AND_ASSIGN(b1, store().AcquireLeases({"p/2", "p/3"}, "B#1", 60000));
+  EXPECT_THAT(HeldNames(b1), ElementsAre("p/3"));
 
-  ASSERT_OK_AND_ASSIGN(b1, store().AcquireLease("scheduler", "B", 8000, 5000));  // Expired.
-  EXPECT_EQ(b1.holder, "B");
-  EXPECT_EQ(b1.epoch, 2);
+  // Renewal keeps the epoch.
+  ASSERT_OK_AND_ASSIGN(a2, store().AcquireLeases({"p/1", "p/2"}, "A#1", 60000));
+  EXPECT_EQ(a2.leases[0].epoch, 1);
+  EXPECT_GE(a2.leases[0].expires_ms, a1.leases[0].expires_ms);
 
-  ASSERT_OK(store().ReleaseLease("scheduler", "A"));  // Not A's: no effect.
-  EXPECT_EQ(store().AcquireLease("scheduler", "A", 9000, 5000).status().code(),
-            absl::StatusCode::kFailedPrecondition);
-  ASSERT_OK(store().ReleaseLease("scheduler", "B"));
-  ASSERT_OK_AND_ASSIGN(a3, store().AcquireLease("scheduler", "A", 9000, 5000));
-  EXPECT_EQ(a3.epoch, 3);
+  // Released leases are free for B, with a new epoch; someone else's release is a no-op.
+  ASSERT_OK(store().ReleaseLeases({"p/3"}, "A#1"));
+  ASSERT_OK(store().ReleaseLeases({"p/2"}, "A#1"));
+  ASSERT_OK_AND_ASSIGN(b2, store().AcquireLeases({"p/2", "p/3"}, "B#1", 60000));
+  EXPECT_THAT(HeldNames(b2), ElementsAre("p/2", "p/3"));
+  EXPECT_EQ(b2.leases[0].epoch, 2);
 
-  ASSERT_OK_AND_ASSIGN(other, store().AcquireLease("reporter", "B", 9000, 5000));  // Independent.
-  EXPECT_EQ(other.epoch, 1);
+  ASSERT_OK_AND_ASSIGN(all, store().ListLeases("p/"));
+  ASSERT_EQ(all.leases.size(), 3u);
+  EXPECT_EQ(all.leases[0].holder, "A#1");
+  EXPECT_EQ(all.leases[1].holder, "B#1");
+  EXPECT_EQ(all.leases[2].holder, "B#1");
+  ASSERT_OK_AND_ASSIGN(none, store().ListLeases("q/"));
+  EXPECT_TRUE(none.leases.empty());
+  EXPECT_EQ(store().ListLeases("p%").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_P(StoreTest, ARestartedHolderTakesOverItsPredecessorsLeasesAtOnce) {
+  ASSERT_OK_AND_ASSIGN(old, store().AcquireLeases({"p/7"}, "host-1:7070#aaa", 60000));
+  ASSERT_OK_AND_ASSIGN(other, store().AcquireLeases({"p/7"}, "host-2:7070#bbb", 60000));
+  EXPECT_TRUE(other.leases.empty());
+  ASSERT_OK_AND_ASSIGN(restarted, store().AcquireLeases({"p/7"}, "host-1:7070#ccc", 60000));
+  ASSERT_EQ(restarted.leases.size(), 1u);
+  EXPECT_EQ(restarted.leases[0].holder, "host-1:7070#ccc");
+  EXPECT_EQ(restarted.leases[0].epoch, old.leases[0].epoch + 1);  // Fences the predecessor.
+}
+
+TEST_P(StoreTest, AnExpiredLeaseGoesToTheNextHolderWithAHigherEpoch) {
+  ASSERT_OK_AND_ASSIGN(a, store().AcquireLeases({"p/9"}, "A#1", 100));
+  ASSERT_EQ(a.leases.size(), 1u);
+  // Waits for the store's clock to pass the expiry (a lease's whole point).
+  Leases b;
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (b.leases.empty() && absl::Now() < deadline) {
+    ASSERT_OK_AND_ASSIGN(got, store().AcquireLeases({"p/9"}, "B#1", 60000));
+    b = got;
+    if (b.leases.empty()) absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_EQ(b.leases.size(), 1u);
+  EXPECT_GE(b.now_ms, a.leases[0].expires_ms);
+  EXPECT_EQ(b.leases[0].epoch, a.leases[0].epoch + 1);
 }
 
 TEST_P(StoreTest, MigrationsAreRecordedOnceAndReopenIsANoop) {

@@ -11,6 +11,15 @@ grpc::Status ExecutorService::CheckToken(const grpc::ServerContext& context) con
                       "missing or wrong x-gnomon-access-token for this executor's group");
 }
 
+bool ExecutorService::AdmitEpoch(int32_t partition, int64_t epoch, int64_t* seen) {
+  absl::MutexLock l(&epochs_mu_);
+  int64_t& max = max_epochs_[partition];
+  *seen = max;
+  if (epoch < max) return false;
+  max = epoch;
+  return true;
+}
+
 grpc::Status ExecutorService::Dispatch(
     grpc::ServerContext* context,
     grpc::ServerReaderWriter<v1::DispatchResponse, v1::DispatchRequest>* stream) {
@@ -24,14 +33,12 @@ grpc::Status ExecutorService::Dispatch(
       v1::RunAnswer* answer = response.add_answers();
       answer->set_run_id(run.run_id());
       DispatchOutcome outcome;
-      const int64_t epoch = run.fence_epoch();
-      int64_t seen = max_epoch_.load();
-      while (epoch > seen && !max_epoch_.compare_exchange_weak(seen, epoch)) {
-      }
-      if (epoch > 0 && epoch < seen) {
+      int64_t seen = 0;
+      if (!AdmitEpoch(run.fence_partition(), run.fence_epoch(), &seen)) {
         outcome.code = v1::HANDLE_CODE_REJECTED;
         outcome.kind = v1::REJECT_KIND_STALE_EPOCH;
-        outcome.reason = absl::StrCat("stale scheduler: fencing epoch ", epoch, " < ", seen);
+        outcome.reason = absl::StrCat("stale scheduler: fencing epoch ", run.fence_epoch(), " < ",
+                                      seen, " of partition ", run.fence_partition());
       } else {
         outcome = manager_->Submit(run);
       }

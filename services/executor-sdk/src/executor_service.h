@@ -11,6 +11,9 @@
 #include <atomic>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "gnomon/v1/executor.grpc.pb.h"
 #include "services/executor-sdk/src/run_log_files.h"
 #include "services/executor-sdk/src/run_manager.h"
@@ -40,9 +43,14 @@ class ExecutorService final : public v1::Executor::Service {
   RunManager* const manager_;
   const RunLogFiles* const log_files_;
   const std::string access_token_;
-  // Highest scheduler fencing epoch seen; dispatches from a smaller (stale)
-  // epoch are refused, so a deposed scheduler cannot start runs.
-  std::atomic<int64_t> max_epoch_{0};
+  // Notes `epoch` for `partition`; false (with the highest seen) if it is
+  // smaller than one seen before.
+  bool AdmitEpoch(int32_t partition, int64_t epoch, int64_t* seen) ABSL_LOCKS_EXCLUDED(epochs_mu_);
+
+  // Highest scheduler fencing epoch seen per partition; dispatches with a
+  // smaller (stale) one are refused, so a deposed holder cannot start runs.
+  absl::Mutex epochs_mu_;
+  absl::flat_hash_map<int32_t, int64_t> max_epochs_ ABSL_GUARDED_BY(epochs_mu_);
 };
 
 }  // namespace gnomon::executor::internal

@@ -1,0 +1,140 @@
+// SqlStore: leases (scheduler partitions, replica presence), timed by the
+// database's clock.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "services/common/store/batch_sql.h"
+#include "services/common/store/sql_store.h"
+
+namespace gnomon::store::internal {
+namespace {
+
+// "replica#incarnation" -> "replica".
+std::string_view ReplicaOf(std::string_view holder) {
+  const size_t hash = holder.rfind('#');
+  return hash == std::string_view::npos ? holder : holder.substr(0, hash);
+}
+
+std::vector<SqlValue> Texts(const std::vector<std::string>& names) {
+  std::vector<SqlValue> params;
+  params.reserve(names.size() + 2);
+  for (const std::string& n : names) params.push_back(SqlText(n));
+  return params;
+}
+
+Lease LeaseFromRow(const SqlRow& row) {
+  Lease l;
+  l.name = ColStr(row, 0);
+  l.holder = ColStr(row, 1);
+  l.epoch = ColInt(row, 2);
+  l.expires_ms = ColInt(row, 3);
+  return l;
+}
+
+absl::StatusOr<int64_t> StoreNow(SqlConn& c, const Statements& sql) {
+  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql.store_now_ms, {});
+  if (!rows.ok()) return rows.status();
+  if (rows->empty()) return absl::InternalError("the store's clock returned no row");
+  return ColInt(rows->front(), 0);
+}
+
+}  // namespace
+
+absl::StatusOr<Leases> SqlStore::AcquireLeases(const std::vector<std::string>& names,
+                                               std::string_view holder, int64_t ttl_ms) {
+  const std::string h(holder);
+  if (h.empty()) return absl::InvalidArgumentError("lease holder must not be empty");
+  Leases out;
+  if (names.empty()) return out;
+  const std::string in = Placeholders(static_cast<int>(names.size()));
+  for (int pass = 0; pass < 2; ++pass) {
+    bool missing = false;
+    absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+      out = Leases{};
+      absl::StatusOr<int64_t> now = StoreNow(c, sql_);
+      if (!now.ok()) return now.status();
+      out.now_ms = *now;
+      absl::StatusOr<std::vector<SqlRow>> rows =
+          c.Query(absl::StrCat(sql_.lock_leases_prefix, in, sql_.lock_suffix), Texts(names));
+      if (!rows.ok()) return rows.status();
+      missing = rows->size() < names.size();
+      std::vector<std::string> renewed;
+      for (const SqlRow& row : *rows) {
+        Lease l = LeaseFromRow(row);
+        const bool mine = l.holder == h;
+        const bool taken_over = !mine && !l.holder.empty() && ReplicaOf(l.holder) == ReplicaOf(h);
+        if (!mine && !taken_over && !l.holder.empty() && l.expires_ms > out.now_ms) continue;
+        l.expires_ms = out.now_ms + ttl_ms;
+        if (mine) {
+          renewed.push_back(l.name);
+        } else {
+          l.holder = h;
+          ++l.epoch;
+          absl::StatusOr<ExecResult> r = c.Exec(
+              sql_.update_lease, {SqlText(h), SqlInt(l.epoch), SqlInt(l.expires_ms), SqlText(l.name)});
+          if (!r.ok()) return r.status();
+        }
+        out.leases.push_back(std::move(l));
+      }
+      if (renewed.empty()) return absl::OkStatus();
+      std::vector<SqlValue> params = Texts(renewed);
+      params.insert(params.begin(), {SqlInt(out.now_ms + ttl_ms), SqlText(h)});
+      return c.Exec(absl::StrCat(sql_.renew_leases_prefix,
+                                 Placeholders(static_cast<int>(renewed.size()))),
+                    params)
+          .status();
+    });
+    if (!s.ok()) return s;
+    if (!missing || pass == 1) break;
+    // First use of some names: create their free rows in a transaction of
+    // their own (so the locking one never races another process's insert of
+    // the same key), then take them.
+    s = db_->Transact([&](SqlConn& c) -> absl::Status {
+      for (const std::string& n : names) {
+        if (absl::Status e = c.Exec(sql_.ensure_lease, {SqlText(n)}).status(); !e.ok()) return e;
+      }
+      return absl::OkStatus();
+    });
+    if (!s.ok()) return s;
+  }
+  return out;
+}
+
+absl::Status SqlStore::ReleaseLeases(const std::vector<std::string>& names,
+                                     std::string_view holder) {
+  if (names.empty()) return absl::OkStatus();
+  std::vector<SqlValue> params = Texts(names);
+  params.insert(params.begin(), SqlText(std::string(holder)));
+  const std::string sql =
+      absl::StrCat(sql_.release_leases_prefix, Placeholders(static_cast<int>(names.size())));
+  return db_->Transact([&](SqlConn& c) -> absl::Status { return c.Exec(sql, params).status(); });
+}
+
+absl::StatusOr<Leases> SqlStore::ListLeases(std::string_view prefix) {
+  for (char ch : prefix) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(ch)) && ch != '/' && ch != '-' &&
+        ch != '.' && ch != ':') {
+      return absl::InvalidArgumentError("lease prefix may hold only letters, digits, / - . :");
+    }
+  }
+  Leases out;
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<int64_t> now = StoreNow(c, sql_);
+    if (!now.ok()) return now.status();
+    out.now_ms = *now;
+    absl::StatusOr<std::vector<SqlRow>> rows =
+        c.Query(sql_.list_leases, {SqlText(std::string(prefix) + "%")});
+    if (!rows.ok()) return rows.status();
+    for (const SqlRow& row : *rows) out.leases.push_back(LeaseFromRow(row));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+}  // namespace gnomon::store::internal

@@ -1,0 +1,164 @@
+#include "services/scheduler/partition_lease.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "services/common/client/log.h"
+#include "services/common/server/tokens.h"
+#include "services/scheduler/partition_assignment.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+constexpr char kReplicaPrefix[] = "replica/";
+constexpr char kPartitionPrefix[] = "partition/";
+
+std::string PartitionName(int p) { return absl::StrCat(kPartitionPrefix, p); }
+
+// The partition a lease name stands for, or -1.
+int PartitionOfName(const std::string& name) {
+  int p = -1;
+  if (!absl::StartsWith(name, kPartitionPrefix)) return -1;
+  if (!absl::SimpleAtoi(name.substr(sizeof(kPartitionPrefix) - 1), &p)) return -1;
+  return p >= 0 && p < store::kPartitions ? p : -1;
+}
+
+}  // namespace
+
+bool Ownership::Holds(int partition) const {
+  return std::binary_search(partitions.begin(), partitions.end(), partition);
+}
+
+PartitionLease::PartitionLease(store::Store* store, std::string replica_id, Clock* clock,
+                               PartitionLeaseOptions options, Listener listener)
+    : store_(store),
+      replica_id_(std::move(replica_id)),
+      holder_(absl::StrCat(replica_id_, "#", NewToken().substr(0, 8))),
+      clock_(clock),
+      options_(options),
+      listener_(std::move(listener)),
+      ownership_(std::make_shared<const Ownership>()) {}
+
+absl::Duration PartitionLease::renew_interval() const {
+  return options_.renew_interval > absl::ZeroDuration() ? options_.renew_interval
+                                                        : options_.ttl / 5;
+}
+
+std::shared_ptr<const Ownership> PartitionLease::ownership() const {
+  absl::MutexLock l(&mu_);
+  return ownership_;
+}
+
+void PartitionLease::Publish(std::shared_ptr<const Ownership> o) {
+  std::shared_ptr<const Ownership> before;
+  {
+    absl::MutexLock l(&mu_);
+    before = ownership_;
+    ownership_ = o;
+  }
+  if (before->partitions != o->partitions) {
+    GNOMON_LOG(INFO) << "scheduler: " << holder_ << " holds " << o->partitions.size() << " of "
+                     << store::kPartitions << " partitions (" << o->live_replicas
+                     << " live replicas)";
+  }
+  listener_(std::move(o));
+}
+
+void PartitionLease::Renew() {
+  const int64_t start_ms = clock_->NowMillis();
+  const std::shared_ptr<const Ownership> held = ownership();
+  absl::StatusOr<store::Leases> all = store_->ListLeases("");
+  absl::StatusOr<store::Leases> got = absl::UnavailableError("not tried");
+  auto next = std::make_shared<Ownership>();
+  if (all.ok()) {
+    std::vector<std::string> replicas = {replica_id_};
+    for (const store::Lease& l : all->leases) {
+      if (const int p = PartitionOfName(l.name); p >= 0) next->epochs[p] = l.epoch;
+      if (absl::StartsWith(l.name, kReplicaPrefix) && !l.holder.empty() &&
+          l.expires_ms > all->now_ms) {
+        replicas.push_back(l.name.substr(sizeof(kReplicaPrefix) - 1));
+      }
+    }
+    std::sort(replicas.begin(), replicas.end());
+    replicas.erase(std::unique(replicas.begin(), replicas.end()), replicas.end());
+    next->live_replicas = static_cast<int>(replicas.size());
+    const std::vector<int> share = PartitionsFor(replica_id_, replicas);
+    // Hand over what is no longer ours: stop firing it first, then release.
+    std::vector<std::string> release;
+    for (int p : held->partitions) {
+      if (!std::binary_search(share.begin(), share.end(), p)) release.push_back(PartitionName(p));
+    }
+    if (!release.empty()) {
+      auto kept = std::make_shared<Ownership>(*held);
+      kept->partitions.clear();
+      for (int p : held->partitions) {
+        if (std::binary_search(share.begin(), share.end(), p)) kept->partitions.push_back(p);
+      }
+      Publish(kept);
+      if (absl::Status s = store_->ReleaseLeases(release, holder_); !s.ok()) {
+        GNOMON_LOG(WARNING) << "scheduler: releasing " << release.size() << " partitions: " << s;
+      }
+    }
+    std::vector<std::string> names = {absl::StrCat(kReplicaPrefix, replica_id_)};
+    for (int p : share) names.push_back(PartitionName(p));
+    got = store_->AcquireLeases(names, holder_,
+                                absl::ToInt64Milliseconds(options_.ttl));
+  } else {
+    got = all.status();
+  }
+  if (!got.ok()) {
+    // The store is unreachable: keep what is surely still ours, then nothing.
+    GNOMON_LOG(WARNING) << "scheduler: renewing partition leases failed: " << got.status();
+    if (start_ms >= held->valid_until_ms && !held->partitions.empty()) {
+      auto none = std::make_shared<Ownership>(*held);
+      none->partitions.clear();
+      Publish(none);
+    }
+    return;
+  }
+  for (const store::Lease& l : got->leases) {
+    if (const int p = PartitionOfName(l.name); p >= 0) {
+      next->partitions.push_back(p);
+      next->epochs[p] = l.epoch;
+    }
+  }
+  std::sort(next->partitions.begin(), next->partitions.end());
+  next->valid_until_ms =
+      start_ms + absl::ToInt64Milliseconds(options_.ttl - renew_interval());
+  Publish(std::move(next));
+}
+
+void PartitionLease::ReleaseAll() {
+  const std::shared_ptr<const Ownership> held = ownership();
+  auto none = std::make_shared<Ownership>(*held);
+  none->partitions.clear();
+  none->valid_until_ms = 0;
+  Publish(none);
+  std::vector<std::string> names = {absl::StrCat(kReplicaPrefix, replica_id_)};
+  for (int p : held->partitions) names.push_back(PartitionName(p));
+  if (absl::Status s = store_->ReleaseLeases(names, holder_); !s.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: releasing partition leases failed: " << s;
+  }
+}
+
+void PartitionLease::Run() {
+  while (true) {
+    Renew();
+    absl::MutexLock l(&mu_);
+    if (stopped_) break;
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + renew_interval());
+    if (stopped_) break;
+  }
+  ReleaseAll();
+}
+
+void PartitionLease::Stop() {
+  absl::MutexLock l(&mu_);
+  stopped_ = true;
+}
+
+}  // namespace gnomon::scheduler

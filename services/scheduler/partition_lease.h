@@ -1,0 +1,97 @@
+// PartitionLease: holds this replica's share of the scheduler partitions.
+//
+// Jobs are hashed into store::kPartitions partitions, each a lease in the
+// store with its own fencing epoch. Every replica also holds a presence
+// lease ("replica/ID"); from the live ones it computes its share
+// (partition_assignment.h), gives up what is no longer its share (after the
+// listener has stopped firing it) and takes what is. Leases expire by the
+// store's clock; renewals run every `renew_interval`, so a crashed replica's
+// partitions are taken over within about ttl + renew_interval.
+//
+// A replica owns what it holds only until `valid_until_ms` on its own clock
+// (the last successful renewal's start + ttl − renew_interval): a replica
+// whose store calls hang stops firing before anyone else may take over.
+// The holder is "ID#incarnation"; a restarted process with the same ID
+// takes over its predecessor's leases at once (with a new epoch).
+//
+//   PartitionLease lease(store, "host-1:7070", &RealClock(), {},
+//                        [&](std::shared_ptr<const Ownership> o) { loop.SetOwnership(o); });
+//   std::thread t([&] { lease.Run(); });
+//   lease.Stop(); t.join();   // stops firing, then releases: others take over at once
+//
+// Thread safety: Run on one thread; Stop and ownership() from any thread.
+#ifndef GNOMON_SERVICES_SCHEDULER_PARTITION_LEASE_H_
+#define GNOMON_SERVICES_SCHEDULER_PARTITION_LEASE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+
+namespace gnomon::scheduler {
+
+struct PartitionLeaseOptions {
+  absl::Duration ttl = absl::Milliseconds(1500);
+  // How often leases are renewed and live replicas re-read; 0: ttl / 5.
+  absl::Duration renew_interval = absl::ZeroDuration();
+};
+
+// What this replica holds, as of one renewal. Immutable once published.
+struct Ownership {
+  std::vector<int> partitions;  // Held, ascending.
+  // Fencing epoch per partition (index = partition): ours for those held,
+  // the latest read for the others (admin-API fires of their jobs carry it).
+  std::vector<int64_t> epochs = std::vector<int64_t>(store::kPartitions, 0);
+  // Local clock: past this instant nothing held may be fired.
+  int64_t valid_until_ms = 0;
+  int live_replicas = 0;
+
+  bool Holds(int partition) const;
+  bool HoldsJob(int64_t job_id) const { return Holds(store::PartitionOf(job_id)); }
+  int64_t EpochOfJob(int64_t job_id) const { return epochs[store::PartitionOf(job_id)]; }
+};
+
+class PartitionLease {
+ public:
+  // Called from Run's thread after every renewal (and on stand-down).
+  using Listener = std::function<void(std::shared_ptr<const Ownership>)>;
+
+  PartitionLease(store::Store* store, std::string replica_id, Clock* clock,
+                 PartitionLeaseOptions options, Listener listener);
+
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  // One renewal at the clock's time (Run calls it; tests too).
+  void Renew() ABSL_LOCKS_EXCLUDED(mu_);
+  // Gives everything up: stops firing (listener), then releases the leases.
+  void ReleaseAll() ABSL_LOCKS_EXCLUDED(mu_);
+
+  std::shared_ptr<const Ownership> ownership() const ABSL_LOCKS_EXCLUDED(mu_);
+  const std::string& holder() const { return holder_; }
+  const std::string& replica_id() const { return replica_id_; }
+
+ private:
+  void Publish(std::shared_ptr<const Ownership> o) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Duration renew_interval() const;
+
+  store::Store* const store_;
+  const std::string replica_id_;
+  const std::string holder_;
+  Clock* const clock_;
+  const PartitionLeaseOptions options_;
+  const Listener listener_;
+  mutable absl::Mutex mu_;
+  std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_PARTITION_LEASE_H_

@@ -1,0 +1,128 @@
+#include "services/scheduler/partition_lease.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+class PartitionLeaseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = std::filesystem::temp_directory_path() /
+            ("gnomon-lease-test-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db");
+    std::filesystem::remove(path_);
+    auto s = store::OpenStore("sqlite:" + path_.string(), store::StoreOptions{});
+    ASSERT_TRUE(s.ok()) << s.status();
+    store_ = std::move(*s);
+  }
+  void TearDown() override {
+    store_.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + suffix);
+  }
+  // A replica whose listener keeps the last ownership published.
+  struct Replica {
+    std::shared_ptr<const Ownership> last;
+    std::unique_ptr<PartitionLease> lease;
+  };
+  std::unique_ptr<Replica> Start(const std::string& id, absl::Duration ttl = absl::Seconds(60)) {
+    auto r = std::make_unique<Replica>();
+    Replica* raw = r.get();
+    PartitionLeaseOptions o;
+    o.ttl = ttl;
+    r->lease = std::make_unique<PartitionLease>(
+        store_.get(), id, &clock_, o, [raw](std::shared_ptr<const Ownership> own) { raw->last = own; });
+    return r;
+  }
+
+  std::filesystem::path path_;
+  std::unique_ptr<store::Store> store_;
+  SimulatedClock clock_{absl::FromUnixMillis(1'800'000'000'000)};
+};
+
+TEST_F(PartitionLeaseTest, ALoneReplicaHoldsEveryPartitionUntilItsHoldLapses) {
+  auto a = Start("a:7070");
+  a->lease->Renew();
+  ASSERT_NE(a->last, nullptr);
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->live_replicas, 1);
+  // Valid for ttl minus one renewal interval on the local clock.
+  EXPECT_EQ(a->last->valid_until_ms, clock_.NowMillis() + 60000 - 12000);
+  for (int p = 0; p < store::kPartitions; ++p) EXPECT_EQ(a->last->epochs[p], 1);
+}
+
+TEST_F(PartitionLeaseTest, ASecondReplicaGetsItsShareOnceTheFirstHandsItOver) {
+  auto a = Start("a:7070");
+  auto b = Start("b:7070");
+  a->lease->Renew();
+  b->lease->Renew();  // Registers b; a still holds everything.
+  EXPECT_TRUE(b->last->partitions.empty());
+  EXPECT_EQ(b->last->live_replicas, 2);
+  a->lease->Renew();  // a sees b and gives b's share up.
+  b->lease->Renew();  // b takes it.
+  ASSERT_FALSE(a->last->partitions.empty());
+  ASSERT_FALSE(b->last->partitions.empty());
+  EXPECT_EQ(a->last->partitions.size() + b->last->partitions.size(),
+            static_cast<size_t>(store::kPartitions));
+  for (int p : b->last->partitions) {
+    EXPECT_FALSE(a->last->Holds(p));
+    EXPECT_EQ(b->last->epochs[p], 2);  // A new holder: a new epoch.
+  }
+  // Both know every partition's current epoch (admin fires carry it).
+  a->lease->Renew();
+  for (int p : b->last->partitions) EXPECT_EQ(a->last->epochs[p], 2);
+}
+
+TEST_F(PartitionLeaseTest, AStoppedReplicasPartitionsAreTakenAtOnce) {
+  auto a = Start("a:7070");
+  auto b = Start("b:7070");
+  a->lease->Renew();
+  b->lease->Renew();
+  a->lease->Renew();
+  b->lease->Renew();
+  const size_t b_share = b->last->partitions.size();
+  ASSERT_GT(b_share, 0u);
+  b->lease->ReleaseAll();
+  EXPECT_TRUE(b->last->partitions.empty());
+  a->lease->Renew();
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+}
+
+TEST_F(PartitionLeaseTest, ARestartedReplicaTakesOverItsPredecessorAtOnceWithNewEpochs) {
+  auto old = Start("a:7070");
+  old->lease->Renew();
+  auto restarted = Start("a:7070");  // Same id, new incarnation; old never released.
+  restarted->lease->Renew();
+  EXPECT_EQ(restarted->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_NE(restarted->lease->holder(), old->lease->holder());
+  for (int p = 0; p < store::kPartitions; ++p) EXPECT_EQ(restarted->last->epochs[p], 2);
+}
+
+TEST_F(PartitionLeaseTest, ACrashedReplicasPartitionsGoToTheOthersWhenItsLeasesExpire) {
+  auto a = Start("a:7070", absl::Milliseconds(300));
+  auto b = Start("b:7070", absl::Milliseconds(300));
+  a->lease->Renew();
+  b->lease->Renew();
+  a->lease->Renew();
+  b->lease->Renew();
+  ASSERT_LT(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  // b crashes (never renews again). Leases expire by the store's clock, so
+  // this waits for real time to pass the ttl.
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (a->last->partitions.size() < static_cast<size_t>(store::kPartitions) &&
+         absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));
+    a->lease->Renew();
+  }
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->live_replicas, 1);
+}
+
+}  // namespace
+}  // namespace gnomon::scheduler
