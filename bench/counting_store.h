@@ -148,9 +148,9 @@ class CountingStore final : public store::Store {
     ++writes_;
     return inner_->UpsertExecutor(info, now_ms);
   }
-  absl::Status RemoveExecutor(std::string_view app_name, std::string_view address) override {
+  absl::Status RemoveExecutor(std::string_view app_name, std::string_view address, int64_t register_ms) override {
     ++writes_;
-    return inner_->RemoveExecutor(app_name, address);
+    return inner_->RemoveExecutor(app_name, address, register_ms);
   }
   absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() override {
     ++reads_;

@@ -69,6 +69,9 @@ ABSL_FLAG(int, max_queued_runs, 65536,
           "Runs waiting for a worker, all jobs together; more are refused as queue full.");
 ABSL_FLAG(int, max_queued_runs_per_job, 256,
           "Runs of one job waiting behind its running run; more are refused as queue full.");
+ABSL_FLAG(std::string, invocations_file, "",
+          "Append \"run_id job_id attempt\" to this file at every handler invocation (for "
+          "tests that count executions).");
 ABSL_FLAG(bool, allow_scripts, EnvBool("GNOMON_ALLOW_SCRIPTS"),
           "Accept shell/python script runs (GNOMON_ALLOW_SCRIPTS).");
 ABSL_FLAG(absl::Duration, cancel_grace, absl::Seconds(2),
@@ -141,7 +144,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gnomon-sample-executor: %s\n", executor.status().ToString().c_str());
     return 2;
   }
-  absl::Status registered = gnomon::sample::RegisterSampleHandlers(**executor);
+  absl::Status registered = gnomon::sample::RegisterSampleHandlers(**executor, absl::GetFlag(FLAGS_invocations_file));
   if (!registered.ok()) {
     std::fprintf(stderr, "gnomon-sample-executor: %s\n", registered.ToString().c_str());
     return 2;

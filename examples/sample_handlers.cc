@@ -1,6 +1,8 @@
 #include "examples/sample_handlers.h"
 
 #include <curl/curl.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <string>
@@ -139,13 +141,28 @@ void Fail(JobContext& ctx) {
 
 }  // namespace
 
-absl::Status RegisterSampleHandlers(executor::Executor& executor) {
+absl::Status RegisterSampleHandlers(executor::Executor& executor,
+                                    const std::string& invocations_file) {
   static const bool curl_ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
   (void)curl_ready;
+  int fd = -1;
+  if (!invocations_file.empty()) {
+    // Open for the process's life; O_APPEND makes each line's write atomic.
+    fd = ::open(invocations_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) return absl::InvalidArgumentError("cannot open the invocations file");
+  }
   for (auto& [name, handler] : std::initializer_list<std::pair<const char*, executor::Handler>>{
            {"demo", Demo}, {"shell", Shell}, {"http", Http}, {"sharding", Sharding},
            {"slow", Slow}, {"fail", Fail}, {"noop", Noop}}) {
-    if (absl::Status s = executor.RegisterHandler(name, handler); !s.ok()) return s;
+    executor::Handler h = handler;
+    if (fd >= 0) {
+      h = [fd, inner = std::move(h)](JobContext& ctx) {
+        const std::string line = absl::StrCat(ctx.run_id(), " ", ctx.job_id(), " ", ctx.attempt(), "\n");
+        if (::write(fd, line.data(), line.size()) < 0) ctx.Log("invocations file: write failed");
+        inner(ctx);
+      };
+    }
+    if (absl::Status s = executor.RegisterHandler(name, std::move(h)); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

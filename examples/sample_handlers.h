@@ -8,12 +8,18 @@
 #ifndef GNOMON_EXAMPLES_SAMPLE_HANDLERS_H_
 #define GNOMON_EXAMPLES_SAMPLE_HANDLERS_H_
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "gnomon/executor/executor.h"
 
 namespace gnomon::sample {
 
-absl::Status RegisterSampleHandlers(executor::Executor& executor);
+// With `invocations_file`, every handler invocation first appends a line
+// "run_id job_id attempt" to it (one append per line): tests count executions
+// there, independently of what the store records.
+absl::Status RegisterSampleHandlers(executor::Executor& executor,
+                                    const std::string& invocations_file = "");
 
 }  // namespace gnomon::sample
 

@@ -195,7 +195,12 @@ void RegistryCore::Leave(uint64_t session, const std::string& reason) {
     sessions_.erase(s);
     Publish(v1::EXECUTOR_CHANGE_KIND_LEFT, info);
   }
-  if (absl::Status s = store_->RemoveExecutor(info.app_name(), info.address()); !s.ok()) {
+  // Only our registration's row: if the executor already registered with
+  // another replica, its row there is left alone (else every other replica
+  // would see it leave until its next beat is persisted).
+  if (absl::Status s = store_->RemoveExecutor(info.app_name(), info.address(),
+                                              TimeUtil::TimestampToMilliseconds(info.register_time()));
+      !s.ok() && !absl::IsNotFound(s)) {
     GNOMON_LOG(WARNING) << "registry: cannot remove " << info.address() << ": " << s;
   }
   GNOMON_LOG(INFO) << "registry: " << info.app_name() << " executor " << info.address()
@@ -254,17 +259,26 @@ std::vector<std::function<void()>> RegistryCore::ExpireLocked(int64_t now_ms) {
 
 void RegistryCore::RefreshRemote(int64_t now_ms) {
   absl::StatusOr<std::vector<v1::ExecutorInfo>> rows = store_->ListExecutors();
+  absl::MutexLock l(&mu_);
   if (!rows.ok()) {
     GNOMON_LOG(WARNING) << "registry: reading other replicas' executors failed: " << rows.status();
+    store_ok_since_ms_ = -1;
     return;
   }
-  const int64_t fresh_after = now_ms - 3 * absl::ToInt64Milliseconds(options_.persist_interval);
-  absl::MutexLock l(&mu_);
+  if (store_ok_since_ms_ < 0) store_ok_since_ms_ = now_ms;
+  const int64_t stale_ms = 3 * absl::ToInt64Milliseconds(options_.persist_interval);
+  const int64_t fresh_after = now_ms - stale_ms;
+  // Just after a store outage every row looks stale: their registries could
+  // not persist beats either. Until they have had time to, a row keeps an
+  // executor we already count as live (routing must not see an empty group
+  // while its executors are connected to a live replica).
+  const bool settling = now_ms - store_ok_since_ms_ < stale_ms;
   absl::flat_hash_map<Key, v1::ExecutorInfo> now_remote;
   for (v1::ExecutorInfo& e : *rows) {
     Key key{e.app_name(), e.address()};
     if (members_.contains(key)) continue;  // Ours.
-    if (TimeUtil::TimestampToMilliseconds(e.last_beat_time()) < fresh_after) continue;  // Stale.
+    const bool stale = TimeUtil::TimestampToMilliseconds(e.last_beat_time()) < fresh_after;
+    if (stale && !(settling && remote_.contains(key))) continue;
     now_remote.emplace(std::move(key), std::move(e));
   }
   for (const auto& [key, info] : remote_) {

@@ -123,6 +123,8 @@ class RegistryCore {
   absl::flat_hash_map<Key, v1::ExecutorInfo> remote_ ABSL_GUARDED_BY(mu_);
   std::vector<std::weak_ptr<Watcher>> watchers_ ABSL_GUARDED_BY(mu_);
   uint64_t next_session_ ABSL_GUARDED_BY(mu_) = 1;
+  // Since when store reads have succeeded (-1: the last one failed; 0: from start).
+  int64_t store_ok_since_ms_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -14,38 +14,66 @@
 
 namespace gnomon::testing {
 
-GnomonCluster::GnomonCluster(std::vector<std::string> extra_flags)
-    : extra_flags_(std::move(extra_flags)) {}
+GnomonCluster::GnomonCluster(std::vector<std::string> extra_flags, int replicas)
+    : extra_flags_(std::move(extra_flags)), replicas_(replicas) {}
 
 bool GnomonCluster::Start() {
+  for (int i = 0; i < replicas(); ++i) {
+    if (!StartReplica(i)) return false;
+  }
+  return true;
+}
+
+bool GnomonCluster::StartReplica(int i) {
+  Replica& r = replicas_[i];
   std::vector<std::string> argv = {GNOMOND_PATH,
-                                   "--listen=" + listen_,
+                                   "--listen=" + r.listen,
                                    absl::StrCat("--store=sqlite:", dir(), "/gnomon.db"),
                                    absl::StrCat("--admin-token-file=", dir(), "/admin.token"),
+                                   absl::StrCat("--replica-id=replica-", i),
                                    "--beat-interval=500ms"};
-  argv.insert(argv.end(), extra_flags_.begin(), extra_flags_.end());
-  gnomond_ = std::make_unique<Subprocess>(argv);
-  std::optional<std::string> line = gnomond_->WaitForLine("gnomond listening on", absl::Seconds(30));
+  argv.insert(argv.end(), extra_flags_.begin(), extra_flags_.end());  // A later --store wins.
+  r.process = std::make_unique<Subprocess>(argv);
+  std::optional<std::string> line = r.process->WaitForLine("gnomond listening on", absl::Seconds(30));
   if (!line) return false;
+  r.running = true;
   // "gnomond listening on 127.0.0.1:PORT (roles ...)"
   std::string rest = line->substr(line->find(" on ") + 4);
-  address_ = rest.substr(0, rest.find(' '));
+  r.address = rest.substr(0, rest.find(' '));
   if (admin_token_.empty()) {
     std::ifstream f(dir() + "/admin.token");
     std::getline(f, admin_token_);
   }
-  listen_ = address_;  // A restart reuses the port executors know.
-  return !address_.empty() && !admin_token_.empty();
+  r.listen = r.address;  // A restart reuses the port executors know.
+  return !r.address.empty() && !admin_token_.empty();
 }
 
-bool GnomonCluster::Restart(int sig) {
-  gnomond_->Kill(sig);
-  gnomond_->Wait();
-  return Start();
+void GnomonCluster::Stop(int i, int sig) {
+  replicas_[i].process->Kill(sig);
+  replicas_[i].process->Wait();
+  replicas_[i].running = false;
+}
+
+bool GnomonCluster::Restart(int i, int sig) {
+  Stop(i, sig);
+  return StartReplica(i);
+}
+
+std::string GnomonCluster::addresses() const {
+  std::string out;
+  for (const Replica& r : replicas_) absl::StrAppend(&out, out.empty() ? "" : ",", r.address);
+  return out;
 }
 
 CommandResult GnomonCluster::Ctl(const std::vector<std::string>& args) const {
-  std::vector<std::string> argv = {GNOMONCTL_PATH, "--server", address_, "--token", admin_token_};
+  std::string server = replicas_[0].address;
+  for (const Replica& r : replicas_) {
+    if (r.running) {
+      server = r.address;
+      break;
+    }
+  }
+  std::vector<std::string> argv = {GNOMONCTL_PATH, "--server", server, "--token", admin_token_};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv);
 }
@@ -77,7 +105,7 @@ std::unique_ptr<Subprocess> GnomonCluster::StartExecutor(const std::string& app,
                                                          std::vector<std::string> extra) const {
   std::vector<std::string> argv = {SAMPLE_EXECUTOR_PATH,
                                    absl::StrCat("--app=", app),
-                                   absl::StrCat("--registry=", address_),
+                                   absl::StrCat("--registry=", addresses()),
                                    "--listen=127.0.0.1:0",
                                    absl::StrCat("--spool-dir=", dir(), "/spool-", app),
                                    absl::StrCat("--log-dir=", dir(), "/logs-", app)};
@@ -93,7 +121,13 @@ void GnomonCluster::PollInterval(absl::Duration d) const {
 }
 
 std::string GnomonCluster::Output() const {
-  return gnomond_ ? "--- gnomond output ---\n" + gnomond_->Output() : "";
+  std::string out;
+  for (size_t i = 0; i < replicas_.size(); ++i) {
+    if (replicas_[i].process) {
+      absl::StrAppend(&out, "--- gnomond replica ", i, " output ---\n", replicas_[i].process->Output());
+    }
+  }
+  return out;
 }
 
 std::optional<std::string> FreshMysqlUrl() {

@@ -1,12 +1,14 @@
-// GnomonCluster: a gnomond (all roles, SQLite in a temp dir) on a free
-// loopback port, plus helpers to run gnomonctl against it and to start sample
-// executors. Binary paths come from compile definitions GNOMOND_PATH,
-// GNOMONCTL_PATH and SAMPLE_EXECUTOR_PATH.
+// GnomonCluster: one or more gnomond replicas (all roles, sharing one store:
+// SQLite in a temp dir unless a --store flag is given) on free loopback
+// ports, plus helpers to run gnomonctl against them and to start sample
+// executors registered with every replica. Binary paths come from compile
+// definitions GNOMOND_PATH, GNOMONCTL_PATH and SAMPLE_EXECUTOR_PATH.
 //
-//   GnomonCluster c;
+//   GnomonCluster c;            // or GnomonCluster c({"--store=mysql://..."}, 3);
 //   ASSERT_TRUE(c.Start());
 //   v1::Group g;
 //   ASSERT_TRUE(c.CtlJson({"group", "create", "app"}, &g));
+//   ASSERT_TRUE(c.Restart(1, SIGKILL));  // replica 1 crashes and comes back
 //
 // Thread safety: use from the test thread.
 #ifndef GNOMON_TESTS_SUPPORT_GNOMON_CLUSTER_H_
@@ -24,20 +26,29 @@ namespace gnomon::testing {
 
 class GnomonCluster {
  public:
-  // Extra gnomond flags, e.g. {"--store=mysql://..."}.
-  explicit GnomonCluster(std::vector<std::string> extra_flags = {});
+  // Extra gnomond flags, e.g. {"--store=mysql://..."}; replica i runs with
+  // --replica-id=replica-i.
+  explicit GnomonCluster(std::vector<std::string> extra_flags = {}, int replicas = 1);
 
-  // Starts gnomond and waits until it listens. False (see Output()) on failure.
+  // Starts every replica (the first creates the store and the admin token)
+  // and waits until each listens. False (see Output()) on failure.
   bool Start();
-  // Stops gnomond with `sig` (SIGKILL for a crash) and starts it again on the
-  // same address and store.
-  bool Restart(int sig);
-  const std::string& address() const { return address_; }
+  // Stops replica `i` with `sig` (SIGKILL for a crash) and starts it again
+  // on the same address, identity and store.
+  bool Restart(int i, int sig);
+  bool Restart(int sig) { return Restart(0, sig); }
+  // Stops replica `i` with `sig` and waits for it to exit.
+  void Stop(int i, int sig);
+  bool StartReplica(int i);
+  int replicas() const { return static_cast<int>(replicas_.size()); }
+  const std::string& address(int i = 0) const { return replicas_[i].address; }
+  // Every replica's address, comma-separated (an executor's --registry list).
+  std::string addresses() const;
   const std::string& admin_token() const { return admin_token_; }
   const std::string& dir() const { return dir_.path(); }
-  Subprocess* gnomond() { return gnomond_.get(); }
+  Subprocess* gnomond(int i = 0) { return replicas_[i].process.get(); }
 
-  // gnomonctl with --server and --token filled in.
+  // gnomonctl with --server (the first running replica) and --token filled in.
   CommandResult Ctl(const std::vector<std::string>& args) const;
   // gnomonctl ... -o json, parsed into `out`; false (with a gtest failure) otherwise.
   bool CtlJson(const std::vector<std::string>& args, google::protobuf::Message* out) const;
@@ -50,12 +61,17 @@ class GnomonCluster {
   std::string Output() const;
 
  private:
+  struct Replica {
+    std::unique_ptr<Subprocess> process;
+    bool running = false;
+    std::string address;
+    std::string listen = "127.0.0.1:0";
+  };
+
   TempDir dir_;
   std::vector<std::string> extra_flags_;
-  std::unique_ptr<Subprocess> gnomond_;
-  std::string address_;
+  std::vector<Replica> replicas_;
   std::string admin_token_;
-  std::string listen_ = "127.0.0.1:0";
 };
 
 // GNOMON_TEST_MYSQL_URL with a database name unique to this process and call

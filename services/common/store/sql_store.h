@@ -89,7 +89,8 @@ class SqlStore final : public Store {
 
   // Registry, admin tokens, leases (sql_store_misc.cc).
   absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) override;
-  absl::Status RemoveExecutor(std::string_view app_name, std::string_view address) override;
+  absl::Status RemoveExecutor(std::string_view app_name, std::string_view address,
+                              int64_t register_ms) override;
   absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() override;
   absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) override;
   absl::StatusOr<bool> HasAdminTokens() override;

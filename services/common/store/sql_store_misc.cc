@@ -26,11 +26,13 @@ absl::Status SqlStore::UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_
   });
 }
 
-absl::Status SqlStore::RemoveExecutor(std::string_view app_name, std::string_view address) {
+absl::Status SqlStore::RemoveExecutor(std::string_view app_name, std::string_view address,
+                                      int64_t register_ms) {
   const std::string app(app_name);
   const std::string addr(address);
   return db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<ExecResult> r = c.Exec(sql_.delete_executor, {SqlText(app), SqlText(addr)});
+    absl::StatusOr<ExecResult> r =
+        c.Exec(sql_.delete_executor, {SqlText(app), SqlText(addr), SqlInt(register_ms)});
     if (!r.ok()) return r.status();
     if (r->affected_rows == 0) {
       return absl::NotFoundError(

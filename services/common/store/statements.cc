@@ -271,7 +271,7 @@ Statements Portable() {
       "SELECT day_ms, bucket, SUM(runs) FROM report_duration "
       "WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms, bucket ORDER BY day_ms, bucket";
 
-  s.delete_executor = "DELETE FROM registry WHERE app_name = ? AND address = ?";
+  s.delete_executor = "DELETE FROM registry WHERE app_name = ? AND address = ? AND register_ms = ?";
   s.select_executors =
       "SELECT info, register_ms, last_beat_ms FROM registry ORDER BY app_name, address";
   s.prune_executors = "DELETE FROM registry WHERE last_beat_ms < ?";

@@ -255,7 +255,11 @@ class Store {
   // ---- Registry -----------------------------------------------------------
   // Inserts or replaces the row of (app_name, address) with last beat now_ms.
   virtual absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) = 0;
-  virtual absl::Status RemoveExecutor(std::string_view app_name, std::string_view address) = 0;
+  // Removes the row of (app_name, address) if it is still the registration
+  // made at register_ms: an executor that registered again meanwhile
+  // (through another registry replica) keeps its row. NotFound otherwise.
+  virtual absl::Status RemoveExecutor(std::string_view app_name, std::string_view address,
+                                      int64_t register_ms) = 0;
   virtual absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() = 0;
   // Deletes rows whose last beat is older than before_ms; returns how many.
   virtual absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) = 0;

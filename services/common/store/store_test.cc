@@ -267,8 +267,10 @@ TEST_P(StoreTest, ExecutorRegistry) {
 
   ASSERT_OK_AND_ASSIGN(pruned, store().PruneExecutors(1000));
   EXPECT_EQ(pruned, 1);
-  ASSERT_OK(store().RemoveExecutor("app", "10.0.0.1:9999"));
-  EXPECT_EQ(store().RemoveExecutor("app", "10.0.0.1:9999").code(), absl::StatusCode::kNotFound);
+  // A stale session's removal leaves a newer registration alone.
+  EXPECT_EQ(store().RemoveExecutor("app", "10.0.0.1:9999", 999).code(), absl::StatusCode::kNotFound);
+  ASSERT_OK(store().RemoveExecutor("app", "10.0.0.1:9999", 1000));
+  EXPECT_EQ(store().RemoveExecutor("app", "10.0.0.1:9999", 1000).code(), absl::StatusCode::kNotFound);
   ASSERT_OK_AND_ASSIGN(none, store().ListExecutors());
   EXPECT_TRUE(none.empty());
 }
