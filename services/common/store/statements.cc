@@ -348,8 +348,12 @@ std::string DueJobsInPartitionsSql(const std::vector<int>& partitions) {
 }
 
 std::string ListRunsSql(bool job, bool group, int status_count, bool from, bool to,
-                        bool before) {
+                        bool before, const std::vector<int>& partitions) {
   std::string sql = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE 1 = 1");
+  if (!partitions.empty()) {
+    // Ints, never user text: safe to inline (see DueJobsInPartitionsSql).
+    absl::StrAppend(&sql, " AND job_id % ", kPartitions, " IN (", absl::StrJoin(partitions, ", "), ")");
+  }
   if (job) absl::StrAppend(&sql, " AND job_id = ?");
   if (group) absl::StrAppend(&sql, " AND group_id = ?");
   if (status_count > 0) {

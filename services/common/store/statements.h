@@ -163,13 +163,14 @@ struct Statements {
 
 const Statements& StatementsFor(Dialect dialect);
 
-// SELECT for ListRuns with the optional conditions switched on, in this
-// parameter order: job_id, group_id, statuses..., from, to, before_id, limit.
 // SELECT for ListDueJobs restricted to `partitions` (ids of store::kPartitions).
 std::string DueJobsInPartitionsSql(const std::vector<int>& partitions);
 
+// SELECT for ListRuns with the optional conditions switched on, in this
+// parameter order: job_id, group_id, statuses..., from, to, before_id, limit
+// (partitions, when given, are inlined).
 std::string ListRunsSql(bool job, bool group, int status_count, bool from, bool to,
-                        bool before);
+                        bool before, const std::vector<int>& partitions);
 
 }  // namespace gnomon::store::internal
 

@@ -100,6 +100,7 @@ struct RunFilter {
   int64_t trigger_from_ms = 0;          // inclusive; 0 = unbounded.
   int64_t trigger_to_ms = 0;            // exclusive; 0 = unbounded.
   int64_t before_id = 0;                // page cursor: ids < before_id; 0 = from newest.
+  std::vector<int> partitions;          // Jobs of these scheduler partitions; empty = any.
   int limit = 50;
 };
 

@@ -298,6 +298,9 @@ TEST_P(StoreTest, ListRunsFiltersAndPagesNewestFirst) {
   RunFilter by_job;
   by_job.job_id = j2.id();
   EXPECT_THAT(list_ids(by_job), ElementsAre(ids[5], ids[4]));
+  RunFilter by_partition;  // The runs of the jobs a scheduler replica holds.
+  by_partition.partitions = {PartitionOf(j2.id())};
+  EXPECT_THAT(list_ids(by_partition), ElementsAre(ids[5], ids[4]));
   RunFilter by_group;
   by_group.group_id = group_.id();
   by_group.limit = 2;
