@@ -30,6 +30,14 @@ void Membership::Rebuild(const std::string& app) {
   snapshots_[app] = std::move(list);
 }
 
+bool Membership::HasLive(const std::string& address) const {
+  absl::MutexLock l(&mu_);
+  for (const auto& [app, executors] : apps_) {
+    if (executors.count(address) > 0) return true;
+  }
+  return false;
+}
+
 bool Membership::synced() const {
   absl::MutexLock l(&mu_);
   return synced_;

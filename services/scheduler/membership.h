@@ -39,6 +39,8 @@ class Membership {
 
   // Never null (empty when no executor of `app` is live).
   ExecutorList Live(const std::string& app) const ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether an executor at `address` is live in any group.
+  bool HasLive(const std::string& address) const ABSL_LOCKS_EXCLUDED(mu_);
   // Whether the first snapshot has arrived (before it, "no executor" is unknown).
   bool synced() const ABSL_LOCKS_EXCLUDED(mu_);
   void OnLeft(LeftCallback cb) ABSL_LOCKS_EXCLUDED(mu_);

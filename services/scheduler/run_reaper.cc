@@ -65,6 +65,34 @@ void RunReaper::FailStalePending(int64_t now_ms) {
   if (n.ok() && *n > 0) GNOMON_LOG(INFO) << "scheduler: failed " << *n << " unconfirmed runs";
 }
 
+void RunReaper::FailOrphaned(int64_t now_ms) {
+  if (!membership_->synced()) return;  // "Not live" is unknown before the first snapshot.
+  store::RunFilter filter;
+  filter.statuses = {v1::RUN_STATUS_RUNNING};
+  filter.limit = 10000;
+  absl::StatusOr<std::vector<v1::Run>> runs = store_->ListRuns(filter);
+  if (!runs.ok()) return;
+  absl::flat_hash_map<std::string, int64_t> absent;
+  std::vector<int64_t> lost;
+  for (const v1::Run& r : *runs) {
+    const std::string& address = r.executor_address();
+    if (address.empty() || membership_->HasLive(address)) continue;
+    auto [it, fresh] = absent.try_emplace(address, now_ms);
+    if (fresh) {
+      if (auto before = absent_since_.find(address); before != absent_since_.end()) {
+        it->second = before->second;
+      }
+    }
+    if (now_ms - it->second >= absl::ToInt64Milliseconds(options_.lost_grace)) lost.push_back(r.id());
+  }
+  absent_since_ = std::move(absent);
+  if (lost.empty()) return;
+  absl::StatusOr<int64_t> n = store_->FailRuns(
+      lost, v1::HANDLE_CODE_EXECUTOR_LOST,
+      "executor lost: its executor is no longer registered with any registry replica", now_ms);
+  if (n.ok() && *n > 0) GNOMON_LOG(INFO) << "scheduler: failed " << *n << " runs of absent executors";
+}
+
 void RunReaper::Run() {
   int64_t next_scan = 0;
   while (true) {
@@ -85,7 +113,10 @@ void RunReaper::Run() {
     if (now >= next_scan) {
       // A standby replica scans nothing but still sleeps the interval
       // (it used to wake at once, forever: a core spent on a standby).
-      if (active) FailStalePending(now);
+      if (active) {
+        FailStalePending(now);
+        FailOrphaned(now);
+      }
       next_scan = now + absl::ToInt64Milliseconds(options_.scan_interval);
     }
     absl::MutexLock l(&mu_);

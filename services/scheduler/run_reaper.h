@@ -4,6 +4,9 @@
 //
 // * Runs on an executor that left membership and did not come back within
 //   `lost_grace` are failed with 504 "executor lost".
+// * Runs RUNNING on an executor that has not been live for `lost_grace`
+//   are failed the same way, also when no scheduler saw it leave (it died
+//   while the whole cluster was down): the periodic scan finds them.
 // * PENDING runs whose dispatch was never confirmed for `pending_timeout`
 //   (their scheduler died between recording and dispatching) are failed.
 //
@@ -20,6 +23,7 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
@@ -51,6 +55,8 @@ class RunReaper {
   };
   void FailLost(const v1::ExecutorInfo& executor);
   void FailStalePending(int64_t now_ms);
+  // Fails RUNNING runs on executors absent from membership for lost_grace.
+  void FailOrphaned(int64_t now_ms);
 
   store::Store* const store_;
   Membership* const membership_;
@@ -58,6 +64,8 @@ class RunReaper {
   const RunReaperOptions options_;
   absl::Mutex mu_;
   std::deque<Left> left_ ABSL_GUARDED_BY(mu_);
+  // Addresses of RUNNING runs not live at a scan -> since when (Run's thread only).
+  absl::flat_hash_map<std::string, int64_t> absent_since_;
   bool active_ ABSL_GUARDED_BY(mu_) = true;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
