@@ -194,6 +194,32 @@ TEST_F(ExecutorTest, RejectsUnknownHandlerAndScriptsWhenNotAllowed) {
   EXPECT_NE(refused->rejected().reason().find("not allowed"), std::string::npos);
 }
 
+TEST_F(ExecutorTest, AStaleFencingEpochIsRefusedPerPartition) {
+  auto executor = StartExecutor(Options(), [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
+  });
+  DispatchClient dispatch(executor->address(), kToken);
+  auto run = [](int64_t id, int32_t partition, int64_t epoch) {
+    v1::RunRequest r = BeanRun(id, id, "demo");
+    r.set_fence_partition(partition);
+    r.set_fence_epoch(epoch);
+    return r;
+  };
+  ASSERT_TRUE(dispatch.Send(run(1, 3, 5))->has_accepted());  // Partition 3's holder, epoch 5.
+  // A deposed holder of partition 3 (epoch 4) cannot start runs there...
+  auto stale = dispatch.Send(run(2, 3, 4));
+  ASSERT_TRUE(stale && stale->has_rejected());
+  EXPECT_EQ(stale->rejected().kind(), v1::REJECT_KIND_STALE_EPOCH);
+  EXPECT_THAT(stale->rejected().reason(), HasSubstr("partition 3"));
+  // ...epoch 0 (no lease) included; other partitions have their own epochs.
+  auto zero = dispatch.Send(run(3, 3, 0));
+  ASSERT_TRUE(zero && zero->has_rejected());
+  EXPECT_TRUE(dispatch.Send(run(4, 7, 1))->has_accepted());
+  EXPECT_TRUE(dispatch.Send(run(5, 3, 6))->has_accepted());  // A newer holder.
+  auto older = dispatch.Send(run(6, 3, 5));
+  ASSERT_TRUE(older && older->has_rejected());
+}
+
 TEST_F(ExecutorTest, CallsWithoutTheTokenAreUnauthenticated) {
   auto executor = StartExecutor(Options(), [](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
