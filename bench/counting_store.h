@@ -112,9 +112,9 @@ class CountingStore final : public store::Store {
     ++reads_;
     return inner_->ReadRunLog(run_id, from_line, limit);
   }
-  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit, int64_t now_ms) override {
+  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit, int64_t now_ms, const std::vector<int>& partitions) override {
     ++reads_;
-    return inner_->ListPendingFollowups(limit, now_ms);
+    return inner_->ListPendingFollowups(limit, now_ms, partitions);
   }
   absl::Status CompleteFollowups(const std::vector<int64_t>& run_ids) override {
     ++writes_;

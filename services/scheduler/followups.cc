@@ -33,9 +33,9 @@ void Followups::Stop() {
   stopped_ = true;
 }
 
-void Followups::SetActive(bool active) {
+void Followups::SetOwnership(std::shared_ptr<const Ownership> ownership) {
   absl::MutexLock l(&mu_);
-  active_ = active;
+  ownership_ = std::move(ownership);
 }
 
 bool Followups::AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id) {
@@ -156,11 +156,18 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
 absl::Time Followups::Tick() {
   const int64_t now = clock_->NowMillis();
   int64_t next_due = now + absl::ToInt64Milliseconds(options_.poll_interval);
+  std::vector<int> partitions;  // Empty: all.
   {
     absl::MutexLock l(&mu_);
-    if (!active_) return absl::FromUnixMillis(next_due);
+    if (ownership_) {
+      if (ownership_->partitions.empty() || now >= ownership_->valid_until_ms) {
+        return absl::FromUnixMillis(next_due);
+      }
+      partitions = ownership_->partitions;
+    }
   }
-  absl::StatusOr<std::vector<v1::Run>> runs = store_->ListPendingFollowups(options_.batch, now);
+  absl::StatusOr<std::vector<v1::Run>> runs =
+      store_->ListPendingFollowups(options_.batch, now, partitions);
   if (!runs.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: reading follow-ups failed: " << runs.status();
     return absl::FromUnixMillis(next_due);

@@ -14,6 +14,7 @@
 #define GNOMON_SERVICES_SCHEDULER_FOLLOWUPS_H_
 
 #include <cstdint>
+#include <memory>
 #include <map>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
 #include "services/scheduler/alarm/alarm_sender.h"
+#include "services/scheduler/partition_lease.h"
 #include "services/scheduler/schedule_loop.h"
 #include "services/scheduler/trigger.h"
 
@@ -48,7 +50,9 @@ class Followups {
 
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
-  void SetActive(bool active) ABSL_LOCKS_EXCLUDED(mu_);
+  // Handles only the follow-ups of jobs in the partitions held (none held:
+  // nothing). Without a call: every job's (a single replica, tests).
+  void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
   // One pass at the clock's time: reads pending follow-ups, handles those
   // that are due, and returns when the next delayed retry is due.
   absl::Time Tick() ABSL_LOCKS_EXCLUDED(mu_);
@@ -70,7 +74,7 @@ class Followups {
   alarm::AlarmSender* const alarms_;
   absl::Mutex mu_;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  bool active_ ABSL_GUARDED_BY(mu_) = true;
+  std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace gnomon::scheduler

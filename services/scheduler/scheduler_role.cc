@@ -34,11 +34,11 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       lease_(store, options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
              options.lease,
              [this](std::shared_ptr<const Ownership> o) {
-               // Runs carry their partition's epoch; the loop fires only
-               // the partitions held. Follow-ups and the run reaper run on
-               // the holder of partition 0 (one replica at a time).
+               // Runs carry their partition's epoch; the loop and the
+               // follow-ups handle only the partitions held. The run
+               // reaper's scans run on the holder of partition 0.
                trigger_.set_ownership(o);
-               followups_.SetActive(o->Holds(0));
+               followups_.SetOwnership(o);
                reaper_.SetActive(o->Holds(0));
                loop_.SetOwnership(std::move(o));
              }),
@@ -52,7 +52,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
   });
   // Nothing fires until partitions are held.
   loop_.SetOwnership(std::make_shared<const Ownership>());
-  followups_.SetActive(false);
+  followups_.SetOwnership(std::make_shared<const Ownership>());
   reaper_.SetActive(false);
 }
 

@@ -74,7 +74,8 @@ class SqlStore final : public Store {
   absl::StatusOr<std::vector<v1::Run>> ListActiveRunsOn(std::string_view address) override;
 
   // Follow-ups and retention (sql_store_followups.cc).
-  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit, int64_t now_ms) override;
+  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(
+      int limit, int64_t now_ms, const std::vector<int>& partitions) override;
   absl::Status CompleteFollowups(const std::vector<int64_t>& run_ids) override;
   absl::Status DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) override;
   absl::Status RecordAlarmStatus(int64_t run_id, std::string_view status) override;

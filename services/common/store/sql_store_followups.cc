@@ -19,11 +19,14 @@ int64_t ClampBatch(int limit) { return limit <= 0 ? 100 : std::min(limit, 10000)
 
 }  // namespace
 
-absl::StatusOr<std::vector<v1::Run>> SqlStore::ListPendingFollowups(int limit, int64_t now_ms) {
+absl::StatusOr<std::vector<v1::Run>> SqlStore::ListPendingFollowups(
+    int limit, int64_t now_ms, const std::vector<int>& partitions) {
   std::vector<v1::Run> out;
   absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
     absl::StatusOr<std::vector<SqlRow>> rows =
-        c.Query(sql_.select_pending_followups, {SqlInt(now_ms), SqlInt(ClampBatch(limit))});
+        c.Query(partitions.empty() ? sql_.select_pending_followups
+                                   : PendingFollowupsInPartitionsSql(partitions),
+                {SqlInt(now_ms), SqlInt(ClampBatch(limit))});
     if (!rows.ok()) return rows.status();
     out.reserve(rows->size());
     for (const SqlRow& row : *rows) out.push_back(RunFromRow(row));

@@ -242,10 +242,7 @@ Statements Portable() {
                                          " FROM run WHERE executor_address = ? AND status IN ",
                                          kActive, " ORDER BY id");
 
-  s.select_pending_followups =
-      absl::StrCat("SELECT ", kRunColumns,
-                   " FROM run WHERE followup_pending = 1 AND followup_due_ms <= ? "
-                   "ORDER BY followup_due_ms, end_ms, id LIMIT ?");
+  s.select_pending_followups = PendingFollowupsSql("");
   s.select_runs_ended_before =
       absl::StrCat("SELECT id FROM run WHERE end_ms < ? AND status IN ", kEnded,
                    " AND followup_pending = 0 ORDER BY end_ms, id LIMIT ?");
@@ -336,6 +333,17 @@ const Statements& StatementsFor(Dialect dialect) {
   static const Statements* const sqlite = new Statements(Sqlite());
   static const Statements* const mysql = new Statements(Mysql());
   return dialect == Dialect::kSqlite ? *sqlite : *mysql;
+}
+
+std::string PendingFollowupsSql(const std::string& and_where) {
+  return absl::StrCat("SELECT ", kRunColumns,
+                      " FROM run WHERE followup_pending = 1 AND followup_due_ms <= ?", and_where,
+                      " ORDER BY followup_due_ms, end_ms, id LIMIT ?");
+}
+
+std::string PendingFollowupsInPartitionsSql(const std::vector<int>& partitions) {
+  return PendingFollowupsSql(absl::StrCat(" AND job_id % ", kPartitions, " IN (",
+                                          absl::StrJoin(partitions, ", "), ")"));
 }
 
 std::string DueJobsInPartitionsSql(const std::vector<int>& partitions) {

@@ -163,6 +163,10 @@ struct Statements {
 
 const Statements& StatementsFor(Dialect dialect);
 
+// SELECT for ListPendingFollowups (now, limit), with an extra condition.
+std::string PendingFollowupsSql(const std::string& and_where);
+std::string PendingFollowupsInPartitionsSql(const std::vector<int>& partitions);
+
 // SELECT for ListDueJobs restricted to `partitions` (ids of store::kPartitions).
 std::string DueJobsInPartitionsSql(const std::vector<int>& partitions);
 

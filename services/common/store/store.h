@@ -214,9 +214,11 @@ class Store {
   // ---- Follow-ups (retries, child jobs, FIX_DELAY rescheduling) ------------
   // Every run that ends (SUCCEEDED or FAILED, through ApplyReports or
   // RecordDispatches, or FailRuns) becomes a pending follow-up in the same
-  // transaction. This lists those due at `now_ms` (not deferred past it),
-  // earliest due first, then earliest end, at most `limit`.
-  virtual absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit, int64_t now_ms) = 0;
+  // transaction. This lists those due at `now_ms` (not deferred past it) of
+  // jobs in `partitions` (empty: all; each scheduler replica handles its
+  // own), earliest due first, then earliest end, at most `limit`.
+  virtual absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(
+      int limit, int64_t now_ms, const std::vector<int>& partitions) = 0;
   // Marks follow-ups handled; idempotent.
   virtual absl::Status CompleteFollowups(const std::vector<int64_t>& run_ids) = 0;
   // Leaves follow-ups pending but unlisted until their due instant (run id,

@@ -199,7 +199,7 @@ TEST_P(StoreTest, MixedDispatchOutcomesInOneBatch) {
   EXPECT_EQ(report[0].running(), 2);
   EXPECT_EQ(report[0].succeeded(), 1);
   EXPECT_EQ(report[0].failed(), 1);
-  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10, kFarFuture));
+  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10, kFarFuture, {}));
   std::set<int64_t> followups;
   for (const v1::Run& r : pending) followups.insert(r.id());
   EXPECT_EQ(followups, (std::set<int64_t>{failed, raced}));

@@ -21,7 +21,7 @@ std::vector<int64_t> Ids(const std::vector<v1::Run>& runs) {
 }
 
 std::vector<int64_t> PendingFollowups(Store& store) {
-  absl::StatusOr<std::vector<v1::Run>> runs = store.ListPendingFollowups(100, kFarFuture);
+  absl::StatusOr<std::vector<v1::Run>> runs = store.ListPendingFollowups(100, kFarFuture, {});
   EXPECT_TRUE(runs.ok()) << runs.status();
   return runs.ok() ? Ids(*runs) : std::vector<int64_t>{};
 }
@@ -73,24 +73,30 @@ TEST_P(StoreTest, EveryWayARunEndsMakesAPendingFollowupEarliestEndFirst) {
   ASSERT_OK_AND_ASSIGN(changed, store().FailRuns({lost}, 504, "executor lost", 7000));
   EXPECT_EQ(changed, 1);
 
-  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(100, kFarFuture));
+  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(100, kFarFuture, {}));
   EXPECT_THAT(Ids(pending), ElementsAre(undispatched, inserted_failed, lost, failed, succeeded));
   EXPECT_EQ(pending[0].status(), v1::RUN_STATUS_FAILED);
   EXPECT_EQ(pending[0].handle_code(), v1::HANDLE_CODE_NO_EXECUTOR);
   EXPECT_EQ(pending[2].handle_code(), 504);
   EXPECT_EQ(pending[2].handle_message(), "executor lost");
   EXPECT_EQ(pending[4].status(), v1::RUN_STATUS_SUCCEEDED);
-  ASSERT_OK_AND_ASSIGN(first_two, store().ListPendingFollowups(2, kFarFuture));
+  ASSERT_OK_AND_ASSIGN(first_two, store().ListPendingFollowups(2, kFarFuture, {}));
   EXPECT_THAT(Ids(first_two), ElementsAre(undispatched, inserted_failed));
+  // Each scheduler replica reads the follow-ups of its own partitions.
+  ASSERT_OK_AND_ASSIGN(theirs, store().ListPendingFollowups(100, kFarFuture,
+                                                            {(PartitionOf(job_.id()) + 1) % kPartitions}));
+  EXPECT_TRUE(theirs.empty());
+  ASSERT_OK_AND_ASSIGN(mine, store().ListPendingFollowups(100, kFarFuture, {PartitionOf(job_.id())}));
+  EXPECT_EQ(mine.size(), 5u);
 
   // A deferred follow-up is not listed before its due instant, so it cannot
   // crowd out the others; from then on it is listed first.
   ASSERT_OK(store().DeferFollowups({{undispatched, 50'000}, {inserted_failed, 60'000}}));
-  ASSERT_OK_AND_ASSIGN(before, store().ListPendingFollowups(2, 49'999));
+  ASSERT_OK_AND_ASSIGN(before, store().ListPendingFollowups(2, 49'999, {}));
   EXPECT_THAT(Ids(before), ElementsAre(lost, failed));
-  ASSERT_OK_AND_ASSIGN(at_due, store().ListPendingFollowups(100, 50'000));
+  ASSERT_OK_AND_ASSIGN(at_due, store().ListPendingFollowups(100, 50'000, {}));
   EXPECT_THAT(Ids(at_due), ElementsAre(lost, failed, succeeded, undispatched));
-  ASSERT_OK_AND_ASSIGN(later, store().ListPendingFollowups(100, 60'000));
+  ASSERT_OK_AND_ASSIGN(later, store().ListPendingFollowups(100, 60'000, {}));
   EXPECT_THAT(Ids(later), ElementsAre(lost, failed, succeeded, undispatched, inserted_failed));
   ASSERT_OK(store().DeferFollowups({{undispatched, 0}, {inserted_failed, 0}}));
 

@@ -114,7 +114,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   EXPECT_EQ(report[0].duration_p50_ms(), 0);  // Durations are not backfilled.
   EXPECT_EQ(report[1].failed(), 1);
   // Runs that ended before the upgrade are not follow-ups.
-  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10, kFarFuture));
+  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10, kFarFuture, {}));
   EXPECT_THAT(pending, IsEmpty());
 
   // Counters carry on from the backfilled values.
@@ -147,7 +147,7 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);
-  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10, kFarFuture));
+  ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10, kFarFuture, {}));
   ASSERT_EQ(pending.size(), 1u);  // The column and its value survived.
   EXPECT_EQ(pending[0].id(), id);
 }
