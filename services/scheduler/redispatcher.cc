@@ -1,0 +1,75 @@
+#include "services/scheduler/redispatcher.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "services/common/client/log.h"
+
+namespace gnomon::scheduler {
+
+
+void Redispatcher::SetOwnership(std::shared_ptr<const Ownership> ownership) {
+  absl::MutexLock l(&mu_);
+  const bool gained =
+      !ownership_ || std::any_of(ownership->partitions.begin(), ownership->partitions.end(),
+                                 [&](int p) { return !ownership_->Holds(p); });
+  ownership_ = std::move(ownership);
+  if (gained && !ownership_->partitions.empty()) wake_ = true;
+}
+
+int Redispatcher::Scan() {
+  std::shared_ptr<const Ownership> own;
+  {
+    absl::MutexLock l(&mu_);
+    wake_ = false;
+    own = ownership_;
+  }
+  const int64_t now = clock_->NowMillis();
+  if (!own || own->partitions.empty() || now >= own->valid_until_ms) return 0;
+  store::RunFilter filter;
+  filter.statuses = {v1::RUN_STATUS_PENDING};
+  filter.partitions = own->partitions;
+  filter.limit = options_.batch;
+  absl::StatusOr<std::vector<v1::Run>> runs = store_->ListRuns(filter);
+  if (!runs.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: reading runs to resend failed: " << runs.status();
+    return 0;
+  }
+  const int64_t again_ms = absl::ToInt64Milliseconds(options_.resend_after);
+  absl::flat_hash_map<int64_t, int64_t> still;  // Forget runs no longer PENDING.
+  std::vector<v1::Run> stranded;
+  for (v1::Run& r : *runs) {
+    if (r.fence_epoch() >= own->EpochOfJob(r.job_id())) continue;  // Ours, in flight.
+    auto it = resent_.find(r.id());
+    if (it != resent_.end() && now - it->second < again_ms) {
+      still.emplace(r.id(), it->second);
+      continue;
+    }
+    still.emplace(r.id(), now);
+    stranded.push_back(std::move(r));
+  }
+  resent_ = std::move(still);
+  if (stranded.empty()) return 0;
+  const int n = static_cast<int>(stranded.size());
+  GNOMON_LOG(INFO) << "scheduler: resending " << n << " runs recorded under an earlier holder";
+  resender_->Resend(std::move(stranded), std::move(own));
+  return n;
+}
+
+void Redispatcher::Run() {
+  while (true) {
+    Scan();
+    absl::MutexLock l(&mu_);
+    if (stopped_) return;
+    auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || wake_; };
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&woken), clock_->Now() + options_.scan_interval);
+    if (stopped_) return;
+  }
+}
+
+void Redispatcher::Stop() {
+  absl::MutexLock l(&mu_);
+  stopped_ = true;
+}
+
+}  // namespace gnomon::scheduler

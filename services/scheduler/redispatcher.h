@@ -1,0 +1,78 @@
+// Redispatcher: sends again the runs of this replica's partitions that were
+// recorded but never sent — by a predecessor that died between recording
+// (possibly ahead of the slot) and dispatching, or refused by an executor
+// because the epoch they carried was stale. Same run, same slot key: the
+// slot is still fired once, and an executor that did receive the first send
+// answers the second with the run's state instead of running it again.
+//
+// A PENDING run whose fence epoch is below its partition's current epoch was
+// recorded (or last sent) under an earlier holder, so it is not in flight on
+// this replica; those are resent with the current epoch, at their scheduled
+// instant if that is still ahead.
+//
+//   Redispatcher r(store, &dispatcher, &RealClock(), {});
+//   lease listener: r.SetOwnership(o);
+//   std::thread t([&] { r.Run(); });  r.Stop(); t.join();
+//
+// Thread safety: thread-safe; Run on one thread.
+#ifndef GNOMON_SERVICES_SCHEDULER_REDISPATCHER_H_
+#define GNOMON_SERVICES_SCHEDULER_REDISPATCHER_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+#include "services/scheduler/partition_lease.h"
+
+namespace gnomon::scheduler {
+
+// Where stranded runs go (the dispatcher in production, a fake in tests).
+class RunResender {
+ public:
+  virtual ~RunResender() = default;
+  // Routes and sends each run again, recording its outcome (and `epoch` of
+  // its partition from `ownership`) as a first dispatch would.
+  virtual void Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownership> ownership) = 0;
+};
+
+struct RedispatcherOptions {
+  absl::Duration scan_interval = absl::Seconds(1);
+  // A run resent and still PENDING after this is resent again.
+  absl::Duration resend_after = absl::Seconds(10);
+  int batch = 1000;
+};
+
+class Redispatcher {
+ public:
+  Redispatcher(store::Store* store, RunResender* resender, Clock* clock, RedispatcherOptions options)
+      : store_(store), resender_(resender), clock_(clock), options_(options) {}
+
+  // A gain of partitions triggers a scan at once.
+  void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
+  // One scan at the clock's time; returns how many runs it resent.
+  int Scan() ABSL_LOCKS_EXCLUDED(mu_);
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  store::Store* const store_;
+  RunResender* const resender_;
+  Clock* const clock_;
+  const RedispatcherOptions options_;
+  absl::Mutex mu_;
+  std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
+  bool wake_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  // Run id -> when it was last resent (Scan's caller only: one thread).
+  absl::flat_hash_map<int64_t, int64_t> resent_;
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_REDISPATCHER_H_

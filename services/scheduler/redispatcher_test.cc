@@ -1,0 +1,114 @@
+#include "services/scheduler/redispatcher.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+using ::testing::UnorderedElementsAre;
+
+class FakeResender final : public RunResender {
+ public:
+  void Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownership>) override {
+    for (const v1::Run& r : runs) sent.push_back(r.id());
+  }
+  std::vector<int64_t> sent;
+};
+
+class RedispatcherTest : public ::testing::Test {
+ protected:
+  static constexpr int64_t kNow = 1'800'000'000'000;
+
+  void SetUp() override {
+    path_ = std::filesystem::temp_directory_path() /
+            ("gnomon-redispatch-test-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db");
+    std::filesystem::remove(path_);
+    auto s = store::OpenStore("sqlite:" + path_.string(), store::StoreOptions{});
+    ASSERT_TRUE(s.ok()) << s.status();
+    store_ = std::move(*s);
+    v1::Group g;
+    g.set_app_name("redispatch");
+    g.set_access_token("t");
+    auto group = store_->CreateGroup(g, kNow);
+    ASSERT_TRUE(group.ok());
+    v1::Job j;
+    j.set_group_id(group->id());
+    j.mutable_bean()->set_handler("h");
+    auto job = store_->CreateJob(j, v1::JOB_STATE_STOPPED, store::kNever, kNow);
+    ASSERT_TRUE(job.ok());
+    job_ = *job;
+  }
+  void TearDown() override {
+    store_.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + suffix);
+  }
+  // A PENDING run of the job, recorded under `epoch`.
+  int64_t Pending(int64_t epoch) {
+    v1::Run r;
+    r.set_job_id(job_.id());
+    r.set_group_id(job_.group_id());
+    r.set_trigger_type(v1::TRIGGER_TYPE_API);
+    r.mutable_trigger_time()->set_seconds(kNow / 1000);
+    r.set_status(v1::RUN_STATUS_PENDING);
+    r.set_fence_epoch(epoch);
+    std::vector<v1::Run> runs = {r};
+    EXPECT_TRUE(store_->InsertRuns(runs).ok());
+    return runs[0].id();
+  }
+  std::shared_ptr<const Ownership> Holding(bool holds, int64_t epoch) {
+    auto o = std::make_shared<Ownership>();
+    if (holds) o->partitions = {store::PartitionOf(job_.id())};
+    o->epochs[store::PartitionOf(job_.id())] = epoch;
+    o->valid_until_ms = kNow + 60'000;
+    return o;
+  }
+
+  std::filesystem::path path_;
+  std::unique_ptr<store::Store> store_;
+  v1::Job job_;
+  SimulatedClock clock_{absl::FromUnixMillis(kNow)};
+  FakeResender resender_;
+};
+
+TEST_F(RedispatcherTest, ResendsOnlyPendingRunsRecordedUnderAnEarlierEpochOfAHeldPartition) {
+  const int64_t predecessors = Pending(1);
+  const int64_t refused_as_stale = Pending(2);
+  Pending(3);  // Recorded by this holder: in flight here, not stranded.
+  Redispatcher r(store_.get(), &resender_, &clock_, {});
+  EXPECT_EQ(r.Scan(), 0);  // Holds nothing yet.
+  r.SetOwnership(Holding(false, 3));
+  EXPECT_EQ(r.Scan(), 0);
+  r.SetOwnership(Holding(true, 3));
+  EXPECT_EQ(r.Scan(), 2);
+  EXPECT_THAT(resender_.sent, UnorderedElementsAre(predecessors, refused_as_stale));
+}
+
+TEST_F(RedispatcherTest, AResentRunStillPendingIsResentOnlyAfterAWhile) {
+  const int64_t stranded = Pending(1);
+  Redispatcher r(store_.get(), &resender_, &clock_, {});
+  r.SetOwnership(Holding(true, 2));
+  EXPECT_EQ(r.Scan(), 1);
+  clock_.Advance(absl::Seconds(1));
+  EXPECT_EQ(r.Scan(), 0);  // Its outcome is being recorded.
+  clock_.Advance(absl::Seconds(10));
+  EXPECT_EQ(r.Scan(), 1);
+  EXPECT_THAT(resender_.sent, UnorderedElementsAre(stranded, stranded));
+}
+
+TEST_F(RedispatcherTest, NothingIsResentOnceTheHoldHasLapsed) {
+  Pending(1);
+  Redispatcher r(store_.get(), &resender_, &clock_, {});
+  r.SetOwnership(Holding(true, 2));
+  clock_.Advance(absl::Minutes(2));
+  EXPECT_EQ(r.Scan(), 0);
+}
+
+}  // namespace
+}  // namespace gnomon::scheduler
