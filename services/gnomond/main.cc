@@ -190,6 +190,10 @@ int Serve() {
   const std::string listen = absl::GetFlag(FLAGS_listen);
   const std::string host = listen.substr(0, listen.rfind(':'));
   const std::string self = absl::StrCat(host == "0.0.0.0" || host == "[::]" ? "127.0.0.1" : host, ":", *port);
+  if (log_role && scheduler_role) {
+    // Both ends of the follow-up outbox in one process: no polling delay.
+    log_role->OnResultsStored([s = scheduler_role.get()] { s->ResultsStored(); });
+  }
   if (registry_role) registry_role->Start();
   if (log_role) log_role->Start();
   if (scheduler_role) {

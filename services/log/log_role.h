@@ -4,7 +4,9 @@
 #ifndef GNOMON_SERVICES_LOG_LOG_ROLE_H_
 #define GNOMON_SERVICES_LOG_LOG_ROLE_H_
 
+#include <functional>
 #include <thread>
+#include <vector>
 
 #include "services/log/log_service.h"
 #include "services/log/retention.h"
@@ -23,6 +25,16 @@ class LogRole {
   ~LogRole() { Stop(); }
 
   grpc::Service* service() { return &service_; }
+  // Called after every batch of reports that holds a result is stored (the
+  // scheduler in the same process then handles follow-ups at once).
+  void OnResultsStored(std::function<void()> cb) {
+    writer_.AddObserver([cb = std::move(cb)](const std::vector<v1::ReportItem>& items,
+                                             const std::vector<v1::ReportAck>&) {
+      for (const v1::ReportItem& item : items) {
+        if (item.has_result()) return cb();
+      }
+    });
+  }
   void Start() {
     thread_ = std::thread([this] { writer_.Run(); });
     retention_thread_ = std::thread([this] { retention_.Run(); });

@@ -216,12 +216,19 @@ absl::Time Followups::Tick() {
   return absl::FromUnixMillis(std::min(due, next_due));
 }
 
+void Followups::Wake() {
+  absl::MutexLock l(&mu_);
+  woken_ = true;
+}
+
 void Followups::Run() {
   while (true) {
     absl::Time wake = Tick();
     absl::MutexLock l(&mu_);
     if (stopped_) return;
-    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), wake);
+    auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || woken_; };
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&woken), wake);
+    woken_ = false;
     if (stopped_) return;
   }
 }

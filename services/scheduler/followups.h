@@ -49,6 +49,9 @@ class Followups {
       : store_(store), sink_(sink), loop_(loop), clock_(clock), options_(options), alarms_(alarms) {}
 
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  // New follow-ups were written (the log role in the same process stored
+  // results): look at once instead of at the next poll.
+  void Wake() ABSL_LOCKS_EXCLUDED(mu_);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
   // Handles only the follow-ups of jobs in the partitions held (none held:
   // nothing). Without a call: every job's (a single replica, tests).
@@ -74,6 +77,7 @@ class Followups {
   alarm::AlarmSender* const alarms_;
   absl::Mutex mu_;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  bool woken_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
 };
 

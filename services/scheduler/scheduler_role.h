@@ -54,6 +54,8 @@ class SchedulerRole {
   // Starts watching the registry at `registry_endpoint` (host:port) and scheduling.
   void Start(const std::string& registry_endpoint);
   void Stop();
+  // Results were stored in this process: follow-ups are read at once.
+  void ResultsStored() { followups_.Wake(); }
 
  private:
   const SchedulerOptions options_;
