@@ -15,14 +15,11 @@
 //               [--seconds=30] [--warmup=5] [--route=round|first]
 //               [--capacity=N] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -32,15 +29,14 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "bench/admin_pass.h"
 #include "bench/burst_deployment.h"
 #include "bench/burst_figures.h"
 #include "bench/proc_stats.h"
 #include "bench/throwaway_mariadb.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
-#include "services/common/client/auth_metadata.h"
 
 namespace gnomon::bench {
 namespace {
@@ -91,82 +87,6 @@ void PrintMarkdown(const std::vector<Row>& rows) {
   }
 }
 
-// One pass of admin calls over the jobs, on `threads` client threads.
-struct AdminPass {
-  std::vector<char> done;  // Call i succeeded.
-  int succeeded = 0;
-  double seconds = 0;
-  std::vector<int64_t> latency_us;  // Per call.
-  absl::Status error;               // The first failure; the pass stops there.
-  bool over_budget = false;         // Stopped after `budget`: the rest never called.
-};
-
-// Calls `call(i)` for each i in [0, n) with `only[i]` set (all when `only`
-// is null). Prints progress every 30 s, so a slow server is seen, not
-// mistaken for a hung bench, and stops issuing calls after `budget`.
-AdminPass RunAdminPass(const char* what, int n, int threads, absl::Duration budget, const std::vector<char>* only,
-                       const std::function<grpc::Status(int)>& call) {
-  AdminPass pass;
-  pass.done.assign(n, 0);
-  absl::Mutex mu;
-  std::atomic<bool> stop{false};
-  std::atomic<int> finished{0};
-  int running = threads;  // Guarded by mu.
-  absl::Time last_done;   // Guarded by mu: when the last thread ran out of calls.
-  const absl::Time t0 = absl::Now();
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      std::vector<int64_t> latency;
-      for (int i = t; i < n && !stop.load(); i += threads) {
-        if (only != nullptr && !(*only)[i]) continue;
-        const absl::Time c0 = absl::Now();
-        grpc::Status s = call(i);
-        latency.push_back(absl::ToInt64Microseconds(absl::Now() - c0));
-        if (s.ok()) {
-          pass.done[i] = 1;
-          ++finished;
-        } else {
-          stop = true;
-          absl::MutexLock l(&mu);
-          if (pass.error.ok()) pass.error = absl::InternalError(absl::StrCat("job ", i, ": ", s.error_message()));
-        }
-      }
-      absl::MutexLock l(&mu);
-      pass.latency_us.insert(pass.latency_us.end(), latency.begin(), latency.end());
-      last_done = absl::Now();
-      --running;
-    });
-  }
-  {
-    absl::MutexLock l(&mu);
-    auto all_done = [&running]() { return running == 0; };
-    for (int tick = 1; !mu.AwaitWithTimeout(absl::Condition(&all_done), absl::Seconds(1)); ++tick) {
-      if (tick % 30 == 0) std::printf("    ... %s: %d/%d after %d s\n", what, finished.load(), n, tick);
-      if (absl::Now() - t0 > budget && !stop.exchange(true)) pass.over_budget = true;
-    }
-    pass.seconds = absl::ToDoubleSeconds(last_done - t0);
-  }
-  for (auto& t : pool) t.join();
-  pass.succeeded = finished.load();
-  return pass;
-}
-
-// Call latency in ms, p50 / p99 / max.
-std::string LatencyMs(std::vector<int64_t> us) {
-  if (us.empty()) return "-";
-  std::sort(us.begin(), us.end());
-  auto at = [&](double p) { return us[std::min(us.size() - 1, static_cast<size_t>(p * us.size()))] / 1000.0; };
-  return absl::StrFormat("%.1f / %.1f / %.1f", at(0.5), at(0.99), us.back() / 1000.0);
-}
-
-// Admin calls carry the admin token and a deadline (a stalled server fails
-// the configuration instead of hanging the bench).
-void Prepare(grpc::ClientContext& ctx, const std::string& token) {
-  ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(token));
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
-}
-
 void SleepUntil(absl::Time t) { absl::SleepFor(t - absl::Now()); }  // The bench's own pacing.
 
 // The end of a process's output.
@@ -186,43 +106,30 @@ const std::vector<std::string> kServerCounters = {"Questions",  "Com_insert", "C
 // after a failure.
 std::optional<int> ProvisionJobs(v1::JobAdmin::Stub& admin, const std::string& token, int64_t group_id, int jobs,
                                  const BenchOptions& o) {
-  constexpr int kPerCall = 1000;
-  const int calls = (jobs + kPerCall - 1) / kPerCall;
-  const absl::Duration budget = absl::Seconds(o.admin_budget_seconds);
-  AdminPass created = RunAdminPass("created", calls, o.admin_threads, budget, nullptr, [&](int call) {
-    grpc::ClientContext ctx;
-    Prepare(ctx, token);
-    v1::BatchCreateJobsRequest req;
-    for (int i = call * kPerCall; i < std::min(jobs, (call + 1) * kPerCall); ++i) {
-      v1::CreateJobRequest* r = req.add_requests();
-      v1::Job* job = r->mutable_job();
-      job->set_group_id(group_id);
-      job->set_description(absl::StrCat("burst ", i));
-      job->mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
-      job->mutable_bean()->set_handler("noop");
-      job->set_route_strategy(o.route);
-      r->set_start(true);
-    }
-    v1::BatchCreateJobsResponse out;
-    return admin.BatchCreateJobs(&ctx, req, &out);
-  });
-  int made = 0;
-  for (int call = 0; call < calls; ++call) {
-    if (created.done[call]) made += std::min(jobs, (call + 1) * kPerCall) - call * kPerCall;
-  }
-  std::printf("admin API, %d client threads: created and started %d/%d jobs in %.1f s with %d "
-              "BatchCreateJobs calls (%.0f jobs/s; call ms p50/p99/max %s)\n",
-              o.admin_threads, made, jobs, created.seconds, calls, made / created.seconds,
-              LatencyMs(created.latency_us).c_str());
-  if (!created.error.ok()) {
-    std::printf("FAILED: create jobs: %s\n", created.error.ToString().c_str());
+  CreatedJobs c = CreateJobsInBatches(admin, token, jobs, o.admin_threads, absl::Seconds(o.admin_budget_seconds),
+                                      [&](int i, v1::CreateJobRequest& r) {
+                                        v1::Job* job = r.mutable_job();
+                                        job->set_group_id(group_id);
+                                        job->set_description(absl::StrCat("burst ", i));
+                                        job->mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
+                                        job->mutable_bean()->set_handler("noop");
+                                        job->set_route_strategy(o.route);
+                                        r.set_start(true);
+                                      });
+  std::printf(
+      "admin API, %d client threads: created and started %d/%d jobs in %.1f s with %d "
+      "BatchCreateJobs calls (%.0f jobs/s; call ms p50/p99/max %s)\n",
+      o.admin_threads, c.created, jobs, c.pass.seconds, c.calls, c.created / c.pass.seconds,
+      LatencyMs(c.pass.latency_us).c_str());
+  if (!c.pass.error.ok()) {
+    std::printf("FAILED: create jobs: %s\n", c.pass.error.ToString().c_str());
     return std::nullopt;
   }
-  if (created.over_budget) {
+  if (c.pass.over_budget) {
     std::printf("NOTE: the admin pass ran out of its %d s budget; measuring the %d jobs created\n",
-                o.admin_budget_seconds, made);
+                o.admin_budget_seconds, c.created);
   }
-  return made;
+  return c.created;
 }
 
 // CPU, memory and threads of each process, and the MariaDB counters, over
@@ -264,20 +171,6 @@ WindowFigures MeasureWindow(std::vector<ProcessFigures> procs, const ThrowawayMa
   if (mariadb) w.status1 = mariadb->GlobalStatus(kServerCounters).value_or(w.status1);
   w.processes = std::move(procs);
   return w;
-}
-
-// Waits until slots of the window can no longer start in time, then until
-// the count of started slots stops moving, at most `max`.
-void Drain(StoreReader& reader, int64_t t0_ms, int64_t t1_ms, int64_t late_ms, absl::Duration max) {
-  SleepUntil(absl::FromUnixMillis(t1_ms + late_ms + 2000));
-  const absl::Time deadline = absl::Now() + max;
-  int64_t started = -1;
-  while (absl::Now() < deadline) {
-    absl::StatusOr<int64_t> n = CountStartedSlots(reader, t0_ms, t1_ms);
-    if (!n.ok() || *n == started) break;
-    started = *n;
-    absl::SleepFor(absl::Seconds(2));  // Polling the run table.
-  }
 }
 
 // Commits and statements per run: each replica's rate over its own stats
@@ -361,23 +254,17 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
   }
   BurstDeployment& d = **started;
   auto admin = v1::JobAdmin::NewStub(grpc::CreateChannel(d.addresses()[0], grpc::InsecureChannelCredentials()));
-  v1::Group group;
-  {
-    grpc::ClientContext ctx;
-    Prepare(ctx, d.admin_token());
-    v1::CreateGroupRequest req;
-    req.mutable_group()->set_app_name(absl::StrCat("burst-", jobs));
-    req.mutable_group()->set_title("burst_bench");
-    if (grpc::Status s = admin->CreateGroup(&ctx, req, &group); !s.ok()) {
-      std::printf("FAILED J=%d %s: create group: %s\n", jobs, store.c_str(), s.error_message().c_str());
-      return std::nullopt;
-    }
+  absl::StatusOr<v1::Group> group =
+      CreateGroup(*admin, d.admin_token(), absl::StrCat("burst-", jobs), "burst_bench");
+  if (!group.ok()) {
+    std::printf("FAILED J=%d %s: %s\n", jobs, store.c_str(), group.status().ToString().c_str());
+    return std::nullopt;
   }
-  if (absl::Status s = d.StartExecutors(group.app_name(), group.access_token()); !s.ok()) {
+  if (absl::Status s = d.StartExecutors(group->app_name(), group->access_token()); !s.ok()) {
     std::printf("FAILED J=%d %s: %s\n", jobs, store.c_str(), s.ToString().c_str());
     return std::nullopt;
   }
-  std::optional<int> started_jobs = ProvisionJobs(*admin, d.admin_token(), group.id(), jobs, o);
+  std::optional<int> started_jobs = ProvisionJobs(*admin, d.admin_token(), group->id(), jobs, o);
   if (!started_jobs) return std::nullopt;
 
   // The window: whole seconds [t0, t1), so each job has exactly o.seconds

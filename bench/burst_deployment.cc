@@ -29,31 +29,44 @@ void StopOne(testing::Subprocess& p, absl::Duration grace) {
 
 }  // namespace
 
+absl::StatusOr<std::string> BurstDeployment::SpawnReplica(int i, const std::string& listen) {
+  const std::string store =
+      options_.store_url.empty() ? absl::StrCat("sqlite:", sqlite_path()) : options_.store_url;
+  std::vector<std::string> argv = {GNOMOND_PATH, "--listen=" + listen, "--store=" + store};
+  // Only the first replica creates the admin token (the store has one after).
+  if (i == 0) argv.push_back(absl::StrCat("--admin-token-file=", dir(), "/admin.token"));
+  argv.insert(argv.end(), options_.gnomond_flags.begin(), options_.gnomond_flags.end());
+  replicas_[i] = std::make_unique<testing::Subprocess>(argv);
+  // Migrations on a fresh MySQL database take a few seconds; 60 s is the guard.
+  std::optional<std::string> line = replicas_[i]->WaitForLine("gnomond listening on", absl::Seconds(60));
+  if (!line) {
+    return absl::UnavailableError(absl::StrCat("gnomond ", i + 1, " did not start:\n", Tail(*replicas_[i])));
+  }
+  // "gnomond listening on 127.0.0.1:PORT (roles ...)"
+  std::string rest = line->substr(line->find(" on ") + 4);
+  return rest.substr(0, rest.find(' '));
+}
+
 absl::StatusOr<std::unique_ptr<BurstDeployment>> BurstDeployment::Start(BurstDeploymentOptions options) {
   std::unique_ptr<BurstDeployment> d(new BurstDeployment(std::move(options)));
-  const std::string store =
-      d->options_.store_url.empty() ? absl::StrCat("sqlite:", d->sqlite_path()) : d->options_.store_url;
+  d->replicas_.resize(d->options_.replicas);
   for (int i = 0; i < d->options_.replicas; ++i) {
-    std::vector<std::string> argv = {GNOMOND_PATH, "--listen=127.0.0.1:0", "--store=" + store};
-    // Only the first replica creates the admin token (the store has one after).
-    if (i == 0) argv.push_back(absl::StrCat("--admin-token-file=", d->dir(), "/admin.token"));
-    argv.insert(argv.end(), d->options_.gnomond_flags.begin(), d->options_.gnomond_flags.end());
-    d->replicas_.push_back(std::make_unique<testing::Subprocess>(argv));
-    // Migrations on a fresh MySQL database take a few seconds; 60 s is the guard.
-    std::optional<std::string> line = d->replicas_.back()->WaitForLine("gnomond listening on", absl::Seconds(60));
-    if (!line) {
-      return absl::UnavailableError(
-          absl::StrCat("gnomond ", i + 1, " did not start:\n", Tail(*d->replicas_.back())));
-    }
-    // "gnomond listening on 127.0.0.1:PORT (roles ...)"
-    std::string rest = line->substr(line->find(" on ") + 4);
-    d->addresses_.push_back(rest.substr(0, rest.find(' ')));
+    absl::StatusOr<std::string> address = d->SpawnReplica(i, "127.0.0.1:0");
+    if (!address.ok()) return address.status();
+    d->addresses_.push_back(*std::move(address));
   }
   std::ifstream token(d->dir() + "/admin.token");
   std::getline(token, d->admin_token_);
   if (d->admin_token_.empty()) return absl::InternalError("gnomond wrote no admin token");
   return d;
 }
+
+int BurstDeployment::StopReplica(int i, absl::Duration grace) {
+  StopOne(*replicas_[i], grace);
+  return replicas_[i]->Wait();
+}
+
+absl::Status BurstDeployment::StartReplica(int i) { return SpawnReplica(i, addresses_[i]).status(); }
 
 BurstDeployment::~BurstDeployment() { Stop(absl::Seconds(5)); }
 

@@ -6,6 +6,8 @@
 //   absl::StatusOr<std::unique_ptr<BurstDeployment>> d = BurstDeployment::Start(o);
 //   ... create a group through (*d)->addresses()[0] with (*d)->admin_token() ...
 //   absl::Status s = (*d)->StartExecutors("app", group_token);
+//   (*d)->StopReplica(0);   // A restart: same address, same store,
+//   s = (*d)->StartReplica(0);  // executors reconnect by themselves.
 //   (*d)->Stop();  // Bounded: SIGTERM, then SIGKILL after a grace.
 //
 // Every child dies with the bench (PR_SET_PDEATHSIG, see tests/support/subprocess.h).
@@ -48,6 +50,11 @@ class BurstDeployment {
   // Executors first (their results flush), then the replicas; each gets
   // `grace` after SIGTERM before SIGKILL. Idempotent.
   void Stop(absl::Duration grace = absl::Seconds(15));
+  // Stops replica i (SIGTERM, SIGKILL after `grace`); returns its exit code.
+  int StopReplica(int i, absl::Duration grace = absl::Seconds(15));
+  // Starts a stopped replica i again on its address and store, with the same
+  // flags, and waits until it listens.
+  absl::Status StartReplica(int i);
 
   const std::vector<std::string>& addresses() const { return addresses_; }
   const std::string& admin_token() const { return admin_token_; }
@@ -64,6 +71,9 @@ class BurstDeployment {
 
  private:
   explicit BurstDeployment(BurstDeploymentOptions options) : options_(std::move(options)) {}
+  // Starts replica i listening on `listen` and waits until it does; returns
+  // the address it listens on.
+  absl::StatusOr<std::string> SpawnReplica(int i, const std::string& listen);
 
   BurstDeploymentOptions options_;
   testing::TempDir dir_;

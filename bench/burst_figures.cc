@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 
 namespace gnomon::bench {
 namespace {
@@ -16,16 +17,21 @@ constexpr int kMisfire = 8;
 
 // The window's schedule runs. The trigger_ms bound only lets both backends use
 // the run_trigger index: a slot is never recorded a minute before its instant.
-std::string WindowWhere(int64_t from_ms, int64_t to_ms) {
-  return absl::StrCat(" WHERE trigger_type IN (", kCron, ", ", kMisfire, ") AND scheduled_ms >= ", from_ms,
-                      " AND scheduled_ms < ", to_ms, " AND trigger_ms >= ", from_ms - 60000, " ");
+std::string WindowWhere(int64_t from_ms, int64_t to_ms, JobIds jobs) {
+  std::string where =
+      absl::StrCat(" WHERE trigger_type IN (", kCron, ", ", kMisfire, ") AND scheduled_ms >= ", from_ms,
+                   " AND scheduled_ms < ", to_ms, " AND trigger_ms >= ", from_ms - 60000, " ");
+  if (jobs.min_id > 0) absl::StrAppend(&where, "AND job_id >= ", jobs.min_id, " ");
+  if (jobs.max_id < JobIds().max_id) absl::StrAppend(&where, "AND job_id <= ", jobs.max_id, " ");
+  return where;
 }
 
 }  // namespace
 
-absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms) {
+absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms,
+                                              JobIds jobs) {
   SlotOutcomes out;
-  const std::string where = WindowWhere(from_ms, to_ms);
+  const std::string where = WindowWhere(from_ms, to_ms, jobs);
   absl::Status s =
       db.ForEachRow(absl::StrCat("SELECT count(*), sum(CASE WHEN n > 1 THEN 1 ELSE 0 END), "
                                  "sum(CASE WHEN s IS NOT NULL THEN 1 ELSE 0 END), "
@@ -50,13 +56,15 @@ absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, 
   if (!s.ok()) return s;
   s = db.ForEachRow(absl::StrCat("SELECT trigger_ms - scheduled_ms, "
                                  "CASE WHEN dispatch_ms > 0 THEN dispatch_ms - scheduled_ms END, "
-                                 "CASE WHEN start_ms > 0 THEN start_ms - scheduled_ms END FROM run",
+                                 "CASE WHEN start_ms > 0 THEN start_ms - scheduled_ms END, "
+                                 "CASE WHEN end_ms > 0 THEN end_ms - scheduled_ms END FROM run",
                                  where),
                     [&](absl::Span<const absl::string_view> row) {
-                      if (row.size() < 3) return;
+                      if (row.size() < 4) return;
                       out.record_lateness_ms.push_back(AsInt(row[0]));
                       if (row[1] != "NULL") out.dispatch_lateness_ms.push_back(AsInt(row[1]));
                       if (row[2] != "NULL") out.start_lateness_ms.push_back(AsInt(row[2]));
+                      if (row[3] != "NULL") out.end_lateness_ms.push_back(AsInt(row[3]));
                     });
   if (!s.ok()) return s;
   // RUN_STATUS_SUCCEEDED = 3.
@@ -73,10 +81,22 @@ absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, 
   return out;
 }
 
-absl::StatusOr<int64_t> CountStartedSlots(StoreReader& db, int64_t from_ms, int64_t to_ms) {
+absl::StatusOr<int64_t> CountStartedSlots(StoreReader& db, int64_t from_ms, int64_t to_ms, JobIds jobs) {
   return db.QueryInt(
       absl::StrCat("SELECT count(*) FROM (SELECT DISTINCT job_id, scheduled_ms, shard_index FROM run",
-                   WindowWhere(from_ms, to_ms), "AND start_ms > 0) AS started"));
+                   WindowWhere(from_ms, to_ms, jobs), "AND start_ms > 0) AS started"));
+}
+
+void Drain(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms, absl::Duration max, JobIds jobs) {
+  absl::SleepFor(absl::FromUnixMillis(to_ms + late_ms + 2000) - absl::Now());
+  const absl::Time deadline = absl::Now() + max;
+  int64_t started = -1;
+  while (absl::Now() < deadline) {
+    absl::StatusOr<int64_t> n = CountStartedSlots(db, from_ms, to_ms, jobs);
+    if (!n.ok() || *n == started) break;
+    started = *n;
+    absl::SleepFor(absl::Seconds(2));  // Polling the run table.
+  }
 }
 
 absl::StatusOr<int64_t> CountRunsRecorded(StoreReader& db, int64_t from_ms, int64_t to_ms) {

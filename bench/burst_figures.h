@@ -1,8 +1,9 @@
 // What burst_bench reads back after a measurement window: the fate of every
 // expected slot (job, whole second) in the window, taken from the run table,
 // and the store's commit counts, taken from gnomond's --store-stats-interval
-// lines. Pure reading and arithmetic; no processes.
+// lines. Reading and arithmetic (Drain polls); no processes.
 //
+//   Drain(*reader, t0_ms, t1_ms, /*late_ms=*/5000, absl::Seconds(60));
 //   absl::StatusOr<SlotOutcomes> o = ReadSlotOutcomes(*reader, t0_ms, t1_ms, /*late_ms=*/5000);
 //   std::printf("%s\n", Percentiles(o->start_lateness_ms).c_str());
 //
@@ -11,16 +12,24 @@
 #define GNOMON_BENCH_BURST_FIGURES_H_
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "bench/store_reader.h"
 #include "bench/store_stats_log.h"
 
 namespace gnomon::bench {
+
+// The jobs whose slots are read: ids in [min_id, max_id] (all by default).
+struct JobIds {
+  int64_t min_id = 0;
+  int64_t max_id = std::numeric_limits<int64_t>::max();
+};
 
 // Schedule runs (cron slots and slots fired late by the misfire policy) whose
 // scheduled instant lies in [from_ms, to_ms).
@@ -35,13 +44,18 @@ struct SlotOutcomes {
   std::vector<int64_t> record_lateness_ms;    // trigger_ms: the slot recorded
   std::vector<int64_t> dispatch_lateness_ms;  // dispatch_ms: sent to an executor
   std::vector<int64_t> start_lateness_ms;     // start_ms: the handler started
+  std::vector<int64_t> end_lateness_ms;       // end_ms: the handler ended
   // Runs that did not succeed (yet), by "status trigger_code/handle_code: message".
   std::map<std::string, int64_t> unsuccessful;
 };
 
-absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms);
+absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms,
+                                              JobIds jobs = {});
 // Slots of the window with a started run (cheap enough to poll while draining).
-absl::StatusOr<int64_t> CountStartedSlots(StoreReader& db, int64_t from_ms, int64_t to_ms);
+absl::StatusOr<int64_t> CountStartedSlots(StoreReader& db, int64_t from_ms, int64_t to_ms, JobIds jobs = {});
+// Waits until slots of the window can no longer start in time (late_ms after
+// to_ms), then until the count of started slots stops moving, at most `max`.
+void Drain(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms, absl::Duration max, JobIds jobs = {});
 // Runs of any kind recorded (trigger_ms) in [from_ms, to_ms).
 absl::StatusOr<int64_t> CountRunsRecorded(StoreReader& db, int64_t from_ms, int64_t to_ms);
 

@@ -47,7 +47,17 @@ double CpuSeconds(pid_t pid) {
   return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
 }
 
+ResidentKib Resident(pid_t pid) {
+  return {StatusField(pid, "VmRSS"), StatusField(pid, "RssAnon"), StatusField(pid, "RssFile")};
+}
+
 int64_t PeakRssKib(pid_t pid) { return StatusField(pid, "VmHWM"); }
+
+bool ResetPeakRss(pid_t pid) {
+  std::ofstream f(absl::StrCat("/proc/", pid, "/clear_refs"));
+  f << "5" << std::flush;
+  return f.good();
+}
 
 int64_t ThreadCount(pid_t pid) { return StatusField(pid, "Threads"); }
 

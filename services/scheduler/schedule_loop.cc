@@ -15,6 +15,8 @@ using google::protobuf::util::TimeUtil;
 
 constexpr int64_t kDefaultMisfireThresholdMs = 5'000;
 constexpr uint32_t kDefaultMaxCatchUp = 10;
+// A pre-read pass at least this long is logged.
+constexpr absl::Duration kSlowPreread = absl::Milliseconds(100);
 
 v1::TriggerType ScheduledType(const v1::Job& job) {
   switch (job.schedule().kind_case()) {
@@ -91,6 +93,7 @@ void ScheduleLoop::Disarm(int64_t job_id) {
 void ScheduleLoop::Preread(int64_t now_ms) {
   FlushAdvances(now_ms);  // So the store's cursors match what is in memory.
   const int64_t until = now_ms + absl::ToInt64Milliseconds(options_.preread_window);
+  const absl::Time start = clock_->Now();
   mu_.Unlock();
   const int limit = options_.preread_limit;
   const std::vector<int> partitions = ownership_ ? ownership_->partitions : std::vector<int>{};
@@ -100,6 +103,8 @@ void ScheduleLoop::Preread(int64_t now_ms) {
     GNOMON_LOG(WARNING) << "scheduler: pre-read failed, will retry: " << due.status();
     return;
   }
+  const absl::Time read = clock_->Now();
+  size_t armed = 0;
   absl::flat_hash_set<int64_t> listed;
   for (store::DueJob& d : *due) {
     if (!Holds(d.job.id())) continue;  // Given up while the read ran.
@@ -113,6 +118,7 @@ void ScheduleLoop::Preread(int64_t now_ms) {
     // New, or changed by an admin call on any replica: take the store's view.
     if (it == armed_.end() || (changed && !pending_advances_.contains(d.job.id()))) {
       Arm(std::move(d.job), d.next_fire_ms);
+      ++armed;
     }
   }
   // Armed jobs due within the window that the store no longer lists were
@@ -123,6 +129,12 @@ void ScheduleLoop::Preread(int64_t now_ms) {
       if (a.cursor <= until && !listed.contains(id) && !pending_advances_.contains(id)) gone.push_back(id);
     }
     for (int64_t id : gone) Disarm(id);
+  }
+  // A slow pass delays every slot due meanwhile: say so, with where it went.
+  if (const absl::Duration took = clock_->Now() - start; took >= kSlowPreread) {
+    GNOMON_LOG(INFO) << "scheduler: pre-read of " << due->size() << " due jobs (" << armed
+                     << " newly armed) took " << absl::ToInt64Milliseconds(took)
+                     << " ms (store read " << absl::ToInt64Milliseconds(read - start) << " ms)";
   }
 }
 
@@ -234,6 +246,10 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
     dirty_ = true;
     return;
   }
+  // A next slot beyond the pre-read window is left to a pre-read, so only the
+  // jobs due soon are held in memory (a million daily jobs that have each
+  // fired once are not all armed until tomorrow).
+  const int64_t until = now_ms + absl::ToInt64Milliseconds(options_.preread_window);
   for (size_t i = 0; i < plans.size(); ++i) {
     const store::JobAdvance& a = plans[i].advance;
     auto [it, inserted] = pending_advances_.try_emplace(a.job_id, a);
@@ -241,7 +257,9 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
       it->second.next_fire_ms = a.next_fire_ms;  // Keep the first expected cursor.
       it->second.last_fire_ms = a.last_fire_ms;
     }
-    if (invalidated_.contains(a.job_id) || armed_.contains(a.job_id)) continue;
+    if (invalidated_.contains(a.job_id) || armed_.contains(a.job_id) || a.next_fire_ms > until) {
+      continue;
+    }
     Arm(plans[i].fire.job, plans[i].cron, a.next_fire_ms);
     if (auto armed = armed_.find(a.job_id); armed != armed_.end()) armed->second.caught_up = caught_up[i];
   }
@@ -270,6 +288,11 @@ void ScheduleLoop::FlushAdvances(int64_t now_ms) {
   for (size_t i = 0; i < advances.size(); ++i) {
     if (!(*applied)[i]) Disarm(advances[i].job_id);  // Changed in the store meanwhile.
   }
+}
+
+size_t ScheduleLoop::ArmedJobs() {
+  absl::MutexLock l(&mu_);
+  return armed_.size();
 }
 
 void ScheduleLoop::SetOwnership(std::shared_ptr<const Ownership> ownership) {

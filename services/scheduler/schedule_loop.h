@@ -7,7 +7,9 @@
 // which records the run under its unique slot key before dispatching; the job's cursor advances in memory at once and
 // in the store in batches (compare-and-set). A crash before a batch is
 // written re-fires nothing: those slots' keys are taken. A slot found later
-// than the misfire threshold follows the job's misfire policy.
+// than the misfire threshold follows the job's misfire policy. A fired job
+// stays in memory only while its next slot is within the window, so what the
+// loop holds is the jobs due soon, not every job that has fired.
 //
 //   ScheduleLoop loop(store, &trigger, &RealClock(), {});
 //   std::thread t([&] { loop.Run(); });
@@ -80,6 +82,9 @@ class ScheduleLoop {
   // pending cursors written first), gained ones pre-read at once. Without a
   // call the loop fires every job (a single replica, tests).
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
+  // Jobs held in memory: those whose next slot was within the pre-read
+  // window when they were read or last fired.
+  size_t ArmedJobs() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Armed {

@@ -125,6 +125,29 @@ TEST_F(ScheduleLoopTest, TwentyThousandCronJobsDueOnOneInstantAllFireAtIt) {
   EXPECT_EQ(sink_.seen.back().scheduled_ms, slot + 1000);
 }
 
+TEST_F(ScheduleLoopTest, AJobIsHeldInMemoryOnlyWhileItsNextSlotIsWithinThePreReadWindow) {
+  // A million daily jobs that have each fired once must not all stay armed
+  // until tomorrow: a fired job whose next slot lies beyond the window is
+  // left to the pre-read that finds it due.
+  const int64_t minutely = Create(RateJob(60'000), kStart + 1000);
+  Create(RateJob(100), kStart + 100);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  loop.Tick();
+  EXPECT_EQ(loop.ArmedJobs(), 2u);
+  for (int64_t t = kStart + 100; t <= kStart + 61'000; t += 100) {
+    clock_.AdvanceTo(absl::FromUnixMillis(t));
+    loop.Tick();
+    if (t == kStart + 1000) {
+      EXPECT_EQ(loop.ArmedJobs(), 1u) << "the minutely job is held after firing";
+    }
+  }
+  std::vector<int64_t> slots;
+  for (const auto& f : sink_.seen) {
+    if (f.job_id == minutely) slots.push_back(f.scheduled_ms);
+  }
+  EXPECT_THAT(slots, ::testing::ElementsAre(kStart + 1000, kStart + 61'000));
+}
+
 TEST_F(ScheduleLoopTest, AnInvalidatedJobIsReReadAloneAndArmed) {
   const int64_t slot = kStart + 1000;
   v1::Job j = RateJob(1000);
