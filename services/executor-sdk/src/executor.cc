@@ -160,6 +160,7 @@ absl::Status ExecutorImpl::Start() {
   manager_options.worker_threads = options_.max_concurrent_runs;
   manager_options.max_queued_runs = options_.max_queued_runs;
   manager_options.max_queued_runs_per_job = options_.max_queued_runs_per_job;
+  manager_options.remembered_runs = static_cast<size_t>(options_.remembered_runs);
   manager_options.allow_scripts = options_.allow_scripts;
   manager_options.cancel_grace = options_.cancel_grace;
   manager_options.script_kill_grace = options_.script_kill_grace;
@@ -261,6 +262,9 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(ExecutorOptions optio
   }
   if (options.max_queued_runs < 0 || options.max_queued_runs_per_job < 0) {
     return absl::InvalidArgumentError("max_queued_runs and max_queued_runs_per_job must not be negative");
+  }
+  if (options.remembered_runs < 0) {
+    return absl::InvalidArgumentError("remembered_runs must not be negative");
   }
   if (options.max_concurrent_runs == 0) {
     const int cpus = static_cast<int>(std::thread::hardware_concurrency());

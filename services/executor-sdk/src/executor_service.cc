@@ -1,5 +1,7 @@
 #include "services/executor-sdk/src/executor_service.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "services/executor-sdk/src/channels.h"
 
@@ -34,7 +36,13 @@ grpc::Status ExecutorService::Dispatch(
       answer->set_run_id(run.run_id());
       DispatchOutcome outcome;
       int64_t seen = 0;
-      if (!AdmitEpoch(run.fence_partition(), run.fence_epoch(), &seen)) {
+      // A newer epoch is noted even on a run accepted before...
+      const bool current = AdmitEpoch(run.fence_partition(), run.fence_epoch(), &seen);
+      if (std::optional<DispatchOutcome> known = manager_->Recall(run.run_id())) {
+        // ...which is answered "already accepted" whatever the epoch: that
+        // starts nothing, and a refusal would have its sender record it failed.
+        outcome = *known;
+      } else if (!current) {
         outcome.code = v1::HANDLE_CODE_REJECTED;
         outcome.kind = v1::REJECT_KIND_STALE_EPOCH;
         outcome.reason = absl::StrCat("stale scheduler: fencing epoch ", run.fence_epoch(), " < ",
@@ -44,6 +52,7 @@ grpc::Status ExecutorService::Dispatch(
       }
       if (outcome.accepted) {
         answer->mutable_accepted()->set_queue_position(outcome.queue_position);
+        answer->mutable_accepted()->set_already_accepted(outcome.already_accepted);
       } else {
         answer->mutable_rejected()->set_code(outcome.code);
         answer->mutable_rejected()->set_reason(outcome.reason);

@@ -73,6 +73,9 @@ absl::StatusOr<ExecutorOptions> OptionsFromEnvironment() {
   if (absl::Status s = ParseInt("GNOMON_MAX_QUEUED_RUNS", &options.max_queued_runs); !s.ok()) {
     return s;
   }
+  if (absl::Status s = ParseInt("GNOMON_REMEMBERED_RUNS", &options.remembered_runs); !s.ok()) {
+    return s;
+  }
   if (absl::Status s = ParseBool("GNOMON_ALLOW_SCRIPTS", &options.allow_scripts); !s.ok()) {
     return s;
   }

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "services/executor-sdk/src/recent_run_ids.h"
 #include "services/executor-sdk/src/script_runner.h"
 
 namespace gnomon::executor::internal {
@@ -70,7 +71,11 @@ void RunDestroys(const std::vector<std::function<void()>>& destroys) {
 
 struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
   Core(RunManagerOptions o, HandlerMap h, RunSink* s, std::function<void()> cb)
-      : options(std::move(o)), handlers(std::move(h)), sink(s), on_busy_changed(std::move(cb)) {}
+      : options(std::move(o)),
+        handlers(std::move(h)),
+        sink(s),
+        on_busy_changed(std::move(cb)),
+        recent(options.remembered_runs) {}
 
   const RunManagerOptions options;
   const HandlerMap handlers;
@@ -81,6 +86,7 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
   mutable absl::Mutex mu;
   absl::flat_hash_map<int64_t, std::shared_ptr<JobQueue>> jobs ABSL_GUARDED_BY(mu);
   absl::flat_hash_map<int64_t, int64_t> run_jobs ABSL_GUARDED_BY(mu);  // run -> job
+  RecentRunIds recent ABSL_GUARDED_BY(mu);  // accepted runs, also once ended
   std::deque<Task> ready ABSL_GUARDED_BY(mu);
   std::vector<WorkerThread*> parked ABSL_GUARDED_BY(mu);  // idle threads, most recent last
   int queued ABSL_GUARDED_BY(mu) = 0;    // runs waiting in job queues
@@ -95,6 +101,26 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
   std::map<std::pair<absl::Time, const JobQueue*>, std::shared_ptr<JobQueue>> watched
       ABSL_GUARDED_BY(mu);
   uint64_t watch_version ABSL_GUARDED_BY(mu) = 0;
+
+  // The answer to a run accepted before: where it stands in its job's queue
+  // if it waits there, else 0 (running or ended).
+  std::optional<DispatchOutcome> Recall(int64_t run_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    auto job_id = run_jobs.find(run_id);
+    if (job_id == run_jobs.end() && !recent.Contains(run_id)) return std::nullopt;
+    DispatchOutcome out;
+    out.accepted = true;
+    out.already_accepted = true;
+    if (job_id == run_jobs.end()) return out;
+    auto job = jobs.find(job_id->second);
+    if (job == jobs.end()) return out;
+    const JobQueue& q = *job->second;
+    for (size_t i = 0; i < q.waiting.size(); ++i) {
+      if (q.waiting[i]->run_id() != run_id) continue;
+      out.queue_position = static_cast<uint32_t>(i) + (q.current ? 1 : 0);
+      break;
+    }
+    return out;
+  }
 
   absl::Duration GraceFor(const RunState& run) const {
     return run.is_script() ? options.script_kill_grace + options.cancel_grace
@@ -377,6 +403,9 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
     Core& c = *core_;
     absl::MutexLock lock(&c.mu);
     const RunManagerOptions& opt = c.options;
+    // First, even while shutting down: refusing a run accepted before would
+    // send it to another executor, to run twice.
+    if (std::optional<DispatchOutcome> known = c.Recall(request.run_id())) return *known;
     if (!c.accepting) return Reject(v1::REJECT_KIND_SHUTTING_DOWN, "executor is shutting down");
     if (request.has_bean()) {
       if (!c.handlers.contains(request.bean().handler())) {
@@ -396,10 +425,6 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
     } else {
       return Reject(v1::REJECT_KIND_UNSUPPORTED,
                     "the run request names neither a handler nor a script");
-    }
-    if (c.run_jobs.contains(request.run_id())) {
-      out.accepted = true;  // a re-sent dispatch of a run already here
-      return out;
     }
     auto found = c.jobs.find(request.job_id());
     const JobLoad load = found == c.jobs.end() ? JobLoad{} : found->second->load();
@@ -434,6 +459,7 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
     job->idle_since = absl::InfiniteFuture();
     ++c.queued;
     c.run_jobs[request.run_id()] = request.job_id();
+    c.recent.Add(request.run_id());
     c.Rewatch(job);
     c.MakeReady(job);
     if (job->in_ready) c.Wake();
@@ -467,6 +493,11 @@ bool RunManager::Kill(int64_t run_id, const std::string& reason) {
   }
   core_->NotifyBusy();
   return true;
+}
+
+std::optional<DispatchOutcome> RunManager::Recall(int64_t run_id) const {
+  absl::MutexLock lock(&core_->mu);
+  return core_->Recall(run_id);
 }
 
 JobLoad RunManager::Load(int64_t job_id) const {

@@ -14,12 +14,19 @@
 // handler ignores cancellation past the grace and gives the pool a fresh
 // thread in place of the one stuck in it.
 //
+// A run id is accepted once: a resent or re-dispatched RunRequest for a run
+// that is queued, running, or among the last `remembered_runs` accepted here
+// is answered "already accepted" (its result goes out once, through the
+// sink) and not run again. A refused run is not remembered, so a later
+// dispatch of it may be accepted.
+//
 // Handler hooks: init runs before a job's first run of that handler here;
 // destroy runs on a worker once the job has been idle for `idle_job_ttl`,
 // after its run was abandoned, or at shutdown.
 //
 //   RunManager manager(options, handlers, &sink, [&] { session.NotifyBusyChanged(); });
 //   DispatchOutcome outcome = manager.Submit(request);   // accepted or rejected
+//   manager.Submit(request).already_accepted;             // true: not run again
 //   manager.Kill(run_id, "by admin");
 //   manager.Shutdown(clock.Now() + absl::Seconds(30));
 //
@@ -33,6 +40,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -66,13 +74,18 @@ struct RunManagerOptions {
   absl::Duration script_kill_grace = absl::Seconds(3);
   // An idle job's destroy hooks run after this long.
   absl::Duration idle_job_ttl = absl::Seconds(60);
+  // The latest accepted run ids remembered, also once ended
+  // (recent_run_ids.h); runs queued or running are always recognised.
+  size_t remembered_runs = 100000;
   Clock* clock = &RealClock();
 };
 
 // Answer to one RunRequest: accepted (with the number of runs of the job
-// ahead of it) or rejected with a HandleCode, a kind and a reason.
+// ahead of it, and whether it had been accepted before) or rejected with a
+// HandleCode, a kind and a reason.
 struct DispatchOutcome {
   bool accepted = false;
+  bool already_accepted = false;
   uint32_t queue_position = 0;
   int code = 0;
   v1::RejectKind kind = v1::REJECT_KIND_UNSPECIFIED;
@@ -88,6 +101,11 @@ class RunManager {
   RunManager& operator=(const RunManager&) = delete;
 
   DispatchOutcome Submit(const v1::RunRequest& request);
+  // The "already accepted" answer for a run accepted here before (queued,
+  // running, or recently ended), or nullopt. Submit answers the same; this
+  // lets the Dispatch adapter answer before its fencing check, since
+  // answering a known run starts nothing.
+  std::optional<DispatchOutcome> Recall(int64_t run_id) const;
   // Kills one run (running: cancelled, reported 503 when it returns or after
   // the grace; queued: removed and reported 503). False if not here.
   bool Kill(int64_t run_id, const std::string& reason);

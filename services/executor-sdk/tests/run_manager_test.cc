@@ -209,7 +209,14 @@ TEST(RunManagerTest, TimeoutsFollowTheInjectedClock) {
   ASSERT_TRUE(result);
   EXPECT_EQ(result->handle_code(), 502);
   EXPECT_NE(result->handle_message().find("timed out after 1h"), std::string::npos);
+  // Ended by the watchdog, it is still known: a resent dispatch does not run
+  // it again (run_once_test.cc).
+  EXPECT_TRUE(manager.Submit(Req(1, 1, "wait", v1::BLOCK_STRATEGY_SERIAL_EXECUTION,
+                                 absl::Hours(1)))
+                  .already_accepted);
   manager.Shutdown(clock.Now());
+  EXPECT_EQ(sink.started(), 1u);
+  EXPECT_EQ(sink.finishes(1), 1);
 }
 
 TEST(RunManagerTest, AHandlerIgnoringCancellationIsAbandonedAndThePoolRefilled) {

@@ -76,6 +76,13 @@ struct ExecutorOptions {
   int max_queued_runs = 65536;
   // Runs of one job waiting behind its running run (refused beyond it, as above).
   int max_queued_runs_per_job = 256;
+  // How many of the latest accepted run ids are remembered, also after their
+  // runs end, so that a resent or re-dispatched request for one is answered
+  // "already accepted" instead of running it again (runs still queued or
+  // running here are always recognised). Bounded by count, not time: at 100
+  // runs/s the default covers ~17 minutes, at 1,000 runs/s ~100 s; about 30
+  // bytes an id. 0 remembers only runs still queued or running.
+  int remembered_runs = 100000;
   // Accept script (GLUE) runs. Off by default: a script is arbitrary code.
   bool allow_scripts = false;
   // How long a cancelled (killed, timed-out) handler may take to return before
@@ -108,7 +115,7 @@ struct ExecutorOptions {
 // host:port lists), GNOMON_ACCESS_TOKEN, GNOMON_LISTEN, GNOMON_ADVERTISE,
 // GNOMON_TLS_CA, GNOMON_TLS_CERT, GNOMON_TLS_KEY, GNOMON_SPOOL_DIR,
 // GNOMON_LOG_DIR, GNOMON_LOG_RETENTION_DAYS, GNOMON_MAX_CONCURRENT_RUNS,
-// GNOMON_MAX_QUEUED_RUNS, GNOMON_ALLOW_SCRIPTS (true/false/1/0). A malformed
+// GNOMON_MAX_QUEUED_RUNS, GNOMON_REMEMBERED_RUNS, GNOMON_ALLOW_SCRIPTS (true/false/1/0). A malformed
 // number or boolean is an InvalidArgument error.
 absl::StatusOr<ExecutorOptions> OptionsFromEnvironment();
 

@@ -1,0 +1,92 @@
+// A real executor dispatched the same run again and again — resent on the
+// same stream, re-dispatched by another scheduler replica, by a deposed one
+// with a stale epoch, and after the run ended — executes its handler once and
+// reports one result; every answer after the first says "already accepted".
+#include <cstdint>
+#include <map>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "gtest/gtest.h"
+#include "services/executor-sdk/tests/test_env.h"
+
+namespace gnomon::executor {
+namespace {
+
+using testing::BeanRun;
+using testing::DispatchClient;
+
+// Counts handler invocations per run; runs of "held" wait for `release`.
+struct Invocations {
+  absl::Mutex mu;
+  std::map<int64_t, int> by_run ABSL_GUARDED_BY(mu);
+  absl::Notification release;
+
+  Handler handler() {
+    return [this](JobContext& ctx) {
+      {
+        absl::MutexLock l(&mu);
+        ++by_run[ctx.run_id()];
+      }
+      release.WaitForNotificationWithTimeout(kTestWait);
+    };
+  }
+  int of(int64_t run_id) {
+    absl::MutexLock l(&mu);
+    return by_run[run_id];
+  }
+};
+
+v1::RunRequest Fenced(v1::RunRequest run, int64_t epoch) {
+  run.set_fence_partition(3);
+  run.set_fence_epoch(epoch);
+  return run;
+}
+
+// The answer to `run`, which must be an acceptance.
+v1::Accepted Accept(DispatchClient& scheduler, const v1::RunRequest& run) {
+  std::optional<v1::RunAnswer> answer = scheduler.Send(run);
+  EXPECT_TRUE(answer.has_value());
+  if (!answer.has_value()) return {};
+  EXPECT_TRUE(answer->has_accepted()) << answer->ShortDebugString();
+  return answer->accepted();
+}
+
+class RedispatchTest : public SdkTest {};
+
+TEST_F(RedispatchTest, ASecondDispatchOfTheSameRunDoesNotRunItAgain) {
+  Invocations calls;
+  auto executor = StartExecutor(Options(), [&](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("held", calls.handler()).ok());
+  });
+  ASSERT_NE(executor, nullptr);
+  const v1::RunRequest run = BeanRun(501, 9, "held");
+
+  DispatchClient replica_a(executor->address(), kTestToken);
+  EXPECT_FALSE(Accept(replica_a, Fenced(run, 2)).already_accepted());
+  // Resent on the same stream (the answer was lost, say), then by the replica
+  // that took the partition over, then by the deposed one: its stale epoch
+  // would refuse a new run, but this one is only answered.
+  EXPECT_TRUE(Accept(replica_a, Fenced(run, 2)).already_accepted());
+  DispatchClient replica_b(executor->address(), kTestToken);
+  EXPECT_TRUE(Accept(replica_b, Fenced(run, 3)).already_accepted());
+  EXPECT_TRUE(Accept(replica_a, Fenced(run, 2)).already_accepted());
+  std::optional<v1::RunAnswer> stale = replica_a.Send(Fenced(BeanRun(502, 9, "held"), 2));
+  ASSERT_TRUE(stale.has_value());
+  EXPECT_EQ(stale->rejected().kind(), v1::REJECT_KIND_STALE_EPOCH);
+
+  calls.release.Notify();
+  ASSERT_TRUE(logs_.WaitForResult(501, kTestWait).has_value());
+  // After it ended, too. A later run of the same job (one at a time, in
+  // arrival order) ends after anything queued before it, so once its result
+  // is in, a second execution of run 501 would have shown.
+  EXPECT_TRUE(Accept(replica_b, Fenced(run, 3)).already_accepted());
+  EXPECT_FALSE(Accept(replica_b, Fenced(BeanRun(503, 9, "held"), 3)).already_accepted());
+  ASSERT_TRUE(logs_.WaitForResult(503, kTestWait).has_value());
+  EXPECT_EQ(calls.of(501), 1);
+  EXPECT_EQ(calls.of(503), 1);
+  EXPECT_EQ(logs_.result_items(), 2);
+}
+
+}  // namespace
+}  // namespace gnomon::executor
