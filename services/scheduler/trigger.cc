@@ -315,12 +315,16 @@ void Trigger::Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group
                  u.dispatch_ms = clock_->NowMillis();
                  u.fence_epoch = run.fence_epoch();
                  if (r.ok() && r->has_accepted()) {
+                   // Also an answer to a resent dispatch of a run the executor
+                   // had accepted (already_accepted): it did not start it again,
+                   // and RecordDispatches keeps the outcome of a run that ended.
                    u.status = v1::RUN_STATUS_RUNNING;
                    u.trigger_code = 200;
                    u.trigger_message = tried.empty()
                                            ? route
                                            : absl::StrCat(route, " (refused by ",
                                                           absl::StrJoin(tried, ", "), ")");
+                   if (r->accepted().already_accepted()) u.trigger_message += " (already accepted)";
                  } else {
                    u.status = v1::RUN_STATUS_FAILED;
                    u.trigger_code = r.ok() ? r->rejected().code() : v1::HANDLE_CODE_FAILURE;
