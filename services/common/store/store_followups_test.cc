@@ -14,23 +14,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::vector<int64_t> Ids(const std::vector<v1::Run>& runs) {
-  std::vector<int64_t> ids;
-  for (const v1::Run& r : runs) ids.push_back(r.id());
-  return ids;
-}
-
-std::vector<int64_t> PendingFollowups(Store& store) {
-  absl::StatusOr<std::vector<v1::Run>> runs = store.ListPendingFollowups(100, kFarFuture, {});
-  EXPECT_TRUE(runs.ok()) << runs.status();
-  return runs.ok() ? Ids(*runs) : std::vector<int64_t>{};
-}
-
-// A dispatch outcome: RUNNING on `address`, or FAILED (no executor) at `ms`.
-DispatchUpdate Dispatched(int64_t run_id, std::string address, int64_t ms, int64_t epoch) {
-  return {run_id, v1::RUN_STATUS_RUNNING, 200, "dispatched", std::move(address), ms, 0, "", 0,
-          epoch};
-}
+// A dispatch outcome: FAILED (no executor) at `ms`.
 DispatchUpdate DispatchFailed(int64_t run_id, int64_t ms) {
   DispatchUpdate u;
   u.run_id = run_id;

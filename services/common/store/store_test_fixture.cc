@@ -188,6 +188,23 @@ v1::ReportItem StoreTest::Result(int64_t run_id, int32_t code, int64_t end_ms) {
   return r;
 }
 
+std::vector<int64_t> Ids(const std::vector<v1::Run>& runs) {
+  std::vector<int64_t> ids;
+  for (const v1::Run& r : runs) ids.push_back(r.id());
+  return ids;
+}
+
+std::vector<int64_t> PendingFollowups(Store& store) {
+  absl::StatusOr<std::vector<v1::Run>> runs = store.ListPendingFollowups(100, kFarFuture, {});
+  EXPECT_TRUE(runs.ok()) << runs.status();
+  return runs.ok() ? Ids(*runs) : std::vector<int64_t>{};
+}
+
+DispatchUpdate Dispatched(int64_t run_id, std::string address, int64_t ms, int64_t epoch) {
+  return {run_id, v1::RUN_STATUS_RUNNING, 200, "dispatched", std::move(address), ms, 0, "", 0,
+          epoch};
+}
+
 v1::ReportItem StoreTest::Lines(int64_t run_id, int from, int to) {
   v1::ReportItem r;
   r.set_sequence(3);

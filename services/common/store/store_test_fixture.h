@@ -39,6 +39,12 @@ inline constexpr int64_t kFarFuture = int64_t{1} << 60;
   auto lhs = *std::move(lhs##_or)
 
 class StoreTest : public ::testing::TestWithParam<std::string> {
+ public:
+  // Report items.
+  static v1::ReportItem Started(int64_t run_id, int64_t ms);
+  static v1::ReportItem Result(int64_t run_id, int32_t code, int64_t end_ms);
+  static v1::ReportItem Lines(int64_t run_id, int from, int to);
+
  protected:
   void SetUp() override;
   void TearDown() override;
@@ -63,10 +69,6 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   // Inserts one run and returns its id (0 and a test failure if not inserted).
   int64_t Insert(v1::Run run);
 
-  // Report items.
-  static v1::ReportItem Started(int64_t run_id, int64_t ms);
-  static v1::ReportItem Result(int64_t run_id, int32_t code, int64_t end_ms);
-  static v1::ReportItem Lines(int64_t run_id, int from, int to);
 
   StoreOptions options_;
   std::string dir_;  // SQLite temp dir.
@@ -75,6 +77,13 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   v1::Group group_;  // Set by SeedGroupAndJob.
   v1::Job job_;
 };
+
+// The ids of `runs`, in order.
+std::vector<int64_t> Ids(const std::vector<v1::Run>& runs);
+// The ids of the follow-ups pending in `store` (listed at kFarFuture).
+std::vector<int64_t> PendingFollowups(Store& store);
+// A dispatch outcome: RUNNING on `address` at `ms`, with fencing `epoch`.
+DispatchUpdate Dispatched(int64_t run_id, std::string address, int64_t ms, int64_t epoch);
 
 }  // namespace gnomon::store::testing
 
