@@ -12,14 +12,20 @@ void ReportDeltas::Inserted(int64_t job_id, int64_t trigger_ms) {
 }
 
 void ReportDeltas::Ended(const RunFacts& f, bool was_active) {
+  if (was_active) --days_[{DayOf(f.trigger_ms), f.job_id}].running;
+  CountEnd(f, 1);
+}
+
+void ReportDeltas::Retracted(const RunFacts& f) { CountEnd(f, -1); }
+
+void ReportDeltas::CountEnd(const RunFacts& f, int sign) {
   const int64_t day = DayOf(f.trigger_ms);
   Counters& c = days_[{day, f.job_id}];
-  if (was_active) --c.running;
-  if (f.status == v1::RUN_STATUS_SUCCEEDED) ++c.succeeded;
-  if (f.status == v1::RUN_STATUS_FAILED) ++c.failed;
+  if (f.status == v1::RUN_STATUS_SUCCEEDED) c.succeeded += sign;
+  if (f.status == v1::RUN_STATUS_FAILED) c.failed += sign;
   if (f.start_ms > 0) {
     const int64_t duration = std::max<int64_t>(0, f.end_ms - f.start_ms);
-    ++buckets_[{day, f.job_id, DurationBucket(duration)}];
+    buckets_[{day, f.job_id, DurationBucket(duration)}] += sign;
   }
 }
 
@@ -37,6 +43,7 @@ absl::Status ReportDeltas::Apply(SqlConn& c, const Statements& sql) const {
   }
   std::vector<SqlRow> buckets;
   for (const auto& [key, n] : buckets_) {
+    if (n == 0) continue;  // Retracted and counted again in the same bucket.
     buckets.push_back(
         {SqlInt(std::get<0>(key)), SqlInt(std::get<1>(key)), SqlInt(std::get<2>(key)), SqlInt(n)});
   }

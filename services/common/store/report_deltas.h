@@ -9,7 +9,10 @@
 //              (including never dispatched ones and those failed by FailRuns);
 //   durations  end - start of every ended run that has a start time (ran on
 //              an executor), in the buckets of report_histogram.h.
-// A run inserted already ended counts straight as succeeded/failed.
+// A run inserted already ended counts straight as succeeded/failed. A run
+// whose provisional executor-lost verdict is replaced by the executor's own
+// result (store.h, ApplyReports) moves from failed to the result's outcome,
+// its duration with it (Retracted, then Ended).
 //
 // Deltas are written in key order with one multi-row upsert for the
 // (day, job) counters and one for the (day, job, bucket) histograms (per
@@ -56,8 +59,13 @@ class ReportDeltas {
   // A run was inserted PENDING or RUNNING.
   void Inserted(int64_t job_id, int64_t trigger_ms);
   // A run ended (facts read after the change); was_active: it was counted
-  // as running before (false for a run inserted already ended).
+  // as running before (false for a run inserted already ended, or one whose
+  // earlier end was Retracted).
   void Ended(const RunFacts& facts, bool was_active);
+  // An ended run's outcome is about to be replaced (facts as counted when it
+  // ended): its succeeded/failed count and duration are taken back, and the
+  // replacing outcome is then counted with Ended(..., was_active=false).
+  void Retracted(const RunFacts& facts);
   // Writes the collected changes.
   absl::Status Apply(SqlConn& c, const Statements& sql) const;
 
@@ -67,6 +75,9 @@ class ReportDeltas {
     int64_t succeeded = 0;
     int64_t failed = 0;
   };
+  // Adds `sign` to the outcome counter and duration bucket of an ended run.
+  void CountEnd(const RunFacts& facts, int sign);
+
   std::map<std::pair<int64_t, int64_t>, Counters> days_;          // (day, job).
   std::map<std::tuple<int64_t, int64_t, int>, int64_t> buckets_;  // (day, job, bucket).
 };

@@ -48,7 +48,8 @@ absl::Status WriteRuns(SqlConn& c, const Statements& sql, const RunStates& runs)
                     SqlText(r.executor_address), SqlInt(r.dispatch_ms), SqlInt(r.handle_code),
                     r.handle_message ? SqlText(*r.handle_message) : SqlNull(), SqlInt(r.start_ms),
                     SqlInt(r.end_ms), SqlInt(r.fence_epoch), SqlInt(r.followup_pending ? 1 : 0),
-                    SqlInt(r.log_line_count), SqlInt(r.log_truncated ? 1 : 0)});
+                    SqlInt(r.log_line_count), SqlInt(r.log_truncated ? 1 : 0),
+                    r.followup_due_ms ? SqlInt(*r.followup_due_ms) : SqlNull()});
   }
   if (rows.empty()) return absl::OkStatus();
   return ExecPadded(c, sql.update_runs, rows);

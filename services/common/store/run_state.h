@@ -60,6 +60,8 @@ struct RunState {
   // Set: replaces the stored message; unset: keeps it.
   std::optional<std::string> trigger_message;
   std::optional<std::string> handle_message;
+  // Set: replaces when the pending follow-up is listed (0: at once); unset: keeps it.
+  std::optional<int64_t> followup_due_ms;
   bool changed = false;  // Written back by WriteRuns.
 
   bool active() const {
@@ -67,6 +69,11 @@ struct RunState {
   }
   bool ended() const {
     return status == v1::RUN_STATUS_SUCCEEDED || status == v1::RUN_STATUS_FAILED;
+  }
+  // Failed by the provisional "executor lost" verdict (FailRuns with
+  // HANDLE_CODE_EXECUTOR_LOST, store.h) — or by an executor's own 504.
+  bool lost_verdict() const {
+    return status == v1::RUN_STATUS_FAILED && handle_code == v1::HANDLE_CODE_EXECUTOR_LOST;
   }
   RunFacts facts() const { return RunFacts{job_id, trigger_ms, start_ms, end_ms, status}; }
 };

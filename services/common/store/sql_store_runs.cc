@@ -30,6 +30,16 @@ int64_t RunIdOf(const v1::ReportItem& item) {
   return 0;
 }
 
+// Whether a result for the ended run `r` replaces its outcome. Only the
+// provisional "executor lost" verdict gives way, to the executor's own result
+// (it ran after all: its result was in the executor's spool). The same result
+// again is a replay (an executor may itself report 504), as is any result for
+// a run that ended any other way.
+bool ReplacesLostVerdict(const RunState& r, const v1::RunResult& res) {
+  return r.lost_verdict() && !(res.handle_code() == r.handle_code &&
+                               ToMs(res.end_time()) == r.end_ms);
+}
+
 }  // namespace
 
 absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updates) {
@@ -157,7 +167,15 @@ v1::ReportAck SqlStore::ApplyReport(const v1::ReportItem& item, const v1::RunSta
     return v1::REPORT_ACK_APPLIED;
   }
   const v1::RunResult& res = item.result();
-  if (!r.active()) return v1::REPORT_ACK_DUPLICATE;
+  const bool was_active = r.active();
+  if (!was_active) {
+    if (!ReplacesLostVerdict(r, res)) return v1::REPORT_ACK_DUPLICATE;
+    // The verdict's counts make way for the result's. Its follow-up is
+    // decided once (store.h): still pending, it is handled on the result
+    // instead, and at once (a retry it waited for may be moot); handled, it stands.
+    deltas.Retracted(r.facts());
+    if (r.followup_pending) r.followup_due_ms = 0;
+  }
   const int64_t start_ms = res.has_start_time() || started == nullptr ? ToMs(res.start_time())
                                                                       : ToMs(started->start_time());
   r.handle_code = res.handle_code();
@@ -169,9 +187,9 @@ v1::ReportAck SqlStore::ApplyReport(const v1::ReportItem& item, const v1::RunSta
   if (r.executor_address.empty() && started != nullptr) {
     r.executor_address = started->executor_address();
   }
-  r.followup_pending = true;
+  if (was_active) r.followup_pending = true;
   r.changed = true;
-  deltas.Ended(r.facts(), /*was_active=*/true);
+  deltas.Ended(r.facts(), was_active);
   return v1::REPORT_ACK_APPLIED;
 }
 

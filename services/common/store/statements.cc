@@ -121,7 +121,8 @@ void AddBatchStatements(Dialect d, Statements& s) {
     return MultiRowUpdate(d, "run",
                           {"id", "status", "trigger_code", "trigger_message", "executor_address",
                            "dispatch_ms", "handle_code", "handle_message", "start_ms", "end_ms",
-                           "fence_epoch", "followup_pending", "log_line_count", "log_truncated"},
+                           "fence_epoch", "followup_pending", "log_line_count", "log_truncated",
+                           "followup_due_ms"},
                           {{"status", "$status"},
                            {"trigger_code", "$trigger_code"},
                            {"trigger_message", "COALESCE($trigger_message, {t}.trigger_message)"},
@@ -134,7 +135,8 @@ void AddBatchStatements(Dialect d, Statements& s) {
                            {"fence_epoch", "$fence_epoch"},
                            {"followup_pending", "$followup_pending"},
                            {"log_line_count", "$log_line_count"},
-                           {"log_truncated", "$log_truncated"}},
+                           {"log_truncated", "$log_truncated"},
+                           {"followup_due_ms", "COALESCE($followup_due_ms, {t}.followup_due_ms)"}},
                           "", n);
   });
   s.insert_log_lines = BatchSql([](int n) {

@@ -202,8 +202,22 @@ class Store {
   // Applies executor reports in one transaction and returns one ack per item:
   // started (RUNNING/PENDING runs get start time), log lines (appended, capped,
   // duplicates by line number ignored), results (only if the run is not yet
-  // SUCCEEDED/FAILED; otherwise DUPLICATE). UNKNOWN_RUN for a missing run, or
+  // SUCCEEDED/FAILED, or was failed by the provisional executor-lost verdict
+  // — see FailRuns; otherwise DUPLICATE). UNKNOWN_RUN for a missing run, or
   // one whose group is not `group_id` (when group_id != 0).
+  //
+  // A late result replacing the executor-lost verdict sets the run's status,
+  // handle code/message and end time (and its start time if none was
+  // reported), and moves the run's report counts (failed -> the result's
+  // outcome, duration). Its follow-up is decided once:
+  //  * not handled yet (still listed, or deferred waiting for a retry's
+  //    delay): it stays pending, is handled on the result instead (children
+  //    or FIX_DELAY for a success; the retry policy for the executor's own
+  //    failure) and is listed at once;
+  //  * already handled (CompleteFollowups): what the verdict's follow-up did
+  //    stands — its retry, alarm or FIX_DELAY next fire — and nothing more
+  //    follows: no second retry, no child jobs for the late success.
+  // The same result again is then a DUPLICATE like any other.
   virtual absl::StatusOr<std::vector<v1::ReportAck>> ApplyReports(
       const std::vector<v1::ReportItem>& items, int64_t group_id) = 0;
   virtual absl::StatusOr<v1::Run> GetRun(int64_t run_id) = 0;
@@ -226,7 +240,9 @@ class Store {
   virtual absl::Status DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) = 0;
   // Ends PENDING or RUNNING runs as FAILED with the code and message (e.g.
   // 504 "executor lost"), end time now_ms; runs already ended are left alone.
-  // Returns how many changed.
+  // Returns how many changed. HANDLE_CODE_EXECUTOR_LOST (504) makes the
+  // verdict provisional: a result the executor reports later replaces it
+  // (ApplyReports); any other code is final.
   virtual absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
                                            std::string_view handle_message, int64_t now_ms) = 0;
 
