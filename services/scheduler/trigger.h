@@ -31,6 +31,7 @@
 #include "services/scheduler/dispatch_recorder.h"
 #include "services/scheduler/dispatch_timer.h"
 #include "services/scheduler/executor_link.h"
+#include "services/scheduler/fire_sink.h"
 #include "services/scheduler/manual_prober.h"
 #include "services/scheduler/membership.h"
 #include "services/scheduler/partition_lease.h"
@@ -38,39 +39,6 @@
 #include "services/scheduler/trigger_pools.h"
 
 namespace gnomon::scheduler {
-
-struct FireSpec {
-  // Shared, not copied: a burst of thousands of fires references the jobs
-  // the schedule loop holds.
-  std::shared_ptr<const v1::Job> job;
-  v1::TriggerType type = v1::TRIGGER_TYPE_API;
-  int64_t scheduled_ms = 0;  // The slot; 0 = an unslotted (manual/API/parent) fire.
-  // Recorded ahead: dispatch at this instant (0 or past = at once).
-  int64_t dispatch_at_ms = 0;
-  std::optional<std::string> params;
-  std::vector<std::string> addresses;  // Explicit executors instead of the group's.
-  std::optional<uint32_t> shard;       // Only this shard of a broadcast.
-  int64_t parent_run_id = 0;
-  // Retries: the attempt number, the first attempt's id and its shard total
-  // (a broadcast retry re-runs only its own shard).
-  uint32_t attempt = 0;
-  int64_t first_run_id = 0;
-  uint32_t shard_total = 0;
-};
-
-struct FireOutcome {
-  std::vector<int64_t> run_ids;  // Newly recorded runs.
-  bool slot_already_fired = false;
-};
-
-// Where the schedule loop hands fires (Trigger in production, a fake in tests).
-class FireSink {
- public:
-  virtual ~FireSink() = default;
-  // Records every fire's runs (slots taken once) and dispatches them. Fails
-  // as a whole (nothing recorded) if the store is unavailable.
-  virtual absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) = 0;
-};
 
 class Trigger final : public FireSink, public ExecutorProbe {
  public:
