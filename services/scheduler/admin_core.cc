@@ -10,6 +10,7 @@
 #include "services/common/server/run_queries.h"
 #include "services/common/server/tokens.h"
 #include "services/scheduler/next_fire.h"
+#include "services/scheduler/route_plan.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -270,7 +271,7 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
   if (req.has_params()) f.params = req.params();
   f.addresses.assign(req.executor_addresses().begin(), req.executor_addresses().end());
   if (req.has_shard_index()) {
-    if (f.job->route_strategy() != v1::ROUTE_STRATEGY_SHARDING_BROADCAST) {
+    if (!IsShardingBroadcast(*f.job)) {
       return absl::InvalidArgumentError("shard_index: the job is not a sharding broadcast");
     }
     f.shard = req.shard_index();

@@ -20,7 +20,8 @@
 
 namespace gnomon::scheduler {
 
-// One fire of a job: what to record and where it may run.
+// One fire of a job: what to record and where it may run (see RoutePlan for
+// how `addresses`, `shard` and `shard_total` shape its runs).
 struct FireSpec {
   // Shared, not copied: a burst of thousands of fires references the jobs
   // the schedule loop holds.
@@ -31,13 +32,13 @@ struct FireSpec {
   int64_t dispatch_at_ms = 0;
   std::optional<std::string> params;
   std::vector<std::string> addresses;  // Explicit executors instead of the group's.
-  std::optional<uint32_t> shard;       // Only this shard of a broadcast.
+  std::optional<uint32_t> shard;       // Only this shard of the fire's runs.
   int64_t parent_run_id = 0;
   // Retries: the attempt number, the first attempt's id and its shard total
-  // (a broadcast retry re-runs only its own shard).
+  // (a broadcast retry re-runs only its own shard of the same total).
   uint32_t attempt = 0;
   int64_t first_run_id = 0;
-  uint32_t shard_total = 0;
+  uint32_t shard_total = 0;  // 0: as many as the route plan makes.
 };
 
 struct FireOutcome {

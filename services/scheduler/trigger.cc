@@ -115,10 +115,11 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
     size_t fire;
     v1::Group group;
     ExecutorList executors;
+    RoutePlan route;
   };
   std::vector<Planned> plans;
   std::vector<v1::Run> runs;
-  std::vector<size_t> run_plan;
+  std::vector<std::pair<size_t, size_t>> run_plan;  // (plan, run of its route)
   std::shared_ptr<const Ownership> ownership;
   {
     absl::MutexLock l(&mu_);
@@ -128,13 +129,10 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
     const FireSpec& f = fires[i];
     absl::StatusOr<v1::Group> g = GroupOf(f.job->group_id());
     if (!g.ok()) return g.status();
-    Planned p{i, *g, Candidates(f, *g)};
-    const bool broadcast = f.job->route_strategy() == v1::ROUTE_STRATEGY_SHARDING_BROADCAST;
-    const uint32_t total = f.shard_total > 0 ? f.shard_total
-                           : broadcast      ? std::max<uint32_t>(1, p.executors->size())
-                                            : 1;
-    for (uint32_t shard = 0; shard < total; ++shard) {
-      if (f.shard && *f.shard != shard) continue;
+    Planned p{i, *g, Candidates(f, *g), {}};
+    p.route = PlanRoute(f, *p.executors);
+    for (size_t n = 0; n < p.route.runs.size(); ++n) {
+      const PlannedRun& planned = p.route.runs[n];
       v1::Run r;
       r.set_job_id(f.job->id());
       r.set_group_id(f.job->group_id());
@@ -143,15 +141,15 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
       *r.mutable_trigger_time() = TimeUtil::MillisecondsToTimestamp(now);
       r.set_handler(HandlerName(*f.job));
       r.set_params(f.params ? *f.params : f.job->params());
-      r.set_shard_index(shard);
-      r.set_shard_total(total);
+      r.set_shard_index(planned.shard_index);
+      r.set_shard_total(planned.shard_total);
       r.set_parent_run_id(f.parent_run_id);
       r.set_attempt(f.attempt);
       r.set_first_run_id(f.first_run_id);
       r.set_status(v1::RUN_STATUS_PENDING);
       r.set_fence_epoch(ownership ? ownership->EpochOfJob(f.job->id()) : 0);
       runs.push_back(std::move(r));
-      run_plan.push_back(plans.size());
+      run_plan.push_back({plans.size(), n});
     }
     plans.push_back(std::move(p));
   }
@@ -161,7 +159,8 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
   std::vector<FireOutcome> outcomes(fires.size());
   std::vector<std::shared_ptr<const FireSpec>> shared(fires.size());
   for (size_t k = 0; k < runs.size(); ++k) {
-    const Planned& p = plans[run_plan[k]];
+    const Planned& p = plans[run_plan[k].first];
+    const std::optional<std::string>& bound = p.route.runs[run_plan[k].second].executor;
     FireOutcome& out = outcomes[p.fire];
     if (!(*inserted)[k].inserted) {
       out.slot_already_fired = true;
@@ -176,17 +175,17 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
     }
     std::shared_ptr<const FireSpec> f = shared[p.fire];
     if (pools_ == nullptr) {
-      Dispatch(runs[k], f, p.group, p.executors);
+      Dispatch(runs[k], f, p.group, p.executors, bound);
       continue;
     }
     // The run is recorded; routing and sending happen on the job's pool, at
     // the slot's instant for a fire recorded ahead.
     // Runs once: its captures move into the pool task rather than copy.
-    auto send = [this, run = runs[k], f, g = p.group, e = p.executors]() mutable {
+    auto send = [this, run = runs[k], f, g = p.group, e = p.executors, bound]() mutable {
       const int64_t job_id = run.job_id();
       pools_->Submit(job_id, [this, run = std::move(run), f = std::move(f), g = std::move(g),
-                              e = std::move(e)]() mutable {
-        Dispatch(std::move(run), std::move(f), std::move(g), std::move(e));
+                              e = std::move(e), bound = std::move(bound)]() mutable {
+        Dispatch(std::move(run), std::move(f), std::move(g), std::move(e), std::move(bound));
       });
     };
     if (timer_ != nullptr && f->dispatch_at_ms > now) {
@@ -230,7 +229,8 @@ bool AnotherMayTake(const absl::StatusOr<v1::RunAnswer>& r) {
 }  // namespace
 
 void Trigger::Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group g,
-                       ExecutorList executors, std::vector<std::string> tried) {
+                       ExecutorList executors, std::optional<std::string> bound,
+                       std::vector<std::string> tried) {
   // A dispatch's duration (for the slow pool) runs from here, excluding time
   // queued in the pool: under overload that wait would mark every job slow.
   const absl::Time submitted = clock_->Now();
@@ -241,11 +241,8 @@ void Trigger::Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group
   }
   std::string address;
   const v1::RouteStrategy strategy = f->job->route_strategy();
-  const bool broadcast = strategy == v1::ROUTE_STRATEGY_SHARDING_BROADCAST;
-  if (broadcast) {
-    // Shard i runs on the i-th executor in address order; a retry of a shard
-    // whose executor left wraps around the current ones.
-    address = (*executors)[run.shard_index() % executors->size()].address();
+  if (bound) {
+    address = *bound;  // The route plan's executor for this run (a broadcast shard's).
   } else {
     const std::vector<v1::ExecutorInfo>* candidates = executors.get();
     std::vector<v1::ExecutorInfo> rest;  // only after a refusal
@@ -286,12 +283,12 @@ void Trigger::Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group
   const std::string token = g.access_token();
   links_->Send(address, token, std::move(req),
                [this, run = std::move(run), f = std::move(f), g = std::move(g), executors = std::move(executors),
-                tried = std::move(tried), address, route, broadcast,
+                bound = std::move(bound), tried = std::move(tried), address, route,
                 submitted](absl::StatusOr<v1::RunAnswer> r) mutable {
                  if (pools_ != nullptr) {
                    pools_->RecordDispatch(run.job_id(), clock_->Now() - submitted);
                  }
-                 if (!broadcast && AnotherMayTake(r) && tried.size() + 1 < executors->size()) {
+                 if (!bound && AnotherMayTake(r) && tried.size() + 1 < executors->size()) {
                    // Route it again among the executors that have not refused it.
                    // Not on this (the link's) thread: routing may probe executors.
                    tried.push_back(address);
@@ -300,7 +297,7 @@ void Trigger::Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group
                                  executors = std::move(executors),
                                  tried = std::move(tried)]() mutable {
                      Dispatch(std::move(run), std::move(f), std::move(g), std::move(executors),
-                              std::move(tried));
+                              std::nullopt, std::move(tried));
                    };
                    if (pools_ != nullptr) {
                      pools_->Submit(job_id, std::move(again));

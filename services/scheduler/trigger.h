@@ -35,6 +35,7 @@
 #include "services/scheduler/manual_prober.h"
 #include "services/scheduler/membership.h"
 #include "services/scheduler/partition_lease.h"
+#include "services/scheduler/route_plan.h"
 #include "services/scheduler/router.h"
 #include "services/scheduler/trigger_pools.h"
 
@@ -70,8 +71,11 @@ class Trigger final : public FireSink, public ExecutorProbe {
   // Routes `run` among `executors` minus `tried` (addresses that refused it
   // as unable to take it: queue full, no such handler, shutting down) and
   // sends it; a refusal of that kind routes it again among the rest.
+  // A run `bound` to an executor by its route plan goes there only, and a
+  // refusal there is final.
   void Dispatch(v1::Run run, std::shared_ptr<const FireSpec> f, v1::Group g,
-                ExecutorList executors, std::vector<std::string> tried = {});
+                ExecutorList executors, std::optional<std::string> bound,
+                std::vector<std::string> tried = {});
   void Fail(const v1::Run& run, int32_t code, const std::string& message);
   std::string TokenFor(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
 
