@@ -1,8 +1,8 @@
 // RoutePlan: how one fire's runs are laid out over the executors it may use —
 // how many runs to record, each one's (shard index, shard total), and where
 // each one goes. It is the one place that knows what SHARDING_BROADCAST means:
-// Trigger records the plan's runs and sends each where the plan says, without
-// branching on the route strategy.
+// the RunRecorder records the plan's runs and the Dispatcher sends each where
+// the plan says, and neither branches on the route strategy.
 //
 //   RoutePlan plan = PlanRoute(fire, *executors);   // executors sorted by address
 //   for (const PlannedRun& r : plan.runs) record(r.shard_index, r.shard_total);

@@ -17,11 +17,13 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
     : options_(options),
       membership_(auth->cluster_token(), clock),
       links_(clock),
-      recorder_(store, clock),
+      dispatch_recorder_(store, clock),
       pools_(clock, options.pools),
       prober_(store, &links_, clock, absl::Seconds(2)),
       timer_(clock),
-      trigger_(store, &membership_, &links_, &recorder_, clock, &pools_, &prober_, &timer_),
+      run_recorder_(store, clock),
+      dispatcher_(store, &membership_, &links_, &dispatch_recorder_, clock, &pools_, &prober_, &timer_),
+      trigger_(&run_recorder_, &dispatcher_),
       loop_(store, &trigger_, clock, options.loop),
       alarms_(AlarmChannels(options), AlarmOptions(options, clock),
               [store](int64_t run_id, const std::string& status) {
@@ -37,12 +39,12 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                // Runs carry their partition's epoch; the loop and the
                // follow-ups handle only the partitions held. The run
                // reaper's scans run on the holder of partition 0.
-               trigger_.set_ownership(o);
+               run_recorder_.set_ownership(o);
                followups_.SetOwnership(o);
                reaper_.SetActive(o->Holds(0));
                loop_.SetOwnership(std::move(o));
              }),
-      core_(store, &trigger_, &loop_, &links_, clock, options.limits),
+      core_(store, &trigger_, &dispatcher_, &loop_, &links_, clock, options.limits),
       service_(&core_, auth, store) {
   // An executor that left gets no new runs; its link (and unanswered
   // dispatches) are failed at once.
@@ -80,7 +82,7 @@ SchedulerRole::~SchedulerRole() { Stop(); }
 void SchedulerRole::Start(const std::string& registry_endpoint) {
   alarms_.Start();
   threads_.emplace_back([this, registry_endpoint] { membership_.Run(registry_endpoint); });
-  threads_.emplace_back([this] { recorder_.Run(); });
+  threads_.emplace_back([this] { dispatch_recorder_.Run(); });
   threads_.emplace_back([this] { timer_.Run(); });
   threads_.emplace_back([this] { loop_.Run(); });
   threads_.emplace_back([this] { followups_.Run(); });
@@ -102,7 +104,7 @@ void SchedulerRole::Stop() {
   membership_.Stop();
   pools_.Stop();
   links_.CloseAll();
-  recorder_.Stop();
+  dispatch_recorder_.Stop();
   for (auto& t : threads_) t.join();
   threads_.clear();
   alarms_.Stop();

@@ -1,5 +1,6 @@
 // SchedulerRole: assembles the scheduler — membership watch, executor links,
-// trigger, schedule loop and the JobAdmin service — and runs its threads.
+// run recorder and dispatcher (composed by Trigger), schedule loop and the
+// JobAdmin service — and runs its threads.
 //
 //   SchedulerRole role(store, &auth, options);
 //   server.AddService(role.service());
@@ -24,6 +25,7 @@
 #include "services/scheduler/followups.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/run_reaper.h"
+#include "services/scheduler/trigger.h"
 
 namespace gnomon::scheduler {
 
@@ -61,10 +63,12 @@ class SchedulerRole {
   const SchedulerOptions options_;
   Membership membership_;
   ExecutorLinks links_;
-  DispatchRecorder recorder_;
+  DispatchRecorder dispatch_recorder_;
   TriggerPools pools_;
   ManualProber prober_;
   DispatchTimer timer_;
+  RunRecorder run_recorder_;
+  Dispatcher dispatcher_;
   Trigger trigger_;
   ScheduleLoop loop_;
   alarm::AlarmSender alarms_;
