@@ -19,6 +19,8 @@
 #include "bench/counting_store.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/scheduler/dispatch_timer.h"
+#include "services/scheduler/route_plan.h"
+#include "services/scheduler/run_recorder.h"
 #include "services/scheduler/schedule_loop.h"
 
 namespace gnomon::bench {
@@ -26,38 +28,31 @@ namespace {
 
 using google::protobuf::util::TimeUtil;
 
-// Records each fire's runs in the store (as Trigger does), hands each to the
-// DispatchTimer for its instant (as Trigger does for fires recorded ahead) and
-// notes the lateness when the timer releases it, where Trigger would send.
+// Records each fire's runs with the scheduler's RunRecorder (as Trigger
+// does), hands each to the DispatchTimer for its instant (as the Dispatcher
+// does for runs recorded ahead) and notes the lateness when the timer
+// releases it, where the Dispatcher would route and send.
 class RecordingSink final : public scheduler::FireSink {
  public:
-  RecordingSink(store::Store* store, scheduler::DispatchTimer* timer) : store_(store), timer_(timer) {}
+  RecordingSink(store::Store* store, scheduler::DispatchTimer* timer)
+      : recorder_(store, &RealClock()), timer_(timer) {}
   absl::StatusOr<std::vector<scheduler::FireOutcome>> Fire(
       std::vector<scheduler::FireSpec> fires) override {
-    std::vector<v1::Run> runs;
-    runs.reserve(fires.size());
-    const int64_t now = absl::ToUnixMillis(absl::Now());
-    for (const auto& f : fires) {
-      v1::Run r;
-      r.set_job_id(f.job->id());
-      r.set_group_id(f.job->group_id());
-      r.set_trigger_type(f.type);
-      *r.mutable_scheduled_time() = TimeUtil::MillisecondsToTimestamp(f.scheduled_ms);
-      *r.mutable_trigger_time() = TimeUtil::MillisecondsToTimestamp(now);
-      r.set_status(v1::RUN_STATUS_PENDING);
-      r.set_shard_total(1);
-      runs.push_back(std::move(r));
-    }
-    auto inserted = store_->InsertRuns(runs);
-    if (!inserted.ok()) return inserted.status();
-    for (const auto& f : fires) {
+    static const auto* const kNoExecutors = new std::vector<v1::ExecutorInfo>();
+    std::vector<scheduler::RoutePlan> plans;
+    plans.reserve(fires.size());
+    for (const auto& f : fires) plans.push_back(scheduler::PlanRoute(f, *kNoExecutors));
+    absl::StatusOr<scheduler::RecordedFires> recorded = recorder_.Record(fires, plans);
+    if (!recorded.ok()) return recorded.status();
+    for (const scheduler::RecordedRun& r : recorded->runs) {
+      const scheduler::FireSpec& f = fires[r.fire];
       timer_->At(f.dispatch_at_ms, [this, slot = f.scheduled_ms] {
         const absl::Time sent = absl::Now();
         absl::MutexLock l(&mu_);
         lateness_us_.push_back(absl::ToInt64Microseconds(sent - absl::FromUnixMillis(slot)));
       });
     }
-    return std::vector<scheduler::FireOutcome>(fires.size());
+    return std::move(recorded->outcomes);
   }
   std::vector<int64_t> Take() {
     absl::MutexLock l(&mu_);
@@ -65,10 +60,10 @@ class RecordingSink final : public scheduler::FireSink {
   }
 
  private:
-  store::Store* store_;
+  scheduler::RunRecorder recorder_;
   scheduler::DispatchTimer* timer_;
   absl::Mutex mu_;
-  std::vector<int64_t> lateness_us_;
+  std::vector<int64_t> lateness_us_ ABSL_GUARDED_BY(mu_);
 };
 
 void RunRate(int fires_per_second, int seconds) {

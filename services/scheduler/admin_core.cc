@@ -10,6 +10,7 @@
 #include "services/common/server/run_queries.h"
 #include "services/common/server/tokens.h"
 #include "services/scheduler/next_fire.h"
+#include "services/scheduler/route_plan.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -104,7 +105,7 @@ absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& r
   }
   if (absl::Status s = ValidateGroup(g); !s.ok()) return s;
   absl::StatusOr<v1::Group> updated = store_->UpdateGroup(g, clock_->NowMillis());
-  trigger_->ForgetGroup(g.id());
+  dispatcher_->ForgetGroup(g.id());
   if (!updated.ok()) return updated.status();
   return WithoutToken(*std::move(updated));
 }
@@ -112,7 +113,7 @@ absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& r
 absl::Status AdminCore::DeleteGroup(int64_t group_id) {
   if (absl::StatusOr<v1::Group> g = FindGroup(group_id); !g.ok()) return g.status();
   absl::Status s = store_->DeleteGroup(group_id);
-  trigger_->ForgetGroup(group_id);
+  dispatcher_->ForgetGroup(group_id);
   return s;
 }
 
@@ -121,7 +122,7 @@ absl::StatusOr<v1::Group> AdminCore::RotateGroupToken(int64_t group_id) {
   if (!g.ok()) return g.status();
   g->set_access_token(NewToken());
   absl::StatusOr<v1::Group> updated = store_->UpdateGroup(*g, clock_->NowMillis());
-  trigger_->ForgetGroup(group_id);
+  dispatcher_->ForgetGroup(group_id);
   return updated;
 }
 
@@ -270,14 +271,14 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
   if (req.has_params()) f.params = req.params();
   f.addresses.assign(req.executor_addresses().begin(), req.executor_addresses().end());
   if (req.has_shard_index()) {
-    if (f.job->route_strategy() != v1::ROUTE_STRATEGY_SHARDING_BROADCAST) {
+    if (!IsShardingBroadcast(*f.job)) {
       return absl::InvalidArgumentError("shard_index: the job is not a sharding broadcast");
     }
     f.shard = req.shard_index();
   }
   std::vector<FireSpec> fires;
   fires.push_back(std::move(f));
-  absl::StatusOr<std::vector<FireOutcome>> out = trigger_->Fire(std::move(fires));
+  absl::StatusOr<std::vector<FireOutcome>> out = sink_->Fire(std::move(fires));
   if (!out.ok()) return out.status();
   v1::TriggerJobResponse resp;
   for (int64_t id : (*out)[0].run_ids) resp.add_run_ids(id);
@@ -334,7 +335,7 @@ absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillReque
   }
   v1::BackfillResponse resp;
   if (fires.empty()) return resp;
-  absl::StatusOr<std::vector<FireOutcome>> out = trigger_->Fire(std::move(fires));
+  absl::StatusOr<std::vector<FireOutcome>> out = sink_->Fire(std::move(fires));
   if (!out.ok()) return out.status();
   for (const FireOutcome& o : *out) {
     for (int64_t id : o.run_ids) resp.add_run_ids(id);

@@ -2,7 +2,7 @@
 // previews and run queries — with validation. The gRPC adapter
 // (admin_service.h) only authenticates and converts statuses.
 //
-//   AdminCore admin(store, &trigger, &loop, &links, &RealClock(), JobLimits{});
+//   AdminCore admin(store, &trigger, &dispatcher, &loop, &links, &RealClock(), JobLimits{});
 //   absl::StatusOr<v1::Job> job = admin.CreateJob(request);
 //
 // Thread safety: thread-safe.
@@ -13,18 +13,27 @@
 #include "gnomon/v1/admin.pb.h"
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
+#include "services/scheduler/dispatcher.h"
 #include "services/scheduler/executor_link.h"
+#include "services/scheduler/fire_sink.h"
 #include "services/scheduler/job_validation.h"
 #include "services/scheduler/schedule_loop.h"
-#include "services/scheduler/trigger.h"
 
 namespace gnomon::scheduler {
 
 class AdminCore {
  public:
-  AdminCore(store::Store* store, Trigger* trigger, ScheduleLoop* loop, ExecutorLinks* links,
-            Clock* clock, JobLimits limits)
-      : store_(store), trigger_(trigger), loop_(loop), links_(links), clock_(clock), limits_(limits) {}
+  // `sink` takes triggers and backfills; `dispatcher` is told when a group
+  // changes (it caches groups).
+  AdminCore(store::Store* store, FireSink* sink, Dispatcher* dispatcher, ScheduleLoop* loop,
+            ExecutorLinks* links, Clock* clock, JobLimits limits)
+      : store_(store),
+        sink_(sink),
+        dispatcher_(dispatcher),
+        loop_(loop),
+        links_(links),
+        clock_(clock),
+        limits_(limits) {}
 
   absl::StatusOr<v1::Group> CreateGroup(const v1::CreateGroupRequest& req);
   absl::StatusOr<v1::Group> GetGroup(int64_t group_id);
@@ -55,7 +64,8 @@ class AdminCore {
   absl::StatusOr<v1::Job> FindJob(int64_t job_id);
 
   store::Store* const store_;
-  Trigger* const trigger_;
+  FireSink* const sink_;
+  Dispatcher* const dispatcher_;
   ScheduleLoop* const loop_;
   ExecutorLinks* const links_;
   Clock* const clock_;

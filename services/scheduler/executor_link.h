@@ -101,18 +101,40 @@ class ExecutorLink {
   std::thread writer_;
 };
 
+// What the Dispatcher asks of executors, by address and group token:
+// ExecutorLinks in production, a fake in tests.
+class ExecutorClient {
+ public:
+  virtual ~ExecutorClient() = default;
+  // Sends a run over the executor's Dispatch stream; `cb` gets its answer.
+  virtual void Send(const std::string& address, const std::string& token, v1::RunRequest run,
+                    DispatchCallback cb) = 0;
+  // Executor.Beat answered OK within `timeout`.
+  virtual bool Beat(const std::string& address, const std::string& token, absl::Duration timeout) = 0;
+  // Executor.IdleBeat says `job_id` is idle there.
+  virtual bool Idle(const std::string& address, const std::string& token, int64_t job_id,
+                    absl::Duration timeout) = 0;
+};
+
 // The set of links, one per (address, token); created on first use.
-class ExecutorLinks {
+class ExecutorLinks final : public ExecutorClient {
  public:
   explicit ExecutorLinks(Clock* clock, absl::Duration answer_timeout = absl::Seconds(10))
       : clock_(clock), answer_timeout_(answer_timeout) {}
-  ~ExecutorLinks() { CloseAll(); }
+  ~ExecutorLinks() override { CloseAll(); }
 
   std::shared_ptr<ExecutorLink> Get(const std::string& address, const std::string& token)
       ABSL_LOCKS_EXCLUDED(mu_);
   void Send(const std::string& address, const std::string& token, v1::RunRequest run,
-            DispatchCallback cb) {
+            DispatchCallback cb) override {
     Get(address, token)->Send(std::move(run), std::move(cb));
+  }
+  bool Beat(const std::string& address, const std::string& token, absl::Duration timeout) override {
+    return Get(address, token)->Beat(timeout);
+  }
+  bool Idle(const std::string& address, const std::string& token, int64_t job_id,
+            absl::Duration timeout) override {
+    return Get(address, token)->Idle(job_id, timeout);
   }
   // Closes the links to `address` (the executor left).
   void Drop(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);

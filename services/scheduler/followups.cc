@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
+#include "services/scheduler/route_plan.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -73,8 +74,7 @@ bool Followups::AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id) {
 bool Followups::FireChildren(const v1::Run& run, const v1::Job& job) {
   if (job.child_job_ids().empty()) return true;
   int64_t parent = run.id();
-  if (job.route_strategy() == v1::ROUTE_STRATEGY_SHARDING_BROADCAST &&
-      job.child_trigger_mode() == v1::CHILD_TRIGGER_MODE_ALL_SHARDS_SUCCEEDED &&
+  if (IsShardingBroadcast(job) && job.child_trigger_mode() == v1::CHILD_TRIGGER_MODE_ALL_SHARDS_SUCCEEDED &&
       run.shard_total() > 1) {
     // The shard that completes the set fires the children, once, parented on
     // shard 0's first attempt so concurrent completions collapse.

@@ -25,9 +25,9 @@
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
 #include "services/scheduler/alarm/alarm_sender.h"
+#include "services/scheduler/fire_sink.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/schedule_loop.h"
-#include "services/scheduler/trigger.h"
 
 namespace gnomon::scheduler {
 

@@ -1,6 +1,6 @@
 // Routing: which live executor runs a fire of a job. One strategy class per
 // RouteStrategy behind the Router interface (SHARDING_BROADCAST is not a
-// choice of one executor: the trigger fans out to all of them).
+// choice of one executor: its RoutePlan binds one shard to each of them).
 //
 //   std::unique_ptr<Router> r = MakeRouter(v1::ROUTE_STRATEGY_ROUND, &probe);
 //   absl::StatusOr<std::string> address = r->Pick(job_id, live_executors);

@@ -3,9 +3,10 @@
 // Every `preread_interval` it reads the jobs due within `preread_window` into
 // an in-memory timer (a set ordered by slot instant), refreshing jobs changed
 // in the store (by any replica) and dropping those no longer due. When a slot
-// is due (or, with `record_ahead`, nearly due) it hands the fire to Trigger,
-// which records the run under its unique slot key before dispatching; the job's cursor advances in memory at once and
-// in the store in batches (compare-and-set). A crash before a batch is
+// is due (or, with `record_ahead`, nearly due) it hands the fire to its
+// FireSink (Trigger), which records the run under its unique slot key before
+// dispatching; the job's cursor advances in memory at once and in the store
+// in batches (compare-and-set). A crash before a batch is
 // written re-fires nothing: those slots' keys are taken. A slot found later
 // than the misfire threshold follows the job's misfire policy. A fired job
 // stays in memory only while its next slot is within the window, so what the
@@ -33,8 +34,8 @@
 #include "services/common/client/clock.h"
 #include "services/common/schedule/schedule.h"
 #include "services/common/store/store.h"
+#include "services/scheduler/fire_sink.h"
 #include "services/scheduler/partition_lease.h"
-#include "services/scheduler/trigger.h"
 
 namespace gnomon::scheduler {
 

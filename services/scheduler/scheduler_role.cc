@@ -17,11 +17,13 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
     : options_(options),
       membership_(auth->cluster_token(), clock),
       links_(clock),
-      recorder_(store, clock),
+      dispatch_recorder_(store, clock),
       pools_(clock, options.pools),
       prober_(store, &links_, clock, absl::Seconds(2)),
       timer_(clock),
-      trigger_(store, &membership_, &links_, &recorder_, clock, &pools_, &prober_, &timer_),
+      run_recorder_(store, clock),
+      dispatcher_(store, &membership_, &links_, &dispatch_recorder_, clock, &pools_, &prober_, &timer_),
+      trigger_(&run_recorder_, &dispatcher_),
       loop_(store, &trigger_, clock, options.loop),
       alarms_(AlarmChannels(options), AlarmOptions(options, clock),
               [store](int64_t run_id, const std::string& status) {
@@ -31,18 +33,22 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
               }),
       followups_(store, &trigger_, &loop_, clock, options.followups, &alarms_),
       reaper_(store, &membership_, clock, options.reaper),
+      redispatcher_(store, &dispatcher_, clock, options.redispatch),
       lease_(store, options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
              options.lease,
              [this](std::shared_ptr<const Ownership> o) {
                // Runs carry their partition's epoch; the loop and the
                // follow-ups handle only the partitions held. The run
-               // reaper's scans run on the holder of partition 0.
-               trigger_.set_ownership(o);
+               // reaper's scans run on the holder of partition 0. Runs its
+               // partitions' earlier holders recorded and never sent are
+               // sent again.
+               run_recorder_.set_ownership(o);
                followups_.SetOwnership(o);
+               redispatcher_.SetOwnership(o);
                reaper_.SetActive(o->Holds(0));
                loop_.SetOwnership(std::move(o));
              }),
-      core_(store, &trigger_, &loop_, &links_, clock, options.limits),
+      core_(store, &trigger_, &dispatcher_, &loop_, &links_, clock, options.limits),
       service_(&core_, auth, store) {
   // An executor that left gets no new runs; its link (and unanswered
   // dispatches) are failed at once.
@@ -80,11 +86,12 @@ SchedulerRole::~SchedulerRole() { Stop(); }
 void SchedulerRole::Start(const std::string& registry_endpoint) {
   alarms_.Start();
   threads_.emplace_back([this, registry_endpoint] { membership_.Run(registry_endpoint); });
-  threads_.emplace_back([this] { recorder_.Run(); });
+  threads_.emplace_back([this] { dispatch_recorder_.Run(); });
   threads_.emplace_back([this] { timer_.Run(); });
   threads_.emplace_back([this] { loop_.Run(); });
   threads_.emplace_back([this] { followups_.Run(); });
   threads_.emplace_back([this] { reaper_.Run(); });
+  threads_.emplace_back([this] { redispatcher_.Run(); });
   threads_.emplace_back([this] { lease_.Run(); });
   threads_.emplace_back([this] { prober_.Run(); });
 }
@@ -99,10 +106,11 @@ void SchedulerRole::Stop() {
   prober_.Stop();
   followups_.Stop();
   reaper_.Stop();
+  redispatcher_.Stop();
   membership_.Stop();
   pools_.Stop();
   links_.CloseAll();
-  recorder_.Stop();
+  dispatch_recorder_.Stop();
   for (auto& t : threads_) t.join();
   threads_.clear();
   alarms_.Stop();

@@ -1,5 +1,6 @@
 // SchedulerRole: assembles the scheduler — membership watch, executor links,
-// trigger, schedule loop and the JobAdmin service — and runs its threads.
+// run recorder and dispatcher (composed by Trigger), schedule loop and the
+// JobAdmin service — and runs its threads.
 //
 //   SchedulerRole role(store, &auth, options);
 //   server.AddService(role.service());
@@ -23,7 +24,9 @@
 #include "services/scheduler/alarm/webhook_channel.h"
 #include "services/scheduler/followups.h"
 #include "services/scheduler/partition_lease.h"
+#include "services/scheduler/redispatcher.h"
 #include "services/scheduler/run_reaper.h"
+#include "services/scheduler/trigger.h"
 
 namespace gnomon::scheduler {
 
@@ -37,6 +40,7 @@ struct SchedulerOptions {
   TriggerPoolOptions pools;
   FollowupOptions followups;
   RunReaperOptions reaper;
+  RedispatcherOptions redispatch;
   // Alarm channels: webhooks always; email when smtp_url is set.
   alarm::WebhookOptions webhook;
   alarm::EmailOptions email;
@@ -61,15 +65,18 @@ class SchedulerRole {
   const SchedulerOptions options_;
   Membership membership_;
   ExecutorLinks links_;
-  DispatchRecorder recorder_;
+  DispatchRecorder dispatch_recorder_;
   TriggerPools pools_;
   ManualProber prober_;
   DispatchTimer timer_;
+  RunRecorder run_recorder_;
+  Dispatcher dispatcher_;
   Trigger trigger_;
   ScheduleLoop loop_;
   alarm::AlarmSender alarms_;
   Followups followups_;
   RunReaper reaper_;
+  Redispatcher redispatcher_;
   PartitionLease lease_;
   AdminCore core_;
   AdminService service_;

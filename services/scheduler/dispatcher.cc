@@ -1,0 +1,295 @@
+#include "services/scheduler/dispatcher.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "services/common/client/log.h"
+#include "google/protobuf/util/time_util.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+constexpr int64_t kGroupCacheMillis = 5'000;
+
+// "FIRST" for ROUTE_STRATEGY_FIRST (and UNSPECIFIED, which means it).
+std::string RouteName(v1::RouteStrategy s) {
+  if (s == v1::ROUTE_STRATEGY_UNSPECIFIED) s = v1::ROUTE_STRATEGY_FIRST;
+  return v1::RouteStrategy_Name(s).substr(sizeof("ROUTE_STRATEGY_") - 1);
+}
+
+// Refusals about the executor rather than the job: another executor may take the run.
+bool AnotherMayTake(const absl::StatusOr<v1::RunAnswer>& r) {
+  if (!r.ok() || !r->has_rejected()) return false;
+  switch (r->rejected().kind()) {
+    case v1::REJECT_KIND_QUEUE_FULL:
+    case v1::REJECT_KIND_UNSUPPORTED:
+    case v1::REJECT_KIND_SHUTTING_DOWN:
+      return true;
+    default:
+      return false;
+  }
+}
+
+v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job) {
+  v1::RunRequest req;
+  req.set_run_id(run.id());
+  req.set_job_id(run.job_id());
+  if (job.has_script()) {
+    *req.mutable_script() = job.script();
+  } else {
+    *req.mutable_bean() = job.bean();
+  }
+  req.set_params(run.params());
+  req.set_shard_index(run.shard_index());
+  req.set_shard_total(run.shard_total());
+  req.set_attempt(run.attempt());
+  req.set_trigger_type(run.trigger_type());
+  req.set_block_strategy(job.block_strategy());
+  *req.mutable_timeout() = job.timeout();
+  *req.mutable_scheduled_time() = run.has_scheduled_time() ? run.scheduled_time() : run.trigger_time();
+  req.set_fence_epoch(run.fence_epoch());
+  req.set_fence_partition(store::PartitionOf(run.job_id()));
+  return req;
+}
+
+}  // namespace
+
+Dispatcher::Dispatcher(store::Store* store, Membership* membership, ExecutorClient* executors,
+                       DispatchRecorder* outcomes, Clock* clock, TriggerPools* pools,
+                       ManualProber* prober, DispatchTimer* timer)
+    : store_(store),
+      membership_(membership),
+      executors_(executors),
+      outcomes_(outcomes),
+      clock_(clock),
+      pools_(pools),
+      prober_(prober),
+      timer_(timer) {
+  for (int s = v1::RouteStrategy_MIN; s <= v1::RouteStrategy_MAX; ++s) {
+    if (!v1::RouteStrategy_IsValid(s)) continue;
+    auto strategy = static_cast<v1::RouteStrategy>(s);
+    routers_[strategy] = MakeRouter(strategy, this);
+  }
+}
+
+absl::StatusOr<v1::Group> Dispatcher::GroupOf(int64_t group_id) {
+  const int64_t now = clock_->NowMillis();
+  {
+    absl::MutexLock l(&mu_);
+    auto it = groups_.find(group_id);
+    if (it != groups_.end() && it->second.second > now) return it->second.first;
+  }
+  absl::StatusOr<v1::Group> g = store_->GetGroup(group_id);
+  if (!g.ok()) return g.status();
+  absl::MutexLock l(&mu_);
+  groups_[group_id] = {*g, now + kGroupCacheMillis};
+  return g;
+}
+
+void Dispatcher::ForgetGroup(int64_t group_id) {
+  absl::MutexLock l(&mu_);
+  groups_.erase(group_id);
+}
+
+absl::StatusOr<DispatchTargets> Dispatcher::TargetsOf(const FireSpec& fire) {
+  absl::StatusOr<v1::Group> g = GroupOf(fire.job->group_id());
+  if (!g.ok()) return g.status();
+  ExecutorList executors = Candidates(fire, *g);
+  return DispatchTargets{*std::move(g), std::move(executors)};
+}
+
+ExecutorList Dispatcher::Candidates(const FireSpec& f, const v1::Group& g) {
+  if (f.addresses.empty() && !g.has_manual()) {
+    ExecutorList live = membership_->Live(g.app_name());
+    RememberTokens(*live, g);
+    return live;
+  }
+  std::vector<std::string> addresses = f.addresses;
+  if (addresses.empty()) addresses.assign(g.manual().addresses().begin(), g.manual().addresses().end());
+  auto out = std::make_shared<std::vector<v1::ExecutorInfo>>();
+  for (const std::string& a : addresses) {
+    // A manual group's addresses that failed their last beat are skipped
+    // (an explicit address list from a trigger is used as given).
+    if (f.addresses.empty() && prober_ != nullptr && !prober_->Alive(a)) continue;
+    v1::ExecutorInfo e;
+    e.set_app_name(g.app_name());
+    e.set_address(a);
+    out->push_back(std::move(e));
+  }
+  std::sort(out->begin(), out->end(),
+            [](const auto& a, const auto& b) { return a.address() < b.address(); });
+  RememberTokens(*out, g);
+  return out;
+}
+
+void Dispatcher::RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const v1::Group& g) {
+  absl::MutexLock l(&mu_);
+  for (const auto& e : executors) tokens_.insert_or_assign(e.address(), g.access_token());
+}
+
+void Dispatcher::Dispatch(v1::Run run, std::shared_ptr<const v1::Job> job, PlannedRun where,
+                          DispatchTargets targets, int64_t at_ms) {
+  // Compared with the batch's recording instant rather than now, so that the
+  // runs of one batch keep their order whichever way each one goes.
+  const int64_t recorded_ms = TimeUtil::TimestampToMilliseconds(run.trigger_time());
+  Delivery d{std::move(run), std::move(job), std::move(where), std::move(targets), {}};
+  auto send = [this, d = std::move(d)]() mutable { RouteOnPool(std::move(d)); };
+  // Without pools everything happens on the caller's thread, at once.
+  if (pools_ != nullptr && timer_ != nullptr && at_ms > recorded_ms) {
+    timer_->At(at_ms, std::move(send));
+  } else {
+    send();
+  }
+}
+
+void Dispatcher::RouteOnPool(Delivery d) {
+  if (pools_ == nullptr) {
+    Route(std::move(d));
+    return;
+  }
+  const int64_t job_id = d.run.job_id();
+  // Runs once: the delivery moves into the pool task rather than copy.
+  pools_->Submit(job_id, [this, d = std::move(d)]() mutable { Route(std::move(d)); });
+}
+
+void Dispatcher::Route(Delivery d) {
+  // A dispatch's duration (for the slow pool) runs from here, excluding time
+  // queued in the pool: under overload that wait would mark every job slow.
+  const absl::Time submitted = clock_->Now();
+  if (d.targets.executors->empty()) {
+    Fail(d.run, v1::HANDLE_CODE_NO_EXECUTOR,
+         absl::StrCat("no live executor in group ", d.targets.group.id(), " (app \"",
+                      d.targets.group.app_name(), "\")"));
+    return;
+  }
+  absl::StatusOr<std::string> address = Pick(d);
+  if (!address.ok()) {
+    Fail(d.run, v1::HANDLE_CODE_NO_EXECUTOR, std::string(address.status().message()));
+    return;
+  }
+  v1::RunRequest req = RequestFor(d.run, *d.job);
+  const std::string token = d.targets.group.access_token();
+  auto answered = [this, d = std::move(d), address = *address,
+                   submitted](absl::StatusOr<v1::RunAnswer> r) mutable {
+    Answered(std::move(d), address, submitted, std::move(r));
+  };
+  executors_->Send(*address, token, std::move(req), std::move(answered));
+}
+
+void Dispatcher::Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownership> ownership) {
+  std::vector<int64_t> ids;
+  for (const v1::Run& r : runs) ids.push_back(r.job_id());
+  absl::StatusOr<std::vector<v1::Job>> read = store_->GetJobs(ids);
+  if (!read.ok()) return;  // The Redispatcher tries again later.
+  absl::flat_hash_map<int64_t, std::shared_ptr<const v1::Job>> jobs;
+  for (v1::Job& j : *read) jobs[j.id()] = std::make_shared<const v1::Job>(std::move(j));
+  for (v1::Run& run : runs) {
+    auto job = jobs.find(run.job_id());
+    if (job == jobs.end()) {
+      Fail(run, v1::HANDLE_CODE_FAILURE, "job was deleted before its run was sent");
+      continue;
+    }
+    FireSpec f;
+    f.job = job->second;
+    f.shard = run.shard_index();
+    f.shard_total = run.shard_total();
+    absl::StatusOr<DispatchTargets> targets = TargetsOf(f);
+    if (!targets.ok()) continue;
+    const RoutePlan plan = PlanRoute(f, *targets->executors);
+    if (plan.runs.empty()) continue;
+    run.set_fence_epoch(ownership->EpochOfJob(run.job_id()));
+    const int64_t at = run.has_scheduled_time() ? TimeUtil::TimestampToMilliseconds(run.scheduled_time()) : 0;
+    Dispatch(std::move(run), job->second, plan.runs.front(), *std::move(targets), at);
+  }
+}
+
+absl::StatusOr<std::string> Dispatcher::Pick(const Delivery& d) {
+  if (d.where.executor) return *d.where.executor;
+  const std::vector<v1::ExecutorInfo>* candidates = d.targets.executors.get();
+  std::vector<v1::ExecutorInfo> rest;  // only after a refusal
+  if (!d.refused.empty()) {
+    for (const v1::ExecutorInfo& e : *candidates) {
+      if (std::find(d.refused.begin(), d.refused.end(), e.address()) == d.refused.end()) rest.push_back(e);
+    }
+    candidates = &rest;
+  }
+  auto router = routers_.find(d.job->route_strategy());
+  if (router == routers_.end()) router = routers_.find(v1::ROUTE_STRATEGY_FIRST);
+  return router->second->Pick(d.job->id(), *candidates);
+}
+
+void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time submitted,
+                          absl::StatusOr<v1::RunAnswer> r) {
+  if (pools_ != nullptr) pools_->RecordDispatch(d.run.job_id(), clock_->Now() - submitted);
+  if (!d.where.executor && AnotherMayTake(r) && d.refused.size() + 1 < d.targets.executors->size()) {
+    // Route it again among the executors that have not refused it; not on
+    // this (the link's) thread: routing may probe executors.
+    d.refused.push_back(address);
+    RouteOnPool(std::move(d));
+    return;
+  }
+  const std::string route = absl::StrCat("route ", RouteName(d.job->route_strategy()), " -> ", address);
+  if (r.ok() && r->has_rejected() && r->rejected().kind() == v1::REJECT_KIND_STALE_EPOCH) {
+    // A newer holder of the run's partition exists: the run stays PENDING
+    // under its old epoch, and that holder's Redispatcher sends it.
+    GNOMON_LOG(INFO) << "scheduler: run " << d.run.id() << " fenced off by " << address
+                     << "; left to the partition's current holder";
+    return;
+  }
+  if (!r.ok() || !r->has_accepted()) {
+    Fail(d.run, r.ok() ? r->rejected().code() : v1::HANDLE_CODE_FAILURE,
+         absl::StrCat(route, ": ", r.ok() ? r->rejected().reason() : r.status().ToString()), address);
+    return;
+  }
+  store::DispatchUpdate u;
+  u.run_id = d.run.id();
+  u.status = v1::RUN_STATUS_RUNNING;
+  u.executor_address = address;
+  u.trigger_code = 200;
+  u.trigger_message = d.refused.empty()
+                          ? route
+                          : absl::StrCat(route, " (refused by ", absl::StrJoin(d.refused, ", "), ")");
+  // An answer to a resent dispatch of a run the executor had already
+  // accepted: it did not start it again (RecordDispatches keeps the outcome
+  // of a run that ended meanwhile).
+  if (r->accepted().already_accepted()) u.trigger_message += " (already accepted)";
+  u.dispatch_ms = clock_->NowMillis();
+  u.fence_epoch = d.run.fence_epoch();
+  outcomes_->Add(std::move(u));
+}
+
+void Dispatcher::Fail(const v1::Run& run, int32_t code, const std::string& message,
+                      const std::string& address) {
+  store::DispatchUpdate u;
+  u.run_id = run.id();
+  u.status = v1::RUN_STATUS_FAILED;
+  u.executor_address = address;
+  u.trigger_code = code;
+  u.trigger_message = message;
+  u.handle_code = code;
+  u.handle_message = message;
+  u.dispatch_ms = clock_->NowMillis();
+  u.end_ms = u.dispatch_ms;
+  u.fence_epoch = run.fence_epoch();
+  outcomes_->Add(std::move(u));
+}
+
+std::string Dispatcher::TokenFor(const std::string& address) {
+  absl::MutexLock l(&mu_);
+  auto it = tokens_.find(address);
+  return it == tokens_.end() ? "" : it->second;
+}
+
+bool Dispatcher::Alive(const v1::ExecutorInfo& executor) {
+  return executors_->Beat(executor.address(), TokenFor(executor.address()), absl::Seconds(1));
+}
+
+bool Dispatcher::Idle(const v1::ExecutorInfo& executor, int64_t job_id) {
+  return executors_->Idle(executor.address(), TokenFor(executor.address()), job_id, absl::Seconds(1));
+}
+
+}  // namespace gnomon::scheduler

@@ -1,0 +1,141 @@
+// Dispatcher: sends recorded runs to executors and records how each dispatch
+// ended. A run goes where its PlannedRun says — to the executor it is bound
+// to, or to the one the job's router picks among the fire's candidates — on
+// the job's trigger pool, and at its instant when it was recorded ahead.
+//
+//   absl::StatusOr<DispatchTargets> targets = dispatcher.TargetsOf(fire);
+//   ... record the runs of PlanRoute(fire, *targets->executors) ...
+//   dispatcher.Dispatch(std::move(run), fire.job, planned_run, *targets, fire.dispatch_at_ms);
+//
+// Every run ends with a dispatch outcome (through the DispatchRecorder):
+// RUNNING once an executor accepted it, or FAILED with the reason (no
+// executor, rejected, unreachable). An executor that refuses a routed run it
+// cannot take (its queue is full, it lacks the handler, it is shutting down)
+// is skipped and the run routed again among the others (FIRST/LAST fail over
+// to the next in order); a refusal by the job's block strategy, or of a run
+// bound to its executor, is final.
+//
+// It keeps groups for a few seconds and the token of the group last sent to
+// each address, which its ExecutorProbe calls (FAILOVER/BUSYOVER) present.
+//
+// Thread safety: thread-safe.
+#ifndef GNOMON_SERVICES_SCHEDULER_DISPATCHER_H_
+#define GNOMON_SERVICES_SCHEDULER_DISPATCHER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "services/common/client/clock.h"
+#include "services/common/store/store.h"
+#include "services/scheduler/dispatch_recorder.h"
+#include "services/scheduler/dispatch_timer.h"
+#include "services/scheduler/executor_link.h"
+#include "services/scheduler/fire_sink.h"
+#include "services/scheduler/manual_prober.h"
+#include "services/scheduler/membership.h"
+#include "services/scheduler/redispatcher.h"
+#include "services/scheduler/route_plan.h"
+#include "services/scheduler/router.h"
+#include "services/scheduler/trigger_pools.h"
+
+namespace gnomon::scheduler {
+
+// What a fire's runs are dispatched among: its job's group and the
+// executors the fire may use, sorted by address (shared, never copied).
+struct DispatchTargets {
+  v1::Group group;
+  ExecutorList executors;
+};
+
+class Dispatcher final : public ExecutorProbe, public RunResender {
+ public:
+  // `pools` may be null: routing and sending then happen on the caller's
+  // thread. `timer` may be null: runs recorded ahead are then sent at once.
+  // `prober` may be null: every address of a manual group counts as alive.
+  Dispatcher(store::Store* store, Membership* membership, ExecutorClient* executors,
+             DispatchRecorder* outcomes, Clock* clock, TriggerPools* pools = nullptr,
+             ManualProber* prober = nullptr, DispatchTimer* timer = nullptr);
+
+  // The group of the fire's job and the executors the fire may use: its
+  // explicit addresses, else a manual group's addresses that answer beats,
+  // else the group's live registered executors. Fails only if the group
+  // cannot be read.
+  absl::StatusOr<DispatchTargets> TargetsOf(const FireSpec& fire) ABSL_LOCKS_EXCLUDED(mu_);
+  // Routes and sends a recorded run of `job`, at `at_ms` if that is after
+  // the run was recorded (its trigger time).
+  void Dispatch(v1::Run run, std::shared_ptr<const v1::Job> job, PlannedRun where,
+                DispatchTargets targets, int64_t at_ms);
+  // RunResender: sends recorded runs again (same run, same slot) with their
+  // partition's epoch from `ownership`, routed as a first dispatch would be
+  // (a broadcast shard to its executor; a run pinned to an address by a
+  // manual trigger is routed among the group); a run whose job was deleted
+  // is failed.
+  void Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownership> ownership) override;
+  // Drops the cached group (after an update or token rotation).
+  void ForgetGroup(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ExecutorProbe (FAILOVER / BUSYOVER routing).
+  bool Alive(const v1::ExecutorInfo& executor) override;
+  bool Idle(const v1::ExecutorInfo& executor, int64_t job_id) override;
+
+ private:
+  // A recorded run on its way to an executor.
+  struct Delivery {
+    v1::Run run;
+    std::shared_ptr<const v1::Job> job;
+    PlannedRun where;
+    DispatchTargets targets;
+    // Executors that refused it as unable to take it (queue full, no such
+    // handler, shutting down), in order.
+    std::vector<std::string> refused;
+  };
+
+  absl::StatusOr<v1::Group> GroupOf(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
+  ExecutorList Candidates(const FireSpec& fire, const v1::Group& group);
+  // Notes each executor's group token (for Beat/IdleBeat probes).
+  void RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const v1::Group& group)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  std::string TokenFor(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+  // Routes on the job's pool (in order after its earlier runs), or at once
+  // without pools.
+  void RouteOnPool(Delivery d);
+  // Sends the run to the executor Pick chooses (fails it if there is none).
+  void Route(Delivery d);
+  // The run's bound executor, or the router's choice among the candidates
+  // that have not refused it.
+  absl::StatusOr<std::string> Pick(const Delivery& d);
+  void Answered(Delivery d, const std::string& address, absl::Time submitted,
+                absl::StatusOr<v1::RunAnswer> answer);
+  // Records the run as FAILED with `code` and `message` (also its handle
+  // code and message: it will not run), naming `address` if it got that far.
+  void Fail(const v1::Run& run, int32_t code, const std::string& message,
+            const std::string& address = "");
+
+  store::Store* const store_;
+  Membership* const membership_;
+  ExecutorClient* const executors_;
+  DispatchRecorder* const outcomes_;
+  Clock* const clock_;
+  TriggerPools* const pools_;
+  ManualProber* const prober_;
+  DispatchTimer* const timer_;
+  std::map<v1::RouteStrategy, std::unique_ptr<Router>> routers_;  // Built once, read-only.
+
+  absl::Mutex mu_;
+  // Group id -> (group, cached until ms).
+  absl::flat_hash_map<int64_t, std::pair<v1::Group, int64_t>> groups_ ABSL_GUARDED_BY(mu_);
+  // Address -> token of the group last dispatched there (for probes).
+  absl::flat_hash_map<std::string, std::string> tokens_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_DISPATCHER_H_

@@ -1,0 +1,286 @@
+#include "services/scheduler/dispatcher.h"
+
+#include <deque>
+#include <set>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/scheduler/testing/temp_store.h"
+#include "services/scheduler/trigger.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr int64_t kNow = 1'800'000'000'000;
+
+// Executors by address: keeps what is sent until the test answers it, and
+// answers probes from fixed sets.
+class FakeExecutors final : public ExecutorClient {
+ public:
+  struct Sent {
+    std::string address;
+    std::string token;
+    v1::RunRequest run;
+    DispatchCallback cb;
+  };
+  void Send(const std::string& address, const std::string& token, v1::RunRequest run,
+            DispatchCallback cb) override {
+    sent.push_back({address, token, std::move(run), std::move(cb)});
+  }
+  bool Beat(const std::string& address, const std::string& token, absl::Duration) override {
+    beats.push_back(address + " " + token);
+    return alive.count(address) > 0;
+  }
+  bool Idle(const std::string& address, const std::string&, int64_t, absl::Duration) override {
+    return idle.count(address) > 0;
+  }
+  // Answers the earliest unanswered run (which may send it on elsewhere).
+  void Answer(absl::StatusOr<v1::RunAnswer> answer) {
+    Sent s = std::move(sent.front());
+    sent.pop_front();
+    s.cb(std::move(answer));
+  }
+  std::vector<std::string> Addresses() const {
+    std::vector<std::string> out;
+    for (const Sent& s : sent) out.push_back(s.address);
+    return out;
+  }
+
+  std::deque<Sent> sent;
+  std::vector<std::string> beats;  // "address token"
+  std::set<std::string> alive, idle;
+};
+
+v1::RunAnswer Accepted() {
+  v1::RunAnswer a;
+  a.mutable_accepted();
+  return a;
+}
+
+v1::RunAnswer Rejected(v1::RejectKind kind, const std::string& reason) {
+  v1::RunAnswer a;
+  a.mutable_rejected()->set_kind(kind);
+  a.mutable_rejected()->set_code(v1::HANDLE_CODE_REJECTED);
+  a.mutable_rejected()->set_reason(reason);
+  return a;
+}
+
+class DispatcherTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(store_.status().ok()) << store_.status();
+    absl::StatusOr<v1::Group> group = store_.AddGroup("app", "group-token", kNow);
+    ASSERT_TRUE(group.ok()) << group.status();
+    group_ = *group;
+  }
+
+  // Registers these executors of the group's app (and only these).
+  void Live(const std::vector<std::string>& addresses) {
+    v1::WatchExecutorsResponse msg;
+    for (const std::string& a : addresses) {
+      v1::ExecutorInfo* e = msg.mutable_snapshot()->add_executors();
+      e->set_app_name("app");
+      e->set_address(a);
+    }
+    msg.mutable_snapshot();
+    membership_.Apply(msg);
+  }
+  std::shared_ptr<const v1::Job> Job(v1::RouteStrategy strategy) {
+    v1::Job j;
+    j.set_group_id(group_.id());
+    j.mutable_bean()->set_handler("invoice");
+    j.set_route_strategy(strategy);
+    absl::StatusOr<v1::Job> job = store_->CreateJob(j, v1::JOB_STATE_STOPPED, store::kNever, kNow);
+    EXPECT_TRUE(job.ok()) << job.status();
+    return std::make_shared<const v1::Job>(*job);
+  }
+  // Records the fire's runs and dispatches them, as the scheduler does.
+  std::vector<int64_t> Fire(FireSpec f) {
+    absl::StatusOr<std::vector<FireOutcome>> out = trigger_.Fire({std::move(f)});
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? (*out)[0].run_ids : std::vector<int64_t>{};
+  }
+  std::vector<int64_t> Fire(std::shared_ptr<const v1::Job> job) {
+    FireSpec f;
+    f.job = std::move(job);
+    f.params = "p";
+    return Fire(std::move(f));
+  }
+  // The run as stored once every dispatch outcome so far is written.
+  v1::Run Stored(int64_t run_id) {
+    outcomes_.Stop();
+    outcomes_.Run();  // Stopped: writes what is queued and returns.
+    absl::StatusOr<v1::Run> r = store_->GetRun(run_id);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : v1::Run();
+  }
+
+  testing::TempStore store_;
+  SimulatedClock clock_{absl::FromUnixMillis(kNow)};
+  Membership membership_{"cluster-token", &clock_};
+  FakeExecutors executors_;
+  DispatchRecorder outcomes_{store_.get(), &clock_};
+  Dispatcher dispatcher_{store_.get(), &membership_, &executors_, &outcomes_, &clock_};
+  RunRecorder recorder_{store_.get(), &clock_};
+  Trigger trigger_{&recorder_, &dispatcher_};
+  v1::Group group_;
+};
+
+TEST_F(DispatcherTest, ARoutedRunGoesWhereTheJobsRouterPicksAndRunsOnceAccepted) {
+  Live({"a:1", "b:1", "c:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_LAST));
+  ASSERT_EQ(ids.size(), 1u);
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("c:1"));
+  executors_.Answer(Accepted());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_EQ(run.executor_address(), "c:1");
+  EXPECT_EQ(run.trigger_code(), 200);
+  EXPECT_EQ(run.trigger_message(), "route LAST -> c:1");
+}
+
+TEST_F(DispatcherTest, TheRequestCarriesTheRunAndTheJobUnderTheGroupsToken) {
+  Live({"a:1"});
+  std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
+  auto ownership = std::make_shared<Ownership>();
+  ownership->epochs[store::PartitionOf(job->id())] = 3;
+  recorder_.set_ownership(ownership);
+  const std::vector<int64_t> ids = Fire(job);
+  ASSERT_EQ(executors_.sent.size(), 1u);
+  const FakeExecutors::Sent& s = executors_.sent[0];
+  EXPECT_EQ(s.token, "group-token");
+  EXPECT_EQ(s.run.run_id(), ids[0]);
+  EXPECT_EQ(s.run.job_id(), job->id());
+  EXPECT_EQ(s.run.bean().handler(), "invoice");
+  EXPECT_EQ(s.run.params(), "p");
+  EXPECT_EQ(s.run.shard_total(), 1u);
+  EXPECT_EQ(s.run.fence_epoch(), 3);
+  EXPECT_EQ(s.run.fence_partition(), store::PartitionOf(job->id()));
+  EXPECT_TRUE(s.run.has_scheduled_time());  // The trigger instant of an unslotted fire.
+}
+
+TEST_F(DispatcherTest, AnExecutorThatCannotTakeTheRunIsSkippedAndNamed) {
+  Live({"a:1", "b:1", "c:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  executors_.Answer(Rejected(v1::REJECT_KIND_QUEUE_FULL, "queue full"));
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("b:1"));  // FIRST fails over in order.
+  executors_.Answer(Accepted());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_EQ(run.trigger_message(), "route FIRST -> b:1 (refused by a:1)");
+}
+
+TEST_F(DispatcherTest, WhenEveryExecutorRefusesTheRunFailsWithTheLastRefusal) {
+  Live({"a:1", "b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  executors_.Answer(Rejected(v1::REJECT_KIND_UNSUPPORTED, "no handler invoice"));
+  executors_.Answer(Rejected(v1::REJECT_KIND_SHUTTING_DOWN, "shutting down"));
+  EXPECT_TRUE(executors_.sent.empty());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_REJECTED);
+  EXPECT_EQ(run.trigger_message(), "route FIRST -> b:1: shutting down");
+  EXPECT_EQ(run.handle_code(), v1::HANDLE_CODE_REJECTED);
+}
+
+TEST_F(DispatcherTest, ARefusalByTheJobsBlockStrategyIsFinal) {
+  Live({"a:1", "b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  executors_.Answer(Rejected(v1::REJECT_KIND_BLOCK_STRATEGY, "job is running"));
+  EXPECT_TRUE(executors_.sent.empty());
+  EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_FAILED);
+}
+
+TEST_F(DispatcherTest, EachBroadcastShardGoesToItsOwnExecutorAndARefusalThereIsFinal) {
+  Live({"c:1", "a:1", "b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST));
+  ASSERT_EQ(ids.size(), 3u);
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("a:1", "b:1", "c:1"));
+  for (uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(executors_.sent[i].run.shard_index(), i);
+    EXPECT_EQ(executors_.sent[i].run.shard_total(), 3u);
+  }
+  executors_.Answer(Accepted());
+  executors_.Answer(Rejected(v1::REJECT_KIND_QUEUE_FULL, "queue full"));  // Not sent on to a or c.
+  executors_.Answer(Accepted());
+  EXPECT_TRUE(executors_.sent.empty());
+  EXPECT_EQ(Stored(ids[0]).trigger_message(), "route SHARDING_BROADCAST -> a:1");
+  EXPECT_EQ(Stored(ids[1]).status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(Stored(ids[2]).status(), v1::RUN_STATUS_RUNNING);
+}
+
+TEST_F(DispatcherTest, ARunWithNoExecutorToGoToFailsAsHavingNone) {
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST));
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_TRUE(executors_.sent.empty());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_NO_EXECUTOR);
+  EXPECT_EQ(run.trigger_message(),
+            absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
+}
+
+TEST_F(DispatcherTest, AnUnreachableExecutorFailsTheRunWithTheReason) {
+  Live({"a:1", "b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  executors_.Answer(absl::UnavailableError("connection refused"));
+  EXPECT_TRUE(executors_.sent.empty());  // Unreachable is not a refusal: not sent on.
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_FAILURE);
+  EXPECT_THAT(run.trigger_message(), HasSubstr("route FIRST -> a:1: UNAVAILABLE: connection refused"));
+}
+
+TEST_F(DispatcherTest, AFiresExplicitAddressesReplaceTheGroupsExecutors) {
+  Live({"a:1"});
+  FireSpec f;
+  f.job = Job(v1::ROUTE_STRATEGY_FIRST);
+  f.addresses = {"z:1", "y:1"};
+  Fire(std::move(f));
+  EXPECT_THAT(executors_.Addresses(), ElementsAre("y:1"));  // In address order.
+}
+
+TEST_F(DispatcherTest, AManualGroupsRunsGoToItsListedAddresses) {
+  group_.mutable_manual()->add_addresses("m2:1");
+  group_.mutable_manual()->add_addresses("m1:1");
+  ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
+  Live({"a:1"});  // Registered executors of the app do not count.
+  Fire(Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST));
+  EXPECT_THAT(executors_.Addresses(), ElementsAre("m1:1", "m2:1"));
+}
+
+TEST_F(DispatcherTest, AGroupIsReadAgainOnceForgottenOrAfterAFewSeconds) {
+  Live({"a:1"});
+  std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
+  Fire(job);
+  group_.set_access_token("rotated");
+  ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
+  Fire(job);
+  dispatcher_.ForgetGroup(group_.id());
+  Fire(job);
+  group_.set_access_token("rotated again");
+  ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
+  clock_.Advance(absl::Seconds(6));
+  Fire(job);
+  std::vector<std::string> tokens;
+  for (const auto& s : executors_.sent) tokens.push_back(s.token);
+  EXPECT_THAT(tokens, ElementsAre("group-token", "group-token", "rotated", "rotated again"));
+}
+
+TEST_F(DispatcherTest, FailoverProbesPresentTheTokenOfTheExecutorsGroup) {
+  Live({"a:1", "b:1"});
+  executors_.alive = {"b:1"};
+  Fire(Job(v1::ROUTE_STRATEGY_FAILOVER));
+  EXPECT_THAT(executors_.beats, ElementsAre("a:1 group-token", "b:1 group-token"));
+  EXPECT_THAT(executors_.Addresses(), ElementsAre("b:1"));
+}
+
+}  // namespace
+}  // namespace gnomon::scheduler

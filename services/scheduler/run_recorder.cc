@@ -1,0 +1,83 @@
+#include "services/scheduler/run_recorder.h"
+
+#include <string>
+#include <utility>
+
+#include "google/protobuf/util/time_util.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+std::string HandlerName(const v1::Job& job) {
+  if (job.has_script()) {
+    return job.script().language() == v1::SCRIPT_LANGUAGE_PYTHON ? "script:python" : "script:shell";
+  }
+  return job.bean().handler();
+}
+
+}  // namespace
+
+void RunRecorder::set_ownership(std::shared_ptr<const Ownership> ownership) {
+  absl::MutexLock l(&mu_);
+  ownership_ = std::move(ownership);
+}
+
+absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& fires,
+                                                  const std::vector<RoutePlan>& plans) {
+  const int64_t now = clock_->NowMillis();
+  std::shared_ptr<const Ownership> ownership;
+  {
+    absl::MutexLock l(&mu_);
+    ownership = ownership_;
+  }
+  std::vector<v1::Run> runs;
+  RecordedFires out;
+  out.outcomes.resize(fires.size());
+  for (size_t i = 0; i < fires.size(); ++i) {
+    const FireSpec& f = fires[i];
+    for (size_t k = 0; k < plans[i].runs.size(); ++k) {
+      const PlannedRun& p = plans[i].runs[k];
+      v1::Run& r = runs.emplace_back();
+      r.set_job_id(f.job->id());
+      r.set_group_id(f.job->group_id());
+      r.set_trigger_type(f.type);
+      if (f.scheduled_ms > 0) *r.mutable_scheduled_time() = TimeUtil::MillisecondsToTimestamp(f.scheduled_ms);
+      *r.mutable_trigger_time() = TimeUtil::MillisecondsToTimestamp(now);
+      r.set_handler(HandlerName(*f.job));
+      r.set_params(f.params ? *f.params : f.job->params());
+      r.set_shard_index(p.shard_index);
+      r.set_shard_total(p.shard_total);
+      r.set_parent_run_id(f.parent_run_id);
+      r.set_attempt(f.attempt);
+      r.set_first_run_id(f.first_run_id);
+      r.set_status(v1::RUN_STATUS_PENDING);
+      r.set_fence_epoch(ownership ? ownership->EpochOfJob(f.job->id()) : 0);
+      out.runs.push_back({i, k, {}});
+    }
+  }
+  absl::StatusOr<std::vector<store::RunInsertOutcome>> inserted = store_->InsertRuns(runs);
+  if (!inserted.ok()) return inserted.status();
+
+  // Keep only the runs that took their slot, moving each into its entry.
+  size_t kept = 0;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    FireOutcome& outcome = out.outcomes[out.runs[k].fire];
+    if (!(*inserted)[k].inserted) {
+      outcome.slot_already_fired = true;
+      continue;
+    }
+    v1::Run& r = runs[k];
+    r.set_id((*inserted)[k].run_id);
+    if (r.first_run_id() == 0) r.set_first_run_id(r.id());
+    outcome.run_ids.push_back(r.id());
+    const size_t fire = out.runs[k].fire;
+    const size_t planned = out.runs[k].planned;
+    out.runs[kept++] = RecordedRun{fire, planned, std::move(r)};
+  }
+  out.runs.resize(kept);
+  return out;
+}
+
+}  // namespace gnomon::scheduler
