@@ -210,6 +210,14 @@ void RegistryCore::Leave(uint64_t session, const std::string& reason) {
 std::shared_ptr<Watcher> RegistryCore::Watch(std::vector<std::string> apps) {
   auto watcher = std::make_shared<Watcher>(std::move(apps));
   absl::MutexLock l(&mu_);
+  // A replica that just started knows no executor held by the others until
+  // it has read them once: a snapshot before that would make its scheduler
+  // fail runs "no live executor" (bounded: a store that is down cannot hold
+  // the watch up for long).
+  auto loaded = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return remote_loaded_ || stopped_; };
+  if (options_.remote_refresh > absl::ZeroDuration()) {
+    mu_.AwaitWithTimeout(absl::Condition(&loaded), absl::Seconds(5));
+  }
   v1::WatchExecutorsResponse snapshot;
   for (const auto& [key, m] : members_) {
     if (watcher->Wants(key.first)) *snapshot.mutable_snapshot()->add_executors() = m.info;
@@ -288,11 +296,16 @@ void RegistryCore::RefreshRemote(int64_t now_ms) {
     if (!remote_.contains(key)) Publish(v1::EXECUTOR_CHANGE_KIND_JOINED, info);
   }
   remote_ = std::move(now_remote);
+  remote_loaded_ = true;
 }
 
 void RegistryCore::RunReaper() {
   int64_t last_prune = 0;
   int64_t last_remote = 0;
+  if (options_.remote_refresh > absl::ZeroDuration()) {  // At once: watches wait for it.
+    last_remote = clock_->NowMillis();
+    RefreshRemote(last_remote);
+  }
   while (true) {
     std::vector<std::function<void()>> cancels;
     {

@@ -125,6 +125,8 @@ class RegistryCore {
   uint64_t next_session_ ABSL_GUARDED_BY(mu_) = 1;
   // Since when store reads have succeeded (-1: the last one failed; 0: from start).
   int64_t store_ok_since_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  // Whether executors held by other replicas have been read once.
+  bool remote_loaded_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -186,7 +186,10 @@ void Dispatcher::Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownersh
   absl::StatusOr<std::vector<v1::Job>> read = store_->GetJobs(ids);
   if (!read.ok()) return;  // The Redispatcher tries again later.
   absl::flat_hash_map<int64_t, std::shared_ptr<const v1::Job>> jobs;
-  for (v1::Job& j : *read) jobs[j.id()] = std::make_shared<const v1::Job>(std::move(j));
+  for (v1::Job& j : *read) {
+    const int64_t id = j.id();  // Read before the move (the right side is evaluated first).
+    jobs[id] = std::make_shared<const v1::Job>(std::move(j));
+  }
   for (v1::Run& run : runs) {
     auto job = jobs.find(run.job_id());
     if (job == jobs.end()) {

@@ -38,6 +38,13 @@ bool Membership::HasLive(const std::string& address) const {
   return false;
 }
 
+bool Membership::WaitSynced(absl::Duration timeout) const {
+  absl::MutexLock l(&mu_);
+  auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return synced_ || stopped_; };
+  mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
+  return synced_;
+}
+
 bool Membership::synced() const {
   absl::MutexLock l(&mu_);
   return synced_;

@@ -20,6 +20,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "services/common/client/clock.h"
@@ -43,6 +44,8 @@ class Membership {
   bool HasLive(const std::string& address) const ABSL_LOCKS_EXCLUDED(mu_);
   // Whether the first snapshot has arrived (before it, "no executor" is unknown).
   bool synced() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits (real time) until synced or `timeout` passes; returns synced().
+  bool WaitSynced(absl::Duration timeout) const ABSL_LOCKS_EXCLUDED(mu_);
   void OnLeft(LeftCallback cb) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Watches the registry at `endpoint` (host:port), reconnecting, until Stop().
