@@ -31,7 +31,24 @@ std::vector<Batch> CutBatches(size_t n, bool padded) {
 }
 
 BatchSql::BatchSql(const std::function<std::string(int rows)>& build) {
-  for (int rows = 1; rows <= kMaxBatchRows; rows *= 2) texts_.push_back(build(rows));
+  for (int rows = 1; rows <= kMaxBatchRows; rows *= 2) {
+    texts_.push_back(build(rows));
+    orders_.emplace_back();
+  }
+}
+
+BatchSql::BatchSql(const std::function<OrderedSql(int rows)>& build) {
+  for (int rows = 1; rows <= kMaxBatchRows; rows *= 2) {
+    OrderedSql s = build(rows);
+    texts_.push_back(std::move(s.text));
+    orders_.push_back(std::move(s.order));
+  }
+}
+
+const std::vector<int>& BatchSql::OrderFor(int rows) const {
+  size_t i = 0;
+  while ((1 << i) < rows) ++i;
+  return orders_[i];
 }
 
 const std::string& BatchSql::For(int rows) const {
@@ -72,7 +89,14 @@ absl::StatusOr<std::vector<SqlRow>> QueryPadded(SqlConn& c, const BatchSql& sql,
 absl::Status ExecPadded(SqlConn& c, const BatchSql& sql, const std::vector<SqlRow>& rows,
                         const SqlRow* pad) {
   for (const Batch& b : CutBatches(rows.size(), /*padded=*/true)) {
-    absl::StatusOr<ExecResult> r = c.Exec(sql.For(b.statement_rows), Flatten(rows, b, pad));
+    std::vector<SqlValue> params = Flatten(rows, b, pad);
+    if (const std::vector<int>& order = sql.OrderFor(b.statement_rows); !order.empty()) {
+      std::vector<SqlValue> ordered;
+      ordered.reserve(order.size());
+      for (int i : order) ordered.push_back(params[i]);
+      params = std::move(ordered);
+    }
+    absl::StatusOr<ExecResult> r = c.Exec(sql.For(b.statement_rows), params);
     if (!r.ok()) return r.status();
   }
   return absl::OkStatus();

@@ -45,16 +45,29 @@ struct Batch {
 
 std::vector<Batch> CutBatches(size_t n, bool padded);
 
+// A statement whose placeholders take the row-major parameters (row 0's
+// columns, then row 1's, ...) in another order: order[i] is the index, in
+// the row-major list, of the value the i-th placeholder takes (a value may
+// be taken more than once). Empty: row-major.
+struct OrderedSql {
+  std::string text;
+  std::vector<int> order;
+};
+
 class BatchSql {
  public:
   BatchSql() = default;
   // build(rows) returns the statement for `rows` rows; called for 1, 2, 4, ... kMaxBatchRows.
   explicit BatchSql(const std::function<std::string(int rows)>& build);
+  explicit BatchSql(const std::function<OrderedSql(int rows)>& build);
   // rows: a power of two no larger than kMaxBatchRows.
   const std::string& For(int rows) const;
+  // The parameter order of For(rows) (empty: row-major).
+  const std::vector<int>& OrderFor(int rows) const;
 
  private:
   std::vector<std::string> texts_;
+  std::vector<std::vector<int>> orders_;
 };
 
 // Runs the multi-row SELECT `sql` over `rows` (each the parameters of one
