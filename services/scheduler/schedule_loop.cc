@@ -94,9 +94,9 @@ void ScheduleLoop::Preread(int64_t now_ms) {
   FlushAdvances(now_ms);  // So the store's cursors match what is in memory.
   const int64_t until = now_ms + absl::ToInt64Milliseconds(options_.preread_window);
   const absl::Time start = clock_->Now();
+  const std::vector<int> partitions = ownership_ ? ownership_->partitions : std::vector<int>{};
   mu_.Unlock();
   const int limit = options_.preread_limit;
-  const std::vector<int> partitions = ownership_ ? ownership_->partitions : std::vector<int>{};
   absl::StatusOr<std::vector<store::DueJob>> due = store_->ListDueJobs(until, limit, partitions);
   mu_.Lock();
   if (!due.ok()) {
