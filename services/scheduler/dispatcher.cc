@@ -13,8 +13,6 @@ namespace {
 
 using google::protobuf::util::TimeUtil;
 
-constexpr int64_t kGroupCacheMillis = 5'000;
-
 // "FIRST" for ROUTE_STRATEGY_FIRST (and UNSPECIFIED, which means it).
 std::string RouteName(v1::RouteStrategy s) {
   if (s == v1::ROUTE_STRATEGY_UNSPECIFIED) s = v1::ROUTE_STRATEGY_FIRST;
@@ -75,62 +73,6 @@ Dispatcher::Dispatcher(store::Store* store, Membership* membership, ExecutorClie
     routers_[strategy] = MakeRouter(strategy, this);
   }
 }
-
-absl::StatusOr<v1::Group> Dispatcher::GroupOf(int64_t group_id) {
-  const int64_t now = clock_->NowMillis();
-  {
-    absl::MutexLock l(&mu_);
-    auto it = groups_.find(group_id);
-    if (it != groups_.end() && it->second.second > now) return it->second.first;
-  }
-  absl::StatusOr<v1::Group> g = store_->GetGroup(group_id);
-  if (!g.ok()) return g.status();
-  absl::MutexLock l(&mu_);
-  groups_[group_id] = {*g, now + kGroupCacheMillis};
-  return g;
-}
-
-void Dispatcher::ForgetGroup(int64_t group_id) {
-  absl::MutexLock l(&mu_);
-  groups_.erase(group_id);
-}
-
-absl::StatusOr<DispatchTargets> Dispatcher::TargetsOf(const FireSpec& fire) {
-  absl::StatusOr<v1::Group> g = GroupOf(fire.job->group_id());
-  if (!g.ok()) return g.status();
-  ExecutorList executors = Candidates(fire, *g);
-  return DispatchTargets{*std::move(g), std::move(executors)};
-}
-
-ExecutorList Dispatcher::Candidates(const FireSpec& f, const v1::Group& g) {
-  if (f.addresses.empty() && !g.has_manual()) {
-    ExecutorList live = membership_->Live(g.app_name());
-    RememberTokens(*live, g);
-    return live;
-  }
-  std::vector<std::string> addresses = f.addresses;
-  if (addresses.empty()) addresses.assign(g.manual().addresses().begin(), g.manual().addresses().end());
-  auto out = std::make_shared<std::vector<v1::ExecutorInfo>>();
-  for (const std::string& a : addresses) {
-    // A manual group's addresses that failed their last beat are skipped
-    // (an explicit address list from a trigger is used as given).
-    if (f.addresses.empty() && prober_ != nullptr && !prober_->Alive(a)) continue;
-    v1::ExecutorInfo e;
-    e.set_app_name(g.app_name());
-    e.set_address(a);
-    out->push_back(std::move(e));
-  }
-  std::sort(out->begin(), out->end(),
-            [](const auto& a, const auto& b) { return a.address() < b.address(); });
-  RememberTokens(*out, g);
-  return out;
-}
-
-void Dispatcher::RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const v1::Group& g) {
-  absl::MutexLock l(&mu_);
-  for (const auto& e : executors) tokens_.insert_or_assign(e.address(), g.access_token());
-}
-
 void Dispatcher::Dispatch(v1::Run run, std::shared_ptr<const v1::Job> job, PlannedRun where,
                           DispatchTargets targets, int64_t at_ms) {
   // Compared with the batch's recording instant rather than now, so that the
@@ -280,19 +222,4 @@ void Dispatcher::Fail(const v1::Run& run, int32_t code, const std::string& messa
   u.fence_epoch = run.fence_epoch();
   outcomes_->Add(std::move(u));
 }
-
-std::string Dispatcher::TokenFor(const std::string& address) {
-  absl::MutexLock l(&mu_);
-  auto it = tokens_.find(address);
-  return it == tokens_.end() ? "" : it->second;
-}
-
-bool Dispatcher::Alive(const v1::ExecutorInfo& executor) {
-  return executors_->Beat(executor.address(), TokenFor(executor.address()), absl::Seconds(1));
-}
-
-bool Dispatcher::Idle(const v1::ExecutorInfo& executor, int64_t job_id) {
-  return executors_->Idle(executor.address(), TokenFor(executor.address()), job_id, absl::Seconds(1));
-}
-
 }  // namespace gnomon::scheduler

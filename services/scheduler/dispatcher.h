@@ -9,14 +9,17 @@
 //
 // Every run ends with a dispatch outcome (through the DispatchRecorder):
 // RUNNING once an executor accepted it, or FAILED with the reason (no
-// executor, rejected, unreachable). An executor that refuses a routed run it
-// cannot take (its queue is full, it lacks the handler, it is shutting down)
-// is skipped and the run routed again among the others (FIRST/LAST fail over
-// to the next in order); a refusal by the job's block strategy, or of a run
-// bound to its executor, is final.
+// executor, rejected, unreachable) — except a run refused for a stale fencing
+// epoch, which stays PENDING for its partition's current holder to send
+// again (Resend, from that holder's Redispatcher). An executor that refuses
+// a routed run it cannot take (its queue is full, it lacks the handler, it is
+// shutting down) is skipped and the run routed again among the others
+// (FIRST/LAST fail over to the next in order); a refusal by the job's block
+// strategy, or of a run bound to its executor, is final.
 //
 // It keeps groups for a few seconds and the token of the group last sent to
-// each address, which its ExecutorProbe calls (FAILOVER/BUSYOVER) present.
+// each address, which its ExecutorProbe calls (FAILOVER/BUSYOVER) present
+// (dispatcher_targets.cc).
 //
 // Thread safety: thread-safe.
 #ifndef GNOMON_SERVICES_SCHEDULER_DISPATCHER_H_

@@ -1,7 +1,5 @@
 #include "services/scheduler/dispatcher.h"
 
-#include <deque>
-#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/scheduler/testing/fake_executors.h"
 #include "services/scheduler/testing/temp_store.h"
 #include "services/scheduler/trigger.h"
 
@@ -17,60 +16,11 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::Accepted;
+using testing::FakeExecutors;
+using testing::Rejected;
 
 constexpr int64_t kNow = 1'800'000'000'000;
-
-// Executors by address: keeps what is sent until the test answers it, and
-// answers probes from fixed sets.
-class FakeExecutors final : public ExecutorClient {
- public:
-  struct Sent {
-    std::string address;
-    std::string token;
-    v1::RunRequest run;
-    DispatchCallback cb;
-  };
-  void Send(const std::string& address, const std::string& token, v1::RunRequest run,
-            DispatchCallback cb) override {
-    sent.push_back({address, token, std::move(run), std::move(cb)});
-  }
-  bool Beat(const std::string& address, const std::string& token, absl::Duration) override {
-    beats.push_back(address + " " + token);
-    return alive.count(address) > 0;
-  }
-  bool Idle(const std::string& address, const std::string&, int64_t, absl::Duration) override {
-    return idle.count(address) > 0;
-  }
-  // Answers the earliest unanswered run (which may send it on elsewhere).
-  void Answer(absl::StatusOr<v1::RunAnswer> answer) {
-    Sent s = std::move(sent.front());
-    sent.pop_front();
-    s.cb(std::move(answer));
-  }
-  std::vector<std::string> Addresses() const {
-    std::vector<std::string> out;
-    for (const Sent& s : sent) out.push_back(s.address);
-    return out;
-  }
-
-  std::deque<Sent> sent;
-  std::vector<std::string> beats;  // "address token"
-  std::set<std::string> alive, idle;
-};
-
-v1::RunAnswer Accepted() {
-  v1::RunAnswer a;
-  a.mutable_accepted();
-  return a;
-}
-
-v1::RunAnswer Rejected(v1::RejectKind kind, const std::string& reason) {
-  v1::RunAnswer a;
-  a.mutable_rejected()->set_kind(kind);
-  a.mutable_rejected()->set_code(v1::HANDLE_CODE_REJECTED);
-  a.mutable_rejected()->set_reason(reason);
-  return a;
-}
 
 class DispatcherTest : public ::testing::Test {
  protected:
@@ -164,6 +114,52 @@ TEST_F(DispatcherTest, TheRequestCarriesTheRunAndTheJobUnderTheGroupsToken) {
   EXPECT_EQ(s.run.fence_epoch(), 3);
   EXPECT_EQ(s.run.fence_partition(), store::PartitionOf(job->id()));
   EXPECT_TRUE(s.run.has_scheduled_time());  // The trigger instant of an unslotted fire.
+}
+
+TEST_F(DispatcherTest, AnAcceptanceOfARunTheExecutorHadAlreadyAcceptedIsNoted) {
+  Live({"a:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  v1::RunAnswer again = Accepted();
+  again.mutable_accepted()->set_already_accepted(true);
+  executors_.Answer(again);
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_EQ(run.trigger_message(), "route FIRST -> a:1 (already accepted)");
+}
+
+TEST_F(DispatcherTest, ARefusalForAStaleEpochLeavesTheRunPendingForThePartitionsHolder) {
+  Live({"a:1", "b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  executors_.Answer(Rejected(v1::REJECT_KIND_STALE_EPOCH, "epoch 0 < 2"));
+  EXPECT_TRUE(executors_.sent.empty());  // Not another executor's to take either.
+  EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_PENDING);
+}
+
+TEST_F(DispatcherTest, AResentRunGoesOutAgainUnderItsPartitionsCurrentEpoch) {
+  Live({"a:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  executors_.sent.clear();  // Never answered: its sender died.
+  auto ownership = std::make_shared<Ownership>();
+  ownership->epochs[store::PartitionOf(Stored(ids[0]).job_id())] = 7;
+  dispatcher_.Resend({Stored(ids[0])}, ownership);
+  ASSERT_EQ(executors_.sent.size(), 1u);
+  EXPECT_EQ(executors_.sent[0].run.run_id(), ids[0]);  // The same run, not a new one.
+  EXPECT_EQ(executors_.sent[0].run.fence_epoch(), 7);
+  executors_.Answer(Accepted());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_EQ(run.fence_epoch(), 7);
+}
+
+TEST_F(DispatcherTest, AResentBroadcastShardGoesBackToItsOwnExecutor) {
+  Live({"a:1", "b:1", "c:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST));
+  ASSERT_EQ(ids.size(), 3u);
+  executors_.sent.clear();
+  dispatcher_.Resend({Stored(ids[1])}, std::make_shared<Ownership>());
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("b:1"));
+  EXPECT_EQ(executors_.sent[0].run.shard_index(), 1u);
+  EXPECT_EQ(executors_.sent[0].run.shard_total(), 3u);
 }
 
 TEST_F(DispatcherTest, AnExecutorThatCannotTakeTheRunIsSkippedAndNamed) {

@@ -1,0 +1,90 @@
+// Dispatcher, where a fire may go: its group (cached), its candidate
+// executors, and the token each address was last sent under, which the
+// routers' probes (FAILOVER, BUSYOVER) present. Dispatching itself is in
+// dispatcher.cc.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "services/scheduler/dispatcher.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+// Long enough that a burst of fires reads each group once; short enough that
+// a change made through another replica shows within seconds.
+constexpr int64_t kGroupCacheMillis = 5'000;
+
+}  // namespace
+
+absl::StatusOr<v1::Group> Dispatcher::GroupOf(int64_t group_id) {
+  const int64_t now = clock_->NowMillis();
+  {
+    absl::MutexLock l(&mu_);
+    auto it = groups_.find(group_id);
+    if (it != groups_.end() && it->second.second > now) return it->second.first;
+  }
+  absl::StatusOr<v1::Group> g = store_->GetGroup(group_id);
+  if (!g.ok()) return g.status();
+  absl::MutexLock l(&mu_);
+  groups_[group_id] = {*g, now + kGroupCacheMillis};
+  return g;
+}
+
+void Dispatcher::ForgetGroup(int64_t group_id) {
+  absl::MutexLock l(&mu_);
+  groups_.erase(group_id);
+}
+
+absl::StatusOr<DispatchTargets> Dispatcher::TargetsOf(const FireSpec& fire) {
+  absl::StatusOr<v1::Group> g = GroupOf(fire.job->group_id());
+  if (!g.ok()) return g.status();
+  ExecutorList executors = Candidates(fire, *g);
+  return DispatchTargets{*std::move(g), std::move(executors)};
+}
+
+ExecutorList Dispatcher::Candidates(const FireSpec& f, const v1::Group& g) {
+  if (f.addresses.empty() && !g.has_manual()) {
+    ExecutorList live = membership_->Live(g.app_name());
+    RememberTokens(*live, g);
+    return live;
+  }
+  std::vector<std::string> addresses = f.addresses;
+  if (addresses.empty()) addresses.assign(g.manual().addresses().begin(), g.manual().addresses().end());
+  auto out = std::make_shared<std::vector<v1::ExecutorInfo>>();
+  for (const std::string& a : addresses) {
+    // A manual group's addresses that failed their last beat are skipped
+    // (an explicit address list from a trigger is used as given).
+    if (f.addresses.empty() && prober_ != nullptr && !prober_->Alive(a)) continue;
+    v1::ExecutorInfo e;
+    e.set_app_name(g.app_name());
+    e.set_address(a);
+    out->push_back(std::move(e));
+  }
+  std::sort(out->begin(), out->end(),
+            [](const auto& a, const auto& b) { return a.address() < b.address(); });
+  RememberTokens(*out, g);
+  return out;
+}
+
+void Dispatcher::RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const v1::Group& g) {
+  absl::MutexLock l(&mu_);
+  for (const auto& e : executors) tokens_.insert_or_assign(e.address(), g.access_token());
+}
+
+std::string Dispatcher::TokenFor(const std::string& address) {
+  absl::MutexLock l(&mu_);
+  auto it = tokens_.find(address);
+  return it == tokens_.end() ? "" : it->second;
+}
+
+bool Dispatcher::Alive(const v1::ExecutorInfo& executor) {
+  return executors_->Beat(executor.address(), TokenFor(executor.address()), absl::Seconds(1));
+}
+
+bool Dispatcher::Idle(const v1::ExecutorInfo& executor, int64_t job_id) {
+  return executors_->Idle(executor.address(), TokenFor(executor.address()), job_id, absl::Seconds(1));
+}
+
+}  // namespace gnomon::scheduler

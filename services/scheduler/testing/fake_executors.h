@@ -1,0 +1,79 @@
+// FakeExecutors: an ExecutorClient for tests. It keeps every run sent until
+// the test answers it (in order), and answers Beat/IdleBeat probes from
+// fixed sets of addresses, noting each probe.
+//
+//   FakeExecutors executors;
+//   Dispatcher dispatcher(store, &membership, &executors, &outcomes, &clock);
+//   ... executors.sent[0].address == "a:1" ...
+//   executors.Answer(Accepted());   // runs the dispatcher's callback here
+//
+// Thread safety: none; one test thread (a dispatcher without pools calls
+// back on it).
+#ifndef GNOMON_SERVICES_SCHEDULER_TESTING_FAKE_EXECUTORS_H_
+#define GNOMON_SERVICES_SCHEDULER_TESTING_FAKE_EXECUTORS_H_
+
+#include <deque>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "services/scheduler/executor_link.h"
+
+namespace gnomon::scheduler::testing {
+
+class FakeExecutors final : public ExecutorClient {
+ public:
+  struct Sent {
+    std::string address;
+    std::string token;
+    v1::RunRequest run;
+    DispatchCallback cb;
+  };
+  void Send(const std::string& address, const std::string& token, v1::RunRequest run,
+            DispatchCallback cb) override {
+    sent.push_back({address, token, std::move(run), std::move(cb)});
+  }
+  bool Beat(const std::string& address, const std::string& token, absl::Duration) override {
+    beats.push_back(address + " " + token);
+    return alive.count(address) > 0;
+  }
+  bool Idle(const std::string& address, const std::string&, int64_t, absl::Duration) override {
+    return idle.count(address) > 0;
+  }
+  // Answers the earliest unanswered run (which may send it on elsewhere).
+  void Answer(absl::StatusOr<v1::RunAnswer> answer) {
+    Sent s = std::move(sent.front());
+    sent.pop_front();
+    s.cb(std::move(answer));
+  }
+  std::vector<std::string> Addresses() const {
+    std::vector<std::string> out;
+    for (const Sent& s : sent) out.push_back(s.address);
+    return out;
+  }
+
+  std::deque<Sent> sent;
+  std::vector<std::string> beats;  // "address token"
+  std::set<std::string> alive, idle;
+};
+
+// An executor's acceptance of a run.
+inline v1::RunAnswer Accepted() {
+  v1::RunAnswer a;
+  a.mutable_accepted();
+  return a;
+}
+
+// An executor's refusal of a run: of `kind`, with code REJECTED.
+inline v1::RunAnswer Rejected(v1::RejectKind kind, const std::string& reason) {
+  v1::RunAnswer a;
+  a.mutable_rejected()->set_kind(kind);
+  a.mutable_rejected()->set_code(v1::HANDLE_CODE_REJECTED);
+  a.mutable_rejected()->set_reason(reason);
+  return a;
+}
+
+}  // namespace gnomon::scheduler::testing
+
+#endif  // GNOMON_SERVICES_SCHEDULER_TESTING_FAKE_EXECUTORS_H_
