@@ -10,9 +10,10 @@ namespace gnomon::scheduler {
 
 void Redispatcher::SetOwnership(std::shared_ptr<const Ownership> ownership) {
   absl::MutexLock l(&mu_);
+  const Ownership* before = ownership_.get();  // Read under the lock, used in the lambda.
   const bool gained =
-      !ownership_ || std::any_of(ownership->partitions.begin(), ownership->partitions.end(),
-                                 [&](int p) { return !ownership_->Holds(p); });
+      before == nullptr || std::any_of(ownership->partitions.begin(), ownership->partitions.end(),
+                                       [before](int p) { return !before->Holds(p); });
   ownership_ = std::move(ownership);
   if (gained && !ownership_->partitions.empty()) wake_ = true;
 }
