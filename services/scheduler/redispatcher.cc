@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <utility>
 
+#include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
 
 namespace gnomon::scheduler {
+
+using google::protobuf::util::TimeUtil;
 
 
 void Redispatcher::SetOwnership(std::shared_ptr<const Ownership> ownership) {
@@ -39,8 +42,12 @@ int Redispatcher::Scan() {
   const int64_t again_ms = absl::ToInt64Milliseconds(options_.resend_after);
   absl::flat_hash_map<int64_t, int64_t> still;  // Forget runs no longer PENDING.
   std::vector<v1::Run> stranded;
+  const int64_t grace_ms = absl::ToInt64Milliseconds(options_.grace);
   for (v1::Run& r : *runs) {
     if (r.fence_epoch() >= own->EpochOfJob(r.job_id())) continue;  // Ours, in flight.
+    const int64_t instant = std::max(TimeUtil::TimestampToMilliseconds(r.scheduled_time()),
+                                     TimeUtil::TimestampToMilliseconds(r.trigger_time()));
+    if (now < instant + grace_ms) continue;  // Its earlier holder may still be sending it.
     auto it = resent_.find(r.id());
     if (it != resent_.end() && now - it->second < again_ms) {
       still.emplace(r.id(), it->second);

@@ -45,6 +45,11 @@ struct RedispatcherOptions {
   absl::Duration scan_interval = absl::Seconds(1);
   // A run resent and still PENDING after this is resent again.
   absl::Duration resend_after = absl::Seconds(10);
+  // A run is resent only this long after its instant (its slot, or when it
+  // was recorded): an earlier holder that is alive (it handed the partition
+  // over) still sends what it recorded ahead, and two sends could reach two
+  // executors.
+  absl::Duration grace = absl::Seconds(3);
   int batch = 1000;
 };
 
