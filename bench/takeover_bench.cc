@@ -112,15 +112,18 @@ bool Settled(const PartitionHolders& h, int replicas) {
   return counts.count("") == 0 && static_cast<int>(counts.size()) == replicas;
 }
 
-// run id -> handler invocations, over the executors' invocation files
-// ("run_id job_id attempt" per line).
-std::map<int64_t, int> Invocations(const BurstDeployment& d, int executors) {
-  std::map<int64_t, int> count;
+// run id -> handler invocations on each executor, over the executors'
+// invocation files ("run_id job_id attempt" per line).
+std::map<int64_t, std::vector<int>> Invocations(const BurstDeployment& d, int executors) {
+  std::map<int64_t, std::vector<int>> count;
   for (int i = 0; i < executors; ++i) {
     std::ifstream in(d.invocations_file(i));
     for (std::string line; std::getline(in, line);) {
       int64_t run_id = 0;
-      if (absl::SimpleAtoi(line.substr(0, line.find(' ')), &run_id)) ++count[run_id];
+      if (!absl::SimpleAtoi(line.substr(0, line.find(' ')), &run_id)) continue;
+      std::vector<int>& n = count[run_id];
+      n.resize(executors);
+      ++n[i];
     }
   }
   return count;
@@ -328,8 +331,10 @@ int Run(const Options& o) {
 
   // Slots of the window: every instant on each job's grid from its first
   // slot in the window to its last.
-  const std::map<int64_t, int> invoked = Invocations(d, 2);
+  const std::map<int64_t, std::vector<int>> invoked = Invocations(d, 2);
   int64_t slots = 0, lost = 0, duplicate_slots = 0, off_grid = 0, executed_twice = 0, never_executed = 0;
+  int64_t twice_on_two = 0;                  // Of executed_twice: on both executors.
+  std::vector<int64_t> twice_ids, twice_at;  // The first few, and their slots' offsets from a kill.
   for (const auto& [job, rows] : runs) {
     std::map<int64_t, std::vector<int64_t>> by_slot;  // instant -> run ids
     for (const RunRow& r : rows) {
@@ -350,8 +355,22 @@ int Run(const Options& o) {
       if (ids.size() > 1) ++duplicate_slots;
       for (int64_t id : ids) {
         auto it = invoked.find(id);
-        if (it == invoked.end()) ++never_executed;
-        if (it != invoked.end() && it->second > 1) ++executed_twice;
+        if (it == invoked.end()) {
+          ++never_executed;
+          continue;
+        }
+        const std::vector<int>& n = it->second;
+        if (n[0] + n[1] < 2) continue;
+        ++executed_twice;
+        if (n[0] > 0 && n[1] > 0) ++twice_on_two;
+        if (twice_ids.size() < 5) {
+          twice_ids.push_back(id);
+          int64_t since_kill = at - window_from_ms;
+          for (const Kill& k : kills) {
+            if (k.kill_ms <= at + 1000) since_kill = at - k.kill_ms;
+          }
+          twice_at.push_back(since_kill);
+        }
       }
     }
     lost += grid - on_grid;
@@ -375,6 +394,21 @@ int Run(const Options& o) {
       static_cast<long long>(duplicate_slots), static_cast<long long>(off_grid),
       static_cast<long long>(executed_twice), static_cast<long long>(never_executed), moves,
       2 * partitions_killed);
+  if (executed_twice > 0) {
+    std::printf("runs executed twice: %lld, of which on both executors %lld; e.g.:\n",
+                static_cast<long long>(executed_twice), static_cast<long long>(twice_on_two));
+    for (size_t i = 0; i < twice_ids.size(); ++i) {
+      (void)reader->ForEachRow(
+          absl::StrCat(
+              "SELECT id, job_id, trigger_ms - scheduled_ms, dispatch_ms - scheduled_ms, executor_address, "
+              "fence_epoch, status, substr(trigger_message, 1, 300) FROM run WHERE id = ",
+              twice_ids[i]),
+          [&](absl::Span<const absl::string_view> row) {
+            std::printf("    slot %+lld ms from the kill before it: %s\n", static_cast<long long>(twice_at[i]),
+                        absl::StrJoin(row, " | ").c_str());
+          });
+    }
+  }
   absl::StatusOr<SlotOutcomes> out = ReadSlotOutcomes(*reader, window_from_ms, window_to_ms, 5000);
   if (out.ok()) {
     std::printf("slot lateness ms p50/p99/max: recorded %s, handler started %s; misfire-policy runs %lld\n",
