@@ -3,16 +3,19 @@
 // second, every second), the noop handler, two sample executors, in two
 // deployments:
 //   sqlite  one gnomond (all roles) on SQLite
-//   mysql   two gnomond replicas (all roles each) on a throwaway MariaDB the
-//           bench starts itself; executors list both replicas' registries
-// For each (J, deployment): the jobs are created and started through the
-// admin API, the schedule warms up, then a window of whole seconds is
+//   mysql   N gnomond replicas (all roles each; --replicas, default 2) on a
+//           throwaway MariaDB the bench starts itself; executors list every
+//           replica's registry
+// For each (J, deployment, replicas): the jobs are created and started through
+// the admin API, the schedule warms up, then a window of whole seconds is
 // measured and, after a drain, every expected slot of the window is looked up
-// in the run table. Figures are printed, never asserted: a row per
-// configuration as it is measured, and a Markdown table at the end.
+// in the run table, and each replica's share of the partitions (lease table)
+// and of the fires (runs by partition and fencing epoch) is read. Figures are
+// printed, never asserted: a row per configuration as it is measured, and
+// Markdown tables at the end.
 //
 //   burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql]
-//               [--seconds=30] [--warmup=5] [--route=round|first]
+//               [--replicas=2] [--seconds=30] [--warmup=5] [--route=round|first]
 //               [--capacity=N] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]
 #include <algorithm>
 #include <cstdio>
@@ -31,8 +34,10 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "bench/admin_pass.h"
+#include "bench/bench_args.h"
 #include "bench/burst_deployment.h"
 #include "bench/burst_figures.h"
+#include "bench/partition_shares.h"
 #include "bench/proc_stats.h"
 #include "bench/throwaway_mariadb.h"
 #include "gnomon/v1/admin.grpc.pb.h"
@@ -44,6 +49,8 @@ namespace {
 struct BenchOptions {
   std::vector<int> jobs = {1000, 10000, 30000};
   std::vector<std::string> stores = {"sqlite", "mysql"};
+  // gnomond replicas on MariaDB, one configuration each (SQLite runs one).
+  std::vector<int> replicas = {2};
   int seconds = 30;
   int warmup_seconds = 5;
   v1::RouteStrategy route = v1::ROUTE_STRATEGY_ROUND;
@@ -59,31 +66,43 @@ struct BenchOptions {
 
 // One printed row; every cell is already text.
 struct Row {
-  std::string jobs, store, delivered, missed, duplicates, start_lateness, dispatch_lateness, cpu, rss, threads,
-      statements, commits;
+  std::string jobs, store, delivered, fires_per_s, missed, duplicates, start_lateness, dispatch_lateness, cpu, rss,
+      threads, statements, commits;
+};
+
+// One replica's share of a configuration's scheduling; every cell is text.
+struct ReplicaRow {
+  std::string jobs, store, replica, partitions, fires, cpu, cpu_per_1000;
 };
 
 void PrintRow(const Row& r) {
   std::printf(
-      "RESULT J=%s %s: delivered %s | missed %s | duplicates %s | lateness ms p50/p99/max at start %s, at "
-      "dispatch %s | CPU s %s | peak RSS MiB %s | threads/executor %s | statements/run %s | commits/run %s\n",
-      r.jobs.c_str(), r.store.c_str(), r.delivered.c_str(), r.missed.c_str(), r.duplicates.c_str(),
-      r.start_lateness.c_str(), r.dispatch_lateness.c_str(), r.cpu.c_str(), r.rss.c_str(), r.threads.c_str(),
-      r.statements.c_str(), r.commits.c_str());
+      "RESULT J=%s %s: delivered %s (%s/s) | missed %s | duplicates %s | lateness ms p50/p99/max at start %s, "
+      "at dispatch %s | CPU s %s | peak RSS MiB %s | threads/executor %s | statements/run %s | commits/run %s\n",
+      r.jobs.c_str(), r.store.c_str(), r.delivered.c_str(), r.fires_per_s.c_str(), r.missed.c_str(),
+      r.duplicates.c_str(), r.start_lateness.c_str(), r.dispatch_lateness.c_str(), r.cpu.c_str(), r.rss.c_str(),
+      r.threads.c_str(), r.statements.c_str(), r.commits.c_str());
 }
 
-void PrintMarkdown(const std::vector<Row>& rows) {
+void PrintMarkdown(const std::vector<Row>& rows, const std::vector<ReplicaRow>& replicas) {
   std::printf(
-      "\n| J | store | delivered/expected | missed (no run / not started / late) | duplicates (slots / executed "
-      "twice) | lateness at start ms p50/p99/max | lateness at dispatch (accept received) ms p50/p99/max | CPU s "
-      "per process | "
-      "peak RSS MiB per process | threads per executor (max) | statements/run | commits/run |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "\n| J | store | delivered/expected | fires/s delivered | missed (no run / not started / late) | duplicates "
+      "(slots / executed twice) | lateness at start ms p50/p99/max | lateness at dispatch (accept received) ms "
+      "p50/p99/max | CPU s per process | peak RSS MiB per process | threads per executor (max) | statements/run | "
+      "commits/run |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
-    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.jobs.c_str(), r.store.c_str(),
-                r.delivered.c_str(), r.missed.c_str(), r.duplicates.c_str(), r.start_lateness.c_str(),
-                r.dispatch_lateness.c_str(), r.cpu.c_str(), r.rss.c_str(), r.threads.c_str(), r.statements.c_str(),
-                r.commits.c_str());
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.jobs.c_str(),
+                r.store.c_str(), r.delivered.c_str(), r.fires_per_s.c_str(), r.missed.c_str(),
+                r.duplicates.c_str(), r.start_lateness.c_str(), r.dispatch_lateness.c_str(), r.cpu.c_str(),
+                r.rss.c_str(), r.threads.c_str(), r.statements.c_str(), r.commits.c_str());
+  }
+  std::printf(
+      "\n| J | store | replica | partitions held (window start -> end) | fires recorded in the window (share) | "
+      "CPU s | CPU s per 1,000 fires |\n|---|---|---|---|---|---|---|\n");
+  for (const ReplicaRow& r : replicas) {
+    std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", r.jobs.c_str(), r.store.c_str(), r.replica.c_str(),
+                r.partitions.c_str(), r.fires.c_str(), r.cpu.c_str(), r.cpu_per_1000.c_str());
   }
 }
 
@@ -224,10 +243,56 @@ void PerRunCosts(StoreReader& reader, const BurstDeployment& d, const WindowFigu
               static_cast<long long>(*server_runs), absl::StrJoin(parts, ", ").c_str());
 }
 
-std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions& o) {
-  std::printf("\n=== J=%d store=%s: %d s window after %d s warm-up, route %s, executor capacity %s\n", jobs,
-              store.c_str(), o.seconds, o.warmup_seconds, v1::RouteStrategy_Name(o.route).c_str(),
-              o.capacity > 0 ? absl::StrCat(o.capacity).c_str() : "(the executor's default)");
+// Each replica's share of the partitions (at the window's start and end) and
+// of the runs recorded in the window, and its CPU seconds per 1,000 of them.
+std::vector<ReplicaRow> ReplicaShares(StoreReader& reader, const WindowFigures& w, int64_t t0_ms, int64_t t1_ms,
+                                      const std::vector<PartitionHolders>& holders, const Row& row) {
+  std::vector<ReplicaRow> out;
+  absl::StatusOr<FireShares> fires = ReadFireShares(reader, t0_ms, t1_ms, holders);
+  if (!fires.ok() || fires->total == 0) {
+    std::printf("per-replica shares: n/a (%s)\n", fires.ok() ? "no runs" : fires.status().ToString().c_str());
+    return out;
+  }
+  int moved = 0;
+  for (int p = 0; p < store::kPartitions; ++p) moved += holders.front().epoch[p] != holders.back().epoch[p];
+  std::printf("partitions that changed holder during the window: %d; runs not attributable to a holder: %lld\n",
+              moved, static_cast<long long>(fires->unattributed));
+  for (const ProcessFigures& p : w.processes) {
+    if (!absl::StartsWith(p.name, "gnomond")) continue;
+    std::vector<std::string> held;
+    for (const PartitionHolders& h : holders) held.push_back(absl::StrCat(h.Held(p.name).size()));
+    const int64_t n = fires->by_replica[p.name];
+    ReplicaRow r;
+    r.jobs = row.jobs;
+    r.store = row.store;
+    r.replica = p.name;
+    r.partitions = absl::StrJoin(held, " -> ");
+    r.fires = absl::StrCat(n, " (", Fixed(100.0 * n / fires->total, 1), "%)");
+    r.cpu = Fixed(p.cpu_s, 1);
+    r.cpu_per_1000 = n > 0 ? Fixed(p.cpu_s * 1000 / n, 2) : "n/a";
+    std::printf("replica %s: partitions %s of %d, runs recorded %s, CPU %s s, %s CPU s per 1,000 runs\n",
+                p.name.c_str(), r.partitions.c_str(), store::kPartitions, r.fires.c_str(), r.cpu.c_str(),
+                r.cpu_per_1000.c_str());
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// The lease table now; an empty snapshot (with a line saying so) when it
+// cannot be read.
+PartitionHolders Holders(StoreReader& reader) {
+  absl::StatusOr<PartitionHolders> h = ReadPartitionHolders(reader, absl::ToUnixMillis(absl::Now()));
+  if (h.ok()) return *std::move(h);
+  std::printf("NOTE: reading the lease table: %s\n", h.status().ToString().c_str());
+  return PartitionHolders{};
+}
+
+std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, const BenchOptions& o,
+                          std::vector<ReplicaRow>& replica_rows) {
+  std::printf(
+      "\n=== J=%d store=%s, %d replica(s): %d s window after %d s warm-up, route %s, executor capacity %s\n", jobs,
+      store.c_str(), replicas, o.seconds, o.warmup_seconds, v1::RouteStrategy_Name(o.route).c_str(),
+      o.capacity > 0 ? absl::StrCat(o.capacity).c_str() : "(the executor's default)");
   BurstDeploymentOptions d_options;
   d_options.gnomond_flags = {"--store-stats-interval=1s"};
   d_options.executor_capacity = o.capacity;
@@ -244,7 +309,7 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
       return std::nullopt;
     }
     mariadb = *std::move(db);
-    d_options.replicas = 2;
+    d_options.replicas = replicas;
     d_options.store_url = mariadb->Url(database);
   }
   absl::StatusOr<std::unique_ptr<BurstDeployment>> started = BurstDeployment::Start(d_options);
@@ -275,14 +340,16 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
   std::vector<ProcessFigures> procs;
   for (const auto& p : d.processes()) procs.push_back({p.name, p.process->pid()});
   if (mariadb) procs.push_back({"mariadbd", mariadb->pid()});
+  std::unique_ptr<StoreReader> reader = mariadb ? mariadb->Reader(database) : SqliteStoreReader(d.sqlite_path());
+  std::vector<PartitionHolders> holders = {Holders(*reader)};
   const WindowFigures w = MeasureWindow(std::move(procs), mariadb.get(), t0_ms, o.seconds);
+  holders.push_back(Holders(*reader));
   for (const auto& p : d.processes()) {
     if (std::optional<int> code = p.process->WaitFor(absl::ZeroDuration())) {
       std::printf("NOTE: %s exited during the window (exit %d); its last output:\n%s\n", p.name.c_str(), *code,
                   Tail(p.process->Output(), 1500).c_str());
     }
   }
-  std::unique_ptr<StoreReader> reader = mariadb ? mariadb->Reader(database) : SqliteStoreReader(d.sqlite_path());
   Drain(*reader, t0_ms, t1_ms, o.late_ms, absl::Seconds(o.drain_max_seconds));
   d.Stop();
 
@@ -297,8 +364,9 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
   const int64_t not_started = out->recorded_slots - out->started_slots;
   Row row;
   row.jobs = *started_jobs == jobs ? absl::StrCat(jobs) : absl::StrCat(jobs, " (", *started_jobs, " started)");
-  row.store = mariadb ? "mysql (2 replicas)" : "sqlite";
+  row.store = mariadb ? absl::StrCat("mysql (", replicas, replicas == 1 ? " replica)" : " replicas)") : "sqlite";
   row.delivered = absl::StrCat(out->started_slots, "/", expected);
+  row.fires_per_s = Fixed(double(out->started_slots) / o.seconds, 0);
   row.missed = absl::StrCat(no_run + not_started + out->late_slots, " (", no_run, " / ", not_started, " / ",
                             out->late_slots, ")");
   row.duplicates = absl::StrCat(out->duplicate_slots, " / n/a");
@@ -331,61 +399,49 @@ std::optional<Row> RunOne(int jobs, const std::string& store, const BenchOptions
     std::printf("    not succeeded: %lld x %s\n", static_cast<long long>(n), why.c_str());
   }
   PerRunCosts(*reader, d, w, t0_ms, t1_ms, mariadb != nullptr, row);
+  std::vector<ReplicaRow> shares = ReplicaShares(*reader, w, t0_ms, t1_ms, holders, row);
+  replica_rows.insert(replica_rows.end(), shares.begin(), shares.end());
   PrintRow(row);
   return row;
 }
 
 bool ParseArgs(int argc, char** argv, BenchOptions& o) {
-  auto ints = [](absl::string_view list, std::vector<int>& out) {
-    out.clear();
-    for (absl::string_view v : absl::StrSplit(list, ',', absl::SkipEmpty())) {
-      int n = 0;
-      if (!absl::SimpleAtoi(v, &n) || n <= 0) return false;
-      out.push_back(n);
-    }
-    return !out.empty();
-  };
-  auto positive = [](absl::string_view v, int& out) { return absl::SimpleAtoi(v, &out) && out > 0; };
-  for (int i = 1; i < argc; ++i) {
-    absl::string_view a = argv[i];
-    bool ok = true;
+  auto parse = [&](absl::string_view a) {
     if (a == "--quick") {
       o.jobs = {1000};
       o.stores = {"sqlite"};
       o.seconds = 10;
-    } else if (absl::ConsumePrefix(&a, "--jobs=")) {
-      ok = ints(a, o.jobs);
-    } else if (absl::ConsumePrefix(&a, "--stores=")) {
+      return true;
+    }
+    if (absl::ConsumePrefix(&a, "--jobs=")) return PositiveInts(a, o.jobs);
+    if (absl::ConsumePrefix(&a, "--stores=")) {
       o.stores = absl::StrSplit(a, ',', absl::SkipEmpty());
-      for (const std::string& s : o.stores) ok = ok && (s == "sqlite" || s == "mysql");
-    } else if (absl::ConsumePrefix(&a, "--seconds=")) {
-      ok = positive(a, o.seconds);
-    } else if (absl::ConsumePrefix(&a, "--warmup=")) {
-      ok = absl::SimpleAtoi(a, &o.warmup_seconds) && o.warmup_seconds >= 0;
-    } else if (absl::ConsumePrefix(&a, "--route=")) {
-      ok = a == "round" || a == "first";
+      for (const std::string& s : o.stores) {
+        if (s != "sqlite" && s != "mysql") return false;
+      }
+      return !o.stores.empty();
+    }
+    if (absl::ConsumePrefix(&a, "--replicas=")) return PositiveInts(a, o.replicas);
+    if (absl::ConsumePrefix(&a, "--seconds=")) return PositiveInt(a, o.seconds);
+    if (absl::ConsumePrefix(&a, "--warmup=")) {
+      return absl::SimpleAtoi(a, &o.warmup_seconds) && o.warmup_seconds >= 0;
+    }
+    if (absl::ConsumePrefix(&a, "--route=")) {
       o.route = a == "first" ? v1::ROUTE_STRATEGY_FIRST : v1::ROUTE_STRATEGY_ROUND;
-    } else if (absl::ConsumePrefix(&a, "--capacity=")) {
-      ok = absl::SimpleAtoi(a, &o.capacity) && o.capacity >= 0;
-    } else if (absl::ConsumePrefix(&a, "--admin-threads=")) {
-      ok = positive(a, o.admin_threads);
-    } else if (absl::ConsumePrefix(&a, "--admin-budget=")) {
-      ok = positive(a, o.admin_budget_seconds);
-    } else if (absl::ConsumePrefix(&a, "--drain-max=")) {
-      ok = positive(a, o.drain_max_seconds);
-    } else {
-      ok = false;
+      return a == "round" || a == "first";
     }
-    if (!ok) {
-      std::fprintf(stderr,
-                   "burst_bench: bad argument %s\nusage: burst_bench [--quick] [--jobs=1000,10000,30000] "
-                   "[--stores=sqlite,mysql] [--seconds=30] [--warmup=5] [--route=round|first] "
-                   "[--capacity=N] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]\n",
-                   argv[i]);
-      return false;
-    }
-  }
-  return true;
+    if (absl::ConsumePrefix(&a, "--capacity=")) return absl::SimpleAtoi(a, &o.capacity) && o.capacity >= 0;
+    if (absl::ConsumePrefix(&a, "--admin-threads=")) return PositiveInt(a, o.admin_threads);
+    if (absl::ConsumePrefix(&a, "--admin-budget=")) return PositiveInt(a, o.admin_budget_seconds);
+    if (absl::ConsumePrefix(&a, "--drain-max=")) return PositiveInt(a, o.drain_max_seconds);
+    return false;
+  };
+  return ParseBenchArgs(
+      argc, argv,
+      "burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql] [--replicas=2] [--seconds=30] "
+      "[--warmup=5] [--route=round|first] [--capacity=N] [--admin-threads=4] [--admin-budget=600] "
+      "[--drain-max=60]",
+      parse);
 }
 
 }  // namespace
@@ -396,11 +452,14 @@ int main(int argc, char** argv) {
   gnomon::bench::BenchOptions o;
   if (!gnomon::bench::ParseArgs(argc, argv, o)) return 2;
   std::vector<gnomon::bench::Row> rows;
+  std::vector<gnomon::bench::ReplicaRow> replica_rows;
   for (int jobs : o.jobs) {
     for (const std::string& store : o.stores) {
-      if (auto row = gnomon::bench::RunOne(jobs, store, o)) rows.push_back(*row);
+      for (int replicas : store == "mysql" ? o.replicas : std::vector<int>{1}) {
+        if (auto row = gnomon::bench::RunOne(jobs, store, replicas, o, replica_rows)) rows.push_back(*row);
+      }
     }
   }
-  gnomon::bench::PrintMarkdown(rows);
+  gnomon::bench::PrintMarkdown(rows, replica_rows);
   return 0;
 }

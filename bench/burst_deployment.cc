@@ -32,7 +32,8 @@ void StopOne(testing::Subprocess& p, absl::Duration grace) {
 absl::StatusOr<std::string> BurstDeployment::SpawnReplica(int i, const std::string& listen) {
   const std::string store =
       options_.store_url.empty() ? absl::StrCat("sqlite:", sqlite_path()) : options_.store_url;
-  std::vector<std::string> argv = {GNOMOND_PATH, "--listen=" + listen, "--store=" + store};
+  std::vector<std::string> argv = {GNOMOND_PATH, "--listen=" + listen, "--store=" + store,
+                                   "--replica-id=" + ReplicaId(i)};
   // Only the first replica creates the admin token (the store has one after).
   if (i == 0) argv.push_back(absl::StrCat("--admin-token-file=", dir(), "/admin.token"));
   argv.insert(argv.end(), options_.gnomond_flags.begin(), options_.gnomond_flags.end());
@@ -68,6 +69,17 @@ int BurstDeployment::StopReplica(int i, absl::Duration grace) {
 
 absl::Status BurstDeployment::StartReplica(int i) { return SpawnReplica(i, addresses_[i]).status(); }
 
+void BurstDeployment::KillReplica(int i, int sig) {
+  replicas_[i]->Kill(sig);
+  replicas_[i]->Wait();
+}
+
+std::string BurstDeployment::ReplicaId(int i) { return absl::StrCat("gnomond-", i + 1); }
+
+std::string BurstDeployment::invocations_file(int executor) const {
+  return absl::StrCat(dir(), "/invocations-", executor);
+}
+
 BurstDeployment::~BurstDeployment() { Stop(absl::Seconds(5)); }
 
 absl::Status BurstDeployment::StartExecutors(const std::string& app, const std::string& access_token) {
@@ -83,6 +95,7 @@ absl::Status BurstDeployment::StartExecutors(const std::string& app, const std::
     if (options_.executor_capacity > 0) {
       argv.push_back(absl::StrCat("--max-concurrent-runs=", options_.executor_capacity));
     }
+    if (options_.count_invocations) argv.push_back("--invocations-file=" + invocations_file(i));
     // The token goes through the environment, as an operator would pass a secret.
     executors_.push_back(std::make_unique<testing::Subprocess>(
         argv, std::map<std::string, std::string>{{"GNOMON_ACCESS_TOKEN", access_token}}));
@@ -101,8 +114,7 @@ void BurstDeployment::Stop(absl::Duration grace) {
 
 std::vector<BurstDeployment::Process> BurstDeployment::processes() const {
   std::vector<Process> out;
-  for (size_t i = 0; i < replicas_.size(); ++i)
-    out.push_back({absl::StrCat("gnomond-", i + 1), replicas_[i].get()});
+  for (size_t i = 0; i < replicas_.size(); ++i) out.push_back({ReplicaId(i), replicas_[i].get()});
   for (size_t i = 0; i < executors_.size(); ++i)
     out.push_back({absl::StrCat("executor-", i + 1), executors_[i].get()});
   return out;

@@ -1,6 +1,9 @@
-// BurstDeployment: the real processes of one burst_bench configuration, on
+// BurstDeployment: the real processes of one benchmark configuration, on
 // loopback: one or more gnomond replicas (all roles each) sharing one store,
-// and sample executors registered with every replica's registry.
+// and sample executors registered with every replica's registry. Replica i
+// (from 0) runs with --replica-id=gnomond-<i+1> (ReplicaId), so its partition
+// leases read "gnomond-<i+1>#incarnation" and a restarted replica takes its
+// predecessor's place.
 //
 //   BurstDeploymentOptions o;  // One replica on SQLite in a temp dir.
 //   absl::StatusOr<std::unique_ptr<BurstDeployment>> d = BurstDeployment::Start(o);
@@ -8,6 +11,7 @@
 //   absl::Status s = (*d)->StartExecutors("app", group_token);
 //   (*d)->StopReplica(0);   // A restart: same address, same store,
 //   s = (*d)->StartReplica(0);  // executors reconnect by themselves.
+//   (*d)->KillReplica(1, SIGKILL);  // A crash.
 //   (*d)->Stop();  // Bounded: SIGTERM, then SIGKILL after a grace.
 //
 // Every child dies with the bench (PR_SET_PDEATHSIG, see tests/support/subprocess.h).
@@ -35,6 +39,8 @@ struct BurstDeploymentOptions {
   int executors = 2;
   // Each executor's --max-concurrent-runs; 0 leaves the executor's default.
   int executor_capacity = 0;
+  // Executor i appends each handler invocation's run id to invocations_file(i).
+  bool count_invocations = false;
 };
 
 class BurstDeployment {
@@ -55,9 +61,14 @@ class BurstDeployment {
   // Starts a stopped replica i again on its address and store, with the same
   // flags, and waits until it listens.
   absl::Status StartReplica(int i);
+  // Sends `sig` (SIGKILL for a crash) to replica i and waits for it to exit.
+  void KillReplica(int i, int sig);
 
   const std::vector<std::string>& addresses() const { return addresses_; }
   const std::string& admin_token() const { return admin_token_; }
+  // Replica i's --replica-id, its process name: "gnomond-<i+1>".
+  static std::string ReplicaId(int i);
+  std::string invocations_file(int executor) const;
   const std::string& dir() const { return dir_.path(); }
   std::string sqlite_path() const { return dir() + "/gnomon.db"; }
 

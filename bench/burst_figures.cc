@@ -13,14 +13,15 @@ namespace {
 
 // TRIGGER_TYPE_CRON and TRIGGER_TYPE_MISFIRE (gnomon/v1/common.proto).
 constexpr int kCron = 1;
+constexpr int kFixRate = 2;
 constexpr int kMisfire = 8;
 
 // The window's schedule runs. The trigger_ms bound only lets both backends use
 // the run_trigger index: a slot is never recorded a minute before its instant.
 std::string WindowWhere(int64_t from_ms, int64_t to_ms, JobIds jobs) {
-  std::string where =
-      absl::StrCat(" WHERE trigger_type IN (", kCron, ", ", kMisfire, ") AND scheduled_ms >= ", from_ms,
-                   " AND scheduled_ms < ", to_ms, " AND trigger_ms >= ", from_ms - 60000, " ");
+  std::string where = absl::StrCat(" WHERE trigger_type IN (", kCron, ", ", kFixRate, ", ", kMisfire,
+                                   ") AND scheduled_ms >= ", from_ms, " AND scheduled_ms < ", to_ms,
+                                   " AND trigger_ms >= ", from_ms - 60000, " ");
   if (jobs.min_id > 0) absl::StrAppend(&where, "AND job_id >= ", jobs.min_id, " ");
   if (jobs.max_id < JobIds().max_id) absl::StrAppend(&where, "AND job_id <= ", jobs.max_id, " ");
   return where;
@@ -104,11 +105,14 @@ absl::StatusOr<int64_t> CountRunsRecorded(StoreReader& db, int64_t from_ms, int6
       absl::StrCat("SELECT count(*) FROM run WHERE trigger_ms >= ", from_ms, " AND trigger_ms < ", to_ms));
 }
 
+int64_t Quantile(const std::vector<int64_t>& sorted, double p) {
+  return sorted[std::min(sorted.size() - 1, static_cast<size_t>(p * sorted.size()))];
+}
+
 std::string Percentiles(std::vector<int64_t> v) {
   if (v.empty()) return "-";
   std::sort(v.begin(), v.end());
-  auto at = [&](double p) { return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))]; };
-  return absl::StrCat(at(0.5), " / ", at(0.99), " / ", v.back());
+  return absl::StrCat(Quantile(v, 0.5), " / ", Quantile(v, 0.99), " / ", v.back());
 }
 
 }  // namespace gnomon::bench

@@ -31,7 +31,7 @@ struct JobIds {
   int64_t max_id = std::numeric_limits<int64_t>::max();
 };
 
-// Schedule runs (cron slots and slots fired late by the misfire policy) whose
+// Schedule runs (cron and fixed-rate slots, and slots fired late by the misfire policy) whose
 // scheduled instant lies in [from_ms, to_ms).
 struct SlotOutcomes {
   int64_t recorded_slots = 0;   // Slots with at least one run record.
@@ -64,6 +64,8 @@ absl::StatusOr<int64_t> CountRunsRecorded(StoreReader& db, int64_t from_ms, int6
 
 // "p50 / p99 / max" in ms (nearest rank), or "-" without samples.
 std::string Percentiles(std::vector<int64_t> v);
+// The nearest-rank `p` quantile (0..1) of ascending `sorted`, which is not empty.
+int64_t Quantile(const std::vector<int64_t>& sorted, double p);
 
 }  // namespace gnomon::bench
 

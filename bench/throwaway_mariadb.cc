@@ -5,6 +5,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -68,6 +74,15 @@ absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start() {
 
 ThrowawayMariadb::~ThrowawayMariadb() {
   if (!server_) return;
+  if (std::optional<int> code = server_->WaitFor(absl::ZeroDuration())) {
+    // It died on its own (a crash prints its stack and query there): keep
+    // the evidence before the directory goes.
+    std::ifstream in(dir_.path() + "/error.log");
+    std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (log.size() > 6000) log = "..." + log.substr(log.size() - 6000);
+    std::printf("NOTE: mariadbd exited on its own (exit %d); the end of its error log:\n%s\n", *code, log.c_str());
+    return;
+  }
   testing::RunCommand({"/usr/bin/timeout", "30", kAdmin, "--no-defaults",
                        absl::StrCat("--socket=", dir_.path(), "/mysqld.sock"), "-uroot", "shutdown"});
   if (!server_->WaitFor(absl::Seconds(30)).has_value()) {
