@@ -1,31 +1,18 @@
 #include "services/scheduler/partition_lease.h"
 
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/scheduler/testing/temp_store.h"
 
 namespace gnomon::scheduler {
 namespace {
 
 class PartitionLeaseTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    path_ = std::filesystem::temp_directory_path() /
-            ("gnomon-lease-test-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db");
-    std::filesystem::remove(path_);
-    auto s = store::OpenStore("sqlite:" + path_.string(), store::StoreOptions{});
-    ASSERT_TRUE(s.ok()) << s.status();
-    store_ = std::move(*s);
-  }
-  void TearDown() override {
-    store_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + suffix);
-  }
   // A replica whose listener keeps the last ownership published.
   struct Replica {
     std::shared_ptr<const Ownership> last;
@@ -41,8 +28,7 @@ class PartitionLeaseTest : public ::testing::Test {
     return r;
   }
 
-  std::filesystem::path path_;
-  std::unique_ptr<store::Store> store_;
+  testing::TempStore store_;
   SimulatedClock clock_{absl::FromUnixMillis(1'800'000'000'000)};
 };
 

@@ -1,12 +1,12 @@
 #include "services/scheduler/redispatcher.h"
 
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/scheduler/testing/temp_store.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -26,17 +26,8 @@ class RedispatcherTest : public ::testing::Test {
   static constexpr int64_t kNow = 1'800'000'000'000;
 
   void SetUp() override {
-    path_ = std::filesystem::temp_directory_path() /
-            ("gnomon-redispatch-test-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db");
-    std::filesystem::remove(path_);
-    auto s = store::OpenStore("sqlite:" + path_.string(), store::StoreOptions{});
-    ASSERT_TRUE(s.ok()) << s.status();
-    store_ = std::move(*s);
-    v1::Group g;
-    g.set_app_name("redispatch");
-    g.set_access_token("t");
-    auto group = store_->CreateGroup(g, kNow);
+    ASSERT_TRUE(store_.status().ok()) << store_.status();
+    auto group = store_.AddGroup("redispatch", "t", kNow);
     ASSERT_TRUE(group.ok());
     v1::Job j;
     j.set_group_id(group->id());
@@ -44,10 +35,6 @@ class RedispatcherTest : public ::testing::Test {
     auto job = store_->CreateJob(j, v1::JOB_STATE_STOPPED, store::kNever, kNow);
     ASSERT_TRUE(job.ok());
     job_ = *job;
-  }
-  void TearDown() override {
-    store_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + suffix);
   }
   // A PENDING run of the job, recorded under `epoch`.
   int64_t Pending(int64_t epoch) {
@@ -70,8 +57,7 @@ class RedispatcherTest : public ::testing::Test {
     return o;
   }
 
-  std::filesystem::path path_;
-  std::unique_ptr<store::Store> store_;
+  testing::TempStore store_;
   v1::Job job_;
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   FakeResender resender_;
