@@ -227,7 +227,6 @@ Statements Portable() {
       absl::StrCat("(", v1::RUN_STATUS_PENDING, ", ", v1::RUN_STATUS_RUNNING, ")");
   const std::string kEnded =
       absl::StrCat("(", v1::RUN_STATUS_SUCCEEDED, ", ", v1::RUN_STATUS_FAILED, ")");
-  const std::string kJobRunning = absl::StrCat(v1::JOB_STATE_RUNNING);
   Statements s;
   s.select_migrations = "SELECT version FROM schema_migrations ORDER BY version";
   s.insert_migration = "INSERT INTO schema_migrations(version, applied_ms) VALUES (?, ?)";
@@ -263,9 +262,7 @@ Statements Portable() {
   s.delete_job_report_days = "DELETE FROM report_day WHERE job_id = ?";
   s.delete_job_report_durations = "DELETE FROM report_duration WHERE job_id = ?";
   s.delete_job = "DELETE FROM job WHERE id = ?";
-  s.select_due_jobs = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE state = ", kJobRunning,
-                                   " AND next_fire_ms >= 0 AND next_fire_ms <= ?"
-                                   " ORDER BY next_fire_ms, id LIMIT ?");
+  s.select_due_jobs = DueJobsSql("");
 
   s.insert_run = absl::StrCat(kInsertRun, Placeholders(28));
   s.select_slot_holder =
@@ -381,27 +378,32 @@ std::string PendingFollowupsSql(const std::string& and_where) {
                       " ORDER BY followup_due_ms, end_ms, id LIMIT ?");
 }
 
+std::string InPartitions(const std::string& job_id_column, const std::vector<int>& partitions) {
+  // Partition numbers are ints, never user text: safe to inline, and a
+  // replica's partition set changes rarely, so the statement cache keeps hitting.
+  return absl::StrCat(" AND ", job_id_column, " % ", kPartitions, " IN (",
+                      absl::StrJoin(partitions, ", "), ")");
+}
+
 std::string PendingFollowupsInPartitionsSql(const std::vector<int>& partitions) {
-  return PendingFollowupsSql(absl::StrCat(" AND job_id % ", kPartitions, " IN (",
-                                          absl::StrJoin(partitions, ", "), ")"));
+  return PendingFollowupsSql(InPartitions("job_id", partitions));
+}
+
+std::string DueJobsSql(const std::string& and_where) {
+  return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE state = ",
+                      static_cast<int>(v1::JOB_STATE_RUNNING),
+                      " AND next_fire_ms >= 0 AND next_fire_ms <= ?", and_where,
+                      " ORDER BY next_fire_ms, id LIMIT ?");
 }
 
 std::string DueJobsInPartitionsSql(const std::vector<int>& partitions) {
-  // Ids are ints, never user text: safe to inline, and a partition set
-  // changes rarely, so the statement cache keeps hitting.
-  return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE state = ",
-                      static_cast<int>(v1::JOB_STATE_RUNNING),
-                      " AND next_fire_ms >= 0 AND next_fire_ms <= ? AND id % ", kPartitions,
-                      " IN (", absl::StrJoin(partitions, ", "), ") ORDER BY next_fire_ms, id LIMIT ?");
+  return DueJobsSql(InPartitions("id", partitions));
 }
 
 std::string ListRunsSql(bool job, bool group, int status_count, bool from, bool to,
                         bool before, const std::vector<int>& partitions) {
   std::string sql = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE 1 = 1");
-  if (!partitions.empty()) {
-    // Ints, never user text: safe to inline (see DueJobsInPartitionsSql).
-    absl::StrAppend(&sql, " AND job_id % ", kPartitions, " IN (", absl::StrJoin(partitions, ", "), ")");
-  }
+  if (!partitions.empty()) absl::StrAppend(&sql, InPartitions("job_id", partitions));
   if (job) absl::StrAppend(&sql, " AND job_id = ?");
   if (group) absl::StrAppend(&sql, " AND group_id = ?");
   if (status_count > 0) {

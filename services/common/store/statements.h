@@ -167,6 +167,10 @@ const Statements& StatementsFor(Dialect dialect);
 std::string PendingFollowupsSql(const std::string& and_where);
 std::string PendingFollowupsInPartitionsSql(const std::vector<int>& partitions);
 
+// " AND <job_id_column> % kPartitions IN (...)": rows of jobs in `partitions`.
+std::string InPartitions(const std::string& job_id_column, const std::vector<int>& partitions);
+// SELECT for ListDueJobs (until, limit), with an extra condition.
+std::string DueJobsSql(const std::string& and_where);
 // SELECT for ListDueJobs restricted to `partitions` (ids of store::kPartitions).
 std::string DueJobsInPartitionsSql(const std::vector<int>& partitions);
 
