@@ -29,25 +29,65 @@ v1::TriggerType ScheduledType(const v1::Job& job) {
 }  // namespace
 
 void ScheduleLoop::Stop() {
-  absl::MutexLock l(&mu_);
-  stopped_ = true;
+  {
+    absl::MutexLock l(&mu_);
+    stopped_ = true;
+    if (running_) return;  // Run() writes the advances on its way out.
+  }
+  // No owner thread: the caller owns the state.
+  ApplyMessages();
   FlushAdvances(clock_->NowMillis());
 }
 
 void ScheduleLoop::Invalidate(int64_t job_id) {
   absl::MutexLock l(&mu_);
-  Disarm(job_id);
-  invalidated_.insert(job_id);
-  refresh_.insert(job_id);
+  inbox_.push_back(Message{job_id, nullptr});
+  ++sent_;
+}
+
+void ScheduleLoop::SetOwnership(std::shared_ptr<const Ownership> ownership) {
+  absl::MutexLock l(&mu_);
+  // Gives partitions up: a flush must come first (drain, then release).
+  bool gives_up = everything_sent_;
+  for (int p : sent_partitions_) {
+    gives_up |= !std::binary_search(ownership->partitions.begin(), ownership->partitions.end(), p);
+  }
+  sent_partitions_ = ownership->partitions;
+  everything_sent_ = false;
+  inbox_.push_back(Message{0, std::move(ownership)});
+  const uint64_t mine = ++sent_;
+  if (!gives_up) return;
+  auto applied = [this, mine]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return applied_ >= mine || !running_;
+  };
+  mu_.Await(absl::Condition(&applied));
+}
+
+void ScheduleLoop::ApplyMessages() {
+  std::vector<Message> inbox;
+  uint64_t sent;
+  {
+    absl::MutexLock l(&mu_);
+    inbox.swap(inbox_);
+    sent = sent_;
+  }
+  for (Message& m : inbox) {
+    if (m.ownership) {
+      ApplyOwnership(std::move(m.ownership));
+    } else {
+      Disarm(m.invalidate);
+      refresh_.insert(m.invalidate);
+    }
+  }
+  absl::MutexLock l(&mu_);
+  applied_ = sent;
 }
 
 void ScheduleLoop::Refresh(int64_t now_ms) {
   std::vector<int64_t> ids(refresh_.begin(), refresh_.end());
   refresh_.clear();
   const int64_t until = now_ms + absl::ToInt64Milliseconds(options_.preread_window);
-  mu_.Unlock();
   absl::StatusOr<std::vector<v1::Job>> jobs = store_->GetJobs(ids);
-  mu_.Lock();
   if (!jobs.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: re-reading " << ids.size()
                         << " jobs failed, will pre-read: " << jobs.status();
@@ -95,10 +135,8 @@ void ScheduleLoop::Preread(int64_t now_ms) {
   const int64_t until = now_ms + absl::ToInt64Milliseconds(options_.preread_window);
   const absl::Time start = clock_->Now();
   const std::vector<int> partitions = ownership_ ? ownership_->partitions : std::vector<int>{};
-  mu_.Unlock();
   const int limit = options_.preread_limit;
   absl::StatusOr<std::vector<store::DueJob>> due = store_->ListDueJobs(until, limit, partitions);
-  mu_.Lock();
   if (!due.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: pre-read failed, will retry: " << due.status();
     return;
@@ -107,7 +145,7 @@ void ScheduleLoop::Preread(int64_t now_ms) {
   size_t armed = 0;
   absl::flat_hash_set<int64_t> listed;
   for (store::DueJob& d : *due) {
-    if (!Holds(d.job.id())) continue;  // Given up while the read ran.
+    if (!Holds(d.job.id())) continue;  // The hold lapsed while the read ran.
     listed.insert(d.job.id());
     auto it = armed_.find(d.job.id());
     const bool changed =
@@ -211,8 +249,6 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
     armed_.erase(job_id);
   }
   if (plans.empty()) return;
-  invalidated_.clear();
-  mu_.Unlock();
 
   std::vector<FireSpec> fires;
   for (const Planned& p : plans) {
@@ -231,7 +267,6 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
     }
   }
 
-  mu_.Lock();
   if (recorded && fire_count >= 100) {
     // Learn from batches big enough to measure, not from lone fires.
     const double us = absl::ToDoubleMicroseconds(clock_->Now() - record_start) / fire_count;
@@ -257,9 +292,8 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
       it->second.next_fire_ms = a.next_fire_ms;  // Keep the first expected cursor.
       it->second.last_fire_ms = a.last_fire_ms;
     }
-    if (invalidated_.contains(a.job_id) || armed_.contains(a.job_id) || a.next_fire_ms > until) {
-      continue;
-    }
+    // An Invalidate sent meanwhile is applied at the next tick and disarms it again.
+    if (armed_.contains(a.job_id) || a.next_fire_ms > until) continue;
     Arm(plans[i].fire.job, plans[i].cron, a.next_fire_ms);
     if (auto armed = armed_.find(a.job_id); armed != armed_.end()) armed->second.caught_up = caught_up[i];
   }
@@ -273,9 +307,7 @@ void ScheduleLoop::FlushAdvances(int64_t now_ms) {
   advances.reserve(pending_advances_.size());
   for (auto& [id, a] : pending_advances_) advances.push_back(a);
   pending_advances_.clear();
-  mu_.Unlock();
   absl::StatusOr<std::vector<bool>> applied = store_->AdvanceJobs(advances);
-  mu_.Lock();
   if (!applied.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: advancing cursors failed, will re-read: " << applied.status();
     // The store's cursors are behind; re-reading re-fires those slots, whose
@@ -290,13 +322,7 @@ void ScheduleLoop::FlushAdvances(int64_t now_ms) {
   }
 }
 
-size_t ScheduleLoop::ArmedJobs() {
-  absl::MutexLock l(&mu_);
-  return armed_.size();
-}
-
-void ScheduleLoop::SetOwnership(std::shared_ptr<const Ownership> ownership) {
-  absl::MutexLock l(&mu_);
+void ScheduleLoop::ApplyOwnership(std::shared_ptr<const Ownership> ownership) {
   const int64_t now = clock_->NowMillis();
   const bool was_valid = ownership_ && now < ownership_->valid_until_ms;
   const bool same = ownership_ && ownership_->partitions == ownership->partitions;
@@ -308,7 +334,7 @@ void ScheduleLoop::SetOwnership(std::shared_ptr<const Ownership> ownership) {
   }
   // Cursors of jobs given up are written before the new holder reads them
   // (a cursor left behind only re-fires a slot whose key is taken).
-  FlushAdvances(clock_->NowMillis());
+  FlushAdvances(now);
   std::vector<int64_t> gone;
   for (const auto& [id, a] : armed_) {
     if (!ownership_->HoldsJob(id)) gone.push_back(id);
@@ -332,13 +358,15 @@ int64_t ScheduleLoop::RecordLeadMs() const {
   return ahead + std::min(cost_ms, absl::ToInt64Milliseconds(options_.preread_window) / 2);
 }
 
-int64_t ScheduleLoop::TickLocked() {
+int64_t ScheduleLoop::TickOwned() {
+  ApplyMessages();
   const int64_t now = clock_->NowMillis();
   if (ownership_ && (ownership_->partitions.empty() || now >= ownership_->valid_until_ms)) {
     // Nothing held, or the hold could not be renewed in time: fire nothing
     // (another replica may be taking over); the next ownership wakes us.
     dirty_ = false;
     refresh_.clear();
+    armed_count_.store(armed_.size(), std::memory_order_relaxed);
     return now + absl::ToInt64Milliseconds(options_.preread_interval);
   }
   if (dirty_ || now >= next_preread_ms_) {
@@ -353,27 +381,33 @@ int64_t ScheduleLoop::TickLocked() {
   const int64_t after = clock_->NowMillis();
   const int64_t flush_every = absl::ToInt64Milliseconds(options_.advance_flush_interval);
   if (!pending_advances_.empty() && after - last_flush_ms_ >= flush_every) FlushAdvances(after);
+  armed_count_.store(armed_.size(), std::memory_order_relaxed);
+  if (dirty_) return after;  // A failed write: start again from the store now.
   int64_t wake = next_preread_ms_;
   if (!pending_advances_.empty()) wake = std::min(wake, last_flush_ms_ + flush_every);
   if (!timer_.empty()) wake = std::min(wake, timer_.begin()->first - RecordLeadMs());
   return wake;
 }
 
-absl::Time ScheduleLoop::Tick() {
-  absl::MutexLock l(&mu_);
-  return absl::FromUnixMillis(TickLocked());
-}
+absl::Time ScheduleLoop::Tick() { return absl::FromUnixMillis(TickOwned()); }
 
 void ScheduleLoop::Run() {
-  absl::MutexLock l(&mu_);
-  while (!stopped_) {
-    const int64_t wake = TickLocked();
-    if (stopped_) break;
-    auto interrupted = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return stopped_ || dirty_ || !refresh_.empty();
-    };
-    clock_->AwaitWithDeadline(&mu_, absl::Condition(&interrupted), absl::FromUnixMillis(wake));
+  {
+    absl::MutexLock l(&mu_);
+    if (stopped_) return;  // Stop() came first and did the owner's part.
+    running_ = true;
   }
+  while (true) {
+    const int64_t wake = TickOwned();
+    absl::MutexLock l(&mu_);
+    auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || !inbox_.empty(); };
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&woken), absl::FromUnixMillis(wake));
+    if (stopped_) break;
+  }
+  ApplyMessages();
+  FlushAdvances(clock_->NowMillis());
+  absl::MutexLock l(&mu_);
+  running_ = false;  // Releases SetOwnership callers waiting for a hand-over.
 }
 
 }  // namespace gnomon::scheduler

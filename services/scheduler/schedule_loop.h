@@ -17,14 +17,21 @@
 //   loop.Invalidate(job_id);   // after an admin change
 //   loop.Stop(); t.join();
 //
-// Thread safety: thread-safe; Run() on one thread.
+// Thread safety: one owner. The schedule state (armed jobs, timer, pending
+// cursors, ownership) belongs to the thread in Run() -- or, in tests, to the
+// thread calling Tick() -- and only that thread changes it, with no lock held
+// across store calls. Everyone else sends messages (Invalidate,
+// SetOwnership, Stop), which the owner applies at the start of its next tick,
+// in the order they were sent.
 #ifndef GNOMON_SERVICES_SCHEDULER_SCHEDULE_LOOP_H_
 #define GNOMON_SERVICES_SCHEDULER_SCHEDULE_LOOP_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -67,25 +74,32 @@ class ScheduleLoop {
   ScheduleLoop(store::Store* store, FireSink* sink, Clock* clock, ScheduleLoopOptions options)
       : store_(store), trigger_(sink), clock_(clock), options_(options) {}
 
-  // Ticks, then waits for the next slot, pre-read or change, until Stop().
+  // The owner: ticks, then waits for the next slot, pre-read or message,
+  // until Stop(); writes the pending cursor advances on its way out.
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  // One pass at the clock's current time: pre-reads if due (or after an
-  // Invalidate) and fires every due slot. Returns when the loop next needs to
-  // run. Run() calls it; tests call it directly with a SimulatedClock.
+  // One pass at the clock's current time: applies the messages received,
+  // pre-reads if due (or re-reads invalidated jobs) and fires every due slot.
+  // Returns when the loop next needs to run. Run() calls it; tests call it
+  // directly with a SimulatedClock (the calling thread is then the owner).
   absl::Time Tick() ABSL_LOCKS_EXCLUDED(mu_);
+  // Message: stop. Without a Run() thread the caller is the owner and
+  // writes the pending cursor advances itself.
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
-  // Forgets what is in memory about a job and re-reads that job (only) now:
-  // starting 10,000 jobs one call at a time costs 10,000 job reads, not
-  // 10,000 pre-reads of every due job.
+  // Message: forget what is in memory about a job and re-read that job
+  // (only): starting 10,000 jobs one call at a time costs 10,000 job reads,
+  // not 10,000 pre-reads of every due job.
   void Invalidate(int64_t job_id) ABSL_LOCKS_EXCLUDED(mu_);
-  // Fires only the jobs of the partitions this replica holds, and only
-  // until ownership->valid_until_ms; partitions given up are disarmed (their
-  // pending cursors written first), gained ones pre-read at once. Without a
-  // call the loop fires every job (a single replica, tests).
+  // Message: fire only the jobs of the partitions this replica holds, and
+  // only until ownership->valid_until_ms; partitions given up are disarmed
+  // (their pending cursors written first), gained ones pre-read at once.
+  // Without a call the loop fires every job (a single replica, tests).
+  // A change that gives partitions up returns only once the owner has
+  // applied it (drain, then release: the caller may hand them over), or at
+  // once when no Run() thread is running; other changes return at once.
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
-  // Jobs held in memory: those whose next slot was within the pre-read
-  // window when they were read or last fired.
-  size_t ArmedJobs() ABSL_LOCKS_EXCLUDED(mu_);
+  // Jobs held in memory after the last tick: those whose next slot was
+  // within the pre-read window when they were read or last fired.
+  size_t ArmedJobs() const { return armed_count_.load(std::memory_order_relaxed); }
 
  private:
   struct Armed {
@@ -102,48 +116,65 @@ class ScheduleLoop {
     store::JobAdvance advance;
   };
 
+  // The owner's tick; returns when to tick next (ms).
+  int64_t TickOwned() ABSL_LOCKS_EXCLUDED(mu_);
+  // Takes the messages received and applies them, oldest first.
+  void ApplyMessages() ABSL_LOCKS_EXCLUDED(mu_);
+  void ApplyOwnership(std::shared_ptr<const Ownership> ownership);
   void Arm(std::shared_ptr<const v1::Job> job, std::shared_ptr<const schedule::CompiledCron> cron,
-           int64_t cursor) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+           int64_t cursor);
   // Arms a job read from the store: shared from here on, its cron compiled once.
-  void Arm(v1::Job job, int64_t cursor) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Disarm(int64_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Arm(v1::Job job, int64_t cursor);
+  void Disarm(int64_t job_id);
   // Plans the fire of the job's due slot and its new cursor.
-  Planned Plan(Armed& armed, int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Preread(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Planned Plan(Armed& armed, int64_t now_ms);
+  void Preread(int64_t now_ms);
   // Re-reads the invalidated jobs one by one and arms those due in the window.
-  void Refresh(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void FireDue(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Refresh(int64_t now_ms);
+  void FireDue(int64_t now_ms);
   // Writes pending cursor advances; disarms jobs whose cursor changed meanwhile.
-  void FlushAdvances(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  int64_t TickLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FlushAdvances(int64_t now_ms);
   // Whether this replica may fire `job_id` now (its partition held, the hold valid).
-  bool Holds(int64_t job_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool Holds(int64_t job_id) const;
   // How long before the earliest slot recording starts: record_ahead plus
   // the learnt recording time of the slots due within record_ahead of it.
-  int64_t RecordLeadMs() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t RecordLeadMs() const;
 
   store::Store* const store_;
   FireSink* const trigger_;
   Clock* const clock_;
   const ScheduleLoopOptions options_;
 
+  // The mailbox: messages not yet applied by the owner.
   absl::Mutex mu_;
-  absl::flat_hash_map<int64_t, Armed> armed_ ABSL_GUARDED_BY(mu_);
-  std::set<std::pair<int64_t, int64_t>> timer_ ABSL_GUARDED_BY(mu_);  // (slot ms, job id)
-  int64_t next_preread_ms_ ABSL_GUARDED_BY(mu_) = 0;
-  // Jobs invalidated while a batch was being fired unlocked: not re-armed.
-  absl::flat_hash_set<int64_t> invalidated_ ABSL_GUARDED_BY(mu_);
-  // Jobs to re-read before the next fire (Invalidate); a pre-read covers them.
-  absl::flat_hash_set<int64_t> refresh_ ABSL_GUARDED_BY(mu_);
-  // Advances not yet written, one per job (first expected, last next).
-  absl::flat_hash_map<int64_t, store::JobAdvance> pending_advances_ ABSL_GUARDED_BY(mu_);
-  int64_t last_flush_ms_ ABSL_GUARDED_BY(mu_) = 0;
-  // Recording cost per fire (µs), a moving average over recorded batches.
-  double record_us_per_fire_ ABSL_GUARDED_BY(mu_) = 20;
-  bool dirty_ ABSL_GUARDED_BY(mu_) = true;
+  struct Message {
+    int64_t invalidate = 0;                      // A job to re-read, or...
+    std::shared_ptr<const Ownership> ownership;  // ...a new ownership.
+  };
+  std::vector<Message> inbox_ ABSL_GUARDED_BY(mu_);
+  // The partitions of the last ownership sent (to tell a give-up).
+  std::vector<int> sent_partitions_ ABSL_GUARDED_BY(mu_);
+  bool everything_sent_ ABSL_GUARDED_BY(mu_) = true;  // No ownership sent yet.
+  uint64_t sent_ ABSL_GUARDED_BY(mu_) = 0;     // Messages sent...
+  uint64_t applied_ ABSL_GUARDED_BY(mu_) = 0;  // ...and applied by the owner.
+  bool running_ ABSL_GUARDED_BY(mu_) = false;  // A Run() thread owns the state.
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  std::atomic<size_t> armed_count_{0};
+
+  // The schedule state: the owner's alone (see the class comment).
+  absl::flat_hash_map<int64_t, Armed> armed_;
+  std::set<std::pair<int64_t, int64_t>> timer_;  // (slot ms, job id)
+  int64_t next_preread_ms_ = 0;
+  // Jobs to re-read before the next fire (Invalidate); a pre-read covers them.
+  absl::flat_hash_set<int64_t> refresh_;
+  // Advances not yet written, one per job (first expected, last next).
+  absl::flat_hash_map<int64_t, store::JobAdvance> pending_advances_;
+  int64_t last_flush_ms_ = 0;
+  // Recording cost per fire (µs), a moving average over recorded batches.
+  double record_us_per_fire_ = 20;
+  bool dirty_ = true;  // Pre-read at the next tick.
   // Null: every partition, always (no lease in use).
-  std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const Ownership> ownership_;
 };
 
 }  // namespace gnomon::scheduler

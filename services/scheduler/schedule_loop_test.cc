@@ -1,10 +1,13 @@
 #include "services/scheduler/schedule_loop.h"
 
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
@@ -26,6 +29,8 @@ class FakeSink final : public FireSink {
   explicit FakeSink(SimulatedClock* clock) : clock_(clock) {}
   absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) override {
     if (fail) return absl::UnavailableError("store down");
+    if (during_fire) during_fire();
+    if (!fired.HasBeenNotified()) fired.Notify();
     // A store that takes this long per run to record (simulated time).
     clock_->Advance(record_cost * static_cast<int64_t>(fires.size()));
     std::vector<FireOutcome> out(fires.size());
@@ -36,6 +41,8 @@ class FakeSink final : public FireSink {
     return out;
   }
   bool fail = false;
+  std::function<void()> during_fire;  // Runs inside Fire (another thread's call).
+  absl::Notification fired;           // Notified at the first Fire.
   absl::Duration record_cost = absl::ZeroDuration();
   std::vector<Seen> seen;
 
@@ -394,13 +401,59 @@ TEST_F(ScheduleLoopTest, FiresOnlyThePartitionsHeldAndOnlyWhileTheHoldIsValid) {
   for (const auto& f : sink_.seen) theirs_fired |= f.job_id == theirs;
   EXPECT_TRUE(theirs_fired);
 
-  // Giving a partition up disarms its job and writes its cursor first.
+  // Giving a partition up disarms its job and writes its cursor first
+  // (applied by the owner: here the thread calling Tick).
   loop.SetOwnership(Holding({store::PartitionOf(theirs)}, slot + 10000));
+  loop.Tick();
   EXPECT_GT(Cursor(mine), slot + 1000);
   const size_t before = sink_.seen.size();
   clock_.AdvanceTo(absl::FromUnixMillis(slot + 5000));
   loop.Tick();
   for (size_t i = before; i < sink_.seen.size(); ++i) EXPECT_EQ(sink_.seen[i].job_id, theirs);
+}
+
+TEST_F(ScheduleLoopTest, GivingPartitionsUpReturnsOnlyOnceTheOwnerHasWrittenTheirCursors) {
+  // Drain, then release: the lease hands a partition over as soon as
+  // SetOwnership returns, so its jobs' cursors must be in the store by then.
+  const int64_t slot = kStart + 1000;
+  const int64_t mine = Create(RateJob(1000), slot);
+  ScheduleLoopOptions o;
+  o.advance_flush_interval = absl::Hours(1);  // Only a hand-over writes them.
+  o.advance_batch = 1'000'000;
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, o);
+  loop.SetOwnership(Holding({store::PartitionOf(mine)}, slot + 60'000));
+  std::thread owner([&] { loop.Run(); });
+  clock_.BlockUntilWaiters(1);  // Armed, waiting for the slot.
+  clock_.AdvanceTo(absl::FromUnixMillis(slot));
+  sink_.fired.WaitForNotification();
+  EXPECT_EQ(Cursor(mine), slot);  // Fired; the advance is still in memory.
+  loop.SetOwnership(Holding({}, slot + 60'000));
+  EXPECT_EQ(Cursor(mine), slot + 1000);
+  loop.Stop();
+  owner.join();
+}
+
+TEST_F(ScheduleLoopTest, AnInvalidateSentWhileASlotIsBeingRecordedIsAppliedAfterIt) {
+  // An admin call stops the job while its slot is being recorded: the
+  // owner re-arms it when the fire returns, then applies the message and
+  // re-reads the job, so the next slot is not fired.
+  const int64_t id = Create(RateJob(100), kStart + 100);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  sink_.during_fire = [&] {
+    ASSERT_TRUE(store_->SetJobState(id, v1::JOB_STATE_STOPPED, store::kNever, kStart).ok());
+    loop.Invalidate(id);
+    sink_.during_fire = nullptr;
+  };
+  loop.Tick();
+  clock_.AdvanceTo(absl::FromUnixMillis(kStart + 100));
+  loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), 1u);
+  for (int k = 2; k <= 5; ++k) {
+    clock_.AdvanceTo(absl::FromUnixMillis(kStart + 100 * k));
+    loop.Tick();
+  }
+  EXPECT_EQ(sink_.seen.size(), 1u);
+  EXPECT_EQ(loop.ArmedJobs(), 0u);
 }
 
 }  // namespace
