@@ -55,6 +55,10 @@ ABSL_FLAG(std::string, smtp_user, "", "SMTP AUTH user name (empty: no AUTH).");
 ABSL_FLAG(std::string, smtp_password_file, "", "File holding the SMTP AUTH password.");
 ABSL_FLAG(bool, alarm_every_attempt, false,
           "Alarm on every failed attempt, not only when a run's retries are exhausted.");
+ABSL_FLAG(absl::Duration, lost_retry_wait, absl::Seconds(30),
+          "A run failed 504 \"executor lost\" is retried only after this long: its executor may "
+          "still hold it and report it (its result replaces the verdict), and a retry before "
+          "then could run it twice.");
 ABSL_FLAG(absl::Duration, lease_ttl, absl::Milliseconds(1500),
           "Scheduler partition lease time-to-live: a replica that dies is replaced within about "
           "this long plus --lease-renew.");
@@ -168,6 +172,7 @@ int Serve() {
     o.replica_id = absl::GetFlag(FLAGS_replica_id);
     if (o.replica_id.empty()) o.replica_id = DefaultReplicaId(absl::GetFlag(FLAGS_listen));
     o.followups.alarm_every_attempt = absl::GetFlag(FLAGS_alarm_every_attempt);
+    o.followups.lost_retry_wait = absl::GetFlag(FLAGS_lost_retry_wait);
     o.email.smtp_url = absl::GetFlag(FLAGS_smtp_url);
     o.email.from = absl::GetFlag(FLAGS_smtp_from);
     o.email.username = absl::GetFlag(FLAGS_smtp_user);

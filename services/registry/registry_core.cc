@@ -18,6 +18,7 @@ using google::protobuf::util::TimeUtil;
 constexpr size_t kMaxAppName = 64;
 constexpr size_t kMaxHandlerName = 128;
 constexpr size_t kMaxHandlers = 1000;
+constexpr size_t kMaxInstanceId = 64;
 
 bool ValidAppName(const std::string& s) {
   if (s.empty() || s.size() > kMaxAppName) return false;
@@ -69,6 +70,10 @@ absl::Status ValidateRegister(const v1::Register& reg) {
                        "\" must be 1-128 printable characters without spaces"));
     }
   }
+  if (reg.instance_id().size() > kMaxInstanceId || !Printable(reg.instance_id())) {
+    return absl::InvalidArgumentError(
+        "register.instance_id: must be at most 64 printable characters without spaces");
+  }
   return absl::OkStatus();
 }
 
@@ -113,6 +118,7 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg,
   info.set_capacity(reg.capacity());
   info.set_version(reg.version());
   *info.mutable_labels() = reg.labels();
+  info.set_instance_id(reg.instance_id());
   *info.mutable_register_time() = TimeUtil::MillisecondsToTimestamp(now);
   *info.mutable_last_beat_time() = info.register_time();
 

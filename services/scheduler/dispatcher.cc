@@ -19,6 +19,13 @@ std::string RouteName(v1::RouteStrategy s) {
   return v1::RouteStrategy_Name(s).substr(sizeof("ROUTE_STRATEGY_") - 1);
 }
 
+// A lost answer is asked about again this many times, after 0.5, 1, 2, 4
+// and 8 s: 15.5 s in all, well inside the run reaper's 30 s pending timeout
+// (the run stays PENDING meanwhile). An executor reconnecting after a blip
+// answers within that.
+constexpr int kAsksAfterLostAnswer = 5;
+constexpr absl::Duration kFirstAskDelay = absl::Milliseconds(500);
+
 // Refusals about the executor rather than the job: another executor may take the run.
 bool AnotherMayTake(const absl::StatusOr<v1::RunAnswer>& r) {
   if (!r.ok() || !r->has_rejected()) return false;
@@ -108,10 +115,16 @@ void Dispatcher::Route(Delivery d) {
                       d.targets.group.app_name(), "\")"));
     return;
   }
-  absl::StatusOr<std::string> address = Pick(d);
+  absl::StatusOr<std::string> address = d.asking.empty() ? Pick(d) : d.asking;
   if (!address.ok()) {
     Fail(d.run, v1::HANDLE_CODE_NO_EXECUTOR, std::string(address.status().message()));
     return;
+  }
+  if (d.asking.empty()) {
+    d.instance.clear();
+    for (const v1::ExecutorInfo& e : *d.targets.executors) {
+      if (e.address() == *address) d.instance = e.instance_id();
+    }
   }
   v1::RunRequest req = RequestFor(d.run, *d.job);
   const std::string token = d.targets.group.access_token();
@@ -185,6 +198,10 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
                      << "; left to the partition's current holder";
     return;
   }
+  if (!r.ok() && absl::IsUnknown(r.status())) {
+    AskAgain(std::move(d), address, r.status());
+    return;
+  }
   if (!r.ok() || !r->has_accepted()) {
     Fail(d.run, r.ok() ? r->rejected().code() : v1::HANDLE_CODE_FAILURE,
          absl::StrCat(route, ": ", r.ok() ? r->rejected().reason() : r.status().ToString()), address);
@@ -202,9 +219,45 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
   // accepted: it did not start it again (RecordDispatches keeps the outcome
   // of a run that ended meanwhile).
   if (r->accepted().already_accepted()) u.trigger_message += " (already accepted)";
+  if (d.asks > 0) absl::StrAppend(&u.trigger_message, " (answer lost; asked again ", d.asks, "x)");
   u.dispatch_ms = clock_->NowMillis();
   u.fence_epoch = d.run.fence_epoch();
   outcomes_->Add(std::move(u));
+}
+
+void Dispatcher::AskAgain(Delivery d, const std::string& address, const absl::Status& why) {
+  // Only a registered executor's instance is known; a manual or explicit
+  // address is asked again for as long as it fails to answer.
+  bool gone = false;
+  if (!d.instance.empty()) {
+    const std::optional<std::string> now = LiveInstance(d.targets.group.app_name(), address);
+    gone = !now || *now != d.instance;
+  }
+  if (gone || d.asks >= kAsksAfterLostAnswer) {
+    Fail(d.run, v1::HANDLE_CODE_EXECUTOR_LOST,
+         absl::StrCat("executor lost: ", address,
+                      gone ? " left or restarted" : " never answered when asked again",
+                      " after the run was sent (", why.message(), ")"),
+         address);
+    return;
+  }
+  const absl::Duration delay = kFirstAskDelay * (1 << d.asks);
+  ++d.asks;
+  d.asking = address;
+  auto ask = [this, d = std::move(d)]() mutable { RouteOnPool(std::move(d)); };
+  if (timer_ != nullptr) {
+    timer_->At(clock_->NowMillis() + absl::ToInt64Milliseconds(delay), std::move(ask));
+  } else {
+    ask();
+  }
+}
+
+std::optional<std::string> Dispatcher::LiveInstance(const std::string& app,
+                                                    const std::string& address) {
+  for (const v1::ExecutorInfo& e : *membership_->Live(app)) {
+    if (e.address() == address) return e.instance_id();
+  }
+  return std::nullopt;
 }
 
 void Dispatcher::Fail(const v1::Run& run, int32_t code, const std::string& message,

@@ -11,7 +11,14 @@
 // RUNNING once an executor accepted it, or FAILED with the reason (no
 // executor, rejected, unreachable) — except a run refused for a stale fencing
 // epoch, which stays PENDING for its partition's current holder to send
-// again (Resend, from that holder's Redispatcher). An executor that refuses
+// again (Resend, from that holder's Redispatcher), and a run whose answer was
+// lost (sent, then the stream broke or no answer came in time): the executor
+// may have accepted it, so the same executor instance is asked again, a few
+// times with backoff (it answers a run it holds with already_accepted). If
+// that instance is gone (left, or restarted: a new instance id at the
+// address) or never answers, the run is failed 504 "executor lost" — the
+// provisional verdict its own late result replaces, and whose retry waits
+// (Followups) — never 500, which would let a retry run it a second time. An executor that refuses
 // a routed run it cannot take (its queue is full, it lacks the handler, it is
 // shutting down) is skipped and the run routed again among the others
 // (FIRST/LAST fail over to the next in order); a refusal by the job's block
@@ -28,6 +35,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -99,6 +107,12 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
     // Executors that refused it as unable to take it (queue full, no such
     // handler, shutting down), in order.
     std::vector<std::string> refused;
+    // After a lost answer: the executor asked again, its instance when the
+    // run was first sent ("" if unknown: a manual or explicit address), and
+    // how many times it has been asked again.
+    std::string asking;
+    std::string instance;
+    int asks = 0;
   };
 
   absl::StatusOr<v1::Group> GroupOf(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
@@ -117,6 +131,12 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   absl::StatusOr<std::string> Pick(const Delivery& d);
   void Answered(Delivery d, const std::string& address, absl::Time submitted,
                 absl::StatusOr<v1::RunAnswer> answer);
+  // The run was sent to `address` but its answer was lost: asks again, or
+  // declares it lost (see the class comment).
+  void AskAgain(Delivery d, const std::string& address, const absl::Status& why);
+  // The instance id of the live registered executor of `app` at `address`;
+  // nullopt if none is live there.
+  std::optional<std::string> LiveInstance(const std::string& app, const std::string& address);
   // Records the run as FAILED with `code` and `message` (also its handle
   // code and message: it will not run), naming `address` if it got that far.
   void Fail(const v1::Run& run, int32_t code, const std::string& message,

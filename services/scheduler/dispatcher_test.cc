@@ -31,13 +31,15 @@ class DispatcherTest : public ::testing::Test {
     group_ = *group;
   }
 
-  // Registers these executors of the group's app (and only these).
-  void Live(const std::vector<std::string>& addresses) {
+  // Registers these executors of the group's app (and only these), each
+  // as process `instance`.
+  void Live(const std::vector<std::string>& addresses, const std::string& instance = "") {
     v1::WatchExecutorsResponse msg;
     for (const std::string& a : addresses) {
       v1::ExecutorInfo* e = msg.mutable_snapshot()->add_executors();
       e->set_app_name("app");
       e->set_address(a);
+      e->set_instance_id(instance);
     }
     msg.mutable_snapshot();
     membership_.Apply(msg);
@@ -276,6 +278,53 @@ TEST_F(DispatcherTest, FailoverProbesPresentTheTokenOfTheExecutorsGroup) {
   Fire(Job(v1::ROUTE_STRATEGY_FAILOVER));
   EXPECT_THAT(executors_.beats, ElementsAre("a:1 group-token", "b:1 group-token"));
   EXPECT_THAT(executors_.Addresses(), ElementsAre("b:1"));
+}
+
+v1::RunAnswer AlreadyAccepted() {
+  v1::RunAnswer a = Accepted();
+  a.mutable_accepted()->set_already_accepted(true);
+  return a;
+}
+
+TEST_F(DispatcherTest, ARunWhoseAnswerWasLostIsAskedForAgainNotFailed) {
+  // The executor accepted it, then the stream broke before the answer came:
+  // failing it would let a retry run it a second time.
+  Live({"a:1", "b:1"}, "instance-1");
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  executors_.Answer(absl::UnknownError("dispatch stream to executor a:1 broke before it answered"));
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("a:1"));  // The same executor, the same run.
+  EXPECT_EQ(executors_.sent[0].run.run_id(), ids[0]);
+  executors_.Answer(AlreadyAccepted());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_THAT(run.trigger_message(), HasSubstr("(already accepted) (answer lost; asked again 1x)"));
+}
+
+TEST_F(DispatcherTest, ARunWhoseAnswerWasLostOnARestartedExecutorIsLostNotAskedAgain) {
+  // A new process at the address does not hold the old one's runs: asking it
+  // would run the run again.
+  Live({"a:1"}, "instance-1");
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  Live({"a:1"}, "instance-2");
+  executors_.Answer(absl::UnknownError("link to executor a:1 closed before it answered"));
+  EXPECT_TRUE(executors_.sent.empty());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(run.handle_code(), v1::HANDLE_CODE_EXECUTOR_LOST);  // Provisional; its retry waits.
+  EXPECT_THAT(run.handle_message(), HasSubstr("executor lost: a:1 left or restarted"));
+}
+
+TEST_F(DispatcherTest, AnExecutorThatNeverAnswersIsAskedFiveTimesThenDeclaredLost) {
+  Live({"a:1"}, "instance-1");
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_THAT(executors_.Addresses(), ElementsAre("a:1")) << "ask " << i;
+    executors_.Answer(absl::UnknownError("executor a:1 did not answer within 10s"));
+  }
+  EXPECT_TRUE(executors_.sent.empty());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.handle_code(), v1::HANDLE_CODE_EXECUTOR_LOST);
+  EXPECT_THAT(run.handle_message(), HasSubstr("never answered when asked again"));
 }
 
 }  // namespace

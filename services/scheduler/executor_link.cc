@@ -152,7 +152,10 @@ void ExecutorLink::WriterLoop() {
   mu_.Unlock();
   absl::Status why = absl::UnavailableError(absl::StrCat("link to executor ", address_, " closed"));
   for (Queued& q : queued) q.cb(why);
-  FailAll(std::move(pending), why);
+  // Sent runs: the executor may have accepted them (kUnknown, see header).
+  FailAll(std::move(pending),
+          absl::UnknownError(absl::StrCat("link to executor ", address_,
+                                          " closed before it answered")));
   mu_.Lock();
 }
 
@@ -180,8 +183,8 @@ void ExecutorLink::FailExpired(int64_t now) {
       " (", pending_.size() + expired.size(), " runs unanswered, limit ", kMaxInFlight, ")"));
   mu_.Unlock();
   FailAll(std::move(expired),
-          absl::DeadlineExceededError(absl::StrCat("executor ", address_, " did not answer within ",
-                                                   absl::FormatDuration(answer_timeout_))));
+          absl::UnknownError(absl::StrCat("executor ", address_, " did not answer within ",
+                                          absl::FormatDuration(answer_timeout_))));
   for (Queued& q : stale) q.cb(backlog);
   mu_.Lock();
 }
@@ -211,7 +214,8 @@ void ExecutorLink::ReaderLoop(Stream* stream, uint64_t generation) {
     pending_.clear();
   }
   FailAll(std::move(pending),
-          absl::UnavailableError(absl::StrCat("dispatch stream to executor ", address_, " broke")));
+          absl::UnknownError(absl::StrCat("dispatch stream to executor ", address_,
+                                          " broke before it answered")));
 }
 
 void ExecutorLink::FailAll(absl::flat_hash_map<int64_t, Pending> pending, const absl::Status& why) {

@@ -3,8 +3,11 @@
 // Run requests are queued and written by the link's writer thread, all that
 // are queued in one DispatchRequest; answers (accepted/rejected per run) are
 // matched by run id on its reader thread and handed to the caller's callback.
-// A broken stream fails every unanswered run with Unavailable; the next Send
-// opens a new stream.
+// A run that was sent but not answered (the stream broke, the link closed,
+// no answer within the timeout) fails with kUnknown: the executor may have
+// accepted it. A run that was never sent fails with Unavailable (link
+// closed) or ResourceExhausted (held back a whole timeout). The next Send
+// after a broken stream opens a new one.
 //
 //   ExecutorLinks links(&RealClock());
 //   links.Send("10.0.0.7:9999", group_token, run,

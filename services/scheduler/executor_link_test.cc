@@ -118,7 +118,7 @@ TEST(ExecutorLinkTest, SilentExecutorTimesOutAndTheBacklogIsFailedNotKept) {
   int timed_out = 0, held_back = 0;
   for (const auto& [id, r] : outcomes.by_run) {
     ASSERT_FALSE(r.ok()) << id;
-    if (r.status().code() == absl::StatusCode::kDeadlineExceeded) {
+    if (r.status().code() == absl::StatusCode::kUnknown) {  // Sent: it may have accepted it.
       EXPECT_THAT(r.status().message(), HasSubstr("did not answer"));
       ++timed_out;
     } else {

@@ -111,8 +111,13 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
       if (alarms_ != nullptr) alarms_->Raise({*job, run, std::move(reason)});
     };
     if (retry) {
-      const int64_t due = Ms(run.end_time()) +
-                          absl::ToInt64Milliseconds(RetryDelay(job->retry(), run.attempt() + 1));
+      int64_t due = Ms(run.end_time()) +
+                    absl::ToInt64Milliseconds(RetryDelay(job->retry(), run.attempt() + 1));
+      if (run.handle_code() == v1::HANDLE_CODE_EXECUTOR_LOST) {
+        // Until then a late result may still replace the verdict (this
+        // follow-up then sees the run's real end instead).
+        due = std::max(due, Ms(run.end_time()) + absl::ToInt64Milliseconds(options_.lost_retry_wait));
+      }
       if (due > now_ms) {
         *next_due_ms = std::min(*next_due_ms, due);
         return false;

@@ -36,6 +36,11 @@ struct FollowupOptions {
   int batch = 500;
   // Alarm on every failed attempt instead of only when retries are exhausted.
   bool alarm_every_attempt = false;
+  // A run failed 504 "executor lost" is retried no sooner than this after
+  // the verdict: the verdict is provisional (the executor may still hold the
+  // run, and its result replaces the verdict), so the executor must have
+  // stayed gone this long before a retry can be a first execution.
+  absl::Duration lost_retry_wait = absl::Seconds(30);
 };
 
 // Delay before retry number `attempt` (1-based) of a job.

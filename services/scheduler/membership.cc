@@ -67,7 +67,11 @@ void Membership::Apply(const v1::WatchExecutorsResponse& msg) {
       for (const auto& [app, members] : old) {
         for (const auto& [addr, info] : members) {
           auto it = apps_.find(app);
-          if (it == apps_.end() || it->second.count(addr) == 0) left.push_back(info);
+          auto now = it == apps_.end() ? nullptr : &it->second;
+          if (now == nullptr || now->count(addr) == 0 ||
+              now->at(addr).instance_id() != info.instance_id()) {
+            left.push_back(info);  // Gone, or restarted (another instance there).
+          }
         }
       }
       snapshots_.clear();
@@ -79,7 +83,12 @@ void Membership::Apply(const v1::WatchExecutorsResponse& msg) {
         auto it = apps_.find(e.app_name());
         if (it != apps_.end() && it->second.erase(e.address()) > 0) left.push_back(e);
       } else {
-        apps_[e.app_name()][e.address()] = e;
+        auto [it, added] = apps_[e.app_name()].try_emplace(e.address(), e);
+        if (!added) {
+          // The same address registered by a new process: the old one left.
+          if (it->second.instance_id() != e.instance_id()) left.push_back(it->second);
+          it->second = e;
+        }
       }
       Rebuild(e.app_name());
     }

@@ -33,7 +33,8 @@ using ExecutorList = std::shared_ptr<const std::vector<v1::ExecutorInfo>>;
 
 class Membership {
  public:
-  // Called (without locks) for every executor that leaves.
+  // Called (without locks) for every executor that leaves, also when a new
+  // instance (a restarted process) takes its address over.
   using LeftCallback = std::function<void(const v1::ExecutorInfo&)>;
 
   Membership(std::string token, Clock* clock);

@@ -4,13 +4,17 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
 
 namespace gnomon::scheduler {
 
+using google::protobuf::util::TimeUtil;
+
 void RunReaper::ExecutorLeft(const v1::ExecutorInfo& executor) {
   absl::MutexLock l(&mu_);
-  left_.push_back({executor, clock_->NowMillis() + absl::ToInt64Milliseconds(options_.lost_grace)});
+  const int64_t now = clock_->NowMillis();
+  left_.push_back({executor, now, now + absl::ToInt64Milliseconds(options_.lost_grace)});
 }
 
 void RunReaper::SetActive(bool active) {
@@ -23,9 +27,15 @@ void RunReaper::Stop() {
   stopped_ = true;
 }
 
-void RunReaper::FailLost(const v1::ExecutorInfo& executor) {
+void RunReaper::FailLost(const Left& left) {
+  const v1::ExecutorInfo& executor = left.executor;
+  bool restarted = false;
   for (const v1::ExecutorInfo& live : *membership_->Live(executor.app_name())) {
-    if (live.address() == executor.address()) return;  // It came back in time.
+    if (live.address() != executor.address()) continue;
+    // The same process came back in time (a registry blip); a new instance
+    // at the address does not hold the runs the old one had.
+    if (live.instance_id() == executor.instance_id()) return;
+    restarted = true;
   }
   absl::StatusOr<std::vector<v1::Run>> runs = store_->ListActiveRunsOn(executor.address());
   if (!runs.ok()) {
@@ -34,12 +44,17 @@ void RunReaper::FailLost(const v1::ExecutorInfo& executor) {
   }
   std::vector<int64_t> ids;
   for (const v1::Run& r : *runs) {
-    if (r.status() == v1::RUN_STATUS_RUNNING) ids.push_back(r.id());
+    // Runs sent after it left went to its successor at the address.
+    if (r.status() == v1::RUN_STATUS_RUNNING &&
+        TimeUtil::TimestampToMilliseconds(r.dispatch_time()) <= left.left_ms) {
+      ids.push_back(r.id());
+    }
   }
   if (ids.empty()) return;
   absl::StatusOr<int64_t> n = store_->FailRuns(
       ids, v1::HANDLE_CODE_EXECUTOR_LOST,
-      absl::StrCat("executor lost: ", executor.address(), " left while the run was in flight"),
+      absl::StrCat("executor lost: ", executor.address(),
+                   restarted ? " restarted" : " left", " while the run was in flight"),
       clock_->NowMillis());
   if (n.ok()) {
     GNOMON_LOG(INFO) << "scheduler: failed " << *n << " runs of lost executor " << executor.address();
@@ -96,14 +111,14 @@ void RunReaper::FailOrphaned(int64_t now_ms) {
 void RunReaper::Run() {
   int64_t next_scan = 0;
   while (true) {
-    std::vector<v1::ExecutorInfo> due;
+    std::vector<Left> due;
     bool active;
     {
       absl::MutexLock l(&mu_);
       if (stopped_) return;
       const int64_t now = clock_->NowMillis();
       while (!left_.empty() && left_.front().check_at_ms <= now) {
-        due.push_back(left_.front().executor);
+        due.push_back(std::move(left_.front()));
         left_.pop_front();
       }
       active = active_;

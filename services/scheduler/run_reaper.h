@@ -3,7 +3,9 @@
 // (XXL-JOB leaves them for 10 minutes).
 //
 // * Runs on an executor that left membership and did not come back within
-//   `lost_grace` are failed with 504 "executor lost".
+//   `lost_grace` are failed with 504 "executor lost" — also when another
+//   instance (a restarted process) is live at its address by then: that one
+//   does not hold them.
 // * Runs RUNNING on an executor that has not been live for `lost_grace`
 //   are failed the same way, also when no scheduler saw it leave (it died
 //   while the whole cluster was down): the periodic scan finds them.
@@ -51,9 +53,10 @@ class RunReaper {
  private:
   struct Left {
     v1::ExecutorInfo executor;
+    int64_t left_ms;
     int64_t check_at_ms;
   };
-  void FailLost(const v1::ExecutorInfo& executor);
+  void FailLost(const Left& left);
   void FailStalePending(int64_t now_ms);
   // Fails RUNNING runs on executors absent from membership for lost_grace.
   void FailOrphaned(int64_t now_ms);

@@ -9,7 +9,9 @@
 #include <thread>
 #include <utility>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -213,6 +215,11 @@ absl::Status ExecutorImpl::Start() {
   reg.set_capacity(static_cast<uint32_t>(options_.max_concurrent_runs));
   reg.set_version(options_.version.empty() ? "gnomon-executor/0.1" : options_.version);
   for (const auto& [k, v] : options_.labels) (*reg.mutable_labels())[k] = v;
+  // A new instance per Start: runs the scheduler sent an earlier process at
+  // this address are not here (it must not ask this one about them).
+  absl::BitGen bits;
+  reg.set_instance_id(absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(bits),
+                                      absl::Uniform<uint64_t>(bits)));
   session_ = std::make_unique<internal::RegistrySession>(
       std::move(session_options), [this] { return manager_->BeatState(); }, &logger_);
   session_ptr_.store(session_.get());

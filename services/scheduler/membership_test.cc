@@ -1,0 +1,73 @@
+#include "services/scheduler/membership.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gnomon::scheduler {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+v1::ExecutorInfo Executor(const std::string& address, const std::string& instance) {
+  v1::ExecutorInfo e;
+  e.set_app_name("app");
+  e.set_address(address);
+  e.set_instance_id(instance);
+  return e;
+}
+
+v1::WatchExecutorsResponse Snapshot(const std::vector<v1::ExecutorInfo>& executors) {
+  v1::WatchExecutorsResponse msg;
+  msg.mutable_snapshot();
+  for (const v1::ExecutorInfo& e : executors) *msg.mutable_snapshot()->add_executors() = e;
+  return msg;
+}
+
+v1::WatchExecutorsResponse Change(v1::ExecutorChangeKind kind, const v1::ExecutorInfo& e) {
+  v1::WatchExecutorsResponse msg;
+  msg.mutable_change()->set_kind(kind);
+  *msg.mutable_change()->mutable_executor() = e;
+  return msg;
+}
+
+class MembershipTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    membership_.OnLeft([this](const v1::ExecutorInfo& e) {
+      left_.push_back(e.address() + "/" + e.instance_id());
+    });
+  }
+  SimulatedClock clock_{absl::FromUnixSeconds(1'800'000'000)};
+  Membership membership_{"token", &clock_};
+  std::vector<std::string> left_;
+};
+
+TEST_F(MembershipTest, ANewProcessAtAnExecutorsAddressMeansTheOldOneLeft) {
+  // Its runs are not on the new process: whoever waits for the old one's
+  // runs must hear that it left, even though the address never went away.
+  membership_.Apply(Snapshot({Executor("a:1", "one")}));
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_JOINED, Executor("a:1", "two")));
+  EXPECT_THAT(left_, ElementsAre("a:1/one"));
+  ASSERT_EQ(membership_.Live("app")->size(), 1u);
+  EXPECT_EQ(membership_.Live("app")->front().instance_id(), "two");
+  // A snapshot (after the watch reconnects) that shows a third process.
+  membership_.Apply(Snapshot({Executor("a:1", "three")}));
+  EXPECT_THAT(left_, ElementsAre("a:1/one", "a:1/two"));
+}
+
+TEST_F(MembershipTest, TheSameProcessRegisteringAgainHasNotLeft) {
+  // Re-registration after a registry replica change, or a beat's update.
+  membership_.Apply(Snapshot({Executor("a:1", "one")}));
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_JOINED, Executor("a:1", "one")));
+  membership_.Apply(Snapshot({Executor("a:1", "one")}));
+  EXPECT_THAT(left_, IsEmpty());
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_LEFT, Executor("a:1", "one")));
+  EXPECT_THAT(left_, ElementsAre("a:1/one"));
+}
+
+}  // namespace
+}  // namespace gnomon::scheduler
