@@ -180,6 +180,10 @@ class CountingStore final : public store::Store {
     ++writes_;
     return inner_->ReleaseLeases(names, holder);
   }
+  absl::Status DeleteExpiredLeases(const std::vector<std::string>& names, int64_t expired_before_ms) override {
+    ++writes_;
+    return inner_->DeleteExpiredLeases(names, expired_before_ms);
+  }
   absl::StatusOr<store::Leases> ListLeases(std::string_view prefix) override {
     ++reads_;
     return inner_->ListLeases(prefix);

@@ -16,6 +16,8 @@ namespace {
 
 constexpr char kReplicaPrefix[] = "replica/";
 constexpr char kPartitionPrefix[] = "partition/";
+// Presence rows of replicas expired this long are deleted (by any replica).
+constexpr int64_t kPruneDepartedMs = 60 * 60 * 1000;
 
 std::string PartitionName(int p) { return absl::StrCat(kPartitionPrefix, p); }
 
@@ -76,11 +78,22 @@ void PartitionLease::Renew() {
   auto next = std::make_shared<Ownership>();
   if (all.ok()) {
     std::vector<std::string> replicas = {replica_id_};
+    std::vector<std::string> departed;  // Presence rows of replicas long gone.
     for (const store::Lease& l : all->leases) {
       if (const int p = PartitionOfName(l.name); p >= 0) next->epochs[p] = l.epoch;
-      if (absl::StartsWith(l.name, kReplicaPrefix) && !l.holder.empty() &&
-          l.expires_ms > all->now_ms) {
+      if (!absl::StartsWith(l.name, kReplicaPrefix)) continue;
+      if (!l.holder.empty() && l.expires_ms > all->now_ms) {
         replicas.push_back(l.name.substr(sizeof(kReplicaPrefix) - 1));
+      } else if (l.expires_ms < all->now_ms - kPruneDepartedMs) {
+        departed.push_back(l.name);
+      }
+    }
+    // Pod names of a Deployment never come back: without this their rows
+    // would pile up, one per pod ever started.
+    if (!departed.empty()) {
+      if (absl::Status s = store_->DeleteExpiredLeases(departed, all->now_ms - kPruneDepartedMs);
+          !s.ok()) {
+        GNOMON_LOG(WARNING) << "scheduler: pruning " << departed.size() << " departed replicas: " << s;
       }
     }
     std::sort(replicas.begin(), replicas.end());

@@ -43,6 +43,19 @@ TEST_F(PartitionLeaseTest, ALoneReplicaHoldsEveryPartitionUntilItsHoldLapses) {
   for (int p = 0; p < store::kPartitions; ++p) EXPECT_EQ(a->last->epochs[p], 1);
 }
 
+TEST_F(PartitionLeaseTest, PresenceRowsOfReplicasLongGoneArePrunedAndPartitionRowsKept) {
+  // Pod names of a Deployment never come back: their rows must not pile up.
+  ASSERT_TRUE(store_->AcquireLeases({"replica/pod-old", "partition/5"}, "pod-old#1", 1000).ok());
+  ASSERT_TRUE(store_->ReleaseLeases({"replica/pod-old", "partition/5"}, "pod-old#1").ok());
+  auto a = Start("a:7070");
+  a->lease->Renew();
+  absl::StatusOr<store::Leases> replicas = store_->ListLeases("replica/");
+  ASSERT_TRUE(replicas.ok()) << replicas.status();
+  ASSERT_EQ(replicas->leases.size(), 1u);
+  EXPECT_EQ(replicas->leases[0].name, "replica/a:7070");
+  EXPECT_EQ(a->last->epochs[5], 2);  // The partition's row (and its epoch) stays.
+}
+
 TEST_F(PartitionLeaseTest, ASecondReplicaGetsItsShareOnceTheFirstHandsItOver) {
   auto a = Start("a:7070");
   auto b = Start("b:7070");

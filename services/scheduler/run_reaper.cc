@@ -17,9 +17,16 @@ void RunReaper::ExecutorLeft(const v1::ExecutorInfo& executor) {
   left_.push_back({executor, now, now + absl::ToInt64Milliseconds(options_.lost_grace)});
 }
 
-void RunReaper::SetActive(bool active) {
+void RunReaper::SetOwnership(std::shared_ptr<const Ownership> ownership) {
   absl::MutexLock l(&mu_);
-  active_ = active;
+  ownership_ = std::move(ownership);
+}
+
+bool RunReaper::Partitions(std::vector<int>* partitions) {
+  absl::MutexLock l(&mu_);
+  if (!ownership_) return true;
+  *partitions = ownership_->partitions;
+  return !partitions->empty();
 }
 
 void RunReaper::Stop() {
@@ -27,7 +34,7 @@ void RunReaper::Stop() {
   stopped_ = true;
 }
 
-void RunReaper::FailLost(const Left& left) {
+void RunReaper::FailLost(const Left& left, const std::vector<int>& partitions) {
   const v1::ExecutorInfo& executor = left.executor;
   bool restarted = false;
   for (const v1::ExecutorInfo& live : *membership_->Live(executor.app_name())) {
@@ -45,7 +52,10 @@ void RunReaper::FailLost(const Left& left) {
   std::vector<int64_t> ids;
   for (const v1::Run& r : *runs) {
     // Runs sent after it left went to its successor at the address.
-    if (r.status() == v1::RUN_STATUS_RUNNING &&
+    const bool ours = partitions.empty() ||
+                      std::binary_search(partitions.begin(), partitions.end(),
+                                         store::PartitionOf(r.job_id()));
+    if (ours && r.status() == v1::RUN_STATUS_RUNNING &&
         TimeUtil::TimestampToMilliseconds(r.dispatch_time()) <= left.left_ms) {
       ids.push_back(r.id());
     }
@@ -63,8 +73,9 @@ void RunReaper::FailLost(const Left& left) {
   }
 }
 
-void RunReaper::FailStalePending(int64_t now_ms) {
+void RunReaper::FailStalePending(int64_t now_ms, const std::vector<int>& partitions) {
   store::RunFilter filter;
+  filter.partitions = partitions;
   filter.statuses = {v1::RUN_STATUS_PENDING};
   filter.trigger_to_ms = now_ms - absl::ToInt64Milliseconds(options_.pending_timeout);
   filter.limit = 1000;
@@ -80,9 +91,10 @@ void RunReaper::FailStalePending(int64_t now_ms) {
   if (n.ok() && *n > 0) GNOMON_LOG(INFO) << "scheduler: failed " << *n << " unconfirmed runs";
 }
 
-void RunReaper::FailOrphaned(int64_t now_ms) {
+void RunReaper::FailOrphaned(int64_t now_ms, const std::vector<int>& partitions) {
   if (!membership_->synced()) return;  // "Not live" is unknown before the first snapshot.
   store::RunFilter filter;
+  filter.partitions = partitions;
   filter.statuses = {v1::RUN_STATUS_RUNNING};
   filter.limit = 10000;
   absl::StatusOr<std::vector<v1::Run>> runs = store_->ListRuns(filter);
@@ -112,7 +124,6 @@ void RunReaper::Run() {
   int64_t next_scan = 0;
   while (true) {
     std::vector<Left> due;
-    bool active;
     {
       absl::MutexLock l(&mu_);
       if (stopped_) return;
@@ -121,16 +132,19 @@ void RunReaper::Run() {
         due.push_back(std::move(left_.front()));
         left_.pop_front();
       }
-      active = active_;
     }
-    for (const auto& e : due) FailLost(e);
+    std::vector<int> partitions;
+    const bool holds = Partitions(&partitions);
+    if (holds) {
+      for (const Left& e : due) FailLost(e, partitions);
+    }
     const int64_t now = clock_->NowMillis();
     if (now >= next_scan) {
-      // A standby replica scans nothing but still sleeps the interval
-      // (it used to wake at once, forever: a core spent on a standby).
-      if (active) {
-        FailStalePending(now);
-        FailOrphaned(now);
+      // A replica holding nothing scans nothing but still sleeps the
+      // interval (it used to wake at once, forever: a core spent on a standby).
+      if (holds) {
+        FailStalePending(now, partitions);
+        FailOrphaned(now, partitions);
       }
       next_scan = now + absl::ToInt64Milliseconds(options_.scan_interval);
     }

@@ -12,8 +12,12 @@
 // * PENDING runs whose dispatch was never confirmed for `pending_timeout`
 //   (their scheduler died between recording and dispatching) are failed.
 //
+// Each replica reaps the runs of the jobs in the partitions it holds (none
+// before it holds any; all without a SetOwnership call: one replica, tests).
+//
 //   RunReaper reaper(store, &membership, &RealClock(), {});
 //   membership.OnLeft([&](const v1::ExecutorInfo& e) { reaper.ExecutorLeft(e); });
+//   lease listener: reaper.SetOwnership(o);
 //   std::thread t([&] { reaper.Run(); });
 //
 // Thread safety: thread-safe; Run on one thread.
@@ -22,6 +26,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -31,6 +36,7 @@
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
 #include "services/scheduler/membership.h"
+#include "services/scheduler/partition_lease.h"
 
 namespace gnomon::scheduler {
 
@@ -46,7 +52,7 @@ class RunReaper {
       : store_(store), membership_(membership), clock_(clock), options_(options) {}
 
   void ExecutorLeft(const v1::ExecutorInfo& executor) ABSL_LOCKS_EXCLUDED(mu_);
-  void SetActive(bool active) ABSL_LOCKS_EXCLUDED(mu_);
+  void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -56,10 +62,12 @@ class RunReaper {
     int64_t left_ms;
     int64_t check_at_ms;
   };
-  void FailLost(const Left& left);
-  void FailStalePending(int64_t now_ms);
+  // The partitions to reap (empty: all); false if none are held.
+  bool Partitions(std::vector<int>* partitions) ABSL_LOCKS_EXCLUDED(mu_);
+  void FailLost(const Left& left, const std::vector<int>& partitions);
+  void FailStalePending(int64_t now_ms, const std::vector<int>& partitions);
   // Fails RUNNING runs on executors absent from membership for lost_grace.
-  void FailOrphaned(int64_t now_ms);
+  void FailOrphaned(int64_t now_ms, const std::vector<int>& partitions);
 
   store::Store* const store_;
   Membership* const membership_;
@@ -69,7 +77,8 @@ class RunReaper {
   std::deque<Left> left_ ABSL_GUARDED_BY(mu_);
   // Addresses of RUNNING runs not live at a scan -> since when (Run's thread only).
   absl::flat_hash_map<std::string, int64_t> absent_since_;
-  bool active_ ABSL_GUARDED_BY(mu_) = true;
+  // Null: every partition's runs.
+  std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -37,15 +37,14 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       lease_(store, options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
              options.lease,
              [this](std::shared_ptr<const Ownership> o) {
-               // Runs carry their partition's epoch; the loop and the
-               // follow-ups handle only the partitions held. The run
-               // reaper's scans run on the holder of partition 0. Runs its
-               // partitions' earlier holders recorded and never sent are
-               // sent again.
+               // Runs carry their partition's epoch; the loop, the
+               // follow-ups and the run reaper handle only the partitions
+               // held. Runs its partitions' earlier holders recorded and
+               // never sent are sent again.
                run_recorder_.set_ownership(o);
                followups_.SetOwnership(o);
                redispatcher_.SetOwnership(o);
-               reaper_.SetActive(o->Holds(0));
+               reaper_.SetOwnership(o);
                loop_.SetOwnership(std::move(o));
              }),
       core_(store, &trigger_, &dispatcher_, &loop_, &links_, clock, options.limits),
@@ -59,7 +58,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
   // Nothing fires until partitions are held.
   loop_.SetOwnership(std::make_shared<const Ownership>());
   followups_.SetOwnership(std::make_shared<const Ownership>());
-  reaper_.SetActive(false);
+  reaper_.SetOwnership(std::make_shared<const Ownership>());
 }
 
 std::vector<std::unique_ptr<alarm::AlarmChannel>> AlarmChannels(const SchedulerOptions& o) {

@@ -102,6 +102,8 @@ class SqlStore final : public Store {
                                        std::string_view holder, int64_t ttl_ms) override;
   absl::Status ReleaseLeases(const std::vector<std::string>& names,
                              std::string_view holder) override;
+  absl::Status DeleteExpiredLeases(const std::vector<std::string>& names,
+                                   int64_t expired_before_ms) override;
   absl::StatusOr<Leases> ListLeases(std::string_view prefix) override;
 
  private:

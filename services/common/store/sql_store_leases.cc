@@ -115,6 +115,16 @@ absl::Status SqlStore::ReleaseLeases(const std::vector<std::string>& names,
   return db_->Transact([&](SqlConn& c) -> absl::Status { return c.Exec(sql, params).status(); });
 }
 
+absl::Status SqlStore::DeleteExpiredLeases(const std::vector<std::string>& names,
+                                           int64_t expired_before_ms) {
+  if (names.empty()) return absl::OkStatus();
+  std::vector<SqlValue> params = Texts(names);
+  params.insert(params.begin(), SqlInt(expired_before_ms));
+  const std::string sql = absl::StrCat(sql_.delete_expired_leases_prefix,
+                                       Placeholders(static_cast<int>(names.size())));
+  return db_->Transact([&](SqlConn& c) -> absl::Status { return c.Exec(sql, params).status(); });
+}
+
 absl::StatusOr<Leases> SqlStore::ListLeases(std::string_view prefix) {
   for (char ch : prefix) {
     if (!absl::ascii_isalnum(static_cast<unsigned char>(ch)) && ch != '/' && ch != '-' &&

@@ -318,6 +318,7 @@ Statements Portable() {
   s.renew_leases_prefix = "UPDATE lease SET expires_ms = ? WHERE holder = ? AND name IN ";
   s.release_leases_prefix = "UPDATE lease SET holder = '', expires_ms = 0 WHERE holder = ? AND name IN ";
   s.lock_leases_prefix = "SELECT name, holder, epoch, expires_ms FROM lease WHERE name IN ";
+  s.delete_expired_leases_prefix = "DELETE FROM lease WHERE expires_ms < ? AND name IN ";
   s.list_leases = "SELECT name, holder, epoch, expires_ms FROM lease WHERE name LIKE ? ORDER BY name";
   return s;
 }

@@ -156,6 +156,7 @@ struct Statements {
   // Renewal of every lease a holder keeps: expires_ms, holder, then names.
   std::string renew_leases_prefix;
   std::string release_leases_prefix;  // holder, then names.
+  std::string delete_expired_leases_prefix;  // expired before (ms), then names.
   std::string lock_leases_prefix;     // names; " FOR UPDATE" appended where the dialect has it.
   std::string lock_suffix;
   std::string list_leases;  // name LIKE ?.

@@ -307,6 +307,11 @@ class Store {
   // Gives up those of `names` that `holder` holds (their epochs stay).
   virtual absl::Status ReleaseLeases(const std::vector<std::string>& names,
                                      std::string_view holder) = 0;
+  // Deletes those of `names` that expired before `expired_before_ms` (the
+  // store's clock; a lease taken again meanwhile stays). For presence rows
+  // only: a partition's row keeps its epoch for ever.
+  virtual absl::Status DeleteExpiredLeases(const std::vector<std::string>& names,
+                                           int64_t expired_before_ms) = 0;
   // Every lease whose name starts with `prefix` (letters, digits, '/', '-',
   // '.' and ':'), held or not, by name, and the store's clock.
   virtual absl::StatusOr<Leases> ListLeases(std::string_view prefix) = 0;

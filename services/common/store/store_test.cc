@@ -330,6 +330,16 @@ TEST_P(StoreTest, LeasesAreTakenRenewedAndExcludeOtherHolders) {
   EXPECT_EQ(store().ListLeases("p%").status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST_P(StoreTest, OnlyLeasesExpiredBeforeTheGivenInstantAreDeleted) {
+  ASSERT_OK_AND_ASSIGN(held, store().AcquireLeases({"r/live", "r/gone"}, "A#1", 60000));
+  ASSERT_OK(store().ReleaseLeases({"r/gone"}, "A#1"));  // Expires at 0.
+  ASSERT_OK(store().DeleteExpiredLeases({"r/live", "r/gone"}, held.now_ms));
+  ASSERT_OK_AND_ASSIGN(left, store().ListLeases("r/"));
+  ASSERT_EQ(left.leases.size(), 1u);
+  EXPECT_EQ(left.leases[0].name, "r/live");
+  EXPECT_EQ(left.leases[0].holder, "A#1");
+}
+
 TEST_P(StoreTest, ARestartedHolderTakesOverItsPredecessorsLeasesAtOnce) {
   ASSERT_OK_AND_ASSIGN(old, store().AcquireLeases({"p/7"}, "host-1:7070#aaa", 60000));
   ASSERT_OK_AND_ASSIGN(other, store().AcquireLeases({"p/7"}, "host-2:7070#bbb", 60000));
