@@ -184,6 +184,7 @@ class CountingStore final : public store::Store {
     ++writes_;
     return inner_->DeleteExpiredLeases(names, expired_before_ms);
   }
+  absl::Status Ping() override { return inner_->Ping(); }
   absl::StatusOr<store::Leases> ListLeases(std::string_view prefix) override {
     ++reads_;
     return inner_->ListLeases(prefix);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 
 #include <sys/stat.h>
 
@@ -22,6 +23,7 @@
 #include "services/common/server/authenticator.h"
 #include "services/common/server/env_flags.h"
 #include "services/common/server/grpc_server.h"
+#include "services/common/server/health_monitor.h"
 #include "services/common/server/tokens.h"
 #include "services/common/store/store.h"
 #include "services/log/log_role.h"
@@ -195,23 +197,38 @@ int Serve() {
   const std::string listen = absl::GetFlag(FLAGS_listen);
   const std::string host = listen.substr(0, listen.rfind(':'));
   const std::string self = absl::StrCat(host == "0.0.0.0" || host == "[::]" ? "127.0.0.1" : host, ":", *port);
+  std::string endpoint = absl::GetFlag(FLAGS_registry_endpoint);
+  if (scheduler_role && endpoint.empty()) {
+    if (!registry_role) {
+      std::cerr << "gnomond: --registry-endpoint is required without the registry role\n";
+      return 2;
+    }
+    endpoint = self;
+  }
+  // Readiness tells the truth: each role is NOT_SERVING while its store is
+  // unreachable, a scheduler also while it cannot hold its partitions.
+  HealthMonitor health(server.server()->GetHealthCheckService(), &RealClock());
+  store::Store* db = store->get();
+  auto store_check = [db] {
+    absl::Status s = db->Ping();
+    return s.ok() ? s : absl::UnavailableError(absl::StrCat("store unreachable: ", s.message()));
+  };
+  if (registry_role) health.Add(v1::Registry::service_full_name(), store_check);
+  if (log_role) health.Add(v1::LogService::service_full_name(), store_check);
+  if (scheduler_role) {
+    health.Add(v1::JobAdmin::service_full_name(), [store_check, s = scheduler_role.get()] {
+      absl::Status db_ok = store_check();
+      return db_ok.ok() ? s->Health() : db_ok;
+    });
+  }
+  std::thread health_thread([&health] { health.Run(); });
   if (log_role && scheduler_role) {
     // Both ends of the follow-up outbox in one process: no polling delay.
     log_role->OnResultsStored([s = scheduler_role.get()] { s->ResultsStored(); });
   }
   if (registry_role) registry_role->Start();
   if (log_role) log_role->Start();
-  if (scheduler_role) {
-    std::string endpoint = absl::GetFlag(FLAGS_registry_endpoint);
-    if (endpoint.empty()) {
-      if (!registry_role) {
-        std::cerr << "gnomond: --registry-endpoint is required without the registry role\n";
-        return 2;
-      }
-      endpoint = self;
-    }
-    scheduler_role->Start(endpoint);
-  }
+  if (scheduler_role) scheduler_role->Start(endpoint);
   std::cout << "gnomond listening on " << self << " (roles " << absl::GetFlag(FLAGS_roles) << ")"
             << std::endl;
 
@@ -239,6 +256,8 @@ int Serve() {
     }
   }
   GNOMON_LOG(INFO) << "gnomond: signal " << sig << ", shutting down";
+  health.Stop();
+  health_thread.join();
   if (scheduler_role) scheduler_role->Stop();
   if (registry_role) registry_role->Stop();
   server.Shutdown(absl::Seconds(5));

@@ -76,6 +76,7 @@ void PartitionLease::Renew() {
   absl::StatusOr<store::Leases> all = store_->ListLeases("");
   absl::StatusOr<store::Leases> got = absl::UnavailableError("not tried");
   auto next = std::make_shared<Ownership>();
+  size_t share_size = 0;
   if (all.ok()) {
     std::vector<std::string> replicas = {replica_id_};
     std::vector<std::string> departed;  // Presence rows of replicas long gone.
@@ -100,6 +101,7 @@ void PartitionLease::Renew() {
     replicas.erase(std::unique(replicas.begin(), replicas.end()), replicas.end());
     next->live_replicas = static_cast<int>(replicas.size());
     const std::vector<int> share = PartitionsFor(replica_id_, replicas);
+    share_size = share.size();
     // Hand over what is no longer ours: stop firing it first, then release.
     std::vector<std::string> release;
     for (int p : held->partitions) {
@@ -140,9 +142,34 @@ void PartitionLease::Renew() {
     }
   }
   std::sort(next->partitions.begin(), next->partitions.end());
+  {
+    absl::MutexLock l(&mu_);
+    share_ = share_size;
+    if (next->partitions.size() >= share_size) {
+      short_since_ms_ = 0;
+    } else if (short_since_ms_ == 0) {
+      short_since_ms_ = start_ms;
+    }
+  }
   next->valid_until_ms =
       start_ms + absl::ToInt64Milliseconds(options_.ttl - renew_interval());
   Publish(std::move(next));
+}
+
+absl::Status PartitionLease::Health() const {
+  absl::MutexLock l(&mu_);
+  const int64_t now = clock_->NowMillis();
+  if (now >= ownership_->valid_until_ms) {
+    return absl::UnavailableError("partition leases not renewed in time (store unreachable?)");
+  }
+  const int64_t limit = 2 * absl::ToInt64Milliseconds(options_.ttl);
+  if (short_since_ms_ > 0 && now - short_since_ms_ > limit) {
+    return absl::UnavailableError(absl::StrCat(
+        "holds ", ownership_->partitions.size(), " of the ", share_,
+        " partitions it should; other replicas have kept the rest for ",
+        (now - short_since_ms_) / 1000, " s"));
+  }
+  return absl::OkStatus();
 }
 
 void PartitionLease::ReleaseAll() {

@@ -74,6 +74,11 @@ class PartitionLease {
   void ReleaseAll() ABSL_LOCKS_EXCLUDED(mu_);
 
   std::shared_ptr<const Ownership> ownership() const ABSL_LOCKS_EXCLUDED(mu_);
+  // OK while this replica holds what it should: its last renewal is still
+  // valid, and it holds its whole share of the partitions — or has been
+  // short of it for less than twice the ttl (a hand-over under way).
+  // Otherwise Unavailable with why (the scheduler's health check).
+  absl::Status Health() const ABSL_LOCKS_EXCLUDED(mu_);
   const std::string& holder() const { return holder_; }
   const std::string& replica_id() const { return replica_id_; }
 
@@ -90,6 +95,9 @@ class PartitionLease {
   mutable absl::Mutex mu_;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  size_t share_ ABSL_GUARDED_BY(mu_) = 0;  // Partitions it should hold.
+  // Since when it has held fewer than its share (0: it holds them all).
+  int64_t short_since_ms_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace gnomon::scheduler

@@ -56,6 +56,27 @@ TEST_F(PartitionLeaseTest, PresenceRowsOfReplicasLongGoneArePrunedAndPartitionRo
   EXPECT_EQ(a->last->epochs[5], 2);  // The partition's row (and its epoch) stays.
 }
 
+TEST_F(PartitionLeaseTest, HealthyOnlyWhileRenewedAndHoldingItsShare) {
+  auto a = Start("a:7070", absl::Seconds(10));
+  EXPECT_FALSE(a->lease->Health().ok());  // Nothing renewed yet.
+  a->lease->Renew();
+  EXPECT_TRUE(a->lease->Health().ok()) << a->lease->Health();
+  // b's share is all held by a, which is not renewing (frozen) but whose
+  // leases have not expired: b waits, ready, for a while; then says why not.
+  auto b = Start("b:7070", absl::Seconds(10));
+  b->lease->Renew();
+  b->lease->Renew();
+  EXPECT_TRUE(b->lease->Health().ok()) << b->lease->Health();
+  clock_.Advance(absl::Seconds(7));  // a's leases, by the store's clock, still live.
+  b->lease->Renew();
+  EXPECT_TRUE(b->lease->Health().ok()) << b->lease->Health();
+  clock_.Advance(absl::Seconds(14));
+  b->lease->Renew();
+  EXPECT_THAT(std::string(b->lease->Health().message()), ::testing::HasSubstr("partitions it should"));
+  // Not renewed within its ttl (the store unreachable): not healthy either.
+  EXPECT_FALSE(a->lease->Health().ok());
+}
+
 TEST_F(PartitionLeaseTest, ASecondReplicaGetsItsShareOnceTheFirstHandsItOver) {
   auto a = Start("a:7070");
   auto b = Start("b:7070");

@@ -60,6 +60,9 @@ class SchedulerRole {
   void Stop();
   // Results were stored in this process: follow-ups are read at once.
   void ResultsStored() { followups_.Wake(); }
+  // Why it cannot schedule its share now (partition leases not renewed, or
+  // others keeping partitions it should hold); OK when it can.
+  absl::Status Health() const { return lease_.Health(); }
 
  private:
   const SchedulerOptions options_;

@@ -65,6 +65,12 @@ def check_pod_basics(where, dep, port=7070):
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
         p = c.get(probe, {})
         check(p.get("grpc", {}).get("port") == port, f"{where}: {probe} is not a gRPC probe on {port}: {p}")
+    # A store outage makes a pod unready (overall status), never restarts it.
+    for probe in ("livenessProbe", "startupProbe"):
+        check(c.get(probe, {}).get("grpc", {}).get("service") == "liveness",
+              f"{where}: {probe} does not ask the 'liveness' service")
+    check("service" not in c.get("readinessProbe", {}).get("grpc", {}),
+          f"{where}: readinessProbe must ask the overall status")
     check(any(p.get("containerPort") == port for p in c.get("ports", [])), f"{where}: no containerPort {port}")
     sc = c.get("securityContext", {})
     check(sc.get("readOnlyRootFilesystem") is True, f"{where}: readOnlyRootFilesystem not set")

@@ -4,6 +4,7 @@
 #include "absl/time/clock.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "services/common/server/health_monitor.h"
 
 namespace gnomon {
 
@@ -34,6 +35,7 @@ absl::StatusOr<int> GrpcServer::Start(const std::string& address) {
   if (auto* health = server_->GetHealthCheckService()) {
     health->SetServingStatus(true);
     for (const std::string& name : names_) health->SetServingStatus(name, true);
+    health->SetServingStatus(kLivenessService, true);
   }
   return port;
 }

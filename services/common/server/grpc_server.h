@@ -35,7 +35,8 @@ class GrpcServer {
     names_.push_back(std::move(name));
   }
   // Binds and starts; returns the bound port. Marks every service SERVING in
-  // grpc.health.v1.Health (the empty name too).
+  // grpc.health.v1.Health (the empty name and "liveness" too) until a
+  // HealthMonitor says otherwise.
   absl::StatusOr<int> Start(const std::string& address);
   // Marks NOT_SERVING, then stops, cancelling calls still open after `grace`.
   void Shutdown(absl::Duration grace);

@@ -105,6 +105,7 @@ class SqlStore final : public Store {
   absl::Status DeleteExpiredLeases(const std::vector<std::string>& names,
                                    int64_t expired_before_ms) override;
   absl::StatusOr<Leases> ListLeases(std::string_view prefix) override;
+  absl::Status Ping() override;
 
  private:
   // Stored run-log lines, as (run id, line number).

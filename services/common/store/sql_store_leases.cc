@@ -125,6 +125,10 @@ absl::Status SqlStore::DeleteExpiredLeases(const std::vector<std::string>& names
   return db_->Transact([&](SqlConn& c) -> absl::Status { return c.Exec(sql, params).status(); });
 }
 
+absl::Status SqlStore::Ping() {
+  return db_->Read([&](SqlConn& c) -> absl::Status { return StoreNow(c, sql_).status(); });
+}
+
 absl::StatusOr<Leases> SqlStore::ListLeases(std::string_view prefix) {
   for (char ch : prefix) {
     if (!absl::ascii_isalnum(static_cast<unsigned char>(ch)) && ch != '/' && ch != '-' &&

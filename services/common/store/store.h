@@ -131,6 +131,8 @@ class Store {
   // Write transactions committed since the store was opened (for stats and
   // benchmarks; 0 where not counted).
   virtual uint64_t committed_transactions() const { return 0; }
+  // OK if the store answers a trivial read now (health checks).
+  virtual absl::Status Ping() = 0;
   // SQL statements executed since the store was opened, one per round trip
   // to the database (transaction control not counted); with
   // committed_transactions() it gives a benchmark its statements per run.

@@ -187,14 +187,20 @@ spec:
         - name: grpc
           containerPort: {{ $.Values.port }}
           protocol: TCP
+      # Startup and liveness ask the "liveness" service, which stays SERVING
+      # while the process serves: a store outage must not restart pods.
+      # Readiness asks the overall status, NOT_SERVING while the store is
+      # unreachable or a scheduler cannot hold its partitions.
       startupProbe:
         grpc:
           port: {{ $.Values.port }}
+          service: liveness
         periodSeconds: {{ $.Values.probes.startup.periodSeconds }}
         failureThreshold: {{ $.Values.probes.startup.failureThreshold }}
       livenessProbe:
         grpc:
           port: {{ $.Values.port }}
+          service: liveness
         periodSeconds: {{ $.Values.probes.liveness.periodSeconds }}
         timeoutSeconds: {{ $.Values.probes.liveness.timeoutSeconds }}
         failureThreshold: {{ $.Values.probes.liveness.failureThreshold }}

@@ -1,0 +1,67 @@
+// HealthMonitor: keeps grpc.health.v1.Health telling the truth. Every
+// `interval` it runs each service's check (its store reachable, a scheduler
+// holding the partitions it should) and sets that service's status; the
+// overall status ("") — what the readiness probe asks — is SERVING only
+// while every check passes. The service "liveness" stays SERVING until the
+// server shuts down: a store outage makes a pod unready, never restarts it.
+// Changes are logged with the reason.
+//
+//   HealthMonitor monitor(server.server()->GetHealthCheckService(), &RealClock());
+//   monitor.Add("gnomon.v1.JobAdmin", [&] { return store->Ping(); });
+//   std::thread t([&] { monitor.Run(); });
+//   monitor.Stop(); t.join();
+//
+// Thread safety: Add before Run; Run on one thread; Stop from any.
+#ifndef GNOMON_SERVICES_COMMON_SERVER_HEALTH_MONITOR_H_
+#define GNOMON_SERVICES_COMMON_SERVER_HEALTH_MONITOR_H_
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "services/common/client/clock.h"
+
+namespace gnomon {
+
+inline constexpr char kLivenessService[] = "liveness";
+
+class HealthMonitor {
+ public:
+  // OK: serving; otherwise the reason it is not (logged on change).
+  using Check = std::function<absl::Status()>;
+
+  HealthMonitor(grpc::HealthCheckServiceInterface* health, Clock* clock,
+                absl::Duration interval = absl::Seconds(1))
+      : health_(health), clock_(clock), interval_(interval) {}
+
+  void Add(std::string service, Check check) { checks_.push_back({std::move(service), std::move(check), true}); }
+  // One pass: runs every check and sets the statuses.
+  void CheckNow();
+  // Passes every interval until Stop().
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  struct Entry {
+    std::string service;
+    Check check;
+    bool serving;  // As last set.
+  };
+
+  grpc::HealthCheckServiceInterface* const health_;
+  Clock* const clock_;
+  const absl::Duration interval_;
+  std::vector<Entry> checks_;  // Run's thread only, after the Adds.
+  absl::Mutex mu_;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace gnomon
+
+#endif  // GNOMON_SERVICES_COMMON_SERVER_HEALTH_MONITOR_H_
