@@ -112,7 +112,9 @@ def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_
         svc = svcs.get(name)
         if check(svc is not None, f"no Service {name}"):
             check(svc["spec"]["selector"] == sel, f"Service {name} selects {svc['spec']['selector']}, not {sel}")
-            check([p["port"] for p in svc["spec"]["ports"]] == [7070], f"Service {name}: ports not [7070]")
+            # gRPC, and metrics (on unless metrics.enabled=false).
+            ports = [p["port"] for p in svc["spec"]["ports"]]
+            check(ports in ([7070, 7071], [7070]), f"Service {name}: ports {ports}, want [7070, 7071]")
         pdb = pdbs.get(name)
         if check(pdb is not None, f"no PodDisruptionBudget {name}"):
             check(pdb["spec"]["selector"]["matchLabels"] == sel, f"PDB {name}: wrong selector")
@@ -222,7 +224,65 @@ def case_allinone_mysql(objs, text):
     check(PASSWORD not in text, "the store password appears in plain text in the rendered output")
 
 
+def check_metrics_ports(objs):
+    """Every Deployment serves metrics on port 7071 and its Service exposes it."""
+    for name, d in by_kind(objs, "Deployment").items():
+        c = container(d)
+        ports = {p["name"]: p["containerPort"] for p in c.get("ports", [])}
+        check(ports.get("metrics") == 7071, f"{name}: no metrics port 7071: {ports}")
+        check(env_of(c).get("GNOMON_METRICS_LISTEN", {}).get("value") == "0.0.0.0:7071",
+              f"{name}: GNOMON_METRICS_LISTEN not 0.0.0.0:7071")
+    for name, s in by_kind(objs, "Service").items():
+        ports = {p["name"]: p for p in s["spec"]["ports"]}
+        check(ports.get("metrics", {}).get("targetPort") == "metrics", f"{name}: no metrics Service port")
+
+
+def case_monitoring(objs, text):
+    check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
+                   f"{FULL}-store", "store-url", FULL, "cluster-token")
+    check_metrics_ports(objs)
+    sm = by_kind(objs, "ServiceMonitor").get(FULL)
+    if check(sm is not None, "no ServiceMonitor"):
+        check(sm["metadata"]["labels"].get("release") == "kube-prometheus", "ServiceMonitor labels not applied")
+        check([e["port"] for e in sm["spec"]["endpoints"]] == ["metrics"], "ServiceMonitor not on port metrics")
+        comps = sm["spec"]["selector"]["matchExpressions"][0]["values"]
+        check(sorted(comps) == ["log", "registry", "scheduler", "server"], f"ServiceMonitor selects {comps}")
+    pm = by_kind(objs, "PodMonitor").get(f"{FULL}-executors")
+    if check(pm is not None, "no PodMonitor for executors"):
+        check(pm["spec"]["selector"]["matchLabels"].get("app.kubernetes.io/component") == "sample-executor",
+              "PodMonitor does not select the sample executor")
+    rule = by_kind(objs, "PrometheusRule").get(FULL)
+    if check(rule is not None, "no PrometheusRule"):
+        alerts = [r["alert"] for g in rule["spec"]["groups"] for r in g["rules"]]
+        for want in ("GnomonTriggerLatencyHigh", "GnomonMisfires", "GnomonPartitionUnowned",
+                     "GnomonOldestDueSlotTooOld", "GnomonNoExecutorForRunningJobs",
+                     "GnomonResultSpoolBackingUp", "GnomonStoreErrors"):
+            check(want in alerts, f"PrometheusRule lacks {want}")
+    cm = by_kind(objs, "ConfigMap").get(f"{FULL}-dashboard")
+    if check(cm is not None, "no Grafana dashboard ConfigMap"):
+        check(cm["metadata"]["labels"].get("grafana_dashboard") == "1", "dashboard not labelled for the sidecar")
+        dash = json.loads(cm["data"]["gnomon.json"])
+        check(len(dash["panels"]) >= 10, "dashboard has few panels")
+    # The NetworkPolicy lets Prometheus reach the metrics port.
+    np = by_kind(objs, "NetworkPolicy").get(FULL)
+    if check(np is not None, "no NetworkPolicy"):
+        ports = [p["port"] for rule in np["spec"]["ingress"] for p in rule["ports"]]
+        check("metrics" in ports, f"NetworkPolicy ports {ports}")
+
+
+def case_metrics_off(objs, text):
+    for name, d in by_kind(objs, "Deployment").items():
+        c = container(d)
+        check("GNOMON_METRICS_LISTEN" not in env_of(c), f"{name}: metrics on though disabled")
+        check(all(p["name"] != "metrics" for p in c.get("ports", [])), f"{name}: metrics port though disabled")
+    for name, s in by_kind(objs, "Service").items():
+        check([p["port"] for p in s["spec"]["ports"]] == [7070], f"{name}: metrics port though disabled")
+    check(not by_kind(objs, "ServiceMonitor"), "ServiceMonitor rendered with metrics off")
+
+
 CASES = {
+    "monitoring": case_monitoring,
+    "metrics-off": case_metrics_off,
     "default": case_default,
     "custom": case_custom,
     "existing": case_existing,

@@ -28,6 +28,9 @@ missing=()
 $python -c 'import yaml' 2>/dev/null || missing+=("python3-yaml for $python")
 command -v node >/dev/null || missing+=("node")
 [ -f "$GNOMON_TOOLS_DIR/node_modules/kubernetes-models/package.json" ] || missing+=("kubernetes-models in $GNOMON_TOOLS_DIR")
+[ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/prometheus-operator/package.json" ] ||
+  missing+=("@kubernetes-models/prometheus-operator in $GNOMON_TOOLS_DIR")
+command -v promtool >/dev/null || missing+=("promtool (Debian package prometheus)")
 if ((${#missing[@]})); then
   echo "FAIL missing tools: ${missing[*]}"
   echo "     install them with: source scripts/lib.sh && install_deps  (or install_k8s_tools)"
@@ -129,6 +132,30 @@ check_case existing --set store.existingSecret=my-db --set store.existingSecretK
 check_case allinone --set allInOne=true
 check_case allinone-mysql --set allInOne=true --set scheduler.replicas=5 \
   --set store.url=mysql://gnomon:Pw-s3cret-XYZ@db.example:3306/gnomon
+
+check_case monitoring --set metrics.serviceMonitor.enabled=true \
+  --set metrics.serviceMonitor.labels.release=kube-prometheus --set metrics.podMonitor.enabled=true \
+  --set metrics.prometheusRule.enabled=true --set metrics.grafanaDashboard.enabled=true \
+  --set networkPolicy.enabled=true --set sampleExecutor.enabled=true \
+  --set sampleExecutor.accessTokenSecret.name=t
+check_case metrics-off --set metrics.enabled=false --set metrics.serviceMonitor.enabled=true
+
+# The alerting rules: valid for Prometheus, and each alert fires when (and
+# only when) it should (tests/deploy/alerts_test.yaml, default thresholds).
+if render rules --set metrics.prometheusRule.enabled=true --show-only templates/prometheusrule.yaml &&
+  $python -c 'import sys, yaml; yaml.safe_dump(yaml.safe_load(open(sys.argv[1]))["spec"], open(sys.argv[2], "w"))' \
+    "$work/rules.yaml" "$work/rules-spec.yaml"; then
+  mkdir -p "$work/promtool" && cp "$work/rules-spec.yaml" "$work/promtool/rules.yaml" &&
+    cp "$here/alerts_test.yaml" "$work/promtool/"
+  run "promtool check rules" promtool check rules "$work/promtool/rules.yaml"
+  run "promtool test rules (every alert)" promtool test rules "$work/promtool/alerts_test.yaml"
+else
+  fail "render the PrometheusRule"
+fi
+# Every metric the rules and the dashboard use is one docs/metrics.md lists
+# (which the metrics e2e test checks against what gnomond really serves).
+run "rules and dashboard use only documented metrics" $python "$here/documented_metrics.py" \
+  "$GNOMON_ROOT/docs/metrics.md" "$chart/files/alerts.yaml" "$chart/files/dashboard.json"
 
 # The generated cluster token is random per install (upgrades keep it through lookup).
 if render tok1 && render tok2 && ! cmp -s <(grep cluster-token "$work/tok1.yaml") <(grep cluster-token "$work/tok2.yaml"); then

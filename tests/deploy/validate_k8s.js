@@ -11,7 +11,10 @@ for (const file of process.argv.slice(2)) {
   for (const obj of JSON.parse(fs.readFileSync(file, "utf8"))) {
     const name = `${file}: ${obj.apiVersion} ${obj.kind} ${obj.metadata && obj.metadata.name}`;
     const [group, version] = obj.apiVersion.includes("/") ? obj.apiVersion.split("/") : [null, obj.apiVersion];
-    const modulePath = group ? `kubernetes-models/${group}/${version}/${obj.kind}` : `kubernetes-models/${version}/${obj.kind}`;
+    // prometheus-operator's kinds (ServiceMonitor, PodMonitor, PrometheusRule)
+    // come from their own package.
+    const pkg = group === "monitoring.coreos.com" ? "@kubernetes-models/prometheus-operator" : "kubernetes-models";
+    const modulePath = group ? `${pkg}/${group}/${version}/${obj.kind}` : `${pkg}/${version}/${obj.kind}`;
     let Model;
     try {
       Model = require(modulePath)[obj.kind];

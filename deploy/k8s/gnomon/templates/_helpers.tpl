@@ -176,6 +176,10 @@ spec:
         - name: GNOMON_ADMIN_TOKEN_FILE
           value: {{ ternary "/var/lib/gnomon/admin-token" "/var/run/gnomon/admin-token" $.Values.allInOne | quote }}
         {{- end }}
+        {{- if $.Values.metrics.enabled }}
+        - name: GNOMON_METRICS_LISTEN
+          value: "0.0.0.0:{{ $.Values.metrics.port }}"
+        {{- end }}
         {{- range $k, $v := $.Values.config }}
         - name: GNOMON_{{ $k | replace "-" "_" | upper }}
           value: {{ toString $v | quote }}
@@ -187,6 +191,11 @@ spec:
         - name: grpc
           containerPort: {{ $.Values.port }}
           protocol: TCP
+        {{- if $.Values.metrics.enabled }}
+        - name: metrics
+          containerPort: {{ $.Values.metrics.port }}
+          protocol: TCP
+        {{- end }}
       # Startup and liveness ask the "liveness" service, which stays SERVING
       # while the process serves: a store outage must not restart pods.
       # Readiness asks the overall status, NOT_SERVING while the store is
