@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/metrics/testing/samples.h"
 #include "services/scheduler/testing/fake_executors.h"
 #include "services/scheduler/testing/temp_store.h"
 #include "services/scheduler/trigger.h"
@@ -19,6 +20,7 @@ using ::testing::HasSubstr;
 using testing::Accepted;
 using testing::FakeExecutors;
 using testing::Rejected;
+using metrics::testing::SampleOf;
 
 constexpr int64_t kNow = 1'800'000'000'000;
 
@@ -72,14 +74,24 @@ class DispatcherTest : public ::testing::Test {
     return r.ok() ? *r : v1::Run();
   }
 
+  // gnomon_scheduler_fires_total of a trigger type and outcome.
+  double Fires(const std::string& type, const std::string& outcome) {
+    return SampleOf(registry_, absl::StrCat("gnomon_scheduler_fires_total{outcome=\"", outcome,
+                                            "\",trigger_type=\"", type, "\"}"))
+        .value_or(-1);
+  }
+
   testing::TempStore store_;
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   Membership membership_{"cluster-token", &clock_};
   FakeExecutors executors_;
   DispatchRecorder outcomes_{store_.get(), &clock_};
-  Dispatcher dispatcher_{store_.get(), &membership_, &executors_, &outcomes_, &clock_};
+  metrics::MetricsRegistry registry_;
+  SchedulerMetrics metrics_{registry_, {}, {}};
+  Dispatcher dispatcher_{store_.get(), &membership_, &executors_, &outcomes_, &clock_,
+                         nullptr,      nullptr,      nullptr,     &metrics_};
   RunRecorder recorder_{store_.get(), &clock_};
-  Trigger trigger_{&recorder_, &dispatcher_};
+  Trigger trigger_{&recorder_, &dispatcher_, &metrics_};
   v1::Group group_;
 };
 
@@ -94,6 +106,41 @@ TEST_F(DispatcherTest, ARoutedRunGoesWhereTheJobsRouterPicksAndRunsOnceAccepted)
   EXPECT_EQ(run.executor_address(), "c:1");
   EXPECT_EQ(run.trigger_code(), 200);
   EXPECT_EQ(run.trigger_message(), "route LAST -> c:1");
+  EXPECT_EQ(Fires("api", "dispatched"), 1);
+}
+
+TEST_F(DispatcherTest, LatenessRunsFromTheSlotAndDispatchLatencyFromTheSend) {
+  Live({"a:1"});
+  FireSpec f;
+  f.job = Job(v1::ROUTE_STRATEGY_UNSPECIFIED);
+  f.type = v1::TRIGGER_TYPE_CRON;
+  f.scheduled_ms = kNow - 40;
+  Fire(std::move(f));
+  clock_.Advance(absl::Milliseconds(4));
+  executors_.Answer(Accepted());
+  const auto lateness = [&](const std::string& le) {
+    return SampleOf(registry_, "gnomon_scheduler_trigger_lateness_seconds_bucket{trigger_type=\"cron\",le=\"" + le +
+                                   "\"}");
+  };
+  EXPECT_EQ(lateness("0.025"), 0);  // 44 ms late.
+  EXPECT_EQ(lateness("0.05"), 1);
+  EXPECT_EQ(SampleOf(registry_, "gnomon_scheduler_dispatch_latency_seconds_bucket{route=\"first\",le=\"0.0025\"}"), 0);
+  EXPECT_EQ(SampleOf(registry_, "gnomon_scheduler_dispatch_latency_seconds_bucket{route=\"first\",le=\"0.005\"}"), 1);
+  EXPECT_EQ(Fires("cron", "dispatched"), 1);
+}
+
+TEST_F(DispatcherTest, ASlotFiredAgainIsCountedAsTakenAndSentNowhere) {
+  Live({"a:1"});
+  FireSpec f;
+  f.job = Job(v1::ROUTE_STRATEGY_FIRST);
+  f.type = v1::TRIGGER_TYPE_FIX_RATE;
+  f.scheduled_ms = kNow;
+  Fire(f);
+  executors_.Answer(Accepted());
+  EXPECT_TRUE(Fire(f).empty());
+  EXPECT_TRUE(executors_.sent.empty());
+  EXPECT_EQ(Fires("fix_rate", "slot_taken"), 1);
+  EXPECT_EQ(Fires("fix_rate", "dispatched"), 1);
 }
 
 TEST_F(DispatcherTest, TheRequestCarriesTheRunAndTheJobUnderTheGroupsToken) {
@@ -125,6 +172,7 @@ TEST_F(DispatcherTest, AnAcceptanceOfARunTheExecutorHadAlreadyAcceptedIsNoted) {
   const v1::Run run = Stored(ids[0]);
   EXPECT_EQ(run.status(), v1::RUN_STATUS_RUNNING);
   EXPECT_EQ(run.trigger_message(), "route FIRST -> a:1 (already accepted)");
+  EXPECT_EQ(Fires("api", "dispatched"), 0);  // Counted when it was first accepted.
 }
 
 TEST_F(DispatcherTest, ARefusalForAStaleEpochLeavesTheRunPendingForThePartitionsHolder) {
@@ -133,6 +181,7 @@ TEST_F(DispatcherTest, ARefusalForAStaleEpochLeavesTheRunPendingForThePartitions
   executors_.Answer(Rejected(v1::REJECT_KIND_STALE_EPOCH, "epoch 0 < 2"));
   EXPECT_TRUE(executors_.sent.empty());  // Not another executor's to take either.
   EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_PENDING);
+  EXPECT_EQ(Fires("api", "fenced"), 1);
 }
 
 TEST_F(DispatcherTest, AResentRunGoesOutAgainUnderItsPartitionsCurrentEpoch) {
@@ -192,6 +241,7 @@ TEST_F(DispatcherTest, ARefusalByTheJobsBlockStrategyIsFinal) {
   executors_.Answer(Rejected(v1::REJECT_KIND_BLOCK_STRATEGY, "job is running"));
   EXPECT_TRUE(executors_.sent.empty());
   EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(Fires("api", "block_discarded"), 1);
 }
 
 TEST_F(DispatcherTest, EachBroadcastShardGoesToItsOwnExecutorAndARefusalThereIsFinal) {
@@ -221,6 +271,8 @@ TEST_F(DispatcherTest, ARunWithNoExecutorToGoToFailsAsHavingNone) {
   EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_NO_EXECUTOR);
   EXPECT_EQ(run.trigger_message(),
             absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
+  EXPECT_EQ(Fires("api", "no_executor"), 1);
+  EXPECT_EQ(SampleOf(registry_, "gnomon_runs_total{handle_code=\"no_executor\",status=\"failed\"}"), 1);
 }
 
 TEST_F(DispatcherTest, AnUnreachableExecutorFailsTheRunWithTheReason) {
@@ -232,6 +284,7 @@ TEST_F(DispatcherTest, AnUnreachableExecutorFailsTheRunWithTheReason) {
   EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
   EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_FAILURE);
   EXPECT_THAT(run.trigger_message(), HasSubstr("route FIRST -> a:1: UNAVAILABLE: connection refused"));
+  EXPECT_EQ(Fires("api", "failed"), 1);
 }
 
 TEST_F(DispatcherTest, AFiresExplicitAddressesReplaceTheGroupsExecutors) {

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -29,6 +31,7 @@
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
 #include "services/scheduler/membership.h"
+#include "services/scheduler/scheduler_metrics.h"
 
 namespace gnomon::scheduler {
 
@@ -40,8 +43,10 @@ struct RunReaperOptions {
 
 class RunReaper {
  public:
-  RunReaper(store::Store* store, Membership* membership, Clock* clock, RunReaperOptions options)
-      : store_(store), membership_(membership), clock_(clock), options_(options) {}
+  // `metrics` (may be null) counts the runs it fails.
+  RunReaper(store::Store* store, Membership* membership, Clock* clock, RunReaperOptions options,
+            SchedulerMetrics* metrics = nullptr)
+      : store_(store), membership_(membership), clock_(clock), options_(options), metrics_(metrics) {}
 
   void ExecutorLeft(const v1::ExecutorInfo& executor) ABSL_LOCKS_EXCLUDED(mu_);
   void SetActive(bool active) ABSL_LOCKS_EXCLUDED(mu_);
@@ -57,11 +62,15 @@ class RunReaper {
   void FailStalePending(int64_t now_ms);
   // Fails RUNNING runs on executors absent from membership for lost_grace.
   void FailOrphaned(int64_t now_ms);
+  // store_->FailRuns, counting the runs it ended.
+  absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, v1::HandleCode code,
+                                   std::string_view message, int64_t now_ms);
 
   store::Store* const store_;
   Membership* const membership_;
   Clock* const clock_;
   const RunReaperOptions options_;
+  SchedulerMetrics* const metrics_;
   absl::Mutex mu_;
   std::deque<Left> left_ ABSL_GUARDED_BY(mu_);
   // Addresses of RUNNING runs not live at a scan -> since when (Run's thread only).
