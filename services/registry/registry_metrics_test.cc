@@ -1,13 +1,11 @@
 #include "services/registry/registry_metrics.h"
 
-#include <stdlib.h>
-
-#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "services/common/metrics/testing/samples.h"
+#include "services/common/store/testing/temp_store.h"
 #include "services/registry/registry_core.h"
 
 namespace gnomon::registry {
@@ -18,19 +16,10 @@ using metrics::testing::SampleOf;
 class RegistryMetricsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() / "gnomon-registry-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(dir_.data()), nullptr);
-    absl::StatusOr<std::unique_ptr<store::Store>> s = store::OpenStore("sqlite:" + dir_ + "/gnomon.db", {});
-    ASSERT_TRUE(s.ok()) << s.status();
-    store_ = *std::move(s);
+    ASSERT_TRUE(store_.status().ok()) << store_.status();
     RegistryOptions o;
     o.remote_refresh = absl::ZeroDuration();
     core_ = std::make_unique<RegistryCore>(store_.get(), &clock_, o, &metrics_);
-  }
-  void TearDown() override {
-    core_.reset();
-    store_.reset();
-    std::filesystem::remove_all(dir_);
   }
   uint64_t Join(const std::string& app, const std::string& address) {
     v1::Register reg;
@@ -45,8 +34,7 @@ class RegistryMetricsTest : public ::testing::Test {
     return SampleOf(registry_, series);
   }
 
-  std::string dir_;
-  std::unique_ptr<store::Store> store_;
+  store::testing::TempStore store_;
   SimulatedClock clock_{absl::FromUnixMillis(1'800'000'000'000)};
   metrics::MetricsRegistry registry_;
   RegistryMetrics metrics_{registry_};

@@ -8,8 +8,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/metrics/testing/samples.h"
+#include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
-#include "services/scheduler/testing/temp_store.h"
 #include "services/scheduler/trigger.h"
 
 namespace gnomon::scheduler {
@@ -59,6 +59,14 @@ class DispatcherTest : public ::testing::Test {
     EXPECT_TRUE(out.ok()) << out.status();
     return out.ok() ? (*out)[0].run_ids : std::vector<int64_t>{};
   }
+  // A fire of `type` for the slot at slot_ms.
+  FireSpec Scheduled(v1::RouteStrategy strategy, v1::TriggerType type, int64_t slot_ms) {
+    FireSpec f;
+    f.job = Job(strategy);
+    f.type = type;
+    f.scheduled_ms = slot_ms;
+    return f;
+  }
   std::vector<int64_t> Fire(std::shared_ptr<const v1::Job> job) {
     FireSpec f;
     f.job = std::move(job);
@@ -81,7 +89,7 @@ class DispatcherTest : public ::testing::Test {
         .value_or(-1);
   }
 
-  testing::TempStore store_;
+  store::testing::TempStore store_;
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   Membership membership_{"cluster-token", &clock_};
   FakeExecutors executors_;
@@ -111,30 +119,25 @@ TEST_F(DispatcherTest, ARoutedRunGoesWhereTheJobsRouterPicksAndRunsOnceAccepted)
 
 TEST_F(DispatcherTest, LatenessRunsFromTheSlotAndDispatchLatencyFromTheSend) {
   Live({"a:1"});
-  FireSpec f;
-  f.job = Job(v1::ROUTE_STRATEGY_UNSPECIFIED);
-  f.type = v1::TRIGGER_TYPE_CRON;
-  f.scheduled_ms = kNow - 40;
-  Fire(std::move(f));
+  Fire(Scheduled(v1::ROUTE_STRATEGY_UNSPECIFIED, v1::TRIGGER_TYPE_CRON, kNow - 40));
   clock_.Advance(absl::Milliseconds(4));
   executors_.Answer(Accepted());
-  const auto lateness = [&](const std::string& le) {
-    return SampleOf(registry_, "gnomon_scheduler_trigger_lateness_seconds_bucket{trigger_type=\"cron\",le=\"" + le +
-                                   "\"}");
+  // A bucket of a histogram series, "name_bucket{labels" given.
+  const auto bucket = [&](const std::string& series, const std::string& le) {
+    return SampleOf(registry_, series + ",le=\"" + le + "\"}");
   };
-  EXPECT_EQ(lateness("0.025"), 0);  // 44 ms late.
-  EXPECT_EQ(lateness("0.05"), 1);
-  EXPECT_EQ(SampleOf(registry_, "gnomon_scheduler_dispatch_latency_seconds_bucket{route=\"first\",le=\"0.0025\"}"), 0);
-  EXPECT_EQ(SampleOf(registry_, "gnomon_scheduler_dispatch_latency_seconds_bucket{route=\"first\",le=\"0.005\"}"), 1);
+  const std::string lateness = "gnomon_scheduler_trigger_lateness_seconds_bucket{trigger_type=\"cron\"";
+  const std::string latency = "gnomon_scheduler_dispatch_latency_seconds_bucket{route=\"first\"";
+  EXPECT_EQ(bucket(lateness, "0.025"), 0);  // 44 ms late.
+  EXPECT_EQ(bucket(lateness, "0.05"), 1);
+  EXPECT_EQ(bucket(latency, "0.0025"), 0);  // Answered 4 ms after it was sent.
+  EXPECT_EQ(bucket(latency, "0.005"), 1);
   EXPECT_EQ(Fires("cron", "dispatched"), 1);
 }
 
 TEST_F(DispatcherTest, ASlotFiredAgainIsCountedAsTakenAndSentNowhere) {
   Live({"a:1"});
-  FireSpec f;
-  f.job = Job(v1::ROUTE_STRATEGY_FIRST);
-  f.type = v1::TRIGGER_TYPE_FIX_RATE;
-  f.scheduled_ms = kNow;
+  const FireSpec f = Scheduled(v1::ROUTE_STRATEGY_FIRST, v1::TRIGGER_TYPE_FIX_RATE, kNow);
   Fire(f);
   executors_.Answer(Accepted());
   EXPECT_TRUE(Fire(f).empty());

@@ -2,9 +2,6 @@
 // and StoreMetrics, against a real gRPC server and a SQLite store.
 #include "services/common/server/server_metrics.h"
 
-#include <stdlib.h>
-
-#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -17,6 +14,7 @@
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/store_metrics.h"
 #include "services/common/store/observed_store.h"
+#include "services/common/store/testing/temp_store.h"
 
 namespace gnomon {
 namespace {
@@ -44,21 +42,10 @@ TEST(IsStoreError, AnswersAreNotErrors) {
 
 class ServerMetricsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() / "gnomon-server-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(dir_.data()), nullptr);
-    absl::StatusOr<std::unique_ptr<store::Store>> s = store::OpenStore("sqlite:" + dir_ + "/gnomon.db", {});
-    ASSERT_TRUE(s.ok()) << s.status();
-    real_ = *std::move(s);
-  }
-  void TearDown() override {
-    real_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void SetUp() override { ASSERT_TRUE(real_.status().ok()) << real_.status(); }
   std::optional<double> Sample(const std::string& series) { return SampleOf(registry_, series); }
 
-  std::string dir_;
-  std::unique_ptr<store::Store> real_;
+  store::testing::TempStore real_;
   metrics::MetricsRegistry registry_;
 };
 
@@ -97,10 +84,7 @@ class AuthedAdmin final : public v1::JobAdmin::Service {
 };
 
 TEST_F(ServerMetricsTest, EveryCallIsCountedAndRefusedCredentialsByReason) {
-  v1::Group g;
-  g.set_app_name("billing");
-  g.set_access_token("group-token");
-  ASSERT_TRUE(real_->CreateGroup(g, 1).ok());
+  ASSERT_TRUE(real_.AddGroup("billing", "group-token", 1).ok());
   ServerMetrics metrics(registry_);
   Authenticator auth(real_.get(), "cluster-token", &metrics);
   AuthedAdmin service(&auth);
