@@ -14,9 +14,14 @@
 // printed, never asserted: a row per configuration as it is measured, and
 // Markdown tables at the end.
 //
+// With --metrics=on every process serves /metrics and the bench scrapes each
+// one every second through the window (--metrics=off,on: one configuration
+// each, to compare).
+//
 //   burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql]
 //               [--replicas=2] [--seconds=30] [--warmup=5] [--route=round|first]
 //               [--capacity=N] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]
+//               [--metrics=off|on|off,on]
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -37,6 +42,7 @@
 #include "bench/bench_args.h"
 #include "bench/burst_deployment.h"
 #include "bench/burst_figures.h"
+#include "bench/metrics_scraper.h"
 #include "bench/partition_shares.h"
 #include "bench/proc_stats.h"
 #include "bench/throwaway_mariadb.h"
@@ -62,6 +68,8 @@ struct BenchOptions {
   int admin_budget_seconds = 600;
   // A slot whose run started later than this after its instant is missed.
   int64_t late_ms = 5000;
+  // Metrics served and scraped, one configuration per entry.
+  std::vector<bool> metrics = {false};
 };
 
 // One printed row; every cell is already text.
@@ -287,15 +295,18 @@ PartitionHolders Holders(StoreReader& reader) {
   return PartitionHolders{};
 }
 
-std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, const BenchOptions& o,
+std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool metrics, const BenchOptions& o,
                           std::vector<ReplicaRow>& replica_rows) {
   std::printf(
-      "\n=== J=%d store=%s, %d replica(s): %d s window after %d s warm-up, route %s, executor capacity %s\n", jobs,
-      store.c_str(), replicas, o.seconds, o.warmup_seconds, v1::RouteStrategy_Name(o.route).c_str(),
+      "\n=== J=%d store=%s, %d replica(s), metrics %s: %d s window after %d s warm-up, route %s, executor "
+      "capacity %s\n",
+      jobs, store.c_str(), replicas, metrics ? "on" : "off", o.seconds, o.warmup_seconds,
+      v1::RouteStrategy_Name(o.route).c_str(),
       o.capacity > 0 ? absl::StrCat(o.capacity).c_str() : "(the executor's default)");
   BurstDeploymentOptions d_options;
   d_options.gnomond_flags = {"--store-stats-interval=1s"};
   d_options.executor_capacity = o.capacity;
+  d_options.metrics = metrics;
   std::unique_ptr<ThrowawayMariadb> mariadb;
   const std::string database = absl::StrCat("gnomon_burst_", jobs);
   if (store == "mysql") {
@@ -342,7 +353,15 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, cons
   if (mariadb) procs.push_back({"mariadbd", mariadb->pid()});
   std::unique_ptr<StoreReader> reader = mariadb ? mariadb->Reader(database) : SqliteStoreReader(d.sqlite_path());
   std::vector<PartitionHolders> holders = {Holders(*reader)};
+  std::optional<MetricsScraper> scraper;
+  if (metrics) scraper.emplace(d.metrics_urls(), absl::Seconds(1));
   const WindowFigures w = MeasureWindow(std::move(procs), mariadb.get(), t0_ms, o.seconds);
+  if (scraper) {
+    const MetricsScraper::Totals t = scraper->Stop();
+    std::printf("metrics: %lld scrapes of %zu endpoints (%lld failed), %.0f KiB per scrape\n",
+                static_cast<long long>(t.scrapes), d.metrics_urls().size(), static_cast<long long>(t.failures),
+                t.scrapes > t.failures ? t.bytes / 1024.0 / (t.scrapes - t.failures) : 0.0);
+  }
   holders.push_back(Holders(*reader));
   for (const auto& p : d.processes()) {
     if (std::optional<int> code = p.process->WaitFor(absl::ZeroDuration())) {
@@ -365,6 +384,7 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, cons
   Row row;
   row.jobs = *started_jobs == jobs ? absl::StrCat(jobs) : absl::StrCat(jobs, " (", *started_jobs, " started)");
   row.store = mariadb ? absl::StrCat("mysql (", replicas, replicas == 1 ? " replica)" : " replicas)") : "sqlite";
+  if (metrics) row.store += ", metrics on";
   row.delivered = absl::StrCat(out->started_slots, "/", expected);
   row.fires_per_s = Fixed(double(out->started_slots) / o.seconds, 0);
   row.missed = absl::StrCat(no_run + not_started + out->late_slots, " (", no_run, " / ", not_started, " / ",
@@ -434,13 +454,21 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
     if (absl::ConsumePrefix(&a, "--admin-threads=")) return PositiveInt(a, o.admin_threads);
     if (absl::ConsumePrefix(&a, "--admin-budget=")) return PositiveInt(a, o.admin_budget_seconds);
     if (absl::ConsumePrefix(&a, "--drain-max=")) return PositiveInt(a, o.drain_max_seconds);
+    if (absl::ConsumePrefix(&a, "--metrics=")) {
+      o.metrics.clear();
+      for (absl::string_view m : absl::StrSplit(a, ',')) {
+        if (m != "on" && m != "off") return false;
+        o.metrics.push_back(m == "on");
+      }
+      return true;
+    }
     return false;
   };
   return ParseBenchArgs(
       argc, argv,
       "burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql] [--replicas=2] [--seconds=30] "
       "[--warmup=5] [--route=round|first] [--capacity=N] [--admin-threads=4] [--admin-budget=600] "
-      "[--drain-max=60]",
+      "[--drain-max=60] [--metrics=off|on|off,on]",
       parse);
 }
 
@@ -456,7 +484,10 @@ int main(int argc, char** argv) {
   for (int jobs : o.jobs) {
     for (const std::string& store : o.stores) {
       for (int replicas : store == "mysql" ? o.replicas : std::vector<int>{1}) {
-        if (auto row = gnomon::bench::RunOne(jobs, store, replicas, o, replica_rows)) rows.push_back(*row);
+        for (bool metrics : o.metrics) {
+          auto row = gnomon::bench::RunOne(jobs, store, replicas, metrics, o, replica_rows);
+          if (row) rows.push_back(*row);
+        }
       }
     }
   }

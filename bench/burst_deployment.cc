@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -37,6 +38,7 @@ absl::StatusOr<std::string> BurstDeployment::SpawnReplica(int i, const std::stri
   // Only the first replica creates the admin token (the store has one after).
   if (i == 0) argv.push_back(absl::StrCat("--admin-token-file=", dir(), "/admin.token"));
   argv.insert(argv.end(), options_.gnomond_flags.begin(), options_.gnomond_flags.end());
+  if (options_.metrics) argv.push_back("--metrics-listen=127.0.0.1:0");
   replicas_[i] = std::make_unique<testing::Subprocess>(argv);
   // Migrations on a fresh MySQL database take a few seconds; 60 s is the guard.
   std::optional<std::string> line = replicas_[i]->WaitForLine("gnomond listening on", absl::Seconds(60));
@@ -96,6 +98,7 @@ absl::Status BurstDeployment::StartExecutors(const std::string& app, const std::
       argv.push_back(absl::StrCat("--max-concurrent-runs=", options_.executor_capacity));
     }
     if (options_.count_invocations) argv.push_back("--invocations-file=" + invocations_file(i));
+    if (options_.metrics) argv.push_back("--metrics-listen=127.0.0.1:0");
     // The token goes through the environment, as an operator would pass a secret.
     executors_.push_back(std::make_unique<testing::Subprocess>(
         argv, std::map<std::string, std::string>{{"GNOMON_ACCESS_TOKEN", access_token}}));
@@ -110,6 +113,17 @@ absl::Status BurstDeployment::StartExecutors(const std::string& app, const std::
 void BurstDeployment::Stop(absl::Duration grace) {
   for (auto& e : executors_) StopOne(*e, grace);
   for (auto& r : replicas_) StopOne(*r, grace);
+}
+
+std::vector<std::string> BurstDeployment::metrics_urls() const {
+  std::vector<std::string> urls;
+  for (const Process& p : processes()) {
+    // Printed before "listening on", which Start waited for.
+    if (std::optional<std::string> line = p.process->WaitForLine("metrics on http://", absl::ZeroDuration())) {
+      urls.emplace_back(absl::StripAsciiWhitespace(line->substr(line->find("http://"))));
+    }
+  }
+  return urls;
 }
 
 std::vector<BurstDeployment::Process> BurstDeployment::processes() const {

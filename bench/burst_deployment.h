@@ -41,6 +41,8 @@ struct BurstDeploymentOptions {
   int executor_capacity = 0;
   // Executor i appends each handler invocation's run id to invocations_file(i).
   bool count_invocations = false;
+  // Every process serves /metrics on a free loopback port (--metrics-listen).
+  bool metrics = false;
 };
 
 class BurstDeployment {
@@ -69,6 +71,8 @@ class BurstDeployment {
   // Replica i's --replica-id, its process name: "gnomond-<i+1>".
   static std::string ReplicaId(int i);
   std::string invocations_file(int executor) const;
+  // The /metrics URL of every process (with options.metrics), as each printed it.
+  std::vector<std::string> metrics_urls() const;
   const std::string& dir() const { return dir_.path(); }
   std::string sqlite_path() const { return dir() + "/gnomon.db"; }
 

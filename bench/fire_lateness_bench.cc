@@ -16,7 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
-#include "bench/counting_store.h"
+#include "bench/call_counter.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/scheduler/dispatch_timer.h"
 #include "services/scheduler/route_plan.h"
@@ -76,7 +76,8 @@ void RunRate(int fires_per_second, int seconds) {
     std::fprintf(stderr, "store: %s\n", real.status().ToString().c_str());
     return;
   }
-  CountingStore store(real->get());
+  CallCounter counter;
+  store::ObservedStore store(real->get(), &counter);
   v1::Group g;
   g.set_app_name("bench");
   g.set_access_token("x");
@@ -97,7 +98,7 @@ void RunRate(int fires_per_second, int seconds) {
   scheduler::ScheduleLoopOptions options;
   options.record_ahead = absl::Milliseconds(50);  // gnomond's default.
   scheduler::ScheduleLoop loop(&store, &sink, &RealClock(), options);
-  const uint64_t writes_before = store.writes();
+  const uint64_t writes_before = counter.writes();
   std::thread timer_thread([&] { timer.Run(); });
   std::thread t([&] { loop.Run(); });
   absl::SleepFor(absl::Seconds(1.5 + seconds));  // A benchmark's run time, not synchronisation.
@@ -107,7 +108,7 @@ void RunRate(int fires_per_second, int seconds) {
   timer.Stop();
   timer_thread.join();
   std::vector<int64_t> lat = sink.Take();
-  const uint64_t writes = store.writes() - writes_before;
+  const uint64_t writes = counter.writes() - writes_before;
   std::sort(lat.begin(), lat.end());
   auto pct = [&](double p) { return lat.empty() ? 0 : lat[std::min(lat.size() - 1, size_t(p * lat.size()))]; };
   std::printf("%6d fires/s target: %zu fires in %d s (%.0f/s); lateness p50 %.3f ms, p99 %.3f ms, max %.3f ms; "

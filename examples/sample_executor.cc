@@ -78,6 +78,9 @@ ABSL_FLAG(absl::Duration, cancel_grace, absl::Seconds(2),
           "How long a cancelled handler may take before its worker is replaced.");
 ABSL_FLAG(absl::Duration, shutdown_grace, absl::Seconds(30),
           "On SIGTERM/SIGINT, how long running runs may take to finish.");
+ABSL_FLAG(std::string, metrics_listen, Env("GNOMON_METRICS_LISTEN"),
+          "host:port to serve Prometheus metrics on, at /metrics (port 0 picks a free port; empty: "
+          "not served) (GNOMON_METRICS_LISTEN).");
 ABSL_FLAG(std::string, tls_ca, Env("GNOMON_TLS_CA"), "PEM roots (GNOMON_TLS_CA).");
 ABSL_FLAG(std::string, tls_cert, Env("GNOMON_TLS_CERT"), "PEM certificate (GNOMON_TLS_CERT).");
 ABSL_FLAG(std::string, tls_key, Env("GNOMON_TLS_KEY"), "PEM key (GNOMON_TLS_KEY).");
@@ -134,6 +137,7 @@ int main(int argc, char** argv) {
   options.max_queued_runs_per_job = absl::GetFlag(FLAGS_max_queued_runs_per_job);
   options.allow_scripts = absl::GetFlag(FLAGS_allow_scripts);
   options.cancel_grace = absl::GetFlag(FLAGS_cancel_grace);
+  options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   options.tls.ca_file = absl::GetFlag(FLAGS_tls_ca);
   options.tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
   options.tls.key_file = absl::GetFlag(FLAGS_tls_key);
@@ -152,6 +156,9 @@ int main(int argc, char** argv) {
   if (absl::Status s = (*executor)->Start(); !s.ok()) {
     std::fprintf(stderr, "gnomon-sample-executor: %s\n", s.ToString().c_str());
     return 1;
+  }
+  if (std::string metrics = (*executor)->metrics_address(); !metrics.empty()) {
+    std::printf("gnomon-sample-executor metrics on http://%s/metrics\n", metrics.c_str());
   }
   std::printf("gnomon-sample-executor listening on %s\n", (*executor)->address().c_str());
   std::fflush(stdout);

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <sys/stat.h>
 
@@ -18,13 +19,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/numbers.h"
 #include "absl/time/time.h"
 #include "services/common/client/log.h"
+#include "services/common/metrics/build_info.h"
+#include "services/common/metrics/metrics_registry.h"
+#include "services/common/metrics/metrics_server.h"
 #include "services/common/server/authenticator.h"
 #include "services/common/server/env_flags.h"
 #include "services/common/server/grpc_server.h"
 #include "services/common/server/health_monitor.h"
+#include "services/common/server/server_metrics.h"
+#include "services/common/server/store_metrics.h"
 #include "services/common/server/tokens.h"
+#include "services/common/store/observed_store.h"
 #include "services/common/store/store.h"
 #include "services/log/log_role.h"
 #include "services/registry/registry_role.h"
@@ -75,6 +83,12 @@ ABSL_FLAG(absl::Duration, preread_window, absl::Seconds(5),
           "How far ahead the scheduler reads due jobs into its timer.");
 ABSL_FLAG(absl::Duration, store_stats_interval, absl::ZeroDuration(),
           "Log the store's committed write transactions this often (0: never).");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "host:port to serve Prometheus metrics on, at /metrics, for every role in this process "
+          "(port 0 picks a free port; empty: no metrics).");
+ABSL_FLAG(std::string, metrics_jobs, "",
+          "Comma-separated job ids whose trigger lateness also gets a series of its own (job_id "
+          "label); other jobs are only counted in aggregate.");
 ABSL_FLAG(absl::Duration, record_ahead, absl::Milliseconds(50),
           "Record runs this long before their slots, many per store transaction, and send each "
           "at its instant (0: record each at its instant).");
@@ -90,6 +104,20 @@ std::string DefaultReplicaId(const std::string& listen) {
   ::gethostname(host, sizeof(host) - 1);
   const std::string port = listen.substr(listen.rfind(':') + 1);
   return absl::StrCat(host, ":", port == "0" ? absl::StrCat("pid", ::getpid()) : port);
+}
+
+// --metrics-jobs as ids; nullopt (with a message) if one is not a positive number.
+std::optional<std::vector<int64_t>> MetricsJobs() {
+  std::vector<int64_t> ids;
+  for (absl::string_view item : absl::StrSplit(absl::GetFlag(FLAGS_metrics_jobs), ',', absl::SkipEmpty())) {
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(item, &id) || id <= 0) {
+      std::cerr << "gnomond: --metrics-jobs: \"" << item << "\" is not a job id\n";
+      return std::nullopt;
+    }
+    ids.push_back(id);
+  }
+  return ids;
 }
 
 int Serve() {
@@ -115,6 +143,16 @@ int Serve() {
     cluster_token = NewToken();  // Only this process needs to know it.
   }
 
+  const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  std::optional<std::vector<int64_t>> metrics_jobs = MetricsJobs();
+  if (!metrics_jobs) return 2;
+  // Off unless asked for: then nothing is measured at all, not even counted.
+  std::shared_ptr<metrics::MetricsRegistry> metrics_registry;
+  if (!metrics_listen.empty()) {
+    metrics_registry = std::make_shared<metrics::MetricsRegistry>();
+    metrics::AddBuildInfo(*metrics_registry, "gnomond");
+  }
+
   store::StoreOptions store_options;
   store_options.max_log_lines_per_run = absl::GetFlag(FLAGS_max_log_lines_per_run);
   const std::string url = absl::GetFlag(FLAGS_store);
@@ -130,7 +168,18 @@ int Serve() {
     std::cerr << "gnomond: --store: " << store.status() << "\n";
     return 1;
   }
-  Authenticator auth(store->get(), cluster_token);
+  // With metrics, every role's store calls go through an ObservedStore.
+  std::unique_ptr<StoreMetrics> store_metrics;
+  std::unique_ptr<store::ObservedStore> observed;
+  store::Store* const roles_store = [&]() -> store::Store* {
+    if (!metrics_registry) return store->get();
+    store_metrics = std::make_unique<StoreMetrics>(*metrics_registry, store->get());
+    observed = std::make_unique<store::ObservedStore>(store->get(), store_metrics.get());
+    return observed.get();
+  }();
+  std::unique_ptr<ServerMetrics> server_metrics =
+      metrics_registry ? std::make_unique<ServerMetrics>(*metrics_registry) : nullptr;
+  Authenticator auth(roles_store, cluster_token, server_metrics.get());
   absl::StatusOr<std::optional<std::string>> admin = auth.BootstrapAdminToken();
   if (!admin.ok()) {
     std::cerr << "gnomond: creating the first admin token: " << admin.status() << "\n";
@@ -145,7 +194,7 @@ int Serve() {
     }
   }
 
-  GrpcServer server;
+  GrpcServer server(server_metrics.get());
   std::unique_ptr<registry::RegistryRole> registry_role;
   std::unique_ptr<logsvc::LogRole> log_role;
   std::unique_ptr<scheduler::SchedulerRole> scheduler_role;
@@ -153,15 +202,16 @@ int Serve() {
     registry::RegistryOptions o;
     o.beat_interval = absl::GetFlag(FLAGS_beat_interval);
     o.missed_beats = absl::GetFlag(FLAGS_missed_beats);
-    registry_role = std::make_unique<registry::RegistryRole>(store->get(), &auth, o);
+    registry_role =
+        std::make_unique<registry::RegistryRole>(roles_store, &auth, o, metrics_registry.get());
     server.AddService(registry_role->service(), v1::Registry::service_full_name());
   }
   if (roles.count("log")) {
     logsvc::RetentionOptions retention;
     retention.days = absl::GetFlag(FLAGS_retention_days);
     retention.max_runs_per_job = absl::GetFlag(FLAGS_max_runs_per_job);
-    log_role = std::make_unique<logsvc::LogRole>(store->get(), &auth, logsvc::ReportWriterOptions{},
-                                                 retention);
+    log_role = std::make_unique<logsvc::LogRole>(roles_store, &auth, logsvc::ReportWriterOptions{},
+                                                 retention, metrics_registry.get());
     server.AddService(log_role->service(), v1::LogService::service_full_name());
   }
   if (roles.count("scheduler")) {
@@ -186,8 +236,21 @@ int Serve() {
       }
       std::getline(in, o.email.password);
     }
-    scheduler_role = std::make_unique<scheduler::SchedulerRole>(store->get(), &auth, o);
+    o.metrics_jobs = *metrics_jobs;
+    scheduler_role =
+        std::make_unique<scheduler::SchedulerRole>(roles_store, &auth, o, metrics_registry.get());
     server.AddService(scheduler_role->service(), v1::JobAdmin::service_full_name());
+  }
+  std::unique_ptr<metrics::MetricsServer> metrics_server;
+  if (metrics_registry) {
+    absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> started =
+        metrics::MetricsServer::Start(metrics_listen, metrics_registry);
+    if (!started.ok()) {
+      std::cerr << "gnomond: --metrics-listen: " << started.status() << "\n";
+      return 1;
+    }
+    metrics_server = *std::move(started);
+    std::cout << "gnomond metrics on http://" << metrics_server->address() << "/metrics" << std::endl;
   }
   absl::StatusOr<int> port = server.Start(absl::GetFlag(FLAGS_listen));
   if (!port.ok()) {

@@ -5,9 +5,12 @@
 #define GNOMON_SERVICES_LOG_LOG_ROLE_H_
 
 #include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
+#include "services/common/metrics/metrics_registry.h"
+#include "services/log/log_metrics.h"
 #include "services/log/log_service.h"
 #include "services/log/retention.h"
 
@@ -15,12 +18,21 @@ namespace gnomon::logsvc {
 
 class LogRole {
  public:
+  // `registry` (may be null: not measured) must outlive the role.
   LogRole(store::Store* store, Authenticator* auth, ReportWriterOptions options,
-          RetentionOptions retention, Clock* clock = &RealClock())
-      : writer_(store, clock, options),
+          RetentionOptions retention, metrics::MetricsRegistry* registry = nullptr,
+          Clock* clock = &RealClock())
+      : metrics_(registry != nullptr ? std::make_unique<LogMetrics>(*registry) : nullptr),
+        writer_(store, clock, options),
         service_(store, auth, &writer_, &hub_),
         retention_(store, clock, retention) {
     ConnectTailHub(&writer_, &hub_);
+    if (metrics_ == nullptr) return;
+    writer_.AddObserver([m = metrics_.get(), clock](const std::vector<v1::ReportItem>& items,
+                                                    const std::vector<v1::ReportAck>& acks) {
+      m->Stored(items, acks, clock->NowMillis());
+    });
+    scrape_hook_ = registry->OnScrape([this] { metrics_->SetQueued(writer_.queued_items()); });
   }
   ~LogRole() { Stop(); }
 
@@ -47,12 +59,14 @@ class LogRole {
   }
 
  private:
+  const std::unique_ptr<LogMetrics> metrics_;  // Null: not measured.
   ReportWriter writer_;
   LogTailHub hub_;
   LogServiceImpl service_;
   Retention retention_;
   std::thread thread_;
   std::thread retention_thread_;
+  metrics::ScrapeHook scrape_hook_;  // Last: unregistered before writer_ goes.
 };
 
 }  // namespace gnomon::logsvc

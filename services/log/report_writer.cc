@@ -19,6 +19,11 @@ void ReportWriter::Submit(PendingReport report) {
   queue_.push_back(std::move(report));
 }
 
+size_t ReportWriter::queued_items() const {
+  absl::MutexLock l(&mu_);
+  return queued_items_;
+}
+
 void ReportWriter::Stop() {
   absl::MutexLock l(&mu_);
   stopped_ = true;

@@ -59,6 +59,8 @@ class ReportWriter {
 
   void AddObserver(Observer observer) ABSL_LOCKS_EXCLUDED(mu_);
   void Submit(PendingReport report) ABSL_LOCKS_EXCLUDED(mu_);
+  // Items submitted and not yet taken into a store transaction.
+  size_t queued_items() const ABSL_LOCKS_EXCLUDED(mu_);
   // Writes until Stop(); items still queued at Stop are not acknowledged.
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
@@ -67,7 +69,7 @@ class ReportWriter {
   store::Store* const store_;
   Clock* const clock_;
   const ReportWriterOptions options_;
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   std::deque<PendingReport> queue_ ABSL_GUARDED_BY(mu_);
   size_t queued_items_ ABSL_GUARDED_BY(mu_) = 0;  // Items in queue_.
   std::vector<Observer> observers_ ABSL_GUARDED_BY(mu_);

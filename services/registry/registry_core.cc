@@ -1,6 +1,7 @@
 #include "services/registry/registry_core.h"
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -102,8 +103,21 @@ bool Watcher::closed() const {
   return closed_;
 }
 
-RegistryCore::RegistryCore(store::Store* store, Clock* clock, RegistryOptions options)
-    : store_(store), clock_(clock), options_(options) {}
+RegistryCore::RegistryCore(store::Store* store, Clock* clock, RegistryOptions options,
+                           RegistryMetrics* metrics)
+    : store_(store), clock_(clock), options_(options), metrics_(metrics) {}
+
+void RegistryCore::RefreshMetrics() const {
+  std::map<std::string, int> by_app;
+  size_t sessions;
+  {
+    absl::MutexLock l(&mu_);
+    sessions = sessions_.size();
+    for (const auto& [key, m] : members_) ++by_app[key.first];
+    for (const auto& [key, info] : remote_) ++by_app[key.first];
+  }
+  metrics_->SetMembership(sessions, by_app);
+}
 
 RegistryCore::~RegistryCore() { Stop(); }
 
@@ -147,6 +161,10 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg,
     sessions_[id] = key;
     Publish(rejoin ? v1::EXECUTOR_CHANGE_KIND_UPDATED : v1::EXECUTOR_CHANGE_KIND_JOINED, info);
   }
+  if (metrics_ != nullptr) {
+    metrics_->Opened();
+    if (replaced_cancel) metrics_->Closed(SessionEnd::kReplaced);
+  }
   if (replaced_cancel) replaced_cancel();
   if (absl::Status s = store_->UpsertExecutor(info, now); !s.ok()) {
     GNOMON_LOG(WARNING) << "registry: cannot persist " << info.address() << ": " << s;
@@ -163,6 +181,7 @@ absl::Status RegistryCore::Beat(uint64_t session, const v1::Beat& beat) {
     absl::MutexLock l(&mu_);
     auto s = sessions_.find(session);
     if (s == sessions_.end()) return absl::FailedPreconditionError("session is no longer registered");
+    if (metrics_ != nullptr) metrics_->Beat();
     Member& m = members_[s->second];
     m.last_beat_ms = now;
     *m.info.mutable_last_beat_time() = TimeUtil::MillisecondsToTimestamp(now);
@@ -201,6 +220,7 @@ void RegistryCore::Leave(uint64_t session, const std::string& reason) {
     sessions_.erase(s);
     Publish(v1::EXECUTOR_CHANGE_KIND_LEFT, info);
   }
+  if (metrics_ != nullptr) metrics_->Closed(SessionEnd::kLeft);
   // Only our registration's row: if the executor already registered with
   // another replica, its row there is left alone (else every other replica
   // would see it leave until its next beat is persisted).
@@ -264,6 +284,7 @@ std::vector<std::function<void()>> RegistryCore::ExpireLocked(int64_t now_ms) {
     GNOMON_LOG(INFO) << "registry: " << m.info.app_name() << " executor " << m.info.address()
                      << " missed " << options_.missed_beats << " beats; removed";
     Publish(v1::EXECUTOR_CHANGE_KIND_LEFT, m.info);
+    if (metrics_ != nullptr) metrics_->Closed(SessionEnd::kMissedBeats);
     sessions_.erase(m.session);
     cancels.push_back(std::move(m.cancel));
     members_.erase(it++);

@@ -33,6 +33,7 @@
 #include "gnomon/v1/registry.pb.h"
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
+#include "services/registry/registry_metrics.h"
 
 namespace gnomon::registry {
 
@@ -72,7 +73,9 @@ absl::Status ValidateRegister(const v1::Register& reg);
 
 class RegistryCore {
  public:
-  RegistryCore(store::Store* store, Clock* clock, RegistryOptions options);
+  // `metrics` may be null (not measured).
+  RegistryCore(store::Store* store, Clock* clock, RegistryOptions options,
+               RegistryMetrics* metrics = nullptr);
   ~RegistryCore();
 
   const RegistryOptions& options() const { return options_; }
@@ -89,6 +92,9 @@ class RegistryCore {
 
   // A new watcher, already holding the snapshot of `apps` (empty = all).
   std::shared_ptr<Watcher> Watch(std::vector<std::string> apps) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Sets the metrics read at scrape (sessions, executors by app); needs metrics.
+  void RefreshMetrics() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Expires members whose beats stopped; returns when Stop() is called.
   void RunReaper() ABSL_LOCKS_EXCLUDED(mu_);
@@ -115,6 +121,7 @@ class RegistryCore {
   store::Store* const store_;
   Clock* const clock_;
   const RegistryOptions options_;
+  RegistryMetrics* const metrics_;
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<Key, Member> members_ ABSL_GUARDED_BY(mu_);

@@ -65,7 +65,7 @@ v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job) {
 
 Dispatcher::Dispatcher(store::Store* store, Membership* membership, ExecutorClient* executors,
                        DispatchRecorder* outcomes, Clock* clock, TriggerPools* pools,
-                       ManualProber* prober, DispatchTimer* timer)
+                       ManualProber* prober, DispatchTimer* timer, SchedulerMetrics* metrics)
     : store_(store),
       membership_(membership),
       executors_(executors),
@@ -73,7 +73,8 @@ Dispatcher::Dispatcher(store::Store* store, Membership* membership, ExecutorClie
       clock_(clock),
       pools_(pools),
       prober_(prober),
-      timer_(timer) {
+      timer_(timer),
+      metrics_(metrics) {
   for (int s = v1::RouteStrategy_MIN; s <= v1::RouteStrategy_MAX; ++s) {
     if (!v1::RouteStrategy_IsValid(s)) continue;
     auto strategy = static_cast<v1::RouteStrategy>(s);
@@ -110,14 +111,14 @@ void Dispatcher::Route(Delivery d) {
   // queued in the pool: under overload that wait would mark every job slow.
   const absl::Time submitted = clock_->Now();
   if (d.targets.executors->empty()) {
-    Fail(d.run, v1::HANDLE_CODE_NO_EXECUTOR,
+    Fail(d.run, FireResult::kNoExecutor, v1::HANDLE_CODE_NO_EXECUTOR,
          absl::StrCat("no live executor in group ", d.targets.group.id(), " (app \"",
                       d.targets.group.app_name(), "\")"));
     return;
   }
   absl::StatusOr<std::string> address = d.asking.empty() ? Pick(d) : d.asking;
   if (!address.ok()) {
-    Fail(d.run, v1::HANDLE_CODE_NO_EXECUTOR, std::string(address.status().message()));
+    Fail(d.run, FireResult::kNoExecutor, v1::HANDLE_CODE_NO_EXECUTOR, std::string(address.status().message()));
     return;
   }
   if (d.asking.empty()) {
@@ -148,7 +149,7 @@ void Dispatcher::Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownersh
   for (v1::Run& run : runs) {
     auto job = jobs.find(run.job_id());
     if (job == jobs.end()) {
-      Fail(run, v1::HANDLE_CODE_FAILURE, "job was deleted before its run was sent");
+      Fail(run, FireResult::kFailed, v1::HANDLE_CODE_FAILURE, "job was deleted before its run was sent");
       continue;
     }
     FireSpec f;
@@ -182,7 +183,9 @@ absl::StatusOr<std::string> Dispatcher::Pick(const Delivery& d) {
 
 void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time submitted,
                           absl::StatusOr<v1::RunAnswer> r) {
-  if (pools_ != nullptr) pools_->RecordDispatch(d.run.job_id(), clock_->Now() - submitted);
+  const absl::Duration took = clock_->Now() - submitted;
+  if (pools_ != nullptr) pools_->RecordDispatch(d.run.job_id(), took);
+  if (metrics_ != nullptr) metrics_->DispatchAnswered(d.job->route_strategy(), took);
   if (!d.where.executor && AnotherMayTake(r) && d.refused.size() + 1 < d.targets.executors->size()) {
     // Route it again among the executors that have not refused it; not on
     // this (the link's) thread: routing may probe executors.
@@ -196,6 +199,7 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
     // under its old epoch, and that holder's Redispatcher sends it.
     GNOMON_LOG(INFO) << "scheduler: run " << d.run.id() << " fenced off by " << address
                      << "; left to the partition's current holder";
+    if (metrics_ != nullptr) metrics_->Fired(d.run.trigger_type(), FireResult::kFenced);
     return;
   }
   if (!r.ok() && absl::IsUnknown(r.status())) {
@@ -203,7 +207,10 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
     return;
   }
   if (!r.ok() || !r->has_accepted()) {
-    Fail(d.run, r.ok() ? r->rejected().code() : v1::HANDLE_CODE_FAILURE,
+    const FireResult why = !r.ok()                                                   ? FireResult::kFailed
+                           : r->rejected().kind() == v1::REJECT_KIND_BLOCK_STRATEGY ? FireResult::kBlockDiscarded
+                                                                                    : FireResult::kRejected;
+    Fail(d.run, why, r.ok() ? r->rejected().code() : v1::HANDLE_CODE_FAILURE,
          absl::StrCat(route, ": ", r.ok() ? r->rejected().reason() : r.status().ToString()), address);
     return;
   }
@@ -222,6 +229,8 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
   if (d.asks > 0) absl::StrAppend(&u.trigger_message, " (answer lost; asked again ", d.asks, "x)");
   u.dispatch_ms = clock_->NowMillis();
   u.fence_epoch = d.run.fence_epoch();
+  // A resent run already accepted was counted by its first dispatch.
+  if (metrics_ != nullptr && !r->accepted().already_accepted()) metrics_->Accepted(d.run, u.dispatch_ms);
   outcomes_->Add(std::move(u));
 }
 
@@ -234,7 +243,7 @@ void Dispatcher::AskAgain(Delivery d, const std::string& address, const absl::St
     gone = !now || *now != d.instance;
   }
   if (gone || d.asks >= kAsksAfterLostAnswer) {
-    Fail(d.run, v1::HANDLE_CODE_EXECUTOR_LOST,
+    Fail(d.run, FireResult::kFailed, v1::HANDLE_CODE_EXECUTOR_LOST,
          absl::StrCat("executor lost: ", address,
                       gone ? " left or restarted" : " never answered when asked again",
                       " after the run was sent (", why.message(), ")"),
@@ -260,8 +269,12 @@ std::optional<std::string> Dispatcher::LiveInstance(const std::string& app,
   return std::nullopt;
 }
 
-void Dispatcher::Fail(const v1::Run& run, int32_t code, const std::string& message,
+void Dispatcher::Fail(const v1::Run& run, FireResult why, int32_t code, const std::string& message,
                       const std::string& address) {
+  if (metrics_ != nullptr) {
+    metrics_->Fired(run.trigger_type(), why);
+    metrics_->RunsEnded(code, 1);
+  }
   store::DispatchUpdate u;
   u.run_id = run.id();
   u.status = v1::RUN_STATUS_FAILED;

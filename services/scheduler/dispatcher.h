@@ -55,6 +55,7 @@
 #include "services/scheduler/redispatcher.h"
 #include "services/scheduler/route_plan.h"
 #include "services/scheduler/router.h"
+#include "services/scheduler/scheduler_metrics.h"
 #include "services/scheduler/trigger_pools.h"
 
 namespace gnomon::scheduler {
@@ -71,9 +72,11 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   // `pools` may be null: routing and sending then happen on the caller's
   // thread. `timer` may be null: runs recorded ahead are then sent at once.
   // `prober` may be null: every address of a manual group counts as alive.
+  // `metrics` may be null: nothing is measured.
   Dispatcher(store::Store* store, Membership* membership, ExecutorClient* executors,
              DispatchRecorder* outcomes, Clock* clock, TriggerPools* pools = nullptr,
-             ManualProber* prober = nullptr, DispatchTimer* timer = nullptr);
+             ManualProber* prober = nullptr, DispatchTimer* timer = nullptr,
+             SchedulerMetrics* metrics = nullptr);
 
   // The group of the fire's job and the executors the fire may use: its
   // explicit addresses, else a manual group's addresses that answer beats,
@@ -138,8 +141,9 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   // nullopt if none is live there.
   std::optional<std::string> LiveInstance(const std::string& app, const std::string& address);
   // Records the run as FAILED with `code` and `message` (also its handle
-  // code and message: it will not run), naming `address` if it got that far.
-  void Fail(const v1::Run& run, int32_t code, const std::string& message,
+  // code and message: it will not run), naming `address` if it got that far;
+  // `why` is the fire's outcome for metrics.
+  void Fail(const v1::Run& run, FireResult why, int32_t code, const std::string& message,
             const std::string& address = "");
 
   store::Store* const store_;
@@ -150,6 +154,7 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   TriggerPools* const pools_;
   ManualProber* const prober_;
   DispatchTimer* const timer_;
+  SchedulerMetrics* const metrics_;
   std::map<v1::RouteStrategy, std::unique_ptr<Router>> routers_;  // Built once, read-only.
 
   absl::Mutex mu_;

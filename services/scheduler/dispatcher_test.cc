@@ -7,8 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/metrics/testing/samples.h"
+#include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
-#include "services/scheduler/testing/temp_store.h"
 #include "services/scheduler/trigger.h"
 
 namespace gnomon::scheduler {
@@ -19,6 +20,7 @@ using ::testing::HasSubstr;
 using testing::Accepted;
 using testing::FakeExecutors;
 using testing::Rejected;
+using metrics::testing::SampleOf;
 
 constexpr int64_t kNow = 1'800'000'000'000;
 
@@ -59,6 +61,14 @@ class DispatcherTest : public ::testing::Test {
     EXPECT_TRUE(out.ok()) << out.status();
     return out.ok() ? (*out)[0].run_ids : std::vector<int64_t>{};
   }
+  // A fire of `type` for the slot at slot_ms.
+  FireSpec Scheduled(v1::RouteStrategy strategy, v1::TriggerType type, int64_t slot_ms) {
+    FireSpec f;
+    f.job = Job(strategy);
+    f.type = type;
+    f.scheduled_ms = slot_ms;
+    return f;
+  }
   std::vector<int64_t> Fire(std::shared_ptr<const v1::Job> job) {
     FireSpec f;
     f.job = std::move(job);
@@ -74,14 +84,24 @@ class DispatcherTest : public ::testing::Test {
     return r.ok() ? *r : v1::Run();
   }
 
-  testing::TempStore store_;
+  // gnomon_scheduler_fires_total of a trigger type and outcome.
+  double Fires(const std::string& type, const std::string& outcome) {
+    return SampleOf(registry_, absl::StrCat("gnomon_scheduler_fires_total{outcome=\"", outcome,
+                                            "\",trigger_type=\"", type, "\"}"))
+        .value_or(-1);
+  }
+
+  store::testing::TempStore store_;
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   Membership membership_{"cluster-token", &clock_};
   FakeExecutors executors_;
   DispatchRecorder outcomes_{store_.get(), &clock_};
-  Dispatcher dispatcher_{store_.get(), &membership_, &executors_, &outcomes_, &clock_};
+  metrics::MetricsRegistry registry_;
+  SchedulerMetrics metrics_{registry_, {}, {}};
+  Dispatcher dispatcher_{store_.get(), &membership_, &executors_, &outcomes_, &clock_,
+                         nullptr,      nullptr,      nullptr,     &metrics_};
   RunRecorder recorder_{store_.get(), &clock_};
-  Trigger trigger_{&recorder_, &dispatcher_};
+  Trigger trigger_{&recorder_, &dispatcher_, &metrics_};
   v1::Group group_;
 };
 
@@ -96,6 +116,36 @@ TEST_F(DispatcherTest, ARoutedRunGoesWhereTheJobsRouterPicksAndRunsOnceAccepted)
   EXPECT_EQ(run.executor_address(), "c:1");
   EXPECT_EQ(run.trigger_code(), 200);
   EXPECT_EQ(run.trigger_message(), "route LAST -> c:1");
+  EXPECT_EQ(Fires("api", "dispatched"), 1);
+}
+
+TEST_F(DispatcherTest, LatenessRunsFromTheSlotAndDispatchLatencyFromTheSend) {
+  Live({"a:1"});
+  Fire(Scheduled(v1::ROUTE_STRATEGY_UNSPECIFIED, v1::TRIGGER_TYPE_CRON, kNow - 40));
+  clock_.Advance(absl::Milliseconds(4));
+  executors_.Answer(Accepted());
+  // A bucket of a histogram series, "name_bucket{labels" given.
+  const auto bucket = [&](const std::string& series, const std::string& le) {
+    return SampleOf(registry_, series + ",le=\"" + le + "\"}");
+  };
+  const std::string lateness = "gnomon_scheduler_trigger_lateness_seconds_bucket{trigger_type=\"cron\"";
+  const std::string latency = "gnomon_scheduler_dispatch_latency_seconds_bucket{route=\"first\"";
+  EXPECT_EQ(bucket(lateness, "0.025"), 0);  // 44 ms late.
+  EXPECT_EQ(bucket(lateness, "0.05"), 1);
+  EXPECT_EQ(bucket(latency, "0.0025"), 0);  // Answered 4 ms after it was sent.
+  EXPECT_EQ(bucket(latency, "0.005"), 1);
+  EXPECT_EQ(Fires("cron", "dispatched"), 1);
+}
+
+TEST_F(DispatcherTest, ASlotFiredAgainIsCountedAsTakenAndSentNowhere) {
+  Live({"a:1"});
+  const FireSpec f = Scheduled(v1::ROUTE_STRATEGY_FIRST, v1::TRIGGER_TYPE_FIX_RATE, kNow);
+  Fire(f);
+  executors_.Answer(Accepted());
+  EXPECT_TRUE(Fire(f).empty());
+  EXPECT_TRUE(executors_.sent.empty());
+  EXPECT_EQ(Fires("fix_rate", "slot_taken"), 1);
+  EXPECT_EQ(Fires("fix_rate", "dispatched"), 1);
 }
 
 TEST_F(DispatcherTest, TheRequestCarriesTheRunAndTheJobUnderTheGroupsToken) {
@@ -127,6 +177,7 @@ TEST_F(DispatcherTest, AnAcceptanceOfARunTheExecutorHadAlreadyAcceptedIsNoted) {
   const v1::Run run = Stored(ids[0]);
   EXPECT_EQ(run.status(), v1::RUN_STATUS_RUNNING);
   EXPECT_EQ(run.trigger_message(), "route FIRST -> a:1 (already accepted)");
+  EXPECT_EQ(Fires("api", "dispatched"), 0);  // Counted when it was first accepted.
 }
 
 TEST_F(DispatcherTest, ARefusalForAStaleEpochLeavesTheRunPendingForThePartitionsHolder) {
@@ -135,6 +186,7 @@ TEST_F(DispatcherTest, ARefusalForAStaleEpochLeavesTheRunPendingForThePartitions
   executors_.Answer(Rejected(v1::REJECT_KIND_STALE_EPOCH, "epoch 0 < 2"));
   EXPECT_TRUE(executors_.sent.empty());  // Not another executor's to take either.
   EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_PENDING);
+  EXPECT_EQ(Fires("api", "fenced"), 1);
 }
 
 TEST_F(DispatcherTest, AResentRunGoesOutAgainUnderItsPartitionsCurrentEpoch) {
@@ -194,6 +246,7 @@ TEST_F(DispatcherTest, ARefusalByTheJobsBlockStrategyIsFinal) {
   executors_.Answer(Rejected(v1::REJECT_KIND_BLOCK_STRATEGY, "job is running"));
   EXPECT_TRUE(executors_.sent.empty());
   EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(Fires("api", "block_discarded"), 1);
 }
 
 TEST_F(DispatcherTest, EachBroadcastShardGoesToItsOwnExecutorAndARefusalThereIsFinal) {
@@ -223,6 +276,8 @@ TEST_F(DispatcherTest, ARunWithNoExecutorToGoToFailsAsHavingNone) {
   EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_NO_EXECUTOR);
   EXPECT_EQ(run.trigger_message(),
             absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
+  EXPECT_EQ(Fires("api", "no_executor"), 1);
+  EXPECT_EQ(SampleOf(registry_, "gnomon_runs_total{handle_code=\"no_executor\",status=\"failed\"}"), 1);
 }
 
 TEST_F(DispatcherTest, AnUnreachableExecutorFailsTheRunWithTheReason) {
@@ -234,6 +289,7 @@ TEST_F(DispatcherTest, AnUnreachableExecutorFailsTheRunWithTheReason) {
   EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
   EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_FAILURE);
   EXPECT_THAT(run.trigger_message(), HasSubstr("route FIRST -> a:1: UNAVAILABLE: connection refused"));
+  EXPECT_EQ(Fires("api", "failed"), 1);
 }
 
 TEST_F(DispatcherTest, AFiresExplicitAddressesReplaceTheGroupsExecutors) {

@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "google/protobuf/util/time_util.h"
-#include "services/scheduler/testing/temp_store.h"
+#include "services/common/store/testing/temp_store.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -71,7 +71,7 @@ class FollowupsTest : public ::testing::Test {
     followups_.Tick();
   }
 
-  testing::TempStore store_;
+  store::testing::TempStore store_;
   v1::Job job_;
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   NotingSink sink_;

@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/scheduler/testing/temp_store.h"
+#include "services/common/store/testing/temp_store.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -28,7 +28,7 @@ class PartitionLeaseTest : public ::testing::Test {
     return r;
   }
 
-  testing::TempStore store_;
+  store::testing::TempStore store_;
   SimulatedClock clock_{absl::FromUnixMillis(1'800'000'000'000)};
 };
 

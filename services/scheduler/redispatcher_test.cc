@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/scheduler/testing/temp_store.h"
+#include "services/common/store/testing/temp_store.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -57,7 +57,7 @@ class RedispatcherTest : public ::testing::Test {
     return o;
   }
 
-  testing::TempStore store_;
+  store::testing::TempStore store_;
   v1::Job job_;
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   FakeResender resender_;

@@ -61,7 +61,7 @@ void RunReaper::FailLost(const Left& left, const std::vector<int>& partitions) {
     }
   }
   if (ids.empty()) return;
-  absl::StatusOr<int64_t> n = store_->FailRuns(
+  absl::StatusOr<int64_t> n = FailRuns(
       ids, v1::HANDLE_CODE_EXECUTOR_LOST,
       absl::StrCat("executor lost: ", executor.address(),
                    restarted ? " restarted" : " left", " while the run was in flight"),
@@ -83,7 +83,7 @@ void RunReaper::FailStalePending(int64_t now_ms, const std::vector<int>& partiti
   if (!runs.ok() || runs->empty()) return;
   std::vector<int64_t> ids;
   for (const v1::Run& r : *runs) ids.push_back(r.id());
-  absl::StatusOr<int64_t> n = store_->FailRuns(
+  absl::StatusOr<int64_t> n = FailRuns(
       ids, v1::HANDLE_CODE_FAILURE,
       "dispatch never confirmed: the scheduler that recorded the run stopped before the executor "
       "answered",
@@ -114,10 +114,17 @@ void RunReaper::FailOrphaned(int64_t now_ms, const std::vector<int>& partitions)
   }
   absent_since_ = std::move(absent);
   if (lost.empty()) return;
-  absl::StatusOr<int64_t> n = store_->FailRuns(
+  absl::StatusOr<int64_t> n = FailRuns(
       lost, v1::HANDLE_CODE_EXECUTOR_LOST,
       "executor lost: its executor is no longer registered with any registry replica", now_ms);
   if (n.ok() && *n > 0) GNOMON_LOG(INFO) << "scheduler: failed " << *n << " runs of absent executors";
+}
+
+absl::StatusOr<int64_t> RunReaper::FailRuns(const std::vector<int64_t>& run_ids, v1::HandleCode code,
+                                             std::string_view message, int64_t now_ms) {
+  absl::StatusOr<int64_t> n = store_->FailRuns(run_ids, code, message, now_ms);
+  if (n.ok() && metrics_ != nullptr) metrics_->RunsEnded(code, *n);
+  return n;
 }
 
 void RunReaper::Run() {

@@ -28,6 +28,8 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -37,6 +39,7 @@
 #include "services/common/store/store.h"
 #include "services/scheduler/membership.h"
 #include "services/scheduler/partition_lease.h"
+#include "services/scheduler/scheduler_metrics.h"
 
 namespace gnomon::scheduler {
 
@@ -48,8 +51,10 @@ struct RunReaperOptions {
 
 class RunReaper {
  public:
-  RunReaper(store::Store* store, Membership* membership, Clock* clock, RunReaperOptions options)
-      : store_(store), membership_(membership), clock_(clock), options_(options) {}
+  // `metrics` (may be null) counts the runs it fails.
+  RunReaper(store::Store* store, Membership* membership, Clock* clock, RunReaperOptions options,
+            SchedulerMetrics* metrics = nullptr)
+      : store_(store), membership_(membership), clock_(clock), options_(options), metrics_(metrics) {}
 
   void ExecutorLeft(const v1::ExecutorInfo& executor) ABSL_LOCKS_EXCLUDED(mu_);
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
@@ -68,11 +73,15 @@ class RunReaper {
   void FailStalePending(int64_t now_ms, const std::vector<int>& partitions);
   // Fails RUNNING runs on executors absent from membership for lost_grace.
   void FailOrphaned(int64_t now_ms, const std::vector<int>& partitions);
+  // store_->FailRuns, counting the runs it ended.
+  absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, v1::HandleCode code,
+                                   std::string_view message, int64_t now_ms);
 
   store::Store* const store_;
   Membership* const membership_;
   Clock* const clock_;
   const RunReaperOptions options_;
+  SchedulerMetrics* const metrics_;
   absl::Mutex mu_;
   std::deque<Left> left_ ABSL_GUARDED_BY(mu_);
   // Addresses of RUNNING runs not live at a scan -> since when (Run's thread only).

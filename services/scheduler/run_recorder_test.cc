@@ -5,7 +5,7 @@
 
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
-#include "services/scheduler/testing/temp_store.h"
+#include "services/common/store/testing/temp_store.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -50,7 +50,7 @@ class RunRecorderTest : public ::testing::Test {
     return r.ok() ? *r : v1::Run();
   }
 
-  testing::TempStore store_;
+  store::testing::TempStore store_;
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   RunRecorder recorder_{store_.get(), &clock_};
   std::shared_ptr<const v1::Job> job_;

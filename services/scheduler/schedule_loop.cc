@@ -223,6 +223,7 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
       break;
   }
   if (!p.fires) {
+    if (metrics_ != nullptr) metrics_->Fired(v1::TRIGGER_TYPE_MISFIRE, FireResult::kMisfireSkipped);
     GNOMON_LOG(INFO) << "scheduler: job " << job.id() << " misfired slot " << armed.cursor
                      << "; skipped by policy";
   }
@@ -359,6 +360,23 @@ int64_t ScheduleLoop::RecordLeadMs() const {
 }
 
 int64_t ScheduleLoop::TickOwned() {
+  const absl::Time start = clock_->Now();
+  const int64_t wake = Pass();
+  armed_count_.store(armed_.size(), std::memory_order_relaxed);
+  if (metrics_ != nullptr) {
+    // What is still due after the pass: none unless the hold lapsed or a
+    // write failed (slots held back for the store).
+    const int64_t now = clock_->NowMillis();
+    size_t due = 0;
+    for (auto it = timer_.begin(); it != timer_.end() && it->first <= now; ++it) ++due;
+    const absl::Duration oldest =
+        due > 0 ? absl::Milliseconds(now - timer_.begin()->first) : absl::ZeroDuration();
+    metrics_->LoopPass(clock_->Now() - start, due, oldest);
+  }
+  return wake;
+}
+
+int64_t ScheduleLoop::Pass() {
   ApplyMessages();
   const int64_t now = clock_->NowMillis();
   if (ownership_ && (ownership_->partitions.empty() || now >= ownership_->valid_until_ms)) {
@@ -366,7 +384,6 @@ int64_t ScheduleLoop::TickOwned() {
     // (another replica may be taking over); the next ownership wakes us.
     dirty_ = false;
     refresh_.clear();
-    armed_count_.store(armed_.size(), std::memory_order_relaxed);
     return now + absl::ToInt64Milliseconds(options_.preread_interval);
   }
   if (dirty_ || now >= next_preread_ms_) {
@@ -381,7 +398,6 @@ int64_t ScheduleLoop::TickOwned() {
   const int64_t after = clock_->NowMillis();
   const int64_t flush_every = absl::ToInt64Milliseconds(options_.advance_flush_interval);
   if (!pending_advances_.empty() && after - last_flush_ms_ >= flush_every) FlushAdvances(after);
-  armed_count_.store(armed_.size(), std::memory_order_relaxed);
   if (dirty_) return after;  // A failed write: start again from the store now.
   int64_t wake = next_preread_ms_;
   if (!pending_advances_.empty()) wake = std::min(wake, last_flush_ms_ + flush_every);

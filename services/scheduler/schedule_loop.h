@@ -43,6 +43,7 @@
 #include "services/common/store/store.h"
 #include "services/scheduler/fire_sink.h"
 #include "services/scheduler/partition_lease.h"
+#include "services/scheduler/scheduler_metrics.h"
 
 namespace gnomon::scheduler {
 
@@ -71,8 +72,10 @@ struct ScheduleLoopOptions {
 
 class ScheduleLoop {
  public:
-  ScheduleLoop(store::Store* store, FireSink* sink, Clock* clock, ScheduleLoopOptions options)
-      : store_(store), trigger_(sink), clock_(clock), options_(options) {}
+  // `metrics` may be null (not measured).
+  ScheduleLoop(store::Store* store, FireSink* sink, Clock* clock, ScheduleLoopOptions options,
+               SchedulerMetrics* metrics = nullptr)
+      : store_(store), trigger_(sink), clock_(clock), options_(options), metrics_(metrics) {}
 
   // The owner: ticks, then waits for the next slot, pre-read or message,
   // until Stop(); writes the pending cursor advances on its way out.
@@ -118,6 +121,8 @@ class ScheduleLoop {
 
   // The owner's tick; returns when to tick next (ms).
   int64_t TickOwned() ABSL_LOCKS_EXCLUDED(mu_);
+  // The pass proper (TickOwned measures it).
+  int64_t Pass() ABSL_LOCKS_EXCLUDED(mu_);
   // Takes the messages received and applies them, oldest first.
   void ApplyMessages() ABSL_LOCKS_EXCLUDED(mu_);
   void ApplyOwnership(std::shared_ptr<const Ownership> ownership);
@@ -144,6 +149,7 @@ class ScheduleLoop {
   FireSink* const trigger_;
   Clock* const clock_;
   const ScheduleLoopOptions options_;
+  SchedulerMetrics* const metrics_;
 
   // The mailbox: messages not yet applied by the owner.
   absl::Mutex mu_;

@@ -11,10 +11,12 @@ namespace gnomon::scheduler {
 std::string DefaultReplicaId();
 std::vector<std::unique_ptr<alarm::AlarmChannel>> AlarmChannels(const SchedulerOptions& o);
 alarm::AlarmSenderOptions AlarmOptions(const SchedulerOptions& o, Clock* clock);
+std::unique_ptr<SchedulerMetrics> MetricsOf(metrics::MetricsRegistry* registry, const SchedulerOptions& o);
 
 SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, SchedulerOptions options,
-                             Clock* clock)
+                             metrics::MetricsRegistry* registry, Clock* clock)
     : options_(options),
+      metrics_(MetricsOf(registry, options)),
       membership_(auth->cluster_token(), clock),
       links_(clock),
       dispatch_recorder_(store, clock),
@@ -22,9 +24,10 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       prober_(store, &links_, clock, absl::Seconds(2)),
       timer_(clock),
       run_recorder_(store, clock),
-      dispatcher_(store, &membership_, &links_, &dispatch_recorder_, clock, &pools_, &prober_, &timer_),
-      trigger_(&run_recorder_, &dispatcher_),
-      loop_(store, &trigger_, clock, options.loop),
+      dispatcher_(store, &membership_, &links_, &dispatch_recorder_, clock, &pools_, &prober_, &timer_,
+                  metrics_.get()),
+      trigger_(&run_recorder_, &dispatcher_, metrics_.get()),
+      loop_(store, &trigger_, clock, options.loop, metrics_.get()),
       alarms_(AlarmChannels(options), AlarmOptions(options, clock),
               [store](int64_t run_id, const std::string& status) {
                 if (absl::Status s = store->RecordAlarmStatus(run_id, status); !s.ok()) {
@@ -32,7 +35,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                 }
               }),
       followups_(store, &trigger_, &loop_, clock, options.followups, &alarms_),
-      reaper_(store, &membership_, clock, options.reaper),
+      reaper_(store, &membership_, clock, options.reaper, metrics_.get()),
       redispatcher_(store, &dispatcher_, clock, options.redispatch),
       lease_(store, options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
              options.lease,
@@ -45,6 +48,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                followups_.SetOwnership(o);
                redispatcher_.SetOwnership(o);
                reaper_.SetOwnership(o);
+               if (metrics_ != nullptr) metrics_->Owned(*o);
                loop_.SetOwnership(std::move(o));
              }),
       core_(store, &trigger_, &dispatcher_, &loop_, &links_, clock, options.limits),
@@ -59,6 +63,23 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
   loop_.SetOwnership(std::make_shared<const Ownership>());
   followups_.SetOwnership(std::make_shared<const Ownership>());
   reaper_.SetOwnership(std::make_shared<const Ownership>());
+  if (metrics_ != nullptr) {
+    scrape_hook_ = registry->OnScrape([this, store] {
+      metrics_->SetPools(pools_.stats());
+      metrics_->SetAlarms(alarms_.counters());
+      // A cheap aggregate; a store that is down leaves the last counts.
+      if (absl::StatusOr<std::vector<store::JobCount>> jobs = store->CountJobs(); jobs.ok()) {
+        metrics_->SetJobs(*jobs);
+      }
+    });
+  }
+}
+
+std::unique_ptr<SchedulerMetrics> MetricsOf(metrics::MetricsRegistry* registry, const SchedulerOptions& o) {
+  if (registry == nullptr) return nullptr;
+  std::vector<std::string> channels;  // The names of the channels AlarmChannels makes.
+  for (const auto& channel : AlarmChannels(o)) channels.push_back(channel->name());
+  return std::make_unique<SchedulerMetrics>(*registry, o.metrics_jobs, channels);
 }
 
 std::vector<std::unique_ptr<alarm::AlarmChannel>> AlarmChannels(const SchedulerOptions& o) {

@@ -2,7 +2,7 @@
 // run recorder and dispatcher (composed by Trigger), schedule loop and the
 // JobAdmin service — and runs its threads.
 //
-//   SchedulerRole role(store, &auth, options);
+//   SchedulerRole role(store, &auth, options);  // or (..., options, &metrics) to measure it
 //   server.AddService(role.service());
 //   role.Start("127.0.0.1:7070");  // after the server listens (the registry may be in it)
 //   ...
@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "services/common/metrics/metrics_registry.h"
 #include "services/common/server/authenticator.h"
 #include "services/scheduler/admin_core.h"
 #include "services/scheduler/admin_service.h"
@@ -26,6 +27,7 @@
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/redispatcher.h"
 #include "services/scheduler/run_reaper.h"
+#include "services/scheduler/scheduler_metrics.h"
 #include "services/scheduler/trigger.h"
 
 namespace gnomon::scheduler {
@@ -46,12 +48,15 @@ struct SchedulerOptions {
   alarm::EmailOptions email;
   alarm::AlarmSenderOptions alarms;
   JobLimits limits;
+  // Jobs whose lateness gets a series of its own (--metrics-jobs).
+  std::vector<int64_t> metrics_jobs;
 };
 
 class SchedulerRole {
  public:
+  // `registry` (may be null: not measured) must outlive the role.
   SchedulerRole(store::Store* store, Authenticator* auth, SchedulerOptions options,
-                Clock* clock = &RealClock());
+                metrics::MetricsRegistry* registry = nullptr, Clock* clock = &RealClock());
   ~SchedulerRole();
 
   grpc::Service* service() { return &service_; }
@@ -66,6 +71,7 @@ class SchedulerRole {
 
  private:
   const SchedulerOptions options_;
+  const std::unique_ptr<SchedulerMetrics> metrics_;  // Null: not measured.
   Membership membership_;
   ExecutorLinks links_;
   DispatchRecorder dispatch_recorder_;
@@ -84,6 +90,7 @@ class SchedulerRole {
   AdminCore core_;
   AdminService service_;
   std::vector<std::thread> threads_;
+  metrics::ScrapeHook scrape_hook_;  // Last: unregistered before what it reads goes.
 };
 
 }  // namespace gnomon::scheduler

@@ -17,6 +17,12 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
   }
   absl::StatusOr<RecordedFires> recorded = recorder_->Record(fires, plans);
   if (!recorded.ok()) return recorded.status();
+  if (metrics_ != nullptr) {
+    for (size_t i = 0; i < fires.size(); ++i) {
+      const FireOutcome& o = recorded->outcomes[i];
+      if (o.slot_already_fired && o.run_ids.empty()) metrics_->Fired(fires[i].type, FireResult::kSlotTaken);
+    }
+  }
   for (RecordedRun& r : recorded->runs) {
     const FireSpec& f = fires[r.fire];
     dispatcher_->Dispatch(std::move(r.run), f.job, plans[r.fire].runs[r.planned], targets[r.fire],

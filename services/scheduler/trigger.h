@@ -3,7 +3,7 @@
 // records them in one store call for the batch (RunRecorder) and hands each
 // recorded run to the Dispatcher. It only composes the three.
 //
-//   Trigger trigger(&run_recorder, &dispatcher);
+//   Trigger trigger(&run_recorder, &dispatcher);  // or (..., &metrics): slots taken counted
 //   FireSpec f{.job = job_ptr, .type = v1::TRIGGER_TYPE_FIX_RATE, .scheduled_ms = slot};
 //   absl::StatusOr<std::vector<FireOutcome>> out = trigger.Fire({f});
 //
@@ -17,12 +17,15 @@
 #include "services/scheduler/dispatcher.h"
 #include "services/scheduler/fire_sink.h"
 #include "services/scheduler/run_recorder.h"
+#include "services/scheduler/scheduler_metrics.h"
 
 namespace gnomon::scheduler {
 
 class Trigger final : public FireSink {
  public:
-  Trigger(RunRecorder* recorder, Dispatcher* dispatcher) : recorder_(recorder), dispatcher_(dispatcher) {}
+  // `metrics` may be null.
+  Trigger(RunRecorder* recorder, Dispatcher* dispatcher, SchedulerMetrics* metrics = nullptr)
+      : recorder_(recorder), dispatcher_(dispatcher), metrics_(metrics) {}
 
   // Fails as a whole, recording nothing, if a group or the store cannot be
   // read; every run recorded is then dispatched (or failed with the reason).
@@ -31,6 +34,7 @@ class Trigger final : public FireSink {
  private:
   RunRecorder* const recorder_;
   Dispatcher* const dispatcher_;
+  SchedulerMetrics* const metrics_;
 };
 
 }  // namespace gnomon::scheduler

@@ -99,7 +99,10 @@ void TriggerPools::Work(Pool* pool) {
 
 TriggerPools::Stats TriggerPools::stats() const {
   absl::MutexLock l(&mu_);
-  return stats_;
+  Stats s = stats_;
+  s.fast_queued = fast_.load();
+  s.slow_queued = slow_.load();
+  return s;
 }
 
 void TriggerPools::Stop() {

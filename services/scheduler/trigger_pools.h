@@ -50,6 +50,9 @@ class TriggerPools {
     uint64_t submitted = 0;
     uint64_t to_slow_pool = 0;
     uint64_t backpressure_waits = 0;  // Submits that waited for room.
+    // Tasks waiting now (queued, or behind their job's earlier task) per pool.
+    size_t fast_queued = 0;
+    size_t slow_queued = 0;
   };
 
   TriggerPools(Clock* clock, TriggerPoolOptions options);

@@ -49,6 +49,8 @@ TEST(TriggerPoolsTest, AFullPoolMakesSubmitWaitInsteadOfDropping) {
   });
   started.WaitForNotification();        // The only worker is busy.
   pools.Submit(1, [&] { ++done; });     // Fills the queue.
+  EXPECT_EQ(pools.stats().fast_queued, 1u);
+  EXPECT_EQ(pools.stats().slow_queued, 0u);
   absl::Notification third_submitted;
   std::thread producer([&] {
     pools.Submit(1, [&] { ++done; });   // Must wait for room.

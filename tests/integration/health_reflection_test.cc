@@ -6,6 +6,8 @@
 #include <string>
 
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
 #include "gnomon/v1/common.pb.h"
@@ -32,6 +34,24 @@ HealthCheckResponse::ServingStatus Check(const std::string& address, const std::
   return resp.status();
 }
 
+// Watches `service` until it reports `want` (true) or `timeout` passes
+// (false): Health.Watch streams every change, so nothing polls.
+bool WatchUntil(const std::string& address, const std::string& service,
+                HealthCheckResponse::ServingStatus want, absl::Duration timeout) {
+  auto stub = grpc::health::v1::Health::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  HealthCheckRequest req;
+  req.set_service(service);
+  auto stream = stub->Watch(&ctx, req);
+  HealthCheckResponse resp;
+  while (stream->Read(&resp)) {
+    if (resp.status() == want) return true;
+  }
+  return false;
+}
+
 std::set<std::string> ListServices(const std::string& address) {
   auto stub = grpc::reflection::v1alpha::ServerReflection::NewStub(
       grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
@@ -54,7 +74,10 @@ std::set<std::string> ListServices(const std::string& address) {
 TEST(HealthReflection, GnomondServesHealthAndReflectionForEveryService) {
   testing::GnomonCluster cluster;
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
-  EXPECT_EQ(Check(cluster.address(), ""), HealthCheckResponse::SERVING);
+  // Alive at once; ready once the scheduler holds its partitions.
+  EXPECT_EQ(Check(cluster.address(), "liveness"), HealthCheckResponse::SERVING);
+  EXPECT_TRUE(WatchUntil(cluster.address(), "", HealthCheckResponse::SERVING, absl::Seconds(30)))
+      << cluster.Output();
   for (const char* svc : {"gnomon.v1.JobAdmin", "gnomon.v1.Registry", "gnomon.v1.LogService"}) {
     EXPECT_EQ(Check(cluster.address(), svc), HealthCheckResponse::SERVING) << svc;
   }

@@ -17,17 +17,25 @@ std::string MetadataValue(const grpc::ServerContext& context, std::string_view k
   return std::string(it->second.data(), it->second.size());
 }
 
-Authenticator::Authenticator(store::Store* store, std::string cluster_token, Clock* clock)
-    : store_(store), cluster_token_(std::move(cluster_token)), clock_(clock) {}
+Authenticator::Authenticator(store::Store* store, std::string cluster_token, ServerMetrics* metrics,
+                             Clock* clock)
+    : store_(store), cluster_token_(std::move(cluster_token)), metrics_(metrics), clock_(clock) {}
+
+absl::Status Authenticator::Refuse(AuthFailure reason, absl::Status status) {
+  if (metrics_ != nullptr) metrics_->AuthFailed(reason);
+  return status;
+}
 
 absl::Status Authenticator::CheckAdmin(const grpc::ServerContext& context) {
   std::string header = MetadataValue(context, kAuthorizationKey);
   constexpr absl::string_view kBearer = "Bearer ";
   if (header.empty()) {
-    return absl::UnauthenticatedError("missing \"authorization: Bearer <token>\" metadata");
+    return Refuse(AuthFailure::kMissingCredentials,
+                  absl::UnauthenticatedError("missing \"authorization: Bearer <token>\" metadata"));
   }
   if (!absl::StartsWith(header, kBearer)) {
-    return absl::UnauthenticatedError("authorization metadata must be \"Bearer <token>\"");
+    return Refuse(AuthFailure::kMalformed,
+                  absl::UnauthenticatedError("authorization metadata must be \"Bearer <token>\""));
   }
   std::string token = header.substr(kBearer.size());
   if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) return absl::OkStatus();
@@ -39,7 +47,9 @@ absl::Status Authenticator::CheckAdmin(const grpc::ServerContext& context) {
     if (it != valid_.end() && it->second > now) return absl::OkStatus();
   }
   absl::StatusOr<std::string> name = store_->FindAdminToken(digest);
-  if (absl::IsNotFound(name.status())) return absl::UnauthenticatedError("invalid admin token");
+  if (absl::IsNotFound(name.status())) {
+    return Refuse(AuthFailure::kInvalidAdminToken, absl::UnauthenticatedError("invalid admin token"));
+  }
   if (!name.ok()) return name.status();
   absl::MutexLock l(&mu_);
   valid_[digest] = now + kCacheMillis;
@@ -50,18 +60,21 @@ absl::StatusOr<v1::Group> Authenticator::CheckGroup(const grpc::ServerContext& c
                                                     std::string_view app_name) {
   std::string token = MetadataValue(context, kAccessTokenKey);
   if (token.empty()) {
-    return absl::UnauthenticatedError(
-        absl::StrCat("missing \"", std::string(kAccessTokenKey), "\" metadata"));
+    return Refuse(AuthFailure::kMissingCredentials,
+                  absl::UnauthenticatedError(
+                      absl::StrCat("missing \"", std::string(kAccessTokenKey), "\" metadata")));
   }
   absl::StatusOr<v1::Group> group = store_->GetGroupByApp(app_name);
   if (absl::IsNotFound(group.status())) {
-    return absl::NotFoundError(absl::StrCat("app_name: no group for app \"",
-                                            std::string(app_name), "\"; create it first"));
+    return Refuse(AuthFailure::kUnknownApp,
+                  absl::NotFoundError(absl::StrCat("app_name: no group for app \"", std::string(app_name),
+                                                   "\"; create it first")));
   }
   if (!group.ok()) return group.status();
   if (!SecretsEqual(token, group->access_token())) {
-    return absl::UnauthenticatedError(
-        absl::StrCat("wrong access token for app \"", std::string(app_name), "\""));
+    return Refuse(AuthFailure::kWrongAccessToken,
+                  absl::UnauthenticatedError(
+                      absl::StrCat("wrong access token for app \"", std::string(app_name), "\"")));
   }
   return group;
 }

@@ -5,7 +5,7 @@
 // gnomond roles. Executor-facing calls carry "x-gnomon-access-token", compared
 // with the token of the executor's group.
 //
-//   Authenticator auth(store, cluster_token);
+//   Authenticator auth(store, cluster_token);  // or (store, token, &server_metrics)
 //   if (absl::Status s = auth.CheckAdmin(*context); !s.ok()) return ToGrpcStatus(s);
 //
 // Thread safety: thread-safe.
@@ -22,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/server_context.h"
 #include "services/common/client/clock.h"
+#include "services/common/server/server_metrics.h"
 #include "services/common/store/store.h"
 
 namespace gnomon {
@@ -29,7 +30,9 @@ namespace gnomon {
 class Authenticator {
  public:
   // `cluster_token` may be empty (then only admin tokens are accepted).
-  Authenticator(store::Store* store, std::string cluster_token, Clock* clock = &RealClock());
+  // `metrics` (may be null) counts refused credentials.
+  Authenticator(store::Store* store, std::string cluster_token, ServerMetrics* metrics = nullptr,
+                Clock* clock = &RealClock());
 
   // Unauthenticated unless the call carries a valid admin or cluster token.
   absl::Status CheckAdmin(const grpc::ServerContext& context) ABSL_LOCKS_EXCLUDED(mu_);
@@ -46,7 +49,11 @@ class Authenticator {
 
  private:
   store::Store* const store_;
+  // The status refusing credentials for `reason`, counted.
+  absl::Status Refuse(AuthFailure reason, absl::Status status);
+
   const std::string cluster_token_;
+  ServerMetrics* const metrics_;
   Clock* const clock_;
   absl::Mutex mu_;
   // Digest -> cache expiry (ms): valid admin tokens seen recently.

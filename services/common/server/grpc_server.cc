@@ -27,6 +27,11 @@ absl::StatusOr<int> GrpcServer::Start(const std::string& address) {
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
   builder.SetMaxReceiveMessageSize(16 * 1024 * 1024);
   for (grpc::Service* s : services_) builder.RegisterService(s);
+  if (metrics_ != nullptr) {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+    interceptors.push_back(metrics_->InterceptorFactory());
+    builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  }
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || port == 0) {
     server_.reset();

@@ -1,7 +1,7 @@
 // Shared gRPC server bootstrap: health service, reflection, keepalive, and a
 // listening address that may use port 0.
 //
-//   GrpcServer server;
+//   GrpcServer server;  // or GrpcServer server(&server_metrics): every call counted
 //   server.AddService(&my_service, v1::JobAdmin::service_full_name());
 //   absl::StatusOr<int> port = server.Start("127.0.0.1:0");
 //   ...
@@ -19,12 +19,14 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/server/server_metrics.h"
 
 namespace gnomon {
 
 class GrpcServer {
  public:
-  GrpcServer() = default;
+  // `metrics` (may be null) records every call the server answers.
+  explicit GrpcServer(ServerMetrics* metrics = nullptr) : metrics_(metrics) {}
   GrpcServer(const GrpcServer&) = delete;
   GrpcServer& operator=(const GrpcServer&) = delete;
   ~GrpcServer();
@@ -43,6 +45,7 @@ class GrpcServer {
   grpc::Server* server() { return server_.get(); }
 
  private:
+  ServerMetrics* const metrics_;
   std::vector<grpc::Service*> services_;
   std::vector<std::string> names_;
   std::unique_ptr<grpc::Server> server_;

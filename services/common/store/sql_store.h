@@ -61,6 +61,7 @@ class SqlStore final : public Store {
   absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit,
                                                   const std::vector<int>& partitions) override;
   absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) override;
+  absl::StatusOr<std::vector<JobCount>> CountJobs() override;
 
   // Runs (sql_store_runs.cc).
   absl::StatusOr<std::vector<RunInsertOutcome>> InsertRuns(std::vector<v1::Run>& runs) override;

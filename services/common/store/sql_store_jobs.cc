@@ -397,4 +397,18 @@ absl::StatusOr<std::vector<bool>> SqlStore::AdvanceJobs(const std::vector<JobAdv
   return applied;
 }
 
+absl::StatusOr<std::vector<JobCount>> SqlStore::CountJobs() {
+  std::vector<JobCount> out;
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.count_jobs_by_group_state, {});
+    if (!rows.ok()) return rows.status();
+    for (const SqlRow& row : *rows) {
+      out.push_back({ColStr(row, 0), static_cast<v1::JobState>(ColInt(row, 1)), ColInt(row, 2)});
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
 }  // namespace gnomon::store::internal

@@ -263,6 +263,9 @@ Statements Portable() {
   s.delete_job_report_durations = "DELETE FROM report_duration WHERE job_id = ?";
   s.delete_job = "DELETE FROM job WHERE id = ?";
   s.select_due_jobs = DueJobsSql("");
+  s.count_jobs_by_group_state =
+      "SELECT g.app_name, j.state, COUNT(*) FROM job j JOIN job_group g ON g.id = j.group_id "
+      "GROUP BY g.app_name, j.state";
 
   s.insert_run = absl::StrCat(kInsertRun, Placeholders(28));
   s.select_slot_holder =

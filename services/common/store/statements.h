@@ -76,6 +76,7 @@ struct Statements {
   std::string delete_job_report_durations;
   std::string delete_job;
   std::string select_due_jobs;
+  std::string count_jobs_by_group_state;
   // Multi-row: rows of (id); the jobs' (id, state, next_fire_ms), by id,
   // locked for update where the dialect has row locks.
   BatchSql lock_jobs;

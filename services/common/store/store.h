@@ -71,6 +71,13 @@ struct JobAdvance {
   int64_t last_fire_ms = 0;
 };
 
+// How many jobs of one group are in one state (CountJobs).
+struct JobCount {
+  std::string app_name;  // The group's.
+  v1::JobState state = v1::JOB_STATE_UNSPECIFIED;
+  int64_t jobs = 0;
+};
+
 // Outcome of inserting one run.
 struct RunInsertOutcome {
   bool inserted = false;  // false: its slot was already taken.
@@ -183,6 +190,9 @@ class Store {
                                                           const std::vector<int>& partitions) = 0;
   // Applies each advance in one transaction; returns, per advance, whether it applied.
   virtual absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) = 0;
+  // Jobs per (group, state), in one aggregate query (for metrics); groups
+  // without jobs are left out.
+  virtual absl::StatusOr<std::vector<JobCount>> CountJobs() = 0;
 
   // ---- Runs ---------------------------------------------------------------
   // Inserts runs in one transaction. A run with scheduled_time set and a

@@ -150,6 +150,23 @@ TEST_P(StoreTest, ListJobsPagesByIdAndFiltersByGroup) {
   EXPECT_EQ(ids, in_a);
 }
 
+TEST_P(StoreTest, CountJobsByGroupAndState) {
+  ASSERT_OK_AND_ASSIGN(a, store().CreateGroup(MakeGroup("a"), 1));
+  ASSERT_OK_AND_ASSIGN(b, store().CreateGroup(MakeGroup("b"), 1));
+  ASSERT_TRUE(store().CreateGroup(MakeGroup("empty"), 1).ok());  // No jobs: no row.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(store().CreateJob(MakeJob(a.id(), "h"), v1::JOB_STATE_RUNNING, 5000, 1).ok());
+  }
+  ASSERT_TRUE(store().CreateJob(MakeJob(a.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1).ok());
+  ASSERT_TRUE(store().CreateJob(MakeJob(b.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1).ok());
+  ASSERT_OK_AND_ASSIGN(counts, store().CountJobs());
+  std::map<std::pair<std::string, v1::JobState>, int64_t> got;
+  for (const JobCount& c : counts) got[{c.app_name, c.state}] = c.jobs;
+  const std::map<std::pair<std::string, v1::JobState>, int64_t> want = {
+      {{"a", v1::JOB_STATE_RUNNING}, 3}, {{"a", v1::JOB_STATE_STOPPED}, 1}, {{"b", v1::JOB_STATE_STOPPED}, 1}};
+  EXPECT_EQ(got, want);
+}
+
 TEST_P(StoreTest, CreateJobsStoresAllInOrderOrNone) {
   ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("batch"), 1));
   std::vector<NewJob> jobs(3);

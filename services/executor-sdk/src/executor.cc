@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -17,7 +18,11 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "services/common/metrics/build_info.h"
+#include "services/common/metrics/metrics_registry.h"
+#include "services/common/metrics/metrics_server.h"
 #include "services/executor-sdk/src/channels.h"
+#include "services/executor-sdk/src/executor_metrics.h"
 #include "services/executor-sdk/src/executor_service.h"
 #include "services/executor-sdk/src/logger.h"
 #include "services/executor-sdk/src/registry_session.h"
@@ -55,7 +60,12 @@ bool HasPort(const std::string& address) { return HostOf(address) != address; }
 class ExecutorImpl final : public internal::RunSink {
  public:
   explicit ExecutorImpl(ExecutorOptions options)
-      : options_(std::move(options)), logger_(options_.logger) {}
+      : options_(std::move(options)),
+        logger_(options_.logger),
+        metrics_registry_(std::make_shared<metrics::MetricsRegistry>()),
+        metrics_(*metrics_registry_) {
+    metrics::AddBuildInfo(*metrics_registry_, "gnomon-executor");
+  }
   ~ExecutorImpl() override { Shutdown(absl::Seconds(30)); }
 
   absl::Status RegisterHandler(const std::string& name, Handler handler, HandlerHooks hooks) {
@@ -87,9 +97,15 @@ class ExecutorImpl final : public internal::RunSink {
     absl::MutexLock lock(&mu_);
     return port_;
   }
+  std::shared_ptr<metrics::MetricsRegistry> metrics() const { return metrics_registry_; }
+  std::string metrics_address() const {
+    absl::MutexLock lock(&mu_);
+    return metrics_server_ ? metrics_server_->address() : "";
+  }
 
   // RunSink.
   void Started(const v1::RunRequest& request, absl::Time start) override {
+    metrics_.Started(request, start);
     log_files_->Open(request.run_id());
     reporter_->AddStarted(request.run_id(), start, advertised_);
   }
@@ -98,6 +114,7 @@ class ExecutorImpl final : public internal::RunSink {
     reporter_->AddLine(run_id, line);
   }
   void Finished(const v1::RunResult& result) override {
+    metrics_.Finished(result);
     reporter_->AddResult(result);
     log_files_->Close(result.run_id());
   }
@@ -107,6 +124,10 @@ class ExecutorImpl final : public internal::RunSink {
 
   const ExecutorOptions options_;
   const internal::Logger logger_;
+  // Always kept (an application may serve them itself); served here only
+  // with options_.metrics_listen.
+  const std::shared_ptr<metrics::MetricsRegistry> metrics_registry_;
+  internal::ExecutorMetrics metrics_;
   mutable absl::Mutex mu_;
   State state_ ABSL_GUARDED_BY(mu_) = State::kCreated;
   internal::HandlerMap handlers_ ABSL_GUARDED_BY(mu_);
@@ -122,11 +143,22 @@ class ExecutorImpl final : public internal::RunSink {
   std::unique_ptr<internal::RegistrySession> session_;
   // Read by worker threads (busy-state changes) while Start() may still run.
   std::atomic<internal::RegistrySession*> session_ptr_{nullptr};
+  // After what they read: gone first.
+  metrics::ScrapeHook scrape_hook_;
+  std::unique_ptr<metrics::MetricsServer> metrics_server_ ABSL_GUARDED_BY(mu_);
 };
 
 absl::Status ExecutorImpl::Start() {
   absl::MutexLock lock(&mu_);
   if (state_ != State::kCreated) return absl::FailedPreconditionError("Start() called twice");
+  if (!options_.metrics_listen.empty()) {
+    auto served = metrics::MetricsServer::Start(options_.metrics_listen, metrics_registry_);
+    if (!served.ok()) return served.status();
+    metrics_server_ = *std::move(served);
+  }
+  // A Start that fails later stops serving metrics too (a retry binds again).
+  auto stop_metrics =
+      absl::MakeCleanup([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { metrics_server_.reset(); });
 
   auto client_creds = internal::ClientCredentials(options_.tls);
   if (!client_creds.ok()) return client_creds.status();
@@ -171,7 +203,11 @@ absl::Status ExecutorImpl::Start() {
     if (internal::RegistrySession* session = session_ptr_.load()) session->NotifyBusyChanged();
   });
   service_ = std::make_unique<internal::ExecutorService>(manager_.get(), log_files_.get(),
-                                                         options_.access_token);
+                                                         options_.access_token, &metrics_);
+  scrape_hook_ = metrics_registry_->OnScrape([this] {
+    metrics_.SetState(manager_->running_runs(), manager_->QueuedByStrategy(), reporter_->pending(),
+                      reporter_->oldest_unacked_result_end(), absl::Now());
+  });
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -181,6 +217,7 @@ absl::Status ExecutorImpl::Start() {
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || bound_port == 0) {
+    scrape_hook_ = metrics::ScrapeHook();
     manager_.reset();
     reporter_.reset();
     return absl::UnavailableError(absl::StrCat("cannot listen on ", options_.listen_address));
@@ -225,6 +262,7 @@ absl::Status ExecutorImpl::Start() {
   session_ptr_.store(session_.get());
   session_->Start();
   state_ = State::kStarted;
+  std::move(stop_metrics).Cancel();
   return absl::OkStatus();
 }
 
@@ -291,6 +329,8 @@ absl::Status Executor::RegisterHandler(const std::string& name, Handler handler,
 absl::Status Executor::Start() { return impl_->Start(); }
 std::string Executor::address() const { return impl_->address(); }
 int Executor::port() const { return impl_->port(); }
+std::shared_ptr<prometheus::Collectable> Executor::metrics() const { return impl_->metrics(); }
+std::string Executor::metrics_address() const { return impl_->metrics_address(); }
 void Executor::Shutdown(absl::Duration grace) { impl_->Shutdown(grace); }
 
 }  // namespace gnomon::executor

@@ -9,6 +9,7 @@ namespace gnomon::executor::internal {
 
 grpc::Status ExecutorService::CheckToken(const grpc::ServerContext& context) const {
   if (TokenMatches(context, access_token_)) return grpc::Status::OK;
+  if (metrics_ != nullptr) metrics_->AuthFailed();
   return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                       "missing or wrong x-gnomon-access-token for this executor's group");
 }
@@ -50,6 +51,7 @@ grpc::Status ExecutorService::Dispatch(
       } else {
         outcome = manager_->Submit(run);
       }
+      if (metrics_ != nullptr) metrics_->Answered(outcome);
       if (outcome.accepted) {
         answer->mutable_accepted()->set_queue_position(outcome.queue_position);
         answer->mutable_accepted()->set_already_accepted(outcome.already_accepted);

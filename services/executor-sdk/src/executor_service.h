@@ -1,7 +1,7 @@
 // ExecutorService: the gnomon.v1.Executor gRPC adapter over RunManager and
 // RunLogFiles. Every call must carry the group's access token.
 //
-//   ExecutorService service(&manager, &log_files, token);
+//   ExecutorService service(&manager, &log_files, token);  // (..., &metrics): answers counted
 //   builder.RegisterService(&service);
 //
 // Thread safety: thread-safe (gRPC calls it from many threads).
@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "gnomon/v1/executor.grpc.pb.h"
+#include "services/executor-sdk/src/executor_metrics.h"
 #include "services/executor-sdk/src/run_log_files.h"
 #include "services/executor-sdk/src/run_manager.h"
 
@@ -22,8 +23,10 @@ namespace gnomon::executor::internal {
 
 class ExecutorService final : public v1::Executor::Service {
  public:
-  ExecutorService(RunManager* manager, const RunLogFiles* log_files, std::string access_token)
-      : manager_(manager), log_files_(log_files), access_token_(std::move(access_token)) {}
+  // `metrics` may be null.
+  ExecutorService(RunManager* manager, const RunLogFiles* log_files, std::string access_token,
+                  ExecutorMetrics* metrics = nullptr)
+      : manager_(manager), log_files_(log_files), access_token_(std::move(access_token)), metrics_(metrics) {}
 
   grpc::Status Dispatch(
       grpc::ServerContext* context,
@@ -43,6 +46,7 @@ class ExecutorService final : public v1::Executor::Service {
   RunManager* const manager_;
   const RunLogFiles* const log_files_;
   const std::string access_token_;
+  ExecutorMetrics* const metrics_;
   // Notes `epoch` for `partition`; false (with the highest seen) if it is
   // smaller than one seen before.
   bool AdmitEpoch(int32_t partition, int64_t epoch, int64_t* seen) ABSL_LOCKS_EXCLUDED(epochs_mu_);

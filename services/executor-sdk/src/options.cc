@@ -62,6 +62,7 @@ absl::StatusOr<ExecutorOptions> OptionsFromEnvironment() {
   ParseString("GNOMON_TLS_KEY", &options.tls.key_file);
   ParseString("GNOMON_SPOOL_DIR", &options.spool_dir);
   ParseString("GNOMON_LOG_DIR", &options.log_dir);
+  ParseString("GNOMON_METRICS_LISTEN", &options.metrics_listen);
   if (absl::Status s = ParseInt("GNOMON_LOG_RETENTION_DAYS", &options.log_retention_days);
       !s.ok()) {
     return s;

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,6 +80,8 @@ class ResultReporter {
   size_t pending() const;
   // Acknowledgements received since Start.
   uint64_t acked() const;
+  // When the oldest unacknowledged result's run ended (nullopt: none waits).
+  std::optional<absl::Time> oldest_unacked_result_end() const { return spool_->OldestResultEnd(); }
 
  private:
   // Appends to the spool (written, not synced); returns the item's id.

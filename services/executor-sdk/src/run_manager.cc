@@ -439,6 +439,7 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
       c.TerminateCurrent(job, Termination::kKilled, admission.reason, now);
       for (auto& queued : job->waiting) c.Drop(queued, admission.reason, now);
       job->waiting.clear();
+      out.covered = true;
     } else if (load.running + load.queued > static_cast<uint32_t>(opt.max_queued_runs_per_job)) {
       // It would wait behind more than the limit of the job's own runs.
       return Reject(v1::REJECT_KIND_QUEUE_FULL,
@@ -523,6 +524,20 @@ v1::Beat RunManager::BeatState() const {
 uint32_t RunManager::running_runs() const {
   absl::MutexLock lock(&core_->mu);
   return static_cast<uint32_t>(core_->running);
+}
+
+std::map<v1::BlockStrategy, int> RunManager::QueuedByStrategy() const {
+  absl::MutexLock lock(&core_->mu);
+  std::map<v1::BlockStrategy, int> out;
+  for (const auto& [job_id, job] : core_->jobs) {
+    for (const auto& run : job->waiting) {
+      const v1::BlockStrategy s = run->request.block_strategy();
+      ++out[s == v1::BLOCK_STRATEGY_DISCARD_LATER || s == v1::BLOCK_STRATEGY_COVER_EARLY
+                ? s
+                : v1::BLOCK_STRATEGY_SERIAL_EXECUTION];
+    }
+  }
+  return out;
 }
 
 int RunManager::capacity() const { return core_->options.worker_threads; }

@@ -39,6 +39,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,6 +87,7 @@ struct RunManagerOptions {
 struct DispatchOutcome {
   bool accepted = false;
   bool already_accepted = false;
+  bool covered = false;  // Accepted by COVER_EARLY, ending the job's earlier runs here.
   uint32_t queue_position = 0;
   int code = 0;
   v1::RejectKind kind = v1::REJECT_KIND_UNSPECIFIED;
@@ -113,6 +115,9 @@ class RunManager {
   // Busy jobs and running runs for a registry beat.
   v1::Beat BeatState() const;
   uint32_t running_runs() const;
+  // Runs waiting (not running) by their block strategy (unknown ones as
+  // SERIAL_EXECUTION, which they follow).
+  std::map<v1::BlockStrategy, int> QueuedByStrategy() const;
   // Runs executing at once (the pool's size, advertised as capacity).
   int capacity() const;
   // Worker threads alive now, including abandoned ones still in a handler

@@ -306,4 +306,15 @@ size_t RunSpool::size() const {
   return items_.size();
 }
 
+std::optional<absl::Time> RunSpool::OldestResultEnd() const {
+  absl::MutexLock l(&mu_);
+  // From the oldest item to the first result (at scrape time only).
+  for (const auto& [id, item] : items_) {
+    if (!item.has_result()) continue;
+    const google::protobuf::Timestamp& end = item.result().end_time();
+    return absl::FromUnixSeconds(end.seconds()) + absl::Nanoseconds(end.nanos());
+  }
+  return std::nullopt;
+}
+
 }  // namespace gnomon::executor::internal

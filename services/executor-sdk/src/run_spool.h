@@ -26,12 +26,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "gnomon/v1/log.pb.h"
 
 namespace gnomon::executor::internal {
@@ -59,6 +61,9 @@ class RunSpool {
 
   size_t size() const ABSL_LOCKS_EXCLUDED(mu_);
   bool empty() const { return size() == 0; }
+  // The end time of the earliest-added result still here (results are
+  // added as runs end, so it is the oldest), or nullopt if none is.
+  std::optional<absl::Time> OldestResultEnd() const ABSL_LOCKS_EXCLUDED(mu_);
   bool durable() const { return !dir_.empty(); }
   // Items loaded from disk by Open().
   size_t recovered() const { return recovered_; }

@@ -64,6 +64,25 @@ TEST(RunSpoolTest, ItemsSurviveReopenUntilRemoved) {
   EXPECT_GT(next, last);
 }
 
+TEST(RunSpoolTest, TheOldestResultIsTheFirstStillThere) {
+  auto spool = internal::RunSpool::Open("");
+  ASSERT_TRUE(spool.ok()) << spool.status();
+  EXPECT_EQ((*spool)->OldestResultEnd(), std::nullopt);
+  absl::Status disk;
+  v1::ReportItem started;
+  started.mutable_started()->set_run_id(1);
+  (*spool)->Append(started, &disk);
+  v1::ReportItem first = ResultItem(1, 200);
+  first.mutable_result()->mutable_end_time()->set_seconds(100);
+  const uint64_t a = (*spool)->Append(first, &disk);
+  v1::ReportItem second = ResultItem(2, 200);
+  second.mutable_result()->mutable_end_time()->set_seconds(200);
+  (*spool)->Append(second, &disk);
+  EXPECT_EQ((*spool)->OldestResultEnd(), absl::FromUnixSeconds(100));
+  (*spool)->Remove(a);
+  EXPECT_EQ((*spool)->OldestResultEnd(), absl::FromUnixSeconds(200));
+}
+
 TEST(RunSpoolTest, FullyAcknowledgedSegmentsAreDeleted) {
   std::string dir = TempDir("spool-rotate");
   auto spool = internal::RunSpool::Open(dir);

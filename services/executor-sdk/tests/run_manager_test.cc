@@ -174,7 +174,11 @@ TEST(RunManagerTest, CoverEarlyKillsTheRunningAndQueuedRuns) {
   ASSERT_TRUE(manager.Submit(Req(1, 1, "gate")).accepted);
   ASSERT_TRUE(sink.WaitForStarted(1));
   ASSERT_TRUE(manager.Submit(Req(2, 1, "gate")).accepted);
-  ASSERT_TRUE(manager.Submit(Req(3, 1, "gate", v1::BLOCK_STRATEGY_COVER_EARLY)).accepted);
+  EXPECT_EQ(manager.QueuedByStrategy(),
+            (std::map<v1::BlockStrategy, int>{{v1::BLOCK_STRATEGY_SERIAL_EXECUTION, 1}}));
+  DispatchOutcome cover = manager.Submit(Req(3, 1, "gate", v1::BLOCK_STRATEGY_COVER_EARLY));
+  ASSERT_TRUE(cover.accepted);
+  EXPECT_TRUE(cover.covered);
   for (int64_t covered : {1, 2}) {
     auto r = sink.Result(covered);
     ASSERT_TRUE(r);

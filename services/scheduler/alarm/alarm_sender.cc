@@ -189,6 +189,7 @@ void AlarmSender::RecordAttempt(Delivery d, const absl::Status& status) {
     p.outcomes[d.channel] = Outcome::kSent;
     --p.remaining;
     ++counters_.sent;
+    ++counters_.sent_by_channel[name];
     MaybeFinish(d.alarm_id);
     return;
   }
@@ -206,6 +207,7 @@ void AlarmSender::RecordAttempt(Delivery d, const absl::Status& status) {
                                      d.attempts == 1 ? " attempt" : " attempts");
   --p.remaining;
   ++counters_.failed;
+  ++counters_.failed_by_channel[name];
   GNOMON_LOG(WARNING) << "alarm: run " << p.alarm.run.id() << ": " << p.errors[d.channel];
   MaybeFinish(d.alarm_id);
 }

@@ -77,6 +77,9 @@ struct AlarmCounters {
   int64_t finished = 0;
   // Alarms still pending when Stop() was called.
   int64_t abandoned = 0;
+  // `sent` and `failed` by channel name.
+  std::map<std::string, int64_t> sent_by_channel;
+  std::map<std::string, int64_t> failed_by_channel;
 };
 
 // Called once per finished alarm with the run id and a short status line.

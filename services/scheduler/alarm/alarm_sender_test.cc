@@ -256,6 +256,8 @@ TEST(AlarmSenderTest, StatusNamesEveryChannelAndPermanentErrorsAreNotRetried) {
   EXPECT_EQ(c.sent, 1);
   EXPECT_EQ(c.failed, 1);
   EXPECT_EQ(c.retries, 0);
+  EXPECT_EQ(c.sent_by_channel, (std::map<std::string, int64_t>{{"webhook", 1}}));
+  EXPECT_EQ(c.failed_by_channel, (std::map<std::string, int64_t>{{"email", 1}}));
 }
 
 TEST(AlarmSenderTest, StopAbandonsPendingAlarmsAndLaterRaisesAreDropped) {

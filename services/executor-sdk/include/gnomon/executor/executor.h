@@ -37,6 +37,10 @@
 #include "gnomon/executor/job_context.h"
 #include "gnomon/executor/options.h"
 
+namespace prometheus {
+class Collectable;
+}
+
 namespace gnomon::executor {
 
 // A job handler (XXL-JOB's @XxlJob method).
@@ -73,6 +77,14 @@ class Executor {
   std::string address() const;
   // The port the Executor service is bound to (valid after Start).
   int port() const;
+
+  // The executor's Prometheus metrics (runs in flight, queues, spool,
+  // lateness, handler durations), for an application with its own exposer:
+  //   exposer.RegisterCollectable(executor->metrics());
+  // (include prometheus/collectable.h and link prometheus-cpp). Valid from Create.
+  std::shared_ptr<prometheus::Collectable> metrics() const;
+  // "host:port" serving /metrics (after Start, with options.metrics_listen set; else "").
+  std::string metrics_address() const;
 
   // Stops accepting runs, lets running and queued runs finish until `grace`
   // has passed (then cancels them, reporting 503), flushes results and logs

@@ -102,6 +102,11 @@ struct ExecutorOptions {
   absl::Duration reconnect_initial = absl::Milliseconds(100);
   absl::Duration reconnect_max = absl::Seconds(5);
 
+  // Where to serve Prometheus metrics ("host:port", path /metrics; port 0
+  // picks a free port). Empty: not served — the application may serve
+  // Executor::metrics() from its own prometheus::Exposer instead.
+  std::string metrics_listen;
+
   // Reported to the registry, for people.
   std::string version;
   std::map<std::string, std::string> labels;
@@ -114,7 +119,7 @@ struct ExecutorOptions {
 // GNOMON_APP, GNOMON_REGISTRY and GNOMON_LOG_SERVICE (comma-separated
 // host:port lists), GNOMON_ACCESS_TOKEN, GNOMON_LISTEN, GNOMON_ADVERTISE,
 // GNOMON_TLS_CA, GNOMON_TLS_CERT, GNOMON_TLS_KEY, GNOMON_SPOOL_DIR,
-// GNOMON_LOG_DIR, GNOMON_LOG_RETENTION_DAYS, GNOMON_MAX_CONCURRENT_RUNS,
+// GNOMON_LOG_DIR, GNOMON_METRICS_LISTEN, GNOMON_LOG_RETENTION_DAYS, GNOMON_MAX_CONCURRENT_RUNS,
 // GNOMON_MAX_QUEUED_RUNS, GNOMON_REMEMBERED_RUNS, GNOMON_ALLOW_SCRIPTS (true/false/1/0). A malformed
 // number or boolean is an InvalidArgument error.
 absl::StatusOr<ExecutorOptions> OptionsFromEnvironment();

@@ -1,5 +1,5 @@
 // TempStore: a fresh SQLite store in a temp directory of its own, removed
-// with it — a real store for scheduler unit tests, without a server.
+// with it — a real store for unit tests, without a server.
 //
 //   TempStore store;
 //   ASSERT_TRUE(store.status().ok()) << store.status();
@@ -7,8 +7,8 @@
 //   absl::StatusOr<v1::Job> j = store->CreateJob(job, state, next_fire_ms, now_ms);
 //
 // Thread safety: as the store; construct and destroy on one thread.
-#ifndef GNOMON_SERVICES_SCHEDULER_TESTING_TEMP_STORE_H_
-#define GNOMON_SERVICES_SCHEDULER_TESTING_TEMP_STORE_H_
+#ifndef GNOMON_SERVICES_COMMON_STORE_TESTING_TEMP_STORE_H_
+#define GNOMON_SERVICES_COMMON_STORE_TESTING_TEMP_STORE_H_
 
 #include <stdlib.h>
 
@@ -19,12 +19,12 @@
 #include "absl/status/status.h"
 #include "services/common/store/store.h"
 
-namespace gnomon::scheduler::testing {
+namespace gnomon::store::testing {
 
 class TempStore {
  public:
   TempStore() {
-    std::string dir = (std::filesystem::temp_directory_path() / "gnomon-scheduler-XXXXXX").string();
+    std::string dir = (std::filesystem::temp_directory_path() / "gnomon-store-XXXXXX").string();
     if (::mkdtemp(dir.data()) == nullptr) {
       status_ = absl::InternalError("mkdtemp failed");
       return;
@@ -61,6 +61,6 @@ class TempStore {
   std::unique_ptr<store::Store> store_;
 };
 
-}  // namespace gnomon::scheduler::testing
+}  // namespace gnomon::store::testing
 
-#endif  // GNOMON_SERVICES_SCHEDULER_TESTING_TEMP_STORE_H_
+#endif  // GNOMON_SERVICES_COMMON_STORE_TESTING_TEMP_STORE_H_

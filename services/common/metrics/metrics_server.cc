@@ -1,0 +1,31 @@
+#include "services/common/metrics/metrics_server.h"
+
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "prometheus/exposer.h"
+
+namespace gnomon::metrics {
+
+absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& address,
+                                                                    std::shared_ptr<MetricsRegistry> registry) {
+  std::unique_ptr<MetricsServer> server(new MetricsServer());
+  try {
+    // Exposer (civetweb) throws when it cannot bind; nothing else here does.
+    server->exposer_ = std::make_unique<prometheus::Exposer>(address);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
+  }
+  const std::vector<int> ports = server->exposer_->GetListeningPorts();
+  if (ports.empty()) return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", address));
+  server->registry_ = std::move(registry);
+  server->exposer_->RegisterCollectable(server->registry_);
+  server->address_ = absl::StrCat(address.substr(0, address.rfind(':')), ":", ports.front());
+  return server;
+}
+
+MetricsServer::~MetricsServer() = default;
+
+}  // namespace gnomon::metrics

@@ -1,0 +1,47 @@
+// MetricsServer: serves a MetricsRegistry as /metrics over HTTP, on its own
+// listener beside gRPC (prometheus::Exposer, which runs civetweb).
+//
+//   auto metrics = std::make_shared<MetricsRegistry>();
+//   absl::StatusOr<std::unique_ptr<MetricsServer>> server =
+//       MetricsServer::Start("127.0.0.1:0", metrics);
+//   if (!server.ok()) return server.status();
+//   (*server)->address();  // "127.0.0.1:45123": curl http://127.0.0.1:45123/metrics
+//
+// Thread safety: thread-safe; scrapes are served on civetweb's threads.
+#ifndef GNOMON_SERVICES_COMMON_METRICS_METRICS_SERVER_H_
+#define GNOMON_SERVICES_COMMON_METRICS_METRICS_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "services/common/metrics/metrics_registry.h"
+
+namespace prometheus {
+class Exposer;
+}
+
+namespace gnomon::metrics {
+
+class MetricsServer {
+ public:
+  // Listens on `address` (host:port; port 0 picks a free one). Unavailable
+  // if it cannot bind.
+  static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& address,
+                                                              std::shared_ptr<MetricsRegistry> registry);
+  ~MetricsServer();
+
+  // host:port it listens on, with the bound port.
+  const std::string& address() const { return address_; }
+
+ private:
+  MetricsServer() = default;
+
+  std::shared_ptr<MetricsRegistry> registry_;  // Served only while held.
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::string address_;
+};
+
+}  // namespace gnomon::metrics
+
+#endif  // GNOMON_SERVICES_COMMON_METRICS_METRICS_SERVER_H_

@@ -1,0 +1,63 @@
+// ServerMetrics: metrics of gnomond's gRPC server — requests by method and
+// status code (an interceptor on every service), how long unary calls take
+// (a stream's lifetime says nothing about the server), and failed
+// authentications by reason (counted by Authenticator).
+//
+//   ServerMetrics server_metrics(*metrics);
+//   GrpcServer server(&server_metrics);
+//   Authenticator auth(store, cluster_token, &server_metrics);
+//
+// Thread safety: thread-safe.
+#ifndef GNOMON_SERVICES_COMMON_SERVER_SERVER_METRICS_H_
+#define GNOMON_SERVICES_COMMON_SERVER_SERVER_METRICS_H_
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/time/time.h"
+#include "grpcpp/support/server_interceptor.h"
+#include "grpcpp/support/status.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/histogram.h"
+#include "services/common/metrics/metrics_registry.h"
+
+namespace gnomon {
+
+enum class AuthFailure {
+  kMissingCredentials,  // No token in the call's metadata.
+  kMalformed,           // An authorization header that is not "Bearer <token>".
+  kInvalidAdminToken,   // A bearer token that is neither an admin token nor the cluster token.
+  kUnknownApp,          // An executor of an app no group has.
+  kWrongAccessToken,    // An executor with the wrong group token.
+  kCount
+};
+
+// The (service, method) labels of a full gRPC method name
+// ("/gnomon.v1.JobAdmin/CreateJob" -> ("gnomon.v1.JobAdmin", "CreateJob")):
+// ("other", "other") for a method gnomon does not serve, so a client cannot
+// make label values up.
+std::pair<std::string, std::string> RpcLabels(const char* full_method);
+
+class ServerMetrics {
+ public:
+  explicit ServerMetrics(metrics::MetricsRegistry& metrics);
+
+  // For grpc::ServerBuilder::experimental().SetInterceptorCreators.
+  std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> InterceptorFactory();
+  // A call ended with `code`; `took` is set for unary calls.
+  void Handled(const char* full_method, grpc::StatusCode code, std::optional<absl::Duration> took);
+  void AuthFailed(AuthFailure reason) { auth_failures_[static_cast<size_t>(reason)]->Increment(); }
+
+ private:
+  prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Histogram>& durations_;
+  std::array<prometheus::Counter*, static_cast<size_t>(AuthFailure::kCount)> auth_failures_{};
+};
+
+}  // namespace gnomon
+
+#endif  // GNOMON_SERVICES_COMMON_SERVER_SERVER_METRICS_H_

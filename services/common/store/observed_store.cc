@@ -1,0 +1,220 @@
+#include "services/common/store/observed_store.h"
+
+#include <array>
+
+namespace gnomon::store {
+namespace {
+
+struct CallInfo {
+  std::string_view name;
+  bool write;
+};
+
+// In StoreCall's order.
+constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = {{
+    {"CreateGroup", true},
+    {"GetGroup", false},
+    {"GetGroupByApp", false},
+    {"ListGroups", false},
+    {"UpdateGroup", true},
+    {"DeleteGroup", true},
+    {"CreateJob", true},
+    {"CreateJobs", true},
+    {"GetJob", false},
+    {"GetJobs", false},
+    {"ListJobs", false},
+    {"UpdateJob", true},
+    {"DeleteJob", true},
+    {"SetJobState", true},
+    {"ListDueJobs", false},
+    {"AdvanceJobs", true},
+    {"CountJobs", false},
+    {"InsertRuns", true},
+    {"RecordDispatches", true},
+    {"ApplyReports", true},
+    {"GetRun", false},
+    {"ListRuns", false},
+    {"ReadRunLog", false},
+    {"ListActiveRunsOn", false},
+    {"ListPendingFollowups", false},
+    {"CompleteFollowups", true},
+    {"DeferFollowups", true},
+    {"FailRuns", true},
+    {"RecordAlarmStatus", true},
+    {"GetReport", false},
+    {"DeleteRunsEndedBefore", true},
+    {"TrimRunsPerJob", true},
+    {"UpsertExecutor", true},
+    {"RemoveExecutor", true},
+    {"ListExecutors", false},
+    {"PruneExecutors", true},
+    {"HasAdminTokens", false},
+    {"CreateAdminToken", true},
+    {"FindAdminToken", false},
+    {"AcquireLeases", true},
+    {"ReleaseLeases", true},
+    {"DeleteExpiredLeases", true},
+    {"ListLeases", false},
+    {"Ping", false},
+}};
+
+}  // namespace
+
+std::string_view StoreCallName(StoreCall call) { return kCalls[static_cast<size_t>(call)].name; }
+bool IsWrite(StoreCall call) { return kCalls[static_cast<size_t>(call)].write; }
+
+absl::StatusOr<v1::Group> ObservedStore::CreateGroup(const v1::Group& group, int64_t now_ms) {
+  return Observed(StoreCall::kCreateGroup, [&] { return inner_->CreateGroup(group, now_ms); });
+}
+absl::StatusOr<v1::Group> ObservedStore::GetGroup(int64_t group_id) {
+  return Observed(StoreCall::kGetGroup, [&] { return inner_->GetGroup(group_id); });
+}
+absl::StatusOr<v1::Group> ObservedStore::GetGroupByApp(std::string_view app_name) {
+  return Observed(StoreCall::kGetGroupByApp, [&] { return inner_->GetGroupByApp(app_name); });
+}
+absl::StatusOr<std::vector<v1::Group>> ObservedStore::ListGroups() {
+  return Observed(StoreCall::kListGroups, [&] { return inner_->ListGroups(); });
+}
+absl::StatusOr<v1::Group> ObservedStore::UpdateGroup(const v1::Group& group, int64_t now_ms) {
+  return Observed(StoreCall::kUpdateGroup, [&] { return inner_->UpdateGroup(group, now_ms); });
+}
+absl::Status ObservedStore::DeleteGroup(int64_t group_id) {
+  return Observed(StoreCall::kDeleteGroup, [&] { return inner_->DeleteGroup(group_id); });
+}
+absl::StatusOr<v1::Job> ObservedStore::CreateJob(const v1::Job& job, v1::JobState state, int64_t next_fire_ms,
+                                                int64_t now_ms) {
+  return Observed(StoreCall::kCreateJob, [&] { return inner_->CreateJob(job, state, next_fire_ms, now_ms); });
+}
+absl::StatusOr<std::vector<v1::Job>> ObservedStore::CreateJobs(const std::vector<NewJob>& jobs,
+                                                               int64_t now_ms) {
+  return Observed(StoreCall::kCreateJobs, [&] { return inner_->CreateJobs(jobs, now_ms); });
+}
+absl::StatusOr<v1::Job> ObservedStore::GetJob(int64_t job_id) {
+  return Observed(StoreCall::kGetJob, [&] { return inner_->GetJob(job_id); });
+}
+absl::StatusOr<std::vector<v1::Job>> ObservedStore::GetJobs(const std::vector<int64_t>& job_ids) {
+  return Observed(StoreCall::kGetJobs, [&] { return inner_->GetJobs(job_ids); });
+}
+absl::StatusOr<std::vector<v1::Job>> ObservedStore::ListJobs(int64_t group_id, int64_t after_id, int limit) {
+  return Observed(StoreCall::kListJobs, [&] { return inner_->ListJobs(group_id, after_id, limit); });
+}
+absl::StatusOr<v1::Job> ObservedStore::UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
+                                                int64_t now_ms) {
+  return Observed(StoreCall::kUpdateJob, [&] { return inner_->UpdateJob(job, next_fire_ms, now_ms); });
+}
+absl::Status ObservedStore::DeleteJob(int64_t job_id) {
+  return Observed(StoreCall::kDeleteJob, [&] { return inner_->DeleteJob(job_id); });
+}
+absl::StatusOr<v1::Job> ObservedStore::SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
+                                                  int64_t now_ms) {
+  return Observed(StoreCall::kSetJobState,
+                  [&] { return inner_->SetJobState(job_id, state, next_fire_ms, now_ms); });
+}
+absl::StatusOr<std::vector<DueJob>> ObservedStore::ListDueJobs(int64_t until_ms, int limit,
+                                                              const std::vector<int>& partitions) {
+  return Observed(StoreCall::kListDueJobs, [&] { return inner_->ListDueJobs(until_ms, limit, partitions); });
+}
+absl::StatusOr<std::vector<bool>> ObservedStore::AdvanceJobs(const std::vector<JobAdvance>& advances) {
+  return Observed(StoreCall::kAdvanceJobs, [&] { return inner_->AdvanceJobs(advances); });
+}
+absl::StatusOr<std::vector<JobCount>> ObservedStore::CountJobs() {
+  return Observed(StoreCall::kCountJobs, [&] { return inner_->CountJobs(); });
+}
+absl::StatusOr<std::vector<RunInsertOutcome>> ObservedStore::InsertRuns(std::vector<v1::Run>& runs) {
+  return Observed(StoreCall::kInsertRuns, [&] { return inner_->InsertRuns(runs); });
+}
+absl::Status ObservedStore::RecordDispatches(const std::vector<DispatchUpdate>& updates) {
+  return Observed(StoreCall::kRecordDispatches, [&] { return inner_->RecordDispatches(updates); });
+}
+absl::StatusOr<std::vector<v1::ReportAck>> ObservedStore::ApplyReports(const std::vector<v1::ReportItem>& items,
+                                                                      int64_t group_id) {
+  return Observed(StoreCall::kApplyReports, [&] { return inner_->ApplyReports(items, group_id); });
+}
+absl::StatusOr<v1::Run> ObservedStore::GetRun(int64_t run_id) {
+  return Observed(StoreCall::kGetRun, [&] { return inner_->GetRun(run_id); });
+}
+absl::StatusOr<std::vector<v1::Run>> ObservedStore::ListRuns(const RunFilter& filter) {
+  return Observed(StoreCall::kListRuns, [&] { return inner_->ListRuns(filter); });
+}
+absl::StatusOr<std::vector<v1::LogLine>> ObservedStore::ReadRunLog(int64_t run_id, int64_t from_line,
+                                                                   int limit) {
+  return Observed(StoreCall::kReadRunLog, [&] { return inner_->ReadRunLog(run_id, from_line, limit); });
+}
+absl::StatusOr<std::vector<v1::Run>> ObservedStore::ListActiveRunsOn(std::string_view address) {
+  return Observed(StoreCall::kListActiveRunsOn, [&] { return inner_->ListActiveRunsOn(address); });
+}
+absl::StatusOr<std::vector<v1::Run>> ObservedStore::ListPendingFollowups(int limit, int64_t now_ms,
+                                                                        const std::vector<int>& partitions) {
+  return Observed(StoreCall::kListPendingFollowups,
+                  [&] { return inner_->ListPendingFollowups(limit, now_ms, partitions); });
+}
+absl::Status ObservedStore::CompleteFollowups(const std::vector<int64_t>& run_ids) {
+  return Observed(StoreCall::kCompleteFollowups, [&] { return inner_->CompleteFollowups(run_ids); });
+}
+absl::Status ObservedStore::DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) {
+  return Observed(StoreCall::kDeferFollowups, [&] { return inner_->DeferFollowups(due); });
+}
+absl::StatusOr<int64_t> ObservedStore::FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
+                                               std::string_view handle_message, int64_t now_ms) {
+  return Observed(StoreCall::kFailRuns,
+                  [&] { return inner_->FailRuns(run_ids, handle_code, handle_message, now_ms); });
+}
+absl::Status ObservedStore::RecordAlarmStatus(int64_t run_id, std::string_view status) {
+  return Observed(StoreCall::kRecordAlarmStatus, [&] { return inner_->RecordAlarmStatus(run_id, status); });
+}
+absl::StatusOr<std::vector<v1::ReportRow>> ObservedStore::GetReport(int64_t from_day_ms, int64_t to_day_ms,
+                                                                   int64_t job_id) {
+  return Observed(StoreCall::kGetReport, [&] { return inner_->GetReport(from_day_ms, to_day_ms, job_id); });
+}
+absl::StatusOr<int64_t> ObservedStore::DeleteRunsEndedBefore(int64_t before_ms, int limit) {
+  return Observed(StoreCall::kDeleteRunsEndedBefore,
+                  [&] { return inner_->DeleteRunsEndedBefore(before_ms, limit); });
+}
+absl::StatusOr<int64_t> ObservedStore::TrimRunsPerJob(int64_t keep, int limit) {
+  return Observed(StoreCall::kTrimRunsPerJob, [&] { return inner_->TrimRunsPerJob(keep, limit); });
+}
+absl::Status ObservedStore::UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) {
+  return Observed(StoreCall::kUpsertExecutor, [&] { return inner_->UpsertExecutor(info, now_ms); });
+}
+absl::Status ObservedStore::RemoveExecutor(std::string_view app_name, std::string_view address,
+                                           int64_t register_ms) {
+  return Observed(StoreCall::kRemoveExecutor,
+                  [&] { return inner_->RemoveExecutor(app_name, address, register_ms); });
+}
+absl::StatusOr<std::vector<v1::ExecutorInfo>> ObservedStore::ListExecutors() {
+  return Observed(StoreCall::kListExecutors, [&] { return inner_->ListExecutors(); });
+}
+absl::StatusOr<int64_t> ObservedStore::PruneExecutors(int64_t before_ms) {
+  return Observed(StoreCall::kPruneExecutors, [&] { return inner_->PruneExecutors(before_ms); });
+}
+absl::StatusOr<bool> ObservedStore::HasAdminTokens() {
+  return Observed(StoreCall::kHasAdminTokens, [&] { return inner_->HasAdminTokens(); });
+}
+absl::Status ObservedStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex,
+                                             int64_t now_ms) {
+  return Observed(StoreCall::kCreateAdminToken,
+                  [&] { return inner_->CreateAdminToken(name, sha256_hex, now_ms); });
+}
+absl::StatusOr<std::string> ObservedStore::FindAdminToken(std::string_view sha256_hex) {
+  return Observed(StoreCall::kFindAdminToken, [&] { return inner_->FindAdminToken(sha256_hex); });
+}
+absl::StatusOr<Leases> ObservedStore::AcquireLeases(const std::vector<std::string>& names,
+                                                   std::string_view holder, int64_t ttl_ms) {
+  return Observed(StoreCall::kAcquireLeases, [&] { return inner_->AcquireLeases(names, holder, ttl_ms); });
+}
+absl::Status ObservedStore::ReleaseLeases(const std::vector<std::string>& names, std::string_view holder) {
+  return Observed(StoreCall::kReleaseLeases, [&] { return inner_->ReleaseLeases(names, holder); });
+}
+absl::Status ObservedStore::DeleteExpiredLeases(const std::vector<std::string>& names,
+                                                int64_t expired_before_ms) {
+  return Observed(StoreCall::kDeleteExpiredLeases,
+                  [&] { return inner_->DeleteExpiredLeases(names, expired_before_ms); });
+}
+absl::Status ObservedStore::Ping() {
+  return Observed(StoreCall::kPing, [&] { return inner_->Ping(); });
+}
+absl::StatusOr<Leases> ObservedStore::ListLeases(std::string_view prefix) {
+  return Observed(StoreCall::kListLeases, [&] { return inner_->ListLeases(prefix); });
+}
+
+}  // namespace gnomon::store

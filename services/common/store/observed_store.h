@@ -1,0 +1,142 @@
+// ObservedStore: a Store that forwards every call to another and tells a
+// StoreObserver how each went — which call, its status, how long it took —
+// so metrics (store_metrics.h) and benchmarks (reads vs writes) watch a
+// store without the backends knowing.
+//
+//   class Counting final : public StoreObserver {
+//     void Observe(StoreCall call, const absl::Status& s, absl::Duration took) override {
+//       if (IsWrite(call)) ++writes_;
+//     }
+//   };
+//   Counting counting;
+//   ObservedStore store(real.get(), &counting);
+//   ... use &store as the Store ...
+//
+// Thread safety: as thread-safe as the wrapped store; the observer is called
+// on the calling thread, from many threads at once.
+#ifndef GNOMON_SERVICES_COMMON_STORE_OBSERVED_STORE_H_
+#define GNOMON_SERVICES_COMMON_STORE_OBSERVED_STORE_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "services/common/store/store.h"
+
+namespace gnomon::store {
+
+// Every call of the Store interface (kCount: how many there are).
+enum class StoreCall {
+  kCreateGroup, kGetGroup, kGetGroupByApp, kListGroups, kUpdateGroup, kDeleteGroup,
+  kCreateJob, kCreateJobs, kGetJob, kGetJobs, kListJobs, kUpdateJob, kDeleteJob, kSetJobState,
+  kListDueJobs, kAdvanceJobs, kCountJobs,
+  kInsertRuns, kRecordDispatches, kApplyReports, kGetRun, kListRuns, kReadRunLog, kListActiveRunsOn,
+  kListPendingFollowups, kCompleteFollowups, kDeferFollowups, kFailRuns, kRecordAlarmStatus,
+  kGetReport, kDeleteRunsEndedBefore, kTrimRunsPerJob,
+  kUpsertExecutor, kRemoveExecutor, kListExecutors, kPruneExecutors,
+  kHasAdminTokens, kCreateAdminToken, kFindAdminToken,
+  kAcquireLeases, kReleaseLeases, kDeleteExpiredLeases, kListLeases, kPing,
+  kCount
+};
+// The method's name ("InsertRuns").
+std::string_view StoreCallName(StoreCall call);
+// Whether the call writes (one transaction in both backends) rather than reads.
+bool IsWrite(StoreCall call);
+
+class StoreObserver {
+ public:
+  virtual ~StoreObserver() = default;
+  virtual void Observe(StoreCall call, const absl::Status& status, absl::Duration took) = 0;
+};
+
+class ObservedStore final : public Store {
+ public:
+  ObservedStore(Store* inner, StoreObserver* observer) : inner_(inner), observer_(observer) {}
+
+  uint64_t committed_transactions() const override { return inner_->committed_transactions(); }
+  uint64_t executed_statements() const override { return inner_->executed_statements(); }
+
+  absl::StatusOr<v1::Group> CreateGroup(const v1::Group& group, int64_t now_ms) override;
+  absl::StatusOr<v1::Group> GetGroup(int64_t group_id) override;
+  absl::StatusOr<v1::Group> GetGroupByApp(std::string_view app_name) override;
+  absl::StatusOr<std::vector<v1::Group>> ListGroups() override;
+  absl::StatusOr<v1::Group> UpdateGroup(const v1::Group& group, int64_t now_ms) override;
+  absl::Status DeleteGroup(int64_t group_id) override;
+  absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state, int64_t next_fire_ms,
+                                    int64_t now_ms) override;
+  absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs, int64_t now_ms) override;
+  absl::StatusOr<v1::Job> GetJob(int64_t job_id) override;
+  absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override;
+  absl::StatusOr<std::vector<v1::Job>> ListJobs(int64_t group_id, int64_t after_id, int limit) override;
+  absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
+                                    int64_t now_ms) override;
+  absl::Status DeleteJob(int64_t job_id) override;
+  absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
+                                      int64_t now_ms) override;
+  absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit,
+                                                  const std::vector<int>& partitions) override;
+  absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) override;
+  absl::StatusOr<std::vector<JobCount>> CountJobs() override;
+  absl::StatusOr<std::vector<RunInsertOutcome>> InsertRuns(std::vector<v1::Run>& runs) override;
+  absl::Status RecordDispatches(const std::vector<DispatchUpdate>& updates) override;
+  absl::StatusOr<std::vector<v1::ReportAck>> ApplyReports(const std::vector<v1::ReportItem>& items,
+                                                          int64_t group_id) override;
+  absl::StatusOr<v1::Run> GetRun(int64_t run_id) override;
+  absl::StatusOr<std::vector<v1::Run>> ListRuns(const RunFilter& filter) override;
+  absl::StatusOr<std::vector<v1::LogLine>> ReadRunLog(int64_t run_id, int64_t from_line, int limit) override;
+  absl::StatusOr<std::vector<v1::Run>> ListActiveRunsOn(std::string_view address) override;
+  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit, int64_t now_ms,
+                                                            const std::vector<int>& partitions) override;
+  absl::Status CompleteFollowups(const std::vector<int64_t>& run_ids) override;
+  absl::Status DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) override;
+  absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
+                                   std::string_view handle_message, int64_t now_ms) override;
+  absl::Status RecordAlarmStatus(int64_t run_id, std::string_view status) override;
+  absl::StatusOr<std::vector<v1::ReportRow>> GetReport(int64_t from_day_ms, int64_t to_day_ms,
+                                                       int64_t job_id) override;
+  absl::StatusOr<int64_t> DeleteRunsEndedBefore(int64_t before_ms, int limit) override;
+  absl::StatusOr<int64_t> TrimRunsPerJob(int64_t keep, int limit) override;
+  absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) override;
+  absl::Status RemoveExecutor(std::string_view app_name, std::string_view address, int64_t register_ms) override;
+  absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() override;
+  absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) override;
+  absl::StatusOr<bool> HasAdminTokens() override;
+  absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms) override;
+  absl::StatusOr<std::string> FindAdminToken(std::string_view sha256_hex) override;
+  absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names, std::string_view holder,
+                                       int64_t ttl_ms) override;
+  absl::Status ReleaseLeases(const std::vector<std::string>& names, std::string_view holder) override;
+  absl::Status DeleteExpiredLeases(const std::vector<std::string>& names,
+                                   int64_t expired_before_ms) override;
+  absl::StatusOr<Leases> ListLeases(std::string_view prefix) override;
+  absl::Status Ping() override;
+
+ private:
+  // Runs `fn` (a call on inner_) and reports it.
+  template <typename Fn>
+  auto Observed(StoreCall call, Fn&& fn) {
+    const absl::Time start = absl::Now();
+    auto result = fn();
+    observer_->Observe(call, StatusOf(result), absl::Now() - start);
+    return result;
+  }
+  static const absl::Status& StatusOf(const absl::Status& s) { return s; }
+  template <typename T>
+  static const absl::Status& StatusOf(const absl::StatusOr<T>& s) {
+    return s.status();
+  }
+
+  Store* const inner_;
+  StoreObserver* const observer_;
+};
+
+}  // namespace gnomon::store
+
+#endif  // GNOMON_SERVICES_COMMON_STORE_OBSERVED_STORE_H_

@@ -1,0 +1,124 @@
+// SchedulerMetrics: the scheduler role's Prometheus metrics. Every handle is
+// looked up once, at construction; the components that count (Trigger,
+// Dispatcher, RunReaper, SchedulerRole's lease listener) hold a pointer to it
+// — null when metrics are off — and on the hot path only add and observe.
+// Values kept elsewhere (pool queues, alarm deliveries, jobs by state) are
+// set by SchedulerRole's scrape hook.
+//
+//   SchedulerMetrics m(*registry, {/*per-job label ids*/}, {"webhook"});
+//   m.Fired(v1::TRIGGER_TYPE_CRON, FireResult::kNoExecutor);
+//   m.Accepted(run, clock->NowMillis());
+//
+// The schedule loop feeds its own figures (LoopPass, misfires skipped).
+//
+// Thread safety: thread-safe.
+#ifndef GNOMON_SERVICES_SCHEDULER_SCHEDULER_METRICS_H_
+#define GNOMON_SERVICES_SCHEDULER_SCHEDULER_METRICS_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "services/common/metrics/enum_metrics.h"
+#include "services/common/metrics/metrics_registry.h"
+#include "services/common/metrics/run_metrics.h"
+#include "services/common/metrics/scrape_values.h"
+#include "services/common/store/store.h"
+#include "services/scheduler/alarm/alarm_sender.h"
+#include "services/scheduler/partition_lease.h"
+#include "services/scheduler/trigger_pools.h"
+
+namespace gnomon::scheduler {
+
+// How a fire ended, per run it made (a broadcast counts each shard).
+enum class FireResult {
+  kDispatched,      // An executor accepted the run.
+  kNoExecutor,      // No live executor (or none the router could pick).
+  kBlockDiscarded,  // The job's block strategy refused it (DISCARD_LATER).
+  kRejected,        // Every executor tried refused it otherwise.
+  kFailed,          // The dispatch failed (unreachable executor, job deleted).
+  kFenced,          // A newer holder of its partition exists; left to it.
+  kSlotTaken,       // The slot was recorded before: nothing dispatched (once per fire).
+  kMisfireSkipped,  // A misfired slot skipped by its job's misfire policy.
+  kCount
+};
+
+class SchedulerMetrics {
+ public:
+  // `labelled_jobs` get a lateness histogram of their own (--metrics-jobs);
+  // `alarm_channels` are the channels' names.
+  SchedulerMetrics(metrics::MetricsRegistry& metrics, const std::vector<int64_t>& labelled_jobs,
+                   const std::vector<std::string>& alarm_channels);
+
+  void Fired(v1::TriggerType type, FireResult result) {
+    fires_[static_cast<size_t>(result)][type].Increment();
+  }
+  // An executor accepted `run` (first time) at now_ms: a fire dispatched,
+  // and its lateness.
+  void Accepted(const v1::Run& run, int64_t now_ms);
+  // A dispatch to an executor was answered, either way, `took` after it was sent.
+  void DispatchAnswered(v1::RouteStrategy route, absl::Duration took) {
+    // A job without a strategy is routed FIRST, and counted so.
+    dispatch_latency_[route == v1::ROUTE_STRATEGY_UNSPECIFIED ? v1::ROUTE_STRATEGY_FIRST : route].Observe(
+        absl::ToDoubleSeconds(took));
+  }
+  // Runs the scheduler ended itself (no executor, refused, executor lost).
+  void RunsEnded(int32_t handle_code, int64_t runs) { runs_ended_.Ended(handle_code, runs); }
+  // One pass of the schedule loop: how long it took, the slots due and not
+  // yet fired after it, and how long the oldest of them has waited (0: none).
+  void LoopPass(absl::Duration took, size_t due_slots, absl::Duration oldest_due) {
+    loop_pass_.Observe(absl::ToDoubleSeconds(took));
+    due_slots_.Set(static_cast<double>(due_slots));
+    oldest_due_.Set(absl::ToDoubleSeconds(oldest_due));
+  }
+  // What this replica holds after a lease renewal.
+  void Owned(const Ownership& ownership) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Scrape-time values.
+  void SetPools(const TriggerPools::Stats& stats);
+  void SetAlarms(const alarm::AlarmCounters& counters);
+  void SetJobs(const std::vector<store::JobCount>& counts);
+
+ private:
+  std::vector<metrics::PerEnum<v1::TriggerType, prometheus::Counter>> fires_;  // Index: FireResult.
+  metrics::PerEnum<v1::TriggerType, prometheus::Histogram> lateness_;
+  absl::flat_hash_map<int64_t, prometheus::Histogram*> job_lateness_;  // Immutable after construction.
+  metrics::PerEnum<v1::RouteStrategy, prometheus::Histogram> dispatch_latency_;
+  metrics::RunEndCounters runs_ended_;
+
+  prometheus::Histogram& loop_pass_;
+  prometheus::Gauge& due_slots_;
+  prometheus::Gauge& oldest_due_;
+  prometheus::Gauge& partitions_held_;
+  prometheus::Gauge& live_replicas_;
+  prometheus::Counter& partitions_gained_;
+  prometheus::Counter& partitions_lost_;
+  std::vector<prometheus::Gauge*> epochs_;  // Index: partition.
+
+  prometheus::Gauge& fast_queued_;
+  prometheus::Gauge& slow_queued_;
+  prometheus::Counter& backpressure_waits_;
+  prometheus::Counter& to_slow_pool_;
+
+  std::map<std::string, prometheus::Counter*> alarms_sent_;    // By channel.
+  std::map<std::string, prometheus::Counter*> alarms_failed_;  // By channel.
+  prometheus::Counter& alarms_dropped_;
+
+  metrics::GaugeSnapshot jobs_;
+
+  absl::Mutex mu_;
+  std::vector<int> held_ ABSL_GUARDED_BY(mu_);  // As of the last Owned().
+};
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_SCHEDULER_METRICS_H_
