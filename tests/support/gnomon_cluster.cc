@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/notification.h"
@@ -57,6 +58,18 @@ void GnomonCluster::Stop(int i, int sig) {
 bool GnomonCluster::Restart(int i, int sig) {
   Stop(i, sig);
   return StartReplica(i);
+}
+
+int GnomonCluster::HeldPartitions(int i) const {
+  std::istringstream out(replicas_[i].process->Output());
+  int held = 0;
+  for (std::string line; std::getline(out, line);) {
+    const size_t at = line.find(" holds ");
+    if (at == std::string::npos) continue;
+    const std::string rest = line.substr(at + 7);
+    (void)absl::SimpleAtoi(rest.substr(0, rest.find(' ')), &held);
+  }
+  return held;
 }
 
 std::string GnomonCluster::addresses() const {

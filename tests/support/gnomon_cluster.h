@@ -41,6 +41,9 @@ class GnomonCluster {
   void Stop(int i, int sig);
   bool StartReplica(int i);
   int replicas() const { return static_cast<int>(replicas_.size()); }
+  bool running(int i) const { return replicas_[i].running; }
+  // Partitions replica `i` last said it holds ("holds N of 64 partitions").
+  int HeldPartitions(int i) const;
   const std::string& address(int i = 0) const { return replicas_[i].address; }
   // Every replica's address, comma-separated (an executor's --registry list).
   std::string addresses() const;
