@@ -191,6 +191,7 @@ absl::Status RegistryCore::Beat(uint64_t session, const v1::Beat& beat) {
 
 void RegistryCore::Leave(uint64_t session, const std::string& reason) {
   v1::ExecutorInfo info;
+  bool shutting_down;
   {
     absl::MutexLock l(&mu_);
     auto s = sessions_.find(session);
@@ -200,6 +201,17 @@ void RegistryCore::Leave(uint64_t session, const std::string& reason) {
     members_.erase(m);
     sessions_.erase(s);
     Publish(v1::EXECUTOR_CHANGE_KIND_LEFT, info);
+    shutting_down = stopped_;
+  }
+  // This registry is shutting down and ended the session itself: the
+  // executor is alive and registers with another replica in a moment. Its
+  // row stays (live for the others until it goes stale), or every other
+  // replica reading the store meanwhile would see it leave and route to an
+  // empty group until its next read.
+  if (shutting_down) {
+    GNOMON_LOG(INFO) << "registry: " << info.app_name() << " executor " << info.address()
+                     << " disconnected by shutdown; its row stays for the other replicas";
+    return;
   }
   // Only our registration's row: if the executor already registered with
   // another replica, its row there is left alone (else every other replica
