@@ -17,7 +17,7 @@
 //   load.StopJobs();
 //   ASSERT_TRUE(load.AwaitSettled(absl::Seconds(60)));
 //   const SlotAudit audit = load.Audit(200);
-//   EXPECT_EQ(audit.missing, 0) << audit;
+//   EXPECT_TRUE(audit.ExactlyOnce()) << audit;
 //
 // Thread safety: use from the test thread.
 #ifndef GNOMON_TESTS_SUPPORT_CLUSTER_LOAD_H_
@@ -49,8 +49,14 @@ struct SlotAudit {
   int never_executed = 0;  // None of its attempts reached a handler.
   int fewest_slots = 0;    // Slots of the job with the fewest.
   int64_t earliest_last_slot_ms = 0;  // The last slot of the job that stopped first.
-  // Runs that did not succeed, by handle code and message (its first 60 characters).
+  // Runs that did not succeed, by handle code and message (its first 120 characters).
   std::map<std::string, int> failures;
+
+  // Every slot recorded once, executed (at least one attempt reached a
+  // handler, no run more than once) and succeeded in the end.
+  bool ExactlyOnce() const {
+    return missing == 0 && repeated == 0 && not_succeeded == 0 && never_executed == 0 && executed_twice == 0;
+  }
 };
 std::ostream& operator<<(std::ostream& out, const SlotAudit& audit);
 
