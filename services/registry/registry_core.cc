@@ -311,7 +311,15 @@ void RegistryCore::RefreshRemote(int64_t now_ms) {
     if (!now_remote.contains(key)) Publish(v1::EXECUTOR_CHANGE_KIND_LEFT, info);
   }
   for (const auto& [key, info] : now_remote) {
-    if (!remote_.contains(key)) Publish(v1::EXECUTOR_CHANGE_KIND_JOINED, info);
+    auto before = remote_.find(key);
+    if (before == remote_.end()) {
+      Publish(v1::EXECUTOR_CHANGE_KIND_JOINED, info);
+    } else if (before->second.instance_id() != info.instance_id()) {
+      // Restarted and registered again with another replica between two
+      // reads: watchers must learn of the new instance (the old one's runs
+      // are lost), not only of arrivals and departures.
+      Publish(v1::EXECUTOR_CHANGE_KIND_UPDATED, info);
+    }
   }
   remote_ = std::move(now_remote);
   remote_loaded_ = true;
