@@ -200,7 +200,8 @@ SlotAudit ClusterLoad::Audit(int64_t period_ms) const {
         if (executions == 0) ++a.never_executed;
         if (last->status() != v1::RUN_STATUS_SUCCEEDED) {
           ++a.not_succeeded;
-          ++a.failures[absl::StrCat(last->handle_code(), " ", last->handle_message().substr(0, 120))];
+          ++a.failures[absl::StrCat(v1::RunStatus_Name(last->status()), " ", last->handle_code(), " ",
+                                  last->handle_message().substr(0, 120))];
         }
       }
     }

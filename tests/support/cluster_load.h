@@ -49,7 +49,7 @@ struct SlotAudit {
   int never_executed = 0;  // None of its attempts reached a handler.
   int fewest_slots = 0;    // Slots of the job with the fewest.
   int64_t earliest_last_slot_ms = 0;  // The last slot of the job that stopped first.
-  // Runs that did not succeed, by handle code and message (its first 120 characters).
+  // Runs that did not succeed, by status, handle code and message (its first 120 characters).
   std::map<std::string, int> failures;
 
   // Every slot recorded once, executed (at least one attempt reached a
