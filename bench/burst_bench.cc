@@ -45,12 +45,15 @@
 #include "bench/metrics_scraper.h"
 #include "bench/partition_shares.h"
 #include "bench/proc_stats.h"
-#include "bench/throwaway_mariadb.h"
+#include "bench/store_reader.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "tests/support/throwaway_mariadb.h"
 
 namespace gnomon::bench {
 namespace {
+
+using testing::ThrowawayMariadb;
 
 struct BenchOptions {
   std::vector<int> jobs = {1000, 10000, 30000};
@@ -183,7 +186,7 @@ WindowFigures MeasureWindow(std::vector<ProcessFigures> procs, const ThrowawayMa
   SleepUntil(absl::FromUnixMillis(t0_ms - 500));
   w.sample0_ms = absl::ToUnixMillis(absl::Now());
   for (size_t i = 0; i < procs.size(); ++i) cpu0[i] = CpuSeconds(procs[i].pid);
-  if (mariadb) w.status0 = mariadb->GlobalStatus(kServerCounters).value_or(w.status0);
+  if (mariadb) w.status0 = MariadbGlobalStatus(mariadb->socket(), kServerCounters).value_or(w.status0);
   for (int s = 0; s < seconds; ++s) {
     SleepUntil(absl::FromUnixMillis(t0_ms + int64_t{s} * 1000));
     for (auto& p : procs) p.max_threads = std::max(p.max_threads, ThreadCount(p.pid));
@@ -195,7 +198,7 @@ WindowFigures MeasureWindow(std::vector<ProcessFigures> procs, const ThrowawayMa
     procs[i].peak_rss_kib = PeakRssKib(procs[i].pid);
     procs[i].max_threads = std::max(procs[i].max_threads, ThreadCount(procs[i].pid));
   }
-  if (mariadb) w.status1 = mariadb->GlobalStatus(kServerCounters).value_or(w.status1);
+  if (mariadb) w.status1 = MariadbGlobalStatus(mariadb->socket(), kServerCounters).value_or(w.status1);
   w.processes = std::move(procs);
   return w;
 }
@@ -351,7 +354,8 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
   std::vector<ProcessFigures> procs;
   for (const auto& p : d.processes()) procs.push_back({p.name, p.process->pid()});
   if (mariadb) procs.push_back({"mariadbd", mariadb->pid()});
-  std::unique_ptr<StoreReader> reader = mariadb ? mariadb->Reader(database) : SqliteStoreReader(d.sqlite_path());
+  std::unique_ptr<StoreReader> reader =
+      mariadb ? MariadbStoreReader(mariadb->socket(), database) : SqliteStoreReader(d.sqlite_path());
   std::vector<PartitionHolders> holders = {Holders(*reader)};
   std::optional<MetricsScraper> scraper;
   if (metrics) scraper.emplace(d.metrics_urls(), absl::Seconds(1));

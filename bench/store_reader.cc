@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "sqlite3.h"
 #include "tests/support/subprocess.h"
@@ -105,6 +106,19 @@ std::unique_ptr<StoreReader> SqliteStoreReader(std::string path) {
 
 std::unique_ptr<StoreReader> MariadbStoreReader(std::string socket, std::string database) {
   return std::make_unique<MariadbReader>(std::move(socket), std::move(database));
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> MariadbGlobalStatus(std::string socket,
+                                                                  const std::vector<std::string>& names) {
+  std::map<std::string, int64_t> out;
+  absl::Status s = MariadbStoreReader(std::move(socket), "mysql")
+                       ->ForEachRow(absl::StrCat("SHOW GLOBAL STATUS WHERE Variable_name IN ('",
+                                                 absl::StrJoin(names, "','"), "')"),
+                                    [&](absl::Span<const absl::string_view> row) {
+                                      if (row.size() >= 2) out[std::string(row[0])] = AsInt(row[1]);
+                                    });
+  if (!s.ok()) return s;
+  return out;
 }
 
 }  // namespace gnomon::bench

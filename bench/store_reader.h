@@ -15,8 +15,10 @@
 #define GNOMON_BENCH_STORE_READER_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
@@ -39,6 +41,11 @@ class StoreReader {
 std::unique_ptr<StoreReader> SqliteStoreReader(std::string path);
 // `database` on the server listening on the Unix socket `socket`, as root.
 std::unique_ptr<StoreReader> MariadbStoreReader(std::string socket, std::string database);
+
+// SHOW GLOBAL STATUS values of `names` on the server listening on `socket`;
+// names the server lacks are absent.
+absl::StatusOr<std::map<std::string, int64_t>> MariadbGlobalStatus(std::string socket,
+                                                                  const std::vector<std::string>& names);
 
 // Parses a column value; NULL and non-numbers read as `fallback`.
 int64_t AsInt(absl::string_view value, int64_t fallback = 0);

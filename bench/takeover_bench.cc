@@ -47,15 +47,17 @@
 #include "bench/burst_deployment.h"
 #include "bench/burst_figures.h"
 #include "bench/partition_shares.h"
-#include "bench/throwaway_mariadb.h"
+#include "bench/store_reader.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
+#include "tests/support/throwaway_mariadb.h"
 
 namespace gnomon::bench {
 namespace {
 
 using google::protobuf::util::TimeUtil;
+using testing::ThrowawayMariadb;
 
 struct Options {
   int jobs = 256;  // Job ids are consecutive: 4 per partition.
@@ -278,7 +280,7 @@ int Run(const Options& o) {
     return 1;
   }
   if (!CreateJobs(*admin, d.admin_token(), group->id(), o)) return 1;
-  std::unique_ptr<StoreReader> reader = (*db)->Reader(database);
+  std::unique_ptr<StoreReader> reader = MariadbStoreReader((*db)->socket(), database);
   absl::SleepFor(absl::Seconds(o.warmup_seconds));
   const int64_t window_from_ms = NowMs();
   const absl::StatusOr<PartitionHolders> before = ReadPartitionHolders(*reader, window_from_ms);

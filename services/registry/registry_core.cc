@@ -210,6 +210,7 @@ absl::Status RegistryCore::Beat(uint64_t session, const v1::Beat& beat) {
 
 void RegistryCore::Leave(uint64_t session, const std::string& reason) {
   v1::ExecutorInfo info;
+  bool shutting_down;
   {
     absl::MutexLock l(&mu_);
     auto s = sessions_.find(session);
@@ -219,6 +220,17 @@ void RegistryCore::Leave(uint64_t session, const std::string& reason) {
     members_.erase(m);
     sessions_.erase(s);
     Publish(v1::EXECUTOR_CHANGE_KIND_LEFT, info);
+    shutting_down = stopped_;
+  }
+  // This registry is shutting down and ended the session itself: the
+  // executor is alive and registers with another replica in a moment. Its
+  // row stays (live for the others until it goes stale), or every other
+  // replica reading the store meanwhile would see it leave and route to an
+  // empty group until its next read.
+  if (shutting_down) {
+    GNOMON_LOG(INFO) << "registry: " << info.app_name() << " executor " << info.address()
+                     << " disconnected by shutdown; its row stays for the other replicas";
+    return;
   }
   if (metrics_ != nullptr) metrics_->Closed(SessionEnd::kLeft);
   // Only our registration's row: if the executor already registered with
@@ -320,7 +332,15 @@ void RegistryCore::RefreshRemote(int64_t now_ms) {
     if (!now_remote.contains(key)) Publish(v1::EXECUTOR_CHANGE_KIND_LEFT, info);
   }
   for (const auto& [key, info] : now_remote) {
-    if (!remote_.contains(key)) Publish(v1::EXECUTOR_CHANGE_KIND_JOINED, info);
+    auto before = remote_.find(key);
+    if (before == remote_.end()) {
+      Publish(v1::EXECUTOR_CHANGE_KIND_JOINED, info);
+    } else if (before->second.instance_id() != info.instance_id()) {
+      // Restarted and registered again with another replica between two
+      // reads: watchers must learn of the new instance (the old one's runs
+      // are lost), not only of arrivals and departures.
+      Publish(v1::EXECUTOR_CHANGE_KIND_UPDATED, info);
+    }
   }
   remote_ = std::move(now_remote);
   remote_loaded_ = true;

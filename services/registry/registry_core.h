@@ -87,7 +87,9 @@ class RegistryCore {
       ABSL_LOCKS_EXCLUDED(mu_);
   // FailedPrecondition if the session is no longer a member.
   absl::Status Beat(uint64_t session, const v1::Beat& beat) ABSL_LOCKS_EXCLUDED(mu_);
-  // Removes the executor if `session` is still its current session.
+  // Removes the executor if `session` is still its current session, and its
+  // store row unless this registry is shutting down (then the executor is
+  // moving to another replica, which would otherwise briefly see it gone).
   void Leave(uint64_t session, const std::string& reason) ABSL_LOCKS_EXCLUDED(mu_);
 
   // A new watcher, already holding the snapshot of `apps` (empty = all).

@@ -64,6 +64,14 @@ absl::StatusOr<v1::KillResponse> ExecutorLink::Kill(const v1::KillRequest& reque
   return resp;
 }
 
+bool ExecutorLink::AwaitAnswered(absl::Time deadline) {
+  absl::MutexLock l(&mu_);
+  auto answered = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return closed_ || (queue_.empty() && pending_.empty());
+  };
+  return clock_->AwaitWithDeadline(&mu_, absl::Condition(&answered), deadline);
+}
+
 void ExecutorLink::Close() {
   absl::MutexLock l(&mu_);
   closed_ = true;
@@ -243,6 +251,18 @@ void ExecutorLinks::Drop(const std::string& address) {
     links_.erase(it);
   }
   link->Close();
+}
+
+bool ExecutorLinks::AwaitAnswered(absl::Duration limit) {
+  std::vector<std::shared_ptr<ExecutorLink>> links;
+  {
+    absl::MutexLock l(&mu_);
+    for (auto& [a, link] : links_) links.push_back(link);
+  }
+  const absl::Time deadline = clock_->Now() + limit;
+  bool answered = true;
+  for (auto& link : links) answered &= link->AwaitAnswered(deadline);
+  return answered;
 }
 
 void ExecutorLinks::CloseAll() {

@@ -44,6 +44,9 @@ class ExecutorLink {
   ExecutorLink& operator=(const ExecutorLink&) = delete;
 
   void Send(v1::RunRequest run, DispatchCallback cb) ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits until every run sent so far is answered (or failed) or the link is
+  // closed; false if some run is still queued or unanswered at `deadline`.
+  bool AwaitAnswered(absl::Time deadline) ABSL_LOCKS_EXCLUDED(mu_);
   // Fails everything queued or unanswered and stops the threads.
   void Close() ABSL_LOCKS_EXCLUDED(mu_);
   // Unary calls on the same channel, carrying the group token.
@@ -141,6 +144,9 @@ class ExecutorLinks final : public ExecutorClient {
   }
   // Closes the links to `address` (the executor left).
   void Drop(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits up to `limit` until every link's runs are answered (a graceful
+  // stop lets the executors answer before CloseAll fails what is left).
+  bool AwaitAnswered(absl::Duration limit) ABSL_LOCKS_EXCLUDED(mu_);
   void CloseAll() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:

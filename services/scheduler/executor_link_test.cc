@@ -4,6 +4,7 @@
 // in-flight limit fail with RESOURCE_EXHAUSTED once they have waited as long.
 #include "services/scheduler/executor_link.h"
 
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -129,6 +130,40 @@ TEST(ExecutorLinkTest, SilentExecutorTimesOutAndTheBacklogIsFailedNotKept) {
   }
   EXPECT_EQ(timed_out, in_flight);
   EXPECT_EQ(held_back, 5);
+}
+
+TEST(ExecutorLinksTest, ClosingAfterTheAnswersFailsNothingThatWasSent) {
+  FakeExecutor executor(/*silent=*/false);
+  executor::testing::TestServer server({&executor});
+  Outcomes outcomes;
+  ExecutorLinks links(&RealClock());
+  constexpr int kRuns = 500;
+  for (int i = 1; i <= kRuns; ++i) links.Send(server.address(), "token", NoopRun(i), outcomes.For(i));
+  ASSERT_TRUE(links.AwaitAnswered(absl::Seconds(30)));
+  links.CloseAll();
+  absl::MutexLock l(&outcomes.mu);
+  ASSERT_EQ(outcomes.by_run.size(), static_cast<size_t>(kRuns));
+  for (const auto& [id, r] : outcomes.by_run) EXPECT_TRUE(r.ok() && r->has_accepted()) << id << ": " << r.status();
+}
+
+TEST(ExecutorLinksTest, AwaitingAnswersFromASilentExecutorGivesUpAtTheLimit) {
+  FakeExecutor executor(/*silent=*/true);
+  executor::testing::TestServer server({&executor});
+  SimulatedClock clock(absl::FromUnixSeconds(1'000'000));
+  Outcomes outcomes;
+  ExecutorLinks links(&clock, absl::Seconds(10));
+  links.Send(server.address(), "token", NoopRun(1), outcomes.For(1));
+  ASSERT_TRUE(executor.WaitForRuns(1));
+  bool answered = true;
+  std::thread waiter([&] { answered = links.AwaitAnswered(absl::Seconds(5)); });
+  clock.BlockUntilWaiters(2);  // The link's writer and the waiter.
+  clock.Advance(absl::Seconds(5));
+  waiter.join();
+  EXPECT_FALSE(answered);
+  links.CloseAll();  // Sent, never answered: the executor may hold it.
+  ASSERT_TRUE(outcomes.WaitFor(1));
+  absl::MutexLock l(&outcomes.mu);
+  EXPECT_EQ(outcomes.by_run.at(1).status().code(), absl::StatusCode::kUnknown);
 }
 
 }  // namespace

@@ -107,8 +107,8 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
   alarms_.Start();
   threads_.emplace_back([this, registry_endpoint] { membership_.Run(registry_endpoint); });
   threads_.emplace_back([this] { dispatch_recorder_.Run(); });
-  threads_.emplace_back([this] { timer_.Run(); });
-  threads_.emplace_back([this] { loop_.Run(); });
+  timer_thread_ = std::thread([this] { timer_.Run(); });
+  loop_thread_ = std::thread([this] { loop_.Run(); });
   threads_.emplace_back([this] { followups_.Run(); });
   threads_.emplace_back([this] { reaper_.Run(); });
   threads_.emplace_back([this] { redispatcher_.Run(); });
@@ -123,17 +123,24 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
 
 void SchedulerRole::Stop() {
   if (threads_.empty()) return;
-  // Drain, then release: stop firing, send what was recorded ahead, and
-  // only then give the partitions up (the others take them at once).
+  // Drain, then release: stop firing, send what was recorded ahead, let the
+  // executors answer, and only then give the partitions up (the others take
+  // them at once). Closing the links earlier failed the runs still awaiting
+  // an answer ("link closed") although their executors were there.
   loop_.Stop();
+  loop_thread_.join();
   timer_.Stop();  // Sends what was recorded ahead rather than dropping it.
+  timer_thread_.join();
+  followups_.Stop();
+  redispatcher_.Stop();
+  pools_.Stop();  // Runs every queued dispatch: each run is now on its executor's link.
+  if (!links_.AwaitAnswered(absl::Seconds(5))) {
+    GNOMON_LOG(WARNING) << "scheduler: stopping with dispatches unanswered after 5 s; they fail";
+  }
   lease_.Stop();
   prober_.Stop();
-  followups_.Stop();
   reaper_.Stop();
-  redispatcher_.Stop();
   membership_.Stop();
-  pools_.Stop();
   links_.CloseAll();
   dispatch_recorder_.Stop();
   for (auto& t : threads_) t.join();

@@ -89,6 +89,9 @@ class SchedulerRole {
   PartitionLease lease_;
   AdminCore core_;
   AdminService service_;
+  // Joined first on Stop: once they are, nothing more is handed to the pools.
+  std::thread loop_thread_;
+  std::thread timer_thread_;
   std::vector<std::thread> threads_;
   metrics::ScrapeHook scrape_hook_;  // Last: unregistered before what it reads goes.
 };

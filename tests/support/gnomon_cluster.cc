@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -57,6 +58,44 @@ void GnomonCluster::Stop(int i, int sig) {
 bool GnomonCluster::Restart(int i, int sig) {
   Stop(i, sig);
   return StartReplica(i);
+}
+
+namespace {
+
+// N and M of the last "holds N of M partitions" line in `output` (0, 0 if none).
+std::pair<int, int> LastHolds(const std::string& output) {
+  std::istringstream in(output);
+  std::pair<int, int> held = {0, 0};
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find(" holds ");
+    if (at == std::string::npos) continue;
+    std::istringstream words(line.substr(at + 7));
+    std::string of;
+    words >> held.first >> of >> held.second;
+  }
+  return held;
+}
+
+}  // namespace
+
+int GnomonCluster::HeldPartitions(int i) const { return LastHolds(replicas_[i].process->Output()).first; }
+
+bool GnomonCluster::AwaitPartitionsShared(absl::Duration limit) const {
+  const absl::Time deadline = absl::Now() + limit;
+  while (true) {
+    int held = 0, total = 0;
+    bool each = true;
+    for (const Replica& r : replicas_) {
+      if (!r.running) continue;
+      const auto [n, of] = LastHolds(r.process->Output());
+      held += n;
+      total = std::max(total, of);
+      each &= n > 0;
+    }
+    if (each && total > 0 && held == total) return true;
+    if (absl::Now() >= deadline) return false;
+    PollInterval(absl::Milliseconds(100));
+  }
 }
 
 std::string GnomonCluster::addresses() const {

@@ -41,6 +41,13 @@ class GnomonCluster {
   void Stop(int i, int sig);
   bool StartReplica(int i);
   int replicas() const { return static_cast<int>(replicas_.size()); }
+  bool running(int i) const { return replicas_[i].running; }
+  // Partitions replica `i` last said it holds ("holds N of 64 partitions").
+  int HeldPartitions(int i) const;
+  // Polls until the running replicas together hold every partition, each
+  // some of them (as their last "holds N of M partitions" lines say); false
+  // if they do not within `limit`.
+  bool AwaitPartitionsShared(absl::Duration limit) const;
   const std::string& address(int i = 0) const { return replicas_[i].address; }
   // Every replica's address, comma-separated (an executor's --registry list).
   std::string addresses() const;

@@ -1,4 +1,4 @@
-#include "bench/throwaway_mariadb.h"
+#include "tests/support/throwaway_mariadb.h"
 
 #include <netinet/in.h>
 #include <signal.h>
@@ -12,10 +12,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 
-namespace gnomon::bench {
+namespace gnomon::testing {
 namespace {
 
 constexpr char kMariadbd[] = "/usr/sbin/mariadbd";
@@ -46,7 +45,7 @@ absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start() {
   }
   std::unique_ptr<ThrowawayMariadb> db(new ThrowawayMariadb());
   const std::string dir = db->dir_.path();
-  testing::CommandResult installed = testing::RunCommand(
+  CommandResult installed = RunCommand(
       {"/usr/bin/timeout", "120", kInstallDb, "--no-defaults", absl::StrCat("--datadir=", dir, "/data"),
        "--user=root", "--auth-root-authentication-method=normal", "--skip-test-db"});
   if (installed.exit_code != 0) {
@@ -55,21 +54,45 @@ absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start() {
   }
   db->port_ = FreePort();
   if (db->port_ == 0) return absl::InternalError("no free loopback port");
-  db->server_ = std::make_unique<testing::Subprocess>(std::vector<std::string>{
-      kMariadbd, "--no-defaults", absl::StrCat("--datadir=", dir, "/data"),
-      absl::StrCat("--socket=", dir, "/mysqld.sock"), absl::StrCat("--pid-file=", dir, "/mysqld.pid"),
-      absl::StrCat("--port=", db->port_), "--bind-address=127.0.0.1", "--user=root",
-      absl::StrCat("--log-error=", dir, "/error.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=128M"});
+  if (absl::Status s = db->Launch(); !s.ok()) return s;
+  return db;
+}
+
+absl::Status ThrowawayMariadb::Launch() {
+  const std::string& dir = dir_.path();
+  server_ = std::make_unique<Subprocess>(std::vector<std::string>{
+      kMariadbd, "--no-defaults", absl::StrCat("--datadir=", dir, "/data"), absl::StrCat("--socket=", socket()),
+      absl::StrCat("--pid-file=", dir, "/mysqld.pid"), absl::StrCat("--port=", port_), "--bind-address=127.0.0.1",
+      "--user=root", absl::StrCat("--log-error=", dir, "/error.log"), "--skip-name-resolve",
+      "--innodb-buffer-pool-size=128M"});
   // Ready in well under a second; 30 s is the failure guard.
   for (int i = 0; i < 300; ++i) {
-    if (testing::RunCommand({"/usr/bin/timeout", "10", kAdmin, "--no-defaults",
-                             absl::StrCat("--socket=", dir, "/mysqld.sock"), "-uroot", "ping"})
+    if (RunCommand({"/usr/bin/timeout", "10", kAdmin, "--no-defaults", absl::StrCat("--socket=", socket()),
+                    "-uroot", "ping"})
             .exit_code == 0) {
-      return db;
+      return absl::OkStatus();
     }
-    if (db->server_->WaitFor(absl::Milliseconds(100)).has_value()) break;  // It exited.
+    if (server_->WaitFor(absl::Milliseconds(100)).has_value()) break;  // It exited.
   }
   return absl::InternalError(absl::StrCat("mariadbd did not come up; see ", dir, "/error.log"));
+}
+
+absl::Status ThrowawayMariadb::Stop() {
+  RunCommand({"/usr/bin/timeout", "30", kAdmin, "--no-defaults", absl::StrCat("--socket=", socket()), "-uroot",
+              "shutdown"});
+  if (!server_->WaitFor(absl::Seconds(30)).has_value()) {
+    server_->Kill(SIGKILL);
+    server_->Wait();
+    server_.reset();
+    return absl::DeadlineExceededError("mariadbd did not shut down in 30 s; killed it");
+  }
+  server_.reset();
+  return absl::OkStatus();
+}
+
+absl::Status ThrowawayMariadb::Resume() {
+  if (server_) return absl::FailedPreconditionError("mariadbd is running");
+  return Launch();
 }
 
 ThrowawayMariadb::~ThrowawayMariadb() {
@@ -83,32 +106,11 @@ ThrowawayMariadb::~ThrowawayMariadb() {
     std::printf("NOTE: mariadbd exited on its own (exit %d); the end of its error log:\n%s\n", *code, log.c_str());
     return;
   }
-  testing::RunCommand({"/usr/bin/timeout", "30", kAdmin, "--no-defaults",
-                       absl::StrCat("--socket=", dir_.path(), "/mysqld.sock"), "-uroot", "shutdown"});
-  if (!server_->WaitFor(absl::Seconds(30)).has_value()) {
-    server_->Kill(SIGKILL);
-    server_->Wait();
-  }
+  if (!Stop().ok()) std::printf("NOTE: mariadbd did not shut down in 30 s; killed it\n");
 }
 
 std::string ThrowawayMariadb::Url(const std::string& database) const {
   return absl::StrCat("mysql://root@127.0.0.1:", port_, "/", database);
 }
 
-std::unique_ptr<StoreReader> ThrowawayMariadb::Reader(const std::string& database) const {
-  return MariadbStoreReader(absl::StrCat(dir_.path(), "/mysqld.sock"), database);
-}
-
-absl::StatusOr<std::map<std::string, int64_t>> ThrowawayMariadb::GlobalStatus(
-    const std::vector<std::string>& names) const {
-  std::map<std::string, int64_t> out;
-  absl::Status s = Reader("mysql")->ForEachRow(
-      absl::StrCat("SHOW GLOBAL STATUS WHERE Variable_name IN ('", absl::StrJoin(names, "','"), "')"),
-      [&](absl::Span<const absl::string_view> row) {
-        if (row.size() >= 2) out[std::string(row[0])] = AsInt(row[1]);
-      });
-  if (!s.ok()) return s;
-  return out;
-}
-
-}  // namespace gnomon::bench
+}  // namespace gnomon::testing
