@@ -2,6 +2,8 @@
 // Kubernetes gRPC probes and grpcurl work without extra files. Checked on a
 // real gnomond and a real sample executor with a client generated from
 // grpc's own protos.
+#include <cstdlib>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -12,8 +14,10 @@
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
 #include "gnomon/v1/common.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/gnomon_cluster.h"
+#include "tests/support/throwaway_mariadb.h"
 
 namespace gnomon {
 namespace {
@@ -86,6 +90,39 @@ TEST(HealthReflection, GnomondServesHealthAndReflectionForEveryService) {
                           "grpc.health.v1.Health"}) {
     EXPECT_TRUE(services.count(svc)) << svc;
   }
+}
+
+TEST(HealthReflection, ReadinessFollowsTheStoreWhileLivenessStaysUp) {
+  // A database outage takes gnomond out of the Service (readiness) without
+  // getting it restarted (liveness), and it comes back by itself.
+  const char* mysql = std::getenv("GNOMON_TEST_MYSQL_URL");
+  if (mysql == nullptr || *mysql == '\0') {
+    GTEST_SKIP() << "runs in the MariaDB mode only (GNOMON_TEST_MYSQL_URL unset; scripts/test sets it)";
+  }
+  absl::StatusOr<std::unique_ptr<testing::ThrowawayMariadb>> db = testing::ThrowawayMariadb::Start();
+  if (absl::IsUnavailable(db.status())) GTEST_SKIP() << db.status();
+  ASSERT_TRUE(db.ok()) << db.status();
+  testing::GnomonCluster cluster({"--store=" + (*db)->Url("gnomon_health")});
+  ASSERT_TRUE(cluster.Start()) << cluster.Output();
+  const std::string address = cluster.address();
+  ASSERT_TRUE(WatchUntil(address, "", HealthCheckResponse::SERVING, absl::Seconds(30))) << cluster.Output();
+
+  ASSERT_TRUE((*db)->Stop().ok());
+  EXPECT_TRUE(WatchUntil(address, "", HealthCheckResponse::NOT_SERVING, absl::Seconds(30)))
+      << cluster.Output();
+  for (const char* svc : {"gnomon.v1.JobAdmin", "gnomon.v1.Registry", "gnomon.v1.LogService"}) {
+    EXPECT_TRUE(WatchUntil(address, svc, HealthCheckResponse::NOT_SERVING, absl::Seconds(30))) << svc;
+  }
+  EXPECT_EQ(Check(address, "liveness"), HealthCheckResponse::SERVING);
+
+  ASSERT_TRUE((*db)->Resume().ok());
+  EXPECT_TRUE(WatchUntil(address, "", HealthCheckResponse::SERVING, absl::Seconds(60))) << cluster.Output();
+  for (const char* svc : {"gnomon.v1.JobAdmin", "gnomon.v1.Registry", "gnomon.v1.LogService"}) {
+    EXPECT_EQ(Check(address, svc), HealthCheckResponse::SERVING) << svc;
+  }
+  // The log says why, as docs/operations.md shows.
+  EXPECT_THAT(cluster.Output(), ::testing::HasSubstr("health: gnomon.v1.JobAdmin NOT_SERVING: store unreachable"));
+  EXPECT_THAT(cluster.Output(), ::testing::HasSubstr("health: gnomon.v1.JobAdmin SERVING again"));
 }
 
 TEST(HealthReflection, SampleExecutorServesHealthAndReflection) {
