@@ -6,7 +6,6 @@
 // past the jobs' 2 s threshold): every slot from each job's first to its
 // last has exactly one run record, SUCCEEDED, and was executed exactly once
 // (counted executor-side). Runs in the MariaDB mode only.
-#include <cstdlib>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -24,14 +23,11 @@ constexpr int kJobs = 12;
 constexpr int64_t kPeriodMs = 200;
 
 TEST(StoreRestartClusterTest, SlotsDueWhileTheStoreWasDownAreCaughtUpOnceAndExecutedOnce) {
-  const char* mysql = std::getenv("GNOMON_TEST_MYSQL_URL");
-  if (mysql == nullptr || *mysql == '\0') {
-    GTEST_SKIP() << "runs in the MariaDB mode only (GNOMON_TEST_MYSQL_URL unset; scripts/test sets it)";
-  }
-  absl::StatusOr<std::unique_ptr<testing::ThrowawayMariadb>> db = testing::ThrowawayMariadb::Start();
-  if (absl::IsUnavailable(db.status())) GTEST_SKIP() << db.status();
-  ASSERT_TRUE(db.ok()) << db.status();
-  testing::GnomonCluster cluster({"--store=" + (*db)->Url("gnomon_outage")}, kReplicas);
+  testing::PrivateMariadb m = testing::StartPrivateMariadb();
+  if (!m.skip.empty()) GTEST_SKIP() << m.skip;
+  ASSERT_TRUE(m.status.ok()) << m.status;
+  testing::ThrowawayMariadb* db = m.db.get();
+  testing::GnomonCluster cluster({"--store=" + db->Url("gnomon_outage")}, kReplicas);
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
   testing::ClusterLoad load(&cluster);
   ASSERT_TRUE(load.Start(2)) << cluster.Output();
@@ -42,9 +38,9 @@ TEST(StoreRestartClusterTest, SlotsDueWhileTheStoreWasDownAreCaughtUpOnceAndExec
   }
 
   cluster.PollInterval(absl::Seconds(3));  // Load before the outage.
-  ASSERT_TRUE((*db)->Stop().ok());
+  ASSERT_TRUE(db->Stop().ok());
   cluster.PollInterval(absl::Seconds(5));  // The outage.
-  ASSERT_TRUE((*db)->Resume().ok());
+  ASSERT_TRUE(db->Resume().ok());
   const int64_t back_ms = absl::ToUnixMillis(absl::Now());
   cluster.PollInterval(absl::Seconds(5));  // Load after it.
   load.StopJobs();

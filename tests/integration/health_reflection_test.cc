@@ -2,7 +2,6 @@
 // Kubernetes gRPC probes and grpcurl work without extra files. Checked on a
 // real gnomond and a real sample executor with a client generated from
 // grpc's own protos.
-#include <cstdlib>
 #include <memory>
 #include <set>
 #include <string>
@@ -95,19 +94,16 @@ TEST(HealthReflection, GnomondServesHealthAndReflectionForEveryService) {
 TEST(HealthReflection, ReadinessFollowsTheStoreWhileLivenessStaysUp) {
   // A database outage takes gnomond out of the Service (readiness) without
   // getting it restarted (liveness), and it comes back by itself.
-  const char* mysql = std::getenv("GNOMON_TEST_MYSQL_URL");
-  if (mysql == nullptr || *mysql == '\0') {
-    GTEST_SKIP() << "runs in the MariaDB mode only (GNOMON_TEST_MYSQL_URL unset; scripts/test sets it)";
-  }
-  absl::StatusOr<std::unique_ptr<testing::ThrowawayMariadb>> db = testing::ThrowawayMariadb::Start();
-  if (absl::IsUnavailable(db.status())) GTEST_SKIP() << db.status();
-  ASSERT_TRUE(db.ok()) << db.status();
-  testing::GnomonCluster cluster({"--store=" + (*db)->Url("gnomon_health")});
+  testing::PrivateMariadb m = testing::StartPrivateMariadb();
+  if (!m.skip.empty()) GTEST_SKIP() << m.skip;
+  ASSERT_TRUE(m.status.ok()) << m.status;
+  testing::ThrowawayMariadb* db = m.db.get();
+  testing::GnomonCluster cluster({"--store=" + db->Url("gnomon_health")});
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
   const std::string address = cluster.address();
   ASSERT_TRUE(WatchUntil(address, "", HealthCheckResponse::SERVING, absl::Seconds(30))) << cluster.Output();
 
-  ASSERT_TRUE((*db)->Stop().ok());
+  ASSERT_TRUE(db->Stop().ok());
   EXPECT_TRUE(WatchUntil(address, "", HealthCheckResponse::NOT_SERVING, absl::Seconds(30)))
       << cluster.Output();
   for (const char* svc : {"gnomon.v1.JobAdmin", "gnomon.v1.Registry", "gnomon.v1.LogService"}) {
@@ -115,7 +111,7 @@ TEST(HealthReflection, ReadinessFollowsTheStoreWhileLivenessStaysUp) {
   }
   EXPECT_EQ(Check(address, "liveness"), HealthCheckResponse::SERVING);
 
-  ASSERT_TRUE((*db)->Resume().ok());
+  ASSERT_TRUE(db->Resume().ok());
   EXPECT_TRUE(WatchUntil(address, "", HealthCheckResponse::SERVING, absl::Seconds(60))) << cluster.Output();
   for (const char* svc : {"gnomon.v1.JobAdmin", "gnomon.v1.Registry", "gnomon.v1.LogService"}) {
     EXPECT_EQ(Check(address, svc), HealthCheckResponse::SERVING) << svc;

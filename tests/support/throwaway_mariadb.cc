@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -111,6 +112,24 @@ ThrowawayMariadb::~ThrowawayMariadb() {
 
 std::string ThrowawayMariadb::Url(const std::string& database) const {
   return absl::StrCat("mysql://root@127.0.0.1:", port_, "/", database);
+}
+
+PrivateMariadb StartPrivateMariadb() {
+  PrivateMariadb m;
+  const char* mysql = std::getenv("GNOMON_TEST_MYSQL_URL");
+  if (mysql == nullptr || *mysql == '\0') {
+    m.skip = "runs in the MariaDB mode only (GNOMON_TEST_MYSQL_URL unset; scripts/test sets it)";
+    return m;
+  }
+  absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> db = ThrowawayMariadb::Start();
+  if (absl::IsUnavailable(db.status())) {
+    m.skip = std::string(db.status().message());
+  } else if (!db.ok()) {
+    m.status = db.status();
+  } else {
+    m.db = *std::move(db);
+  }
+  return m;
 }
 
 }  // namespace gnomon::testing

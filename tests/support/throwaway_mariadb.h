@@ -56,6 +56,19 @@ class ThrowawayMariadb {
   std::unique_ptr<Subprocess> server_;
 };
 
+// For a test that takes the store away: a private server, started only in
+// the MariaDB mode (GNOMON_TEST_MYSQL_URL set, as scripts/test does).
+//
+//   PrivateMariadb m = StartPrivateMariadb();
+//   if (!m.skip.empty()) GTEST_SKIP() << m.skip;
+//   ASSERT_TRUE(m.status.ok()) << m.status;
+struct PrivateMariadb {
+  std::unique_ptr<ThrowawayMariadb> db;
+  std::string skip;     // Why not: not the MariaDB mode, or mariadbd missing.
+  absl::Status status;  // A server that would not start.
+};
+PrivateMariadb StartPrivateMariadb();
+
 }  // namespace gnomon::testing
 
 #endif  // GNOMON_TESTS_SUPPORT_THROWAWAY_MARIADB_H_
