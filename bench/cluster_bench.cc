@@ -125,6 +125,7 @@ void RegistryCpu(GnomonCluster& c, const v1::Group& g, int n, int seconds) {
   for (int i = 0; i < n; ++i) {
     auto s = std::make_unique<Session>();
     s->ctx.AddMetadata(std::string(kAccessTokenKey), g.access_token());
+    s->ctx.AddMetadata(std::string(kAppNameKey), g.app_name());
     s->stream = registry->Session(&s->ctx);
     v1::SessionRequest reg;
     reg.mutable_register_()->set_app_name(g.app_name());

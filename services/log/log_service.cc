@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
-#include "services/common/client/auth_metadata.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
 
@@ -66,13 +65,9 @@ void ConnectTailHub(ReportWriter* writer, LogTailHub* hub) {
 grpc::Status LogServiceImpl::ReportResults(
     grpc::ServerContext* context,
     grpc::ServerReaderWriter<v1::ReportResultsResponse, v1::ReportResultsRequest>* stream) {
-  std::string app = MetadataValue(*context, kAppNameKey);
-  if (app.empty()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        absl::StrCat("missing \"", std::string(kAppNameKey), "\" metadata"));
-  }
-  absl::StatusOr<v1::Group> group = auth_->CheckGroup(*context, app);
-  if (!group.ok()) return ToGrpcStatus(group.status());
+  absl::StatusOr<Caller> caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  const v1::Group& group = caller->group;
 
   auto channel = std::make_shared<AckChannel>();
   {
@@ -96,7 +91,7 @@ grpc::Status LogServiceImpl::ReportResults(
       ++channel->outstanding;
     }
     PendingReport p;
-    p.group_id = group->id();
+    p.group_id = group.id();
     v1::ReportResultsResponse resp;  // Filled in with the acks when stored.
     for (v1::ReportItem& item : *req.mutable_items()) {
       v1::ReportItemAck* a = resp.add_acks();
@@ -171,7 +166,9 @@ absl::Status FollowRunLog(store::Store* store, LogTailHub* hub, const v1::Stream
 grpc::Status LogServiceImpl::StreamRunLog(grpc::ServerContext* context,
                                           const v1::StreamRunLogRequest* request,
                                           grpc::ServerWriter<v1::LogLine>* writer) {
-  if (absl::Status s = auth_->CheckAdmin(*context); !s.ok()) return ToGrpcStatus(s);
+  if (auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__); !caller.ok()) {
+    return ToGrpcStatus(caller.status());
+  }
   return ToGrpcStatus(FollowRunLog(
       store_, hub_, *request, [context] { return context->IsCancelled(); },
       [writer](const v1::LogLine& l) { return writer->Write(l); }));
@@ -179,7 +176,9 @@ grpc::Status LogServiceImpl::StreamRunLog(grpc::ServerContext* context,
 
 grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetRunRequest* request,
                                     v1::Run* response) {
-  if (absl::Status s = auth_->CheckAdmin(*context); !s.ok()) return ToGrpcStatus(s);
+  if (auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__); !caller.ok()) {
+    return ToGrpcStatus(caller.status());
+  }
   absl::StatusOr<v1::Run> run = gnomon::GetRun(store_, request->run_id());
   if (!run.ok()) return ToGrpcStatus(run.status());
   *response = std::move(*run);
@@ -189,7 +188,9 @@ grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetR
 grpc::Status LogServiceImpl::ListRuns(grpc::ServerContext* context,
                                       const v1::ListRunsRequest* request,
                                       v1::ListRunsResponse* response) {
-  if (absl::Status s = auth_->CheckAdmin(*context); !s.ok()) return ToGrpcStatus(s);
+  if (auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__); !caller.ok()) {
+    return ToGrpcStatus(caller.status());
+  }
   absl::StatusOr<v1::ListRunsResponse> page = gnomon::ListRuns(store_, *request);
   if (!page.ok()) return ToGrpcStatus(page.status());
   *response = std::move(*page);
@@ -199,7 +200,9 @@ grpc::Status LogServiceImpl::ListRuns(grpc::ServerContext* context,
 grpc::Status LogServiceImpl::GetReport(grpc::ServerContext* context,
                                        const v1::GetReportRequest* request,
                                        v1::GetReportResponse* response) {
-  if (absl::Status s = auth_->CheckAdmin(*context); !s.ok()) return ToGrpcStatus(s);
+  if (auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__); !caller.ok()) {
+    return ToGrpcStatus(caller.status());
+  }
   constexpr int64_t kDay = 86'400'000;
   if (!request->has_start_time() || !request->has_end_time()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "start_time, end_time: both are required");

@@ -12,6 +12,10 @@ using google::protobuf::util::TimeUtil;
 grpc::Status RegistryService::Session(
     grpc::ServerContext* context,
     grpc::ServerReaderWriter<v1::SessionResponse, v1::SessionRequest>* stream) {
+  // The app to authenticate comes from metadata, so nothing is read from an
+  // unauthenticated caller.
+  absl::StatusOr<Caller> caller = auth_->Authorize(*context, v1::Registry::service_full_name(), __func__);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   v1::SessionRequest first;
   if (!stream->Read(&first)) return grpc::Status::OK;
   if (!first.has_register_()) {
@@ -20,8 +24,11 @@ grpc::Status RegistryService::Session(
   }
   const v1::Register& reg = first.register_();
   if (absl::Status s = ValidateRegister(reg); !s.ok()) return ToGrpcStatus(s);
-  if (absl::StatusOr<v1::Group> g = auth_->CheckGroup(*context, reg.app_name()); !g.ok()) {
-    return ToGrpcStatus(g.status());
+  // The caller is authenticated for its own app only; naming another one is a
+  // protocol error, not a credential question.
+  if (reg.app_name() != caller->group.app_name()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "register.app_name must equal the x-gnomon-app metadata");
   }
   absl::StatusOr<uint64_t> session = core_->Join(reg, [context] { context->TryCancel(); });
   if (!session.ok()) return ToGrpcStatus(session.status());
@@ -64,7 +71,9 @@ grpc::Status RegistryService::Session(
 grpc::Status RegistryService::WatchExecutors(grpc::ServerContext* context,
                                              const v1::WatchExecutorsRequest* request,
                                              grpc::ServerWriter<v1::WatchExecutorsResponse>* writer) {
-  if (absl::Status s = auth_->CheckAdmin(*context); !s.ok()) return ToGrpcStatus(s);
+  if (auto caller = auth_->Authorize(*context, v1::Registry::service_full_name(), __func__); !caller.ok()) {
+    return ToGrpcStatus(caller.status());
+  }
   std::vector<std::string> apps(request->app_names().begin(), request->app_names().end());
   std::shared_ptr<Watcher> watcher = core_->Watch(std::move(apps));
   while (!context->IsCancelled()) {

@@ -41,9 +41,10 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status KillRun(Ctx*, const v1::KillRunRequest*, v1::KillRunResponse*) override;
 
  private:
-  // Authenticates, runs `fn` and stores its value in `out`.
+  // Authorizes the call to `method` (the handler's __func__, which is the
+  // RPC's name), runs `fn` and stores its value in `out`.
   template <typename T, typename Fn>
-  grpc::Status Answer(Ctx* ctx, T* out, Fn&& fn);
+  grpc::Status Answer(const char* method, Ctx* ctx, T* out, Fn&& fn);
 
   AdminCore* const core_;
   Authenticator* const auth_;

@@ -264,10 +264,13 @@ TEST_F(LifecycleE2E, BadInputOnTheSessionStreamIsRefusedAndOthersAreUnaffected) 
       {"bad address", reg("life-app", "not an address", "h"), "address"},
       {"unprintable handler", reg("life-app", "127.0.0.1:1", "bad\x01name"), "handlers"},
       {"beat before register", beat_first, "register"},
+      // Authenticated for life-app, registering another app.
+      {"app other than the metadata's", reg("other-app", "127.0.0.1:1", "h"), "x-gnomon-app"},
   };
   for (const Case& c : cases) {
     grpc::ClientContext ctx;
     ctx.AddMetadata(std::string(kAccessTokenKey), group_.access_token());
+    ctx.AddMetadata(std::string(kAppNameKey), "life-app");
     auto stream = registry->Session(&ctx);
     stream->Write(c.first);
     stream->WritesDone();
@@ -281,6 +284,7 @@ TEST_F(LifecycleE2E, BadInputOnTheSessionStreamIsRefusedAndOthersAreUnaffected) 
   {
     grpc::ClientContext ctx;
     ctx.AddMetadata(std::string(kAccessTokenKey), "wrong");
+    ctx.AddMetadata(std::string(kAppNameKey), "life-app");
     auto stream = registry->Session(&ctx);
     stream->Write(reg("life-app", "127.0.0.1:2", "h"));
     stream->WritesDone();

@@ -1,7 +1,8 @@
 #include "services/common/server/authenticator.h"
 
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
+#include "absl/strings/escaping.h"
+#include "services/common/client/log.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/common/server/tokens.h"
 
@@ -21,62 +22,69 @@ Authenticator::Authenticator(store::Store* store, std::string cluster_token, Ser
                              Clock* clock)
     : store_(store), cluster_token_(std::move(cluster_token)), metrics_(metrics), clock_(clock) {}
 
-absl::Status Authenticator::Refuse(AuthFailure reason, absl::Status status) {
-  if (metrics_ != nullptr) metrics_->AuthFailed(reason);
-  return status;
+absl::StatusOr<Caller> Authenticator::Authorize(const grpc::ServerContext& context,
+                                                std::string_view service, std::string_view method) {
+  const std::string full_method = FullMethodName(service, method);
+  const Credential* required = RequiredCredential(full_method);
+  if (required == nullptr) {
+    // A handler whose method has no row in the table: fail closed.
+    GNOMON_LOG(ERROR) << "auth: " << full_method << " is not in the method credential table";
+    return absl::UnauthenticatedError(kRefusedMessage);
+  }
+  switch (*required) {
+    case Credential::kAdmin: return CheckAdmin(context, full_method);
+    case Credential::kGroupOfApp: return CheckGroup(context, full_method);
+  }
+  return absl::UnauthenticatedError(kRefusedMessage);
 }
 
-absl::Status Authenticator::CheckAdmin(const grpc::ServerContext& context) {
+absl::Status Authenticator::Refuse(AuthFailure reason, std::string_view full_method,
+                                   std::string_view app) {
+  if (metrics_ != nullptr) metrics_->AuthFailed(reason);
+  // The app comes from the caller: bounded and escaped before it is logged.
+  constexpr size_t kMaxLoggedApp = 64;
+  GNOMON_LOG(WARNING) << "auth: refused " << full_method << " (" << AuthFailureName(reason)
+                      << (app.empty() ? "" : ", app \"")
+                      << absl::CHexEscape(std::string(app.substr(0, kMaxLoggedApp)))
+                      << (app.empty() ? "" : "\"") << ")";
+  return absl::UnauthenticatedError(kRefusedMessage);
+}
+
+absl::StatusOr<Caller> Authenticator::CheckAdmin(const grpc::ServerContext& context,
+                                                 std::string_view full_method) {
   std::string header = MetadataValue(context, kAuthorizationKey);
   constexpr absl::string_view kBearer = "Bearer ";
-  if (header.empty()) {
-    return Refuse(AuthFailure::kMissingCredentials,
-                  absl::UnauthenticatedError("missing \"authorization: Bearer <token>\" metadata"));
-  }
-  if (!absl::StartsWith(header, kBearer)) {
-    return Refuse(AuthFailure::kMalformed,
-                  absl::UnauthenticatedError("authorization metadata must be \"Bearer <token>\""));
-  }
+  if (header.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method);
+  if (!absl::StartsWith(header, kBearer)) return Refuse(AuthFailure::kMalformed, full_method);
   std::string token = header.substr(kBearer.size());
-  if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) return absl::OkStatus();
+  if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) return Caller();
   std::string digest = Sha256Hex(token);
   int64_t now = clock_->NowMillis();
   {
     absl::MutexLock l(&mu_);
     auto it = valid_.find(digest);
-    if (it != valid_.end() && it->second > now) return absl::OkStatus();
+    if (it != valid_.end() && it->second > now) return Caller();
   }
   absl::StatusOr<std::string> name = store_->FindAdminToken(digest);
-  if (absl::IsNotFound(name.status())) {
-    return Refuse(AuthFailure::kInvalidAdminToken, absl::UnauthenticatedError("invalid admin token"));
-  }
+  if (absl::IsNotFound(name.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
   if (!name.ok()) return name.status();
   absl::MutexLock l(&mu_);
   valid_[digest] = now + kCacheMillis;
-  return absl::OkStatus();
+  return Caller();
 }
 
-absl::StatusOr<v1::Group> Authenticator::CheckGroup(const grpc::ServerContext& context,
-                                                    std::string_view app_name) {
+absl::StatusOr<Caller> Authenticator::CheckGroup(const grpc::ServerContext& context,
+                                                 std::string_view full_method) {
+  std::string app = MetadataValue(context, kAppNameKey);
   std::string token = MetadataValue(context, kAccessTokenKey);
-  if (token.empty()) {
-    return Refuse(AuthFailure::kMissingCredentials,
-                  absl::UnauthenticatedError(
-                      absl::StrCat("missing \"", std::string(kAccessTokenKey), "\" metadata")));
-  }
-  absl::StatusOr<v1::Group> group = store_->GetGroupByApp(app_name);
-  if (absl::IsNotFound(group.status())) {
-    return Refuse(AuthFailure::kUnknownApp,
-                  absl::NotFoundError(absl::StrCat("app_name: no group for app \"", std::string(app_name),
-                                                   "\"; create it first")));
-  }
+  if (app.empty() || token.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method, app);
+  absl::StatusOr<v1::Group> group = store_->GetGroupByApp(app);
+  if (absl::IsNotFound(group.status())) return Refuse(AuthFailure::kUnknownApp, full_method, app);
   if (!group.ok()) return group.status();
   if (!SecretsEqual(token, group->access_token())) {
-    return Refuse(AuthFailure::kWrongAccessToken,
-                  absl::UnauthenticatedError(
-                      absl::StrCat("wrong access token for app \"", std::string(app_name), "\"")));
+    return Refuse(AuthFailure::kWrongAccessToken, full_method, app);
   }
-  return group;
+  return Caller{*std::move(group)};
 }
 
 absl::StatusOr<std::optional<std::string>> Authenticator::BootstrapAdminToken() {

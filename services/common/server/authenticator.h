@@ -1,12 +1,17 @@
 // Authenticator: checks the credentials gRPC calls carry.
 //
-// Admin and query calls carry "authorization: Bearer <token>": an admin token
-// (looked up by SHA-256 digest in the store) or the cluster token shared by
-// gnomond roles. Executor-facing calls carry "x-gnomon-access-token", compared
-// with the token of the executor's group.
+// Every handler of every gnomond service starts with Authorize, which checks
+// the credential method_credentials.h's table requires for the method, before
+// the handler reads a message or touches the store. Admin and query calls carry
+// "authorization: Bearer <token>": an admin token (looked up by SHA-256 digest
+// in the store) or the cluster token shared by gnomond roles. Executor-facing
+// calls carry "x-gnomon-app" and "x-gnomon-access-token", compared with the
+// token of that app's group.
 //
 //   Authenticator auth(store, cluster_token);  // or (store, token, &server_metrics)
-//   if (absl::Status s = auth.CheckAdmin(*context); !s.ok()) return ToGrpcStatus(s);
+//   // In a handler of gnomon.v1.Registry, whose C++ name is the RPC's name:
+//   absl::StatusOr<Caller> caller = auth.Authorize(*context, v1::Registry::service_full_name(), __func__);
+//   if (!caller.ok()) return ToGrpcStatus(caller.status());
 //
 // Thread safety: thread-safe.
 #ifndef GNOMON_SERVICES_COMMON_SERVER_AUTHENTICATOR_H_
@@ -22,10 +27,21 @@
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/server_context.h"
 #include "services/common/client/clock.h"
+#include "services/common/server/method_credentials.h"
 #include "services/common/server/server_metrics.h"
 #include "services/common/store/store.h"
 
 namespace gnomon {
+
+// Who an authorized call comes from.
+struct Caller {
+  // The caller's group for Credential::kGroupOfApp methods; empty otherwise.
+  v1::Group group;
+};
+
+// The one answer to refused credentials, whatever the reason: a caller learns
+// neither whether an app exists nor which part of its credentials is wrong.
+inline constexpr char kRefusedMessage[] = "missing or invalid credentials";
 
 class Authenticator {
  public:
@@ -34,12 +50,13 @@ class Authenticator {
   Authenticator(store::Store* store, std::string cluster_token, ServerMetrics* metrics = nullptr,
                 Clock* clock = &RealClock());
 
-  // Unauthenticated unless the call carries a valid admin or cluster token.
-  absl::Status CheckAdmin(const grpc::ServerContext& context) ABSL_LOCKS_EXCLUDED(mu_);
-  // The group of `app_name` if the call carries its access token; NotFound
-  // for an unknown app, Unauthenticated for a missing or wrong token.
-  absl::StatusOr<v1::Group> CheckGroup(const grpc::ServerContext& context,
-                                       std::string_view app_name);
+  // Checks the credential RequiredCredential("/service/method") names. Every refusal
+  // (missing, malformed or wrong token, unknown app, a method not in the table)
+  // is Unauthenticated(kRefusedMessage); the reason is counted in the metrics
+  // and logged with the method and app, never the token. A store failure is
+  // returned as it is (Unavailable), not as a refusal.
+  absl::StatusOr<Caller> Authorize(const grpc::ServerContext& context, std::string_view service,
+                                   std::string_view method) ABSL_LOCKS_EXCLUDED(mu_);
   // For clients: the cluster token to present to other roles.
   const std::string& cluster_token() const { return cluster_token_; }
 
@@ -48,9 +65,13 @@ class Authenticator {
   absl::StatusOr<std::optional<std::string>> BootstrapAdminToken();
 
  private:
+  absl::StatusOr<Caller> CheckAdmin(const grpc::ServerContext& context, std::string_view full_method)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<Caller> CheckGroup(const grpc::ServerContext& context, std::string_view full_method);
+  // The refusal for `reason`, counted and logged.
+  absl::Status Refuse(AuthFailure reason, std::string_view full_method, std::string_view app = "");
+
   store::Store* const store_;
-  // The status refusing credentials for `reason`, counted.
-  absl::Status Refuse(AuthFailure reason, absl::Status status);
 
   const std::string cluster_token_;
   ServerMetrics* const metrics_;

@@ -53,6 +53,8 @@ static_assert(std::size(kAuthFailureNames) == static_cast<size_t>(AuthFailure::k
 
 }  // namespace
 
+const char* AuthFailureName(AuthFailure reason) { return kAuthFailureNames[static_cast<size_t>(reason)]; }
+
 std::pair<std::string, std::string> RpcLabels(const char* full_method) {
   const std::pair<std::string, std::string> other = {"other", "other"};
   if (full_method == nullptr || full_method[0] != '/') return other;

@@ -35,6 +35,8 @@ enum class AuthFailure {
   kWrongAccessToken,    // An executor with the wrong group token.
   kCount
 };
+// The metric label of `reason` ("missing_credentials", ...).
+const char* AuthFailureName(AuthFailure reason);
 
 // The (service, method) labels of a full gRPC method name
 // ("/gnomon.v1.JobAdmin/CreateJob" -> ("gnomon.v1.JobAdmin", "CreateJob")):

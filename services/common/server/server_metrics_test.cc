@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gnomon/v1/admin.grpc.pb.h"
+#include "gnomon/v1/registry.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/common/metrics/testing/samples.h"
@@ -73,10 +74,11 @@ class AuthedAdmin final : public v1::JobAdmin::Service {
  public:
   explicit AuthedAdmin(Authenticator* auth) : auth_(auth) {}
   grpc::Status GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest*, v1::Job*) override {
-    return ToGrpcStatus(auth_->CheckAdmin(*ctx));
+    return ToGrpcStatus(auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "GetJob").status());
   }
+  // Checked as the registry's Session, which takes a group token.
   grpc::Status GetGroup(grpc::ServerContext* ctx, const v1::GetGroupRequest*, v1::Group*) override {
-    return ToGrpcStatus(auth_->CheckGroup(*ctx, "billing").status());
+    return ToGrpcStatus(auth_->Authorize(*ctx, v1::Registry::service_full_name(), "Session").status());
   }
 
  private:
@@ -94,22 +96,24 @@ TEST_F(ServerMetricsTest, EveryCallIsCountedAndRefusedCredentialsByReason) {
   ASSERT_TRUE(port.ok()) << port.status();
   auto stub = v1::JobAdmin::NewStub(
       grpc::CreateChannel(absl::StrCat("127.0.0.1:", *port), grpc::InsecureChannelCredentials()));
-  auto call = [&](const std::string& key, const std::string& value, bool group) {
+  auto call = [&](const std::string& key, const std::string& value) {
     grpc::ClientContext ctx;
     if (!key.empty()) ctx.AddMetadata(key, value);
-    if (group) {
-      v1::Group out;
-      return stub->GetGroup(&ctx, v1::GetGroupRequest(), &out).error_code();
-    }
     v1::Job out;
     return stub->GetJob(&ctx, v1::GetJobRequest(), &out).error_code();
   };
   const std::string authorization(kAuthorizationKey), access(kAccessTokenKey);
-  EXPECT_EQ(call("", "", false), grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(call(authorization, "Basic x", false), grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(call(authorization, BearerValue("wrong"), false), grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(call(authorization, BearerValue("cluster-token"), false), grpc::StatusCode::OK);
-  EXPECT_EQ(call(access, "nope", true), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(call("", ""), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(call(authorization, "Basic x"), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(call(authorization, BearerValue("wrong")), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(call(authorization, BearerValue("cluster-token")), grpc::StatusCode::OK);
+  {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata(access, "nope");
+    ctx.AddMetadata(std::string(kAppNameKey), "billing");
+    v1::Group out;
+    EXPECT_EQ(stub->GetGroup(&ctx, v1::GetGroupRequest(), &out).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  }
   {
     grpc::ClientContext ctx;
     v1::Job out;

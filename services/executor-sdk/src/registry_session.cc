@@ -96,6 +96,8 @@ void RegistrySession::Loop() {
 grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
   grpc::ClientContext context;
   context.AddMetadata(std::string(kAccessTokenKey), options_.access_token);
+  // The registry authenticates the app named here before reading Register.
+  context.AddMetadata(std::string(kAppNameKey), options_.registration.app_name());
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) return grpc::Status(grpc::StatusCode::CANCELLED, "stopping");

@@ -1,0 +1,144 @@
+#include "services/common/server/authenticator.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gnomon/v1/admin.grpc.pb.h"
+#include "gnomon/v1/registry.grpc.pb.h"
+#include "gtest/gtest.h"
+#include "services/common/client/auth_metadata.h"
+#include "services/common/metrics/testing/samples.h"
+#include "services/common/server/grpc_server.h"
+#include "services/common/server/grpc_status.h"
+#include "services/common/server/tokens.h"
+#include "services/common/store/testing/temp_store.h"
+
+namespace gnomon {
+namespace {
+
+using metrics::testing::SampleOf;
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+// A JobAdmin whose handlers authorize as other methods of the table: GetJob as
+// itself (admin), GetGroup as Registry.Session (group of app, answering the
+// caller's group) and ListGroups as a method the table does not have.
+class Authorizing final : public v1::JobAdmin::Service {
+ public:
+  explicit Authorizing(Authenticator* auth) : auth_(auth) {}
+  grpc::Status GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest*, v1::Job*) override {
+    return ToGrpcStatus(auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "GetJob").status());
+  }
+  grpc::Status GetGroup(grpc::ServerContext* ctx, const v1::GetGroupRequest*, v1::Group* out) override {
+    absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::Registry::service_full_name(), "Session");
+    if (!caller.ok()) return ToGrpcStatus(caller.status());
+    *out = caller->group;
+    return grpc::Status::OK;
+  }
+  grpc::Status ListGroups(grpc::ServerContext* ctx, const v1::ListGroupsRequest*,
+                          v1::ListGroupsResponse*) override {
+    return ToGrpcStatus(auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "NotInTheTable").status());
+  }
+
+ private:
+  Authenticator* const auth_;
+};
+
+class AuthenticatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(store_.status().ok()) << store_.status();
+    ASSERT_TRUE(store_.AddGroup("billing", "billing-token", 1).ok());
+    ASSERT_TRUE(store_.AddGroup("payroll", "payroll-token", 1).ok());
+    ASSERT_TRUE(store_->CreateAdminToken("ops", Sha256Hex("admin-token"), 1).ok());
+    server_.AddService(&service_, v1::JobAdmin::service_full_name());
+    absl::StatusOr<int> port = server_.Start("127.0.0.1:0");
+    ASSERT_TRUE(port.ok()) << port.status();
+    stub_ = v1::JobAdmin::NewStub(
+        grpc::CreateChannel(absl::StrCat("127.0.0.1:", *port), grpc::InsecureChannelCredentials()));
+  }
+  static void Add(grpc::ClientContext& ctx, const Metadata& md) {
+    for (const auto& [k, v] : md) ctx.AddMetadata(k, v);
+  }
+  grpc::Status Admin(const Metadata& md) {
+    grpc::ClientContext ctx;
+    Add(ctx, md);
+    v1::Job out;
+    return stub_->GetJob(&ctx, v1::GetJobRequest(), &out);
+  }
+  grpc::Status Group(const Metadata& md, v1::Group* out) {
+    grpc::ClientContext ctx;
+    Add(ctx, md);
+    return stub_->GetGroup(&ctx, v1::GetGroupRequest(), out);
+  }
+  double Failures(const std::string& reason) {
+    return SampleOf(registry_, "gnomon_auth_failures_total{reason=\"" + reason + "\"}").value_or(-1);
+  }
+
+  const std::string authorization_{kAuthorizationKey}, access_{kAccessTokenKey}, app_{kAppNameKey};
+  store::testing::TempStore store_;
+  metrics::MetricsRegistry registry_;
+  ServerMetrics metrics_{registry_};
+  Authenticator auth_{store_.get(), "cluster-token", &metrics_};
+  Authorizing service_{&auth_};
+  GrpcServer server_;
+  std::unique_ptr<v1::JobAdmin::Stub> stub_;
+};
+
+TEST_F(AuthenticatorTest, AdminMethodsTakeAnAdminOrTheClusterToken) {
+  EXPECT_TRUE(Admin({{authorization_, BearerValue("admin-token")}}).ok());
+  EXPECT_TRUE(Admin({{authorization_, BearerValue("cluster-token")}}).ok());
+  // A group's token is no admin credential, in either header.
+  EXPECT_EQ(Admin({{authorization_, BearerValue("billing-token")}}).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Admin({{access_, "billing-token"}, {app_, "billing"}}).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(AuthenticatorTest, GroupMethodsTakeTheTokenOfTheAppInMetadata) {
+  v1::Group caller;
+  ASSERT_TRUE(Group({{access_, "payroll-token"}, {app_, "payroll"}}, &caller).ok());
+  EXPECT_EQ(caller.app_name(), "payroll");
+  EXPECT_EQ(Group({{authorization_, BearerValue("admin-token")}}, &caller).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+}
+
+// Every refusal is the same answer, whatever was wrong; only the metrics
+// (and the log) tell the reasons apart.
+TEST_F(AuthenticatorTest, EveryRefusalIsTheSameAnswer) {
+  v1::Group unused;
+  const std::vector<grpc::Status> refusals = {
+      Admin({}),
+      Admin({{authorization_, "Basic x"}}),
+      Admin({{authorization_, BearerValue("wrong")}}),
+      Group({}, &unused),
+      Group({{access_, "billing-token"}}, &unused),                   // No app.
+      Group({{access_, "billing-token"}, {app_, "nosuch"}}, &unused),  // Unknown app, a real token.
+      Group({{access_, "billing-token"}, {app_, "payroll"}}, &unused), // Another group's token.
+  };
+  for (size_t i = 0; i < refusals.size(); ++i) {
+    EXPECT_EQ(refusals[i].error_code(), grpc::StatusCode::UNAUTHENTICATED) << i;
+    EXPECT_EQ(refusals[i].error_message(), kRefusedMessage) << i;
+    EXPECT_TRUE(refusals[i].error_details().empty()) << i;
+  }
+  EXPECT_EQ(Failures("missing_credentials"), 3);
+  EXPECT_EQ(Failures("malformed"), 1);
+  EXPECT_EQ(Failures("invalid_admin_token"), 1);
+  EXPECT_EQ(Failures("unknown_app"), 1);
+  EXPECT_EQ(Failures("wrong_access_token"), 1);
+}
+
+TEST_F(AuthenticatorTest, AMethodNotInTheTableIsRefusedWhateverTheCredentials) {
+  for (const std::string& token : {"admin-token", "cluster-token"}) {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata(authorization_, BearerValue(token));
+    v1::ListGroupsResponse out;
+    grpc::Status s = stub_->ListGroups(&ctx, v1::ListGroupsRequest(), &out);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED) << token;
+    EXPECT_EQ(s.error_message(), kRefusedMessage);
+  }
+}
+
+}  // namespace
+}  // namespace gnomon

@@ -1,0 +1,134 @@
+// Every RPC declared in gnomon's protos (read from the descriptors, so a new
+// one is covered without touching this file), called on a real gnomond with
+// bad credentials: each is refused with the one answer docs/operations.md
+// gives, nothing is written, the server stays up and no token reaches its log.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gnomon/v1/admin.grpc.pb.h"
+#include "google/protobuf/descriptor.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "proto/testing/declared_methods.h"
+#include "services/common/client/auth_metadata.h"
+#include "tests/support/gnomon_cluster.h"
+
+namespace gnomon {
+namespace {
+
+using google::protobuf::MethodDescriptor;
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+// docs/operations.md, "Authentication": the answer to every refusal.
+constexpr char kRefusedMessage[] = "missing or invalid credentials";
+// Served by the executor SDK, not gnomond (executor_test covers its checks).
+constexpr char kServedBySdk[] = "gnomon.v1.Executor";
+
+// Calls `method` without knowing its types: an empty message (valid for any
+// type) is sent `messages` times (0 or 1), then the status is read.
+grpc::Status RawCall(grpc::GenericStub& stub, const MethodDescriptor* method, const Metadata& md,
+                     int messages) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+  for (const auto& [k, v] : md) ctx.AddMetadata(k, v);
+  grpc::CompletionQueue cq;
+  auto call = stub.PrepareCall(&ctx, absl::StrCat("/", method->service()->full_name(), "/", method->name()), &cq);
+  // One operation at a time, so the next event is always the one just started.
+  auto await = [&cq] {
+    void* tag;
+    bool ok;
+    cq.Next(&tag, &ok);
+  };
+  call->StartCall(nullptr);
+  await();
+  if (messages > 0) {
+    grpc::Slice empty{std::string()};
+    grpc::ByteBuffer buffer(&empty, 1);
+    call->Write(buffer, nullptr);
+    await();
+  }
+  call->WritesDone(nullptr);
+  await();
+  grpc::Status status;
+  call->Finish(&status, nullptr);
+  await();
+  cq.Shutdown();
+  void* tag;
+  bool ok;
+  while (cq.Next(&tag, &ok)) {
+  }
+  return status;
+}
+
+class AuthMatrixTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
+    channel_ = grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials());
+    ASSERT_TRUE(cluster_.CtlJson({"group", "create", "matrix-app"}, &group_));
+    v1::Job job;
+    ASSERT_TRUE(cluster_.CtlJson(
+        {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "h", "--manual"}, &job));
+  }
+  // Groups and jobs in the store, read with the admin token.
+  std::pair<int, int> Counts() {
+    auto admin = v1::JobAdmin::NewStub(channel_);
+    grpc::ClientContext gctx, jctx;
+    gctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster_.admin_token()));
+    jctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster_.admin_token()));
+    v1::ListGroupsResponse groups;
+    v1::ListJobsResponse jobs;
+    EXPECT_TRUE(admin->ListGroups(&gctx, v1::ListGroupsRequest(), &groups).ok());
+    EXPECT_TRUE(admin->ListJobs(&jctx, v1::ListJobsRequest(), &jobs).ok());
+    return {groups.groups_size(), jobs.jobs_size()};
+  }
+
+  testing::GnomonCluster cluster_;
+  v1::Group group_;
+  std::shared_ptr<grpc::Channel> channel_;
+};
+
+TEST_F(AuthMatrixTest, EveryMethodRefusesBadCredentialsTheSameWay) {
+  const std::string authorization(kAuthorizationKey), access(kAccessTokenKey), app(kAppNameKey);
+  const std::string wrong_bearer = "wrong-bearer-token-7f3a", wrong_group = "wrong-group-token-9c1d";
+  const std::vector<std::pair<std::string, Metadata>> rows = {
+      {"no credentials", {}},
+      {"wrong bearer token", {{authorization, BearerValue(wrong_bearer)}}},
+      {"wrong group token", {{app, group_.app_name()}, {access, wrong_group}}},
+      // A real token of a real group, for an app no group has.
+      {"unknown app", {{app, "no-such-app"}, {access, group_.access_token()}}},
+  };
+  const std::pair<int, int> before = Counts();
+  ASSERT_EQ(before, std::make_pair(1, 1));
+  grpc::GenericStub stub(channel_);
+  absl::StatusOr<std::vector<const MethodDescriptor*>> methods = testing::DeclaredMethods();
+  ASSERT_TRUE(methods.ok()) << methods.status();
+  ASSERT_GT(methods->size(), 20u);
+  for (const MethodDescriptor* m : *methods) {
+    if (m->service()->full_name() == kServedBySdk) continue;
+    // A client stream is tried with no message and with one; the others need one.
+    for (int messages = m->client_streaming() ? 0 : 1; messages <= 1; ++messages) {
+      for (const auto& [row, md] : rows) {
+        grpc::Status s = RawCall(stub, m, md, messages);
+        const std::string where = absl::StrCat(m->full_name(), ", ", row, ", ", messages, " message(s)");
+        EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED) << where << ": " << s.error_message();
+        EXPECT_EQ(s.error_message(), kRefusedMessage) << where;
+      }
+    }
+  }
+  EXPECT_EQ(Counts(), before);  // Also: the server still answers.
+  EXPECT_EQ(cluster_.gnomond()->WaitFor(absl::ZeroDuration()), std::nullopt);  // Still running.
+  const std::string log = cluster_.Output();
+  EXPECT_NE(log.find("auth: refused"), std::string::npos);
+  for (const std::string& secret : {wrong_bearer, wrong_group, group_.access_token()}) {
+    EXPECT_EQ(log.find(secret), std::string::npos) << "a token in the log";
+  }
+}
+
+}  // namespace
+}  // namespace gnomon
