@@ -22,11 +22,9 @@ void RunReaper::SetOwnership(std::shared_ptr<const Ownership> ownership) {
   ownership_ = std::move(ownership);
 }
 
-bool RunReaper::Partitions(std::vector<int>* partitions) {
+std::shared_ptr<const Ownership> RunReaper::Held() {
   absl::MutexLock l(&mu_);
-  if (!ownership_) return true;
-  *partitions = ownership_->partitions;
-  return !partitions->empty();
+  return ownership_;
 }
 
 void RunReaper::Stop() {
@@ -34,7 +32,7 @@ void RunReaper::Stop() {
   stopped_ = true;
 }
 
-void RunReaper::FailLost(const Left& left, const std::vector<int>& partitions) {
+void RunReaper::FailLost(const Left& left, const Ownership* held) {
   const v1::ExecutorInfo& executor = left.executor;
   bool restarted = false;
   for (const v1::ExecutorInfo& live : *membership_->Live(executor.app_name())) {
@@ -52,9 +50,7 @@ void RunReaper::FailLost(const Left& left, const std::vector<int>& partitions) {
   std::vector<int64_t> ids;
   for (const v1::Run& r : *runs) {
     // Runs sent after it left went to its successor at the address.
-    const bool ours = partitions.empty() ||
-                      std::binary_search(partitions.begin(), partitions.end(),
-                                         store::PartitionOf(r.job_id()));
+    const bool ours = held == nullptr || held->HoldsJob(r.job_id());
     if (ours && r.status() == v1::RUN_STATUS_RUNNING &&
         TimeUtil::TimestampToMilliseconds(r.dispatch_time()) <= left.left_ms) {
       ids.push_back(r.id());
@@ -140,10 +136,11 @@ void RunReaper::Run() {
         left_.pop_front();
       }
     }
-    std::vector<int> partitions;
-    const bool holds = Partitions(&partitions);
+    const std::shared_ptr<const Ownership> held = Held();
+    const bool holds = held == nullptr || !held->partitions.empty();
+    const std::vector<int> partitions = held ? held->partitions : std::vector<int>{};
     if (holds) {
-      for (const Left& e : due) FailLost(e, partitions);
+      for (const Left& e : due) FailLost(e, held.get());
     }
     const int64_t now = clock_->NowMillis();
     if (now >= next_scan) {

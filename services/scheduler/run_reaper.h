@@ -67,9 +67,9 @@ class RunReaper {
     int64_t left_ms;
     int64_t check_at_ms;
   };
-  // The partitions to reap (empty: all); false if none are held.
-  bool Partitions(std::vector<int>* partitions) ABSL_LOCKS_EXCLUDED(mu_);
-  void FailLost(const Left& left, const std::vector<int>& partitions);
+  // What this replica holds now (null: every partition).
+  std::shared_ptr<const Ownership> Held() ABSL_LOCKS_EXCLUDED(mu_);
+  void FailLost(const Left& left, const Ownership* held);
   void FailStalePending(int64_t now_ms, const std::vector<int>& partitions);
   // Fails RUNNING runs on executors absent from membership for lost_grace.
   void FailOrphaned(int64_t now_ms, const std::vector<int>& partitions);
