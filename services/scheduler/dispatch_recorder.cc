@@ -38,6 +38,12 @@ void DispatchRecorder::Run() {
       last_commit = absl::Now();
     }
     absl::Status s = store_->RecordDispatches(batch);
+    if (s.ok() && in_flight_ != nullptr) {
+      std::vector<int64_t> ids;
+      ids.reserve(batch.size());
+      for (const store::DispatchUpdate& u : batch) ids.push_back(u.run_id);
+      in_flight_->Committed(ids);
+    }
     absl::MutexLock l(&mu_);
     if (s.ok()) {
       backoff.Reset();

@@ -17,12 +17,15 @@
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
+#include "services/scheduler/in_flight_runs.h"
 
 namespace gnomon::scheduler {
 
 class DispatchRecorder {
  public:
-  DispatchRecorder(store::Store* store, Clock* clock) : store_(store), clock_(clock) {}
+  // `in_flight` (may be null) learns which runs' outcomes are committed.
+  DispatchRecorder(store::Store* store, Clock* clock, InFlightRuns* in_flight = nullptr)
+      : store_(store), clock_(clock), in_flight_(in_flight) {}
 
   void Add(store::DispatchUpdate update) ABSL_LOCKS_EXCLUDED(mu_);
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
@@ -34,6 +37,7 @@ class DispatchRecorder {
 
   store::Store* const store_;
   Clock* const clock_;
+  InFlightRuns* const in_flight_;
   absl::Mutex mu_;
   std::vector<store::DispatchUpdate> queue_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;

@@ -65,7 +65,8 @@ v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job) {
 
 Dispatcher::Dispatcher(store::Store* store, Membership* membership, ExecutorClient* executors,
                        DispatchRecorder* outcomes, Clock* clock, TriggerPools* pools,
-                       ManualProber* prober, DispatchTimer* timer, SchedulerMetrics* metrics)
+                       ManualProber* prober, DispatchTimer* timer, SchedulerMetrics* metrics,
+                       InFlightRuns* in_flight)
     : store_(store),
       membership_(membership),
       executors_(executors),
@@ -74,7 +75,8 @@ Dispatcher::Dispatcher(store::Store* store, Membership* membership, ExecutorClie
       pools_(pools),
       prober_(prober),
       timer_(timer),
-      metrics_(metrics) {
+      metrics_(metrics),
+      in_flight_(in_flight) {
   for (int s = v1::RouteStrategy_MIN; s <= v1::RouteStrategy_MAX; ++s) {
     if (!v1::RouteStrategy_IsValid(s)) continue;
     auto strategy = static_cast<v1::RouteStrategy>(s);
@@ -86,7 +88,12 @@ void Dispatcher::Dispatch(v1::Run run, std::shared_ptr<const v1::Job> job, Plann
   // Compared with the batch's recording instant rather than now, so that the
   // runs of one batch keep their order whichever way each one goes.
   const int64_t recorded_ms = TimeUtil::TimestampToMilliseconds(run.trigger_time());
-  Delivery d{std::move(run), std::move(job), std::move(where), std::move(targets), {}};
+  if (in_flight_ != nullptr) in_flight_->Sending(run.id());
+  Delivery d;
+  d.run = std::move(run);
+  d.job = std::move(job);
+  d.where = std::move(where);
+  d.targets = std::move(targets);
   auto send = [this, d = std::move(d)]() mutable { RouteOnPool(std::move(d)); };
   // Without pools everything happens on the caller's thread, at once.
   if (pools_ != nullptr && timer_ != nullptr && at_ms > recorded_ms) {
@@ -200,6 +207,7 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
     GNOMON_LOG(INFO) << "scheduler: run " << d.run.id() << " fenced off by " << address
                      << "; left to the partition's current holder";
     if (metrics_ != nullptr) metrics_->Fired(d.run.trigger_type(), FireResult::kFenced);
+    if (in_flight_ != nullptr) in_flight_->Dropped(d.run.id());
     return;
   }
   if (!r.ok() && absl::IsUnknown(r.status())) {

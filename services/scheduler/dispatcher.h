@@ -50,6 +50,7 @@
 #include "services/scheduler/dispatch_timer.h"
 #include "services/scheduler/executor_link.h"
 #include "services/scheduler/fire_sink.h"
+#include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/manual_prober.h"
 #include "services/scheduler/membership.h"
 #include "services/scheduler/redispatcher.h"
@@ -72,11 +73,12 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   // `pools` may be null: routing and sending then happen on the caller's
   // thread. `timer` may be null: runs recorded ahead are then sent at once.
   // `prober` may be null: every address of a manual group counts as alive.
-  // `metrics` may be null: nothing is measured.
+  // `metrics` may be null: nothing is measured. `in_flight` may be null:
+  // else every run dispatched is in it until its outcome is committed.
   Dispatcher(store::Store* store, Membership* membership, ExecutorClient* executors,
              DispatchRecorder* outcomes, Clock* clock, TriggerPools* pools = nullptr,
              ManualProber* prober = nullptr, DispatchTimer* timer = nullptr,
-             SchedulerMetrics* metrics = nullptr);
+             SchedulerMetrics* metrics = nullptr, InFlightRuns* in_flight = nullptr);
 
   // The group of the fire's job and the executors the fire may use: its
   // explicit addresses, else a manual group's addresses that answer beats,
@@ -155,6 +157,7 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   ManualProber* const prober_;
   DispatchTimer* const timer_;
   SchedulerMetrics* const metrics_;
+  InFlightRuns* const in_flight_;
   std::map<v1::RouteStrategy, std::unique_ptr<Router>> routers_;  // Built once, read-only.
 
   absl::Mutex mu_;

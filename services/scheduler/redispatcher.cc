@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
 
@@ -34,6 +35,12 @@ int Redispatcher::Scan() {
   filter.statuses = {v1::RUN_STATUS_PENDING};
   filter.partitions = own->partitions;
   filter.limit = options_.batch;
+  // Read after BeginScan: an outcome committed before it is not PENDING in
+  // what is read, and one committed during the scan is remembered till its end.
+  if (in_flight_ != nullptr) in_flight_->BeginScan();
+  absl::Cleanup scanned = [this] {
+    if (in_flight_ != nullptr) in_flight_->EndScan();
+  };
   absl::StatusOr<std::vector<v1::Run>> runs = store_->ListRuns(filter);
   if (!runs.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: reading runs to resend failed: " << runs.status();
@@ -44,10 +51,13 @@ int Redispatcher::Scan() {
   std::vector<v1::Run> stranded;
   const int64_t grace_ms = absl::ToInt64Milliseconds(options_.grace);
   for (v1::Run& r : *runs) {
-    if (r.fence_epoch() >= own->EpochOfJob(r.job_id())) continue;  // Ours, in flight.
+    if (r.fence_epoch() >= own->EpochOfJob(r.job_id()) &&
+        (in_flight_ == nullptr || in_flight_->Holds(r))) {
+      continue;  // Ours, in flight.
+    }
     const int64_t instant = std::max(TimeUtil::TimestampToMilliseconds(r.scheduled_time()),
                                      TimeUtil::TimestampToMilliseconds(r.trigger_time()));
-    if (now < instant + grace_ms) continue;  // Its earlier holder may still be sending it.
+    if (now < instant + grace_ms) continue;  // An earlier holder may still be sending it.
     auto it = resent_.find(r.id());
     if (it != resent_.end() && now - it->second < again_ms) {
       still.emplace(r.id(), it->second);

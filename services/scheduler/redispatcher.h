@@ -8,9 +8,11 @@
 // A PENDING run whose fence epoch is below its partition's current epoch was
 // recorded (or last sent) under an earlier holder, so it is not in flight on
 // this replica; those are resent with the current epoch, at their scheduled
-// instant if that is still ahead.
+// instant if that is still ahead. A PENDING run of the current epoch that
+// this replica is not sending (InFlightRuns: its recording committed though
+// the store call reported failure) is resent the same way.
 //
-//   Redispatcher r(store, &dispatcher, &RealClock(), {});
+//   Redispatcher r(store, &dispatcher, &RealClock(), {}, &in_flight);
 //   lease listener: r.SetOwnership(o);
 //   std::thread t([&] { r.Run(); });  r.Stop(); t.join();
 //
@@ -28,6 +30,7 @@
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
+#include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/partition_lease.h"
 
 namespace gnomon::scheduler {
@@ -55,8 +58,11 @@ struct RedispatcherOptions {
 
 class Redispatcher {
  public:
-  Redispatcher(store::Store* store, RunResender* resender, Clock* clock, RedispatcherOptions options)
-      : store_(store), resender_(resender), clock_(clock), options_(options) {}
+  // `in_flight` may be null: runs of the current epoch then count as in
+  // flight.
+  Redispatcher(store::Store* store, RunResender* resender, Clock* clock, RedispatcherOptions options,
+               InFlightRuns* in_flight = nullptr)
+      : store_(store), resender_(resender), clock_(clock), options_(options), in_flight_(in_flight) {}
 
   // A gain of partitions triggers a scan at once.
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
@@ -70,6 +76,7 @@ class Redispatcher {
   RunResender* const resender_;
   Clock* const clock_;
   const RedispatcherOptions options_;
+  InFlightRuns* const in_flight_;
   absl::Mutex mu_;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
   bool wake_ ABSL_GUARDED_BY(mu_) = false;

@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/store/testing/temp_store.h"
+#include "services/scheduler/in_flight_runs.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -89,6 +90,34 @@ TEST_F(RedispatcherTest, AResentRunStillPendingIsResentOnlyAfterAWhile) {
   clock_.Advance(absl::Seconds(10));
   EXPECT_EQ(r.Scan(), 1);
   EXPECT_THAT(resender_.sent, UnorderedElementsAre(stranded, stranded));
+}
+
+// What a recording leaves when its store call committed but reported
+// failure: a PENDING run of the holder's own epoch that nothing here sends
+// (the loop fired the slot again and found it taken).
+TEST_F(RedispatcherTest, ARunOfTheCurrentEpochThatIsNotInFlightHereIsResent) {
+  InFlightRuns in_flight;
+  const int64_t stranded = Pending(3);
+  const int64_t sending = Pending(3);
+  in_flight.Sending(sending);
+  Redispatcher r(store_.get(), &resender_, &clock_, {}, &in_flight);
+  r.SetOwnership(Holding(true, 3));
+  clock_.Advance(absl::Seconds(3));
+  EXPECT_EQ(r.Scan(), 1);
+  EXPECT_THAT(resender_.sent, UnorderedElementsAre(stranded));
+}
+
+TEST_F(RedispatcherTest, ARunBeingRecordedIsNotResentEvenAfterTheGrace) {
+  InFlightRuns in_flight;
+  // A slow recording: its store call has committed, its ids are not back yet.
+  Pending(3);
+  in_flight.BeginRecording(kNow / 1000 * 1000);  // Pending's trigger time.
+  Redispatcher r(store_.get(), &resender_, &clock_, {}, &in_flight);
+  r.SetOwnership(Holding(true, 3));
+  clock_.Advance(absl::Seconds(10));
+  EXPECT_EQ(r.Scan(), 0);
+  in_flight.EndRecording(kNow / 1000 * 1000);  // Ended without handing it on.
+  EXPECT_EQ(r.Scan(), 1);
 }
 
 TEST_F(RedispatcherTest, NothingIsResentOnceTheHoldHasLapsed) {

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "google/protobuf/util/time_util.h"
 
 namespace gnomon::scheduler {
@@ -57,6 +58,12 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
       out.runs.push_back({i, k, {}});
     }
   }
+  // From here until each run is handed on, the runs are this replica's to
+  // send; a failed call may still have committed them (Redispatcher).
+  if (in_flight_ != nullptr) in_flight_->BeginRecording(now);
+  absl::Cleanup recorded = [&] {
+    if (in_flight_ != nullptr) in_flight_->EndRecording(now);
+  };
   absl::StatusOr<std::vector<store::RunInsertOutcome>> inserted = store_->InsertRuns(runs);
   if (!inserted.ok()) return inserted.status();
 
@@ -70,6 +77,7 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
     }
     v1::Run& r = runs[k];
     r.set_id((*inserted)[k].run_id);
+    if (in_flight_ != nullptr) in_flight_->Sending(r.id());
     if (r.first_run_id() == 0) r.set_first_run_id(r.id());
     outcome.run_ids.push_back(r.id());
     const size_t fire = out.runs[k].fire;

@@ -22,6 +22,7 @@
 #include "services/common/client/clock.h"
 #include "services/common/store/store.h"
 #include "services/scheduler/fire_sink.h"
+#include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/route_plan.h"
 
@@ -40,7 +41,10 @@ struct RecordedFires {
 
 class RunRecorder {
  public:
-  RunRecorder(store::Store* store, Clock* clock) : store_(store), clock_(clock) {}
+  // `in_flight` (may be null) is told of each recording and the runs it
+  // recorded, so a store call that fails after committing strands nothing.
+  RunRecorder(store::Store* store, Clock* clock, InFlightRuns* in_flight = nullptr)
+      : store_(store), clock_(clock), in_flight_(in_flight) {}
 
   // `plans[i]` is the plan of `fires[i]`. Fails as a whole (nothing
   // recorded) if the store is unavailable.
@@ -54,6 +58,7 @@ class RunRecorder {
  private:
   store::Store* const store_;
   Clock* const clock_;
+  InFlightRuns* const in_flight_;
   absl::Mutex mu_;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
 };

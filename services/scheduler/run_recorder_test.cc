@@ -165,5 +165,18 @@ TEST_F(RunRecorderTest, RunsCarryTheFencingEpochOfTheirJobsPartition) {
   EXPECT_EQ(Stored(r->runs[0].run.id()).fence_epoch(), 4);
 }
 
+TEST_F(RunRecorderTest, EveryRunRecordedIsInFlightOnceTheRecordingEnds) {
+  InFlightRuns in_flight;
+  RunRecorder recorder(store_.get(), &clock_, &in_flight);
+  absl::StatusOr<RecordedFires> r = recorder.Record({SlotFire()}, {Shards(2)});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->runs.size(), 2u);
+  // Held by id (not by a recording still under way at their trigger time).
+  for (const RecordedRun& run : r->runs) EXPECT_TRUE(in_flight.Holds(Stored(run.run.id())));
+  v1::Run other = Stored(r->runs[0].run.id());
+  other.set_id(other.id() + 100);
+  EXPECT_FALSE(in_flight.Holds(other));
+}
+
 }  // namespace
 }  // namespace gnomon::scheduler

@@ -24,6 +24,7 @@
 #include "services/scheduler/alarm/email_channel.h"
 #include "services/scheduler/alarm/webhook_channel.h"
 #include "services/scheduler/followups.h"
+#include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/redispatcher.h"
 #include "services/scheduler/run_reaper.h"
@@ -74,6 +75,7 @@ class SchedulerRole {
   const std::unique_ptr<SchedulerMetrics> metrics_;  // Null: not measured.
   Membership membership_;
   ExecutorLinks links_;
+  InFlightRuns in_flight_;  // Before everything that records or sends runs.
   DispatchRecorder dispatch_recorder_;
   TriggerPools pools_;
   ManualProber prober_;
