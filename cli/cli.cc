@@ -109,6 +109,11 @@ absl::Status ApplyGlobals(const ParsedArgs& args, bool timeout_is_global,
                           GlobalOptions* globals) {
   if (auto server = args.Get("server")) globals->server = *server;
   if (auto token = args.Get("token")) globals->token = *token;
+  if (args.Has("tls")) globals->tls.enabled = true;
+  if (auto ca = args.Get("ca")) globals->tls.ca_file = *ca;
+  if (auto cert = args.Get("cert")) globals->tls.cert_file = *cert;
+  if (auto key = args.Get("key")) globals->tls.key_file = *key;
+  if (auto name = args.Get("tls-server-name")) globals->tls.server_name = *name;
   if (auto output = args.Get("output")) {
     if (*output == "json") {
       globals->output = OutputFormat::kJson;
@@ -151,6 +156,17 @@ std::vector<FlagSpec> GlobalFlagSpecs() {
        "verb it is the job's run timeout."},
       {"rpc-timeout", "", true, "DUR",
        "Deadline of each call, in any position."},
+      {"tls", "", false, "",
+       "Connect with TLS, verifying the server against the system's roots or "
+       "--ca (default on if $GNOMON_TLS is 1 or true, or a CA or certificate is "
+       "given)."},
+      {"ca", "", true, "FILE", "PEM roots that verify the server (default $GNOMON_TLS_CA)."},
+      {"cert", "", true, "FILE",
+       "PEM client certificate, for servers that require one (default $GNOMON_TLS_CERT)."},
+      {"key", "", true, "FILE", "PEM key of --cert (default $GNOMON_TLS_KEY)."},
+      {"tls-server-name", "", true, "NAME",
+       "Name the server's certificate must carry (default: the host of --server; "
+       "$GNOMON_TLS_SERVER_NAME)."},
       {"help", "h", false, "", "Show help."},
   };
 }
@@ -209,6 +225,13 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
       globals.server = *server;
     }
     if (auto token = env.getenv("GNOMON_TOKEN")) globals.token = *token;
+    if (auto on = env.getenv("GNOMON_TLS")) globals.tls.enabled = *on == "1" || *on == "true";
+    for (auto [name, field] : {std::pair{"GNOMON_TLS_CA", &globals.tls.ca_file},
+                               std::pair{"GNOMON_TLS_CERT", &globals.tls.cert_file},
+                               std::pair{"GNOMON_TLS_KEY", &globals.tls.key_file},
+                               std::pair{"GNOMON_TLS_SERVER_NAME", &globals.tls.server_name}}) {
+      if (auto v = env.getenv(name)) *field = *v;
+    }
   }
   const bool command_owns_timeout =
       std::any_of(command->flags.begin(), command->flags.end(),
@@ -219,6 +242,11 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
         !s.ok()) {
       return TopUsageError(err, s.message(), path);
     }
+  }
+  if (!globals.tls.ca_file.empty() || !globals.tls.cert_file.empty()) globals.tls.enabled = true;
+  // A bad TLS file is the user's to fix before anything is sent.
+  if (absl::Status s = tls::MakeDialer(globals.tls, grpc::ChannelArguments()).status(); !s.ok()) {
+    return TopUsageError(err, s.message(), path);
   }
   CommandContext context(*command, *std::move(tail), globals, env, out, err);
   return command->run(context);

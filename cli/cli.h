@@ -7,8 +7,9 @@
 //                     SystemEnv(), out, err);
 //
 // Global flags (--server, --token, -o/--output, --timeout, --rpc-timeout,
-// -h/--help) may appear before or after the noun. GNOMON_SERVER and
-// GNOMON_TOKEN supply defaults for --server and --token.
+// --tls, --ca, --cert, --key, --tls-server-name, -h/--help) may appear before
+// or after the noun. GNOMON_SERVER, GNOMON_TOKEN, GNOMON_TLS, GNOMON_TLS_CA,
+// GNOMON_TLS_CERT, GNOMON_TLS_KEY and GNOMON_TLS_SERVER_NAME supply defaults.
 //
 // Returns the process exit code: 0 success, 1 server or runtime error (message
 // on `err`), 2 usage error (message and a hint to --help on `err`).

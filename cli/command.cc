@@ -33,8 +33,11 @@ CommandContext::CommandContext(const Command& command, ParsedArgs args,
 
 void CommandContext::Connect() {
   if (channel_ != nullptr) return;
-  channel_ =
-      grpc::CreateChannel(globals_.server, grpc::InsecureChannelCredentials());
+  // RunCli checked the TLS files, so only a file removed since can fail here;
+  // the first call then fails UNAVAILABLE naming the server.
+  absl::StatusOr<tls::Dialer> dial = tls::MakeDialer(globals_.tls, grpc::ChannelArguments());
+  channel_ = dial.ok() ? (*dial)(globals_.server)
+                       : grpc::CreateChannel(globals_.server, grpc::InsecureChannelCredentials());
   admin_ = v1::JobAdmin::NewStub(channel_);
   logs_ = v1::LogService::NewStub(channel_);
 }

@@ -34,6 +34,7 @@
 #include "gnomon/v1/log.grpc.pb.h"
 #include "google/protobuf/message.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/tls/tls_credentials.h"
 
 namespace gnomon::cli {
 
@@ -54,6 +55,8 @@ struct GlobalOptions {
   OutputFormat output = OutputFormat::kTable;
   // Deadline of each unary call.
   absl::Duration timeout = absl::Seconds(10);
+  // TLS to the server (--tls, --ca, --cert, --key, --tls-server-name).
+  tls::TlsOptions tls;
 };
 
 // What gnomonctl takes from its surroundings; tests substitute each part.

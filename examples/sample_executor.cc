@@ -84,6 +84,13 @@ ABSL_FLAG(std::string, metrics_listen, Env("GNOMON_METRICS_LISTEN"),
 ABSL_FLAG(std::string, tls_ca, Env("GNOMON_TLS_CA"), "PEM roots (GNOMON_TLS_CA).");
 ABSL_FLAG(std::string, tls_cert, Env("GNOMON_TLS_CERT"), "PEM certificate (GNOMON_TLS_CERT).");
 ABSL_FLAG(std::string, tls_key, Env("GNOMON_TLS_KEY"), "PEM key (GNOMON_TLS_KEY).");
+ABSL_FLAG(bool, tls_require_client_cert, EnvBool("GNOMON_TLS_REQUIRE_CLIENT_CERT"),
+          "Mutual TLS: refuse schedulers without a certificate signed by --tls-ca "
+          "(GNOMON_TLS_REQUIRE_CLIENT_CERT).");
+ABSL_FLAG(std::string, tls_server_name, Env("GNOMON_TLS_SERVER_NAME"),
+          "Name gnomond's certificate must carry; empty: the host dialled (GNOMON_TLS_SERVER_NAME).");
+ABSL_FLAG(absl::Duration, tls_reload_interval, absl::Seconds(60),
+          "How often the TLS files are re-read (rotation without restart).");
 
 int main(int argc, char** argv) {
   absl::FlagsUsageConfig usage;
@@ -141,6 +148,9 @@ int main(int argc, char** argv) {
   options.tls.ca_file = absl::GetFlag(FLAGS_tls_ca);
   options.tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
   options.tls.key_file = absl::GetFlag(FLAGS_tls_key);
+  options.tls.require_client_cert = absl::GetFlag(FLAGS_tls_require_client_cert);
+  options.tls.server_name = absl::GetFlag(FLAGS_tls_server_name);
+  options.tls.reload_interval = absl::GetFlag(FLAGS_tls_reload_interval);
   options.version = "gnomon-sample-executor/0.1";
 
   auto executor = gnomon::executor::Executor::Create(options);

@@ -34,6 +34,7 @@
 #include "services/common/server/tokens.h"
 #include "services/common/store/observed_store.h"
 #include "services/common/store/store.h"
+#include "services/gnomond/tls_flags.h"
 #include "services/log/log_role.h"
 #include "services/registry/registry_role.h"
 #include "services/scheduler/scheduler_role.h"
@@ -143,6 +144,11 @@ int Serve() {
     cluster_token = NewToken();  // Only this process needs to know it.
   }
 
+  absl::StatusOr<GnomondTls> tls = TlsFromFlags();
+  if (!tls.ok()) {
+    std::cerr << "gnomond: " << tls.status().message() << "\n";
+    return 2;
+  }
   const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   std::optional<std::vector<int64_t>> metrics_jobs = MetricsJobs();
   if (!metrics_jobs) return 2;
@@ -216,6 +222,8 @@ int Serve() {
   }
   if (roles.count("scheduler")) {
     scheduler::SchedulerOptions o;
+    o.registry_dial = tls->registry_dial;
+    o.executor_dial = tls->executor_dial;
     o.limits.max_params_bytes = absl::GetFlag(FLAGS_max_params_bytes);
     o.loop.preread_window = absl::GetFlag(FLAGS_preread_window);
     o.loop.record_ahead = absl::GetFlag(FLAGS_record_ahead);
@@ -252,7 +260,7 @@ int Serve() {
     metrics_server = *std::move(started);
     std::cout << "gnomond metrics on http://" << metrics_server->address() << "/metrics" << std::endl;
   }
-  absl::StatusOr<int> port = server.Start(absl::GetFlag(FLAGS_listen));
+  absl::StatusOr<int> port = server.Start(absl::GetFlag(FLAGS_listen), tls->server);
   if (!port.ok()) {
     std::cerr << "gnomond: --listen: " << port.status() << "\n";
     return 1;
@@ -292,7 +300,8 @@ int Serve() {
   if (registry_role) registry_role->Start();
   if (log_role) log_role->Start();
   if (scheduler_role) scheduler_role->Start(endpoint);
-  std::cout << "gnomond listening on " << self << " (roles " << absl::GetFlag(FLAGS_roles) << ")"
+  std::cout << "gnomond listening on " << self << (tls->server.enabled ? " with TLS" : "") << " (roles "
+            << absl::GetFlag(FLAGS_roles) << ")"
             << std::endl;
 
   // Signals were blocked in main(), so every thread inherits the mask and

@@ -9,15 +9,17 @@
 namespace gnomon::scheduler {
 
 ExecutorLink::ExecutorLink(std::string address, std::string token, Clock* clock,
-                           absl::Duration answer_timeout)
+                           absl::Duration answer_timeout, const tls::Dialer& dial)
     : address_(std::move(address)),
       token_(std::move(token)),
       clock_(clock),
       answer_timeout_(answer_timeout),
-      stub_(v1::Executor::NewStub(grpc::CreateCustomChannel(
-          address_, grpc::InsecureChannelCredentials(), DefaultChannelArguments()))) {
+      stub_(v1::Executor::NewStub(dial(address_))) {
   writer_ = std::thread([this] { WriterLoop(); });
 }
+
+ExecutorLinks::ExecutorLinks(Clock* clock, absl::Duration answer_timeout, tls::Dialer dial)
+    : clock_(clock), answer_timeout_(answer_timeout), dial_(dial != nullptr ? std::move(dial) : *DefaultDialer()) {}
 
 ExecutorLink::~ExecutorLink() {
   Close();
@@ -236,7 +238,7 @@ std::shared_ptr<ExecutorLink> ExecutorLinks::Get(const std::string& address,
   auto& link = links_[address];
   if (link == nullptr || link->token() != token) {
     if (link != nullptr) link->Close();
-    link = std::make_shared<ExecutorLink>(address, token, clock_, answer_timeout_);
+    link = std::make_shared<ExecutorLink>(address, token, clock_, answer_timeout_, dial_);
   }
   return link;
 }

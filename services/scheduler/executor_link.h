@@ -31,6 +31,7 @@
 #include "absl/synchronization/mutex.h"
 #include "gnomon/v1/executor.grpc.pb.h"
 #include "services/common/client/clock.h"
+#include "services/common/tls/tls_credentials.h"
 
 namespace gnomon::scheduler {
 
@@ -38,7 +39,9 @@ using DispatchCallback = std::function<void(absl::StatusOr<v1::RunAnswer>)>;
 
 class ExecutorLink {
  public:
-  ExecutorLink(std::string address, std::string token, Clock* clock, absl::Duration answer_timeout);
+  // `dial` makes the channel (TLS or not).
+  ExecutorLink(std::string address, std::string token, Clock* clock, absl::Duration answer_timeout,
+               const tls::Dialer& dial);
   ~ExecutorLink();
   ExecutorLink(const ExecutorLink&) = delete;
   ExecutorLink& operator=(const ExecutorLink&) = delete;
@@ -125,8 +128,9 @@ class ExecutorClient {
 // The set of links, one per (address, token); created on first use.
 class ExecutorLinks final : public ExecutorClient {
  public:
-  explicit ExecutorLinks(Clock* clock, absl::Duration answer_timeout = absl::Seconds(10))
-      : clock_(clock), answer_timeout_(answer_timeout) {}
+  // `dial` (null: plaintext) makes the channels to executors.
+  explicit ExecutorLinks(Clock* clock, absl::Duration answer_timeout = absl::Seconds(10),
+                         tls::Dialer dial = nullptr);
   ~ExecutorLinks() override { CloseAll(); }
 
   std::shared_ptr<ExecutorLink> Get(const std::string& address, const std::string& token)
@@ -152,6 +156,7 @@ class ExecutorLinks final : public ExecutorClient {
  private:
   Clock* const clock_;
   const absl::Duration answer_timeout_;
+  const tls::Dialer dial_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<ExecutorLink>> links_ ABSL_GUARDED_BY(mu_);
 };

@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/server/grpc_server.h"
 #include "services/executor-sdk/testing/fake_servers.h"
 
 namespace gnomon::scheduler {
@@ -86,7 +87,7 @@ TEST(ExecutorLinkTest, EveryQueuedRunGetsItsOwnAnswer) {
   FakeExecutor executor(/*silent=*/false);
   executor::testing::TestServer server({&executor});
   Outcomes outcomes;
-  ExecutorLink link(server.address(), "token", &RealClock(), absl::Seconds(30));
+  ExecutorLink link(server.address(), "token", &RealClock(), absl::Seconds(30), *DefaultDialer());
   constexpr int kRuns = 2000;
   for (int i = 1; i <= kRuns; ++i) link.Send(NoopRun(i), outcomes.For(i));
   ASSERT_TRUE(outcomes.WaitFor(kRuns));
@@ -104,7 +105,7 @@ TEST(ExecutorLinkTest, SilentExecutorTimesOutAndTheBacklogIsFailedNotKept) {
   SimulatedClock clock(absl::FromUnixSeconds(1'000'000));
   Outcomes outcomes;
   const absl::Duration timeout = absl::Seconds(10);
-  ExecutorLink link(server.address(), "token", &clock, timeout);
+  ExecutorLink link(server.address(), "token", &clock, timeout, *DefaultDialer());
   const int in_flight = static_cast<int>(ExecutorLink::kMaxInFlight);
   const int total = in_flight + 5;
   for (int i = 1; i <= total; ++i) link.Send(NoopRun(i), outcomes.For(i));

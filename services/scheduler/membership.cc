@@ -9,7 +9,8 @@
 
 namespace gnomon::scheduler {
 
-Membership::Membership(std::string token, Clock* clock) : token_(std::move(token)), clock_(clock) {}
+Membership::Membership(std::string token, Clock* clock, tls::Dialer dial)
+    : token_(std::move(token)), clock_(clock), dial_(dial != nullptr ? std::move(dial) : *DefaultDialer()) {}
 
 ExecutorList Membership::Live(const std::string& app) const {
   static const auto* const kNone = new ExecutorList(std::make_shared<std::vector<v1::ExecutorInfo>>());
@@ -100,8 +101,7 @@ void Membership::Apply(const v1::WatchExecutorsResponse& msg) {
 }
 
 void Membership::Run(const std::string& endpoint) {
-  auto stub = v1::Registry::NewStub(grpc::CreateCustomChannel(
-      endpoint, grpc::InsecureChannelCredentials(), DefaultChannelArguments()));
+  auto stub = v1::Registry::NewStub(dial_(endpoint));
   Backoff backoff({absl::Milliseconds(100), absl::Seconds(2), 2.0});
   while (true) {
     grpc::ClientContext ctx;

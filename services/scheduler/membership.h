@@ -24,6 +24,7 @@
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "services/common/client/clock.h"
+#include "services/common/tls/tls_credentials.h"
 
 namespace gnomon::scheduler {
 
@@ -37,7 +38,8 @@ class Membership {
   // instance (a restarted process) takes its address over.
   using LeftCallback = std::function<void(const v1::ExecutorInfo&)>;
 
-  Membership(std::string token, Clock* clock);
+  // `dial` (null: plaintext) makes the channel to the registry.
+  Membership(std::string token, Clock* clock, tls::Dialer dial = nullptr);
 
   // Never null (empty when no executor of `app` is live).
   ExecutorList Live(const std::string& app) const ABSL_LOCKS_EXCLUDED(mu_);
@@ -61,6 +63,7 @@ class Membership {
 
   const std::string token_;
   Clock* const clock_;
+  const tls::Dialer dial_;
   mutable absl::Mutex mu_;
   // app -> address -> info (std::map keeps addresses sorted for FIRST/LAST).
   absl::flat_hash_map<std::string, std::map<std::string, v1::ExecutorInfo>> apps_

@@ -17,8 +17,8 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                              metrics::MetricsRegistry* registry, Clock* clock)
     : options_(options),
       metrics_(MetricsOf(registry, options)),
-      membership_(auth->cluster_token(), clock),
-      links_(clock),
+      membership_(auth->cluster_token(), clock, options.registry_dial),
+      links_(clock, absl::Seconds(10), options.executor_dial),
       dispatch_recorder_(store, clock, &in_flight_),
       pools_(clock, options.pools),
       prober_(store, &links_, clock, absl::Seconds(2)),

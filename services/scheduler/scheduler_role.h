@@ -51,6 +51,9 @@ struct SchedulerOptions {
   JobLimits limits;
   // Jobs whose lateness gets a series of its own (--metrics-jobs).
   std::vector<int64_t> metrics_jobs;
+  // Make the channels to the registry and to executors (null: plaintext).
+  tls::Dialer registry_dial;
+  tls::Dialer executor_dial;
 };
 
 class SchedulerRole {

@@ -44,7 +44,7 @@ pid_t Spawn(std::vector<std::string> argv, const std::map<std::string, std::stri
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(out_fd, STDOUT_FILENO);
     dup2(err_fd, STDERR_FILENO);
-    execve(args[0], args.data(), envp.data());
+    execvpe(args[0], args.data(), envp.data());  // A bare name is looked up in PATH.
     static const char kMsg[] = "exec failed\n";
     ssize_t ignored = write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
     (void)ignored;

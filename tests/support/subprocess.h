@@ -57,7 +57,8 @@ class Subprocess {
   int open_streams_ ABSL_GUARDED_BY(mu_) = 2;
 };
 
-// Runs a command to completion; returns exit code and stdout/stderr.
+// Runs a command to completion (argv[0] a path, or a name looked up in PATH);
+// returns exit code and stdout/stderr.
 struct CommandResult {
   int exit_code = -1;
   std::string out;

@@ -12,12 +12,14 @@ GrpcServer::~GrpcServer() {
   if (server_ != nullptr) Shutdown(absl::ZeroDuration());
 }
 
-absl::StatusOr<int> GrpcServer::Start(const std::string& address) {
+absl::StatusOr<int> GrpcServer::Start(const std::string& address, const tls::TlsOptions& tls) {
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = tls::ServerCredentials(tls);
+  if (!credentials.ok()) return credentials.status();
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(address, *credentials, &port);
   // Ping idle clients so broken executor sessions are detected in seconds,
   // and allow clients' keepalive pings at that rate.
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 10'000);
@@ -62,6 +64,10 @@ grpc::ChannelArguments DefaultChannelArguments() {
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2'000);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);
   return args;
+}
+
+absl::StatusOr<tls::Dialer> DefaultDialer(const tls::TlsOptions& tls) {
+  return tls::MakeDialer(tls, DefaultChannelArguments());
 }
 
 }  // namespace gnomon

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "services/common/server/server_metrics.h"
+#include "services/common/tls/tls_credentials.h"
 
 namespace gnomon {
 
@@ -38,8 +39,9 @@ class GrpcServer {
   }
   // Binds and starts; returns the bound port. Marks every service SERVING in
   // grpc.health.v1.Health (the empty name and "liveness" too) until a
-  // HealthMonitor says otherwise.
-  absl::StatusOr<int> Start(const std::string& address);
+  // HealthMonitor says otherwise. Plaintext unless `tls` is enabled; fails
+  // (naming the file) on TLS files that are missing or do not match.
+  absl::StatusOr<int> Start(const std::string& address, const tls::TlsOptions& tls = {});
   // Marks NOT_SERVING, then stops, cancelling calls still open after `grace`.
   void Shutdown(absl::Duration grace);
   grpc::Server* server() { return server_.get(); }
@@ -54,6 +56,9 @@ class GrpcServer {
 // Client channel arguments shared by gnomon's clients: keepalive so a dead peer
 // is noticed in seconds, and reconnect backoff bounded to a few seconds.
 grpc::ChannelArguments DefaultChannelArguments();
+// Channels with those arguments and TLS per `tls` (plaintext when it is not
+// enabled, which cannot fail).
+absl::StatusOr<tls::Dialer> DefaultDialer(const tls::TlsOptions& tls = {});
 
 }  // namespace gnomon
 

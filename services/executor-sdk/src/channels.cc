@@ -1,21 +1,22 @@
 #include "services/executor-sdk/src/channels.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "services/common/client/auth_metadata.h"
+#include "services/common/tls/tls_credentials.h"
 
 namespace gnomon::executor::internal {
 namespace {
 
-absl::StatusOr<std::string> ReadPem(const std::string& path) {
-  if (path.empty()) return std::string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read TLS file ", path));
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+tls::TlsOptions Common(const TlsOptions& tls) {
+  tls::TlsOptions o;
+  o.enabled = tls.enabled();
+  o.ca_file = tls.ca_file;
+  o.cert_file = tls.cert_file;
+  o.key_file = tls.key_file;
+  o.require_client_cert = tls.require_client_cert;
+  o.server_name = tls.server_name;
+  o.reload_interval = tls.reload_interval;
+  return o;
 }
 
 const char* CodeName(grpc::StatusCode code) {
@@ -43,48 +44,22 @@ const char* CodeName(grpc::StatusCode code) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ClientCredentials(
-    const TlsOptions& tls) {
-  if (!tls.enabled()) return grpc::InsecureChannelCredentials();
-  grpc::SslCredentialsOptions ssl;
-  absl::StatusOr<std::string> ca = ReadPem(tls.ca_file);
-  if (!ca.ok()) return ca.status();
-  absl::StatusOr<std::string> cert = ReadPem(tls.cert_file);
-  if (!cert.ok()) return cert.status();
-  absl::StatusOr<std::string> key = ReadPem(tls.key_file);
-  if (!key.ok()) return key.status();
-  ssl.pem_root_certs = *ca;
-  ssl.pem_cert_chain = *cert;
-  ssl.pem_private_key = *key;
-  return grpc::SslCredentials(ssl);
-}
-
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
-    const TlsOptions& tls) {
-  if (tls.cert_file.empty()) return grpc::InsecureServerCredentials();
-  absl::StatusOr<std::string> cert = ReadPem(tls.cert_file);
-  if (!cert.ok()) return cert.status();
-  absl::StatusOr<std::string> key = ReadPem(tls.key_file);
-  if (!key.ok()) return key.status();
-  absl::StatusOr<std::string> ca = ReadPem(tls.ca_file);
-  if (!ca.ok()) return ca.status();
-  grpc::SslServerCredentialsOptions ssl(
-      ca->empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-                  : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  ssl.pem_root_certs = *ca;
-  ssl.pem_key_cert_pairs.push_back({*key, *cert});
-  return grpc::SslServerCredentials(ssl);
-}
-
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& endpoint,
-                                           const std::shared_ptr<grpc::ChannelCredentials>& creds) {
+absl::StatusOr<Dialer> ClientDialer(const TlsOptions& tls) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  return grpc::CreateCustomChannel(endpoint, creds, args);
+  return tls::MakeDialer(Common(tls), std::move(args));
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const TlsOptions& tls) {
+  if (tls.enabled() && tls.cert_file.empty()) {
+    return absl::InvalidArgumentError(
+        "tls: with TLS the Executor service is served over TLS too: set the certificate and key files");
+  }
+  return tls::ServerCredentials(Common(tls));
 }
 
 bool TokenMatches(const grpc::ServerContext& context, const std::string& token) {

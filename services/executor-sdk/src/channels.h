@@ -1,8 +1,8 @@
 // Channel and credential helpers shared by the registry session, the result
 // reporter and the Executor server, plus the access-token check.
 //
-//   auto creds = ClientCredentials(options.tls);   // insecure without TLS files
-//   auto channel = MakeChannel("127.0.0.1:7070", *creds);
+//   absl::StatusOr<Dialer> dial = ClientDialer(options.tls);  // plaintext without TLS files
+//   std::shared_ptr<grpc::Channel> channel = (*dial)("127.0.0.1:7070");
 //   if (!TokenMatches(context, token)) return UNAUTHENTICATED;
 //
 // Thread safety: pure functions.
@@ -15,17 +15,19 @@
 #include "absl/status/statusor.h"
 #include "gnomon/executor/options.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/tls/tls_credentials.h"
 
 namespace gnomon::executor::internal {
 
-absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ClientCredentials(
-    const TlsOptions& tls);
+// Makes a channel to an endpoint: one that fails fast and notices dead
+// peers (keepalive), since the callers run their own reconnect loops.
+using Dialer = tls::Dialer;
+
+// Fails (naming the file) if a TLS file is missing, not PEM, or a key does
+// not match its certificate.
+absl::StatusOr<Dialer> ClientDialer(const TlsOptions& tls);
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
     const TlsOptions& tls);
-// A channel that fails fast and notices dead peers (keepalive), since the
-// callers run their own reconnect loops.
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& endpoint,
-                                           const std::shared_ptr<grpc::ChannelCredentials>& creds);
 
 // Constant-time comparison of the call's x-gnomon-access-token with `token`.
 bool TokenMatches(const grpc::ServerContext& context, const std::string& token);

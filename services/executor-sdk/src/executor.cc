@@ -160,8 +160,8 @@ absl::Status ExecutorImpl::Start() {
   auto stop_metrics =
       absl::MakeCleanup([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { metrics_server_.reset(); });
 
-  auto client_creds = internal::ClientCredentials(options_.tls);
-  if (!client_creds.ok()) return client_creds.status();
+  absl::StatusOr<internal::Dialer> dial = internal::ClientDialer(options_.tls);
+  if (!dial.ok()) return dial.status();
   auto server_creds = internal::ServerCredentials(options_.tls);
   if (!server_creds.ok()) return server_creds.status();
 
@@ -182,7 +182,7 @@ absl::Status ExecutorImpl::Start() {
       options_.log_endpoints.empty() ? options_.registry_endpoints : options_.log_endpoints;
   reporter_options.app_name = options_.app_name;
   reporter_options.access_token = options_.access_token;
-  reporter_options.credentials = *client_creds;
+  reporter_options.dial = *dial;
   reporter_options.flush_interval = options_.log_flush_interval;
   reporter_options.flush_lines = options_.log_flush_lines;
   reporter_options.backoff_initial = options_.reconnect_initial;
@@ -241,7 +241,7 @@ absl::Status ExecutorImpl::Start() {
   internal::RegistrySessionOptions session_options;
   session_options.endpoints = options_.registry_endpoints;
   session_options.access_token = options_.access_token;
-  session_options.credentials = *client_creds;
+  session_options.dial = *dial;
   session_options.backoff_initial = options_.reconnect_initial;
   session_options.backoff_max = options_.reconnect_max;
   v1::Register& reg = session_options.registration;

@@ -60,6 +60,10 @@ absl::StatusOr<ExecutorOptions> OptionsFromEnvironment() {
   ParseString("GNOMON_TLS_CA", &options.tls.ca_file);
   ParseString("GNOMON_TLS_CERT", &options.tls.cert_file);
   ParseString("GNOMON_TLS_KEY", &options.tls.key_file);
+  ParseString("GNOMON_TLS_SERVER_NAME", &options.tls.server_name);
+  if (absl::Status s = ParseBool("GNOMON_TLS_REQUIRE_CLIENT_CERT", &options.tls.require_client_cert); !s.ok()) {
+    return s;
+  }
   ParseString("GNOMON_SPOOL_DIR", &options.spool_dir);
   ParseString("GNOMON_LOG_DIR", &options.log_dir);
   ParseString("GNOMON_METRICS_LISTEN", &options.metrics_listen);

@@ -22,7 +22,7 @@ RegistrySession::RegistrySession(RegistrySessionOptions options,
                                  std::function<v1::Beat()> beat_source, const Logger* logger)
     : options_(std::move(options)), beat_source_(std::move(beat_source)), logger_(logger) {
   for (const std::string& endpoint : options_.endpoints) {
-    stubs_.push_back(v1::Registry::NewStub(MakeChannel(endpoint, options_.credentials)));
+    stubs_.push_back(v1::Registry::NewStub(options_.dial(endpoint)));
   }
 }
 

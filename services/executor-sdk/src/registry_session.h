@@ -27,6 +27,7 @@
 #include "absl/time/time.h"
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "services/executor-sdk/src/channels.h"
 #include "services/executor-sdk/src/logger.h"
 
 namespace gnomon::executor::internal {
@@ -34,7 +35,7 @@ namespace gnomon::executor::internal {
 struct RegistrySessionOptions {
   std::vector<std::string> endpoints;
   std::string access_token;
-  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  Dialer dial;  // Makes the channel to an endpoint (TLS or not).
   v1::Register registration;
   absl::Duration min_beat_gap = absl::Milliseconds(100);
   absl::Duration backoff_initial = absl::Milliseconds(100);

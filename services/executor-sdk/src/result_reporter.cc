@@ -24,7 +24,7 @@ ResultReporter::ResultReporter(ReporterOptions options, std::unique_ptr<RunSpool
                                const Logger* logger)
     : options_(std::move(options)), logger_(logger), spool_(std::move(spool)) {
   for (const std::string& endpoint : options_.endpoints) {
-    stubs_.push_back(v1::LogService::NewStub(MakeChannel(endpoint, options_.credentials)));
+    stubs_.push_back(v1::LogService::NewStub(options_.dial(endpoint)));
   }
 }
 

@@ -36,6 +36,7 @@
 #include "absl/time/time.h"
 #include "gnomon/v1/log.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "services/executor-sdk/src/channels.h"
 #include "services/executor-sdk/src/logger.h"
 #include "services/executor-sdk/src/run_spool.h"
 
@@ -45,7 +46,7 @@ struct ReporterOptions {
   std::vector<std::string> endpoints;
   std::string app_name;
   std::string access_token;
-  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  Dialer dial;  // Makes the channel to an endpoint (TLS or not).
   absl::Duration flush_interval = absl::Milliseconds(50);
   int flush_lines = 100;
   absl::Duration backoff_initial = absl::Milliseconds(100);

@@ -24,14 +24,24 @@
 
 namespace gnomon::executor {
 
-// PEM files for TLS. Empty ca_file and cert_file means plaintext.
+// TLS for every connection the executor makes and serves, from PEM files
+// re-read when they change (rotated certificates need no restart). Empty
+// ca_file and cert_file means plaintext. With TLS the Executor service is
+// served over TLS, so cert_file and key_file are then required.
 struct TlsOptions {
-  // Roots used to verify servers (client side) and clients (mutual TLS).
+  // Roots that verify gnomond's certificate (empty: the system's roots)
+  // and, with require_client_cert, the scheduler's client certificate.
   std::string ca_file;
   // This executor's certificate chain and key: served by its Executor
   // service and presented to the registry and log service.
   std::string cert_file;
   std::string key_file;
+  // Refuse callers of the Executor service without a certificate signed by
+  // ca_file (mutual TLS).
+  bool require_client_cert = false;
+  // The name gnomond's certificate must carry; empty: the host dialled.
+  std::string server_name;
+  absl::Duration reload_interval = absl::Seconds(60);
   bool enabled() const { return !ca_file.empty() || !cert_file.empty(); }
 };
 
@@ -118,7 +128,8 @@ struct ExecutorOptions {
 // Options from GNOMON_* environment variables (unset ones keep defaults):
 // GNOMON_APP, GNOMON_REGISTRY and GNOMON_LOG_SERVICE (comma-separated
 // host:port lists), GNOMON_ACCESS_TOKEN, GNOMON_LISTEN, GNOMON_ADVERTISE,
-// GNOMON_TLS_CA, GNOMON_TLS_CERT, GNOMON_TLS_KEY, GNOMON_SPOOL_DIR,
+// GNOMON_TLS_CA, GNOMON_TLS_CERT, GNOMON_TLS_KEY, GNOMON_TLS_REQUIRE_CLIENT_CERT,
+// GNOMON_TLS_SERVER_NAME, GNOMON_SPOOL_DIR,
 // GNOMON_LOG_DIR, GNOMON_METRICS_LISTEN, GNOMON_LOG_RETENTION_DAYS, GNOMON_MAX_CONCURRENT_RUNS,
 // GNOMON_MAX_QUEUED_RUNS, GNOMON_REMEMBERED_RUNS, GNOMON_ALLOW_SCRIPTS (true/false/1/0). A malformed
 // number or boolean is an InvalidArgument error.

@@ -1,0 +1,68 @@
+#include "services/common/tls/pem_check.h"
+
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+
+namespace gnomon::tls {
+namespace {
+
+struct BioFree {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+struct X509Free {
+  void operator()(X509* x) const { X509_free(x); }
+};
+struct KeyFree {
+  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+
+absl::StatusOr<std::string> Read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("tls: cannot read ", path));
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::unique_ptr<BIO, BioFree> Bio(const std::string& pem) {
+  return std::unique_ptr<BIO, BioFree>(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+}
+
+absl::StatusOr<std::unique_ptr<X509, X509Free>> FirstCertificate(const std::string& path) {
+  absl::StatusOr<std::string> pem = Read(path);
+  if (!pem.ok()) return pem.status();
+  auto bio = Bio(*pem);
+  std::unique_ptr<X509, X509Free> cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+  if (cert == nullptr) return absl::InvalidArgumentError(absl::StrCat("tls: no PEM certificate in ", path));
+  return cert;
+}
+
+}  // namespace
+
+absl::Status CheckFiles(const std::string& cert_file, const std::string& key_file, const std::string& ca_file) {
+  if (!ca_file.empty()) {
+    if (absl::Status s = FirstCertificate(ca_file).status(); !s.ok()) return s;
+  }
+  if (cert_file.empty()) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<X509, X509Free>> cert = FirstCertificate(cert_file);
+  if (!cert.ok()) return cert.status();
+  absl::StatusOr<std::string> pem = Read(key_file);
+  if (!pem.ok()) return pem.status();
+  auto bio = Bio(*pem);
+  std::unique_ptr<EVP_PKEY, KeyFree> key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+  if (key == nullptr) return absl::InvalidArgumentError(absl::StrCat("tls: no PEM private key in ", key_file));
+  if (X509_check_private_key(cert->get(), key.get()) != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tls: the key in ", key_file, " does not match the certificate in ", cert_file));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace gnomon::tls
