@@ -113,6 +113,7 @@ CommandResult GnomonCluster::Ctl(const std::vector<std::string>& args) const {
     }
   }
   std::vector<std::string> argv = {GNOMONCTL_PATH, "--server", server, "--token", admin_token_};
+  argv.insert(argv.end(), ctl_flags_.begin(), ctl_flags_.end());
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv);
 }

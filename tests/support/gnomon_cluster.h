@@ -57,6 +57,8 @@ class GnomonCluster {
 
   // gnomonctl with --server (the first running replica) and --token filled in.
   CommandResult Ctl(const std::vector<std::string>& args) const;
+  // Global flags every later Ctl call passes too (e.g. --ca, --cert, --key).
+  void set_ctl_flags(std::vector<std::string> flags) { ctl_flags_ = std::move(flags); }
   // gnomonctl ... -o json, parsed into `out`; false (with a gtest failure) otherwise.
   bool CtlJson(const std::vector<std::string>& args, google::protobuf::Message* out) const;
 
@@ -77,6 +79,7 @@ class GnomonCluster {
 
   TempDir dir_;
   std::vector<std::string> extra_flags_;
+  std::vector<std::string> ctl_flags_;
   std::vector<Replica> replicas_;
   std::string admin_token_;
 };

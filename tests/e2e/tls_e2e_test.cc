@@ -1,0 +1,96 @@
+// TLS everywhere, as docs/operations.md ("TLS") sets it up: gnomond serving
+// TLS and requiring client certificates, a sample executor doing the same,
+// gnomonctl with a client certificate. A job runs end to end — the
+// executor's registry session and result reports, the scheduler's dispatch
+// to the executor — and clients without the right certificate are refused.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gnomon/v1/admin.pb.h"
+#include "gtest/gtest.h"
+#include "tests/support/gnomon_cluster.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/test_pki.h"
+
+namespace gnomon {
+namespace {
+
+class TlsE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* ca : {"ca", "other-ca"}) ASSERT_TRUE(pki_.MakeCa(ca)) << pki_.error();
+    for (const char* leaf : {"gnomond", "executor", "operator"}) {
+      ASSERT_TRUE(pki_.MakeLeaf(leaf, "ca")) << pki_.error();
+    }
+    ASSERT_TRUE(pki_.MakeLeaf("stranger", "other-ca")) << pki_.error();
+  }
+  // gnomonctl's TLS flags for a client presenting `cert`.
+  std::vector<std::string> CtlTls(const std::string& cert) const {
+    return {"--ca", pki_.crt("ca"), "--cert", pki_.crt(cert), "--key", pki_.key(cert)};
+  }
+
+  testing::TempDir dir_;
+  testing::TestPki pki_{dir_.path()};
+};
+
+TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefused) {
+  testing::GnomonCluster cluster({absl::StrCat("--tls-cert=", pki_.crt("gnomond")),
+                                  absl::StrCat("--tls-key=", pki_.key("gnomond")),
+                                  absl::StrCat("--tls-ca=", pki_.crt("ca")), "--tls-require-client-cert"});
+  cluster.set_ctl_flags(CtlTls("operator"));
+  ASSERT_TRUE(cluster.Start()) << cluster.Output();
+
+  v1::Group group;
+  ASSERT_TRUE(cluster.CtlJson({"group", "create", "tls-app"}, &group));
+  auto executor = cluster.StartExecutor(
+      "tls-app", group.access_token(),
+      {absl::StrCat("--tls-cert=", pki_.crt("executor")), absl::StrCat("--tls-key=", pki_.key("executor")),
+       absl::StrCat("--tls-ca=", pki_.crt("ca")), "--tls-require-client-cert"});
+  ASSERT_TRUE(executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30)))
+      << executor->Output();
+
+  v1::Job job;
+  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo",
+                               "--every", "1s", "--params", "over-tls", "--start"},
+                              &job));
+  v1::ListRunsResponse runs;
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  const v1::Run* done = nullptr;
+  while (done == nullptr && absl::Now() < deadline) {
+    ASSERT_TRUE(cluster.CtlJson({"run", "list", "--job", absl::StrCat(job.id())}, &runs));
+    for (const v1::Run& r : runs.runs()) {
+      if (r.status() == v1::RUN_STATUS_SUCCEEDED) done = &r;
+    }
+    if (done == nullptr) cluster.PollInterval(absl::Milliseconds(200));
+  }
+  ASSERT_NE(done, nullptr) << runs.DebugString() << cluster.Output() << executor->Output();
+  v1::GetRunResponse detail;
+  ASSERT_TRUE(cluster.CtlJson({"run", "get", absl::StrCat(done->id())}, &detail));
+  std::string log;
+  for (const auto& l : detail.log_lines()) log += l.text() + "\n";
+  EXPECT_NE(log.find("over-tls"), std::string::npos) << log;
+
+  // Refused: plaintext, no client certificate, a certificate from another CA.
+  const std::vector<std::string> list = {"job", "list"};
+  cluster.set_ctl_flags({});
+  testing::CommandResult plain = cluster.Ctl(list);
+  EXPECT_EQ(plain.exit_code, 1) << plain.out << plain.err;
+  EXPECT_NE(plain.err.find("UNAVAILABLE"), std::string::npos) << plain.err;
+  cluster.set_ctl_flags({"--ca", pki_.crt("ca")});
+  EXPECT_EQ(cluster.Ctl(list).exit_code, 1);
+  cluster.set_ctl_flags(CtlTls("stranger"));
+  EXPECT_EQ(cluster.Ctl(list).exit_code, 1);
+  // A missing file is the user's to fix, before anything is sent.
+  cluster.set_ctl_flags({"--ca", dir_.path() + "/nope.crt"});
+  testing::CommandResult missing = cluster.Ctl(list);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("nope.crt"), std::string::npos) << missing.err;
+  // The right certificate still works (the refusals broke nothing).
+  cluster.set_ctl_flags(CtlTls("operator"));
+  EXPECT_EQ(cluster.Ctl(list).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace gnomon
