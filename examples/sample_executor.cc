@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (std::string metrics = (*executor)->metrics_address(); !metrics.empty()) {
-    std::printf("gnomon-sample-executor metrics on http://%s/metrics\n", metrics.c_str());
+    std::printf("gnomon-sample-executor metrics on %s://%s/metrics\n",
+                options.tls.cert_file.empty() ? "http" : "https", metrics.c_str());
   }
   std::printf("gnomon-sample-executor listening on %s\n", (*executor)->address().c_str());
   std::fflush(stdout);

@@ -252,13 +252,14 @@ int Serve() {
   std::unique_ptr<metrics::MetricsServer> metrics_server;
   if (metrics_registry) {
     absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> started =
-        metrics::MetricsServer::Start(metrics_listen, metrics_registry);
+        metrics::MetricsServer::Start(metrics_listen, metrics_registry, tls->metrics);
     if (!started.ok()) {
       std::cerr << "gnomond: --metrics-listen: " << started.status() << "\n";
       return 1;
     }
     metrics_server = *std::move(started);
-    std::cout << "gnomond metrics on http://" << metrics_server->address() << "/metrics" << std::endl;
+    std::cout << "gnomond metrics on " << (tls->metrics.enabled ? "https://" : "http://")
+              << metrics_server->address() << "/metrics" << std::endl;
   }
   absl::StatusOr<int> port = server.Start(absl::GetFlag(FLAGS_listen), tls->server);
   if (!port.ok()) {

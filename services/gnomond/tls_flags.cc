@@ -22,6 +22,9 @@ ABSL_FLAG(std::string, tls_server_name, "",
 ABSL_FLAG(std::string, executor_tls_server_name, "*",
           "Name executors' certificates must carry; \"*\": any, the chain is still verified "
           "against --tls-ca (executors register by pod IP, which certificates rarely name).");
+ABSL_FLAG(bool, metrics_require_client_cert, false,
+          "With --tls-cert, /metrics is served over HTTPS; this also refuses scrapers without a "
+          "certificate signed by --tls-ca.");
 ABSL_FLAG(absl::Duration, tls_reload_interval, absl::Seconds(60),
           "How often the TLS files are re-read (rotated certificates need no restart).");
 
@@ -43,6 +46,11 @@ absl::StatusOr<GnomondTls> TlsFromFlags() {
   out.server.require_client_cert = absl::GetFlag(FLAGS_tls_require_client_cert);
   if (out.server.require_client_cert && base.ca_file.empty()) {
     return absl::InvalidArgumentError("--tls-require-client-cert needs --tls-ca");
+  }
+  out.metrics = base;
+  out.metrics.require_client_cert = absl::GetFlag(FLAGS_metrics_require_client_cert);
+  if (out.metrics.require_client_cert && (!base.enabled || base.ca_file.empty())) {
+    return absl::InvalidArgumentError("--metrics-require-client-cert needs --tls-cert and --tls-ca");
   }
   tls::TlsOptions registry = base;
   registry.server_name = absl::GetFlag(FLAGS_tls_server_name);

@@ -32,6 +32,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/gnomon_cluster.h"
+#include "tests/support/http_get.h"
 #include "tests/support/subprocess.h"
 
 namespace gnomon {
@@ -40,23 +41,7 @@ namespace {
 using testing::GnomonCluster;
 using testing::Subprocess;
 
-// The body of an HTTP GET, or nullopt.
-std::optional<std::string> HttpGet(const std::string& url) {
-  CURL* curl = curl_easy_init();
-  std::string body;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT, 10L);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, +[](char* p, size_t size, size_t n, void* out) {
-    static_cast<std::string*>(out)->append(p, size * n);
-    return size * n;
-  });
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-  long code = 0;
-  const bool ok = curl_easy_perform(curl) == CURLE_OK &&
-                  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code == 200;
-  curl_easy_cleanup(curl);
-  return ok ? std::optional<std::string>(body) : std::nullopt;
-}
+using testing::HttpGet;
 
 std::string UrlEncode(const std::string& s) {
   CURL* curl = curl_easy_init();

@@ -11,6 +11,7 @@
 #include "gnomon/v1/admin.pb.h"
 #include "gtest/gtest.h"
 #include "tests/support/gnomon_cluster.h"
+#include "tests/support/http_get.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/test_pki.h"
 
@@ -38,7 +39,8 @@ class TlsE2E : public ::testing::Test {
 TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefused) {
   testing::GnomonCluster cluster({absl::StrCat("--tls-cert=", pki_.crt("gnomond")),
                                   absl::StrCat("--tls-key=", pki_.key("gnomond")),
-                                  absl::StrCat("--tls-ca=", pki_.crt("ca")), "--tls-require-client-cert"});
+                                  absl::StrCat("--tls-ca=", pki_.crt("ca")), "--tls-require-client-cert",
+                                  "--metrics-listen=127.0.0.1:0"});
   cluster.set_ctl_flags(CtlTls("operator"));
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
 
@@ -47,9 +49,17 @@ TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefus
   auto executor = cluster.StartExecutor(
       "tls-app", group.access_token(),
       {absl::StrCat("--tls-cert=", pki_.crt("executor")), absl::StrCat("--tls-key=", pki_.key("executor")),
-       absl::StrCat("--tls-ca=", pki_.crt("ca")), "--tls-require-client-cert"});
+       absl::StrCat("--tls-ca=", pki_.crt("ca")), "--tls-require-client-cert", "--metrics-listen=127.0.0.1:0"});
   ASSERT_TRUE(executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30)))
       << executor->Output();
+  // Both serve /metrics over HTTPS only (no client certificate asked by default).
+  for (testing::Subprocess* p : {cluster.gnomond(), executor.get()}) {
+    std::optional<std::string> line = p->WaitForLine("metrics on https://", absl::Seconds(5));
+    ASSERT_TRUE(line) << p->Output();
+    const std::string url = line->substr(line->find("https://"));
+    EXPECT_TRUE(testing::HttpGet(url, {pki_.crt("ca"), "", ""})) << url;
+    EXPECT_FALSE(testing::HttpGet(absl::StrCat("http://", url.substr(8)), {})) << url;
+  }
 
   v1::Job job;
   ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo",

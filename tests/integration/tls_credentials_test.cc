@@ -13,8 +13,11 @@
 #include "absl/time/clock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
+#include "services/common/metrics/metrics_registry.h"
+#include "services/common/metrics/metrics_server.h"
 #include "services/common/server/grpc_server.h"
 #include "services/common/tls/pem_check.h"
+#include "tests/support/http_get.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/test_pki.h"
 
@@ -125,6 +128,28 @@ TEST_F(TlsCredentialsTest, ARotatedCertificateIsServedWithoutARestart) {
   }
   EXPECT_TRUE(Check(port, Client("other-ca")).ok());
   EXPECT_EQ(Check(port, Client("ca")).error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST_F(TlsCredentialsTest, MetricsAreServedOverHttpsOnlyAndARenewedCertificateIsPickedUp) {
+  absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> server = metrics::MetricsServer::Start(
+      "127.0.0.1:0", std::make_shared<metrics::MetricsRegistry>(), Server(/*require_client_cert=*/true));
+  ASSERT_TRUE(server.ok()) << server.status();
+  const std::string https = absl::StrCat("https://", (*server)->address(), "/metrics");
+  const testing::HttpsClient client{pki_.crt("ca"), pki_.crt("client"), pki_.key("client")};
+  EXPECT_TRUE(testing::HttpGet(https, client));
+  EXPECT_FALSE(testing::HttpGet(absl::StrCat("http://", (*server)->address(), "/metrics")));
+  EXPECT_FALSE(testing::HttpGet(https, {pki_.crt("ca"), "", ""}));  // No client certificate.
+  EXPECT_FALSE(testing::HttpGet(https, {pki_.crt("ca"), pki_.crt("stranger"), pki_.key("stranger")}));
+
+  ASSERT_TRUE(pki_.MakeLeaf("renewed", "other-ca")) << pki_.error();
+  ASSERT_TRUE(pki_.Install("renewed", "server")) << pki_.error();
+  const testing::HttpsClient renewed{pki_.crt("other-ca"), pki_.crt("client"), pki_.key("client")};
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (!testing::HttpGet(https, renewed) && absl::Now() < deadline) {
+    absl::Notification().WaitForNotificationWithTimeout(absl::Milliseconds(200));
+  }
+  EXPECT_TRUE(testing::HttpGet(https, renewed));
+  EXPECT_FALSE(testing::HttpGet(https, client));  // The old certificate is no longer served.
 }
 
 TEST_F(TlsCredentialsTest, BadFilesAreRefusedUpFrontNamingTheFile) {

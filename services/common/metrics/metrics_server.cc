@@ -10,8 +10,17 @@
 namespace gnomon::metrics {
 
 absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& address,
-                                                                    std::shared_ptr<MetricsRegistry> registry) {
+                                                                    std::shared_ptr<MetricsRegistry> registry,
+                                                                    const tls::TlsOptions& tls) {
   std::unique_ptr<MetricsServer> server(new MetricsServer());
+  if (tls.enabled) {
+    absl::StatusOr<std::unique_ptr<HttpsMetrics>> https = HttpsMetrics::Start(address, registry, tls);
+    if (!https.ok()) return https.status();
+    server->https_ = *std::move(https);
+    server->registry_ = std::move(registry);
+    server->address_ = absl::StrCat(address.substr(0, address.rfind(':')), ":", server->https_->port());
+    return server;
+  }
   try {
     // Exposer (civetweb) throws when it cannot bind; nothing else here does.
     server->exposer_ = std::make_unique<prometheus::Exposer>(address);

@@ -7,6 +7,9 @@
 //   if (!server.ok()) return server.status();
 //   (*server)->address();  // "127.0.0.1:45123": curl http://127.0.0.1:45123/metrics
 //
+// With `tls.enabled` it serves HTTPS only (HttpsMetrics: client certificates
+// required with `tls.require_client_cert`, renewed files picked up).
+//
 // Thread safety: thread-safe; scrapes are served on civetweb's threads.
 #ifndef GNOMON_SERVICES_COMMON_METRICS_METRICS_SERVER_H_
 #define GNOMON_SERVICES_COMMON_METRICS_METRICS_SERVER_H_
@@ -15,7 +18,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "services/common/metrics/https_metrics.h"
 #include "services/common/metrics/metrics_registry.h"
+#include "services/common/tls/tls_credentials.h"
 
 namespace prometheus {
 class Exposer;
@@ -28,7 +33,8 @@ class MetricsServer {
   // Listens on `address` (host:port; port 0 picks a free one). Unavailable
   // if it cannot bind.
   static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& address,
-                                                              std::shared_ptr<MetricsRegistry> registry);
+                                                              std::shared_ptr<MetricsRegistry> registry,
+                                                              const tls::TlsOptions& tls = {});
   ~MetricsServer();
 
   // host:port it listens on, with the bound port.
@@ -38,7 +44,8 @@ class MetricsServer {
   MetricsServer() = default;
 
   std::shared_ptr<MetricsRegistry> registry_;  // Served only while held.
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<prometheus::Exposer> exposer_;  // Plain HTTP, or
+  std::unique_ptr<HttpsMetrics> https_;           // HTTPS.
   std::string address_;
 };
 

@@ -23,20 +23,12 @@ struct KeyFree {
   void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
 };
 
-absl::StatusOr<std::string> Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("tls: cannot read ", path));
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 std::unique_ptr<BIO, BioFree> Bio(const std::string& pem) {
   return std::unique_ptr<BIO, BioFree>(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
 }
 
 absl::StatusOr<std::unique_ptr<X509, X509Free>> FirstCertificate(const std::string& path) {
-  absl::StatusOr<std::string> pem = Read(path);
+  absl::StatusOr<std::string> pem = ReadFile(path);
   if (!pem.ok()) return pem.status();
   auto bio = Bio(*pem);
   std::unique_ptr<X509, X509Free> cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
@@ -46,6 +38,14 @@ absl::StatusOr<std::unique_ptr<X509, X509Free>> FirstCertificate(const std::stri
 
 }  // namespace
 
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("tls: cannot read ", path));
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
 absl::Status CheckFiles(const std::string& cert_file, const std::string& key_file, const std::string& ca_file) {
   if (!ca_file.empty()) {
     if (absl::Status s = FirstCertificate(ca_file).status(); !s.ok()) return s;
@@ -53,7 +53,7 @@ absl::Status CheckFiles(const std::string& cert_file, const std::string& key_fil
   if (cert_file.empty()) return absl::OkStatus();
   absl::StatusOr<std::unique_ptr<X509, X509Free>> cert = FirstCertificate(cert_file);
   if (!cert.ok()) return cert.status();
-  absl::StatusOr<std::string> pem = Read(key_file);
+  absl::StatusOr<std::string> pem = ReadFile(key_file);
   if (!pem.ok()) return pem.status();
   auto bio = Bio(*pem);
   std::unique_ptr<EVP_PKEY, KeyFree> key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));

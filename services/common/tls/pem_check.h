@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace gnomon::tls {
 
@@ -17,6 +18,9 @@ namespace gnomon::tls {
 // PEM private key matching its first certificate, the CA file at least one
 // certificate. InvalidArgument (or NotFound for a file that cannot be read)
 // naming the file.
+// The file's contents; NotFound naming it if it cannot be read.
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+
 absl::Status CheckFiles(const std::string& cert_file, const std::string& key_file, const std::string& ca_file);
 
 }  // namespace gnomon::tls

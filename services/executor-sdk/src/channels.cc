@@ -5,9 +5,8 @@
 #include "services/common/tls/tls_credentials.h"
 
 namespace gnomon::executor::internal {
-namespace {
 
-tls::TlsOptions Common(const TlsOptions& tls) {
+tls::TlsOptions CommonTls(const TlsOptions& tls) {
   tls::TlsOptions o;
   o.enabled = tls.enabled();
   o.ca_file = tls.ca_file;
@@ -18,6 +17,8 @@ tls::TlsOptions Common(const TlsOptions& tls) {
   o.reload_interval = tls.reload_interval;
   return o;
 }
+
+namespace {
 
 const char* CodeName(grpc::StatusCode code) {
   switch (code) {
@@ -51,7 +52,7 @@ absl::StatusOr<Dialer> ClientDialer(const TlsOptions& tls) {
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  return tls::MakeDialer(Common(tls), std::move(args));
+  return tls::MakeDialer(CommonTls(tls), std::move(args));
 }
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const TlsOptions& tls) {
@@ -59,7 +60,7 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const
     return absl::InvalidArgumentError(
         "tls: with TLS the Executor service is served over TLS too: set the certificate and key files");
   }
-  return tls::ServerCredentials(Common(tls));
+  return tls::ServerCredentials(CommonTls(tls));
 }
 
 bool TokenMatches(const grpc::ServerContext& context, const std::string& token) {

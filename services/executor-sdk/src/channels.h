@@ -23,6 +23,8 @@ namespace gnomon::executor::internal {
 // peers (keepalive), since the callers run their own reconnect loops.
 using Dialer = tls::Dialer;
 
+// The SDK's public TLS options as common's.
+tls::TlsOptions CommonTls(const TlsOptions& tls);
 // Fails (naming the file) if a TLS file is missing, not PEM, or a key does
 // not match its certificate.
 absl::StatusOr<Dialer> ClientDialer(const TlsOptions& tls);

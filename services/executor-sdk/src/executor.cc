@@ -152,7 +152,12 @@ absl::Status ExecutorImpl::Start() {
   absl::MutexLock lock(&mu_);
   if (state_ != State::kCreated) return absl::FailedPreconditionError("Start() called twice");
   if (!options_.metrics_listen.empty()) {
-    auto served = metrics::MetricsServer::Start(options_.metrics_listen, metrics_registry_);
+    // With a certificate, /metrics is served over HTTPS (no client
+    // certificates asked: scrapers rarely have one).
+    tls::TlsOptions metrics_tls = internal::CommonTls(options_.tls);
+    metrics_tls.enabled = !options_.tls.cert_file.empty();
+    metrics_tls.require_client_cert = false;
+    auto served = metrics::MetricsServer::Start(options_.metrics_listen, metrics_registry_, metrics_tls);
     if (!served.ok()) return served.status();
     metrics_server_ = *std::move(served);
   }
