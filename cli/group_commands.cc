@@ -1,6 +1,7 @@
 // gnomonctl group create|list|get|update|delete|rotate-token.
 #include "absl/strings/str_cat.h"
 #include "cli/command.h"
+#include "cli/format.h"
 #include "cli/printers.h"
 
 namespace gnomon::cli {
@@ -9,9 +10,14 @@ namespace {
 // Shows a group whose answer carries its access token, and tells the user to
 // keep it (on stderr with -o json, so stdout stays one JSON document).
 int PrintGroupWithToken(CommandContext& c, const v1::Group& group) {
-  const std::string note = absl::StrCat(
+  std::string note = absl::StrCat(
       "Keep this access token now: it is not shown again. Executors of '",
       group.app_name(), "' present it (x-gnomon-access-token).");
+  if (group.has_previous_token_expire_time()) {
+    absl::StrAppend(&note, "\nThe replaced token is accepted until ",
+                    FormatTime(group.previous_token_expire_time(), c.env().zone),
+                    ": restart the group's executors with the new one before then.");
+  }
   if (c.json()) {
     int code = c.PrintJson(group);
     c.err() << note << "\n";
@@ -95,6 +101,14 @@ int RotateToken(CommandContext& c) {
   if (!id.ok()) return c.UsageError(id.status());
   v1::RotateGroupTokenRequest req;
   req.set_group_id(*id);
+  if (auto text = c.args().Get("grace")) {
+    absl::StatusOr<absl::Duration> grace = ParseDurationFlag("--grace", *text);
+    if (!grace.ok()) return c.UsageError(grace.status());
+    if (*grace < absl::ZeroDuration()) return c.UsageError(absl::InvalidArgumentError("--grace must not be negative"));
+    req.mutable_grace()->set_seconds(absl::ToInt64Seconds(*grace));
+    req.mutable_grace()->set_nanos(
+        static_cast<int32_t>(absl::ToInt64Nanoseconds(*grace - absl::Seconds(absl::ToInt64Seconds(*grace)))));
+  }
   v1::Group group;
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().RotateGroupToken(rpc.get(), req, &group);
@@ -141,10 +155,12 @@ std::vector<Command> GroupCommands() {
        Delete},
       {"group",
        "rotate-token",
-       "ID",
-       "Replace a group's access token; prints the new one once.",
-       {},
-       "gnomonctl group rotate-token 3",
+       "ID [--grace DUR]",
+       "Replace a group's access token; prints the new one once. The replaced "
+       "token is still accepted for --grace (default: the server's, 1h; 0s: "
+       "not at all), so running executors keep working until restarted.",
+       {{"grace", "", true, "DUR", "How long the replaced token is still accepted."}},
+       "gnomonctl group rotate-token 3\ngnomonctl group rotate-token 3 --grace 24h",
        RotateToken},
   };
 }

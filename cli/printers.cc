@@ -64,6 +64,9 @@ void PrintGroupDetails(const v1::Group& group, absl::TimeZone zone,
     d.Add("access token", group.access_token());
   d.Add("created", FormatTime(group.create_time(), zone));
   d.Add("updated", FormatTime(group.update_time(), zone));
+  if (group.has_previous_token_expire_time()) {
+    d.Add("previous token", "accepted until " + FormatTime(group.previous_token_expire_time(), zone));
+  }
   d.Render(out);
 }
 

@@ -121,8 +121,8 @@ void RegistryCore::RefreshMetrics() const {
 
 RegistryCore::~RegistryCore() { Stop(); }
 
-absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg,
-                                            std::function<void()> cancel) {
+absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg, std::function<void()> cancel,
+                                            std::string token_fingerprint) {
   if (absl::Status s = ValidateRegister(reg); !s.ok()) return s;
   int64_t now = clock_->NowMillis();
   v1::ExecutorInfo info;
@@ -133,6 +133,7 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg,
   info.set_version(reg.version());
   *info.mutable_labels() = reg.labels();
   info.set_instance_id(reg.instance_id());
+  info.set_token_fingerprint(std::move(token_fingerprint));
   *info.mutable_register_time() = TimeUtil::MillisecondsToTimestamp(now);
   *info.mutable_last_beat_time() = info.register_time();
 

@@ -82,9 +82,10 @@ class RegistryCore {
 
   // Adds (or, for the same app and address, replaces) an executor. `cancel`
   // is called (without locks held) to end its stream when it is reaped or
-  // replaced. Returns the session id.
-  absl::StatusOr<uint64_t> Join(const v1::Register& reg, std::function<void()> cancel)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // replaced. `token_fingerprint`: which of its group's tokens it presented
+  // (ExecutorInfo.token_fingerprint). Returns the session id.
+  absl::StatusOr<uint64_t> Join(const v1::Register& reg, std::function<void()> cancel,
+                                std::string token_fingerprint = "") ABSL_LOCKS_EXCLUDED(mu_);
   // FailedPrecondition if the session is no longer a member.
   absl::Status Beat(uint64_t session, const v1::Beat& beat) ABSL_LOCKS_EXCLUDED(mu_);
   // Removes the executor if `session` is still its current session, and its

@@ -3,11 +3,21 @@
 #include <vector>
 
 #include "google/protobuf/util/time_util.h"
+#include "absl/time/clock.h"
+#include "services/common/client/log.h"
+#include "services/common/client/auth_metadata.h"
 #include "services/common/server/grpc_status.h"
 
 namespace gnomon::registry {
 
 using google::protobuf::util::TimeUtil;
+
+namespace {
+
+// How often a session's token is checked again (a store read per session).
+constexpr absl::Duration kTokenRecheck = absl::Seconds(10);
+
+}  // namespace
 
 grpc::Status RegistryService::Session(
     grpc::ServerContext* context,
@@ -30,8 +40,15 @@ grpc::Status RegistryService::Session(
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "register.app_name must equal the x-gnomon-app metadata");
   }
-  absl::StatusOr<uint64_t> session = core_->Join(reg, [context] { context->TryCancel(); });
+  std::optional<int64_t> token_expires = caller->token_expires_ms;
+  absl::StatusOr<uint64_t> session =
+      core_->Join(reg, [context] { context->TryCancel(); }, caller->token_fingerprint);
   if (!session.ok()) return ToGrpcStatus(session.status());
+  if (token_expires) {
+    GNOMON_LOG(WARNING) << "registry: executor " << reg.address() << " of app \"" << reg.app_name()
+                        << "\" presents its group's previous access token, accepted until "
+                        << absl::FormatTime(absl::FromUnixMillis(*token_expires)) << " (restart it with the new one)";
+  }
 
   v1::SessionResponse registered;
   const RegistryOptions& opts = core_->options();
@@ -39,20 +56,41 @@ grpc::Status RegistryService::Session(
       TimeUtil::MillisecondsToDuration(absl::ToInt64Milliseconds(opts.beat_interval));
   *registered.mutable_registered()->mutable_beat_timeout() = TimeUtil::MillisecondsToDuration(
       absl::ToInt64Milliseconds(opts.beat_interval * opts.missed_beats));
+  if (token_expires) {
+    *registered.mutable_registered()->mutable_token_expire_time() = TimeUtil::MillisecondsToTimestamp(*token_expires);
+  }
   if (!stream->Write(registered)) {
     core_->Leave(*session, "stream broken");
     return grpc::Status::OK;
   }
 
   v1::SessionRequest req;
+  absl::Time next_recheck = absl::Now() + kTokenRecheck;
   while (stream->Read(&req)) {
     if (req.has_beat()) {
+      // Now and then: is the session's token still accepted? A rotation
+      // makes it the previous token (the executor is told until when), and
+      // once that expires the session ends (and with it, dispatches to it).
+      v1::SessionResponse ack;
+      ack.mutable_beat_ack();
+      if (absl::Now() >= next_recheck) {
+        next_recheck = absl::Now() + kTokenRecheck;
+        absl::StatusOr<Caller> now = auth_->Recheck(reg.app_name(), MetadataValue(*context, kAccessTokenKey));
+        if (absl::IsUnauthenticated(now.status())) {
+          core_->Leave(*session, "its group's access token was rotated out");
+          return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                              "the group's access token was rotated and the one this executor presents "
+                              "is no longer accepted; restart it with the new token");
+        }
+        if (now.ok()) token_expires = now->token_expires_ms;
+      }
+      if (token_expires) {
+        *ack.mutable_beat_ack()->mutable_token_expire_time() = TimeUtil::MillisecondsToTimestamp(*token_expires);
+      }
       if (absl::Status s = core_->Beat(*session, req.beat()); !s.ok()) {
         // Reaped for missed beats while this message was in flight.
         return ToGrpcStatus(s);
       }
-      v1::SessionResponse ack;
-      ack.mutable_beat_ack();
       if (!stream->Write(ack)) break;
     } else if (req.has_deregister()) {
       core_->Leave(*session, "deregistered: " + req.deregister().reason());

@@ -19,10 +19,19 @@ using google::protobuf::util::TimeUtil;
 
 constexpr int kMaxBackfillSlots = 1000;
 
-v1::Group WithoutToken(v1::Group g) {
+// A group as the API shows it: no tokens, and the previous token's expiry
+// only while it is still accepted.
+v1::Group WithoutToken(v1::Group g, int64_t now_ms) {
   g.clear_access_token();
+  g.clear_previous_access_token();
+  if (g.has_previous_token_expire_time() &&
+      TimeUtil::TimestampToMilliseconds(g.previous_token_expire_time()) <= now_ms) {
+    g.clear_previous_token_expire_time();
+  }
   return g;
 }
+
+constexpr absl::Duration kMaxTokenGrace = absl::Hours(24 * 30);
 
 absl::Status IdRequired(int64_t id, absl::string_view field) {
   if (id <= 0) return absl::InvalidArgumentError(absl::StrCat(field, ": must be a positive id"));
@@ -68,14 +77,14 @@ absl::StatusOr<v1::Group> AdminCore::CreateGroup(const v1::CreateGroupRequest& r
 absl::StatusOr<v1::Group> AdminCore::GetGroup(int64_t group_id) {
   absl::StatusOr<v1::Group> g = FindGroup(group_id);
   if (!g.ok()) return g.status();
-  return WithoutToken(*std::move(g));
+  return WithoutToken(*std::move(g), clock_->NowMillis());
 }
 
 absl::StatusOr<v1::ListGroupsResponse> AdminCore::ListGroups() {
   absl::StatusOr<std::vector<v1::Group>> groups = store_->ListGroups();
   if (!groups.ok()) return groups.status();
   v1::ListGroupsResponse resp;
-  for (auto& g : *groups) *resp.add_groups() = WithoutToken(std::move(g));
+  for (auto& g : *groups) *resp.add_groups() = WithoutToken(std::move(g), clock_->NowMillis());
   return resp;
 }
 
@@ -107,7 +116,7 @@ absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& r
   absl::StatusOr<v1::Group> updated = store_->UpdateGroup(g, clock_->NowMillis());
   dispatcher_->ForgetGroup(g.id());
   if (!updated.ok()) return updated.status();
-  return WithoutToken(*std::move(updated));
+  return WithoutToken(*std::move(updated), clock_->NowMillis());
 }
 
 absl::Status AdminCore::DeleteGroup(int64_t group_id) {
@@ -117,12 +126,33 @@ absl::Status AdminCore::DeleteGroup(int64_t group_id) {
   return s;
 }
 
-absl::StatusOr<v1::Group> AdminCore::RotateGroupToken(int64_t group_id) {
-  absl::StatusOr<v1::Group> g = FindGroup(group_id);
+absl::StatusOr<v1::Group> AdminCore::RotateGroupToken(const v1::RotateGroupTokenRequest& req) {
+  absl::Duration grace = token_grace_;
+  if (req.has_grace()) {
+    const google::protobuf::Duration& d = req.grace();
+    if (d.seconds() < 0 || d.nanos() < 0 || d.nanos() >= 1'000'000'000 ||
+        absl::Seconds(d.seconds()) > kMaxTokenGrace) {
+      return absl::InvalidArgumentError("grace: must be between 0 and 30 days");
+    }
+    grace = absl::Seconds(d.seconds()) + absl::Nanoseconds(d.nanos());
+  }
+  absl::StatusOr<v1::Group> g = FindGroup(req.group_id());
   if (!g.ok()) return g.status();
+  const int64_t now = clock_->NowMillis();
+  // Only the token being replaced stays valid: rotating twice within a
+  // grace period ends the older token's at once.
+  g->clear_previous_access_token();
+  g->clear_previous_token_expire_time();
+  if (grace > absl::ZeroDuration()) {
+    g->set_previous_access_token(g->access_token());
+    *g->mutable_previous_token_expire_time() =
+        TimeUtil::MillisecondsToTimestamp(now + absl::ToInt64Milliseconds(grace));
+  }
   g->set_access_token(NewToken());
-  absl::StatusOr<v1::Group> updated = store_->UpdateGroup(*g, clock_->NowMillis());
-  dispatcher_->ForgetGroup(group_id);
+  absl::StatusOr<v1::Group> updated = store_->UpdateGroup(*g, now);
+  dispatcher_->ForgetGroup(req.group_id());
+  if (!updated.ok()) return updated.status();
+  updated->clear_previous_access_token();  // The new token is shown, this once; the old one never.
   return updated;
 }
 

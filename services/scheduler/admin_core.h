@@ -25,22 +25,29 @@ class AdminCore {
  public:
   // `sink` takes triggers and backfills; `dispatcher` is told when a group
   // changes (it caches groups).
+  // `token_grace`: how long a rotated group token is still accepted when a
+  // rotation does not say.
   AdminCore(store::Store* store, FireSink* sink, Dispatcher* dispatcher, ScheduleLoop* loop,
-            ExecutorLinks* links, Clock* clock, JobLimits limits)
+            ExecutorLinks* links, Clock* clock, JobLimits limits,
+            absl::Duration token_grace = absl::Hours(1))
       : store_(store),
         sink_(sink),
         dispatcher_(dispatcher),
         loop_(loop),
         links_(links),
         clock_(clock),
-        limits_(limits) {}
+        limits_(limits),
+        token_grace_(token_grace) {}
 
   absl::StatusOr<v1::Group> CreateGroup(const v1::CreateGroupRequest& req);
   absl::StatusOr<v1::Group> GetGroup(int64_t group_id);
   absl::StatusOr<v1::ListGroupsResponse> ListGroups();
   absl::StatusOr<v1::Group> UpdateGroup(const v1::UpdateGroupRequest& req);
   absl::Status DeleteGroup(int64_t group_id);
-  absl::StatusOr<v1::Group> RotateGroupToken(int64_t group_id);
+  // A new token, returned this once; the replaced one stays accepted for
+  // the request's grace (else token_grace), so running executors keep
+  // working until they are restarted with the new one.
+  absl::StatusOr<v1::Group> RotateGroupToken(const v1::RotateGroupTokenRequest& req);
 
   absl::StatusOr<v1::Job> CreateJob(const v1::CreateJobRequest& req);
   absl::StatusOr<v1::BatchCreateJobsResponse> BatchCreateJobs(
@@ -70,6 +77,7 @@ class AdminCore {
   ExecutorLinks* const links_;
   Clock* const clock_;
   const JobLimits limits_;
+  const absl::Duration token_grace_;
 };
 
 }  // namespace gnomon::scheduler

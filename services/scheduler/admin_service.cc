@@ -42,7 +42,7 @@ grpc::Status AdminService::DeleteGroup(Ctx* c, const v1::DeleteGroupRequest* r, 
   return Answer(__func__, c, o, [&] { return Empty<v1::DeleteGroupResponse>(core_->DeleteGroup(r->group_id())); });
 }
 grpc::Status AdminService::RotateGroupToken(Ctx* c, const v1::RotateGroupTokenRequest* r, v1::Group* o) {
-  return Answer(__func__, c, o, [&] { return core_->RotateGroupToken(r->group_id()); });
+  return Answer(__func__, c, o, [&] { return core_->RotateGroupToken(*r); });
 }
 grpc::Status AdminService::CreateJob(Ctx* c, const v1::CreateJobRequest* r, v1::Job* o) {
   return Answer(__func__, c, o, [&] { return core_->CreateJob(*r); });

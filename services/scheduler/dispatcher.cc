@@ -128,14 +128,13 @@ void Dispatcher::Route(Delivery d) {
     Fail(d.run, FireResult::kNoExecutor, v1::HANDLE_CODE_NO_EXECUTOR, std::string(address.status().message()));
     return;
   }
-  if (d.asking.empty()) {
-    d.instance.clear();
-    for (const v1::ExecutorInfo& e : *d.targets.executors) {
-      if (e.address() == *address) d.instance = e.instance_id();
-    }
+  const v1::ExecutorInfo* executor = nullptr;
+  for (const v1::ExecutorInfo& e : *d.targets.executors) {
+    if (e.address() == *address) executor = &e;
   }
+  if (d.asking.empty()) d.instance = executor != nullptr ? executor->instance_id() : "";
   v1::RunRequest req = RequestFor(d.run, *d.job);
-  const std::string token = d.targets.group.access_token();
+  const std::string token = GroupTokenFor(d.targets.group, executor, clock_->NowMillis());
   auto answered = [this, d = std::move(d), address = *address,
                    submitted](absl::StatusOr<v1::RunAnswer> r) mutable {
     Answered(std::move(d), address, submitted, std::move(r));

@@ -68,6 +68,11 @@ struct DispatchTargets {
   ExecutorList executors;
 };
 
+// The group token to present to `executor` (null: not a registered one):
+// the previous token while the executor still uses it and it is accepted
+// (a rotation's grace period), else the current one.
+std::string GroupTokenFor(const v1::Group& group, const v1::ExecutorInfo* executor, int64_t now_ms);
+
 class Dispatcher final : public ExecutorProbe, public RunResender {
  public:
   // `pools` may be null: routing and sending then happen on the caller's

@@ -7,9 +7,14 @@
 #include <utility>
 #include <vector>
 
+#include "google/protobuf/util/time_util.h"
+#include "services/common/server/tokens.h"
 #include "services/scheduler/dispatcher.h"
 
 namespace gnomon::scheduler {
+
+using google::protobuf::util::TimeUtil;
+
 namespace {
 
 // Long enough that a burst of fires reads each group once; short enough that
@@ -68,9 +73,20 @@ ExecutorList Dispatcher::Candidates(const FireSpec& f, const v1::Group& g) {
   return out;
 }
 
+std::string GroupTokenFor(const v1::Group& group, const v1::ExecutorInfo* executor, int64_t now_ms) {
+  if (executor == nullptr || executor->token_fingerprint().empty() || group.previous_access_token().empty() ||
+      !group.has_previous_token_expire_time() ||
+      TimeUtil::TimestampToMilliseconds(group.previous_token_expire_time()) <= now_ms ||
+      executor->token_fingerprint() != TokenFingerprint(group.previous_access_token())) {
+    return group.access_token();
+  }
+  return group.previous_access_token();
+}
+
 void Dispatcher::RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const v1::Group& g) {
   absl::MutexLock l(&mu_);
-  for (const auto& e : executors) tokens_.insert_or_assign(e.address(), g.access_token());
+  const int64_t now = clock_->NowMillis();
+  for (const auto& e : executors) tokens_.insert_or_assign(e.address(), GroupTokenFor(g, &e, now));
 }
 
 std::string Dispatcher::TokenFor(const std::string& address) {

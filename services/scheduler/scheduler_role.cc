@@ -51,7 +51,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                if (metrics_ != nullptr) metrics_->Owned(*o);
                loop_.SetOwnership(std::move(o));
              }),
-      core_(store, &trigger_, &dispatcher_, &loop_, &links_, clock, options.limits),
+      core_(store, &trigger_, &dispatcher_, &loop_, &links_, clock, options.limits, options.token_grace),
       service_(&core_, auth, store) {
   // An executor that left gets no new runs; its link (and unanswered
   // dispatches) are failed at once.

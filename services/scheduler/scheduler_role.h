@@ -49,6 +49,8 @@ struct SchedulerOptions {
   alarm::EmailOptions email;
   alarm::AlarmSenderOptions alarms;
   JobLimits limits;
+  // How long a rotated group token stays accepted unless the rotation says.
+  absl::Duration token_grace = absl::Hours(1);
   // Jobs whose lateness gets a series of its own (--metrics-jobs).
   std::vector<int64_t> metrics_jobs;
   // Make the channels to the registry and to executors (null: plaintext).

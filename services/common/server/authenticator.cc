@@ -2,11 +2,14 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/escaping.h"
+#include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/common/server/tokens.h"
 
 namespace gnomon {
+
+using google::protobuf::util::TimeUtil;
 namespace {
 constexpr int64_t kCacheMillis = 30'000;
 }  // namespace
@@ -78,13 +81,30 @@ absl::StatusOr<Caller> Authenticator::CheckGroup(const grpc::ServerContext& cont
   std::string app = MetadataValue(context, kAppNameKey);
   std::string token = MetadataValue(context, kAccessTokenKey);
   if (app.empty() || token.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method, app);
+  return GroupCaller(app, token, full_method);
+}
+
+absl::StatusOr<Caller> Authenticator::Recheck(std::string_view app, std::string_view token) {
+  return GroupCaller(app, token, "session recheck");
+}
+
+absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::string_view token,
+                                                  std::string_view full_method) {
   absl::StatusOr<v1::Group> group = store_->GetGroupByApp(app);
   if (absl::IsNotFound(group.status())) return Refuse(AuthFailure::kUnknownApp, full_method, app);
   if (!group.ok()) return group.status();
-  if (!SecretsEqual(token, group->access_token())) {
-    return Refuse(AuthFailure::kWrongAccessToken, full_method, app);
+  if (SecretsEqual(token, group->access_token())) {
+    return Caller{*std::move(group), TokenFingerprint(token), std::nullopt};
   }
-  return Caller{*std::move(group)};
+  // The token a rotation replaced, while its grace period lasts.
+  const int64_t expires = group->has_previous_token_expire_time()
+                              ? TimeUtil::TimestampToMilliseconds(group->previous_token_expire_time())
+                              : 0;
+  if (!group->previous_access_token().empty() && clock_->NowMillis() < expires &&
+      SecretsEqual(token, group->previous_access_token())) {
+    return Caller{*std::move(group), TokenFingerprint(token), expires};
+  }
+  return Refuse(AuthFailure::kWrongAccessToken, full_method, app);
 }
 
 absl::StatusOr<std::optional<std::string>> Authenticator::BootstrapAdminToken() {

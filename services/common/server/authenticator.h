@@ -6,7 +6,8 @@
 // "authorization: Bearer <token>": an admin token (looked up by SHA-256 digest
 // in the store) or the cluster token shared by gnomond roles. Executor-facing
 // calls carry "x-gnomon-app" and "x-gnomon-access-token", compared with the
-// token of that app's group.
+// token of that app's group — or its previous token until that expires (a
+// rotation's grace period).
 //
 //   Authenticator auth(store, cluster_token);  // or (store, token, &server_metrics)
 //   // In a handler of gnomon.v1.Registry, whose C++ name is the RPC's name:
@@ -37,6 +38,11 @@ namespace gnomon {
 struct Caller {
   // The caller's group for Credential::kGroupOfApp methods; empty otherwise.
   v1::Group group;
+  // For group callers: which token it presented (TokenFingerprint), and —
+  // if that is the group's previous token (rotated, in its grace period) —
+  // when it stops being accepted (unix ms).
+  std::string token_fingerprint;
+  std::optional<int64_t> token_expires_ms;
 };
 
 // The one answer to refused credentials, whatever the reason: a caller learns
@@ -57,6 +63,10 @@ class Authenticator {
   // returned as it is (Unavailable), not as a refusal.
   absl::StatusOr<Caller> Authorize(const grpc::ServerContext& context, std::string_view service,
                                    std::string_view method) ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether `token` (whose fingerprint a Caller carried) still authenticates
+  // as `app`'s group: the Caller it would get now, or Unauthenticated (the
+  // token was rotated out, or the group is gone). For long-lived sessions.
+  absl::StatusOr<Caller> Recheck(std::string_view app, std::string_view token);
   // For clients: the cluster token to present to other roles.
   const std::string& cluster_token() const { return cluster_token_; }
 
@@ -68,6 +78,9 @@ class Authenticator {
   absl::StatusOr<Caller> CheckAdmin(const grpc::ServerContext& context, std::string_view full_method)
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<Caller> CheckGroup(const grpc::ServerContext& context, std::string_view full_method);
+  // The caller `token` makes of `app`'s group; `full_method` names refusals.
+  absl::StatusOr<Caller> GroupCaller(std::string_view app, std::string_view token,
+                                     std::string_view full_method);
   // The refusal for `reason`, counted and logged.
   absl::Status Refuse(AuthFailure reason, std::string_view full_method, std::string_view app = "");
 

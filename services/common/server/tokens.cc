@@ -32,4 +32,6 @@ bool SecretsEqual(std::string_view a, std::string_view b) {
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
+std::string TokenFingerprint(std::string_view token) { return Sha256Hex(token).substr(0, 16); }
+
 }  // namespace gnomon

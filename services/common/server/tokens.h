@@ -18,6 +18,9 @@ std::string NewToken();
 std::string Sha256Hex(std::string_view data);
 // Constant-time comparison, for comparing secrets.
 bool SecretsEqual(std::string_view a, std::string_view b);
+// Names a token without revealing it: a prefix of its SHA-256 (16 hex
+// digits), e.g. which of a group's tokens an executor presented.
+std::string TokenFingerprint(std::string_view token);
 
 }  // namespace gnomon
 

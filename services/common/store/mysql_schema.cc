@@ -189,6 +189,13 @@ const std::vector<Migration>& MysqlMigrations() {
            // gone), which ApplyMigrations takes as "applied".
            "ALTER TABLE run DROP INDEX run_followup, DROP INDEX run_executor",
        }},
+      {6,
+       "a group's previous access token, accepted until it expires",
+       {
+           "ALTER TABLE job_group"
+           " ADD COLUMN IF NOT EXISTS previous_access_token VARCHAR(255) NOT NULL DEFAULT '',"
+           " ADD COLUMN IF NOT EXISTS previous_token_expire_ms BIGINT NOT NULL DEFAULT 0",
+       }},
   };
   return *migrations;
 }

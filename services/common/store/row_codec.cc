@@ -81,6 +81,8 @@ absl::StatusOr<v1::Group> GroupFromRow(const SqlRow& row) {
   g.set_access_token(ColStr(row, 4));
   MaybeSet(ColInt(row, 5), &g, &v1::Group::mutable_create_time);
   MaybeSet(ColInt(row, 6), &g, &v1::Group::mutable_update_time);
+  g.set_previous_access_token(ColStr(row, 7));
+  MaybeSet(ColInt(row, 8), &g, &v1::Group::mutable_previous_token_expire_time);
   return g;
 }
 

@@ -103,6 +103,10 @@ absl::StatusOr<v1::Group> SqlStore::UpdateGroup(const v1::Group& group, int64_t 
     absl::StatusOr<ExecResult> r =
         c.Exec(sql_.update_group, {SqlText(group.title()), SqlBytes(MembershipBlob(group)),
                                    SqlText(group.access_token()), SqlInt(now_ms),
+                                   SqlText(group.previous_access_token()),
+                                   SqlInt(group.has_previous_token_expire_time()
+                                              ? ToMs(group.previous_token_expire_time())
+                                              : 0),
                                    SqlInt(group.id())});
     if (!r.ok()) return r.status();
     if (r->affected_rows == 0) {

@@ -194,6 +194,12 @@ const std::vector<Migration>& SqliteMigrations() {
            // and RUNNING: the runs in flight, few) and the address filters them.
            "DROP INDEX IF EXISTS run_executor",
        }},
+      {6,
+       "a group's previous access token, accepted until it expires",
+       {
+           "ALTER TABLE job_group ADD COLUMN previous_access_token TEXT NOT NULL DEFAULT ''",
+           "ALTER TABLE job_group ADD COLUMN previous_token_expire_ms INTEGER NOT NULL DEFAULT 0",
+       }},
   };
   return *migrations;
 }

@@ -239,7 +239,8 @@ Statements Portable() {
       absl::StrCat("SELECT ", kGroupColumns, " FROM job_group WHERE app_name = ?");
   s.select_groups = absl::StrCat("SELECT ", kGroupColumns, " FROM job_group ORDER BY id");
   s.update_group =
-      "UPDATE job_group SET title = ?, membership = ?, access_token = ?, update_ms = ? "
+      "UPDATE job_group SET title = ?, membership = ?, access_token = ?, update_ms = ?, "
+      "previous_access_token = ?, previous_token_expire_ms = ? "
       "WHERE id = ?";
   s.count_group_jobs = "SELECT COUNT(*) FROM job WHERE group_id = ?";
   s.delete_group = "DELETE FROM job_group WHERE id = ?";

@@ -28,7 +28,8 @@ enum class Dialect { kSqlite, kMysql };
 
 // Column lists, in the order the row codecs (row_codec.h) read them.
 inline constexpr char kGroupColumns[] =
-    "id, app_name, title, membership, access_token, create_ms, update_ms";
+    "id, app_name, title, membership, access_token, create_ms, update_ms, previous_access_token, "
+    "previous_token_expire_ms";
 inline constexpr char kJobColumns[] =
     "id, group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms";
 inline constexpr char kRunColumns[] =

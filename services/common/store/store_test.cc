@@ -46,10 +46,15 @@ TEST_P(StoreTest, GroupLifecycle) {
   update.set_title("New title");
   update.mutable_auto_registration();
   update.set_access_token("rotated");
+  update.set_previous_access_token("token-billing");
+  update.mutable_previous_token_expire_time()->set_seconds(3600);
   ASSERT_OK_AND_ASSIGN(updated, store().UpdateGroup(update, 5000));
   EXPECT_EQ(updated.title(), "New title");
   EXPECT_TRUE(updated.has_auto_registration());
   EXPECT_EQ(updated.access_token(), "rotated");
+  ASSERT_OK_AND_ASSIGN(reread, store().GetGroupByApp("billing"));
+  EXPECT_EQ(reread.previous_access_token(), "token-billing");
+  EXPECT_EQ(reread.previous_token_expire_time().seconds(), 3600);
   EXPECT_EQ(updated.create_time().seconds(), 1);
   EXPECT_EQ(updated.update_time().seconds(), 5);
   update.set_id(created.id() + 100);

@@ -93,6 +93,14 @@ void RegistrySession::Loop() {
   }
 }
 
+void RegistrySession::WarnTokenRotated(const google::protobuf::Timestamp& expires) const {
+  logger_->Warning(absl::StrCat(
+      "the access token of app \"", options_.registration.app_name(),
+      "\" was rotated: the one this executor presents is accepted only until ",
+      absl::FormatTime(absl::RFC3339_sec, absl::FromUnixSeconds(expires.seconds()), absl::UTCTimeZone()),
+      "; restart it with the new token (GNOMON_ACCESS_TOKEN) before then"));
+}
+
 grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
   grpc::ClientContext context;
   context.AddMetadata(std::string(kAccessTokenKey), options_.access_token);
@@ -135,11 +143,18 @@ grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
                                options_.registration.address(), " with registry ",
                                options_.endpoints[index], " (beat every ",
                                absl::FormatDuration(interval), ")"));
+    if (response.registered().has_token_expire_time()) WarnTokenRotated(response.registered().token_expire_time());
     // A session that registered while Stop() was waiting must deregister now.
   }
   std::thread reader([&] {
     v1::SessionResponse ack;
+    bool warned = response.registered().has_token_expire_time();
     while (stream->Read(&ack)) {
+      // The token was rotated while this session was open: said once.
+      if (!warned && ack.beat_ack().has_token_expire_time()) {
+        WarnTokenRotated(ack.beat_ack().token_expire_time());
+        warned = true;
+      }
     }
     absl::MutexLock lock(&mu_);
     broken_ = true;

@@ -64,6 +64,8 @@ class RegistrySession {
  private:
   void Loop();
   // One session; returns its final status and whether it registered.
+  // Logs that the session's token was rotated out and until when it works.
+  void WarnTokenRotated(const google::protobuf::Timestamp& expires) const;
   grpc::Status RunSession(size_t index, bool* registered);
 
   const RegistrySessionOptions options_;
