@@ -30,6 +30,8 @@ command -v node >/dev/null || missing+=("node")
 [ -f "$GNOMON_TOOLS_DIR/node_modules/kubernetes-models/package.json" ] || missing+=("kubernetes-models in $GNOMON_TOOLS_DIR")
 [ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/prometheus-operator/package.json" ] ||
   missing+=("@kubernetes-models/prometheus-operator in $GNOMON_TOOLS_DIR")
+[ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/cert-manager/package.json" ] ||
+  missing+=("@kubernetes-models/cert-manager in $GNOMON_TOOLS_DIR")
 command -v promtool >/dev/null || missing+=("promtool (Debian package prometheus)")
 if ((${#missing[@]})); then
   echo "FAIL missing tools: ${missing[*]}"
