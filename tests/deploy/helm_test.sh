@@ -327,6 +327,21 @@ EOF
   else
     pass "kubernetes-models: rejects a broken object"
   fi
+  # ...and a broken cert-manager Certificate (not merely an unknown kind).
+  $python - "$work/tls-certmanager.json" "$work/broken-cert.json" <<'EOF'
+import json, sys
+cert = next(o for o in json.load(open(sys.argv[1])) if o["kind"] == "Certificate")
+cert["spec"]["usages"] = ["server-auth"]
+json.dump([cert], open(sys.argv[2], "w"))
+EOF
+  if NODE_PATH="$GNOMON_TOOLS_DIR/node_modules" node "$here/validate_k8s.js" "$work/broken-cert.json" >"$work/out" 2>&1; then
+    fail "kubernetes-models: a Certificate usage 'server-auth' was accepted"
+  elif grep -q "usages" "$work/out"; then
+    pass "kubernetes-models: rejects a broken Certificate"
+  else
+    fail "kubernetes-models: broken Certificate refused for another reason:"
+    sed 's/^/     /' "$work/out"
+  fi
 fi
 
 echo "$passed passed, $failed failed"
