@@ -265,10 +265,14 @@ def case_monitoring(objs, text):
         check([e["port"] for e in sm["spec"]["endpoints"]] == ["metrics"], "ServiceMonitor not on port metrics")
         comps = sm["spec"]["selector"]["matchExpressions"][0]["values"]
         check(sorted(comps) == ["log", "registry", "scheduler", "server"], f"ServiceMonitor selects {comps}")
+        check(all(e.get("scheme", "http") == "http" and "tlsConfig" not in e for e in sm["spec"]["endpoints"]),
+              "ServiceMonitor scrapes with TLS though TLS is off")
     pm = by_kind(objs, "PodMonitor").get(f"{FULL}-executors")
     if check(pm is not None, "no PodMonitor for executors"):
         check(pm["spec"]["selector"]["matchLabels"].get("app.kubernetes.io/component") == "sample-executor",
               "PodMonitor does not select the sample executor")
+        check(all(e.get("scheme", "http") == "http" for e in pm["spec"]["podMetricsEndpoints"]),
+              "PodMonitor scrapes with TLS though TLS is off")
     rule = by_kind(objs, "PrometheusRule").get(FULL)
     if check(rule is not None, "no PrometheusRule"):
         alerts = [r["alert"] for g in rule["spec"]["groups"] for r in g["rules"]]
@@ -420,6 +424,25 @@ def check_names_verified(cert, verified):
         check(name in names, f"{client} verifies {name!r}, which the Certificate does not name")
 
 
+def check_monitors_https(objs, cert_names, secret, executor_secret):
+    """With TLS on, /metrics is HTTPS: the monitors scrape https, verifying a name gnomond's certificate carries."""
+    for kind, name, key, sec in (("ServiceMonitor", FULL, "endpoints", secret),
+                                 ("PodMonitor", f"{FULL}-executors", "podMetricsEndpoints", executor_secret)):
+        mon = by_kind(objs, kind).get(name)
+        if not check(mon is not None, f"no {kind} {name}"):
+            continue
+        for e in mon["spec"][key]:
+            check(e.get("scheme") == "https", f"{kind}: scheme {e.get('scheme')}, want https")
+            tc = e.get("tlsConfig", {})
+            ca = tc.get("ca", {}).get("secret", {})
+            check(ca == {"name": sec, "key": "ca.crt"}, f"{kind}: tlsConfig.ca {ca}, want {sec}/ca.crt")
+            check(cert_names is None or tc.get("serverName") in cert_names,
+                  f"{kind}: serverName {tc.get('serverName')!r} not in the certificate")
+    for name, svc in by_kind(objs, "Service").items():
+        ports = {p["name"]: p for p in svc["spec"]["ports"]}
+        check(ports.get("metrics", {}).get("appProtocol") == "https", f"Service {name}: metrics appProtocol not https")
+
+
 def case_tls_secret(objs, text):
     # The user's Secret; the sample executor its own; a server name of the user's.
     check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
@@ -427,6 +450,7 @@ def case_tls_secret(objs, text):
     check_tls(objs, "gnomon-tls", mtls=False, executor_secret="executor-tls", server_name="gnomon.example.com")
     check(not by_kind(objs, "Certificate"), "a Certificate rendered though tls.existingSecret is given")
     check("gnomon-tls" not in by_kind(objs, "Secret"), "the chart renders the user's TLS Secret")
+    check_monitors_https(objs, {"gnomon.example.com"}, "gnomon-tls", "executor-tls")
 
 
 def case_tls_allinone(objs, text):
@@ -446,6 +470,7 @@ def case_tls_certmanager(objs, text):
         check(any(k.startswith("sample executor") for k in verified), "sample executor not rendered")
         check_names_verified(cert, verified)
         check("gnomon.example.com" in cert["spec"]["dnsNames"], "Certificate lacks tls.certManager.extraDnsNames")
+        check_monitors_https(objs, set(cert["spec"]["dnsNames"]), cert["spec"]["secretName"], cert["spec"]["secretName"])
 
 
 CASES = {

@@ -148,7 +148,8 @@ check_case metrics-off --set metrics.enabled=false --set metrics.serviceMonitor.
 # TLS: the certificate from a Secret of the user's, or from cert-manager.
 check_case tls-secret --set tls.enabled=true --set tls.existingSecret=gnomon-tls \
   --set tls.serverName=gnomon.example.com --set sampleExecutor.enabled=true \
-  --set sampleExecutor.accessTokenSecret.name=t --set sampleExecutor.tls.existingSecret=executor-tls
+  --set sampleExecutor.accessTokenSecret.name=t --set sampleExecutor.tls.existingSecret=executor-tls \
+  --set metrics.serviceMonitor.enabled=true --set metrics.podMonitor.enabled=true
 check_case tls-allinone --set allInOne=true --set tls.enabled=true --set tls.certManager.enabled=true \
   --set tls.certManager.issuerRef.name=ca
 check_case tls-certmanager --set tls.enabled=true --set tls.certManager.enabled=true \

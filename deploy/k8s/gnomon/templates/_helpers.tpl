@@ -308,6 +308,36 @@ spec:
 {{- end -}}
 {{- end }}
 
+{{/* The name scrapers verify in gnomond's certificate: tls.serverName, else the first Service's. */}}
+{{- define "gnomon.metricsServerName" -}}
+{{- default (first (splitList "," (include "gnomon.serviceNames" .))) .Values.tls.serverName }}
+{{- end }}
+
+{{/* The sample executor's TLS Secret: its own, else gnomond's. */}}
+{{- define "gnomon.executorTlsSecretName" -}}
+{{- default (include "gnomon.tlsSecretName" .) .Values.sampleExecutor.tls.existingSecret }}
+{{- end }}
+
+{{/*
+A monitor endpoint's scheme and TLS settings with TLS on (gnomond and
+executors then serve /metrics over HTTPS with their certificate): verify
+against ca.crt of the Secret given. Call with (list $ monitorValues "secret-name").
+*/}}
+{{- define "gnomon.metricsTls" -}}
+{{- $ := index . 0 -}}
+scheme: https
+tlsConfig:
+  {{- with (index . 1).tlsConfig }}
+  {{- toYaml . | nindent 2 }}
+  {{- else }}
+  ca:
+    secret:
+      name: {{ index . 2 }}
+      key: ca.crt
+  serverName: {{ include "gnomon.metricsServerName" $ }}
+  {{- end }}
+{{- end }}
+
 {{/* Where the TLS Secret is mounted (a directory, never subPath: see tlsVolume). */}}
 {{- define "gnomon.tlsDir" -}}
 /etc/gnomon/tls
