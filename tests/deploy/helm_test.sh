@@ -30,6 +30,8 @@ command -v node >/dev/null || missing+=("node")
 [ -f "$GNOMON_TOOLS_DIR/node_modules/kubernetes-models/package.json" ] || missing+=("kubernetes-models in $GNOMON_TOOLS_DIR")
 [ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/prometheus-operator/package.json" ] ||
   missing+=("@kubernetes-models/prometheus-operator in $GNOMON_TOOLS_DIR")
+[ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/cert-manager/package.json" ] ||
+  missing+=("@kubernetes-models/cert-manager in $GNOMON_TOOLS_DIR")
 command -v promtool >/dev/null || missing+=("promtool (Debian package prometheus)")
 if ((${#missing[@]})); then
   echo "FAIL missing tools: ${missing[*]}"
@@ -80,6 +82,9 @@ run "helm lint (allInOne)" "$helm" lint --strict "$chart" --set allInOne=true
 run "helm lint (mysql store, sample executor, network policy)" "$helm" lint --strict "$chart" \
   --set store.url=mysql://u:p@db:3306/gnomon --set sampleExecutor.enabled=true \
   --set sampleExecutor.accessTokenSecret.name=t --set networkPolicy.enabled=true
+run "helm lint (TLS from cert-manager, mTLS, sample executor)" "$helm" lint --strict "$chart" \
+  --set tls.enabled=true --set tls.certManager.enabled=true --set tls.certManager.issuerRef.name=ca \
+  --set tls.requireClientCert=true --set sampleExecutor.enabled=true --set sampleExecutor.accessTokenSecret.name=t
 
 # --- render and assert --------------------------------------------------------
 cat >"$work/custom-values.yaml" <<'EOF'
@@ -140,6 +145,19 @@ check_case monitoring --set metrics.serviceMonitor.enabled=true \
   --set sampleExecutor.accessTokenSecret.name=t
 check_case metrics-off --set metrics.enabled=false --set metrics.serviceMonitor.enabled=true
 
+# TLS: the certificate from a Secret of the user's, or from cert-manager.
+check_case tls-secret --set tls.enabled=true --set tls.existingSecret=gnomon-tls \
+  --set tls.serverName=gnomon.example.com --set sampleExecutor.enabled=true \
+  --set sampleExecutor.accessTokenSecret.name=t --set sampleExecutor.tls.existingSecret=executor-tls \
+  --set metrics.serviceMonitor.enabled=true --set metrics.podMonitor.enabled=true
+check_case tls-allinone --set allInOne=true --set tls.enabled=true --set tls.certManager.enabled=true \
+  --set tls.certManager.issuerRef.name=ca
+check_case tls-certmanager --set tls.enabled=true --set tls.certManager.enabled=true \
+  --set tls.certManager.issuerRef.name=gnomon-ca --set tls.certManager.issuerRef.kind=ClusterIssuer \
+  --set 'tls.certManager.extraDnsNames={gnomon.example.com}' --set tls.requireClientCert=true \
+  --set sampleExecutor.enabled=true --set sampleExecutor.accessTokenSecret.name=t \
+  --set metrics.serviceMonitor.enabled=true --set metrics.podMonitor.enabled=true --set networkPolicy.enabled=true
+
 # The alerting rules: valid for Prometheus, and each alert fires when (and
 # only when) it should (tests/deploy/alerts_test.yaml, default thresholds).
 if render rules --set metrics.prometheusRule.enabled=true --show-only templates/prometheusrule.yaml &&
@@ -194,7 +212,20 @@ expect_failure "schema: port=70000" "port" --set port=70000
 expect_failure "schema: short clusterToken.value" "clusterToken.value" --set clusterToken.value=short
 expect_failure "schema: misspelt scheduler.replica" "replica" --set scheduler.replica=3
 expect_failure "schema: allInOne=maybe" "allInOne" --set allInOne=maybe
+expect_failure "schema: tls.enabled=maybe" "tls.enabled" --set tls.enabled=maybe
+expect_failure "schema: tls.requireClientCert=yes" "requireClientCert" --set tls.requireClientCert=yes
+expect_failure "schema: misspelt tls.existingSecrets" "existingSecrets" --set tls.existingSecrets=x
+expect_failure "schema: tls.reloadInterval=soon" "reloadInterval" --set tls.reloadInterval=soon
+expect_failure "schema: tls.certManager.privateKey.algorithm=DSA" "algorithm" \
+  --set tls.certManager.privateKey.algorithm=DSA
+expect_failure "schema: misspelt sampleExecutor.tls.secret" "secret" --set sampleExecutor.tls.secret=x
 expect_failure "guard: SQLite with separate role pods" "SQLite" --set store.url=sqlite:/data/g.db
+expect_failure "guard: TLS without a certificate source" "tls.enabled: the certificate needs a source" \
+  --set tls.enabled=true
+expect_failure "guard: TLS from a Secret and cert-manager at once" "not both" --set tls.enabled=true \
+  --set tls.existingSecret=x --set tls.certManager.enabled=true --set tls.certManager.issuerRef.name=ca
+expect_failure "guard: cert-manager without an issuer" "tls.certManager.issuerRef.name" \
+  --set tls.enabled=true --set tls.certManager.enabled=true
 expect_failure "guard: sample executor without token Secret" "accessTokenSecret" --set sampleExecutor.enabled=true
 if "$helm" template g "$chart" --kube-version 1.23.0 >"$work/out" 2>&1; then
   fail "kubeVersion: Kubernetes 1.23 (no gRPC probes) accepted"
@@ -234,6 +265,9 @@ check_notes per-role "first admin token" "port-forward svc/g-gnomon-scheduler 70
   "/var/run/gnomon/admin-token" "g-gnomon-registry:7070" --
 check_notes allinone "first admin token" "svc/g-gnomon 7070:7070" "/var/lib/gnomon/admin-token" -- \
   --set allInOne=true
+check_notes tls "TLS is on" "--tls-server-name g-gnomon-scheduler" "--ca ca.crt" "secret g-gnomon-tls" \
+  "--cert client.crt" "exec deploy/g-gnomon-scheduler -- gnomonctl" "GNOMON_TLS_CERT" -- --set tls.enabled=true --set tls.certManager.enabled=true \
+  --set tls.certManager.issuerRef.name=ca --set tls.requireClientCert=true
 
 # --- plain manifests ------------------------------------------------------------
 if HELM=$helm "$manifests/generate.sh" "$work/gnomon.yaml" 2>"$work/out" &&
@@ -293,6 +327,21 @@ EOF
     fail "kubernetes-models: a string gRPC probe port was accepted"
   else
     pass "kubernetes-models: rejects a broken object"
+  fi
+  # ...and a broken cert-manager Certificate (not merely an unknown kind).
+  $python - "$work/tls-certmanager.json" "$work/broken-cert.json" <<'EOF'
+import json, sys
+cert = next(o for o in json.load(open(sys.argv[1])) if o["kind"] == "Certificate")
+cert["spec"]["usages"] = ["server-auth"]
+json.dump([cert], open(sys.argv[2], "w"))
+EOF
+  if NODE_PATH="$GNOMON_TOOLS_DIR/node_modules" node "$here/validate_k8s.js" "$work/broken-cert.json" >"$work/out" 2>&1; then
+    fail "kubernetes-models: a Certificate usage 'server-auth' was accepted"
+  elif grep -q "usages" "$work/out"; then
+    pass "kubernetes-models: rejects a broken Certificate"
+  else
+    fail "kubernetes-models: broken Certificate refused for another reason:"
+    sed 's/^/     /' "$work/out"
   fi
 fi
 

@@ -12,8 +12,12 @@ for (const file of process.argv.slice(2)) {
     const name = `${file}: ${obj.apiVersion} ${obj.kind} ${obj.metadata && obj.metadata.name}`;
     const [group, version] = obj.apiVersion.includes("/") ? obj.apiVersion.split("/") : [null, obj.apiVersion];
     // prometheus-operator's kinds (ServiceMonitor, PodMonitor, PrometheusRule)
-    // come from their own package.
-    const pkg = group === "monitoring.coreos.com" ? "@kubernetes-models/prometheus-operator" : "kubernetes-models";
+    // and cert-manager's (Certificate) come from their own packages.
+    const crdPackages = {
+      "monitoring.coreos.com": "@kubernetes-models/prometheus-operator",
+      "cert-manager.io": "@kubernetes-models/cert-manager",
+    };
+    const pkg = crdPackages[group] || "kubernetes-models";
     const modulePath = group ? `${pkg}/${group}/${version}/${obj.kind}` : `${pkg}/${version}/${obj.kind}`;
     let Model;
     try {

@@ -97,6 +97,17 @@ installer creates (the chart never invents a database password).
 {{- if and .Values.sampleExecutor.enabled (not .Values.sampleExecutor.accessTokenSecret.name) }}
 {{- fail "sampleExecutor.accessTokenSecret.name: name the Secret holding the group's access token (gnomonctl group create prints it)" }}
 {{- end }}
+{{- if .Values.tls.enabled }}
+{{- if and .Values.tls.existingSecret .Values.tls.certManager.enabled }}
+{{- fail "tls: give either tls.existingSecret or tls.certManager.enabled, not both (cert-manager writes its own Secret; name it with tls.certManager.secretName)" }}
+{{- end }}
+{{- if not (or .Values.tls.existingSecret .Values.tls.certManager.enabled) }}
+{{- fail "tls.enabled: the certificate needs a source: tls.existingSecret (a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt) or tls.certManager.enabled with tls.certManager.issuerRef.name" }}
+{{- end }}
+{{- if and .Values.tls.certManager.enabled (not .Values.tls.certManager.issuerRef.name) }}
+{{- fail "tls.certManager.issuerRef.name: name the cert-manager Issuer (or ClusterIssuer, with issuerRef.kind) that signs gnomon's certificate" }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/* Service address of a role ("registry", "log", "scheduler"), host:port. */}}
@@ -172,6 +183,16 @@ spec:
         - name: GNOMON_REGISTRY_ENDPOINT
           value: {{ include "gnomon.endpoint" (list $ "registry") | quote }}
         {{- end }}
+        {{- if $.Values.tls.enabled }}
+        {{- include "gnomon.tlsFileEnv" $ | nindent 8 }}
+        - name: GNOMON_TLS_RELOAD_INTERVAL
+          value: {{ $.Values.tls.reloadInterval | quote }}
+        {{- if has .role (list "scheduler" "server") }}
+        # The name in the registry's certificate (gnomonctl in this pod uses it too).
+        - name: GNOMON_TLS_SERVER_NAME
+          value: {{ include "gnomon.registryServerName" $ | quote }}
+        {{- end }}
+        {{- end }}
         {{- if $.Values.adminTokenFile.enabled }}
         - name: GNOMON_ADMIN_TOKEN_FILE
           value: {{ ternary "/var/lib/gnomon/admin-token" "/var/run/gnomon/admin-token" $.Values.allInOne | quote }}
@@ -196,26 +217,27 @@ spec:
           containerPort: {{ $.Values.metrics.port }}
           protocol: TCP
         {{- end }}
+      {{- if $.Values.tls.enabled }}
+      # TLS: kubelet's gRPC probe cannot do TLS, so every probe is a TCP
+      # check of the gRPC port (listening: past migrations; a store outage
+      # no longer makes the pod unready).
+      {{- else }}
       # Startup and liveness ask the "liveness" service, which stays SERVING
       # while the process serves: a store outage must not restart pods.
       # Readiness asks the overall status, NOT_SERVING while the store is
       # unreachable or a scheduler cannot hold its partitions.
+      {{- end }}
       startupProbe:
-        grpc:
-          port: {{ $.Values.port }}
-          service: liveness
+        {{- include "gnomon.probeHandler" (dict "root" $ "port" $.Values.port "service" "liveness") | nindent 8 }}
         periodSeconds: {{ $.Values.probes.startup.periodSeconds }}
         failureThreshold: {{ $.Values.probes.startup.failureThreshold }}
       livenessProbe:
-        grpc:
-          port: {{ $.Values.port }}
-          service: liveness
+        {{- include "gnomon.probeHandler" (dict "root" $ "port" $.Values.port "service" "liveness") | nindent 8 }}
         periodSeconds: {{ $.Values.probes.liveness.periodSeconds }}
         timeoutSeconds: {{ $.Values.probes.liveness.timeoutSeconds }}
         failureThreshold: {{ $.Values.probes.liveness.failureThreshold }}
       readinessProbe:
-        grpc:
-          port: {{ $.Values.port }}
+        {{- include "gnomon.probeHandler" (dict "root" $ "port" $.Values.port "service" "") | nindent 8 }}
         periodSeconds: {{ $.Values.probes.readiness.periodSeconds }}
         timeoutSeconds: {{ $.Values.probes.readiness.timeoutSeconds }}
         failureThreshold: {{ $.Values.probes.readiness.failureThreshold }}
@@ -232,11 +254,17 @@ spec:
         - name: data
           mountPath: /var/lib/gnomon
         {{- end }}
+        {{- if $.Values.tls.enabled }}
+        {{- include "gnomon.tlsVolumeMount" $ | nindent 8 }}
+        {{- end }}
   volumes:
     - name: tmp
       emptyDir: {}
     - name: run
       emptyDir: {}
+    {{- if $.Values.tls.enabled }}
+    {{- include "gnomon.tlsVolume" (list $ (include "gnomon.tlsSecretName" $)) | nindent 4 }}
+    {{- end }}
     {{- if $.Values.allInOne }}
     - name: data
       {{- if $.Values.persistence.enabled }}
@@ -268,4 +296,126 @@ spec:
               matchLabels:
                 {{- include "gnomon.selectorLabels" (list $ .role) | nindent 16 }}
     {{- end }}
+{{- end }}
+
+{{/* Names of the gnomond Services, comma-separated. */}}
+{{- define "gnomon.serviceNames" -}}
+{{- $fn := include "gnomon.fullname" . -}}
+{{- if .Values.allInOne -}}
+{{ $fn }}
+{{- else -}}
+{{ $fn }}-scheduler,{{ $fn }}-registry,{{ $fn }}-log
+{{- end -}}
+{{- end }}
+
+{{/* The name scrapers verify in gnomond's certificate: tls.serverName, else the first Service's. */}}
+{{- define "gnomon.metricsServerName" -}}
+{{- default (first (splitList "," (include "gnomon.serviceNames" .))) .Values.tls.serverName }}
+{{- end }}
+
+{{/* The sample executor's TLS Secret: its own, else gnomond's. */}}
+{{- define "gnomon.executorTlsSecretName" -}}
+{{- default (include "gnomon.tlsSecretName" .) .Values.sampleExecutor.tls.existingSecret }}
+{{- end }}
+
+{{/*
+A monitor endpoint's scheme and TLS settings with TLS on (gnomond and
+executors then serve /metrics over HTTPS with their certificate): verify
+against ca.crt of the Secret given. Call with (list $ monitorValues "secret-name").
+*/}}
+{{- define "gnomon.metricsTls" -}}
+{{- $ := index . 0 -}}
+scheme: https
+tlsConfig:
+  {{- with (index . 1).tlsConfig }}
+  {{- toYaml . | nindent 2 }}
+  {{- else }}
+  ca:
+    secret:
+      name: {{ index . 2 }}
+      key: ca.crt
+  serverName: {{ include "gnomon.metricsServerName" $ }}
+  {{- end }}
+{{- end }}
+
+{{/* Where the TLS Secret is mounted (a directory, never subPath: see tlsVolume). */}}
+{{- define "gnomon.tlsDir" -}}
+/etc/gnomon/tls
+{{- end }}
+
+{{/* The Secret holding gnomond's certificate: the user's, or the one cert-manager writes. */}}
+{{- define "gnomon.tlsSecretName" -}}
+{{- if .Values.tls.existingSecret }}
+{{- .Values.tls.existingSecret }}
+{{- else }}
+{{- default (printf "%s-tls" (include "gnomon.fullname" .)) .Values.tls.certManager.secretName }}
+{{- end }}
+{{- end }}
+
+{{/*
+The name the scheduler verifies in the registry's certificate: tls.serverName,
+else the registry Service it dials. All in one it dials its own registry at
+127.0.0.1, which the certificate does not name: the Service's name instead.
+*/}}
+{{- define "gnomon.registryServerName" -}}
+{{- if .Values.tls.serverName }}
+{{- .Values.tls.serverName }}
+{{- else if .Values.allInOne }}
+{{- include "gnomon.fullname" . }}
+{{- else }}
+{{- include "gnomon.fullname" . }}-registry
+{{- end }}
+{{- end }}
+
+{{/*
+The TLS volume: the whole Secret as a read-only directory. Not subPath: a
+subPath mount is a copy taken at start and never sees the Secret change,
+whereas kubelet swaps a directory's files in place on renewal, and the
+processes re-read them. Files readable by the pod's fsGroup only when there
+is one (0440), else by everyone in the container (0444).
+Call with (list $ "secret-name").
+*/}}
+{{- define "gnomon.tlsVolume" -}}
+{{- $ := index . 0 -}}
+- name: tls
+  secret:
+    secretName: {{ index . 1 }}
+    defaultMode: {{ ternary 288 292 (hasKey ($.Values.podSecurityContext | default dict) "fsGroup") }}
+{{- end }}
+{{- define "gnomon.tlsVolumeMount" -}}
+- name: tls
+  mountPath: {{ include "gnomon.tlsDir" . }}
+  readOnly: true
+{{- end }}
+
+{{/* The certificate files as environment (gnomond's flags, the executor SDK's and gnomonctl's variables). */}}
+{{- define "gnomon.tlsFileEnv" -}}
+{{- $dir := include "gnomon.tlsDir" . -}}
+- name: GNOMON_TLS_CERT
+  value: {{ $dir }}/tls.crt
+- name: GNOMON_TLS_KEY
+  value: {{ $dir }}/tls.key
+- name: GNOMON_TLS_CA
+  value: {{ $dir }}/ca.crt
+- name: GNOMON_TLS_REQUIRE_CLIENT_CERT
+  value: {{ .Values.tls.requireClientCert | toString | quote }}
+{{- end }}
+
+{{/*
+A probe's handler. kubelet's gRPC probe speaks plaintext only, so with TLS
+on it is a TCP check of the port (see docs/kubernetes.md, "TLS").
+Call with (dict "root" $ "port" 7070 "service" "liveness"); service "" asks
+the overall status.
+*/}}
+{{- define "gnomon.probeHandler" -}}
+{{- if .root.Values.tls.enabled -}}
+tcpSocket:
+  port: {{ .port }}
+{{- else -}}
+grpc:
+  port: {{ .port }}
+  {{- with .service }}
+  service: {{ . }}
+  {{- end }}
+{{- end }}
 {{- end }}
