@@ -304,6 +304,14 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(ExecutorOptions optio
   if (options.access_token.empty()) {
     return absl::InvalidArgumentError("an access token is required (the group's token)");
   }
+  // It travels as gRPC metadata, where a newline or other control character
+  // aborts the process (a Secret made from a file ending in a newline).
+  if (!std::all_of(options.access_token.begin(), options.access_token.end(),
+                   [](char c) { return c > ' ' && c < 127; })) {
+    return absl::InvalidArgumentError(
+        "the access token may hold only printable characters without spaces; a trailing newline "
+        "from the file it was read from?");
+  }
   if (options.registry_endpoints.empty() && options.log_endpoints.empty()) {
     return absl::InvalidArgumentError("no registry or log service endpoints given");
   }

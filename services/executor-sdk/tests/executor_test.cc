@@ -72,6 +72,11 @@ TEST_F(ExecutorTest, CreateValidatesOptions) {
   options = Options();
   options.registry_endpoints.clear();
   EXPECT_EQ(Executor::Create(options).status().code(), absl::StatusCode::kInvalidArgument);
+  options = Options();
+  options.access_token = std::string(kToken) + "\n";  // Read from a file with its newline.
+  absl::Status newline = Executor::Create(options).status();
+  EXPECT_EQ(newline.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(newline.message().find("newline"), std::string::npos) << newline;
 }
 
 TEST_F(ExecutorTest, RegisterHandlerRejectsDuplicatesAndLateRegistration) {
