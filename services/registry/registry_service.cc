@@ -4,6 +4,7 @@
 
 #include "google/protobuf/util/time_util.h"
 #include "services/common/server/grpc_status.h"
+#include "services/registry/session_validation.h"
 
 namespace gnomon::registry {
 
@@ -46,6 +47,13 @@ grpc::Status RegistryService::Session(
 
   v1::SessionRequest req;
   while (stream->Read(&req)) {
+    absl::Status valid = req.has_beat()         ? ValidateBeat(req.beat())
+                         : req.has_deregister() ? ValidateDeregister(req.deregister())
+                                                : absl::OkStatus();
+    if (!valid.ok()) {
+      core_->Leave(*session, "protocol error");
+      return ToGrpcStatus(valid);
+    }
     if (req.has_beat()) {
       if (absl::Status s = core_->Beat(*session, req.beat()); !s.ok()) {
         // Reaped for missed beats while this message was in flight.
@@ -74,6 +82,7 @@ grpc::Status RegistryService::WatchExecutors(grpc::ServerContext* context,
   if (auto caller = auth_->Authorize(*context, v1::Registry::service_full_name(), __func__); !caller.ok()) {
     return ToGrpcStatus(caller.status());
   }
+  if (absl::Status s = ValidateWatchRequest(*request); !s.ok()) return ToGrpcStatus(s);
   std::vector<std::string> apps(request->app_names().begin(), request->app_names().end());
   std::shared_ptr<Watcher> watcher = core_->Watch(std::move(apps));
   while (!context->IsCancelled()) {
