@@ -57,20 +57,21 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const grpc::ServerContext& cont
   if (header.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method);
   if (!absl::StartsWith(header, kBearer)) return Refuse(AuthFailure::kMalformed, full_method);
   std::string token = header.substr(kBearer.size());
-  if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) return Caller();
+  if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) return Caller{{}, "cluster"};
   std::string digest = Sha256Hex(token);
+  Caller caller{{}, "admin:" + digest};
   int64_t now = clock_->NowMillis();
   {
     absl::MutexLock l(&mu_);
     auto it = valid_.find(digest);
-    if (it != valid_.end() && it->second > now) return Caller();
+    if (it != valid_.end() && it->second > now) return caller;
   }
   absl::StatusOr<std::string> name = store_->FindAdminToken(digest);
   if (absl::IsNotFound(name.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
   if (!name.ok()) return name.status();
   absl::MutexLock l(&mu_);
   valid_[digest] = now + kCacheMillis;
-  return Caller();
+  return caller;
 }
 
 absl::StatusOr<Caller> Authenticator::CheckGroup(const grpc::ServerContext& context,
@@ -84,7 +85,7 @@ absl::StatusOr<Caller> Authenticator::CheckGroup(const grpc::ServerContext& cont
   if (!SecretsEqual(token, group->access_token())) {
     return Refuse(AuthFailure::kWrongAccessToken, full_method, app);
   }
-  return Caller{*std::move(group)};
+  return Caller{*std::move(group), "app:" + app};
 }
 
 absl::StatusOr<std::optional<std::string>> Authenticator::BootstrapAdminToken() {

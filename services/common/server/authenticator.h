@@ -37,6 +37,10 @@ namespace gnomon {
 struct Caller {
   // The caller's group for Credential::kGroupOfApp methods; empty otherwise.
   v1::Group group;
+  // Which credential authorized the call, for per-credential accounting
+  // (rate limits): "cluster", "admin:<SHA-256 of the token>" or "app:<app>".
+  // Never the token itself.
+  std::string credential;
 };
 
 // The one answer to refused credentials, whatever the reason: a caller learns
