@@ -86,13 +86,6 @@ bool IsBracketedIpv6(std::string_view host) {
 
 }  // namespace
 
-std::string Prefix(std::string_view value) {
-  const bool cut = value.size() > kPrefixChars;
-  std::string out = absl::StrCat("\"", absl::CHexEscape(Abs(value.substr(0, kPrefixChars))));
-  absl::StrAppend(&out, cut ? "…\"" : "\"");
-  return out;
-}
-
 absl::Status Invalid(std::string_view field, std::string_view problem) {
   return absl::InvalidArgumentError(absl::StrCat(Abs(field), ": ", Abs(problem)));
 }

@@ -27,15 +27,16 @@
 #include "absl/time/time.h"
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/timestamp.pb.h"
+#include "services/common/client/quote.h"
 
 namespace gnomon::checks {
 
 // Characters of a value a message may quote.
-inline constexpr size_t kPrefixChars = 32;
+inline constexpr size_t kPrefixChars = kQuotedPrefixBytes;
 
 // The first kPrefixChars bytes of `value`, C-escaped and quoted, with "…"
-// after the quote when cut: "\"abc\"" or "\"aaaa…\"".
-std::string Prefix(std::string_view value);
+// before the closing quote when cut: "\"abc\"" or "\"aaaa…\"" (QuotedPrefix).
+inline std::string Prefix(std::string_view value) { return QuotedPrefix(value); }
 // InvalidArgument("<field>: <problem>").
 absl::Status Invalid(std::string_view field, std::string_view problem);
 // "<field>[<index>]".
