@@ -40,6 +40,7 @@ Limit ParseLimit(const std::string& text) {
     l.required = m[1] == "1 to";
     l.max = std::stoll(m[2]);
     l.name = absl::StartsWith(m.suffix().str(), ", name");
+    l.any_bytes = absl::StartsWith(m.suffix().str(), ", any bytes");
   } else if (absl::StartsWith(text, "host:port")) {
     l.kind = Limit::kHostPort;
     l.required = !absl::StartsWith(text, "host:port or empty");

@@ -28,15 +28,17 @@ using LimitTable = std::vector<LimitRow>;
 // The rows of the "| field | limit |" table under "## Input limits".
 absl::StatusOr<LimitTable> ReadLimitTable(const std::string& markdown);
 
-// A limit cell, parsed. The forms: "at most N bytes|items", "1 to N
-// bytes|items" (then empty is refused; ", name" after it: a name),
-// "host:port" ("host:port or empty"), "one of ...", "A..B" (numbers) and
-// "D1..D2" (durations such as 0..24h).
+// A limit cell, parsed. The forms: "at most N bytes|items" and "1 to N
+// bytes|items" (then empty is refused), with ", name" (letters, digits, '.',
+// '_', '-') or ", any bytes" (no charset; otherwise control characters are
+// refused) after them; "host:port" ("host:port or empty"); "one of ...";
+// "A..B" (numbers) and "D1..D2" (durations such as 0..24h).
 struct Limit {
   enum Kind { kUnknown, kBytes, kItems, kRange, kDurations, kHostPort, kOneOf } kind = kUnknown;
   int64_t max = 0;        // kBytes, kItems
   bool required = false;  // "1 to N", or host:port without "or empty"
   bool name = false;      // ", name"
+  bool any_bytes = false; // ", any bytes" (otherwise control characters are refused)
   std::string lo_text, hi_text;  // kRange
   absl::Duration dhi;            // kDurations
 };

@@ -240,6 +240,7 @@ class Walker {
              set(std::string(l.max + 1, 'a')));
         if (l.required) emit("empty", row, "", set(""));
         if (l.name) emit("not a name", row, "", set("bad/name"));
+        if (!l.any_bytes) emit("a control character", row, "", set("bad\x01"));
         return;
       case Limit::kHostPort:
         if (l.required) emit("empty", row, "", set(""));
