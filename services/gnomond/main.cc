@@ -58,6 +58,9 @@ ABSL_FLAG(int64_t, max_params_bytes, 64 * 1024, "Largest job or trigger params a
 ABSL_FLAG(absl::Duration, token_grace, absl::Hours(1),
           "After a group's token is rotated, the replaced one is still accepted this long (unless "
           "the rotation says otherwise), so running executors keep working until restarted.");
+ABSL_FLAG(double, admin_rate_limit, 50,
+          "Sustained JobAdmin calls per second per credential (0: no limit); beyond it RESOURCE_EXHAUSTED.");
+ABSL_FLAG(int, admin_rate_burst, 100, "JobAdmin calls a credential may make at once before --admin-rate-limit applies.");
 ABSL_FLAG(absl::Duration, beat_interval, absl::Seconds(2), "How often executors beat.");
 ABSL_FLAG(int, missed_beats, 3, "Beats an executor may miss before it is removed.");
 ABSL_FLAG(int64_t, max_log_lines_per_run, 10000, "Run-log lines kept per run; more are dropped.");
@@ -229,6 +232,8 @@ int Serve() {
     o.executor_dial = tls->executor_dial;
     o.limits.max_params_bytes = absl::GetFlag(FLAGS_max_params_bytes);
     o.token_grace = absl::GetFlag(FLAGS_token_grace);
+    o.admin_rate.per_second = absl::GetFlag(FLAGS_admin_rate_limit);
+    o.admin_rate.burst = absl::GetFlag(FLAGS_admin_rate_burst);
     o.loop.preread_window = absl::GetFlag(FLAGS_preread_window);
     o.loop.record_ahead = absl::GetFlag(FLAGS_record_ahead);
     o.lease.ttl = absl::GetFlag(FLAGS_lease_ttl);

@@ -7,6 +7,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
+#include "services/log/report_validation.h"
 
 namespace gnomon::logsvc {
 
@@ -30,24 +31,6 @@ int64_t ItemRunId(const v1::ReportItem& r) {
     case v1::ReportItem::kResult: return r.result().run_id();
     default: return 0;
   }
-}
-
-absl::Status ValidateItem(const v1::ReportItem& r) {
-  if (r.item_case() == v1::ReportItem::ITEM_NOT_SET) {
-    return absl::InvalidArgumentError(absl::StrCat("item ", r.sequence(), ": no item set"));
-  }
-  if (ItemRunId(r) <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("item ", r.sequence(), ": run_id must be positive"));
-  }
-  if (r.has_log()) {
-    for (const v1::LogLine& l : r.log().lines()) {
-      if (l.line_number() <= 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("item ", r.sequence(), ": log line_number must be positive"));
-      }
-    }
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -78,13 +61,10 @@ grpc::Status LogServiceImpl::ReportResults(
   v1::ReportResultsRequest req;
   while (stream->Read(&req)) {
     // A message with one bad item is refused whole: nothing of it is stored.
-    for (const v1::ReportItem& item : req.items()) {
-      if (absl::Status s = ValidateItem(item); !s.ok()) {
-        status = ToGrpcStatus(s);
-        break;
-      }
+    if (absl::Status s = ValidateReportRequest(req); !s.ok()) {
+      status = ToGrpcStatus(s);
+      break;
     }
-    if (!status.ok()) break;
     if (req.items().empty()) continue;
     {
       absl::MutexLock l(&channel->mu);
@@ -122,7 +102,7 @@ grpc::Status LogServiceImpl::ReportResults(
 absl::Status FollowRunLog(store::Store* store, LogTailHub* hub, const v1::StreamRunLogRequest& req,
                           const std::function<bool()>& cancelled,
                           const std::function<bool(const v1::LogLine&)>& emit) {
-  if (req.from_line() < 0) return absl::InvalidArgumentError("from_line: negative");
+  if (absl::Status s = ValidateStreamRunLogRequest(req); !s.ok()) return s;
   absl::StatusOr<v1::Run> run = GetRun(store, req.run_id());
   if (!run.ok()) return run.status();
   int64_t next = req.from_line() == 0 ? 1 : req.from_line();
@@ -179,6 +159,7 @@ grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetR
   if (auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__); !caller.ok()) {
     return ToGrpcStatus(caller.status());
   }
+  if (absl::Status s = ValidateGetRunRequest(*request); !s.ok()) return ToGrpcStatus(s);
   absl::StatusOr<v1::Run> run = gnomon::GetRun(store_, request->run_id());
   if (!run.ok()) return ToGrpcStatus(run.status());
   *response = std::move(*run);
@@ -204,10 +185,7 @@ grpc::Status LogServiceImpl::GetReport(grpc::ServerContext* context,
     return ToGrpcStatus(caller.status());
   }
   constexpr int64_t kDay = 86'400'000;
-  if (!request->has_start_time() || !request->has_end_time()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "start_time, end_time: both are required");
-  }
-  if (request->job_id() < 0) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "job_id: negative");
+  if (absl::Status s = ValidateGetReportRequest(*request); !s.ok()) return ToGrpcStatus(s);
   // Whole UTC days: the start day included, through the day before end.
   const int64_t from = TimeUtil::TimestampToMilliseconds(request->start_time()) / kDay * kDay;
   const int64_t to = (TimeUtil::TimestampToMilliseconds(request->end_time()) + kDay - 1) / kDay * kDay;

@@ -4,79 +4,17 @@
 #include <map>
 #include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/escaping.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
+#include "services/registry/session_validation.h"
 
 namespace gnomon::registry {
 namespace {
 
 using google::protobuf::util::TimeUtil;
 
-constexpr size_t kMaxAppName = 64;
-constexpr size_t kMaxHandlerName = 128;
-constexpr size_t kMaxHandlers = 1000;
-constexpr size_t kMaxInstanceId = 64;
-
-bool ValidAppName(const std::string& s) {
-  if (s.empty() || s.size() > kMaxAppName) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-  });
-}
-
-// "host:port" or "[v6]:port" with a port in 1..65535.
-bool ValidAddress(const std::string& s) {
-  size_t colon = s.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return false;
-  std::string host = s.substr(0, colon);
-  int port = 0;
-  if (!absl::SimpleAtoi(s.substr(colon + 1), &port) || port < 1 || port > 65535) return false;
-  if (host.front() == '[') return host.back() == ']' && host.size() > 2;
-  return std::all_of(host.begin(), host.end(), [](char c) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
-  });
-}
-
-bool Printable(const std::string& s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return absl::ascii_isgraph(static_cast<unsigned char>(c)); });
-}
-
 }  // namespace
-
-absl::Status ValidateRegister(const v1::Register& reg) {
-  if (reg.app_name().empty()) return absl::InvalidArgumentError("register.app_name: empty");
-  if (!ValidAppName(reg.app_name())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "register.app_name: \"", reg.app_name().substr(0, 80),
-        "\" must be 1-64 letters, digits, '.', '_' or '-'"));
-  }
-  if (!ValidAddress(reg.address())) {
-    return absl::InvalidArgumentError(absl::StrCat("register.address: \"",
-                                                   reg.address().substr(0, 80),
-                                                   "\" is not host:port"));
-  }
-  if (reg.handlers_size() > static_cast<int>(kMaxHandlers)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("register.handlers: ", reg.handlers_size(), " handlers; at most 1000"));
-  }
-  for (const std::string& h : reg.handlers()) {
-    if (h.empty() || h.size() > kMaxHandlerName || !Printable(h)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("register.handlers: \"", absl::CHexEscape(h.substr(0, 80)),
-                       "\" must be 1-128 printable characters without spaces"));
-    }
-  }
-  if (reg.instance_id().size() > kMaxInstanceId || !Printable(reg.instance_id())) {
-    return absl::InvalidArgumentError(
-        "register.instance_id: must be at most 64 printable characters without spaces");
-  }
-  return absl::OkStatus();
-}
 
 std::optional<v1::WatchExecutorsResponse> Watcher::Next(absl::Duration timeout) {
   absl::MutexLock l(&mu_);

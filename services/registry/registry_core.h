@@ -68,9 +68,6 @@ class Watcher {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-// Checks a Register message; InvalidArgument naming the field otherwise.
-absl::Status ValidateRegister(const v1::Register& reg);
-
 class RegistryCore {
  public:
   // `metrics` may be null (not measured).

@@ -7,6 +7,7 @@
 #include "services/common/client/log.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/common/server/grpc_status.h"
+#include "services/registry/session_validation.h"
 
 namespace gnomon::registry {
 
@@ -67,6 +68,13 @@ grpc::Status RegistryService::Session(
   v1::SessionRequest req;
   absl::Time next_recheck = absl::Now() + kTokenRecheck;
   while (stream->Read(&req)) {
+    absl::Status valid = req.has_beat()         ? ValidateBeat(req.beat())
+                         : req.has_deregister() ? ValidateDeregister(req.deregister())
+                                                : absl::OkStatus();
+    if (!valid.ok()) {
+      core_->Leave(*session, "protocol error");
+      return ToGrpcStatus(valid);
+    }
     if (req.has_beat()) {
       // Now and then: is the session's token still accepted? A rotation
       // makes it the previous token (the executor is told until when), and
@@ -112,6 +120,7 @@ grpc::Status RegistryService::WatchExecutors(grpc::ServerContext* context,
   if (auto caller = auth_->Authorize(*context, v1::Registry::service_full_name(), __func__); !caller.ok()) {
     return ToGrpcStatus(caller.status());
   }
+  if (absl::Status s = ValidateWatchRequest(*request); !s.ok()) return ToGrpcStatus(s);
   std::vector<std::string> apps(request->app_names().begin(), request->app_names().end());
   std::shared_ptr<Watcher> watcher = core_->Watch(std::move(apps));
   while (!context->IsCancelled()) {

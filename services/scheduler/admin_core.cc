@@ -6,9 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/schedule/schedule.h"
+#include "services/common/server/field_checks.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
 #include "services/common/server/tokens.h"
+#include "services/scheduler/admin_requests.h"
 #include "services/scheduler/next_fire.h"
 #include "services/scheduler/route_plan.h"
 
@@ -59,17 +61,19 @@ absl::StatusOr<v1::Job> AdminCore::FindJob(int64_t job_id) {
 }
 
 absl::StatusOr<v1::Group> AdminCore::CreateGroup(const v1::CreateGroupRequest& req) {
+  if (absl::Status s = ValidateGroup(req.group()); !s.ok()) return s;
   v1::Group g = req.group();
   g.clear_id();
   g.clear_create_time();
   g.clear_update_time();
-  if (absl::Status s = ValidateGroup(g); !s.ok()) return s;
+  g.clear_previous_access_token();
+  g.clear_previous_token_expire_time();
   if (!g.has_manual()) g.mutable_auto_registration();
   g.set_access_token(NewToken());
   absl::StatusOr<v1::Group> created = store_->CreateGroup(g, clock_->NowMillis());
   if (absl::IsAlreadyExists(created.status())) {
     return absl::AlreadyExistsError(
-        absl::StrCat("group.app_name: a group for app \"", g.app_name(), "\" already exists"));
+        absl::StrCat("group.app_name: a group for app ", checks::Prefix(g.app_name()), " already exists"));
   }
   return created;  // The only answer that carries the token.
 }
@@ -89,20 +93,19 @@ absl::StatusOr<v1::ListGroupsResponse> AdminCore::ListGroups() {
 }
 
 absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& req) {
+  if (absl::Status s = checks::FirstError({checks::CheckRange("group.id", req.group().id(), 1, INT64_MAX),
+                                           ValidateGroupUpdate(req.group()), ValidateUpdateGroupMask(req)});
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<v1::Group> current = FindGroup(req.group().id());
   if (!current.ok()) return current.status();
   v1::Group g = *current;
   bool title = req.update_mask().paths().empty();
   bool membership = title;
   for (const std::string& p : req.update_mask().paths()) {
-    if (p == "title") {
-      title = true;
-    } else if (p == "membership" || p == "manual" || p == "auto_registration") {
-      membership = true;
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("update_mask: cannot update \"", p,
-                                                     "\"; use title or membership"));
-    }
+    title = title || p == "title";
+    membership = membership || p != "title";
   }
   if (title) g.set_title(req.group().title());
   if (membership) {
@@ -130,9 +133,8 @@ absl::StatusOr<v1::Group> AdminCore::RotateGroupToken(const v1::RotateGroupToken
   absl::Duration grace = token_grace_;
   if (req.has_grace()) {
     const google::protobuf::Duration& d = req.grace();
-    if (d.seconds() < 0 || d.nanos() < 0 || d.nanos() >= 1'000'000'000 ||
-        absl::Seconds(d.seconds()) > kMaxTokenGrace) {
-      return absl::InvalidArgumentError("grace: must be between 0 and 30 days");
+    if (absl::Status s = checks::CheckDuration("grace", d, absl::ZeroDuration(), kMaxTokenGrace); !s.ok()) {
+      return s;
     }
     grace = absl::Seconds(d.seconds()) + absl::Nanoseconds(d.nanos());
   }
@@ -158,6 +160,7 @@ absl::StatusOr<v1::Group> AdminCore::RotateGroupToken(const v1::RotateGroupToken
 
 absl::StatusOr<store::NewJob> AdminCore::PrepareNewJob(const v1::CreateJobRequest& req,
                                                        int64_t now_ms) {
+  if (absl::Status s = ValidateJobFields(req.job(), limits_); !s.ok()) return s;
   store::NewJob n;
   n.job = req.job();
   n.job.clear_id();
@@ -189,10 +192,7 @@ absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req) {
 absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
     const v1::BatchCreateJobsRequest& req) {
   constexpr int kMaxBatch = 1000;
-  if (req.requests_size() < 1 || req.requests_size() > kMaxBatch) {
-    return absl::InvalidArgumentError(absl::StrCat("requests: ", req.requests_size(),
-                                                   " jobs is outside 1..", kMaxBatch));
-  }
+  if (absl::Status s = checks::CheckCount("requests", req.requests_size(), kMaxBatch, 1); !s.ok()) return s;
   const int64_t now = clock_->NowMillis();
   std::vector<store::NewJob> jobs;
   jobs.reserve(req.requests_size());
@@ -217,13 +217,8 @@ absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
 absl::StatusOr<v1::Job> AdminCore::GetJob(int64_t job_id) { return FindJob(job_id); }
 
 absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsRequest& req) {
-  if (req.page_size() < 0 || req.page_size() > 1000) {
-    return absl::InvalidArgumentError(absl::StrCat("page_size: ", req.page_size(), " is outside 0..1000"));
-  }
-  int64_t after = 0;
-  if (!req.page_token().empty() && (!absl::SimpleAtoi(req.page_token(), &after) || after <= 0)) {
-    return absl::InvalidArgumentError("page_token: not a token from a previous response");
-  }
+  if (absl::Status s = ValidateListJobsRequest(req); !s.ok()) return s;
+  const int64_t after = *checks::ParsePageToken("page_token", req.page_token());
   const int want = req.page_size() == 0 ? 100 : req.page_size();
   absl::StatusOr<std::vector<v1::Job>> jobs = store_->ListJobs(req.group_id(), after, want + 1);
   if (!jobs.ok()) return jobs.status();
@@ -234,6 +229,7 @@ absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsReque
 }
 
 absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req) {
+  if (absl::Status s = checks::CheckRange("job.id", req.job().id(), 1, INT64_MAX); !s.ok()) return s;
   absl::StatusOr<v1::Job> current = FindJob(req.job().id());
   if (!current.ok()) return current.status();
   v1::Job job = req.job();
@@ -280,21 +276,9 @@ absl::StatusOr<v1::Job> AdminCore::StopJob(int64_t job_id) {
 }
 
 absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJobRequest& req) {
+  if (absl::Status s = ValidateTriggerRequest(req, limits_); !s.ok()) return s;
   absl::StatusOr<v1::Job> job = FindJob(req.job_id());
   if (!job.ok()) return job.status();
-  if (req.has_params() && req.params().size() > limits_.max_params_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("params: ", req.params().size(),
-                                                   " bytes; the limit is ", limits_.max_params_bytes));
-  }
-  for (const std::string& a : req.executor_addresses()) {
-    if (a.rfind(':') == std::string::npos || a.front() == ':') {
-      return absl::InvalidArgumentError(absl::StrCat("executor_addresses: \"", a, "\" is not host:port"));
-    }
-  }
-  if (req.trigger_type() != v1::TRIGGER_TYPE_UNSPECIFIED && req.trigger_type() != v1::TRIGGER_TYPE_MANUAL &&
-      req.trigger_type() != v1::TRIGGER_TYPE_API) {
-    return absl::InvalidArgumentError("trigger_type: must be MANUAL or API");
-  }
   FireSpec f;
   f.job = std::make_shared<const v1::Job>(*std::move(job));
   f.type = req.trigger_type() == v1::TRIGGER_TYPE_MANUAL ? v1::TRIGGER_TYPE_MANUAL : v1::TRIGGER_TYPE_API;
@@ -321,10 +305,7 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
 
 absl::StatusOr<v1::PreviewScheduleResponse> AdminCore::PreviewSchedule(
     const v1::PreviewScheduleRequest& req) {
-  if (req.count() < 0 || req.count() > 100) {
-    return absl::InvalidArgumentError(absl::StrCat("count: ", req.count(), " is outside 1..100"));
-  }
-  if (absl::Status s = schedule::ValidateSchedule(req.schedule()); !s.ok()) return s;
+  if (absl::Status s = ValidatePreviewRequest(req); !s.ok()) return s;
   absl::Time from = req.has_from_time()
                         ? absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(req.from_time()))
                         : clock_->Now();
@@ -337,11 +318,9 @@ absl::StatusOr<v1::PreviewScheduleResponse> AdminCore::PreviewSchedule(
 }
 
 absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillRequest& req) {
+  if (absl::Status s = ValidateBackfillRequest(req); !s.ok()) return s;
   absl::StatusOr<v1::Job> job = FindJob(req.job_id());
   if (!job.ok()) return job.status();
-  if (!req.has_start_time() || !req.has_end_time()) {
-    return absl::InvalidArgumentError("start_time, end_time: both are required");
-  }
   const int64_t from = TimeUtil::TimestampToMilliseconds(req.start_time());
   const int64_t to = TimeUtil::TimestampToMilliseconds(req.end_time());
   if (to <= from) return absl::InvalidArgumentError("end_time: must be after start_time");

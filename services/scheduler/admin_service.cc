@@ -1,5 +1,6 @@
 #include "services/scheduler/admin_service.h"
 
+#include "absl/strings/str_cat.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
 
@@ -17,8 +18,13 @@ absl::StatusOr<T> Empty(absl::Status s) {
 
 template <typename T, typename Fn>
 grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn) {
-  if (auto caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), method); !caller.ok()) {
-    return ToGrpcStatus(caller.status());
+  absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), method);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (limiter_ != nullptr && !limiter_->Allow(caller->credential)) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        absl::StrCat("rate limit: this credential may make ", limiter_->limit().per_second,
+                                     " calls per second (bursts of ", limiter_->limit().burst,
+                                     "); retry later"));
   }
   absl::StatusOr<T> r = fn();
   if (!r.ok()) return ToGrpcStatus(r.status());

@@ -1,5 +1,6 @@
 // AdminService: the gRPC adapter of gnomon.v1.JobAdmin over AdminCore. Every
-// call needs an admin bearer token.
+// call needs an admin bearer token; after it is authenticated, the call is
+// counted against its credential's rate limit (RESOURCE_EXHAUSTED beyond it).
 //
 // Thread safety: gRPC calls it from many threads; AdminCore is thread-safe.
 #ifndef GNOMON_SERVICES_SCHEDULER_ADMIN_SERVICE_H_
@@ -7,14 +8,16 @@
 
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "services/common/server/authenticator.h"
+#include "services/common/server/rate_limiter.h"
 #include "services/scheduler/admin_core.h"
 
 namespace gnomon::scheduler {
 
 class AdminService final : public v1::JobAdmin::Service {
  public:
-  AdminService(AdminCore* core, Authenticator* auth, store::Store* store)
-      : core_(core), auth_(auth), store_(store) {}
+  // `limiter` may be null (no rate limit).
+  AdminService(AdminCore* core, Authenticator* auth, store::Store* store, RateLimiter* limiter = nullptr)
+      : core_(core), auth_(auth), store_(store), limiter_(limiter) {}
 
   using Ctx = grpc::ServerContext;
   grpc::Status CreateGroup(Ctx*, const v1::CreateGroupRequest*, v1::Group*) override;
@@ -49,6 +52,7 @@ class AdminService final : public v1::JobAdmin::Service {
   AdminCore* const core_;
   Authenticator* const auth_;
   store::Store* const store_;
+  RateLimiter* const limiter_;
 };
 
 }  // namespace gnomon::scheduler

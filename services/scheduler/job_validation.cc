@@ -1,47 +1,159 @@
 #include "services/scheduler/job_validation.h"
 
-#include <algorithm>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/time_util.h"
+#include "absl/strings/strip.h"
 #include "services/common/schedule/schedule.h"
+#include "services/common/server/field_checks.h"
 
 namespace gnomon::scheduler {
 namespace {
 
-using google::protobuf::util::TimeUtil;
+using checks::Charset;
+using checks::CheckCount;
+using checks::CheckDuration;
+using checks::CheckFinite;
+using checks::CheckRange;
+using checks::CheckString;
+using checks::CheckText;
+using checks::FirstError;
+using checks::Indexed;
+using checks::Invalid;
 
-bool Printable(const std::string& s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return absl::ascii_isgraph(static_cast<unsigned char>(c)); });
-}
+constexpr int kMaxAddresses = 100;
+constexpr int kMaxChildren = 100;
+constexpr int kMaxAlarmTargets = 20;
+// Catch-up fires one slot per tick; tests and users use large values to mean
+// "every missed slot" (a 100 ms job down for a day misses 864,000).
+constexpr uint32_t kMaxCatchUp = 1'000'000;
 
-absl::Status Invalid(absl::string_view field, absl::string_view problem) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", problem));
-}
-
-absl::Status CheckDuration(const google::protobuf::Duration& d, absl::string_view field) {
-  if (d.seconds() < 0 || d.nanos() < 0 || d.nanos() > 999'999'999 ||
-      d.seconds() > TimeUtil::kDurationMaxSeconds) {
-    return Invalid(field, "must be a non-negative duration");
+absl::Status CheckAlarm(const v1::AlarmTargets& alarm) {
+  if (absl::Status s = FirstError({CheckCount("job.alarm.emails", alarm.emails_size(), kMaxAlarmTargets),
+                                   CheckCount("job.alarm.webhook_urls", alarm.webhook_urls_size(),
+                                              kMaxAlarmTargets)});
+      !s.ok()) {
+    return s;
+  }
+  for (int i = 0; i < alarm.emails_size(); ++i) {
+    const std::string field = Indexed("job.alarm.emails", i);
+    const std::string& e = alarm.emails(i);
+    if (absl::Status s = CheckString(field, e, 254, Charset::kToken, 1); !s.ok()) return s;
+    if (e.find('@') == std::string::npos) return Invalid(field, absl::StrCat(checks::Prefix(e), " is not an email address"));
+  }
+  for (int i = 0; i < alarm.webhook_urls_size(); ++i) {
+    const std::string field = Indexed("job.alarm.webhook_urls", i);
+    const std::string& u = alarm.webhook_urls(i);
+    if (absl::Status s = CheckString(field, u, 2048, Charset::kToken, 1); !s.ok()) return s;
+    if (!absl::StartsWith(u, "http://") && !absl::StartsWith(u, "https://")) {
+      return Invalid(field, absl::StrCat(checks::Prefix(u), " is not an http(s) URL"));
+    }
   }
   return absl::OkStatus();
 }
+
+absl::Status CheckTask(const v1::Job& job, const JobLimits& limits) {
+  switch (job.task_case()) {
+    case v1::Job::kBean:
+      return CheckString("job.bean.handler", job.bean().handler(), 128, Charset::kToken, 1);
+    case v1::Job::kScript:
+      if (job.script().language() == v1::SCRIPT_LANGUAGE_UNSPECIFIED ||
+          !v1::ScriptLanguage_IsValid(job.script().language())) {
+        return Invalid("job.script.language", "must be SHELL or PYTHON");
+      }
+      return FirstError({CheckString("job.script.source", job.script().source(), limits.max_script_bytes,
+                                     Charset::kBytes, 1),
+                         CheckRange("job.script.version", job.script().version(), 0, INT32_MAX)});
+    default:
+      return Invalid("job.task", "set bean (a handler name) or script");
+  }
+}
+
+absl::Status CheckOutputTimestamp(std::string_view field, bool has, const google::protobuf::Timestamp& t) {
+  return has ? checks::CheckTimestamp(field, t) : absl::OkStatus();
+}
+
+absl::Status CheckGroupFields(const v1::Group& group, size_t min_app_name) {
+  if (absl::Status s = FirstError({
+          CheckRange("group.id", group.id(), 0, INT64_MAX),
+          CheckString("group.app_name", group.app_name(), 64, Charset::kName, min_app_name),
+          CheckText("group.title", group.title(), 256),
+          CheckString("group.access_token", group.access_token(), 64, Charset::kToken),
+          CheckOutputTimestamp("group.create_time", group.has_create_time(), group.create_time()),
+          CheckOutputTimestamp("group.update_time", group.has_update_time(), group.update_time()),
+          CheckString("group.previous_access_token", group.previous_access_token(), 64, Charset::kToken),
+          CheckOutputTimestamp("group.previous_token_expire_time", group.has_previous_token_expire_time(),
+                               group.previous_token_expire_time()),
+      });
+      !s.ok()) {
+    return s;
+  }
+  if (!group.has_manual()) return absl::OkStatus();
+  const auto& addresses = group.manual().addresses();
+  if (absl::Status s = CheckCount("group.manual.addresses", addresses.size(), kMaxAddresses, 1); !s.ok()) {
+    return s;
+  }
+  for (int i = 0; i < addresses.size(); ++i) {
+    if (absl::Status s = checks::CheckHostPort(Indexed("group.manual.addresses", i), addresses[i]); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits) {
+  const v1::RetryPolicy& retry = job.retry();
+  return FirstError({
+      CheckRange("job.id", job.id(), 0, INT64_MAX),
+      CheckRange("job.group_id", job.group_id(), 1, INT64_MAX),
+      CheckText("job.description", job.description(), 1024),
+      CheckText("job.author", job.author(), 256),
+      CheckTask(job, limits),
+      ValidateScheduleFields("job.schedule", job.schedule()),
+      CheckString("job.params", job.params(), limits.max_params_bytes, Charset::kBytes),
+      v1::RouteStrategy_IsValid(job.route_strategy()) ? absl::OkStatus()
+                                                       : Invalid("job.route_strategy", "unknown value"),
+      v1::BlockStrategy_IsValid(job.block_strategy()) ? absl::OkStatus()
+                                                       : Invalid("job.block_strategy", "unknown value"),
+      v1::MisfirePolicy_IsValid(job.misfire().policy()) ? absl::OkStatus()
+                                                         : Invalid("job.misfire.policy", "unknown value"),
+      v1::ChildTriggerMode_IsValid(job.child_trigger_mode())
+          ? absl::OkStatus()
+          : Invalid("job.child_trigger_mode", "unknown value"),
+      CheckDuration("job.misfire.threshold", job.misfire().threshold(), absl::ZeroDuration(), absl::Hours(24)),
+      CheckRange("job.misfire.max_catch_up", job.misfire().max_catch_up(), 0, kMaxCatchUp),
+      CheckDuration("job.timeout", job.timeout(), absl::ZeroDuration(), absl::Hours(24 * 7)),
+      CheckRange("job.retry.max_retries", retry.max_retries(), 0, limits.max_retries),
+      CheckDuration("job.retry.initial_delay", retry.initial_delay(), absl::ZeroDuration(), absl::Hours(24)),
+      CheckDuration("job.retry.max_delay", retry.max_delay(), absl::ZeroDuration(), absl::Hours(24 * 7)),
+      CheckFinite("job.retry.multiplier", retry.multiplier(), 0, 100),
+      CheckCount("job.child_job_ids", job.child_job_ids_size(), kMaxChildren),
+      CheckAlarm(job.alarm()),
+      v1::JobState_IsValid(job.state()) ? absl::OkStatus() : Invalid("job.state", "unknown value"),
+      CheckOutputTimestamp("job.next_fire_time", job.has_next_fire_time(), job.next_fire_time()),
+      CheckOutputTimestamp("job.create_time", job.has_create_time(), job.create_time()),
+      CheckOutputTimestamp("job.update_time", job.has_update_time(), job.update_time()),
+  });
+}
+
+namespace {
 
 // Walks the child graph from `job`'s children; a path back to job.id() is a cycle.
 absl::Status CheckChildren(const v1::Job& job, store::Store* store) {
   absl::flat_hash_set<int64_t> seen;
   std::vector<int64_t> stack;
-  for (int64_t c : job.child_job_ids()) {
-    if (c <= 0) return Invalid("job.child_job_ids", absl::StrCat(c, " is not a job id"));
-    if (job.id() != 0 && c == job.id()) return Invalid("job.child_job_ids", "a job cannot be its own child");
+  for (int i = 0; i < job.child_job_ids_size(); ++i) {
+    const int64_t c = job.child_job_ids(i);
+    const std::string field = Indexed("job.child_job_ids", i);
+    if (c <= 0) return Invalid(field, absl::StrCat(c, " is not a job id"));
+    if (job.id() != 0 && c == job.id()) return Invalid(field, "a job cannot be its own child");
     absl::StatusOr<v1::Job> child = store->GetJob(c);
     if (absl::IsNotFound(child.status())) {
-      return absl::NotFoundError(absl::StrCat("job.child_job_ids: job ", c, " does not exist"));
+      return absl::NotFoundError(absl::StrCat(field, ": job ", c, " does not exist"));
     }
     if (!child.ok()) return child.status();
     stack.push_back(c);
@@ -67,86 +179,32 @@ absl::Status CheckChildren(const v1::Job& job, store::Store* store) {
 
 }  // namespace
 
-absl::Status ValidateGroup(const v1::Group& group) {
-  const std::string& app = group.app_name();
-  if (app.empty()) return Invalid("group.app_name", "empty");
-  if (app.size() > 64 || !std::all_of(app.begin(), app.end(), [](char c) {
-        return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-      })) {
-    return Invalid("group.app_name", absl::StrCat("\"", app.substr(0, 80),
-                                                  "\" must be 1-64 letters, digits, '.', '_' or '-'"));
-  }
-  if (group.title().size() > 256) return Invalid("group.title", "longer than 256 bytes");
-  if (group.has_manual()) {
-    if (group.manual().addresses().empty()) return Invalid("group.manual.addresses", "empty");
-    for (const std::string& a : group.manual().addresses()) {
-      size_t colon = a.rfind(':');
-      if (colon == std::string::npos || colon == 0 || colon + 1 == a.size() || !Printable(a)) {
-        return Invalid("group.manual.addresses", absl::StrCat("\"", a, "\" is not host:port"));
-      }
+absl::Status ValidateGroup(const v1::Group& group) { return CheckGroupFields(group, 1); }
+
+absl::Status ValidateGroupUpdate(const v1::Group& group) { return CheckGroupFields(group, 0); }
+
+absl::Status ValidateScheduleFields(std::string_view field_name, const v1::Schedule& schedule) {
+  const std::string field(field_name);
+  if (schedule.has_cron()) {
+    const std::string cron = field + ".cron";
+    if (absl::Status s = FirstError(
+            {CheckString(absl::StrCat(cron, ".expression"), schedule.cron().expression(), 256, Charset::kText, 1),
+             CheckString(absl::StrCat(cron, ".time_zone"), schedule.cron().time_zone(), 64, Charset::kToken)});
+        !s.ok()) {
+      return s;
     }
+  }
+  // The schedule library names its fields "schedule.<...>".
+  if (absl::Status s = schedule::ValidateSchedule(schedule); !s.ok()) {
+    absl::string_view message = s.message();
+    absl::ConsumePrefix(&message, "schedule");
+    return absl::InvalidArgumentError(absl::StrCat(field, message));
   }
   return absl::OkStatus();
 }
 
 absl::Status ValidateJob(const v1::Job& job, const JobLimits& limits, store::Store* store) {
-  if (job.group_id() <= 0) return Invalid("job.group_id", "must be set");
-  switch (job.task_case()) {
-    case v1::Job::kBean:
-      if (job.bean().handler().empty()) return Invalid("job.bean.handler", "empty");
-      if (job.bean().handler().size() > 128 || !Printable(job.bean().handler())) {
-        return Invalid("job.bean.handler", "must be 1-128 printable characters without spaces");
-      }
-      break;
-    case v1::Job::kScript:
-      if (job.script().language() == v1::SCRIPT_LANGUAGE_UNSPECIFIED ||
-          !v1::ScriptLanguage_IsValid(job.script().language())) {
-        return Invalid("job.script.language", "must be SHELL or PYTHON");
-      }
-      if (job.script().source().empty()) return Invalid("job.script.source", "empty");
-      if (job.script().source().size() > limits.max_script_bytes) {
-        return Invalid("job.script.source", absl::StrCat(job.script().source().size(),
-                                                         " bytes; the limit is ", limits.max_script_bytes));
-      }
-      break;
-    default:
-      return Invalid("job.task", "set bean (a handler name) or script");
-  }
-  if (absl::Status s = schedule::ValidateSchedule(job.schedule()); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("job.", s.message()));
-  }
-  if (job.params().size() > limits.max_params_bytes) {
-    return Invalid("job.params", absl::StrCat(job.params().size(), " bytes; the limit is ",
-                                              limits.max_params_bytes));
-  }
-  if (!v1::RouteStrategy_IsValid(job.route_strategy())) return Invalid("job.route_strategy", "unknown value");
-  if (!v1::BlockStrategy_IsValid(job.block_strategy())) return Invalid("job.block_strategy", "unknown value");
-  if (!v1::MisfirePolicy_IsValid(job.misfire().policy())) return Invalid("job.misfire.policy", "unknown value");
-  if (!v1::ChildTriggerMode_IsValid(job.child_trigger_mode())) {
-    return Invalid("job.child_trigger_mode", "unknown value");
-  }
-  if (absl::Status s = CheckDuration(job.misfire().threshold(), "job.misfire.threshold"); !s.ok()) return s;
-  if (absl::Status s = CheckDuration(job.timeout(), "job.timeout"); !s.ok()) return s;
-  if (absl::Status s = CheckDuration(job.retry().initial_delay(), "job.retry.initial_delay"); !s.ok()) return s;
-  if (absl::Status s = CheckDuration(job.retry().max_delay(), "job.retry.max_delay"); !s.ok()) return s;
-  if (job.retry().max_retries() > limits.max_retries) {
-    return Invalid("job.retry.max_retries", absl::StrCat(job.retry().max_retries(), " exceeds ",
-                                                         limits.max_retries));
-  }
-  if (job.retry().multiplier() < 0 || job.retry().multiplier() > 100) {
-    return Invalid("job.retry.multiplier", "must be within 0..100");
-  }
-  if (job.description().size() > 1024) return Invalid("job.description", "longer than 1024 bytes");
-  for (const std::string& e : job.alarm().emails()) {
-    if (e.find('@') == std::string::npos || !Printable(e)) {
-      return Invalid("job.alarm.emails", absl::StrCat("\"", e, "\" is not an email address"));
-    }
-  }
-  for (const std::string& u : job.alarm().webhook_urls()) {
-    if (!(absl::StartsWith(u, "http://") || absl::StartsWith(u, "https://")) || !Printable(u)) {
-      return Invalid("job.alarm.webhook_urls", absl::StrCat("\"", u, "\" is not an http(s) URL"));
-    }
-  }
+  if (absl::Status s = ValidateJobFields(job, limits); !s.ok()) return s;
   absl::StatusOr<v1::Group> group = store->GetGroup(job.group_id());
   if (absl::IsNotFound(group.status())) {
     return absl::NotFoundError(absl::StrCat("job.group_id: group ", job.group_id(), " does not exist"));

@@ -1,5 +1,7 @@
 // Validation of admin input: groups and jobs. Every error is InvalidArgument
-// (or NotFound for a reference to a missing row) and names the field.
+// (or NotFound for a reference to a missing row), names the field
+// ("job.author: at most 256 bytes") and quotes at most a short prefix of a
+// value. The limits are documented in docs/operations.md, "Input limits".
 //
 //   if (absl::Status s = ValidateJob(job, limits, store); !s.ok()) return s;
 //
@@ -8,6 +10,7 @@
 #define GNOMON_SERVICES_SCHEDULER_JOB_VALIDATION_H_
 
 #include <cstddef>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "gnomon/v1/common.pb.h"
@@ -21,8 +24,18 @@ struct JobLimits {
   uint32_t max_retries = 100;
 };
 
+// A group to store (app_name required). Fields the server sets (id, token,
+// times) are ignored by the callers but bounded all the same.
 absl::Status ValidateGroup(const v1::Group& group);
-// Checks the job's own fields and that its group and children exist, and
+// The group of an UpdateGroupRequest: as ValidateGroup, but app_name (which
+// cannot change) may be empty.
+absl::Status ValidateGroupUpdate(const v1::Group& group);
+// A schedule's fields under `field` ("job.schedule", "schedule"): bounded
+// before it is parsed, then parsed.
+absl::Status ValidateScheduleFields(std::string_view field, const v1::Schedule& schedule);
+// The job's own fields, without the store (output-only ones included).
+absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits);
+// ValidateJobFields, and that its group and children exist, and
 // that its children do not lead back to it (a cycle).
 absl::Status ValidateJob(const v1::Job& job, const JobLimits& limits, store::Store* store);
 

@@ -19,6 +19,7 @@
 
 #include "services/common/metrics/metrics_registry.h"
 #include "services/common/server/authenticator.h"
+#include "services/common/server/rate_limiter.h"
 #include "services/scheduler/admin_core.h"
 #include "services/scheduler/admin_service.h"
 #include "services/scheduler/alarm/email_channel.h"
@@ -51,6 +52,8 @@ struct SchedulerOptions {
   JobLimits limits;
   // How long a rotated group token stays accepted unless the rotation says.
   absl::Duration token_grace = absl::Hours(1);
+  // Calls per admin credential on JobAdmin (--admin-rate-limit, --admin-rate-burst).
+  RateLimit admin_rate;
   // Jobs whose lateness gets a series of its own (--metrics-jobs).
   std::vector<int64_t> metrics_jobs;
   // Make the channels to the registry and to executors (null: plaintext).
@@ -95,6 +98,7 @@ class SchedulerRole {
   Redispatcher redispatcher_;
   PartitionLease lease_;
   AdminCore core_;
+  RateLimiter admin_limiter_;
   AdminService service_;
   // Joined first on Stop: once they are, nothing more is handed to the pools.
   std::thread loop_thread_;

@@ -185,7 +185,7 @@ TEST_P(SkeletonE2E, ReportBatchesAreAckedTogetherAndABadOneStoresNothing) {
     EXPECT_FALSE(stream->Read(&none));
     grpc::Status status = stream->Finish();
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
-    EXPECT_THAT(status.error_message(), ::testing::HasSubstr("item 2"));
+    EXPECT_THAT(status.error_message(), ::testing::HasSubstr("items[1]: no item set"));
   }
   {
     grpc::ClientContext ctx;
@@ -251,7 +251,7 @@ TEST_P(SkeletonE2E, BatchCreateStoresAllJobsOrNoneAndStartsThemFiring) {
   *too_many.add_requests() = req.requests(0);
   s = call(too_many, &out);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_NE(s.error_message().find("requests: 1001 jobs is outside 1..1000"), std::string::npos)
+  EXPECT_NE(s.error_message().find("requests: at most 1000 items"), std::string::npos)
       << s.error_message();
   v1::ListJobsResponse jobs;
   ASSERT_TRUE(cluster.CtlJson({"job", "list"}, &jobs));

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/client/quote.h"
 
 namespace gnomon::cron {
 namespace {
@@ -65,11 +66,11 @@ class FieldParser {
 
   absl::Status Error(std::string_view what) const {
     return absl::InvalidArgumentError(
-        absl::StrCat(spec_.name, ": ", Abs(what), " in \"", Abs(field_), "\""));
+        absl::StrCat(spec_.name, ": ", Abs(what), " in ", QuotedPrefix(field_)));
   }
   absl::Status Unexpected(size_t pos) const {
     return Error(
-        absl::StrCat("unexpected text \"", Abs(field_.substr(pos)), "\""));
+        absl::StrCat("unexpected text ", QuotedPrefix(field_.substr(pos))));
   }
 
   // A number or (if the field has names) a 3-letter name at pos_.
@@ -80,8 +81,7 @@ class FieldParser {
       while (pos_ < field_.size() && IsDigit(field_[pos_])) {
         v = v * 10 + (field_[pos_] - '0');
         if (v > 1000000)
-          return Error(absl::StrCat("number too large \"",
-                                    Abs(field_.substr(start)), "\""));
+          return Error(absl::StrCat("number too large ", QuotedPrefix(field_.substr(start))));
         ++pos_;
       }
       *out = static_cast<int>(v);
@@ -103,7 +103,7 @@ class FieldParser {
         }
       }
     }
-    return Error(absl::StrCat("unknown name \"", Abs(word), "\""));
+    return Error(absl::StrCat("unknown name ", QuotedPrefix(word)));
   }
 
   absl::Status InRange(int v) const {
@@ -157,8 +157,8 @@ class FieldParser {
         if (absl::Status s = Value(&hi, &hi_name); !s.ok()) return s;
         if (hi_name != lo_name) {
           return Error(absl::StrCat(
-              "range \"", Abs(field_.substr(item_start, pos_ - item_start)),
-              "\" mixes a name and a number"));
+              "range ", QuotedPrefix(field_.substr(item_start, pos_ - item_start)),
+              " mixes a name and a number"));
         }
         if (absl::Status s = InRange(hi); !s.ok()) return s;
         ranged = true;
@@ -166,8 +166,8 @@ class FieldParser {
       if (pos_ < field_.size() && field_[pos_] == '/') {
         if (lo_name) {
           // Quartz silently ignores a step after a name.
-          return Error(absl::StrCat("a step is not supported after a name (\"",
-                                    Abs(field_.substr(item_start)), "\")"));
+          return Error(absl::StrCat("a step is not supported after a name (",
+                                    QuotedPrefix(field_.substr(item_start)), ")"));
         }
         if (absl::Status s = Step(&step); !s.ok()) return s;
         if (!ranged) hi = spec_.max;
@@ -206,7 +206,7 @@ class FieldParser {
     for (size_t i = 0; i < digits.size(); ++i) {
       if (!IsDigit(digits[i])) {
         return Error(
-            absl::StrCat("unexpected text \"", Abs(digits.substr(i)), "\""));
+            absl::StrCat("unexpected text ", QuotedPrefix(digits.substr(i))));
       }
       v = v * 10 + (digits[i] - '0');
       if (v > 1000000) return Error("number too large");
@@ -224,7 +224,7 @@ class FieldParser {
           return absl::OkStatus();
         }
       }
-      return Error(absl::StrCat("unknown name \"", Abs(text), "\""));
+      return Error(absl::StrCat("unknown name ", QuotedPrefix(text)));
     }
     if (absl::Status s = Number(text, out); !s.ok()) return s;
     return InRange(*out);
@@ -251,7 +251,7 @@ absl::Status ParseDom(std::string_view f, CronFields* out) {
     }
     if (f[1] != '-')
       return p.Error(
-          absl::StrCat("unexpected text \"", Abs(f.substr(1)), "\" after 'L'"));
+          absl::StrCat("unexpected text ", QuotedPrefix(f.substr(1)), " after 'L'"));
     int n = 0;
     if (absl::Status s = p.Number(f.substr(2), &n); !s.ok()) return s;
     if (n > 30)
@@ -317,8 +317,8 @@ absl::StatusOr<CronFields> ParseCronFields(std::string_view text) {
     if (n == 7) {
       return absl::InvalidArgumentError(absl::StrCat(
           "expected 6 or 7 fields (seconds minutes hours day-of-month month "
-          "day-of-week [year]); unexpected text \"",
-          Abs(text.substr(start)), "\" after the year"));
+          "day-of-week [year]); unexpected text ",
+          QuotedPrefix(text.substr(start)), " after the year"));
     }
     fields[n++] = text.substr(start, i - start);
   }

@@ -47,6 +47,14 @@ TEST(CronParseTest, KeepsText) {
   EXPECT_EQ(e->text(), "0 15 10 ? * 6#3");
 }
 
+// A message quotes at most 32 bytes of what it was given, escaped.
+TEST(CronParseTest, LongOrBinaryTextIsQuotedShort) {
+  EXPECT_EQ(ParseError("0 0 12 ? * MON" + std::string(1 << 20, '!')),
+            "day-of-week: unexpected text \"" + std::string(32, '!') + "…\" in \"MON" +
+                std::string(29, '!') + "…\"");
+  EXPECT_EQ(ParseError("0 0 12 ? * MO\x01"), "day-of-week: unknown name \"MO\" in \"MO\\x01\"");
+}
+
 TEST(CronParseTest, TrailingGarbageNamesFieldAndText) {
   EXPECT_EQ(ParseError("0 0 12 ? * MON!"),
             "day-of-week: unexpected text \"!\" in \"MON!\"");

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "services/common/client/quote.h"
 #include "services/common/cron/cron.h"
 
 namespace gnomon::schedule {
@@ -70,7 +71,7 @@ absl::StatusOr<absl::TimeZone> LoadZone(std::string_view name) {
   absl::TimeZone zone;
   if (!plausible || !absl::LoadTimeZone(Abs(name), &zone)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown zone \"", Abs(name), "\""));
+        absl::StrCat("unknown zone ", QuotedPrefix(name)));
   }
   return zone;
 }

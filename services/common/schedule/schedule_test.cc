@@ -60,6 +60,8 @@ TEST(ValidateScheduleTest, RejectsUnknownZone) {
   absl::Status s = ValidateSchedule(Cron("0 0 12 * * ?", "Mars/Base"));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "schedule.cron.time_zone: unknown zone \"Mars/Base\"");
+  s = ValidateSchedule(Cron("0 0 12 * * ?", std::string(1 << 20, 'z')));
+  EXPECT_EQ(s.message(), "schedule.cron.time_zone: unknown zone \"" + std::string(32, 'z') + "…\"");
 }
 
 TEST(ValidateScheduleTest, RejectsZoneNamesThatAreNotZones) {

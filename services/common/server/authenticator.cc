@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
 #include "services/common/client/auth_metadata.h"
@@ -60,20 +61,21 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const grpc::ServerContext& cont
   if (header.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method);
   if (!absl::StartsWith(header, kBearer)) return Refuse(AuthFailure::kMalformed, full_method);
   std::string token = header.substr(kBearer.size());
-  if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) return Caller();
+  if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) return Caller{{}, "cluster"};
   std::string digest = Sha256Hex(token);
+  Caller caller{{}, "admin:" + digest};
   int64_t now = clock_->NowMillis();
   {
     absl::MutexLock l(&mu_);
     auto it = valid_.find(digest);
-    if (it != valid_.end() && it->second > now) return Caller();
+    if (it != valid_.end() && it->second > now) return caller;
   }
   absl::StatusOr<std::string> name = store_->FindAdminToken(digest);
   if (absl::IsNotFound(name.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
   if (!name.ok()) return name.status();
   absl::MutexLock l(&mu_);
   valid_[digest] = now + kCacheMillis;
-  return Caller();
+  return caller;
 }
 
 absl::StatusOr<Caller> Authenticator::CheckGroup(const grpc::ServerContext& context,
@@ -94,7 +96,7 @@ absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::str
   if (absl::IsNotFound(group.status())) return Refuse(AuthFailure::kUnknownApp, full_method, app);
   if (!group.ok()) return group.status();
   if (SecretsEqual(token, group->access_token())) {
-    return Caller{*std::move(group), TokenFingerprint(token), std::nullopt};
+    return Caller{*std::move(group), "app:" + std::string(app), TokenFingerprint(token), std::nullopt};
   }
   // The token a rotation replaced, while its grace period lasts.
   const int64_t expires = group->has_previous_token_expire_time()
@@ -102,7 +104,7 @@ absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::str
                               : 0;
   if (!group->previous_access_token().empty() && clock_->NowMillis() < expires &&
       SecretsEqual(token, group->previous_access_token())) {
-    return Caller{*std::move(group), TokenFingerprint(token), expires};
+    return Caller{*std::move(group), "app:" + std::string(app), TokenFingerprint(token), expires};
   }
   return Refuse(AuthFailure::kWrongAccessToken, full_method, app);
 }

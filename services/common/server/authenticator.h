@@ -38,6 +38,10 @@ namespace gnomon {
 struct Caller {
   // The caller's group for Credential::kGroupOfApp methods; empty otherwise.
   v1::Group group;
+  // Which credential authorized the call, for per-credential accounting
+  // (rate limits): "cluster", "admin:<SHA-256 of the token>" or "app:<app>".
+  // Never the token itself.
+  std::string credential;
   // For group callers: which token it presented (TokenFingerprint), and —
   // if that is the group's previous token (rotated, in its grace period) —
   // when it stops being accepted (unix ms).

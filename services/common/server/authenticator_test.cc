@@ -22,13 +22,17 @@ using metrics::testing::SampleOf;
 using Metadata = std::vector<std::pair<std::string, std::string>>;
 
 // A JobAdmin whose handlers authorize as other methods of the table: GetJob as
-// itself (admin), GetGroup as Registry.Session (group of app, answering the
+// itself (admin, answering the caller's credential identity in the job's
+// description), GetGroup as Registry.Session (group of app, answering the
 // caller's group) and ListGroups as a method the table does not have.
 class Authorizing final : public v1::JobAdmin::Service {
  public:
   explicit Authorizing(Authenticator* auth) : auth_(auth) {}
-  grpc::Status GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest*, v1::Job*) override {
-    return ToGrpcStatus(auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "GetJob").status());
+  grpc::Status GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest*, v1::Job* out) override {
+    absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "GetJob");
+    if (!caller.ok()) return ToGrpcStatus(caller.status());
+    out->set_description(caller->credential);
+    return grpc::Status::OK;
   }
   grpc::Status GetGroup(grpc::ServerContext* ctx, const v1::GetGroupRequest*, v1::Group* out) override {
     absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::Registry::service_full_name(), "Session");
@@ -61,11 +65,13 @@ class AuthenticatorTest : public ::testing::Test {
   static void Add(grpc::ClientContext& ctx, const Metadata& md) {
     for (const auto& [k, v] : md) ctx.AddMetadata(k, v);
   }
-  grpc::Status Admin(const Metadata& md) {
+  grpc::Status Admin(const Metadata& md, std::string* credential = nullptr) {
     grpc::ClientContext ctx;
     Add(ctx, md);
     v1::Job out;
-    return stub_->GetJob(&ctx, v1::GetJobRequest(), &out);
+    grpc::Status s = stub_->GetJob(&ctx, v1::GetJobRequest(), &out);
+    if (credential != nullptr) *credential = out.description();
+    return s;
   }
   grpc::Status Group(const Metadata& md, v1::Group* out) {
     grpc::ClientContext ctx;
@@ -94,6 +100,19 @@ TEST_F(AuthenticatorTest, AdminMethodsTakeAnAdminOrTheClusterToken) {
             grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(Admin({{access_, "billing-token"}, {app_, "billing"}}).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
+}
+
+// Rate limits count calls per credential: each admin token, and the cluster
+// token, is a different identity, named without the secret.
+TEST_F(AuthenticatorTest, CallersCarryTheirCredentialIdentityNeverTheToken) {
+  std::string admin, again, cluster;
+  ASSERT_TRUE(Admin({{authorization_, BearerValue("admin-token")}}, &admin).ok());
+  ASSERT_TRUE(Admin({{authorization_, BearerValue("admin-token")}}, &again).ok());  // From the cache.
+  ASSERT_TRUE(Admin({{authorization_, BearerValue("cluster-token")}}, &cluster).ok());
+  EXPECT_EQ(admin, "admin:" + Sha256Hex("admin-token"));
+  EXPECT_EQ(again, admin);
+  EXPECT_EQ(cluster, "cluster");
+  EXPECT_EQ(admin.find("admin-token"), std::string::npos);
 }
 
 TEST_F(AuthenticatorTest, GroupMethodsTakeTheTokenOfTheAppInMetadata) {

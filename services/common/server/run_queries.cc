@@ -1,8 +1,8 @@
 #include "services/common/server/run_queries.h"
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
+#include "services/common/server/field_checks.h"
 
 namespace gnomon {
 
@@ -10,19 +10,29 @@ using google::protobuf::util::TimeUtil;
 
 absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store,
                                               const v1::ListRunsRequest& request) {
-  store::RunFilter filter;
-  if (request.page_size() < 0 || request.page_size() > 1000) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("page_size: ", request.page_size(), " is outside 0..1000"));
+  constexpr int kMaxStatuses = 8;
+  if (absl::Status s = checks::FirstError(
+          {checks::CheckRange("job_id", request.job_id(), 0, INT64_MAX),
+           checks::CheckRange("group_id", request.group_id(), 0, INT64_MAX),
+           checks::CheckCount("statuses", request.statuses_size(), kMaxStatuses),
+           request.has_start_time() ? checks::CheckTimestamp("start_time", request.start_time())
+                                    : absl::OkStatus(),
+           request.has_end_time() ? checks::CheckTimestamp("end_time", request.end_time()) : absl::OkStatus(),
+           checks::CheckRange("page_size", request.page_size(), 0, 1000)});
+      !s.ok()) {
+    return s;
   }
-  if (request.job_id() < 0) return absl::InvalidArgumentError("job_id: negative");
-  if (request.group_id() < 0) return absl::InvalidArgumentError("group_id: negative");
+  absl::StatusOr<int64_t> before = checks::ParsePageToken("page_token", request.page_token());
+  if (!before.ok()) return before.status();
+  store::RunFilter filter;
+  filter.before_id = *before;
   filter.limit = request.page_size() == 0 ? 50 : request.page_size();
   filter.job_id = request.job_id();
   filter.group_id = request.group_id();
-  for (int s : request.statuses()) {
+  for (int i = 0; i < request.statuses_size(); ++i) {
+    const int s = request.statuses(i);
     if (s == v1::RUN_STATUS_UNSPECIFIED || !v1::RunStatus_IsValid(s)) {
-      return absl::InvalidArgumentError(absl::StrCat("statuses: ", s, " is not a run status"));
+      return checks::Invalid(checks::Indexed("statuses", i), absl::StrCat(s, " is not a run status"));
     }
     filter.statuses.push_back(static_cast<v1::RunStatus>(s));
   }
@@ -30,10 +40,6 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store,
   if (request.has_end_time()) filter.trigger_to_ms = TimeUtil::TimestampToMilliseconds(request.end_time());
   if (filter.trigger_to_ms != 0 && filter.trigger_to_ms < filter.trigger_from_ms) {
     return absl::InvalidArgumentError("end_time: before start_time");
-  }
-  if (!request.page_token().empty() &&
-      (!absl::SimpleAtoi(request.page_token(), &filter.before_id) || filter.before_id <= 0)) {
-    return absl::InvalidArgumentError("page_token: not a token from a previous response");
   }
   // One extra row tells whether another page exists.
   const int want = filter.limit;
@@ -51,7 +57,7 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store,
 }
 
 absl::StatusOr<v1::Run> GetRun(store::Store* store, int64_t run_id) {
-  if (run_id <= 0) return absl::InvalidArgumentError("run_id: must be positive");
+  if (absl::Status s = checks::CheckRange("run_id", run_id, 1, INT64_MAX); !s.ok()) return s;
   absl::StatusOr<v1::Run> run = store->GetRun(run_id);
   if (absl::IsNotFound(run.status())) {
     return absl::NotFoundError(absl::StrCat("run_id: run ", run_id, " does not exist"));
@@ -59,11 +65,14 @@ absl::StatusOr<v1::Run> GetRun(store::Store* store, int64_t run_id) {
   return run;
 }
 
+absl::Status ValidateGetRunRequest(const v1::GetRunRequest& request) {
+  return checks::FirstError({checks::CheckRange("run_id", request.run_id(), 1, INT64_MAX),
+                             checks::CheckRange("log_lines", request.log_lines(), 0, 100000)});
+}
+
 absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::Store* store,
                                                  const v1::GetRunRequest& request) {
-  if (request.log_lines() < 0 || request.log_lines() > 100000) {
-    return absl::InvalidArgumentError("log_lines: outside 0..100000");
-  }
+  if (absl::Status s = ValidateGetRunRequest(request); !s.ok()) return s;
   absl::StatusOr<v1::Run> run = GetRun(store, request.run_id());
   if (!run.ok()) return run.status();
   absl::StatusOr<std::vector<v1::LogLine>> lines =

@@ -18,6 +18,8 @@ namespace gnomon {
 absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store, const v1::ListRunsRequest& request);
 // NotFound naming the run id.
 absl::StatusOr<v1::Run> GetRun(store::Store* store, int64_t run_id);
+// InvalidArgument for a bad run id or log_lines (before any store access).
+absl::Status ValidateGetRunRequest(const v1::GetRunRequest& request);
 // The run and up to `log_lines` (0 = 1000) of its log from the first line.
 absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::Store* store, const v1::GetRunRequest& request);
 

@@ -4,12 +4,22 @@
 
 #include "absl/strings/str_split.h"
 #include "google/protobuf/util/time_util.h"
+#include "services/common/client/report_limits.h"
 
 namespace gnomon::executor::internal {
 namespace {
 
 google::protobuf::Timestamp ToProto(absl::Time t) {
   return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
+}
+
+// The longest prefix of `text` of at most `max` bytes that does not split a
+// UTF-8 sequence (the log service refuses longer lines and messages).
+std::string_view Head(std::string_view text, size_t max) {
+  if (text.size() <= max) return text;
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return text.substr(0, n == 0 ? max : n);
 }
 
 }  // namespace
@@ -60,11 +70,17 @@ void RunState::Log(std::string_view text) {
   absl::Time now = absl::Now();
   if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
   for (absl::string_view part : absl::StrSplit(absl::string_view(text.data(), text.size()), '\n')) {
-    v1::LogLine line;
-    line.set_line_number(next_line++);
-    *line.mutable_time() = ToProto(now);
-    line.set_text(std::string(part));
-    sink->Line(request.run_id(), line);
+    // A line longer than the log service takes is logged in pieces.
+    std::string_view rest(part.data(), part.size());
+    do {
+      std::string_view piece = Head(rest, kMaxLogLineBytes);
+      rest.remove_prefix(piece.size());
+      v1::LogLine line;
+      line.set_line_number(next_line++);
+      *line.mutable_time() = ToProto(now);
+      line.set_text(std::string(piece));
+      sink->Line(request.run_id(), line);
+    } while (!rest.empty());
   }
 }
 
@@ -72,7 +88,7 @@ void RunState::SetResult(int code, std::string_view message) {
   absl::MutexLock lock(&mu);
   result_set = true;
   result_code = code;
-  result_message = std::string(message);
+  result_message = std::string(Head(message, kMaxHandleMessageBytes));
 }
 
 bool RunState::Terminate(Termination kind, std::string message) {

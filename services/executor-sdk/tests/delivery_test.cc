@@ -10,6 +10,7 @@
 #include <thread>
 #include <string>
 
+#include "services/common/client/report_limits.h"
 #include "services/executor-sdk/src/run_spool.h"
 #include "services/executor-sdk/tests/test_env.h"
 
@@ -274,6 +275,28 @@ TEST_F(DeliveryTest, LogLinesAreBatched) {
   // At most 100 lines per item: 3 items when written at once; never one per line.
   EXPECT_GE(logs_.log_items(1), 3);
   EXPECT_LE(logs_.log_items(1), 10);
+}
+
+// The log service refuses lines and result messages over its limits
+// (services/common/client/report_limits.h): the SDK sends long ones in pieces
+// and cut, never split inside a UTF-8 character.
+TEST_F(DeliveryTest, LongLinesAndMessagesStayWithinTheLogServiceLimits) {
+  const std::string long_line = std::string(kMaxLogLineBytes - 1, 'a') + "\xC3\xA9" + "tail";
+  auto executor = StartExecutor(Options(), [&](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("long", [&](JobContext& ctx) {
+                   ctx.Log(long_line);
+                   ctx.SetResult(kHandleFailure, std::string(kMaxHandleMessageBytes + 10, 'm'));
+                 }).ok());
+  });
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "long"))->has_accepted());
+  std::optional<v1::RunResult> result = logs_.WaitForResult(1, kTestWait);
+  ASSERT_TRUE(result);
+  std::vector<v1::LogLine> lines = logs_.lines(1);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].text(), std::string(kMaxLogLineBytes - 1, 'a'));
+  EXPECT_EQ(lines[1].text(), "\xC3\xA9tail");
+  EXPECT_EQ(result->handle_message().size(), kMaxHandleMessageBytes);
 }
 
 TEST_F(DeliveryTest, LogServiceRefusingTheAppIsRetried) {

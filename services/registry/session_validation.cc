@@ -1,0 +1,93 @@
+#include "services/registry/session_validation.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "services/common/server/field_checks.h"
+
+namespace gnomon::registry {
+namespace {
+
+using checks::Charset;
+using checks::CheckCount;
+using checks::CheckRange;
+using checks::CheckString;
+using checks::FirstError;
+using checks::Indexed;
+
+constexpr size_t kMaxAppName = 64;
+constexpr int kMaxHandlers = 1000;
+constexpr int kMaxLabels = 64;
+constexpr int kMaxBusyJobs = 10000;
+constexpr int kMaxWatchedApps = 1000;
+// Runs an executor may declare or report: far above any real machine.
+constexpr int64_t kMaxRuns = 1'000'000;
+
+absl::Status CheckAppName(const std::string& field, const std::string& app) {
+  return CheckString(field, app, kMaxAppName, Charset::kName, 1);
+}
+
+}  // namespace
+
+absl::Status ValidateRegister(const v1::Register& reg) {
+  if (absl::Status s = FirstError({
+          CheckAppName("register.app_name", reg.app_name()),
+          checks::CheckHostPort("register.address", reg.address()),
+          CheckCount("register.handlers", reg.handlers_size(), kMaxHandlers),
+          CheckRange("register.capacity", reg.capacity(), 0, kMaxRuns),
+          checks::CheckText("register.version", reg.version(), 64),
+          CheckCount("register.labels", reg.labels_size(), kMaxLabels),
+          CheckString("register.instance_id", reg.instance_id(), 64, Charset::kToken),
+      });
+      !s.ok()) {
+    return s;
+  }
+  for (int i = 0; i < reg.handlers_size(); ++i) {
+    if (absl::Status s = CheckString(Indexed("register.handlers", i), reg.handlers(i), 128, Charset::kToken, 1);
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (const auto& [key, value] : reg.labels()) {
+    if (absl::Status s = FirstError({CheckString("register.labels.key", key, 63, Charset::kName, 1),
+                                     checks::CheckText("register.labels.value", value, 256)});
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateBeat(const v1::Beat& beat) {
+  if (absl::Status s = FirstError({CheckCount("beat.busy_jobs", beat.busy_jobs_size(), kMaxBusyJobs),
+                                   CheckRange("beat.running_runs", beat.running_runs(), 0, kMaxRuns),
+                                   checks::CheckFinite("beat.load", beat.load(), 0, 1e6)});
+      !s.ok()) {
+    return s;
+  }
+  for (int i = 0; i < beat.busy_jobs_size(); ++i) {
+    const v1::JobBusy& b = beat.busy_jobs(i);
+    const std::string field = Indexed("beat.busy_jobs", i);
+    if (absl::Status s = FirstError({CheckRange(field + ".job_id", b.job_id(), 1, INT64_MAX),
+                                     CheckRange(field + ".running", b.running(), 0, kMaxRuns),
+                                     CheckRange(field + ".queued", b.queued(), 0, kMaxRuns)});
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateDeregister(const v1::Deregister& deregister) {
+  return checks::CheckText("deregister.reason", deregister.reason(), 256);
+}
+
+absl::Status ValidateWatchRequest(const v1::WatchExecutorsRequest& request) {
+  if (absl::Status s = CheckCount("app_names", request.app_names_size(), kMaxWatchedApps); !s.ok()) return s;
+  for (int i = 0; i < request.app_names_size(); ++i) {
+    if (absl::Status s = CheckAppName(Indexed("app_names", i), request.app_names(i)); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace gnomon::registry
