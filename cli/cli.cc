@@ -12,7 +12,8 @@ const std::vector<Command>& AllCommands() {
   static const auto* commands = [] {
     auto* all = new std::vector<Command>();
     for (auto part :
-         {GroupCommands(), JobCommands(), RunCommands(), ReportCommands(), CronCommands()}) {
+         {GroupCommands(), JobCommands(), RunCommands(), ReportCommands(), CronCommands(),
+          HealthCommands()}) {
       for (Command& c : part) all->push_back(std::move(c));
     }
     return all;

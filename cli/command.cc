@@ -47,6 +47,11 @@ v1::JobAdmin::StubInterface& CommandContext::admin() {
   return *admin_;
 }
 
+std::shared_ptr<grpc::Channel> CommandContext::channel() {
+  Connect();
+  return channel_;
+}
+
 v1::LogService::StubInterface& CommandContext::logs() {
   Connect();
   return *logs_;

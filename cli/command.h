@@ -108,6 +108,8 @@ class CommandContext {
   // Stubs on a channel to globals().server, created on first use.
   v1::JobAdmin::StubInterface& admin();
   v1::LogService::StubInterface& logs();
+  // The channel itself (for services without a stub here: health).
+  std::shared_ptr<grpc::Channel> channel();
   // A client context carrying the bearer token and, unless `deadline` is
   // false (log follow), the call deadline.
   std::unique_ptr<grpc::ClientContext> NewRpcContext(bool deadline = true);
@@ -140,6 +142,7 @@ std::vector<Command> GroupCommands();
 std::vector<Command> JobCommands();
 std::vector<Command> RunCommands();
 std::vector<Command> CronCommands();
+std::vector<Command> HealthCommands();
 std::vector<Command> ReportCommands();
 
 }  // namespace gnomon::cli

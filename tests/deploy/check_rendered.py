@@ -64,11 +64,19 @@ def check_pod_basics(where, dep, port=7070, tls=False):
     c = container(dep)
     if tls:
         # kubelet's gRPC probe speaks plaintext only: against a TLS-only
-        # listener it would fail, so with TLS every probe is a TCP check.
-        for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
-            p = c.get(probe, {})
-            check(p.get("tcpSocket", {}).get("port") == port and "grpc" not in p,
-                  f"{where}: with TLS, {probe} is not a TCP probe on {port}: {p}")
+        # listener it would fail, so with TLS gnomonctl asks (its TLS files
+        # from the container's GNOMON_TLS_* variables), with the same
+        # services as the gRPC probes.
+        env = {e["name"]: e.get("value") for e in c.get("env", [])}
+        check(env.get("GNOMON_TLS_CERT") and env.get("GNOMON_TLS_KEY"),
+              f"{where}: with TLS the probes need GNOMON_TLS_CERT/KEY in the container: {env}")
+        for probe, service in (("livenessProbe", "liveness"), ("startupProbe", "liveness"),
+                               ("readinessProbe", None)):
+            cmd = c.get(probe, {}).get("exec", {}).get("command", [])
+            want = ["gnomonctl", "health", "check", f"--server=127.0.0.1:{port}", "--tls-server-name=*",
+                    "--rpc-timeout=3s"] + ([f"--service={service}"] if service else [])
+            check(cmd == want and "grpc" not in c.get(probe, {}),
+                  f"{where}: with TLS, {probe} is not {want}: {c.get(probe)}")
     else:
         for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
             p = c.get(probe, {})
@@ -310,14 +318,16 @@ def check_tls_pod(where, dep, secret, mtls, port):
     """The pod mounts `secret` whole, read-only, and points the TLS variables at its files."""
     pod = dep["spec"]["template"]["spec"]
     c = container(dep)
-    # kubelet's gRPC probe cannot do TLS: TCP checks of the served port.
+    # kubelet's gRPC probe cannot do TLS: gnomonctl asks the served port.
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
         p = c.get(probe)
         if p is None:
             check(probe == "startupProbe", f"{where}: no {probe}")
             continue
-        check(p.get("tcpSocket", {}).get("port") == port and "grpc" not in p,
-              f"{where}: with TLS, {probe} is not a TCP probe on {port}: {p}")
+        cmd = p.get("exec", {}).get("command", [])
+        check(cmd[:6] == ["gnomonctl", "health", "check", f"--server=127.0.0.1:{port}", "--tls-server-name=*",
+                          "--rpc-timeout=3s"] and "grpc" not in p,
+              f"{where}: with TLS, {probe} is not gnomonctl health check on {port}: {p}")
     vols = [v for v in pod.get("volumes", []) if v.get("secret", {}).get("secretName") == secret]
     if not check(len(vols) == 1, f"{where}: want one volume of Secret {secret}, have {pod.get('volumes')}"):
         return

@@ -3,6 +3,7 @@
 // gnomonctl with a client certificate. A job runs end to end — the
 // executor's registry session and result reports, the scheduler's dispatch
 // to the executor — and clients without the right certificate are refused.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,9 @@ TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefus
       "tls-app", group.access_token(),
       {absl::StrCat("--tls-cert=", pki_.crt("executor")), absl::StrCat("--tls-key=", pki_.key("executor")),
        absl::StrCat("--tls-ca=", pki_.crt("ca")), "--tls-require-client-cert", "--metrics-listen=127.0.0.1:0"});
-  ASSERT_TRUE(executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30)))
-      << executor->Output();
+  std::optional<std::string> listening = executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+  ASSERT_TRUE(listening) << executor->Output();
+  const std::string executor_address = listening->substr(listening->rfind(' ') + 1);
   // Both serve /metrics over HTTPS only (no client certificate asked by default).
   for (testing::Subprocess* p : {cluster.gnomond(), executor.get()}) {
     std::optional<std::string> line = p->WaitForLine("metrics on https://", absl::Seconds(5));
@@ -100,6 +102,22 @@ TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefus
   // The right certificate still works (the refusals broke nothing).
   cluster.set_ctl_flags(CtlTls("operator"));
   EXPECT_EQ(cluster.Ctl(list).exit_code, 0);
+
+  // The chart's exec probe: health over mutual TLS, checking the chain only
+  // (a pod dials itself at 127.0.0.1, which its certificate need not name).
+  std::vector<std::string> probe = CtlTls("gnomond");
+  probe.insert(probe.end(), {"--tls-server-name", "*"});
+  cluster.set_ctl_flags(probe);
+  testing::CommandResult live = cluster.Ctl({"health", "check", "--service", "liveness"});
+  EXPECT_EQ(live.exit_code, 0) << live.out << live.err;
+  EXPECT_NE(live.out.find("SERVING"), std::string::npos) << live.out;
+  EXPECT_EQ(cluster.Ctl({"health", "check", "--service", "gnomon.v1.JobAdmin"}).exit_code, 0);
+  EXPECT_EQ(cluster.Ctl({"health", "check", "--service", "no.such.Service"}).exit_code, 1);
+  // The sample executor's pod probes the same way.
+  testing::CommandResult executor_live = cluster.Ctl({"health", "check", "--server", executor_address});
+  EXPECT_EQ(executor_live.exit_code, 0) << executor_live.out << executor_live.err;
+  cluster.set_ctl_flags({});
+  EXPECT_EQ(cluster.Ctl({"health", "check"}).exit_code, 1);  // Plaintext: refused.
 }
 
 }  // namespace

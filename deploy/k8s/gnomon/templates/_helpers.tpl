@@ -217,16 +217,11 @@ spec:
           containerPort: {{ $.Values.metrics.port }}
           protocol: TCP
         {{- end }}
-      {{- if $.Values.tls.enabled }}
-      # TLS: kubelet's gRPC probe cannot do TLS, so every probe is a TCP
-      # check of the gRPC port (listening: past migrations; a store outage
-      # no longer makes the pod unready).
-      {{- else }}
       # Startup and liveness ask the "liveness" service, which stays SERVING
       # while the process serves: a store outage must not restart pods.
       # Readiness asks the overall status, NOT_SERVING while the store is
-      # unreachable or a scheduler cannot hold its partitions.
-      {{- end }}
+      # unreachable or a scheduler cannot hold its partitions. With TLS the
+      # asking is done by gnomonctl (kubelet's gRPC probe cannot do TLS).
       startupProbe:
         {{- include "gnomon.probeHandler" (dict "root" $ "port" $.Values.port "service" "liveness") | nindent 8 }}
         periodSeconds: {{ $.Values.probes.startup.periodSeconds }}
@@ -403,14 +398,26 @@ Call with (list $ "secret-name").
 
 {{/*
 A probe's handler. kubelet's gRPC probe speaks plaintext only, so with TLS
-on it is a TCP check of the port (see docs/kubernetes.md, "TLS").
+on it runs `gnomonctl health check` in the container, which takes the TLS
+files from the container's GNOMON_TLS_* variables (presenting the pod's
+certificate if clients must have one) and checks the chain only: the pod
+dials itself at 127.0.0.1 (see docs/kubernetes.md, "TLS").
 Call with (dict "root" $ "port" 7070 "service" "liveness"); service "" asks
 the overall status.
 */}}
 {{- define "gnomon.probeHandler" -}}
 {{- if .root.Values.tls.enabled -}}
-tcpSocket:
-  port: {{ .port }}
+exec:
+  command:
+    - gnomonctl
+    - health
+    - check
+    - --server=127.0.0.1:{{ .port }}
+    - --tls-server-name=*
+    - --rpc-timeout=3s
+    {{- with .service }}
+    - --service={{ . }}
+    {{- end }}
 {{- else -}}
 grpc:
   port: {{ .port }}

@@ -1,0 +1,45 @@
+// gnomonctl health check: asks a gnomon server's grpc.health.v1 service —
+// over TLS when configured — so that it can serve as a Kubernetes exec
+// probe where kubelet's own gRPC probe cannot (it speaks plaintext only).
+#include "absl/strings/str_cat.h"
+#include "cli/command.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+
+namespace gnomon::cli {
+namespace {
+
+using grpc::health::v1::HealthCheckRequest;
+using grpc::health::v1::HealthCheckResponse;
+
+int Check(CommandContext& c) {
+  HealthCheckRequest req;
+  req.set_service(c.args().Get("service").value_or(""));
+  HealthCheckResponse resp;
+  auto rpc = c.NewRpcContext();
+  grpc::Status s = grpc::health::v1::Health::NewStub(c.channel())->Check(rpc.get(), req, &resp);
+  if (!s.ok()) return c.RpcError(s);
+  if (c.json()) {
+    const int code = c.PrintJson(resp);
+    return resp.status() == HealthCheckResponse::SERVING ? code : kExitError;
+  }
+  const std::string what = req.service().empty() ? "server" : absl::StrCat("service ", req.service());
+  c.out() << what << ": " << HealthCheckResponse::ServingStatus_Name(resp.status()) << "\n";
+  return resp.status() == HealthCheckResponse::SERVING ? kExitOk : kExitError;
+}
+
+}  // namespace
+
+std::vector<Command> HealthCommands() {
+  return {
+      {"health", "check", "[--service NAME]",
+       "Ask the server's grpc.health.v1 status; exit 0 only if SERVING. "
+       "NAME: \"liveness\" (up, whatever the store), a service such as "
+       "gnomon.v1.JobAdmin, or empty for the whole server. No token needed.",
+       {{"service", "", true, "NAME", "Service to ask about (default: the whole server)."}},
+       "gnomonctl health check\n"
+       "gnomonctl health check --service liveness --tls --ca ca.crt --tls-server-name '*'",
+       Check},
+  };
+}
+
+}  // namespace gnomon::cli
