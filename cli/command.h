@@ -143,6 +143,7 @@ std::vector<Command> JobCommands();
 std::vector<Command> RunCommands();
 std::vector<Command> CronCommands();
 std::vector<Command> HealthCommands();
+std::vector<Command> AuditCommands();
 std::vector<Command> ReportCommands();
 
 }  // namespace gnomon::cli

@@ -17,6 +17,15 @@ int64_t Retention::Sweep() {
       total += *n;
       if (*n < options_.batch) break;
     }
+    // The audit log is kept as long as runs.
+    while (true) {
+      absl::StatusOr<int64_t> n = store_->DeleteAuditBefore(before, options_.batch);
+      if (!n.ok()) {
+        GNOMON_LOG(WARNING) << "log service: retention of the audit log failed: " << n.status();
+        break;
+      }
+      if (*n < options_.batch) break;
+    }
   }
   if (options_.max_runs_per_job > 0) {
     while (true) {

@@ -1,6 +1,6 @@
-// Retention: deletes runs (and their log lines) older than `days`, and the
-// oldest beyond `max_runs_per_job` per job, in small batches so no
-// transaction holds locks for long.
+// Retention: deletes runs (and their log lines) and audit entries older than
+// `days`, and the oldest runs beyond `max_runs_per_job` per job, in small
+// batches so no transaction holds locks for long.
 //
 //   Retention r(store, &RealClock(), {.days = 30});
 //   std::thread t([&] { r.Run(); });

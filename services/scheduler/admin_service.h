@@ -1,6 +1,8 @@
 // AdminService: the gRPC adapter of gnomon.v1.JobAdmin over AdminCore. Every
 // call needs an admin bearer token; after it is authenticated, the call is
 // counted against its credential's rate limit (RESOURCE_EXHAUSTED beyond it).
+// Every change that succeeds is written to the audit log with the object as
+// it was before (read once the caller is authorized) and after.
 //
 // Thread safety: gRPC calls it from many threads; AdminCore is thread-safe.
 #ifndef GNOMON_SERVICES_SCHEDULER_ADMIN_SERVICE_H_
@@ -9,15 +11,29 @@
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "services/common/server/authenticator.h"
 #include "services/common/server/rate_limiter.h"
+#include <functional>
+#include <string>
+
 #include "services/scheduler/admin_core.h"
+#include "services/scheduler/audit_log.h"
 
 namespace gnomon::scheduler {
 
+// For a change made through the API: its request, the object it changes
+// ("job/12"; asked after the change, so a creation can name what it created)
+// and the object's JSON before (asked before the change; none: "").
+struct AdminChange {
+  const google::protobuf::Message* request = nullptr;
+  std::function<std::string()> object;
+  std::function<std::string()> before;
+};
+
 class AdminService final : public v1::JobAdmin::Service {
  public:
-  // `limiter` may be null (no rate limit).
-  AdminService(AdminCore* core, Authenticator* auth, store::Store* store, RateLimiter* limiter = nullptr)
-      : core_(core), auth_(auth), store_(store), limiter_(limiter) {}
+  // `limiter` may be null (no rate limit); `audit` may be null (no audit log).
+  AdminService(AdminCore* core, Authenticator* auth, store::Store* store, RateLimiter* limiter = nullptr,
+               AuditLog* audit = nullptr)
+      : core_(core), auth_(auth), store_(store), limiter_(limiter), audit_(audit) {}
 
   using Ctx = grpc::ServerContext;
   grpc::Status CreateGroup(Ctx*, const v1::CreateGroupRequest*, v1::Group*) override;
@@ -42,17 +58,23 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status ListRuns(Ctx*, const v1::ListRunsRequest*, v1::ListRunsResponse*) override;
   grpc::Status GetRun(Ctx*, const v1::GetRunRequest*, v1::GetRunResponse*) override;
   grpc::Status KillRun(Ctx*, const v1::KillRunRequest*, v1::KillRunResponse*) override;
+  grpc::Status ListAudit(Ctx*, const v1::ListAuditRequest*, v1::ListAuditResponse*) override;
 
  private:
   // Authorizes the call to `method` (the handler's __func__, which is the
-  // RPC's name), runs `fn` and stores its value in `out`.
+  // RPC's name), runs `fn` and stores its value in `out`; a `change` that
+  // succeeds is audited.
   template <typename T, typename Fn>
-  grpc::Status Answer(const char* method, Ctx* ctx, T* out, Fn&& fn);
+  grpc::Status Answer(const char* method, Ctx* ctx, T* out, Fn&& fn, const AdminChange& change = {});
+  // The JSON of a job or group now ("" if it cannot be read).
+  std::string JobJson(int64_t job_id);
+  std::string GroupJson(int64_t group_id);
 
   AdminCore* const core_;
   Authenticator* const auth_;
   store::Store* const store_;
   RateLimiter* const limiter_;
+  AuditLog* const audit_;
 };
 
 }  // namespace gnomon::scheduler

@@ -53,7 +53,8 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
              }),
       core_(store, &trigger_, &dispatcher_, &loop_, &links_, clock, options.limits, options.token_grace),
       admin_limiter_(options.admin_rate, clock),
-      service_(&core_, auth, store, &admin_limiter_) {
+      audit_(store, clock),
+      service_(&core_, auth, store, &admin_limiter_, &audit_) {
   // An executor that left gets no new runs; its link (and unanswered
   // dispatches) are failed at once.
   membership_.OnLeft([this](const v1::ExecutorInfo& e) {

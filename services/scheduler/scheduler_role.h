@@ -99,6 +99,7 @@ class SchedulerRole {
   PartitionLease lease_;
   AdminCore core_;
   RateLimiter admin_limiter_;
+  AuditLog audit_;
   AdminService service_;
   // Joined first on Stop: once they are, nothing more is handed to the pools.
   std::thread loop_thread_;

@@ -189,7 +189,7 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
        absl::Substitute(R"(group { id: $0 title: "t" manual { addresses: "127.0.0.1:1" } }
                            update_mask { paths: "title" })", g)},
       {"gnomon.v1.JobAdmin.DeleteGroup", {}, "group_id: " + g},
-      {"gnomon.v1.JobAdmin.RotateGroupToken", {}, "group_id: " + g},
+      {"gnomon.v1.JobAdmin.RotateGroupToken", {}, absl::StrCat("group_id: ", g, " grace { seconds: 60 }")},
       {"gnomon.v1.JobAdmin.CreateJob", {}, absl::StrCat("job { ", job, " }")},
       {"gnomon.v1.JobAdmin.CreateJob", {}, absl::StrCat("job { ", script_job, " }")},
       {"gnomon.v1.JobAdmin.CreateJob", {}, absl::StrCat("job { ", delay_job, " }")},
@@ -212,6 +212,7 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
                     times)},
       {"gnomon.v1.JobAdmin.GetRun", {}, "run_id: 1 log_lines: 10"},
       {"gnomon.v1.JobAdmin.KillRun", {}, "run_id: 1"},
+      {"gnomon.v1.JobAdmin.ListAudit", {}, R"(object: "job/1" page_size: 10 page_token: "1")"},
       {"gnomon.v1.LogService.ReportResults", {},
        R"(items { sequence: 1 started { run_id: 1 start_time { seconds: 1700000000 }
                                          executor_address: "127.0.0.1:1" } })"},

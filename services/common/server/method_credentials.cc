@@ -27,6 +27,7 @@ constexpr Row kRows[] = {
     {kJobAdmin, "TriggerJob", kAdmin},     {kJobAdmin, "PreviewSchedule", kAdmin},
     {kJobAdmin, "Backfill", kAdmin},       {kJobAdmin, "ListRuns", kAdmin},
     {kJobAdmin, "GetRun", kAdmin},         {kJobAdmin, "KillRun", kAdmin},
+    {kJobAdmin, "ListAudit", kAdmin},
     {kLog, "ReportResults", kGroup},       {kLog, "StreamRunLog", kAdmin},
     {kLog, "GetRun", kAdmin},              {kLog, "ListRuns", kAdmin},
     {kLog, "GetReport", kAdmin},           {kRegistry, "Session", kGroup},

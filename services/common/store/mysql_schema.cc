@@ -196,6 +196,18 @@ const std::vector<Migration>& MysqlMigrations() {
            " ADD COLUMN IF NOT EXISTS previous_access_token VARCHAR(255) NOT NULL DEFAULT '',"
            " ADD COLUMN IF NOT EXISTS previous_token_expire_ms BIGINT NOT NULL DEFAULT 0",
        }},
+      {7,
+       "the audit log of admin changes",
+       {
+           // entry: a serialized v1.AuditEntry (without its id).
+           "CREATE TABLE IF NOT EXISTS audit_log ("
+           " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+           " at_ms BIGINT NOT NULL,"
+           " object VARCHAR(255) NOT NULL,"
+           " entry LONGBLOB NOT NULL,"
+           " KEY audit_object (object, id),"
+           " KEY audit_at (at_ms))" GNOMON_MYSQL_TABLE_OPTIONS,
+       }},
   };
   return *migrations;
 }

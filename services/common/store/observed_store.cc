@@ -44,6 +44,9 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"GetReport", false},
     {"DeleteRunsEndedBefore", true},
     {"TrimRunsPerJob", true},
+    {"AppendAudit", true},
+    {"ListAudit", false},
+    {"DeleteAuditBefore", true},
     {"UpsertExecutor", true},
     {"RemoveExecutor", true},
     {"ListExecutors", false},
@@ -169,6 +172,16 @@ absl::StatusOr<std::vector<v1::ReportRow>> ObservedStore::GetReport(int64_t from
 absl::StatusOr<int64_t> ObservedStore::DeleteRunsEndedBefore(int64_t before_ms, int limit) {
   return Observed(StoreCall::kDeleteRunsEndedBefore,
                   [&] { return inner_->DeleteRunsEndedBefore(before_ms, limit); });
+}
+absl::Status ObservedStore::AppendAudit(const v1::AuditEntry& entry) {
+  return Observed(StoreCall::kAppendAudit, [&] { return inner_->AppendAudit(entry); });
+}
+absl::StatusOr<std::vector<v1::AuditEntry>> ObservedStore::ListAudit(std::string_view object, int64_t before_id,
+                                                                     int limit) {
+  return Observed(StoreCall::kListAudit, [&] { return inner_->ListAudit(object, before_id, limit); });
+}
+absl::StatusOr<int64_t> ObservedStore::DeleteAuditBefore(int64_t before_ms, int limit) {
+  return Observed(StoreCall::kDeleteAuditBefore, [&] { return inner_->DeleteAuditBefore(before_ms, limit); });
 }
 absl::StatusOr<int64_t> ObservedStore::TrimRunsPerJob(int64_t keep, int limit) {
   return Observed(StoreCall::kTrimRunsPerJob, [&] { return inner_->TrimRunsPerJob(keep, limit); });

@@ -40,6 +40,7 @@ enum class StoreCall {
   kInsertRuns, kRecordDispatches, kApplyReports, kGetRun, kListRuns, kReadRunLog, kListActiveRunsOn,
   kListPendingFollowups, kCompleteFollowups, kDeferFollowups, kFailRuns, kRecordAlarmStatus,
   kGetReport, kDeleteRunsEndedBefore, kTrimRunsPerJob,
+  kAppendAudit, kListAudit, kDeleteAuditBefore,
   kUpsertExecutor, kRemoveExecutor, kListExecutors, kPruneExecutors,
   kHasAdminTokens, kCreateAdminToken, kFindAdminToken,
   kAcquireLeases, kReleaseLeases, kDeleteExpiredLeases, kListLeases, kPing,
@@ -99,6 +100,10 @@ class ObservedStore final : public Store {
   absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
                                    std::string_view handle_message, int64_t now_ms) override;
   absl::Status RecordAlarmStatus(int64_t run_id, std::string_view status) override;
+  absl::Status AppendAudit(const v1::AuditEntry& entry) override;
+  absl::StatusOr<std::vector<v1::AuditEntry>> ListAudit(std::string_view object, int64_t before_id,
+                                                        int limit) override;
+  absl::StatusOr<int64_t> DeleteAuditBefore(int64_t before_ms, int limit) override;
   absl::StatusOr<std::vector<v1::ReportRow>> GetReport(int64_t from_day_ms, int64_t to_day_ms,
                                                        int64_t job_id) override;
   absl::StatusOr<int64_t> DeleteRunsEndedBefore(int64_t before_ms, int limit) override;

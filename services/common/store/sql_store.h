@@ -84,6 +84,10 @@ class SqlStore final : public Store {
                                    std::string_view handle_message, int64_t now_ms) override;
   absl::StatusOr<int64_t> DeleteRunsEndedBefore(int64_t before_ms, int limit) override;
   absl::StatusOr<int64_t> TrimRunsPerJob(int64_t keep, int limit) override;
+  absl::Status AppendAudit(const v1::AuditEntry& entry) override;
+  absl::StatusOr<std::vector<v1::AuditEntry>> ListAudit(std::string_view object, int64_t before_id,
+                                                        int limit) override;
+  absl::StatusOr<int64_t> DeleteAuditBefore(int64_t before_ms, int limit) override;
 
   // Reports (sql_store_reports.cc).
   absl::StatusOr<std::vector<v1::ReportRow>> GetReport(int64_t from_day_ms, int64_t to_day_ms,

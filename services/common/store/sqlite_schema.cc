@@ -200,6 +200,18 @@ const std::vector<Migration>& SqliteMigrations() {
            "ALTER TABLE job_group ADD COLUMN previous_access_token TEXT NOT NULL DEFAULT ''",
            "ALTER TABLE job_group ADD COLUMN previous_token_expire_ms INTEGER NOT NULL DEFAULT 0",
        }},
+      {7,
+       "the audit log of admin changes",
+       {
+           // entry: a serialized v1.AuditEntry (without its id).
+           "CREATE TABLE IF NOT EXISTS audit_log ("
+           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " at_ms INTEGER NOT NULL,"
+           " object TEXT NOT NULL,"
+           " entry BLOB NOT NULL)",
+           "CREATE INDEX IF NOT EXISTS audit_object ON audit_log(object, id)",
+           "CREATE INDEX IF NOT EXISTS audit_at ON audit_log(at_ms)",
+       }},
   };
   return *migrations;
 }

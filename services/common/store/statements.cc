@@ -314,6 +314,12 @@ Statements Portable() {
       "SELECT info, register_ms, last_beat_ms FROM registry ORDER BY app_name, address";
   s.prune_executors = "DELETE FROM registry WHERE last_beat_ms < ?";
 
+  s.insert_audit = "INSERT INTO audit_log(at_ms, object, entry) VALUES (?, ?, ?)";
+  s.select_audit =
+      "SELECT id, entry FROM audit_log WHERE (? = 0 OR id < ?) AND (? = '' OR object = ?) "
+      "ORDER BY id DESC LIMIT ?";
+  s.select_audit_cutoff = "SELECT id FROM audit_log WHERE at_ms < ? ORDER BY id LIMIT ?";
+  s.delete_audit_through = "DELETE FROM audit_log WHERE id <= ? AND at_ms < ?";
   s.count_admin_tokens = "SELECT COUNT(*) FROM admin_token";
   s.insert_admin_token = "INSERT INTO admin_token(name, sha256, create_ms) VALUES (?, ?, ?)";
   s.select_admin_token = "SELECT name FROM admin_token WHERE sha256 = ?";

@@ -147,6 +147,10 @@ struct Statements {
   std::string prune_executors;
 
   // Admin tokens.
+  std::string insert_audit;
+  std::string select_audit;            // (before_id, before_id, object, object, limit)
+  std::string select_audit_cutoff;     // (before_ms, limit): ids to delete
+  std::string delete_audit_through;    // (max_id, before_ms)
   std::string count_admin_tokens;
   std::string insert_admin_token;
   std::string select_admin_token;

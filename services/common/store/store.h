@@ -31,6 +31,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "gnomon/v1/admin.pb.h"
 #include "gnomon/v1/common.pb.h"
 #include "gnomon/v1/log.pb.h"
 
@@ -282,6 +283,17 @@ class Store {
   // Deletes at most `limit` of the oldest ended runs of jobs holding more
   // than `keep` runs; returns how many.
   virtual absl::StatusOr<int64_t> TrimRunsPerJob(int64_t keep, int limit) = 0;
+
+  // ---- Audit --------------------------------------------------------------
+  // Appends `entry` (its time and fields as given; the id is assigned).
+  virtual absl::Status AppendAudit(const v1::AuditEntry& entry) = 0;
+  // Entries newest first with id < before_id (0: from the newest), only
+  // those whose object is `object` unless it is empty; at most `limit`.
+  virtual absl::StatusOr<std::vector<v1::AuditEntry>> ListAudit(std::string_view object, int64_t before_id,
+                                                                int limit) = 0;
+  // Deletes at most `limit` of the oldest entries written before before_ms;
+  // returns how many.
+  virtual absl::StatusOr<int64_t> DeleteAuditBefore(int64_t before_ms, int limit) = 0;
 
   // ---- Registry -----------------------------------------------------------
   // Inserts or replaces the row of (app_name, address) with last beat now_ms.

@@ -388,6 +388,41 @@ TEST_P(StoreTest, AnExpiredLeaseGoesToTheNextHolderWithAHigherEpoch) {
   EXPECT_EQ(b.leases[0].epoch, a.leases[0].epoch + 1);
 }
 
+TEST_P(StoreTest, AuditEntriesAreListedNewestFirstByObjectAndExpireByAge) {
+  auto entry = [](int64_t ms, const std::string& object, const std::string& method) {
+    v1::AuditEntry e;
+    e.mutable_time()->set_seconds(ms / 1000);
+    e.set_actor("admin:0123456789abcdef");
+    e.set_method(method);
+    e.set_object(object);
+    e.set_before_json("{}");
+    e.set_after_json(R"({"id":"12"})");
+    return e;
+  };
+  ASSERT_OK(store().AppendAudit(entry(1000, "job/12", "CreateJob")));
+  ASSERT_OK(store().AppendAudit(entry(2000, "group/3", "UpdateGroup")));
+  ASSERT_OK(store().AppendAudit(entry(3000, "job/12", "StopJob")));
+  ASSERT_OK_AND_ASSIGN(all, store().ListAudit("", 0, 10));
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].method(), "StopJob");
+  EXPECT_EQ(all[2].method(), "CreateJob");
+  EXPECT_EQ(all[2].actor(), "admin:0123456789abcdef");
+  EXPECT_EQ(all[2].after_json(), R"({"id":"12"})");
+  EXPECT_GT(all[0].id(), all[1].id());
+  ASSERT_OK_AND_ASSIGN(job, store().ListAudit("job/12", 0, 10));
+  ASSERT_EQ(job.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(older, store().ListAudit("job/12", job[0].id(), 10));  // The next page.
+  ASSERT_EQ(older.size(), 1u);
+  EXPECT_EQ(older[0].method(), "CreateJob");
+  ASSERT_OK_AND_ASSIGN(deleted, store().DeleteAuditBefore(2500, 1));
+  EXPECT_EQ(deleted, 1);
+  ASSERT_OK_AND_ASSIGN(deleted_more, store().DeleteAuditBefore(2500, 10));
+  EXPECT_EQ(deleted_more, 1);
+  ASSERT_OK_AND_ASSIGN(left, store().ListAudit("", 0, 10));
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].method(), "StopJob");
+}
+
 TEST_P(StoreTest, MigrationsAreRecordedOnceAndReopenIsANoop) {
   ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("kept"), 1));
   const std::vector<int64_t> first = AppliedMigrations();
