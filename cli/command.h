@@ -144,6 +144,7 @@ std::vector<Command> RunCommands();
 std::vector<Command> CronCommands();
 std::vector<Command> HealthCommands();
 std::vector<Command> AuditCommands();
+std::vector<Command> TokenCommands();
 std::vector<Command> ReportCommands();
 
 }  // namespace gnomon::cli

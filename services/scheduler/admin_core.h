@@ -63,6 +63,11 @@ class AdminCore {
   absl::StatusOr<v1::BackfillResponse> Backfill(const v1::BackfillRequest& req);
   absl::StatusOr<v1::KillRunResponse> KillRun(int64_t run_id);
 
+  // API tokens (admin_tokens.cc).
+  absl::StatusOr<v1::CreateTokenResponse> CreateToken(const v1::CreateTokenRequest& req);
+  absl::StatusOr<v1::ListTokensResponse> ListTokens();
+  absl::StatusOr<v1::ApiToken> RevokeToken(const v1::RevokeTokenRequest& req);
+
  private:
   // A create request made into a row to insert: validated, with its state
   // and first cursor.

@@ -142,4 +142,16 @@ grpc::Status AdminService::ListAudit(Ctx* c, const v1::ListAuditRequest* r, v1::
   });
 }
 
+grpc::Status AdminService::CreateToken(Ctx* c, const v1::CreateTokenRequest* r, v1::CreateTokenResponse* o) {
+  return Answer(__func__, c, o, [&] { return core_->CreateToken(*r); },
+                {r, [r] { return absl::StrCat("token/", r->name()); }});
+}
+grpc::Status AdminService::ListTokens(Ctx* c, const v1::ListTokensRequest*, v1::ListTokensResponse* o) {
+  return Answer(__func__, c, o, [&] { return core_->ListTokens(); });
+}
+grpc::Status AdminService::RevokeToken(Ctx* c, const v1::RevokeTokenRequest* r, v1::ApiToken* o) {
+  return Answer(__func__, c, o, [&] { return core_->RevokeToken(*r); },
+                {r, [r] { return absl::StrCat("token/", r->name()); }});
+}
+
 }  // namespace gnomon::scheduler

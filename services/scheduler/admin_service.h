@@ -59,6 +59,9 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status GetRun(Ctx*, const v1::GetRunRequest*, v1::GetRunResponse*) override;
   grpc::Status KillRun(Ctx*, const v1::KillRunRequest*, v1::KillRunResponse*) override;
   grpc::Status ListAudit(Ctx*, const v1::ListAuditRequest*, v1::ListAuditResponse*) override;
+  grpc::Status CreateToken(Ctx*, const v1::CreateTokenRequest*, v1::CreateTokenResponse*) override;
+  grpc::Status ListTokens(Ctx*, const v1::ListTokensRequest*, v1::ListTokensResponse*) override;
+  grpc::Status RevokeToken(Ctx*, const v1::RevokeTokenRequest*, v1::ApiToken*) override;
 
  private:
   // Authorizes the call to `method` (the handler's __func__, which is the

@@ -15,13 +15,15 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 
-// Clears every secret in `m` and the messages it holds: the group tokens
-// (access_token, previous_access_token), wherever they appear.
+// Clears every secret in `m` and the messages it holds, wherever they
+// appear: group tokens (access_token, previous_access_token) and a new API
+// token's secret.
 void Redact(Message* m) {
   const Reflection* r = m->GetReflection();
   for (int i = 0; i < m->GetDescriptor()->field_count(); ++i) {
     const FieldDescriptor* f = m->GetDescriptor()->field(i);
-    if (f->cpp_type() == FieldDescriptor::CPPTYPE_STRING && absl::EndsWith(f->name(), "access_token")) {
+    if (f->cpp_type() == FieldDescriptor::CPPTYPE_STRING &&
+        (absl::EndsWith(f->name(), "access_token") || f->name() == "secret")) {
       r->ClearField(m, f);
     } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       if (f->is_repeated()) {

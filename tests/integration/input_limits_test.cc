@@ -213,6 +213,9 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
       {"gnomon.v1.JobAdmin.GetRun", {}, "run_id: 1 log_lines: 10"},
       {"gnomon.v1.JobAdmin.KillRun", {}, "run_id: 1"},
       {"gnomon.v1.JobAdmin.ListAudit", {}, R"(object: "job/1" page_size: 10 page_token: "1")"},
+      {"gnomon.v1.JobAdmin.CreateToken", {}, R"(name: "walk-token" ttl { seconds: 3600 })"},
+      {"gnomon.v1.JobAdmin.ListTokens", {}, ""},
+      {"gnomon.v1.JobAdmin.RevokeToken", {}, R"(name: "walk-token")"},
       {"gnomon.v1.LogService.ReportResults", {},
        R"(items { sequence: 1 started { run_id: 1 start_time { seconds: 1700000000 }
                                          executor_address: "127.0.0.1:1" } })"},
@@ -305,8 +308,7 @@ class AdminRateLimitTest : public InputLimitsTest {
  protected:
   // A small burst and a slow refill, so the test's own calls cannot refill it.
   AdminRateLimitTest()
-      : InputLimitsTest({"--admin-rate-limit=0.01", "--admin-rate-burst=20", std::string("--cluster-token=") + kCluster}) {}
-  static constexpr char kCluster[] = "rate-limit-test-cluster-token-0123456789";
+      : InputLimitsTest({"--admin-rate-limit=0.01", "--admin-rate-burst=20"}) {}
 };
 
 TEST_F(AdminRateLimitTest, ABurstOverTheLimitIsRefusedPerCredential) {
@@ -319,7 +321,15 @@ TEST_F(AdminRateLimitTest, ABurstOverTheLimitIsRefusedPerCredential) {
     v1::Job out;
     return admin->GetJob(&ctx, req, &out);
   };
-  // SetUp spent 2 of the admin token's 20 calls.
+  // A second API token (a third of the admin token's 20 calls: SetUp spent 2).
+  v1::CreateTokenResponse second;
+  {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster_.admin_token()));
+    v1::CreateTokenRequest req;
+    req.set_name("second");
+    ASSERT_TRUE(admin->CreateToken(&ctx, req, &second).ok());
+  }
   int ok = 0, exhausted = 0;
   for (int i = 0; i < 40; ++i) {
     grpc::Status s = get(cluster_.admin_token());
@@ -332,11 +342,11 @@ TEST_F(AdminRateLimitTest, ABurstOverTheLimitIsRefusedPerCredential) {
       ++exhausted;
     }
   }
-  EXPECT_EQ(ok, 18);
-  EXPECT_EQ(exhausted, 22);
-  // Another credential (the cluster token the roles share is one) has its own bucket.
-  for (int i = 0; i < 20; ++i) EXPECT_TRUE(get(kCluster).ok()) << i;
-  EXPECT_EQ(get(kCluster).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(ok, 17);
+  EXPECT_EQ(exhausted, 23);
+  // Another credential has its own bucket.
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(get(second.secret()).ok()) << i;
+  EXPECT_EQ(get(second.secret()).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   // A wrong token is still refused as unauthenticated, not rate limited.
   EXPECT_EQ(get("not-a-token").error_code(), grpc::StatusCode::UNAUTHENTICATED);
 }

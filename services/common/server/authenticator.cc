@@ -1,5 +1,7 @@
 #include "services/common/server/authenticator.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -12,7 +14,7 @@ namespace gnomon {
 
 using google::protobuf::util::TimeUtil;
 namespace {
-constexpr int64_t kCacheMillis = 30'000;
+constexpr int64_t kCacheMillis = 5'000;
 }  // namespace
 
 std::string MetadataValue(const grpc::ServerContext& context, std::string_view key) {
@@ -36,7 +38,8 @@ absl::StatusOr<Caller> Authenticator::Authorize(const grpc::ServerContext& conte
     return absl::UnauthenticatedError(kRefusedMessage);
   }
   switch (*required) {
-    case Credential::kAdmin: return CheckAdmin(context, full_method);
+    case Credential::kAdmin: return CheckAdmin(context, full_method, /*cluster=*/false);
+    case Credential::kAdminOrCluster: return CheckAdmin(context, full_method, /*cluster=*/true);
     case Credential::kGroupOfApp: return CheckGroup(context, full_method);
   }
   return absl::UnauthenticatedError(kRefusedMessage);
@@ -55,13 +58,16 @@ absl::Status Authenticator::Refuse(AuthFailure reason, std::string_view full_met
 }
 
 absl::StatusOr<Caller> Authenticator::CheckAdmin(const grpc::ServerContext& context,
-                                                 std::string_view full_method) {
+                                                 std::string_view full_method, bool cluster) {
   std::string header = MetadataValue(context, kAuthorizationKey);
   constexpr absl::string_view kBearer = "Bearer ";
   if (header.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method);
   if (!absl::StartsWith(header, kBearer)) return Refuse(AuthFailure::kMalformed, full_method);
   std::string token = header.substr(kBearer.size());
-  if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) return Caller{{}, "cluster"};
+  if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) {
+    if (cluster) return Caller{{}, "cluster"};
+    return Refuse(AuthFailure::kInvalidAdminToken, full_method);  // Roles' secret, not an API token.
+  }
   std::string digest = Sha256Hex(token);
   Caller caller{{}, "admin:" + digest};
   int64_t now = clock_->NowMillis();
@@ -70,11 +76,16 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const grpc::ServerContext& cont
     auto it = valid_.find(digest);
     if (it != valid_.end() && it->second > now) return caller;
   }
-  absl::StatusOr<std::string> name = store_->FindAdminToken(digest);
-  if (absl::IsNotFound(name.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
-  if (!name.ok()) return name.status();
+  absl::StatusOr<v1::ApiToken> found = store_->FindAdminToken(digest);
+  if (absl::IsNotFound(found.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
+  if (!found.ok()) return found.status();
+  const int64_t expires = found->has_expire_time() ? TimeUtil::TimestampToMilliseconds(found->expire_time()) : 0;
+  if (found->has_revoke_time() || (expires != 0 && expires <= now)) {
+    return Refuse(AuthFailure::kInvalidAdminToken, full_method);
+  }
   absl::MutexLock l(&mu_);
-  valid_[digest] = now + kCacheMillis;
+  // Remembered briefly: a revocation reaches every replica within that.
+  valid_[digest] = expires != 0 ? std::min(now + kCacheMillis, expires) : now + kCacheMillis;
   return caller;
 }
 

@@ -3,8 +3,10 @@
 // Every handler of every gnomond service starts with Authorize, which checks
 // the credential method_credentials.h's table requires for the method, before
 // the handler reads a message or touches the store. Admin and query calls carry
-// "authorization: Bearer <token>": an admin token (looked up by SHA-256 digest
-// in the store) or the cluster token shared by gnomond roles. Executor-facing
+// "authorization: Bearer <token>": an API token (looked up by SHA-256 digest in
+// the store; revoked and expired ones refused, valid ones remembered 5 s), or
+// for the few calls roles make on each other, the cluster token shared by
+// gnomond roles. Executor-facing
 // calls carry "x-gnomon-app" and "x-gnomon-access-token", compared with the
 // token of that app's group — or its previous token until that expires (a
 // rotation's grace period).
@@ -79,7 +81,8 @@ class Authenticator {
   absl::StatusOr<std::optional<std::string>> BootstrapAdminToken();
 
  private:
-  absl::StatusOr<Caller> CheckAdmin(const grpc::ServerContext& context, std::string_view full_method)
+  // `cluster`: the cluster token is accepted too.
+  absl::StatusOr<Caller> CheckAdmin(const grpc::ServerContext& context, std::string_view full_method, bool cluster)
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<Caller> CheckGroup(const grpc::ServerContext& context, std::string_view full_method);
   // The caller `token` makes of `app`'s group; `full_method` names refusals.

@@ -24,7 +24,9 @@ using Metadata = std::vector<std::pair<std::string, std::string>>;
 // A JobAdmin whose handlers authorize as other methods of the table: GetJob as
 // itself (admin, answering the caller's credential identity in the job's
 // description), GetGroup as Registry.Session (group of app, answering the
-// caller's group) and ListGroups as a method the table does not have.
+// caller's group), ListJobs as Registry.WatchExecutors (admin or cluster,
+// answering the credential in next_page_token) and ListGroups as a method the
+// table does not have.
 class Authorizing final : public v1::JobAdmin::Service {
  public:
   explicit Authorizing(Authenticator* auth) : auth_(auth) {}
@@ -38,6 +40,12 @@ class Authorizing final : public v1::JobAdmin::Service {
     absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::Registry::service_full_name(), "Session");
     if (!caller.ok()) return ToGrpcStatus(caller.status());
     *out = caller->group;
+    return grpc::Status::OK;
+  }
+  grpc::Status ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest*, v1::ListJobsResponse* out) override {
+    absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::Registry::service_full_name(), "WatchExecutors");
+    if (!caller.ok()) return ToGrpcStatus(caller.status());
+    out->set_next_page_token(caller->credential);
     return grpc::Status::OK;
   }
   grpc::Status ListGroups(grpc::ServerContext* ctx, const v1::ListGroupsRequest*,
@@ -73,6 +81,15 @@ class AuthenticatorTest : public ::testing::Test {
     if (credential != nullptr) *credential = out.description();
     return s;
   }
+  // A call roles make on each other (Registry.WatchExecutors).
+  grpc::Status BetweenRoles(const Metadata& md, std::string* credential = nullptr) {
+    grpc::ClientContext ctx;
+    Add(ctx, md);
+    v1::ListJobsResponse out;
+    grpc::Status s = stub_->ListJobs(&ctx, v1::ListJobsRequest(), &out);
+    if (credential != nullptr) *credential = out.next_page_token();
+    return s;
+  }
   grpc::Status Group(const Metadata& md, v1::Group* out) {
     grpc::ClientContext ctx;
     Add(ctx, md);
@@ -92,14 +109,29 @@ class AuthenticatorTest : public ::testing::Test {
   std::unique_ptr<v1::JobAdmin::Stub> stub_;
 };
 
-TEST_F(AuthenticatorTest, AdminMethodsTakeAnAdminOrTheClusterToken) {
+TEST_F(AuthenticatorTest, AdminMethodsTakeAnApiTokenAndTheClusterTokenOnlyBetweenRoles) {
   EXPECT_TRUE(Admin({{authorization_, BearerValue("admin-token")}}).ok());
-  EXPECT_TRUE(Admin({{authorization_, BearerValue("cluster-token")}}).ok());
+  EXPECT_EQ(Admin({{authorization_, BearerValue("cluster-token")}}).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_TRUE(BetweenRoles({{authorization_, BearerValue("cluster-token")}}).ok());
+  EXPECT_TRUE(BetweenRoles({{authorization_, BearerValue("admin-token")}}).ok());
   // A group's token is no admin credential, in either header.
   EXPECT_EQ(Admin({{authorization_, BearerValue("billing-token")}}).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(Admin({{access_, "billing-token"}, {app_, "billing"}}).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(AuthenticatorTest, RevokedAndExpiredApiTokensAreRefused) {
+  ASSERT_TRUE(store_->CreateAdminToken("gone", Sha256Hex("revoked-token"), 1).ok());
+  ASSERT_TRUE(store_->RevokeAdminToken("gone", 2).ok());
+  ASSERT_TRUE(store_->CreateAdminToken("old", Sha256Hex("expired-token"), 1, /*expire_ms=*/2).ok());
+  ASSERT_TRUE(store_->CreateAdminToken("new", Sha256Hex("fresh-token"), 1,
+                                       /*expire_ms=*/absl::ToUnixMillis(absl::Now() + absl::Hours(1)))
+                  .ok());
+  EXPECT_EQ(Admin({{authorization_, BearerValue("revoked-token")}}).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Admin({{authorization_, BearerValue("expired-token")}}).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_TRUE(Admin({{authorization_, BearerValue("fresh-token")}}).ok());
 }
 
 // Rate limits count calls per credential: each admin token, and the cluster
@@ -108,7 +140,7 @@ TEST_F(AuthenticatorTest, CallersCarryTheirCredentialIdentityNeverTheToken) {
   std::string admin, again, cluster;
   ASSERT_TRUE(Admin({{authorization_, BearerValue("admin-token")}}, &admin).ok());
   ASSERT_TRUE(Admin({{authorization_, BearerValue("admin-token")}}, &again).ok());  // From the cache.
-  ASSERT_TRUE(Admin({{authorization_, BearerValue("cluster-token")}}, &cluster).ok());
+  ASSERT_TRUE(BetweenRoles({{authorization_, BearerValue("cluster-token")}}, &cluster).ok());
   EXPECT_EQ(admin, "admin:" + Sha256Hex("admin-token"));
   EXPECT_EQ(again, admin);
   EXPECT_EQ(cluster, "cluster");

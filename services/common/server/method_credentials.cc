@@ -27,11 +27,12 @@ constexpr Row kRows[] = {
     {kJobAdmin, "TriggerJob", kAdmin},     {kJobAdmin, "PreviewSchedule", kAdmin},
     {kJobAdmin, "Backfill", kAdmin},       {kJobAdmin, "ListRuns", kAdmin},
     {kJobAdmin, "GetRun", kAdmin},         {kJobAdmin, "KillRun", kAdmin},
-    {kJobAdmin, "ListAudit", kAdmin},
+    {kJobAdmin, "ListAudit", kAdmin},      {kJobAdmin, "CreateToken", kAdmin},
+    {kJobAdmin, "ListTokens", kAdmin},     {kJobAdmin, "RevokeToken", kAdmin},
     {kLog, "ReportResults", kGroup},       {kLog, "StreamRunLog", kAdmin},
     {kLog, "GetRun", kAdmin},              {kLog, "ListRuns", kAdmin},
     {kLog, "GetReport", kAdmin},           {kRegistry, "Session", kGroup},
-    {kRegistry, "WatchExecutors", kAdmin},
+    {kRegistry, "WatchExecutors", Credential::kAdminOrCluster},
 };
 
 const Table& MethodTable() {

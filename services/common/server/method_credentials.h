@@ -18,8 +18,12 @@
 namespace gnomon {
 
 enum class Credential {
-  // "authorization: Bearer <token>": an admin token or the cluster token.
+  // "authorization: Bearer <token>": an API (admin) token that is neither
+  // revoked nor expired.
   kAdmin,
+  // The same, or the cluster token: the calls gnomond roles make on each
+  // other (the scheduler watching the registry), and no others.
+  kAdminOrCluster,
   // "x-gnomon-access-token" equal to the token of the group whose app is named
   // by "x-gnomon-app" (metadata, so it is checked before any message is read).
   kGroupOfApp,

@@ -13,6 +13,7 @@
 #include "services/common/server/authenticator.h"
 #include "services/common/server/grpc_server.h"
 #include "services/common/server/grpc_status.h"
+#include "services/common/server/tokens.h"
 #include "services/common/server/store_metrics.h"
 #include "services/common/store/observed_store.h"
 #include "services/common/store/testing/temp_store.h"
@@ -87,6 +88,7 @@ class AuthedAdmin final : public v1::JobAdmin::Service {
 
 TEST_F(ServerMetricsTest, EveryCallIsCountedAndRefusedCredentialsByReason) {
   ASSERT_TRUE(real_.AddGroup("billing", "group-token", 1).ok());
+  ASSERT_TRUE(real_->CreateAdminToken("ops", Sha256Hex("admin-token"), 1).ok());
   ServerMetrics metrics(registry_);
   Authenticator auth(real_.get(), "cluster-token", &metrics);
   AuthedAdmin service(&auth);
@@ -106,7 +108,7 @@ TEST_F(ServerMetricsTest, EveryCallIsCountedAndRefusedCredentialsByReason) {
   EXPECT_EQ(call("", ""), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(call(authorization, "Basic x"), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(call(authorization, BearerValue("wrong")), grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(call(authorization, BearerValue("cluster-token")), grpc::StatusCode::OK);
+  EXPECT_EQ(call(authorization, BearerValue("admin-token")), grpc::StatusCode::OK);
   {
     grpc::ClientContext ctx;
     ctx.AddMetadata(access, "nope");

@@ -208,6 +208,13 @@ const std::vector<Migration>& MysqlMigrations() {
            " KEY audit_object (object, id),"
            " KEY audit_at (at_ms))" GNOMON_MYSQL_TABLE_OPTIONS,
        }},
+      {8,
+       "API tokens that expire and are revoked",
+       {
+           "ALTER TABLE admin_token"
+           " ADD COLUMN IF NOT EXISTS expire_ms BIGINT NOT NULL DEFAULT 0,"
+           " ADD COLUMN IF NOT EXISTS revoke_ms BIGINT NOT NULL DEFAULT 0",
+       }},
   };
   return *migrations;
 }

@@ -54,6 +54,8 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"HasAdminTokens", false},
     {"CreateAdminToken", true},
     {"FindAdminToken", false},
+    {"ListAdminTokens", false},
+    {"RevokeAdminToken", true},
     {"AcquireLeases", true},
     {"ReleaseLeases", true},
     {"DeleteExpiredLeases", true},
@@ -203,13 +205,19 @@ absl::StatusOr<int64_t> ObservedStore::PruneExecutors(int64_t before_ms) {
 absl::StatusOr<bool> ObservedStore::HasAdminTokens() {
   return Observed(StoreCall::kHasAdminTokens, [&] { return inner_->HasAdminTokens(); });
 }
-absl::Status ObservedStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex,
-                                             int64_t now_ms) {
+absl::Status ObservedStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
+                                             int64_t expire_ms) {
   return Observed(StoreCall::kCreateAdminToken,
-                  [&] { return inner_->CreateAdminToken(name, sha256_hex, now_ms); });
+                  [&] { return inner_->CreateAdminToken(name, sha256_hex, now_ms, expire_ms); });
 }
-absl::StatusOr<std::string> ObservedStore::FindAdminToken(std::string_view sha256_hex) {
+absl::StatusOr<v1::ApiToken> ObservedStore::FindAdminToken(std::string_view sha256_hex) {
   return Observed(StoreCall::kFindAdminToken, [&] { return inner_->FindAdminToken(sha256_hex); });
+}
+absl::StatusOr<std::vector<v1::ApiToken>> ObservedStore::ListAdminTokens() {
+  return Observed(StoreCall::kListAdminTokens, [&] { return inner_->ListAdminTokens(); });
+}
+absl::StatusOr<v1::ApiToken> ObservedStore::RevokeAdminToken(std::string_view name, int64_t now_ms) {
+  return Observed(StoreCall::kRevokeAdminToken, [&] { return inner_->RevokeAdminToken(name, now_ms); });
 }
 absl::StatusOr<Leases> ObservedStore::AcquireLeases(const std::vector<std::string>& names,
                                                    std::string_view holder, int64_t ttl_ms) {

@@ -42,7 +42,7 @@ enum class StoreCall {
   kGetReport, kDeleteRunsEndedBefore, kTrimRunsPerJob,
   kAppendAudit, kListAudit, kDeleteAuditBefore,
   kUpsertExecutor, kRemoveExecutor, kListExecutors, kPruneExecutors,
-  kHasAdminTokens, kCreateAdminToken, kFindAdminToken,
+  kHasAdminTokens, kCreateAdminToken, kFindAdminToken, kListAdminTokens, kRevokeAdminToken,
   kAcquireLeases, kReleaseLeases, kDeleteExpiredLeases, kListLeases, kPing,
   kCount
 };
@@ -113,8 +113,11 @@ class ObservedStore final : public Store {
   absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() override;
   absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) override;
   absl::StatusOr<bool> HasAdminTokens() override;
-  absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms) override;
-  absl::StatusOr<std::string> FindAdminToken(std::string_view sha256_hex) override;
+  absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
+                                int64_t expire_ms) override;
+  absl::StatusOr<v1::ApiToken> FindAdminToken(std::string_view sha256_hex) override;
+  absl::StatusOr<std::vector<v1::ApiToken>> ListAdminTokens() override;
+  absl::StatusOr<v1::ApiToken> RevokeAdminToken(std::string_view name, int64_t now_ms) override;
   absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names, std::string_view holder,
                                        int64_t ttl_ms) override;
   absl::Status ReleaseLeases(const std::vector<std::string>& names, std::string_view holder) override;

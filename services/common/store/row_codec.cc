@@ -210,6 +210,16 @@ v1::Run RunFromRow(const SqlRow& row) {
   return r;
 }
 
+v1::ApiToken TokenFromRow(const SqlRow& row) {
+  v1::ApiToken t;
+  t.set_name(ColStr(row, 0));
+  t.set_fingerprint(ColStr(row, 1).substr(0, 16));
+  MaybeSet(ColInt(row, 2), &t, &v1::ApiToken::mutable_create_time);
+  MaybeSet(ColInt(row, 3), &t, &v1::ApiToken::mutable_expire_time);
+  MaybeSet(ColInt(row, 4), &t, &v1::ApiToken::mutable_revoke_time);
+  return t;
+}
+
 absl::StatusOr<v1::ExecutorInfo> ExecutorFromRow(const SqlRow& row) {
   v1::ExecutorInfo info;
   if (!info.ParseFromString(ColStr(row, 0))) {

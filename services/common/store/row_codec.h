@@ -46,6 +46,8 @@ std::vector<SqlValue> RunInsertArgs(const v1::Run& run);
 v1::Run RunFromRow(const SqlRow& row);
 
 // A row of Statements::select_executors.
+// A row of kTokenColumns.
+v1::ApiToken TokenFromRow(const SqlRow& row);
 absl::StatusOr<v1::ExecutorInfo> ExecutorFromRow(const SqlRow& row);
 
 }  // namespace gnomon::store::internal

@@ -100,9 +100,11 @@ class SqlStore final : public Store {
   absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() override;
   absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) override;
   absl::StatusOr<bool> HasAdminTokens() override;
-  absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex,
-                                int64_t now_ms) override;
-  absl::StatusOr<std::string> FindAdminToken(std::string_view sha256_hex) override;
+  absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
+                                int64_t expire_ms) override;
+  absl::StatusOr<v1::ApiToken> FindAdminToken(std::string_view sha256_hex) override;
+  absl::StatusOr<std::vector<v1::ApiToken>> ListAdminTokens() override;
+  absl::StatusOr<v1::ApiToken> RevokeAdminToken(std::string_view name, int64_t now_ms) override;
   absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names,
                                        std::string_view holder, int64_t ttl_ms) override;
   absl::Status ReleaseLeases(const std::vector<std::string>& names,
@@ -113,6 +115,8 @@ class SqlStore final : public Store {
   absl::Status Ping() override;
 
  private:
+  // The tokens `sql` selects (kTokenColumns), with `arg` as its one parameter if given.
+  absl::StatusOr<std::vector<v1::ApiToken>> ReadTokens(const std::string& sql, std::optional<std::string> arg);
   // Stored run-log lines, as (run id, line number).
   using LineSet = absl::flat_hash_set<std::pair<int64_t, int64_t>>;
 

@@ -84,33 +84,56 @@ absl::StatusOr<bool> SqlStore::HasAdminTokens() {
   return any;
 }
 
-absl::Status SqlStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex,
-                                        int64_t now_ms) {
+absl::Status SqlStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
+                                        int64_t expire_ms) {
   const std::string n(name);
   const std::string digest(sha256_hex);
   return db_->Transact([&](SqlConn& c) -> absl::Status {
     absl::StatusOr<ExecResult> r =
-        c.Exec(sql_.insert_admin_token, {SqlText(n), SqlText(digest), SqlInt(now_ms)});
+        c.Exec(sql_.insert_admin_token, {SqlText(n), SqlText(digest), SqlInt(now_ms), SqlInt(expire_ms)});
     if (absl::IsAlreadyExists(r.status())) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("admin token '", n, "' (or one with the same digest) exists"));
+      return absl::AlreadyExistsError(absl::StrCat("a token named '", n, "' (or with the same secret) exists"));
     }
     return r.status();
   });
 }
 
-absl::StatusOr<std::string> SqlStore::FindAdminToken(std::string_view sha256_hex) {
-  std::string name;
-  const std::string digest(sha256_hex);
+absl::StatusOr<v1::ApiToken> SqlStore::FindAdminToken(std::string_view sha256_hex) {
+  absl::StatusOr<std::vector<v1::ApiToken>> found = ReadTokens(sql_.select_admin_token, std::string(sha256_hex));
+  if (!found.ok()) return found.status();
+  if (found->empty()) return absl::NotFoundError("no admin token with that digest");
+  return found->front();
+}
+
+absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ListAdminTokens() {
+  return ReadTokens(sql_.select_admin_tokens, std::nullopt);
+}
+
+absl::StatusOr<v1::ApiToken> SqlStore::RevokeAdminToken(std::string_view name, int64_t now_ms) {
+  const std::string n(name);
+  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    return c.Exec(sql_.revoke_admin_token, {SqlInt(now_ms), SqlText(n)}).status();
+  });
+  if (!s.ok()) return s;
+  absl::StatusOr<std::vector<v1::ApiToken>> found = ReadTokens(sql_.select_admin_token_by_name, n);
+  if (!found.ok()) return found.status();
+  if (found->empty()) return absl::NotFoundError(absl::StrCat("name: no token named '", n, "'"));
+  return found->front();
+}
+
+absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ReadTokens(const std::string& sql,
+                                                               std::optional<std::string> arg) {
+  std::vector<v1::ApiToken> out;
   absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_admin_token, {SqlText(digest)});
+    std::vector<SqlValue> args;
+    if (arg) args.push_back(SqlText(*arg));
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
     if (!rows.ok()) return rows.status();
-    if (rows->empty()) return absl::NotFoundError("no admin token with that digest");
-    name = ColStr(rows->front(), 0);
+    for (const SqlRow& row : *rows) out.push_back(TokenFromRow(row));
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
-  return name;
+  return out;
 }
 
 }  // namespace gnomon::store::internal

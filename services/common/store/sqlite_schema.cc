@@ -212,6 +212,12 @@ const std::vector<Migration>& SqliteMigrations() {
            "CREATE INDEX IF NOT EXISTS audit_object ON audit_log(object, id)",
            "CREATE INDEX IF NOT EXISTS audit_at ON audit_log(at_ms)",
        }},
+      {8,
+       "API tokens that expire and are revoked",
+       {
+           "ALTER TABLE admin_token ADD COLUMN expire_ms INTEGER NOT NULL DEFAULT 0",
+           "ALTER TABLE admin_token ADD COLUMN revoke_ms INTEGER NOT NULL DEFAULT 0",
+       }},
   };
   return *migrations;
 }

@@ -321,8 +321,12 @@ Statements Portable() {
   s.select_audit_cutoff = "SELECT id FROM audit_log WHERE at_ms < ? ORDER BY id LIMIT ?";
   s.delete_audit_through = "DELETE FROM audit_log WHERE id <= ? AND at_ms < ?";
   s.count_admin_tokens = "SELECT COUNT(*) FROM admin_token";
-  s.insert_admin_token = "INSERT INTO admin_token(name, sha256, create_ms) VALUES (?, ?, ?)";
-  s.select_admin_token = "SELECT name FROM admin_token WHERE sha256 = ?";
+  s.insert_admin_token =
+      "INSERT INTO admin_token(name, sha256, create_ms, expire_ms) VALUES (?, ?, ?, ?)";
+  s.select_admin_token = absl::StrCat("SELECT ", kTokenColumns, " FROM admin_token WHERE sha256 = ?");
+  s.select_admin_token_by_name = absl::StrCat("SELECT ", kTokenColumns, " FROM admin_token WHERE name = ?");
+  s.select_admin_tokens = absl::StrCat("SELECT ", kTokenColumns, " FROM admin_token ORDER BY name");
+  s.revoke_admin_token = "UPDATE admin_token SET revoke_ms = ? WHERE name = ? AND revoke_ms = 0";
 
   s.update_lease = "UPDATE lease SET holder = ?, epoch = ?, expires_ms = ? WHERE name = ?";
   s.renew_leases_prefix = "UPDATE lease SET expires_ms = ? WHERE holder = ? AND name IN ";

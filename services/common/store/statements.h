@@ -30,6 +30,7 @@ enum class Dialect { kSqlite, kMysql };
 inline constexpr char kGroupColumns[] =
     "id, app_name, title, membership, access_token, create_ms, update_ms, previous_access_token, "
     "previous_token_expire_ms";
+inline constexpr char kTokenColumns[] = "name, sha256, create_ms, expire_ms, revoke_ms";
 inline constexpr char kJobColumns[] =
     "id, group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms";
 inline constexpr char kRunColumns[] =
@@ -154,6 +155,9 @@ struct Statements {
   std::string count_admin_tokens;
   std::string insert_admin_token;
   std::string select_admin_token;
+  std::string select_admin_token_by_name;
+  std::string select_admin_tokens;
+  std::string revoke_admin_token;  // (now_ms, name)
 
   // Leases.
   std::string store_now_ms;  // The database's clock, unix ms.

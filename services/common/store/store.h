@@ -309,11 +309,17 @@ class Store {
 
   // ---- Admin tokens (stored as SHA-256 hex digests, never in clear) --------
   virtual absl::StatusOr<bool> HasAdminTokens() = 0;
-  // AlreadyExists if the name is taken.
-  virtual absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex,
-                                        int64_t now_ms) = 0;
-  // The token's name; NotFound if no such digest.
-  virtual absl::StatusOr<std::string> FindAdminToken(std::string_view sha256_hex) = 0;
+  // AlreadyExists if the name is taken; expire_ms 0: never expires.
+  virtual absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
+                                        int64_t expire_ms = 0) = 0;
+  // The token with that digest, revoked or expired ones too (the caller
+  // judges); NotFound if none.
+  virtual absl::StatusOr<v1::ApiToken> FindAdminToken(std::string_view sha256_hex) = 0;
+  // Every token, by name.
+  virtual absl::StatusOr<std::vector<v1::ApiToken>> ListAdminTokens() = 0;
+  // Marks it revoked at now_ms (kept revoked if it already was); NotFound
+  // if there is no token of that name.
+  virtual absl::StatusOr<v1::ApiToken> RevokeAdminToken(std::string_view name, int64_t now_ms) = 0;
 
   // ---- Leases ---------------------------------------------------------------
   // Leases expire by the store's clock (the database server's for MySQL), so

@@ -75,7 +75,14 @@ std::vector<std::string> RewindToV1(bool mysql) {
            "ALTER TABLE run DROP COLUMN child_of",
            "ALTER TABLE run DROP COLUMN alarm_status"};
   }
-  // Version 7 added the audit log, version 6 a group's previous token.
+  // Version 8 made tokens expire and revocable, 7 added the audit log, 6 a
+  // group's previous token.
+  if (mysql) {
+    out.push_back("ALTER TABLE admin_token DROP COLUMN expire_ms, DROP COLUMN revoke_ms");
+  } else {
+    out.push_back("ALTER TABLE admin_token DROP COLUMN expire_ms");
+    out.push_back("ALTER TABLE admin_token DROP COLUMN revoke_ms");
+  }
   out.push_back("DROP TABLE audit_log");
   if (mysql) {
     out.push_back("ALTER TABLE job_group DROP COLUMN previous_access_token, DROP COLUMN previous_token_expire_ms");
@@ -113,7 +120,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1));
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -145,13 +152,13 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
   v1::Run run = MakeRun(job_, kDay);
   const int64_t id = Insert(run);
   ASSERT_OK(store().ApplyReports({Result(id, 200, kDay + 5000)}, 0).status());
-  // As if the server died after the ALTERs of versions 2 to 7 but before they were recorded.
+  // As if the server died after the ALTERs of versions 2 to 8 but before they were recorded.
   store_.reset();
   ASSERT_NO_FATAL_FAILURE(
       RawExec(url(), true, RawMysqlConnection(),
               {"DELETE FROM schema_migrations WHERE version >= 2", "DELETE FROM report_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);

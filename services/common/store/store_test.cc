@@ -306,10 +306,23 @@ TEST_P(StoreTest, AdminTokens) {
   EXPECT_TRUE(any_after);
   EXPECT_EQ(store().CreateAdminToken("ci", std::string(64, 'b'), 1000).code(),
             absl::StatusCode::kAlreadyExists);
-  ASSERT_OK_AND_ASSIGN(name, store().FindAdminToken(digest));
-  EXPECT_EQ(name, "ci");
+  ASSERT_OK_AND_ASSIGN(found, store().FindAdminToken(digest));
+  EXPECT_EQ(found.name(), "ci");
+  EXPECT_EQ(found.fingerprint(), digest.substr(0, 16));
+  EXPECT_FALSE(found.has_expire_time() || found.has_revoke_time());
   EXPECT_EQ(store().FindAdminToken(std::string(64, 'c')).status().code(),
             absl::StatusCode::kNotFound);
+  ASSERT_OK(store().CreateAdminToken("temp", std::string(64, 'd'), 2000, /*expire_ms=*/9000));
+  ASSERT_OK_AND_ASSIGN(revoked, store().RevokeAdminToken("ci", 5000));
+  EXPECT_EQ(revoked.revoke_time().seconds(), 5);
+  ASSERT_OK_AND_ASSIGN(again, store().RevokeAdminToken("ci", 7000));  // Stays revoked when it was.
+  EXPECT_EQ(again.revoke_time().seconds(), 5);
+  EXPECT_EQ(store().RevokeAdminToken("nobody", 7000).status().code(), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(all, store().ListAdminTokens());
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name(), "ci");
+  EXPECT_EQ(all[1].name(), "temp");
+  EXPECT_EQ(all[1].expire_time().seconds(), 9);
 }
 
 std::vector<std::string> HeldNames(const Leases& l) {

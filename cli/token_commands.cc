@@ -1,0 +1,96 @@
+// gnomonctl token create|list|revoke: API tokens for the admin API. A new
+// token's secret is printed once; gnomond keeps only its SHA-256.
+#include "absl/strings/str_cat.h"
+#include "cli/command.h"
+#include "cli/flags.h"
+#include "cli/format.h"
+#include "cli/requests.h"
+
+namespace gnomon::cli {
+namespace {
+
+void PrintToken(const v1::ApiToken& t, absl::TimeZone zone, std::ostream& out) {
+  Details d;
+  d.Add("name", t.name());
+  d.Add("fingerprint", t.fingerprint());
+  d.Add("created", FormatTime(t.create_time(), zone));
+  d.Add("expires", t.has_expire_time() ? FormatTime(t.expire_time(), zone) : "never");
+  if (t.has_revoke_time()) d.Add("revoked", FormatTime(t.revoke_time(), zone));
+  d.Render(out);
+}
+
+int Create(CommandContext& c) {
+  if (absl::Status s = ExpectPositionals(c.args(), {"NAME"}); !s.ok()) return c.UsageError(s);
+  v1::CreateTokenRequest req;
+  req.set_name(c.args().positionals()[0]);
+  if (auto ttl = c.args().Get("ttl")) {
+    absl::StatusOr<absl::Duration> d = ParseDurationFlag("--ttl", *ttl);
+    if (!d.ok()) return c.UsageError(d.status());
+    if (*d <= absl::ZeroDuration()) return c.UsageError(absl::InvalidArgumentError("--ttl must be positive"));
+    req.mutable_ttl()->set_seconds(absl::ToInt64Seconds(*d));
+  }
+  v1::CreateTokenResponse resp;
+  auto rpc = c.NewRpcContext();
+  grpc::Status s = c.admin().CreateToken(rpc.get(), req, &resp);
+  if (!s.ok()) return c.RpcError(s);
+  const char* note = "Keep this secret now: it is not shown again. Present it as 'authorization: Bearer <secret>' "
+                     "(gnomonctl --token or GNOMON_TOKEN).";
+  if (c.json()) {
+    const int code = c.PrintJson(resp);
+    c.err() << note << "\n";
+    return code;
+  }
+  PrintToken(resp.token(), c.env().zone, c.out());
+  c.out() << "secret:       " << resp.secret() << "\n\n" << note << "\n";
+  return kExitOk;
+}
+
+int List(CommandContext& c) {
+  if (absl::Status s = ExpectPositionals(c.args(), {}); !s.ok()) return c.UsageError(s);
+  v1::ListTokensResponse resp;
+  auto rpc = c.NewRpcContext();
+  grpc::Status s = c.admin().ListTokens(rpc.get(), v1::ListTokensRequest(), &resp);
+  if (!s.ok()) return c.RpcError(s);
+  if (c.json()) return c.PrintJson(resp);
+  Table table({"NAME", "FINGERPRINT", "CREATED", "EXPIRES", "REVOKED"});
+  for (const v1::ApiToken& t : resp.tokens()) {
+    table.AddRow({t.name(), t.fingerprint(), FormatTime(t.create_time(), c.env().zone),
+                  t.has_expire_time() ? FormatTime(t.expire_time(), c.env().zone) : "never",
+                  FormatTime(t.revoke_time(), c.env().zone)});
+  }
+  table.Render(c.out());
+  return kExitOk;
+}
+
+int Revoke(CommandContext& c) {
+  if (absl::Status s = ExpectPositionals(c.args(), {"NAME"}); !s.ok()) return c.UsageError(s);
+  v1::RevokeTokenRequest req;
+  req.set_name(c.args().positionals()[0]);
+  v1::ApiToken token;
+  auto rpc = c.NewRpcContext();
+  grpc::Status s = c.admin().RevokeToken(rpc.get(), req, &token);
+  if (!s.ok()) return c.RpcError(s);
+  if (c.json()) return c.PrintJson(token);
+  PrintToken(token, c.env().zone, c.out());
+  return kExitOk;
+}
+
+}  // namespace
+
+std::vector<Command> TokenCommands() {
+  return {
+      {"token", "create", "NAME [--ttl DUR]",
+       "Create an API token for the admin API; prints its secret once.",
+       {{"ttl", "", true, "DUR", "Valid this long (default: until revoked)."}},
+       "gnomonctl token create ci --ttl 2160h",
+       Create},
+      {"token", "list", "", "List API tokens (never their secrets).", {}, "gnomonctl token list", List},
+      {"token", "revoke", "NAME",
+       "Revoke an API token: every gnomond refuses it within 5 s.",
+       {},
+       "gnomonctl token revoke ci",
+       Revoke},
+  };
+}
+
+}  // namespace gnomon::cli
