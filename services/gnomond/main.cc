@@ -34,6 +34,7 @@
 #include "services/common/server/tokens.h"
 #include "services/common/store/observed_store.h"
 #include "services/common/store/store.h"
+#include "services/gnomond/bootstrap_token.h"
 #include "services/gnomond/tls_flags.h"
 #include "services/log/log_role.h"
 #include "services/registry/registry_role.h"
@@ -52,8 +53,9 @@ ABSL_FLAG(std::string, cluster_token, "",
           "Secret the roles present to each other (required when roles run in separate "
           "processes; generated when all roles share this process).");
 ABSL_FLAG(std::string, admin_token_file, "",
-          "When the store has no admin token yet, write the newly created one to this "
-          "file (mode 0600) as well as printing it once.");
+          "The first admin token of an empty store: the token this file holds (a Secret), or, "
+          "if there is no such file, a new one written to it (mode 0600). Never printed; "
+          "without this flag a new token is printed once.");
 ABSL_FLAG(int64_t, max_params_bytes, 64 * 1024, "Largest job or trigger params accepted, in bytes.");
 ABSL_FLAG(absl::Duration, token_grace, absl::Hours(1),
           "After a group's token is rotated, the replaced one is still accepted this long (unless "
@@ -192,18 +194,9 @@ int Serve() {
   std::unique_ptr<ServerMetrics> server_metrics =
       metrics_registry ? std::make_unique<ServerMetrics>(*metrics_registry) : nullptr;
   Authenticator auth(roles_store, cluster_token, server_metrics.get());
-  absl::StatusOr<std::optional<std::string>> admin = auth.BootstrapAdminToken();
-  if (!admin.ok()) {
-    std::cerr << "gnomond: creating the first admin token: " << admin.status() << "\n";
+  if (absl::Status s = BootstrapAdminToken(auth, absl::GetFlag(FLAGS_admin_token_file), std::cout); !s.ok()) {
+    std::cerr << "gnomond: creating the first admin token: " << s << "\n";
     return 1;
-  }
-  if (admin->has_value()) {
-    std::cout << "gnomond: created the first admin token (shown only now; keep it): "
-              << **admin << std::endl;
-    if (std::string file = absl::GetFlag(FLAGS_admin_token_file); !file.empty()) {
-      ::umask(077);
-      std::ofstream(file) << **admin << "\n";
-    }
   }
 
   GrpcServer server(server_metrics.get());

@@ -58,7 +58,8 @@ std::string AdminService::GroupJson(int64_t group_id) {
 }
 
 grpc::Status AdminService::CreateGroup(Ctx* c, const v1::CreateGroupRequest* r, v1::Group* o) {
-  return Answer(__func__, c, o, [&] { return core_->CreateGroup(*r); }, {r, [o] { return Object("group", o->id()); }});
+  return Answer(__func__, c, o, [&] { return core_->CreateGroup(*r); },
+                {r, [o] { return Object("group", o->id()); }, {}});
 }
 grpc::Status AdminService::GetGroup(Ctx* c, const v1::GetGroupRequest* r, v1::Group* o) {
   return Answer(__func__, c, o, [&] { return core_->GetGroup(r->group_id()); });
@@ -67,20 +68,28 @@ grpc::Status AdminService::ListGroups(Ctx* c, const v1::ListGroupsRequest*, v1::
   return Answer(__func__, c, o, [&] { return core_->ListGroups(); });
 }
 grpc::Status AdminService::UpdateGroup(Ctx* c, const v1::UpdateGroupRequest* r, v1::Group* o) {
-  return Answer(__func__, c, o, [&] { return core_->UpdateGroup(*r); }, {r, [r] { return Object("group", r->group().id()); }, [&] { return GroupJson(r->group().id()); }});
+  return Answer(__func__, c, o, [&] { return core_->UpdateGroup(*r); },
+                {r, [r] { return Object("group", r->group().id()); },
+                [&] { return GroupJson(r->group().id()); }});
 }
 grpc::Status AdminService::DeleteGroup(Ctx* c, const v1::DeleteGroupRequest* r, v1::DeleteGroupResponse* o) {
-  return Answer(__func__, c, o, [&] { return Empty<v1::DeleteGroupResponse>(core_->DeleteGroup(r->group_id())); }, {r, [r] { return Object("group", r->group_id()); }, [&] { return GroupJson(r->group_id()); }});
+  return Answer(__func__, c, o, [&] { return Empty<v1::DeleteGroupResponse>(core_->DeleteGroup(r->group_id())); },
+                {r, [r] { return Object("group", r->group_id()); },
+                [&] { return GroupJson(r->group_id()); }});
 }
 grpc::Status AdminService::RotateGroupToken(Ctx* c, const v1::RotateGroupTokenRequest* r, v1::Group* o) {
-  return Answer(__func__, c, o, [&] { return core_->RotateGroupToken(*r); }, {r, [r] { return Object("group", r->group_id()); }, [&] { return GroupJson(r->group_id()); }});
+  return Answer(__func__, c, o, [&] { return core_->RotateGroupToken(*r); },
+                {r, [r] { return Object("group", r->group_id()); },
+                [&] { return GroupJson(r->group_id()); }});
 }
 grpc::Status AdminService::CreateJob(Ctx* c, const v1::CreateJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, [&] { return core_->CreateJob(*r); }, {r, [o] { return Object("job", o->id()); }});
+  return Answer(__func__, c, o, [&] { return core_->CreateJob(*r); },
+                {r, [o] { return Object("job", o->id()); }, {}});
 }
 grpc::Status AdminService::BatchCreateJobs(Ctx* c, const v1::BatchCreateJobsRequest* r,
                                            v1::BatchCreateJobsResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->BatchCreateJobs(*r); }, {r, [o] { return Jobs(*o); }});
+  return Answer(__func__, c, o, [&] { return core_->BatchCreateJobs(*r); },
+                {r, [o] { return Jobs(*o); }, {}});
 }
 grpc::Status AdminService::GetJob(Ctx* c, const v1::GetJobRequest* r, v1::Job* o) {
   return Answer(__func__, c, o, [&] { return core_->GetJob(r->job_id()); });
@@ -89,26 +98,32 @@ grpc::Status AdminService::ListJobs(Ctx* c, const v1::ListJobsRequest* r, v1::Li
   return Answer(__func__, c, o, [&] { return core_->ListJobs(*r); });
 }
 grpc::Status AdminService::UpdateJob(Ctx* c, const v1::UpdateJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, [&] { return core_->UpdateJob(*r); }, {r, [r] { return Object("job", r->job().id()); }, [&] { return JobJson(r->job().id()); }});
+  return Answer(__func__, c, o, [&] { return core_->UpdateJob(*r); },
+                {r, [r] { return Object("job", r->job().id()); }, [&] { return JobJson(r->job().id()); }});
 }
 grpc::Status AdminService::DeleteJob(Ctx* c, const v1::DeleteJobRequest* r, v1::DeleteJobResponse* o) {
-  return Answer(__func__, c, o, [&] { return Empty<v1::DeleteJobResponse>(core_->DeleteJob(r->job_id())); }, {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
+  return Answer(__func__, c, o, [&] { return Empty<v1::DeleteJobResponse>(core_->DeleteJob(r->job_id())); },
+                {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
 }
 grpc::Status AdminService::StartJob(Ctx* c, const v1::StartJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, [&] { return core_->StartJob(r->job_id()); }, {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
+  return Answer(__func__, c, o, [&] { return core_->StartJob(r->job_id()); },
+                {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
 }
 grpc::Status AdminService::StopJob(Ctx* c, const v1::StopJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, [&] { return core_->StopJob(r->job_id()); }, {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
+  return Answer(__func__, c, o, [&] { return core_->StopJob(r->job_id()); },
+                {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
 }
 grpc::Status AdminService::TriggerJob(Ctx* c, const v1::TriggerJobRequest* r, v1::TriggerJobResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->TriggerJob(*r); }, {r, [r] { return Object("job", r->job_id()); }});
+  return Answer(__func__, c, o, [&] { return core_->TriggerJob(*r); },
+                {r, [r] { return Object("job", r->job_id()); }, {}});
 }
 grpc::Status AdminService::PreviewSchedule(Ctx* c, const v1::PreviewScheduleRequest* r,
                                            v1::PreviewScheduleResponse* o) {
   return Answer(__func__, c, o, [&] { return core_->PreviewSchedule(*r); });
 }
 grpc::Status AdminService::Backfill(Ctx* c, const v1::BackfillRequest* r, v1::BackfillResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->Backfill(*r); }, {r, [r] { return Object("job", r->job_id()); }});
+  return Answer(__func__, c, o, [&] { return core_->Backfill(*r); },
+                {r, [r] { return Object("job", r->job_id()); }, {}});
 }
 grpc::Status AdminService::ListRuns(Ctx* c, const v1::ListRunsRequest* r, v1::ListRunsResponse* o) {
   return Answer(__func__, c, o, [&] { return gnomon::ListRuns(store_, *r); });
@@ -117,7 +132,8 @@ grpc::Status AdminService::GetRun(Ctx* c, const v1::GetRunRequest* r, v1::GetRun
   return Answer(__func__, c, o, [&] { return GetRunWithLog(store_, *r); });
 }
 grpc::Status AdminService::KillRun(Ctx* c, const v1::KillRunRequest* r, v1::KillRunResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->KillRun(r->run_id()); }, {r, [r] { return Object("run", r->run_id()); }});
+  return Answer(__func__, c, o, [&] { return core_->KillRun(r->run_id()); },
+                {r, [r] { return Object("run", r->run_id()); }, {}});
 }
 
 grpc::Status AdminService::ListAudit(Ctx* c, const v1::ListAuditRequest* r, v1::ListAuditResponse* o) {
@@ -144,14 +160,14 @@ grpc::Status AdminService::ListAudit(Ctx* c, const v1::ListAuditRequest* r, v1::
 
 grpc::Status AdminService::CreateToken(Ctx* c, const v1::CreateTokenRequest* r, v1::CreateTokenResponse* o) {
   return Answer(__func__, c, o, [&] { return core_->CreateToken(*r); },
-                {r, [r] { return absl::StrCat("token/", r->name()); }});
+                {r, [r] { return absl::StrCat("token/", r->name()); }, {}});
 }
 grpc::Status AdminService::ListTokens(Ctx* c, const v1::ListTokensRequest*, v1::ListTokensResponse* o) {
   return Answer(__func__, c, o, [&] { return core_->ListTokens(); });
 }
 grpc::Status AdminService::RevokeToken(Ctx* c, const v1::RevokeTokenRequest* r, v1::ApiToken* o) {
   return Answer(__func__, c, o, [&] { return core_->RevokeToken(*r); },
-                {r, [r] { return absl::StrCat("token/", r->name()); }});
+                {r, [r] { return absl::StrCat("token/", r->name()); }, {}});
 }
 
 }  // namespace gnomon::scheduler

@@ -59,6 +59,23 @@ def check_secret_ref(objs, where, env, var, secret, key, must_exist=True):
               f"{where}: {var} refers to {secret}/{key}, which is not rendered")
 
 
+def check_admin_token(objs, where, dep, secret=FULL, key="admin-token"):
+    """gnomond reads the first admin token from the Secret, mounted whole (no subPath), never a plain value."""
+    c = container(dep)
+    check(env_of(c).get("GNOMON_ADMIN_TOKEN_FILE", {}).get("value") == "/etc/gnomon/admin/admin-token",
+          f"{where}: GNOMON_ADMIN_TOKEN_FILE is not the mounted Secret file")
+    vols = {v["name"]: v for v in dep["spec"]["template"]["spec"].get("volumes", [])}
+    src = vols.get("admin-token", {}).get("secret", {})
+    check(src.get("secretName") == secret and src.get("items") == [{"key": key, "path": "admin-token"}],
+          f"{where}: admin-token volume is not key {key} of Secret {secret}: {src}")
+    mounts = [m for m in c.get("volumeMounts", []) if m["name"] == "admin-token"]
+    check(mounts == [{"name": "admin-token", "mountPath": "/etc/gnomon/admin", "readOnly": True}],
+          f"{where}: admin-token mount {mounts}")
+    if secret == FULL:
+        token = secret_value(objs, FULL, key)
+        check(token is not None and len(token) >= 32, f"{where}: the chart's Secret has no admin token")
+
+
 def check_pod_basics(where, dep, port=7070, tls=False):
     pod = dep["spec"]["template"]["spec"]
     c = container(dep)
@@ -103,7 +120,8 @@ def roles_arg(dep):
     return [a for a in container(dep).get("args", []) if a.startswith("--roles=")]
 
 
-def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_key, tls=False):
+def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_key, tls=False,
+                   admin_secret=FULL, admin_key="admin-token"):
     deps = by_kind(objs, "Deployment")
     svcs = by_kind(objs, "Service")
     pdbs = by_kind(objs, "PodDisruptionBudget")
@@ -116,6 +134,7 @@ def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_
         check(dep["spec"]["replicas"] == replicas[role],
               f"{name}: replicas {dep['spec']['replicas']}, want {replicas[role]}")
         check_pod_basics(name, dep, tls=tls)
+        check_admin_token(objs, name, dep, admin_secret, admin_key)
         env = env_of(container(dep))
         check_secret_ref(objs, name, env, "GNOMON_STORE", store_secret, store_key,
                          must_exist=store_secret == FULL)
@@ -207,7 +226,8 @@ def case_custom(objs, text):
 
 
 def case_existing(objs, text):
-    check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2}, "my-db", "url", "my-token", "token")
+    check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2}, "my-db", "url", "my-token", "token",
+                   admin_secret="my-admin", admin_key="token")
     check(not by_kind(objs, "Secret"), f"Secrets rendered though existing ones were named: {sorted(by_kind(objs, 'Secret'))}")
 
 
@@ -225,8 +245,7 @@ def check_all_in_one(objs, text, store_url, tls=False):
     check(secret_value(objs, FULL, "store-url") == store_url, f"allInOne: store-url {secret_value(objs, FULL, 'store-url')!r}")
     check("GNOMON_CLUSTER_TOKEN" not in env, "allInOne: a cluster token is passed though one process has all roles")
     check("GNOMON_REGISTRY_ENDPOINT" not in env, "allInOne: registry endpoint set")
-    check(env.get("GNOMON_ADMIN_TOKEN_FILE", {}).get("value") == "/var/lib/gnomon/admin-token",
-          "allInOne: admin token file not on the volume")
+    check_admin_token(objs, FULL, dep)
     pvcs = by_kind(objs, "PersistentVolumeClaim")
     if check(list(pvcs) == [FULL], f"allInOne: want PVC {FULL}, have {sorted(pvcs)}"):
         check(pvcs[FULL]["spec"]["resources"]["requests"]["storage"] == "2Gi", "allInOne: PVC size")

@@ -133,7 +133,8 @@ check_case() {  # check_case CASE [helm args...]
 check_case default
 check_case custom -f "$work/custom-values.yaml"
 check_case existing --set store.existingSecret=my-db --set store.existingSecretKey=url \
-  --set clusterToken.existingSecret=my-token --set clusterToken.existingSecretKey=token
+  --set clusterToken.existingSecret=my-token --set clusterToken.existingSecretKey=token \
+  --set adminToken.existingSecret=my-admin --set adminToken.existingSecretKey=token
 check_case allinone --set allInOne=true
 check_case allinone-mysql --set allInOne=true --set scheduler.replicas=5 \
   --set store.url=mysql://gnomon:Pw-s3cret-XYZ@db.example:3306/gnomon
@@ -189,16 +190,19 @@ cp -r "$chart" "$lookup_chart"
 sed -i 's/lookup "v1" "Secret" .Release.Namespace $name/(.Values.testLookup | default dict)/' \
   "$lookup_chart/templates/secret.yaml"
 kept=$(printf 'kept-token-from-the-first-install' | base64 -w0)
+kept_admin=$(printf 'kept-admin-token-from-the-first-install' | base64 -w0)
 if grep -q testLookup "$lookup_chart/templates/secret.yaml" &&
   "$helm" template g "$lookup_chart" --kube-version "$KUBE_VERSION" \
-    --set "testLookup.data.cluster-token=$kept" >"$work/lookup.yaml" 2>"$work/out" &&
+    --set "testLookup.data.cluster-token=$kept" --set "testLookup.data.admin-token=$kept_admin" \
+    >"$work/lookup.yaml" 2>"$work/out" &&
   grep -q "cluster-token: \"$kept\"" "$work/lookup.yaml" &&
+  grep -q "admin-token: \"$kept_admin\"" "$work/lookup.yaml" &&
   "$helm" template g "$lookup_chart" --kube-version "$KUBE_VERSION" \
     --set "testLookup.data.other=eA==" >"$work/lookup2.yaml" 2>>"$work/out" &&
   grep -q 'cluster-token: "' "$work/lookup2.yaml"; then
-  pass "cluster token kept from the existing Secret on upgrade"
+  pass "cluster and first admin tokens kept from the existing Secret on upgrade"
 else
-  fail "cluster token kept from the existing Secret on upgrade"
+  fail "cluster and first admin tokens kept from the existing Secret on upgrade"
   sed 's/^/     /' "$work/out"
   grep -n cluster-token "$work/lookup.yaml" "$work/lookup2.yaml" 2>/dev/null | sed 's/^/     /'
 fi
@@ -262,9 +266,11 @@ check_notes() {  # check_notes NAME WANT... -- [helm args...]
 }
 check_notes per-role "first admin token" "port-forward svc/g-gnomon-scheduler 7070:7070" \
   "GNOMON_SERVER=g-gnomon-scheduler.jobs.svc:7070" "create secret generic g-gnomon-store" \
-  "/var/run/gnomon/admin-token" "g-gnomon-registry:7070" --
-check_notes allinone "first admin token" "svc/g-gnomon 7070:7070" "/var/lib/gnomon/admin-token" -- \
+  "get secret g-gnomon -o jsonpath='{.data.admin-token}'" "g-gnomon-registry:7070" --
+check_notes allinone "first admin token" "svc/g-gnomon 7070:7070" "get secret g-gnomon -o" -- \
   --set allInOne=true
+check_notes own-admin-token "get secret ops-admin -o jsonpath='{.data.token}'" -- \
+  --set adminToken.existingSecret=ops-admin --set adminToken.existingSecretKey=token
 check_notes tls "TLS is on" "--tls-server-name g-gnomon-scheduler" "--ca ca.crt" "secret g-gnomon-tls" \
   "--cert client.crt" "exec deploy/g-gnomon-scheduler -- gnomonctl" "GNOMON_TLS_CERT" -- --set tls.enabled=true --set tls.certManager.enabled=true \
   --set tls.certManager.issuerRef.name=ca --set tls.requireClientCert=true

@@ -1,6 +1,9 @@
 // API tokens (docs/operations.md, "Credentials"): created with a secret
 // shown once, listed without it, refused once revoked or expired; the
 // cluster token the roles share opens no admin call.
+#include <sys/stat.h>
+
+#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -69,6 +72,27 @@ TEST_F(TokenLifecycleE2E, ATokenWorksUntilRevokedOrExpiredAndItsSecretIsShownOnc
   // A name is unique; an unknown one cannot be revoked.
   EXPECT_EQ(cluster_.Ctl({"token", "create", "ci"}).exit_code, 1);
   EXPECT_EQ(cluster_.Ctl({"token", "revoke", "nobody"}).exit_code, 1);
+}
+
+// The first admin token from a file the operator provides (a Secret): used
+// as it is, and never printed; without one, a new token goes to the file.
+TEST_F(TokenLifecycleE2E, TheFirstAdminTokenComesFromTheOperatorsFileAndNeverReachesTheLog) {
+  const std::string chosen = "operator-chosen-admin-token-0123456789abcdef";
+  std::ofstream(cluster_.dir() + "/admin.token") << chosen << "\n";  // As a Secret file: with a newline.
+  ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
+  EXPECT_EQ(cluster_.admin_token(), chosen);
+  EXPECT_EQ(ListWith(chosen), 0);
+  EXPECT_EQ(cluster_.Output().find(chosen), std::string::npos) << "the token reached gnomond's log";
+  EXPECT_NE(cluster_.Output().find("read from"), std::string::npos) << cluster_.Output();
+}
+
+TEST_F(TokenLifecycleE2E, AGeneratedFirstTokenIsWrittenToItsFileOnly) {
+  ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
+  ASSERT_FALSE(cluster_.admin_token().empty());
+  EXPECT_EQ(cluster_.Output().find(cluster_.admin_token()), std::string::npos) << "the token reached gnomond's log";
+  struct stat st {};
+  ASSERT_EQ(::stat((cluster_.dir() + "/admin.token").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 TEST_F(TokenLifecycleE2E, TheClusterTokenOpensNoAdminCall) {

@@ -65,11 +65,11 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const grpc::ServerContext& cont
   if (!absl::StartsWith(header, kBearer)) return Refuse(AuthFailure::kMalformed, full_method);
   std::string token = header.substr(kBearer.size());
   if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) {
-    if (cluster) return Caller{{}, "cluster"};
+    if (cluster) return Caller{{}, "cluster", "", std::nullopt};
     return Refuse(AuthFailure::kInvalidAdminToken, full_method);  // Roles' secret, not an API token.
   }
   std::string digest = Sha256Hex(token);
-  Caller caller{{}, "admin:" + digest};
+  Caller caller{{}, "admin:" + digest, "", std::nullopt};
   int64_t now = clock_->NowMillis();
   {
     absl::MutexLock l(&mu_);
@@ -120,11 +120,11 @@ absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::str
   return Refuse(AuthFailure::kWrongAccessToken, full_method, app);
 }
 
-absl::StatusOr<std::optional<std::string>> Authenticator::BootstrapAdminToken() {
+absl::StatusOr<std::optional<std::string>> Authenticator::BootstrapAdminToken(std::optional<std::string> given) {
   absl::StatusOr<bool> has = store_->HasAdminTokens();
   if (!has.ok()) return has.status();
   if (*has) return std::optional<std::string>();
-  std::string token = NewToken();
+  std::string token = given ? *std::move(given) : NewToken();
   absl::Status s = store_->CreateAdminToken("bootstrap", Sha256Hex(token), clock_->NowMillis());
   // Another replica may have bootstrapped concurrently; then it printed the token.
   if (absl::IsAlreadyExists(s)) return std::optional<std::string>();

@@ -76,9 +76,9 @@ class Authenticator {
   // For clients: the cluster token to present to other roles.
   const std::string& cluster_token() const { return cluster_token_; }
 
-  // On an empty store, creates the first admin token and returns it (the only
-  // time it exists in clear); std::nullopt if admin tokens already exist.
-  absl::StatusOr<std::optional<std::string>> BootstrapAdminToken();
+  // On an empty store, creates the first admin token — `given`, or a new
+  // one — and returns it; std::nullopt if admin tokens already exist.
+  absl::StatusOr<std::optional<std::string>> BootstrapAdminToken(std::optional<std::string> given = std::nullopt);
 
  private:
   // `cluster`: the cluster token is accepted too.

@@ -89,6 +89,13 @@ installer creates (the chart never invents a database password).
 {{- if .Values.clusterToken.existingSecret }}{{ .Values.clusterToken.existingSecretKey }}{{ else }}cluster-token{{ end }}
 {{- end }}
 
+{{- define "gnomon.adminTokenSecretName" -}}
+{{- default (include "gnomon.secretName" .) .Values.adminToken.existingSecret }}
+{{- end }}
+{{- define "gnomon.adminTokenSecretKey" -}}
+{{- if .Values.adminToken.existingSecret }}{{ .Values.adminToken.existingSecretKey }}{{ else }}admin-token{{ end }}
+{{- end }}
+
 {{/* Refuses settings that cannot work. */}}
 {{- define "gnomon.validate" -}}
 {{- if and (not .Values.allInOne) (hasPrefix "sqlite:" (toString .Values.store.url)) }}
@@ -193,10 +200,9 @@ spec:
           value: {{ include "gnomon.registryServerName" $ | quote }}
         {{- end }}
         {{- end }}
-        {{- if $.Values.adminTokenFile.enabled }}
+        # Read when the store has no admin token yet; never printed.
         - name: GNOMON_ADMIN_TOKEN_FILE
-          value: {{ ternary "/var/lib/gnomon/admin-token" "/var/run/gnomon/admin-token" $.Values.allInOne | quote }}
-        {{- end }}
+          value: /etc/gnomon/admin/admin-token
         {{- if $.Values.metrics.enabled }}
         - name: GNOMON_METRICS_LISTEN
           value: "0.0.0.0:{{ $.Values.metrics.port }}"
@@ -245,6 +251,9 @@ spec:
           mountPath: /tmp
         - name: run
           mountPath: /var/run/gnomon
+        - name: admin-token
+          mountPath: /etc/gnomon/admin
+          readOnly: true
         {{- if $.Values.allInOne }}
         - name: data
           mountPath: /var/lib/gnomon
@@ -257,6 +266,13 @@ spec:
       emptyDir: {}
     - name: run
       emptyDir: {}
+    - name: admin-token
+      secret:
+        secretName: {{ include "gnomon.adminTokenSecretName" $ }}
+        items:
+          - key: {{ include "gnomon.adminTokenSecretKey" $ }}
+            path: admin-token
+        defaultMode: {{ ternary 288 292 (hasKey ($.Values.podSecurityContext | default dict) "fsGroup") }}
     {{- if $.Values.tls.enabled }}
     {{- include "gnomon.tlsVolume" (list $ (include "gnomon.tlsSecretName" $)) | nindent 4 }}
     {{- end }}
