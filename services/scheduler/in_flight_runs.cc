@@ -51,9 +51,4 @@ bool InFlightRuns::Holds(const v1::Run& run) {
          recording_.contains(trigger_ms);
 }
 
-size_t InFlightRuns::sending() {
-  absl::MutexLock l(&mu_);
-  return sending_.size();
-}
-
 }  // namespace gnomon::scheduler

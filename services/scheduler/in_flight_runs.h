@@ -49,7 +49,6 @@ class InFlightRuns {
   // Whether `run` (read PENDING since BeginScan) is being recorded or sent
   // here, or its outcome was committed since BeginScan.
   bool Holds(const v1::Run& run) ABSL_LOCKS_EXCLUDED(mu_);
-  size_t sending() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   absl::Mutex mu_;

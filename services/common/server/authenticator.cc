@@ -4,7 +4,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/escaping.h"
-#include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
 #include "services/common/client/auth_metadata.h"
