@@ -88,7 +88,18 @@ class AuthMatrixTest : public ::testing::Test {
     return {groups.groups_size(), jobs.jobs_size()};
   }
 
-  testing::GnomonCluster cluster_;
+  // Polls until `token` is refused (an expiring token's end); false if not in time.
+  bool RefusedWithin(const std::string& token, absl::Duration limit) {
+    const absl::Time deadline = absl::Now() + limit;
+    while (cluster_.Ctl({"group", "list", "--token", token}).exit_code == 0) {
+      if (absl::Now() > deadline) return false;
+      cluster_.PollInterval(absl::Milliseconds(200));
+    }
+    return true;
+  }
+
+  static constexpr char kClusterToken[] = "matrix-cluster-token-0123456789abcdef";
+  testing::GnomonCluster cluster_{{absl::StrCat("--cluster-token=", kClusterToken)}};
   v1::Group group_;
   std::shared_ptr<grpc::Channel> channel_;
 };
@@ -96,13 +107,28 @@ class AuthMatrixTest : public ::testing::Test {
 TEST_F(AuthMatrixTest, EveryMethodRefusesBadCredentialsTheSameWay) {
   const std::string authorization(kAuthorizationKey), access(kAccessTokenKey), app(kAppNameKey);
   const std::string wrong_bearer = "wrong-bearer-token-7f3a", wrong_group = "wrong-group-token-9c1d";
+  // API tokens that were valid: one revoked, one expired.
+  v1::CreateTokenResponse revoked, expired;
+  ASSERT_TRUE(cluster_.CtlJson({"token", "create", "revoked"}, &revoked));
+  ASSERT_EQ(cluster_.Ctl({"token", "revoke", "revoked"}).exit_code, 0);
+  ASSERT_TRUE(cluster_.CtlJson({"token", "create", "expired", "--ttl", "1s"}, &expired));
+  ASSERT_TRUE(RefusedWithin(revoked.secret(), absl::Seconds(15)));
+  ASSERT_TRUE(RefusedWithin(expired.secret(), absl::Seconds(15)));
   const std::vector<std::pair<std::string, Metadata>> rows = {
       {"no credentials", {}},
       {"wrong bearer token", {{authorization, BearerValue(wrong_bearer)}}},
+      {"revoked API token", {{authorization, BearerValue(revoked.secret())}}},
+      {"expired API token", {{authorization, BearerValue(expired.secret())}}},
       {"wrong group token", {{app, group_.app_name()}, {access, wrong_group}}},
       // A real token of a real group, for an app no group has.
       {"unknown app", {{app, "no-such-app"}, {access, group_.access_token()}}},
+      // Each kind of credential where the other is required.
+      {"group token as bearer", {{authorization, BearerValue(group_.access_token())}}},
+      {"admin token as group token", {{app, group_.app_name()}, {access, cluster_.admin_token()}}},
   };
+  // The cluster token opens only the calls roles make on each other.
+  const std::vector<std::pair<std::string, Metadata>> cluster_row = {
+      {"cluster token", {{authorization, BearerValue(kClusterToken)}}}};
   const std::pair<int, int> before = Counts();
   ASSERT_EQ(before, std::make_pair(1, 1));
   grpc::GenericStub stub(channel_);
@@ -113,7 +139,10 @@ TEST_F(AuthMatrixTest, EveryMethodRefusesBadCredentialsTheSameWay) {
     if (m->service()->full_name() == kServedBySdk) continue;
     // A client stream is tried with no message and with one; the others need one.
     for (int messages = m->client_streaming() ? 0 : 1; messages <= 1; ++messages) {
-      for (const auto& [row, md] : rows) {
+      const bool between_roles = m->full_name() == "gnomon.v1.Registry.WatchExecutors";
+      std::vector<std::pair<std::string, Metadata>> all = rows;
+      if (!between_roles) all.insert(all.end(), cluster_row.begin(), cluster_row.end());
+      for (const auto& [row, md] : all) {
         grpc::Status s = RawCall(stub, m, md, messages);
         const std::string where = absl::StrCat(m->full_name(), ", ", row, ", ", messages, " message(s)");
         EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED) << where << ": " << s.error_message();
@@ -125,7 +154,8 @@ TEST_F(AuthMatrixTest, EveryMethodRefusesBadCredentialsTheSameWay) {
   EXPECT_EQ(cluster_.gnomond()->WaitFor(absl::ZeroDuration()), std::nullopt);  // Still running.
   const std::string log = cluster_.Output();
   EXPECT_NE(log.find("auth: refused"), std::string::npos);
-  for (const std::string& secret : {wrong_bearer, wrong_group, group_.access_token()}) {
+  for (const std::string& secret : {wrong_bearer, wrong_group, group_.access_token(), revoked.secret(),
+                                    expired.secret(), std::string(kClusterToken)}) {
     EXPECT_EQ(log.find(secret), std::string::npos) << "a token in the log";
   }
 }
