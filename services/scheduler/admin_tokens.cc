@@ -39,9 +39,11 @@ absl::StatusOr<v1::CreateTokenResponse> AdminCore::CreateToken(const v1::CreateT
     }
     return s;
   }
-  absl::StatusOr<v1::ApiToken> stored = store_->FindAdminToken(digest);
-  if (!stored.ok()) return stored.status();
-  *resp.mutable_token() = *std::move(stored);
+  v1::ApiToken& t = *resp.mutable_token();  // As stored (TokenFromRow).
+  t.set_name(req.name());
+  t.set_fingerprint(digest.substr(0, 16));
+  *t.mutable_create_time() = TimeUtil::MillisecondsToTimestamp(now);
+  if (expire != 0) *t.mutable_expire_time() = TimeUtil::MillisecondsToTimestamp(expire);
   return resp;
 }
 

@@ -88,7 +88,6 @@ void Dispatcher::Dispatch(v1::Run run, std::shared_ptr<const v1::Job> job, Plann
   // Compared with the batch's recording instant rather than now, so that the
   // runs of one batch keep their order whichever way each one goes.
   const int64_t recorded_ms = TimeUtil::TimestampToMilliseconds(run.trigger_time());
-  if (in_flight_ != nullptr) in_flight_->Sending(run.id());
   Delivery d;
   d.run = std::move(run);
   d.job = std::move(job);
@@ -134,7 +133,7 @@ void Dispatcher::Route(Delivery d) {
   }
   if (d.asking.empty()) d.instance = executor != nullptr ? executor->instance_id() : "";
   v1::RunRequest req = RequestFor(d.run, *d.job);
-  const std::string token = GroupTokenFor(d.targets.group, executor, clock_->NowMillis());
+  const std::string token = d.targets.TokenFor(executor, clock_->NowMillis());
   auto answered = [this, d = std::move(d), address = *address,
                    submitted](absl::StatusOr<v1::RunAnswer> r) mutable {
     Answered(std::move(d), address, submitted, std::move(r));
@@ -167,6 +166,9 @@ void Dispatcher::Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownersh
     const RoutePlan plan = PlanRoute(f, *targets->executors);
     if (plan.runs.empty()) continue;
     run.set_fence_epoch(ownership->EpochOfJob(run.job_id()));
+    // Recorded runs are in flight from their recording (RunRecorder); a
+    // resent one from here.
+    if (in_flight_ != nullptr) in_flight_->Sending(run.id());
     const int64_t at = run.has_scheduled_time() ? TimeUtil::TimestampToMilliseconds(run.scheduled_time()) : 0;
     Dispatch(std::move(run), job->second, plan.runs.front(), *std::move(targets), at);
   }

@@ -65,13 +65,16 @@ namespace gnomon::scheduler {
 // executors the fire may use, sorted by address (shared, never copied).
 struct DispatchTargets {
   v1::Group group;
+  // TokenFingerprint of the group's previous token ("" if none), hashed once
+  // per group read: executors presenting it are still on that token.
+  std::string previous_token_fingerprint;
   ExecutorList executors;
-};
 
-// The group token to present to `executor` (null: not a registered one):
-// the previous token while the executor still uses it and it is accepted
-// (a rotation's grace period), else the current one.
-std::string GroupTokenFor(const v1::Group& group, const v1::ExecutorInfo* executor, int64_t now_ms);
+  // The group token to present to `executor` (null: not a registered one):
+  // the previous token while the executor still uses it and it is accepted
+  // (a rotation's grace period), else the current one.
+  const std::string& TokenFor(const v1::ExecutorInfo* executor, int64_t now_ms) const;
+};
 
 class Dispatcher final : public ExecutorProbe, public RunResender {
  public:
@@ -79,7 +82,8 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   // thread. `timer` may be null: runs recorded ahead are then sent at once.
   // `prober` may be null: every address of a manual group counts as alive.
   // `metrics` may be null: nothing is measured. `in_flight` may be null:
-  // else every run dispatched is in it until its outcome is committed.
+  // else every run resent is in it until its outcome is committed (recorded
+  // runs are put there by the RunRecorder).
   Dispatcher(store::Store* store, Membership* membership, ExecutorClient* executors,
              DispatchRecorder* outcomes, Clock* clock, TriggerPools* pools = nullptr,
              ManualProber* prober = nullptr, DispatchTimer* timer = nullptr,
@@ -125,10 +129,11 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
     int asks = 0;
   };
 
-  absl::StatusOr<v1::Group> GroupOf(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
-  ExecutorList Candidates(const FireSpec& fire, const v1::Group& group);
+  // The group (cached), without executors.
+  absl::StatusOr<DispatchTargets> GroupOf(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
+  ExecutorList Candidates(const FireSpec& fire, const DispatchTargets& group);
   // Notes each executor's group token (for Beat/IdleBeat probes).
-  void RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const v1::Group& group)
+  void RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const DispatchTargets& group)
       ABSL_LOCKS_EXCLUDED(mu_);
   std::string TokenFor(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
   // Routes on the job's pool (in order after its earlier runs), or at once
@@ -167,7 +172,7 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
 
   absl::Mutex mu_;
   // Group id -> (group, cached until ms).
-  absl::flat_hash_map<int64_t, std::pair<v1::Group, int64_t>> groups_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int64_t, std::pair<DispatchTargets, int64_t>> groups_ ABSL_GUARDED_BY(mu_);
   // Address -> token of the group last dispatched there (for probes).
   absl::flat_hash_map<std::string, std::string> tokens_ ABSL_GUARDED_BY(mu_);
 };

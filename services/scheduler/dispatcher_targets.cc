@@ -23,7 +23,7 @@ constexpr int64_t kGroupCacheMillis = 5'000;
 
 }  // namespace
 
-absl::StatusOr<v1::Group> Dispatcher::GroupOf(int64_t group_id) {
+absl::StatusOr<DispatchTargets> Dispatcher::GroupOf(int64_t group_id) {
   const int64_t now = clock_->NowMillis();
   {
     absl::MutexLock l(&mu_);
@@ -32,9 +32,12 @@ absl::StatusOr<v1::Group> Dispatcher::GroupOf(int64_t group_id) {
   }
   absl::StatusOr<v1::Group> g = store_->GetGroup(group_id);
   if (!g.ok()) return g.status();
+  DispatchTargets t;
+  if (!g->previous_access_token().empty()) t.previous_token_fingerprint = TokenFingerprint(g->previous_access_token());
+  t.group = *std::move(g);
   absl::MutexLock l(&mu_);
-  groups_[group_id] = {*g, now + kGroupCacheMillis};
-  return g;
+  groups_[group_id] = {t, now + kGroupCacheMillis};
+  return t;
 }
 
 void Dispatcher::ForgetGroup(int64_t group_id) {
@@ -43,16 +46,17 @@ void Dispatcher::ForgetGroup(int64_t group_id) {
 }
 
 absl::StatusOr<DispatchTargets> Dispatcher::TargetsOf(const FireSpec& fire) {
-  absl::StatusOr<v1::Group> g = GroupOf(fire.job->group_id());
-  if (!g.ok()) return g.status();
-  ExecutorList executors = Candidates(fire, *g);
-  return DispatchTargets{*std::move(g), std::move(executors)};
+  absl::StatusOr<DispatchTargets> t = GroupOf(fire.job->group_id());
+  if (!t.ok()) return t.status();
+  t->executors = Candidates(fire, *t);
+  return t;
 }
 
-ExecutorList Dispatcher::Candidates(const FireSpec& f, const v1::Group& g) {
+ExecutorList Dispatcher::Candidates(const FireSpec& f, const DispatchTargets& t) {
+  const v1::Group& g = t.group;
   if (f.addresses.empty() && !g.has_manual()) {
     ExecutorList live = membership_->Live(g.app_name());
-    RememberTokens(*live, g);
+    RememberTokens(*live, t);
     return live;
   }
   std::vector<std::string> addresses = f.addresses;
@@ -69,24 +73,23 @@ ExecutorList Dispatcher::Candidates(const FireSpec& f, const v1::Group& g) {
   }
   std::sort(out->begin(), out->end(),
             [](const auto& a, const auto& b) { return a.address() < b.address(); });
-  RememberTokens(*out, g);
+  RememberTokens(*out, t);
   return out;
 }
 
-std::string GroupTokenFor(const v1::Group& group, const v1::ExecutorInfo* executor, int64_t now_ms) {
-  if (executor == nullptr || executor->token_fingerprint().empty() || group.previous_access_token().empty() ||
-      !group.has_previous_token_expire_time() ||
-      TimeUtil::TimestampToMilliseconds(group.previous_token_expire_time()) <= now_ms ||
-      executor->token_fingerprint() != TokenFingerprint(group.previous_access_token())) {
+const std::string& DispatchTargets::TokenFor(const v1::ExecutorInfo* executor, int64_t now_ms) const {
+  if (executor == nullptr || previous_token_fingerprint.empty() ||
+      executor->token_fingerprint() != previous_token_fingerprint ||
+      TimeUtil::TimestampToMilliseconds(group.previous_token_expire_time()) <= now_ms) {
     return group.access_token();
   }
   return group.previous_access_token();
 }
 
-void Dispatcher::RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const v1::Group& g) {
-  absl::MutexLock l(&mu_);
+void Dispatcher::RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const DispatchTargets& t) {
   const int64_t now = clock_->NowMillis();
-  for (const auto& e : executors) tokens_.insert_or_assign(e.address(), GroupTokenFor(g, &e, now));
+  absl::MutexLock l(&mu_);
+  for (const auto& e : executors) tokens_.insert_or_assign(e.address(), t.TokenFor(&e, now));
 }
 
 std::string Dispatcher::TokenFor(const std::string& address) {

@@ -16,8 +16,7 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
   if (tls.enabled) {
     absl::StatusOr<std::unique_ptr<HttpsMetrics>> https = HttpsMetrics::Start(address, registry, tls);
     if (!https.ok()) return https.status();
-    server->https_ = *std::move(https);
-    server->registry_ = std::move(registry);
+    server->https_ = *std::move(https);  // It holds the registry.
     server->address_ = absl::StrCat(address.substr(0, address.rfind(':')), ":", server->https_->port());
     return server;
   }

@@ -43,7 +43,7 @@ class MetricsServer {
  private:
   MetricsServer() = default;
 
-  std::shared_ptr<MetricsRegistry> registry_;  // Served only while held.
+  std::shared_ptr<MetricsRegistry> registry_;  // Plain HTTP: served only while held.
   std::unique_ptr<prometheus::Exposer> exposer_;  // Plain HTTP, or
   std::unique_ptr<HttpsMetrics> https_;           // HTTPS.
   std::string address_;

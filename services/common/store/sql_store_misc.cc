@@ -111,14 +111,17 @@ absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ListAdminTokens() {
 
 absl::StatusOr<v1::ApiToken> SqlStore::RevokeAdminToken(std::string_view name, int64_t now_ms) {
   const std::string n(name);
+  v1::ApiToken revoked;
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    return c.Exec(sql_.revoke_admin_token, {SqlInt(now_ms), SqlText(n)}).status();
+    if (absl::Status e = c.Exec(sql_.revoke_admin_token, {SqlInt(now_ms), SqlText(n)}).status(); !e.ok()) return e;
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_admin_token_by_name, {SqlText(n)});
+    if (!rows.ok()) return rows.status();
+    if (rows->empty()) return absl::NotFoundError(absl::StrCat("name: no token named '", n, "'"));
+    revoked = TokenFromRow(rows->front());
+    return absl::OkStatus();
   });
   if (!s.ok()) return s;
-  absl::StatusOr<std::vector<v1::ApiToken>> found = ReadTokens(sql_.select_admin_token_by_name, n);
-  if (!found.ok()) return found.status();
-  if (found->empty()) return absl::NotFoundError(absl::StrCat("name: no token named '", n, "'"));
-  return found->front();
+  return revoked;
 }
 
 absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ReadTokens(const std::string& sql,

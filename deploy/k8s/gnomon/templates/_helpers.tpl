@@ -272,7 +272,7 @@ spec:
         items:
           - key: {{ include "gnomon.adminTokenSecretKey" $ }}
             path: admin-token
-        defaultMode: {{ ternary 288 292 (hasKey ($.Values.podSecurityContext | default dict) "fsGroup") }}
+        defaultMode: {{ include "gnomon.secretFileMode" $ }}
     {{- if $.Values.tls.enabled }}
     {{- include "gnomon.tlsVolume" (list $ (include "gnomon.tlsSecretName" $)) | nindent 4 }}
     {{- end }}
@@ -386,12 +386,17 @@ processes re-read them. Files readable by the pod's fsGroup only when there
 is one (0440), else by everyone in the container (0444).
 Call with (list $ "secret-name").
 */}}
+{{/* Mode of mounted Secret files: group-readable (0440) when the pod has
+an fsGroup to read them through, else world-readable (0444). */}}
+{{- define "gnomon.secretFileMode" -}}
+{{ ternary 288 292 (hasKey (.Values.podSecurityContext | default dict) "fsGroup") }}
+{{- end }}
 {{- define "gnomon.tlsVolume" -}}
 {{- $ := index . 0 -}}
 - name: tls
   secret:
     secretName: {{ index . 1 }}
-    defaultMode: {{ ternary 288 292 (hasKey ($.Values.podSecurityContext | default dict) "fsGroup") }}
+    defaultMode: {{ include "gnomon.secretFileMode" $ }}
 {{- end }}
 {{- define "gnomon.tlsVolumeMount" -}}
 - name: tls
