@@ -145,6 +145,7 @@ std::vector<Command> CronCommands();
 std::vector<Command> HealthCommands();
 std::vector<Command> AuditCommands();
 std::vector<Command> TokenCommands();
+std::vector<Command> UserCommands();
 std::vector<Command> ReportCommands();
 
 }  // namespace gnomon::cli

@@ -56,6 +56,15 @@ const Table<v1::RunStatus>& Statuses() {
   return *t;
 }
 
+const Table<v1::Role>& Roles() {
+  static const auto* t = new Table<v1::Role>{
+      {v1::ROLE_ADMIN, "admin"},
+      {v1::ROLE_OPERATOR, "operator"},
+      {v1::ROLE_VIEWER, "viewer"},
+  };
+  return *t;
+}
+
 template <typename E>
 absl::StatusOr<E> Parse(const Table<E>& table, std::string_view what,
                         std::string_view word) {
@@ -104,6 +113,9 @@ absl::StatusOr<v1::RunStatus> ParseRunStatus(std::string_view word) {
 std::string RunStatusName(v1::RunStatus status) {
   return Name(Statuses(), status);
 }
+
+absl::StatusOr<v1::Role> ParseRole(std::string_view word) { return Parse(Roles(), "role", word); }
+std::string RoleName(v1::Role role) { return Name(Roles(), role); }
 
 std::string TriggerTypeName(v1::TriggerType type) {
   static const auto* t = new Table<v1::TriggerType>{

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "gnomon/v1/admin.pb.h"
 #include "gnomon/v1/common.pb.h"
 
 namespace gnomon::cli {
@@ -28,6 +29,9 @@ std::string MisfireName(v1::MisfirePolicy policy);
 
 absl::StatusOr<v1::RunStatus> ParseRunStatus(std::string_view word);
 std::string RunStatusName(v1::RunStatus status);
+
+absl::StatusOr<v1::Role> ParseRole(std::string_view word);
+std::string RoleName(v1::Role role);
 
 std::string TriggerTypeName(v1::TriggerType type);
 std::string JobStateName(v1::JobState state);

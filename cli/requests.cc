@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/format.h"
@@ -250,6 +251,40 @@ absl::StatusOr<int> RunListLimit(const ParsedArgs& args) {
   if (*n > 100000)
     return absl::InvalidArgumentError("--limit is at most 100000");
   return static_cast<int>(*n);
+}
+
+std::vector<FlagSpec> WithRoleFlags(std::vector<FlagSpec> flags) {
+  flags.push_back({"role", "", true, "ROLE", "admin, operator (changes and fires jobs) or viewer (reads)."});
+  flags.push_back({"group", "", true, "ID", "A group an operator or viewer reaches (repeatable)."});
+  flags.push_back({"all-groups", "", false, "", "An operator or viewer reaches every group."});
+  return flags;
+}
+
+absl::Status ParseRoleAndGrants(const ParsedArgs& args, v1::Role default_role, v1::Role* role,
+                                v1::Grants* grants) {
+  *role = default_role;
+  if (auto r = args.Get("role")) {
+    absl::StatusOr<v1::Role> parsed = ParseRole(*r);
+    if (!parsed.ok()) return parsed.status();
+    *role = *parsed;
+  }
+  grants->Clear();
+  grants->set_all_groups(args.Has("all-groups"));
+  for (const std::string& g : args.GetAll("group")) {
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(g, &id) || id <= 0) {
+      return absl::InvalidArgumentError("--group must be a group id (a positive number)");
+    }
+    grants->add_group_ids(id);
+  }
+  return absl::OkStatus();
+}
+
+std::string GrantsText(v1::Role role, const v1::Grants& grants) {
+  if (role == v1::ROLE_ADMIN) return "every group";
+  if (grants.all_groups()) return "all groups";
+  if (grants.group_ids().empty()) return "none";
+  return absl::StrCat(grants.group_ids_size() == 1 ? "group " : "groups ", absl::StrJoin(grants.group_ids(), ", "));
 }
 
 }  // namespace gnomon::cli

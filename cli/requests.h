@@ -82,6 +82,14 @@ absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
 // --limit N of run list; 50 when absent.
 absl::StatusOr<int> RunListLimit(const ParsedArgs& args);
 
+// `flags` and --role (admin, operator, viewer; `default_role` when absent),
+// --group ID (repeatable) and --all-groups, as a token or user takes them.
+std::vector<FlagSpec> WithRoleFlags(std::vector<FlagSpec> flags);
+absl::Status ParseRoleAndGrants(const ParsedArgs& args, v1::Role default_role, v1::Role* role,
+                                v1::Grants* grants);
+// "all groups", "groups 1, 4" or "" (admin: every group anyway).
+std::string GrantsText(v1::Role role, const v1::Grants& grants);
+
 }  // namespace gnomon::cli
 
 #endif  // GNOMON_CLI_REQUESTS_H_

@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #include "cli/flags.h"
 #include "cli/format.h"
+#include "cli/names.h"
 #include "cli/requests.h"
 
 namespace gnomon::cli {
@@ -13,6 +14,9 @@ void PrintToken(const v1::ApiToken& t, absl::TimeZone zone, std::ostream& out) {
   Details d;
   d.Add("name", t.name());
   d.Add("fingerprint", t.fingerprint());
+  d.Add("role", RoleName(t.role()));
+  d.Add("groups", GrantsText(t.role(), t.grants()));
+  if (!t.user().empty()) d.Add("user", t.user());
   d.Add("created", FormatTime(t.create_time(), zone));
   d.Add("expires", t.has_expire_time() ? FormatTime(t.expire_time(), zone) : "never");
   if (t.has_revoke_time()) d.Add("revoked", FormatTime(t.revoke_time(), zone));
@@ -23,6 +27,11 @@ int Create(CommandContext& c) {
   if (absl::Status s = ExpectPositionals(c.args(), {"NAME"}); !s.ok()) return c.UsageError(s);
   v1::CreateTokenRequest req;
   req.set_name(c.args().positionals()[0]);
+  v1::Role role;
+  if (absl::Status s = ParseRoleAndGrants(c.args(), v1::ROLE_ADMIN, &role, req.mutable_grants()); !s.ok()) {
+    return c.UsageError(s);
+  }
+  req.set_role(role);
   if (auto ttl = c.args().Get("ttl")) {
     absl::StatusOr<absl::Duration> d = ParseDurationFlag("--ttl", *ttl);
     if (!d.ok()) return c.UsageError(d.status());
@@ -52,9 +61,10 @@ int List(CommandContext& c) {
   grpc::Status s = c.admin().ListTokens(rpc.get(), v1::ListTokensRequest(), &resp);
   if (!s.ok()) return c.RpcError(s);
   if (c.json()) return c.PrintJson(resp);
-  Table table({"NAME", "FINGERPRINT", "CREATED", "EXPIRES", "REVOKED"});
+  Table table({"NAME", "FINGERPRINT", "ROLE", "GROUPS", "USER", "CREATED", "EXPIRES", "REVOKED"});
   for (const v1::ApiToken& t : resp.tokens()) {
-    table.AddRow({t.name(), t.fingerprint(), FormatTime(t.create_time(), c.env().zone),
+    table.AddRow({t.name(), t.fingerprint(), RoleName(t.role()), GrantsText(t.role(), t.grants()), t.user(),
+                  FormatTime(t.create_time(), c.env().zone),
                   t.has_expire_time() ? FormatTime(t.expire_time(), c.env().zone) : "never",
                   FormatTime(t.revoke_time(), c.env().zone)});
   }
@@ -79,10 +89,10 @@ int Revoke(CommandContext& c) {
 
 std::vector<Command> TokenCommands() {
   return {
-      {"token", "create", "NAME [--ttl DUR]",
-       "Create an API token for the admin API; prints its secret once.",
-       {{"ttl", "", true, "DUR", "Valid this long (default: until revoked)."}},
-       "gnomonctl token create ci --ttl 2160h",
+      {"token", "create", "NAME [--ttl DUR] [--role ROLE [--group ID]... | --all-groups]",
+       "Create an API token (a service account; admin unless --role) for the admin API; prints its secret once.",
+       WithRoleFlags({{"ttl", "", true, "DUR", "Valid this long (default: until revoked)."}}),
+       "gnomonctl token create ci --ttl 2160h\ngnomonctl token create deployer --role operator --group 3",
        Create},
       {"token", "list", "", "List API tokens (never their secrets).", {}, "gnomonctl token list", List},
       {"token", "revoke", "NAME",

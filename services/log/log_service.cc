@@ -146,9 +146,9 @@ absl::Status FollowRunLog(store::Store* store, LogTailHub* hub, const v1::Stream
 grpc::Status LogServiceImpl::StreamRunLog(grpc::ServerContext* context,
                                           const v1::StreamRunLogRequest* request,
                                           grpc::ServerWriter<v1::LogLine>* writer) {
-  if (auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__); !caller.ok()) {
-    return ToGrpcStatus(caller.status());
-  }
+  auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (absl::Status s = CheckRunAccess(store_, caller->access, request->run_id()); !s.ok()) return ToGrpcStatus(s);
   return ToGrpcStatus(FollowRunLog(
       store_, hub_, *request, [context] { return context->IsCancelled(); },
       [writer](const v1::LogLine& l) { return writer->Write(l); }));
@@ -156,9 +156,9 @@ grpc::Status LogServiceImpl::StreamRunLog(grpc::ServerContext* context,
 
 grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetRunRequest* request,
                                     v1::Run* response) {
-  if (auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__); !caller.ok()) {
-    return ToGrpcStatus(caller.status());
-  }
+  auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (absl::Status s = CheckRunAccess(store_, caller->access, request->run_id()); !s.ok()) return ToGrpcStatus(s);
   if (absl::Status s = ValidateGetRunRequest(*request); !s.ok()) return ToGrpcStatus(s);
   absl::StatusOr<v1::Run> run = gnomon::GetRun(store_, request->run_id());
   if (!run.ok()) return ToGrpcStatus(run.status());
@@ -169,10 +169,9 @@ grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetR
 grpc::Status LogServiceImpl::ListRuns(grpc::ServerContext* context,
                                       const v1::ListRunsRequest* request,
                                       v1::ListRunsResponse* response) {
-  if (auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__); !caller.ok()) {
-    return ToGrpcStatus(caller.status());
-  }
-  absl::StatusOr<v1::ListRunsResponse> page = gnomon::ListRuns(store_, *request);
+  auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  absl::StatusOr<v1::ListRunsResponse> page = gnomon::ListRuns(store_, caller->access, *request);
   if (!page.ok()) return ToGrpcStatus(page.status());
   *response = std::move(*page);
   return grpc::Status::OK;
@@ -181,9 +180,14 @@ grpc::Status LogServiceImpl::ListRuns(grpc::ServerContext* context,
 grpc::Status LogServiceImpl::GetReport(grpc::ServerContext* context,
                                        const v1::GetReportRequest* request,
                                        v1::GetReportResponse* response) {
-  if (auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__); !caller.ok()) {
-    return ToGrpcStatus(caller.status());
+  auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  // Totals count every group's runs: only for callers that reach them all.
+  if (request->job_id() == 0 && !caller->access.AllGroups()) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "job_id: totals span every group; name a job of a group this credential is granted");
   }
+  if (absl::Status s = CheckJobAccess(store_, caller->access, request->job_id()); !s.ok()) return ToGrpcStatus(s);
   constexpr int64_t kDay = 86'400'000;
   if (absl::Status s = ValidateGetReportRequest(*request); !s.ok()) return ToGrpcStatus(s);
   // Whole UTC days: the start day included, through the day before end.

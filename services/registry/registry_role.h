@@ -21,7 +21,7 @@ class RegistryRole {
                metrics::MetricsRegistry* registry = nullptr, Clock* clock = &RealClock())
       : metrics_(registry != nullptr ? std::make_unique<RegistryMetrics>(*registry) : nullptr),
         core_(store, clock, options, metrics_.get()),
-        service_(&core_, auth) {
+        service_(&core_, auth, store) {
     if (registry != nullptr) scrape_hook_ = registry->OnScrape([this] { core_.RefreshMetrics(); });
   }
   ~RegistryRole() { Stop(); }

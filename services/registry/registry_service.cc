@@ -6,6 +6,9 @@
 #include "absl/time/clock.h"
 #include "services/common/client/log.h"
 #include "services/common/client/auth_metadata.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "services/common/server/field_checks.h"
 #include "services/common/server/grpc_status.h"
 #include "services/registry/session_validation.h"
 
@@ -114,15 +117,37 @@ grpc::Status RegistryService::Session(
   return grpc::Status::OK;
 }
 
+absl::StatusOr<std::vector<std::string>> RegistryService::WatchableApps(const Access& access,
+                                                                       const v1::WatchExecutorsRequest& request) {
+  std::vector<std::string> asked(request.app_names().begin(), request.app_names().end());
+  if (access.AllGroups()) return asked;
+  // A scoped caller watches the apps of its granted groups, and no others.
+  absl::StatusOr<std::vector<v1::Group>> groups = store_->ListGroups();
+  if (!groups.ok()) return groups.status();
+  absl::flat_hash_set<std::string> reached;
+  for (const v1::Group& g : *groups) {
+    if (access.Reaches(g.id())) reached.insert(g.app_name());
+  }
+  for (size_t i = 0; i < asked.size(); ++i) {
+    if (!reached.contains(asked[i])) {
+      return absl::PermissionDeniedError(absl::StrCat(checks::Indexed("app_names", static_cast<int>(i)),
+                                                      ": not the app of a group this credential is granted"));
+    }
+  }
+  if (!asked.empty()) return asked;
+  if (reached.empty()) return absl::PermissionDeniedError("this credential is granted no group");
+  return std::vector<std::string>(reached.begin(), reached.end());
+}
+
 grpc::Status RegistryService::WatchExecutors(grpc::ServerContext* context,
                                              const v1::WatchExecutorsRequest* request,
                                              grpc::ServerWriter<v1::WatchExecutorsResponse>* writer) {
-  if (auto caller = auth_->Authorize(*context, v1::Registry::service_full_name(), __func__); !caller.ok()) {
-    return ToGrpcStatus(caller.status());
-  }
+  auto caller = auth_->Authorize(*context, v1::Registry::service_full_name(), __func__);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (absl::Status s = ValidateWatchRequest(*request); !s.ok()) return ToGrpcStatus(s);
-  std::vector<std::string> apps(request->app_names().begin(), request->app_names().end());
-  std::shared_ptr<Watcher> watcher = core_->Watch(std::move(apps));
+  absl::StatusOr<std::vector<std::string>> apps = WatchableApps(caller->access, *request);
+  if (!apps.ok()) return ToGrpcStatus(apps.status());
+  std::shared_ptr<Watcher> watcher = core_->Watch(*std::move(apps));
   while (!context->IsCancelled()) {
     std::optional<v1::WatchExecutorsResponse> msg = watcher->Next(absl::Milliseconds(500));
     if (!msg) {

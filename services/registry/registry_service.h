@@ -16,7 +16,9 @@ namespace gnomon::registry {
 
 class RegistryService final : public v1::Registry::Service {
  public:
-  RegistryService(RegistryCore* core, Authenticator* auth) : core_(core), auth_(auth) {}
+  // `store` names the apps of the groups a scoped watcher is granted.
+  RegistryService(RegistryCore* core, Authenticator* auth, store::Store* store)
+      : core_(core), auth_(auth), store_(store) {}
 
   grpc::Status Session(
       grpc::ServerContext* context,
@@ -26,8 +28,13 @@ class RegistryService final : public v1::Registry::Service {
                               grpc::ServerWriter<v1::WatchExecutorsResponse>* writer) override;
 
  private:
+  // The apps `access` may watch of those the request asks for (all it
+  // reaches when it asks for none); PermissionDenied beyond them.
+  absl::StatusOr<std::vector<std::string>> WatchableApps(const Access& access,
+                                                         const v1::WatchExecutorsRequest& request);
   RegistryCore* const core_;
   Authenticator* const auth_;
+  store::Store* const store_;
 };
 
 }  // namespace gnomon::registry

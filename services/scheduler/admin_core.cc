@@ -216,11 +216,12 @@ absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
 
 absl::StatusOr<v1::Job> AdminCore::GetJob(int64_t job_id) { return FindJob(job_id); }
 
-absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsRequest& req) {
+absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsRequest& req,
+                                                        const std::vector<int64_t>& groups) {
   if (absl::Status s = ValidateListJobsRequest(req); !s.ok()) return s;
   const int64_t after = *checks::ParsePageToken("page_token", req.page_token());
   const int want = req.page_size() == 0 ? 100 : req.page_size();
-  absl::StatusOr<std::vector<v1::Job>> jobs = store_->ListJobs(req.group_id(), after, want + 1);
+  absl::StatusOr<std::vector<v1::Job>> jobs = store_->ListJobs(groups, after, want + 1);
   if (!jobs.ok()) return jobs.status();
   v1::ListJobsResponse resp;
   for (int i = 0; i < static_cast<int>(jobs->size()) && i < want; ++i) *resp.add_jobs() = (*jobs)[i];

@@ -53,7 +53,9 @@ class AdminCore {
   absl::StatusOr<v1::BatchCreateJobsResponse> BatchCreateJobs(
       const v1::BatchCreateJobsRequest& req);
   absl::StatusOr<v1::Job> GetJob(int64_t job_id);
-  absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& req);
+  // Limited to `groups` (empty: any), which take the place of req.group_id.
+  absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& req,
+                                                const std::vector<int64_t>& groups);
   absl::StatusOr<v1::Job> UpdateJob(const v1::UpdateJobRequest& req);
   absl::Status DeleteJob(int64_t job_id);
   absl::StatusOr<v1::Job> StartJob(int64_t job_id);
@@ -63,10 +65,16 @@ class AdminCore {
   absl::StatusOr<v1::BackfillResponse> Backfill(const v1::BackfillRequest& req);
   absl::StatusOr<v1::KillRunResponse> KillRun(int64_t run_id);
 
-  // API tokens (admin_tokens.cc).
+  // API tokens and users (admin_credentials.cc).
   absl::StatusOr<v1::CreateTokenResponse> CreateToken(const v1::CreateTokenRequest& req);
   absl::StatusOr<v1::ListTokensResponse> ListTokens();
   absl::StatusOr<v1::ApiToken> RevokeToken(const v1::RevokeTokenRequest& req);
+  absl::StatusOr<v1::User> CreateUser(const v1::CreateUserRequest& req);
+  absl::StatusOr<v1::ListUsersResponse> ListUsers();
+  absl::StatusOr<v1::User> UpdateUser(const v1::UpdateUserRequest& req);
+  absl::Status DeleteUser(const std::string& name);
+  // A session token for `user` (whose password the caller proved).
+  absl::StatusOr<v1::CreateTokenResponse> Login(const std::string& user, const v1::LoginRequest& req);
 
  private:
   // A create request made into a row to insert: validated, with its state
@@ -74,6 +82,9 @@ class AdminCore {
   absl::StatusOr<store::NewJob> PrepareNewJob(const v1::CreateJobRequest& req, int64_t now_ms);
   absl::StatusOr<v1::Group> FindGroup(int64_t group_id);
   absl::StatusOr<v1::Job> FindJob(int64_t job_id);
+  // A new token's secret and row; AlreadyExists naming `name`.
+  absl::StatusOr<v1::CreateTokenResponse> NewApiToken(const std::string& name, int64_t ttl_ms,
+                                                      const store::TokenScope& scope);
 
   store::Store* const store_;
   FireSink* const sink_;

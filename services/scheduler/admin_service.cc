@@ -40,10 +40,13 @@ grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn,
   }
   const bool audited = audit_ != nullptr && change.request != nullptr;
   const std::string before = audited && change.before ? change.before() : "";
-  absl::StatusOr<T> r = fn();
+  absl::StatusOr<T> r = fn(static_cast<const Caller&>(*caller));
   if (!r.ok()) return ToGrpcStatus(r.status());
   *out = *std::move(r);
-  if (audited) audit_->Record(caller->credential, method, change.object(), before, *change.request, *out);
+  if (audited) {
+    audit_->Record(caller->user.empty() ? caller->credential : "user:" + caller->user, method, change.object(),
+                   before, *change.request, *out);
+  }
   return grpc::Status::OK;
 }
 
@@ -57,87 +60,147 @@ std::string AdminService::GroupJson(int64_t group_id) {
   return g.ok() ? AuditLog::Json(*g) : "";
 }
 
+absl::Status AdminService::CheckJobSpec(const Access& a, const v1::Job& job) {
+  if (a.AllGroups()) return absl::OkStatus();
+  if (absl::Status s = a.CheckGroup(job.group_id()); !s.ok()) return s;
+  if (job.child_job_ids().empty()) return absl::OkStatus();
+  // One read for all children; a child that does not exist is left to validation.
+  absl::StatusOr<std::vector<v1::Job>> children =
+      store_->GetJobs({job.child_job_ids().begin(), job.child_job_ids().end()});
+  if (!children.ok()) return children.status();
+  for (const v1::Job& child : *children) {
+    if (!a.Reaches(child.group_id())) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("child_job_ids: job ", child.id(), " is not in a group this credential is granted"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Each handler: the caller's reach checked on the objects it names, then the core.
+template <typename T, typename Fn>
+auto AdminService::ForJob(int64_t job_id, Fn&& fn) {
+  return [this, job_id, fn = std::forward<Fn>(fn)](const Caller& who) -> absl::StatusOr<T> {
+    if (absl::Status s = CheckJobAccess(store_, who.access, job_id); !s.ok()) return s;
+    return fn();
+  };
+}
+
 grpc::Status AdminService::CreateGroup(Ctx* c, const v1::CreateGroupRequest* r, v1::Group* o) {
-  return Answer(__func__, c, o, [&] { return core_->CreateGroup(*r); },
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->CreateGroup(*r); },
                 {r, [o] { return Object("group", o->id()); }, {}});
 }
 grpc::Status AdminService::GetGroup(Ctx* c, const v1::GetGroupRequest* r, v1::Group* o) {
-  return Answer(__func__, c, o, [&] { return core_->GetGroup(r->group_id()); });
+  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::Group> {
+    if (absl::Status s = who.access.CheckGroup(r->group_id()); !s.ok()) return s;
+    return core_->GetGroup(r->group_id());
+  });
 }
 grpc::Status AdminService::ListGroups(Ctx* c, const v1::ListGroupsRequest*, v1::ListGroupsResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->ListGroups(); });
+  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::ListGroupsResponse> {
+    absl::StatusOr<v1::ListGroupsResponse> all = core_->ListGroups();
+    if (!all.ok() || who.access.AllGroups()) return all;
+    v1::ListGroupsResponse mine;
+    for (v1::Group& g : *all->mutable_groups()) {
+      if (who.access.Reaches(g.id())) *mine.add_groups() = std::move(g);
+    }
+    return mine;
+  });
 }
 grpc::Status AdminService::UpdateGroup(Ctx* c, const v1::UpdateGroupRequest* r, v1::Group* o) {
-  return Answer(__func__, c, o, [&] { return core_->UpdateGroup(*r); },
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->UpdateGroup(*r); },
                 {r, [r] { return Object("group", r->group().id()); },
                 [&] { return GroupJson(r->group().id()); }});
 }
 grpc::Status AdminService::DeleteGroup(Ctx* c, const v1::DeleteGroupRequest* r, v1::DeleteGroupResponse* o) {
-  return Answer(__func__, c, o, [&] { return Empty<v1::DeleteGroupResponse>(core_->DeleteGroup(r->group_id())); },
+  return Answer(__func__, c, o,
+                [&](const Caller&) { return Empty<v1::DeleteGroupResponse>(core_->DeleteGroup(r->group_id())); },
                 {r, [r] { return Object("group", r->group_id()); },
                 [&] { return GroupJson(r->group_id()); }});
 }
 grpc::Status AdminService::RotateGroupToken(Ctx* c, const v1::RotateGroupTokenRequest* r, v1::Group* o) {
-  return Answer(__func__, c, o, [&] { return core_->RotateGroupToken(*r); },
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->RotateGroupToken(*r); },
                 {r, [r] { return Object("group", r->group_id()); },
                 [&] { return GroupJson(r->group_id()); }});
 }
 grpc::Status AdminService::CreateJob(Ctx* c, const v1::CreateJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, [&] { return core_->CreateJob(*r); },
-                {r, [o] { return Object("job", o->id()); }, {}});
+  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::Job> {
+    if (absl::Status s = CheckJobSpec(who.access, r->job()); !s.ok()) return s;
+    return core_->CreateJob(*r);
+  }, {r, [o] { return Object("job", o->id()); }, {}});
 }
 grpc::Status AdminService::BatchCreateJobs(Ctx* c, const v1::BatchCreateJobsRequest* r,
                                            v1::BatchCreateJobsResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->BatchCreateJobs(*r); },
-                {r, [o] { return Jobs(*o); }, {}});
+  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::BatchCreateJobsResponse> {
+    for (const v1::CreateJobRequest& one : r->requests()) {
+      if (absl::Status s = CheckJobSpec(who.access, one.job()); !s.ok()) return s;
+    }
+    return core_->BatchCreateJobs(*r);
+  }, {r, [o] { return Jobs(*o); }, {}});
 }
 grpc::Status AdminService::GetJob(Ctx* c, const v1::GetJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, [&] { return core_->GetJob(r->job_id()); });
+  return Answer(__func__, c, o, ForJob<v1::Job>(r->job_id(), [&] { return core_->GetJob(r->job_id()); }));
 }
 grpc::Status AdminService::ListJobs(Ctx* c, const v1::ListJobsRequest* r, v1::ListJobsResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->ListJobs(*r); });
+  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::ListJobsResponse> {
+    absl::StatusOr<std::vector<int64_t>> groups = who.access.ListScope(r->group_id());
+    if (!groups.ok()) return groups.status();
+    return core_->ListJobs(*r, *groups);
+  });
 }
 grpc::Status AdminService::UpdateJob(Ctx* c, const v1::UpdateJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, [&] { return core_->UpdateJob(*r); },
-                {r, [r] { return Object("job", r->job().id()); }, [&] { return JobJson(r->job().id()); }});
+  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::Job> {
+    // Both where the job is and where the update would put it.
+    if (absl::Status s = CheckJobAccess(store_, who.access, r->job().id()); !s.ok()) return s;
+    if (absl::Status s = CheckJobSpec(who.access, r->job()); !s.ok()) return s;
+    return core_->UpdateJob(*r);
+  }, {r, [r] { return Object("job", r->job().id()); }, [&] { return JobJson(r->job().id()); }});
 }
 grpc::Status AdminService::DeleteJob(Ctx* c, const v1::DeleteJobRequest* r, v1::DeleteJobResponse* o) {
-  return Answer(__func__, c, o, [&] { return Empty<v1::DeleteJobResponse>(core_->DeleteJob(r->job_id())); },
+  return Answer(__func__, c, o, ForJob<v1::DeleteJobResponse>(r->job_id(), [&] {
+                  return Empty<v1::DeleteJobResponse>(core_->DeleteJob(r->job_id()));
+                }),
                 {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
 }
 grpc::Status AdminService::StartJob(Ctx* c, const v1::StartJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, [&] { return core_->StartJob(r->job_id()); },
+  return Answer(__func__, c, o, ForJob<v1::Job>(r->job_id(), [&] { return core_->StartJob(r->job_id()); }),
                 {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
 }
 grpc::Status AdminService::StopJob(Ctx* c, const v1::StopJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, [&] { return core_->StopJob(r->job_id()); },
+  return Answer(__func__, c, o, ForJob<v1::Job>(r->job_id(), [&] { return core_->StopJob(r->job_id()); }),
                 {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
 }
 grpc::Status AdminService::TriggerJob(Ctx* c, const v1::TriggerJobRequest* r, v1::TriggerJobResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->TriggerJob(*r); },
+  return Answer(__func__, c, o,
+                ForJob<v1::TriggerJobResponse>(r->job_id(), [&] { return core_->TriggerJob(*r); }),
                 {r, [r] { return Object("job", r->job_id()); }, {}});
 }
 grpc::Status AdminService::PreviewSchedule(Ctx* c, const v1::PreviewScheduleRequest* r,
                                            v1::PreviewScheduleResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->PreviewSchedule(*r); });
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->PreviewSchedule(*r); });
 }
 grpc::Status AdminService::Backfill(Ctx* c, const v1::BackfillRequest* r, v1::BackfillResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->Backfill(*r); },
+  return Answer(__func__, c, o, ForJob<v1::BackfillResponse>(r->job_id(), [&] { return core_->Backfill(*r); }),
                 {r, [r] { return Object("job", r->job_id()); }, {}});
 }
 grpc::Status AdminService::ListRuns(Ctx* c, const v1::ListRunsRequest* r, v1::ListRunsResponse* o) {
-  return Answer(__func__, c, o, [&] { return gnomon::ListRuns(store_, *r); });
+  return Answer(__func__, c, o, [&](const Caller& who) { return gnomon::ListRuns(store_, who.access, *r); });
 }
 grpc::Status AdminService::GetRun(Ctx* c, const v1::GetRunRequest* r, v1::GetRunResponse* o) {
-  return Answer(__func__, c, o, [&] { return GetRunWithLog(store_, *r); });
+  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::GetRunResponse> {
+    if (absl::Status s = CheckRunAccess(store_, who.access, r->run_id()); !s.ok()) return s;
+    return GetRunWithLog(store_, *r);
+  });
 }
 grpc::Status AdminService::KillRun(Ctx* c, const v1::KillRunRequest* r, v1::KillRunResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->KillRun(r->run_id()); },
-                {r, [r] { return Object("run", r->run_id()); }, {}});
+  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::KillRunResponse> {
+    if (absl::Status s = CheckRunAccess(store_, who.access, r->run_id()); !s.ok()) return s;
+    return core_->KillRun(r->run_id());
+  }, {r, [r] { return Object("run", r->run_id()); }, {}});
 }
 
 grpc::Status AdminService::ListAudit(Ctx* c, const v1::ListAuditRequest* r, v1::ListAuditResponse* o) {
-  return Answer(__func__, c, o, [&]() -> absl::StatusOr<v1::ListAuditResponse> {
+  return Answer(__func__, c, o, [&](const Caller&) -> absl::StatusOr<v1::ListAuditResponse> {
     if (absl::Status s = checks::FirstError({checks::CheckString("object", r->object(), 255, checks::Charset::kToken),
                                              checks::CheckRange("page_size", r->page_size(), 0, 1000)});
         !s.ok()) {
@@ -159,15 +222,42 @@ grpc::Status AdminService::ListAudit(Ctx* c, const v1::ListAuditRequest* r, v1::
 }
 
 grpc::Status AdminService::CreateToken(Ctx* c, const v1::CreateTokenRequest* r, v1::CreateTokenResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->CreateToken(*r); },
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->CreateToken(*r); },
                 {r, [r] { return absl::StrCat("token/", r->name()); }, {}});
 }
 grpc::Status AdminService::ListTokens(Ctx* c, const v1::ListTokensRequest*, v1::ListTokensResponse* o) {
-  return Answer(__func__, c, o, [&] { return core_->ListTokens(); });
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->ListTokens(); });
 }
 grpc::Status AdminService::RevokeToken(Ctx* c, const v1::RevokeTokenRequest* r, v1::ApiToken* o) {
-  return Answer(__func__, c, o, [&] { return core_->RevokeToken(*r); },
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->RevokeToken(*r); },
                 {r, [r] { return absl::StrCat("token/", r->name()); }, {}});
+}
+
+grpc::Status AdminService::CreateUser(Ctx* c, const v1::CreateUserRequest* r, v1::User* o) {
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->CreateUser(*r); },
+                {r, [r] { return absl::StrCat("user/", r->user().name()); }, {}});
+}
+grpc::Status AdminService::ListUsers(Ctx* c, const v1::ListUsersRequest*, v1::ListUsersResponse* o) {
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->ListUsers(); });
+}
+grpc::Status AdminService::UpdateUser(Ctx* c, const v1::UpdateUserRequest* r, v1::User* o) {
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->UpdateUser(*r); },
+                {r, [r] { return absl::StrCat("user/", r->user().name()); },
+                 [&] { return UserJson(r->user().name()); }});
+}
+grpc::Status AdminService::DeleteUser(Ctx* c, const v1::DeleteUserRequest* r, v1::DeleteUserResponse* o) {
+  return Answer(__func__, c, o,
+                [&](const Caller&) { return Empty<v1::DeleteUserResponse>(core_->DeleteUser(r->name())); },
+                {r, [r] { return absl::StrCat("user/", r->name()); }, [&] { return UserJson(r->name()); }});
+}
+grpc::Status AdminService::Login(Ctx* c, const v1::LoginRequest* r, v1::CreateTokenResponse* o) {
+  return Answer(__func__, c, o, [&](const Caller& who) { return core_->Login(who.user, *r); },
+                {r, [&] { return absl::StrCat("token/", o->token().name()); }, {}});
+}
+
+std::string AdminService::UserJson(const std::string& name) {
+  absl::StatusOr<store::StoredUser> u = store_->GetUser(name);
+  return u.ok() ? AuditLog::Json(u->user) : "";
 }
 
 }  // namespace gnomon::scheduler

@@ -1,6 +1,8 @@
 // AdminService: the gRPC adapter of gnomon.v1.JobAdmin over AdminCore. Every
-// call needs an admin bearer token; after it is authenticated, the call is
-// counted against its credential's rate limit (RESOURCE_EXHAUSTED beyond it).
+// call needs a bearer token whose role allows the method (Login: a user's
+// password); after it is authenticated, the call is counted against its
+// credential's rate limit (RESOURCE_EXHAUSTED beyond it), and the objects it
+// names are checked against the groups the caller reaches (access.h).
 // Every change that succeeds is written to the audit log with the object as
 // it was before (read once the caller is authorized) and after.
 //
@@ -62,16 +64,28 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status CreateToken(Ctx*, const v1::CreateTokenRequest*, v1::CreateTokenResponse*) override;
   grpc::Status ListTokens(Ctx*, const v1::ListTokensRequest*, v1::ListTokensResponse*) override;
   grpc::Status RevokeToken(Ctx*, const v1::RevokeTokenRequest*, v1::ApiToken*) override;
+  grpc::Status CreateUser(Ctx*, const v1::CreateUserRequest*, v1::User*) override;
+  grpc::Status ListUsers(Ctx*, const v1::ListUsersRequest*, v1::ListUsersResponse*) override;
+  grpc::Status UpdateUser(Ctx*, const v1::UpdateUserRequest*, v1::User*) override;
+  grpc::Status DeleteUser(Ctx*, const v1::DeleteUserRequest*, v1::DeleteUserResponse*) override;
+  grpc::Status Login(Ctx*, const v1::LoginRequest*, v1::CreateTokenResponse*) override;
 
  private:
   // Authorizes the call to `method` (the handler's __func__, which is the
-  // RPC's name), runs `fn` and stores its value in `out`; a `change` that
-  // succeeds is audited.
+  // RPC's name), runs `fn(caller)` and stores its value in `out`; a `change`
+  // that succeeds is audited.
   template <typename T, typename Fn>
   grpc::Status Answer(const char* method, Ctx* ctx, T* out, Fn&& fn, const AdminChange& change = {});
   // The JSON of a job or group now ("" if it cannot be read).
   std::string JobJson(int64_t job_id);
   std::string GroupJson(int64_t group_id);
+  std::string UserJson(const std::string& name);
+  // PermissionDenied unless `a` reaches the job's group and its children's.
+  absl::Status CheckJobSpec(const Access& a, const v1::Job& job);
+  // `fn` (returning StatusOr<T>) as an Answer body run only for callers that
+  // reach job `job_id`.
+  template <typename T, typename Fn>
+  auto ForJob(int64_t job_id, Fn&& fn);
 
   AdminCore* const core_;
   Authenticator* const auth_;

@@ -71,20 +71,16 @@ absl::Status CheckTask(const v1::Job& job, const JobLimits& limits) {
   }
 }
 
-absl::Status CheckOutputTimestamp(std::string_view field, bool has, const google::protobuf::Timestamp& t) {
-  return has ? checks::CheckTimestamp(field, t) : absl::OkStatus();
-}
-
 absl::Status CheckGroupFields(const v1::Group& group, size_t min_app_name) {
   if (absl::Status s = FirstError({
           CheckRange("group.id", group.id(), 0, INT64_MAX),
           CheckString("group.app_name", group.app_name(), 64, Charset::kName, min_app_name),
           CheckText("group.title", group.title(), 256),
           CheckString("group.access_token", group.access_token(), 64, Charset::kToken),
-          CheckOutputTimestamp("group.create_time", group.has_create_time(), group.create_time()),
-          CheckOutputTimestamp("group.update_time", group.has_update_time(), group.update_time()),
+          checks::CheckOutputTimestamp("group.create_time", group.has_create_time(), group.create_time()),
+          checks::CheckOutputTimestamp("group.update_time", group.has_update_time(), group.update_time()),
           CheckString("group.previous_access_token", group.previous_access_token(), 64, Charset::kToken),
-          CheckOutputTimestamp("group.previous_token_expire_time", group.has_previous_token_expire_time(),
+          checks::CheckOutputTimestamp("group.previous_token_expire_time", group.has_previous_token_expire_time(),
                                group.previous_token_expire_time()),
       });
       !s.ok()) {
@@ -134,9 +130,9 @@ absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits) {
       CheckCount("job.child_job_ids", job.child_job_ids_size(), kMaxChildren),
       CheckAlarm(job.alarm()),
       v1::JobState_IsValid(job.state()) ? absl::OkStatus() : Invalid("job.state", "unknown value"),
-      CheckOutputTimestamp("job.next_fire_time", job.has_next_fire_time(), job.next_fire_time()),
-      CheckOutputTimestamp("job.create_time", job.has_create_time(), job.create_time()),
-      CheckOutputTimestamp("job.update_time", job.has_update_time(), job.update_time()),
+      checks::CheckOutputTimestamp("job.next_fire_time", job.has_next_fire_time(), job.next_fire_time()),
+      checks::CheckOutputTimestamp("job.create_time", job.has_create_time(), job.create_time()),
+      checks::CheckOutputTimestamp("job.update_time", job.has_update_time(), job.update_time()),
   });
 }
 

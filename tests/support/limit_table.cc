@@ -35,10 +35,11 @@ absl::StatusOr<LimitTable> ReadLimitTable(const std::string& markdown) {
 Limit ParseLimit(const std::string& text) {
   Limit l;
   std::smatch m;
-  if (std::regex_search(text, m, std::regex(R"(^(at most|1 to) (\d+) (bytes|items))"))) {
-    l.kind = m[3] == "bytes" ? Limit::kBytes : Limit::kItems;
-    l.required = m[1] == "1 to";
-    l.max = std::stoll(m[2]);
+  if (std::regex_search(text, m, std::regex(R"(^(at most|(\d+) to) (\d+) (bytes|items))"))) {
+    l.kind = m[4] == "bytes" ? Limit::kBytes : Limit::kItems;
+    l.min = m[2].matched ? std::stoll(m[2]) : 0;
+    l.required = l.min > 0;
+    l.max = std::stoll(m[3]);
     l.name = absl::StartsWith(m.suffix().str(), ", name");
     l.any_bytes = absl::StartsWith(m.suffix().str(), ", any bytes");
   } else if (absl::StartsWith(text, "host:port")) {

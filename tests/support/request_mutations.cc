@@ -239,6 +239,7 @@ class Walker {
         emit(absl::StrCat(l.max + 1, " bytes"), row, absl::StrCat("at most ", l.max, " bytes"),
              set(std::string(l.max + 1, 'a')));
         if (l.required) emit("empty", row, "", set(""));
+        if (l.min > 1) emit(absl::StrCat(l.min - 1, " bytes"), row, "", set(std::string(l.min - 1, 'a')));
         if (l.name) emit("not a name", row, "", set("bad/name"));
         if (!l.any_bytes) emit("a control character", row, "", set("bad\x01"));
         return;

@@ -7,6 +7,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
 #include "services/common/client/auth_metadata.h"
+#include "services/common/server/passwords.h"
 #include "services/common/server/tokens.h"
 
 namespace gnomon {
@@ -14,6 +15,15 @@ namespace gnomon {
 using google::protobuf::util::TimeUtil;
 namespace {
 constexpr int64_t kCacheMillis = 5'000;
+// Login attempts per user name: 10 at once, then one per 6 s.
+constexpr RateLimit kLoginAttempts{1.0 / 6, 10};
+
+// Compared against when a login names no user, so an unknown name costs as
+// much time as a wrong password.
+const std::string& DecoyHash() {
+  static const std::string* hash = new std::string(HashPassword(NewToken()));
+  return *hash;
+}
 }  // namespace
 
 std::string MetadataValue(const grpc::ServerContext& context, std::string_view key) {
@@ -25,7 +35,11 @@ std::string MetadataValue(const grpc::ServerContext& context, std::string_view k
 
 Authenticator::Authenticator(store::Store* store, std::string cluster_token, ServerMetrics* metrics,
                              Clock* clock)
-    : store_(store), cluster_token_(std::move(cluster_token)), metrics_(metrics), clock_(clock) {}
+    : store_(store),
+      cluster_token_(std::move(cluster_token)),
+      metrics_(metrics),
+      clock_(clock),
+      login_attempts_(kLoginAttempts, clock) {}
 
 absl::StatusOr<Caller> Authenticator::Authorize(const grpc::ServerContext& context,
                                                 std::string_view service, std::string_view method) {
@@ -36,12 +50,18 @@ absl::StatusOr<Caller> Authenticator::Authorize(const grpc::ServerContext& conte
     GNOMON_LOG(ERROR) << "auth: " << full_method << " is not in the method credential table";
     return absl::UnauthenticatedError(kRefusedMessage);
   }
+  absl::StatusOr<Caller> caller = absl::UnauthenticatedError(kRefusedMessage);
   switch (*required) {
-    case Credential::kAdmin: return CheckAdmin(context, full_method, /*cluster=*/false);
-    case Credential::kAdminOrCluster: return CheckAdmin(context, full_method, /*cluster=*/true);
+    case Credential::kAdmin: caller = CheckAdmin(context, full_method, /*cluster=*/false); break;
+    case Credential::kAdminOrCluster: caller = CheckAdmin(context, full_method, /*cluster=*/true); break;
+    case Credential::kPassword: caller = CheckPassword(context, full_method); break;
     case Credential::kGroupOfApp: return CheckGroup(context, full_method);
   }
-  return absl::UnauthenticatedError(kRefusedMessage);
+  if (!caller.ok()) return caller;
+  if (absl::Status s = CheckPermission(caller->access, *RequiredPermission(full_method), method); !s.ok()) {
+    return s;
+  }
+  return caller;
 }
 
 absl::Status Authenticator::Refuse(AuthFailure reason, std::string_view full_method,
@@ -64,16 +84,18 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const grpc::ServerContext& cont
   if (!absl::StartsWith(header, kBearer)) return Refuse(AuthFailure::kMalformed, full_method);
   std::string token = header.substr(kBearer.size());
   if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) {
-    if (cluster) return Caller{{}, "cluster", "", std::nullopt};
-    return Refuse(AuthFailure::kInvalidAdminToken, full_method);  // Roles' secret, not an API token.
+    if (!cluster) return Refuse(AuthFailure::kInvalidAdminToken, full_method);  // Roles' secret, not an API token.
+    Caller c;
+    c.credential = "cluster";
+    c.access = Access::ClusterReader();
+    return c;
   }
   std::string digest = Sha256Hex(token);
-  Caller caller{{}, "admin:" + digest, "", std::nullopt};
-  int64_t now = clock_->NowMillis();
+  const int64_t now = clock_->NowMillis();
   {
     absl::MutexLock l(&mu_);
     auto it = valid_.find(digest);
-    if (it != valid_.end() && it->second > now) return caller;
+    if (it != valid_.end() && it->second.expires_ms > now) return it->second.caller;
   }
   absl::StatusOr<v1::ApiToken> found = store_->FindAdminToken(digest);
   if (absl::IsNotFound(found.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
@@ -82,9 +104,60 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const grpc::ServerContext& cont
   if (found->has_revoke_time() || (expires != 0 && expires <= now)) {
     return Refuse(AuthFailure::kInvalidAdminToken, full_method);
   }
+  absl::StatusOr<Caller> caller = TokenCaller(*found, digest, full_method);
+  if (!caller.ok()) return caller;
   absl::MutexLock l(&mu_);
-  // Remembered briefly: a revocation reaches every replica within that.
-  valid_[digest] = expires != 0 ? std::min(now + kCacheMillis, expires) : now + kCacheMillis;
+  // Remembered briefly: a revocation, or a change to a user's role, reaches
+  // every replica within that.
+  valid_[digest] = Valid{expires != 0 ? std::min(now + kCacheMillis, expires) : now + kCacheMillis, *caller};
+  return caller;
+}
+
+absl::StatusOr<Caller> Authenticator::TokenCaller(const v1::ApiToken& token, std::string digest,
+                                                  std::string_view full_method) {
+  Caller caller;
+  caller.credential = "admin:" + std::move(digest);
+  if (token.user().empty()) {
+    caller.access.role = token.role();
+    caller.access.grants = token.grants();
+    return caller;
+  }
+  absl::StatusOr<store::StoredUser> user = store_->GetUser(token.user());
+  // A session of a deleted user (its tokens are revoked with it; this covers
+  // the moment between).
+  if (absl::IsNotFound(user.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
+  if (!user.ok()) return user.status();
+  caller.user = token.user();
+  caller.access.role = user->user.role();
+  caller.access.grants = user->user.grants();
+  return caller;
+}
+
+absl::StatusOr<Caller> Authenticator::CheckPassword(const grpc::ServerContext& context,
+                                                    std::string_view full_method) {
+  std::string header = MetadataValue(context, kAuthorizationKey);
+  constexpr absl::string_view kBasic = "Basic ";
+  if (header.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method);
+  std::string decoded;
+  if (!absl::StartsWith(header, kBasic) || !absl::Base64Unescape(absl::string_view(header).substr(kBasic.size()), &decoded)) {
+    return Refuse(AuthFailure::kMalformed, full_method);
+  }
+  const size_t colon = decoded.find(':');
+  if (colon == std::string::npos || colon == 0 || colon > 128) return Refuse(AuthFailure::kMalformed, full_method);
+  const std::string name = decoded.substr(0, colon);
+  const std::string password = decoded.substr(colon + 1);
+  if (!login_attempts_.Allow("user:" + name)) return Refuse(AuthFailure::kLoginThrottled, full_method, name);
+  absl::StatusOr<store::StoredUser> user = store_->GetUser(name);
+  if (!user.ok() && !absl::IsNotFound(user.status())) return user.status();
+  const bool known = user.ok();
+  // Verified either way, so the time taken does not tell whether the user exists.
+  const bool match = VerifyPassword(password, known ? user->password_hash : DecoyHash());
+  if (!known || !match) return Refuse(AuthFailure::kWrongPassword, full_method, name);
+  Caller caller;
+  caller.credential = "user:" + name;
+  caller.user = name;
+  caller.access.role = user->user.role();
+  caller.access.grants = user->user.grants();
   return caller;
 }
 
@@ -106,7 +179,7 @@ absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::str
   if (absl::IsNotFound(group.status())) return Refuse(AuthFailure::kUnknownApp, full_method, app);
   if (!group.ok()) return group.status();
   if (SecretsEqual(token, group->access_token())) {
-    return Caller{*std::move(group), "app:" + std::string(app), TokenFingerprint(token), std::nullopt};
+    return Caller{*std::move(group), "app:" + std::string(app), TokenFingerprint(token), std::nullopt, {}, ""};
   }
   // The token a rotation replaced, while its grace period lasts.
   const int64_t expires = group->has_previous_token_expire_time()
@@ -114,7 +187,7 @@ absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::str
                               : 0;
   if (!group->previous_access_token().empty() && clock_->NowMillis() < expires &&
       SecretsEqual(token, group->previous_access_token())) {
-    return Caller{*std::move(group), "app:" + std::string(app), TokenFingerprint(token), expires};
+    return Caller{*std::move(group), "app:" + std::string(app), TokenFingerprint(token), expires, {}, ""};
   }
   return Refuse(AuthFailure::kWrongAccessToken, full_method, app);
 }

@@ -1,15 +1,19 @@
-// Authenticator: checks the credentials gRPC calls carry.
+// Authenticator: checks the credentials gRPC calls carry, and the caller's
+// role against what the method needs.
 //
 // Every handler of every gnomond service starts with Authorize, which checks
 // the credential method_credentials.h's table requires for the method, before
 // the handler reads a message or touches the store. Admin and query calls carry
 // "authorization: Bearer <token>": an API token (looked up by SHA-256 digest in
-// the store; revoked and expired ones refused, valid ones remembered 5 s), or
-// for the few calls roles make on each other, the cluster token shared by
-// gnomond roles. Executor-facing
-// calls carry "x-gnomon-app" and "x-gnomon-access-token", compared with the
-// token of that app's group — or its previous token until that expires (a
-// rotation's grace period).
+// the store; revoked and expired ones refused, valid ones remembered 5 s with
+// their role and grants — a user's session token takes its user's), or for
+// the few calls roles make on each other, the cluster token shared by gnomond
+// roles. A caller whose role is below the method's RequiredPermission gets
+// PermissionDenied. Login carries "authorization: Basic <user:password>",
+// tried at most 10 times at once and then once per 6 s per user name.
+// Executor-facing calls carry "x-gnomon-app" and "x-gnomon-access-token",
+// compared with the token of that app's group — or its previous token until
+// that expires (a rotation's grace period).
 //
 //   Authenticator auth(store, cluster_token);  // or (store, token, &server_metrics)
 //   // In a handler of gnomon.v1.Registry, whose C++ name is the RPC's name:
@@ -30,6 +34,8 @@
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/server_context.h"
 #include "services/common/client/clock.h"
+#include "services/common/server/access.h"
+#include "services/common/server/rate_limiter.h"
 #include "services/common/server/method_credentials.h"
 #include "services/common/server/server_metrics.h"
 #include "services/common/store/store.h"
@@ -49,6 +55,10 @@ struct Caller {
   // when it stops being accepted (unix ms).
   std::string token_fingerprint;
   std::optional<int64_t> token_expires_ms;
+  // For bearer and password callers: its role and grants.
+  Access access;
+  // The user a login session (or a Login call) is for; empty otherwise.
+  std::string user;
 };
 
 // The one answer to refused credentials, whatever the reason: a caller learns
@@ -85,6 +95,10 @@ class Authenticator {
   absl::StatusOr<Caller> CheckAdmin(const grpc::ServerContext& context, std::string_view full_method, bool cluster)
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<Caller> CheckGroup(const grpc::ServerContext& context, std::string_view full_method);
+  absl::StatusOr<Caller> CheckPassword(const grpc::ServerContext& context, std::string_view full_method);
+  // The role and grants a valid token gives: its own, or its user's.
+  absl::StatusOr<Caller> TokenCaller(const v1::ApiToken& token, std::string digest,
+                                     std::string_view full_method);
   // The caller `token` makes of `app`'s group; `full_method` names refusals.
   absl::StatusOr<Caller> GroupCaller(std::string_view app, std::string_view token,
                                      std::string_view full_method);
@@ -97,8 +111,13 @@ class Authenticator {
   ServerMetrics* const metrics_;
   Clock* const clock_;
   absl::Mutex mu_;
-  // Digest -> cache expiry (ms): valid admin tokens seen recently.
-  absl::flat_hash_map<std::string, int64_t> valid_ ABSL_GUARDED_BY(mu_);
+  struct Valid {
+    int64_t expires_ms;
+    Caller caller;
+  };
+  // Digest -> the caller it made: valid API tokens seen recently.
+  absl::flat_hash_map<std::string, Valid> valid_ ABSL_GUARDED_BY(mu_);
+  RateLimiter login_attempts_;
 };
 
 // The value of metadata `key`, or empty.

@@ -151,6 +151,10 @@ absl::Status CheckHostPort(std::string_view field, std::string_view value) {
   return absl::OkStatus();
 }
 
+absl::Status CheckOutputTimestamp(std::string_view field, bool has, const google::protobuf::Timestamp& t) {
+  return has ? CheckTimestamp(field, t) : absl::OkStatus();
+}
+
 absl::Status CheckTimestamp(std::string_view field, const google::protobuf::Timestamp& t) {
   if (t.nanos() < 0 || t.nanos() > 999'999'999) return Invalid(field, "nanos outside 0..999999999");
   if (t.seconds() < kMinTimestampSeconds || t.seconds() > kMaxTimestampSeconds) {

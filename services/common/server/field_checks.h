@@ -69,6 +69,8 @@ inline constexpr size_t kMaxHostPortBytes = 259;  // 253-byte host, ":", 5 digit
 absl::Status CheckHostPort(std::string_view field, std::string_view value);
 // nanos in 0..999999999 and an instant in years 1970..9999 (UTC).
 absl::Status CheckTimestamp(std::string_view field, const google::protobuf::Timestamp& t);
+// The same for an output-only field a client may echo back (`has`: it is set).
+absl::Status CheckOutputTimestamp(std::string_view field, bool has, const google::protobuf::Timestamp& t);
 // nanos in 0..999999999, seconds >= 0 (no negative durations) and a length
 // within min..max.
 absl::Status CheckDuration(std::string_view field, const google::protobuf::Duration& d,

@@ -5,43 +5,77 @@
 namespace gnomon {
 namespace {
 
-using Table = absl::flat_hash_map<std::string, Credential>;
+struct Rule {
+  Credential credential;
+  Permission permission;
+};
+using Table = absl::flat_hash_map<std::string, Rule>;
 
 struct Row {
   const char* service;
   const char* method;
   Credential credential;
+  Permission permission;
 };
 
 constexpr Credential kAdmin = Credential::kAdmin, kGroup = Credential::kGroupOfApp;
+constexpr Permission kRead = Permission::kRead, kOperate = Permission::kOperate,
+                     kAdminister = Permission::kAdminister;
 constexpr char kJobAdmin[] = "gnomon.v1.JobAdmin", kLog[] = "gnomon.v1.LogService",
                kRegistry[] = "gnomon.v1.Registry";
 constexpr Row kRows[] = {
-    {kJobAdmin, "CreateGroup", kAdmin},    {kJobAdmin, "GetGroup", kAdmin},
-    {kJobAdmin, "ListGroups", kAdmin},     {kJobAdmin, "UpdateGroup", kAdmin},
-    {kJobAdmin, "DeleteGroup", kAdmin},    {kJobAdmin, "RotateGroupToken", kAdmin},
-    {kJobAdmin, "CreateJob", kAdmin},      {kJobAdmin, "BatchCreateJobs", kAdmin},
-    {kJobAdmin, "GetJob", kAdmin},         {kJobAdmin, "ListJobs", kAdmin},
-    {kJobAdmin, "UpdateJob", kAdmin},      {kJobAdmin, "DeleteJob", kAdmin},
-    {kJobAdmin, "StartJob", kAdmin},       {kJobAdmin, "StopJob", kAdmin},
-    {kJobAdmin, "TriggerJob", kAdmin},     {kJobAdmin, "PreviewSchedule", kAdmin},
-    {kJobAdmin, "Backfill", kAdmin},       {kJobAdmin, "ListRuns", kAdmin},
-    {kJobAdmin, "GetRun", kAdmin},         {kJobAdmin, "KillRun", kAdmin},
-    {kJobAdmin, "ListAudit", kAdmin},      {kJobAdmin, "CreateToken", kAdmin},
-    {kJobAdmin, "ListTokens", kAdmin},     {kJobAdmin, "RevokeToken", kAdmin},
-    {kLog, "ReportResults", kGroup},       {kLog, "StreamRunLog", kAdmin},
-    {kLog, "GetRun", kAdmin},              {kLog, "ListRuns", kAdmin},
-    {kLog, "GetReport", kAdmin},           {kRegistry, "Session", kGroup},
-    {kRegistry, "WatchExecutors", Credential::kAdminOrCluster},
+    {kJobAdmin, "CreateGroup", kAdmin, kAdminister},
+    {kJobAdmin, "GetGroup", kAdmin, kRead},
+    {kJobAdmin, "ListGroups", kAdmin, kRead},
+    {kJobAdmin, "UpdateGroup", kAdmin, kAdminister},
+    {kJobAdmin, "DeleteGroup", kAdmin, kAdminister},
+    {kJobAdmin, "RotateGroupToken", kAdmin, kAdminister},
+    {kJobAdmin, "CreateJob", kAdmin, kOperate},
+    {kJobAdmin, "BatchCreateJobs", kAdmin, kOperate},
+    {kJobAdmin, "GetJob", kAdmin, kRead},
+    {kJobAdmin, "ListJobs", kAdmin, kRead},
+    {kJobAdmin, "UpdateJob", kAdmin, kOperate},
+    {kJobAdmin, "DeleteJob", kAdmin, kOperate},
+    {kJobAdmin, "StartJob", kAdmin, kOperate},
+    {kJobAdmin, "StopJob", kAdmin, kOperate},
+    {kJobAdmin, "TriggerJob", kAdmin, kOperate},
+    {kJobAdmin, "PreviewSchedule", kAdmin, kRead},
+    {kJobAdmin, "Backfill", kAdmin, kOperate},
+    {kJobAdmin, "ListRuns", kAdmin, kRead},
+    {kJobAdmin, "GetRun", kAdmin, kRead},
+    {kJobAdmin, "KillRun", kAdmin, kOperate},
+    {kJobAdmin, "ListAudit", kAdmin, kAdminister},
+    {kJobAdmin, "CreateToken", kAdmin, kAdminister},
+    {kJobAdmin, "ListTokens", kAdmin, kAdminister},
+    {kJobAdmin, "RevokeToken", kAdmin, kAdminister},
+    {kJobAdmin, "CreateUser", kAdmin, kAdminister},
+    {kJobAdmin, "ListUsers", kAdmin, kAdminister},
+    {kJobAdmin, "UpdateUser", kAdmin, kAdminister},
+    {kJobAdmin, "DeleteUser", kAdmin, kAdminister},
+    // Any role may log in; what its session may do is the user's role.
+    {kJobAdmin, "Login", Credential::kPassword, kRead},
+    {kLog, "ReportResults", kGroup, kRead},
+    {kLog, "StreamRunLog", kAdmin, kRead},
+    {kLog, "GetRun", kAdmin, kRead},
+    {kLog, "ListRuns", kAdmin, kRead},
+    {kLog, "GetReport", kAdmin, kRead},
+    {kRegistry, "Session", kGroup, kRead},
+    {kRegistry, "WatchExecutors", Credential::kAdminOrCluster, kRead},
 };
 
 const Table& MethodTable() {
   static const Table* table = [] {
     auto* t = new Table;
-    for (const Row& r : kRows) t->emplace(FullMethodName(r.service, r.method), r.credential);
+    for (const Row& r : kRows) t->emplace(FullMethodName(r.service, r.method), Rule{r.credential, r.permission});
     return t;
   }();
   return *table;
+}
+
+const Rule* FindRule(std::string_view full_method) {
+  const Table& t = MethodTable();
+  auto it = t.find(std::string(full_method));
+  return it == t.end() ? nullptr : &it->second;
 }
 
 }  // namespace
@@ -52,9 +86,13 @@ std::string FullMethodName(std::string_view service, std::string_view method) {
 }
 
 const Credential* RequiredCredential(std::string_view full_method) {
-  const Table& t = MethodTable();
-  auto it = t.find(std::string(full_method));
-  return it == t.end() ? nullptr : &it->second;
+  const Rule* r = FindRule(full_method);
+  return r == nullptr ? nullptr : &r->credential;
+}
+
+const Permission* RequiredPermission(std::string_view full_method) {
+  const Rule* r = FindRule(full_method);
+  return r == nullptr ? nullptr : &r->permission;
 }
 
 }  // namespace gnomon

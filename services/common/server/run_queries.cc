@@ -8,7 +8,7 @@ namespace gnomon {
 
 using google::protobuf::util::TimeUtil;
 
-absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store,
+absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store, const Access& access,
                                               const v1::ListRunsRequest& request) {
   constexpr int kMaxStatuses = 8;
   if (absl::Status s = checks::FirstError(
@@ -28,7 +28,12 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store,
   filter.before_id = *before;
   filter.limit = request.page_size() == 0 ? 50 : request.page_size();
   filter.job_id = request.job_id();
-  filter.group_id = request.group_id();
+  absl::StatusOr<std::vector<int64_t>> groups = access.ListScope(request.group_id());
+  if (!groups.ok()) return groups.status();
+  filter.group_ids = *std::move(groups);
+  if (request.job_id() != 0) {
+    if (absl::Status s = CheckJobAccess(store, access, request.job_id()); !s.ok()) return s;
+  }
   for (int i = 0; i < request.statuses_size(); ++i) {
     const int s = request.statuses(i);
     if (s == v1::RUN_STATUS_UNSPECIFIED || !v1::RunStatus_IsValid(s)) {

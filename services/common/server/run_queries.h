@@ -10,12 +10,15 @@
 #include "absl/status/statusor.h"
 #include "gnomon/v1/admin.pb.h"
 #include "gnomon/v1/log.pb.h"
+#include "services/common/server/access.h"
 #include "services/common/store/store.h"
 
 namespace gnomon {
 
-// InvalidArgument for a bad page size, page token or time range.
-absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store, const v1::ListRunsRequest& request);
+// InvalidArgument for a bad page size, page token or time range; limited to
+// the groups `access` reaches (PermissionDenied for a job or group beyond).
+absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store, const Access& access,
+                                              const v1::ListRunsRequest& request);
 // NotFound naming the run id.
 absl::StatusOr<v1::Run> GetRun(store::Store* store, int64_t run_id);
 // InvalidArgument for a bad run id or log_lines (before any store access).

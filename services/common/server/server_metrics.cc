@@ -48,7 +48,8 @@ class CallInterceptorFactory final : public grpc::experimental::ServerIntercepto
 };
 
 constexpr const char* kAuthFailureNames[] = {"missing_credentials", "malformed", "invalid_admin_token",
-                                             "unknown_app", "wrong_access_token"};
+                                             "unknown_app", "wrong_access_token", "wrong_password",
+                                             "login_throttled"};
 static_assert(std::size(kAuthFailureNames) == static_cast<size_t>(AuthFailure::kCount));
 
 }  // namespace

@@ -33,6 +33,8 @@ enum class AuthFailure {
   kInvalidAdminToken,   // A bearer token that is neither an admin token nor the cluster token.
   kUnknownApp,          // An executor of an app no group has.
   kWrongAccessToken,    // An executor with the wrong group token.
+  kWrongPassword,       // A login with an unknown user or a wrong password.
+  kLoginThrottled,      // A login for a user name tried too often lately.
   kCount
 };
 // The metric label of `reason` ("missing_credentials", ...).

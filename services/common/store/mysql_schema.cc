@@ -215,6 +215,18 @@ const std::vector<Migration>& MysqlMigrations() {
            " ADD COLUMN IF NOT EXISTS expire_ms BIGINT NOT NULL DEFAULT 0,"
            " ADD COLUMN IF NOT EXISTS revoke_ms BIGINT NOT NULL DEFAULT 0",
        }},
+      {9,
+       "roles and group grants of tokens and users; users' session tokens",
+       {
+           // role: a v1.Role (existing tokens stay ADMIN); grants: "*" (every
+           // group) or group ids joined by ','; user_name: a login session's user.
+           "ALTER TABLE admin_token"
+           " ADD COLUMN IF NOT EXISTS role INT NOT NULL DEFAULT 1,"
+           " ADD COLUMN IF NOT EXISTS grants TEXT NOT NULL DEFAULT '',"
+           " ADD COLUMN IF NOT EXISTS user_name VARCHAR(128) NOT NULL DEFAULT '',"
+           " ADD KEY IF NOT EXISTS admin_token_user (user_name)",
+           "ALTER TABLE `user` ADD COLUMN IF NOT EXISTS grants TEXT NOT NULL DEFAULT ''",
+       }},
   };
   return *migrations;
 }

@@ -56,6 +56,11 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"FindAdminToken", false},
     {"ListAdminTokens", false},
     {"RevokeAdminToken", true},
+    {"CreateUser", true},
+    {"GetUser", false},
+    {"ListUsers", false},
+    {"UpdateUser", true},
+    {"DeleteUser", true},
     {"AcquireLeases", true},
     {"ReleaseLeases", true},
     {"DeleteExpiredLeases", true},
@@ -100,8 +105,9 @@ absl::StatusOr<v1::Job> ObservedStore::GetJob(int64_t job_id) {
 absl::StatusOr<std::vector<v1::Job>> ObservedStore::GetJobs(const std::vector<int64_t>& job_ids) {
   return Observed(StoreCall::kGetJobs, [&] { return inner_->GetJobs(job_ids); });
 }
-absl::StatusOr<std::vector<v1::Job>> ObservedStore::ListJobs(int64_t group_id, int64_t after_id, int limit) {
-  return Observed(StoreCall::kListJobs, [&] { return inner_->ListJobs(group_id, after_id, limit); });
+absl::StatusOr<std::vector<v1::Job>> ObservedStore::ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id,
+                                                             int limit) {
+  return Observed(StoreCall::kListJobs, [&] { return inner_->ListJobs(group_ids, after_id, limit); });
 }
 absl::StatusOr<v1::Job> ObservedStore::UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
                                                 int64_t now_ms) {
@@ -206,9 +212,9 @@ absl::StatusOr<bool> ObservedStore::HasAdminTokens() {
   return Observed(StoreCall::kHasAdminTokens, [&] { return inner_->HasAdminTokens(); });
 }
 absl::Status ObservedStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
-                                             int64_t expire_ms) {
+                                             int64_t expire_ms, const TokenScope& scope) {
   return Observed(StoreCall::kCreateAdminToken,
-                  [&] { return inner_->CreateAdminToken(name, sha256_hex, now_ms, expire_ms); });
+                  [&] { return inner_->CreateAdminToken(name, sha256_hex, now_ms, expire_ms, scope); });
 }
 absl::StatusOr<v1::ApiToken> ObservedStore::FindAdminToken(std::string_view sha256_hex) {
   return Observed(StoreCall::kFindAdminToken, [&] { return inner_->FindAdminToken(sha256_hex); });
@@ -218,6 +224,24 @@ absl::StatusOr<std::vector<v1::ApiToken>> ObservedStore::ListAdminTokens() {
 }
 absl::StatusOr<v1::ApiToken> ObservedStore::RevokeAdminToken(std::string_view name, int64_t now_ms) {
   return Observed(StoreCall::kRevokeAdminToken, [&] { return inner_->RevokeAdminToken(name, now_ms); });
+}
+absl::StatusOr<v1::User> ObservedStore::CreateUser(const v1::User& user, std::string_view password_hash,
+                                                   int64_t now_ms) {
+  return Observed(StoreCall::kCreateUser, [&] { return inner_->CreateUser(user, password_hash, now_ms); });
+}
+absl::StatusOr<StoredUser> ObservedStore::GetUser(std::string_view name) {
+  return Observed(StoreCall::kGetUser, [&] { return inner_->GetUser(name); });
+}
+absl::StatusOr<std::vector<v1::User>> ObservedStore::ListUsers() {
+  return Observed(StoreCall::kListUsers, [&] { return inner_->ListUsers(); });
+}
+absl::StatusOr<v1::User> ObservedStore::UpdateUser(const v1::User& user, std::optional<std::string> password_hash,
+                                                   int64_t now_ms) {
+  return Observed(StoreCall::kUpdateUser,
+                  [&] { return inner_->UpdateUser(user, std::move(password_hash), now_ms); });
+}
+absl::Status ObservedStore::DeleteUser(std::string_view name, int64_t now_ms) {
+  return Observed(StoreCall::kDeleteUser, [&] { return inner_->DeleteUser(name, now_ms); });
 }
 absl::StatusOr<Leases> ObservedStore::AcquireLeases(const std::vector<std::string>& names,
                                                    std::string_view holder, int64_t ttl_ms) {

@@ -43,6 +43,7 @@ enum class StoreCall {
   kAppendAudit, kListAudit, kDeleteAuditBefore,
   kUpsertExecutor, kRemoveExecutor, kListExecutors, kPruneExecutors,
   kHasAdminTokens, kCreateAdminToken, kFindAdminToken, kListAdminTokens, kRevokeAdminToken,
+  kCreateUser, kGetUser, kListUsers, kUpdateUser, kDeleteUser,
   kAcquireLeases, kReleaseLeases, kDeleteExpiredLeases, kListLeases, kPing,
   kCount
 };
@@ -75,7 +76,7 @@ class ObservedStore final : public Store {
   absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs, int64_t now_ms) override;
   absl::StatusOr<v1::Job> GetJob(int64_t job_id) override;
   absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override;
-  absl::StatusOr<std::vector<v1::Job>> ListJobs(int64_t group_id, int64_t after_id, int limit) override;
+  absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id, int limit) override;
   absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
                                     int64_t now_ms) override;
   absl::Status DeleteJob(int64_t job_id) override;
@@ -114,10 +115,17 @@ class ObservedStore final : public Store {
   absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) override;
   absl::StatusOr<bool> HasAdminTokens() override;
   absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
-                                int64_t expire_ms) override;
+                                int64_t expire_ms, const TokenScope& scope) override;
   absl::StatusOr<v1::ApiToken> FindAdminToken(std::string_view sha256_hex) override;
   absl::StatusOr<std::vector<v1::ApiToken>> ListAdminTokens() override;
   absl::StatusOr<v1::ApiToken> RevokeAdminToken(std::string_view name, int64_t now_ms) override;
+  absl::StatusOr<v1::User> CreateUser(const v1::User& user, std::string_view password_hash,
+                                      int64_t now_ms) override;
+  absl::StatusOr<StoredUser> GetUser(std::string_view name) override;
+  absl::StatusOr<std::vector<v1::User>> ListUsers() override;
+  absl::StatusOr<v1::User> UpdateUser(const v1::User& user, std::optional<std::string> password_hash,
+                                      int64_t now_ms) override;
+  absl::Status DeleteUser(std::string_view name, int64_t now_ms) override;
   absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names, std::string_view holder,
                                        int64_t ttl_ms) override;
   absl::Status ReleaseLeases(const std::vector<std::string>& names, std::string_view holder) override;

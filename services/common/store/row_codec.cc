@@ -4,7 +4,10 @@
 #include <variant>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace gnomon::store::internal {
 
@@ -217,7 +220,40 @@ v1::ApiToken TokenFromRow(const SqlRow& row) {
   MaybeSet(ColInt(row, 2), &t, &v1::ApiToken::mutable_create_time);
   MaybeSet(ColInt(row, 3), &t, &v1::ApiToken::mutable_expire_time);
   MaybeSet(ColInt(row, 4), &t, &v1::ApiToken::mutable_revoke_time);
+  t.set_role(static_cast<v1::Role>(ColInt(row, 5)));
+  *t.mutable_grants() = GrantsFromColumn(ColStr(row, 6));
+  t.set_user(ColStr(row, 7));
   return t;
+}
+
+v1::User UserFromRow(const SqlRow& row, std::string* password_hash) {
+  v1::User u;
+  u.set_name(ColStr(row, 0));
+  u.set_role(static_cast<v1::Role>(ColInt(row, 1)));
+  *u.mutable_grants() = GrantsFromColumn(ColStr(row, 2));
+  MaybeSet(ColInt(row, 3), &u, &v1::User::mutable_create_time);
+  MaybeSet(ColInt(row, 4), &u, &v1::User::mutable_update_time);
+  if (password_hash != nullptr) *password_hash = ColStr(row, 5);
+  return u;
+}
+
+std::string GrantsToColumn(const v1::Grants& grants) {
+  if (grants.all_groups()) return "*";
+  return absl::StrJoin(grants.group_ids(), ",");
+}
+
+v1::Grants GrantsFromColumn(std::string_view column) {
+  v1::Grants g;
+  if (column == "*") {
+    g.set_all_groups(true);
+    return g;
+  }
+  for (absl::string_view id : absl::StrSplit(absl::string_view(column.data(), column.size()), ',',
+                                             absl::SkipEmpty())) {
+    int64_t v = 0;
+    if (absl::SimpleAtoi(id, &v)) g.add_group_ids(v);
+  }
+  return g;
 }
 
 absl::StatusOr<v1::ExecutorInfo> ExecutorFromRow(const SqlRow& row) {

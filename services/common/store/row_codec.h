@@ -45,9 +45,14 @@ bool TakesSlot(const v1::Run& run);
 std::vector<SqlValue> RunInsertArgs(const v1::Run& run);
 v1::Run RunFromRow(const SqlRow& row);
 
-// A row of Statements::select_executors.
 // A row of kTokenColumns.
 v1::ApiToken TokenFromRow(const SqlRow& row);
+// A row of kUserColumns: the user, and its password hash.
+v1::User UserFromRow(const SqlRow& row, std::string* password_hash);
+// Grants as stored: "*" for every group, else the ids joined by ','.
+std::string GrantsToColumn(const v1::Grants& grants);
+v1::Grants GrantsFromColumn(std::string_view column);
+// A row of Statements::select_executors.
 absl::StatusOr<v1::ExecutorInfo> ExecutorFromRow(const SqlRow& row);
 
 }  // namespace gnomon::store::internal

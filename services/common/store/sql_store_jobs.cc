@@ -249,14 +249,15 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::GetJobs(const std::vector<int64_t
   return out;
 }
 
-absl::StatusOr<std::vector<v1::Job>> SqlStore::ListJobs(int64_t group_id, int64_t after_id,
+absl::StatusOr<std::vector<v1::Job>> SqlStore::ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id,
                                                         int limit) {
   std::vector<v1::Job> out;
+  std::vector<SqlValue> args = {SqlInt(after_id)};
+  for (int64_t g : group_ids) args.push_back(SqlInt(g));
+  args.push_back(SqlInt(ClampLimit(limit)));
+  const std::string sql = ListJobsSql(static_cast<int>(group_ids.size()));
   absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows =
-        group_id != 0 ? c.Query(sql_.select_group_jobs_after,
-                                {SqlInt(group_id), SqlInt(after_id), SqlInt(ClampLimit(limit))})
-                      : c.Query(sql_.select_jobs_after, {SqlInt(after_id), SqlInt(ClampLimit(limit))});
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
     if (!rows.ok()) return rows.status();
     for (const SqlRow& row : *rows) {
       absl::StatusOr<v1::Job> job = JobFromRow(row);

@@ -1,4 +1,4 @@
-// SqlStore: executor registry and admin tokens.
+// SqlStore: executor registry.
 #include <utility>
 
 #include "absl/status/status.h"
@@ -68,75 +68,6 @@ absl::StatusOr<int64_t> SqlStore::PruneExecutors(int64_t before_ms) {
   });
   if (!s.ok()) return s;
   return pruned;
-}
-
-// ---- Admin tokens -----------------------------------------------------------
-
-absl::StatusOr<bool> SqlStore::HasAdminTokens() {
-  bool any = false;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.count_admin_tokens, {});
-    if (!rows.ok()) return rows.status();
-    any = !rows->empty() && ColInt(rows->front(), 0) > 0;
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return any;
-}
-
-absl::Status SqlStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
-                                        int64_t expire_ms) {
-  const std::string n(name);
-  const std::string digest(sha256_hex);
-  return db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<ExecResult> r =
-        c.Exec(sql_.insert_admin_token, {SqlText(n), SqlText(digest), SqlInt(now_ms), SqlInt(expire_ms)});
-    if (absl::IsAlreadyExists(r.status())) {
-      return absl::AlreadyExistsError(absl::StrCat("a token named '", n, "' (or with the same secret) exists"));
-    }
-    return r.status();
-  });
-}
-
-absl::StatusOr<v1::ApiToken> SqlStore::FindAdminToken(std::string_view sha256_hex) {
-  absl::StatusOr<std::vector<v1::ApiToken>> found = ReadTokens(sql_.select_admin_token, std::string(sha256_hex));
-  if (!found.ok()) return found.status();
-  if (found->empty()) return absl::NotFoundError("no admin token with that digest");
-  return found->front();
-}
-
-absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ListAdminTokens() {
-  return ReadTokens(sql_.select_admin_tokens, std::nullopt);
-}
-
-absl::StatusOr<v1::ApiToken> SqlStore::RevokeAdminToken(std::string_view name, int64_t now_ms) {
-  const std::string n(name);
-  v1::ApiToken revoked;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    if (absl::Status e = c.Exec(sql_.revoke_admin_token, {SqlInt(now_ms), SqlText(n)}).status(); !e.ok()) return e;
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_admin_token_by_name, {SqlText(n)});
-    if (!rows.ok()) return rows.status();
-    if (rows->empty()) return absl::NotFoundError(absl::StrCat("name: no token named '", n, "'"));
-    revoked = TokenFromRow(rows->front());
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return revoked;
-}
-
-absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ReadTokens(const std::string& sql,
-                                                               std::optional<std::string> arg) {
-  std::vector<v1::ApiToken> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    std::vector<SqlValue> args;
-    if (arg) args.push_back(SqlText(*arg));
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
-    if (!rows.ok()) return rows.status();
-    for (const SqlRow& row : *rows) out.push_back(TokenFromRow(row));
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return out;
 }
 
 }  // namespace gnomon::store::internal

@@ -218,6 +218,17 @@ const std::vector<Migration>& SqliteMigrations() {
            "ALTER TABLE admin_token ADD COLUMN expire_ms INTEGER NOT NULL DEFAULT 0",
            "ALTER TABLE admin_token ADD COLUMN revoke_ms INTEGER NOT NULL DEFAULT 0",
        }},
+      {9,
+       "roles and group grants of tokens and users; users' session tokens",
+       {
+           // role: a v1.Role (existing tokens stay ADMIN); grants: "*" (every
+           // group) or group ids joined by ','; user_name: a login session's user.
+           "ALTER TABLE admin_token ADD COLUMN role INTEGER NOT NULL DEFAULT 1",
+           "ALTER TABLE admin_token ADD COLUMN grants TEXT NOT NULL DEFAULT ''",
+           "ALTER TABLE admin_token ADD COLUMN user_name TEXT NOT NULL DEFAULT ''",
+           "CREATE INDEX IF NOT EXISTS admin_token_user ON admin_token(user_name)",
+           "ALTER TABLE \"user\" ADD COLUMN grants TEXT NOT NULL DEFAULT ''",
+       }},
   };
   return *migrations;
 }

@@ -249,10 +249,6 @@ Statements Portable() {
       "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms) "
       "VALUES (?, ?, ?, 0, ?, ?, ?)";
   s.select_job = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id = ?");
-  s.select_jobs_after =
-      absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id > ? ORDER BY id LIMIT ?");
-  s.select_group_jobs_after = absl::StrCat(
-      "SELECT ", kJobColumns, " FROM job WHERE group_id = ? AND id > ? ORDER BY id LIMIT ?");
   s.update_job_spec = "UPDATE job SET group_id = ?, spec = ?, update_ms = ? WHERE id = ?";
   s.update_job_spec_and_cursor =
       "UPDATE job SET group_id = ?, spec = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
@@ -322,11 +318,23 @@ Statements Portable() {
   s.delete_audit_through = "DELETE FROM audit_log WHERE id <= ? AND at_ms < ?";
   s.count_admin_tokens = "SELECT COUNT(*) FROM admin_token";
   s.insert_admin_token =
-      "INSERT INTO admin_token(name, sha256, create_ms, expire_ms) VALUES (?, ?, ?, ?)";
+      "INSERT INTO admin_token(name, sha256, create_ms, expire_ms, role, grants, user_name)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?)";
   s.select_admin_token = absl::StrCat("SELECT ", kTokenColumns, " FROM admin_token WHERE sha256 = ?");
   s.select_admin_token_by_name = absl::StrCat("SELECT ", kTokenColumns, " FROM admin_token WHERE name = ?");
   s.select_admin_tokens = absl::StrCat("SELECT ", kTokenColumns, " FROM admin_token ORDER BY name");
   s.revoke_admin_token = "UPDATE admin_token SET revoke_ms = ? WHERE name = ? AND revoke_ms = 0";
+  s.revoke_user_tokens = "UPDATE admin_token SET revoke_ms = ? WHERE user_name = ? AND revoke_ms = 0";
+
+  // USER is a keyword but not reserved in MySQL, and none in SQLite.
+  s.insert_user =
+      "INSERT INTO user(username, password_hash, role, grants, create_ms, update_ms)"
+      " VALUES (?, ?, ?, ?, ?, ?)";
+  s.select_user = absl::StrCat("SELECT ", kUserColumns, " FROM user WHERE username = ?");
+  s.select_users = absl::StrCat("SELECT ", kUserColumns, " FROM user ORDER BY username");
+  s.update_user = "UPDATE user SET role = ?, grants = ?, update_ms = ? WHERE username = ?";
+  s.update_user_password = "UPDATE user SET password_hash = ? WHERE username = ?";
+  s.delete_user = "DELETE FROM user WHERE username = ?";
 
   s.update_lease = "UPDATE lease SET holder = ?, epoch = ?, expires_ms = ? WHERE name = ?";
   s.renew_leases_prefix = "UPDATE lease SET expires_ms = ? WHERE holder = ? AND name IN ";
@@ -415,17 +423,27 @@ std::string DueJobsInPartitionsSql(const std::vector<int>& partitions) {
   return DueJobsSql(InPartitions("id", partitions));
 }
 
-std::string ListRunsSql(bool job, bool group, int status_count, bool from, bool to,
+namespace {
+// " AND <column> IN (?, ?, ...)" with `count` placeholders; "" for 0.
+std::string InPlaceholders(const char* column, int count) {
+  if (count <= 0) return "";
+  std::string sql = absl::StrCat(" AND ", column, " IN (?");
+  for (int i = 1; i < count; ++i) absl::StrAppend(&sql, ", ?");
+  return sql + ")";
+}
+}  // namespace
+
+std::string ListJobsSql(int group_count) {
+  return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id > ?", InPlaceholders("group_id", group_count),
+                      " ORDER BY id LIMIT ?");
+}
+
+std::string ListRunsSql(bool job, int group_count, int status_count, bool from, bool to,
                         bool before, const std::vector<int>& partitions) {
   std::string sql = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE 1 = 1");
   if (!partitions.empty()) absl::StrAppend(&sql, InPartitions("job_id", partitions));
   if (job) absl::StrAppend(&sql, " AND job_id = ?");
-  if (group) absl::StrAppend(&sql, " AND group_id = ?");
-  if (status_count > 0) {
-    absl::StrAppend(&sql, " AND status IN (?");
-    for (int i = 1; i < status_count; ++i) absl::StrAppend(&sql, ", ?");
-    absl::StrAppend(&sql, ")");
-  }
+  absl::StrAppend(&sql, InPlaceholders("group_id", group_count), InPlaceholders("status", status_count));
   if (from) absl::StrAppend(&sql, " AND trigger_ms >= ?");
   if (to) absl::StrAppend(&sql, " AND trigger_ms < ?");
   if (before) absl::StrAppend(&sql, " AND id < ?");

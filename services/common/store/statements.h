@@ -30,7 +30,9 @@ enum class Dialect { kSqlite, kMysql };
 inline constexpr char kGroupColumns[] =
     "id, app_name, title, membership, access_token, create_ms, update_ms, previous_access_token, "
     "previous_token_expire_ms";
-inline constexpr char kTokenColumns[] = "name, sha256, create_ms, expire_ms, revoke_ms";
+inline constexpr char kTokenColumns[] =
+    "name, sha256, create_ms, expire_ms, revoke_ms, role, grants, user_name";
+inline constexpr char kUserColumns[] = "username, role, grants, create_ms, update_ms, password_hash";
 inline constexpr char kJobColumns[] =
     "id, group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms";
 inline constexpr char kRunColumns[] =
@@ -66,8 +68,6 @@ struct Statements {
   // Jobs.
   std::string insert_job;
   std::string select_job;
-  std::string select_jobs_after;
-  std::string select_group_jobs_after;
   std::string update_job_spec;
   std::string update_job_spec_and_cursor;
   std::string set_job_state;
@@ -158,6 +158,15 @@ struct Statements {
   std::string select_admin_token_by_name;
   std::string select_admin_tokens;
   std::string revoke_admin_token;  // (now_ms, name)
+  std::string revoke_user_tokens;  // (now_ms, user_name)
+
+  // Users.
+  std::string insert_user;  // (username, password_hash, role, grants, create_ms, update_ms)
+  std::string select_user;  // (username)
+  std::string select_users;
+  std::string update_user;           // (role, grants, update_ms, username)
+  std::string update_user_password;  // (password_hash, username)
+  std::string delete_user;           // (username)
 
   // Leases.
   std::string store_now_ms;  // The database's clock, unix ms.
@@ -185,10 +194,12 @@ std::string DueJobsSql(const std::string& and_where);
 // SELECT for ListDueJobs restricted to `partitions` (ids of store::kPartitions).
 std::string DueJobsInPartitionsSql(const std::vector<int>& partitions);
 
+// SELECT for ListJobs: parameters after_id, group_count group ids, limit.
+std::string ListJobsSql(int group_count);
 // SELECT for ListRuns with the optional conditions switched on, in this
-// parameter order: job_id, group_id, statuses..., from, to, before_id, limit
-// (partitions, when given, are inlined).
-std::string ListRunsSql(bool job, bool group, int status_count, bool from, bool to,
+// parameter order: job_id, group ids..., statuses..., from, to, before_id,
+// limit (partitions, when given, are inlined).
+std::string ListRunsSql(bool job, int group_count, int status_count, bool from, bool to,
                         bool before, const std::vector<int>& partitions);
 
 }  // namespace gnomon::store::internal

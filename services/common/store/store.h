@@ -100,10 +100,24 @@ struct DispatchUpdate {
   int64_t fence_epoch = 0;
 };
 
+// What an API token may do: a service account's role and grants, or the user
+// whose session it is (then the user's role and grants apply).
+struct TokenScope {
+  v1::Role role = v1::ROLE_ADMIN;
+  v1::Grants grants;
+  std::string user;
+};
+
+// A user as stored.
+struct StoredUser {
+  v1::User user;
+  std::string password_hash;
+};
+
 // Filter and page for ListRuns. Runs come newest first (by id, descending).
 struct RunFilter {
   int64_t job_id = 0;    // 0 = any.
-  int64_t group_id = 0;  // 0 = any.
+  std::vector<int64_t> group_ids;       // Any of these; empty = any.
   std::vector<v1::RunStatus> statuses;  // empty = any.
   int64_t trigger_from_ms = 0;          // inclusive; 0 = unbounded.
   int64_t trigger_to_ms = 0;            // exclusive; 0 = unbounded.
@@ -175,7 +189,7 @@ class Store {
   // statement per kMaxBatchRows ids: for passes that need many jobs at once.
   virtual absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) = 0;
   // Jobs with id > after_id (0 = from the start), ascending, at most `limit`.
-  virtual absl::StatusOr<std::vector<v1::Job>> ListJobs(int64_t group_id, int64_t after_id,
+  virtual absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id,
                                                         int limit) = 0;
   // Replaces the configuration of job.id; keeps state and cursor unless
   // next_fire_ms is given (then it replaces the cursor too).
@@ -307,11 +321,12 @@ class Store {
   // Deletes rows whose last beat is older than before_ms; returns how many.
   virtual absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) = 0;
 
-  // ---- Admin tokens (stored as SHA-256 hex digests, never in clear) --------
+  // ---- API tokens (stored as SHA-256 hex digests, never in clear) ----------
   virtual absl::StatusOr<bool> HasAdminTokens() = 0;
   // AlreadyExists if the name is taken; expire_ms 0: never expires.
+  // `scope`: role, grants and (for a login session) user.
   virtual absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
-                                        int64_t expire_ms = 0) = 0;
+                                        int64_t expire_ms = 0, const TokenScope& scope = {}) = 0;
   // The token with that digest, revoked or expired ones too (the caller
   // judges); NotFound if none.
   virtual absl::StatusOr<v1::ApiToken> FindAdminToken(std::string_view sha256_hex) = 0;
@@ -320,6 +335,21 @@ class Store {
   // Marks it revoked at now_ms (kept revoked if it already was); NotFound
   // if there is no token of that name.
   virtual absl::StatusOr<v1::ApiToken> RevokeAdminToken(std::string_view name, int64_t now_ms) = 0;
+
+  // ---- Users (passwords stored only as hashes) ------------------------------
+  // AlreadyExists if the name is taken.
+  virtual absl::StatusOr<v1::User> CreateUser(const v1::User& user, std::string_view password_hash,
+                                              int64_t now_ms) = 0;
+  // The user and its password hash; NotFound if none.
+  virtual absl::StatusOr<StoredUser> GetUser(std::string_view name) = 0;
+  // Every user, by name.
+  virtual absl::StatusOr<std::vector<v1::User>> ListUsers() = 0;
+  // Replaces role and grants (and the password hash, if given); NotFound if none.
+  virtual absl::StatusOr<v1::User> UpdateUser(const v1::User& user, std::optional<std::string> password_hash,
+                                              int64_t now_ms) = 0;
+  // Deletes the user and revokes its session tokens, in one transaction;
+  // NotFound if none.
+  virtual absl::Status DeleteUser(std::string_view name, int64_t now_ms) = 0;
 
   // ---- Leases ---------------------------------------------------------------
   // Leases expire by the store's clock (the database server's for MySQL), so

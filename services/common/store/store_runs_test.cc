@@ -302,7 +302,7 @@ TEST_P(StoreTest, ListRunsFiltersAndPagesNewestFirst) {
   by_partition.partitions = {PartitionOf(j2.id())};
   EXPECT_THAT(list_ids(by_partition), ElementsAre(ids[5], ids[4]));
   RunFilter by_group;
-  by_group.group_id = group_.id();
+  by_group.group_ids = {group_.id()};
   by_group.limit = 2;
   EXPECT_THAT(list_ids(by_group), ElementsAre(ids[3], ids[2]));
   by_group.before_id = ids[2];

@@ -144,12 +144,12 @@ TEST_P(StoreTest, ListJobsPagesByIdAndFiltersByGroup) {
                                               v1::JOB_STATE_STOPPED, kNever, 1));
     if (i % 2 == 0) in_a.push_back(j.id());
   }
-  ASSERT_OK_AND_ASSIGN(page1, store().ListJobs(0, 0, 3));
+  ASSERT_OK_AND_ASSIGN(page1, store().ListJobs({}, 0, 3));
   ASSERT_EQ(page1.size(), 3u);
   EXPECT_LT(page1[0].id(), page1[1].id());
-  ASSERT_OK_AND_ASSIGN(page2, store().ListJobs(0, page1.back().id(), 3));
+  ASSERT_OK_AND_ASSIGN(page2, store().ListJobs({}, page1.back().id(), 3));
   EXPECT_EQ(page2.size(), 2u);
-  ASSERT_OK_AND_ASSIGN(only_a, store().ListJobs(a.id(), 0, 100));
+  ASSERT_OK_AND_ASSIGN(only_a, store().ListJobs({a.id()}, 0, 100));
   std::vector<int64_t> ids;
   for (const v1::Job& j : only_a) ids.push_back(j.id());
   EXPECT_EQ(ids, in_a);
@@ -181,7 +181,7 @@ TEST_P(StoreTest, CreateJobsStoresAllInOrderOrNone) {
   std::vector<NewJob> with_missing_group = jobs;
   with_missing_group[2].job.set_group_id(g.id() + 100);
   EXPECT_TRUE(absl::IsNotFound(store().CreateJobs(with_missing_group, 2).status()));
-  ASSERT_OK_AND_ASSIGN(none, store().ListJobs(0, 0, 100));
+  ASSERT_OK_AND_ASSIGN(none, store().ListJobs({}, 0, 100));
   EXPECT_TRUE(none.empty());
   ASSERT_OK_AND_ASSIGN(created, store().CreateJobs(jobs, 2));
   ASSERT_EQ(created.size(), 3u);

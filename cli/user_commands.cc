@@ -1,0 +1,176 @@
+// gnomonctl user create|list|update|delete|login: people who log in with a
+// password for session tokens. Passwords are read from a file
+// (--password-file) or GNOMON_PASSWORD, never from the command line, where
+// other users of the machine could see them.
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "cli/command.h"
+#include "cli/flags.h"
+#include "cli/format.h"
+#include "cli/names.h"
+#include "cli/requests.h"
+#include "services/common/client/auth_metadata.h"
+
+namespace gnomon::cli {
+namespace {
+
+void PrintUser(const v1::User& u, absl::TimeZone zone, std::ostream& out) {
+  Details d;
+  d.Add("name", u.name());
+  d.Add("role", RoleName(u.role()));
+  d.Add("groups", GrantsText(u.role(), u.grants()));
+  d.Add("created", FormatTime(u.create_time(), zone));
+  d.Add("updated", FormatTime(u.update_time(), zone));
+  d.Render(out);
+}
+
+// The password from --password-file (its first line) or GNOMON_PASSWORD;
+// empty if neither is given and `required` is false.
+absl::StatusOr<std::string> ReadPassword(CommandContext& c, bool required) {
+  if (auto file = c.args().Get("password-file")) {
+    absl::StatusOr<std::string> text = c.env().read_file(*file);
+    if (!text.ok()) return text.status();
+    std::string line = text->substr(0, text->find('\n'));
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return line;
+  }
+  if (auto env = c.env().getenv("GNOMON_PASSWORD")) return *env;
+  if (required) return absl::InvalidArgumentError("give the password with --password-file FILE or GNOMON_PASSWORD");
+  return std::string();
+}
+
+int Create(CommandContext& c) {
+  if (absl::Status s = ExpectPositionals(c.args(), {"NAME"}); !s.ok()) return c.UsageError(s);
+  v1::CreateUserRequest req;
+  req.mutable_user()->set_name(c.args().positionals()[0]);
+  v1::Role role;
+  if (absl::Status s = ParseRoleAndGrants(c.args(), v1::ROLE_UNSPECIFIED, &role, req.mutable_user()->mutable_grants());
+      !s.ok()) {
+    return c.UsageError(s);
+  }
+  if (role == v1::ROLE_UNSPECIFIED) return c.UsageError(absl::InvalidArgumentError("--role is required"));
+  req.mutable_user()->set_role(role);
+  absl::StatusOr<std::string> password = ReadPassword(c, /*required=*/true);
+  if (!password.ok()) return c.UsageError(password.status());
+  req.set_password(*password);
+  v1::User user;
+  auto rpc = c.NewRpcContext();
+  grpc::Status s = c.admin().CreateUser(rpc.get(), req, &user);
+  if (!s.ok()) return c.RpcError(s);
+  if (c.json()) return c.PrintJson(user);
+  PrintUser(user, c.env().zone, c.out());
+  return kExitOk;
+}
+
+int List(CommandContext& c) {
+  if (absl::Status s = ExpectPositionals(c.args(), {}); !s.ok()) return c.UsageError(s);
+  v1::ListUsersResponse resp;
+  auto rpc = c.NewRpcContext();
+  grpc::Status s = c.admin().ListUsers(rpc.get(), v1::ListUsersRequest(), &resp);
+  if (!s.ok()) return c.RpcError(s);
+  if (c.json()) return c.PrintJson(resp);
+  Table table({"NAME", "ROLE", "GROUPS", "CREATED", "UPDATED"});
+  for (const v1::User& u : resp.users()) {
+    table.AddRow({u.name(), RoleName(u.role()), GrantsText(u.role(), u.grants()),
+                  FormatTime(u.create_time(), c.env().zone), FormatTime(u.update_time(), c.env().zone)});
+  }
+  table.Render(c.out());
+  return kExitOk;
+}
+
+int Update(CommandContext& c) {
+  if (absl::Status s = ExpectPositionals(c.args(), {"NAME"}); !s.ok()) return c.UsageError(s);
+  v1::UpdateUserRequest req;
+  req.mutable_user()->set_name(c.args().positionals()[0]);
+  v1::Role role;
+  if (absl::Status s = ParseRoleAndGrants(c.args(), v1::ROLE_UNSPECIFIED, &role, req.mutable_user()->mutable_grants());
+      !s.ok()) {
+    return c.UsageError(s);
+  }
+  if (role == v1::ROLE_UNSPECIFIED) {
+    return c.UsageError(absl::InvalidArgumentError("--role is required (role and groups are replaced together)"));
+  }
+  req.mutable_user()->set_role(role);
+  absl::StatusOr<std::string> password = ReadPassword(c, /*required=*/false);
+  if (!password.ok()) return c.UsageError(password.status());
+  req.set_password(*password);
+  v1::User user;
+  auto rpc = c.NewRpcContext();
+  grpc::Status s = c.admin().UpdateUser(rpc.get(), req, &user);
+  if (!s.ok()) return c.RpcError(s);
+  if (c.json()) return c.PrintJson(user);
+  PrintUser(user, c.env().zone, c.out());
+  return kExitOk;
+}
+
+int Delete(CommandContext& c) {
+  if (absl::Status s = ExpectPositionals(c.args(), {"NAME"}); !s.ok()) return c.UsageError(s);
+  v1::DeleteUserRequest req;
+  req.set_name(c.args().positionals()[0]);
+  v1::DeleteUserResponse resp;
+  auto rpc = c.NewRpcContext();
+  grpc::Status s = c.admin().DeleteUser(rpc.get(), req, &resp);
+  if (!s.ok()) return c.RpcError(s);
+  if (c.json()) return c.PrintJson(resp);
+  c.out() << "deleted user " << req.name() << " and revoked its sessions\n";
+  return kExitOk;
+}
+
+int Login(CommandContext& c) {
+  if (absl::Status s = ExpectPositionals(c.args(), {"NAME"}); !s.ok()) return c.UsageError(s);
+  const std::string name = c.args().positionals()[0];
+  absl::StatusOr<std::string> password = ReadPassword(c, /*required=*/true);
+  if (!password.ok()) return c.UsageError(password.status());
+  v1::LoginRequest req;
+  if (auto ttl = c.args().Get("ttl")) {
+    absl::StatusOr<absl::Duration> d = ParseDurationFlag("--ttl", *ttl);
+    if (!d.ok()) return c.UsageError(d.status());
+    if (*d <= absl::ZeroDuration()) return c.UsageError(absl::InvalidArgumentError("--ttl must be positive"));
+    req.mutable_ttl()->set_seconds(absl::ToInt64Seconds(*d));
+  }
+  // The password, not the bearer token NewRpcContext would add.
+  auto rpc = std::make_unique<grpc::ClientContext>();
+  rpc->set_deadline(absl::ToChronoTime(absl::Now() + c.globals().timeout));
+  rpc->AddMetadata(std::string(kAuthorizationKey), "Basic " + absl::Base64Escape(name + ":" + *password));
+  v1::CreateTokenResponse resp;
+  grpc::Status s = c.admin().Login(rpc.get(), req, &resp);
+  if (!s.ok()) return c.RpcError(s);
+  if (c.json()) return c.PrintJson(resp);
+  // Only the secret on stdout, for export GNOMON_TOKEN=$(gnomonctl user login ...).
+  c.out() << resp.secret() << "\n";
+  c.err() << "session " << resp.token().name() << " for " << name << " ("
+          << RoleName(resp.token().role()) << ", " << GrantsText(resp.token().role(), resp.token().grants())
+          << "), expires " << FormatTime(resp.token().expire_time(), c.env().zone) << "\n";
+  return kExitOk;
+}
+
+const FlagSpec kPasswordFile{"password-file", "", true, "FILE",
+                             "Read the password from the first line of FILE (else GNOMON_PASSWORD)."};
+
+}  // namespace
+
+std::vector<Command> UserCommands() {
+  return {
+      {"user", "create", "NAME --role ROLE [--group ID]... [--all-groups] --password-file FILE",
+       "Create a user who logs in with a password.",
+       WithRoleFlags({kPasswordFile}),
+       "gnomonctl user create alice --role operator --group 3 --password-file alice.pw",
+       Create},
+      {"user", "list", "", "List users (never their passwords).", {}, "gnomonctl user list", List},
+      {"user", "update", "NAME --role ROLE [--group ID]... [--all-groups] [--password-file FILE]",
+       "Replace a user's role and groups (and password, if given); applies to its sessions within 5 s.",
+       WithRoleFlags({kPasswordFile}),
+       "gnomonctl user update alice --role viewer --all-groups",
+       Update},
+      {"user", "delete", "NAME", "Delete a user and revoke its sessions.", {}, "gnomonctl user delete alice",
+       Delete},
+      {"user", "login", "NAME [--password-file FILE] [--ttl DUR]",
+       "Log in: prints a session token (valid 12 h unless --ttl) with the user's role.",
+       {kPasswordFile, {"ttl", "", true, "DUR", "Valid this long (at most 720h)."}},
+       "export GNOMON_TOKEN=$(gnomonctl user login alice --password-file alice.pw)",
+       Login},
+  };
+}
+
+}  // namespace gnomon::cli

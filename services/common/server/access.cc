@@ -1,0 +1,105 @@
+#include "services/common/server/access.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace gnomon {
+namespace {
+
+// Higher is more: what each role may do.
+int Rank(v1::Role role) {
+  switch (role) {
+    case v1::ROLE_ADMIN: return 3;
+    case v1::ROLE_OPERATOR: return 2;
+    case v1::ROLE_VIEWER: return 1;
+    default: return 0;
+  }
+}
+
+int Needed(Permission p) {
+  switch (p) {
+    case Permission::kAdminister: return 3;
+    case Permission::kOperate: return 2;
+    case Permission::kRead: return 1;
+  }
+  return 4;
+}
+
+absl::Status Denied(std::string_view what) {
+  return absl::PermissionDeniedError(absl::StrCat(std::string(what), ": not in a group this credential is granted"));
+}
+
+}  // namespace
+
+Access Access::Admin() {
+  Access a;
+  a.role = v1::ROLE_ADMIN;
+  return a;
+}
+
+Access Access::ClusterReader() {
+  Access a;
+  a.role = v1::ROLE_VIEWER;
+  a.grants.set_all_groups(true);
+  return a;
+}
+
+bool Access::AllGroups() const { return IsAdmin() || (Rank(role) > 0 && grants.all_groups()); }
+
+bool Access::Reaches(int64_t group_id) const {
+  if (AllGroups()) return true;
+  if (Rank(role) == 0) return false;
+  const auto& ids = grants.group_ids();
+  return std::find(ids.begin(), ids.end(), group_id) != ids.end();
+}
+
+absl::Status Access::CheckGroup(int64_t group_id) const {
+  if (Reaches(group_id)) return absl::OkStatus();
+  return Denied(absl::StrCat("group ", group_id));
+}
+
+absl::StatusOr<std::vector<int64_t>> Access::ListScope(int64_t requested) const {
+  if (requested != 0) {
+    if (absl::Status s = CheckGroup(requested); !s.ok()) return s;
+    return std::vector<int64_t>{requested};
+  }
+  if (AllGroups()) return std::vector<int64_t>{};
+  if (Rank(role) == 0 || grants.group_ids().empty()) {
+    return absl::PermissionDeniedError("this credential is granted no group");
+  }
+  return std::vector<int64_t>(grants.group_ids().begin(), grants.group_ids().end());
+}
+
+absl::Status CheckPermission(const Access& access, Permission permission, std::string_view method) {
+  if (Rank(access.role) >= Needed(permission)) return absl::OkStatus();
+  return absl::PermissionDeniedError(
+      absl::StrCat("role ", std::string(RoleName(access.role)), " may not call ", std::string(method)));
+}
+
+absl::Status CheckJobAccess(store::Store* store, const Access& access, int64_t job_id) {
+  if (access.AllGroups()) return absl::OkStatus();
+  absl::StatusOr<v1::Job> job = store->GetJob(job_id);
+  if (absl::IsNotFound(job.status())) return Denied(absl::StrCat("job ", job_id));
+  if (!job.ok()) return job.status();
+  return access.Reaches(job->group_id()) ? absl::OkStatus() : Denied(absl::StrCat("job ", job_id));
+}
+
+absl::Status CheckRunAccess(store::Store* store, const Access& access, int64_t run_id) {
+  if (access.AllGroups()) return absl::OkStatus();
+  absl::StatusOr<v1::Run> run = store->GetRun(run_id);
+  if (absl::IsNotFound(run.status())) return Denied(absl::StrCat("run ", run_id));
+  if (!run.ok()) return run.status();
+  return access.Reaches(run->group_id()) ? absl::OkStatus() : Denied(absl::StrCat("run ", run_id));
+}
+
+std::string_view RoleName(v1::Role role) {
+  switch (role) {
+    case v1::ROLE_ADMIN: return "admin";
+    case v1::ROLE_OPERATOR: return "operator";
+    case v1::ROLE_VIEWER: return "viewer";
+    default: return "unspecified";
+  }
+}
+
+}  // namespace gnomon
