@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "gnomon/v1/registry.grpc.pb.h"
@@ -12,6 +13,7 @@
 #include "services/common/metrics/testing/samples.h"
 #include "services/common/server/grpc_server.h"
 #include "services/common/server/grpc_status.h"
+#include "services/common/server/passwords.h"
 #include "services/common/server/tokens.h"
 #include "services/common/store/testing/temp_store.h"
 
@@ -26,10 +28,25 @@ using Metadata = std::vector<std::pair<std::string, std::string>>;
 // description), GetGroup as Registry.Session (group of app, answering the
 // caller's group), ListJobs as Registry.WatchExecutors (admin or cluster,
 // answering the credential in next_page_token) and ListGroups as a method the
-// table does not have.
+// table does not have. CreateJob and Login authorize as themselves (operator;
+// password), answering the caller's role and user in the job's description
+// and the token's role and user.
 class Authorizing final : public v1::JobAdmin::Service {
  public:
   explicit Authorizing(Authenticator* auth) : auth_(auth) {}
+  grpc::Status CreateJob(grpc::ServerContext* ctx, const v1::CreateJobRequest*, v1::Job* out) override {
+    absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "CreateJob");
+    if (!caller.ok()) return ToGrpcStatus(caller.status());
+    out->set_description(absl::StrCat(std::string(RoleName(caller->access.role)), "/", caller->user));
+    return grpc::Status::OK;
+  }
+  grpc::Status Login(grpc::ServerContext* ctx, const v1::LoginRequest*, v1::CreateTokenResponse* out) override {
+    absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "Login");
+    if (!caller.ok()) return ToGrpcStatus(caller.status());
+    out->mutable_token()->set_role(caller->access.role);
+    out->mutable_token()->set_user(caller->user);
+    return grpc::Status::OK;
+  }
   grpc::Status GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest*, v1::Job* out) override {
     absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "GetJob");
     if (!caller.ok()) return ToGrpcStatus(caller.status());
@@ -90,6 +107,28 @@ class AuthenticatorTest : public ::testing::Test {
     if (credential != nullptr) *credential = out.next_page_token();
     return s;
   }
+  // A call that needs the operator role: the caller's "role/user", or the status.
+  absl::StatusOr<std::string> Operate(const std::string& token) {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata(authorization_, BearerValue(token));
+    v1::Job out;
+    grpc::Status s = stub_->CreateJob(&ctx, v1::CreateJobRequest(), &out);
+    if (!s.ok()) return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+    return out.description();
+  }
+  grpc::Status Login(const std::string& user, const std::string& password, v1::CreateTokenResponse* out) {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata(authorization_, "Basic " + absl::Base64Escape(user + ":" + password));
+    return stub_->Login(&ctx, v1::LoginRequest(), out);
+  }
+  // A user with a cheap hash (the iteration count is stored with it).
+  void AddUser(const std::string& name, const std::string& password, v1::Role role) {
+    v1::User u;
+    u.set_name(name);
+    u.set_role(role);
+    if (role != v1::ROLE_ADMIN) u.mutable_grants()->add_group_ids(1);
+    ASSERT_TRUE(store_->CreateUser(u, HashPassword(password, 1000), 1).ok());
+  }
   grpc::Status Group(const Metadata& md, v1::Group* out) {
     grpc::ClientContext ctx;
     Add(ctx, md);
@@ -103,7 +142,8 @@ class AuthenticatorTest : public ::testing::Test {
   store::testing::TempStore store_;
   metrics::MetricsRegistry registry_;
   ServerMetrics metrics_{registry_};
-  Authenticator auth_{store_.get(), "cluster-token", &metrics_};
+  SimulatedClock clock_{absl::Now()};
+  Authenticator auth_{store_.get(), "cluster-token", &metrics_, &clock_};
   Authorizing service_{&auth_};
   GrpcServer server_;
   std::unique_ptr<v1::JobAdmin::Stub> stub_;
@@ -189,6 +229,82 @@ TEST_F(AuthenticatorTest, AMethodNotInTheTableIsRefusedWhateverTheCredentials) {
     EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED) << token;
     EXPECT_EQ(s.error_message(), kRefusedMessage);
   }
+}
+
+// A method's least role is checked right after the credential: a viewer may
+// read but not change, an operator may change, an admin may do anything.
+TEST_F(AuthenticatorTest, EachRoleReachesTheMethodsItsRankAllows) {
+  store::TokenScope viewer{v1::ROLE_VIEWER, {}, ""}, op{v1::ROLE_OPERATOR, {}, ""};
+  viewer.grants.add_group_ids(1);
+  op.grants.add_group_ids(1);
+  ASSERT_TRUE(store_->CreateAdminToken("dash", Sha256Hex("viewer-token"), 1, 0, viewer).ok());
+  ASSERT_TRUE(store_->CreateAdminToken("deploy", Sha256Hex("operator-token"), 1, 0, op).ok());
+  EXPECT_TRUE(Admin({{authorization_, BearerValue("viewer-token")}}).ok());  // GetJob reads.
+  absl::StatusOr<std::string> refused = Operate("viewer-token");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(refused.status().message(), "role viewer may not call CreateJob");
+  EXPECT_EQ(Operate("operator-token").value_or(""), "operator/");
+  EXPECT_EQ(Operate("admin-token").value_or(""), "admin/");
+}
+
+// A login session carries its user's role as the user has it now (within
+// the 5 s the authenticator remembers a token), not as it was at login, and
+// ends when the user is deleted.
+TEST_F(AuthenticatorTest, ASessionTakesItsUsersRoleAsItIsNow) {
+  AddUser("alice", "alice-password-1", v1::ROLE_OPERATOR);
+  // The row says admin; the user's role wins.
+  ASSERT_TRUE(store_->CreateAdminToken("login.alice.1", Sha256Hex("alice-session"), 1, 0,
+                                       store::TokenScope{v1::ROLE_ADMIN, {}, "alice"})
+                  .ok());
+  EXPECT_EQ(Operate("alice-session").value_or(""), "operator/alice");
+  v1::User demoted;
+  demoted.set_name("alice");
+  demoted.set_role(v1::ROLE_VIEWER);
+  demoted.mutable_grants()->add_group_ids(1);
+  ASSERT_TRUE(store_->UpdateUser(demoted, std::nullopt, 2).ok());
+  EXPECT_TRUE(Operate("alice-session").ok());  // Remembered for up to 5 s.
+  clock_.Advance(absl::Seconds(5));
+  EXPECT_EQ(Operate("alice-session").status().code(), absl::StatusCode::kPermissionDenied);
+  ASSERT_TRUE(store_->DeleteUser("alice", 3).ok());
+  clock_.Advance(absl::Seconds(5));
+  EXPECT_EQ(Operate("alice-session").status().code(), absl::StatusCode::kUnauthenticated);
+}
+
+TEST_F(AuthenticatorTest, LoginTakesAUsersPasswordAndRefusesAllElseAlike) {
+  AddUser("alice", "alice-password-1", v1::ROLE_OPERATOR);
+  v1::CreateTokenResponse out;
+  ASSERT_TRUE(Login("alice", "alice-password-1", &out).ok());
+  EXPECT_EQ(out.token().user(), "alice");
+  EXPECT_EQ(out.token().role(), v1::ROLE_OPERATOR);
+  const std::vector<grpc::Status> refusals = {
+      Login("alice", "wrong-password-1", &out),
+      Login("nobody", "alice-password-1", &out),  // Unknown user: the same answer.
+      [&] {
+        grpc::ClientContext ctx;  // An API token is no password.
+        ctx.AddMetadata(authorization_, BearerValue("admin-token"));
+        return stub_->Login(&ctx, v1::LoginRequest(), &out);
+      }(),
+  };
+  for (size_t i = 0; i < refusals.size(); ++i) {
+    EXPECT_EQ(refusals[i].error_code(), grpc::StatusCode::UNAUTHENTICATED) << i;
+    EXPECT_EQ(refusals[i].error_message(), kRefusedMessage) << i;
+  }
+  EXPECT_EQ(Failures("wrong_password"), 2);
+  EXPECT_EQ(Failures("malformed"), 1);
+}
+
+// Guessing is slowed per user name: after 10 attempts, one per 6 s, and a
+// throttled attempt is refused even with the right password.
+TEST_F(AuthenticatorTest, LoginAttemptsAreThrottledPerUserName) {
+  AddUser("alice", "alice-password-1", v1::ROLE_VIEWER);
+  AddUser("bob", "bob-password-12", v1::ROLE_VIEWER);
+  v1::CreateTokenResponse out;
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(Login("alice", "guess-" + std::to_string(i), &out).ok());
+  EXPECT_EQ(Login("alice", "alice-password-1", &out).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Failures("login_throttled"), 1);
+  EXPECT_TRUE(Login("bob", "bob-password-12", &out).ok());  // Another name has its own budget.
+  clock_.Advance(absl::Seconds(6));
+  EXPECT_TRUE(Login("alice", "alice-password-1", &out).ok());
 }
 
 }  // namespace

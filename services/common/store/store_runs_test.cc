@@ -307,6 +307,12 @@ TEST_P(StoreTest, ListRunsFiltersAndPagesNewestFirst) {
   EXPECT_THAT(list_ids(by_group), ElementsAre(ids[3], ids[2]));
   by_group.before_id = ids[2];
   EXPECT_THAT(list_ids(by_group), ElementsAre(ids[1], ids[0]));
+  RunFilter by_groups;  // Any of several (a scoped caller's grants).
+  by_groups.group_ids = {group_.id() + 100, group_.id()};
+  by_groups.limit = 2;
+  EXPECT_THAT(list_ids(by_groups), ElementsAre(ids[3], ids[2]));
+  by_groups.group_ids = {group_.id() + 100};
+  EXPECT_THAT(list_ids(by_groups), ElementsAre());
   RunFilter finished;
   finished.statuses = {v1::RUN_STATUS_SUCCEEDED, v1::RUN_STATUS_FAILED};
   EXPECT_THAT(list_ids(finished), ElementsAre(ids[2], ids[1]));
