@@ -1,6 +1,7 @@
 #include "services/common/server/method_credentials.h"
 
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -64,6 +65,30 @@ TEST(MethodCredentials, OperationsDocListsTheGroupMethods) {
   });
   EXPECT_EQ(documented, group);
   EXPECT_NE(group.size(), 0u);
+}
+
+// docs/security.md gives every bearer method's least role; it must be the
+// table's, for every such method.
+TEST(MethodCredentials, SecurityDocGivesEveryMethodsLeastRole) {
+  std::ifstream in(std::string(GNOMON_SOURCE_DIR) + "/docs/security.md");
+  ASSERT_TRUE(in) << "docs/security.md";
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str();
+  std::map<std::string, std::string> documented;
+  const std::regex row(R"(\| `(\w+)/(\w+)` \| (admin|operator|viewer)\b)");
+  for (std::sregex_iterator it(text.begin(), text.end(), row), end; it != end; ++it) {
+    documented["/gnomon.v1." + (*it)[1].str() + "/" + (*it)[2].str()] = (*it)[3].str();
+  }
+  std::map<std::string, std::string> table;
+  ForEachDeclaredMethod([&](const MethodDescriptor* m) {
+    const Credential* c = RequiredCredential(FullName(m));
+    if (c == nullptr || *c == Credential::kGroupOfApp) return;
+    const Permission p = *RequiredPermission(FullName(m));
+    table[FullName(m)] = p == Permission::kAdminister ? "admin" : p == Permission::kOperate ? "operator" : "viewer";
+  });
+  EXPECT_EQ(documented, table);
+  EXPECT_GT(table.size(), 30u);
 }
 
 }  // namespace
