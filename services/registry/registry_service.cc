@@ -131,7 +131,7 @@ absl::StatusOr<std::vector<std::string>> RegistryService::WatchableApps(const Ac
   for (size_t i = 0; i < asked.size(); ++i) {
     if (!reached.contains(asked[i])) {
       return absl::PermissionDeniedError(absl::StrCat(checks::Indexed("app_names", static_cast<int>(i)),
-                                                      ": not the app of a group this credential is granted"));
+                                                      ": not in a group this credential is granted"));
     }
   }
   if (!asked.empty()) return asked;

@@ -3,6 +3,7 @@
 // bad credentials: each is refused with the one answer docs/operations.md
 // gives, nothing is written, the server stays up and no token reaches its log.
 #include <optional>
+#include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "proto/testing/declared_methods.h"
 #include "services/common/client/auth_metadata.h"
+#include "services/common/server/method_credentials.h"
 #include "tests/support/gnomon_cluster.h"
 
 namespace gnomon {
@@ -30,11 +32,12 @@ constexpr char kRefusedMessage[] = "missing or invalid credentials";
 constexpr char kServedBySdk[] = "gnomon.v1.Executor";
 
 // Calls `method` without knowing its types: an empty message (valid for any
-// type) is sent `messages` times (0 or 1), then the status is read.
+// type) is sent `messages` times (0 or 1), the first answer (if any) is read,
+// then the status.
 grpc::Status RawCall(grpc::GenericStub& stub, const MethodDescriptor* method, const Metadata& md,
-                     int messages) {
+                     int messages, absl::Duration deadline = absl::Seconds(20)) {
   grpc::ClientContext ctx;
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
   for (const auto& [k, v] : md) ctx.AddMetadata(k, v);
   grpc::CompletionQueue cq;
   auto call = stub.PrepareCall(&ctx, absl::StrCat("/", method->service()->full_name(), "/", method->name()), &cq);
@@ -53,6 +56,9 @@ grpc::Status RawCall(grpc::GenericStub& stub, const MethodDescriptor* method, co
     await();
   }
   call->WritesDone(nullptr);
+  await();
+  grpc::ByteBuffer answer;
+  call->Read(&answer, nullptr);
   await();
   grpc::Status status;
   call->Finish(&status, nullptr);
@@ -158,6 +164,44 @@ TEST_F(AuthMatrixTest, EveryMethodRefusesBadCredentialsTheSameWay) {
                                     expired.secret(), std::string(kClusterToken)}) {
     EXPECT_EQ(log.find(secret), std::string::npos) << "a token in the log";
   }
+}
+
+// Authenticated but below the method's least role (docs/security.md): every
+// method refuses a viewer what needs an operator or admin, and an operator
+// what needs an admin, before reading the request, and changes nothing. Each
+// role's own methods are not refused for its role.
+TEST_F(AuthMatrixTest, EveryMethodRefusesARoleBelowItsLeastRole) {
+  v1::CreateTokenResponse viewer, op;
+  ASSERT_TRUE(cluster_.CtlJson({"token", "create", "viewer", "--role", "viewer", "--all-groups"}, &viewer));
+  ASSERT_TRUE(cluster_.CtlJson({"token", "create", "operator", "--role", "operator", "--all-groups"}, &op));
+  const std::pair<int, int> before = Counts();
+  grpc::GenericStub stub(channel_);
+  absl::StatusOr<std::vector<const MethodDescriptor*>> methods = testing::DeclaredMethods();
+  ASSERT_TRUE(methods.ok()) << methods.status();
+  int refused = 0;
+  for (const MethodDescriptor* m : *methods) {
+    const Credential* credential = RequiredCredential(absl::StrCat("/", m->service()->full_name(), "/", m->name()));
+    if (credential == nullptr || *credential == Credential::kGroupOfApp || *credential == Credential::kPassword) {
+      continue;
+    }
+    const Permission needs = *RequiredPermission(absl::StrCat("/", m->service()->full_name(), "/", m->name()));
+    for (const auto& [role, secret, rank] : {std::tuple{"viewer", viewer.secret(), 1}, {"operator", op.secret(), 2}}) {
+      const int needed = needs == Permission::kAdminister ? 3 : needs == Permission::kOperate ? 2 : 1;
+      // An allowed call may be a stream that stays open: a short deadline ends it.
+      grpc::Status s = RawCall(stub, m, {{std::string(kAuthorizationKey), BearerValue(secret)}}, 1,
+                               rank < needed ? absl::Seconds(20) : absl::Seconds(2));
+      const std::string role_refusal = absl::StrCat("role ", role, " may not call ", m->name());
+      if (rank < needed) {
+        ++refused;
+        EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << m->full_name() << " as " << role;
+        EXPECT_EQ(s.error_message(), role_refusal) << m->full_name();
+      } else {
+        EXPECT_NE(s.error_message(), role_refusal) << m->full_name();
+      }
+    }
+  }
+  EXPECT_GT(refused, 20);
+  EXPECT_EQ(Counts(), before);
 }
 
 }  // namespace

@@ -1,0 +1,352 @@
+// Per-object authorization on a real gnomond with two groups, each with a
+// sample executor and a job that has run: an operator granted group B, and a
+// viewer granted group A, try everything on the other group's objects (jobs,
+// runs, logs, reports, children, executors) and get PERMISSION_DENIED with
+// nothing changed; within their own groups they read (and the operator
+// changes) as their role allows, and every list shows only their groups.
+// The rules are docs/security.md's.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gnomon/v1/admin.grpc.pb.h"
+#include "gnomon/v1/log.grpc.pb.h"
+#include "gnomon/v1/registry.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "google/protobuf/util/time_util.h"
+#include "gtest/gtest.h"
+#include "services/common/client/auth_metadata.h"
+#include "tests/support/gnomon_cluster.h"
+#include "tests/support/subprocess.h"
+
+namespace gnomon {
+namespace {
+
+class AuthorizationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
+    channel_ = grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials());
+    admin_ = v1::JobAdmin::NewStub(channel_);
+    logs_ = v1::LogService::NewStub(channel_);
+    registry_ = v1::Registry::NewStub(channel_);
+    ASSERT_TRUE(cluster_.CtlJson({"group", "create", "authz-a"}, &group_a_));
+    ASSERT_TRUE(cluster_.CtlJson({"group", "create", "authz-b"}, &group_b_));
+    for (auto [group, job] : {std::pair{&group_a_, &job_a_}, std::pair{&group_b_, &job_b_}}) {
+      ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group->id()), "--handler", "demo",
+                                    "--manual"},
+                                   job));
+      executors_.push_back(cluster_.StartExecutor(group->app_name(), group->access_token()));
+    }
+    ASSERT_TRUE(AwaitExecutors(2));
+    run_a_ = RunToEnd(job_a_.id());
+    run_b_ = RunToEnd(job_b_.id());
+    v1::CreateTokenResponse op, viewer;
+    ASSERT_TRUE(cluster_.CtlJson(
+        {"token", "create", "op-b", "--role", "operator", "--group", absl::StrCat(group_b_.id())}, &op));
+    ASSERT_TRUE(cluster_.CtlJson(
+        {"token", "create", "view-a", "--role", "viewer", "--group", absl::StrCat(group_a_.id())}, &viewer));
+    operator_b_ = op.secret();
+    viewer_a_ = viewer.secret();
+  }
+
+  std::unique_ptr<grpc::ClientContext> As(const std::string& token) {
+    auto ctx = std::make_unique<grpc::ClientContext>();
+    ctx->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+    ctx->AddMetadata(std::string(kAuthorizationKey), BearerValue(token));
+    return ctx;
+  }
+  // Waits (on the watch stream, with the admin token) until `n` executors are online.
+  bool AwaitExecutors(int n) {
+    auto ctx = As(cluster_.admin_token());
+    auto stream = registry_->WatchExecutors(ctx.get(), v1::WatchExecutorsRequest());
+    v1::WatchExecutorsResponse msg;
+    int online = 0;
+    while (stream->Read(&msg)) {
+      if (msg.has_snapshot()) online = msg.snapshot().executors_size();
+      if (msg.has_change()) online += msg.change().kind() == v1::EXECUTOR_CHANGE_KIND_JOINED ? 1 : 0;
+      if (online >= n) {
+        ctx->TryCancel();
+        return true;
+      }
+    }
+    return false;
+  }
+  // Triggers the job (as admin) and polls its run until it ends.
+  int64_t RunToEnd(int64_t job_id) {
+    v1::TriggerJobRequest req;
+    req.set_job_id(job_id);
+    v1::TriggerJobResponse resp;
+    grpc::Status s = admin_->TriggerJob(As(cluster_.admin_token()).get(), req, &resp);
+    EXPECT_TRUE(s.ok() && resp.run_ids_size() == 1) << s.error_message();
+    if (resp.run_ids_size() != 1) return 0;
+    const absl::Time deadline = absl::Now() + absl::Seconds(30);
+    while (absl::Now() < deadline) {
+      v1::GetRunRequest get;
+      get.set_run_id(resp.run_ids(0));
+      v1::Run run;
+      if (logs_->GetRun(As(cluster_.admin_token()).get(), get, &run).ok() &&
+          run.status() == v1::RUN_STATUS_SUCCEEDED) {
+        return run.id();
+      }
+      cluster_.PollInterval(absl::Milliseconds(100));
+    }
+    ADD_FAILURE() << "run of job " << job_id << " did not succeed";
+    return 0;
+  }
+  // Everything a call could have changed, read as admin.
+  std::string Snapshot() {
+    v1::ListJobsResponse jobs;
+    v1::ListRunsResponse runs;
+    v1::ListGroupsResponse groups;
+    EXPECT_TRUE(admin_->ListJobs(As(cluster_.admin_token()).get(), v1::ListJobsRequest(), &jobs).ok());
+    EXPECT_TRUE(admin_->ListRuns(As(cluster_.admin_token()).get(), v1::ListRunsRequest(), &runs).ok());
+    EXPECT_TRUE(admin_->ListGroups(As(cluster_.admin_token()).get(), v1::ListGroupsRequest(), &groups).ok());
+    for (v1::Job& j : *jobs.mutable_jobs()) j.clear_update_time();
+    return absl::StrCat(jobs.DebugString(), runs.DebugString(), groups.DebugString());
+  }
+
+  testing::GnomonCluster cluster_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::JobAdmin::Stub> admin_;
+  std::unique_ptr<v1::LogService::Stub> logs_;
+  std::unique_ptr<v1::Registry::Stub> registry_;
+  v1::Group group_a_, group_b_;
+  v1::Job job_a_, job_b_;
+  std::vector<std::unique_ptr<testing::Subprocess>> executors_;
+  int64_t run_a_ = 0, run_b_ = 0;
+  std::string operator_b_, viewer_a_;
+};
+
+TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
+  const std::string before = Snapshot();
+  const std::string& t = operator_b_;
+  v1::Job job_in_a = job_a_;
+  job_in_a.set_description("changed by an operator of b");
+  v1::Job job_b_into_a = job_b_;
+  job_b_into_a.set_group_id(group_a_.id());
+  v1::Job job_b_with_child_in_a = job_b_;
+  job_b_with_child_in_a.add_child_job_ids(job_a_.id());
+  v1::Job new_in_a = job_a_;
+  new_in_a.clear_id();
+
+  struct Call {
+    const char* what;
+    grpc::Status status;
+  };
+  auto get_job = [&](int64_t id) {
+    v1::GetJobRequest r;
+    r.set_job_id(id);
+    v1::Job o;
+    return admin_->GetJob(As(t).get(), r, &o);
+  };
+  std::vector<Call> calls;
+  calls.push_back({"GetJob a", get_job(job_a_.id())});
+  {
+    v1::UpdateJobRequest r;
+    *r.mutable_job() = job_in_a;
+    v1::Job o;
+    calls.push_back({"UpdateJob a", admin_->UpdateJob(As(t).get(), r, &o)});
+    *r.mutable_job() = job_b_into_a;
+    calls.push_back({"UpdateJob b into a", admin_->UpdateJob(As(t).get(), r, &o)});
+    *r.mutable_job() = job_b_with_child_in_a;
+    calls.push_back({"UpdateJob b with a child in a", admin_->UpdateJob(As(t).get(), r, &o)});
+  }
+  {
+    v1::CreateJobRequest r;
+    *r.mutable_job() = new_in_a;
+    v1::Job o;
+    calls.push_back({"CreateJob in a", admin_->CreateJob(As(t).get(), r, &o)});
+    v1::BatchCreateJobsRequest batch;
+    v1::Job in_b = job_b_;
+    in_b.clear_id();
+    *batch.add_requests()->mutable_job() = in_b;
+    *batch.add_requests()->mutable_job() = new_in_a;
+    v1::BatchCreateJobsResponse bo;
+    calls.push_back({"BatchCreateJobs with one in a", admin_->BatchCreateJobs(As(t).get(), batch, &bo)});
+  }
+  {
+    v1::DeleteJobRequest d;
+    d.set_job_id(job_a_.id());
+    v1::DeleteJobResponse dout;
+    calls.push_back({"DeleteJob a", admin_->DeleteJob(As(t).get(), d, &dout)});
+    v1::StopJobRequest s;
+    s.set_job_id(job_a_.id());
+    v1::Job o;
+    calls.push_back({"StopJob a", admin_->StopJob(As(t).get(), s, &o)});
+    v1::StartJobRequest st;
+    st.set_job_id(job_a_.id());
+    calls.push_back({"StartJob a", admin_->StartJob(As(t).get(), st, &o)});
+    v1::TriggerJobRequest tr;
+    tr.set_job_id(job_a_.id());
+    v1::TriggerJobResponse tro;
+    calls.push_back({"TriggerJob a", admin_->TriggerJob(As(t).get(), tr, &tro)});
+    v1::BackfillRequest bf;
+    bf.set_job_id(job_a_.id());
+    bf.mutable_start_time()->set_seconds(1700000000);
+    bf.mutable_end_time()->set_seconds(1700000060);
+    v1::BackfillResponse bfo;
+    calls.push_back({"Backfill a", admin_->Backfill(As(t).get(), bf, &bfo)});
+  }
+  {
+    v1::GetRunRequest r;
+    r.set_run_id(run_a_);
+    v1::GetRunResponse o;
+    calls.push_back({"JobAdmin.GetRun a", admin_->GetRun(As(t).get(), r, &o)});
+    v1::Run run;
+    calls.push_back({"LogService.GetRun a", logs_->GetRun(As(t).get(), r, &run)});
+    v1::KillRunRequest k;
+    k.set_run_id(run_a_);
+    v1::KillRunResponse ko;
+    calls.push_back({"KillRun a", admin_->KillRun(As(t).get(), k, &ko)});
+    v1::StreamRunLogRequest sl;
+    sl.set_run_id(run_a_);
+    auto ctx = As(t);
+    auto stream = logs_->StreamRunLog(ctx.get(), sl);
+    v1::LogLine line;
+    EXPECT_FALSE(stream->Read(&line)) << "a log line of group a's run";
+    calls.push_back({"StreamRunLog a", stream->Finish()});
+  }
+  {
+    v1::ListRunsRequest by_job, by_group;
+    by_job.set_job_id(job_a_.id());
+    by_group.set_group_id(group_a_.id());
+    v1::ListRunsResponse o;
+    calls.push_back({"ListRuns job a", admin_->ListRuns(As(t).get(), by_job, &o)});
+    calls.push_back({"ListRuns group a", logs_->ListRuns(As(t).get(), by_group, &o)});
+    v1::ListJobsRequest jobs;
+    jobs.set_group_id(group_a_.id());
+    v1::ListJobsResponse jo;
+    calls.push_back({"ListJobs group a", admin_->ListJobs(As(t).get(), jobs, &jo)});
+    v1::GetGroupRequest g;
+    g.set_group_id(group_a_.id());
+    v1::Group go;
+    calls.push_back({"GetGroup a", admin_->GetGroup(As(t).get(), g, &go)});
+  }
+  {
+    v1::GetReportRequest by_job, totals;
+    by_job.set_job_id(job_a_.id());
+    for (v1::GetReportRequest* r : {&by_job, &totals}) {
+      *r->mutable_start_time() = google::protobuf::util::TimeUtil::GetCurrentTime();
+      r->mutable_end_time()->set_seconds(r->start_time().seconds() + 86400);
+    }
+    v1::GetReportResponse o;
+    calls.push_back({"GetReport job a", logs_->GetReport(As(t).get(), by_job, &o)});
+    calls.push_back({"GetReport totals", logs_->GetReport(As(t).get(), totals, &o)});
+  }
+  {
+    v1::WatchExecutorsRequest w;
+    w.add_app_names(group_a_.app_name());
+    auto ctx = As(t);
+    auto stream = registry_->WatchExecutors(ctx.get(), w);
+    v1::WatchExecutorsResponse msg;
+    EXPECT_FALSE(stream->Read(&msg)) << "executors of group a";
+    calls.push_back({"WatchExecutors a", stream->Finish()});
+  }
+  {
+    v1::GetJobRequest r;
+    r.set_job_id(987654);  // No such job: the same answer, so ids reveal nothing.
+    v1::Job o;
+    calls.push_back({"GetJob of a job that does not exist", admin_->GetJob(As(t).get(), r, &o)});
+  }
+  for (const Call& c : calls) {
+    EXPECT_EQ(c.status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << c.what << ": " << c.status.error_message();
+    const std::string& m = c.status.error_message();
+    EXPECT_TRUE(m.find("not in a group this credential is granted") != std::string::npos ||
+                m.find("totals span every group") != std::string::npos)
+        << c.what << ": " << m;
+  }
+  EXPECT_EQ(Snapshot(), before) << "a refused call changed something";
+
+  // Within its own group the operator reads and changes.
+  EXPECT_TRUE(get_job(job_b_.id()).ok());
+  v1::UpdateJobRequest u;
+  *u.mutable_job() = job_b_;
+  u.mutable_job()->set_description("changed by its operator");
+  v1::Job updated;
+  ASSERT_TRUE(admin_->UpdateJob(As(t).get(), u, &updated).ok());
+  EXPECT_EQ(updated.description(), "changed by its operator");
+  v1::GetRunRequest own;
+  own.set_run_id(run_b_);
+  v1::GetRunResponse own_run;
+  EXPECT_TRUE(admin_->GetRun(As(t).get(), own, &own_run).ok());
+  EXPECT_GT(own_run.log_lines_size(), 0);
+}
+
+TEST_F(AuthorizationTest, ListsShowOnlyTheGrantedGroups) {
+  const std::string& t = operator_b_;
+  v1::ListJobsResponse jobs;
+  ASSERT_TRUE(admin_->ListJobs(As(t).get(), v1::ListJobsRequest(), &jobs).ok());
+  ASSERT_EQ(jobs.jobs_size(), 1);
+  EXPECT_EQ(jobs.jobs(0).id(), job_b_.id());
+  v1::ListGroupsResponse groups;
+  ASSERT_TRUE(admin_->ListGroups(As(t).get(), v1::ListGroupsRequest(), &groups).ok());
+  ASSERT_EQ(groups.groups_size(), 1);
+  EXPECT_EQ(groups.groups(0).id(), group_b_.id());
+  EXPECT_TRUE(groups.groups(0).access_token().empty());
+  for (bool through_admin : {true, false}) {
+    v1::ListRunsResponse runs;
+    ASSERT_TRUE((through_admin ? admin_->ListRuns(As(t).get(), v1::ListRunsRequest(), &runs)
+                               : logs_->ListRuns(As(t).get(), v1::ListRunsRequest(), &runs))
+                    .ok());
+    ASSERT_EQ(runs.runs_size(), 1) << through_admin;
+    EXPECT_EQ(runs.runs(0).id(), run_b_);
+  }
+  // The executors it sees: group b's only.
+  auto ctx = As(t);
+  auto stream = registry_->WatchExecutors(ctx.get(), v1::WatchExecutorsRequest());
+  v1::WatchExecutorsResponse first;
+  ASSERT_TRUE(stream->Read(&first));
+  ASSERT_TRUE(first.has_snapshot());
+  ASSERT_EQ(first.snapshot().executors_size(), 1);
+  EXPECT_EQ(first.snapshot().executors(0).app_name(), group_b_.app_name());
+  ctx->TryCancel();
+  // Its job's daily report, not the totals of every group.
+  v1::GetReportRequest report;
+  report.set_job_id(job_b_.id());
+  *report.mutable_start_time() = google::protobuf::util::TimeUtil::GetCurrentTime();
+  report.mutable_end_time()->set_seconds(report.start_time().seconds() + 86400);
+  v1::GetReportResponse rows;
+  ASSERT_TRUE(logs_->GetReport(As(t).get(), report, &rows).ok());
+  ASSERT_GT(rows.rows_size(), 0);
+  EXPECT_EQ(rows.rows(0).succeeded(), 1);
+}
+
+TEST_F(AuthorizationTest, AViewerReadsItsGroupAndChangesNothing) {
+  const std::string before = Snapshot();
+  const std::string& t = viewer_a_;
+  v1::GetJobRequest get;
+  get.set_job_id(job_a_.id());
+  v1::Job job;
+  EXPECT_TRUE(admin_->GetJob(As(t).get(), get, &job).ok());
+  v1::GetRunRequest run;
+  run.set_run_id(run_a_);
+  v1::GetRunResponse got;
+  EXPECT_TRUE(admin_->GetRun(As(t).get(), run, &got).ok());
+  v1::GetGroupRequest group;
+  group.set_group_id(group_a_.id());
+  v1::Group g;
+  ASSERT_TRUE(admin_->GetGroup(As(t).get(), group, &g).ok());
+  EXPECT_TRUE(g.access_token().empty());
+
+  v1::TriggerJobRequest trigger;
+  trigger.set_job_id(job_a_.id());
+  v1::TriggerJobResponse fired;
+  grpc::Status s = admin_->TriggerJob(As(t).get(), trigger, &fired);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(s.error_message(), "role viewer may not call TriggerJob");
+  v1::KillRunRequest kill;
+  kill.set_run_id(run_a_);
+  v1::KillRunResponse killed;
+  EXPECT_EQ(admin_->KillRun(As(t).get(), kill, &killed).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  v1::CreateTokenRequest token;
+  token.set_name("escalate");
+  v1::CreateTokenResponse created;
+  EXPECT_EQ(admin_->CreateToken(As(t).get(), token, &created).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Snapshot(), before);
+}
+
+}  // namespace
+}  // namespace gnomon
