@@ -16,14 +16,14 @@ using google::protobuf::Message;
 using google::protobuf::Reflection;
 
 // Clears every secret in `m` and the messages it holds, wherever they
-// appear: group tokens (access_token, previous_access_token) and a new API
-// token's secret.
+// appear: group tokens (access_token, previous_access_token), a new API
+// token's secret and a user's password.
 void Redact(Message* m) {
   const Reflection* r = m->GetReflection();
   for (int i = 0; i < m->GetDescriptor()->field_count(); ++i) {
     const FieldDescriptor* f = m->GetDescriptor()->field(i);
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_STRING &&
-        (absl::EndsWith(f->name(), "access_token") || f->name() == "secret")) {
+        (absl::EndsWith(f->name(), "access_token") || f->name() == "secret" || f->name() == "password")) {
       r->ClearField(m, f);
     } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       if (f->is_repeated()) {
