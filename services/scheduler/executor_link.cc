@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/client/auth_metadata.h"
+#include "services/common/client/log.h"
 #include "services/common/server/grpc_server.h"
+#include "services/common/server/grpc_status.h"
 
 namespace gnomon::scheduler {
 
@@ -81,7 +83,7 @@ void ExecutorLink::Close() {
 
 ExecutorLink::Stream* ExecutorLink::EnsureStream() {
   if (stream_ != nullptr && !broken_) return stream_.get();
-  TearDownStream();
+  TearDownStream().ok();  // A broken stream's runs were failed by FailBrokenStream.
   ctx_ = std::make_unique<grpc::ClientContext>();
   ctx_->AddMetadata(std::string(kAccessTokenKey), token_);
   stream_ = stub_->Dispatch(ctx_.get());
@@ -92,17 +94,43 @@ ExecutorLink::Stream* ExecutorLink::EnsureStream() {
   return s;
 }
 
-void ExecutorLink::TearDownStream() {
-  if (stream_ == nullptr) return;
-  ctx_->TryCancel();
+grpc::Status ExecutorLink::TearDownStream() {
+  if (stream_ == nullptr) return grpc::Status::OK;
+  // A stream whose reader saw the end is not cancelled: Finish then
+  // returns the status the executor ended it with.
+  if (!broken_) ctx_->TryCancel();
   std::thread reader = std::move(reader_);
   // The reader takes mu_ on its way out; release it while joining.
   mu_.Unlock();
   reader.join();
   mu_.Lock();
-  stream_->Finish().ok();  // Status already reported through the reader.
+  grpc::Status status = stream_->Finish();
   stream_.reset();
   ctx_.reset();
+  return status;
+}
+
+void ExecutorLink::FailBrokenStream() {
+  const grpc::Status status = TearDownStream();
+  broken_ = false;  // No stream now; the next batch opens one.
+  auto pending = std::move(pending_);
+  pending_.clear();
+  mu_.Unlock();
+  if (!pending.empty() || !status.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: dispatch stream to executor " << address_ << " ended ("
+                        << FromGrpcStatus(status) << ") with " << pending.size() << " runs unanswered";
+  }
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+    // Refused before it read a run: nothing was accepted.
+    FailAll(std::move(pending),
+            absl::UnauthenticatedError(absl::StrCat(
+                "executor ", address_, " refused the group's access token (", status.error_message(),
+                "); restart it with the group's current token")));
+  } else {
+    FailAll(std::move(pending), absl::UnknownError(absl::StrCat("dispatch stream to executor ", address_,
+                                                                " broke before it answered")));
+  }
+  mu_.Lock();
 }
 
 void ExecutorLink::WriterLoop() {
@@ -111,7 +139,7 @@ void ExecutorLink::WriterLoop() {
   absl::Time last_write = absl::InfinitePast();
   while (true) {
     auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return closed_ || (!queue_.empty() && pending_.size() < kMaxInFlight);
+      return closed_ || broken_ || (!queue_.empty() && pending_.size() < kMaxInFlight);
     };
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&ready), clock_->Now() + absl::Seconds(1));
     const int64_t now = clock_->NowMillis();
@@ -121,6 +149,7 @@ void ExecutorLink::WriterLoop() {
       FailExpired(now);
     }
     if (closed_) break;
+    if (broken_) FailBrokenStream();
     if (queue_.empty() || pending_.size() >= kMaxInFlight) continue;
     // Writes at least kMinWriteInterval apart (real time: this paces I/O,
     // it is not scheduling) unless a full batch is waiting: under load a
@@ -130,6 +159,9 @@ void ExecutorLink::WriterLoop() {
     };
     mu_.AwaitWithDeadline(absl::Condition(&full_or_closed), last_write + kMinWriteInterval);
     if (closed_) break;
+    // Runs already sent on a stream that ended meanwhile fail now, before
+    // this batch joins them in pending_.
+    if (broken_) FailBrokenStream();
     last_write = absl::Now();
     // Everything queued goes out in one message, up to the batch and
     // in-flight limits: one write and one answer for many runs.
@@ -145,18 +177,16 @@ void ExecutorLink::WriterLoop() {
     }
     Stream* s = EnsureStream();
     mu_.Unlock();
-    const bool ok = s->Write(batch);
+    // A failed write means the call has ended: the reader sees the end
+    // (not cancelled here, which could hide the executor's status) and the
+    // runs sent on it are failed by FailBrokenStream.
+    s->Write(batch);
     mu_.Lock();
-    if (!ok) {
-      // The reader sees the stream end and fails every pending run.
-      broken_ = true;
-      ctx_->TryCancel();
-    }
   }
   // Closed: fail what is queued or unanswered, then stop the stream.
   std::deque<Queued> queued = std::move(queue_);
   queue_.clear();
-  TearDownStream();
+  TearDownStream().ok();  // Whatever it ended with, the link is closing.
   auto pending = std::move(pending_);
   pending_.clear();
   mu_.Unlock();
@@ -215,17 +245,10 @@ void ExecutorLink::ReaderLoop(Stream* stream, uint64_t generation) {
     }
     for (auto& [cb, i] : answered) cb(std::move(*resp.mutable_answers(i)));
   }
-  absl::flat_hash_map<int64_t, Pending> pending;
-  {
-    absl::MutexLock l(&mu_);
-    if (generation != generation_) return;
-    broken_ = true;
-    pending = std::move(pending_);
-    pending_.clear();
-  }
-  FailAll(std::move(pending),
-          absl::UnknownError(absl::StrCat("dispatch stream to executor ", address_,
-                                          " broke before it answered")));
+  // The writer tears the stream down and fails what was sent on it
+  // (FailBrokenStream), with the status only Finish can read.
+  absl::MutexLock l(&mu_);
+  if (generation == generation_) broken_ = true;
 }
 
 void ExecutorLink::FailAll(absl::flat_hash_map<int64_t, Pending> pending, const absl::Status& why) {

@@ -5,7 +5,10 @@
 // matched by run id on its reader thread and handed to the caller's callback.
 // A run that was sent but not answered (the stream broke, the link closed,
 // no answer within the timeout) fails with kUnknown: the executor may have
-// accepted it. A run that was never sent fails with Unavailable (link
+// accepted it — except when the executor ended the stream refusing the
+// scheduler's credentials: then it took nothing, and the runs fail with
+// Unauthenticated saying so (a manual group's executor left on a rotated-out
+// token). A run that was never sent fails with Unavailable (link
 // closed) or ResourceExhausted (held back a whole timeout). The next Send
 // after a broken stream opens a new one.
 //
@@ -89,7 +92,12 @@ class ExecutorLink {
   void FailExpired(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Opens a new stream if none is healthy; returns it (null when closed).
   Stream* EnsureStream() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void TearDownStream() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Finishes the stream (cancelled first unless its reader saw it end) after
+  // its reader has stopped: its status.
+  grpc::Status TearDownStream() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After the reader saw the stream end: tears it down and fails every run
+  // sent on it, with the reason its status gives.
+  void FailBrokenStream() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FailAll(absl::flat_hash_map<int64_t, Pending> pending, const absl::Status& why);
 
   const std::string address_;

@@ -57,6 +57,16 @@ class FakeExecutor final : public v1::Executor::Service {
   int runs_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
+// Refuses the scheduler's token, as an executor of a manual group left on a
+// rotated-out token does.
+class RefusingExecutor final : public v1::Executor::Service {
+ public:
+  grpc::Status Dispatch(grpc::ServerContext*,
+                        grpc::ServerReaderWriter<v1::DispatchResponse, v1::DispatchRequest>*) override {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "missing or wrong x-gnomon-access-token");
+  }
+};
+
 // Collects callback outcomes by run id.
 struct Outcomes {
   absl::Mutex mu;
@@ -96,6 +106,22 @@ TEST(ExecutorLinkTest, EveryQueuedRunGetsItsOwnAnswer) {
     ASSERT_TRUE(r.ok()) << id << ": " << r.status();
     EXPECT_EQ(r->run_id(), id);
     EXPECT_TRUE(r->has_accepted());
+  }
+}
+
+// The executor took nothing, so the runs fail for certain (not kUnknown,
+// which would have them asked again as maybe accepted), saying why.
+TEST(ExecutorLinkTest, RunsRefusedForTheTokenSaySo) {
+  RefusingExecutor executor;
+  executor::testing::TestServer server({&executor});
+  Outcomes outcomes;
+  ExecutorLink link(server.address(), "old-token", &RealClock(), absl::Seconds(30), *DefaultDialer());
+  for (int i = 1; i <= 3; ++i) link.Send(NoopRun(i), outcomes.For(i));
+  ASSERT_TRUE(outcomes.WaitFor(3));
+  absl::MutexLock l(&outcomes.mu);
+  for (const auto& [id, r] : outcomes.by_run) {
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kUnauthenticated) << id << ": " << r.status();
+    EXPECT_NE(r.status().message().find("refused the group's access token"), std::string::npos) << r.status();
   }
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gnomon/v1/admin.pb.h"
@@ -94,6 +95,39 @@ TEST_F(TokenRotationE2E, TheReplacedTokenWorksUntilItsGraceEndsAndTheNewOneAtOnc
   ASSERT_EQ(cluster_.Ctl({"group", "rotate-token", absl::StrCat(group.id()), "--grace", "0s"}).exit_code, 0);
   EXPECT_TRUE(old_executor->WaitForLine("no longer accepted", absl::Seconds(30))) << old_executor->Output();
   EXPECT_TRUE(new_executor->WaitForLine("no longer accepted", absl::Seconds(30))) << new_executor->Output();
+}
+
+// A manual group's executors are dialled at their addresses with the group's
+// token. One left on a rotated-out token refuses the dispatch; the run fails
+// saying so (not "executor lost"), and nothing ran.
+TEST_F(TokenRotationE2E, AManualGroupsExecutorOnTheOldTokenRefusesAndTheRunSaysWhy) {
+  ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
+  v1::Group group;
+  ASSERT_TRUE(cluster_.CtlJson({"group", "create", "rot-manual"}, &group));
+  auto executor = cluster_.StartExecutor("rot-manual", group.access_token());
+  auto line = executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+  ASSERT_TRUE(line) << executor->Output();
+  const std::string address(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
+  ASSERT_EQ(cluster_.Ctl({"group", "update", absl::StrCat(group.id()), "--addresses", address}).exit_code, 0);
+  v1::Job job;
+  ASSERT_TRUE(cluster_.CtlJson(
+      {"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo", "--manual"}, &job));
+  ASSERT_EQ(cluster_.Ctl({"group", "rotate-token", absl::StrCat(group.id()), "--grace", "0s"}).exit_code, 0);
+
+  v1::TriggerJobResponse fired;
+  ASSERT_TRUE(cluster_.CtlJson({"job", "trigger", absl::StrCat(job.id())}, &fired));
+  ASSERT_EQ(fired.run_ids_size(), 1);
+  v1::GetRunResponse run;
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  do {
+    cluster_.PollInterval(absl::Milliseconds(100));
+    ASSERT_TRUE(cluster_.CtlJson({"run", "get", absl::StrCat(fired.run_ids(0))}, &run));
+  } while (run.run().status() != v1::RUN_STATUS_FAILED && absl::Now() < deadline);
+  ASSERT_EQ(run.run().status(), v1::RUN_STATUS_FAILED) << run.DebugString();
+  EXPECT_NE(run.run().trigger_message().find("refused the group's access token"), std::string::npos)
+      << run.run().trigger_message();
+  EXPECT_EQ(run.run().trigger_message().find("executor lost"), std::string::npos) << run.run().trigger_message();
+  EXPECT_FALSE(run.run().has_start_time()) << "the refused run started";
 }
 
 }  // namespace
