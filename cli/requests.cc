@@ -280,6 +280,16 @@ absl::Status ParseRoleAndGrants(const ParsedArgs& args, v1::Role default_role, v
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::optional<absl::Duration>> ParsePositiveDurationFlag(const ParsedArgs& args,
+                                                                         const std::string& name) {
+  std::optional<std::string> value = args.Get(name);
+  if (!value) return std::optional<absl::Duration>();
+  absl::StatusOr<absl::Duration> d = ParseDurationFlag("--" + name, *value);
+  if (!d.ok()) return d.status();
+  if (*d <= absl::ZeroDuration()) return absl::InvalidArgumentError(absl::StrCat("--", name, " must be positive"));
+  return std::optional<absl::Duration>(*d);
+}
+
 std::string GrantsText(v1::Role role, const v1::Grants& grants) {
   if (role == v1::ROLE_ADMIN) return "every group";
   if (grants.all_groups()) return "all groups";

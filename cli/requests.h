@@ -14,6 +14,7 @@
 #define GNOMON_CLI_REQUESTS_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,17 @@ absl::StatusOr<int> RunListLimit(const ParsedArgs& args);
 std::vector<FlagSpec> WithRoleFlags(std::vector<FlagSpec> flags);
 absl::Status ParseRoleAndGrants(const ParsedArgs& args, v1::Role default_role, v1::Role* role,
                                 v1::Grants* grants);
+// The value of --NAME as a positive duration; nullopt without the flag.
+absl::StatusOr<std::optional<absl::Duration>> ParsePositiveDurationFlag(const ParsedArgs& args,
+                                                                         const std::string& name);
+// --ttl DUR (positive) into the request's ttl; left unset without the flag.
+template <typename Request>
+absl::Status ParseTtlFlag(const ParsedArgs& args, Request* req) {
+  absl::StatusOr<std::optional<absl::Duration>> ttl = ParsePositiveDurationFlag(args, "ttl");
+  if (!ttl.ok()) return ttl.status();
+  if (*ttl) req->mutable_ttl()->set_seconds(absl::ToInt64Seconds(**ttl));
+  return absl::OkStatus();
+}
 // "all groups", "groups 1, 4" or "" (admin: every group anyway).
 std::string GrantsText(v1::Role role, const v1::Grants& grants);
 

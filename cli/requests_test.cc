@@ -368,5 +368,41 @@ TEST(RunListRequestTest, Filters) {
           .ok());
 }
 
+TEST(RoleFlags, RoleAndGroupsBecomeARoleAndGrants) {
+  const std::vector<FlagSpec> specs = WithRoleFlags({});
+  v1::Role role;
+  v1::Grants grants;
+  ASSERT_TRUE(ParseRoleAndGrants(Parse({"--role", "operator", "--group", "3", "--group", "5"}, specs),
+                                 v1::ROLE_ADMIN, &role, &grants)
+                  .ok());
+  EXPECT_EQ(role, v1::ROLE_OPERATOR);
+  EXPECT_THAT(grants, EqualsProto("group_ids: 3 group_ids: 5"));
+  EXPECT_EQ(GrantsText(role, grants), "groups 3, 5");
+  ASSERT_TRUE(ParseRoleAndGrants(Parse({"--role", "viewer", "--all-groups"}, specs), v1::ROLE_ADMIN, &role, &grants)
+                  .ok());
+  EXPECT_THAT(grants, EqualsProto("all_groups: true"));
+  EXPECT_EQ(GrantsText(role, grants), "all groups");
+  ASSERT_TRUE(ParseRoleAndGrants(Parse({}, specs), v1::ROLE_ADMIN, &role, &grants).ok());  // The default.
+  EXPECT_EQ(role, v1::ROLE_ADMIN);
+  EXPECT_EQ(GrantsText(role, grants), "every group");
+  EXPECT_THAT(ParseRoleAndGrants(Parse({"--role", "root"}, specs), v1::ROLE_ADMIN, &role, &grants).message(),
+              HasSubstr("unknown role 'root'; use one of admin, operator, viewer"));
+  EXPECT_THAT(ParseRoleAndGrants(Parse({"--role", "viewer", "--group", "x"}, specs), v1::ROLE_ADMIN, &role,
+                                 &grants)
+                  .message(),
+              HasSubstr("--group must be a group id"));
+}
+
+TEST(TtlFlag, APositiveDurationOrNothing) {
+  const std::vector<FlagSpec> specs = {{"ttl", "", true, "DUR", ""}};
+  v1::CreateTokenRequest req;
+  ASSERT_TRUE(ParseTtlFlag(Parse({"--ttl", "90m"}, specs), &req).ok());
+  EXPECT_EQ(req.ttl().seconds(), 5400);
+  v1::LoginRequest none;
+  ASSERT_TRUE(ParseTtlFlag(Parse({}, specs), &none).ok());
+  EXPECT_FALSE(none.has_ttl());
+  EXPECT_THAT(ParseTtlFlag(Parse({"--ttl", "0s"}, specs), &req).message(), HasSubstr("--ttl must be positive"));
+}
+
 }  // namespace
 }  // namespace gnomon::cli

@@ -32,12 +32,7 @@ int Create(CommandContext& c) {
     return c.UsageError(s);
   }
   req.set_role(role);
-  if (auto ttl = c.args().Get("ttl")) {
-    absl::StatusOr<absl::Duration> d = ParseDurationFlag("--ttl", *ttl);
-    if (!d.ok()) return c.UsageError(d.status());
-    if (*d <= absl::ZeroDuration()) return c.UsageError(absl::InvalidArgumentError("--ttl must be positive"));
-    req.mutable_ttl()->set_seconds(absl::ToInt64Seconds(*d));
-  }
+  if (absl::Status s = ParseTtlFlag(c.args(), &req); !s.ok()) return c.UsageError(s);
   v1::CreateTokenResponse resp;
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().CreateToken(rpc.get(), req, &resp);

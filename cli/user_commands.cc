@@ -40,27 +40,42 @@ absl::StatusOr<std::string> ReadPassword(CommandContext& c, bool required) {
   return std::string();
 }
 
-int Create(CommandContext& c) {
-  if (absl::Status s = ExpectPositionals(c.args(), {"NAME"}); !s.ok()) return c.UsageError(s);
-  v1::CreateUserRequest req;
-  req.mutable_user()->set_name(c.args().positionals()[0]);
+// The user named by the one positional, with --role (required) and its
+// groups, and the password (required on create).
+absl::Status UserFromArgs(CommandContext& c, bool password_required, v1::User* user, std::string* password) {
+  if (absl::Status s = ExpectPositionals(c.args(), {"NAME"}); !s.ok()) return s;
+  user->set_name(c.args().positionals()[0]);
   v1::Role role;
-  if (absl::Status s = ParseRoleAndGrants(c.args(), v1::ROLE_UNSPECIFIED, &role, req.mutable_user()->mutable_grants());
-      !s.ok()) {
-    return c.UsageError(s);
+  if (absl::Status s = ParseRoleAndGrants(c.args(), v1::ROLE_UNSPECIFIED, &role, user->mutable_grants()); !s.ok()) {
+    return s;
   }
-  if (role == v1::ROLE_UNSPECIFIED) return c.UsageError(absl::InvalidArgumentError("--role is required"));
-  req.mutable_user()->set_role(role);
-  absl::StatusOr<std::string> password = ReadPassword(c, /*required=*/true);
-  if (!password.ok()) return c.UsageError(password.status());
-  req.set_password(*password);
-  v1::User user;
-  auto rpc = c.NewRpcContext();
-  grpc::Status s = c.admin().CreateUser(rpc.get(), req, &user);
+  if (role == v1::ROLE_UNSPECIFIED) {
+    return absl::InvalidArgumentError("--role is required (role and groups are set together)");
+  }
+  user->set_role(role);
+  absl::StatusOr<std::string> read = ReadPassword(c, password_required);
+  if (!read.ok()) return read.status();
+  *password = *std::move(read);
+  return absl::OkStatus();
+}
+
+// Prints the user a create or update answered, or the RPC's error.
+int PrintAnswer(CommandContext& c, const grpc::Status& s, const v1::User& user) {
   if (!s.ok()) return c.RpcError(s);
   if (c.json()) return c.PrintJson(user);
   PrintUser(user, c.env().zone, c.out());
   return kExitOk;
+}
+
+int Create(CommandContext& c) {
+  v1::CreateUserRequest req;
+  if (absl::Status s = UserFromArgs(c, /*password_required=*/true, req.mutable_user(), req.mutable_password());
+      !s.ok()) {
+    return c.UsageError(s);
+  }
+  v1::User user;
+  auto rpc = c.NewRpcContext();
+  return PrintAnswer(c, c.admin().CreateUser(rpc.get(), req, &user), user);
 }
 
 int List(CommandContext& c) {
@@ -80,28 +95,14 @@ int List(CommandContext& c) {
 }
 
 int Update(CommandContext& c) {
-  if (absl::Status s = ExpectPositionals(c.args(), {"NAME"}); !s.ok()) return c.UsageError(s);
   v1::UpdateUserRequest req;
-  req.mutable_user()->set_name(c.args().positionals()[0]);
-  v1::Role role;
-  if (absl::Status s = ParseRoleAndGrants(c.args(), v1::ROLE_UNSPECIFIED, &role, req.mutable_user()->mutable_grants());
+  if (absl::Status s = UserFromArgs(c, /*password_required=*/false, req.mutable_user(), req.mutable_password());
       !s.ok()) {
     return c.UsageError(s);
   }
-  if (role == v1::ROLE_UNSPECIFIED) {
-    return c.UsageError(absl::InvalidArgumentError("--role is required (role and groups are replaced together)"));
-  }
-  req.mutable_user()->set_role(role);
-  absl::StatusOr<std::string> password = ReadPassword(c, /*required=*/false);
-  if (!password.ok()) return c.UsageError(password.status());
-  req.set_password(*password);
   v1::User user;
   auto rpc = c.NewRpcContext();
-  grpc::Status s = c.admin().UpdateUser(rpc.get(), req, &user);
-  if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(user);
-  PrintUser(user, c.env().zone, c.out());
-  return kExitOk;
+  return PrintAnswer(c, c.admin().UpdateUser(rpc.get(), req, &user), user);
 }
 
 int Delete(CommandContext& c) {
@@ -123,12 +124,7 @@ int Login(CommandContext& c) {
   absl::StatusOr<std::string> password = ReadPassword(c, /*required=*/true);
   if (!password.ok()) return c.UsageError(password.status());
   v1::LoginRequest req;
-  if (auto ttl = c.args().Get("ttl")) {
-    absl::StatusOr<absl::Duration> d = ParseDurationFlag("--ttl", *ttl);
-    if (!d.ok()) return c.UsageError(d.status());
-    if (*d <= absl::ZeroDuration()) return c.UsageError(absl::InvalidArgumentError("--ttl must be positive"));
-    req.mutable_ttl()->set_seconds(absl::ToInt64Seconds(*d));
-  }
+  if (absl::Status s = ParseTtlFlag(c.args(), &req); !s.ok()) return c.UsageError(s);
   // The password, not the bearer token NewRpcContext would add.
   auto rpc = std::make_unique<grpc::ClientContext>();
   rpc->set_deadline(absl::ToChronoTime(absl::Now() + c.globals().timeout));
