@@ -135,7 +135,7 @@ std::vector<FlagSpec> TriggerFlagSpecs() {
       {"params", "", true, "P",
        "Parameters for this run instead of the job's."},
       {"executors", "", true, "A,B",
-       "Run on these executors (host:port,...) instead of routing."},
+       "Route among these of the group's executors only (host:port,...)."},
       {"shard", "", true, "N",
        "Run only shard N (0-based) of a broadcast job."},
   };

@@ -285,6 +285,7 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
   f.type = req.trigger_type() == v1::TRIGGER_TYPE_MANUAL ? v1::TRIGGER_TYPE_MANUAL : v1::TRIGGER_TYPE_API;
   if (req.has_params()) f.params = req.params();
   f.addresses.assign(req.executor_addresses().begin(), req.executor_addresses().end());
+  if (absl::Status s = dispatcher_->CheckMembers(f.job->group_id(), f.addresses); !s.ok()) return s;
   if (req.has_shard_index()) {
     if (!IsShardingBroadcast(*f.job)) {
       return absl::InvalidArgumentError("shard_index: the job is not a sharding broadcast");

@@ -106,6 +106,11 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   void Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownership> ownership) override;
   // Drops the cached group (after an update or token rotation).
   void ForgetGroup(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // OK if every address is an executor of the group: one of its manual
+  // addresses, or an online executor of its app. FailedPrecondition naming
+  // executor_addresses[i] otherwise: a trigger's explicit addresses are
+  // dialled with the group's token, so they must not reach anything else.
+  absl::Status CheckMembers(int64_t group_id, const std::vector<std::string>& addresses);
 
   // ExecutorProbe (FAILOVER / BUSYOVER routing).
   bool Alive(const v1::ExecutorInfo& executor) override;

@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "google/protobuf/util/time_util.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "services/common/server/field_checks.h"
 #include "services/common/server/tokens.h"
 #include "services/scheduler/dispatcher.h"
 
@@ -50,6 +53,25 @@ absl::StatusOr<DispatchTargets> Dispatcher::TargetsOf(const FireSpec& fire) {
   if (!t.ok()) return t.status();
   t->executors = Candidates(fire, *t);
   return t;
+}
+
+absl::Status Dispatcher::CheckMembers(int64_t group_id, const std::vector<std::string>& addresses) {
+  if (addresses.empty()) return absl::OkStatus();
+  absl::StatusOr<DispatchTargets> t = GroupOf(group_id);
+  if (!t.ok()) return t.status();
+  const v1::Group& g = t->group;
+  absl::flat_hash_set<std::string> members(g.manual().addresses().begin(), g.manual().addresses().end());
+  if (!g.has_manual()) {
+    for (const v1::ExecutorInfo& e : *membership_->Live(g.app_name())) members.insert(e.address());
+  }
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    if (!members.contains(addresses[i])) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          checks::Indexed("executor_addresses", static_cast<int>(i)), ": ", checks::Prefix(addresses[i]),
+          " is not ", g.has_manual() ? "one of the group's addresses" : "an online executor of the group"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 ExecutorList Dispatcher::Candidates(const FireSpec& f, const DispatchTargets& t) {

@@ -301,6 +301,23 @@ TEST_F(DispatcherTest, AFiresExplicitAddressesReplaceTheGroupsExecutors) {
   EXPECT_THAT(executors_.Addresses(), ElementsAre("y:1"));  // In address order.
 }
 
+// A trigger's explicit addresses are dialled with the group's token: only
+// the group's own executors may be named (no token sent elsewhere, no SSRF).
+TEST_F(DispatcherTest, ExplicitAddressesMustBeTheGroupsExecutors) {
+  Live({"a:1", "b:1"});
+  EXPECT_TRUE(dispatcher_.CheckMembers(group_.id(), {"b:1", "a:1"}).ok());
+  absl::Status outsider = dispatcher_.CheckMembers(group_.id(), {"a:1", "evil.example:443"});
+  EXPECT_EQ(outsider.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(outsider.message(),
+            "executor_addresses[1]: \"evil.example:443\" is not an online executor of the group");
+  group_.mutable_manual()->add_addresses("m1:1");
+  ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
+  dispatcher_.ForgetGroup(group_.id());
+  EXPECT_TRUE(dispatcher_.CheckMembers(group_.id(), {"m1:1"}).ok());
+  // In a manual group, registered executors of the app are not members.
+  EXPECT_EQ(dispatcher_.CheckMembers(group_.id(), {"a:1"}).code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST_F(DispatcherTest, AManualGroupsRunsGoToItsListedAddresses) {
   group_.mutable_manual()->add_addresses("m2:1");
   group_.mutable_manual()->add_addresses("m1:1");

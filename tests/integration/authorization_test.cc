@@ -273,6 +273,16 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
   v1::GetRunResponse own_run;
   EXPECT_TRUE(admin_->GetRun(As(t).get(), own, &own_run).ok());
   EXPECT_GT(own_run.log_lines_size(), 0);
+  // A trigger may name only the group's own executors: the group's token is
+  // never sent to an address the caller picks.
+  v1::TriggerJobRequest pinned;
+  pinned.set_job_id(job_b_.id());
+  pinned.add_executor_addresses("127.0.0.1:1");
+  v1::TriggerJobResponse fired;
+  grpc::Status outside = admin_->TriggerJob(As(t).get(), pinned, &fired);
+  EXPECT_EQ(outside.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << outside.error_message();
+  EXPECT_EQ(outside.error_message(),
+            "executor_addresses[0]: \"127.0.0.1:1\" is not an online executor of the group");
 }
 
 TEST_F(AuthorizationTest, ListsShowOnlyTheGrantedGroups) {
