@@ -6,10 +6,12 @@
 // changes) as their role allows, and every list shows only their groups.
 // The rules are docs/security.md's.
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "gnomon/v1/log.grpc.pb.h"
@@ -17,7 +19,9 @@
 #include "grpcpp/grpcpp.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
+#include "proto/testing/declared_methods.h"
 #include "services/common/client/auth_metadata.h"
+#include "services/common/server/method_credentials.h"
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/subprocess.h"
 
@@ -143,52 +147,52 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     return admin_->GetJob(As(t).get(), r, &o);
   };
   std::vector<Call> calls;
-  calls.push_back({"GetJob a", get_job(job_a_.id())});
+  calls.push_back({"JobAdmin.GetJob a", get_job(job_a_.id())});
   {
     v1::UpdateJobRequest r;
     *r.mutable_job() = job_in_a;
     v1::Job o;
-    calls.push_back({"UpdateJob a", admin_->UpdateJob(As(t).get(), r, &o)});
+    calls.push_back({"JobAdmin.UpdateJob a", admin_->UpdateJob(As(t).get(), r, &o)});
     *r.mutable_job() = job_b_into_a;
-    calls.push_back({"UpdateJob b into a", admin_->UpdateJob(As(t).get(), r, &o)});
+    calls.push_back({"JobAdmin.UpdateJob b into a", admin_->UpdateJob(As(t).get(), r, &o)});
     *r.mutable_job() = job_b_with_child_in_a;
-    calls.push_back({"UpdateJob b with a child in a", admin_->UpdateJob(As(t).get(), r, &o)});
+    calls.push_back({"JobAdmin.UpdateJob b with a child in a", admin_->UpdateJob(As(t).get(), r, &o)});
   }
   {
     v1::CreateJobRequest r;
     *r.mutable_job() = new_in_a;
     v1::Job o;
-    calls.push_back({"CreateJob in a", admin_->CreateJob(As(t).get(), r, &o)});
+    calls.push_back({"JobAdmin.CreateJob in a", admin_->CreateJob(As(t).get(), r, &o)});
     v1::BatchCreateJobsRequest batch;
     v1::Job in_b = job_b_;
     in_b.clear_id();
     *batch.add_requests()->mutable_job() = in_b;
     *batch.add_requests()->mutable_job() = new_in_a;
     v1::BatchCreateJobsResponse bo;
-    calls.push_back({"BatchCreateJobs with one in a", admin_->BatchCreateJobs(As(t).get(), batch, &bo)});
+    calls.push_back({"JobAdmin.BatchCreateJobs with one in a", admin_->BatchCreateJobs(As(t).get(), batch, &bo)});
   }
   {
     v1::DeleteJobRequest d;
     d.set_job_id(job_a_.id());
     v1::DeleteJobResponse dout;
-    calls.push_back({"DeleteJob a", admin_->DeleteJob(As(t).get(), d, &dout)});
+    calls.push_back({"JobAdmin.DeleteJob a", admin_->DeleteJob(As(t).get(), d, &dout)});
     v1::StopJobRequest s;
     s.set_job_id(job_a_.id());
     v1::Job o;
-    calls.push_back({"StopJob a", admin_->StopJob(As(t).get(), s, &o)});
+    calls.push_back({"JobAdmin.StopJob a", admin_->StopJob(As(t).get(), s, &o)});
     v1::StartJobRequest st;
     st.set_job_id(job_a_.id());
-    calls.push_back({"StartJob a", admin_->StartJob(As(t).get(), st, &o)});
+    calls.push_back({"JobAdmin.StartJob a", admin_->StartJob(As(t).get(), st, &o)});
     v1::TriggerJobRequest tr;
     tr.set_job_id(job_a_.id());
     v1::TriggerJobResponse tro;
-    calls.push_back({"TriggerJob a", admin_->TriggerJob(As(t).get(), tr, &tro)});
+    calls.push_back({"JobAdmin.TriggerJob a", admin_->TriggerJob(As(t).get(), tr, &tro)});
     v1::BackfillRequest bf;
     bf.set_job_id(job_a_.id());
     bf.mutable_start_time()->set_seconds(1700000000);
     bf.mutable_end_time()->set_seconds(1700000060);
     v1::BackfillResponse bfo;
-    calls.push_back({"Backfill a", admin_->Backfill(As(t).get(), bf, &bfo)});
+    calls.push_back({"JobAdmin.Backfill a", admin_->Backfill(As(t).get(), bf, &bfo)});
   }
   {
     v1::GetRunRequest r;
@@ -200,30 +204,30 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     v1::KillRunRequest k;
     k.set_run_id(run_a_);
     v1::KillRunResponse ko;
-    calls.push_back({"KillRun a", admin_->KillRun(As(t).get(), k, &ko)});
+    calls.push_back({"JobAdmin.KillRun a", admin_->KillRun(As(t).get(), k, &ko)});
     v1::StreamRunLogRequest sl;
     sl.set_run_id(run_a_);
     auto ctx = As(t);
     auto stream = logs_->StreamRunLog(ctx.get(), sl);
     v1::LogLine line;
     EXPECT_FALSE(stream->Read(&line)) << "a log line of group a's run";
-    calls.push_back({"StreamRunLog a", stream->Finish()});
+    calls.push_back({"LogService.StreamRunLog a", stream->Finish()});
   }
   {
     v1::ListRunsRequest by_job, by_group;
     by_job.set_job_id(job_a_.id());
     by_group.set_group_id(group_a_.id());
     v1::ListRunsResponse o;
-    calls.push_back({"ListRuns job a", admin_->ListRuns(As(t).get(), by_job, &o)});
-    calls.push_back({"ListRuns group a", logs_->ListRuns(As(t).get(), by_group, &o)});
+    calls.push_back({"JobAdmin.ListRuns job a", admin_->ListRuns(As(t).get(), by_job, &o)});
+    calls.push_back({"LogService.ListRuns group a", logs_->ListRuns(As(t).get(), by_group, &o)});
     v1::ListJobsRequest jobs;
     jobs.set_group_id(group_a_.id());
     v1::ListJobsResponse jo;
-    calls.push_back({"ListJobs group a", admin_->ListJobs(As(t).get(), jobs, &jo)});
+    calls.push_back({"JobAdmin.ListJobs group a", admin_->ListJobs(As(t).get(), jobs, &jo)});
     v1::GetGroupRequest g;
     g.set_group_id(group_a_.id());
     v1::Group go;
-    calls.push_back({"GetGroup a", admin_->GetGroup(As(t).get(), g, &go)});
+    calls.push_back({"JobAdmin.GetGroup a", admin_->GetGroup(As(t).get(), g, &go)});
   }
   {
     v1::GetReportRequest by_job, totals;
@@ -233,8 +237,8 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
       r->mutable_end_time()->set_seconds(r->start_time().seconds() + 86400);
     }
     v1::GetReportResponse o;
-    calls.push_back({"GetReport job a", logs_->GetReport(As(t).get(), by_job, &o)});
-    calls.push_back({"GetReport totals", logs_->GetReport(As(t).get(), totals, &o)});
+    calls.push_back({"LogService.GetReport job a", logs_->GetReport(As(t).get(), by_job, &o)});
+    calls.push_back({"LogService.GetReport totals", logs_->GetReport(As(t).get(), totals, &o)});
   }
   {
     v1::WatchExecutorsRequest w;
@@ -243,14 +247,32 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     auto stream = registry_->WatchExecutors(ctx.get(), w);
     v1::WatchExecutorsResponse msg;
     EXPECT_FALSE(stream->Read(&msg)) << "executors of group a";
-    calls.push_back({"WatchExecutors a", stream->Finish()});
+    calls.push_back({"Registry.WatchExecutors a", stream->Finish()});
   }
   {
     v1::GetJobRequest r;
     r.set_job_id(987654);  // No such job: the same answer, so ids reveal nothing.
     v1::Job o;
-    calls.push_back({"GetJob of a job that does not exist", admin_->GetJob(As(t).get(), r, &o)});
+    calls.push_back({"JobAdmin.GetJob of a job that does not exist", admin_->GetJob(As(t).get(), r, &o)});
   }
+  // Every method that may name a group's object is tried (a new one must be
+  // added here): those below an admin's, but for the ones naming none.
+  std::set<std::string> tried, untried;
+  for (const Call& c : calls) tried.insert("gnomon.v1." + std::string(c.what).substr(0, std::string(c.what).find(' ')));
+  absl::StatusOr<std::vector<const google::protobuf::MethodDescriptor*>> methods = testing::DeclaredMethods();
+  ASSERT_TRUE(methods.ok()) << methods.status();
+  for (const google::protobuf::MethodDescriptor* m : *methods) {
+    const std::string full = absl::StrCat("/", m->service()->full_name(), "/", m->name());
+    const Credential* credential = RequiredCredential(full);
+    if (credential == nullptr || *credential == Credential::kGroupOfApp || *credential == Credential::kPassword ||
+        *RequiredPermission(full) == Permission::kAdminister) {
+      continue;
+    }
+    // Names no object: a schedule to preview; groups are listed filtered (ListsShowOnlyTheGrantedGroups).
+    if (m->name() == "PreviewSchedule" || m->name() == "ListGroups") continue;
+    if (!tried.count(m->full_name())) untried.insert(m->full_name());
+  }
+  EXPECT_TRUE(untried.empty()) << "not tried on another group's objects: " << absl::StrJoin(untried, ", ");
   for (const Call& c : calls) {
     EXPECT_EQ(c.status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << c.what << ": " << c.status.error_message();
     const std::string& m = c.status.error_message();
