@@ -24,6 +24,10 @@
 #include "services/common/client/log.h"
 #include "services/common/metrics/build_info.h"
 #include "services/common/metrics/metrics_registry.h"
+#include "services/common/http/http_server.h"
+#include "services/common/http/json_gateway.h"
+#include "services/common/http/openapi.h"
+#include "services/common/metrics/build_info.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/server/authenticator.h"
 #include "services/common/server/env_flags.h"
@@ -95,6 +99,9 @@ ABSL_FLAG(absl::Duration, store_stats_interval, absl::ZeroDuration(),
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port to serve Prometheus metrics on, at /metrics, for every role in this process "
           "(port 0 picks a free port; empty: no metrics).");
+ABSL_FLAG(std::string, http_listen, "",
+          "host:port to serve the HTTP/JSON API (POST /v1/<Service>/<Method>, GET /openapi.json) on; "
+          "HTTPS with --tls-cert (port 0 picks a free port; empty: no HTTP API).");
 ABSL_FLAG(std::string, metrics_jobs, "",
           "Comma-separated job ids whose trigger lateness also gets a series of its own (job_id "
           "label); other jobs are only counted in aggregate.");
@@ -268,6 +275,26 @@ int Serve() {
     std::cerr << "gnomond: --listen: " << port.status() << "\n";
     return 1;
   }
+  std::unique_ptr<http::HttpServer> http_server;
+  if (const std::string http_listen = absl::GetFlag(FLAGS_http_listen); !http_listen.empty()) {
+    http::GatewayOptions gateway;
+    gateway.channel = server.server()->InProcessChannel(grpc::ChannelArguments());
+    gateway.auth = &auth;
+    gateway.openapi_json = http::OpenApiJson(
+        {v1::JobAdmin::service_full_name(), v1::LogService::service_full_name(), v1::Registry::service_full_name()},
+        metrics::Version());
+    absl::StatusOr<std::unique_ptr<http::HttpServer>> started =
+        http::HttpServer::Start(http_listen, http::JsonGateway(std::move(gateway)), tls->http);
+    if (!started.ok()) {
+      std::cerr << "gnomond: --http-listen: " << started.status() << "\n";
+      return 1;
+    }
+    http_server = *std::move(started);
+    const std::string http_host = http_listen.substr(0, http_listen.rfind(':'));
+    std::cout << "gnomond HTTP API on " << (tls->http.enabled ? "https://" : "http://")
+              << (http_host.empty() || http_host == "0.0.0.0" || http_host == "[::]" ? "127.0.0.1" : http_host) << ":"
+              << http_server->port() << std::endl;
+  }
   const std::string listen = absl::GetFlag(FLAGS_listen);
   const std::string host = listen.substr(0, listen.rfind(':'));
   const std::string self = absl::StrCat(host == "0.0.0.0" || host == "[::]" ? "127.0.0.1" : host, ":", *port);
@@ -335,6 +362,7 @@ int Serve() {
   health_thread.join();
   if (scheduler_role) scheduler_role->Stop();
   if (registry_role) registry_role->Stop();
+  http_server.reset();  // Ends its event streams before the gRPC server goes.
   server.Shutdown(absl::Seconds(5));
   if (log_role) log_role->Stop();
   return 0;

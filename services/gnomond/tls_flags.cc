@@ -22,6 +22,9 @@ ABSL_FLAG(std::string, tls_server_name, "",
 ABSL_FLAG(std::string, executor_tls_server_name, "*",
           "Name executors' certificates must carry; \"*\": any, the chain is still verified "
           "against --tls-ca (executors register by pod IP, which certificates rarely name).");
+ABSL_FLAG(bool, http_require_client_cert, false,
+          "With --tls-cert, the HTTP API (--http-listen) is served over HTTPS; this also refuses clients "
+          "without a certificate signed by --tls-ca (browsers then need one installed).");
 ABSL_FLAG(bool, metrics_require_client_cert, false,
           "With --tls-cert, /metrics is served over HTTPS; this also refuses scrapers without a "
           "certificate signed by --tls-ca.");
@@ -51,6 +54,11 @@ absl::StatusOr<GnomondTls> TlsFromFlags() {
   out.metrics.require_client_cert = absl::GetFlag(FLAGS_metrics_require_client_cert);
   if (out.metrics.require_client_cert && (!base.enabled || base.ca_file.empty())) {
     return absl::InvalidArgumentError("--metrics-require-client-cert needs --tls-cert and --tls-ca");
+  }
+  out.http = base;
+  out.http.require_client_cert = absl::GetFlag(FLAGS_http_require_client_cert);
+  if (out.http.require_client_cert && (!base.enabled || base.ca_file.empty())) {
+    return absl::InvalidArgumentError("--http-require-client-cert needs --tls-cert and --tls-ca");
   }
   tls::TlsOptions registry = base;
   registry.server_name = absl::GetFlag(FLAGS_tls_server_name);

@@ -4,27 +4,44 @@
 
 namespace gnomon::testing {
 
-std::optional<std::string> HttpGet(const std::string& url, const HttpsClient& tls) {
+HttpResult HttpCall(const std::string& method, const std::string& url, const std::string& body,
+                    const std::vector<std::string>& headers, const HttpsClient& tls) {
   CURL* curl = curl_easy_init();
-  std::string body;
+  HttpResult out;
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT, 10L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
   curl_easy_setopt(curl, CURLOPT_FORBID_REUSE, 1L);  // Every call a new connection (and handshake).
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
+  if (method == "POST") {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+  }
+  curl_slist* list = curl_slist_append(nullptr, "Content-Type: application/json");
+  for (const std::string& h : headers) list = curl_slist_append(list, h.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
   if (!tls.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls.ca_file.c_str());
   if (!tls.cert_file.empty()) {
     curl_easy_setopt(curl, CURLOPT_SSLCERT, tls.cert_file.c_str());
     curl_easy_setopt(curl, CURLOPT_SSLKEY, tls.key_file.c_str());
   }
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, +[](char* p, size_t size, size_t n, void* out) {
-    static_cast<std::string*>(out)->append(p, size * n);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, +[](char* p, size_t size, size_t n, void* sink) {
+    static_cast<std::string*>(sink)->append(p, size * n);
     return size * n;
   });
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-  long code = 0;
-  const bool ok = curl_easy_perform(curl) == CURLE_OK &&
-                  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code == 200;
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out.body);
+  if (curl_easy_perform(curl) == CURLE_OK) {
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out.status);
+    char* type = nullptr;
+    if (curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type != nullptr) out.content_type = type;
+  }
+  curl_slist_free_all(list);
   curl_easy_cleanup(curl);
-  return ok ? std::optional<std::string>(body) : std::nullopt;
+  return out;
+}
+
+std::optional<std::string> HttpGet(const std::string& url, const HttpsClient& tls) {
+  HttpResult r = HttpCall("GET", url, "", {}, tls);
+  return r.status == 200 ? std::optional<std::string>(r.body) : std::nullopt;
 }
 
 }  // namespace gnomon::testing

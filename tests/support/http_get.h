@@ -1,9 +1,12 @@
-// HttpGet: the body of an HTTP(S) GET answered 200, or nullopt — for tests
-// that scrape /metrics. For https:// URLs the server is verified against
-// `tls.ca_file` and a client certificate is presented if given.
+// HTTP(S) calls for tests: HttpGet, the body of a GET answered 200 (or
+// nullopt), for tests that scrape /metrics; HttpCall, any request with its
+// status, content type and body, for the HTTP/JSON API. For https:// URLs the
+// server is verified against `tls.ca_file` and a client certificate is
+// presented if given.
 //
 //   std::optional<std::string> body = HttpGet("http://127.0.0.1:9090/metrics");
 //   HttpGet("https://127.0.0.1:9090/metrics", {.ca_file = pki.crt("ca")});
+//   HttpResult r = HttpCall("POST", url + "/v1/JobAdmin/ListGroups", "{}", {"Authorization: Bearer T"});
 //
 // Thread safety: thread-safe (curl_global_init must have run, as it does on
 // the first call from one thread).
@@ -12,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gnomon::testing {
 
@@ -21,7 +25,16 @@ struct HttpsClient {
   std::string key_file;
 };
 
+struct HttpResult {
+  long status = 0;  // 0: no answer (connection refused, TLS failure, timeout).
+  std::string content_type;
+  std::string body;
+};
+
 std::optional<std::string> HttpGet(const std::string& url, const HttpsClient& tls = {});
+// `headers` are "Name: value" lines; a body is sent as application/json.
+HttpResult HttpCall(const std::string& method, const std::string& url, const std::string& body,
+                    const std::vector<std::string>& headers = {}, const HttpsClient& tls = {});
 
 }  // namespace gnomon::testing
 

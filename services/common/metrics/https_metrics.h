@@ -23,9 +23,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "prometheus/collectable.h"
+#include "services/common/tls/server_context.h"
 #include "services/common/tls/tls_credentials.h"
-
-struct ssl_ctx_st;
 
 namespace gnomon::metrics {
 
@@ -44,19 +43,13 @@ class HttpsMetrics {
   HttpsMetrics() = default;
   // Serves until the destructor wakes it (owner: the serving thread).
   void Serve();
-  // A new context if the files changed since the last look (and are valid).
-  void MaybeReload();
   void Answer(int fd);
 
   std::shared_ptr<prometheus::Collectable> registry_;
-  tls::TlsOptions tls_;
+  std::unique_ptr<tls::ServerTlsContext> tls_;
   int listen_fd_ = -1;
   int wake_fd_ = -1;  // eventfd: written by the destructor.
   int port_ = 0;
-  // Owned by the serving thread once it runs.
-  std::shared_ptr<ssl_ctx_st> ctx_;
-  std::string served_files_;
-  absl::Time last_look_ = absl::InfinitePast();
   std::thread thread_;
 };
 

@@ -43,6 +43,11 @@ Authenticator::Authenticator(store::Store* store, std::string cluster_token, Ser
 
 absl::StatusOr<Caller> Authenticator::Authorize(const grpc::ServerContext& context,
                                                 std::string_view service, std::string_view method) {
+  return Authorize([&context](std::string_view key) { return MetadataValue(context, key); }, service, method);
+}
+
+absl::StatusOr<Caller> Authenticator::Authorize(const MetadataLookup& context, std::string_view service,
+                                                std::string_view method) {
   const std::string full_method = FullMethodName(service, method);
   const Credential* required = RequiredCredential(full_method);
   if (required == nullptr) {
@@ -76,9 +81,9 @@ absl::Status Authenticator::Refuse(AuthFailure reason, std::string_view full_met
   return absl::UnauthenticatedError(kRefusedMessage);
 }
 
-absl::StatusOr<Caller> Authenticator::CheckAdmin(const grpc::ServerContext& context,
+absl::StatusOr<Caller> Authenticator::CheckAdmin(const MetadataLookup& context,
                                                  std::string_view full_method, bool cluster) {
-  std::string header = MetadataValue(context, kAuthorizationKey);
+  std::string header = context(kAuthorizationKey);
   constexpr absl::string_view kBearer = "Bearer ";
   if (header.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method);
   if (!absl::StartsWith(header, kBearer)) return Refuse(AuthFailure::kMalformed, full_method);
@@ -133,9 +138,9 @@ absl::StatusOr<Caller> Authenticator::TokenCaller(const v1::ApiToken& token, std
   return caller;
 }
 
-absl::StatusOr<Caller> Authenticator::CheckPassword(const grpc::ServerContext& context,
+absl::StatusOr<Caller> Authenticator::CheckPassword(const MetadataLookup& context,
                                                     std::string_view full_method) {
-  std::string header = MetadataValue(context, kAuthorizationKey);
+  std::string header = context(kAuthorizationKey);
   constexpr absl::string_view kBasic = "Basic ";
   if (header.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method);
   std::string decoded;
@@ -161,10 +166,10 @@ absl::StatusOr<Caller> Authenticator::CheckPassword(const grpc::ServerContext& c
   return caller;
 }
 
-absl::StatusOr<Caller> Authenticator::CheckGroup(const grpc::ServerContext& context,
+absl::StatusOr<Caller> Authenticator::CheckGroup(const MetadataLookup& context,
                                                  std::string_view full_method) {
-  std::string app = MetadataValue(context, kAppNameKey);
-  std::string token = MetadataValue(context, kAccessTokenKey);
+  std::string app = context(kAppNameKey);
+  std::string token = context(kAccessTokenKey);
   if (app.empty() || token.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method, app);
   return GroupCaller(app, token, full_method);
 }

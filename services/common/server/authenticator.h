@@ -24,6 +24,7 @@
 #ifndef GNOMON_SERVICES_COMMON_SERVER_AUTHENTICATOR_H_
 #define GNOMON_SERVICES_COMMON_SERVER_AUTHENTICATOR_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,6 +80,11 @@ class Authenticator {
   // returned as it is (Unavailable), not as a refusal.
   absl::StatusOr<Caller> Authorize(const grpc::ServerContext& context, std::string_view service,
                                    std::string_view method) ABSL_LOCKS_EXCLUDED(mu_);
+  // The same with the call's metadata from elsewhere (the HTTP/JSON
+  // transport's headers): `metadata(key)` is the value of `key`, or "".
+  using MetadataLookup = std::function<std::string(std::string_view key)>;
+  absl::StatusOr<Caller> Authorize(const MetadataLookup& metadata, std::string_view service,
+                                   std::string_view method) ABSL_LOCKS_EXCLUDED(mu_);
   // Whether `token` (whose fingerprint a Caller carried) still authenticates
   // as `app`'s group: the Caller it would get now, or Unauthenticated (the
   // token was rotated out, or the group is gone). For long-lived sessions.
@@ -92,10 +98,10 @@ class Authenticator {
 
  private:
   // `cluster`: the cluster token is accepted too.
-  absl::StatusOr<Caller> CheckAdmin(const grpc::ServerContext& context, std::string_view full_method, bool cluster)
+  absl::StatusOr<Caller> CheckAdmin(const MetadataLookup& context, std::string_view full_method, bool cluster)
       ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<Caller> CheckGroup(const grpc::ServerContext& context, std::string_view full_method);
-  absl::StatusOr<Caller> CheckPassword(const grpc::ServerContext& context, std::string_view full_method);
+  absl::StatusOr<Caller> CheckGroup(const MetadataLookup& context, std::string_view full_method);
+  absl::StatusOr<Caller> CheckPassword(const MetadataLookup& context, std::string_view full_method);
   // The role and grants a valid token gives: its own, or its user's.
   absl::StatusOr<Caller> TokenCaller(const v1::ApiToken& token, std::string digest,
                                      std::string_view full_method);

@@ -1,0 +1,126 @@
+// HttpServer: a small HTTP/1.1 server, plain or TLS (OpenSSL), for gnomond's
+// HTTP/JSON API and console: a thread per connection (at most
+// `max_connections`; beyond, 503), keep-alive, bodies with Content-Length (no
+// chunked uploads), and long-lived Server-Sent Event streams.
+//
+//   HttpServer::Handler h = [](const HttpRequest& req, HttpResponse& resp) {
+//     resp.Send(200, "application/json", "{}");
+//   };
+//   absl::StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start("127.0.0.1:0", h, tls_options);
+//   (*s)->port();
+//
+// A request whose head is over 16 KiB gets 431, a body over `max_body_bytes`
+// 413, a malformed request 400; a connection idle for `idle_timeout` is
+// closed. TLS certificates are re-read as ServerTlsContext says.
+//
+// Thread safety: Start/the destructor from one thread; the handler is called
+// on connection threads, concurrently.
+#ifndef GNOMON_SERVICES_COMMON_HTTP_HTTP_SERVER_H_
+#define GNOMON_SERVICES_COMMON_HTTP_HTTP_SERVER_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/common/tls/server_context.h"
+#include "services/common/tls/tls_credentials.h"
+
+namespace gnomon::http {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string path;    // Without the query: "/v1/JobAdmin/GetJob".
+  std::string query;   // After '?', undecoded; "" if none.
+  // Header names in lower case; the last value of a repeated header.
+  std::map<std::string, std::string> headers;
+  std::string body;
+
+  // The header's value, or "".
+  std::string Header(const std::string& lower_name) const;
+};
+
+class Connection;
+
+// The answer to one request: either Send once, or StartEvents then Event
+// as often as needed (the stream ends when the handler returns).
+class HttpResponse {
+ public:
+  explicit HttpResponse(Connection* conn) : conn_(conn) {}
+  // A whole response; `headers` are extra "Name: value" lines' pairs.
+  bool Send(int status, std::string_view content_type, std::string_view body,
+            const std::map<std::string, std::string>& headers = {});
+  // Starts a text/event-stream response (the connection closes after it).
+  bool StartEvents();
+  // One event ("" for a plain data event); false once the client has gone.
+  bool Event(std::string_view event, std::string_view data);
+  // A comment line that keeps the stream alive through proxies; false once
+  // the client has gone.
+  bool KeepAlive();
+  // Whether the client hung up (checked without blocking).
+  bool ClientGone();
+  bool sent() const { return sent_; }
+
+ private:
+  friend class HttpServer;
+  Connection* const conn_;
+  bool sent_ = false;
+  bool streaming_ = false;
+};
+
+struct HttpLimits {
+  int max_connections = 256;
+  size_t max_body_bytes = 8 << 20;
+  absl::Duration idle_timeout = absl::Seconds(60);
+};
+
+class HttpServer {
+ public:
+  using Handler = std::function<void(const HttpRequest&, HttpResponse&)>;
+
+  // Serves on `address`; TLS when `tls.enabled`. `what` names it in logs.
+  static absl::StatusOr<std::unique_ptr<HttpServer>> Start(const std::string& address, Handler handler,
+                                                           const tls::TlsOptions& tls, std::string what = "http",
+                                                           HttpLimits limits = {});
+  // Stops accepting, closes every connection and waits for their threads.
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  int port() const { return port_; }
+
+ private:
+  HttpServer(Handler handler, std::string what, HttpLimits limits)
+      : handler_(std::move(handler)), what_(std::move(what)), limits_(limits) {}
+  void AcceptLoop();
+  void Serve(int fd) ABSL_LOCKS_EXCLUDED(mu_);
+  // Requests on one connection until it closes, errs or idles out.
+  void Converse(Connection& conn);
+
+  const Handler handler_;
+  const std::string what_;
+  const HttpLimits limits_;
+  std::unique_ptr<tls::ServerTlsContext> tls_;  // Null: plaintext.
+  int listen_fd_ = -1;
+  int wake_fd_ = -1;
+  int port_ = 0;
+  std::thread acceptor_;
+  absl::Mutex mu_;
+  absl::flat_hash_set<int> open_fds_ ABSL_GUARDED_BY(mu_);
+  int threads_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// "Not Found" for 404 and so on ("" for unknown codes).
+std::string_view StatusText(int status);
+
+}  // namespace gnomon::http
+
+#endif  // GNOMON_SERVICES_COMMON_HTTP_HTTP_SERVER_H_
