@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gnomon/v1/admin.pb.h"
@@ -41,7 +42,7 @@ TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefus
   testing::GnomonCluster cluster({absl::StrCat("--tls-cert=", pki_.crt("gnomond")),
                                   absl::StrCat("--tls-key=", pki_.key("gnomond")),
                                   absl::StrCat("--tls-ca=", pki_.crt("ca")), "--tls-require-client-cert",
-                                  "--metrics-listen=127.0.0.1:0"});
+                                  "--metrics-listen=127.0.0.1:0", "--http-listen=127.0.0.1:0"});
   cluster.set_ctl_flags(CtlTls("operator"));
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
 
@@ -61,6 +62,20 @@ TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefus
     const std::string url = line->substr(line->find("https://"));
     EXPECT_TRUE(testing::HttpGet(url, {pki_.crt("ca"), "", ""})) << url;
     EXPECT_FALSE(testing::HttpGet(absl::StrCat("http://", url.substr(8)), {})) << url;
+  }
+  // The HTTP API too: HTTPS with gnomond's certificate, no plaintext.
+  {
+    std::optional<std::string> line = cluster.gnomond()->WaitForLine("HTTP API on https://", absl::Seconds(5));
+    ASSERT_TRUE(line) << cluster.Output();
+    const std::string base(absl::StripAsciiWhitespace(line->substr(line->find("https://"))));
+    const std::vector<std::string> auth = {"Authorization: Bearer " + cluster.admin_token()};
+    testing::HttpResult groups = testing::HttpCall("POST", base + "/v1/JobAdmin/ListGroups", "", auth,
+                                                   {pki_.crt("ca"), "", ""});
+    EXPECT_EQ(groups.status, 200) << groups.body;
+    EXPECT_NE(groups.body.find("tls-app"), std::string::npos) << groups.body;
+    EXPECT_EQ(testing::HttpCall("POST", absl::StrCat("http://", base.substr(8), "/v1/JobAdmin/ListGroups"), "", auth)
+                  .status,
+              0);
   }
 
   v1::Job job;
