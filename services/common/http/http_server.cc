@@ -90,7 +90,8 @@ bool ParseHead(std::string_view head, HttpRequest* req, bool* http10) {
 void Refuse(Connection& conn, int status, std::string_view why) {
   conn.keep_alive = false;
   HttpResponse resp(&conn);
-  resp.Send(status, "application/json", absl::StrCat(R"({"code":"INVALID_ARGUMENT","message":")", A(why), "\"}"));
+  const char* code = status == 501 ? "UNIMPLEMENTED" : status == 400 ? "INVALID_ARGUMENT" : "RESOURCE_EXHAUSTED";
+  resp.Send(status, "application/json", absl::StrCat(R"({"code":")", code, R"(","message":")", A(why), "\"}"));
 }
 
 }  // namespace
@@ -260,6 +261,7 @@ void HttpServer::Converse(Connection& conn) {
       if (n <= 0) return;  // Closed, idle too long, or broken.
       buffer.append(chunk, static_cast<size_t>(n));
     }
+    if (end > kMaxHead) return Refuse(conn, 431, "request head over 16 KiB");
     HttpRequest req;
     bool http10 = false;
     if (!ParseHead(std::string_view(buffer).substr(0, end), &req, &http10)) {
