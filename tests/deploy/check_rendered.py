@@ -147,9 +147,9 @@ def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_
         svc = svcs.get(name)
         if check(svc is not None, f"no Service {name}"):
             check(svc["spec"]["selector"] == sel, f"Service {name} selects {svc['spec']['selector']}, not {sel}")
-            # gRPC, and metrics (on unless metrics.enabled=false).
+            # gRPC, then metrics and HTTP (each on unless disabled).
             ports = [p["port"] for p in svc["spec"]["ports"]]
-            check(ports in ([7070, 7071], [7070]), f"Service {name}: ports {ports}, want [7070, 7071]")
+            check(ports[0] == 7070 and set(ports[1:]) <= {7071, 7080}, f"Service {name}: ports {ports}, want [7070, 7071, 7080]")
         pdb = pdbs.get(name)
         if check(pdb is not None, f"no PodDisruptionBudget {name}"):
             check(pdb["spec"]["selector"]["matchLabels"] == sel, f"PDB {name}: wrong selector")
@@ -184,6 +184,8 @@ def case_default(objs, text):
     check(secret_value(objs, FULL, "store-url") is None, "default values invent a store URL")
     check(not by_kind(objs, "NetworkPolicy"), "NetworkPolicy rendered though disabled")
     check("sample-executor" not in text, "sample executor rendered though disabled")
+    check_http_ports(objs)
+    check(not by_kind(objs, "Ingress"), "Ingress rendered though disabled")
 
 
 def case_custom(objs, text):
@@ -325,8 +327,65 @@ def case_metrics_off(objs, text):
         check("GNOMON_METRICS_LISTEN" not in env_of(c), f"{name}: metrics on though disabled")
         check(all(p["name"] != "metrics" for p in c.get("ports", [])), f"{name}: metrics port though disabled")
     for name, s in by_kind(objs, "Service").items():
-        check([p["port"] for p in s["spec"]["ports"]] == [7070], f"{name}: metrics port though disabled")
+        check(7071 not in [p["port"] for p in s["spec"]["ports"]], f"{name}: metrics port though disabled")
     check(not by_kind(objs, "ServiceMonitor"), "ServiceMonitor rendered with metrics off")
+
+
+def check_http_ports(objs, on=True):
+    """Every gnomond serves the HTTP API on port 7080 and its Service exposes it (or none, when off)."""
+    for name, d in by_kind(objs, "Deployment").items():
+        if name.endswith("sample-executor"):
+            continue
+        c = container(d)
+        ports = {p["name"]: p["containerPort"] for p in c.get("ports", [])}
+        listen = env_of(c).get("GNOMON_HTTP_LISTEN", {}).get("value")
+        if on:
+            check(ports.get("http") == 7080, f"{name}: no http port 7080: {ports}")
+            check(listen == "0.0.0.0:7080", f"{name}: GNOMON_HTTP_LISTEN {listen!r}, want 0.0.0.0:7080")
+        else:
+            check("http" not in ports and listen is None, f"{name}: HTTP API on though disabled")
+    for name, s in by_kind(objs, "Service").items():
+        if name.endswith("sample-executor"):
+            continue
+        ports = {p["name"]: p for p in s["spec"]["ports"]}
+        check(("http" in ports) == on, f"{name}: http Service port {'missing' if on else 'though disabled'}")
+
+
+def ingress_routes(objs):
+    """The Ingress's (path, Service) pairs; checks each Service exists and has port http."""
+    ing = by_kind(objs, "Ingress").get(FULL)
+    if not check(ing is not None, "no Ingress"):
+        return []
+    svcs = by_kind(objs, "Service")
+    routes = []
+    for rule in ing["spec"]["rules"]:
+        for p in rule["http"]["paths"]:
+            svc = p["backend"]["service"]
+            check(svc["port"] == {"name": "http"}, f"Ingress path {p['path']}: port {svc['port']}")
+            check(svc["name"] in svcs, f"Ingress path {p['path']}: no Service {svc['name']}")
+            routes.append((p["path"], svc["name"]))
+    return routes
+
+
+def case_http_ingress(objs, text):
+    check_http_ports(objs)
+    # Each call to the role that serves it; the rest (console, JobAdmin) to the scheduler.
+    check(ingress_routes(objs) == [("/v1/LogService/", f"{FULL}-log"), ("/v1/Registry/", f"{FULL}-registry"),
+                                   ("/", f"{FULL}-scheduler")], f"Ingress routes {ingress_routes(objs)}")
+    ing = by_kind(objs, "Ingress")[FULL]
+    check(ing["spec"]["rules"][0].get("host") == "gnomon.example.com", "Ingress host")
+    check(ing["spec"].get("ingressClassName") == "nginx", "Ingress class")
+    check(ing["spec"]["tls"][0]["secretName"] == "web-tls", "Ingress TLS")
+
+
+def case_http_ingress_allinone(objs, text):
+    check_http_ports(objs)
+    check(ingress_routes(objs) == [("/", FULL)], f"Ingress routes {ingress_routes(objs)}")
+
+
+def case_http_off(objs, text):
+    check_http_ports(objs, on=False)
+    check(not by_kind(objs, "Ingress"), "Ingress rendered with the HTTP API off")
 
 
 TLS_DIR = "/etc/gnomon/tls"
@@ -508,6 +567,9 @@ CASES = {
     "tls-certmanager": case_tls_certmanager,
     "monitoring": case_monitoring,
     "metrics-off": case_metrics_off,
+    "http-ingress": case_http_ingress,
+    "http-ingress-allinone": case_http_ingress_allinone,
+    "http-off": case_http_off,
     "default": case_default,
     "custom": case_custom,
     "existing": case_existing,

@@ -145,6 +145,11 @@ check_case monitoring --set metrics.serviceMonitor.enabled=true \
   --set networkPolicy.enabled=true --set sampleExecutor.enabled=true \
   --set sampleExecutor.accessTokenSecret.name=t
 check_case metrics-off --set metrics.enabled=false --set metrics.serviceMonitor.enabled=true
+check_case http-ingress --set http.ingress.enabled=true --set http.ingress.host=gnomon.example.com \
+  --set http.ingress.className=nginx --set 'http.ingress.tls[0].secretName=web-tls' \
+  --set 'http.ingress.tls[0].hosts[0]=gnomon.example.com'
+check_case http-ingress-allinone --set allInOne=true --set http.ingress.enabled=true
+check_case http-off --set http.enabled=false --set http.ingress.enabled=true
 
 # TLS: the certificate from a Secret of the user's, or from cert-manager.
 check_case tls-secret --set tls.enabled=true --set tls.existingSecret=gnomon-tls \

@@ -207,6 +207,10 @@ spec:
         - name: GNOMON_METRICS_LISTEN
           value: "0.0.0.0:{{ $.Values.metrics.port }}"
         {{- end }}
+        {{- if $.Values.http.enabled }}
+        - name: GNOMON_HTTP_LISTEN
+          value: "0.0.0.0:{{ $.Values.http.port }}"
+        {{- end }}
         {{- range $k, $v := $.Values.config }}
         - name: GNOMON_{{ $k | replace "-" "_" | upper }}
           value: {{ toString $v | quote }}
@@ -221,6 +225,11 @@ spec:
         {{- if $.Values.metrics.enabled }}
         - name: metrics
           containerPort: {{ $.Values.metrics.port }}
+          protocol: TCP
+        {{- end }}
+        {{- if $.Values.http.enabled }}
+        - name: http
+          containerPort: {{ $.Values.http.port }}
           protocol: TCP
         {{- end }}
       # Startup and liveness ask the "liveness" service, which stays SERVING
