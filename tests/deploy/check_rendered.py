@@ -342,6 +342,8 @@ def check_http_ports(objs, on=True):
         if on:
             check(ports.get("http") == 7080, f"{name}: no http port 7080: {ports}")
             check(listen == "0.0.0.0:7080", f"{name}: GNOMON_HTTP_LISTEN {listen!r}, want 0.0.0.0:7080")
+            console = env_of(c).get("GNOMON_CONSOLE_DIR", {}).get("value")
+            check(console == "/usr/share/gnomon/console", f"{name}: GNOMON_CONSOLE_DIR {console!r}")
         else:
             check("http" not in ports and listen is None, f"{name}: HTTP API on though disabled")
     for name, s in by_kind(objs, "Service").items():

@@ -210,6 +210,9 @@ spec:
         {{- if $.Values.http.enabled }}
         - name: GNOMON_HTTP_LISTEN
           value: "0.0.0.0:{{ $.Values.http.port }}"
+        # The web console's files, in the image.
+        - name: GNOMON_CONSOLE_DIR
+          value: /usr/share/gnomon/console
         {{- end }}
         {{- range $k, $v := $.Values.config }}
         - name: GNOMON_{{ $k | replace "-" "_" | upper }}
