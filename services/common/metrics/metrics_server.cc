@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "prometheus/exposer.h"
+#include "prometheus/text_serializer.h"
 
 namespace gnomon::metrics {
 
@@ -14,9 +15,23 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
                                                                     const tls::TlsOptions& tls) {
   std::unique_ptr<MetricsServer> server(new MetricsServer());
   if (tls.enabled) {
-    absl::StatusOr<std::unique_ptr<HttpsMetrics>> https = HttpsMetrics::Start(address, registry, tls);
+    auto serve = [registry](const http::HttpRequest& req, http::HttpResponse& resp) {
+      if (req.method != "GET" || req.path != "/metrics") {
+        resp.Send(404, "text/plain; charset=utf-8", "only /metrics is served here\n");
+        return;
+      }
+      resp.Send(200, "text/plain; version=0.0.4; charset=utf-8",
+                prometheus::TextSerializer().Serialize(registry->Collect()));
+    };
+    // Scrapes are rare and small: few connections, each given little time.
+    http::HttpLimits limits;
+    limits.max_connections = 16;
+    limits.max_body_bytes = 0;
+    limits.idle_timeout = absl::Seconds(5);
+    absl::StatusOr<std::unique_ptr<http::HttpServer>> https =
+        http::HttpServer::Start(address, std::move(serve), tls, "metrics", limits);
     if (!https.ok()) return https.status();
-    server->https_ = *std::move(https);  // It holds the registry.
+    server->https_ = *std::move(https);  // Its handler holds the registry.
     server->address_ = absl::StrCat(address.substr(0, address.rfind(':')), ":", server->https_->port());
     return server;
   }

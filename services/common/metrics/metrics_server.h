@@ -7,10 +7,12 @@
 //   if (!server.ok()) return server.status();
 //   (*server)->address();  // "127.0.0.1:45123": curl http://127.0.0.1:45123/metrics
 //
-// With `tls.enabled` it serves HTTPS only (HttpsMetrics: client certificates
-// required with `tls.require_client_cert`, renewed files picked up).
+// With `tls.enabled` it serves HTTPS only, through gnomon's own HttpServer
+// (civetweb's TLS, under prometheus::Exposer, crashes in its workers on
+// Debian 12's civetweb 1.15): client certificates required with
+// `tls.require_client_cert`, renewed files picked up.
 //
-// Thread safety: thread-safe; scrapes are served on civetweb's threads.
+// Thread safety: thread-safe; scrapes are served on the servers' threads.
 #ifndef GNOMON_SERVICES_COMMON_METRICS_METRICS_SERVER_H_
 #define GNOMON_SERVICES_COMMON_METRICS_METRICS_SERVER_H_
 
@@ -18,7 +20,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "services/common/metrics/https_metrics.h"
+#include "services/common/http/http_server.h"
 #include "services/common/metrics/metrics_registry.h"
 #include "services/common/tls/tls_credentials.h"
 
@@ -45,7 +47,7 @@ class MetricsServer {
 
   std::shared_ptr<MetricsRegistry> registry_;  // Plain HTTP: served only while held.
   std::unique_ptr<prometheus::Exposer> exposer_;  // Plain HTTP, or
-  std::unique_ptr<HttpsMetrics> https_;           // HTTPS.
+  std::unique_ptr<http::HttpServer> https_;       // HTTPS.
   std::string address_;
 };
 
