@@ -6,12 +6,26 @@ export function enumLabel(v: string | undefined, prefix: string): string {
   return v.slice(prefix.length).toLowerCase().replace(/_/g, ' ');
 }
 
+/** "2026-11-25 06:00:00" in the browser's zone, or with the zone's name when `timeZone` is given. */
 export function fmtTime(t: string | undefined, timeZone?: string): string {
   if (!t) return '—';
   const d = new Date(t);
   if (Number.isNaN(d.getTime())) return t;
   try {
-    return d.toLocaleString('sv-SE', { timeZone, timeZoneName: timeZone ? 'short' : undefined });
+    const parts = new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: timeZone ? 'short' : undefined,
+    }).formatToParts(d);
+    const p = (k: string) => parts.find((x) => x.type === k)?.value ?? '';
+    const zone = timeZone ? ` ${p('timeZoneName')}` : '';
+    return `${p('year')}-${p('month')}-${p('day')} ${p('hour')}:${p('minute')}:${p('second')}${zone}`;
   } catch {
     return d.toISOString();
   }

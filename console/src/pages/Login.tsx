@@ -43,7 +43,7 @@ export default function Login() {
         <fieldset className="tabs">
           <legend>Log in with</legend>
           <label>
-            <input type="radio" name="mode" checked={mode === 'token'} onChange={() => setMode('token')} /> API token
+            <input type="radio" name="mode" checked={mode === 'token'} onChange={() => setMode('token')} /> Token
           </label>
           <label>
             <input type="radio" name="mode" checked={mode === 'password'} onChange={() => setMode('password')} /> User and
