@@ -102,6 +102,8 @@ ABSL_FLAG(std::string, metrics_listen, "",
 ABSL_FLAG(std::string, http_listen, "",
           "host:port to serve the HTTP/JSON API (POST /v1/<Service>/<Method>, GET /openapi.json) on; "
           "HTTPS with --tls-cert (port 0 picks a free port; empty: no HTTP API).");
+ABSL_FLAG(std::string, console_dir, "",
+          "Directory of the built web console (console/dist), served by --http-listen at / (empty: none).");
 ABSL_FLAG(std::string, metrics_jobs, "",
           "Comma-separated job ids whose trigger lateness also gets a series of its own (job_id "
           "label); other jobs are only counted in aggregate.");
@@ -280,6 +282,7 @@ int Serve() {
     http::GatewayOptions gateway;
     gateway.channel = server.server()->InProcessChannel(grpc::ChannelArguments());
     gateway.auth = &auth;
+    gateway.console_dir = absl::GetFlag(FLAGS_console_dir);
     gateway.openapi_json = http::OpenApiJson(
         {v1::JobAdmin::service_full_name(), v1::LogService::service_full_name(), v1::Registry::service_full_name()},
         metrics::Version());

@@ -255,6 +255,16 @@ grpc::Status AdminService::Login(Ctx* c, const v1::LoginRequest* r, v1::CreateTo
                 {r, [&] { return absl::StrCat("token/", o->token().name()); }, {}});
 }
 
+grpc::Status AdminService::WhoAmI(Ctx* c, const v1::WhoAmIRequest*, v1::WhoAmIResponse* o) {
+  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::WhoAmIResponse> {
+    v1::WhoAmIResponse me;
+    me.set_role(who.access.role);
+    if (!who.access.IsAdmin()) *me.mutable_grants() = who.access.grants;
+    me.set_user(who.user);
+    return me;
+  });
+}
+
 std::string AdminService::UserJson(const std::string& name) {
   absl::StatusOr<store::StoredUser> u = store_->GetUser(name);
   return u.ok() ? AuditLog::Json(u->user) : "";

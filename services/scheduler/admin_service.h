@@ -69,6 +69,7 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status UpdateUser(Ctx*, const v1::UpdateUserRequest*, v1::User*) override;
   grpc::Status DeleteUser(Ctx*, const v1::DeleteUserRequest*, v1::DeleteUserResponse*) override;
   grpc::Status Login(Ctx*, const v1::LoginRequest*, v1::CreateTokenResponse*) override;
+  grpc::Status WhoAmI(Ctx*, const v1::WhoAmIRequest*, v1::WhoAmIResponse*) override;
 
  private:
   // Authorizes the call to `method` (the handler's __func__, which is the

@@ -2,6 +2,9 @@
 // gRPC in protobuf's JSON mapping, the same authentication first, validation,
 // authorization, and errors as {"code", "message"} with the matching HTTP
 // status; a run's live log as Server-Sent Events; /openapi.json.
+#include <sys/stat.h>
+
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -45,7 +48,16 @@ class HttpApiTest : public ::testing::Test {
     return m;
   }
 
-  testing::GnomonCluster cluster_{{"--http-listen=127.0.0.1:0"}};
+  // A stand-in for the built console: an index page and a hashed asset.
+  static std::string ConsoleDir(const testing::TempDir& dir) {
+    ::mkdir((dir.path() + "/assets").c_str(), 0755);
+    std::ofstream(dir.path() + "/index.html") << "<!doctype html><title>gnomon</title>";
+    std::ofstream(dir.path() + "/assets/app-1234.js") << "console.log('hi')";
+    return dir.path();
+  }
+
+  testing::TempDir console_;
+  testing::GnomonCluster cluster_{{"--http-listen=127.0.0.1:0", "--console-dir=" + ConsoleDir(console_)}};
   std::string base_;
 };
 
@@ -163,6 +175,36 @@ TEST_F(HttpApiTest, TheOpenApiDocumentDescribesEveryPath) {
   EXPECT_TRUE(paths.count("/v1/JobAdmin/CreateJob"));
   EXPECT_TRUE(paths.count("/v1/LogService/StreamRunLog"));
   EXPECT_FALSE(paths.count("/v1/Registry/Session"));
+}
+
+TEST_F(HttpApiTest, WhoAmITellsTheCallersRoleAndGrants) {
+  v1::CreateTokenResponse viewer;
+  ASSERT_TRUE(cluster_.CtlJson({"token", "create", "dash", "--role", "viewer", "--group", "7"}, &viewer));
+  HttpResult me = Post("JobAdmin/WhoAmI", "{}", viewer.secret());
+  ASSERT_EQ(me.status, 200) << me.body;
+  v1::WhoAmIResponse who = Parse<v1::WhoAmIResponse>(me);
+  EXPECT_EQ(who.role(), v1::ROLE_VIEWER);
+  ASSERT_EQ(who.grants().group_ids_size(), 1);
+  EXPECT_EQ(who.grants().group_ids(0), 7);
+  EXPECT_EQ(Parse<v1::WhoAmIResponse>(Admin("JobAdmin/WhoAmI", "")).role(), v1::ROLE_ADMIN);
+}
+
+// The console's files: its pages for any route of the app, hashed assets
+// cached, nothing outside its directory.
+TEST_F(HttpApiTest, TheConsoleIsServedFromItsDirectory) {
+  for (const char* path : {"/", "/jobs/12", "/runs"}) {
+    HttpResult page = HttpCall("GET", base_ + path, "");
+    EXPECT_EQ(page.status, 200) << path;
+    EXPECT_EQ(page.content_type, "text/html; charset=utf-8") << path;
+    EXPECT_NE(page.body.find("<title>gnomon</title>"), std::string::npos) << path;
+  }
+  HttpResult asset = HttpCall("GET", base_ + "/assets/app-1234.js", "");
+  EXPECT_EQ(asset.status, 200);
+  EXPECT_EQ(asset.content_type, "text/javascript; charset=utf-8");
+  EXPECT_EQ(HttpCall("GET", base_ + "/assets/missing.js", "").status, 404);
+  EXPECT_EQ(HttpCall("GET", base_ + "/a/../../../../etc/passwd", "", {}, {}, /*path_as_is=*/true).status, 404);
+  // The API is not a file.
+  EXPECT_EQ(HttpCall("GET", base_ + "/v1/JobAdmin/ListJobs", "").status, 405);
 }
 
 }  // namespace

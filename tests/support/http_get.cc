@@ -5,13 +5,14 @@
 namespace gnomon::testing {
 
 HttpResult HttpCall(const std::string& method, const std::string& url, const std::string& body,
-                    const std::vector<std::string>& headers, const HttpsClient& tls) {
+                    const std::vector<std::string>& headers, const HttpsClient& tls, bool path_as_is) {
   CURL* curl = curl_easy_init();
   HttpResult out;
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
   curl_easy_setopt(curl, CURLOPT_FORBID_REUSE, 1L);  // Every call a new connection (and handshake).
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
+  if (path_as_is) curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);
   if (method == "POST") {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));

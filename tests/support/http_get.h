@@ -33,8 +33,10 @@ struct HttpResult {
 
 std::optional<std::string> HttpGet(const std::string& url, const HttpsClient& tls = {});
 // `headers` are "Name: value" lines; a body is sent as application/json.
+// `path_as_is`: send the path as written ("/a/../b"), as an attacker would.
 HttpResult HttpCall(const std::string& method, const std::string& url, const std::string& body,
-                    const std::vector<std::string>& headers = {}, const HttpsClient& tls = {});
+                    const std::vector<std::string>& headers = {}, const HttpsClient& tls = {},
+                    bool path_as_is = false);
 
 }  // namespace gnomon::testing
 

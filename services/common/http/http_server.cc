@@ -130,8 +130,10 @@ bool HttpResponse::Send(int status, std::string_view content_type, std::string_v
   sent_ = true;
   std::string head = absl::StrCat("HTTP/1.1 ", status, " ", A(StatusText(status)), "\r\nContent-Type: ", A(content_type),
                                   "\r\nContent-Length: ", body.size(),
-                                  "\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: ",
+                                  "\r\nX-Content-Type-Options: nosniff\r\nConnection: ",
                                   conn_->keep_alive ? "keep-alive" : "close", "\r\n");
+  // API answers are never cached unless the caller says otherwise.
+  if (headers.count("Cache-Control") == 0) head += "Cache-Control: no-store\r\n";
   for (const auto& [k, v] : headers) absl::StrAppend(&head, k, ": ", v, "\r\n");
   head += "\r\n";
   return conn_->WriteAll(head) && conn_->WriteAll(body);

@@ -54,7 +54,8 @@ class Connection;
 class HttpResponse {
  public:
   explicit HttpResponse(Connection* conn) : conn_(conn) {}
-  // A whole response; `headers` are extra "Name: value" lines' pairs.
+  // A whole response; `headers` are extra "Name: value" lines' pairs
+  // (Cache-Control is no-store unless they set it).
   bool Send(int status, std::string_view content_type, std::string_view body,
             const std::map<std::string, std::string>& headers = {});
   // Starts a text/event-stream response (the connection closes after it).

@@ -14,6 +14,7 @@
 #include "grpcpp/grpcpp.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/common/http/openapi.h"
+#include "services/common/http/static_files.h"
 #include "services/common/server/method_credentials.h"
 
 namespace gnomon::http {
@@ -228,6 +229,10 @@ HttpServer::Handler JsonGateway(GatewayOptions options) {
     if (req.path == "/openapi.json") {
       if (req.method != "GET") return SendError(resp, grpc::StatusCode::INVALID_ARGUMENT, "use GET");
       resp.Send(200, kJson, opts->openapi_json);
+      return;
+    }
+    if (!absl::StartsWith(req.path, "/v1/") && (req.method == "GET" || req.method == "HEAD") &&
+        ServeStatic(opts->console_dir, req, resp)) {
       return;
     }
     const MethodDescriptor* m = absl::StartsWith(req.path, "/v1/") ? Find(req.path) : nullptr;

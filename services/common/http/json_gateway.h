@@ -5,7 +5,8 @@
 // validation, authorization, rate limits and audit), and answers its response
 // as JSON, or a server stream as Server-Sent Events (`data: <message>` per
 // message, then `event: end`, or `event: error` with the error). `GET
-// /openapi.json` describes it all (openapi.h).
+// /openapi.json` describes it all (openapi.h); other GET requests are the web
+// console's files (static_files.h).
 //
 //   HttpServer::Handler h = JsonGateway({server->InProcessChannel({}), &auth, openapi});
 //
@@ -36,6 +37,9 @@ struct GatewayOptions {
   std::string openapi_json;
   // How long a unary call may take.
   absl::Duration deadline = absl::Seconds(60);
+  // The built web console, served for other GET requests (static_files.h);
+  // empty: none.
+  std::string console_dir;
 };
 
 HttpServer::Handler JsonGateway(GatewayOptions options);

@@ -54,6 +54,7 @@ constexpr Row kRows[] = {
     {kJobAdmin, "DeleteUser", kAdmin, kAdminister},
     // Any role may log in; what its session may do is the user's role.
     {kJobAdmin, "Login", Credential::kPassword, kRead},
+    {kJobAdmin, "WhoAmI", kAdmin, kRead},
     {kLog, "ReportResults", kGroup, kRead},
     {kLog, "StreamRunLog", kAdmin, kRead},
     {kLog, "GetRun", kAdmin, kRead},
