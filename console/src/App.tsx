@@ -47,7 +47,7 @@ export default function App() {
           ))}
         </nav>
         <span className="who" aria-label="Signed in as">
-          {who ? `${who.user || 'token'} · ${enumLabel(who.role, 'ROLE_')}${who.role !== 'ROLE_ADMIN' ? ` · ${fmtGrants(who.grants)}` : ''}` : '…'}
+          {who ? `${who.user || 'service token'} · ${enumLabel(who.role, 'ROLE_')}${who.role !== 'ROLE_ADMIN' ? ` · ${fmtGrants(who.grants)}` : ''}` : '…'}
         </span>
         <button type="button" className="secondary" onClick={logout}>
           Log out

@@ -58,7 +58,9 @@ export default function Dashboard() {
     );
   }, [days]);
 
+  // Every day of the range, those without runs too (report days are UTC days).
   const byDay = new Map<string, { s: number; f: number; r: number }>();
+  for (let i = days - 1; i >= 0; i--) byDay.set(new Date(Date.now() - i * 86400e3).toISOString().slice(0, 10), { s: 0, f: 0, r: 0 });
   for (const row of report.data ?? []) {
     if (!row.day) continue;
     const k = dayKey(row.day);
@@ -105,7 +107,7 @@ export default function Dashboard() {
             <Bar
               aria-label="Runs per day by outcome"
               role="img"
-              options={{ responsive: true, maintainAspectRatio: false, scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true } } }}
+              options={{ animation: false, responsive: true, maintainAspectRatio: false, scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true } } }}
               data={{
                 labels,
                 datasets: [
