@@ -24,6 +24,8 @@ const SHOTS = env('SCREENSHOT_DIR');
 mkdirSync(SHOTS, { recursive: true });
 const STEP_TIMEOUT_MS = 30_000;
 const stamp = Date.now().toString(36);
+const OPERATOR = `e2e-op-${stamp}`;
+const OPERATOR_PW = `pw-${stamp}-${Math.random().toString(36).slice(2)}`;
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -176,12 +178,27 @@ await step('a slow job, triggered, is killed from its run page while its log fol
   await page.waitForFunction(() => /sleeping 120000 ms/.test(document.querySelector('pre.log')?.textContent ?? ''));
   check((await page.getByRole('status', { name: 'Log state' }).textContent()).includes('following'), 'log is not following');
   await page.getByRole('button', { name: 'Kill run', exact: true }).click();
-  await page.getByRole('button', { name: `Kill run ${slowRun}` }).click();
+  await page.getByRole('button', { name: `Confirm kill run ${slowRun}` }).click();
   await waitStatus('failed');
   const handle = await field('Handle result').textContent();
   check(/^503|kill|cancel/i.test(handle), `handle result of the killed run: "${handle}"`);
   await page.waitForFunction(() => /cancelled/.test(document.querySelector('pre.log')?.textContent ?? ''));
   check(!(await page.getByRole('button', { name: 'Kill run', exact: true }).isVisible()), 'kill button still shown on an ended run');
+});
+
+await step('a copied job is created from its original, then deleted after confirmation', async () => {
+  await nav('Jobs').click();
+  await page.getByRole('link', { name: `Copy job ${demoJob}` }).click();
+  await page.getByRole('heading', { name: `Copy job ${demoJob}` }).waitFor();
+  await page.waitForFunction(() => document.querySelector('input[value^="Copy of e2e cron demo"]'));
+  check((await page.getByLabel('Cron expression').inputValue()) === '0 0 6 * * ?', 'the copy lost its cron expression');
+  check((await page.getByLabel('Time zone').inputValue()) === 'Europe/Berlin', 'the copy lost its time zone');
+  const copyId = await saveJobAndFindId(`Copy of e2e cron demo ${stamp}`);
+  check(copyId !== demoJob, 'the copy has the id of its original');
+  await page.getByRole('button', { name: `Delete job ${copyId}` }).click();
+  await page.getByRole('button', { name: `Confirm delete job ${copyId}` }).click();
+  await page.locator(`tr[data-job-id="${copyId}"]`).waitFor({ state: 'detached' });
+  await page.locator(`tr[data-job-id="${demoJob}"]`).waitFor();
 });
 
 await step("the dashboard counts today's runs, including those two", async () => {
@@ -218,6 +235,26 @@ await step('the jobs, runs, executors, access and audit screens show their data'
   await nav('Access').click();
   await page.getByRole('heading', { name: 'API tokens' }).waitFor();
   await page.getByRole('cell', { name: 'viewer', exact: true }).first().waitFor();
+  const tokens = page.getByRole('form', { name: 'Create token' });
+  await tokens.getByLabel('Token name').fill(`e2e-token-${stamp}`);
+  await tokens.getByLabel('Role').selectOption('ROLE_OPERATOR');
+  await tokens.getByRole('button', { name: 'Create token' }).click();
+  await page.getByText('New token (shown once)').waitFor();
+  await page.getByRole('button', { name: `Revoke token e2e-token-${stamp}` }).click();
+  await page.getByRole('button', { name: `Confirm revoke token e2e-token-${stamp}` }).click();
+  await page.getByRole('button', { name: `Revoke token e2e-token-${stamp}` }).waitFor({ state: 'detached' });
+  const users = page.getByRole('form', { name: 'Create user' });
+  await users.getByLabel('User name').fill(OPERATOR);
+  await users.getByLabel('Role').selectOption('ROLE_OPERATOR');
+  await users.getByLabel('All groups').uncheck();
+  await users.getByLabel('Group IDs').fill(GROUP);
+  await users.getByLabel('Password').fill(OPERATOR_PW);
+  await users.getByRole('button', { name: 'Create user' }).click();
+  await page.getByRole('cell', { name: OPERATOR, exact: true }).waitFor();
+  check(
+    (await page.locator('tr', { hasText: OPERATOR }).textContent()).includes(`groups ${GROUP}`),
+    'the new user does not show its group grant',
+  );
   await shot('access');
   await nav('Audit').click();
   await page.getByRole('cell', { name: /CreateJob/ }).first().waitFor();
@@ -232,6 +269,27 @@ await step('at phone width the jobs screen is usable with a menu button', async 
   check(!(await nav('Runs').isVisible()), 'the menu stays open after navigating');
   await shot('jobs-phone');
   await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+await step('the new user logs in with a password as an operator of its group: mutations, no Access or Audit', async () => {
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.getByLabel('API token').waitFor();
+  await page.getByRole('radio', { name: 'User and password' }).check();
+  await page.getByLabel('User', { exact: true }).fill(OPERATOR);
+  await page.getByLabel('Password', { exact: true }).fill('wrong password');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  check(/^UNAUTHENTICATED: /.test(await alert.textContent()), `a wrong password shows: "${await alert.textContent()}"`);
+  await page.getByLabel('Password', { exact: true }).fill(OPERATOR_PW);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  check((await page.getByLabel('Signed in as').textContent()).includes(OPERATOR), 'the header does not name the user');
+  const navEl = page.getByRole('navigation', { name: 'Main' });
+  check(!(await navEl.getByRole('link', { name: 'Access' }).count()), 'an operator sees Access');
+  await nav('Jobs').click();
+  await page.getByRole('button', { name: `Trigger job ${demoJob}` }).waitFor();
+  await page.getByRole('link', { name: 'Create job' }).waitFor();
 });
 
 let viewerRun;

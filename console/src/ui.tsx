@@ -21,16 +21,19 @@ export function ConfirmButton({
   confirmLabel,
   onConfirm,
   className,
+  ariaLabel,
 }: {
   label: string;
   confirmLabel: string;
   onConfirm: () => void | Promise<void>;
   className?: string;
+  /** The button's accessible name when `label` alone is ambiguous (e.g. one per table row). */
+  ariaLabel?: string;
 }) {
   const [asking, setAsking] = useState(false);
   if (!asking)
     return (
-      <button type="button" className={className} onClick={() => setAsking(true)}>
+      <button type="button" className={className} aria-label={ariaLabel} onClick={() => setAsking(true)}>
         {label}
       </button>
     );

@@ -131,7 +131,7 @@ function Tokens() {
                 <td>{fmtTime(t.createTime)}</td>
                 <td>{fmtTime(t.expireTime)}</td>
                 <td>{fmtTime(t.revokeTime)}</td>
-                <td>{!t.revokeTime && <ConfirmButton label="Revoke" confirmLabel={`Revoke token ${t.name}`} className="danger" onConfirm={() => revoke(t.name)} />}</td>
+                <td>{!t.revokeTime && <ConfirmButton label="Revoke" ariaLabel={`Revoke token ${t.name}`} confirmLabel={`Confirm revoke token ${t.name}`} className="danger" onConfirm={() => revoke(t.name)} />}</td>
               </tr>
             ))}
           </tbody>
@@ -225,11 +225,13 @@ function Users() {
                 <td>{fmtGrants(u.grants)}</td>
                 <td>{fmtTime(u.createTime)}</td>
                 <td>{fmtTime(u.updateTime)}</td>
-                <td className="actions">
+                <td>
+                  <div className="actions">
                   <button type="button" className="secondary" aria-label={`Edit user ${u.name}`} onClick={() => edit(u)}>
                     Edit
                   </button>
-                  <ConfirmButton label="Delete" confirmLabel={`Delete user ${u.name}`} className="danger" onConfirm={() => remove(u.name)} />
+                  <ConfirmButton label="Delete" ariaLabel={`Delete user ${u.name}`} confirmLabel={`Confirm delete user ${u.name}`} className="danger" onConfirm={() => remove(u.name)} />
+                  </div>
                 </td>
               </tr>
             ))}

@@ -52,7 +52,7 @@ export default function Executors() {
                 {g.title || g.appName} <small>#{g.id} · app {g.appName} · {g.manual ? `manual: ${g.manual.addresses?.join(', ')}` : 'auto registration'}</small>
               </h2>
               {isAdmin && (
-                <ConfirmButton label="Rotate token" confirmLabel={`Rotate token of ${g.appName}`} onConfirm={() => rotate(g)} />
+                <ConfirmButton label="Rotate token" ariaLabel={`Rotate token of group ${g.appName}`} confirmLabel={`Confirm rotate token of ${g.appName}`} onConfirm={() => rotate(g)} />
               )}
             </div>
             <div className="table-wrap">

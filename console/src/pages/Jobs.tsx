@@ -90,7 +90,7 @@ export default function Jobs() {
       <ErrorBox error={error || actionError} />
       {triggering && <TriggerForm job={triggering} onClose={() => setTriggering(null)} />}
       <div className="table-wrap">
-        <table>
+        <table className="stack">
           <thead>
             <tr>
               <th>ID</th>
@@ -105,19 +105,22 @@ export default function Jobs() {
           <tbody>
             {jobs.map((j) => (
               <tr key={j.id} data-job-id={j.id}>
-                <td>{j.id}</td>
-                <td>
-                  <strong>{j.description || '(no description)'}</strong>
-                  <br />
-                  <small>{j.bean?.handler ?? (j.script ? 'script' : '')}</small>
+                <td data-label="ID">{j.id}</td>
+                <td data-label="Job">
+                  <div>
+                    <strong>{j.description || '(no description)'}</strong>
+                    <br />
+                    <small>{j.bean?.handler ?? (j.script ? 'script' : '')}</small>
+                  </div>
                 </td>
-                <td>{name(j.groupId)}</td>
-                <td>{fmtSchedule(j.schedule)}</td>
-                <td>
+                <td data-label="Group">{name(j.groupId)}</td>
+                <td data-label="Schedule">{fmtSchedule(j.schedule)}</td>
+                <td data-label="State">
                   <StatusBadge status={j.state} />
                 </td>
-                <td>{fmtTime(j.nextFireTime)}</td>
-                <td className="actions">
+                <td data-label="Next fire">{fmtTime(j.nextFireTime)}</td>
+                <td data-label="Actions">
+                  <div className="actions">
                   <Link to={`/runs?jobId=${j.id}`} aria-label={`Runs of job ${j.id}`}>
                     Runs
                   </Link>
@@ -142,8 +145,9 @@ export default function Jobs() {
                         </button>
                       )}
                       <ConfirmButton
-                        label={`Delete`}
-                        confirmLabel={`Delete job ${j.id}`}
+                        label="Delete"
+                        ariaLabel={`Delete job ${j.id}`}
+                        confirmLabel={`Confirm delete job ${j.id}`}
                         className="danger"
                         onConfirm={() => act('DeleteJob', j)}
                       />
@@ -153,6 +157,7 @@ export default function Jobs() {
                       View
                     </Link>
                   )}
+                  </div>
                 </td>
               </tr>
             ))}

@@ -99,7 +99,7 @@ export default function RunDetail() {
       <div className="page-head">
         <h1 id="run-h">Run #{id}</h1>
         {canMutate && run && !ended(run) && (
-          <ConfirmButton label="Kill run" confirmLabel={`Kill run ${id}`} className="danger" onConfirm={kill} />
+          <ConfirmButton label="Kill run" confirmLabel={`Confirm kill run ${id}`} className="danger" onConfirm={kill} />
         )}
       </div>
       <ErrorBox error={error} />

@@ -86,14 +86,14 @@ export default function Runs() {
       </div>
       <ErrorBox error={error} />
       <div className="table-wrap">
-        <table>
+        <table className="stack">
           <thead>
             <tr>
               <th>Run</th>
               <th>Job</th>
               <th>Group</th>
               <th>Trigger</th>
-              <th>Scheduled</th>
+              <th>Triggered</th>
               <th>Executor</th>
               <th>Status</th>
               <th>Result</th>
@@ -102,22 +102,24 @@ export default function Runs() {
           <tbody>
             {(data?.runs ?? []).map((r) => (
               <tr key={r.id}>
-                <td>
+                <td data-label="Run">
                   <Link to={`/runs/${r.id}`} aria-label={`Run ${r.id}`}>
                     #{r.id}
                   </Link>
                 </td>
-                <td>
-                  <Link to={`/jobs/${r.jobId}/edit`}>{r.jobId}</Link> <small>{r.handler}</small>
+                <td data-label="Job">
+                  <span>
+                    <Link to={`/jobs/${r.jobId}/edit`}>{r.jobId}</Link> <small>{r.handler}</small>
+                  </span>
                 </td>
-                <td>{name(r.groupId)}</td>
-                <td>{enumLabel(r.triggerType, 'TRIGGER_TYPE_')}</td>
-                <td>{fmtTime(r.scheduledTime)}</td>
-                <td>{r.executorAddress || '—'}</td>
-                <td>
+                <td data-label="Group">{name(r.groupId)}</td>
+                <td data-label="Trigger">{enumLabel(r.triggerType, 'TRIGGER_TYPE_')}</td>
+                <td data-label="Triggered">{fmtTime(r.triggerTime)}</td>
+                <td data-label="Executor">{r.executorAddress || '—'}</td>
+                <td data-label="Status">
                   <StatusBadge status={r.status} />
                 </td>
-                <td>{r.handleCode ? `${r.handleCode} ${r.handleMessage ?? ''}` : r.triggerCode ? `${r.triggerCode} ${r.triggerMessage ?? ''}` : ''}</td>
+                <td data-label="Result">{r.handleCode ? `${r.handleCode} ${r.handleMessage ?? ''}` : r.triggerCode ? `${r.triggerCode} ${r.triggerMessage ?? ''}` : ''}</td>
               </tr>
             ))}
             {data && !data.runs?.length && (
