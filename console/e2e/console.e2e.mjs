@@ -186,7 +186,7 @@ await step('a slow job, triggered, is killed from its run page while its log fol
   check(!(await page.getByRole('button', { name: 'Kill run', exact: true }).isVisible()), 'kill button still shown on an ended run');
 });
 
-await step('a copied job is created from its original, then deleted after confirmation', async () => {
+await step('a copied job is created from its original, edited and started, then deleted after confirmation', async () => {
   await nav('Jobs').click();
   await page.getByRole('link', { name: `Copy job ${demoJob}` }).click();
   await page.getByRole('heading', { name: `Copy job ${demoJob}` }).waitFor();
@@ -195,6 +195,16 @@ await step('a copied job is created from its original, then deleted after confir
   check((await page.getByLabel('Time zone').inputValue()) === 'Europe/Berlin', 'the copy lost its time zone');
   const copyId = await saveJobAndFindId(`Copy of e2e cron demo ${stamp}`);
   check(copyId !== demoJob, 'the copy has the id of its original');
+  await page.getByRole('link', { name: `Edit job ${copyId}` }).click();
+  await page.getByRole('heading', { name: `Edit job ${copyId}` }).waitFor();
+  await page.waitForFunction(() => document.querySelector('input[value^="Copy of e2e cron demo"]'));
+  await page.getByLabel('Description').fill(`Edited copy ${stamp}`);
+  await page.getByLabel('Running (fires on its schedule)').check();
+  await page.getByRole('button', { name: 'Save job' }).click();
+  const edited = page.locator(`tr[data-job-id="${copyId}"]`);
+  await edited.filter({ hasText: `Edited copy ${stamp}` }).waitFor();
+  await edited.filter({ hasText: 'running' }).waitFor();
+  check(/\d{4}-\d\d-\d\d 05:00:00/.test(await edited.textContent()), `next fire of the started copy is not 05:00 UTC: ${await edited.textContent()}`);
   await page.getByRole('button', { name: `Delete job ${copyId}` }).click();
   await page.getByRole('button', { name: `Confirm delete job ${copyId}` }).click();
   await page.locator(`tr[data-job-id="${copyId}"]`).waitFor({ state: 'detached' });

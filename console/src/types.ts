@@ -112,4 +112,6 @@ export interface AuditEntry {
   method?: string;
   object?: string;
   requestJson?: string;
+  beforeJson?: string;
+  afterJson?: string;
 }

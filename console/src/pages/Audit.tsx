@@ -54,6 +54,15 @@ export default function Audit() {
                 <td>{e.object}</td>
                 <td>
                   <code className="json">{e.requestJson}</code>
+                  {(e.beforeJson || e.afterJson) && (
+                    <details>
+                      <summary>Before and after</summary>
+                      <p>Before:</p>
+                      <code className="json">{e.beforeJson || '—'}</code>
+                      <p>After:</p>
+                      <code className="json">{e.afterJson || '—'}</code>
+                    </details>
+                  )}
                 </td>
               </tr>
             ))}
