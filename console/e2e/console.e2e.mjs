@@ -166,6 +166,7 @@ await step('triggering the job runs it: the run succeeds and its log lines arriv
   check(text.includes('demo handler started') && text.includes('params: hello from e2e'), `unexpected log:\n${text}`);
   check((await field('Handle result').textContent()).startsWith('200'), 'handle result is not 200');
   check((await field('Started').textContent()) !== '—', 'no start time shown');
+  check((await field('Trigger').textContent()) === 'manual', 'a trigger from the console is not manual');
   await shot('run-detail');
 });
 

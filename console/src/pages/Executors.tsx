@@ -1,16 +1,24 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { call } from '../api';
-import { onlineExecutors } from '../executors';
+import { watchExecutors } from '../executors';
 import { fmtTime } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
-import type { Group } from '../types';
-import { ConfirmButton, ErrorBox, Field, useLoad } from '../ui';
+import type { ExecutorInfo, Group } from '../types';
+import { ConfirmButton, ErrorBox, Field } from '../ui';
 
 export default function Executors() {
   const { isAdmin } = useSession();
   const { groups, error: gErr, reload } = useGroups();
-  const execs = useLoad(() => onlineExecutors(), []);
+  const [execs, setExecs] = useState<ExecutorInfo[] | null>(null);
+  const [watchError, setWatchError] = useState<unknown>(null);
+  const [watchN, setWatchN] = useState(0);
+  useEffect(() => {
+    const ctl = new AbortController();
+    setWatchError(null);
+    watchExecutors(setExecs, setWatchError, ctl.signal);
+    return () => ctl.abort();
+  }, [watchN]);
   const [secret, setSecret] = useState<{ group: string; token: string } | null>(null);
   const [error, setError] = useState<unknown>(null);
 
@@ -29,11 +37,12 @@ export default function Executors() {
     <section aria-labelledby="exec-h">
       <div className="page-head">
         <h1 id="exec-h">Executors</h1>
-        <button type="button" className="secondary" onClick={() => (reload(), execs.reload())}>
+        <button type="button" className="secondary" onClick={() => (reload(), setWatchN((n) => n + 1))}>
           Refresh
         </button>
       </div>
-      <ErrorBox error={gErr || execs.error || error} />
+      <ErrorBox error={gErr || watchError || error} />
+      <p className="hint">Executors online now, updated live as they join and leave.</p>
       {isAdmin && <CreateGroup onCreated={(g) => (setSecret({ group: g.appName ?? '', token: g.accessToken ?? '' }), reload())} />}
       {secret && (
         <div className="panel" role="status">
@@ -44,7 +53,7 @@ export default function Executors() {
         </div>
       )}
       {groups.map((g) => {
-        const online = (execs.data ?? []).filter((e) => e.appName === g.appName);
+        const online = (execs ?? []).filter((e) => e.appName === g.appName);
         return (
           <section key={g.id} className="panel" aria-label={`Group ${g.appName}`}>
             <div className="page-head">
@@ -78,7 +87,7 @@ export default function Executors() {
                       <td>{fmtTime(e.lastBeatTime)}</td>
                     </tr>
                   ))}
-                  {execs.data && online.length === 0 && (
+                  {execs && online.length === 0 && (
                     <tr>
                       <td colSpan={6}>No executor online.</td>
                     </tr>

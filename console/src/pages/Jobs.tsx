@@ -199,6 +199,7 @@ function TriggerForm({ job, onClose }: { job: Job; onClose: () => void }) {
         jobId: job.id,
         params,
         executorAddresses: address.trim() ? [address.trim()] : undefined,
+        triggerType: 'TRIGGER_TYPE_MANUAL', // a person, not a program
       });
       const first = res.runIds?.[0];
       if (first) navigate(`/runs/${first}`);
