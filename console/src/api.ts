@@ -2,6 +2,9 @@
 
 const TOKEN_KEY = 'gnomon.token';
 
+/** Dispatched on window when a call with the stored token answers 401. */
+export const UNAUTHENTICATED_EVENT = 'gnomon:unauthenticated';
+
 export function getToken(): string | null {
   return sessionStorage.getItem(TOKEN_KEY);
 }
@@ -37,7 +40,12 @@ async function post(path: string, body: unknown, init: RequestInit = {}, auth?: 
     if ((e as Error).name === 'AbortError') throw e;
     throw new ApiError('UNAVAILABLE', `cannot reach gnomond: ${(e as Error).message}`, 0);
   }
-  if (!res.ok) throw await toError(res);
+  if (!res.ok) {
+    const err = await toError(res);
+    // A session that expired or a token revoked: whoever listens logs out.
+    if (res.status === 401 && !auth) window.dispatchEvent(new CustomEvent(UNAUTHENTICATED_EVENT, { detail: err }));
+    throw err;
+  }
   return res;
 }
 

@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
-import { ApiError, call, getToken, setToken } from './api';
+import { ApiError, call, getToken, setToken, UNAUTHENTICATED_EVENT } from './api';
 import type { WhoAmI } from './types';
 
 interface Session {
@@ -54,6 +54,15 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       throw e;
     }
   }, []);
+
+  // The token stopped working (expired, revoked): back to the login screen.
+  useEffect(() => {
+    const onUnauthenticated = () => {
+      if (getToken()) logout();
+    };
+    window.addEventListener(UNAUTHENTICATED_EVENT, onUnauthenticated);
+    return () => window.removeEventListener(UNAUTHENTICATED_EVENT, onUnauthenticated);
+  }, [logout]);
 
   // A reload keeps the token (sessionStorage): ask again who it is.
   useEffect(() => {
