@@ -320,6 +320,13 @@ await step('after logging out, a viewer sees no mutation button on Jobs and Runs
     const bad = names.filter((x) => mutations.test(x));
     check(bad.length === 0, `viewer sees ${role}s on Jobs: ${bad.join(', ')}`);
   }
+  await page.getByRole('link', { name: `View job ${demoJob}` }).click();
+  await page.waitForFunction(() => document.querySelector('input[value^="e2e cron demo"]'));
+  check(!(await page.getByRole('button', { name: /save|create/i }).count()), 'viewer sees a save button on a job');
+  check(await page.getByLabel('Handler').isDisabled(), 'viewer can edit a job form');
+  await nav('Executors').click();
+  await page.getByRole('cell', { name: /demo, .*slow/ }).first().waitFor();
+  check(!(await page.getByRole('button', { name: /create group|rotate token/i }).count()), 'viewer sees group buttons');
   await nav('Runs').click();
   await page.getByRole('link', { name: `Run ${viewerRun}`, exact: true }).click();
   await waitStatus('running');
