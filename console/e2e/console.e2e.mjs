@@ -1,0 +1,341 @@
+// End-to-end test of the console in a real browser (Debian's chromium through playwright-core).
+// Env: GNOMON_URL (gnomond serving the built console), GNOMON_ADMIN_TOKEN, GNOMON_VIEWER_TOKEN,
+// GNOMON_GROUP_ID (a group with the sample executor online), SCREENSHOT_DIR, CHROMIUM (optional).
+// Exits 1 with a message at the first failed step.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) fail(`environment variable ${k} is not set`);
+  return v;
+};
+function fail(msg) {
+  console.error(`FAIL: ${msg}`);
+  process.exit(1);
+}
+
+const URL_ = env('GNOMON_URL').replace(/\/$/, '');
+const ADMIN = env('GNOMON_ADMIN_TOKEN');
+const VIEWER = env('GNOMON_VIEWER_TOKEN');
+const GROUP = env('GNOMON_GROUP_ID');
+const SHOTS = env('SCREENSHOT_DIR');
+mkdirSync(SHOTS, { recursive: true });
+const STEP_TIMEOUT_MS = 30_000;
+const stamp = Date.now().toString(36);
+const OPERATOR = `e2e-op-${stamp}`;
+const OPERATOR_PW = `pw-${stamp}-${Math.random().toString(36).slice(2)}`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox'],
+});
+const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' });
+const page = await context.newPage();
+page.setDefaultTimeout(STEP_TIMEOUT_MS);
+const consoleErrors = [];
+page.on('pageerror', (e) => consoleErrors.push(String(e)));
+
+let n = 0;
+async function step(name, fn) {
+  n++;
+  const t0 = Date.now();
+  let timer;
+  try {
+    await Promise.race([
+      fn(),
+      new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`timed out after ${STEP_TIMEOUT_MS * 2} ms`)), STEP_TIMEOUT_MS * 2))),
+    ]);
+  } catch (e) {
+    await page.screenshot({ path: join(SHOTS, 'failure.png'), fullPage: true }).catch(() => {});
+    if (consoleErrors.length) console.error(`page errors:\n${consoleErrors.join('\n')}`);
+    await browser.close().catch(() => {});
+    fail(`step ${n} "${name}": ${e instanceof Error ? e.message : e}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  console.log(`ok ${n} - ${name} (${Date.now() - t0} ms)`);
+}
+function check(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+const shot = (name) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+/** A direct API call with the admin token (test set-up only, never to check the console). */
+async function api(method, body) {
+  const res = await fetch(`${URL_}/v1/${method}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const j = await res.json();
+  if (!res.ok) throw new Error(`${method}: ${j.code}: ${j.message}`);
+  return j;
+}
+
+async function login(token) {
+  await page.goto(`${URL_}/`);
+  await page.getByRole('heading', { name: 'gnomon console' }).waitFor();
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+}
+
+const nav = (name) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+const field = (label) => page.locator('dd[data-field="' + label + '"]');
+
+async function createJob({ description, handler, kind, cron, zone, params }) {
+  await nav('Jobs').click();
+  await page.getByRole('link', { name: 'Create job' }).click();
+  await page.getByRole('heading', { name: 'Create job' }).waitFor();
+  await page.getByLabel('Group').selectOption(GROUP);
+  await page.getByLabel('Handler').fill(handler);
+  await page.getByLabel('Description').fill(description);
+  await page.getByLabel('Author').fill('e2e');
+  await page.getByLabel('Schedule type').selectOption(kind);
+  if (cron) {
+    await page.getByLabel('Cron expression').fill(cron);
+    await page.getByLabel('Time zone').fill(zone);
+  }
+  if (params) await page.getByLabel('Params').fill(params);
+}
+
+async function saveJobAndFindId(description) {
+  await page.getByRole('button', { name: 'Create job' }).click();
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  const row = page.locator('tr', { hasText: description });
+  await row.waitFor();
+  const id = await row.getAttribute('data-job-id');
+  check(id, `no id on the row of ${description}`);
+  return id;
+}
+
+async function triggerFromJobs(jobId, params) {
+  await page.getByRole('button', { name: `Trigger job ${jobId}`, exact: true }).click();
+  const form = page.getByRole('form', { name: `Trigger job ${jobId} once` });
+  if (params !== undefined) await form.getByLabel('Params').fill(params);
+  await form.getByRole('button', { name: 'Trigger now' }).click();
+  await page.waitForURL(/\/runs\/\d+$/);
+  return page.url().split('/').pop();
+}
+
+async function waitStatus(status) {
+  await page.waitForFunction(
+    (s) => document.querySelector('dd[data-field="Status"]')?.textContent?.trim() === s,
+    status,
+    { timeout: STEP_TIMEOUT_MS },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+let demoJob, demoRun, slowJob, slowRun;
+
+await step('the login screen shows, and the admin token logs in', async () => {
+  await page.goto(`${URL_}/jobs`);
+  await page.waitForURL(/\/login$/);
+  await page.getByLabel('API token').waitFor();
+  await shot('login');
+  await login(ADMIN);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Access' }).waitFor();
+});
+
+await step('a cron job created through the form previews its next 5 fire times in its zone', async () => {
+  const description = `e2e cron demo ${stamp}`;
+  await createJob({ description, handler: 'demo', kind: 'cron', cron: '0 0 6 * * ?', zone: 'Europe/Berlin' });
+  const items = page.getByRole('list', { name: 'Next fire times' }).getByRole('listitem');
+  await page.waitForFunction(() => {
+    const li = [...document.querySelectorAll('ol[aria-label="Next fire times"] li')];
+    return li.length === 5 && li.every((x) => /06:00:00/.test(x.textContent ?? ''));
+  });
+  check((await items.count()) === 5, 'the preview does not list 5 fire times');
+  const first = await items.first().textContent();
+  check(/CES?T|GMT\+/.test(first ?? ''), `the preview is not in Europe/Berlin time: "${first}"`);
+  await shot('job-form');
+  demoJob = await saveJobAndFindId(description);
+  const row = page.locator(`tr[data-job-id="${demoJob}"]`);
+  check((await row.textContent()).includes('0 0 6 * * ?'), 'the jobs table does not show the cron schedule');
+});
+
+await step('triggering the job runs it: the run succeeds and its log lines arrive in the log viewer', async () => {
+  demoRun = await triggerFromJobs(demoJob, 'hello from e2e');
+  await waitStatus('succeeded');
+  const log = page.getByLabel('Run log');
+  await page.waitForFunction(() => /demo handler done/.test(document.querySelector('pre.log')?.textContent ?? ''));
+  const text = await log.textContent();
+  check(text.includes('demo handler started') && text.includes('params: hello from e2e'), `unexpected log:\n${text}`);
+  check((await field('Handle result').textContent()).startsWith('200'), 'handle result is not 200');
+  check((await field('Started').textContent()) !== '—', 'no start time shown');
+  check((await field('Trigger').textContent()) === 'manual', 'a trigger from the console is not manual');
+  await shot('run-detail');
+});
+
+await step('a slow job, triggered, is killed from its run page while its log follows live', async () => {
+  const description = `e2e slow ${stamp}`;
+  await createJob({ description, handler: 'slow', kind: 'manual', params: '120000' });
+  slowJob = await saveJobAndFindId(description);
+  slowRun = await triggerFromJobs(slowJob);
+  await waitStatus('running');
+  await page.waitForFunction(() => /sleeping 120000 ms/.test(document.querySelector('pre.log')?.textContent ?? ''));
+  check((await page.getByRole('status', { name: 'Log state' }).textContent()).includes('following'), 'log is not following');
+  await page.getByRole('button', { name: 'Kill run', exact: true }).click();
+  await page.getByRole('button', { name: `Confirm kill run ${slowRun}` }).click();
+  await waitStatus('failed');
+  const handle = await field('Handle result').textContent();
+  check(/^503|kill|cancel/i.test(handle), `handle result of the killed run: "${handle}"`);
+  await page.waitForFunction(() => /cancelled/.test(document.querySelector('pre.log')?.textContent ?? ''));
+  check(!(await page.getByRole('button', { name: 'Kill run', exact: true }).isVisible()), 'kill button still shown on an ended run');
+});
+
+await step('a copied job is created from its original, edited and started, then deleted after confirmation', async () => {
+  await nav('Jobs').click();
+  await page.getByRole('link', { name: `Copy job ${demoJob}` }).click();
+  await page.getByRole('heading', { name: `Copy job ${demoJob}` }).waitFor();
+  await page.waitForFunction(() => document.querySelector('input[value^="Copy of e2e cron demo"]'));
+  check((await page.getByLabel('Cron expression').inputValue()) === '0 0 6 * * ?', 'the copy lost its cron expression');
+  check((await page.getByLabel('Time zone').inputValue()) === 'Europe/Berlin', 'the copy lost its time zone');
+  const copyId = await saveJobAndFindId(`Copy of e2e cron demo ${stamp}`);
+  check(copyId !== demoJob, 'the copy has the id of its original');
+  await page.getByRole('link', { name: `Edit job ${copyId}` }).click();
+  await page.getByRole('heading', { name: `Edit job ${copyId}` }).waitFor();
+  await page.waitForFunction(() => document.querySelector('input[value^="Copy of e2e cron demo"]'));
+  await page.getByLabel('Description').fill(`Edited copy ${stamp}`);
+  await page.getByLabel('Running (fires on its schedule)').check();
+  await page.getByRole('button', { name: 'Save job' }).click();
+  const edited = page.locator(`tr[data-job-id="${copyId}"]`);
+  await edited.filter({ hasText: `Edited copy ${stamp}` }).waitFor();
+  await edited.filter({ hasText: 'running' }).waitFor();
+  check(/\d{4}-\d\d-\d\d 05:00:00/.test(await edited.textContent()), `next fire of the started copy is not 05:00 UTC: ${await edited.textContent()}`);
+  await page.getByRole('button', { name: `Delete job ${copyId}` }).click();
+  await page.getByRole('button', { name: `Confirm delete job ${copyId}` }).click();
+  await page.locator(`tr[data-job-id="${copyId}"]`).waitFor({ state: 'detached' });
+  await page.locator(`tr[data-job-id="${demoJob}"]`).waitFor();
+});
+
+await step("the dashboard counts today's runs, including those two", async () => {
+  await nav('Dashboard').click();
+  const value = (label) => page.getByRole('group', { name: label }).locator('.card-value');
+  await page.waitForFunction(() => {
+    const v = (l) => Number(document.querySelector(`[aria-label="${l}"] .card-value`)?.textContent);
+    return v('Runs today: succeeded') >= 1 && v('Runs today: failed') >= 1 && v('Online executors') >= 1 && v('Jobs') >= 2;
+  });
+  check(Number(await value('Jobs').textContent()) >= 2, 'job count');
+  await page.getByRole('img', { name: 'Runs per day by outcome' }).waitFor();
+  await page.getByRole('link', { name: `Run #${slowRun}` }).waitFor(); // among recent failed runs
+  await shot('dashboard');
+});
+
+await step('the jobs, runs, executors, access and audit screens show their data', async () => {
+  await nav('Jobs').click();
+  await page.locator(`tr[data-job-id="${slowJob}"]`).waitFor();
+  await page.getByLabel('Search').fill(`e2e slow ${stamp}`);
+  await page.locator(`tr[data-job-id="${demoJob}"]`).waitFor({ state: 'detached' });
+  await page.getByLabel('Search').fill('');
+  await shot('jobs');
+  await nav('Runs').click();
+  await page.getByRole('link', { name: `Run ${demoRun}`, exact: true }).waitFor();
+  await page.getByLabel('Status').selectOption('RUN_STATUS_FAILED');
+  await page.getByRole('link', { name: `Run ${demoRun}`, exact: true }).waitFor({ state: 'detached' });
+  await page.getByRole('link', { name: `Run ${slowRun}`, exact: true }).waitFor();
+  await page.getByLabel('Status').selectOption('');
+  await page.getByRole('link', { name: `Run ${demoRun}`, exact: true }).waitFor();
+  await shot('runs');
+  await nav('Executors').click();
+  await page.getByRole('cell', { name: /demo, .*slow/ }).first().waitFor();
+  await shot('executors');
+  await nav('Access').click();
+  await page.getByRole('heading', { name: 'API tokens' }).waitFor();
+  await page.getByRole('cell', { name: 'viewer', exact: true }).first().waitFor();
+  const tokens = page.getByRole('form', { name: 'Create token' });
+  await tokens.getByLabel('Token name').fill(`e2e-token-${stamp}`);
+  await tokens.getByLabel('Role').selectOption('ROLE_OPERATOR');
+  await tokens.getByRole('button', { name: 'Create token' }).click();
+  await page.getByText('New token (shown once)').waitFor();
+  await page.getByRole('button', { name: `Revoke token e2e-token-${stamp}` }).click();
+  await page.getByRole('button', { name: `Confirm revoke token e2e-token-${stamp}` }).click();
+  await page.getByRole('button', { name: `Revoke token e2e-token-${stamp}` }).waitFor({ state: 'detached' });
+  const users = page.getByRole('form', { name: 'Create user' });
+  await users.getByLabel('User name').fill(OPERATOR);
+  await users.getByLabel('Role').selectOption('ROLE_OPERATOR');
+  await users.getByLabel('All groups').uncheck();
+  await users.getByLabel('Group IDs').fill(GROUP);
+  await users.getByLabel('Password').fill(OPERATOR_PW);
+  await users.getByRole('button', { name: 'Create user' }).click();
+  await page.getByRole('cell', { name: OPERATOR, exact: true }).waitFor();
+  check(
+    (await page.locator('tr', { hasText: OPERATOR }).textContent()).includes(`groups ${GROUP}`),
+    'the new user does not show its group grant',
+  );
+  await shot('access');
+  await nav('Audit').click();
+  await page.getByRole('cell', { name: /CreateJob/ }).first().waitFor();
+  await shot('audit');
+});
+
+await step('at phone width the jobs screen is usable with a menu button', async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await nav('Jobs').click();
+  await page.locator(`tr[data-job-id="${slowJob}"]`).waitFor();
+  check(!(await nav('Runs').isVisible()), 'the menu stays open after navigating');
+  await shot('jobs-phone');
+  await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+await step('the new user logs in with a password as an operator of its group: mutations, no Access or Audit', async () => {
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.getByLabel('API token').waitFor();
+  await page.getByRole('radio', { name: 'User and password' }).check();
+  await page.getByLabel('User', { exact: true }).fill(OPERATOR);
+  await page.getByLabel('Password', { exact: true }).fill('wrong password');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  check(/^UNAUTHENTICATED: /.test(await alert.textContent()), `a wrong password shows: "${await alert.textContent()}"`);
+  await page.getByLabel('Password', { exact: true }).fill(OPERATOR_PW);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  check((await page.getByLabel('Signed in as').textContent()).includes(OPERATOR), 'the header does not name the user');
+  const navEl = page.getByRole('navigation', { name: 'Main' });
+  check(!(await navEl.getByRole('link', { name: 'Access' }).count()), 'an operator sees Access');
+  await nav('Jobs').click();
+  await page.getByRole('button', { name: `Trigger job ${demoJob}` }).waitFor();
+  await page.getByRole('link', { name: 'Create job' }).waitFor();
+});
+
+let viewerRun;
+await step('after logging out, a viewer sees no mutation button on Jobs and Runs', async () => {
+  viewerRun = (await api('JobAdmin/TriggerJob', { jobId: slowJob, params: '120000' })).runIds[0];
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.getByLabel('API token').waitFor();
+  await login(VIEWER);
+  const navEl = page.getByRole('navigation', { name: 'Main' });
+  check(!(await navEl.getByRole('link', { name: 'Access' }).count()), 'viewer sees Access');
+  check(!(await navEl.getByRole('link', { name: 'Audit' }).count()), 'viewer sees Audit');
+  await nav('Jobs').click();
+  await page.locator(`tr[data-job-id="${slowJob}"]`).waitFor();
+  const mutations = /^(create job|trigger|start|stop|delete|edit|copy|kill)/i;
+  for (const role of ['button', 'link']) {
+    const names = await page.getByRole(role).evaluateAll((els) => els.map((e) => (e.getAttribute('aria-label') || e.textContent || '').trim()));
+    const bad = names.filter((x) => mutations.test(x));
+    check(bad.length === 0, `viewer sees ${role}s on Jobs: ${bad.join(', ')}`);
+  }
+  await page.getByRole('link', { name: `View job ${demoJob}` }).click();
+  await page.waitForFunction(() => document.querySelector('input[value^="e2e cron demo"]'));
+  check(!(await page.getByRole('button', { name: /save|create/i }).count()), 'viewer sees a save button on a job');
+  check(await page.getByLabel('Handler').isDisabled(), 'viewer can edit a job form');
+  await nav('Executors').click();
+  await page.getByRole('cell', { name: /demo, .*slow/ }).first().waitFor();
+  check(!(await page.getByRole('button', { name: /create group|rotate token/i }).count()), 'viewer sees group buttons');
+  await nav('Runs').click();
+  await page.getByRole('link', { name: `Run ${viewerRun}`, exact: true }).click();
+  await waitStatus('running');
+  await page.waitForFunction(() => /sleeping/.test(document.querySelector('pre.log')?.textContent ?? ''));
+  check(!(await page.getByRole('button', { name: /kill/i }).count()), 'viewer sees a Kill button on a running run');
+  await api('JobAdmin/KillRun', { runId: viewerRun });
+  await waitStatus('failed');
+});
+
+await browser.close();
+if (consoleErrors.length) fail(`errors in the page:\n${consoleErrors.join('\n')}`);
+console.log(`all ${n} steps passed; screenshots in ${SHOTS}`);

@@ -1,0 +1,148 @@
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
+import { Bar } from 'react-chartjs-2';
+import { BarElement, CategoryScale, Chart as ChartJS, Legend, LinearScale, Tooltip } from 'chart.js';
+import { ApiError, call } from '../api';
+import { onlineExecutors } from '../executors';
+import { fmtTime, startOfToday } from '../format';
+import type { Job, ReportRow, Run } from '../types';
+import { ErrorBox, Field, useLoad } from '../ui';
+
+ChartJS.register(BarElement, CategoryScale, LinearScale, Tooltip, Legend);
+
+async function countJobs(): Promise<number> {
+  let n = 0;
+  let pageToken: string | undefined;
+  for (let i = 0; i < 50; i++) {
+    const r = await call<{ jobs?: Job[]; nextPageToken?: string }>('JobAdmin/ListJobs', { pageSize: 500, pageToken });
+    n += r.jobs?.length ?? 0;
+    if (!(pageToken = r.nextPageToken)) break;
+  }
+  return n;
+}
+
+async function runsToday(): Promise<Record<string, number>> {
+  const counts: Record<string, number> = { PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0 };
+  let pageToken: string | undefined;
+  for (let i = 0; i < 20; i++) {
+    const r = await call<{ runs?: Run[]; nextPageToken?: string }>('JobAdmin/ListRuns', {
+      startTime: startOfToday().toISOString(),
+      pageSize: 500,
+      pageToken,
+    });
+    for (const run of r.runs ?? []) {
+      const s = (run.status ?? '').replace('RUN_STATUS_', '');
+      counts[s] = (counts[s] ?? 0) + 1;
+    }
+    if (!(pageToken = r.nextPageToken)) break;
+  }
+  return counts;
+}
+
+const dayKey = (t: string) => t.slice(0, 10);
+
+export default function Dashboard() {
+  const [days, setDays] = useState(14);
+  const jobs = useLoad(countJobs, []);
+  const today = useLoad(runsToday, []);
+  const execs = useLoad(() => onlineExecutors(), []);
+  const failing = useLoad(
+    () => call<{ runs?: Run[] }>('JobAdmin/ListRuns', { statuses: ['RUN_STATUS_FAILED'], pageSize: 10 }).then((r) => r.runs ?? []),
+    [],
+  );
+  const report = useLoad(() => {
+    const start = startOfToday();
+    start.setDate(start.getDate() - (days - 1));
+    return call<{ rows?: ReportRow[] }>('LogService/GetReport', { startTime: start.toISOString(), endTime: new Date(Date.now() + 86400e3).toISOString() }).then(
+      (r) => r.rows ?? [],
+    );
+  }, [days]);
+
+  // Every day of the range, those without runs too (report days are UTC days).
+  const byDay = new Map<string, { s: number; f: number; r: number }>();
+  for (let i = days - 1; i >= 0; i--) byDay.set(new Date(Date.now() - i * 86400e3).toISOString().slice(0, 10), { s: 0, f: 0, r: 0 });
+  for (const row of report.data ?? []) {
+    if (!row.day) continue;
+    const k = dayKey(row.day);
+    const e = byDay.get(k) ?? { s: 0, f: 0, r: 0 };
+    e.s += Number(row.succeeded ?? 0);
+    e.f += Number(row.failed ?? 0);
+    e.r += Number(row.running ?? 0);
+    byDay.set(k, e);
+  }
+  const labels = [...byDay.keys()].sort();
+  const denied = report.error instanceof ApiError && report.error.code === 'PERMISSION_DENIED';
+
+  const t = today.data;
+  return (
+    <section aria-labelledby="dash-h">
+      <h1 id="dash-h">Dashboard</h1>
+      <div className="cards">
+        <Card label="Jobs" value={jobs.data} error={jobs.error} />
+        <Card label="Runs today: succeeded" value={t?.SUCCEEDED} error={today.error} />
+        <Card label="Runs today: failed" value={t?.FAILED} error={today.error} />
+        <Card label="Runs today: running or pending" value={t ? t.RUNNING + t.PENDING : undefined} error={today.error} />
+        <Card label="Online executors" value={execs.data?.length} error={execs.error} />
+      </div>
+      <section className="panel" aria-labelledby="chart-h">
+        <div className="page-head">
+          <h2 id="chart-h">Runs per day by outcome</h2>
+          <Field label="Days">
+            <select value={days} onChange={(e) => setDays(Number(e.target.value))}>
+              {[7, 14, 30, 90].map((d) => (
+                <option key={d} value={d}>
+                  {d}
+                </option>
+              ))}
+            </select>
+          </Field>
+        </div>
+        {denied ? (
+          <p role="note">Totals over every group need a credential granted all groups.</p>
+        ) : (
+          <ErrorBox error={report.error} />
+        )}
+        {report.data && (
+          <div className="chart">
+            <Bar
+              aria-label="Runs per day by outcome"
+              role="img"
+              options={{ animation: false, responsive: true, maintainAspectRatio: false, scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true } } }}
+              data={{
+                labels,
+                datasets: [
+                  { label: 'succeeded', data: labels.map((l) => byDay.get(l)!.s), backgroundColor: '#2e7d32' },
+                  { label: 'failed', data: labels.map((l) => byDay.get(l)!.f), backgroundColor: '#c62828' },
+                  { label: 'running', data: labels.map((l) => byDay.get(l)!.r), backgroundColor: '#1565c0' },
+                ],
+              }}
+            />
+          </div>
+        )}
+      </section>
+      <section className="panel" aria-labelledby="failing-h">
+        <h2 id="failing-h">Recent failed runs</h2>
+        <ErrorBox error={failing.error} />
+        <ul className="plain">
+          {(failing.data ?? []).map((r) => (
+            <li key={r.id}>
+              <Link to={`/runs/${r.id}`}>Run #{r.id}</Link> of job <Link to={`/jobs/${r.jobId}/edit`}>{r.jobId}</Link> ({r.handler}) at{' '}
+              {fmtTime(r.endTime ?? r.triggerTime)}: {r.handleCode ?? r.triggerCode} {r.handleMessage || r.triggerMessage}
+            </li>
+          ))}
+          {failing.data?.length === 0 && <li>No failed runs.</li>}
+        </ul>
+      </section>
+    </section>
+  );
+}
+
+function Card({ label, value, error }: { label: string; value: number | null | undefined; error: unknown }) {
+  return (
+    <div className="card" role="group" aria-label={label}>
+      <div className="card-value">{error ? '!' : (value ?? '…')}</div>
+      <div className="card-label">{label}</div>
+      <ErrorBox error={error} />
+    </div>
+  );
+}

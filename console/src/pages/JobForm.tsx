@@ -1,0 +1,276 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { call } from '../api';
+import { enumLabel, fmtTime, seconds } from '../format';
+import { useGroups } from '../groups';
+import { useSession } from '../session';
+import type { Job, Schedule } from '../types';
+import { ErrorBox, Field } from '../ui';
+
+const ROUTES = ['FIRST', 'LAST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED', 'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST'].map((s) => `ROUTE_STRATEGY_${s}`);
+const BLOCKS = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY'].map((s) => `BLOCK_STRATEGY_${s}`);
+type Kind = 'cron' | 'fixRate' | 'fixDelay' | 'manual';
+
+interface Form {
+  groupId: string;
+  handler: string;
+  description: string;
+  author: string;
+  kind: Kind;
+  cron: string;
+  timeZone: string;
+  interval: string; // seconds
+  routeStrategy: string;
+  blockStrategy: string;
+  timeout: string; // seconds, "" = none
+  retries: string;
+  params: string;
+  start: boolean;
+}
+
+const localZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+function fromJob(j: Job): Form {
+  const s = j.schedule ?? {};
+  return {
+    groupId: j.groupId ?? '',
+    handler: j.bean?.handler ?? '',
+    description: j.description ?? '',
+    author: j.author ?? '',
+    kind: s.cron ? 'cron' : s.fixRate ? 'fixRate' : s.fixDelay ? 'fixDelay' : 'manual',
+    cron: s.cron?.expression ?? '0 0 6 * * ?',
+    timeZone: s.cron?.timeZone ?? localZone,
+    interval: String(seconds(s.fixRate ?? s.fixDelay) || 60),
+    routeStrategy: j.routeStrategy ?? 'ROUTE_STRATEGY_ROUND',
+    blockStrategy: j.blockStrategy ?? 'BLOCK_STRATEGY_SERIAL_EXECUTION',
+    timeout: j.timeout ? String(seconds(j.timeout)) : '',
+    retries: String(j.retry?.maxRetries ?? 0),
+    params: j.params ?? '',
+    start: j.state === 'JOB_STATE_RUNNING',
+  };
+}
+
+function scheduleOf(f: Form): Schedule | undefined {
+  switch (f.kind) {
+    case 'cron':
+      return { cron: { expression: f.cron, timeZone: f.timeZone || undefined } };
+    case 'fixRate':
+      return { fixRate: `${Number(f.interval) || 0}s` };
+    case 'fixDelay':
+      return { fixDelay: `${Number(f.interval) || 0}s` };
+    default:
+      return undefined;
+  }
+}
+
+function toJob(f: Form, base: Job): Job {
+  const job: Job = { ...base };
+  delete job.script;
+  delete job.state;
+  delete job.nextFireTime;
+  delete job.createTime;
+  delete job.updateTime;
+  return {
+    ...job,
+    groupId: f.groupId,
+    bean: { handler: f.handler },
+    description: f.description,
+    author: f.author,
+    schedule: scheduleOf(f),
+    routeStrategy: f.routeStrategy,
+    blockStrategy: f.blockStrategy,
+    timeout: f.timeout ? `${Number(f.timeout)}s` : undefined,
+    retry: { ...(base.retry ?? {}), maxRetries: Number(f.retries) || 0 },
+    params: f.params,
+  };
+}
+
+export default function JobForm() {
+  const { id } = useParams();
+  const [search] = useSearchParams();
+  const copyOf = search.get('copy');
+  const navigate = useNavigate();
+  const { canMutate } = useSession();
+  const { groups, name } = useGroups();
+  const [base, setBase] = useState<Job | null>(id || copyOf ? null : {});
+  const [form, setForm] = useState<Form>(fromJob({}));
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const src = id ?? copyOf;
+    if (!src) return;
+    call<Job>('JobAdmin/GetJob', { jobId: src }).then((j) => {
+      const f = fromJob(j);
+      if (copyOf) {
+        const copy = { ...j };
+        delete copy.id;
+        setBase(copy);
+        setForm({ ...f, description: `Copy of ${j.description || `job ${j.id}`}`, start: false });
+      } else {
+        setBase(j);
+        setForm(f);
+      }
+    }, setError);
+  }, [id, copyOf]);
+
+  useEffect(() => {
+    if (!form.groupId && groups.length && !id && !copyOf) setForm((f) => ({ ...f, groupId: groups[0].id ?? '' }));
+  }, [groups, form.groupId, id, copyOf]);
+
+  const set = <K extends keyof Form>(k: K) => (v: Form[K]) => setForm((f) => ({ ...f, [k]: v }));
+  const readOnly = !canMutate;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    if (!base) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const job = toJob(form, base);
+      if (id) {
+        await call<Job>('JobAdmin/UpdateJob', { job });
+        const wasRunning = base.state === 'JOB_STATE_RUNNING';
+        if (form.start !== wasRunning) await call<Job>(`JobAdmin/${form.start ? 'StartJob' : 'StopJob'}`, { jobId: id });
+      } else {
+        await call<Job>('JobAdmin/CreateJob', { job, start: form.start });
+      }
+      navigate('/jobs');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const title = id ? (readOnly ? `Job ${id}` : `Edit job ${id}`) : copyOf ? `Copy job ${copyOf}` : 'Create job';
+  return (
+    <section aria-labelledby="jobform-h">
+      <h1 id="jobform-h">{title}</h1>
+      <form onSubmit={submit} aria-label={title} className="form-grid">
+        <fieldset disabled={readOnly || !base}>
+          <Field label="Group">
+            <select value={form.groupId} onChange={(e) => set('groupId')(e.target.value)} required>
+              <option value="">Choose a group</option>
+              {groups.map((g) => (
+                <option key={g.id} value={g.id}>
+                  {name(g.id)} (#{g.id})
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Handler">
+            <input value={form.handler} onChange={(e) => set('handler')(e.target.value)} required />
+          </Field>
+          <Field label="Description">
+            <input value={form.description} onChange={(e) => set('description')(e.target.value)} />
+          </Field>
+          <Field label="Author">
+            <input value={form.author} onChange={(e) => set('author')(e.target.value)} />
+          </Field>
+          <Field label="Schedule type">
+            <select value={form.kind} onChange={(e) => set('kind')(e.target.value as Kind)}>
+              <option value="cron">cron</option>
+              <option value="fixRate">fixed rate</option>
+              <option value="fixDelay">fixed delay</option>
+              <option value="manual">manual only</option>
+            </select>
+          </Field>
+          {form.kind === 'cron' && (
+            <>
+              <Field label="Cron expression" hint="seconds minutes hours day-of-month month day-of-week [year]">
+                <input value={form.cron} onChange={(e) => set('cron')(e.target.value)} required />
+              </Field>
+              <Field label="Time zone">
+                <input value={form.timeZone} onChange={(e) => set('timeZone')(e.target.value)} placeholder="Europe/Berlin" />
+              </Field>
+            </>
+          )}
+          {(form.kind === 'fixRate' || form.kind === 'fixDelay') && (
+            <Field label="Interval (seconds)">
+              <input type="number" min="0.001" step="any" value={form.interval} onChange={(e) => set('interval')(e.target.value)} required />
+            </Field>
+          )}
+          <Field label="Routing strategy">
+            <select value={form.routeStrategy} onChange={(e) => set('routeStrategy')(e.target.value)}>
+              {ROUTES.map((r) => (
+                <option key={r} value={r}>
+                  {enumLabel(r, 'ROUTE_STRATEGY_')}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Block strategy">
+            <select value={form.blockStrategy} onChange={(e) => set('blockStrategy')(e.target.value)}>
+              {BLOCKS.map((r) => (
+                <option key={r} value={r}>
+                  {enumLabel(r, 'BLOCK_STRATEGY_')}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Timeout (seconds, empty for none)">
+            <input type="number" min="0" step="any" value={form.timeout} onChange={(e) => set('timeout')(e.target.value)} />
+          </Field>
+          <Field label="Retries">
+            <input type="number" min="0" step="1" value={form.retries} onChange={(e) => set('retries')(e.target.value)} />
+          </Field>
+          <Field label="Params">
+            <textarea rows={2} value={form.params} onChange={(e) => set('params')(e.target.value)} />
+          </Field>
+          <label className="check">
+            <input type="checkbox" checked={form.start} onChange={(e) => set('start')(e.target.checked)} /> Running (fires on its
+            schedule)
+          </label>
+        </fieldset>
+        {form.kind !== 'manual' && <Preview schedule={scheduleOf(form)} timeZone={form.kind === 'cron' ? form.timeZone : undefined} />}
+        <ErrorBox error={error} />
+        <div className="row">
+          {!readOnly && (
+            <button type="submit" disabled={busy || !base}>
+              {id ? 'Save job' : 'Create job'}
+            </button>
+          )}
+          <button type="button" className="secondary" onClick={() => navigate('/jobs')}>
+            Back to jobs
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** The next 5 fire times of a schedule, asked again 300 ms after it stops changing. */
+function Preview({ schedule, timeZone }: { schedule?: Schedule; timeZone?: string }) {
+  const key = JSON.stringify(schedule);
+  const [times, setTimes] = useState<string[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    let live = true;
+    const t = setTimeout(() => {
+      call<{ fireTimes?: string[] }>('JobAdmin/PreviewSchedule', { schedule, count: 5 }).then(
+        (r) => live && (setTimes(r.fireTimes ?? []), setError(null)),
+        (e) => live && (setTimes(null), setError(e)),
+      );
+    }, 300);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+  return (
+    <section className="panel" aria-labelledby="preview-h" aria-live="polite">
+      <h2 id="preview-h">Next fire times{timeZone ? ` (${timeZone})` : ''}</h2>
+      <ErrorBox error={error} />
+      {times && (
+        <ol aria-label="Next fire times">
+          {times.map((t) => (
+            <li key={t}>{fmtTime(t, timeZone || undefined)}</li>
+          ))}
+          {times.length === 0 && <li>never fires</li>}
+        </ol>
+      )}
+    </section>
+  );
+}

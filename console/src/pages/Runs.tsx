@@ -1,0 +1,143 @@
+import { useState } from 'react';
+import { Link, useSearchParams } from 'react-router-dom';
+import { call } from '../api';
+import { enumLabel, fmtTime } from '../format';
+import { useGroups } from '../groups';
+import type { Run } from '../types';
+import { ErrorBox, Field, StatusBadge, useLoad } from '../ui';
+
+const STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'].map((s) => `RUN_STATUS_${s}`);
+
+function toIso(local: string): string | undefined {
+  return local ? new Date(local).toISOString() : undefined;
+}
+
+export default function Runs() {
+  const [sp, setSp] = useSearchParams();
+  const { groups, name } = useGroups();
+  const [pages, setPages] = useState<string[]>(['']);
+  const f = {
+    groupId: sp.get('groupId') ?? '',
+    jobId: sp.get('jobId') ?? '',
+    status: sp.get('status') ?? '',
+    from: sp.get('from') ?? '',
+    to: sp.get('to') ?? '',
+  };
+  const pageToken = pages[pages.length - 1];
+  const { data, error, reload } = useLoad(
+    () =>
+      call<{ runs?: Run[]; nextPageToken?: string }>('JobAdmin/ListRuns', {
+        groupId: f.groupId || undefined,
+        jobId: f.jobId || undefined,
+        statuses: f.status ? [f.status] : undefined,
+        startTime: toIso(f.from),
+        endTime: toIso(f.to),
+        pageSize: 50,
+        pageToken: pageToken || undefined,
+      }),
+    [sp.toString(), pageToken],
+  );
+  const setF = (k: string, v: string) => {
+    const next = new URLSearchParams(sp);
+    if (v) next.set(k, v);
+    else next.delete(k);
+    setSp(next, { replace: true });
+    setPages(['']);
+  };
+
+  return (
+    <section aria-labelledby="runs-h">
+      <div className="page-head">
+        <h1 id="runs-h">Runs</h1>
+        <button type="button" className="secondary" onClick={reload}>
+          Refresh
+        </button>
+      </div>
+      <div className="filters">
+        <Field label="Group">
+          <select value={f.groupId} onChange={(e) => setF('groupId', e.target.value)}>
+            <option value="">All groups</option>
+            {groups.map((g) => (
+              <option key={g.id} value={g.id}>
+                {name(g.id)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Job ID">
+          <input inputMode="numeric" value={f.jobId} onChange={(e) => setF('jobId', e.target.value.replace(/\D/g, ''))} />
+        </Field>
+        <Field label="Status">
+          <select value={f.status} onChange={(e) => setF('status', e.target.value)}>
+            <option value="">Any status</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {enumLabel(s, 'RUN_STATUS_')}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="From">
+          <input type="datetime-local" value={f.from} onChange={(e) => setF('from', e.target.value)} />
+        </Field>
+        <Field label="To">
+          <input type="datetime-local" value={f.to} onChange={(e) => setF('to', e.target.value)} />
+        </Field>
+      </div>
+      <ErrorBox error={error} />
+      <div className="table-wrap">
+        <table className="stack">
+          <thead>
+            <tr>
+              <th>Run</th>
+              <th>Job</th>
+              <th>Group</th>
+              <th>Trigger</th>
+              <th>Triggered</th>
+              <th>Executor</th>
+              <th>Status</th>
+              <th>Result</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(data?.runs ?? []).map((r) => (
+              <tr key={r.id}>
+                <td data-label="Run">
+                  <Link to={`/runs/${r.id}`} aria-label={`Run ${r.id}`}>
+                    #{r.id}
+                  </Link>
+                </td>
+                <td data-label="Job">
+                  <span>
+                    <Link to={`/jobs/${r.jobId}/edit`}>{r.jobId}</Link> <small>{r.handler}</small>
+                  </span>
+                </td>
+                <td data-label="Group">{name(r.groupId)}</td>
+                <td data-label="Trigger">{enumLabel(r.triggerType, 'TRIGGER_TYPE_')}</td>
+                <td data-label="Triggered">{fmtTime(r.triggerTime)}</td>
+                <td data-label="Executor">{r.executorAddress || '—'}</td>
+                <td data-label="Status">
+                  <StatusBadge status={r.status} />
+                </td>
+                <td data-label="Result">{r.handleCode ? `${r.handleCode} ${r.handleMessage ?? ''}` : r.triggerCode ? `${r.triggerCode} ${r.triggerMessage ?? ''}` : ''}</td>
+              </tr>
+            ))}
+            {data && !data.runs?.length && (
+              <tr>
+                <td colSpan={8}>No runs.</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      <div className="pager">
+        <button type="button" className="secondary" disabled={pages.length < 2} onClick={() => setPages(pages.slice(0, -1))}>
+          Previous page
+        </button>
+        <button type="button" className="secondary" disabled={!data?.nextPageToken} onClick={() => setPages([...pages, data!.nextPageToken!])}>
+          Next page
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,117 @@
+// The JSON mapping of proto/gnomon/v1 messages (unset fields are missing).
+
+export type Role = 'ROLE_ADMIN' | 'ROLE_OPERATOR' | 'ROLE_VIEWER' | 'ROLE_UNSPECIFIED';
+export type RunStatus = 'RUN_STATUS_PENDING' | 'RUN_STATUS_RUNNING' | 'RUN_STATUS_SUCCEEDED' | 'RUN_STATUS_FAILED';
+
+export interface Grants { allGroups?: boolean; groupIds?: string[] }
+export interface WhoAmI { role?: Role; grants?: Grants; user?: string }
+
+export interface Schedule {
+  cron?: { expression?: string; timeZone?: string };
+  fixRate?: string;
+  fixDelay?: string;
+}
+
+export interface Job {
+  id?: string;
+  groupId?: string;
+  description?: string;
+  author?: string;
+  schedule?: Schedule;
+  misfire?: unknown;
+  routeStrategy?: string;
+  blockStrategy?: string;
+  bean?: { handler?: string };
+  script?: { language?: string; source?: string };
+  params?: string;
+  timeout?: string;
+  retry?: { maxRetries?: number; initialDelay?: string; multiplier?: number; maxDelay?: string };
+  childJobIds?: string[];
+  state?: 'JOB_STATE_STOPPED' | 'JOB_STATE_RUNNING' | 'JOB_STATE_UNSPECIFIED';
+  nextFireTime?: string;
+  createTime?: string;
+  updateTime?: string;
+}
+
+export interface Group {
+  id?: string;
+  appName?: string;
+  title?: string;
+  autoRegistration?: object;
+  manual?: { addresses?: string[] };
+  accessToken?: string;
+  createTime?: string;
+  previousAccessToken?: string;
+  previousTokenExpireTime?: string;
+}
+
+export interface Run {
+  id?: string;
+  jobId?: string;
+  groupId?: string;
+  triggerType?: string;
+  scheduledTime?: string;
+  triggerTime?: string;
+  dispatchTime?: string;
+  executorAddress?: string;
+  handler?: string;
+  params?: string;
+  shardIndex?: number;
+  shardTotal?: number;
+  attempt?: number;
+  firstRunId?: string;
+  parentRunId?: string;
+  triggerCode?: number;
+  triggerMessage?: string;
+  handleCode?: number;
+  handleMessage?: string;
+  startTime?: string;
+  endTime?: string;
+  status?: RunStatus;
+  logLineCount?: string;
+  logTruncated?: boolean;
+}
+
+export interface LogLine { lineNumber?: string; time?: string; text?: string }
+
+export interface ExecutorInfo {
+  appName?: string;
+  address?: string;
+  handlers?: string[];
+  capacity?: number;
+  version?: string;
+  runningRuns?: number;
+  registerTime?: string;
+  lastBeatTime?: string;
+}
+
+export interface WatchExecutorsResponse {
+  snapshot?: { executors?: ExecutorInfo[] };
+  change?: { kind?: string; executor?: ExecutorInfo };
+}
+
+export interface ReportRow { day?: string; jobId?: string; running?: string; succeeded?: string; failed?: string }
+
+export interface ApiToken {
+  name?: string;
+  fingerprint?: string;
+  createTime?: string;
+  expireTime?: string;
+  revokeTime?: string;
+  role?: Role;
+  grants?: Grants;
+  user?: string;
+}
+
+export interface User { name?: string; role?: Role; grants?: Grants; createTime?: string; updateTime?: string }
+
+export interface AuditEntry {
+  id?: string;
+  time?: string;
+  actor?: string;
+  method?: string;
+  object?: string;
+  requestJson?: string;
+  beforeJson?: string;
+  afterJson?: string;
+}

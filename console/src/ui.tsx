@@ -1,0 +1,89 @@
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { errorText } from './api';
+
+export function ErrorBox({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <div role="alert" className="error">
+      {errorText(error)}
+    </div>
+  );
+}
+
+export function StatusBadge({ status }: { status?: string }) {
+  const s = (status ?? 'RUN_STATUS_UNSPECIFIED').replace(/^(RUN_STATUS_|JOB_STATE_)/, '').toLowerCase();
+  return <span className={`badge badge-${s}`}>{s}</span>;
+}
+
+/** A button that asks "are you sure?" in place before doing `onConfirm`. */
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  onConfirm,
+  className,
+  ariaLabel,
+}: {
+  label: string;
+  confirmLabel: string;
+  onConfirm: () => void | Promise<void>;
+  className?: string;
+  /** The button's accessible name when `label` alone is ambiguous (e.g. one per table row). */
+  ariaLabel?: string;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (!asking)
+    return (
+      <button type="button" className={className} aria-label={ariaLabel} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  return (
+    <span className="confirm" role="group" aria-label={`${label}?`}>
+      <button
+        type="button"
+        className="danger"
+        autoFocus
+        onClick={async () => {
+          setAsking(false);
+          await onConfirm();
+        }}
+      >
+        {confirmLabel}
+      </button>
+      <button type="button" className="secondary" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
+
+/** Loads `load()` now and again when `deps` change; `reload` loads again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setError(null);
+    load().then(
+      (d) => live && setData(d),
+      (e) => live && setError(e),
+    );
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, n]);
+  const reload = useCallback(() => setN((x) => x + 1), []);
+  return { data, error, reload, setError };
+}
+
+export function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: ReactNode }) {
+  return (
+    <label className="field">
+      <span>{label}</span>
+      {children}
+      {hint && <small>{hint}</small>}
+    </label>
+  );
+}
