@@ -221,6 +221,7 @@ await step("the dashboard counts today's runs, including those two", async () =>
   });
   check(Number(await value('Jobs').textContent()) >= 2, 'job count');
   await page.getByRole('img', { name: 'Runs per day by outcome' }).waitFor();
+  await page.getByRole('img', { name: 'Run duration per day, p50 and p99' }).waitFor();
   await page.getByRole('link', { name: `Run #${slowRun}` }).waitFor(); // among recent failed runs
   await shot('dashboard');
 });

@@ -90,7 +90,15 @@ export interface WatchExecutorsResponse {
   change?: { kind?: string; executor?: ExecutorInfo };
 }
 
-export interface ReportRow { day?: string; jobId?: string; running?: string; succeeded?: string; failed?: string }
+export interface ReportRow {
+  day?: string;
+  jobId?: string;
+  running?: string;
+  succeeded?: string;
+  failed?: string;
+  durationP50Ms?: string;
+  durationP99Ms?: string;
+}
 
 export interface ApiToken {
   name?: string;

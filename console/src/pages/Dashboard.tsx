@@ -1,14 +1,23 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
-import { Bar } from 'react-chartjs-2';
-import { BarElement, CategoryScale, Chart as ChartJS, Legend, LinearScale, Tooltip } from 'chart.js';
+import { Bar, Line } from 'react-chartjs-2';
+import {
+  BarElement,
+  CategoryScale,
+  Chart as ChartJS,
+  Legend,
+  LinearScale,
+  LineElement,
+  PointElement,
+  Tooltip,
+} from 'chart.js';
 import { ApiError, call } from '../api';
 import { onlineExecutors } from '../executors';
 import { fmtTime, startOfToday } from '../format';
 import type { Job, ReportRow, Run } from '../types';
 import { ErrorBox, Field, useLoad } from '../ui';
 
-ChartJS.register(BarElement, CategoryScale, LinearScale, Tooltip, Legend);
+ChartJS.register(BarElement, LineElement, PointElement, CategoryScale, LinearScale, Tooltip, Legend);
 
 async function countJobs(): Promise<number> {
   let n = 0;
@@ -59,15 +68,22 @@ export default function Dashboard() {
   }, [days]);
 
   // Every day of the range, those without runs too (report days are UTC days).
-  const byDay = new Map<string, { s: number; f: number; r: number }>();
-  for (let i = days - 1; i >= 0; i--) byDay.set(new Date(Date.now() - i * 86400e3).toISOString().slice(0, 10), { s: 0, f: 0, r: 0 });
+  // p50/p99: the day's run durations in seconds (null: no run ended that day).
+  type Day = { s: number; f: number; r: number; p50: number | null; p99: number | null };
+  const byDay = new Map<string, Day>();
+  const empty = (): Day => ({ s: 0, f: 0, r: 0, p50: null, p99: null });
+  for (let i = days - 1; i >= 0; i--) byDay.set(new Date(Date.now() - i * 86400e3).toISOString().slice(0, 10), empty());
   for (const row of report.data ?? []) {
     if (!row.day) continue;
     const k = dayKey(row.day);
-    const e = byDay.get(k) ?? { s: 0, f: 0, r: 0 };
+    const e = byDay.get(k) ?? empty();
     e.s += Number(row.succeeded ?? 0);
     e.f += Number(row.failed ?? 0);
     e.r += Number(row.running ?? 0);
+    if (Number(row.succeeded ?? 0) + Number(row.failed ?? 0) > 0) {
+      e.p50 = Number(row.durationP50Ms ?? 0) / 1000;
+      e.p99 = Number(row.durationP99Ms ?? 0) / 1000;
+    }
     byDay.set(k, e);
   }
   const labels = [...byDay.keys()].sort();
@@ -120,6 +136,25 @@ export default function Dashboard() {
           </div>
         )}
       </section>
+      {report.data && (
+        <section className="panel" aria-labelledby="duration-h">
+          <h2 id="duration-h">Run duration per day (seconds, p50 and p99)</h2>
+          <div className="chart">
+            <Line
+              aria-label="Run duration per day, p50 and p99"
+              role="img"
+              options={{ animation: false, responsive: true, maintainAspectRatio: false, spanGaps: true, scales: { y: { beginAtZero: true } } }}
+              data={{
+                labels,
+                datasets: [
+                  { label: 'p50', data: labels.map((l) => byDay.get(l)!.p50), borderColor: '#1565c0', backgroundColor: '#1565c0' },
+                  { label: 'p99', data: labels.map((l) => byDay.get(l)!.p99), borderColor: '#ef6c00', backgroundColor: '#ef6c00' },
+                ],
+              }}
+            />
+          </div>
+        </section>
+      )}
       <section className="panel" aria-labelledby="failing-h">
         <h2 id="failing-h">Recent failed runs</h2>
         <ErrorBox error={failing.error} />
