@@ -87,3 +87,20 @@ export function Field({ label, children, hint }: { label: string; children: Reac
     </label>
   );
 }
+
+/**
+ * Previous/next page buttons over page tokens: `pages` is the tokens of the
+ * pages visited ("" for the first), `next` the answer's nextPageToken.
+ */
+export function Pager({ pages, setPages, next }: { pages: string[]; setPages: (p: string[]) => void; next?: string }) {
+  return (
+    <div className="pager">
+      <button type="button" className="secondary" disabled={pages.length < 2} onClick={() => setPages(pages.slice(0, -1))}>
+        Previous page
+      </button>
+      <button type="button" className="secondary" disabled={!next} onClick={() => next && setPages([...pages, next])}>
+        Next page
+      </button>
+    </div>
+  );
+}

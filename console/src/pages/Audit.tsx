@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { call } from '../api';
 import { fmtTime } from '../format';
 import type { AuditEntry } from '../types';
-import { ErrorBox, Field, useLoad } from '../ui';
+import { ErrorBox, Field, Pager, useLoad } from '../ui';
 
 export default function Audit() {
   const [object, setObject] = useState('');
@@ -69,14 +69,7 @@ export default function Audit() {
           </tbody>
         </table>
       </div>
-      <div className="pager">
-        <button type="button" className="secondary" disabled={pages.length < 2} onClick={() => setPages(pages.slice(0, -1))}>
-          Previous page
-        </button>
-        <button type="button" className="secondary" disabled={!data?.nextPageToken} onClick={() => setPages([...pages, data!.nextPageToken!])}>
-          Next page
-        </button>
-      </div>
+      <Pager pages={pages} setPages={setPages} next={data?.nextPageToken} />
     </section>
   );
 }

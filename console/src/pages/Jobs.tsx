@@ -5,7 +5,7 @@ import { fmtSchedule, fmtTime } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Job } from '../types';
-import { ConfirmButton, ErrorBox, Field, StatusBadge, useLoad } from '../ui';
+import { ConfirmButton, ErrorBox, Field, Pager, StatusBadge, useLoad } from '../ui';
 
 const PAGE_SIZE = 50;
 
@@ -169,19 +169,7 @@ export default function Jobs() {
           </tbody>
         </table>
       </div>
-      <div className="pager">
-        <button type="button" className="secondary" disabled={pages.length < 2} onClick={() => setPages(pages.slice(0, -1))}>
-          Previous page
-        </button>
-        <button
-          type="button"
-          className="secondary"
-          disabled={!data?.nextPageToken}
-          onClick={() => setPages([...pages, data!.nextPageToken!])}
-        >
-          Next page
-        </button>
-      </div>
+      <Pager pages={pages} setPages={setPages} next={data?.nextPageToken} />
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { call } from '../api';
 import { enumLabel, fmtTime } from '../format';
 import { useGroups } from '../groups';
 import type { Run } from '../types';
-import { ErrorBox, Field, StatusBadge, useLoad } from '../ui';
+import { ErrorBox, Field, Pager, StatusBadge, useLoad } from '../ui';
 
 const STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'].map((s) => `RUN_STATUS_${s}`);
 
@@ -130,14 +130,7 @@ export default function Runs() {
           </tbody>
         </table>
       </div>
-      <div className="pager">
-        <button type="button" className="secondary" disabled={pages.length < 2} onClick={() => setPages(pages.slice(0, -1))}>
-          Previous page
-        </button>
-        <button type="button" className="secondary" disabled={!data?.nextPageToken} onClick={() => setPages([...pages, data!.nextPageToken!])}>
-          Next page
-        </button>
-      </div>
+      <Pager pages={pages} setPages={setPages} next={data?.nextPageToken} />
     </section>
   );
 }
