@@ -127,16 +127,9 @@ absl::Status ApplyGlobals(const ParsedArgs& args, bool timeout_is_global,
   }
   for (const char* name : {"timeout", "rpc-timeout"}) {
     if (!timeout_is_global && std::string_view(name) == "timeout") continue;
-    if (auto text = args.Get(name)) {
-      absl::StatusOr<absl::Duration> d =
-          ParseDurationFlag(absl::StrCat("--", name), *text);
-      if (!d.ok()) return d.status();
-      if (*d <= absl::ZeroDuration()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", name, " must be positive"));
-      }
-      globals->timeout = *d;
-    }
+    absl::StatusOr<std::optional<absl::Duration>> d = ParsePositiveDurationFlag(args, name);
+    if (!d.ok()) return d.status();
+    if (*d) globals->timeout = **d;
   }
   return absl::OkStatus();
 }
