@@ -13,7 +13,7 @@ const std::vector<Command>& AllCommands() {
     auto* all = new std::vector<Command>();
     for (auto part :
          {GroupCommands(), JobCommands(), RunCommands(), ReportCommands(), CronCommands(),
-          HealthCommands(), AuditCommands(), TokenCommands(), UserCommands()}) {
+          HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(), ExecutorCommands()}) {
       for (Command& c : part) all->push_back(std::move(c));
     }
     return all;

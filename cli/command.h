@@ -146,6 +146,7 @@ std::vector<Command> HealthCommands();
 std::vector<Command> AuditCommands();
 std::vector<Command> TokenCommands();
 std::vector<Command> UserCommands();
+std::vector<Command> ExecutorCommands();
 std::vector<Command> ReportCommands();
 
 }  // namespace gnomon::cli

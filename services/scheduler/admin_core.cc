@@ -1,5 +1,7 @@
 #include "services/scheduler/admin_core.h"
 
+#include <algorithm>
+
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -215,6 +217,17 @@ absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
 }
 
 absl::StatusOr<v1::Job> AdminCore::GetJob(int64_t job_id) { return FindJob(job_id); }
+
+absl::StatusOr<v1::ListExecutorsResponse> AdminCore::ListExecutors(const std::vector<int64_t>& groups) {
+  absl::StatusOr<std::vector<v1::Group>> all = store_->ListGroups();
+  if (!all.ok()) return all.status();
+  v1::ListExecutorsResponse resp;
+  for (const v1::Group& g : *all) {
+    if (!groups.empty() && std::find(groups.begin(), groups.end(), g.id()) == groups.end()) continue;
+    *resp.add_groups() = dispatcher_->Members(g);
+  }
+  return resp;
+}
 
 absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsRequest& req,
                                                         const std::vector<int64_t>& groups) {

@@ -64,6 +64,8 @@ class AdminCore {
   absl::StatusOr<v1::PreviewScheduleResponse> PreviewSchedule(const v1::PreviewScheduleRequest& req);
   absl::StatusOr<v1::BackfillResponse> Backfill(const v1::BackfillRequest& req);
   absl::StatusOr<v1::KillRunResponse> KillRun(int64_t run_id);
+  // The executors of `groups` (empty: every group), by group id.
+  absl::StatusOr<v1::ListExecutorsResponse> ListExecutors(const std::vector<int64_t>& groups);
 
   // API tokens and users (admin_credentials.cc).
   absl::StatusOr<v1::CreateTokenResponse> CreateToken(const v1::CreateTokenRequest& req);

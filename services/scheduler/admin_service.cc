@@ -265,6 +265,19 @@ grpc::Status AdminService::WhoAmI(Ctx* c, const v1::WhoAmIRequest*, v1::WhoAmIRe
   });
 }
 
+grpc::Status AdminService::ListExecutors(Ctx* c, const v1::ListExecutorsRequest* r, v1::ListExecutorsResponse* o) {
+  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::ListExecutorsResponse> {
+    if (absl::Status s = checks::CheckRange("group_id", r->group_id(), 0, INT64_MAX); !s.ok()) return s;
+    absl::StatusOr<std::vector<int64_t>> groups = who.access.ListScope(r->group_id());
+    if (!groups.ok()) return groups.status();
+    absl::StatusOr<v1::ListExecutorsResponse> resp = core_->ListExecutors(*groups);
+    if (resp.ok() && r->group_id() != 0 && resp->groups().empty()) {
+      return absl::NotFoundError(absl::StrCat("group_id: group ", r->group_id(), " does not exist"));
+    }
+    return resp;
+  });
+}
+
 std::string AdminService::UserJson(const std::string& name) {
   absl::StatusOr<store::StoredUser> u = store_->GetUser(name);
   return u.ok() ? AuditLog::Json(u->user) : "";

@@ -70,6 +70,7 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status DeleteUser(Ctx*, const v1::DeleteUserRequest*, v1::DeleteUserResponse*) override;
   grpc::Status Login(Ctx*, const v1::LoginRequest*, v1::CreateTokenResponse*) override;
   grpc::Status WhoAmI(Ctx*, const v1::WhoAmIRequest*, v1::WhoAmIResponse*) override;
+  grpc::Status ListExecutors(Ctx*, const v1::ListExecutorsRequest*, v1::ListExecutorsResponse*) override;
 
  private:
   // Authorizes the call to `method` (the handler's __func__, which is the

@@ -111,6 +111,9 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   // executor_addresses[i] otherwise: a trigger's explicit addresses are
   // dialled with the group's token, so they must not reach anything else.
   absl::Status CheckMembers(int64_t group_id, const std::vector<std::string>& addresses);
+  // `group`'s executors as routing sees them: registered ones online, or a
+  // manual group's addresses with whether each answered its latest probe.
+  v1::GroupExecutors Members(const v1::Group& group);
 
   // ExecutorProbe (FAILOVER / BUSYOVER routing).
   bool Alive(const v1::ExecutorInfo& executor) override;

@@ -55,6 +55,22 @@ absl::StatusOr<DispatchTargets> Dispatcher::TargetsOf(const FireSpec& fire) {
   return t;
 }
 
+v1::GroupExecutors Dispatcher::Members(const v1::Group& g) {
+  v1::GroupExecutors out;
+  out.set_group_id(g.id());
+  out.set_app_name(g.app_name());
+  if (!g.has_manual()) {
+    for (const v1::ExecutorInfo& e : *membership_->Live(g.app_name())) *out.add_executors() = e;
+    return out;
+  }
+  for (const std::string& a : g.manual().addresses()) {
+    v1::ManualExecutor* m = out.add_manual();
+    m->set_address(a);
+    m->set_alive(prober_ == nullptr || prober_->Alive(a));
+  }
+  return out;
+}
+
 absl::Status Dispatcher::CheckMembers(int64_t group_id, const std::vector<std::string>& addresses) {
   if (addresses.empty()) return absl::OkStatus();
   absl::StatusOr<DispatchTargets> t = GroupOf(group_id);

@@ -103,6 +103,30 @@ class LifecycleE2E : public ::testing::Test {
   std::string address_;
 };
 
+// gnomonctl executor list: what the scheduler routes to, per group.
+TEST_F(LifecycleE2E, ExecutorListShowsOnlineExecutorsAndManualAddresses) {
+  v1::Group manual;
+  ASSERT_TRUE(cluster_.CtlJson({"group", "create", "life-manual", "--addresses", "127.0.0.1:1"}, &manual));
+  v1::ListExecutorsResponse listed;
+  ASSERT_TRUE(WaitFor([&] {
+    return cluster_.CtlJson({"executor", "list", "-o", "json"}, &listed) && listed.groups_size() == 2 &&
+           listed.groups(0).executors_size() == 1;
+  })) << listed.DebugString();
+  const v1::ExecutorInfo& e = listed.groups(0).executors(0);
+  EXPECT_EQ(listed.groups(0).group_id(), group_.id());
+  EXPECT_EQ(e.address(), address_);
+  EXPECT_GT(e.capacity(), 0u);
+  EXPECT_NE(std::find(e.handlers().begin(), e.handlers().end(), "demo"), e.handlers().end());
+  EXPECT_TRUE(e.has_last_beat_time());
+  ASSERT_EQ(listed.groups(1).manual_size(), 1);
+  EXPECT_EQ(listed.groups(1).manual(0).address(), "127.0.0.1:1");
+  testing::CommandResult table = cluster_.Ctl({"executor", "list", "--group", absl::StrCat(group_.id())});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find(address_), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("online"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("life-manual"), std::string::npos) << table.out;
+}
+
 TEST_F(LifecycleE2E, FailedRunIsRetriedWithBackoffAsLinkedAttempts) {
   const int64_t job = CreateJob({"--handler", "fail", "--manual", "--retries", "2", "--retry-delay",
                                  "300ms", "--retry-multiplier", "2"});

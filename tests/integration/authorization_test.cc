@@ -228,6 +228,10 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     g.set_group_id(group_a_.id());
     v1::Group go;
     calls.push_back({"JobAdmin.GetGroup a", admin_->GetGroup(As(t).get(), g, &go)});
+    v1::ListExecutorsRequest e;
+    e.set_group_id(group_a_.id());
+    v1::ListExecutorsResponse eo;
+    calls.push_back({"JobAdmin.ListExecutors group a", admin_->ListExecutors(As(t).get(), e, &eo)});
   }
   {
     v1::GetReportRequest by_job, totals;
@@ -327,7 +331,14 @@ TEST_F(AuthorizationTest, ListsShowOnlyTheGrantedGroups) {
     ASSERT_EQ(runs.runs_size(), 1) << through_admin;
     EXPECT_EQ(runs.runs(0).id(), run_b_);
   }
-  // The executors it sees: group b's only.
+  // The executors it sees: group b's only, through the admin API and the watch.
+  v1::ListExecutorsResponse listed;
+  ASSERT_TRUE(admin_->ListExecutors(As(t).get(), v1::ListExecutorsRequest(), &listed).ok());
+  ASSERT_EQ(listed.groups_size(), 1);
+  EXPECT_EQ(listed.groups(0).group_id(), group_b_.id());
+  ASSERT_EQ(listed.groups(0).executors_size(), 1);
+  EXPECT_EQ(listed.groups(0).executors(0).app_name(), group_b_.app_name());
+  EXPECT_GT(listed.groups(0).executors(0).capacity(), 0u);
   auto ctx = As(t);
   auto stream = registry_->WatchExecutors(ctx.get(), v1::WatchExecutorsRequest());
   v1::WatchExecutorsResponse first;

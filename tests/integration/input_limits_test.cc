@@ -240,6 +240,7 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
       {"gnomon.v1.JobAdmin.DeleteUser", {}, R"(name: "walker")"},
       {"gnomon.v1.JobAdmin.Login", {}, "ttl { seconds: 3600 }"},
       {"gnomon.v1.JobAdmin.WhoAmI", {}, ""},
+      {"gnomon.v1.JobAdmin.ListExecutors", {}, "group_id: " + g},
       {"gnomon.v1.LogService.ReportResults", {},
        R"(items { sequence: 1 started { run_id: 1 start_time { seconds: 1700000000 }
                                          executor_address: "127.0.0.1:1" } })"},

@@ -55,6 +55,7 @@ constexpr Row kRows[] = {
     // Any role may log in; what its session may do is the user's role.
     {kJobAdmin, "Login", Credential::kPassword, kRead},
     {kJobAdmin, "WhoAmI", kAdmin, kRead},
+    {kJobAdmin, "ListExecutors", kAdmin, kRead},
     {kLog, "ReportResults", kGroup, kRead},
     {kLog, "StreamRunLog", kAdmin, kRead},
     {kLog, "GetRun", kAdmin, kRead},
