@@ -1,9 +1,12 @@
 // Whole gnomonctl command lines against in-process fake servers.
 #include "cli/cli.h"
 
+#include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "cli/fake_servers.h"
 #include "gmock/gmock.h"
@@ -90,12 +93,12 @@ TEST_F(CliTest, ServerFlagOverridesEnvironment) {
   EXPECT_EQ(servers_.state.Methods(), std::vector<std::string>{"ListGroups"});
 }
 
-TEST_F(CliTest, ServerErrorExitsOneWithCodeAndMessage) {
+TEST_F(CliTest, ServerErrorExitsByItsClassWithCodeAndMessage) {
   servers_.state.Set([](testing::AdminState& s) {
     s.fail = grpc::Status(grpc::StatusCode::NOT_FOUND, "job 99 not found");
   });
   Result r = Run({"job", "get", "99"});
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 3);
   EXPECT_EQ(r.err, "gnomonctl: NOT_FOUND: job 99 not found\n");
   EXPECT_THAT(r.out, IsEmpty());
 }
@@ -105,7 +108,7 @@ TEST_F(CliTest, PermissionErrorIsReportedToo) {
     s.fail = grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "bad token");
   });
   Result r = Run({"group", "list", "-o", "json"});
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 4);
   EXPECT_EQ(r.err, "gnomonctl: UNAUTHENTICATED: bad token\n");
   EXPECT_THAT(r.out, IsEmpty());
 }
@@ -415,7 +418,7 @@ TEST_F(CliTest, RunLogsFollowReportsStreamError) {
     s.fail = grpc::Status(grpc::StatusCode::NOT_FOUND, "no run 12");
   });
   Result r = Run({"run", "logs", "12", "-f"});
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 3);
   EXPECT_EQ(r.err, "gnomonctl: NOT_FOUND: no run 12\n");
 }
 
@@ -430,7 +433,7 @@ TEST_F(CliTest, RunKill) {
 TEST_F(CliTest, UnreachableServerIsAnErrorNotAUsageError) {
   vars_["GNOMON_SERVER"] = "127.0.0.1:1";
   Result r = Run({"--rpc-timeout", "2s", "group", "list"});
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 5);
   EXPECT_THAT(r.err, StartsWith("gnomonctl: UNAVAILABLE: "));
   EXPECT_THAT(r.err, HasSubstr("(server 127.0.0.1:1)"));
   EXPECT_THAT(r.out, Not(HasSubstr("ID")));
@@ -471,6 +474,32 @@ TEST_F(CliTest, CronNextInvalidExpressionExitsTwoWithOneLine) {
   ASSERT_FALSE(r.err.empty());
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_THAT(r.err, StartsWith("gnomonctl: "));
+}
+
+// docs/operations.md, "gnomonctl exit codes": the codes it names for 3, 4 and
+// 5 are ExitCodeOf's, and every other gRPC code is 1.
+TEST(ExitCodes, AreTheDocumentedOnes) {
+  std::ifstream in(std::string(GNOMON_SOURCE_DIR) + "/docs/operations.md");
+  ASSERT_TRUE(in);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str();
+  std::map<std::string, int> documented;
+  const std::regex row(R"(\| ([345]) \| ([^\n]*) \|)");
+  for (std::sregex_iterator it(text.begin(), text.end(), row), end; it != end; ++it) {
+    const std::string cell = (*it)[2].str();
+    const std::regex code("`([A-Z_]+)`");
+    for (std::sregex_iterator c(cell.begin(), cell.end(), code); c != end; ++c) {
+      documented[(*c)[1].str()] = std::stoi((*it)[1].str());
+    }
+  }
+  EXPECT_EQ(documented.size(), 5u);
+  for (int c = 1; c <= 16; ++c) {
+    const auto code = static_cast<grpc::StatusCode>(c);
+    const std::string name = absl::StatusCodeToString(static_cast<absl::StatusCode>(c));
+    const int want = documented.count(name) ? documented[name] : 1;
+    EXPECT_EQ(ExitCodeOf(code), want) << name;
+  }
 }
 
 }  // namespace

@@ -77,6 +77,18 @@ int CommandContext::UsageError(const absl::Status& status) {
   return kExitUsage;
 }
 
+int ExitCodeOf(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK: return kExitOk;
+    case grpc::StatusCode::NOT_FOUND: return kExitNotFound;
+    case grpc::StatusCode::UNAUTHENTICATED:
+    case grpc::StatusCode::PERMISSION_DENIED: return kExitDenied;
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return kExitUnavailable;
+    default: return kExitError;
+  }
+}
+
 int CommandContext::RpcError(const grpc::Status& status) {
   err_ << "gnomonctl: "
        << absl::StatusCodeToString(
@@ -87,7 +99,7 @@ int CommandContext::RpcError(const grpc::Status& status) {
     err_ << " (server " << globals_.server << ")";
   }
   err_ << "\n";
-  return kExitError;
+  return ExitCodeOf(status.error_code());
 }
 
 int CommandContext::Fail(std::string_view message, int code) {

@@ -39,8 +39,16 @@
 namespace gnomon::cli {
 
 inline constexpr int kExitOk = 0;
+// Exit codes by class (docs/operations.md, "gnomonctl exit codes"): scripts
+// can tell "not there" from "not allowed" from "not reachable".
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitNotFound = 3;
+inline constexpr int kExitDenied = 4;
+inline constexpr int kExitUnavailable = 5;
+
+// The exit code of a call that failed with `code`.
+int ExitCodeOf(grpc::StatusCode code);
 
 inline constexpr char kDefaultServer[] = "127.0.0.1:7070";
 
@@ -116,7 +124,7 @@ class CommandContext {
 
   // Prints "gnomonctl: <message>" and a hint to --help; returns kExitUsage.
   int UsageError(const absl::Status& status);
-  // Prints "gnomonctl: <CODE>: <message>"; returns kExitError.
+  // Prints "gnomonctl: <CODE>: <message>"; returns ExitCodeOf(the code).
   int RpcError(const grpc::Status& status);
   // Prints "gnomonctl: <message>"; returns `code`.
   int Fail(std::string_view message, int code = kExitError);

@@ -331,7 +331,7 @@ TEST_P(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {
 
   // An unknown job id, through gnomonctl: the code and field reach stderr.
   CommandResult r = cluster.Ctl({"job", "get", "4242"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 3);  // docs/operations.md, "gnomonctl exit codes"
   EXPECT_NE(r.err.find("NOT_FOUND"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("job_id"), std::string::npos) << r.err;
   r = cluster.Ctl({"job", "start", "4242"});
@@ -340,7 +340,7 @@ TEST_P(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {
   // A call without a valid admin token is refused.
   CommandResult anon = testing::RunCommand({GNOMONCTL_PATH, "--server", cluster.address(),
                                             "--token", "not-a-token", "group", "list"});
-  EXPECT_EQ(anon.exit_code, 1);
+  EXPECT_EQ(anon.exit_code, 4);
   EXPECT_NE(anon.err.find("UNAUTHENTICATED"), std::string::npos) << anon.err;
 }
 

@@ -103,12 +103,12 @@ TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefus
   const std::vector<std::string> list = {"job", "list"};
   cluster.set_ctl_flags({});
   testing::CommandResult plain = cluster.Ctl(list);
-  EXPECT_EQ(plain.exit_code, 1) << plain.out << plain.err;
+  EXPECT_EQ(plain.exit_code, 5) << plain.out << plain.err;  // UNAVAILABLE
   EXPECT_NE(plain.err.find("UNAVAILABLE"), std::string::npos) << plain.err;
   cluster.set_ctl_flags({"--ca", pki_.crt("ca")});
-  EXPECT_EQ(cluster.Ctl(list).exit_code, 1);
+  EXPECT_EQ(cluster.Ctl(list).exit_code, 5);
   cluster.set_ctl_flags(CtlTls("stranger"));
-  EXPECT_EQ(cluster.Ctl(list).exit_code, 1);
+  EXPECT_EQ(cluster.Ctl(list).exit_code, 5);
   // A missing file is the user's to fix, before anything is sent.
   cluster.set_ctl_flags({"--ca", dir_.path() + "/nope.crt"});
   testing::CommandResult missing = cluster.Ctl(list);
@@ -127,12 +127,12 @@ TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefus
   EXPECT_EQ(live.exit_code, 0) << live.out << live.err;
   EXPECT_NE(live.out.find("SERVING"), std::string::npos) << live.out;
   EXPECT_EQ(cluster.Ctl({"health", "check", "--service", "gnomon.v1.JobAdmin"}).exit_code, 0);
-  EXPECT_EQ(cluster.Ctl({"health", "check", "--service", "no.such.Service"}).exit_code, 1);
+  EXPECT_EQ(cluster.Ctl({"health", "check", "--service", "no.such.Service"}).exit_code, 3);  // NOT_FOUND
   // The sample executor's pod probes the same way.
   testing::CommandResult executor_live = cluster.Ctl({"health", "check", "--server", executor_address});
   EXPECT_EQ(executor_live.exit_code, 0) << executor_live.out << executor_live.err;
   cluster.set_ctl_flags({});
-  EXPECT_EQ(cluster.Ctl({"health", "check"}).exit_code, 1);  // Plaintext: refused.
+  EXPECT_EQ(cluster.Ctl({"health", "check"}).exit_code, 5);  // Plaintext: refused, UNAVAILABLE.
 }
 
 }  // namespace

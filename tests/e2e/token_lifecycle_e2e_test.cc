@@ -70,8 +70,8 @@ TEST_F(TokenLifecycleE2E, ATokenWorksUntilRevokedOrExpiredAndItsSecretIsShownOnc
   // The bootstrap token was never touched.
   EXPECT_EQ(ListWith(cluster_.admin_token()), 0);
   // A name is unique; an unknown one cannot be revoked.
-  EXPECT_EQ(cluster_.Ctl({"token", "create", "ci"}).exit_code, 1);
-  EXPECT_EQ(cluster_.Ctl({"token", "revoke", "nobody"}).exit_code, 1);
+  EXPECT_EQ(cluster_.Ctl({"token", "create", "ci"}).exit_code, 1);    // ALREADY_EXISTS
+  EXPECT_EQ(cluster_.Ctl({"token", "revoke", "nobody"}).exit_code, 3);  // NOT_FOUND
 }
 
 // The first admin token from a file the operator provides (a Secret): used
@@ -98,7 +98,7 @@ TEST_F(TokenLifecycleE2E, AGeneratedFirstTokenIsWrittenToItsFileOnly) {
 TEST_F(TokenLifecycleE2E, TheClusterTokenOpensNoAdminCall) {
   ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
   testing::CommandResult r = cluster_.Ctl({"group", "list", "--token", kClusterToken});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(r.err.find("UNAUTHENTICATED"), std::string::npos) << r.err;
 }
 
