@@ -196,7 +196,7 @@ std::vector<Command> JobCommands() {
       {"job",
        "delete",
        "ID",
-       "Delete a job (its runs stay until retention).",
+       "Delete a job with its runs and their logs; other jobs stop triggering it as a child.",
        {},
        "gnomonctl job delete 7",
        Delete},

@@ -122,6 +122,8 @@ class SqlStore final : public Store {
   absl::Status Ping() override;
 
  private:
+  // Removes `job_id` from every job's child list (in DeleteJob's transaction).
+  absl::Status DropChild(SqlConn& c, int64_t job_id);
   // The tokens `sql` selects (kTokenColumns), with `arg` as its one parameter if given.
   absl::StatusOr<std::vector<v1::ApiToken>> ReadTokens(const std::string& sql, std::optional<std::string> arg);
   // Stored run-log lines, as (run id, line number).

@@ -297,6 +297,7 @@ absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& job,
 absl::Status SqlStore::DeleteJob(int64_t job_id) {
   // As XXL-JOB does, removing a job removes its runs, their logs and its glue
   // versions; its report rows go too (their running counts would never drop).
+  // It is also taken out of its parents' child lists, so they stay valid.
   return db_->Transact([&](SqlConn& c) -> absl::Status {
     for (const std::string* sql :
          {&sql_.delete_job_logs, &sql_.delete_job_runs, &sql_.delete_job_glue,
@@ -310,8 +311,28 @@ absl::Status SqlStore::DeleteJob(int64_t job_id) {
     if (r->affected_rows == 0) {
       return absl::NotFoundError(absl::StrCat("job ", job_id, " does not exist"));
     }
-    return absl::OkStatus();
+    return DropChild(c, job_id);
   });
+}
+
+absl::Status SqlStore::DropChild(SqlConn& c, int64_t job_id) {
+  // Parents are found by reading every job: deleting is rare, and a parent's
+  // children live in its spec (no index can find them).
+  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_all_jobs, {});
+  if (!rows.ok()) return rows.status();
+  for (const SqlRow& row : *rows) {
+    absl::StatusOr<v1::Job> parent = JobFromRow(row);
+    if (!parent.ok()) return parent.status();
+    auto* children = parent->mutable_child_job_ids();
+    const auto kept = std::remove(children->begin(), children->end(), job_id);
+    if (kept == children->end()) continue;
+    children->erase(kept, children->end());
+    absl::StatusOr<ExecResult> u =
+        c.Exec(sql_.update_job_spec, {SqlInt(parent->group_id()), SqlBytes(JobSpecBlob(*parent)),
+                                      SqlInt(ToMs(parent->update_time())), SqlInt(parent->id())});
+    if (!u.ok()) return u.status();
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::Job> SqlStore::SetJobState(int64_t job_id, v1::JobState state,

@@ -249,6 +249,7 @@ Statements Portable() {
       "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms) "
       "VALUES (?, ?, ?, 0, ?, ?, ?)";
   s.select_job = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id = ?");
+  s.select_all_jobs = absl::StrCat("SELECT ", kJobColumns, " FROM job ORDER BY id");
   s.update_job_spec = "UPDATE job SET group_id = ?, spec = ?, update_ms = ? WHERE id = ?";
   s.update_job_spec_and_cursor =
       "UPDATE job SET group_id = ?, spec = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";

@@ -68,6 +68,7 @@ struct Statements {
   // Jobs.
   std::string insert_job;
   std::string select_job;
+  std::string select_all_jobs;  // Every job (DeleteJob looks for its parents).
   std::string update_job_spec;
   std::string update_job_spec_and_cursor;
   std::string set_job_state;

@@ -135,6 +135,23 @@ TEST_P(StoreTest, JobLifecycle) {
   EXPECT_EQ(store().DeleteJob(job.id()).code(), absl::StatusCode::kNotFound);
 }
 
+// A deleted job leaves its parents' child lists, so the parents stay valid
+// (an update of a parent is not refused for a child that no longer exists).
+TEST_P(StoreTest, DeletingAJobTakesItOutOfItsParentsChildLists) {
+  ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("app"), 1));
+  ASSERT_OK_AND_ASSIGN(child, store().CreateJob(MakeJob(g.id(), "c"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(other, store().CreateJob(MakeJob(g.id(), "o"), v1::JOB_STATE_STOPPED, kNever, 1));
+  v1::Job p = MakeJob(g.id(), "p");
+  p.clear_child_job_ids();
+  p.add_child_job_ids(child.id());
+  p.add_child_job_ids(other.id());
+  ASSERT_OK_AND_ASSIGN(parent, store().CreateJob(p, v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK(store().DeleteJob(child.id()));
+  ASSERT_OK_AND_ASSIGN(after, store().GetJob(parent.id()));
+  EXPECT_THAT(after.child_job_ids(), ElementsAre(other.id()));
+  EXPECT_EQ(after.bean().handler(), "p");
+}
+
 TEST_P(StoreTest, ListJobsPagesByIdAndFiltersByGroup) {
   ASSERT_OK_AND_ASSIGN(a, store().CreateGroup(MakeGroup("a"), 1));
   ASSERT_OK_AND_ASSIGN(b, store().CreateGroup(MakeGroup("b"), 1));
