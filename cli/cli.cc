@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "services/common/client/version.h"
 
 namespace gnomon::cli {
 namespace {
@@ -162,6 +163,7 @@ std::vector<FlagSpec> GlobalFlagSpecs() {
        "Name the server's certificate must carry (default: the host of --server; "
        "$GNOMON_TLS_SERVER_NAME)."},
       {"help", "h", false, "", "Show help."},
+      {"version", "", false, "", "Print gnomonctl's version and exit."},
   };
 }
 
@@ -172,6 +174,10 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
   if (!head.ok()) return TopUsageError(err, head.status().message(), "");
   const auto& words = head->positionals();
   if (words.empty()) {
+    if (head->Has("version")) {
+      out << "gnomonctl " << Version() << "\n";
+      return kExitOk;
+    }
     if (head->Has("help")) {
       out << TopHelp();
       return kExitOk;

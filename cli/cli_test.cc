@@ -93,6 +93,12 @@ TEST_F(CliTest, ServerFlagOverridesEnvironment) {
   EXPECT_EQ(servers_.state.Methods(), std::vector<std::string>{"ListGroups"});
 }
 
+TEST_F(CliTest, VersionIsPrinted) {
+  Result r = Run({"--version"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, StartsWith("gnomonctl 0."));
+}
+
 TEST_F(CliTest, ServerErrorExitsByItsClassWithCodeAndMessage) {
   servers_.state.Set([](testing::AdminState& s) {
     s.fail = grpc::Status(grpc::StatusCode::NOT_FOUND, "job 99 not found");

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "services/common/client/version.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -98,6 +99,7 @@ int main(int argc, char** argv) {
     return absl::StrContains(file, "sample_executor");
   };
   usage.contains_helpshort_flags = usage.contains_help_flags;
+  usage.version_string = [] { return absl::StrCat("gnomon-sample-executor ", gnomon::Version(), "\n"); };
   absl::SetFlagsUsageConfig(usage);
   absl::SetProgramUsageMessage(
       "gnomon-sample-executor: a sample gnomon executor with the handlers demo, shell, http,\n"

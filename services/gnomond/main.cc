@@ -22,6 +22,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/time/time.h"
 #include "services/common/client/log.h"
+#include "services/common/client/version.h"
 #include "services/common/metrics/build_info.h"
 #include "services/common/metrics/metrics_registry.h"
 #include "services/common/http/http_server.h"
@@ -285,7 +286,7 @@ int Serve() {
     gateway.console_dir = absl::GetFlag(FLAGS_console_dir);
     gateway.openapi_json = http::OpenApiJson(
         {v1::JobAdmin::service_full_name(), v1::LogService::service_full_name(), v1::Registry::service_full_name()},
-        metrics::Version());
+        Version());
     absl::StatusOr<std::unique_ptr<http::HttpServer>> started =
         http::HttpServer::Start(http_listen, http::JsonGateway(std::move(gateway)), tls->http);
     if (!started.ok()) {

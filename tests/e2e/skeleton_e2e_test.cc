@@ -344,5 +344,15 @@ TEST_P(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {
   EXPECT_NE(anon.err.find("UNAUTHENTICATED"), std::string::npos) << anon.err;
 }
 
+// Every binary says which version it is.
+TEST(Binaries, PrintTheirVersion) {
+  for (const auto& [path, name] : std::vector<std::pair<std::string, std::string>>{
+           {GNOMOND_PATH, "gnomond"}, {GNOMONCTL_PATH, "gnomonctl"}, {SAMPLE_EXECUTOR_PATH, "gnomon-sample-executor"}}) {
+    CommandResult r = testing::RunCommand({path, "--version"});
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    EXPECT_EQ(r.out.rfind(name + " 0.", 0), 0u) << name << ": " << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace gnomon

@@ -1,13 +1,13 @@
 #include "services/common/metrics/build_info.h"
 
-namespace gnomon::metrics {
+#include "services/common/client/version.h"
 
-const char* Version() { return GNOMON_VERSION; }
+namespace gnomon::metrics {
 
 void AddBuildInfo(MetricsRegistry& metrics, const std::string& program) {
   metrics
       .Gauge("gnomon_build_info", "Always 1; the labels say which gnomon program and version this is.",
-             {{"program", program}, {"version", Version()}})
+             {{"program", program}, {"version", gnomon::Version()}})
       .Set(1);
 }
 

@@ -14,7 +14,6 @@
 namespace gnomon::metrics {
 
 // gnomon's version (the CMake project version).
-const char* Version();
 void AddBuildInfo(MetricsRegistry& metrics, const std::string& program);
 
 }  // namespace gnomon::metrics

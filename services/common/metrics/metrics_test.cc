@@ -17,6 +17,7 @@
 #include "prometheus/histogram.h"
 #include "prometheus/text_serializer.h"
 #include "services/common/metrics/buckets.h"
+#include "services/common/client/version.h"
 #include "services/common/metrics/build_info.h"
 #include "services/common/metrics/enum_metrics.h"
 #include "services/common/metrics/metrics_registry.h"
@@ -161,7 +162,7 @@ TEST(MetricsRegistry, AHookMayBeDroppedWhileScrapesRun) {
 TEST(BuildInfo, IsOneWithProgramAndVersion) {
   MetricsRegistry m;
   AddBuildInfo(m, "gnomond");
-  EXPECT_THAT(Text(m), HasSubstr(absl::StrCat("gnomon_build_info{program=\"gnomond\",version=\"", Version(),
+  EXPECT_THAT(Text(m), HasSubstr(absl::StrCat("gnomon_build_info{program=\"gnomond\",version=\"", gnomon::Version(),
                                               "\"} 1")));
 }
 

@@ -9,8 +9,10 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_replace.h"
+#include "services/common/client/version.h"
 
 namespace gnomon {
 
@@ -36,6 +38,10 @@ std::vector<char*> ParseFlagsWithEnv(int argc, char** argv, std::string_view usa
   config.contains_help_flags = IsOwnFile;
   config.contains_helpshort_flags = IsOwnFile;
   config.normalize_filename = [](absl::string_view f) { return std::string(f); };
+  const std::string program = argc > 0 ? std::string(absl::string_view(argv[0]).substr(
+                                             absl::string_view(argv[0]).rfind('/') + 1))
+                                       : "gnomon";
+  config.version_string = [program] { return absl::StrCat(program, " ", Version(), "\n"); };
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(
       std::string(usage) + "\n\nEvery flag --name can also be set as GNOMON_NAME in the "
