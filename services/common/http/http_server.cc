@@ -187,12 +187,12 @@ HttpServer::~HttpServer() {
     (void)ignored;
     acceptor_.join();
   }
-  absl::MutexLock l(&mu_);
-  stopping_ = true;
+  absl::MutexLock l(&conns_->mu);
+  conns_->stopping = true;
   // Wakes every connection thread out of its reads and writes.
-  for (int fd : open_fds_) ::shutdown(fd, SHUT_RDWR);
-  mu_.Await(absl::Condition(
-      +[](int* threads) { return *threads == 0; }, &threads_));
+  for (int fd : conns_->fds) ::shutdown(fd, SHUT_RDWR);
+  conns_->mu.Await(absl::Condition(
+      +[](int* threads) { return *threads == 0; }, &conns_->threads));
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
 }
@@ -211,17 +211,27 @@ void HttpServer::AcceptLoop() {
     const timeval limit{idle_s, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
     ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
-    absl::MutexLock l(&mu_);
-    if (threads_ >= limits_.max_connections) {
+    absl::MutexLock l(&conns_->mu);
+    if (conns_->threads >= limits_.max_connections) {
       static constexpr char kBusy[] =
           "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
       ::send(fd, kBusy, sizeof(kBusy) - 1, MSG_NOSIGNAL);
       ::close(fd);
       continue;
     }
-    ++threads_;
-    open_fds_.insert(fd);
-    std::thread([this, fd] { Serve(fd); }).detach();
+    ++conns_->threads;
+    conns_->fds.insert(fd);
+    std::thread([this, fd, conns = conns_] {
+      Serve(fd);
+      {
+        // Out of the set before the number can be reused by another open.
+        absl::MutexLock l(&conns->mu);
+        conns->fds.erase(fd);
+      }
+      ::close(fd);
+      absl::MutexLock l(&conns->mu);
+      --conns->threads;
+    }).detach();
   }
 }
 
@@ -246,10 +256,6 @@ void HttpServer::Serve(int fd) {
     if (ready) Converse(conn);
   }
   if (!ready && ssl != nullptr) SSL_free(ssl);
-  ::close(fd);
-  absl::MutexLock l(&mu_);
-  open_fds_.erase(fd);
-  --threads_;
 }
 
 void HttpServer::Converse(Connection& conn) {
@@ -284,8 +290,8 @@ void HttpServer::Converse(Connection& conn) {
     buffer.erase(0, length);
     conn.keep_alive = !http10 && absl::AsciiStrToLower(req.Header("connection")) != "close";
     {
-      absl::MutexLock l(&mu_);
-      if (stopping_) conn.keep_alive = false;
+      absl::MutexLock l(&conns_->mu);
+      if (conns_->stopping) conn.keep_alive = false;
     }
     HttpResponse resp(&conn);
     handler_(req, resp);

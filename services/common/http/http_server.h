@@ -101,7 +101,7 @@ class HttpServer {
   HttpServer(Handler handler, std::string what, HttpLimits limits)
       : handler_(std::move(handler)), what_(std::move(what)), limits_(limits) {}
   void AcceptLoop();
-  void Serve(int fd) ABSL_LOCKS_EXCLUDED(mu_);
+  void Serve(int fd);
   // Requests on one connection until it closes, errs or idles out.
   void Converse(Connection& conn);
 
@@ -113,10 +113,15 @@ class HttpServer {
   int wake_fd_ = -1;
   int port_ = 0;
   std::thread acceptor_;
-  absl::Mutex mu_;
-  absl::flat_hash_set<int> open_fds_ ABSL_GUARDED_BY(mu_);
-  int threads_ ABSL_GUARDED_BY(mu_) = 0;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // The connection threads' bookkeeping, shared with them: a thread's last
+  // act (after which the server may be gone) is to count itself out here.
+  struct Connections {
+    absl::Mutex mu;
+    absl::flat_hash_set<int> fds ABSL_GUARDED_BY(mu);
+    int threads ABSL_GUARDED_BY(mu) = 0;
+    bool stopping ABSL_GUARDED_BY(mu) = false;
+  };
+  const std::shared_ptr<Connections> conns_ = std::make_shared<Connections>();
 };
 
 // "Not Found" for 404 and so on ("" for unknown codes).
