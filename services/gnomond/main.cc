@@ -326,6 +326,9 @@ int Serve() {
       return db_ok.ok() ? s->Health() : db_ok;
     });
   }
+  // Until the first check the health service answers its default, SERVING:
+  // check once now, so nothing reports ready before the checks say so.
+  health.CheckNow();
   std::thread health_thread([&health] { health.Run(); });
   if (log_role && scheduler_role) {
     // Both ends of the follow-up outbox in one process: no polling delay.
