@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { errorText } from './api';
+import type { Group } from './types';
 
 export function ErrorBox({ error }: { error: unknown }) {
   if (!error) return null;
@@ -102,5 +103,19 @@ export function Pager({ pages, setPages, next }: { pages: string[]; setPages: (p
         Next page
       </button>
     </div>
+  );
+}
+
+/** The options of a group <select>: `empty` (value "") first, then each group as `label` names it. */
+export function GroupOptions({ groups, label, empty }: { groups: Group[]; label: (g: Group) => string; empty: string }) {
+  return (
+    <>
+      <option value="">{empty}</option>
+      {groups.map((g) => (
+        <option key={g.id} value={g.id}>
+          {label(g)}
+        </option>
+      ))}
+    </>
   );
 }

@@ -5,7 +5,7 @@ import { enumLabel, fmtTime, seconds } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Job, Schedule } from '../types';
-import { ErrorBox, Field } from '../ui';
+import { ErrorBox, Field, GroupOptions } from '../ui';
 
 const ROUTES = ['FIRST', 'LAST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED', 'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST'].map((s) => `ROUTE_STRATEGY_${s}`);
 const BLOCKS = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY'].map((s) => `BLOCK_STRATEGY_${s}`);
@@ -151,12 +151,7 @@ export default function JobForm() {
         <fieldset disabled={readOnly || !base}>
           <Field label="Group">
             <select value={form.groupId} onChange={(e) => set('groupId')(e.target.value)} required>
-              <option value="">Choose a group</option>
-              {groups.map((g) => (
-                <option key={g.id} value={g.id}>
-                  {name(g.id)} (#{g.id})
-                </option>
-              ))}
+              <GroupOptions groups={groups} label={(g) => `${name(g.id)} (#${g.id})`} empty="Choose a group" />
             </select>
           </Field>
           <Field label="Handler">

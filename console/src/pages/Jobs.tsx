@@ -5,7 +5,7 @@ import { fmtSchedule, fmtTime } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Job } from '../types';
-import { ConfirmButton, ErrorBox, Field, Pager, StatusBadge, useLoad } from '../ui';
+import { ConfirmButton, ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad } from '../ui';
 
 const PAGE_SIZE = 50;
 
@@ -71,12 +71,7 @@ export default function Jobs() {
               setPages(['']);
             }}
           >
-            <option value="">All groups</option>
-            {groups.map((g) => (
-              <option key={g.id} value={g.id}>
-                {name(g.id)}
-              </option>
-            ))}
+            <GroupOptions groups={groups} label={(g) => name(g.id)} empty="All groups" />
           </select>
         </Field>
         <Field label="State">

@@ -4,7 +4,7 @@ import { call } from '../api';
 import { enumLabel, fmtTime } from '../format';
 import { useGroups } from '../groups';
 import type { Run } from '../types';
-import { ErrorBox, Field, Pager, StatusBadge, useLoad } from '../ui';
+import { ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad } from '../ui';
 
 const STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'].map((s) => `RUN_STATUS_${s}`);
 
@@ -56,12 +56,7 @@ export default function Runs() {
       <div className="filters">
         <Field label="Group">
           <select value={f.groupId} onChange={(e) => setF('groupId', e.target.value)}>
-            <option value="">All groups</option>
-            {groups.map((g) => (
-              <option key={g.id} value={g.id}>
-                {name(g.id)}
-              </option>
-            ))}
+            <GroupOptions groups={groups} label={(g) => name(g.id)} empty="All groups" />
           </select>
         </Field>
         <Field label="Job ID">

@@ -24,6 +24,14 @@ const std::string& DecoyHash() {
   static const std::string* hash = new std::string(HashPassword(NewToken()));
   return *hash;
 }
+// What a user's role and grants let its calls reach.
+Access AccessOf(const v1::User& user) {
+  Access a;
+  a.role = user.role();
+  a.grants = user.grants();
+  return a;
+}
+
 }  // namespace
 
 std::string MetadataValue(const grpc::ServerContext& context, std::string_view key) {
@@ -133,8 +141,7 @@ absl::StatusOr<Caller> Authenticator::TokenCaller(const v1::ApiToken& token, std
   if (absl::IsNotFound(user.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
   if (!user.ok()) return user.status();
   caller.user = token.user();
-  caller.access.role = user->user.role();
-  caller.access.grants = user->user.grants();
+  caller.access = AccessOf(user->user);
   return caller;
 }
 
@@ -161,8 +168,7 @@ absl::StatusOr<Caller> Authenticator::CheckPassword(const MetadataLookup& contex
   Caller caller;
   caller.credential = "user:" + name;
   caller.user = name;
-  caller.access.role = user->user.role();
-  caller.access.grants = user->user.grants();
+  caller.access = AccessOf(user->user);
   return caller;
 }
 
