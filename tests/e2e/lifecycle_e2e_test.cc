@@ -223,6 +223,9 @@ TEST_F(LifecycleE2E, RunOnAnExecutorKilledMidRunFailsAsExecutorLost) {
     run = r.id();
     return r.status() == v1::RUN_STATUS_RUNNING;
   }));
+  // Mid-run: the executor's start report is stored (RUNNING alone is the
+  // acceptance, which can come before it).
+  ASSERT_TRUE(WaitFor([&] { return Get(run).has_start_time(); }));
   executor_->Kill(SIGKILL);
   executor_->Wait();
   ASSERT_TRUE(WaitFor([&] { return Get(run).status() == v1::RUN_STATUS_FAILED; }));
