@@ -156,6 +156,8 @@ std::vector<Command> TokenCommands();
 std::vector<Command> UserCommands();
 std::vector<Command> ExecutorCommands();
 std::vector<Command> ReportCommands();
+// apply (a command without a verb) and get group|job|jobs.
+std::vector<Command> ApplyCommands();
 
 }  // namespace gnomon::cli
 

@@ -91,16 +91,19 @@ TEST(FormatTest, JobTable) {
   job.set_route_strategy(v1::ROUTE_STRATEGY_ROUND);
   *job.mutable_next_fire_time() = Ts(1714564800000);
   job.set_description("hourly");
+  job.set_name("hourly-report");
+  job.mutable_last_run()->set_run_id(40);
+  job.mutable_last_run()->set_status(v1::RUN_STATUS_SUCCEEDED);
   google::protobuf::RepeatedPtrField<v1::Job> jobs;
   *jobs.Add() = job;
   std::ostringstream out;
   PrintJobTable(jobs, absl::UTCTimeZone(), out);
   EXPECT_EQ(
       out.str(),
-      "ID  GROUP  STATE    SCHEDULE                          TASK            "
-      "ROUTE  NEXT FIRE                      DESCRIPTION\n"
-      "7   2      running  cron '0 * * * * ?' Europe/Berlin  handler report  "
-      "round  2024-05-01T12:00:00.000+00:00  hourly\n");
+      "ID  NAME           GROUP  STATE    SCHEDULE                          TASK            "
+      "ROUTE  NEXT FIRE                      LAST RUN          DESCRIPTION\n"
+      "7   hourly-report  2      running  cron '0 * * * * ?' Europe/Berlin  handler report  "
+      "round  2024-05-01T12:00:00.000+00:00  run 40 succeeded  hourly\n");
 }
 
 TEST(FormatTest, RunTableShowsDurationAndStatus) {

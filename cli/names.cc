@@ -132,12 +132,24 @@ std::string TriggerTypeName(v1::TriggerType type) {
   return Name(*t, type);
 }
 
-std::string JobStateName(v1::JobState state) {
+static const Table<v1::JobState>& JobStates() {
   static const auto* t = new Table<v1::JobState>{
       {v1::JOB_STATE_STOPPED, "stopped"},
       {v1::JOB_STATE_RUNNING, "running"},
   };
-  return Name(*t, state);
+  return *t;
+}
+std::string JobStateName(v1::JobState state) { return Name(JobStates(), state); }
+absl::StatusOr<v1::JobState> ParseJobState(std::string_view word) { return Parse(JobStates(), "job state", word); }
+
+absl::StatusOr<v1::ScheduleType> ParseScheduleType(std::string_view word) {
+  static const auto* t = new Table<v1::ScheduleType>{
+      {v1::SCHEDULE_TYPE_CRON, "cron"},
+      {v1::SCHEDULE_TYPE_FIX_RATE, "fix-rate"},
+      {v1::SCHEDULE_TYPE_FIX_DELAY, "fix-delay"},
+      {v1::SCHEDULE_TYPE_NONE, "none"},
+  };
+  return Parse(*t, "schedule kind", word);
 }
 
 std::string ScriptLanguageName(v1::ScriptLanguage language) {

@@ -70,17 +70,23 @@ void PrintGroupDetails(const v1::Group& group, absl::TimeZone zone,
   d.Render(out);
 }
 
+// "run 12 succeeded" (or "-" before the first run).
+static std::string LastRunText(const v1::Job& j) {
+  if (!j.has_last_run()) return "-";
+  return absl::StrCat("run ", j.last_run().run_id(), " ", RunStatusName(j.last_run().status()));
+}
+
 void PrintJobTable(const Repeated<v1::Job>& jobs, absl::TimeZone zone,
                    std::ostream& out) {
-  Table table({"ID", "GROUP", "STATE", "SCHEDULE", "TASK", "ROUTE", "NEXT FIRE",
-               "DESCRIPTION"});
+  Table table({"ID", "NAME", "GROUP", "STATE", "SCHEDULE", "TASK", "ROUTE", "NEXT FIRE",
+               "LAST RUN", "DESCRIPTION"});
   for (const v1::Job& j : jobs) {
-    table.AddRow({Id(j.id()), Id(j.group_id()), JobStateName(j.state()),
+    table.AddRow({Id(j.id()), j.name(), Id(j.group_id()), JobStateName(j.state()),
                   DescribeSchedule(j.schedule()), DescribeTask(j),
                   j.route_strategy() == v1::ROUTE_STRATEGY_UNSPECIFIED
                       ? "first"
                       : RouteName(j.route_strategy()),
-                  FormatTime(j.next_fire_time(), zone), j.description()});
+                  FormatTime(j.next_fire_time(), zone), LastRunText(j), j.description()});
   }
   table.Render(out);
 }
@@ -89,12 +95,15 @@ void PrintJobDetails(const v1::Job& job, absl::TimeZone zone,
                      std::ostream& out) {
   Details d;
   d.Add("id", Id(job.id()));
+  d.Add("name", job.name());
   d.Add("group", Id(job.group_id()));
   d.Add("description", job.description());
   d.Add("author", job.author());
   d.Add("state", JobStateName(job.state()));
   d.Add("schedule", DescribeSchedule(job.schedule()));
   d.Add("next fire", FormatTime(job.next_fire_time(), zone));
+  d.Add("last fire", FormatTime(job.last_fire_time(), zone));
+  d.Add("last run", LastRunText(job));
   d.Add("task", DescribeTask(job));
   d.Add("params", job.params());
   d.Add("route", job.route_strategy() == v1::ROUTE_STRATEGY_UNSPECIFIED

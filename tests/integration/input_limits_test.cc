@@ -55,6 +55,9 @@ const std::set<std::string>& Exempt() {
       "items[].sequence",
       // Handlers may set any code (HandleCode lists the well-known ones).
       "items[].result.handle_code",
+      // Output only: a job's last result, echoed back.
+      "job.last_run.handle_code",
+      "requests[].job.last_run.handle_code",
   };
   return *exempt;
 }
@@ -66,6 +69,8 @@ const std::set<std::string>& Valid() {
       "gnomon.v1.JobAdmin.UpdateGroup group.app_name = empty",
       // UpdateUser keeps the password when none is given.
       "gnomon.v1.JobAdmin.UpdateUser password = empty",
+      // ListJobs: no name filter.
+      "gnomon.v1.JobAdmin.ListJobs name = empty",
   };
   return *valid;
 }

@@ -227,6 +227,15 @@ const std::vector<Migration>& MysqlMigrations() {
            " ADD KEY IF NOT EXISTS admin_token_user (user_name)",
            "ALTER TABLE `user` ADD COLUMN IF NOT EXISTS grants TEXT NOT NULL DEFAULT ''",
        }},
+      {11,
+       "job names, unique within a group",
+       {
+           // NULL only inside the transaction that creates an unnamed job.
+           "ALTER TABLE job ADD COLUMN IF NOT EXISTS name VARCHAR(128) NULL",
+           "UPDATE job SET name = CONCAT('job-', id) WHERE name IS NULL",
+           "ALTER TABLE job ADD UNIQUE KEY IF NOT EXISTS job_group_name (group_id, name),"
+           " ADD KEY IF NOT EXISTS job_name (name)",
+       }},
   };
   return *migrations;
 }

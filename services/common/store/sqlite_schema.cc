@@ -229,6 +229,15 @@ const std::vector<Migration>& SqliteMigrations() {
            "CREATE INDEX IF NOT EXISTS admin_token_user ON admin_token(user_name)",
            "ALTER TABLE \"user\" ADD COLUMN grants TEXT NOT NULL DEFAULT ''",
        }},
+      {11,
+       "job names, unique within a group",
+       {
+           // NULL only inside the transaction that creates an unnamed job.
+           "ALTER TABLE job ADD COLUMN name TEXT NULL",
+           "UPDATE job SET name = 'job-' || id WHERE name IS NULL",
+           "CREATE UNIQUE INDEX IF NOT EXISTS job_group_name ON job(group_id, name)",
+           "CREATE INDEX IF NOT EXISTS job_name ON job(name)",
+       }},
   };
   return *migrations;
 }

@@ -123,6 +123,13 @@ std::string IdIn(int rows) { return absl::StrCat("id IN (", RepeatJoined("?", ro
 // The multi-row statements (see batch_sql.h).
 void AddBatchStatements(Dialect d, Statements& s) {
   const bool mysql = d == Dialect::kMysql;
+  s.name_job_by_id = absl::StrCat("UPDATE job SET name = ", mysql ? "CONCAT('job-', id)" : "'job-' || id",
+                                  " WHERE id = ?");
+  s.select_last_run_ids = BatchSql([](int n) {
+    return absl::StrCat("SELECT MAX(id) FROM run WHERE job_id IN (", RepeatJoined("?", n, ", "),
+                        ") GROUP BY job_id");
+  });
+  s.select_runs_by_id = BatchSql([](int n) { return absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE ", IdIn(n)); });
   const std::string lock = mysql ? " FOR UPDATE" : "";
   s.lock_jobs = BatchSql([=](int n) {
     return absl::StrCat("SELECT id, state, next_fire_ms FROM job WHERE ", IdIn(n), " ORDER BY id",
@@ -245,14 +252,16 @@ Statements Portable() {
   s.count_group_jobs = "SELECT COUNT(*) FROM job WHERE group_id = ?";
   s.delete_group = "DELETE FROM job_group WHERE id = ?";
 
+  // A job created without a name is inserted with NULL (NULLs never clash
+  // in a unique index) and named "job-<id>" in the same transaction.
   s.insert_job =
-      "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms) "
-      "VALUES (?, ?, ?, 0, ?, ?, ?)";
+      "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, name) "
+      "VALUES (?, ?, ?, 0, ?, ?, ?, ?)";
   s.select_job = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id = ?");
   s.select_all_jobs = absl::StrCat("SELECT ", kJobColumns, " FROM job ORDER BY id");
-  s.update_job_spec = "UPDATE job SET group_id = ?, spec = ?, update_ms = ? WHERE id = ?";
+  s.update_job_spec = "UPDATE job SET group_id = ?, spec = ?, name = ?, update_ms = ? WHERE id = ?";
   s.update_job_spec_and_cursor =
-      "UPDATE job SET group_id = ?, spec = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
+      "UPDATE job SET group_id = ?, spec = ?, name = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
   s.set_job_state = "UPDATE job SET state = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
   s.delete_job_logs = "DELETE FROM run_log WHERE run_id IN (SELECT id FROM run WHERE job_id = ?)";
   s.delete_job_runs = "DELETE FROM run WHERE job_id = ?";
@@ -437,6 +446,11 @@ std::string InPlaceholders(const char* column, int count) {
 std::string ListJobsSql(int group_count) {
   return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id > ?", InPlaceholders("group_id", group_count),
                       " ORDER BY id LIMIT ?");
+}
+
+std::string JobsNamedSql(int group_count) {
+  return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE name = ?", InPlaceholders("group_id", group_count),
+                      " ORDER BY id");
 }
 
 std::string ListRunsSql(bool job, int group_count, int status_count, bool from, bool to,

@@ -34,7 +34,7 @@ inline constexpr char kTokenColumns[] =
     "name, sha256, create_ms, expire_ms, revoke_ms, role, grants, user_name";
 inline constexpr char kUserColumns[] = "username, role, grants, create_ms, update_ms, password_hash";
 inline constexpr char kJobColumns[] =
-    "id, group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms";
+    "id, group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, name";
 inline constexpr char kRunColumns[] =
     "id, job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, dispatch_ms, "
     "executor_address, handler, params, shard_index, shard_total, attempt, first_run_id, "
@@ -68,6 +68,9 @@ struct Statements {
   // Jobs.
   std::string insert_job;
   std::string select_job;
+  std::string name_job_by_id;    // Names an unnamed job "job-<id>".
+  BatchSql select_last_run_ids;  // Multi-row: rows of (job_id); each job's newest run id.
+  BatchSql select_runs_by_id;    // Multi-row: rows of (id).
   std::string select_all_jobs;  // Every job (DeleteJob looks for its parents).
   std::string update_job_spec;
   std::string update_job_spec_and_cursor;
@@ -197,6 +200,8 @@ std::string DueJobsInPartitionsSql(const std::vector<int>& partitions);
 
 // SELECT for ListJobs: parameters after_id, group_count group ids, limit.
 std::string ListJobsSql(int group_count);
+// SELECT of the jobs with a name: parameters name, group_count group ids (0: any group).
+std::string JobsNamedSql(int group_count);
 // SELECT for ListRuns with the optional conditions switched on, in this
 // parameter order: job_id, group ids..., statuses..., from, to, before_id,
 // limit (partitions, when given, are inlined).

@@ -181,7 +181,7 @@ TEST_P(StoreTest, ReportCountsRunsByTriggerDayAndEstimatesDurations) {
   ASSERT_OK_AND_ASSIGN(after_retention, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(after_retention.size(), 2u);
   ExpectCounts(after_retention[0], kDay, {3, 4, 3});
-  ASSERT_OK(store().DeleteJob(job_.id()));
+  ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/true));
   ASSERT_OK_AND_ASSIGN(after_delete, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(after_delete.size(), 1u);
   ExpectCounts(after_delete[0], kDay, {1, 1, 0});

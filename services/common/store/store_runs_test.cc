@@ -322,11 +322,26 @@ TEST_P(StoreTest, ListRunsFiltersAndPagesNewestFirst) {
   EXPECT_THAT(list_ids(window), ElementsAre(ids[2], ids[1]));
 }
 
-TEST_P(StoreTest, DeleteJobRemovesItsRunsAndLogs) {
+TEST_P(StoreTest, DeleteJobKeepsItsRunsAndLogsUntilRetention) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   const int64_t id = Insert(MakeRun(job_, 1000));
   ASSERT_OK(store().ApplyReports({Lines(id, 1, 2)}, 0).status());
-  ASSERT_OK(store().DeleteJob(job_.id()));
+  ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/false));
+  EXPECT_EQ(store().GetJob(job_.id()).status().code(), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(run, store().GetRun(id));
+  EXPECT_EQ(run.job_id(), job_.id());
+  ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(id, 1, 10));
+  EXPECT_EQ(lines.size(), 2u);
+  // Its result still lands after the job is gone.
+  ASSERT_OK_AND_ASSIGN(acks, store().ApplyReports({Result(id, 200, 5000)}, group_.id()));
+  EXPECT_THAT(acks, ElementsAre(v1::REPORT_ACK_APPLIED));
+}
+
+TEST_P(StoreTest, DeleteJobWithPurgeRemovesItsRunsAndLogs) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  const int64_t id = Insert(MakeRun(job_, 1000));
+  ASSERT_OK(store().ApplyReports({Lines(id, 1, 2)}, 0).status());
+  ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/true));
   EXPECT_EQ(store().GetRun(id).status().code(), absl::StatusCode::kNotFound);
   ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(id, 1, 10));
   EXPECT_TRUE(lines.empty());
