@@ -380,7 +380,12 @@ spec:
   {{- $own := dict "labelSelector" (dict "matchLabels" (fromYaml (include "gnomon.selectorLabels" (list $ $role)))) }}
   {{- $spread := list }}
   {{- range . }}
-  {{- $spread = append $spread (merge (dict) . $own) }}
+  {{- if hasKey . "labelSelector" }}
+  {{- $spread = append $spread . }}
+  {{- else }}
+  {{- /* deepCopy: merge writes into its first argument, here the values. */}}
+  {{- $spread = append $spread (merge (deepCopy .) $own) }}
+  {{- end }}
   {{- end }}
   topologySpreadConstraints:
     {{- toYaml $spread | nindent 4 }}
