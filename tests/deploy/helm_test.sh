@@ -370,6 +370,30 @@ check_notes tls "TLS is on" "--tls-server-name g-gnomon-scheduler" "--ca ca.crt"
   "--cert client.crt" "exec deploy/g-gnomon-scheduler -- gnomonctl" "GNOMON_TLS_CERT" -- --set tls.enabled=true --set tls.certManager.enabled=true \
   --set tls.certManager.issuerRef.name=ca --set tls.requireClientCert=true
 
+# --- the chart README: every value, generated from the schema -------------------
+run "deploy/k8s/gnomon/README.md is current (deploy/k8s/readme.py)" $python "$GNOMON_ROOT/deploy/k8s/readme.py" --check
+# The check itself: a stale README, or a value without a description, fails.
+readme_copy=$work/readme-copy
+mkdir -p "$readme_copy" && cp -r "$GNOMON_ROOT/deploy/k8s/readme.py" "$chart" "$readme_copy/"
+echo "| stale |" >>"$readme_copy/gnomon/README.md"
+if $python "$readme_copy/readme.py" --check >"$work/out" 2>&1; then
+  fail "readme.py --check accepted a stale README"
+else
+  pass "readme.py --check refuses a stale README"
+fi
+$python - "$readme_copy/gnomon/values.schema.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+del s["properties"]["image"]["properties"]["digest"]["description"]
+json.dump(s, open(sys.argv[1], "w"))
+EOF
+if ! $python "$readme_copy/readme.py" >"$work/out" 2>&1 && grep -q "image.digest: no description" "$work/out"; then
+  pass "readme.py refuses a value without a description"
+else
+  fail "readme.py refuses a value without a description"
+  sed 's/^/     /' "$work/out"
+fi
+
 # --- plain manifests ------------------------------------------------------------
 if HELM=$helm "$manifests/generate.sh" "$work/gnomon.yaml" 2>"$work/out" &&
   diff -u "$manifests/gnomon.yaml" "$work/gnomon.yaml" >"$work/diff"; then
