@@ -394,6 +394,19 @@ else
   sed 's/^/     /' "$work/out"
 fi
 
+# --- the image: no apt lists in layers, OCI labels, base pinned by digest ---------
+dockerfile=$GNOMON_ROOT/deploy/docker/Dockerfile
+run "Dockerfile hygiene (check_dockerfile.py)" $python "$here/check_dockerfile.py" "$dockerfile"
+sed -e 's|rm -rf /var/lib/apt/lists/\*||' -e 's|@${BASE_DIGEST}||' "$dockerfile" >"$work/Dockerfile.bad"
+if $python "$here/check_dockerfile.py" "$work/Dockerfile.bad" >"$work/out" 2>&1; then
+  fail "check_dockerfile.py accepted apt lists left behind and an unpinned base"
+elif grep -q "apt lists" "$work/out" && grep -q "not pinned" "$work/out"; then
+  pass "check_dockerfile.py refuses apt lists left behind and an unpinned base"
+else
+  fail "check_dockerfile.py refused the broken Dockerfile for other reasons"
+  sed 's/^/     /' "$work/out"
+fi
+
 # --- plain manifests ------------------------------------------------------------
 if HELM=$helm "$manifests/generate.sh" "$work/gnomon.yaml" 2>"$work/out" &&
   diff -u "$manifests/gnomon.yaml" "$work/gnomon.yaml" >"$work/diff"; then
