@@ -359,7 +359,7 @@ check_notes() {  # check_notes NAME WANT... -- [helm args...]
   done
   if ((ok)); then pass "NOTES $name"; else fail "NOTES $name"; sed 's/^/     | /' "$work/notes.txt"; fi
 }
-check_notes per-role "first admin token" "port-forward svc/g-gnomon-scheduler 7070:7070" \
+check_notes per-role "first admin token" "helm test g -n jobs" "port-forward svc/g-gnomon-scheduler 7070:7070" \
   "GNOMON_SERVER=g-gnomon-scheduler.jobs.svc:7070" "create secret generic g-gnomon-store" \
   "get secret g-gnomon -o jsonpath='{.data.admin-token}'" "g-gnomon-registry:7070" --
 check_notes allinone "first admin token" "svc/g-gnomon 7070:7070" "get secret g-gnomon -o" -- \
