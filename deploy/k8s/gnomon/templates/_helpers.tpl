@@ -58,7 +58,9 @@ post-renderers) is a new one generated. Computed once per render and kept in
 random values.
 */}}
 {{- define "gnomon.secretData" -}}
-{{- if not (hasKey .Release "gnomonSecretData") }}
+{{- /* Keyed by the Secret's name: .Release is shared with other charts of an umbrella. */}}
+{{- $memo := printf "gnomonSecretData/%s" (include "gnomon.secretName" .) }}
+{{- if not (hasKey .Release $memo) }}
 {{- $data := dict }}
 {{- $storeUrl := include "gnomon.storeUrl" . }}
 {{- $wantToken := and (not .Values.allInOne) (not .Values.clusterToken.existingSecret) }}
@@ -82,9 +84,9 @@ random values.
 {{- $admin := index $old "admin-token" | default "" | b64dec | default (randAlphaNum 48) }}
 {{- $_ := set $data "admin-token" ($admin | b64enc) }}
 {{- end }}
-{{- $_ := set .Release "gnomonSecretData" $data }}
+{{- $_ := set .Release $memo $data }}
 {{- end }}
-{{- toJson .Release.gnomonSecretData }}
+{{- toJson (index .Release $memo) }}
 {{- end }}
 
 {{/*
