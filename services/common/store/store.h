@@ -47,6 +47,9 @@ struct StoreOptions {
   int timeout_seconds = 5;
   // Busy timeout for the SQLite backend.
   int sqlite_busy_timeout_ms = 5000;
+  // Apply the backend's migrations only up to this version (0: all). Tests
+  // set it to play a binary of the previous release against a newer store.
+  int64_t migrate_up_to = 0;
 };
 
 // A job to create (CreateJobs): its configuration, state and first cursor.
