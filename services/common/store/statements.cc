@@ -439,12 +439,13 @@ std::string ListJobsSql(int group_count) {
                       " ORDER BY id LIMIT ?");
 }
 
-std::string ListRunsSql(bool job, int group_count, int status_count, bool from, bool to,
-                        bool before, const std::vector<int>& partitions) {
+std::string ListRunsSql(bool job, int group_count, int status_count, bool trigger_type, bool from,
+                        bool to, bool before, const std::vector<int>& partitions) {
   std::string sql = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE 1 = 1");
   if (!partitions.empty()) absl::StrAppend(&sql, InPartitions("job_id", partitions));
   if (job) absl::StrAppend(&sql, " AND job_id = ?");
   absl::StrAppend(&sql, InPlaceholders("group_id", group_count), InPlaceholders("status", status_count));
+  if (trigger_type) absl::StrAppend(&sql, " AND trigger_type = ?");
   if (from) absl::StrAppend(&sql, " AND trigger_ms >= ?");
   if (to) absl::StrAppend(&sql, " AND trigger_ms < ?");
   if (before) absl::StrAppend(&sql, " AND id < ?");

@@ -198,10 +198,10 @@ std::string DueJobsInPartitionsSql(const std::vector<int>& partitions);
 // SELECT for ListJobs: parameters after_id, group_count group ids, limit.
 std::string ListJobsSql(int group_count);
 // SELECT for ListRuns with the optional conditions switched on, in this
-// parameter order: job_id, group ids..., statuses..., from, to, before_id,
-// limit (partitions, when given, are inlined).
-std::string ListRunsSql(bool job, int group_count, int status_count, bool from, bool to,
-                        bool before, const std::vector<int>& partitions);
+// parameter order: job_id, group ids..., statuses..., trigger_type, from, to,
+// before_id, limit (partitions, when given, are inlined).
+std::string ListRunsSql(bool job, int group_count, int status_count, bool trigger_type, bool from,
+                        bool to, bool before, const std::vector<int>& partitions);
 
 }  // namespace gnomon::store::internal
 
