@@ -119,6 +119,8 @@ export interface ReportRow {
   failed?: string;
   durationP50Ms?: string;
   durationP99Ms?: string;
+  latenessP50Ms?: string;
+  latenessP99Ms?: string;
 }
 
 export interface ApiToken {

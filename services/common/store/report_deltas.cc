@@ -16,6 +16,24 @@ void ReportDeltas::Ended(const RunFacts& f, bool was_active) {
   CountEnd(f, 1);
 }
 
+bool LatenessCounted(v1::TriggerType type) {
+  switch (type) {
+    case v1::TRIGGER_TYPE_CRON:
+    case v1::TRIGGER_TYPE_FIX_RATE:
+    case v1::TRIGGER_TYPE_FIX_DELAY:
+    case v1::TRIGGER_TYPE_MISFIRE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void ReportDeltas::Dispatched(int64_t job_id, int64_t trigger_ms, v1::TriggerType type,
+                              int64_t scheduled_ms, int64_t dispatch_ms) {
+  if (!LatenessCounted(type) || scheduled_ms <= 0 || dispatch_ms <= 0) return;
+  ++lateness_[{DayOf(trigger_ms), job_id, DurationBucket(dispatch_ms - scheduled_ms)}];
+}
+
 void ReportDeltas::Retracted(const RunFacts& f) { CountEnd(f, -1); }
 
 void ReportDeltas::CountEnd(const RunFacts& f, int sign) {
@@ -41,15 +59,20 @@ absl::Status ReportDeltas::Apply(SqlConn& c, const Statements& sql) const {
     const SqlRow pad = {days.back()[0], days.back()[1], SqlInt(0), SqlInt(0), SqlInt(0)};
     if (absl::Status s = ExecPadded(c, sql.upsert_report_days, days, &pad); !s.ok()) return s;
   }
+  if (absl::Status s = ApplyHistogram(c, sql.upsert_report_durations, buckets_); !s.ok()) return s;
+  return ApplyHistogram(c, sql.upsert_report_lateness, lateness_);
+}
+
+absl::Status ReportDeltas::ApplyHistogram(SqlConn& c, const BatchSql& upsert, const Histogram& h) {
   std::vector<SqlRow> buckets;
-  for (const auto& [key, n] : buckets_) {
+  for (const auto& [key, n] : h) {
     if (n == 0) continue;  // Retracted and counted again in the same bucket.
     buckets.push_back(
         {SqlInt(std::get<0>(key)), SqlInt(std::get<1>(key)), SqlInt(std::get<2>(key)), SqlInt(n)});
   }
   if (buckets.empty()) return absl::OkStatus();
   const SqlRow pad = {buckets.back()[0], buckets.back()[1], buckets.back()[2], SqlInt(0)};
-  return ExecPadded(c, sql.upsert_report_durations, buckets, &pad);
+  return ExecPadded(c, upsert, buckets, &pad);
 }
 
 }  // namespace gnomon::store::internal

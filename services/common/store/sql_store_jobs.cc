@@ -301,7 +301,8 @@ absl::Status SqlStore::DeleteJob(int64_t job_id) {
   return db_->Transact([&](SqlConn& c) -> absl::Status {
     for (const std::string* sql :
          {&sql_.delete_job_logs, &sql_.delete_job_runs, &sql_.delete_job_glue,
-          &sql_.delete_job_report_days, &sql_.delete_job_report_durations}) {
+          &sql_.delete_job_report_days, &sql_.delete_job_report_durations,
+          &sql_.delete_job_report_lateness}) {
       if (absl::StatusOr<ExecResult> r = c.Exec(*sql, {SqlInt(job_id)}); !r.ok()) {
         return r.status();
       }

@@ -57,6 +57,9 @@ absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updat
       auto it = runs->find(u.run_id);
       if (it == runs->end()) continue;
       RunState& r = it->second;
+      if (r.dispatch_ms == 0 && (r.status == v1::RUN_STATUS_PENDING || r.ended())) {
+        deltas.Dispatched(r.job_id, r.trigger_ms, r.trigger_type, r.scheduled_ms, u.dispatch_ms);
+      }
       if (r.status == v1::RUN_STATUS_PENDING) {
         const bool failed = u.status == v1::RUN_STATUS_FAILED;
         r.status = u.status;
