@@ -4,6 +4,7 @@
 
 #include "services/common/store/batch_sql.h"
 #include "services/common/store/report_histogram.h"
+#include "services/common/store/row_codec.h"
 
 namespace gnomon::store::internal {
 
@@ -17,15 +18,7 @@ void ReportDeltas::Ended(const RunFacts& f, bool was_active) {
 }
 
 bool LatenessCounted(v1::TriggerType type) {
-  switch (type) {
-    case v1::TRIGGER_TYPE_CRON:
-    case v1::TRIGGER_TYPE_FIX_RATE:
-    case v1::TRIGGER_TYPE_FIX_DELAY:
-    case v1::TRIGGER_TYPE_MISFIRE:
-      return true;
-    default:
-      return false;
-  }
+  return IsSlotType(type) && type != v1::TRIGGER_TYPE_BACKFILL;
 }
 
 void ReportDeltas::Dispatched(int64_t job_id, int64_t trigger_ms, v1::TriggerType type,
