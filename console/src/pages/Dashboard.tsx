@@ -160,42 +160,26 @@ export default function Dashboard() {
         )}
       </section>
       {report.data && (
-        <section className="panel" aria-labelledby="duration-h">
-          <h2 id="duration-h">Run duration per day (seconds, p50 and p99)</h2>
-          <div className="chart">
-            <Line
-              aria-label="Run duration per day, p50 and p99"
-              role="img"
-              options={{ animation: false, responsive: true, maintainAspectRatio: false, spanGaps: true, scales: { y: { beginAtZero: true } } }}
-              data={{
-                labels,
-                datasets: [
-                  { label: 'p50', data: labels.map((l) => byDay.get(l)!.p50), borderColor: '#1565c0', backgroundColor: '#1565c0' },
-                  { label: 'p99', data: labels.map((l) => byDay.get(l)!.p99), borderColor: '#ef6c00', backgroundColor: '#ef6c00' },
-                ],
-              }}
-            />
-          </div>
-        </section>
+        <PercentileChart
+          id="duration-h"
+          title="Run duration per day (seconds, p50 and p99)"
+          name="Run duration per day, p50 and p99"
+          labels={labels}
+          p50={labels.map((l) => byDay.get(l)!.p50)}
+          p99={labels.map((l) => byDay.get(l)!.p99)}
+          colors={['#1565c0', '#ef6c00']}
+        />
       )}
       {report.data && (
-        <section className="panel" aria-labelledby="lateness-h">
-          <h2 id="lateness-h">Lateness of schedule slots per day (seconds from the scheduled instant to dispatch, p50 and p99)</h2>
-          <div className="chart">
-            <Line
-              aria-label="Lateness per day, p50 and p99"
-              role="img"
-              options={{ animation: false, responsive: true, maintainAspectRatio: false, spanGaps: true, scales: { y: { beginAtZero: true } } }}
-              data={{
-                labels,
-                datasets: [
-                  { label: 'p50', data: labels.map((l) => byDay.get(l)!.l50), borderColor: '#2e7d32', backgroundColor: '#2e7d32' },
-                  { label: 'p99', data: labels.map((l) => byDay.get(l)!.l99), borderColor: '#c62828', backgroundColor: '#c62828' },
-                ],
-              }}
-            />
-          </div>
-        </section>
+        <PercentileChart
+          id="lateness-h"
+          title="Lateness of schedule slots per day (seconds from the scheduled instant to dispatch, p50 and p99)"
+          name="Lateness per day, p50 and p99"
+          labels={labels}
+          p50={labels.map((l) => byDay.get(l)!.l50)}
+          p99={labels.map((l) => byDay.get(l)!.l99)}
+          colors={['#2e7d32', '#c62828']}
+        />
       )}
       <section className="panel" aria-labelledby="failing-h">
         <h2 id="failing-h">Recent failed runs</h2>
@@ -210,6 +194,30 @@ export default function Dashboard() {
           {failing.data?.length === 0 && <li>No failed runs.</li>}
         </ul>
       </section>
+    </section>
+  );
+}
+
+/** A panel with a line chart of a daily p50 and p99 (null: no figure that day). */
+function PercentileChart(props: { id: string; title: string; name: string; labels: string[]; p50: (number | null)[]; p99: (number | null)[]; colors: [string, string] }) {
+  const { id, title, name, labels, p50, p99, colors } = props;
+  return (
+    <section className="panel" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      <div className="chart">
+        <Line
+          aria-label={name}
+          role="img"
+          options={{ animation: false, responsive: true, maintainAspectRatio: false, spanGaps: true, scales: { y: { beginAtZero: true } } }}
+          data={{
+            labels,
+            datasets: [
+              { label: 'p50', data: p50, borderColor: colors[0], backgroundColor: colors[0] },
+              { label: 'p99', data: p99, borderColor: colors[1], backgroundColor: colors[1] },
+            ],
+          }}
+        />
+      </div>
     </section>
   );
 }

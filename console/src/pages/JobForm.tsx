@@ -1,11 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { call } from '../api';
-import { enumLabel, fmtTime, seconds } from '../format';
+import { fmtTime, seconds } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Job, Schedule } from '../types';
-import { ErrorBox, Field, GroupOptions } from '../ui';
+import { EnumOptions, ErrorBox, Field, GroupOptions } from '../ui';
 import { Backfill, ChildPicker } from './JobExtras';
 
 const ROUTES = ['FIRST', 'LAST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED', 'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST'].map((s) => `ROUTE_STRATEGY_${s}`);
@@ -215,20 +215,12 @@ export default function JobForm() {
           )}
           <Field label="Routing strategy">
             <select value={form.routeStrategy} onChange={(e) => set('routeStrategy')(e.target.value)}>
-              {ROUTES.map((r) => (
-                <option key={r} value={r}>
-                  {enumLabel(r, 'ROUTE_STRATEGY_')}
-                </option>
-              ))}
+              <EnumOptions values={ROUTES} prefix="ROUTE_STRATEGY_" />
             </select>
           </Field>
           <Field label="Block strategy">
             <select value={form.blockStrategy} onChange={(e) => set('blockStrategy')(e.target.value)}>
-              {BLOCKS.map((r) => (
-                <option key={r} value={r}>
-                  {enumLabel(r, 'BLOCK_STRATEGY_')}
-                </option>
-              ))}
+              <EnumOptions values={BLOCKS} prefix="BLOCK_STRATEGY_" />
             </select>
           </Field>
           <Field label="Timeout (seconds, empty for none)">
@@ -243,11 +235,7 @@ export default function JobForm() {
           <Field label="Misfire policy" hint="what a slot found late does">
             <select value={form.misfirePolicy} onChange={(e) => set('misfirePolicy')(e.target.value)}>
               <option value="">default (fire once now)</option>
-              {MISFIRES.map((m) => (
-                <option key={m} value={m}>
-                  {enumLabel(m, 'MISFIRE_POLICY_')}
-                </option>
-              ))}
+              <EnumOptions values={MISFIRES} prefix="MISFIRE_POLICY_" />
             </select>
           </Field>
           <Field label="Misfire threshold (seconds, empty for 5)">

@@ -4,7 +4,7 @@ import { call } from '../api';
 import { enumLabel, fmtTime } from '../format';
 import { useGroups } from '../groups';
 import type { Run } from '../types';
-import { ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad } from '../ui';
+import { EnumOptions, ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad } from '../ui';
 
 const STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'].map((s) => `RUN_STATUS_${s}`);
 const TRIGGERS = ['CRON', 'FIX_RATE', 'FIX_DELAY', 'MANUAL', 'API', 'PARENT', 'RETRY', 'MISFIRE', 'BACKFILL'].map((t) => `TRIGGER_TYPE_${t}`);
@@ -68,21 +68,13 @@ export default function Runs() {
         <Field label="Status">
           <select value={f.status} onChange={(e) => setF('status', e.target.value)}>
             <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {enumLabel(s, 'RUN_STATUS_')}
-              </option>
-            ))}
+            <EnumOptions values={STATUSES} prefix="RUN_STATUS_" />
           </select>
         </Field>
         <Field label="Trigger type">
           <select value={f.trigger} onChange={(e) => setF('trigger', e.target.value)}>
             <option value="">Any trigger</option>
-            {TRIGGERS.map((t) => (
-              <option key={t} value={t}>
-                {enumLabel(t, 'TRIGGER_TYPE_')}
-              </option>
-            ))}
+            <EnumOptions values={TRIGGERS} prefix="TRIGGER_TYPE_" />
           </select>
         </Field>
         <Field label="From">
