@@ -373,7 +373,7 @@ await step('an admin edits a group into a manual one, sees its probe state, and 
   check(await edit.getByLabel('Title').evaluate((el) => el === document.activeElement), 'the title is not focused');
   await page.keyboard.type('Manual e2e');
   await edit.getByRole('radio', { name: 'manual addresses' }).check();
-  await edit.getByLabel('Addresses').fill('127.0.0.1:1');
+  await edit.getByRole('textbox', { name: /^Addresses/ }).fill('127.0.0.1:1');
   await edit.getByRole('button', { name: 'Save group' }).click();
   await edit.waitFor({ state: 'detached' });
   await section.getByRole('heading', { name: /Manual e2e/ }).waitFor();
