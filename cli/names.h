@@ -33,6 +33,7 @@ std::string RunStatusName(v1::RunStatus status);
 absl::StatusOr<v1::Role> ParseRole(std::string_view word);
 std::string RoleName(v1::Role role);
 
+absl::StatusOr<v1::TriggerType> ParseTriggerType(std::string_view word);
 std::string TriggerTypeName(v1::TriggerType type);
 std::string JobStateName(v1::JobState state);
 absl::StatusOr<v1::JobState> ParseJobState(std::string_view word);

@@ -245,6 +245,9 @@ std::vector<FlagSpec> RunListFlagSpecs() {
       {"group", "", true, "ID", "Only runs of this group."},
       {"status", "", true, "S,...",
        "Only these statuses: pending, running, succeeded, failed."},
+      {"trigger-type", "", true, "T",
+       "Only runs of this trigger type: cron, fix_rate, fix_delay, manual, api, parent, retry, "
+       "misfire, backfill."},
       {"since", "", true, "TIME|AGE",
        "Triggered at or after an RFC 3339 time, or this long ago (1h, 30m)."},
       {"limit", "", true, "N",
@@ -270,6 +273,11 @@ absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
     absl::StatusOr<v1::RunStatus> status = ParseRunStatus(word);
     if (!status.ok()) return status.status();
     req.add_statuses(*status);
+  }
+  if (auto type = args.Get("trigger-type")) {
+    absl::StatusOr<v1::TriggerType> parsed = ParseTriggerType(*type);
+    if (!parsed.ok()) return parsed.status();
+    req.set_trigger_type(*parsed);
   }
   if (auto since = args.Get("since")) {
     absl::Duration age;

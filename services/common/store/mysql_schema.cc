@@ -236,6 +236,19 @@ const std::vector<Migration>& MysqlMigrations() {
            "ALTER TABLE job ADD UNIQUE KEY IF NOT EXISTS job_group_name (group_id, name),"
            " ADD KEY IF NOT EXISTS job_name (name)",
        }},
+      {12,
+       "lateness histogram of the daily reports",
+       {
+           // Dispatch time minus scheduled instant of schedule slots per
+           // (day, job), in the buckets of report_histogram.h (report_deltas.h).
+           // Not backfilled: the histogram starts with this version.
+           "CREATE TABLE IF NOT EXISTS report_lateness ("
+           " day_ms BIGINT NOT NULL,"
+           " job_id BIGINT NOT NULL,"
+           " bucket INT NOT NULL,"
+           " runs BIGINT NOT NULL,"
+           " PRIMARY KEY (day_ms, job_id, bucket))" GNOMON_MYSQL_TABLE_OPTIONS,
+       }},
   };
   return *migrations;
 }

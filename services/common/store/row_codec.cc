@@ -135,8 +135,11 @@ bool IsEnded(v1::RunStatus status) {
 }
 
 bool TakesSlot(const v1::Run& run) {
-  if (!run.has_scheduled_time()) return false;
-  switch (run.trigger_type()) {
+  return run.has_scheduled_time() && IsSlotType(run.trigger_type());
+}
+
+bool IsSlotType(v1::TriggerType type) {
+  switch (type) {
     case v1::TRIGGER_TYPE_CRON:
     case v1::TRIGGER_TYPE_FIX_RATE:
     case v1::TRIGGER_TYPE_FIX_DELAY:

@@ -371,7 +371,7 @@ absl::Status SqlStore::DeleteJob(int64_t job_id, bool purge_runs) {
     std::vector<const std::string*> deletes = {&sql_.delete_job_glue};
     if (purge_runs) {
       deletes.insert(deletes.end(), {&sql_.delete_job_logs, &sql_.delete_job_runs, &sql_.delete_job_report_days,
-                                     &sql_.delete_job_report_durations});
+                                     &sql_.delete_job_report_durations, &sql_.delete_job_report_lateness});
     }
     for (const std::string* sql : deletes) {
       if (absl::StatusOr<ExecResult> r = c.Exec(*sql, {SqlInt(job_id)}); !r.ok()) {

@@ -238,6 +238,19 @@ const std::vector<Migration>& SqliteMigrations() {
            "CREATE UNIQUE INDEX IF NOT EXISTS job_group_name ON job(group_id, name)",
            "CREATE INDEX IF NOT EXISTS job_name ON job(name)",
        }},
+      {12,
+       "lateness histogram of the daily reports",
+       {
+           // Dispatch time minus scheduled instant of schedule slots per
+           // (day, job), in the buckets of report_histogram.h (report_deltas.h).
+           // Not backfilled: the histogram starts with this version.
+           "CREATE TABLE IF NOT EXISTS report_lateness ("
+           " day_ms INTEGER NOT NULL,"
+           " job_id INTEGER NOT NULL,"
+           " bucket INTEGER NOT NULL,"
+           " runs INTEGER NOT NULL,"
+           " PRIMARY KEY (day_ms, job_id, bucket)) WITHOUT ROWID",
+       }},
   };
   return *migrations;
 }

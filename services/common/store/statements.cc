@@ -200,17 +200,24 @@ void AddBatchStatements(Dialect d, Statements& s) {
   });
   const std::string days =
       absl::StrCat("INSERT INTO report_day(day_ms, job_id, running, succeeded, failed) VALUES ");
-  const std::string durations = "INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES ";
+  // The histogram tables (report_duration, report_lateness) share one shape.
+  auto histogram_upsert = [=](const std::string& table) {
+    const std::string insert = absl::StrCat("INSERT INTO ", table, "(day_ms, job_id, bucket, runs) VALUES ");
+    return BatchSql([=](int n) {
+      return absl::StrCat(insert, RepeatJoined(Placeholders(4), n, ", "),
+                          mysql ? " ON DUPLICATE KEY UPDATE runs = runs + VALUES(runs)"
+                                : " ON CONFLICT(day_ms, job_id, bucket) DO UPDATE SET "
+                                  "runs = runs + excluded.runs");
+    });
+  };
+  s.upsert_report_durations = histogram_upsert("report_duration");
+  s.upsert_report_lateness = histogram_upsert("report_lateness");
   if (mysql) {
     s.upsert_report_days = BatchSql([=](int n) {
       return absl::StrCat(days, RepeatJoined(Placeholders(5), n, ", "),
                           " ON DUPLICATE KEY UPDATE running = running + VALUES(running), "
                           "succeeded = succeeded + VALUES(succeeded), "
                           "failed = failed + VALUES(failed)");
-    });
-    s.upsert_report_durations = BatchSql([=](int n) {
-      return absl::StrCat(durations, RepeatJoined(Placeholders(4), n, ", "),
-                          " ON DUPLICATE KEY UPDATE runs = runs + VALUES(runs)");
     });
   } else {
     s.upsert_report_days = BatchSql([=](int n) {
@@ -219,11 +226,6 @@ void AddBatchStatements(Dialect d, Statements& s) {
                           "running = running + excluded.running, "
                           "succeeded = succeeded + excluded.succeeded, "
                           "failed = failed + excluded.failed");
-    });
-    s.upsert_report_durations = BatchSql([=](int n) {
-      return absl::StrCat(durations, RepeatJoined(Placeholders(4), n, ", "),
-                          " ON CONFLICT(day_ms, job_id, bucket) DO UPDATE SET "
-                          "runs = runs + excluded.runs");
     });
   }
 }
@@ -268,6 +270,7 @@ Statements Portable() {
   s.delete_job_glue = "DELETE FROM glue_version WHERE job_id = ?";
   s.delete_job_report_days = "DELETE FROM report_day WHERE job_id = ?";
   s.delete_job_report_durations = "DELETE FROM report_duration WHERE job_id = ?";
+  s.delete_job_report_lateness = "DELETE FROM report_lateness WHERE job_id = ?";
   s.delete_job = "DELETE FROM job WHERE id = ?";
   s.select_due_jobs = DueJobsSql("");
   s.count_jobs_by_group_state =
@@ -313,6 +316,12 @@ Statements Portable() {
       "WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms, bucket";
   s.select_report_durations_total =
       "SELECT day_ms, bucket, SUM(runs) FROM report_duration "
+      "WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms, bucket ORDER BY day_ms, bucket";
+  s.select_report_lateness_of_job =
+      "SELECT day_ms, bucket, runs FROM report_lateness "
+      "WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms, bucket";
+  s.select_report_lateness_total =
+      "SELECT day_ms, bucket, SUM(runs) FROM report_lateness "
       "WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms, bucket ORDER BY day_ms, bucket";
 
   s.delete_executor = "DELETE FROM registry WHERE app_name = ? AND address = ? AND register_ms = ?";
@@ -453,12 +462,13 @@ std::string JobsNamedSql(int group_count) {
                       " ORDER BY id");
 }
 
-std::string ListRunsSql(bool job, int group_count, int status_count, bool from, bool to,
-                        bool before, const std::vector<int>& partitions) {
+std::string ListRunsSql(bool job, int group_count, int status_count, bool trigger_type, bool from,
+                        bool to, bool before, const std::vector<int>& partitions) {
   std::string sql = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE 1 = 1");
   if (!partitions.empty()) absl::StrAppend(&sql, InPartitions("job_id", partitions));
   if (job) absl::StrAppend(&sql, " AND job_id = ?");
   absl::StrAppend(&sql, InPlaceholders("group_id", group_count), InPlaceholders("status", status_count));
+  if (trigger_type) absl::StrAppend(&sql, " AND trigger_type = ?");
   if (from) absl::StrAppend(&sql, " AND trigger_ms >= ?");
   if (to) absl::StrAppend(&sql, " AND trigger_ms < ?");
   if (before) absl::StrAppend(&sql, " AND id < ?");

@@ -44,7 +44,8 @@ inline constexpr char kRunColumns[] =
 // writes back, in this order.
 inline constexpr char kRunStateColumns[] =
     "id, job_id, group_id, trigger_ms, status, trigger_code, executor_address, dispatch_ms, "
-    "handle_code, start_ms, end_ms, fence_epoch, followup_pending, log_line_count, log_truncated";
+    "handle_code, start_ms, end_ms, fence_epoch, followup_pending, log_line_count, log_truncated, "
+    "scheduled_ms, trigger_type";  // The last two are read, never written back.
 // The key columns a run's unique keys are made of (after its id), as read
 // back by the select_runs_by_* statements.
 inline constexpr char kRunKeyColumns[] =
@@ -80,6 +81,7 @@ struct Statements {
   std::string delete_job_glue;
   std::string delete_job_report_days;
   std::string delete_job_report_durations;
+  std::string delete_job_report_lateness;
   std::string delete_job;
   std::string select_due_jobs;
   std::string count_jobs_by_group_state;
@@ -139,10 +141,14 @@ struct Statements {
   BatchSql upsert_report_days;
   // Multi-row: rows of (day, job, bucket, runs) added to the histogram buckets.
   BatchSql upsert_report_durations;
+  // Multi-row: rows of (day_ms, job_id, bucket, runs) added to report_lateness.
+  BatchSql upsert_report_lateness;
   std::string select_report_days_of_job;
   std::string select_report_days_total;
   std::string select_report_durations_of_job;
   std::string select_report_durations_total;
+  std::string select_report_lateness_of_job;
+  std::string select_report_lateness_total;
 
   // Registry.
   std::string upsert_executor_keep_register;
@@ -203,10 +209,10 @@ std::string ListJobsSql(int group_count);
 // SELECT of the jobs with a name: parameters name, group_count group ids (0: any group).
 std::string JobsNamedSql(int group_count);
 // SELECT for ListRuns with the optional conditions switched on, in this
-// parameter order: job_id, group ids..., statuses..., from, to, before_id,
-// limit (partitions, when given, are inlined).
-std::string ListRunsSql(bool job, int group_count, int status_count, bool from, bool to,
-                        bool before, const std::vector<int>& partitions);
+// parameter order: job_id, group ids..., statuses..., trigger_type, from, to,
+// before_id, limit (partitions, when given, are inlined).
+std::string ListRunsSql(bool job, int group_count, int status_count, bool trigger_type, bool from,
+                        bool to, bool before, const std::vector<int>& partitions);
 
 }  // namespace gnomon::store::internal
 
