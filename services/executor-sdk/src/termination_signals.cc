@@ -51,12 +51,17 @@ void WriteByte(unsigned char byte) {
   }
 }
 
-// Blocks for the next byte.
+// Blocks for the next byte. Waits in poll(), not read(): ThreadSanitizer
+// runs a signal handler at once only for a thread inside a call it knows
+// to block (poll is one, read is not); otherwise it defers the handler to the
+// thread's next intercepted call, which a thread asleep in read never makes.
 unsigned char ReadByte() {
+  pollfd p{PipeReadFd(), POLLIN, 0};
   unsigned char byte = kQuitByte;
-  while (::read(PipeReadFd(), &byte, 1) < 0 && errno == EINTR) {
+  for (;;) {
+    if (::poll(&p, 1, -1) != 1) continue;  // EINTR
+    if (::read(p.fd, &byte, 1) == 1) return byte;
   }
-  return byte;
 }
 
 // Discards what earlier owners left unread.
