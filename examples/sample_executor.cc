@@ -1,6 +1,7 @@
 // gnomon-sample-executor: a small executor application built on the SDK, used
 // by the quickstart and the tests. Handlers:
 //   demo      logs three lines including its params, succeeds
+//   invoice   logs "invoicing PARAMS", succeeds (the READMEs' example handler)
 //   shell     runs params as a /bin/sh command, streams its output; exit code decides
 //   http      GETs the URL in params with libcurl; 2xx succeeds
 //   sharding  logs its shard index and total; params "fail-shard=N" fails shard N
@@ -102,13 +103,13 @@ int main(int argc, char** argv) {
   usage.version_string = [] { return absl::StrCat("gnomon-sample-executor ", gnomon::Version(), "\n"); };
   absl::SetFlagsUsageConfig(usage);
   absl::SetProgramUsageMessage(
-      "gnomon-sample-executor: a sample gnomon executor with the handlers demo, shell, http,\n"
-      "sharding, slow and fail. Every flag has a GNOMON_* environment equivalent, and\n"
+      "gnomon-sample-executor: a sample gnomon executor with the handlers demo, invoice, shell,\n"
+      "http, sharding, slow, fail and noop. Every flag has a GNOMON_* environment equivalent, and\n"
       "may be spelled with dashes (--spool-dir) or underscores (--spool_dir).\n\n"
       "  GNOMON_ACCESS_TOKEN=<group token> gnomon-sample-executor --app sample \\\n"
       "      --registry 127.0.0.1:7070 --spool-dir /var/tmp/sample-spool\n\n"
       "Prints \"gnomon-sample-executor listening on HOST:PORT\" once serving; stops\n"
-      "gracefully on SIGTERM or SIGINT.");
+      "gracefully on SIGTERM or SIGINT (a second signal exits at once).");
   // Accept --spool-dir as well as absl's --spool_dir spelling.
   std::vector<std::string> args(argv, argv + argc);
   for (size_t i = 1; i < args.size(); ++i) {
@@ -123,8 +124,9 @@ int main(int argc, char** argv) {
   for (std::string& a : args) arg_ptrs.push_back(a.data());
   absl::ParseCommandLine(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
 
-  // Signals are taken synchronously by the main thread (blocked before any
-  // thread starts, so every thread inherits the mask).
+  // Blocked before any thread starts (every thread inherits the mask), so a
+  // signal arriving before Run() waits for it; Run() unblocks them in this
+  // thread and drains on the first.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
@@ -176,9 +178,9 @@ int main(int argc, char** argv) {
   std::printf("gnomon-sample-executor listening on %s\n", (*executor)->address().c_str());
   std::fflush(stdout);
 
-  int sig = 0;
-  sigwait(&signals, &sig);
-  std::fprintf(stderr, "gnomon-sample-executor: signal %d, shutting down\n", sig);
-  (*executor)->Shutdown(absl::GetFlag(FLAGS_shutdown_grace));
+  if (absl::Status s = (*executor)->Run(absl::GetFlag(FLAGS_shutdown_grace)); !s.ok()) {
+    std::fprintf(stderr, "gnomon-sample-executor: %s\n", s.ToString().c_str());
+    return 1;
+  }
   return 0;
 }

@@ -26,6 +26,9 @@ void Demo(JobContext& ctx) {
   ctx.Log("demo handler done");
 }
 
+// The READMEs' example handler (README.md's taste uses it).
+void Invoice(JobContext& ctx) { ctx.Log("invoicing " + ctx.params()); }
+
 void Shell(JobContext& ctx) {
   if (ctx.params().empty()) {
     ctx.SetResult(500, "shell: params must be a command");
@@ -152,7 +155,7 @@ absl::Status RegisterSampleHandlers(executor::Executor& executor,
     if (fd < 0) return absl::InvalidArgumentError("cannot open the invocations file");
   }
   for (auto& [name, handler] : std::initializer_list<std::pair<const char*, executor::Handler>>{
-           {"demo", Demo}, {"shell", Shell}, {"http", Http}, {"sharding", Sharding},
+           {"demo", Demo}, {"invoice", Invoice}, {"shell", Shell}, {"http", Http}, {"sharding", Sharding},
            {"slow", Slow}, {"fail", Fail}, {"noop", Noop}}) {
     executor::Handler h = handler;
     if (fd >= 0) {

@@ -1,4 +1,4 @@
-// The sample executor's handlers (demo, shell, http, sharding, slow, fail),
+// The sample executor's handlers (demo, invoice, shell, http, sharding, slow, fail, noop),
 // in a library so tests can host them in-process too.
 //
 //   auto executor = gnomon::executor::Executor::Create(options);

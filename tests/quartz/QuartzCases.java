@@ -254,6 +254,12 @@ public class QuartzCases {
       "0 0 0 1 1 ? 2021-2030/3", "05 00 00 1 1 ? 2030", "0 0 0 lw * ?", "0 0 0 1w * ?",
       "0 0 0 ? * l", "0 0 0 ? * fri#2", "0 0 0 ? * FRIL", "0 0 0 ? 1 1,2-3,SAT",
       "0 0 0 1-3,5 1 ?", "0 0 0 31 * ?", "0 0 0 30,31 * ?", "0 30 2 * * ?", "0 45 2 * * ?",
+      // L-nW: the weekday nearest to the last day minus n (never leaving the
+      // month). Quartz loops forever when L-n is before the 1st (L-28W in a
+      // 28-day February); such cases are dropped as hung.
+      "0 0 0 L-3W * ?", "0 15 10 L-1W * ?", "0 0 0 L-2W * ?", "0 0 0 l-5w * ?", "0 0 0 L-0W * ?",
+      "0 0 0 L-27W 2 ?", "0 0 0 L-28W 2 ?", "0 0 0 L-29W 1,3 ?", "0 0 0 L-30W 1,3,5,7,8,10,12 ?",
+      "0 0 12 L-14W * ?", "0 0 0 L-3W 2 ? 2024-2032",
     };
     String[] zones = {"UTC", "Asia/Tokyo", "Europe/Berlin", "America/New_York"};
     long[] froms = {ms(2021), ms(2024) + 1234567, ms(2026) + 86399999L, ms(2099) + 4000000000L,
@@ -278,7 +284,7 @@ public class QuartzCases {
     // Quartz accepts these by accident; gnomon rejects them (see cron_test.cc).
     String[] lenientOnes = {
       "12abc * * * * ?", "0 0 12 ? * MON!", "0 1.5 * * * ?", "0 0 0 15W,16 * ?", "0 0 0 1-5W * ?",
-      "0 0 0 ? * 5#2,6", "0 0 0 ? * 7L-2", "0 0 0 ? * 1-3L", "0 0 0 ? * L-2", "0 0 0 L-3W * ?",
+      "0 0 0 ? * 5#2,6", "0 0 0 ? * 7L-2", "0 0 0 ? * 1-3L", "0 0 0 ? * L-2",
       "0 0 0 ? * MON-FRI/2", "0 0 0 1 FEB-OCT/3 ?", "0 0 0 ? * MON/2", "0 0 0 1 * ?,MON",
       "0 0 0 1 * ??", "/5 * * * * ?", "0/0 * * * * ?", "1,,2 * * * * ?", "*,1 * * * * ?",
       "*-5 * * * * ?", "0 0 0 1 1 ? 0", "0 0 0 1 1 ? 99", "0 0 0 1 1 ? 2021 extra",

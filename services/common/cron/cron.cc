@@ -59,8 +59,18 @@ uint32_t CronExpression::DayMask(int year, int month) const {
         return d >= 1 ? uint32_t{1} << d : 0;
       }
       case CronFields::DomMode::kLastWeekday: {
-        int wd = QuartzWeekday(year, month, ldom);
-        int d = wd == 7 ? ldom - 1 : wd == 1 ? ldom - 2 : ldom;
+        // Quartz's W rule on day ldom - n: Saturday moves back to Friday and
+        // Sunday forward to Monday, each the other way when that would leave
+        // the month (Saturday the 1st: Monday the 3rd; Sunday the last day:
+        // Friday). No day when ldom - n is before the 1st (as L-n).
+        int d = ldom - f.dom_offset;
+        if (d < 1) return 0;
+        int wd = QuartzWeekday(year, month, d);
+        if (wd == 7) {
+          d = d == 1 ? 3 : d - 1;
+        } else if (wd == 1) {
+          d = d == ldom ? d - 2 : d + 1;
+        }
         return uint32_t{1} << d;
       }
       case CronFields::DomMode::kNearestWeekday: {

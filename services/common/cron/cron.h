@@ -8,7 +8,7 @@
 // with `*`, lists `a,b`, ranges `a-b` (wrapping when a > b: `22-2`, `NOV-FEB`,
 // `FRI-MON`), steps `a/n`, `*/n`, `a-b/n`, names JAN-DEC and SUN-SAT (any
 // case), day-of-week 1=SUN ... 7=SAT, and the day specials `L`, `L-n`, `LW`,
-// `nW` (day-of-month) and `L`, `nL`, `n#k` (day-of-week). Exactly one of the
+// `L-nW`, `nW` (day-of-month) and `L`, `nL`, `n#k` (day-of-week). Exactly one of the
 // two day fields is `?`. Fire times agree with Quartz's
 // CronExpression.getTimeAfter except across DST transitions, where gnomon's
 // policy (docs/dst.md) applies: a wall-clock time inside a spring-forward gap
@@ -61,7 +61,7 @@ struct CronFields {
   enum class DomMode : uint8_t {
     kSet,             // the days in `dom` (also used when day-of-month is `?`)
     kLast,            // L or L-n: last day minus `dom_offset`
-    kLastWeekday,     // LW: last weekday (Mon-Fri) of the month
+    kLastWeekday,     // LW, L-nW: weekday nearest to last day minus `dom_offset`
     kNearestWeekday,  // nW: weekday nearest to day `dom_offset`
   };
   // How the day-of-week field selects days.
@@ -82,7 +82,7 @@ struct CronFields {
   bool dom_is_spec = true;  // true: day-of-month selects; false: day-of-week
   DomMode dom_mode = DomMode::kSet;
   DowMode dow_mode = DowMode::kSet;
-  uint8_t dom_offset = 0;  // kLast: n of L-n; kNearestWeekday: n of nW
+  uint8_t dom_offset = 0;  // kLast, kLastWeekday: n of L-n, L-nW (LW: 0); kNearestWeekday: n of nW
   uint8_t dow_value = 0;   // kLast / kNth: the weekday (1-7)
   uint8_t dow_nth = 0;     // kNth: k of n#k (1-5)
 };

@@ -252,12 +252,15 @@ absl::Status ParseDom(std::string_view f, CronFields* out) {
     if (f[1] != '-')
       return p.Error(
           absl::StrCat("unexpected text ", QuotedPrefix(f.substr(1)), " after 'L'"));
+    // L-n, or L-nW: the weekday nearest to that day.
+    const bool weekday = f.size() > 2 && Upper(f.back()) == 'W';
     int n = 0;
-    if (absl::Status s = p.Number(f.substr(2), &n); !s.ok()) return s;
+    if (absl::Status s = p.Number(f.substr(2, f.size() - 2 - (weekday ? 1 : 0)), &n); !s.ok())
+      return s;
     if (n > 30)
       return p.Error(
           absl::StrCat("offset ", n, " from the last day is above 30"));
-    out->dom_mode = CronFields::DomMode::kLast;
+    out->dom_mode = weekday ? CronFields::DomMode::kLastWeekday : CronFields::DomMode::kLast;
     out->dom_offset = static_cast<uint8_t>(n);
     return absl::OkStatus();
   }

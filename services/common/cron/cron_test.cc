@@ -91,6 +91,10 @@ TEST(CronParseTest, OutOfRange) {
   EXPECT_THAT(ParseError("0 0 0 ? * 6#6"),
               HasSubstr("day-of-week: occurrence 6"));
   EXPECT_THAT(ParseError("0 0 0 L-31 * ?"), HasSubstr("offset 31"));
+  EXPECT_THAT(ParseError("0 0 0 L-31W * ?"), HasSubstr("offset 31"));
+  EXPECT_THAT(ParseError("0 0 0 L-W * ?"), HasSubstr("day-of-month: missing number"));
+  EXPECT_THAT(ParseError("0 0 0 L-3WW * ?"), HasSubstr("day-of-month: unexpected text"));
+  EXPECT_THAT(ParseError("0 0 0 L-3W,5 * ?"), HasSubstr("day-of-month"));
   EXPECT_THAT(ParseError("0/60 * * * * ?"), HasSubstr("seconds: step 60"));
   EXPECT_THAT(ParseError("0/0 * * * * ?"), HasSubstr("seconds: step 0"));
   EXPECT_THAT(ParseError("0 0 0 1 1 ? 2030-2025"),
@@ -121,7 +125,6 @@ TEST(CronParseTest, RejectsWhatQuartzIgnoresOrMisreads) {
   EXPECT_THAT(ParseError("/5 * * * * ?"),
               HasSubstr("seconds: unexpected text"));
   EXPECT_THAT(ParseError("0 0 0 1-5W * ?"), HasSubstr("day-of-month"));
-  EXPECT_THAT(ParseError("0 0 0 L-3W * ?"), HasSubstr("day-of-month"));
   EXPECT_THAT(ParseError("0 0 0 L,15 * ?"), HasSubstr("day-of-month"));
   EXPECT_THAT(ParseError("0 0 0 ? * 2L,3"), HasSubstr("day-of-week"));
   EXPECT_THAT(ParseError("0 0 0 ? * 1-3L"), HasSubstr("day-of-week"));
@@ -194,6 +197,36 @@ TEST(CronNextTest, LastDays) {
   // L alone in day-of-week is Saturday.
   EXPECT_EQ(Next("0 0 0 ? * L", Utc(2024, 1, 1), 1),
             std::vector<absl::Time>{Utc(2024, 1, 6)});
+}
+
+// L-nW: the weekday nearest to day (last - n), as Quartz computes it, never
+// leaving the month (tests/quartz also compares these with Quartz itself).
+TEST(CronNextTest, NearestWeekdayToLastDayMinusN) {
+  // 2024-01-28 (31 - 3) is a Sunday: Monday the 29th. 2024-02-26 (29 - 3, a
+  // leap February) is a Monday. 2024-08-28 is a Wednesday.
+  EXPECT_EQ(Next("0 0 0 L-3W * ?", Utc(2024, 1, 1), 3),
+            (std::vector<absl::Time>{Utc(2024, 1, 29), Utc(2024, 2, 26), Utc(2024, 3, 28)}));
+  EXPECT_EQ(Next("0 0 0 L-3W 8 ?", Utc(2024, 1, 1), 1), std::vector<absl::Time>{Utc(2024, 8, 28)});
+  // 2025-08-30 (31 - 1) is a Saturday: Friday the 29th; 2025-03-30 a Sunday:
+  // Monday the 31st.
+  EXPECT_EQ(Next("0 0 0 L-1W 8 ?", Utc(2025, 1, 1), 1), std::vector<absl::Time>{Utc(2025, 8, 29)});
+  EXPECT_EQ(Next("0 0 0 L-1W 3 ?", Utc(2025, 1, 1), 1), std::vector<absl::Time>{Utc(2025, 3, 31)});
+  // February: 2025-02-25 (28 - 3) is a Tuesday; 2026-02-25 a Wednesday.
+  EXPECT_EQ(Next("0 0 0 L-3W 2 ?", Utc(2025, 1, 1), 2),
+            (std::vector<absl::Time>{Utc(2025, 2, 25), Utc(2026, 2, 25)}));
+  // L-n is the 1st: Saturday the 1st goes forward to Monday the 3rd
+  // (2025-02-01), Sunday the 1st to Monday the 2nd (2026-02-01), a weekday
+  // stays (2021-02-01, Monday). Leap years: 2024-02-02 (29 - 27) is a Friday.
+  EXPECT_EQ(Next("0 0 0 L-27W 2 ?", Utc(2021, 1, 1), 6),
+            (std::vector<absl::Time>{Utc(2021, 2, 1), Utc(2022, 2, 1), Utc(2023, 2, 1),
+                                     Utc(2024, 2, 2), Utc(2025, 2, 3), Utc(2026, 2, 2)}));
+  EXPECT_EQ(Next("0 0 0 L-28W 2 ?", Utc(2024, 1, 1), 2),  // only leap Februaries have a 1st
+            (std::vector<absl::Time>{Utc(2024, 2, 1), Utc(2028, 2, 1)}));
+  EXPECT_EQ(Next("0 0 0 L-30W * ?", Utc(2024, 1, 1), 3),  // 31-day months only
+            (std::vector<absl::Time>{Utc(2024, 3, 1), Utc(2024, 5, 1), Utc(2024, 7, 1)}));
+  // L-0W is LW; the offset is case-insensitive.
+  EXPECT_EQ(Next("0 0 0 L-0W * ?", Utc(2020, 1, 1), 24), Next("0 0 0 LW * ?", Utc(2020, 1, 1), 24));
+  EXPECT_EQ(Next("0 0 0 l-3w * ?", Utc(2020, 1, 1), 24), Next("0 0 0 L-3W * ?", Utc(2020, 1, 1), 24));
 }
 
 TEST(CronNextTest, NearestWeekday) {

@@ -29,6 +29,7 @@
 #include "services/executor-sdk/src/result_reporter.h"
 #include "services/executor-sdk/src/run_log_files.h"
 #include "services/executor-sdk/src/run_manager.h"
+#include "services/executor-sdk/src/termination_signals.h"
 
 namespace gnomon::executor {
 namespace {
@@ -66,7 +67,15 @@ class ExecutorImpl final : public internal::RunSink {
         metrics_(*metrics_registry_) {
     metrics::AddBuildInfo(*metrics_registry_, "gnomon-executor");
   }
-  ~ExecutorImpl() override { Shutdown(absl::Seconds(30)); }
+  ~ExecutorImpl() override {
+    Shutdown(absl::Seconds(30));
+    std::thread stopper;
+    {
+      absl::MutexLock lock(&mu_);
+      stopper = std::move(stopper_);
+    }
+    if (stopper.joinable()) stopper.join();
+  }
 
   absl::Status RegisterHandler(const std::string& name, Handler handler, HandlerHooks hooks) {
     if (!ValidName(name, 128, /*app=*/false)) {
@@ -88,6 +97,9 @@ class ExecutorImpl final : public internal::RunSink {
 
   absl::Status Start();
   void Shutdown(absl::Duration grace);
+  absl::Status Run(absl::Duration grace);
+  void Stop(absl::Duration grace);
+  void Wait() const;
 
   std::string address() const {
     absl::MutexLock lock(&mu_);
@@ -120,7 +132,9 @@ class ExecutorImpl final : public internal::RunSink {
   }
 
  private:
-  enum class State { kCreated, kStarted, kStopped };
+  // kStopping: a Shutdown() is draining; kStopped: it has finished (or the
+  // executor was stopped before it started).
+  enum class State { kCreated, kStarted, kStopping, kStopped };
 
   const ExecutorOptions options_;
   const internal::Logger logger_;
@@ -133,6 +147,10 @@ class ExecutorImpl final : public internal::RunSink {
   internal::HandlerMap handlers_ ABSL_GUARDED_BY(mu_);
   std::string address_ ABSL_GUARDED_BY(mu_);
   int port_ ABSL_GUARDED_BY(mu_) = 0;
+  // The signals of a Run() waiting for a signal or a stop (woken by Shutdown).
+  internal::TerminationSignals* run_signals_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // Stop()'s drain; joined by the destructor.
+  std::thread stopper_ ABSL_GUARDED_BY(mu_);
   // Set once by Start() before any run exists; read-only afterwards.
   std::string advertised_;
   std::unique_ptr<internal::RunLogFiles> log_files_;
@@ -274,11 +292,18 @@ absl::Status ExecutorImpl::Start() {
 void ExecutorImpl::Shutdown(absl::Duration grace) {
   {
     absl::MutexLock lock(&mu_);
-    if (state_ != State::kStarted) {
+    if (state_ == State::kStopping || state_ == State::kStopped) {
+      // Another thread drains: return when it is done, as documented.
+      auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return state_ == State::kStopped; };
+      mu_.Await(absl::Condition(&stopped));
+      return;
+    }
+    if (run_signals_ != nullptr) run_signals_->Wake();
+    if (state_ == State::kCreated) {
       state_ = State::kStopped;
       return;
     }
-    state_ = State::kStopped;
+    state_ = State::kStopping;
   }
   absl::Time deadline = absl::Now() + grace;
   // Runs first (new dispatches are rejected meanwhile), then their results,
@@ -294,6 +319,63 @@ void ExecutorImpl::Shutdown(absl::Duration grace) {
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   server_->Wait();
   reporter_->Stop();
+  absl::MutexLock lock(&mu_);
+  state_ = State::kStopped;
+}
+
+void ExecutorImpl::Stop(absl::Duration grace) {
+  absl::MutexLock lock(&mu_);
+  if (state_ == State::kCreated) {
+    state_ = State::kStopped;
+    if (run_signals_ != nullptr) run_signals_->Wake();
+    return;
+  }
+  if (state_ != State::kStarted || stopper_.joinable()) return;
+  // On a thread of its own, so that a handler may call Stop(): the drain
+  // waits for that handler's run.
+  stopper_ = std::thread([this, grace] { Shutdown(grace); });
+}
+
+void ExecutorImpl::Wait() const {
+  absl::MutexLock lock(&mu_);
+  auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return state_ == State::kStopped; };
+  mu_.Await(absl::Condition(&stopped));
+}
+
+absl::Status ExecutorImpl::Run(absl::Duration grace) {
+  // Installed before Start(), so no signal is lost between the two.
+  absl::StatusOr<std::unique_ptr<internal::TerminationSignals>> signals =
+      internal::TerminationSignals::Install(&logger_);
+  if (!signals.ok()) return signals.status();
+  bool start = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ == State::kStopped) return absl::FailedPreconditionError("the executor was stopped");
+    start = state_ == State::kCreated;
+  }
+  if (start) {
+    if (absl::Status s = Start(); !s.ok()) return s;
+  }
+  bool wait = false;
+  {
+    absl::MutexLock lock(&mu_);
+    wait = state_ == State::kStarted;  // Not already stopping (Stop() meanwhile).
+    if (wait) run_signals_ = signals->get();
+  }
+  int sig = wait ? (*signals)->Wait() : 0;
+  {
+    absl::MutexLock lock(&mu_);
+    run_signals_ = nullptr;
+  }
+  // The first signal drains; the next one ends the process at once. When
+  // the drain began elsewhere (Stop(), Shutdown()), its first signal is taken
+  // as the one asking for a drain, and the second ends the process.
+  if (sig != 0) {
+    logger_.Info(absl::StrCat("signal ", sig, ": draining (another signal exits at once)"));
+  }
+  (*signals)->ExitOnSignal(/*absorb=*/sig != 0 ? 0 : 1);
+  Shutdown(grace);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(ExecutorOptions options) {
@@ -345,5 +427,8 @@ int Executor::port() const { return impl_->port(); }
 std::shared_ptr<prometheus::Collectable> Executor::metrics() const { return impl_->metrics(); }
 std::string Executor::metrics_address() const { return impl_->metrics_address(); }
 void Executor::Shutdown(absl::Duration grace) { impl_->Shutdown(grace); }
+absl::Status Executor::Run(absl::Duration grace) { return impl_->Run(grace); }
+void Executor::Stop(absl::Duration grace) { impl_->Stop(grace); }
+void Executor::Wait() const { impl_->Wait(); }
 
 }  // namespace gnomon::executor

@@ -1,10 +1,10 @@
 // Executor: hosts an application's job handlers for gnomon.
 //
-// Link gnomon::executor, register handlers by name, Start(). The executor
-// registers with the registry, serves the gnomon.v1.Executor service to
-// schedulers, runs each job's runs in order on a bounded worker pool (queue,
-// block strategy, timeout), and reports starts, log lines and results to the
-// log service through a durable spool.
+// Link gnomon::executor, register handlers by name, Run() (or Start() and
+// later Shutdown()). The executor registers with the registry, serves the
+// gnomon.v1.Executor service to schedulers, runs each job's runs in order on
+// a bounded worker pool (queue, block strategy, timeout), and reports starts,
+// log lines and results to the log service through a durable spool.
 //
 //   gnomon::executor::ExecutorOptions options;
 //   options.app_name = "billing";
@@ -12,15 +12,17 @@
 //   options.access_token = token;
 //   auto executor = gnomon::executor::Executor::Create(options);
 //   if (!executor.ok()) return Fail(executor.status());
-//   (*executor)->RegisterHandler("invoice", [](gnomon::executor::JobContext& ctx) {
+//   absl::Status s = (*executor)->RegisterHandler("invoice", [](gnomon::executor::JobContext& ctx) {
 //     ctx.Log("invoicing " + ctx.params());
 //   });
-//   if (auto s = (*executor)->Start(); !s.ok()) return Fail(s);
-//   ...
-//   (*executor)->Shutdown(absl::Seconds(30));
+//   if (!s.ok()) return Fail(s);
+//   // Serves until SIGINT or SIGTERM, then drains for up to 30 s.
+//   if (s = (*executor)->Run(absl::Seconds(30)); !s.ok()) return Fail(s);
 //
-// Thread safety: all methods are thread-safe. Handlers run on worker threads,
-// several at once (one per job at a time, at most max_concurrent_runs). A handler that ignores
+// Thread safety: all methods are thread-safe, except that the executor must
+// not be destroyed while another thread is in Run(), Wait() or Shutdown().
+// Handlers run on worker threads, several at once (one per job at a time, at
+// most max_concurrent_runs). A handler that ignores
 // cancellation past its deadline is reported (502/503) and left running on an
 // abandoned thread, which may outlive Shutdown(): such a handler must only use
 // objects that live as long as the process.
@@ -90,8 +92,50 @@ class Executor {
   // has passed (then cancels them, reporting 503), flushes results and logs
   // to the log service for up to options.shutdown_flush_timeout (what is not
   // acknowledged by then stays in the spool for the next start),
-  // deregisters and stops serving. Idempotent; also called by the destructor.
+  // deregisters and stops serving. Idempotent: a call while another thread
+  // drains returns when that drain is done. Also called by the destructor.
+  // Not from a handler (it would wait for its own run until `grace`): use Stop().
   void Shutdown(absl::Duration grace = absl::Seconds(30));
+
+  // Starts the executor if it was not started, serves until SIGINT or SIGTERM
+  // arrives or Stop()/Shutdown() is called from another thread, then drains
+  // exactly as Shutdown(grace) does and returns OK once stopped:
+  //   * dispatches arriving during the drain are refused (506, "executor is
+  //     shutting down"; the scheduler routes them to another executor);
+  //   * running runs, and runs queued behind them, may finish until `grace`
+  //     has passed and are reported with their own results; then running
+  //     runs are cancelled and reported 503 when their handler returns (or
+  //     after options.cancel_grace, when a handler ignores cancellation and
+  //     is abandoned), and queued runs are reported 503 without starting;
+  //   * results and logs are flushed for up to options.shutdown_flush_timeout;
+  //     what the log service has not acknowledged stays in the spool (with
+  //     options.spool_dir) and is re-sent by the next start;
+  //   * the executor deregisters and stops serving.
+  // Returns Start()'s error if starting fails, FailedPrecondition if the
+  // executor was already stopped or another Run() in the process owns the
+  // signals.
+  //
+  // Signals: while Run() runs it owns SIGINT and SIGTERM for the whole
+  // process. It installs its own handlers for both (they only write to a
+  // pipe, whichever thread takes the signal), unblocks both in the calling
+  // thread, and restores the previous handlers and the calling thread's
+  // signal mask before returning. The first signal starts the drain; a second
+  // one during the drain ends the process at once, by that signal's default
+  // action (as killed by it), without waiting for runs or results (what is
+  // unacknowledged stays in the spool). When the drain was started by
+  // Stop()/Shutdown() instead, the first signal is absorbed and the second
+  // ends the process. One Run() at a time per process.
+  absl::Status Run(absl::Duration grace = absl::Seconds(30));
+
+  // Asks the executor to stop without waiting: starts Shutdown(grace) on a
+  // thread of the executor's own (a Run() then returns once it is done).
+  // Safe to call from a handler. Before Start(), marks the executor stopped.
+  // Idempotent; a drain already under way keeps its own grace.
+  void Stop(absl::Duration grace = absl::Seconds(30));
+
+  // Blocks until the executor has stopped: a Shutdown(), Stop() or Run()
+  // drain has finished (or Stop()/Shutdown() was called before Start()).
+  void Wait() const;
 
   ~Executor();
   Executor(const Executor&) = delete;
