@@ -130,9 +130,10 @@ export default function JobForm() {
     call<Job>('JobAdmin/GetJob', { jobId: src }).then((j) => {
       const f = fromJob(j);
       if (copyOf) {
-        const copy = { ...j };
-        delete copy.id;
-        setBase(copy);
+        const copy: Record<string, unknown> = { ...j };
+        // A copy is a new job: the server names it job-<id> unless the form does.
+        for (const k of ['id', 'name', 'lastRun', 'lastFireTime']) delete copy[k];
+        setBase(copy as Job);
         setForm({ ...f, description: `Copy of ${j.description || `job ${j.id}`}`, start: false });
       } else {
         setBase(j);
