@@ -9,7 +9,7 @@ GNOMON_PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto
   libabsl-dev libssl-dev libmysqlcppconn-dev libsqlite3-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev libcivetweb-dev civetweb
-  prometheus-cpp-dev mariadb-server prometheus python3 python3-grpcio python3-grpc-tools
+  prometheus-cpp-dev libyaml-cpp-dev mariadb-server prometheus python3 python3-grpcio python3-grpc-tools
   default-jdk-headless libquartz2-java tzdata procps python3-yaml openssl
 )
 
