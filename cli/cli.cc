@@ -105,10 +105,8 @@ int TopUsageError(std::ostream& err, absl::string_view message,
   return kExitUsage;
 }
 
-// Applies global flag values from `args` onto `globals`. --timeout counts as
-// the call deadline only when `timeout_is_global` (a command may own it).
-absl::Status ApplyGlobals(const ParsedArgs& args, bool timeout_is_global,
-                          GlobalOptions* globals) {
+// Applies global flag values from `args` onto `globals`.
+absl::Status ApplyGlobals(const ParsedArgs& args, GlobalOptions* globals) {
   if (auto server = args.Get("server")) globals->server = *server;
   if (auto token = args.Get("token")) globals->token = *token;
   if (args.Has("tls")) globals->tls.enabled = true;
@@ -117,17 +115,20 @@ absl::Status ApplyGlobals(const ParsedArgs& args, bool timeout_is_global,
   if (auto key = args.Get("key")) globals->tls.key_file = *key;
   if (auto name = args.Get("tls-server-name")) globals->tls.server_name = *name;
   if (auto output = args.Get("output")) {
-    if (*output == "json") {
-      globals->output = OutputFormat::kJson;
-    } else if (*output == "table") {
-      globals->output = OutputFormat::kTable;
-    } else {
+    static constexpr std::pair<std::string_view, OutputFormat> kFormats[] = {
+        {"table", OutputFormat::kTable},
+        {"wide", OutputFormat::kWide},
+        {"json", OutputFormat::kJson},
+        {"yaml", OutputFormat::kYaml}};
+    auto it = std::find_if(std::begin(kFormats), std::end(kFormats),
+                           [&](const auto& f) { return f.first == *output; });
+    if (it == std::end(kFormats)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("-o must be table or json, not '", *output, "'"));
+          absl::StrCat("-o must be table, wide, json or yaml, not '", *output, "'"));
     }
+    globals->output = it->second;
   }
   for (const char* name : {"timeout", "rpc-timeout"}) {
-    if (!timeout_is_global && std::string_view(name) == "timeout") continue;
     absl::StatusOr<std::optional<absl::Duration>> d = ParsePositiveDurationFlag(args, name);
     if (!d.ok()) return d.status();
     if (*d) globals->timeout = **d;
@@ -145,12 +146,10 @@ std::vector<FlagSpec> GlobalFlagSpecs() {
        "Admin token, sent as 'authorization: Bearer T' (default "
        "$GNOMON_TOKEN)."},
       {"output", "o", true, "FORMAT",
-       "table (default) or json: one JSON document on stdout."},
-      {"timeout", "", true, "DUR",
-       "Deadline of each call (default 10s); in 'job create|update' after the "
-       "verb it is the job's run timeout."},
-      {"rpc-timeout", "", true, "DUR",
-       "Deadline of each call, in any position."},
+       "table (default), wide (tables with more columns), json (the response in "
+       "protobuf's JSON mapping) or yaml (the same as YAML)."},
+      {"timeout", "", true, "DUR", "Deadline of each call (default 10s)."},
+      {"rpc-timeout", "", true, "DUR", "Same as --timeout (older spelling)."},
       {"tls", "", false, "",
        "Connect with TLS, verifying the server against the system's roots or "
        "--ca (default on if $GNOMON_TLS is 1 or true, or a CA or certificate is "
@@ -233,13 +232,8 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
       if (auto v = env.getenv(name)) *field = *v;
     }
   }
-  const bool command_owns_timeout =
-      std::any_of(command->flags.begin(), command->flags.end(),
-                  [](const FlagSpec& s) { return s.name == "timeout"; });
-  for (auto [parsed, timeout_is_global] :
-       {std::pair{&*head, true}, std::pair{&*tail, !command_owns_timeout}}) {
-    if (absl::Status s = ApplyGlobals(*parsed, timeout_is_global, &globals);
-        !s.ok()) {
+  for (const ParsedArgs* parsed : {&*head, &*tail}) {
+    if (absl::Status s = ApplyGlobals(*parsed, &globals); !s.ok()) {
       return TopUsageError(err, s.message(), path);
     }
   }

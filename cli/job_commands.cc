@@ -8,8 +8,8 @@ namespace gnomon::cli {
 namespace {
 
 int PrintJob(CommandContext& c, const v1::Job& job) {
-  if (c.json()) return c.PrintJson(job);
-  PrintJobDetails(job, c.env().zone, c.out());
+  if (c.structured()) return c.PrintMessage(job);
+  PrintJobDetails(job, c.out());
   return kExitOk;
 }
 
@@ -41,8 +41,8 @@ int List(CommandContext& c) {
     }
     req->set_page_token(resp.next_page_token());
   }
-  if (c.json()) return c.PrintJson(all);
-  PrintJobTable(all.jobs(), c.env().zone, c.out());
+  if (c.structured()) return c.PrintMessage(all);
+  PrintJobTable(all.jobs(), c.wide(), c.out());
   return kExitOk;
 }
 
@@ -129,7 +129,7 @@ int Delete(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().DeleteJob(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   c.out() << "deleted job " << *id << "\n";
   return kExitOk;
 }
@@ -141,7 +141,7 @@ int Trigger(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().TriggerJob(rpc.get(), *req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   c.out() << "triggered job " << req->job_id() << ": "
           << (resp.run_ids().size() == 1 ? "run " : "runs ")
           << absl::StrJoin(resp.run_ids(), ", ") << "\n";
@@ -155,7 +155,7 @@ int Backfill(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().Backfill(rpc.get(), *req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   if (resp.run_ids().empty()) {
     c.out() << "backfilled job " << req->job_id()
             << ": no slot to fire (none in range, or all fired already)\n";
