@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "cli/completion.h"
 #include "services/common/client/version.h"
 
 namespace gnomon::cli {
@@ -14,7 +15,8 @@ const std::vector<Command>& AllCommands() {
     auto* all = new std::vector<Command>();
     for (auto part :
          {GroupCommands(), JobCommands(), RunCommands(), ReportCommands(), CronCommands(),
-          HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(), ExecutorCommands()}) {
+          HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(), ExecutorCommands(),
+          CompletionCommands(AllCommands)}) {
       for (Command& c : part) all->push_back(std::move(c));
     }
     return all;
