@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "cli/completion.h"
+#include "cli/config.h"
 #include "services/common/client/version.h"
 
 namespace gnomon::cli {
@@ -16,7 +17,7 @@ const std::vector<Command>& AllCommands() {
     for (auto part :
          {GroupCommands(), JobCommands(), RunCommands(), ReportCommands(), CronCommands(),
           HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(), ExecutorCommands(),
-          CompletionCommands(AllCommands)}) {
+          ConfigCommands(), CompletionCommands(AllCommands)}) {
       for (Command& c : part) all->push_back(std::move(c));
     }
     return all;
@@ -163,6 +164,10 @@ std::vector<FlagSpec> GlobalFlagSpecs() {
       {"tls-server-name", "", true, "NAME",
        "Name the server's certificate must carry (default: the host of --server; "
        "$GNOMON_TLS_SERVER_NAME)."},
+      {"config", "", true, "FILE",
+       "gnomonctl's config file (default $GNOMONCTL_CONFIG, else "
+       "$XDG_CONFIG_HOME/gnomon/config.yaml, else ~/.config/gnomon/config.yaml)."},
+      {"context", "", true, "NAME", "Use this context of the config file, not the current one."},
       {"help", "h", false, "", "Show help."},
       {"version", "", false, "", "Print gnomonctl's version and exit."},
   };
@@ -220,19 +225,33 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
     return kExitOk;
   }
 
+  // Settings apply context < environment < flags (docs/cli.md).
+  auto flag = [&](std::string_view name) {
+    std::optional<std::string> value = tail->Get(name);
+    return value ? value : head->Get(name);
+  };
+  auto getenv = [&](const char* name) -> std::optional<std::string> {
+    if (!env.getenv) return std::nullopt;
+    std::optional<std::string> value = env.getenv(name);
+    if (value && value->empty()) return std::nullopt;  // set but empty: unset
+    return value;
+  };
   GlobalOptions globals;
-  if (env.getenv) {
-    if (auto server = env.getenv("GNOMON_SERVER"); server && !server->empty()) {
-      globals.server = *server;
+  globals.config_path = ConfigPath(flag("config"), env);
+  if (!command->offline) {
+    const bool want_token = !flag("token") && !getenv("GNOMON_TOKEN");
+    if (absl::Status s = ApplyConfiguredContext(flag("context"), want_token, &globals); !s.ok()) {
+      return TopUsageError(err, s.message(), path);
     }
-    if (auto token = env.getenv("GNOMON_TOKEN")) globals.token = *token;
-    if (auto on = env.getenv("GNOMON_TLS")) globals.tls.enabled = *on == "1" || *on == "true";
-    for (auto [name, field] : {std::pair{"GNOMON_TLS_CA", &globals.tls.ca_file},
-                               std::pair{"GNOMON_TLS_CERT", &globals.tls.cert_file},
-                               std::pair{"GNOMON_TLS_KEY", &globals.tls.key_file},
-                               std::pair{"GNOMON_TLS_SERVER_NAME", &globals.tls.server_name}}) {
-      if (auto v = env.getenv(name)) *field = *v;
-    }
+  }
+  if (auto server = getenv("GNOMON_SERVER")) globals.server = *server;
+  if (auto token = getenv("GNOMON_TOKEN")) globals.token = *token;
+  if (auto on = getenv("GNOMON_TLS")) globals.tls.enabled = *on == "1" || *on == "true";
+  for (auto [name, field] : {std::pair{"GNOMON_TLS_CA", &globals.tls.ca_file},
+                             std::pair{"GNOMON_TLS_CERT", &globals.tls.cert_file},
+                             std::pair{"GNOMON_TLS_KEY", &globals.tls.key_file},
+                             std::pair{"GNOMON_TLS_SERVER_NAME", &globals.tls.server_name}}) {
+    if (auto v = getenv(name)) *field = *v;
   }
   for (const ParsedArgs* parsed : {&*head, &*tail}) {
     if (absl::Status s = ApplyGlobals(*parsed, &globals); !s.ok()) {
@@ -241,7 +260,10 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
   }
   if (!globals.tls.ca_file.empty() || !globals.tls.cert_file.empty()) globals.tls.enabled = true;
   // A bad TLS file is the user's to fix before anything is sent.
-  if (absl::Status s = tls::MakeDialer(globals.tls, grpc::ChannelArguments()).status(); !s.ok()) {
+  if (absl::Status s = command->offline
+                           ? absl::OkStatus()
+                           : tls::MakeDialer(globals.tls, grpc::ChannelArguments()).status();
+      !s.ok()) {
     return TopUsageError(err, s.message(), path);
   }
   CommandContext context(*command, *std::move(tail), globals, env, out, err);

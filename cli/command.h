@@ -69,6 +69,8 @@ struct GlobalOptions {
   absl::Duration timeout = absl::Seconds(10);
   // TLS to the server (--tls, --ca, --cert, --key, --tls-server-name).
   tls::TlsOptions tls;
+  // gnomonctl's config file (cli/config.h); empty when none is known.
+  std::string config_path;
 };
 
 // What gnomonctl takes from its surroundings; tests substitute each part.
@@ -102,6 +104,9 @@ struct Command {
   std::string examples;
   // Runs the command; returns the exit code.
   std::function<int(CommandContext&)> run;
+  // Needs no server (cron next, completion, config): the config's context
+  // and the TLS files are not read, so a broken one cannot stop it.
+  bool offline = false;
 };
 
 // Per-invocation state handed to a command.
@@ -168,6 +173,7 @@ std::vector<Command> TokenCommands();
 std::vector<Command> UserCommands();
 std::vector<Command> ExecutorCommands();
 std::vector<Command> ReportCommands();
+std::vector<Command> ConfigCommands();
 
 }  // namespace gnomon::cli
 

@@ -187,7 +187,8 @@ std::vector<Command> CompletionCommands(std::function<const std::vector<Command>
           if (!script.ok()) return c.UsageError(script.status());
           c.out() << *script;
           return kExitOk;
-        }});
+        },
+        /*offline=*/true});
   }
   return out;
 }

@@ -122,7 +122,8 @@ std::vector<Command> CronCommands() {
        "gnomonctl cron next '0 0 2 * * ?' --tz Europe/Berlin -n 5\n"
        "gnomonctl cron next '0 */15 * * * ?' --from 2024-03-31T00:00:00Z -o "
        "json",
-       Next},
+       Next,
+       /*offline=*/true},
   };
 }
 
