@@ -580,5 +580,27 @@ TEST(ExitCodes, AreTheDocumentedOnes) {
   }
 }
 
+// docs/cli.md, "Output": the formats its table names are the ones -o takes.
+TEST(OutputFormats, AreTheDocumentedOnes) {
+  std::ifstream in(std::string(GNOMON_SOURCE_DIR) + "/docs/cli.md");
+  ASSERT_TRUE(in);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str();
+  std::vector<std::string> documented;
+  const std::regex row(R"(\n\| `([a-z]+)` \| )");
+  for (std::sregex_iterator it(text.begin(), text.end(), row), end; it != end; ++it) {
+    documented.push_back((*it)[1].str());
+  }
+  EXPECT_THAT(documented, ElementsAre("table", "wide", "json", "yaml"));
+  CliEnv env;
+  env.now = [] { return absl::FromUnixSeconds(1714564800); };
+  for (const std::string& format : documented) {
+    std::ostringstream out, err;
+    EXPECT_EQ(RunCli({"cron", "next", "0 0 * * * ?", "-n", "1", "-o", format}, env, out, err), 0)
+        << format << ": " << err.str();
+  }
+}
+
 }  // namespace
 }  // namespace gnomon::cli
