@@ -554,14 +554,19 @@ TEST_F(CliTest, CronNextInvalidExpressionExitsTwoWithOneLine) {
   EXPECT_THAT(r.err, StartsWith("gnomonctl: "));
 }
 
+// The text of docs/NAME ("" if it cannot be read).
+std::string Doc(const std::string& name) {
+  std::ifstream in(std::string(GNOMON_SOURCE_DIR) + "/docs/" + name);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  return doc.str();
+}
+
 // docs/operations.md, "gnomonctl exit codes": the codes it names for 3, 4 and
 // 5 are ExitCodeOf's, and every other gRPC code is 1.
 TEST(ExitCodes, AreTheDocumentedOnes) {
-  std::ifstream in(std::string(GNOMON_SOURCE_DIR) + "/docs/operations.md");
-  ASSERT_TRUE(in);
-  std::stringstream doc;
-  doc << in.rdbuf();
-  const std::string text = doc.str();
+  const std::string text = Doc("operations.md");
+  ASSERT_FALSE(text.empty());
   std::map<std::string, int> documented;
   const std::regex row(R"(\| ([345]) \| ([^\n]*) \|)");
   for (std::sregex_iterator it(text.begin(), text.end(), row), end; it != end; ++it) {
@@ -582,11 +587,8 @@ TEST(ExitCodes, AreTheDocumentedOnes) {
 
 // docs/cli.md, "Output": the formats its table names are the ones -o takes.
 TEST(OutputFormats, AreTheDocumentedOnes) {
-  std::ifstream in(std::string(GNOMON_SOURCE_DIR) + "/docs/cli.md");
-  ASSERT_TRUE(in);
-  std::stringstream doc;
-  doc << in.rdbuf();
-  const std::string text = doc.str();
+  const std::string text = Doc("cli.md");
+  ASSERT_FALSE(text.empty());
   std::vector<std::string> documented;
   const std::regex row(R"(\n\| `([a-z]+)` \| )");
   for (std::sregex_iterator it(text.begin(), text.end(), row), end; it != end; ++it) {

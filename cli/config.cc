@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +32,27 @@ absl::StatusOr<std::string> Text(const std::string& path, const std::string& key
   return value.Scalar();
 }
 
+// Reads the string keys of mapping `node` named in `fields`; any other key
+// but `skip` is an error listing `known`. `prefix` names a nested mapping.
+absl::Status ReadFields(const std::string& path, const YAML::Node& node, const std::string& prefix,
+                        const std::vector<std::pair<std::string, std::string*>>& fields,
+                        const std::string& known, const std::string& skip = "") {
+  for (const auto& item : node) {
+    const std::string key = item.first.as<std::string>();
+    if (key == skip) continue;
+    auto field = std::find_if(fields.begin(), fields.end(),
+                              [&](const auto& f) { return f.first == key; });
+    if (field == fields.end()) {
+      return At(path, item.first.Mark(),
+                absl::StrCat("unknown key '", prefix, key, "' (", known, ")"));
+    }
+    absl::StatusOr<std::string> text = Text(path, key, item.second);
+    if (!text.ok()) return text.status();
+    *field->second = *text;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadTls(const std::string& path, const YAML::Node& node, CliContext* context) {
   if (node.IsScalar()) {
     bool on = false;
@@ -42,44 +64,27 @@ absl::Status ReadTls(const std::string& path, const YAML::Node& node, CliContext
   }
   if (!node.IsMap()) return At(path, node.Mark(), "tls must be true, false or a mapping");
   context->tls = true;
-  for (const auto& item : node) {
-    const std::string key = item.first.as<std::string>();
-    std::string* field = key == "ca"            ? &context->ca_file
-                         : key == "cert"        ? &context->cert_file
-                         : key == "key"         ? &context->key_file
-                         : key == "server-name" ? &context->server_name
-                                                : nullptr;
-    if (field == nullptr) {
-      return At(path, item.first.Mark(),
-                absl::StrCat("unknown key 'tls.", key, "' (ca, cert, key, server-name)"));
-    }
-    absl::StatusOr<std::string> text = Text(path, key, item.second);
-    if (!text.ok()) return text.status();
-    *field = *text;
-  }
-  return absl::OkStatus();
+  return ReadFields(path, node, "tls.",
+                    {{"ca", &context->ca_file},
+                     {"cert", &context->cert_file},
+                     {"key", &context->key_file},
+                     {"server-name", &context->server_name}},
+                    "ca, cert, key, server-name");
 }
 
 absl::StatusOr<CliContext> ReadContext(const std::string& path, const YAML::Node& node) {
   if (!node.IsMap()) return At(path, node.Mark(), "each context must be a mapping");
   CliContext context;
-  for (const auto& item : node) {
-    const std::string key = item.first.as<std::string>();
-    if (key == "tls") {
-      if (absl::Status s = ReadTls(path, item.second, &context); !s.ok()) return s;
-      continue;
-    }
-    std::string* field = key == "name"         ? &context.name
-                         : key == "server"     ? &context.server
-                         : key == "token-file" ? &context.token_file
-                                               : nullptr;
-    if (field == nullptr) {
-      return At(path, item.first.Mark(),
-                absl::StrCat("unknown key '", key, "' (name, server, token-file, tls)"));
-    }
-    absl::StatusOr<std::string> text = Text(path, key, item.second);
-    if (!text.ok()) return text.status();
-    *field = *text;
+  if (absl::Status s = ReadFields(path, node, "",
+                                  {{"name", &context.name},
+                                   {"server", &context.server},
+                                   {"token-file", &context.token_file}},
+                                  "name, server, token-file, tls", /*skip=*/"tls");
+      !s.ok()) {
+    return s;
+  }
+  if (node["tls"]) {
+    if (absl::Status s = ReadTls(path, node["tls"], &context); !s.ok()) return s;
   }
   if (context.name.empty()) return At(path, node.Mark(), "a context needs a name");
   return context;
