@@ -17,7 +17,7 @@ const std::vector<Command>& AllCommands() {
     for (auto part :
          {GroupCommands(), JobCommands(), RunCommands(), ReportCommands(), CronCommands(),
           HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(), ExecutorCommands(),
-          ConfigCommands(), CompletionCommands(AllCommands)}) {
+          ApplyCommands(), ConfigCommands(), CompletionCommands(AllCommands)}) {
       for (Command& c : part) all->push_back(std::move(c));
     }
     return all;
@@ -175,8 +175,12 @@ std::vector<FlagSpec> GlobalFlagSpecs() {
 
 int RunCli(const std::vector<std::string>& args, const CliEnv& env,
            std::ostream& out, std::ostream& err) {
-  // Phase 1: global flags up to and including the noun and the verb.
-  absl::StatusOr<ParsedArgs> head = ParseFlags(args, GlobalFlagSpecs(), 2);
+  // Phase 1: global flags up to and including the noun and the verb (a
+  // command without a verb, such as apply, has only the noun).
+  absl::StatusOr<ParsedArgs> head = ParseFlags(args, GlobalFlagSpecs(), 1);
+  if (head.ok() && !head->positionals().empty() && FindCommand(head->positionals()[0], "") == nullptr) {
+    head = ParseFlags(args, GlobalFlagSpecs(), 2);
+  }
   if (!head.ok()) return TopUsageError(err, head.status().message(), "");
   const auto& words = head->positionals();
   if (words.empty()) {
@@ -194,7 +198,8 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
   if (!IsNoun(noun)) {
     return TopUsageError(err, absl::StrCat("unknown command '", noun, "'"), "");
   }
-  if (words.size() < 2) {
+  const Command* command = FindCommand(noun, words.size() < 2 ? "" : words[1]);
+  if (words.size() < 2 && command == nullptr) {
     if (head->Has("help")) {
       out << NounHelp(noun);
       return kExitOk;
@@ -202,7 +207,6 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
     return TopUsageError(err, absl::StrCat("missing verb after '", noun, "'"),
                          noun);
   }
-  const Command* command = FindCommand(noun, words[1]);
   if (command == nullptr) {
     return TopUsageError(
         err, absl::StrCat("unknown command '", noun, " ", words[1], "'"), noun);
@@ -218,7 +222,7 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
   }
   std::vector<std::string> rest(args.begin() + head->consumed(), args.end());
   absl::StatusOr<ParsedArgs> tail = ParseFlags(rest, specs);
-  const std::string path = absl::StrCat(noun, " ", command->verb);
+  const std::string path = command->verb.empty() ? noun : absl::StrCat(noun, " ", command->verb);
   if (!tail.ok()) return TopUsageError(err, tail.status().message(), path);
   if (head->Has("help") || tail->Has("help")) {
     out << CommandHelp(*command);

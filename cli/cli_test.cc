@@ -124,7 +124,7 @@ TEST_F(CliTest, PermissionErrorIsReportedToo) {
 TEST_F(CliTest, UsageErrorsExitTwoWithoutCallingTheServer) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"job", "get"},
-           {"job", "get", "abc"},
+           {"job", "get", "app/"},
            {"job", "get", "7", "--bogus"},
            {"job", "create", "--group", "1", "--handler", "h"},
            {"job"},
@@ -373,7 +373,15 @@ TEST_F(CliTest, JobStartStopDelete) {
   EXPECT_EQ(servers_.state.Last<v1::StopJobRequest>("StopJob").job_id(), 7);
   r = Run({"job", "delete", "7"});
   ASSERT_EQ(r.code, 0);
-  EXPECT_EQ(r.out, "deleted job 7\n");
+  EXPECT_EQ(r.out, "deleted job 7; its runs and logs stay until retention (--purge-runs deletes them now)\n");
+  EXPECT_FALSE(servers_.state.Last<v1::DeleteJobRequest>("DeleteJob").purge_runs());
+  r = Run({"job", "delete", "billing/report", "--purge-runs"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "deleted job billing/report with its runs and their logs\n");
+  const v1::DeleteJobRequest purged = servers_.state.Last<v1::DeleteJobRequest>("DeleteJob");
+  EXPECT_TRUE(purged.purge_runs());
+  EXPECT_EQ(purged.job_name().group(), "billing");
+  EXPECT_EQ(purged.job_name().name(), "report");
 }
 
 TEST_F(CliTest, JobTriggerIsManual) {

@@ -174,6 +174,8 @@ std::vector<Command> UserCommands();
 std::vector<Command> ExecutorCommands();
 std::vector<Command> ReportCommands();
 std::vector<Command> ConfigCommands();
+// apply (a command without a verb) and get group|job|jobs.
+std::vector<Command> ApplyCommands();
 
 }  // namespace gnomon::cli
 

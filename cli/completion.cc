@@ -138,6 +138,11 @@ std::string Fish(const std::vector<Command>& commands, const std::vector<FlagSpe
     for (const Command* c : list) verb_names.push_back(c->verb);
     const std::string in_noun = absl::StrCat("__fish_seen_subcommand_from ", noun);
     for (const Command* c : list) {
+      // A command without a verb (apply) takes its flags right after the noun.
+      if (c->verb.empty()) {
+        AppendFishFlags(c->flags, absl::StrCat(" -n ", FishQuote(in_noun)), &out);
+        continue;
+      }
       absl::StrAppend(&out, "complete -c gnomonctl -n ",
                       FishQuote(absl::StrCat(in_noun, "; and not __fish_seen_subcommand_from ",
                                              absl::StrJoin(verb_names, " "))),

@@ -70,6 +70,9 @@ TEST(CompletionTest, BashScriptParsesAndCompletesFromTheCommandTable) {
   EXPECT_EQ(BashCompletes(path, "gnomonctl run list --tim"), "--timeout");
   EXPECT_EQ(BashCompletes(path, "gnomonctl -o y"), "yaml");
   EXPECT_EQ(BashCompletes(path, "gnomonctl completion f"), "fish");
+  // A command without a verb offers its flags right after the noun.
+  EXPECT_EQ(BashCompletes(path, "gnomonctl apply --dr"), "--dry-run");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl get j"), "job jobs");
   std::remove(path.c_str());
 }
 
@@ -80,6 +83,8 @@ TEST(CompletionTest, ZshAndFishScriptsAreGenerated) {
   const std::string fish = Script("fish");
   EXPECT_THAT(fish, HasSubstr("complete -c gnomonctl -n '__fish_use_subcommand' -a job\n"));
   EXPECT_THAT(fish, HasSubstr("-l run-timeout -r"));
+  EXPECT_THAT(fish, HasSubstr("complete -c gnomonctl -n '__fish_seen_subcommand_from apply' -l dry-run"));
+  EXPECT_THAT(fish, ::testing::Not(HasSubstr(" -a  ")));
   EXPECT_THAT(fish, HasSubstr("-l output -s o -r -f -a 'table wide json yaml'"));
   // Syntax checks where the shells are installed (they are not packaged
   // dependencies of the build).

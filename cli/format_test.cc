@@ -91,6 +91,9 @@ TEST(FormatTest, JobTable) {
   job.set_route_strategy(v1::ROUTE_STRATEGY_ROUND);
   *job.mutable_next_fire_time() = Ts(1714564800000);
   job.set_description("hourly");
+  job.set_name("hourly-report");
+  job.mutable_last_run()->set_run_id(40);
+  job.mutable_last_run()->set_status(v1::RUN_STATUS_SUCCEEDED);
   google::protobuf::RepeatedPtrField<v1::Job> jobs;
   *jobs.Add() = job;
   std::ostringstream out;
@@ -98,10 +101,10 @@ TEST(FormatTest, JobTable) {
   // Next fire in the job's zone, with its offset.
   EXPECT_EQ(
       out.str(),
-      "ID  GROUP  STATE    SCHEDULE                          TASK            "
-      "ROUTE  NEXT FIRE                   DESCRIPTION\n"
-      "7   2      running  cron '0 * * * * ?' Europe/Berlin  handler report  "
-      "round  2024-05-01 14:00:00 +02:00  hourly\n");
+      "ID  NAME           GROUP  STATE    SCHEDULE                          TASK            "
+      "ROUTE  NEXT FIRE                   LAST RUN          DESCRIPTION\n"
+      "7   hourly-report  2      running  cron '0 * * * * ?' Europe/Berlin  handler report  "
+      "round  2024-05-01 14:00:00 +02:00  run 40 succeeded  hourly\n");
 
   job.set_block_strategy(v1::BLOCK_STRATEGY_DISCARD_LATER);
   *job.mutable_timeout() = ToDurationProto(absl::Seconds(30));
@@ -117,7 +120,7 @@ TEST(FormatTest, JobTable) {
   EXPECT_THAT(wide.str(), HasSubstr("DESCRIPTION  BLOCK          RUN TIMEOUT  RETRIES  CHILDREN  "
                                     "AUTHOR  UPDATED\n"));
   // No zone is UTC.
-  EXPECT_THAT(wide.str(), HasSubstr("2024-05-01 12:00:00 +00:00  hourly       discard-later  30s"
+  EXPECT_THAT(wide.str(), HasSubstr("2024-05-01 12:00:00 +00:00  run 40 succeeded  hourly       discard-later  30s"
                                     "          2        8,9       ana     "
                                     "2024-05-01 12:00:00.5 +00:00\n"));
 }

@@ -7,6 +7,14 @@
 namespace gnomon::cli {
 namespace {
 
+// The job a request names, as typed.
+template <typename Request>
+std::string JobLabel(const Request& r) {
+  if (r.job_id() != 0) return absl::StrCat(r.job_id());
+  return r.job_name().group().empty() ? r.job_name().name()
+                                      : absl::StrCat(r.job_name().group(), "/", r.job_name().name());
+}
+
 int PrintJob(CommandContext& c, const v1::Job& job) {
   if (c.structured()) return c.PrintMessage(job);
   PrintJobDetails(job, c.out());
@@ -46,18 +54,18 @@ int List(CommandContext& c) {
   return kExitOk;
 }
 
-grpc::Status FetchJob(CommandContext& c, int64_t id, v1::Job* job) {
+grpc::Status FetchJob(CommandContext& c, const JobArg& which, v1::Job* job) {
   v1::GetJobRequest req;
-  req.set_job_id(id);
+  which.SetOn(&req);
   auto rpc = c.NewRpcContext();
   return c.admin().GetJob(rpc.get(), req, job);
 }
 
 int Get(CommandContext& c) {
-  absl::StatusOr<int64_t> id = PositionalId(c.args(), "ID");
-  if (!id.ok()) return c.UsageError(id.status());
+  absl::StatusOr<JobArg> which = PositionalJob(c.args());
+  if (!which.ok()) return c.UsageError(which.status());
   v1::Job job;
-  grpc::Status s = FetchJob(c, *id, &job);
+  grpc::Status s = FetchJob(c, *which, &job);
   if (!s.ok()) return c.RpcError(s);
   return PrintJob(c, job);
 }
@@ -65,10 +73,10 @@ int Get(CommandContext& c) {
 // Sends a request that answers with the job (start, stop).
 template <typename Request, typename Method>
 int JobAction(CommandContext& c, Method method) {
-  absl::StatusOr<int64_t> id = PositionalId(c.args(), "ID");
-  if (!id.ok()) return c.UsageError(id.status());
+  absl::StatusOr<JobArg> which = PositionalJob(c.args());
+  if (!which.ok()) return c.UsageError(which.status());
   Request req;
-  req.set_job_id(*id);
+  which->SetOn(&req);
   v1::Job job;
   auto rpc = c.NewRpcContext();
   grpc::Status s = (c.admin().*method)(rpc.get(), req, &job);
@@ -87,8 +95,8 @@ int Stop(CommandContext& c) {
 }
 
 int Update(CommandContext& c) {
-  absl::StatusOr<int64_t> id = PositionalId(c.args(), "ID");
-  if (!id.ok()) return c.UsageError(id.status());
+  absl::StatusOr<JobArg> which = PositionalJob(c.args());
+  if (!which.ok()) return c.UsageError(which.status());
   // Check the flags before talking to the server. The probe has a cron
   // schedule so --tz passes here; it is checked against the real job below.
   v1::Job probe;
@@ -99,7 +107,7 @@ int Update(CommandContext& c) {
     return c.UsageError(s);
   }
   v1::UpdateJobRequest req;
-  grpc::Status s = FetchJob(c, *id, req.mutable_job());
+  grpc::Status s = FetchJob(c, *which, req.mutable_job());
   if (!s.ok()) return c.RpcError(s);
   if (absl::Status a =
           ApplyJobFlags(c.args(), false, c.env().read_file, req.mutable_job());
@@ -112,7 +120,7 @@ int Update(CommandContext& c) {
   if (!s.ok()) return c.RpcError(s);
   if (c.args().Has("start")) {
     v1::StartJobRequest start;
-    start.set_job_id(*id);
+    start.set_job_id(updated.id());
     auto start_rpc = c.NewRpcContext();
     s = c.admin().StartJob(start_rpc.get(), start, &updated);
     if (!s.ok()) return c.RpcError(s);
@@ -121,17 +129,45 @@ int Update(CommandContext& c) {
 }
 
 int Delete(CommandContext& c) {
-  absl::StatusOr<int64_t> id = PositionalId(c.args(), "ID");
-  if (!id.ok()) return c.UsageError(id.status());
+  absl::StatusOr<JobArg> which = PositionalJob(c.args());
+  if (!which.ok()) return c.UsageError(which.status());
   v1::DeleteJobRequest req;
-  req.set_job_id(*id);
+  which->SetOn(&req);
+  req.set_purge_runs(c.args().Has("purge-runs"));
   v1::DeleteJobResponse resp;
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().DeleteJob(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
   if (c.structured()) return c.PrintMessage(resp);
-  c.out() << "deleted job " << *id << "\n";
+  c.out() << "deleted job " << which->ToString()
+          << (req.purge_runs() ? " with its runs and their logs\n"
+                               : "; its runs and logs stay until retention (--purge-runs deletes them now)\n");
   return kExitOk;
+}
+
+// A new stopped job with the configuration of JOB, under --name (or
+// unnamed: the server calls it job-<id>) and optionally in --to-group.
+int Copy(CommandContext& c) {
+  absl::StatusOr<JobArg> which = PositionalJob(c.args());
+  if (!which.ok()) return c.UsageError(which.status());
+  v1::CreateJobRequest req;
+  grpc::Status s = FetchJob(c, *which, req.mutable_job());
+  if (!s.ok()) return c.RpcError(s);
+  v1::Job& job = *req.mutable_job();
+  job.set_name(c.args().Get("name").value_or(""));
+  if (auto group = c.args().Get("to-group")) {
+    absl::StatusOr<int64_t> id = ParseId("--to-group", *group);
+    if (!id.ok()) return c.UsageError(id.status());
+    job.set_group_id(*id);
+  }
+  job.clear_last_fire_time();
+  job.clear_last_run();
+  if (job.has_script()) job.mutable_script()->clear_version();
+  v1::Job created;
+  auto rpc = c.NewRpcContext();
+  s = c.admin().CreateJob(rpc.get(), req, &created);
+  if (!s.ok()) return c.RpcError(s);
+  return PrintJob(c, created);
 }
 
 int Trigger(CommandContext& c) {
@@ -142,7 +178,7 @@ int Trigger(CommandContext& c) {
   grpc::Status s = c.admin().TriggerJob(rpc.get(), *req, &resp);
   if (!s.ok()) return c.RpcError(s);
   if (c.structured()) return c.PrintMessage(resp);
-  c.out() << "triggered job " << req->job_id() << ": "
+  c.out() << "triggered job " << JobLabel(*req) << ": "
           << (resp.run_ids().size() == 1 ? "run " : "runs ")
           << absl::StrJoin(resp.run_ids(), ", ") << "\n";
   return kExitOk;
@@ -157,10 +193,10 @@ int Backfill(CommandContext& c) {
   if (!s.ok()) return c.RpcError(s);
   if (c.structured()) return c.PrintMessage(resp);
   if (resp.run_ids().empty()) {
-    c.out() << "backfilled job " << req->job_id()
+    c.out() << "backfilled job " << JobLabel(*req)
             << ": no slot to fire (none in range, or all fired already)\n";
   } else {
-    c.out() << "backfilled job " << req->job_id() << ": "
+    c.out() << "backfilled job " << JobLabel(*req) << ": "
             << resp.run_ids().size() << " runs ("
             << absl::StrJoin(resp.run_ids(), ", ") << ")\n";
   }
@@ -185,41 +221,49 @@ std::vector<Command> JobCommands() {
        "gnomonctl job create --group 3 --handler shard --manual --route "
        "broadcast --children 8,9",
        Create},
-      {"job", "list", "[--group ID]", "List jobs (all pages).",
-       JobListFlagSpecs(), "gnomonctl job list --group 3", List},
-      {"job", "get", "ID", "Show one job.", {}, "gnomonctl job get 7", Get},
-      {"job", "update", "ID [job create flags]",
+      {"job", "list", "[--group ID] [--name T] [--handler T] [--author T] [--description T] [--schedule K] [--state S]",
+       "List jobs (all pages), filtered.",
+       JobListFlagSpecs(), "gnomonctl job list --group 3\ngnomonctl job list --handler invoice --state running", List},
+      {"job", "get", "JOB", "Show one job (JOB: id, NAME or GROUP_APP/NAME).", {}, "gnomonctl job get 7", Get},
+      {"job", "update", "JOB [job create flags]",
        "Change a job; only the given flags change.", JobFlagSpecs(),
        "gnomonctl job update 7 --cron '0 */10 * * * ?'\n"
        "gnomonctl job update 7 --retries 0 --children ''",
        Update},
       {"job",
        "delete",
-       "ID",
-       "Delete a job with its runs and their logs; other jobs stop triggering it as a child.",
-       {},
-       "gnomonctl job delete 7",
+       "JOB [--purge-runs]",
+       "Delete a job; other jobs stop triggering it as a child. Its runs and logs stay until retention "
+       "unless --purge-runs.",
+       {{"purge-runs", "", false, "", "Also delete its runs, their logs and its report rows now."}},
+       "gnomonctl job delete 7\ngnomonctl job delete billing/nightly-invoice --purge-runs",
        Delete},
       {"job",
        "start",
-       "ID",
+       "JOB",
        "Start scheduling a job.",
        {},
        "gnomonctl job start 7",
        Start},
       {"job",
        "stop",
-       "ID",
+       "JOB",
        "Stop scheduling a job.",
        {},
        "gnomonctl job stop 7",
        Stop},
-      {"job", "trigger", "ID [--params P] [--executors A,B] [--shard N]",
+      {"job", "copy", "JOB [--name NAME] [--to-group ID]",
+       "Create a stopped copy of a job (unnamed copies are called job-<id>).",
+       {{"name", "", true, "NAME", "Name of the copy."},
+        {"to-group", "", true, "ID", "Put the copy in this group instead."}},
+       "gnomonctl job copy billing/nightly-invoice --name nightly-invoice-eu",
+       Copy},
+      {"job", "trigger", "JOB [--params P] [--executors A,B] [--shard N]",
        "Fire a job now (trigger type manual).", TriggerFlagSpecs(),
        "gnomonctl job trigger 7 --params 'date=2024-05-01'\n"
        "gnomonctl job trigger 7 --executors 10.0.0.5:9999 --shard 0",
        Trigger},
-      {"job", "backfill", "ID --from TIME --to TIME",
+      {"job", "backfill", "JOB --from TIME --to TIME",
        "Fire the job's slots in [from, to); slots fired already are skipped.",
        BackfillFlagSpecs(),
        "gnomonctl job backfill 7 --from 2024-05-01T00:00:00Z --to "

@@ -218,6 +218,7 @@ std::vector<FlagSpec> JobFlagSpecs() {
       {"manual", "", false, "", "No schedule: fire only on trigger."},
       {"desc", "", true, "D", "Description."},
       {"author", "", true, "NAME", "Owner, for people."},
+      {"name", "", true, "NAME", "Unique within the group (default job-<id>); other commands accept it for the id."},
       {"params", "", true, "P", "Parameters passed to every run."},
       {"route", "", true, "R",
        "Executor choice: first, last, round, random, consistent-hash, lfu, "
@@ -267,6 +268,7 @@ absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating,
   if (absl::Status s = ApplySchedule(args, creating, job); !s.ok()) return s;
   if (auto desc = args.Get("desc")) job->set_description(*desc);
   if (auto author = args.Get("author")) job->set_author(*author);
+  if (auto name = args.Get("name")) job->set_name(*name);
   if (auto params = args.Get("params")) job->set_params(*params);
   if (auto word = args.Get("route")) {
     absl::StatusOr<v1::RouteStrategy> route = ParseRoute(*word);

@@ -56,6 +56,21 @@ const Table<v1::RunStatus>& Statuses() {
   return *t;
 }
 
+const Table<v1::TriggerType>& TriggerTypes() {
+  static const auto* t = new Table<v1::TriggerType>{
+      {v1::TRIGGER_TYPE_CRON, "cron"},
+      {v1::TRIGGER_TYPE_FIX_RATE, "fix_rate"},
+      {v1::TRIGGER_TYPE_FIX_DELAY, "fix_delay"},
+      {v1::TRIGGER_TYPE_MANUAL, "manual"},
+      {v1::TRIGGER_TYPE_API, "api"},
+      {v1::TRIGGER_TYPE_PARENT, "parent"},
+      {v1::TRIGGER_TYPE_RETRY, "retry"},
+      {v1::TRIGGER_TYPE_MISFIRE, "misfire"},
+      {v1::TRIGGER_TYPE_BACKFILL, "backfill"},
+  };
+  return *t;
+}
+
 const Table<v1::Role>& Roles() {
   static const auto* t = new Table<v1::Role>{
       {v1::ROLE_ADMIN, "admin"},
@@ -117,27 +132,29 @@ std::string RunStatusName(v1::RunStatus status) {
 absl::StatusOr<v1::Role> ParseRole(std::string_view word) { return Parse(Roles(), "role", word); }
 std::string RoleName(v1::Role role) { return Name(Roles(), role); }
 
-std::string TriggerTypeName(v1::TriggerType type) {
-  static const auto* t = new Table<v1::TriggerType>{
-      {v1::TRIGGER_TYPE_CRON, "cron"},
-      {v1::TRIGGER_TYPE_FIX_RATE, "fix_rate"},
-      {v1::TRIGGER_TYPE_FIX_DELAY, "fix_delay"},
-      {v1::TRIGGER_TYPE_MANUAL, "manual"},
-      {v1::TRIGGER_TYPE_API, "api"},
-      {v1::TRIGGER_TYPE_PARENT, "parent"},
-      {v1::TRIGGER_TYPE_RETRY, "retry"},
-      {v1::TRIGGER_TYPE_MISFIRE, "misfire"},
-      {v1::TRIGGER_TYPE_BACKFILL, "backfill"},
-  };
-  return Name(*t, type);
+absl::StatusOr<v1::TriggerType> ParseTriggerType(std::string_view word) {
+  return Parse(TriggerTypes(), "trigger type", word);
 }
+std::string TriggerTypeName(v1::TriggerType type) { return Name(TriggerTypes(), type); }
 
-std::string JobStateName(v1::JobState state) {
+static const Table<v1::JobState>& JobStates() {
   static const auto* t = new Table<v1::JobState>{
       {v1::JOB_STATE_STOPPED, "stopped"},
       {v1::JOB_STATE_RUNNING, "running"},
   };
-  return Name(*t, state);
+  return *t;
+}
+std::string JobStateName(v1::JobState state) { return Name(JobStates(), state); }
+absl::StatusOr<v1::JobState> ParseJobState(std::string_view word) { return Parse(JobStates(), "job state", word); }
+
+absl::StatusOr<v1::ScheduleType> ParseScheduleType(std::string_view word) {
+  static const auto* t = new Table<v1::ScheduleType>{
+      {v1::SCHEDULE_TYPE_CRON, "cron"},
+      {v1::SCHEDULE_TYPE_FIX_RATE, "fix-rate"},
+      {v1::SCHEDULE_TYPE_FIX_DELAY, "fix-delay"},
+      {v1::SCHEDULE_TYPE_NONE, "none"},
+  };
+  return Parse(*t, "schedule kind", word);
 }
 
 std::string ScriptLanguageName(v1::ScriptLanguage language) {

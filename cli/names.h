@@ -33,8 +33,11 @@ std::string RunStatusName(v1::RunStatus status);
 absl::StatusOr<v1::Role> ParseRole(std::string_view word);
 std::string RoleName(v1::Role role);
 
+absl::StatusOr<v1::TriggerType> ParseTriggerType(std::string_view word);
 std::string TriggerTypeName(v1::TriggerType type);
 std::string JobStateName(v1::JobState state);
+absl::StatusOr<v1::JobState> ParseJobState(std::string_view word);
+absl::StatusOr<v1::ScheduleType> ParseScheduleType(std::string_view word);
 std::string ScriptLanguageName(v1::ScriptLanguage language);
 // "200 success", "502 timeout", "0" (no result yet), "417" (custom code).
 std::string HandleCodeName(int32_t code);

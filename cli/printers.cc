@@ -80,9 +80,16 @@ void PrintGroupDetails(const v1::Group& group, absl::TimeZone zone,
   d.Render(out);
 }
 
+// "run 12 succeeded" (or "-" before the first run).
+static std::string LastRunText(const v1::Job& j) {
+  if (!j.has_last_run()) return "-";
+  return absl::StrCat("run ", j.last_run().run_id(), " ", RunStatusName(j.last_run().status()));
+}
+
 void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out) {
-  std::vector<std::string> header = {"ID",   "GROUP",     "STATE",      "SCHEDULE",
-                                     "TASK", "ROUTE", "NEXT FIRE", "DESCRIPTION"};
+  std::vector<std::string> header = {"ID",        "NAME",     "GROUP",      "STATE",
+                                     "SCHEDULE",  "TASK",     "ROUTE",      "NEXT FIRE",
+                                     "LAST RUN",  "DESCRIPTION"};
   if (wide) {
     header.insert(header.end(), {"BLOCK", "RUN TIMEOUT", "RETRIES", "CHILDREN", "AUTHOR",
                                  "UPDATED"});
@@ -91,12 +98,14 @@ void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out) 
   for (const v1::Job& j : jobs) {
     const absl::TimeZone zone = JobZone(j);
     std::vector<std::string> row = {Id(j.id()),
+                                    j.name(),
                                     Id(j.group_id()),
                                     JobStateName(j.state()),
                                     DescribeSchedule(j.schedule()),
                                     DescribeTask(j),
                                     RouteText(j),
                                     FormatScheduleTime(j.next_fire_time(), zone),
+                                    LastRunText(j),
                                     j.description()};
     if (wide) {
       row.insert(row.end(), {BlockText(j), FormatDuration(j.timeout()),
@@ -113,12 +122,15 @@ void PrintJobDetails(const v1::Job& job, std::ostream& out) {
   const absl::TimeZone zone = JobZone(job);
   Details d;
   d.Add("id", Id(job.id()));
+  d.Add("name", job.name());
   d.Add("group", Id(job.group_id()));
   d.Add("description", job.description());
   d.Add("author", job.author());
   d.Add("state", JobStateName(job.state()));
   d.Add("schedule", DescribeSchedule(job.schedule()));
   d.Add("next fire", FormatScheduleTime(job.next_fire_time(), zone));
+  d.Add("last fire", FormatScheduleTime(job.last_fire_time(), zone));
+  d.Add("last run", LastRunText(job));
   d.Add("task", DescribeTask(job));
   d.Add("params", job.params());
   d.Add("route", RouteText(job));

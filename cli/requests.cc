@@ -36,6 +36,35 @@ absl::Status ExpectPositionals(const ParsedArgs& args,
   return absl::OkStatus();
 }
 
+std::string JobArg::ToString() const {
+  if (id != 0) return absl::StrCat(id);
+  return name.group().empty() ? name.name() : absl::StrCat(name.group(), "/", name.name());
+}
+
+absl::StatusOr<JobArg> ParseJobArg(std::string_view text) {
+  JobArg job;
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos) {
+    absl::StatusOr<int64_t> id = ParseId("JOB", text);
+    if (!id.ok()) return id.status();
+    job.id = *id;
+    return job;
+  }
+  const size_t slash = text.find('/');
+  std::string_view name = text;
+  if (slash != std::string_view::npos) {
+    job.name.set_group(std::string(text.substr(0, slash)));
+    name = text.substr(slash + 1);
+  }
+  if (name.empty()) return absl::InvalidArgumentError("JOB: give an id, NAME or GROUP_APP/NAME");
+  job.name.set_name(std::string(name));
+  return job;
+}
+
+absl::StatusOr<JobArg> PositionalJob(const ParsedArgs& args) {
+  if (absl::Status s = ExpectPositionals(args, {"JOB"}); !s.ok()) return s;
+  return ParseJobArg(args.positionals()[0]);
+}
+
 absl::StatusOr<int64_t> PositionalId(const ParsedArgs& args,
                                      std::string_view what) {
   if (absl::Status s = ExpectPositionals(args, {std::string(what)}); !s.ok()) {
@@ -115,7 +144,13 @@ absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(
 }
 
 std::vector<FlagSpec> JobListFlagSpecs() {
-  return {{"group", "", true, "ID", "Only jobs of this group."}};
+  return {{"group", "", true, "ID", "Only jobs of this group."},
+          {"name", "", true, "TEXT", "Only jobs whose name contains TEXT (any case)."},
+          {"handler", "", true, "TEXT", "Only jobs whose handler contains TEXT (\"script\" for script jobs)."},
+          {"author", "", true, "TEXT", "Only jobs whose author contains TEXT."},
+          {"description", "", true, "TEXT", "Only jobs whose description contains TEXT."},
+          {"schedule", "", true, "KIND", "Only jobs with this schedule: cron, fix-rate, fix-delay or none."},
+          {"state", "", true, "STATE", "Only running or stopped jobs."}};
 }
 
 absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(
@@ -126,6 +161,20 @@ absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(
     absl::StatusOr<int64_t> id = ParseId("--group", *group);
     if (!id.ok()) return id.status();
     req.set_group_id(*id);
+  }
+  req.set_name(args.Get("name").value_or(""));
+  req.set_handler(args.Get("handler").value_or(""));
+  req.set_author(args.Get("author").value_or(""));
+  req.set_description(args.Get("description").value_or(""));
+  if (auto kind = args.Get("schedule")) {
+    absl::StatusOr<v1::ScheduleType> t = ParseScheduleType(*kind);
+    if (!t.ok()) return t.status();
+    req.set_schedule_type(*t);
+  }
+  if (auto state = args.Get("state")) {
+    absl::StatusOr<v1::JobState> s = ParseJobState(*state);
+    if (!s.ok()) return s.status();
+    req.set_state(*s);
   }
   return req;
 }
@@ -143,10 +192,10 @@ std::vector<FlagSpec> TriggerFlagSpecs() {
 
 absl::StatusOr<v1::TriggerJobRequest> BuildTriggerJobRequest(
     const ParsedArgs& args) {
-  absl::StatusOr<int64_t> id = PositionalId(args, "ID");
-  if (!id.ok()) return id.status();
+  absl::StatusOr<JobArg> job = PositionalJob(args);
+  if (!job.ok()) return job.status();
   v1::TriggerJobRequest req;
-  req.set_job_id(*id);
+  job->SetOn(&req);
   req.set_trigger_type(v1::TRIGGER_TYPE_MANUAL);
   if (auto params = args.Get("params")) req.set_params(*params);
   for (auto& a : SplitList(args.GetAll("executors"))) {
@@ -169,8 +218,8 @@ std::vector<FlagSpec> BackfillFlagSpecs() {
 
 absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(
     const ParsedArgs& args) {
-  absl::StatusOr<int64_t> id = PositionalId(args, "ID");
-  if (!id.ok()) return id.status();
+  absl::StatusOr<JobArg> job = PositionalJob(args);
+  if (!job.ok()) return job.status();
   auto from = args.Get("from");
   auto to = args.Get("to");
   if (!from || !to) {
@@ -184,7 +233,7 @@ absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(
     return absl::InvalidArgumentError("--to must be after --from");
   }
   v1::BackfillRequest req;
-  req.set_job_id(*id);
+  job->SetOn(&req);
   *req.mutable_start_time() = ToTimestamp(*start);
   *req.mutable_end_time() = ToTimestamp(*end);
   return req;
@@ -196,6 +245,9 @@ std::vector<FlagSpec> RunListFlagSpecs() {
       {"group", "", true, "ID", "Only runs of this group."},
       {"status", "", true, "S,...",
        "Only these statuses: pending, running, succeeded, failed."},
+      {"trigger-type", "", true, "T",
+       "Only runs of this trigger type: cron, fix_rate, fix_delay, manual, api, parent, retry, "
+       "misfire, backfill."},
       {"since", "", true, "TIME|AGE",
        "Triggered at or after an RFC 3339 time, or this long ago (1h, 30m)."},
       {"limit", "", true, "N",
@@ -221,6 +273,11 @@ absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
     absl::StatusOr<v1::RunStatus> status = ParseRunStatus(word);
     if (!status.ok()) return status.status();
     req.add_statuses(*status);
+  }
+  if (auto type = args.Get("trigger-type")) {
+    absl::StatusOr<v1::TriggerType> parsed = ParseTriggerType(*type);
+    if (!parsed.ok()) return parsed.status();
+    req.set_trigger_type(*parsed);
   }
   if (auto since = args.Get("since")) {
     absl::Duration age;

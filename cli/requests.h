@@ -38,6 +38,28 @@ absl::StatusOr<std::string> ReadLocalFile(const std::string& path);
 absl::Status ExpectPositionals(const ParsedArgs& args,
                                const std::vector<std::string>& names);
 // The single positional ID argument.
+// A job as typed: its id ("7"), "APP/NAME", or a NAME unique among the
+// groups the caller can see.
+struct JobArg {
+  int64_t id = 0;     // Or, when 0, name.
+  v1::JobName name;
+
+  // Sets job_id or job_name of a request that has both.
+  template <typename Request>
+  void SetOn(Request* r) const {
+    if (id != 0) {
+      r->set_job_id(id);
+    } else {
+      *r->mutable_job_name() = name;
+    }
+  }
+  // "7", "billing/nightly" or "nightly", as typed.
+  std::string ToString() const;
+};
+absl::StatusOr<JobArg> ParseJobArg(std::string_view text);
+// The one positional argument, a job.
+absl::StatusOr<JobArg> PositionalJob(const ParsedArgs& args);
+
 absl::StatusOr<int64_t> PositionalId(const ParsedArgs& args,
                                      std::string_view what);
 

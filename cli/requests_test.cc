@@ -339,7 +339,7 @@ TEST(RunListRequestTest, Filters) {
   const absl::Time now = absl::FromUnixSeconds(1714564800);
   auto req = BuildListRunsRequest(
       Parse({"--job", "7", "--group", "2", "--status", "running,succeeded",
-             "--status", "pending", "--since", "30m"},
+             "--status", "pending", "--trigger-type", "backfill", "--since", "30m"},
             RunListFlagSpecs()),
       now);
   ASSERT_TRUE(req.ok()) << req.status();
@@ -349,6 +349,7 @@ TEST(RunListRequestTest, Filters) {
     statuses: RUN_STATUS_RUNNING
     statuses: RUN_STATUS_SUCCEEDED
     statuses: RUN_STATUS_PENDING
+    trigger_type: TRIGGER_TYPE_BACKFILL
     start_time { seconds: 1714563000 }
     page_size: 50)pb"));
   req = BuildListRunsRequest(
@@ -363,6 +364,10 @@ TEST(RunListRequestTest, Filters) {
           .status()
           .message(),
       HasSubstr("unknown run status 'done'"));
+  EXPECT_THAT(BuildListRunsRequest(Parse({"--trigger-type", "timer"}, RunListFlagSpecs()), now)
+                  .status()
+                  .message(),
+              HasSubstr("unknown trigger type 'timer'"));
   EXPECT_FALSE(
       BuildListRunsRequest(Parse({"--since", "soon"}, RunListFlagSpecs()), now)
           .ok());

@@ -273,6 +273,148 @@ await step('the jobs, runs, executors, access and audit screens show their data'
   await shot('audit');
 });
 
+let parentJob;
+await step('the job form sets misfire policy, child jobs and alarm targets on create and changes them on edit (keyboard)', async () => {
+  const description = `e2e parent ${stamp}`;
+  await createJob({ description, handler: 'demo', kind: 'fixRate' });
+  await page.getByLabel('Interval (seconds)').fill('3600');
+  await page.getByLabel('Misfire policy').selectOption('MISFIRE_POLICY_DO_NOTHING');
+  await page.getByLabel('Misfire threshold (seconds, empty for 5)').fill('30');
+  const child = (id) => page.getByRole('list', { name: 'Child jobs' }).getByRole('checkbox', { name: new RegExp(`^#${id} `) });
+  // Keyboard only: focus the filter, type, Tab to the checkbox, Space ticks it.
+  await page.getByLabel('Filter child jobs').focus();
+  await page.keyboard.type(`e2e cron demo ${stamp}`);
+  await child(demoJob).waitFor();
+  await child(slowJob).waitFor({ state: 'detached' });
+  await page.keyboard.press('Tab');
+  check(await child(demoJob).evaluate((el) => el === document.activeElement), 'Tab from the filter does not reach the first child checkbox');
+  await page.keyboard.press('Space');
+  check(await child(demoJob).isChecked(), 'Space does not tick a child job');
+  await page.getByLabel('Alarm emails').fill('not an address');
+  await page.getByRole('button', { name: 'Create job' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  check(/^INVALID_ARGUMENT: .*alarm\.emails/.test(await alert.textContent()), `a bad alarm email shows: "${await alert.textContent()}"`);
+  await page.getByLabel('Alarm emails').fill('ops@example.com\noncall@example.com');
+  await page.getByLabel('Alarm webhook URLs').fill('http://127.0.0.1:9/hook');
+  parentJob = await saveJobAndFindId(description);
+
+  const openEdit = async () => {
+    await page.getByRole('link', { name: `Edit job ${parentJob}` }).click();
+    await page.getByRole('heading', { name: `Edit job ${parentJob}` }).waitFor();
+    await page.waitForFunction((d) => document.querySelector(`input[value="${d}"]`), description);
+  };
+  await openEdit();
+  check((await page.getByLabel('Misfire policy').inputValue()) === 'MISFIRE_POLICY_DO_NOTHING', 'misfire policy not saved');
+  check((await page.getByLabel('Misfire threshold (seconds, empty for 5)').inputValue()) === '30', 'misfire threshold not saved');
+  await child(slowJob).waitFor();
+  check((await child(demoJob).isChecked()) && !(await child(slowJob).isChecked()), 'child jobs not saved as chosen');
+  check((await page.getByLabel('Alarm emails').inputValue()) === 'ops@example.com\noncall@example.com', 'alarm emails not saved');
+  check((await page.getByLabel('Alarm webhook URLs').inputValue()) === 'http://127.0.0.1:9/hook', 'webhook not saved');
+  await shot('job-form-extras');
+
+  await page.getByLabel('Misfire policy').selectOption('MISFIRE_POLICY_CATCH_UP');
+  await child(demoJob).uncheck();
+  await child(slowJob).focus();
+  await page.keyboard.press('Space');
+  await page.getByLabel('Alarm emails').fill('');
+  await page.getByRole('button', { name: 'Save job' }).click();
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  await openEdit();
+  await child(demoJob).waitFor();
+  check((await page.getByLabel('Misfire policy').inputValue()) === 'MISFIRE_POLICY_CATCH_UP', 'misfire policy not changed');
+  check(!(await child(demoJob).isChecked()) && (await child(slowJob).isChecked()), 'child jobs not changed');
+  check((await page.getByLabel('Alarm emails').inputValue()) === '', 'alarm emails not cleared');
+  check((await page.getByLabel('Alarm webhook URLs').inputValue()) === 'http://127.0.0.1:9/hook', 'webhook lost on edit');
+});
+
+let backfillRuns;
+await step('a backfill of the 3 days before today of the daily cron job creates 3 runs, found again by the trigger-type filter', async () => {
+  await nav('Jobs').click();
+  await page.getByRole('link', { name: `Edit job ${demoJob}` }).click();
+  await page.getByRole('heading', { name: `Edit job ${demoJob}` }).waitFor();
+  const form = page.getByRole('form', { name: `Backfill job ${demoJob}` });
+  // The 3 whole UTC days before today hold exactly 3 slots (05:00 UTC); the browser runs in UTC.
+  const local = (ms) => new Date(ms).toISOString().slice(0, 19);
+  const today = Date.now() - (Date.now() % 86400e3);
+  await form.getByLabel('Slots from').fill(local(today - 3 * 86400e3));
+  await form.getByLabel('Slots before').fill(local(today));
+  await form.getByLabel('Slots before').press('Enter'); // submits from the keyboard
+  const list = page.getByRole('list', { name: 'Backfill runs' });
+  await list.waitFor();
+  const links = list.getByRole('link');
+  check((await links.count()) === 3, `backfill of 3 daily slots lists ${await links.count()} runs`);
+  backfillRuns = (await links.allTextContents()).map((t) => t.replace('Run #', ''));
+  await shot('backfill');
+  await page.getByRole('link', { name: 'Show backfill runs of this job' }).click();
+  await page.getByRole('heading', { name: 'Runs' }).waitFor();
+  check((await page.getByLabel('Trigger type').inputValue()) === 'TRIGGER_TYPE_BACKFILL', 'the runs filter is not set to backfill');
+  for (const id of backfillRuns) await page.getByRole('link', { name: `Run ${id}`, exact: true }).waitFor();
+  check(!(await page.getByRole('link', { name: `Run ${demoRun}`, exact: true }).count()), 'a manual run is listed under backfill');
+  await shot('runs-backfill');
+  await page.getByLabel('Trigger type').selectOption('TRIGGER_TYPE_MANUAL');
+  await page.getByRole('link', { name: `Run ${demoRun}`, exact: true }).waitFor();
+  await page.getByRole('link', { name: `Run ${backfillRuns[0]}`, exact: true }).waitFor({ state: 'detached' });
+  await page.getByLabel('Trigger type').selectOption('');
+});
+
+await step('an admin edits a group into a manual one, sees its probe state, and deletes it after confirming', async () => {
+  const app = `e2e-manual-${stamp}`;
+  await nav('Executors').click();
+  const create = page.getByRole('form', { name: 'Create group' });
+  await create.getByLabel('App name').fill(app);
+  await create.getByRole('button', { name: 'Create group' }).click();
+  const section = page.getByRole('region', { name: `Group ${app}` });
+  await section.waitFor();
+  // Keyboard: Enter on the focused Edit button opens the form with the title focused.
+  await page.getByRole('button', { name: `Edit group ${app}` }).focus();
+  await page.keyboard.press('Enter');
+  const edit = page.getByRole('form', { name: `Edit group ${app}` });
+  check(await edit.getByLabel('Title').evaluate((el) => el === document.activeElement), 'the title is not focused');
+  await page.keyboard.type('Manual e2e');
+  await edit.getByRole('radio', { name: 'manual addresses' }).check();
+  await edit.getByRole('textbox', { name: /^Addresses/ }).fill('127.0.0.1:1');
+  await edit.getByRole('button', { name: 'Save group' }).click();
+  await edit.waitFor({ state: 'detached' });
+  await section.getByRole('heading', { name: /Manual e2e/ }).waitFor();
+  // The scheduler probes manual addresses every 2 s: refresh until it has tried this one.
+  const row = section.locator('tr[data-address="127.0.0.1:1"]');
+  const deadline = Date.now() + STEP_TIMEOUT_MS;
+  while (!/not answering/.test((await row.textContent().catch(() => '')) ?? '')) {
+    check(Date.now() < deadline, `probe state of 127.0.0.1:1: "${await row.textContent().catch(() => '')}"`);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.waitForTimeout(500);
+  }
+  await shot('executors-manual');
+  await page.getByRole('button', { name: `Delete group ${app}` }).click();
+  await page.getByRole('button', { name: `Confirm delete group ${app}` }).click();
+  await section.waitFor({ state: 'detached' });
+});
+
+await step('the dashboard shows lateness and duration percentiles once a fixed-rate job has fired', async () => {
+  const job = await api('JobAdmin/CreateJob', {
+    job: { groupId: GROUP, description: `e2e rate ${stamp}`, bean: { handler: 'demo' }, schedule: { fixRate: '1s' } },
+    start: true,
+  });
+  try {
+    await nav('Dashboard').click();
+    const lateness = page.locator('dd[data-field="Lateness"]');
+    const deadline = Date.now() + STEP_TIMEOUT_MS;
+    for (;;) {
+      await lateness.waitFor();
+      if (/^\d+(\.\d+)? s \/ \d+(\.\d+)? s$/.test((await lateness.textContent()) ?? '')) break;
+      check(Date.now() < deadline, `no lateness on the dashboard: "${await lateness.textContent()}"`);
+      await page.waitForTimeout(500);
+      await page.reload();
+    }
+    check(/ s \/ /.test(await page.locator('dd[data-field="Run duration"]').textContent()), 'no duration percentiles');
+    await page.getByRole('img', { name: 'Lateness per day, p50 and p99' }).waitFor();
+    await shot('dashboard-lateness');
+  } finally {
+    await api('JobAdmin/StopJob', { jobId: job.id });
+  }
+});
+
 await step('at phone width the jobs screen is usable with a menu button', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.getByRole('button', { name: 'Menu' }).click();
@@ -280,6 +422,18 @@ await step('at phone width the jobs screen is usable with a menu button', async 
   await page.locator(`tr[data-job-id="${slowJob}"]`).waitFor();
   check(!(await nav('Runs').isVisible()), 'the menu stays open after navigating');
   await shot('jobs-phone');
+  const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  await page.getByRole('link', { name: `Edit job ${parentJob}` }).click();
+  await page.getByRole('list', { name: 'Child jobs' }).getByRole('checkbox').first().waitFor();
+  check(await fits(), 'the job form is wider than a phone');
+  await shot('job-form-phone');
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await nav('Executors').click();
+  await page.getByRole('button', { name: `Edit group console-app` }).click();
+  await page.getByRole('form', { name: 'Edit group console-app' }).waitFor();
+  check(await fits(), 'the executors screen is wider than a phone');
+  await shot('executors-phone');
+  await page.getByRole('button', { name: 'Cancel' }).click();
   await page.setViewportSize({ width: 1280, height: 800 });
 });
 

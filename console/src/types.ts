@@ -12,13 +12,24 @@ export interface Schedule {
   fixDelay?: string;
 }
 
+export interface Misfire {
+  policy?: string;
+  threshold?: string;
+  maxCatchUp?: number;
+}
+
+export interface AlarmTargets {
+  emails?: string[];
+  webhookUrls?: string[];
+}
+
 export interface Job {
   id?: string;
   groupId?: string;
   description?: string;
   author?: string;
   schedule?: Schedule;
-  misfire?: unknown;
+  misfire?: Misfire;
   routeStrategy?: string;
   blockStrategy?: string;
   bean?: { handler?: string };
@@ -27,6 +38,7 @@ export interface Job {
   timeout?: string;
   retry?: { maxRetries?: number; initialDelay?: string; multiplier?: number; maxDelay?: string };
   childJobIds?: string[];
+  alarm?: AlarmTargets;
   state?: 'JOB_STATE_STOPPED' | 'JOB_STATE_RUNNING' | 'JOB_STATE_UNSPECIFIED';
   nextFireTime?: string;
   createTime?: string;
@@ -74,6 +86,15 @@ export interface Run {
 
 export interface LogLine { lineNumber?: string; time?: string; text?: string }
 
+export interface ManualExecutor { address?: string; alive?: boolean }
+
+export interface GroupExecutors {
+  groupId?: string;
+  appName?: string;
+  executors?: ExecutorInfo[];
+  manual?: ManualExecutor[];
+}
+
 export interface ExecutorInfo {
   appName?: string;
   address?: string;
@@ -98,6 +119,8 @@ export interface ReportRow {
   failed?: string;
   durationP50Ms?: string;
   durationP99Ms?: string;
+  latenessP50Ms?: string;
+  latenessP99Ms?: string;
 }
 
 export interface ApiToken {

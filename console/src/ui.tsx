@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { errorText } from './api';
+import { enumLabel } from './format';
 import type { Group } from './types';
 
 export function ErrorBox({ error }: { error: unknown }) {
@@ -114,6 +115,19 @@ export function GroupOptions({ groups, label, empty }: { groups: Group[]; label:
       {groups.map((g) => (
         <option key={g.id} value={g.id}>
           {label(g)}
+        </option>
+      ))}
+    </>
+  );
+}
+
+/** The options of an enum <select>: each value labelled without its `prefix` ("ROUTE_STRATEGY_ROUND" → "round"). */
+export function EnumOptions({ values, prefix }: { values: string[]; prefix: string }) {
+  return (
+    <>
+      {values.map((v) => (
+        <option key={v} value={v}>
+          {enumLabel(v, prefix)}
         </option>
       ))}
     </>

@@ -8,6 +8,7 @@
 #include "gnomon/v1/common.pb.h"
 #include "gnomon/v1/executor.pb.h"
 #include "gnomon/v1/log.pb.h"
+#include "gnomon/v1/manifest.pb.h"
 #include "gnomon/v1/registry.pb.h"
 
 namespace gnomon::testing {
@@ -23,7 +24,8 @@ absl::StatusOr<std::vector<const MethodDescriptor*>> DeclaredMethods() {
   const FileDescriptor* linked[] = {v1::Group::descriptor()->file(), v1::SessionRequest::descriptor()->file(),
                                     v1::DispatchRequest::descriptor()->file(),
                                     v1::ReportResultsRequest::descriptor()->file(),
-                                    v1::CreateGroupRequest::descriptor()->file()};
+                                    v1::CreateGroupRequest::descriptor()->file(),
+                                    v1::Manifest::descriptor()->file()};
   (void)linked;
   std::vector<const MethodDescriptor*> out;
   for (absl::string_view file : absl::StrSplit(GNOMON_PROTO_FILES, ',')) {

@@ -51,6 +51,9 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
           "host:port to serve gRPC on (port 0 picks a free port).");
 ABSL_FLAG(std::string, store, "sqlite:var/gnomon.db",
           "Store URL: sqlite:PATH or mysql://user:password@host:port/database.");
+ABSL_FLAG(bool, migrate_only, false,
+          "Open the store, apply its pending migrations and exit 0 (serves nothing): the chart's "
+          "pre-install/pre-upgrade Job, so the schema is migrated before any new pod starts.");
 ABSL_FLAG(std::string, registry_endpoint, "",
           "host:port of the registry the scheduler watches; default: this process "
           "when it runs the registry role.");
@@ -139,7 +142,34 @@ std::optional<std::vector<int64_t>> MetricsJobs() {
   return ids;
 }
 
+// The store of --store, migrated (OpenStore applies pending migrations).
+absl::StatusOr<std::unique_ptr<store::Store>> OpenStoreFromFlags() {
+  store::StoreOptions store_options;
+  store_options.max_log_lines_per_run = absl::GetFlag(FLAGS_max_log_lines_per_run);
+  const std::string url = absl::GetFlag(FLAGS_store);
+  if (absl::StartsWith(url, "sqlite:")) {
+    // Create the parent directory of a relative or absolute SQLite path.
+    std::string path = url.substr(7);
+    if (size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0) {
+      ::mkdir(path.substr(0, slash).c_str(), 0755);
+    }
+  }
+  return store::OpenStore(url, store_options);
+}
+
+// --migrate-only: migrates the store and exits, before any role exists.
+int MigrateOnly() {
+  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenStoreFromFlags();
+  if (!store.ok()) {
+    std::cerr << "gnomond: --store: " << store.status() << "\n";
+    return 1;
+  }
+  std::cout << "gnomond: store migrated" << std::endl;
+  return 0;
+}
+
 int Serve() {
+  if (absl::GetFlag(FLAGS_migrate_only)) return MigrateOnly();
   std::set<std::string> roles;
   for (absl::string_view r : absl::StrSplit(absl::GetFlag(FLAGS_roles), ',', absl::SkipEmpty())) {
     if (r != "scheduler" && r != "registry" && r != "log") {
@@ -177,17 +207,7 @@ int Serve() {
     metrics::AddBuildInfo(*metrics_registry, "gnomond");
   }
 
-  store::StoreOptions store_options;
-  store_options.max_log_lines_per_run = absl::GetFlag(FLAGS_max_log_lines_per_run);
-  const std::string url = absl::GetFlag(FLAGS_store);
-  if (absl::StartsWith(url, "sqlite:")) {
-    // Create the parent directory of a relative or absolute SQLite path.
-    std::string path = url.substr(7);
-    if (size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0) {
-      ::mkdir(path.substr(0, slash).c_str(), 0755);
-    }
-  }
-  absl::StatusOr<std::unique_ptr<store::Store>> store = store::OpenStore(url, store_options);
+  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenStoreFromFlags();
   if (!store.ok()) {
     std::cerr << "gnomond: --store: " << store.status() << "\n";
     return 1;

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
@@ -13,6 +14,7 @@
 #include "services/common/server/run_queries.h"
 #include "services/common/server/tokens.h"
 #include "services/scheduler/admin_requests.h"
+#include "services/scheduler/job_filter.h"
 #include "services/scheduler/next_fire.h"
 #include "services/scheduler/route_plan.h"
 
@@ -216,7 +218,34 @@ absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
   return resp;
 }
 
-absl::StatusOr<v1::Job> AdminCore::GetJob(int64_t job_id) { return FindJob(job_id); }
+absl::StatusOr<v1::Job> AdminCore::GetJob(int64_t job_id) {
+  absl::StatusOr<v1::Job> job = FindJob(job_id);
+  if (!job.ok()) return job;
+  if (absl::Status s = AddLastRuns({&*job}); !s.ok()) return s;
+  return job;
+}
+
+absl::Status AdminCore::AddLastRuns(std::vector<v1::Job*> jobs) {
+  std::vector<int64_t> ids;
+  for (const v1::Job* j : jobs) ids.push_back(j->id());
+  absl::StatusOr<std::vector<v1::Run>> runs = store_->LastRuns(ids);
+  if (!runs.ok()) return runs.status();
+  absl::flat_hash_map<int64_t, const v1::Run*> by_job;
+  for (const v1::Run& r : *runs) by_job[r.job_id()] = &r;
+  for (v1::Job* j : jobs) {
+    auto it = by_job.find(j->id());
+    if (it == by_job.end()) continue;
+    const v1::Run& r = *it->second;
+    v1::RunSummary* s = j->mutable_last_run();
+    s->set_run_id(r.id());
+    s->set_trigger_type(r.trigger_type());
+    if (r.has_trigger_time()) *s->mutable_trigger_time() = r.trigger_time();
+    s->set_status(r.status());
+    s->set_handle_code(r.handle_code());
+    if (r.has_end_time()) *s->mutable_end_time() = r.end_time();
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<v1::ListExecutorsResponse> AdminCore::ListExecutors(const std::vector<int64_t>& groups) {
   absl::StatusOr<std::vector<v1::Group>> all = store_->ListGroups();
@@ -232,13 +261,38 @@ absl::StatusOr<v1::ListExecutorsResponse> AdminCore::ListExecutors(const std::ve
 absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsRequest& req,
                                                         const std::vector<int64_t>& groups) {
   if (absl::Status s = ValidateListJobsRequest(req); !s.ok()) return s;
-  const int64_t after = *checks::ParsePageToken("page_token", req.page_token());
+  int64_t after = *checks::ParsePageToken("page_token", req.page_token());
   const int want = req.page_size() == 0 ? 100 : req.page_size();
-  absl::StatusOr<std::vector<v1::Job>> jobs = store_->ListJobs(groups, after, want + 1);
-  if (!jobs.ok()) return jobs.status();
+  const JobFilter filter(req);
+  // Filters are read from each job's spec, so a filtered page is found by
+  // scanning: at most kMaxScanned jobs per call, then a shorter page with a
+  // token to go on from (ListJobsResponse says so).
+  constexpr int kScanChunk = 500;
+  constexpr int kMaxScanned = 20000;
   v1::ListJobsResponse resp;
-  for (int i = 0; i < static_cast<int>(jobs->size()) && i < want; ++i) *resp.add_jobs() = (*jobs)[i];
-  if (static_cast<int>(jobs->size()) > want) resp.set_next_page_token(absl::StrCat(resp.jobs(want - 1).id()));
+  for (int scanned = 0; scanned < kMaxScanned;) {
+    const int chunk = filter.empty() ? want + 1 : kScanChunk;
+    absl::StatusOr<std::vector<v1::Job>> jobs = store_->ListJobs(groups, after, chunk);
+    if (!jobs.ok()) return jobs.status();
+    for (v1::Job& j : *jobs) {
+      ++scanned;
+      if (!filter.Matches(j)) {
+        after = j.id();
+        continue;
+      }
+      if (resp.jobs_size() == want) {  // One more matches: there is a next page.
+        resp.set_next_page_token(absl::StrCat(after));
+        break;
+      }
+      after = j.id();
+      *resp.add_jobs() = std::move(j);
+    }
+    if (!resp.next_page_token().empty() || static_cast<int>(jobs->size()) < chunk) break;
+    if (scanned >= kMaxScanned) resp.set_next_page_token(absl::StrCat(after));
+  }
+  std::vector<v1::Job*> page;
+  for (v1::Job& j : *resp.mutable_jobs()) page.push_back(&j);
+  if (absl::Status s = AddLastRuns(std::move(page)); !s.ok()) return s;
   return resp;
 }
 
@@ -259,9 +313,9 @@ absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req) {
   return updated;
 }
 
-absl::Status AdminCore::DeleteJob(int64_t job_id) {
+absl::Status AdminCore::DeleteJob(int64_t job_id, bool purge_runs) {
   if (absl::StatusOr<v1::Job> j = FindJob(job_id); !j.ok()) return j.status();
-  absl::Status s = store_->DeleteJob(job_id);
+  absl::Status s = store_->DeleteJob(job_id, purge_runs);
   loop_->Invalidate(job_id);
   return s;
 }

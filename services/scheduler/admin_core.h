@@ -57,7 +57,7 @@ class AdminCore {
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& req,
                                                 const std::vector<int64_t>& groups);
   absl::StatusOr<v1::Job> UpdateJob(const v1::UpdateJobRequest& req);
-  absl::Status DeleteJob(int64_t job_id);
+  absl::Status DeleteJob(int64_t job_id, bool purge_runs);
   absl::StatusOr<v1::Job> StartJob(int64_t job_id);
   absl::StatusOr<v1::Job> StopJob(int64_t job_id);
   absl::StatusOr<v1::TriggerJobResponse> TriggerJob(const v1::TriggerJobRequest& req);
@@ -84,6 +84,8 @@ class AdminCore {
   absl::StatusOr<store::NewJob> PrepareNewJob(const v1::CreateJobRequest& req, int64_t now_ms);
   absl::StatusOr<v1::Group> FindGroup(int64_t group_id);
   absl::StatusOr<v1::Job> FindJob(int64_t job_id);
+  // Sets each job's last_run from the store (one read for all of them).
+  absl::Status AddLastRuns(std::vector<v1::Job*> jobs);
   // A new token's secret and row; AlreadyExists naming `name`.
   absl::StatusOr<v1::CreateTokenResponse> NewApiToken(const std::string& name, int64_t ttl_ms,
                                                       const store::TokenScope& scope);

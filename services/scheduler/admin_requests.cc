@@ -35,7 +35,16 @@ absl::Status ValidateUpdateGroupMask(const v1::UpdateGroupRequest& req) {
 absl::Status ValidateListJobsRequest(const v1::ListJobsRequest& req) {
   return FirstError({CheckRange("group_id", req.group_id(), 0, INT64_MAX),
                      CheckRange("page_size", req.page_size(), 0, 1000),
-                     checks::ParsePageToken("page_token", req.page_token()).status()});
+                     checks::ParsePageToken("page_token", req.page_token()).status(),
+                     checks::CheckString("name", req.name(), 128, checks::Charset::kName),
+                     checks::CheckText("handler", req.handler(), 128),
+                     checks::CheckText("author", req.author(), 256),
+                     checks::CheckText("description", req.description(), 1024),
+                     v1::ScheduleType_IsValid(req.schedule_type())
+                         ? absl::OkStatus()
+                         : absl::InvalidArgumentError("schedule_type: unknown value"),
+                     v1::JobState_IsValid(req.state()) ? absl::OkStatus()
+                                                       : absl::InvalidArgumentError("state: unknown value")});
 }
 
 absl::Status ValidateTriggerRequest(const v1::TriggerJobRequest& req, const JobLimits& limits) {

@@ -29,7 +29,8 @@ std::string Jobs(const v1::BatchCreateJobsResponse& created) {
 }  // namespace
 
 template <typename T, typename Fn>
-grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn, const AdminChange& change) {
+grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn, const AdminChange& change,
+                                  JobRef* job) {
   absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), method);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (limiter_ != nullptr && !limiter_->Allow(caller->credential)) {
@@ -37,6 +38,9 @@ grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn,
                         absl::StrCat("rate limit: this credential may make ", limiter_->limit().per_second,
                                      " calls per second (bursts of ", limiter_->limit().burst,
                                      "); retry later"));
+  }
+  if (job != nullptr) {
+    if (absl::Status s = ResolveJob(store_, caller->access, *job); !s.ok()) return ToGrpcStatus(s);
   }
   const bool audited = audit_ != nullptr && change.request != nullptr;
   const std::string before = audited && change.before ? change.before() : "";
@@ -77,15 +81,8 @@ absl::Status AdminService::CheckJobSpec(const Access& a, const v1::Job& job) {
   return absl::OkStatus();
 }
 
-// Each handler: the caller's reach checked on the objects it names, then the core.
-template <typename T, typename Fn>
-auto AdminService::ForJob(int64_t job_id, Fn&& fn) {
-  return [this, job_id, fn = std::forward<Fn>(fn)](const Caller& who) -> absl::StatusOr<T> {
-    if (absl::Status s = CheckJobAccess(store_, who.access, job_id); !s.ok()) return s;
-    return fn();
-  };
-}
-
+// Each handler: the caller's reach checked on the objects it names (a job
+// through Answer's JobRef), then the core.
 grpc::Status AdminService::CreateGroup(Ctx* c, const v1::CreateGroupRequest* r, v1::Group* o) {
   return Answer(__func__, c, o, [&](const Caller&) { return core_->CreateGroup(*r); },
                 {r, [o] { return Object("group", o->id()); }, {}});
@@ -139,7 +136,8 @@ grpc::Status AdminService::BatchCreateJobs(Ctx* c, const v1::BatchCreateJobsRequ
   }, {r, [o] { return Jobs(*o); }, {}});
 }
 grpc::Status AdminService::GetJob(Ctx* c, const v1::GetJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, ForJob<v1::Job>(r->job_id(), [&] { return core_->GetJob(r->job_id()); }));
+  JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->GetJob(job.id); }, {}, &job);
 }
 grpc::Status AdminService::ListJobs(Ctx* c, const v1::ListJobsRequest* r, v1::ListJobsResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::ListJobsResponse> {
@@ -149,39 +147,59 @@ grpc::Status AdminService::ListJobs(Ctx* c, const v1::ListJobsRequest* r, v1::Li
   });
 }
 grpc::Status AdminService::UpdateJob(Ctx* c, const v1::UpdateJobRequest* r, v1::Job* o) {
+  // With id 0, the job of that name in the job's group.
+  v1::JobName name;
+  name.set_name(r->job().name());
+  JobRef job{r->job().id(), r->job().id() == 0 && !name.name().empty() ? &name : nullptr, r->job().group_id()};
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::Job> {
-    // Both where the job is and where the update would put it.
-    if (absl::Status s = CheckJobAccess(store_, who.access, r->job().id()); !s.ok()) return s;
-    if (absl::Status s = CheckJobSpec(who.access, r->job()); !s.ok()) return s;
-    return core_->UpdateJob(*r);
-  }, {r, [r] { return Object("job", r->job().id()); }, [&] { return JobJson(r->job().id()); }});
+    v1::UpdateJobRequest req = *r;
+    req.mutable_job()->set_id(job.id);
+    // Where the update would put it too.
+    if (absl::Status s = CheckJobSpec(who.access, req.job()); !s.ok()) return s;
+    return core_->UpdateJob(req);
+  }, {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
 grpc::Status AdminService::DeleteJob(Ctx* c, const v1::DeleteJobRequest* r, v1::DeleteJobResponse* o) {
-  return Answer(__func__, c, o, ForJob<v1::DeleteJobResponse>(r->job_id(), [&] {
-                  return Empty<v1::DeleteJobResponse>(core_->DeleteJob(r->job_id()));
-                }),
-                {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
+  JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
+  return Answer(__func__, c, o,
+                [&](const Caller&) {
+                  return Empty<v1::DeleteJobResponse>(core_->DeleteJob(job.id, r->purge_runs()));
+                },
+                {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
 grpc::Status AdminService::StartJob(Ctx* c, const v1::StartJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, ForJob<v1::Job>(r->job_id(), [&] { return core_->StartJob(r->job_id()); }),
-                {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
+  JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->StartJob(job.id); },
+                {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
 grpc::Status AdminService::StopJob(Ctx* c, const v1::StopJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, ForJob<v1::Job>(r->job_id(), [&] { return core_->StopJob(r->job_id()); }),
-                {r, [r] { return Object("job", r->job_id()); }, [&] { return JobJson(r->job_id()); }});
+  JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
+  return Answer(__func__, c, o, [&](const Caller&) { return core_->StopJob(job.id); },
+                {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
 grpc::Status AdminService::TriggerJob(Ctx* c, const v1::TriggerJobRequest* r, v1::TriggerJobResponse* o) {
+  JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
   return Answer(__func__, c, o,
-                ForJob<v1::TriggerJobResponse>(r->job_id(), [&] { return core_->TriggerJob(*r); }),
-                {r, [r] { return Object("job", r->job_id()); }, {}});
+                [&](const Caller&) {
+                  v1::TriggerJobRequest req = *r;
+                  req.set_job_id(job.id);
+                  return core_->TriggerJob(req);
+                },
+                {r, [&] { return Object("job", job.id); }, {}}, &job);
 }
 grpc::Status AdminService::PreviewSchedule(Ctx* c, const v1::PreviewScheduleRequest* r,
                                            v1::PreviewScheduleResponse* o) {
   return Answer(__func__, c, o, [&](const Caller&) { return core_->PreviewSchedule(*r); });
 }
 grpc::Status AdminService::Backfill(Ctx* c, const v1::BackfillRequest* r, v1::BackfillResponse* o) {
-  return Answer(__func__, c, o, ForJob<v1::BackfillResponse>(r->job_id(), [&] { return core_->Backfill(*r); }),
-                {r, [r] { return Object("job", r->job_id()); }, {}});
+  JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
+  return Answer(__func__, c, o,
+                [&](const Caller&) {
+                  v1::BackfillRequest req = *r;
+                  req.set_job_id(job.id);
+                  return core_->Backfill(req);
+                },
+                {r, [&] { return Object("job", job.id); }, {}}, &job);
 }
 grpc::Status AdminService::ListRuns(Ctx* c, const v1::ListRunsRequest* r, v1::ListRunsResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) { return gnomon::ListRuns(store_, who.access, *r); });

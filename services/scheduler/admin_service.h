@@ -18,6 +18,7 @@
 
 #include "services/scheduler/admin_core.h"
 #include "services/scheduler/audit_log.h"
+#include "services/scheduler/job_names.h"
 
 namespace gnomon::scheduler {
 
@@ -74,20 +75,18 @@ class AdminService final : public v1::JobAdmin::Service {
 
  private:
   // Authorizes the call to `method` (the handler's __func__, which is the
-  // RPC's name), runs `fn(caller)` and stores its value in `out`; a `change`
-  // that succeeds is audited.
+  // RPC's name), resolves and checks the caller's reach of `job` if given,
+  // runs `fn(caller)` and stores its value in `out`; a `change` that
+  // succeeds is audited.
   template <typename T, typename Fn>
-  grpc::Status Answer(const char* method, Ctx* ctx, T* out, Fn&& fn, const AdminChange& change = {});
+  grpc::Status Answer(const char* method, Ctx* ctx, T* out, Fn&& fn, const AdminChange& change = {},
+                      JobRef* job = nullptr);
   // The JSON of a job or group now ("" if it cannot be read).
   std::string JobJson(int64_t job_id);
   std::string GroupJson(int64_t group_id);
   std::string UserJson(const std::string& name);
   // PermissionDenied unless `a` reaches the job's group and its children's.
   absl::Status CheckJobSpec(const Access& a, const v1::Job& job);
-  // `fn` (returning StatusOr<T>) as an Answer body run only for callers that
-  // reach job `job_id`.
-  template <typename T, typename Fn>
-  auto ForJob(int64_t job_id, Fn&& fn);
 
   AdminCore* const core_;
   Authenticator* const auth_;

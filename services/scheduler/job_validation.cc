@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "services/common/schedule/schedule.h"
@@ -106,6 +107,7 @@ absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits) {
   return FirstError({
       CheckRange("job.id", job.id(), 0, INT64_MAX),
       CheckRange("job.group_id", job.group_id(), 1, INT64_MAX),
+      CheckString("job.name", job.name(), 128, Charset::kName),
       CheckText("job.description", job.description(), 1024),
       CheckText("job.author", job.author(), 256),
       CheckTask(job, limits),
@@ -133,6 +135,16 @@ absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits) {
       checks::CheckOutputTimestamp("job.next_fire_time", job.has_next_fire_time(), job.next_fire_time()),
       checks::CheckOutputTimestamp("job.create_time", job.has_create_time(), job.create_time()),
       checks::CheckOutputTimestamp("job.update_time", job.has_update_time(), job.update_time()),
+      checks::CheckOutputTimestamp("job.last_fire_time", job.has_last_fire_time(), job.last_fire_time()),
+      // Output only, ignored; an echoed value is still well-formed.
+      CheckRange("job.last_run.run_id", job.last_run().run_id(), 0, INT64_MAX),
+      v1::TriggerType_IsValid(job.last_run().trigger_type()) ? absl::OkStatus()
+                                                              : Invalid("job.last_run.trigger_type", "unknown value"),
+      v1::RunStatus_IsValid(job.last_run().status()) ? absl::OkStatus()
+                                                      : Invalid("job.last_run.status", "unknown value"),
+      checks::CheckOutputTimestamp("job.last_run.trigger_time", job.last_run().has_trigger_time(),
+                                   job.last_run().trigger_time()),
+      checks::CheckOutputTimestamp("job.last_run.end_time", job.last_run().has_end_time(), job.last_run().end_time()),
   });
 }
 
@@ -199,8 +211,25 @@ absl::Status ValidateScheduleFields(std::string_view field_name, const v1::Sched
   return absl::OkStatus();
 }
 
+namespace {
+
+// "job-<id>" names an unnamed job; no other job may take it.
+absl::Status CheckReservedName(const v1::Job& job) {
+  absl::string_view digits(job.name());
+  int64_t id = 0;
+  if (!absl::ConsumePrefix(&digits, "job-") || !absl::SimpleAtoi(digits, &id) ||
+      digits.find_first_not_of("0123456789") != absl::string_view::npos) {
+    return absl::OkStatus();
+  }
+  if (job.id() != 0 && id == job.id() && digits == absl::StrCat(id)) return absl::OkStatus();
+  return Invalid("job.name", "names of the form job-<number> are reserved for jobs created without a name");
+}
+
+}  // namespace
+
 absl::Status ValidateJob(const v1::Job& job, const JobLimits& limits, store::Store* store) {
   if (absl::Status s = ValidateJobFields(job, limits); !s.ok()) return s;
+  if (absl::Status s = CheckReservedName(job); !s.ok()) return s;
   absl::StatusOr<v1::Group> group = store->GetGroup(job.group_id());
   if (absl::IsNotFound(group.status())) {
     return absl::NotFoundError(absl::StrCat("job.group_id: group ", job.group_id(), " does not exist"));

@@ -581,6 +581,8 @@ CASES = {
 
 
 def main():
+    import check_lifecycle
+    CASES.update(check_lifecycle.cases(sys.modules[__name__]))
     case, path = sys.argv[1], sys.argv[2]
     text = open(path).read()
     objs = [d for d in yaml.safe_load_all(text) if d]

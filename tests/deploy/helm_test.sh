@@ -151,6 +151,48 @@ check_case http-ingress --set http.ingress.enabled=true --set http.ingress.host=
 check_case http-ingress-allinone --set allInOne=true --set http.ingress.enabled=true
 check_case http-off --set http.enabled=false --set http.ingress.enabled=true
 
+# The release's life: the migration Job, the helm test Pod, spreading, extras.
+check_case lifecycle
+check_case migrate-url --set store.url=mysql://gnomon:Pw-s3cret-XYZ@db.example:3306/gnomon
+check_case gitops --set store.existingSecret=gnomon-store --set clusterToken.existingSecret=gnomon-auth \
+  --set adminToken.existingSecret=gnomon-auth
+check_case allinone-hooks --set allInOne=true
+cat >"$work/extras-values.yaml" <<'EOF'
+image:
+  repository: registry.example/gnomond
+  tag: "9.9.9"
+  digest: sha256:abababababababababababababababababababababababababababababababab
+tls: {enabled: true, existingSecret: gnomon-tls}
+tests:
+  tokenSecret: {name: ops-token, key: token}
+podAnnotations: {example.com/team: jobs}
+# The SMTP password for alarm mails, as docs/kubernetes.md shows it.
+extraVolumes:
+  - name: smtp
+    secret: {secretName: gnomon-smtp}
+extraVolumeMounts:
+  - {name: smtp, mountPath: /etc/gnomon/smtp, readOnly: true}
+config:
+  smtp-url: smtps://smtp.example.com:465
+  smtp-user: gnomon
+  smtp-password-file: /etc/gnomon/smtp/password
+initContainers:
+  - name: wait-for-db
+    image: busybox:1.36
+    command: [sh, -c, "until nc -z db.example 3306; do sleep 2; done"]
+sidecars:
+  - name: log-shipper
+    image: fluent/fluent-bit:3.0
+topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: topology.kubernetes.io/zone
+    whenUnsatisfiable: DoNotSchedule
+    labelSelector: {matchLabels: {tier: gnomon}}
+EOF
+check_case extras -f "$work/extras-values.yaml"
+check_case no-spread --set topologySpreadConstraints=null --set migrations.job.enabled=false \
+  --set tests.enabled=false
+
 # TLS: the certificate from a Secret of the user's, or from cert-manager.
 check_case tls-secret --set tls.enabled=true --set tls.existingSecret=gnomon-tls \
   --set tls.serverName=gnomon.example.com --set sampleExecutor.enabled=true \
@@ -181,22 +223,55 @@ fi
 run "rules and dashboard use only documented metrics" $python "$here/documented_metrics.py" \
   "$GNOMON_ROOT/docs/metrics.md" "$chart/files/alerts.yaml" "$chart/files/dashboard.json"
 
-# The generated cluster token is random per install (upgrades keep it through lookup).
-if render tok1 && render tok2 && ! cmp -s <(grep cluster-token "$work/tok1.yaml") <(grep cluster-token "$work/tok2.yaml"); then
+# The generated cluster token is random per install (upgrades keep it through
+# lookup), and the pods' checksum follows the Secret's data: a render
+# without cluster access (helm template) generates new tokens and a new
+# checksum, so every pod rolls onto the new tokens together.
+checksums() { grep 'checksum/secret:' "$1" | sort -u; }
+if render tok1 && render tok2 && ! cmp -s <(grep 'cluster-token: "' "$work/tok1.yaml") \
+  <(grep 'cluster-token: "' "$work/tok2.yaml"); then
   pass "cluster token generated per install"
 else
   fail "cluster token generated per install: two renders gave the same token (or failed)"
+fi
+if [ "$(checksums "$work/tok1.yaml" | wc -l)" = 1 ] && ! cmp -s <(checksums "$work/tok1.yaml") <(checksums "$work/tok2.yaml"); then
+  pass "checksum/secret: one per render, follows the generated tokens"
+else
+  fail "checksum/secret: one per render, follows the generated tokens"
+  checksums "$work/tok1.yaml" "$work/tok2.yaml" | sed 's/^/     /'
+fi
+# A token given in values: the same value renders the same checksum, another
+# value another one.
+if render tokA --set clusterToken.value=token-aaaaaaaaaaaaaaaa --set adminToken.existingSecret=a &&
+  render tokA2 --set clusterToken.value=token-aaaaaaaaaaaaaaaa --set adminToken.existingSecret=a &&
+  render tokB --set clusterToken.value=token-bbbbbbbbbbbbbbbb --set adminToken.existingSecret=a &&
+  cmp -s <(checksums "$work/tokA.yaml") <(checksums "$work/tokA2.yaml") &&
+  ! cmp -s <(checksums "$work/tokA.yaml") <(checksums "$work/tokB.yaml"); then
+  pass "checksum/secret changes when the cluster token changes, only then"
+else
+  fail "checksum/secret changes when the cluster token changes, only then"
+fi
+# GitOps: with the tokens and the store URL in Secrets of the operator's,
+# renders without cluster access are identical (nothing random), so Argo CD
+# or Flux sees no change and rolls nothing.
+gitops=(--set store.existingSecret=gnomon-store --set clusterToken.existingSecret=gnomon-auth
+  --set adminToken.existingSecret=gnomon-auth)
+if render git1 "${gitops[@]}" && render git2 "${gitops[@]}" && cmp -s "$work/git1.yaml" "$work/git2.yaml"; then
+  pass "GitOps: renders with operator-supplied Secrets are identical"
+else
+  fail "GitOps: renders with operator-supplied Secrets are identical"
+  diff "$work/git1.yaml" "$work/git2.yaml" | head -20 | sed 's/^/     /'
 fi
 
 # Upgrades keep the token: a copy of the chart whose lookup returns the Secret
 # given in values (helm template cannot reach a cluster) must reuse its token.
 lookup_chart=$work/lookup-chart
 cp -r "$chart" "$lookup_chart"
-sed -i 's/lookup "v1" "Secret" .Release.Namespace $name/(.Values.testLookup | default dict)/' \
-  "$lookup_chart/templates/secret.yaml"
+sed -i 's/lookup "v1" "Secret" .Release.Namespace (include "gnomon.secretName" .)/(.Values.testLookup | default dict)/' \
+  "$lookup_chart/templates/_helpers.tpl"
 kept=$(printf 'kept-token-from-the-first-install' | base64 -w0)
 kept_admin=$(printf 'kept-admin-token-from-the-first-install' | base64 -w0)
-if grep -q testLookup "$lookup_chart/templates/secret.yaml" &&
+if grep -q testLookup "$lookup_chart/templates/_helpers.tpl" &&
   "$helm" template g "$lookup_chart" --kube-version "$KUBE_VERSION" \
     --set "testLookup.data.cluster-token=$kept" --set "testLookup.data.admin-token=$kept_admin" \
     >"$work/lookup.yaml" 2>"$work/out" &&
@@ -210,6 +285,15 @@ else
   fail "cluster and first admin tokens kept from the existing Secret on upgrade"
   sed 's/^/     /' "$work/out"
   grep -n cluster-token "$work/lookup.yaml" "$work/lookup2.yaml" 2>/dev/null | sed 's/^/     /'
+fi
+# ...and an upgrade that finds the same Secret renders the same checksum: no roll.
+if "$helm" template g "$lookup_chart" --kube-version "$KUBE_VERSION" \
+  --set "testLookup.data.cluster-token=$kept" --set "testLookup.data.admin-token=$kept_admin" \
+  >"$work/lookup3.yaml" 2>"$work/out" && [ -n "$(checksums "$work/lookup.yaml")" ] &&
+  cmp -s <(checksums "$work/lookup.yaml") <(checksums "$work/lookup3.yaml"); then
+  pass "checksum/secret unchanged by an upgrade that keeps the tokens"
+else
+  fail "checksum/secret unchanged by an upgrade that keeps the tokens"
 fi
 
 # --- schema and guards reject bad values ----------------------------------------
@@ -228,6 +312,12 @@ expect_failure "schema: tls.reloadInterval=soon" "reloadInterval" --set tls.relo
 expect_failure "schema: tls.certManager.privateKey.algorithm=DSA" "algorithm" \
   --set tls.certManager.privateKey.algorithm=DSA
 expect_failure "schema: misspelt sampleExecutor.tls.secret" "secret" --set sampleExecutor.tls.secret=x
+expect_failure "schema: image.digest not sha256" "digest" --set image.digest=latest
+expect_failure "schema: topologySpreadConstraints without topologyKey" "topologyKey" \
+  --set 'topologySpreadConstraints[0].maxSkew=1' --set 'topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway'
+expect_failure "schema: extraVolumeMounts without mountPath" "mountPath" --set 'extraVolumeMounts[0].name=x'
+expect_failure "schema: sidecars without name" "name" --set 'sidecars[0].image=x'
+expect_failure "schema: misspelt migrations.job.enable" "enable" --set migrations.job.enable=false
 expect_failure "guard: SQLite with separate role pods" "SQLite" --set store.url=sqlite:/data/g.db
 expect_failure "guard: TLS without a certificate source" "tls.enabled: the certificate needs a source" \
   --set tls.enabled=true
@@ -269,7 +359,7 @@ check_notes() {  # check_notes NAME WANT... -- [helm args...]
   done
   if ((ok)); then pass "NOTES $name"; else fail "NOTES $name"; sed 's/^/     | /' "$work/notes.txt"; fi
 }
-check_notes per-role "first admin token" "port-forward svc/g-gnomon-scheduler 7070:7070" \
+check_notes per-role "first admin token" "helm test g -n jobs" "port-forward svc/g-gnomon-scheduler 7070:7070" \
   "GNOMON_SERVER=g-gnomon-scheduler.jobs.svc:7070" "create secret generic g-gnomon-store" \
   "get secret g-gnomon -o jsonpath='{.data.admin-token}'" "g-gnomon-registry:7070" --
 check_notes allinone "first admin token" "svc/g-gnomon 7070:7070" "get secret g-gnomon -o" -- \
@@ -279,6 +369,43 @@ check_notes own-admin-token "get secret ops-admin -o jsonpath='{.data.token}'" -
 check_notes tls "TLS is on" "--tls-server-name g-gnomon-scheduler" "--ca ca.crt" "secret g-gnomon-tls" \
   "--cert client.crt" "exec deploy/g-gnomon-scheduler -- gnomonctl" "GNOMON_TLS_CERT" -- --set tls.enabled=true --set tls.certManager.enabled=true \
   --set tls.certManager.issuerRef.name=ca --set tls.requireClientCert=true
+
+# --- the chart README: every value, generated from the schema -------------------
+run "deploy/k8s/gnomon/README.md is current (deploy/k8s/readme.py)" $python "$GNOMON_ROOT/deploy/k8s/readme.py" --check
+# The check itself: a stale README, or a value without a description, fails.
+readme_copy=$work/readme-copy
+mkdir -p "$readme_copy" && cp -r "$GNOMON_ROOT/deploy/k8s/readme.py" "$chart" "$readme_copy/"
+echo "| stale |" >>"$readme_copy/gnomon/README.md"
+if $python "$readme_copy/readme.py" --check >"$work/out" 2>&1; then
+  fail "readme.py --check accepted a stale README"
+else
+  pass "readme.py --check refuses a stale README"
+fi
+$python - "$readme_copy/gnomon/values.schema.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+del s["properties"]["image"]["properties"]["digest"]["description"]
+json.dump(s, open(sys.argv[1], "w"))
+EOF
+if ! $python "$readme_copy/readme.py" >"$work/out" 2>&1 && grep -q "image.digest: no description" "$work/out"; then
+  pass "readme.py refuses a value without a description"
+else
+  fail "readme.py refuses a value without a description"
+  sed 's/^/     /' "$work/out"
+fi
+
+# --- the image: no apt lists in layers, OCI labels, base pinned by digest ---------
+dockerfile=$GNOMON_ROOT/deploy/docker/Dockerfile
+run "Dockerfile hygiene (check_dockerfile.py)" $python "$here/check_dockerfile.py" "$dockerfile"
+sed -e 's|rm -rf /var/lib/apt/lists/\*||' -e 's|@${BASE_DIGEST}||' "$dockerfile" >"$work/Dockerfile.bad"
+if $python "$here/check_dockerfile.py" "$work/Dockerfile.bad" >"$work/out" 2>&1; then
+  fail "check_dockerfile.py accepted apt lists left behind and an unpinned base"
+elif grep -q "apt lists" "$work/out" && grep -q "not pinned" "$work/out"; then
+  pass "check_dockerfile.py refuses apt lists left behind and an unpinned base"
+else
+  fail "check_dockerfile.py refused the broken Dockerfile for other reasons"
+  sed 's/^/     /' "$work/out"
+fi
 
 # --- plain manifests ------------------------------------------------------------
 if HELM=$helm "$manifests/generate.sh" "$work/gnomon.yaml" 2>"$work/out" &&

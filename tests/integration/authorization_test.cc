@@ -259,6 +259,28 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     v1::Job o;
     calls.push_back({"JobAdmin.GetJob of a job that does not exist", admin_->GetJob(As(t).get(), r, &o)});
   }
+  {  // By name: naming another group's job is refused the same way.
+    v1::GetJobRequest r;
+    r.mutable_job_name()->set_group(group_a_.app_name());
+    r.mutable_job_name()->set_name(job_a_.name());
+    v1::Job o;
+    calls.push_back({"JobAdmin.GetJob a by name", admin_->GetJob(As(t).get(), r, &o)});
+    v1::TriggerJobRequest tr;
+    *tr.mutable_job_name() = r.job_name();
+    v1::TriggerJobResponse tout;
+    calls.push_back({"JobAdmin.TriggerJob a by name", admin_->TriggerJob(As(t).get(), tr, &tout)});
+    v1::UpdateJobRequest u;  // id 0: the job of that name in job.group_id's group.
+    *u.mutable_job() = job_in_a;
+    u.mutable_job()->clear_id();
+    calls.push_back({"JobAdmin.UpdateJob a by name", admin_->UpdateJob(As(t).get(), u, &o)});
+  }
+  {  // A bare name is looked up only among the granted groups: a's job is not there.
+    v1::GetJobRequest r;
+    r.mutable_job_name()->set_name(job_a_.name());
+    v1::Job o;
+    grpc::Status s = admin_->GetJob(As(t).get(), r, &o);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
+  }
   // Every method that may name a group's object is tried (a new one must be
   // added here): those below an admin's, but for the ones naming none.
   std::set<std::string> tried, untried;

@@ -55,6 +55,9 @@ const std::set<std::string>& Exempt() {
       "items[].sequence",
       // Handlers may set any code (HandleCode lists the well-known ones).
       "items[].result.handle_code",
+      // Output only: a job's last result, echoed back.
+      "job.last_run.handle_code",
+      "requests[].job.last_run.handle_code",
   };
   return *exempt;
 }
@@ -66,6 +69,8 @@ const std::set<std::string>& Valid() {
       "gnomon.v1.JobAdmin.UpdateGroup group.app_name = empty",
       // UpdateUser keeps the password when none is given.
       "gnomon.v1.JobAdmin.UpdateUser password = empty",
+      // ListJobs: no name filter.
+      "gnomon.v1.JobAdmin.ListJobs name = empty",
   };
   return *valid;
 }
@@ -222,7 +227,7 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
       {"gnomon.v1.JobAdmin.Backfill", {}, absl::StrCat("job_id: ", j, " ", times)},
       {"gnomon.v1.JobAdmin.ListRuns", {},
        absl::StrCat("job_id: ", j, " group_id: ", g, " statuses: RUN_STATUS_FAILED page_size: 10 page_token: \"1\" ",
-                    times)},
+                    "trigger_type: TRIGGER_TYPE_CRON ", times)},
       {"gnomon.v1.JobAdmin.GetRun", {}, "run_id: 1 log_lines: 10"},
       {"gnomon.v1.JobAdmin.KillRun", {}, "run_id: 1"},
       {"gnomon.v1.JobAdmin.ListAudit", {}, R"(object: "job/1" page_size: 10 page_token: "1")"},
@@ -251,7 +256,8 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
                                         start_time { seconds: 1700000000 } end_time { seconds: 1700000001 } } })"},
       {"gnomon.v1.LogService.StreamRunLog", {}, "run_id: 1 from_line: 1"},
       {"gnomon.v1.LogService.GetRun", {}, "run_id: 1 log_lines: 10"},
-      {"gnomon.v1.LogService.ListRuns", {}, absl::StrCat("job_id: ", j, " statuses: RUN_STATUS_FAILED ", times)},
+      {"gnomon.v1.LogService.ListRuns", {},
+       absl::StrCat("job_id: ", j, " statuses: RUN_STATUS_FAILED trigger_type: TRIGGER_TYPE_BACKFILL ", times)},
       {"gnomon.v1.LogService.GetReport", {}, absl::StrCat("job_id: ", j, " ", times)},
       {"gnomon.v1.Registry.Session", {}, reg},
       {"gnomon.v1.Registry.Session", {reg},

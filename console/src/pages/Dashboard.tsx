@@ -68,10 +68,11 @@ export default function Dashboard() {
   }, [days]);
 
   // Every day of the range, those without runs too (report days are UTC days).
-  // p50/p99: the day's run durations in seconds (null: no run ended that day).
-  type Day = { s: number; f: number; r: number; p50: number | null; p99: number | null };
+  // p50/p99: the day's run durations in seconds (null: no run ended that day);
+  // l50/l99: the day's lateness of schedule slots in seconds (null: none dispatched).
+  type Day = { s: number; f: number; r: number; p50: number | null; p99: number | null; l50: number | null; l99: number | null };
   const byDay = new Map<string, Day>();
-  const empty = (): Day => ({ s: 0, f: 0, r: 0, p50: null, p99: null });
+  const empty = (): Day => ({ s: 0, f: 0, r: 0, p50: null, p99: null, l50: null, l99: null });
   for (let i = days - 1; i >= 0; i--) byDay.set(new Date(Date.now() - i * 86400e3).toISOString().slice(0, 10), empty());
   for (const row of report.data ?? []) {
     if (!row.day) continue;
@@ -84,9 +85,19 @@ export default function Dashboard() {
       e.p50 = Number(row.durationP50Ms ?? 0) / 1000;
       e.p99 = Number(row.durationP99Ms ?? 0) / 1000;
     }
+    // Unset (0) when no slot was dispatched that day; a real 0 ms is rare enough to leave out too.
+    if (row.latenessP99Ms) {
+      e.l50 = Number(row.latenessP50Ms ?? 0) / 1000;
+      e.l99 = Number(row.latenessP99Ms) / 1000;
+    }
     byDay.set(k, e);
   }
   const labels = [...byDay.keys()].sort();
+  const latest = [...labels].reverse().map((l) => byDay.get(l)!);
+  const lastWith = (k: 'p50' | 'l50') => latest.find((d) => d[k] !== null);
+  const fmtS = (v: number | null | undefined) => (v === null || v === undefined ? '—' : `${v < 10 ? v.toFixed(3) : v.toFixed(1)} s`);
+  const dur = lastWith('p50');
+  const late = lastWith('l50');
   const denied = report.error instanceof ApiError && report.error.code === 'PERMISSION_DENIED';
 
   const t = today.data;
@@ -100,6 +111,18 @@ export default function Dashboard() {
         <Card label="Runs today: running or pending" value={t ? t.RUNNING + t.PENDING : undefined} error={today.error} />
         <Card label="Online executors" value={execs.data?.length} error={execs.error} />
       </div>
+      {report.data && (
+        <dl className="details" aria-label="Latest day's percentiles">
+          <div>
+            <dt>Run duration p50 / p99</dt>
+            <dd data-field="Run duration">{dur ? `${fmtS(dur.p50)} / ${fmtS(dur.p99)}` : '—'}</dd>
+          </div>
+          <div>
+            <dt>Lateness p50 / p99</dt>
+            <dd data-field="Lateness">{late ? `${fmtS(late.l50)} / ${fmtS(late.l99)}` : '—'}</dd>
+          </div>
+        </dl>
+      )}
       <section className="panel" aria-labelledby="chart-h">
         <div className="page-head">
           <h2 id="chart-h">Runs per day by outcome</h2>
@@ -137,23 +160,26 @@ export default function Dashboard() {
         )}
       </section>
       {report.data && (
-        <section className="panel" aria-labelledby="duration-h">
-          <h2 id="duration-h">Run duration per day (seconds, p50 and p99)</h2>
-          <div className="chart">
-            <Line
-              aria-label="Run duration per day, p50 and p99"
-              role="img"
-              options={{ animation: false, responsive: true, maintainAspectRatio: false, spanGaps: true, scales: { y: { beginAtZero: true } } }}
-              data={{
-                labels,
-                datasets: [
-                  { label: 'p50', data: labels.map((l) => byDay.get(l)!.p50), borderColor: '#1565c0', backgroundColor: '#1565c0' },
-                  { label: 'p99', data: labels.map((l) => byDay.get(l)!.p99), borderColor: '#ef6c00', backgroundColor: '#ef6c00' },
-                ],
-              }}
-            />
-          </div>
-        </section>
+        <PercentileChart
+          id="duration-h"
+          title="Run duration per day (seconds, p50 and p99)"
+          name="Run duration per day, p50 and p99"
+          labels={labels}
+          p50={labels.map((l) => byDay.get(l)!.p50)}
+          p99={labels.map((l) => byDay.get(l)!.p99)}
+          colors={['#1565c0', '#ef6c00']}
+        />
+      )}
+      {report.data && (
+        <PercentileChart
+          id="lateness-h"
+          title="Lateness of schedule slots per day (seconds from the scheduled instant to dispatch, p50 and p99)"
+          name="Lateness per day, p50 and p99"
+          labels={labels}
+          p50={labels.map((l) => byDay.get(l)!.l50)}
+          p99={labels.map((l) => byDay.get(l)!.l99)}
+          colors={['#2e7d32', '#c62828']}
+        />
       )}
       <section className="panel" aria-labelledby="failing-h">
         <h2 id="failing-h">Recent failed runs</h2>
@@ -168,6 +194,30 @@ export default function Dashboard() {
           {failing.data?.length === 0 && <li>No failed runs.</li>}
         </ul>
       </section>
+    </section>
+  );
+}
+
+/** A panel with a line chart of a daily p50 and p99 (null: no figure that day). */
+function PercentileChart(props: { id: string; title: string; name: string; labels: string[]; p50: (number | null)[]; p99: (number | null)[]; colors: [string, string] }) {
+  const { id, title, name, labels, p50, p99, colors } = props;
+  return (
+    <section className="panel" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      <div className="chart">
+        <Line
+          aria-label={name}
+          role="img"
+          options={{ animation: false, responsive: true, maintainAspectRatio: false, spanGaps: true, scales: { y: { beginAtZero: true } } }}
+          data={{
+            labels,
+            datasets: [
+              { label: 'p50', data: p50, borderColor: colors[0], backgroundColor: colors[0] },
+              { label: 'p99', data: p99, borderColor: colors[1], backgroundColor: colors[1] },
+            ],
+          }}
+        />
+      </div>
     </section>
   );
 }

@@ -4,8 +4,9 @@ import { watchExecutors } from '../executors';
 import { fmtTime } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
-import type { ExecutorInfo, Group } from '../types';
-import { ConfirmButton, ErrorBox, Field } from '../ui';
+import type { ExecutorInfo, Group, GroupExecutors } from '../types';
+import { ConfirmButton, ErrorBox, Field, useLoad } from '../ui';
+import { EditGroup, ManualRows } from './GroupParts';
 
 export default function Executors() {
   const { isAdmin } = useSession();
@@ -19,8 +20,24 @@ export default function Executors() {
     watchExecutors(setExecs, setWatchError, ctl.signal);
     return () => ctl.abort();
   }, [watchN]);
+  // A manual group's addresses with the scheduler's latest probe verdict.
+  const probes = useLoad(
+    () => call<{ groups?: GroupExecutors[] }>('JobAdmin/ListExecutors', {}).then((r) => r.groups ?? []),
+    [watchN],
+  );
   const [secret, setSecret] = useState<{ group: string; token: string } | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+
+  async function remove(g: Group) {
+    setError(null);
+    try {
+      await call('JobAdmin/DeleteGroup', { groupId: g.id });
+      reload();
+    } catch (e) {
+      setError(e);
+    }
+  }
 
   async function rotate(g: Group) {
     setError(null);
@@ -41,7 +58,7 @@ export default function Executors() {
           Refresh
         </button>
       </div>
-      <ErrorBox error={gErr || watchError || error} />
+      <ErrorBox error={gErr || watchError || probes.error || error} />
       <p className="hint">Executors online now, updated live as they join and leave.</p>
       {isAdmin && <CreateGroup onCreated={(g) => (setSecret({ group: g.appName ?? '', token: g.accessToken ?? '' }), reload())} />}
       {secret && (
@@ -54,6 +71,7 @@ export default function Executors() {
       )}
       {groups.map((g) => {
         const online = (execs ?? []).filter((e) => e.appName === g.appName);
+        const manual = probes.data?.find((p) => p.groupId === g.id)?.manual;
         return (
           <section key={g.id} className="panel" aria-label={`Group ${g.appName}`}>
             <div className="page-head">
@@ -61,9 +79,24 @@ export default function Executors() {
                 {g.title || g.appName} <small>#{g.id} · app {g.appName} · {g.manual ? `manual: ${g.manual.addresses?.join(', ')}` : 'auto registration'}</small>
               </h2>
               {isAdmin && (
-                <ConfirmButton label="Rotate token" ariaLabel={`Rotate token of group ${g.appName}`} confirmLabel={`Confirm rotate token of ${g.appName}`} onConfirm={() => rotate(g)} />
+                <div className="actions">
+                  <button type="button" className="secondary" aria-expanded={editing === g.id} aria-label={`Edit group ${g.appName}`} onClick={() => setEditing(editing === g.id ? null : (g.id ?? null))}>
+                    Edit
+                  </button>
+                  <ConfirmButton label="Rotate token" ariaLabel={`Rotate token of group ${g.appName}`} confirmLabel={`Confirm rotate token of ${g.appName}`} onConfirm={() => rotate(g)} />
+                  <ConfirmButton label="Delete" ariaLabel={`Delete group ${g.appName}`} className="danger" confirmLabel={`Confirm delete group ${g.appName}`} onConfirm={() => remove(g)} />
+                </div>
               )}
             </div>
+            {editing === g.id && (
+              <EditGroup
+                group={g}
+                onDone={(changed) => {
+                  setEditing(null);
+                  if (changed) (reload(), setWatchN((n) => n + 1));
+                }}
+              />
+            )}
             <div className="table-wrap">
               <table>
                 <thead>
@@ -77,6 +110,7 @@ export default function Executors() {
                   </tr>
                 </thead>
                 <tbody>
+                  {g.manual && <ManualRows addresses={g.manual.addresses ?? []} probed={manual} />}
                   {online.map((e) => (
                     <tr key={e.address}>
                       <td>{e.address}</td>
@@ -87,7 +121,7 @@ export default function Executors() {
                       <td>{fmtTime(e.lastBeatTime)}</td>
                     </tr>
                   ))}
-                  {execs && online.length === 0 && (
+                  {execs && !g.manual && online.length === 0 && (
                     <tr>
                       <td colSpan={6}>No executor online.</td>
                     </tr>

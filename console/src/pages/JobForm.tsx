@@ -1,14 +1,16 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { call } from '../api';
-import { enumLabel, fmtTime, seconds } from '../format';
+import { fmtTime, seconds } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Job, Schedule } from '../types';
-import { ErrorBox, Field, GroupOptions } from '../ui';
+import { EnumOptions, ErrorBox, Field, GroupOptions } from '../ui';
+import { Backfill, ChildPicker } from './JobExtras';
 
 const ROUTES = ['FIRST', 'LAST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED', 'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST'].map((s) => `ROUTE_STRATEGY_${s}`);
 const BLOCKS = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY'].map((s) => `BLOCK_STRATEGY_${s}`);
+const MISFIRES = ['DO_NOTHING', 'FIRE_ONCE_NOW', 'CATCH_UP'].map((s) => `MISFIRE_POLICY_${s}`);
 type Kind = 'cron' | 'fixRate' | 'fixDelay' | 'manual';
 
 interface Form {
@@ -25,7 +27,20 @@ interface Form {
   timeout: string; // seconds, "" = none
   retries: string;
   params: string;
+  misfirePolicy: string; // "" = the server's default (fire once now)
+  misfireThreshold: string; // seconds, "" = the default 5 s
+  children: string[];
+  emails: string; // one per line
+  webhooks: string; // one per line
   start: boolean;
+}
+
+/** The non-empty lines (or comma-separated items) of a text box. */
+function lines(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 
 const localZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -46,6 +61,11 @@ function fromJob(j: Job): Form {
     timeout: j.timeout ? String(seconds(j.timeout)) : '',
     retries: String(j.retry?.maxRetries ?? 0),
     params: j.params ?? '',
+    misfirePolicy: j.misfire?.policy ?? '',
+    misfireThreshold: j.misfire?.threshold ? String(seconds(j.misfire.threshold)) : '',
+    children: j.childJobIds ?? [],
+    emails: (j.alarm?.emails ?? []).join('\n'),
+    webhooks: (j.alarm?.webhookUrls ?? []).join('\n'),
     start: j.state === 'JOB_STATE_RUNNING',
   };
 }
@@ -82,6 +102,13 @@ function toJob(f: Form, base: Job): Job {
     timeout: f.timeout ? `${Number(f.timeout)}s` : undefined,
     retry: { ...(base.retry ?? {}), maxRetries: Number(f.retries) || 0 },
     params: f.params,
+    misfire: {
+      ...(base.misfire ?? {}),
+      policy: f.misfirePolicy || undefined,
+      threshold: f.misfireThreshold ? `${Number(f.misfireThreshold)}s` : undefined,
+    },
+    childJobIds: f.children,
+    alarm: { emails: lines(f.emails), webhookUrls: lines(f.webhooks) },
   };
 }
 
@@ -188,20 +215,12 @@ export default function JobForm() {
           )}
           <Field label="Routing strategy">
             <select value={form.routeStrategy} onChange={(e) => set('routeStrategy')(e.target.value)}>
-              {ROUTES.map((r) => (
-                <option key={r} value={r}>
-                  {enumLabel(r, 'ROUTE_STRATEGY_')}
-                </option>
-              ))}
+              <EnumOptions values={ROUTES} prefix="ROUTE_STRATEGY_" />
             </select>
           </Field>
           <Field label="Block strategy">
             <select value={form.blockStrategy} onChange={(e) => set('blockStrategy')(e.target.value)}>
-              {BLOCKS.map((r) => (
-                <option key={r} value={r}>
-                  {enumLabel(r, 'BLOCK_STRATEGY_')}
-                </option>
-              ))}
+              <EnumOptions values={BLOCKS} prefix="BLOCK_STRATEGY_" />
             </select>
           </Field>
           <Field label="Timeout (seconds, empty for none)">
@@ -213,6 +232,22 @@ export default function JobForm() {
           <Field label="Params">
             <textarea rows={2} value={form.params} onChange={(e) => set('params')(e.target.value)} />
           </Field>
+          <Field label="Misfire policy" hint="what a slot found late does">
+            <select value={form.misfirePolicy} onChange={(e) => set('misfirePolicy')(e.target.value)}>
+              <option value="">default (fire once now)</option>
+              <EnumOptions values={MISFIRES} prefix="MISFIRE_POLICY_" />
+            </select>
+          </Field>
+          <Field label="Misfire threshold (seconds, empty for 5)">
+            <input type="number" min="0" step="any" value={form.misfireThreshold} onChange={(e) => set('misfireThreshold')(e.target.value)} />
+          </Field>
+          <Field label="Alarm emails" hint="one per line">
+            <textarea rows={2} value={form.emails} onChange={(e) => set('emails')(e.target.value)} />
+          </Field>
+          <Field label="Alarm webhook URLs" hint="one per line; each receives a JSON POST">
+            <textarea rows={2} value={form.webhooks} onChange={(e) => set('webhooks')(e.target.value)} />
+          </Field>
+          <ChildPicker self={id} value={form.children} onChange={set('children')} />
           <label className="check">
             <input type="checkbox" checked={form.start} onChange={(e) => set('start')(e.target.checked)} /> Running (fires on its
             schedule)
@@ -231,6 +266,7 @@ export default function JobForm() {
           </button>
         </div>
       </form>
+      {id && canMutate && base && <Backfill jobId={id} />}
     </section>
   );
 }

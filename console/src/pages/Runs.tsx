@@ -4,9 +4,10 @@ import { call } from '../api';
 import { enumLabel, fmtTime } from '../format';
 import { useGroups } from '../groups';
 import type { Run } from '../types';
-import { ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad } from '../ui';
+import { EnumOptions, ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad } from '../ui';
 
 const STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'].map((s) => `RUN_STATUS_${s}`);
+const TRIGGERS = ['CRON', 'FIX_RATE', 'FIX_DELAY', 'MANUAL', 'API', 'PARENT', 'RETRY', 'MISFIRE', 'BACKFILL'].map((t) => `TRIGGER_TYPE_${t}`);
 
 function toIso(local: string): string | undefined {
   return local ? new Date(local).toISOString() : undefined;
@@ -20,6 +21,7 @@ export default function Runs() {
     groupId: sp.get('groupId') ?? '',
     jobId: sp.get('jobId') ?? '',
     status: sp.get('status') ?? '',
+    trigger: sp.get('trigger') ?? '',
     from: sp.get('from') ?? '',
     to: sp.get('to') ?? '',
   };
@@ -30,6 +32,7 @@ export default function Runs() {
         groupId: f.groupId || undefined,
         jobId: f.jobId || undefined,
         statuses: f.status ? [f.status] : undefined,
+        triggerType: f.trigger || undefined,
         startTime: toIso(f.from),
         endTime: toIso(f.to),
         pageSize: 50,
@@ -65,11 +68,13 @@ export default function Runs() {
         <Field label="Status">
           <select value={f.status} onChange={(e) => setF('status', e.target.value)}>
             <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {enumLabel(s, 'RUN_STATUS_')}
-              </option>
-            ))}
+            <EnumOptions values={STATUSES} prefix="RUN_STATUS_" />
+          </select>
+        </Field>
+        <Field label="Trigger type">
+          <select value={f.trigger} onChange={(e) => setF('trigger', e.target.value)}>
+            <option value="">Any trigger</option>
+            <EnumOptions values={TRIGGERS} prefix="TRIGGER_TYPE_" />
           </select>
         </Field>
         <Field label="From">

@@ -17,7 +17,8 @@ export HELM_CACHE_HOME=$tmp/cache HELM_CONFIG_HOME=$tmp/config HELM_DATA_HOME=$t
   echo "# Generated from deploy/k8s/gnomon by deploy/k8s/manifests/generate.sh; do not edit."
   echo "# Install: kubectl apply -k deploy/k8s/manifests  (see docs/kubernetes.md)"
   "$helm" template gnomon "$here/../gnomon" --kube-version 1.27.0 \
-    --set allInOne=true --set fullnameOverride=gnomon --set adminToken.existingSecret=gnomon-admin-token |
+    --set allInOne=true --set fullnameOverride=gnomon --set adminToken.existingSecret=gnomon-admin-token \
+    --set tests.enabled=false |
     grep -v -e '^# Source:' -e 'helm.sh/chart:' -e 'app.kubernetes.io/managed-by:' \
       -e 'app.kubernetes.io/instance:'
 } >"$tmp/out.yaml"

@@ -41,6 +41,10 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store, const Access&
     }
     filter.statuses.push_back(static_cast<v1::RunStatus>(s));
   }
+  if (!v1::TriggerType_IsValid(request.trigger_type())) {
+    return checks::Invalid("trigger_type", absl::StrCat(request.trigger_type(), " is not a trigger type"));
+  }
+  filter.trigger_type = request.trigger_type();
   if (request.has_start_time()) filter.trigger_from_ms = TimeUtil::TimestampToMilliseconds(request.start_time());
   if (request.has_end_time()) filter.trigger_to_ms = TimeUtil::TimestampToMilliseconds(request.end_time());
   if (filter.trigger_to_ms != 0 && filter.trigger_to_ms < filter.trigger_from_ms) {

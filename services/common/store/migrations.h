@@ -6,6 +6,13 @@
 // are written to be idempotent (IF NOT EXISTS) so a step interrupted by a crash
 // can be re-run.
 //
+// Compatibility rule (docs/kubernetes.md, "Upgrade"): schema version N+1 runs
+// beside binaries that know only N. So migrations are additive (new tables,
+// columns with defaults, indexes; nothing an earlier binary reads is dropped,
+// renamed or retyped), and a store whose schema is newer than the binary is
+// accepted (and logged), not refused. migration_rules_test checks the latest
+// migration of each backend.
+//
 // Example:
 //   for (const Migration& m : SqliteMigrations()) { ... m.statements ... }
 //
@@ -15,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gnomon::store::internal {
@@ -27,6 +35,13 @@ struct Migration {
 
 const std::vector<Migration>& SqliteMigrations();
 const std::vector<Migration>& MysqlMigrations();
+
+// The migrations of `all` that a store whose highest recorded version is
+// `applied` still needs, in order, for a binary that knows the versions up
+// to `known_up_to` (0: all of `all`). When the store is ahead of the binary
+// (a newer release migrated it), logs that and returns none.
+std::vector<const Migration*> PendingMigrations(const std::vector<Migration>& all, int64_t applied,
+                                                int64_t known_up_to, std::string_view backend);
 
 }  // namespace gnomon::store::internal
 

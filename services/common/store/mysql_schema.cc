@@ -227,6 +227,28 @@ const std::vector<Migration>& MysqlMigrations() {
            " ADD KEY IF NOT EXISTS admin_token_user (user_name)",
            "ALTER TABLE `user` ADD COLUMN IF NOT EXISTS grants TEXT NOT NULL DEFAULT ''",
        }},
+      {11,
+       "job names, unique within a group",
+       {
+           // NULL only inside the transaction that creates an unnamed job.
+           "ALTER TABLE job ADD COLUMN IF NOT EXISTS name VARCHAR(128) NULL",
+           "UPDATE job SET name = CONCAT('job-', id) WHERE name IS NULL",
+           "ALTER TABLE job ADD UNIQUE KEY IF NOT EXISTS job_group_name (group_id, name),"
+           " ADD KEY IF NOT EXISTS job_name (name)",
+       }},
+      {12,
+       "lateness histogram of the daily reports",
+       {
+           // Dispatch time minus scheduled instant of schedule slots per
+           // (day, job), in the buckets of report_histogram.h (report_deltas.h).
+           // Not backfilled: the histogram starts with this version.
+           "CREATE TABLE IF NOT EXISTS report_lateness ("
+           " day_ms BIGINT NOT NULL,"
+           " job_id BIGINT NOT NULL,"
+           " bucket INT NOT NULL,"
+           " runs BIGINT NOT NULL,"
+           " PRIMARY KEY (day_ms, job_id, bucket))" GNOMON_MYSQL_TABLE_OPTIONS,
+       }},
   };
   return *migrations;
 }

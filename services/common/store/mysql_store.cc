@@ -165,24 +165,24 @@ bool AlreadyApplied(const absl::Status& s) {
          absl::EndsWith(s.message(), "(error 1061)") || absl::EndsWith(s.message(), "(error 1091)");
 }
 
-absl::Status ApplyMigrations(MysqlConn& c, const MysqlAddress& address) {
+absl::Status ApplyMigrations(MysqlConn& c, int64_t migrate_up_to) {
   const internal::Statements& sql = internal::StatementsFor(internal::Dialect::kMysql);
   if (absl::Status s = c.Script(sql.create_migrations_table); !s.ok()) return s;
   absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql.select_migrations, {});
   if (!rows.ok()) return rows.status();
   int64_t applied = 0;
   for (const SqlRow& row : *rows) applied = std::max(applied, internal::ColInt(row, 0));
-  for (const internal::Migration& m : internal::MysqlMigrations()) {
-    if (m.version <= applied) continue;
+  for (const internal::Migration* m :
+       internal::PendingMigrations(internal::MysqlMigrations(), applied, migrate_up_to, "mysql")) {
     // MySQL commits DDL implicitly; the statements are idempotent instead.
-    for (const std::string& stmt : m.statements) {
+    for (const std::string& stmt : m->statements) {
       absl::Status s = c.Script(stmt);
       if (!s.ok() && !AlreadyApplied(s)) {
-        return internal::Annotate(s, absl::StrCat("migration ", m.version));
+        return internal::Annotate(s, absl::StrCat("migration ", m->version));
       }
     }
     absl::StatusOr<ExecResult> r =
-        c.Exec(sql.insert_migration, {internal::SqlInt(m.version),
+        c.Exec(sql.insert_migration, {internal::SqlInt(m->version),
                                       internal::SqlInt(absl::ToUnixMillis(absl::Now()))});
     if (!r.ok()) return r.status();
   }
@@ -209,7 +209,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenMysqlStore(const MysqlAddress& addres
   const std::string lock = absl::StrCat("gnomon.migrate.", address.database).substr(0, 64);
   const absl::Duration wait = absl::Seconds(std::max(30, 6 * options.timeout_seconds));
   if (absl::Status s = TakeMigrationLock(c, lock, wait, options); !s.ok()) return s;
-  absl::Status migrated = ApplyMigrations(c, address);
+  absl::Status migrated = ApplyMigrations(c, options.migrate_up_to);
   absl::StatusOr<std::vector<SqlRow>> released =
       c.Query("SELECT RELEASE_LOCK(?)", {internal::SqlText(lock)});
   if (!migrated.ok()) return migrated;

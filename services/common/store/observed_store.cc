@@ -21,6 +21,8 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"CreateJob", true},
     {"CreateJobs", true},
     {"GetJob", false},
+    {"GetJobsNamed", false},
+    {"LastRuns", false},
     {"GetJobs", false},
     {"ListJobs", false},
     {"UpdateJob", true},
@@ -102,6 +104,13 @@ absl::StatusOr<std::vector<v1::Job>> ObservedStore::CreateJobs(const std::vector
 absl::StatusOr<v1::Job> ObservedStore::GetJob(int64_t job_id) {
   return Observed(StoreCall::kGetJob, [&] { return inner_->GetJob(job_id); });
 }
+absl::StatusOr<std::vector<v1::Job>> ObservedStore::GetJobsNamed(std::string_view name,
+                                                                const std::vector<int64_t>& group_ids) {
+  return Observed(StoreCall::kGetJobsNamed, [&] { return inner_->GetJobsNamed(name, group_ids); });
+}
+absl::StatusOr<std::vector<v1::Run>> ObservedStore::LastRuns(const std::vector<int64_t>& job_ids) {
+  return Observed(StoreCall::kLastRuns, [&] { return inner_->LastRuns(job_ids); });
+}
 absl::StatusOr<std::vector<v1::Job>> ObservedStore::GetJobs(const std::vector<int64_t>& job_ids) {
   return Observed(StoreCall::kGetJobs, [&] { return inner_->GetJobs(job_ids); });
 }
@@ -113,8 +122,8 @@ absl::StatusOr<v1::Job> ObservedStore::UpdateJob(const v1::Job& job, std::option
                                                 int64_t now_ms) {
   return Observed(StoreCall::kUpdateJob, [&] { return inner_->UpdateJob(job, next_fire_ms, now_ms); });
 }
-absl::Status ObservedStore::DeleteJob(int64_t job_id) {
-  return Observed(StoreCall::kDeleteJob, [&] { return inner_->DeleteJob(job_id); });
+absl::Status ObservedStore::DeleteJob(int64_t job_id, bool purge_runs) {
+  return Observed(StoreCall::kDeleteJob, [&] { return inner_->DeleteJob(job_id, purge_runs); });
 }
 absl::StatusOr<v1::Job> ObservedStore::SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
                                                   int64_t now_ms) {

@@ -35,7 +35,7 @@ namespace gnomon::store {
 // Every call of the Store interface (kCount: how many there are).
 enum class StoreCall {
   kCreateGroup, kGetGroup, kGetGroupByApp, kListGroups, kUpdateGroup, kDeleteGroup,
-  kCreateJob, kCreateJobs, kGetJob, kGetJobs, kListJobs, kUpdateJob, kDeleteJob, kSetJobState,
+  kCreateJob, kCreateJobs, kGetJob, kGetJobsNamed, kLastRuns, kGetJobs, kListJobs, kUpdateJob, kDeleteJob, kSetJobState,
   kListDueJobs, kAdvanceJobs, kCountJobs,
   kInsertRuns, kRecordDispatches, kApplyReports, kGetRun, kListRuns, kReadRunLog, kListActiveRunsOn,
   kListPendingFollowups, kCompleteFollowups, kDeferFollowups, kFailRuns, kRecordAlarmStatus,
@@ -75,11 +75,14 @@ class ObservedStore final : public Store {
                                     int64_t now_ms) override;
   absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs, int64_t now_ms) override;
   absl::StatusOr<v1::Job> GetJob(int64_t job_id) override;
+  absl::StatusOr<std::vector<v1::Job>> GetJobsNamed(std::string_view name,
+                                                   const std::vector<int64_t>& group_ids) override;
+  absl::StatusOr<std::vector<v1::Run>> LastRuns(const std::vector<int64_t>& job_ids) override;
   absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override;
   absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id, int limit) override;
   absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
                                     int64_t now_ms) override;
-  absl::Status DeleteJob(int64_t job_id) override;
+  absl::Status DeleteJob(int64_t job_id, bool purge_runs) override;
   absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
                                       int64_t now_ms) override;
   absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit,

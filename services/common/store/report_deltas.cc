@@ -4,6 +4,7 @@
 
 #include "services/common/store/batch_sql.h"
 #include "services/common/store/report_histogram.h"
+#include "services/common/store/row_codec.h"
 
 namespace gnomon::store::internal {
 
@@ -14,6 +15,16 @@ void ReportDeltas::Inserted(int64_t job_id, int64_t trigger_ms) {
 void ReportDeltas::Ended(const RunFacts& f, bool was_active) {
   if (was_active) --days_[{DayOf(f.trigger_ms), f.job_id}].running;
   CountEnd(f, 1);
+}
+
+bool LatenessCounted(v1::TriggerType type) {
+  return IsSlotType(type) && type != v1::TRIGGER_TYPE_BACKFILL;
+}
+
+void ReportDeltas::Dispatched(int64_t job_id, int64_t trigger_ms, v1::TriggerType type,
+                              int64_t scheduled_ms, int64_t dispatch_ms) {
+  if (!LatenessCounted(type) || scheduled_ms <= 0 || dispatch_ms <= 0) return;
+  ++lateness_[{DayOf(trigger_ms), job_id, DurationBucket(dispatch_ms - scheduled_ms)}];
 }
 
 void ReportDeltas::Retracted(const RunFacts& f) { CountEnd(f, -1); }
@@ -41,15 +52,20 @@ absl::Status ReportDeltas::Apply(SqlConn& c, const Statements& sql) const {
     const SqlRow pad = {days.back()[0], days.back()[1], SqlInt(0), SqlInt(0), SqlInt(0)};
     if (absl::Status s = ExecPadded(c, sql.upsert_report_days, days, &pad); !s.ok()) return s;
   }
+  if (absl::Status s = ApplyHistogram(c, sql.upsert_report_durations, buckets_); !s.ok()) return s;
+  return ApplyHistogram(c, sql.upsert_report_lateness, lateness_);
+}
+
+absl::Status ReportDeltas::ApplyHistogram(SqlConn& c, const BatchSql& upsert, const Histogram& h) {
   std::vector<SqlRow> buckets;
-  for (const auto& [key, n] : buckets_) {
+  for (const auto& [key, n] : h) {
     if (n == 0) continue;  // Retracted and counted again in the same bucket.
     buckets.push_back(
         {SqlInt(std::get<0>(key)), SqlInt(std::get<1>(key)), SqlInt(std::get<2>(key)), SqlInt(n)});
   }
   if (buckets.empty()) return absl::OkStatus();
   const SqlRow pad = {buckets.back()[0], buckets.back()[1], buckets.back()[2], SqlInt(0)};
-  return ExecPadded(c, sql.upsert_report_durations, buckets, &pad);
+  return ExecPadded(c, upsert, buckets, &pad);
 }
 
 }  // namespace gnomon::store::internal

@@ -8,7 +8,10 @@
 //   succeeded  runs that ended SUCCEEDED; failed: runs that ended FAILED
 //              (including never dispatched ones and those failed by FailRuns);
 //   durations  end - start of every ended run that has a start time (ran on
-//              an executor), in the buckets of report_histogram.h.
+//              an executor), in the buckets of report_histogram.h;
+//   lateness   dispatch time - scheduled instant of every schedule slot run
+//              (cron, fixed rate or delay, misfire) when its dispatch is
+//              first recorded, in the same buckets (report_lateness).
 // A run inserted already ended counts straight as succeeded/failed. A run
 // whose provisional executor-lost verdict is replaced by the executor's own
 // result (store.h, ApplyReports) moves from failed to the result's outcome,
@@ -33,6 +36,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "services/common/store/batch_sql.h"
 #include "absl/status/statusor.h"
 #include "gnomon/v1/common.pb.h"
 #include "services/common/store/sql_conn.h"
@@ -44,6 +48,11 @@ inline constexpr int64_t kDayMs = 86400000;
 
 // UTC midnight of the day holding ms (0 for ms <= 0).
 inline int64_t DayOf(int64_t ms) { return ms <= 0 ? 0 : ms - ms % kDayMs; }
+
+// Whether a run of this trigger type counts in the lateness histogram: the
+// slots of a schedule, fired on time or late. Manual, API, child and retry
+// runs have no slot to be late for, and backfills are late on purpose.
+bool LatenessCounted(v1::TriggerType type);
 
 // The columns of a run the report counters need.
 struct RunFacts {
@@ -66,6 +75,10 @@ class ReportDeltas {
   // ended): its succeeded/failed count and duration are taken back, and the
   // replacing outcome is then counted with Ended(..., was_active=false).
   void Retracted(const RunFacts& facts);
+  // A run's dispatch was recorded for the first time; counted only for
+  // schedule slots (see LatenessCounted).
+  void Dispatched(int64_t job_id, int64_t trigger_ms, v1::TriggerType type, int64_t scheduled_ms,
+                  int64_t dispatch_ms);
   // Writes the collected changes.
   absl::Status Apply(SqlConn& c, const Statements& sql) const;
 
@@ -79,7 +92,10 @@ class ReportDeltas {
   void CountEnd(const RunFacts& facts, int sign);
 
   std::map<std::pair<int64_t, int64_t>, Counters> days_;          // (day, job).
-  std::map<std::tuple<int64_t, int64_t, int>, int64_t> buckets_;  // (day, job, bucket).
+  using Histogram = std::map<std::tuple<int64_t, int64_t, int>, int64_t>;  // (day, job, bucket).
+  static absl::Status ApplyHistogram(SqlConn& c, const BatchSql& upsert, const Histogram& h);
+  Histogram buckets_;
+  Histogram lateness_;
 };
 
 }  // namespace gnomon::store::internal

@@ -97,6 +97,9 @@ std::string JobSpecBlob(const v1::Job& job) {
   spec.clear_next_fire_time();
   spec.clear_create_time();
   spec.clear_update_time();
+  spec.clear_name();  // Its own column, unique per group.
+  spec.clear_last_fire_time();
+  spec.clear_last_run();
   return spec.SerializeAsString();
 }
 
@@ -110,8 +113,10 @@ absl::StatusOr<v1::Job> JobFromRow(const SqlRow& row) {
   job.set_state(static_cast<v1::JobState>(ColInt(row, 2)));
   const int64_t next = ColInt(row, 3);
   if (next >= 0) SetMs(next, job.mutable_next_fire_time());
+  MaybeSet(ColInt(row, 4), &job, &v1::Job::mutable_last_fire_time);
   MaybeSet(ColInt(row, 6), &job, &v1::Job::mutable_create_time);
   MaybeSet(ColInt(row, 7), &job, &v1::Job::mutable_update_time);
+  job.set_name(ColStr(row, 8));
   return job;
 }
 
@@ -130,8 +135,11 @@ bool IsEnded(v1::RunStatus status) {
 }
 
 bool TakesSlot(const v1::Run& run) {
-  if (!run.has_scheduled_time()) return false;
-  switch (run.trigger_type()) {
+  return run.has_scheduled_time() && IsSlotType(run.trigger_type());
+}
+
+bool IsSlotType(v1::TriggerType type) {
+  switch (type) {
     case v1::TRIGGER_TYPE_CRON:
     case v1::TRIGGER_TYPE_FIX_RATE:
     case v1::TRIGGER_TYPE_FIX_DELAY:

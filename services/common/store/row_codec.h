@@ -38,6 +38,9 @@ absl::StatusOr<DueJob> DueJobFromRow(const SqlRow& row);
 bool IsEnded(v1::RunStatus status);
 // True if the run takes the unique slot (job, scheduled instant, shard, attempt).
 bool TakesSlot(const v1::Run& run);
+// The trigger types whose runs fire a schedule slot (cron, fixed rate or
+// delay, misfire, backfill); TakesSlot when the run has its instant.
+bool IsSlotType(v1::TriggerType type);
 // The 28 parameters of Statements::insert_run: the run's columns, then
 // followup_pending (1 for a run inserted already ended), retry_of
 // (first_run_id of a retry with attempt > 0, else NULL) and child_of

@@ -34,6 +34,8 @@ absl::StatusOr<RunStates> LockRuns(SqlConn& c, const Statements& sql, std::vecto
     r.followup_pending = ColInt(row, 12) != 0;
     r.log_line_count = ColInt(row, 13);
     r.log_truncated = ColInt(row, 14) != 0;
+    r.scheduled_ms = ColInt(row, 15);
+    r.trigger_type = static_cast<v1::TriggerType>(ColInt(row, 16));
     out.emplace(r.id, std::move(r));
   }
   return out;

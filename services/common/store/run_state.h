@@ -57,6 +57,8 @@ struct RunState {
   bool followup_pending = false;
   int64_t log_line_count = 0;
   bool log_truncated = false;
+  int64_t scheduled_ms = 0;  // Read only.
+  v1::TriggerType trigger_type = v1::TRIGGER_TYPE_UNSPECIFIED;  // Read only.
   // Set: replaces the stored message; unset: keeps it.
   std::optional<std::string> trigger_message;
   std::optional<std::string> handle_message;

@@ -50,11 +50,14 @@ class SqlStore final : public Store {
   absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs,
                                                   int64_t now_ms) override;
   absl::StatusOr<v1::Job> GetJob(int64_t job_id) override;
+  absl::StatusOr<std::vector<v1::Job>> GetJobsNamed(std::string_view name,
+                                                   const std::vector<int64_t>& group_ids) override;
+  absl::StatusOr<std::vector<v1::Run>> LastRuns(const std::vector<int64_t>& job_ids) override;
   absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override;
   absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id, int limit) override;
   absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
                                     int64_t now_ms) override;
-  absl::Status DeleteJob(int64_t job_id) override;
+  absl::Status DeleteJob(int64_t job_id, bool purge_runs) override;
   absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
                                       int64_t now_ms) override;
   absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit,
@@ -122,6 +125,10 @@ class SqlStore final : public Store {
   absl::Status Ping() override;
 
  private:
+  // Inserts one job (naming it "job-<id>" when it has no name); AlreadyExists
+  // names the field when its group has a job of that name.
+  absl::StatusOr<int64_t> InsertJob(SqlConn& c, const v1::Job& job, v1::JobState state, int64_t next_fire_ms,
+                                    int64_t now_ms);
   // Removes `job_id` from every job's child list (in DeleteJob's transaction).
   absl::Status DropChild(SqlConn& c, int64_t job_id);
   // The tokens `sql` selects (kTokenColumns), with `arg` as its one parameter if given.

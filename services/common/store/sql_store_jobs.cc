@@ -148,6 +148,16 @@ absl::StatusOr<v1::Job> SqlStore::ReadJob(SqlConn& c, int64_t job_id) {
 
 namespace {
 
+// The name column's value: NULL for a job to be named "job-<id>".
+SqlValue NameValue(const v1::Job& job) { return job.name().empty() ? SqlNull() : SqlText(job.name()); }
+
+// A clash of the (group, name) key, said in the API's words.
+absl::Status NameTaken(const absl::Status& s, const v1::Job& job) {
+  if (!absl::IsAlreadyExists(s)) return s;
+  return absl::AlreadyExistsError(
+      absl::StrCat("job.name: group ", job.group_id(), " already has a job named '", job.name(), "'"));
+}
+
 absl::Status CheckGroupExists(SqlConn& c, const Statements& sql, int64_t group_id) {
   absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql.select_group, {SqlInt(group_id)});
   if (!rows.ok()) return rows.status();
@@ -165,9 +175,7 @@ absl::StatusOr<v1::Job> SqlStore::CreateJob(const v1::Job& job, v1::JobState sta
   absl::StatusOr<v1::Job> out;
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
     if (absl::Status g = CheckGroupExists(c, sql_, job.group_id()); !g.ok()) return g;
-    absl::StatusOr<int64_t> id =
-        c.Insert(sql_.insert_job, {SqlInt(job.group_id()), SqlInt(state), SqlInt(next_fire_ms),
-                                   SqlBytes(JobSpecBlob(job)), SqlInt(now_ms), SqlInt(now_ms)});
+    absl::StatusOr<int64_t> id = InsertJob(c, job, state, next_fire_ms, now_ms);
     if (!id.ok()) return id.status();
     out = ReadJob(c, *id);
     return out.status();
@@ -189,9 +197,7 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::CreateJobs(const std::vector<NewJ
     std::vector<int64_t> ids;
     ids.reserve(jobs.size());
     for (const NewJob& n : jobs) {
-      absl::StatusOr<int64_t> id = c.Insert(
-          sql_.insert_job, {SqlInt(n.job.group_id()), SqlInt(n.state), SqlInt(n.next_fire_ms),
-                            SqlBytes(JobSpecBlob(n.job)), SqlInt(now_ms), SqlInt(now_ms)});
+      absl::StatusOr<int64_t> id = InsertJob(c, n.job, n.state, n.next_fire_ms, now_ms);
       if (!id.ok()) return id.status();
       ids.push_back(*id);
     }
@@ -203,6 +209,18 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::CreateJobs(const std::vector<NewJ
   });
   if (!s.ok()) return s;
   return out;
+}
+
+absl::StatusOr<int64_t> SqlStore::InsertJob(SqlConn& c, const v1::Job& job, v1::JobState state,
+                                            int64_t next_fire_ms, int64_t now_ms) {
+  absl::StatusOr<int64_t> id =
+      c.Insert(sql_.insert_job, {SqlInt(job.group_id()), SqlInt(state), SqlInt(next_fire_ms),
+                                 SqlBytes(JobSpecBlob(job)), SqlInt(now_ms), SqlInt(now_ms), NameValue(job)});
+  if (!id.ok()) return NameTaken(id.status(), job);
+  if (job.name().empty()) {
+    if (absl::StatusOr<ExecResult> r = c.Exec(sql_.name_job_by_id, {SqlInt(*id)}); !r.ok()) return r.status();
+  }
+  return id;
 }
 
 absl::StatusOr<v1::Job> SqlStore::GetJob(int64_t job_id) {
@@ -249,6 +267,55 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::GetJobs(const std::vector<int64_t
   return out;
 }
 
+absl::StatusOr<std::vector<v1::Job>> SqlStore::GetJobsNamed(std::string_view name,
+                                                            const std::vector<int64_t>& group_ids) {
+  std::vector<v1::Job> out;
+  std::vector<SqlValue> args = {SqlText(std::string(name))};
+  for (int64_t g : group_ids) args.push_back(SqlInt(g));
+  const std::string sql = JobsNamedSql(static_cast<int>(group_ids.size()));
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    out.clear();
+    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
+    if (!rows.ok()) return rows.status();
+    for (const SqlRow& row : *rows) {
+      absl::StatusOr<v1::Job> job = JobFromRow(row);
+      if (!job.ok()) return job.status();
+      out.push_back(*std::move(job));
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::Run>> SqlStore::LastRuns(const std::vector<int64_t>& job_ids) {
+  std::vector<v1::Run> out;
+  if (job_ids.empty()) return out;
+  std::vector<SqlRow> jobs;
+  for (int64_t id : job_ids) jobs.push_back({SqlInt(id)});
+  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+    out.clear();
+    // Two indexed reads: the newest id per job (run_job is (job_id, id)), then those runs.
+    absl::StatusOr<std::vector<SqlRow>> ids = QueryPadded(c, sql_.select_last_run_ids, jobs);
+    if (!ids.ok()) return ids.status();
+    absl::flat_hash_set<int64_t> seen;  // Padding repeats the last job.
+    std::vector<SqlRow> runs;
+    for (const SqlRow& row : *ids) {
+      if (seen.insert(ColInt(row, 0)).second) runs.push_back({SqlInt(ColInt(row, 0))});
+    }
+    if (runs.empty()) return absl::OkStatus();
+    absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.select_runs_by_id, runs);
+    if (!rows.ok()) return rows.status();
+    seen.clear();
+    for (const SqlRow& row : *rows) {
+      if (seen.insert(ColInt(row, 0)).second) out.push_back(RunFromRow(row));
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
 absl::StatusOr<std::vector<v1::Job>> SqlStore::ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id,
                                                         int limit) {
   std::vector<v1::Job> out;
@@ -279,14 +346,16 @@ absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& job,
     if (current->group_id() != job.group_id()) {
       if (absl::Status g = CheckGroupExists(c, sql_, job.group_id()); !g.ok()) return g;
     }
+    // An update without a name keeps the job's.
+    const std::string name = job.name().empty() ? current->name() : job.name();
     absl::StatusOr<ExecResult> r =
         next_fire_ms.has_value()
             ? c.Exec(sql_.update_job_spec_and_cursor,
-                     {SqlInt(job.group_id()), SqlBytes(JobSpecBlob(job)), SqlInt(*next_fire_ms),
-                      SqlInt(now_ms), SqlInt(job.id())})
+                     {SqlInt(job.group_id()), SqlBytes(JobSpecBlob(job)), SqlText(name),
+                      SqlInt(*next_fire_ms), SqlInt(now_ms), SqlInt(job.id())})
             : c.Exec(sql_.update_job_spec, {SqlInt(job.group_id()), SqlBytes(JobSpecBlob(job)),
-                                            SqlInt(now_ms), SqlInt(job.id())});
-    if (!r.ok()) return r.status();
+                                            SqlText(name), SqlInt(now_ms), SqlInt(job.id())});
+    if (!r.ok()) return NameTaken(r.status(), job);
     out = ReadJob(c, job.id());
     return out.status();
   });
@@ -294,14 +363,17 @@ absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& job,
   return out;
 }
 
-absl::Status SqlStore::DeleteJob(int64_t job_id) {
-  // As XXL-JOB does, removing a job removes its runs, their logs and its glue
-  // versions; its report rows go too (their running counts would never drop).
-  // It is also taken out of its parents' child lists, so they stay valid.
+absl::Status SqlStore::DeleteJob(int64_t job_id, bool purge_runs) {
+  // Its runs stay by default (results of running ones still arrive and are
+  // counted; retention removes them); purging takes them, their logs and the
+  // report rows at once. It is also taken out of its parents' child lists.
   return db_->Transact([&](SqlConn& c) -> absl::Status {
-    for (const std::string* sql :
-         {&sql_.delete_job_logs, &sql_.delete_job_runs, &sql_.delete_job_glue,
-          &sql_.delete_job_report_days, &sql_.delete_job_report_durations}) {
+    std::vector<const std::string*> deletes = {&sql_.delete_job_glue};
+    if (purge_runs) {
+      deletes.insert(deletes.end(), {&sql_.delete_job_logs, &sql_.delete_job_runs, &sql_.delete_job_report_days,
+                                     &sql_.delete_job_report_durations, &sql_.delete_job_report_lateness});
+    }
+    for (const std::string* sql : deletes) {
       if (absl::StatusOr<ExecResult> r = c.Exec(*sql, {SqlInt(job_id)}); !r.ok()) {
         return r.status();
       }
@@ -329,7 +401,8 @@ absl::Status SqlStore::DropChild(SqlConn& c, int64_t job_id) {
     children->erase(kept, children->end());
     absl::StatusOr<ExecResult> u =
         c.Exec(sql_.update_job_spec, {SqlInt(parent->group_id()), SqlBytes(JobSpecBlob(*parent)),
-                                      SqlInt(ToMs(parent->update_time())), SqlInt(parent->id())});
+                                      SqlText(parent->name()), SqlInt(ToMs(parent->update_time())),
+                                      SqlInt(parent->id())});
     if (!u.ok()) return u.status();
   }
   return absl::OkStatus();

@@ -1,4 +1,4 @@
-// SqlStore: daily reports, read from the counters and duration histograms
+// SqlStore: daily reports, read from the counters and the duration and lateness histograms
 // that the run transactions maintain (see report_deltas.h).
 #include <map>
 #include <utility>
@@ -10,6 +10,27 @@
 #include "services/common/store/sql_store.h"
 
 namespace gnomon::store::internal {
+namespace {
+
+using Histograms = std::map<int64_t, std::vector<int64_t>>;  // Bucket counts by day.
+
+// Rows of (day_ms, bucket, runs) as histograms by day.
+absl::StatusOr<Histograms> ReadHistograms(SqlConn& c, const std::string& sql,
+                                          const std::vector<SqlValue>& args) {
+  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
+  if (!rows.ok()) return rows.status();
+  Histograms out;
+  for (const SqlRow& row : *rows) {
+    const int bucket = static_cast<int>(ColInt(row, 1));
+    if (bucket < 0 || bucket >= kDurationBuckets) continue;
+    std::vector<int64_t>& h = out[ColInt(row, 0)];
+    h.resize(kDurationBuckets);
+    h[bucket] += ColInt(row, 2);
+  }
+  return out;
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<v1::ReportRow>> SqlStore::GetReport(int64_t from_day_ms,
                                                                int64_t to_day_ms, int64_t job_id) {
@@ -24,17 +45,12 @@ absl::StatusOr<std::vector<v1::ReportRow>> SqlStore::GetReport(int64_t from_day_
     absl::StatusOr<std::vector<SqlRow>> days =
         c.Query(total ? sql_.select_report_days_total : sql_.select_report_days_of_job, args);
     if (!days.ok()) return days.status();
-    absl::StatusOr<std::vector<SqlRow>> buckets = c.Query(
-        total ? sql_.select_report_durations_total : sql_.select_report_durations_of_job, args);
-    if (!buckets.ok()) return buckets.status();
-    std::map<int64_t, std::vector<int64_t>> histograms;  // By day.
-    for (const SqlRow& row : *buckets) {
-      const int bucket = static_cast<int>(ColInt(row, 1));
-      if (bucket < 0 || bucket >= kDurationBuckets) continue;
-      std::vector<int64_t>& h = histograms[ColInt(row, 0)];
-      h.resize(kDurationBuckets);
-      h[bucket] += ColInt(row, 2);
-    }
+    absl::StatusOr<Histograms> durations = ReadHistograms(
+        c, total ? sql_.select_report_durations_total : sql_.select_report_durations_of_job, args);
+    if (!durations.ok()) return durations.status();
+    absl::StatusOr<Histograms> lateness = ReadHistograms(
+        c, total ? sql_.select_report_lateness_total : sql_.select_report_lateness_of_job, args);
+    if (!lateness.ok()) return lateness.status();
     out.clear();
     out.reserve(days->size());
     for (const SqlRow& row : *days) {
@@ -45,9 +61,13 @@ absl::StatusOr<std::vector<v1::ReportRow>> SqlStore::GetReport(int64_t from_day_
       r.set_running(ColInt(row, 1));
       r.set_succeeded(ColInt(row, 2));
       r.set_failed(ColInt(row, 3));
-      if (auto it = histograms.find(day); it != histograms.end()) {
+      if (auto it = durations->find(day); it != durations->end()) {
         r.set_duration_p50_ms(EstimatePercentile(it->second, 50));
         r.set_duration_p99_ms(EstimatePercentile(it->second, 99));
+      }
+      if (auto it = lateness->find(day); it != lateness->end()) {
+        r.set_lateness_p50_ms(EstimatePercentile(it->second, 50));
+        r.set_lateness_p99_ms(EstimatePercentile(it->second, 99));
       }
       out.push_back(std::move(r));
     }

@@ -57,6 +57,9 @@ absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updat
       auto it = runs->find(u.run_id);
       if (it == runs->end()) continue;
       RunState& r = it->second;
+      if (r.dispatch_ms == 0 && (r.status == v1::RUN_STATUS_PENDING || r.ended())) {
+        deltas.Dispatched(r.job_id, r.trigger_ms, r.trigger_type, r.scheduled_ms, u.dispatch_ms);
+      }
       if (r.status == v1::RUN_STATUS_PENDING) {
         const bool failed = u.status == v1::RUN_STATUS_FAILED;
         r.status = u.status;
@@ -258,13 +261,15 @@ absl::StatusOr<v1::Run> SqlStore::GetRun(int64_t run_id) {
 }
 
 absl::StatusOr<std::vector<v1::Run>> SqlStore::ListRuns(const RunFilter& f) {
+  const bool by_trigger = f.trigger_type != v1::TRIGGER_TYPE_UNSPECIFIED;
   const std::string sql =
       ListRunsSql(f.job_id != 0, static_cast<int>(f.group_ids.size()), static_cast<int>(f.statuses.size()),
-                  f.trigger_from_ms != 0, f.trigger_to_ms != 0, f.before_id != 0, f.partitions);
+                  by_trigger, f.trigger_from_ms != 0, f.trigger_to_ms != 0, f.before_id != 0, f.partitions);
   std::vector<SqlValue> args;
   if (f.job_id != 0) args.push_back(SqlInt(f.job_id));
   for (int64_t g : f.group_ids) args.push_back(SqlInt(g));
   for (v1::RunStatus st : f.statuses) args.push_back(SqlInt(st));
+  if (by_trigger) args.push_back(SqlInt(f.trigger_type));
   if (f.trigger_from_ms != 0) args.push_back(SqlInt(f.trigger_from_ms));
   if (f.trigger_to_ms != 0) args.push_back(SqlInt(f.trigger_to_ms));
   if (f.before_id != 0) args.push_back(SqlInt(f.before_id));

@@ -229,6 +229,28 @@ const std::vector<Migration>& SqliteMigrations() {
            "CREATE INDEX IF NOT EXISTS admin_token_user ON admin_token(user_name)",
            "ALTER TABLE \"user\" ADD COLUMN grants TEXT NOT NULL DEFAULT ''",
        }},
+      {11,
+       "job names, unique within a group",
+       {
+           // NULL only inside the transaction that creates an unnamed job.
+           "ALTER TABLE job ADD COLUMN name TEXT NULL",
+           "UPDATE job SET name = 'job-' || id WHERE name IS NULL",
+           "CREATE UNIQUE INDEX IF NOT EXISTS job_group_name ON job(group_id, name)",
+           "CREATE INDEX IF NOT EXISTS job_name ON job(name)",
+       }},
+      {12,
+       "lateness histogram of the daily reports",
+       {
+           // Dispatch time minus scheduled instant of schedule slots per
+           // (day, job), in the buckets of report_histogram.h (report_deltas.h).
+           // Not backfilled: the histogram starts with this version.
+           "CREATE TABLE IF NOT EXISTS report_lateness ("
+           " day_ms INTEGER NOT NULL,"
+           " job_id INTEGER NOT NULL,"
+           " bucket INTEGER NOT NULL,"
+           " runs INTEGER NOT NULL,"
+           " PRIMARY KEY (day_ms, job_id, bucket)) WITHOUT ROWID",
+       }},
   };
   return *migrations;
 }

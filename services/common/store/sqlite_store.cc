@@ -299,16 +299,16 @@ class SqliteDb final : public SqlDb {
       if (!rows.ok()) return rows.status();
       int64_t applied = 0;
       for (const SqlRow& row : *rows) applied = std::max(applied, internal::ColInt(row, 0));
-      for (const internal::Migration& m : internal::SqliteMigrations()) {
-        if (m.version <= applied) continue;
-        for (const std::string& stmt : m.statements) {
+      for (const internal::Migration* m : internal::PendingMigrations(
+               internal::SqliteMigrations(), applied, options_.migrate_up_to, "sqlite")) {
+        for (const std::string& stmt : m->statements) {
           if (absl::Status s = conn.Script(stmt); !s.ok()) {
-            return internal::Annotate(s, absl::StrCat("migration ", m.version));
+            return internal::Annotate(s, absl::StrCat("migration ", m->version));
           }
         }
         absl::StatusOr<ExecResult> r = conn.Exec(
             sql.insert_migration,
-            {internal::SqlInt(m.version), internal::SqlInt(absl::ToUnixMillis(absl::Now()))});
+            {internal::SqlInt(m->version), internal::SqlInt(absl::ToUnixMillis(absl::Now()))});
         if (!r.ok()) return r.status();
       }
       return absl::OkStatus();

@@ -123,6 +123,13 @@ std::string IdIn(int rows) { return absl::StrCat("id IN (", RepeatJoined("?", ro
 // The multi-row statements (see batch_sql.h).
 void AddBatchStatements(Dialect d, Statements& s) {
   const bool mysql = d == Dialect::kMysql;
+  s.name_job_by_id = absl::StrCat("UPDATE job SET name = ", mysql ? "CONCAT('job-', id)" : "'job-' || id",
+                                  " WHERE id = ?");
+  s.select_last_run_ids = BatchSql([](int n) {
+    return absl::StrCat("SELECT MAX(id) FROM run WHERE job_id IN (", RepeatJoined("?", n, ", "),
+                        ") GROUP BY job_id");
+  });
+  s.select_runs_by_id = BatchSql([](int n) { return absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE ", IdIn(n)); });
   const std::string lock = mysql ? " FOR UPDATE" : "";
   s.lock_jobs = BatchSql([=](int n) {
     return absl::StrCat("SELECT id, state, next_fire_ms FROM job WHERE ", IdIn(n), " ORDER BY id",
@@ -193,17 +200,24 @@ void AddBatchStatements(Dialect d, Statements& s) {
   });
   const std::string days =
       absl::StrCat("INSERT INTO report_day(day_ms, job_id, running, succeeded, failed) VALUES ");
-  const std::string durations = "INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES ";
+  // The histogram tables (report_duration, report_lateness) share one shape.
+  auto histogram_upsert = [=](const std::string& table) {
+    const std::string insert = absl::StrCat("INSERT INTO ", table, "(day_ms, job_id, bucket, runs) VALUES ");
+    return BatchSql([=](int n) {
+      return absl::StrCat(insert, RepeatJoined(Placeholders(4), n, ", "),
+                          mysql ? " ON DUPLICATE KEY UPDATE runs = runs + VALUES(runs)"
+                                : " ON CONFLICT(day_ms, job_id, bucket) DO UPDATE SET "
+                                  "runs = runs + excluded.runs");
+    });
+  };
+  s.upsert_report_durations = histogram_upsert("report_duration");
+  s.upsert_report_lateness = histogram_upsert("report_lateness");
   if (mysql) {
     s.upsert_report_days = BatchSql([=](int n) {
       return absl::StrCat(days, RepeatJoined(Placeholders(5), n, ", "),
                           " ON DUPLICATE KEY UPDATE running = running + VALUES(running), "
                           "succeeded = succeeded + VALUES(succeeded), "
                           "failed = failed + VALUES(failed)");
-    });
-    s.upsert_report_durations = BatchSql([=](int n) {
-      return absl::StrCat(durations, RepeatJoined(Placeholders(4), n, ", "),
-                          " ON DUPLICATE KEY UPDATE runs = runs + VALUES(runs)");
     });
   } else {
     s.upsert_report_days = BatchSql([=](int n) {
@@ -212,11 +226,6 @@ void AddBatchStatements(Dialect d, Statements& s) {
                           "running = running + excluded.running, "
                           "succeeded = succeeded + excluded.succeeded, "
                           "failed = failed + excluded.failed");
-    });
-    s.upsert_report_durations = BatchSql([=](int n) {
-      return absl::StrCat(durations, RepeatJoined(Placeholders(4), n, ", "),
-                          " ON CONFLICT(day_ms, job_id, bucket) DO UPDATE SET "
-                          "runs = runs + excluded.runs");
     });
   }
 }
@@ -245,20 +254,23 @@ Statements Portable() {
   s.count_group_jobs = "SELECT COUNT(*) FROM job WHERE group_id = ?";
   s.delete_group = "DELETE FROM job_group WHERE id = ?";
 
+  // A job created without a name is inserted with NULL (NULLs never clash
+  // in a unique index) and named "job-<id>" in the same transaction.
   s.insert_job =
-      "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms) "
-      "VALUES (?, ?, ?, 0, ?, ?, ?)";
+      "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, name) "
+      "VALUES (?, ?, ?, 0, ?, ?, ?, ?)";
   s.select_job = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id = ?");
   s.select_all_jobs = absl::StrCat("SELECT ", kJobColumns, " FROM job ORDER BY id");
-  s.update_job_spec = "UPDATE job SET group_id = ?, spec = ?, update_ms = ? WHERE id = ?";
+  s.update_job_spec = "UPDATE job SET group_id = ?, spec = ?, name = ?, update_ms = ? WHERE id = ?";
   s.update_job_spec_and_cursor =
-      "UPDATE job SET group_id = ?, spec = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
+      "UPDATE job SET group_id = ?, spec = ?, name = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
   s.set_job_state = "UPDATE job SET state = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
   s.delete_job_logs = "DELETE FROM run_log WHERE run_id IN (SELECT id FROM run WHERE job_id = ?)";
   s.delete_job_runs = "DELETE FROM run WHERE job_id = ?";
   s.delete_job_glue = "DELETE FROM glue_version WHERE job_id = ?";
   s.delete_job_report_days = "DELETE FROM report_day WHERE job_id = ?";
   s.delete_job_report_durations = "DELETE FROM report_duration WHERE job_id = ?";
+  s.delete_job_report_lateness = "DELETE FROM report_lateness WHERE job_id = ?";
   s.delete_job = "DELETE FROM job WHERE id = ?";
   s.select_due_jobs = DueJobsSql("");
   s.count_jobs_by_group_state =
@@ -304,6 +316,12 @@ Statements Portable() {
       "WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms, bucket";
   s.select_report_durations_total =
       "SELECT day_ms, bucket, SUM(runs) FROM report_duration "
+      "WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms, bucket ORDER BY day_ms, bucket";
+  s.select_report_lateness_of_job =
+      "SELECT day_ms, bucket, runs FROM report_lateness "
+      "WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms, bucket";
+  s.select_report_lateness_total =
+      "SELECT day_ms, bucket, SUM(runs) FROM report_lateness "
       "WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms, bucket ORDER BY day_ms, bucket";
 
   s.delete_executor = "DELETE FROM registry WHERE app_name = ? AND address = ? AND register_ms = ?";
@@ -439,12 +457,18 @@ std::string ListJobsSql(int group_count) {
                       " ORDER BY id LIMIT ?");
 }
 
-std::string ListRunsSql(bool job, int group_count, int status_count, bool from, bool to,
-                        bool before, const std::vector<int>& partitions) {
+std::string JobsNamedSql(int group_count) {
+  return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE name = ?", InPlaceholders("group_id", group_count),
+                      " ORDER BY id");
+}
+
+std::string ListRunsSql(bool job, int group_count, int status_count, bool trigger_type, bool from,
+                        bool to, bool before, const std::vector<int>& partitions) {
   std::string sql = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE 1 = 1");
   if (!partitions.empty()) absl::StrAppend(&sql, InPartitions("job_id", partitions));
   if (job) absl::StrAppend(&sql, " AND job_id = ?");
   absl::StrAppend(&sql, InPlaceholders("group_id", group_count), InPlaceholders("status", status_count));
+  if (trigger_type) absl::StrAppend(&sql, " AND trigger_type = ?");
   if (from) absl::StrAppend(&sql, " AND trigger_ms >= ?");
   if (to) absl::StrAppend(&sql, " AND trigger_ms < ?");
   if (before) absl::StrAppend(&sql, " AND id < ?");

@@ -34,7 +34,7 @@ inline constexpr char kTokenColumns[] =
     "name, sha256, create_ms, expire_ms, revoke_ms, role, grants, user_name";
 inline constexpr char kUserColumns[] = "username, role, grants, create_ms, update_ms, password_hash";
 inline constexpr char kJobColumns[] =
-    "id, group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms";
+    "id, group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, name";
 inline constexpr char kRunColumns[] =
     "id, job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, dispatch_ms, "
     "executor_address, handler, params, shard_index, shard_total, attempt, first_run_id, "
@@ -44,7 +44,8 @@ inline constexpr char kRunColumns[] =
 // writes back, in this order.
 inline constexpr char kRunStateColumns[] =
     "id, job_id, group_id, trigger_ms, status, trigger_code, executor_address, dispatch_ms, "
-    "handle_code, start_ms, end_ms, fence_epoch, followup_pending, log_line_count, log_truncated";
+    "handle_code, start_ms, end_ms, fence_epoch, followup_pending, log_line_count, log_truncated, "
+    "scheduled_ms, trigger_type";  // The last two are read, never written back.
 // The key columns a run's unique keys are made of (after its id), as read
 // back by the select_runs_by_* statements.
 inline constexpr char kRunKeyColumns[] =
@@ -68,6 +69,9 @@ struct Statements {
   // Jobs.
   std::string insert_job;
   std::string select_job;
+  std::string name_job_by_id;    // Names an unnamed job "job-<id>".
+  BatchSql select_last_run_ids;  // Multi-row: rows of (job_id); each job's newest run id.
+  BatchSql select_runs_by_id;    // Multi-row: rows of (id).
   std::string select_all_jobs;  // Every job (DeleteJob looks for its parents).
   std::string update_job_spec;
   std::string update_job_spec_and_cursor;
@@ -77,6 +81,7 @@ struct Statements {
   std::string delete_job_glue;
   std::string delete_job_report_days;
   std::string delete_job_report_durations;
+  std::string delete_job_report_lateness;
   std::string delete_job;
   std::string select_due_jobs;
   std::string count_jobs_by_group_state;
@@ -136,10 +141,14 @@ struct Statements {
   BatchSql upsert_report_days;
   // Multi-row: rows of (day, job, bucket, runs) added to the histogram buckets.
   BatchSql upsert_report_durations;
+  // Multi-row: rows of (day_ms, job_id, bucket, runs) added to report_lateness.
+  BatchSql upsert_report_lateness;
   std::string select_report_days_of_job;
   std::string select_report_days_total;
   std::string select_report_durations_of_job;
   std::string select_report_durations_total;
+  std::string select_report_lateness_of_job;
+  std::string select_report_lateness_total;
 
   // Registry.
   std::string upsert_executor_keep_register;
@@ -197,11 +206,13 @@ std::string DueJobsInPartitionsSql(const std::vector<int>& partitions);
 
 // SELECT for ListJobs: parameters after_id, group_count group ids, limit.
 std::string ListJobsSql(int group_count);
+// SELECT of the jobs with a name: parameters name, group_count group ids (0: any group).
+std::string JobsNamedSql(int group_count);
 // SELECT for ListRuns with the optional conditions switched on, in this
-// parameter order: job_id, group ids..., statuses..., from, to, before_id,
-// limit (partitions, when given, are inlined).
-std::string ListRunsSql(bool job, int group_count, int status_count, bool from, bool to,
-                        bool before, const std::vector<int>& partitions);
+// parameter order: job_id, group ids..., statuses..., trigger_type, from, to,
+// before_id, limit (partitions, when given, are inlined).
+std::string ListRunsSql(bool job, int group_count, int status_count, bool trigger_type, bool from,
+                        bool to, bool before, const std::vector<int>& partitions);
 
 }  // namespace gnomon::store::internal
 

@@ -47,6 +47,9 @@ struct StoreOptions {
   int timeout_seconds = 5;
   // Busy timeout for the SQLite backend.
   int sqlite_busy_timeout_ms = 5000;
+  // Apply the backend's migrations only up to this version (0: all). Tests
+  // set it to play a binary of the previous release against a newer store.
+  int64_t migrate_up_to = 0;
 };
 
 // A job to create (CreateJobs): its configuration, state and first cursor.
@@ -119,6 +122,7 @@ struct RunFilter {
   int64_t job_id = 0;    // 0 = any.
   std::vector<int64_t> group_ids;       // Any of these; empty = any.
   std::vector<v1::RunStatus> statuses;  // empty = any.
+  v1::TriggerType trigger_type = v1::TRIGGER_TYPE_UNSPECIFIED;  // UNSPECIFIED = any.
   int64_t trigger_from_ms = 0;          // inclusive; 0 = unbounded.
   int64_t trigger_to_ms = 0;            // exclusive; 0 = unbounded.
   int64_t before_id = 0;                // page cursor: ids < before_id; 0 = from newest.
@@ -185,6 +189,13 @@ class Store {
   virtual absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs,
                                                           int64_t now_ms) = 0;
   virtual absl::StatusOr<v1::Job> GetJob(int64_t job_id) = 0;
+  // The jobs called `name` in `group_ids` (empty: any group), by id: at most
+  // one per group, since names are unique within a group.
+  virtual absl::StatusOr<std::vector<v1::Job>> GetJobsNamed(std::string_view name,
+                                                           const std::vector<int64_t>& group_ids) = 0;
+  // The newest run of each of `job_ids` that has one, in one statement per
+  // kMaxBatchRows ids (what a job list shows as its last result).
+  virtual absl::StatusOr<std::vector<v1::Run>> LastRuns(const std::vector<int64_t>& job_ids) = 0;
   // The jobs among `job_ids` that exist (missing ids are left out), in one
   // statement per kMaxBatchRows ids: for passes that need many jobs at once.
   virtual absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) = 0;
@@ -195,7 +206,10 @@ class Store {
   // next_fire_ms is given (then it replaces the cursor too).
   virtual absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
                                             int64_t now_ms) = 0;
-  virtual absl::Status DeleteJob(int64_t job_id) = 0;
+  // Deletes the job and its script versions and takes it out of its parents'
+  // child lists, in one transaction; with purge_runs its runs, their logs
+  // and its report rows go too (otherwise they stay until retention).
+  virtual absl::Status DeleteJob(int64_t job_id, bool purge_runs) = 0;
   // Sets state and cursor (kNever when stopped).
   virtual absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state,
                                               int64_t next_fire_ms, int64_t now_ms) = 0;

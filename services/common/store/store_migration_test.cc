@@ -54,6 +54,11 @@ void RawExec(const std::string& url, bool mysql, std::unique_ptr<sql::Connection
 // Statements that take a current database back to schema version 1.
 std::vector<std::string> RewindToV1(bool mysql) {
   std::vector<std::string> out;
+  // Version 11 named jobs.
+  std::vector<std::string> names =
+      mysql ? std::vector<std::string>{"ALTER TABLE job DROP INDEX job_group_name, DROP INDEX job_name, DROP COLUMN name"}
+            : std::vector<std::string>{"DROP INDEX job_group_name", "DROP INDEX job_name",
+                                       "ALTER TABLE job DROP COLUMN name"};
   // Version 5 dropped run_followup and run_executor (v1 has the latter).
   if (mysql) {
     out = {"ALTER TABLE run ADD KEY run_executor (executor_address, status)",
@@ -75,6 +80,8 @@ std::vector<std::string> RewindToV1(bool mysql) {
            "ALTER TABLE run DROP COLUMN child_of",
            "ALTER TABLE run DROP COLUMN alarm_status"};
   }
+  // Version 12 added the lateness histogram.
+  out.push_back("DROP TABLE report_lateness");
   // Version 9 gave tokens and users roles and grants, 8 made tokens expire
   // and revocable, 7 added the audit log, 6 a group's previous token.
   if (mysql) {
@@ -103,6 +110,7 @@ std::vector<std::string> RewindToV1(bool mysql) {
   }
   out.push_back("DROP TABLE report_duration");
   out.push_back("DELETE FROM schema_migrations WHERE version >= 2");
+  out.insert(out.begin(), names.begin(), names.end());
   return out;
 }
 
@@ -131,7 +139,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1));
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -169,7 +177,7 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
       RawExec(url(), true, RawMysqlConnection(),
               {"DELETE FROM schema_migrations WHERE version >= 2", "DELETE FROM report_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);

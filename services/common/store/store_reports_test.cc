@@ -1,5 +1,5 @@
 // Report tests: the duration histogram (pure), and StoreTest cases for the
-// daily counters and percentiles on every backend (the suite is instantiated
+// daily counters and duration and lateness percentiles on every backend (the suite is instantiated
 // in store_test.cc).
 #include <algorithm>
 #include <cstdint>
@@ -181,7 +181,7 @@ TEST_P(StoreTest, ReportCountsRunsByTriggerDayAndEstimatesDurations) {
   ASSERT_OK_AND_ASSIGN(after_retention, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(after_retention.size(), 2u);
   ExpectCounts(after_retention[0], kDay, {3, 4, 3});
-  ASSERT_OK(store().DeleteJob(job_.id()));
+  ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/true));
   ASSERT_OK_AND_ASSIGN(after_delete, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(after_delete.size(), 1u);
   ExpectCounts(after_delete[0], kDay, {1, 1, 0});
@@ -205,6 +205,46 @@ TEST_P(StoreTest, ReportPercentilesOfABatchOfResults) {
   EXPECT_SAME_BUCKET(rows[0].duration_p99_ms(), 13 * 198);  // Rank 198 of 200.
   EXPECT_LE(std::abs(rows[0].duration_p50_ms() - 1300) * 8, 1300);
   EXPECT_LE(std::abs(rows[0].duration_p99_ms() - 2574) * 8, 2574);
+}
+
+TEST_P(StoreTest, ReportLatenessOfScheduleSlotsOnly) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  // 100 cron slots dispatched 10, 20, ... 1000 ms late; a manual run and a
+  // backfill dispatched hours after their instants do not count.
+  std::vector<v1::Run> runs;
+  for (int i = 1; i <= 100; ++i) {
+    v1::Run r = TriggeredAt(job_, kDay + 1000 * i + 5);
+    r.set_trigger_type(v1::TRIGGER_TYPE_CRON);
+    SetTime(kDay + 1000 * i, r.mutable_scheduled_time());
+    runs.push_back(r);
+  }
+  v1::Run backfill = TriggeredAt(job_, kDay + 7200000);
+  backfill.set_trigger_type(v1::TRIGGER_TYPE_BACKFILL);
+  SetTime(kDay + 500, backfill.mutable_scheduled_time());
+  runs.push_back(backfill);
+  runs.push_back(TriggeredAt(job_, kDay + 7200000));  // API, no scheduled instant.
+  ASSERT_OK_AND_ASSIGN(inserted, store().InsertRuns(runs));
+  std::vector<DispatchUpdate> dispatches;
+  for (int i = 1; i <= 100; ++i) {
+    dispatches.push_back(Dispatched(inserted[i - 1].run_id, "10.0.0.5:9999", kDay + 1000 * i + 10 * i, 1));
+  }
+  dispatches.push_back(Dispatched(inserted[100].run_id, "10.0.0.5:9999", kDay + 7200100, 1));
+  dispatches.push_back(Dispatched(inserted[101].run_id, "10.0.0.5:9999", kDay + 7200100, 1));
+  ASSERT_OK(store().RecordDispatches(dispatches));
+  // A dispatch recorded again (a resend) is not counted twice.
+  ASSERT_OK(store().RecordDispatches({Dispatched(inserted[0].run_id, "10.0.0.5:9999", kDay + 9000000, 1)}));
+  for (int64_t job : {job_.id(), int64_t{0}}) {
+    SCOPED_TRACE(job);
+    ASSERT_OK_AND_ASSIGN(rows, store().GetReport(kDay, kDay + kDayMs, job));
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_SAME_BUCKET(rows[0].lateness_p50_ms(), 500);  // Rank 50 of 100.
+    EXPECT_SAME_BUCKET(rows[0].lateness_p99_ms(), 990);  // Rank 99 of 100.
+    EXPECT_EQ(rows[0].duration_p50_ms(), 0);             // Nothing ended yet.
+  }
+  // Deleting the job removes its lateness rows with its other report rows.
+  ASSERT_OK(store().DeleteJob(job_.id()));
+  ASSERT_OK_AND_ASSIGN(after, store().GetReport(kDay, kDay + kDayMs, 0));
+  EXPECT_TRUE(after.empty());
 }
 
 }  // namespace

@@ -280,6 +280,8 @@ TEST_P(StoreTest, ListRunsFiltersAndPagesNewestFirst) {
   std::vector<int64_t> ids;
   for (int i = 0; i < 6; ++i) {
     v1::Run r = MakeRun(i < 4 ? job_ : j2, (i + 1) * 10000);  // trigger_ms = slot + 1 s.
+    if (i == 1 || i == 4) r.set_trigger_type(v1::TRIGGER_TYPE_BACKFILL);
+    if (i == 3) r.set_trigger_type(v1::TRIGGER_TYPE_MANUAL);
     ids.push_back(Insert(r));
   }
   ASSERT_OK(store().ApplyReports({Result(ids[1], 200, 1), Result(ids[2], 500, 1)}, 0).status());
@@ -320,13 +322,39 @@ TEST_P(StoreTest, ListRunsFiltersAndPagesNewestFirst) {
   window.trigger_from_ms = 21000;  // Runs 1.. have trigger 11 s, 21 s, 31 s, ...
   window.trigger_to_ms = 41000;
   EXPECT_THAT(list_ids(window), ElementsAre(ids[2], ids[1]));
+  RunFilter backfills;
+  backfills.trigger_type = v1::TRIGGER_TYPE_BACKFILL;
+  EXPECT_THAT(list_ids(backfills), ElementsAre(ids[4], ids[1]));
+  backfills.group_ids = {group_.id()};  // With the other conditions.
+  backfills.statuses = {v1::RUN_STATUS_SUCCEEDED};
+  EXPECT_THAT(list_ids(backfills), ElementsAre(ids[1]));
+  RunFilter manual;
+  manual.trigger_type = v1::TRIGGER_TYPE_MANUAL;
+  EXPECT_THAT(list_ids(manual), ElementsAre(ids[3]));
+  manual.trigger_type = v1::TRIGGER_TYPE_RETRY;
+  EXPECT_THAT(list_ids(manual), ElementsAre());
 }
 
-TEST_P(StoreTest, DeleteJobRemovesItsRunsAndLogs) {
+TEST_P(StoreTest, DeleteJobKeepsItsRunsAndLogsUntilRetention) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   const int64_t id = Insert(MakeRun(job_, 1000));
   ASSERT_OK(store().ApplyReports({Lines(id, 1, 2)}, 0).status());
-  ASSERT_OK(store().DeleteJob(job_.id()));
+  ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/false));
+  EXPECT_EQ(store().GetJob(job_.id()).status().code(), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(run, store().GetRun(id));
+  EXPECT_EQ(run.job_id(), job_.id());
+  ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(id, 1, 10));
+  EXPECT_EQ(lines.size(), 2u);
+  // Its result still lands after the job is gone.
+  ASSERT_OK_AND_ASSIGN(acks, store().ApplyReports({Result(id, 200, 5000)}, group_.id()));
+  EXPECT_THAT(acks, ElementsAre(v1::REPORT_ACK_APPLIED));
+}
+
+TEST_P(StoreTest, DeleteJobWithPurgeRemovesItsRunsAndLogs) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  const int64_t id = Insert(MakeRun(job_, 1000));
+  ASSERT_OK(store().ApplyReports({Lines(id, 1, 2)}, 0).status());
+  ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/true));
   EXPECT_EQ(store().GetRun(id).status().code(), absl::StatusCode::kNotFound);
   ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(id, 1, 10));
   EXPECT_TRUE(lines.empty());

@@ -79,8 +79,8 @@ TEST_P(StoreTest, DeleteGroupRefusedWhileJobsUseIt) {
   absl::Status s = store().DeleteGroup(g.id());
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(s.message(), absl::StrCat("group ", g.id(), " is used by 2 jobs"));
-  ASSERT_OK(store().DeleteJob(j1.id()));
-  ASSERT_OK(store().DeleteJob(j2.id()));
+  ASSERT_OK(store().DeleteJob(j1.id(), false));
+  ASSERT_OK(store().DeleteJob(j2.id(), false));
   ASSERT_OK(store().DeleteGroup(g.id()));
 }
 
@@ -130,9 +130,9 @@ TEST_P(StoreTest, JobLifecycle) {
   EXPECT_EQ(store().SetJobState(job.id() + 100, v1::JOB_STATE_RUNNING, 1, 1).status().code(),
             absl::StatusCode::kNotFound);
 
-  ASSERT_OK(store().DeleteJob(job.id()));
+  ASSERT_OK(store().DeleteJob(job.id(), false));
   EXPECT_EQ(store().GetJob(job.id()).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(store().DeleteJob(job.id()).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store().DeleteJob(job.id(), false).code(), absl::StatusCode::kNotFound);
 }
 
 // A deleted job leaves its parents' child lists, so the parents stay valid
@@ -146,7 +146,7 @@ TEST_P(StoreTest, DeletingAJobTakesItOutOfItsParentsChildLists) {
   p.add_child_job_ids(child.id());
   p.add_child_job_ids(other.id());
   ASSERT_OK_AND_ASSIGN(parent, store().CreateJob(p, v1::JOB_STATE_STOPPED, kNever, 1));
-  ASSERT_OK(store().DeleteJob(child.id()));
+  ASSERT_OK(store().DeleteJob(child.id(), false));
   ASSERT_OK_AND_ASSIGN(after, store().GetJob(parent.id()));
   EXPECT_THAT(after.child_job_ids(), ElementsAre(other.id()));
   EXPECT_EQ(after.bean().handler(), "p");

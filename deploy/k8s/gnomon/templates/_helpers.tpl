@@ -38,8 +38,66 @@ app.kubernetes.io/instance: {{ $.Release.Name }}
 app.kubernetes.io/component: {{ index . 1 }}
 {{- end }}
 
+{{/* The image reference: repository@digest when image.digest is set, else repository:tag. */}}
 {{- define "gnomon.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion (toString .Values.image.tag)) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The data of the chart's own Secret (key -> base64), as JSON: the store URL
+the chart holds, and the cluster and first admin tokens unless Secrets of the
+operator's hold them. A generated token is taken from the Secret already in
+the cluster (lookup), so upgrades keep it; only when there is none (install,
+or a render without cluster access: helm template, Argo CD, Flux's
+post-renderers) is a new one generated. Computed once per render and kept in
+.Release, so the Secret and the pods' checksum annotation see the same
+random values.
+*/}}
+{{- define "gnomon.secretData" -}}
+{{- /* Keyed by the Secret's name: .Release is shared with other charts of an umbrella. */}}
+{{- $memo := printf "gnomonSecretData/%s" (include "gnomon.secretName" .) }}
+{{- if not (hasKey .Release $memo) }}
+{{- $data := dict }}
+{{- $storeUrl := include "gnomon.storeUrl" . }}
+{{- $wantToken := and (not .Values.allInOne) (not .Values.clusterToken.existingSecret) }}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "gnomon.secretName" .) }}
+{{- /* Helm's templates do not short-circuit "and": test step by step. */}}
+{{- $old := dict }}
+{{- if $existing }}
+{{- $old = $existing.data | default dict }}
+{{- end }}
+{{- if $storeUrl }}
+{{- $_ := set $data "store-url" ($storeUrl | b64enc) }}
+{{- end }}
+{{- if $wantToken }}
+{{- $token := .Values.clusterToken.value }}
+{{- if not $token }}
+{{- $token = index $old "cluster-token" | default "" | b64dec | default (randAlphaNum 48) }}
+{{- end }}
+{{- $_ := set $data "cluster-token" ($token | b64enc) }}
+{{- end }}
+{{- if not .Values.adminToken.existingSecret }}
+{{- $admin := index $old "admin-token" | default "" | b64dec | default (randAlphaNum 48) }}
+{{- $_ := set $data "admin-token" ($admin | b64enc) }}
+{{- end }}
+{{- $_ := set .Release $memo $data }}
+{{- end }}
+{{- toJson (index .Release $memo) }}
+{{- end }}
+
+{{/*
+What the pods read from Secrets, hashed: the chart's Secret's data and the
+names and keys of the Secrets they use. A new token or URL rolls the pods;
+the same data gives the same checksum (a Secret of the operator's is not
+read: restart the pods after changing it).
+*/}}
+{{- define "gnomon.secretChecksum" -}}
+{{- $refs := list (include "gnomon.storeSecretName" .) (include "gnomon.storeSecretKey" .) (include "gnomon.clusterTokenSecretName" .) (include "gnomon.clusterTokenSecretKey" .) (include "gnomon.adminTokenSecretName" .) (include "gnomon.adminTokenSecretKey" .) }}
+{{- toJson (dict "data" (fromJson (include "gnomon.secretData" .)) "refs" $refs) | sha256sum }}
 {{- end }}
 
 {{- define "gnomon.serviceAccountName" -}}
@@ -134,6 +192,7 @@ Call with (dict "root" $ "role" "scheduler" "roles" "scheduler" "cfg" .Values.sc
 {{- define "gnomon.podTemplate" -}}
 {{- $ := .root -}}
 {{- $cfg := .cfg -}}
+{{- $role := .role -}}
 metadata:
   labels:
     {{- include "gnomon.labels" $ | nindent 4 }}
@@ -142,8 +201,8 @@ metadata:
     {{- toYaml . | nindent 4 }}
     {{- end }}
   annotations:
-    # Rolls the pods when the store URL or cluster token settings change.
-    checksum/secret: {{ toJson (list $.Values.store $.Values.clusterToken) | sha256sum }}
+    # Rolls the pods when what they read from Secrets changes (see gnomon.secretChecksum).
+    checksum/secret: {{ include "gnomon.secretChecksum" $ }}
     {{- with (merge (dict) ($cfg.podAnnotations | default dict) ($.Values.podAnnotations | default dict)) }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
@@ -160,6 +219,10 @@ spec:
   terminationGracePeriodSeconds: {{ $.Values.terminationGracePeriodSeconds }}
   securityContext:
     {{- toYaml $.Values.podSecurityContext | nindent 4 }}
+  {{- with $.Values.initContainers }}
+  initContainers:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
   containers:
     - name: gnomond
       image: {{ include "gnomon.image" $ | quote }}
@@ -273,6 +336,12 @@ spec:
         {{- if $.Values.tls.enabled }}
         {{- include "gnomon.tlsVolumeMount" $ | nindent 8 }}
         {{- end }}
+        {{- with $.Values.extraVolumeMounts }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    {{- with $.Values.sidecars }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
   volumes:
     - name: tmp
       emptyDir: {}
@@ -297,6 +366,9 @@ spec:
       emptyDir: {}
       {{- end }}
     {{- end }}
+    {{- with $.Values.extraVolumes }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
   {{- with $.Values.nodeSelector }}
   nodeSelector:
     {{- toYaml . | nindent 4 }}
@@ -304,6 +376,21 @@ spec:
   {{- with $.Values.tolerations }}
   tolerations:
     {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with $.Values.topologySpreadConstraints }}
+  {{- /* An entry without labelSelector spreads the pods of this role. */}}
+  {{- $own := dict "labelSelector" (dict "matchLabels" (fromYaml (include "gnomon.selectorLabels" (list $ $role)))) }}
+  {{- $spread := list }}
+  {{- range . }}
+  {{- if hasKey . "labelSelector" }}
+  {{- $spread = append $spread . }}
+  {{- else }}
+  {{- /* deepCopy: merge writes into its first argument, here the values. */}}
+  {{- $spread = append $spread (merge (deepCopy .) $own) }}
+  {{- end }}
+  {{- end }}
+  topologySpreadConstraints:
+    {{- toYaml $spread | nindent 4 }}
   {{- end }}
   {{- if $.Values.affinity }}
   affinity:
