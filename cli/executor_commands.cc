@@ -35,7 +35,7 @@ int List(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().ListExecutors(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   Table table({"GROUP", "APP", "ADDRESS", "STATE", "HANDLERS", "CAPACITY", "RUNNING", "BUSY JOBS", "VERSION",
                "SINCE", "LAST BEAT", "REGISTRY"});
   for (const v1::GroupExecutors& g : resp.groups()) {
