@@ -18,11 +18,11 @@ constexpr char kUsage[] =
 
 // "3" or "v3".
 absl::StatusOr<int64_t> ParseVersion(const std::string& text) {
-  std::string_view digits = text;
+  absl::string_view digits = text;
   if (!digits.empty() && digits.front() == 'v') digits.remove_prefix(1);
   int64_t v = 0;
   if (!absl::SimpleAtoi(digits, &v) || v <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("VERSION: expected a number such as 3 or v3"));
+    return absl::InvalidArgumentError("VERSION: expected a number such as 3 or v3");
   }
   return v;
 }

@@ -1,6 +1,7 @@
 #include "cli/unified_diff.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -113,7 +114,12 @@ std::string UnifiedDiff(std::string_view before, std::string_view after, std::st
   if (before == after) return "";
   const std::vector<std::string_view> a = Lines(before), b = Lines(after);
   const std::vector<Op> ops = EditScript(a, b);
-  std::string out = absl::StrCat("--- ", before_name, "\n+++ ", after_name, "\n");
+  std::string out;
+  for (const auto& [marker, name] : {std::pair{"--- ", before_name}, std::pair{"+++ ", after_name}}) {
+    out += marker;
+    out.append(name.data(), name.size());
+    out += '\n';
+  }
   const int total = static_cast<int>(ops.size());
   for (int i = 0; i < total;) {
     if (ops[i].kind == ' ') {
