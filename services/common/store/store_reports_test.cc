@@ -241,8 +241,8 @@ TEST_P(StoreTest, ReportLatenessOfScheduleSlotsOnly) {
     EXPECT_SAME_BUCKET(rows[0].lateness_p99_ms(), 990);  // Rank 99 of 100.
     EXPECT_EQ(rows[0].duration_p50_ms(), 0);             // Nothing ended yet.
   }
-  // Deleting the job removes its lateness rows with its other report rows.
-  ASSERT_OK(store().DeleteJob(job_.id()));
+  // Deleting the job with its runs removes its lateness rows with its other report rows.
+  ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/true));
   ASSERT_OK_AND_ASSIGN(after, store().GetReport(kDay, kDay + kDayMs, 0));
   EXPECT_TRUE(after.empty());
 }
