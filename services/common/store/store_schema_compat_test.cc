@@ -49,7 +49,7 @@ TEST_P(StoreTest, PreviousReleaseRunsAgainstTheLatestSchema) {
   ASSERT_OK(store().CreateAdminToken("ops", std::string(64, 'a'), 6000));
   ASSERT_OK_AND_ASSIGN(token, store().FindAdminToken(std::string(64, 'a')));
   EXPECT_EQ(token.name(), "ops");
-  ASSERT_OK(store().DeleteJob(j.id()));
+  ASSERT_OK(store().DeleteJob(j.id(), /*purge_runs=*/true));
 
   // The newer release opens it again and finds nothing left to apply.
   options_.migrate_up_to = 0;
