@@ -50,7 +50,7 @@ int Versions(CommandContext& c, const JobArg& job) {
     if (resp.next_page_token().empty() || resp.next_page_token() == req.page_token()) break;
     req.set_page_token(resp.next_page_token());
   }
-  if (c.json()) return c.PrintJson(all);
+  if (c.structured()) return c.PrintMessage(all);
   Table table({"VERSION", "TIME", "LANGUAGE", "BYTES", "AUTHOR", "REMARK"});
   for (const v1::ScriptVersion& v : all.versions()) {
     table.AddRow({absl::StrCat("v", v.version()), FormatTime(v.create_time(), c.env().zone),
@@ -63,7 +63,7 @@ int Versions(CommandContext& c, const JobArg& job) {
 int Show(CommandContext& c, const JobArg& job, int64_t version) {
   v1::ScriptVersion v;
   if (grpc::Status s = FetchVersion(c, job, version, &v); !s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(v);
+  if (c.structured()) return c.PrintMessage(v);
   c.out() << v.source();  // The script as stored, to redirect into a file.
   return kExitOk;
 }
@@ -104,7 +104,7 @@ int Rollback(CommandContext& c, const JobArg& job, int64_t version) {
   v1::Job updated;
   auto rpc = c.NewRpcContext();
   if (grpc::Status s = c.admin().RollbackScript(rpc.get(), req, &updated); !s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(updated);
+  if (c.structured()) return c.PrintMessage(updated);
   c.out() << "job " << job.ToString() << "'s script is v" << version << "'s again, as v" << updated.script().version()
           << "\n";
   return kExitOk;
