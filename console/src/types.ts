@@ -23,9 +23,21 @@ export interface AlarmTargets {
   webhookUrls?: string[];
 }
 
+/** The newest run of a job (Job.last_run). */
+export interface RunSummary {
+  runId?: string;
+  triggerType?: string;
+  triggerTime?: string;
+  status?: RunStatus;
+  handleCode?: number;
+  endTime?: string;
+}
+
 export interface Job {
   id?: string;
   groupId?: string;
+  /** Unique within its group; "job-<id>" for a job created without one. */
+  name?: string;
   description?: string;
   author?: string;
   schedule?: Schedule;
@@ -43,6 +55,8 @@ export interface Job {
   nextFireTime?: string;
   createTime?: string;
   updateTime?: string;
+  lastFireTime?: string;
+  lastRun?: RunSummary;
 }
 
 export interface Group {

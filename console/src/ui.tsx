@@ -133,3 +133,17 @@ export function EnumOptions({ values, prefix }: { values: string[]; prefix: stri
     </>
   );
 }
+
+/** A details list: each [term, value] a <dt>/<dd> pair, the <dd> marked data-field=term. */
+export function Details({ label, rows }: { label: string; rows: [string, ReactNode][] }) {
+  return (
+    <dl className="details" aria-label={label}>
+      {rows.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd data-field={k}>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -1,12 +1,13 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import { call } from '../api';
+import { ApiError, call, errorText } from '../api';
 import { fmtTime, seconds } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Job, Schedule } from '../types';
 import { EnumOptions, ErrorBox, Field, GroupOptions } from '../ui';
 import { Backfill, ChildPicker } from './JobExtras';
+import { JobSummary } from './JobActions';
 
 const ROUTES = ['FIRST', 'LAST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED', 'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST'].map((s) => `ROUTE_STRATEGY_${s}`);
 const BLOCKS = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY'].map((s) => `BLOCK_STRATEGY_${s}`);
@@ -15,6 +16,7 @@ type Kind = 'cron' | 'fixRate' | 'fixDelay' | 'manual';
 
 interface Form {
   groupId: string;
+  name: string; // "" = the server names it job-<id>
   handler: string;
   description: string;
   author: string;
@@ -49,6 +51,7 @@ function fromJob(j: Job): Form {
   const s = j.schedule ?? {};
   return {
     groupId: j.groupId ?? '',
+    name: j.name ?? '',
     handler: j.bean?.handler ?? '',
     description: j.description ?? '',
     author: j.author ?? '',
@@ -90,9 +93,12 @@ function toJob(f: Form, base: Job): Job {
   delete job.nextFireTime;
   delete job.createTime;
   delete job.updateTime;
+  delete job.lastFireTime;
+  delete job.lastRun;
   return {
     ...job,
     groupId: f.groupId,
+    name: f.name.trim(),
     bean: { handler: f.handler },
     description: f.description,
     author: f.author,
@@ -110,6 +116,12 @@ function toJob(f: Form, base: Job): Job {
     childJobIds: f.children,
     alarm: { emails: lines(f.emails), webhookUrls: lines(f.webhooks) },
   };
+}
+
+/** The name a copy is offered: "<name>-copy", or none for an unnamed job (it gets a job-<id> of its own). */
+function copyName(j: Job): string {
+  if (!j.name || j.name === `job-${j.id}`) return '';
+  return `${j.name}-copy`.slice(0, 128);
 }
 
 export default function JobForm() {
@@ -133,7 +145,8 @@ export default function JobForm() {
         const copy = { ...j };
         delete copy.id;
         setBase(copy);
-        setForm({ ...f, description: `Copy of ${j.description || `job ${j.id}`}`, start: false });
+        // As XXL-JOB's copy: the same job, stopped, under a name of its own.
+        setForm({ ...f, name: copyName(j), description: `Copy of ${j.description || `job ${j.id}`}`, start: false });
       } else {
         setBase(j);
         setForm(f);
@@ -170,10 +183,13 @@ export default function JobForm() {
     }
   }
 
+  // A clash (ALREADY_EXISTS) or a refused name (INVALID_ARGUMENT, e.g. the reserved job-<id>) is shown at the field.
+  const nameError = /^job\.name\b/.test(error instanceof ApiError ? error.message : '');
   const title = id ? (readOnly ? `Job ${id}` : `Edit job ${id}`) : copyOf ? `Copy job ${copyOf}` : 'Create job';
   return (
     <section aria-labelledby="jobform-h">
       <h1 id="jobform-h">{title}</h1>
+      {id && base && <JobSummary job={base} />}
       <form onSubmit={submit} aria-label={title} className="form-grid">
         <fieldset disabled={readOnly || !base}>
           <Field label="Group">
@@ -181,6 +197,27 @@ export default function JobForm() {
               <GroupOptions groups={groups} label={(g) => `${name(g.id)} (#${g.id})`} empty="Choose a group" />
             </select>
           </Field>
+          <div className="field">
+            {/* The hint (or the server's refusal of the name) describes the box; its label stays "Name". */}
+            <label htmlFor="job-name">Name</label>
+            <input
+              id="job-name"
+              value={form.name}
+              onChange={(e) => set('name')(e.target.value)}
+              maxLength={128}
+              pattern="[A-Za-z0-9._\-]*"
+              title="letters, digits, '.', '_' and '-'"
+              aria-invalid={nameError || undefined}
+              aria-describedby="job-name-hint"
+            />
+            {nameError ? (
+              <small id="job-name-hint" role="alert" className="error">
+                {errorText(error)}
+              </small>
+            ) : (
+              <small id="job-name-hint">unique in its group; empty names it job-&lt;id&gt;</small>
+            )}
+          </div>
           <Field label="Handler">
             <input value={form.handler} onChange={(e) => set('handler')(e.target.value)} required />
           </Field>
@@ -254,7 +291,7 @@ export default function JobForm() {
           </label>
         </fieldset>
         {form.kind !== 'manual' && <Preview schedule={scheduleOf(form)} timeZone={form.kind === 'cron' ? form.timeZone : undefined} />}
-        <ErrorBox error={error} />
+        {!nameError && <ErrorBox error={error} />}
         <div className="row">
           {!readOnly && (
             <button type="submit" disabled={busy || !base}>
