@@ -33,7 +33,7 @@ int List(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().ListAudit(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   Table table({"ID", "TIME", "ACTOR", "CHANGE", "OBJECT"});
   for (const v1::AuditEntry& e : resp.entries()) {
     table.AddRow({absl::StrCat(e.id()), FormatTime(e.time(), c.env().zone), e.actor(), e.method(), e.object()});

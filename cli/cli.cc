@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "cli/completion.h"
+#include "cli/config.h"
 #include "services/common/client/version.h"
 
 namespace gnomon::cli {
@@ -15,7 +17,7 @@ const std::vector<Command>& AllCommands() {
     for (auto part :
          {GroupCommands(), JobCommands(), RunCommands(), ReportCommands(), CronCommands(),
           HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(), ExecutorCommands(),
-          ApplyCommands()}) {
+          ApplyCommands(), ConfigCommands(), CompletionCommands(AllCommands)}) {
       for (Command& c : part) all->push_back(std::move(c));
     }
     return all;
@@ -106,10 +108,8 @@ int TopUsageError(std::ostream& err, absl::string_view message,
   return kExitUsage;
 }
 
-// Applies global flag values from `args` onto `globals`. --timeout counts as
-// the call deadline only when `timeout_is_global` (a command may own it).
-absl::Status ApplyGlobals(const ParsedArgs& args, bool timeout_is_global,
-                          GlobalOptions* globals) {
+// Applies global flag values from `args` onto `globals`.
+absl::Status ApplyGlobals(const ParsedArgs& args, GlobalOptions* globals) {
   if (auto server = args.Get("server")) globals->server = *server;
   if (auto token = args.Get("token")) globals->token = *token;
   if (args.Has("tls")) globals->tls.enabled = true;
@@ -118,17 +118,20 @@ absl::Status ApplyGlobals(const ParsedArgs& args, bool timeout_is_global,
   if (auto key = args.Get("key")) globals->tls.key_file = *key;
   if (auto name = args.Get("tls-server-name")) globals->tls.server_name = *name;
   if (auto output = args.Get("output")) {
-    if (*output == "json") {
-      globals->output = OutputFormat::kJson;
-    } else if (*output == "table") {
-      globals->output = OutputFormat::kTable;
-    } else {
+    static constexpr std::pair<std::string_view, OutputFormat> kFormats[] = {
+        {"table", OutputFormat::kTable},
+        {"wide", OutputFormat::kWide},
+        {"json", OutputFormat::kJson},
+        {"yaml", OutputFormat::kYaml}};
+    auto it = std::find_if(std::begin(kFormats), std::end(kFormats),
+                           [&](const auto& f) { return f.first == *output; });
+    if (it == std::end(kFormats)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("-o must be table or json, not '", *output, "'"));
+          absl::StrCat("-o must be table, wide, json or yaml, not '", *output, "'"));
     }
+    globals->output = it->second;
   }
   for (const char* name : {"timeout", "rpc-timeout"}) {
-    if (!timeout_is_global && std::string_view(name) == "timeout") continue;
     absl::StatusOr<std::optional<absl::Duration>> d = ParsePositiveDurationFlag(args, name);
     if (!d.ok()) return d.status();
     if (*d) globals->timeout = **d;
@@ -146,12 +149,10 @@ std::vector<FlagSpec> GlobalFlagSpecs() {
        "Admin token, sent as 'authorization: Bearer T' (default "
        "$GNOMON_TOKEN)."},
       {"output", "o", true, "FORMAT",
-       "table (default) or json: one JSON document on stdout."},
-      {"timeout", "", true, "DUR",
-       "Deadline of each call (default 10s); in 'job create|update' after the "
-       "verb it is the job's run timeout."},
-      {"rpc-timeout", "", true, "DUR",
-       "Deadline of each call, in any position."},
+       "table (default), wide (tables with more columns), json (the response in "
+       "protobuf's JSON mapping) or yaml (the same as YAML)."},
+      {"timeout", "", true, "DUR", "Deadline of each call (default 10s)."},
+      {"rpc-timeout", "", true, "DUR", "Same as --timeout (older spelling)."},
       {"tls", "", false, "",
        "Connect with TLS, verifying the server against the system's roots or "
        "--ca (default on if $GNOMON_TLS is 1 or true, or a CA or certificate is "
@@ -163,6 +164,10 @@ std::vector<FlagSpec> GlobalFlagSpecs() {
       {"tls-server-name", "", true, "NAME",
        "Name the server's certificate must carry (default: the host of --server; "
        "$GNOMON_TLS_SERVER_NAME)."},
+      {"config", "", true, "FILE",
+       "gnomonctl's config file (default $GNOMONCTL_CONFIG, else "
+       "$XDG_CONFIG_HOME/gnomon/config.yaml, else ~/.config/gnomon/config.yaml)."},
+      {"context", "", true, "NAME", "Use this context of the config file, not the current one."},
       {"help", "h", false, "", "Show help."},
       {"version", "", false, "", "Print gnomonctl's version and exit."},
   };
@@ -224,33 +229,45 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
     return kExitOk;
   }
 
+  // Settings apply context < environment < flags (docs/cli.md).
+  auto flag = [&](std::string_view name) {
+    std::optional<std::string> value = tail->Get(name);
+    return value ? value : head->Get(name);
+  };
+  auto getenv = [&](const char* name) -> std::optional<std::string> {
+    if (!env.getenv) return std::nullopt;
+    std::optional<std::string> value = env.getenv(name);
+    if (value && value->empty()) return std::nullopt;  // set but empty: unset
+    return value;
+  };
   GlobalOptions globals;
-  if (env.getenv) {
-    if (auto server = env.getenv("GNOMON_SERVER"); server && !server->empty()) {
-      globals.server = *server;
-    }
-    if (auto token = env.getenv("GNOMON_TOKEN")) globals.token = *token;
-    if (auto on = env.getenv("GNOMON_TLS")) globals.tls.enabled = *on == "1" || *on == "true";
-    for (auto [name, field] : {std::pair{"GNOMON_TLS_CA", &globals.tls.ca_file},
-                               std::pair{"GNOMON_TLS_CERT", &globals.tls.cert_file},
-                               std::pair{"GNOMON_TLS_KEY", &globals.tls.key_file},
-                               std::pair{"GNOMON_TLS_SERVER_NAME", &globals.tls.server_name}}) {
-      if (auto v = env.getenv(name)) *field = *v;
+  globals.config_path = ConfigPath(flag("config"), env);
+  if (!command->offline) {
+    const bool want_token = !flag("token") && !getenv("GNOMON_TOKEN");
+    if (absl::Status s = ApplyConfiguredContext(flag("context"), want_token, &globals); !s.ok()) {
+      return TopUsageError(err, s.message(), path);
     }
   }
-  const bool command_owns_timeout =
-      std::any_of(command->flags.begin(), command->flags.end(),
-                  [](const FlagSpec& s) { return s.name == "timeout"; });
-  for (auto [parsed, timeout_is_global] :
-       {std::pair{&*head, true}, std::pair{&*tail, !command_owns_timeout}}) {
-    if (absl::Status s = ApplyGlobals(*parsed, timeout_is_global, &globals);
-        !s.ok()) {
+  if (auto server = getenv("GNOMON_SERVER")) globals.server = *server;
+  if (auto token = getenv("GNOMON_TOKEN")) globals.token = *token;
+  if (auto on = getenv("GNOMON_TLS")) globals.tls.enabled = *on == "1" || *on == "true";
+  for (auto [name, field] : {std::pair{"GNOMON_TLS_CA", &globals.tls.ca_file},
+                             std::pair{"GNOMON_TLS_CERT", &globals.tls.cert_file},
+                             std::pair{"GNOMON_TLS_KEY", &globals.tls.key_file},
+                             std::pair{"GNOMON_TLS_SERVER_NAME", &globals.tls.server_name}}) {
+    if (auto v = getenv(name)) *field = *v;
+  }
+  for (const ParsedArgs* parsed : {&*head, &*tail}) {
+    if (absl::Status s = ApplyGlobals(*parsed, &globals); !s.ok()) {
       return TopUsageError(err, s.message(), path);
     }
   }
   if (!globals.tls.ca_file.empty() || !globals.tls.cert_file.empty()) globals.tls.enabled = true;
   // A bad TLS file is the user's to fix before anything is sent.
-  if (absl::Status s = tls::MakeDialer(globals.tls, grpc::ChannelArguments()).status(); !s.ok()) {
+  if (absl::Status s = command->offline
+                           ? absl::OkStatus()
+                           : tls::MakeDialer(globals.tls, grpc::ChannelArguments()).status();
+      !s.ok()) {
     return TopUsageError(err, s.message(), path);
   }
   CommandContext context(*command, *std::move(tail), globals, env, out, err);

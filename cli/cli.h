@@ -7,9 +7,11 @@
 //                     SystemEnv(), out, err);
 //
 // Global flags (--server, --token, -o/--output, --timeout, --rpc-timeout,
-// --tls, --ca, --cert, --key, --tls-server-name, -h/--help) may appear before
-// or after the noun. GNOMON_SERVER, GNOMON_TOKEN, GNOMON_TLS, GNOMON_TLS_CA,
-// GNOMON_TLS_CERT, GNOMON_TLS_KEY and GNOMON_TLS_SERVER_NAME supply defaults.
+// --tls, --ca, --cert, --key, --tls-server-name, --config, --context,
+// -h/--help) may appear before or after the noun. GNOMON_SERVER,
+// GNOMON_TOKEN, GNOMON_TLS, GNOMON_TLS_CA, GNOMON_TLS_CERT, GNOMON_TLS_KEY and
+// GNOMON_TLS_SERVER_NAME (when not empty) override the config file's context
+// (cli/config.h); flags override both.
 //
 // Returns the process exit code: 0 success, 1 server or runtime error (message
 // on `err`), 2 usage error (message and a hint to --help on `err`).

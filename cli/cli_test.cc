@@ -9,6 +9,8 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "cli/fake_servers.h"
+#include "cli/format.h"
+#include "cli/yaml_json.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
@@ -128,7 +130,7 @@ TEST_F(CliTest, UsageErrorsExitTwoWithoutCallingTheServer) {
            {"job"},
            {"nope", "list"},
            {"job", "explode"},
-           {"group", "list", "-o", "yaml"},
+           {"group", "list", "-o", "xml"},
            {"--timeout", "soon", "group", "list"},
            {},
        }) {
@@ -215,10 +217,10 @@ TEST_F(CliTest, GroupDeleteAndRotate) {
             4);
 }
 
-TEST_F(CliTest, JobCreateBuildsRequestAndTimeoutMeansRunTimeoutAfterVerb) {
+TEST_F(CliTest, JobCreateBuildsRequestWithRunTimeout) {
   Result r = Run({"--timeout", "5s", "job", "create", "--group", "1",
-                  "--script-shell", "job.sh", "--every", "500ms", "--timeout",
-                  "30s", "--start", "--route", "broadcast"});
+                  "--script-shell", "job.sh", "--every", "500ms", "--run-timeout",
+                  "30s", "--start", "--route", "broadcast", "--timeout", "4s"});
   ASSERT_EQ(r.code, 0) << r.err;
   auto req = servers_.state.Last<v1::CreateJobRequest>("CreateJob");
   EXPECT_TRUE(req.start());
@@ -229,6 +231,76 @@ TEST_F(CliTest, JobCreateBuildsRequestAndTimeoutMeansRunTimeoutAfterVerb) {
   EXPECT_EQ(req.job().timeout().seconds(), 30);
   EXPECT_EQ(req.job().route_strategy(), v1::ROUTE_STRATEGY_SHARDING_BROADCAST);
   EXPECT_THAT(r.out, HasSubstr("fix_rate 500ms"));
+}
+
+TEST_F(CliTest, OutputYamlIsTheJsonMappingAsYaml) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.set_id(7);
+    s.job.set_description("nightly");
+    s.job.mutable_bean()->set_handler("report");
+  });
+  Result r = Run({"job", "get", "7", "--output", "yaml"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("id: \"7\"\ngroup_id: \"0\"\ndescription: nightly\n"));
+  absl::StatusOr<std::vector<YamlDocument>> docs = ParseYamlDocuments(r.out);
+  ASSERT_TRUE(docs.ok()) << docs.status();
+  ASSERT_EQ(docs->size(), 1u);
+  v1::Job back;
+  ASSERT_TRUE(YamlDocumentToMessage((*docs)[0], &back).ok());
+  EXPECT_EQ(back.bean().handler(), "report");
+
+  // Hand-made JSON (cron next) converts too.
+  r = Run({"cron", "next", "0 0 * * * ?", "--from", "2024-05-01T00:30:00Z", "-n", "2", "-o",
+           "yaml"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "next_ms:\n  - 1714525200000\n  - 1714528800000\n");
+}
+
+TEST_F(CliTest, OutputWideAddsColumnsAndJobTimesAreInTheJobsZone) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job_pages.resize(1);
+    v1::Job* job = s.job_pages[0].add_jobs();
+    job->set_id(7);
+    job->mutable_schedule()->mutable_cron()->set_expression("0 0 18 * * ?");
+    job->mutable_schedule()->mutable_cron()->set_time_zone("Asia/Shanghai");
+    job->set_author("ana");
+    *job->mutable_next_fire_time() = ToTimestamp(absl::FromUnixSeconds(1795514400));
+    s.job = *job;
+  });
+  Result r = Run({"job", "list"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("2026-11-24 18:00:00 +08:00"));
+  EXPECT_THAT(r.out, Not(HasSubstr("AUTHOR")));
+  r = Run({"job", "list", "-o", "wide"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("AUTHOR"));
+  EXPECT_THAT(r.out, HasSubstr("ana"));
+  r = Run({"-o", "wide", "job", "get", "7"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("next fire:       2026-11-24 18:00:00 +08:00\n"));
+}
+
+TEST_F(CliTest, RunTimesAreInTheirJobsZoneWhenTheJobIsNamed) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.set_id(7);
+    s.job.mutable_schedule()->mutable_cron()->set_time_zone("Asia/Shanghai");
+    s.run.mutable_run()->set_id(12);
+    s.run.mutable_run()->set_job_id(7);
+    *s.run.mutable_run()->mutable_trigger_time() = ToTimestamp(absl::FromUnixSeconds(1714564800));
+    s.run_pages.resize(1);
+    *s.run_pages[0].add_runs() = s.run.run();
+  });
+  Result r = Run({"run", "get", "12"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("2024-05-01T20:00:00.000+08:00"));
+  EXPECT_EQ(servers_.state.Last<v1::GetJobRequest>("GetJob").job_id(), 7);
+  r = Run({"run", "list", "--job", "7"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("2024-05-01T20:00:00.000+08:00"));
+  // Runs of any job: UTC.
+  r = Run({"run", "list"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("2024-05-01T12:00:00.000+00:00"));
 }
 
 TEST_F(CliTest, JobListFollowsPages) {
@@ -477,7 +549,7 @@ TEST_F(CliTest, CronNextReadableShowsZoneAndUtc) {
                   "--from", "2024-05-01T00:30:00Z", "-n", "1"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("TIME (Europe/Berlin)"));
-  EXPECT_THAT(r.out, HasSubstr("2024-05-01T03:00:00.000+02:00  "
+  EXPECT_THAT(r.out, HasSubstr("2024-05-01 03:00:00 +02:00  "
                                "2024-05-01T01:00:00.000Z"));
 }
 
@@ -490,14 +562,19 @@ TEST_F(CliTest, CronNextInvalidExpressionExitsTwoWithOneLine) {
   EXPECT_THAT(r.err, StartsWith("gnomonctl: "));
 }
 
+// The text of docs/NAME ("" if it cannot be read).
+std::string Doc(const std::string& name) {
+  std::ifstream in(std::string(GNOMON_SOURCE_DIR) + "/docs/" + name);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  return doc.str();
+}
+
 // docs/operations.md, "gnomonctl exit codes": the codes it names for 3, 4 and
 // 5 are ExitCodeOf's, and every other gRPC code is 1.
 TEST(ExitCodes, AreTheDocumentedOnes) {
-  std::ifstream in(std::string(GNOMON_SOURCE_DIR) + "/docs/operations.md");
-  ASSERT_TRUE(in);
-  std::stringstream doc;
-  doc << in.rdbuf();
-  const std::string text = doc.str();
+  const std::string text = Doc("operations.md");
+  ASSERT_FALSE(text.empty());
   std::map<std::string, int> documented;
   const std::regex row(R"(\| ([345]) \| ([^\n]*) \|)");
   for (std::sregex_iterator it(text.begin(), text.end(), row), end; it != end; ++it) {
@@ -513,6 +590,25 @@ TEST(ExitCodes, AreTheDocumentedOnes) {
     const std::string name = absl::StatusCodeToString(static_cast<absl::StatusCode>(c));
     const int want = documented.count(name) ? documented[name] : 1;
     EXPECT_EQ(ExitCodeOf(code), want) << name;
+  }
+}
+
+// docs/cli.md, "Output": the formats its table names are the ones -o takes.
+TEST(OutputFormats, AreTheDocumentedOnes) {
+  const std::string text = Doc("cli.md");
+  ASSERT_FALSE(text.empty());
+  std::vector<std::string> documented;
+  const std::regex row(R"(\n\| `([a-z]+)` \| )");
+  for (std::sregex_iterator it(text.begin(), text.end(), row), end; it != end; ++it) {
+    documented.push_back((*it)[1].str());
+  }
+  EXPECT_THAT(documented, ElementsAre("table", "wide", "json", "yaml"));
+  CliEnv env;
+  env.now = [] { return absl::FromUnixSeconds(1714564800); };
+  for (const std::string& format : documented) {
+    std::ostringstream out, err;
+    EXPECT_EQ(RunCli({"cron", "next", "0 0 * * * ?", "-n", "1", "-o", format}, env, out, err), 0)
+        << format << ": " << err.str();
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/format.h"
+#include "cli/yaml_json.h"
 #include "services/common/client/auth_metadata.h"
 
 namespace gnomon::cli {
@@ -107,10 +108,23 @@ int CommandContext::Fail(std::string_view message, int code) {
   return code;
 }
 
-int CommandContext::PrintJson(const google::protobuf::Message& message) {
-  absl::StatusOr<std::string> json = ToJson(message);
-  if (!json.ok()) return Fail(std::string(json.status().message()));
-  out_ << *json;
+int CommandContext::PrintMessage(const google::protobuf::Message& message) {
+  absl::StatusOr<std::string> text = globals_.output == OutputFormat::kYaml
+                                         ? MessageToYaml(message)
+                                         : ToJson(message);
+  if (!text.ok()) return Fail(std::string(text.status().message()));
+  out_ << *text;
+  return kExitOk;
+}
+
+int CommandContext::PrintJsonText(const std::string& json) {
+  if (globals_.output != OutputFormat::kYaml) {
+    out_ << json;
+    return kExitOk;
+  }
+  absl::StatusOr<std::string> yaml = JsonToYaml(json);
+  if (!yaml.ok()) return Fail(std::string(yaml.status().message()));
+  out_ << *yaml;
   return kExitOk;
 }
 

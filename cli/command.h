@@ -11,7 +11,9 @@
 //             auto rpc = c.NewRpcContext();
 //             grpc::Status s = c.admin().GetGroup(rpc.get(), req, &group);
 //             if (!s.ok()) return c.RpcError(s);
-//             return c.json() ? c.PrintJson(group) : (Print..., 0);
+//             if (c.structured()) return c.PrintMessage(group);
+//             PrintGroupDetails(group, ..., c.out());
+//             return kExitOk;
 //           }};
 //
 // Exit codes: 0 success, 1 server or runtime error, 2 usage error.
@@ -52,7 +54,9 @@ int ExitCodeOf(grpc::StatusCode code);
 
 inline constexpr char kDefaultServer[] = "127.0.0.1:7070";
 
-enum class OutputFormat { kTable, kJson };
+// -o: table (readable), wide (tables with more columns), json (protobuf's
+// JSON mapping of the response) or yaml (the same data as YAML).
+enum class OutputFormat { kTable, kWide, kJson, kYaml };
 
 // Options that apply to every command.
 struct GlobalOptions {
@@ -65,6 +69,8 @@ struct GlobalOptions {
   absl::Duration timeout = absl::Seconds(10);
   // TLS to the server (--tls, --ca, --cert, --key, --tls-server-name).
   tls::TlsOptions tls;
+  // gnomonctl's config file (cli/config.h); empty when none is known.
+  std::string config_path;
 };
 
 // What gnomonctl takes from its surroundings; tests substitute each part.
@@ -98,6 +104,9 @@ struct Command {
   std::string examples;
   // Runs the command; returns the exit code.
   std::function<int(CommandContext&)> run;
+  // Needs no server (cron next, completion, config): the config's context
+  // and the TLS files are not read, so a broken one cannot stop it.
+  bool offline = false;
 };
 
 // Per-invocation state handed to a command.
@@ -111,7 +120,12 @@ class CommandContext {
   const CliEnv& env() const { return env_; }
   std::ostream& out() { return out_; }
   std::ostream& err() { return err_; }
-  bool json() const { return globals_.output == OutputFormat::kJson; }
+  // Whether -o asks for a document (json or yaml) rather than text.
+  bool structured() const {
+    return globals_.output == OutputFormat::kJson || globals_.output == OutputFormat::kYaml;
+  }
+  // Whether tables should carry their extra columns (-o wide).
+  bool wide() const { return globals_.output == OutputFormat::kWide; }
 
   // Stubs on a channel to globals().server, created on first use.
   v1::JobAdmin::StubInterface& admin();
@@ -128,8 +142,11 @@ class CommandContext {
   int RpcError(const grpc::Status& status);
   // Prints "gnomonctl: <message>"; returns `code`.
   int Fail(std::string_view message, int code = kExitError);
-  // Prints `message` as one JSON document; returns kExitOk or kExitError.
-  int PrintJson(const google::protobuf::Message& message);
+  // Prints `message` as one JSON or YAML document (per -o); returns kExitOk
+  // or kExitError.
+  int PrintMessage(const google::protobuf::Message& message);
+  // Prints one JSON value given as text, converted to YAML under -o yaml.
+  int PrintJsonText(const std::string& json);
 
  private:
   void Connect();
@@ -156,6 +173,7 @@ std::vector<Command> TokenCommands();
 std::vector<Command> UserCommands();
 std::vector<Command> ExecutorCommands();
 std::vector<Command> ReportCommands();
+std::vector<Command> ConfigCommands();
 // apply (a command without a verb) and get group|job|jobs.
 std::vector<Command> ApplyCommands();
 

@@ -83,14 +83,13 @@ int Next(CommandContext& c) {
     // An expression that does not parse is a usage error: one line, exit 2.
     return c.Fail(OneLine(times.status().message()), kExitUsage);
   }
-  if (c.json()) {
+  if (c.structured()) {
     std::string json = "{\"next_ms\": [";
     for (size_t i = 0; i < times->size(); ++i) {
       absl::StrAppend(&json, i == 0 ? "" : ", ",
                       absl::ToUnixMillis((*times)[i]));
     }
-    c.out() << json << "]}\n";
-    return kExitOk;
+    return c.PrintJsonText(absl::StrCat(json, "]}\n"));
   }
   if (times->empty()) {
     c.out() << "the expression does not fire after " << FormatUtc(*from)
@@ -102,7 +101,7 @@ int Next(CommandContext& c) {
                                     : schedule.cron().time_zone();
   Table table({"#", absl::StrCat("TIME (", zone_name, ")"), "UTC"});
   for (size_t i = 0; i < times->size(); ++i) {
-    table.AddRow({absl::StrCat(i + 1), FormatAbslTime((*times)[i], zone),
+    table.AddRow({absl::StrCat(i + 1), FormatAbslScheduleTime((*times)[i], zone),
                   FormatUtc((*times)[i])});
   }
   table.Render(c.out());
@@ -123,7 +122,8 @@ std::vector<Command> CronCommands() {
        "gnomonctl cron next '0 0 2 * * ?' --tz Europe/Berlin -n 5\n"
        "gnomonctl cron next '0 */15 * * * ?' --from 2024-03-31T00:00:00Z -o "
        "json",
-       Next},
+       Next,
+       /*offline=*/true},
   };
 }
 

@@ -35,22 +35,23 @@ int List(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().ListExecutors(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   Table table({"GROUP", "APP", "ADDRESS", "STATE", "HANDLERS", "CAPACITY", "RUNNING", "BUSY JOBS", "VERSION",
-               "SINCE", "LAST BEAT"});
+               "SINCE", "LAST BEAT", "REGISTRY"});
   for (const v1::GroupExecutors& g : resp.groups()) {
     const std::string group = absl::StrCat(g.group_id());
     for (const v1::ExecutorInfo& e : g.executors()) {
       table.AddRow({group, g.app_name(), e.address(), "online", absl::StrJoin(e.handlers(), ","),
                     absl::StrCat(e.capacity()), absl::StrCat(e.running_runs()), BusyJobs(e), e.version(),
-                    FormatTime(e.register_time(), c.env().zone), FormatTime(e.last_beat_time(), c.env().zone)});
+                    FormatTime(e.register_time(), c.env().zone), FormatTime(e.last_beat_time(), c.env().zone),
+                    e.registry_replica().empty() ? "-" : e.registry_replica()});
     }
     for (const v1::ManualExecutor& m : g.manual()) {
       table.AddRow({group, g.app_name(), m.address(), m.alive() ? "manual, answering" : "manual, not answering",
-                    "-", "-", "-", "-", "-", "-", "-"});
+                    "-", "-", "-", "-", "-", "-", "-", "-"});
     }
     if (g.executors().empty() && g.manual().empty()) {
-      table.AddRow({group, g.app_name(), "-", "no executor online", "-", "-", "-", "-", "-", "-", "-"});
+      table.AddRow({group, g.app_name(), "-", "no executor online", "-", "-", "-", "-", "-", "-", "-", "-"});
     }
   }
   table.Render(c.out());

@@ -90,6 +90,24 @@ std::string FormatUtc(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", t, absl::UTCTimeZone());
 }
 
+std::string FormatScheduleTime(const google::protobuf::Timestamp& ts, absl::TimeZone zone) {
+  if (ts.seconds() == 0 && ts.nanos() == 0) return "-";
+  return FormatAbslScheduleTime(ToAbslTime(ts), zone);
+}
+
+std::string FormatAbslScheduleTime(absl::Time t, absl::TimeZone zone) {
+  return absl::FormatTime("%Y-%m-%d %H:%M:%E*S %Ez", t, zone);
+}
+
+absl::TimeZone JobZone(const v1::Job& job) {
+  absl::TimeZone zone = absl::UTCTimeZone();
+  if (job.schedule().has_cron() && !job.schedule().cron().time_zone().empty() &&
+      !absl::LoadTimeZone(job.schedule().cron().time_zone(), &zone)) {
+    return absl::UTCTimeZone();
+  }
+  return zone;
+}
+
 std::string FormatDuration(const google::protobuf::Duration& d) {
   return FormatAbslDuration(ToAbslDuration(d));
 }
@@ -138,12 +156,27 @@ std::string DescribeMembership(const v1::Group& group) {
   return "auto";
 }
 
-std::string RunDuration(const v1::Run& run) {
-  if (!run.has_start_time() || !run.has_end_time()) return "-";
-  // A finished run that took under a millisecond still has a duration.
-  const absl::Duration d =
-      ToAbslTime(run.end_time()) - ToAbslTime(run.start_time());
+namespace {
+
+// to - from when both are set, "-" otherwise; under a millisecond is "0s",
+// not missing.
+std::string Span(const google::protobuf::Timestamp* from,
+                 const google::protobuf::Timestamp* to) {
+  if (from == nullptr || to == nullptr) return "-";
+  const absl::Duration d = ToAbslTime(*to) - ToAbslTime(*from);
   return d == absl::ZeroDuration() ? "0s" : absl::FormatDuration(d);
+}
+
+}  // namespace
+
+std::string RunDuration(const v1::Run& run) {
+  return Span(run.has_start_time() ? &run.start_time() : nullptr,
+              run.has_end_time() ? &run.end_time() : nullptr);
+}
+
+std::string RunWait(const v1::Run& run) {
+  return Span(run.has_trigger_time() ? &run.trigger_time() : nullptr,
+              run.has_start_time() ? &run.start_time() : nullptr);
 }
 
 absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message,

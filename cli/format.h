@@ -59,6 +59,14 @@ std::string FormatTime(const google::protobuf::Timestamp& ts,
 std::string FormatAbslTime(absl::Time t, absl::TimeZone zone);
 // RFC 3339 with milliseconds in UTC, ending in "Z".
 std::string FormatUtc(absl::Time t);
+// A schedule time (next fire, previews) in `zone` with its offset:
+// "2026-11-24 18:00:00 +08:00" (fractional seconds only when there are some);
+// "-" for an unset timestamp.
+std::string FormatScheduleTime(const google::protobuf::Timestamp& ts, absl::TimeZone zone);
+std::string FormatAbslScheduleTime(absl::Time t, absl::TimeZone zone);
+// The zone a job's times are shown in: its cron zone, else UTC (also for an
+// unknown zone, which the server would not have accepted).
+absl::TimeZone JobZone(const v1::Job& job);
 // "2s", "1m30s", "250ms"; "-" for zero.
 std::string FormatDuration(const google::protobuf::Duration& d);
 std::string FormatAbslDuration(absl::Duration d);
@@ -71,6 +79,8 @@ std::string DescribeTask(const v1::Job& job);
 std::string DescribeMembership(const v1::Group& group);
 // end - start of a finished run, "-" otherwise.
 std::string RunDuration(const v1::Run& run);
+// start - trigger (how long a run waited to start), "-" before it started.
+std::string RunWait(const v1::Run& run);
 
 // Protobuf's JSON for `message` with proto field names, default-valued
 // fields included, indented.

@@ -97,13 +97,47 @@ TEST(FormatTest, JobTable) {
   google::protobuf::RepeatedPtrField<v1::Job> jobs;
   *jobs.Add() = job;
   std::ostringstream out;
-  PrintJobTable(jobs, absl::UTCTimeZone(), out);
+  PrintJobTable(jobs, /*wide=*/false, out);
+  // Next fire in the job's zone, with its offset.
   EXPECT_EQ(
       out.str(),
       "ID  NAME           GROUP  STATE    SCHEDULE                          TASK            "
-      "ROUTE  NEXT FIRE                      LAST RUN          DESCRIPTION\n"
+      "ROUTE  NEXT FIRE                   LAST RUN          DESCRIPTION\n"
       "7   hourly-report  2      running  cron '0 * * * * ?' Europe/Berlin  handler report  "
-      "round  2024-05-01T12:00:00.000+00:00  run 40 succeeded  hourly\n");
+      "round  2024-05-01 14:00:00 +02:00  run 40 succeeded  hourly\n");
+
+  job.set_block_strategy(v1::BLOCK_STRATEGY_DISCARD_LATER);
+  *job.mutable_timeout() = ToDurationProto(absl::Seconds(30));
+  job.mutable_retry()->set_max_retries(2);
+  job.add_child_job_ids(8);
+  job.add_child_job_ids(9);
+  job.set_author("ana");
+  *job.mutable_update_time() = Ts(1714564800500);
+  job.mutable_schedule()->mutable_cron()->clear_time_zone();
+  *jobs.Mutable(0) = job;
+  std::ostringstream wide;
+  PrintJobTable(jobs, /*wide=*/true, wide);
+  EXPECT_THAT(wide.str(), HasSubstr("DESCRIPTION  BLOCK          RUN TIMEOUT  RETRIES  CHILDREN  "
+                                    "AUTHOR  UPDATED\n"));
+  // No zone is UTC.
+  EXPECT_THAT(wide.str(), HasSubstr("2024-05-01 12:00:00 +00:00  run 40 succeeded  hourly       discard-later  30s"
+                                    "          2        8,9       ana     "
+                                    "2024-05-01 12:00:00.5 +00:00\n"));
+}
+
+TEST(FormatTest, JobDetailsInTheJobsZone) {
+  v1::Job job;
+  job.mutable_schedule()->mutable_cron()->set_expression("0 0 18 * * ?");
+  job.mutable_schedule()->mutable_cron()->set_time_zone("Asia/Shanghai");
+  *job.mutable_next_fire_time() = Ts(1795514400000);  // 2026-11-24T10:00:00Z
+  *job.mutable_timeout() = ToDurationProto(absl::Minutes(5));
+  std::ostringstream out;
+  PrintJobDetails(job, out);
+  EXPECT_THAT(out.str(), HasSubstr("next fire:       2026-11-24 18:00:00 +08:00\n"));
+  EXPECT_THAT(out.str(), HasSubstr("run timeout:     5m\n"));
+  EXPECT_EQ(JobZone(job).name(), "Asia/Shanghai");
+  job.mutable_schedule()->mutable_cron()->set_time_zone("Mars/Olympus");
+  EXPECT_EQ(JobZone(job).name(), "UTC");
 }
 
 TEST(FormatTest, RunTableShowsDurationAndStatus) {
@@ -119,10 +153,20 @@ TEST(FormatTest, RunTableShowsDurationAndStatus) {
   run->set_executor_address("10.0.0.5:9999");
   run->set_handle_code(500);
   std::ostringstream out;
-  PrintRunTable(runs, absl::UTCTimeZone(), out);
+  PrintRunTable(runs, absl::UTCTimeZone(), /*wide=*/false, out);
   EXPECT_THAT(out.str(), HasSubstr("12  7    failed  retry    "
                                    "2024-05-01T12:00:00.000+00:00  2.5s      "
                                    "10.0.0.5:9999  500 failure\n"));
+  run->set_handler("report");
+  run->set_attempt(2);
+  *run->mutable_scheduled_time() = Ts(1714564800000);
+  std::ostringstream wide;
+  PrintRunTable(runs, absl::UTCTimeZone(), /*wide=*/true, wide);
+  EXPECT_THAT(wide.str(), HasSubstr("CODE         HANDLER  ATTEMPT  SHARD  SCHEDULED"));
+  EXPECT_THAT(wide.str(), HasSubstr("500 failure  report   2        -      "
+                                    "2024-05-01T12:00:00.000+00:00  "
+                                    "2024-05-01T12:00:00.100+00:00  100ms   "
+                                    "2024-05-01T12:00:02.600+00:00\n"));
 }
 
 TEST(FormatTest, RunDurationOfInstantRunIsZeroNotMissing) {

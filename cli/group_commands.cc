@@ -18,8 +18,8 @@ int PrintGroupWithToken(CommandContext& c, const v1::Group& group) {
                     FormatTime(group.previous_token_expire_time(), c.env().zone),
                     ": restart the group's executors with the new one before then.");
   }
-  if (c.json()) {
-    int code = c.PrintJson(group);
+  if (c.structured()) {
+    int code = c.PrintMessage(group);
     c.err() << note << "\n";
     return code;
   }
@@ -29,7 +29,7 @@ int PrintGroupWithToken(CommandContext& c, const v1::Group& group) {
 }
 
 int PrintGroup(CommandContext& c, const v1::Group& group) {
-  if (c.json()) return c.PrintJson(group);
+  if (c.structured()) return c.PrintMessage(group);
   PrintGroupDetails(group, c.env().zone, c.out());
   return kExitOk;
 }
@@ -54,7 +54,7 @@ int List(CommandContext& c) {
   grpc::Status s =
       c.admin().ListGroups(rpc.get(), v1::ListGroupsRequest(), &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   PrintGroupTable(resp.groups(), c.env().zone, c.out());
   return kExitOk;
 }
@@ -91,7 +91,7 @@ int Delete(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().DeleteGroup(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   c.out() << "deleted group " << *id << "\n";
   return kExitOk;
 }

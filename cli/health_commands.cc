@@ -18,8 +18,8 @@ int Check(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = grpc::health::v1::Health::NewStub(c.channel())->Check(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) {
-    const int code = c.PrintJson(resp);
+  if (c.structured()) {
+    const int code = c.PrintMessage(resp);
     return resp.status() == HealthCheckResponse::SERVING ? code : kExitError;
   }
   const std::string what = req.service().empty() ? "server" : absl::StrCat("service ", req.service());

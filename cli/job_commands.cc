@@ -16,8 +16,8 @@ std::string JobLabel(const Request& r) {
 }
 
 int PrintJob(CommandContext& c, const v1::Job& job) {
-  if (c.json()) return c.PrintJson(job);
-  PrintJobDetails(job, c.env().zone, c.out());
+  if (c.structured()) return c.PrintMessage(job);
+  PrintJobDetails(job, c.out());
   return kExitOk;
 }
 
@@ -49,8 +49,8 @@ int List(CommandContext& c) {
     }
     req->set_page_token(resp.next_page_token());
   }
-  if (c.json()) return c.PrintJson(all);
-  PrintJobTable(all.jobs(), c.env().zone, c.out());
+  if (c.structured()) return c.PrintMessage(all);
+  PrintJobTable(all.jobs(), c.wide(), c.out());
   return kExitOk;
 }
 
@@ -138,7 +138,7 @@ int Delete(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().DeleteJob(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   c.out() << "deleted job " << which->ToString()
           << (req.purge_runs() ? " with its runs and their logs\n"
                                : "; its runs and logs stay until retention (--purge-runs deletes them now)\n");
@@ -177,7 +177,7 @@ int Trigger(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().TriggerJob(rpc.get(), *req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   c.out() << "triggered job " << JobLabel(*req) << ": "
           << (resp.run_ids().size() == 1 ? "run " : "runs ")
           << absl::StrJoin(resp.run_ids(), ", ") << "\n";
@@ -191,7 +191,7 @@ int Backfill(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().Backfill(rpc.get(), *req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   if (resp.run_ids().empty()) {
     c.out() << "backfilled job " << JobLabel(*req)
             << ": no slot to fire (none in range, or all fired already)\n";

@@ -226,9 +226,8 @@ std::vector<FlagSpec> JobFlagSpecs() {
        "failover, busyover, broadcast."},
       {"block", "", true, "B",
        "When a run is still running: serial, discard-later, cover-early."},
-      {"timeout", "", true, "DUR",
-       "Per-run timeout (0 for none); the call deadline is then "
-       "--rpc-timeout."},
+      {"run-timeout", "", true, "DUR",
+       "Per-run timeout (0 for none); the executor stops a run after it."},
       {"retries", "", true, "N", "Retry a failed run up to N times."},
       {"retry-delay", "", true, "DUR", "Delay before the first retry."},
       {"retry-multiplier", "", true, "X",
@@ -281,7 +280,7 @@ absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating,
     if (!block.ok()) return block.status();
     job->set_block_strategy(*block);
   }
-  if (absl::Status s = SetDuration(args, "timeout",
+  if (absl::Status s = SetDuration(args, "run-timeout",
                                    [job] { return job->mutable_timeout(); });
       !s.ok()) {
     return s;

@@ -41,6 +41,16 @@ std::string MisfireText(const v1::Misfire& misfire) {
   return text;
 }
 
+std::string RouteText(const v1::Job& job) {
+  return job.route_strategy() == v1::ROUTE_STRATEGY_UNSPECIFIED ? "first"
+                                                                : RouteName(job.route_strategy());
+}
+
+std::string BlockText(const v1::Job& job) {
+  return job.block_strategy() == v1::BLOCK_STRATEGY_UNSPECIFIED ? "serial"
+                                                                : BlockName(job.block_strategy());
+}
+
 }  // namespace
 
 void PrintGroupTable(const Repeated<v1::Group>& groups, absl::TimeZone zone,
@@ -76,23 +86,40 @@ static std::string LastRunText(const v1::Job& j) {
   return absl::StrCat("run ", j.last_run().run_id(), " ", RunStatusName(j.last_run().status()));
 }
 
-void PrintJobTable(const Repeated<v1::Job>& jobs, absl::TimeZone zone,
-                   std::ostream& out) {
-  Table table({"ID", "NAME", "GROUP", "STATE", "SCHEDULE", "TASK", "ROUTE", "NEXT FIRE",
-               "LAST RUN", "DESCRIPTION"});
+void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out) {
+  std::vector<std::string> header = {"ID",        "NAME",     "GROUP",      "STATE",
+                                     "SCHEDULE",  "TASK",     "ROUTE",      "NEXT FIRE",
+                                     "LAST RUN",  "DESCRIPTION"};
+  if (wide) {
+    header.insert(header.end(), {"BLOCK", "RUN TIMEOUT", "RETRIES", "CHILDREN", "AUTHOR",
+                                 "UPDATED"});
+  }
+  Table table(std::move(header));
   for (const v1::Job& j : jobs) {
-    table.AddRow({Id(j.id()), j.name(), Id(j.group_id()), JobStateName(j.state()),
-                  DescribeSchedule(j.schedule()), DescribeTask(j),
-                  j.route_strategy() == v1::ROUTE_STRATEGY_UNSPECIFIED
-                      ? "first"
-                      : RouteName(j.route_strategy()),
-                  FormatTime(j.next_fire_time(), zone), LastRunText(j), j.description()});
+    const absl::TimeZone zone = JobZone(j);
+    std::vector<std::string> row = {Id(j.id()),
+                                    j.name(),
+                                    Id(j.group_id()),
+                                    JobStateName(j.state()),
+                                    DescribeSchedule(j.schedule()),
+                                    DescribeTask(j),
+                                    RouteText(j),
+                                    FormatScheduleTime(j.next_fire_time(), zone),
+                                    LastRunText(j),
+                                    j.description()};
+    if (wide) {
+      row.insert(row.end(), {BlockText(j), FormatDuration(j.timeout()),
+                             absl::StrCat(j.retry().max_retries()),
+                             absl::StrJoin(j.child_job_ids(), ","), j.author(),
+                             FormatScheduleTime(j.update_time(), zone)});
+    }
+    table.AddRow(std::move(row));
   }
   table.Render(out);
 }
 
-void PrintJobDetails(const v1::Job& job, absl::TimeZone zone,
-                     std::ostream& out) {
+void PrintJobDetails(const v1::Job& job, std::ostream& out) {
+  const absl::TimeZone zone = JobZone(job);
   Details d;
   d.Add("id", Id(job.id()));
   d.Add("name", job.name());
@@ -101,18 +128,14 @@ void PrintJobDetails(const v1::Job& job, absl::TimeZone zone,
   d.Add("author", job.author());
   d.Add("state", JobStateName(job.state()));
   d.Add("schedule", DescribeSchedule(job.schedule()));
-  d.Add("next fire", FormatTime(job.next_fire_time(), zone));
-  d.Add("last fire", FormatTime(job.last_fire_time(), zone));
+  d.Add("next fire", FormatScheduleTime(job.next_fire_time(), zone));
+  d.Add("last fire", FormatScheduleTime(job.last_fire_time(), zone));
   d.Add("last run", LastRunText(job));
   d.Add("task", DescribeTask(job));
   d.Add("params", job.params());
-  d.Add("route", job.route_strategy() == v1::ROUTE_STRATEGY_UNSPECIFIED
-                     ? "first"
-                     : RouteName(job.route_strategy()));
-  d.Add("block", job.block_strategy() == v1::BLOCK_STRATEGY_UNSPECIFIED
-                     ? "serial"
-                     : BlockName(job.block_strategy()));
-  d.Add("timeout", FormatDuration(job.timeout()));
+  d.Add("route", RouteText(job));
+  d.Add("block", BlockText(job));
+  d.Add("run timeout", FormatDuration(job.timeout()));
   d.Add("retry", RetryText(job.retry()));
   d.Add("misfire", MisfireText(job.misfire()));
   std::string children = absl::StrJoin(job.child_job_ids(), ",");
@@ -123,21 +146,38 @@ void PrintJobDetails(const v1::Job& job, absl::TimeZone zone,
   d.Add("children", children);
   d.Add("alarm emails", absl::StrJoin(job.alarm().emails(), ","));
   d.Add("alarm webhooks", absl::StrJoin(job.alarm().webhook_urls(), ","));
-  d.Add("created", FormatTime(job.create_time(), zone));
-  d.Add("updated", FormatTime(job.update_time(), zone));
+  d.Add("created", FormatScheduleTime(job.create_time(), zone));
+  d.Add("updated", FormatScheduleTime(job.update_time(), zone));
   d.Render(out);
 }
 
-void PrintRunTable(const Repeated<v1::Run>& runs, absl::TimeZone zone,
+void PrintRunTable(const Repeated<v1::Run>& runs, absl::TimeZone zone, bool wide,
                    std::ostream& out) {
-  Table table({"ID", "JOB", "STATUS", "TRIGGER", "TRIGGERED", "DURATION",
-               "EXECUTOR", "CODE"});
+  std::vector<std::string> header = {"ID",       "JOB",      "STATUS", "TRIGGER",
+                                     "TRIGGERED", "DURATION", "EXECUTOR", "CODE"};
+  if (wide) {
+    header.insert(header.end(),
+                  {"HANDLER", "ATTEMPT", "SHARD", "SCHEDULED", "STARTED", "WAITED", "ENDED"});
+  }
+  Table table(std::move(header));
   for (const v1::Run& r : runs) {
-    table.AddRow(
-        {Id(r.id()), Id(r.job_id()), RunStatusName(r.status()),
-         TriggerTypeName(r.trigger_type()), FormatTime(r.trigger_time(), zone),
-         RunDuration(r), r.executor_address(),
-         r.handle_code() == 0 ? "-" : HandleCodeName(r.handle_code())});
+    std::vector<std::string> row = {
+        Id(r.id()),
+        Id(r.job_id()),
+        RunStatusName(r.status()),
+        TriggerTypeName(r.trigger_type()),
+        FormatTime(r.trigger_time(), zone),
+        RunDuration(r),
+        r.executor_address(),
+        r.handle_code() == 0 ? "-" : HandleCodeName(r.handle_code())};
+    if (wide) {
+      row.insert(row.end(),
+                 {r.handler(), absl::StrCat(r.attempt()),
+                  r.shard_total() > 1 ? absl::StrCat(r.shard_index(), "/", r.shard_total()) : "",
+                  FormatTime(r.scheduled_time(), zone), FormatTime(r.start_time(), zone),
+                  RunWait(r), FormatTime(r.end_time(), zone)});
+    }
+    table.AddRow(std::move(row));
   }
   table.Render(out);
 }

@@ -1,10 +1,12 @@
 // Readable (table) output of gnomon objects for gnomonctl.
 //
-//   PrintJobTable(response.jobs(), absl::LocalTimeZone(), std::cout);
-//   PrintRunDetails(get_run_response, absl::LocalTimeZone(), std::cout);
+//   PrintJobTable(response.jobs(), /*wide=*/false, std::cout);
+//   PrintRunDetails(get_run_response.run(), JobZone(job), std::cout);
 //
-// Times are shown in `zone` as RFC 3339 with milliseconds, durations as
-// "1.5s", enums as short lower-case words.
+// A job's times are shown in its zone (JobZone) as "2026-11-24 18:00:00
+// +08:00"; other times in `zone` as RFC 3339 with milliseconds. Durations
+// read "1.5s", enums are short lower-case words. `wide` tables (-o wide)
+// carry extra columns.
 // Thread safety: pure functions over their arguments.
 #ifndef GNOMON_CLI_PRINTERS_H_
 #define GNOMON_CLI_PRINTERS_H_
@@ -27,12 +29,10 @@ void PrintGroupTable(const Repeated<v1::Group>& groups, absl::TimeZone zone,
 void PrintGroupDetails(const v1::Group& group, absl::TimeZone zone,
                        std::ostream& out);
 
-void PrintJobTable(const Repeated<v1::Job>& jobs, absl::TimeZone zone,
-                   std::ostream& out);
-void PrintJobDetails(const v1::Job& job, absl::TimeZone zone,
-                     std::ostream& out);
+void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out);
+void PrintJobDetails(const v1::Job& job, std::ostream& out);
 
-void PrintRunTable(const Repeated<v1::Run>& runs, absl::TimeZone zone,
+void PrintRunTable(const Repeated<v1::Run>& runs, absl::TimeZone zone, bool wide,
                    std::ostream& out);
 void PrintRunDetails(const v1::Run& run, absl::TimeZone zone,
                      std::ostream& out);

@@ -41,7 +41,7 @@ int Show(CommandContext& c) {
   auto ctx = c.NewRpcContext();
   grpc::Status s = c.logs().GetReport(ctx.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   Table table({"DAY (UTC)", "JOB", "RUNNING", "SUCCEEDED", "FAILED", "P50", "P99"});
   for (const v1::ReportRow& r : resp.rows()) {
     table.AddRow({absl::FormatTime("%Y-%m-%d", absl::FromUnixSeconds(r.day().seconds()), absl::UTCTimeZone()),

@@ -145,7 +145,7 @@ TEST(JobRequestTest, CreateWithEveryFlag) {
                            "lfu",
                            "--block",
                            "cover-early",
-                           "--timeout",
+                           "--run-timeout",
                            "30s",
                            "--retries",
                            "2",

@@ -3,9 +3,22 @@
 #include "cli/command.h"
 #include "cli/format.h"
 #include "cli/printers.h"
+#include "cli/yaml_json.h"
 
 namespace gnomon::cli {
 namespace {
+
+// Runs are shown in their job's zone when the command names the job; else,
+// and when the job cannot be read, in UTC (docs/cli.md, "Times").
+absl::TimeZone ZoneOfJob(CommandContext& c, int64_t job_id) {
+  if (job_id == 0) return absl::UTCTimeZone();
+  v1::GetJobRequest req;
+  req.set_job_id(job_id);
+  v1::Job job;
+  auto rpc = c.NewRpcContext();
+  if (!c.admin().GetJob(rpc.get(), req, &job).ok()) return absl::UTCTimeZone();
+  return JobZone(job);
+}
 
 int List(CommandContext& c) {
   absl::StatusOr<v1::ListRunsRequest> req =
@@ -37,8 +50,8 @@ int List(CommandContext& c) {
     }
     req->set_page_token(resp.next_page_token());
   }
-  if (c.json()) return c.PrintJson(all);
-  PrintRunTable(all.runs(), c.env().zone, c.out());
+  if (c.structured()) return c.PrintMessage(all);
+  PrintRunTable(all.runs(), ZoneOfJob(c, req->job_id()), c.wide(), c.out());
   return kExitOk;
 }
 
@@ -82,12 +95,11 @@ int Get(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().GetRun(rpc.get(), *req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
-  PrintRunDetails(resp.run(), c.env().zone, c.out());
+  if (c.structured()) return c.PrintMessage(resp);
+  const absl::TimeZone zone = ZoneOfJob(c, resp.run().job_id());
+  PrintRunDetails(resp.run(), zone, c.out());
   c.out() << "\nlog:\n";
-  for (const v1::LogLine& line : resp.log_lines()) {
-    PrintLogLine(line, c.env().zone, c.out());
-  }
+  for (const v1::LogLine& line : resp.log_lines()) PrintLogLine(line, zone, c.out());
   NoteMissingLines(c, resp);
   return kExitOk;
 }
@@ -103,12 +115,17 @@ int Follow(CommandContext& c, int64_t run_id) {
       c.logs().StreamRunLog(rpc.get(), req);
   v1::LogLine line;
   while (reader->Read(&line)) {
-    if (c.json()) {
-      absl::StatusOr<std::string> json = ToJson(line, /*indent=*/false);
-      if (!json.ok()) return c.Fail(std::string(json.status().message()));
-      c.out() << *json;
+    if (c.structured()) {
+      // One JSON object per line, or one YAML document per line.
+      absl::StatusOr<std::string> text = c.globals().output == OutputFormat::kYaml
+                                             ? MessageToYaml(line)
+                                             : ToJson(line, /*indent=*/false);
+      if (!text.ok()) return c.Fail(std::string(text.status().message()));
+      if (c.globals().output == OutputFormat::kYaml) c.out() << "---\n";
+      c.out() << *text;
     } else {
-      PrintLogLine(line, c.env().zone, c.out());
+      // The stream does not say whose run it is: UTC.
+      PrintLogLine(line, absl::UTCTimeZone(), c.out());
     }
     c.out().flush();
   }
@@ -131,10 +148,9 @@ int Logs(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().GetRun(rpc.get(), *req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
-  for (const v1::LogLine& line : resp.log_lines()) {
-    PrintLogLine(line, c.env().zone, c.out());
-  }
+  if (c.structured()) return c.PrintMessage(resp);
+  const absl::TimeZone zone = ZoneOfJob(c, resp.run().job_id());
+  for (const v1::LogLine& line : resp.log_lines()) PrintLogLine(line, zone, c.out());
   NoteMissingLines(c, resp);
   return kExitOk;
 }
@@ -148,7 +164,7 @@ int Kill(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().KillRun(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   if (resp.found()) {
     c.out() << "run " << *id << ": the executor is stopping it\n";
   } else {

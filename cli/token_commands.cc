@@ -39,8 +39,8 @@ int Create(CommandContext& c) {
   if (!s.ok()) return c.RpcError(s);
   const char* note = "Keep this secret now: it is not shown again. Present it as 'authorization: Bearer <secret>' "
                      "(gnomonctl --token or GNOMON_TOKEN).";
-  if (c.json()) {
-    const int code = c.PrintJson(resp);
+  if (c.structured()) {
+    const int code = c.PrintMessage(resp);
     c.err() << note << "\n";
     return code;
   }
@@ -55,7 +55,7 @@ int List(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().ListTokens(rpc.get(), v1::ListTokensRequest(), &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   Table table({"NAME", "FINGERPRINT", "ROLE", "GROUPS", "USER", "CREATED", "EXPIRES", "REVOKED"});
   for (const v1::ApiToken& t : resp.tokens()) {
     table.AddRow({t.name(), t.fingerprint(), RoleName(t.role()), GrantsText(t.role(), t.grants()), t.user(),
@@ -75,7 +75,7 @@ int Revoke(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().RevokeToken(rpc.get(), req, &token);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(token);
+  if (c.structured()) return c.PrintMessage(token);
   PrintToken(token, c.env().zone, c.out());
   return kExitOk;
 }

@@ -62,7 +62,7 @@ absl::Status UserFromArgs(CommandContext& c, bool password_required, v1::User* u
 // Prints the user a create or update answered, or the RPC's error.
 int PrintAnswer(CommandContext& c, const grpc::Status& s, const v1::User& user) {
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(user);
+  if (c.structured()) return c.PrintMessage(user);
   PrintUser(user, c.env().zone, c.out());
   return kExitOk;
 }
@@ -84,7 +84,7 @@ int List(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().ListUsers(rpc.get(), v1::ListUsersRequest(), &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   Table table({"NAME", "ROLE", "GROUPS", "CREATED", "UPDATED"});
   for (const v1::User& u : resp.users()) {
     table.AddRow({u.name(), RoleName(u.role()), GrantsText(u.role(), u.grants()),
@@ -113,7 +113,7 @@ int Delete(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().DeleteUser(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   c.out() << "deleted user " << req.name() << " and revoked its sessions\n";
   return kExitOk;
 }
@@ -132,7 +132,7 @@ int Login(CommandContext& c) {
   v1::CreateTokenResponse resp;
   grpc::Status s = c.admin().Login(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  if (c.json()) return c.PrintJson(resp);
+  if (c.structured()) return c.PrintMessage(resp);
   // Only the secret on stdout, for export GNOMON_TOKEN=$(gnomonctl user login ...).
   c.out() << resp.secret() << "\n";
   c.err() << "session " << resp.token().name() << " for " << name << " ("

@@ -237,6 +237,8 @@ int Serve() {
     registry::RegistryOptions o;
     o.beat_interval = absl::GetFlag(FLAGS_beat_interval);
     o.missed_beats = absl::GetFlag(FLAGS_missed_beats);
+    o.replica_id = absl::GetFlag(FLAGS_replica_id);
+    if (o.replica_id.empty()) o.replica_id = DefaultReplicaId(absl::GetFlag(FLAGS_listen));
     registry_role =
         std::make_unique<registry::RegistryRole>(roles_store, &auth, o, metrics_registry.get());
     server.AddService(registry_role->service(), v1::Registry::service_full_name());

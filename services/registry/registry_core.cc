@@ -72,6 +72,7 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg, std::functi
   *info.mutable_labels() = reg.labels();
   info.set_instance_id(reg.instance_id());
   info.set_token_fingerprint(std::move(token_fingerprint));
+  info.set_registry_replica(options_.replica_id);
   *info.mutable_register_time() = TimeUtil::MillisecondsToTimestamp(now);
   *info.mutable_last_beat_time() = info.register_time();
 

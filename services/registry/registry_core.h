@@ -48,6 +48,8 @@ struct RegistryOptions {
   // How often executors connected to other registry replicas are read from
   // the store (0 disables: a single registry).
   absl::Duration remote_refresh = absl::Seconds(1);
+  // This replica's identity, recorded on the executors whose sessions it holds.
+  std::string replica_id;
 };
 
 // A subscriber to membership changes: a snapshot first, then changes.

@@ -118,6 +118,7 @@ TEST_F(LifecycleE2E, ExecutorListShowsOnlineExecutorsAndManualAddresses) {
   EXPECT_GT(e.capacity(), 0u);
   EXPECT_NE(std::find(e.handlers().begin(), e.handlers().end(), "demo"), e.handlers().end());
   EXPECT_TRUE(e.has_last_beat_time());
+  EXPECT_EQ(e.registry_replica(), "replica-0");  // The registry replica holding its session.
   ASSERT_EQ(listed.groups(1).manual_size(), 1);
   EXPECT_EQ(listed.groups(1).manual(0).address(), "127.0.0.1:1");
   testing::CommandResult table = cluster_.Ctl({"executor", "list", "--group", absl::StrCat(group_.id())});

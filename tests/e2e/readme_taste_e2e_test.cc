@@ -6,6 +6,7 @@
 // stops the executor through Executor::Run() with exit code 0.
 #include <signal.h>
 
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,18 +44,27 @@ TEST(ReadmeTasteE2E, TasteExecutorRunsTheInvoiceJob) {
   ASSERT_TRUE(executor.WaitForLine("registered app \"billing\"", absl::Seconds(30)))
       << executor.Output() << cluster.Output();
 
-  // gnomonctl job create --group ID --handler invoice --cron '0 0 6 * * ?' --tz Europe/Berlin --start
+  // gnomonctl job create --group ID --name nightly-invoice --handler invoice --cron '0 0 6 * * ?' ...
   v1::Job job;
-  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler",
-                               "invoice", "--cron", "0 0 6 * * ?", "--tz", "Europe/Berlin",
+  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--name", "nightly-invoice",
+                               "--handler", "invoice", "--cron", "0 0 6 * * ?", "--tz", "Europe/Berlin",
                                "--start"},
                               &job));
   ASSERT_EQ(job.state(), v1::JOB_STATE_RUNNING);
 
-  // gnomonctl job trigger ID --params 'customer 7'
+  // gnomonctl job trigger billing/nightly-invoice --params 'customer 7'
   testing::CommandResult trigger =
-      cluster.Ctl({"job", "trigger", absl::StrCat(job.id()), "--params", "customer 7"});
+      cluster.Ctl({"job", "trigger", "billing/nightly-invoice", "--params", "customer 7"});
   ASSERT_EQ(trigger.exit_code, 0) << trigger.out << trigger.err;
+
+  // gnomonctl get jobs --group ID > billing.yaml; gnomonctl apply -f billing.yaml
+  testing::CommandResult got = cluster.Ctl({"get", "jobs", "--group", absl::StrCat(group.id())});
+  ASSERT_EQ(got.exit_code, 0) << got.err;
+  const std::string file = cluster.dir() + "/billing.yaml";
+  std::ofstream(file) << got.out;
+  testing::CommandResult applied = cluster.Ctl({"apply", "-f", file});
+  ASSERT_EQ(applied.exit_code, 0) << applied.err;
+  EXPECT_EQ(applied.out, "job/billing/nightly-invoice unchanged\n");
 
   // gnomonctl run list --job ID: polled until the run has ended.
   v1::ListRunsResponse runs;

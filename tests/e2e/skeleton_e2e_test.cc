@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <functional>
 #include <optional>
@@ -352,6 +353,68 @@ TEST(Binaries, PrintTheirVersion) {
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
     EXPECT_EQ(r.out.rfind(name + " 0.", 0), 0u) << name << ": " << r.out;
   }
+}
+
+// gnomonctl with no connection flags: a context of its config file (found
+// through HOME) names the server and the token file; the environment
+// overrides the context and flags override both (docs/cli.md).
+TEST(GnomonctlContext, ConnectsWithoutFlagsAndYieldsToEnvironmentAndFlags) {
+  testing::GnomonCluster cluster;
+  ASSERT_TRUE(cluster.Start()) << cluster.Output();
+  testing::TempDir home;
+  const std::string token_file = home.path() + "/admin.token";
+  std::ofstream(token_file) << cluster.admin_token() << "\n";
+  std::map<std::string, std::string> env = {{"HOME", home.path()},
+                                            {"XDG_CONFIG_HOME", ""},
+                                            {"GNOMONCTL_CONFIG", ""},
+                                            {"GNOMON_SERVER", ""},
+                                            {"GNOMON_TOKEN", ""}};
+  auto ctl = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), GNOMONCTL_PATH);
+    return testing::RunCommand(args, env);
+  };
+  CommandResult r = ctl({"config", "set-context", "test", "--server", cluster.address(),
+                         "--token-file", token_file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream config(home.path() + "/.config/gnomon/config.yaml");
+  ASSERT_TRUE(config);
+
+  r = ctl({"group", "create", "ctx-app", "-o", "yaml"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("app_name: ctx-app\n"));
+  const std::string group = [&] {
+    const size_t at = r.out.find("id: \"");
+    return at == std::string::npos ? "" : r.out.substr(at + 5, r.out.find('"', at + 5) - at - 5);
+  }();
+  ASSERT_FALSE(group.empty()) << r.out;
+
+  // A job in Shanghai shows its next fire there; --run-timeout is the job's.
+  r = ctl({"job", "create", "--group", group, "--handler", "h", "--cron", "0 0 18 * * ?", "--tz",
+           "Asia/Shanghai", "--run-timeout", "30s", "--timeout", "5s", "--start"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("next fire: +[0-9-]+ 18:00:00 \\+08:00\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("run timeout: +30s\n"));
+
+  // The environment beats the context, flags beat the environment.
+  env["GNOMON_TOKEN"] = "not-a-token";
+  r = ctl({"group", "list"});
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  r = ctl({"group", "list", "--token", cluster.admin_token()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("ctx-app"));
+  env["GNOMON_TOKEN"] = "";
+
+  // Another context, chosen per command with --context or made current.
+  std::ofstream(home.path() + "/stale.token") << "stale\n";
+  ASSERT_EQ(ctl({"config", "set-context", "stale", "--server", cluster.address(), "--token-file",
+                 home.path() + "/stale.token"})
+                .exit_code,
+            0);
+  EXPECT_EQ(ctl({"group", "list", "--context", "stale"}).exit_code, 4);
+  EXPECT_EQ(ctl({"group", "list"}).exit_code, 0);
+  ASSERT_EQ(ctl({"config", "use-context", "stale"}).exit_code, 0);
+  EXPECT_EQ(ctl({"config", "current-context"}).out, "stale\n");
+  EXPECT_EQ(ctl({"group", "list"}).exit_code, 4);
 }
 
 }  // namespace

@@ -143,9 +143,9 @@ export default function JobForm() {
       const f = fromJob(j);
       if (copyOf) {
         const copy = { ...j };
-        delete copy.id;
+        delete copy.id; // A new job: toJob takes its name from the form and drops the output-only fields.
         setBase(copy);
-        // As XXL-JOB's copy: the same job, stopped, under a name of its own.
+        // As XXL-JOB's copy: the same job, stopped, under a name of its own (none: the server's job-<id>).
         setForm({ ...f, name: copyName(j), description: `Copy of ${j.description || `job ${j.id}`}`, start: false });
       } else {
         setBase(j);
