@@ -5,7 +5,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import { call } from '../api';
 import { enumLabel, fmtTime } from '../format';
 import type { Job } from '../types';
-import { Details, ErrorBox, Field, StatusBadge } from '../ui';
+import { ConfirmButton, Details, ErrorBox, Field, StatusBadge } from '../ui';
 
 /** The newest run of `job`: its status linking to the run, and when it was triggered. */
 export function LastRun({ job }: { job: Job }) {
@@ -47,37 +47,24 @@ export function JobSummary({ job }: { job: Job }) {
  * and logs stay (listed under its id) until retention removes them.
  */
 export function DeleteJobButton({ job, onDelete }: { job: Job; onDelete: (purgeRuns: boolean) => void | Promise<void> }) {
-  const [asking, setAsking] = useState(false);
   const [purge, setPurge] = useState(false);
-  if (!asking)
-    return (
-      <button type="button" className="danger" aria-label={`Delete job ${job.id}`} onClick={() => setAsking(true)}>
-        Delete
-      </button>
-    );
   return (
-    <span className="confirm confirm-delete" role="group" aria-label={`Delete job ${job.id}?`}>
-      <label className="check">
-        <input type="checkbox" checked={purge} onChange={(e) => setPurge(e.target.checked)} /> Also delete its runs and logs now
-      </label>
-      <small>{purge ? 'Its runs, their logs and its daily report rows go with it.' : 'Otherwise its runs and logs stay until retention removes them.'}</small>
-      <span className="row">
-        <button
-          type="button"
-          className="danger"
-          autoFocus
-          onClick={async () => {
-            setAsking(false);
-            await onDelete(purge);
-          }}
-        >
-          Confirm delete job {job.id}
-        </button>
-        <button type="button" className="secondary" onClick={() => setAsking(false)}>
-          Cancel
-        </button>
-      </span>
-    </span>
+    <ConfirmButton
+      label="Delete"
+      ariaLabel={`Delete job ${job.id}`}
+      confirmLabel={`Confirm delete job ${job.id}`}
+      confirmGroupLabel={`Delete job ${job.id}?`}
+      className="danger"
+      onConfirm={() => onDelete(purge)}
+      extra={
+        <>
+          <label className="check">
+            <input type="checkbox" checked={purge} onChange={(e) => setPurge(e.target.checked)} /> Also delete its runs and logs now
+          </label>
+          <small>{purge ? 'Its runs, their logs and its daily report rows go with it.' : 'Otherwise its runs and logs stay until retention removes them.'}</small>
+        </>
+      }
+    />
   );
 }
 

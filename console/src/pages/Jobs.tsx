@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { Link, useSearchParams } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 import { call } from '../api';
 import { fmtSchedule, fmtTime } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Job } from '../types';
-import { EnumOptions, ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad } from '../ui';
+import { EnumOptions, ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad, useUrlFilters } from '../ui';
 import { DeleteJobButton, LastRun, TriggerForm } from './JobActions';
 
 const PAGE_SIZES = ['20', '50', '100', '500'];
@@ -21,12 +21,9 @@ const TEXT_FILTERS: [key: 'name' | 'handler' | 'author' | 'description', label: 
 export default function Jobs() {
   const { canMutate } = useSession();
   const { groups, name } = useGroups();
-  const [sp, setSp] = useSearchParams();
-  const [pages, setPages] = useState<string[]>(['']); // page tokens visited
-  const pageToken = pages[pages.length - 1];
+  const { get, set: setF, query, pages, setPages, pageToken } = useUrlFilters();
   const [actionError, setActionError] = useState<unknown>(null);
   const [triggering, setTriggering] = useState<Job | null>(null);
-  const get = (k: string) => sp.get(k) ?? '';
   const pageSize = PAGE_SIZES.includes(get('size')) ? get('size') : '50';
   // The filters are the server's (ListJobs): a page holds only matching jobs.
   const { data, error, reload } = useLoad(
@@ -42,15 +39,8 @@ export default function Jobs() {
         pageSize: Number(pageSize),
         pageToken: pageToken || undefined,
       }),
-    [sp.toString(), pageToken],
+    [query, pageToken],
   );
-  const setF = (k: string, v: string) => {
-    const next = new URLSearchParams(sp);
-    if (v) next.set(k, v);
-    else next.delete(k);
-    setSp(next, { replace: true });
-    setPages(['']);
-  };
   const jobs = data?.jobs ?? [];
 
   async function act(method: string, job: Job, extra: object = {}) {
