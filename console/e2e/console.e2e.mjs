@@ -299,6 +299,39 @@ await step('a job deleted with "also delete its runs and logs now" takes its run
   check(!(await page.getByRole('link', { name: `Run ${run}`, exact: true }).count()), 'a purged run is still listed');
 });
 
+let scriptJob;
+await step('a shell script job is created in the form, runs with its params as $1, and stays a script when edited', async () => {
+  const description = `e2e script ${stamp}`;
+  await nav('Jobs').click();
+  await page.getByRole('link', { name: 'Create job' }).click();
+  await page.getByLabel('Group').selectOption(GROUP);
+  await nameBox().fill(`e2e-script-${stamp}`);
+  await page.getByLabel('Task').selectOption('script');
+  check(!(await page.getByLabel('Handler').count()), 'a script job asks for a handler');
+  await page.getByLabel('Language').selectOption('SCRIPT_LANGUAGE_SHELL');
+  await page.getByLabel('Script source').fill('echo "script says $1"\n');
+  await page.getByLabel('Description').fill(description);
+  await page.getByLabel('Schedule type').selectOption('manual');
+  await shot('job-form-script');
+  scriptJob = await saveJobAndFindId(description);
+  check((await page.locator(`tr[data-job-id="${scriptJob}"] td[data-label="Job"]`).textContent()).includes('script'), 'the row does not say script');
+  const logHas = (re) => page.waitForFunction((r) => new RegExp(r).test(document.querySelector('pre.log')?.textContent ?? ''), re);
+  await triggerFromJobs(scriptJob, 'hello');
+  await waitStatus('succeeded');
+  await logHas('script says hello');
+  await nav('Jobs').click();
+  await page.getByRole('link', { name: `Edit job ${scriptJob}` }).click();
+  await page.waitForFunction(() => /script says/.test(document.querySelector('textarea.code')?.value ?? ''));
+  check((await page.getByLabel('Task').inputValue()) === 'script', 'an edited script job is not a script');
+  check((await page.getByLabel('Language').inputValue()) === 'SCRIPT_LANGUAGE_SHELL', 'the language is lost');
+  await page.getByLabel('Script source').fill('echo "second version: $1"\n');
+  await page.getByRole('button', { name: 'Save job' }).click();
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  await triggerFromJobs(scriptJob, 'hi');
+  await waitStatus('succeeded');
+  await logHas('second version: hi');
+});
+
 await step("the dashboard counts today's runs, including those two", async () => {
   await nav('Dashboard').click();
   const value = (label) => page.getByRole('group', { name: label }).locator('.card-value');
@@ -381,7 +414,10 @@ await step('the jobs filters are the server\'s, kept in the URL, and page with n
   await only([demoJob], 'description filter');
   await filters.getByLabel('Description').fill('');
   await filters.getByLabel('Schedule type').selectOption('SCHEDULE_TYPE_NONE');
-  await only([slowJob], 'schedule type filter');
+  await only([slowJob, scriptJob], 'schedule type filter');
+  await filters.getByLabel('Handler').fill('SCRIPT'); // a script job's handler is "script"
+  await only([scriptJob], 'script handler and schedule type filters');
+  await filters.getByLabel('Handler').fill('');
   await filters.getByLabel('Schedule type').selectOption('SCHEDULE_TYPE_CRON');
   await only([demoJob], 'cron schedule type filter');
   await filters.getByLabel('State').selectOption('JOB_STATE_RUNNING');

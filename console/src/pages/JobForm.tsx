@@ -11,13 +11,17 @@ import { JobSummary } from './JobActions';
 
 const ROUTES = ['FIRST', 'LAST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED', 'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST'].map((s) => `ROUTE_STRATEGY_${s}`);
 const BLOCKS = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY'].map((s) => `BLOCK_STRATEGY_${s}`);
+const LANGUAGES = ['SHELL', 'PYTHON'].map((s) => `SCRIPT_LANGUAGE_${s}`);
 const MISFIRES = ['DO_NOTHING', 'FIRE_ONCE_NOW', 'CATCH_UP'].map((s) => `MISFIRE_POLICY_${s}`);
 type Kind = 'cron' | 'fixRate' | 'fixDelay' | 'manual';
 
 interface Form {
   groupId: string;
   name: string; // "" = the server names it job-<id>
+  task: 'bean' | 'script'; // a handler registered in the executor, or a script it runs
   handler: string;
+  language: string;
+  source: string;
   description: string;
   author: string;
   kind: Kind;
@@ -52,7 +56,10 @@ function fromJob(j: Job): Form {
   return {
     groupId: j.groupId ?? '',
     name: j.name ?? '',
+    task: j.script ? 'script' : 'bean',
     handler: j.bean?.handler ?? '',
+    language: j.script?.language ?? 'SCRIPT_LANGUAGE_SHELL',
+    source: j.script?.source ?? '',
     description: j.description ?? '',
     author: j.author ?? '',
     kind: s.cron ? 'cron' : s.fixRate ? 'fixRate' : s.fixDelay ? 'fixDelay' : 'manual',
@@ -89,6 +96,7 @@ function scheduleOf(f: Form): Schedule | undefined {
 function toJob(f: Form, base: Job): Job {
   const job: Job = { ...base };
   delete job.script;
+  delete job.bean;
   delete job.state;
   delete job.nextFireTime;
   delete job.createTime;
@@ -99,7 +107,7 @@ function toJob(f: Form, base: Job): Job {
     ...job,
     groupId: f.groupId,
     name: f.name.trim(),
-    bean: { handler: f.handler },
+    ...(f.task === 'script' ? { script: { language: f.language, source: f.source } } : { bean: { handler: f.handler } }),
     description: f.description,
     author: f.author,
     schedule: scheduleOf(f),
@@ -218,9 +226,23 @@ export default function JobForm() {
               <small id="job-name-hint">unique in its group; empty names it job-&lt;id&gt;</small>
             )}
           </div>
-          <Field label="Handler">
-            <input value={form.handler} onChange={(e) => set('handler')(e.target.value)} required />
+          <Field label="Task">
+            <select value={form.task} onChange={(e) => set('task')(e.target.value as Form['task'])}>
+              <option value="bean">bean</option>
+              <option value="script">script</option>
+            </select>
           </Field>
+          {form.task === 'bean' ? (
+            <Field label="Handler">
+              <input value={form.handler} onChange={(e) => set('handler')(e.target.value)} required />
+            </Field>
+          ) : (
+            <Field label="Language">
+              <select value={form.language} onChange={(e) => set('language')(e.target.value)}>
+                <EnumOptions values={LANGUAGES} prefix="SCRIPT_LANGUAGE_" />
+              </select>
+            </Field>
+          )}
           <Field label="Description">
             <input value={form.description} onChange={(e) => set('description')(e.target.value)} />
           </Field>
@@ -248,6 +270,11 @@ export default function JobForm() {
           {(form.kind === 'fixRate' || form.kind === 'fixDelay') && (
             <Field label="Interval (seconds)">
               <input type="number" min="0.001" step="any" value={form.interval} onChange={(e) => set('interval')(e.target.value)} required />
+            </Field>
+          )}
+          {form.task === 'script' && (
+            <Field label="Script source" hint="$1 is the params, $2 and $3 the shard index and total; executors run scripts only with allow-scripts">
+              <textarea className="code" rows={10} spellCheck={false} value={form.source} onChange={(e) => set('source')(e.target.value)} required />
             </Field>
           )}
           <Field label="Routing strategy">
