@@ -165,6 +165,7 @@ class CommandContext {
 // The command tables, one per noun.
 std::vector<Command> GroupCommands();
 std::vector<Command> JobCommands();
+std::vector<Command> ScriptCommands();
 std::vector<Command> RunCommands();
 std::vector<Command> CronCommands();
 std::vector<Command> HealthCommands();

@@ -207,8 +207,8 @@ int Backfill(CommandContext& c) {
 
 std::vector<Command> JobCommands() {
   const std::string job_flags =
-      "--group ID (--handler NAME | --script-shell FILE | --script-python "
-      "FILE)\n"
+      "--group ID (--handler NAME | --script-shell|--script-python|"
+      "--script-node|--script-powershell FILE)\n"
       "    (--cron EXPR [--tz ZONE] | --every DUR | --delay DUR | --manual) "
       "[flags]";
   return {
@@ -228,7 +228,9 @@ std::vector<Command> JobCommands() {
       {"job", "update", "JOB [job create flags]",
        "Change a job; only the given flags change.", JobFlagSpecs(),
        "gnomonctl job update 7 --cron '0 */10 * * * ?'\n"
-       "gnomonctl job update 7 --retries 0 --children ''",
+       "gnomonctl job update 7 --retries 0 --children ''\n"
+       "gnomonctl job update 7 --script-shell ./cleanup.sh --remark 'skip "
+       "empty dirs'",
        Update},
       {"job",
        "delete",

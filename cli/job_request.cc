@@ -32,39 +32,59 @@ absl::Status SetDuration(const ParsedArgs& args, const char* name,
   return absl::OkStatus();
 }
 
+// The --script-* flags and the language each names.
+struct ScriptFlag {
+  const char* flag;
+  v1::ScriptLanguage language;
+};
+constexpr ScriptFlag kScriptFlags[] = {
+    {"script-shell", v1::SCRIPT_LANGUAGE_SHELL},
+    {"script-python", v1::SCRIPT_LANGUAGE_PYTHON},
+    {"script-node", v1::SCRIPT_LANGUAGE_NODEJS},
+    {"script-powershell", v1::SCRIPT_LANGUAGE_POWERSHELL},
+};
+
 absl::Status ApplyTask(const ParsedArgs& args, bool creating,
                        const FileReader& read_file, v1::Job* job) {
-  const int tasks =
-      CountGiven(args, {"handler", "script-shell", "script-python"});
+  const int tasks = CountGiven(args, {"handler", "script-shell", "script-python",
+                                      "script-node", "script-powershell"});
   if (tasks > 1) {
     return absl::InvalidArgumentError(
-        "give one of --handler, --script-shell, --script-python");
+        "give one of --handler, --script-shell, --script-python, "
+        "--script-node, --script-powershell");
   }
   if (tasks == 0) {
     if (creating) {
       return absl::InvalidArgumentError(
-          "a job needs --handler NAME, --script-shell FILE or --script-python "
-          "FILE");
+          "a job needs --handler NAME or --script-shell|--script-python|"
+          "--script-node|--script-powershell FILE");
+    }
+    if (args.Has("remark")) {
+      return absl::InvalidArgumentError(
+          "--remark goes with a new script (--script-shell FILE, ...)");
     }
     return absl::OkStatus();
   }
   if (auto handler = args.Get("handler")) {
     if (handler->empty())
       return absl::InvalidArgumentError("--handler is empty");
+    if (args.Has("remark")) {
+      return absl::InvalidArgumentError("--remark is for script jobs");
+    }
     job->mutable_bean()->set_handler(*handler);
     return absl::OkStatus();
   }
-  const bool shell = args.Has("script-shell");
-  std::string path = *args.Get(shell ? "script-shell" : "script-python");
-  absl::StatusOr<std::string> source = read_file(path);
-  if (!source.ok()) return source.status();
-  // Keep the version of an existing script: the server bumps it on edits.
-  const int64_t version = job->has_script() ? job->script().version() : 0;
-  v1::ScriptTask* script = job->mutable_script();
-  script->set_language(shell ? v1::SCRIPT_LANGUAGE_SHELL
-                             : v1::SCRIPT_LANGUAGE_PYTHON);
-  script->set_source(*std::move(source));
-  script->set_version(version);
+  for (const ScriptFlag& f : kScriptFlags) {
+    auto path = args.Get(f.flag);
+    if (!path) continue;
+    absl::StatusOr<std::string> source = read_file(*path);
+    if (!source.ok()) return source.status();
+    // The server numbers versions: whatever is sent here is ignored.
+    v1::ScriptTask* script = job->mutable_script();
+    script->set_language(f.language);
+    script->set_source(*std::move(source));
+    if (auto remark = args.Get("remark")) script->set_remark(*remark);
+  }
   return absl::OkStatus();
 }
 
@@ -208,6 +228,13 @@ std::vector<FlagSpec> JobFlagSpecs() {
        "Run the shell script in FILE (/bin/sh)."},
       {"script-python", "", true, "FILE",
        "Run the Python script in FILE (python3)."},
+      {"script-node", "", true, "FILE",
+       "Run the JavaScript in FILE (node, if the executor has it)."},
+      {"script-powershell", "", true, "FILE",
+       "Run the PowerShell script in FILE (pwsh, if the executor has it)."},
+      {"remark", "", true, "TEXT",
+       "Why the script changed, kept with its new version (gnomonctl job "
+       "script versions)."},
       {"cron", "", true, "EXPR", "Quartz cron schedule, e.g. '0 */5 * * * ?'."},
       {"tz", "", true, "ZONE",
        "IANA time zone of the cron schedule (default UTC)."},

@@ -161,6 +161,8 @@ std::string ScriptLanguageName(v1::ScriptLanguage language) {
   static const auto* t = new Table<v1::ScriptLanguage>{
       {v1::SCRIPT_LANGUAGE_SHELL, "shell"},
       {v1::SCRIPT_LANGUAGE_PYTHON, "python"},
+      {v1::SCRIPT_LANGUAGE_NODEJS, "nodejs"},
+      {v1::SCRIPT_LANGUAGE_POWERSHELL, "powershell"},
   };
   return Name(*t, language);
 }

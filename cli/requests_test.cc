@@ -225,6 +225,21 @@ TEST(JobRequestTest, CreateScriptAndOtherSchedules) {
                req->job().schedule().kind_case() != v1::Schedule::KIND_NOT_SET);
 }
 
+TEST(JobRequestTest, NodeAndPowershellScriptsWithARemark) {
+  for (const auto& [flag, language] :
+       {std::pair{"--script-node", v1::SCRIPT_LANGUAGE_NODEJS},
+        std::pair{"--script-powershell", v1::SCRIPT_LANGUAGE_POWERSHELL}}) {
+    auto req = BuildCreateJobRequest(
+        Parse({"--group", "1", flag, "a.py", "--manual", "--remark", "why"},
+              JobFlagSpecs()),
+        FakeRead);
+    ASSERT_TRUE(req.ok()) << req.status();
+    EXPECT_EQ(req->job().script().language(), language) << flag;
+    EXPECT_EQ(req->job().script().source(), "print('hi')\n");
+    EXPECT_EQ(req->job().script().remark(), "why");
+  }
+}
+
 TEST(JobRequestTest, CreateErrors) {
   struct Case {
     std::vector<std::string> args;
@@ -255,6 +270,8 @@ TEST(JobRequestTest, CreateErrors) {
             "at least 1"},
            {{"--group", "1", "--handler", "h", "--manual", "--children", "x"},
             "--children"},
+           {{"--group", "1", "--handler", "h", "--manual", "--remark", "r"},
+            "--remark is for script jobs"},
        }) {
     auto req = BuildCreateJobRequest(Parse(c.args, JobFlagSpecs()), FakeRead);
     ASSERT_FALSE(req.ok()) << ::testing::PrintToString(c.args);
@@ -297,6 +314,10 @@ TEST(JobRequestTest, UpdateTouchesOnlyGivenFlags) {
   EXPECT_FALSE(job.has_bean());
   EXPECT_EQ(job.script().language(), v1::SCRIPT_LANGUAGE_PYTHON);
   EXPECT_EQ(job.schedule().fix_rate().seconds(), 2);
+  // A remark goes only with a new script.
+  absl::Status lone = ApplyJobFlags(Parse({"--remark", "r"}, JobFlagSpecs()),
+                                    false, FakeRead, &job);
+  EXPECT_THAT(lone.message(), HasSubstr("--remark goes with a new script"));
 }
 
 TEST(TriggerRequestTest, ManualWithOverrides) {

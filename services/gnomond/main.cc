@@ -74,6 +74,8 @@ ABSL_FLAG(int, admin_rate_burst, 100, "JobAdmin calls a credential may make at o
 ABSL_FLAG(absl::Duration, beat_interval, absl::Seconds(2), "How often executors beat.");
 ABSL_FLAG(int, missed_beats, 3, "Beats an executor may miss before it is removed.");
 ABSL_FLAG(int64_t, max_log_lines_per_run, 10000, "Run-log lines kept per run; more are dropped.");
+ABSL_FLAG(int64_t, script_versions, 30,
+          "Versions kept per script job (the newest; at least 1); older ones are deleted as edits add new ones.");
 ABSL_FLAG(int, retention_days, 30, "Runs and their logs older than this many days are deleted (0: never).");
 ABSL_FLAG(int64_t, max_runs_per_job, 0, "Keep at most this many runs per job (0: no limit).");
 ABSL_FLAG(std::string, smtp_url, "", "SMTP server for alarm mails: smtp://host:port or smtps://host:port (empty: no mail).");
@@ -146,6 +148,10 @@ std::optional<std::vector<int64_t>> MetricsJobs() {
 absl::StatusOr<std::unique_ptr<store::Store>> OpenStoreFromFlags() {
   store::StoreOptions store_options;
   store_options.max_log_lines_per_run = absl::GetFlag(FLAGS_max_log_lines_per_run);
+  store_options.script_versions_kept = absl::GetFlag(FLAGS_script_versions);
+  if (store_options.script_versions_kept < 1) {
+    return absl::InvalidArgumentError("--script-versions: must be at least 1");
+  }
   const std::string url = absl::GetFlag(FLAGS_store);
   if (absl::StartsWith(url, "sqlite:")) {
     // Create the parent directory of a relative or absolute SQLite path.

@@ -184,17 +184,17 @@ absl::StatusOr<store::NewJob> AdminCore::PrepareNewJob(const v1::CreateJobReques
   return n;
 }
 
-absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req) {
+absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req, std::string_view author) {
   const int64_t now = clock_->NowMillis();
   absl::StatusOr<store::NewJob> n = PrepareNewJob(req, now);
   if (!n.ok()) return n.status();
-  absl::StatusOr<v1::Job> created = store_->CreateJob(n->job, n->state, n->next_fire_ms, now);
+  absl::StatusOr<v1::Job> created = store_->CreateJob(n->job, n->state, n->next_fire_ms, now, author);
   if (created.ok() && req.start()) loop_->Invalidate(created->id());
   return created;
 }
 
 absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
-    const v1::BatchCreateJobsRequest& req) {
+    const v1::BatchCreateJobsRequest& req, std::string_view author) {
   constexpr int kMaxBatch = 1000;
   if (absl::Status s = checks::CheckCount("requests", req.requests_size(), kMaxBatch, 1); !s.ok()) return s;
   const int64_t now = clock_->NowMillis();
@@ -208,7 +208,7 @@ absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
     }
     jobs.push_back(*std::move(n));
   }
-  absl::StatusOr<std::vector<v1::Job>> created = store_->CreateJobs(jobs, now);
+  absl::StatusOr<std::vector<v1::Job>> created = store_->CreateJobs(jobs, now, author);
   if (!created.ok()) return created.status();
   v1::BatchCreateJobsResponse resp;
   for (v1::Job& job : *created) {
@@ -296,7 +296,7 @@ absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsReque
   return resp;
 }
 
-absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req) {
+absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req, std::string_view author) {
   if (absl::Status s = checks::CheckRange("job.id", req.job().id(), 1, INT64_MAX); !s.ok()) return s;
   absl::StatusOr<v1::Job> current = FindJob(req.job().id());
   if (!current.ok()) return current.status();
@@ -308,7 +308,7 @@ absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req) {
   if (current->state() == v1::JOB_STATE_RUNNING && schedule_changed) {
     next = FirstSlot(job, clock_->NowMillis());
   }
-  absl::StatusOr<v1::Job> updated = store_->UpdateJob(job, next, clock_->NowMillis());
+  absl::StatusOr<v1::Job> updated = store_->UpdateJob(job, next, clock_->NowMillis(), author);
   loop_->Invalidate(job.id());
   return updated;
 }

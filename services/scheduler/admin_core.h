@@ -49,14 +49,16 @@ class AdminCore {
   // working until they are restarted with the new one.
   absl::StatusOr<v1::Group> RotateGroupToken(const v1::RotateGroupTokenRequest& req);
 
-  absl::StatusOr<v1::Job> CreateJob(const v1::CreateJobRequest& req);
+  // `author`: who asks, as the audit log names the caller; stored with the
+  // script version a script job's create or edit makes (Store::CreateJob).
+  absl::StatusOr<v1::Job> CreateJob(const v1::CreateJobRequest& req, std::string_view author = {});
   absl::StatusOr<v1::BatchCreateJobsResponse> BatchCreateJobs(
-      const v1::BatchCreateJobsRequest& req);
+      const v1::BatchCreateJobsRequest& req, std::string_view author = {});
   absl::StatusOr<v1::Job> GetJob(int64_t job_id);
   // Limited to `groups` (empty: any), which take the place of req.group_id.
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& req,
                                                 const std::vector<int64_t>& groups);
-  absl::StatusOr<v1::Job> UpdateJob(const v1::UpdateJobRequest& req);
+  absl::StatusOr<v1::Job> UpdateJob(const v1::UpdateJobRequest& req, std::string_view author = {});
   absl::Status DeleteJob(int64_t job_id, bool purge_runs);
   absl::StatusOr<v1::Job> StartJob(int64_t job_id);
   absl::StatusOr<v1::Job> StopJob(int64_t job_id);
@@ -64,6 +66,10 @@ class AdminCore {
   absl::StatusOr<v1::PreviewScheduleResponse> PreviewSchedule(const v1::PreviewScheduleRequest& req);
   absl::StatusOr<v1::BackfillResponse> Backfill(const v1::BackfillRequest& req);
   absl::StatusOr<v1::KillRunResponse> KillRun(int64_t run_id);
+  // Script versions (admin_scripts.cc).
+  absl::StatusOr<v1::ListScriptVersionsResponse> ListScriptVersions(const v1::ListScriptVersionsRequest& req);
+  absl::StatusOr<v1::ScriptVersion> GetScriptVersion(const v1::GetScriptVersionRequest& req);
+  absl::StatusOr<v1::Job> RollbackScript(const v1::RollbackScriptRequest& req, std::string_view author);
   // The executors of `groups` (empty: every group), by group id.
   absl::StatusOr<v1::ListExecutorsResponse> ListExecutors(const std::vector<int64_t>& groups);
 

@@ -26,6 +26,11 @@ std::string Jobs(const v1::BatchCreateJobsResponse& created) {
   return absl::StrCat("job/", absl::StrJoin(ids, ","));
 }
 
+// Who the caller is in the audit log and on script versions.
+std::string Actor(const Caller& caller) {
+  return AuditLog::Actor(caller.user.empty() ? caller.credential : "user:" + caller.user);
+}
+
 }  // namespace
 
 template <typename T, typename Fn>
@@ -48,8 +53,7 @@ grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn,
   if (!r.ok()) return ToGrpcStatus(r.status());
   *out = *std::move(r);
   if (audited) {
-    audit_->Record(caller->user.empty() ? caller->credential : "user:" + caller->user, method, change.object(),
-                   before, *change.request, *out);
+    audit_->Record(Actor(*caller), method, change.object(), before, *change.request, *out);
   }
   return grpc::Status::OK;
 }
@@ -123,7 +127,7 @@ grpc::Status AdminService::RotateGroupToken(Ctx* c, const v1::RotateGroupTokenRe
 grpc::Status AdminService::CreateJob(Ctx* c, const v1::CreateJobRequest* r, v1::Job* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::Job> {
     if (absl::Status s = CheckJobSpec(who.access, r->job()); !s.ok()) return s;
-    return core_->CreateJob(*r);
+    return core_->CreateJob(*r, Actor(who));
   }, {r, [o] { return Object("job", o->id()); }, {}});
 }
 grpc::Status AdminService::BatchCreateJobs(Ctx* c, const v1::BatchCreateJobsRequest* r,
@@ -132,7 +136,7 @@ grpc::Status AdminService::BatchCreateJobs(Ctx* c, const v1::BatchCreateJobsRequ
     for (const v1::CreateJobRequest& one : r->requests()) {
       if (absl::Status s = CheckJobSpec(who.access, one.job()); !s.ok()) return s;
     }
-    return core_->BatchCreateJobs(*r);
+    return core_->BatchCreateJobs(*r, Actor(who));
   }, {r, [o] { return Jobs(*o); }, {}});
 }
 grpc::Status AdminService::GetJob(Ctx* c, const v1::GetJobRequest* r, v1::Job* o) {
@@ -156,7 +160,7 @@ grpc::Status AdminService::UpdateJob(Ctx* c, const v1::UpdateJobRequest* r, v1::
     req.mutable_job()->set_id(job.id);
     // Where the update would put it too.
     if (absl::Status s = CheckJobSpec(who.access, req.job()); !s.ok()) return s;
-    return core_->UpdateJob(req);
+    return core_->UpdateJob(req, Actor(who));
   }, {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
 grpc::Status AdminService::DeleteJob(Ctx* c, const v1::DeleteJobRequest* r, v1::DeleteJobResponse* o) {
@@ -200,6 +204,37 @@ grpc::Status AdminService::Backfill(Ctx* c, const v1::BackfillRequest* r, v1::Ba
                   return core_->Backfill(req);
                 },
                 {r, [&] { return Object("job", job.id); }, {}}, &job);
+}
+grpc::Status AdminService::ListScriptVersions(Ctx* c, const v1::ListScriptVersionsRequest* r,
+                                              v1::ListScriptVersionsResponse* o) {
+  JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
+  return Answer(__func__, c, o,
+                [&](const Caller&) {
+                  v1::ListScriptVersionsRequest req = *r;
+                  req.set_job_id(job.id);
+                  return core_->ListScriptVersions(req);
+                },
+                {}, &job);
+}
+grpc::Status AdminService::GetScriptVersion(Ctx* c, const v1::GetScriptVersionRequest* r, v1::ScriptVersion* o) {
+  JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
+  return Answer(__func__, c, o,
+                [&](const Caller&) {
+                  v1::GetScriptVersionRequest req = *r;
+                  req.set_job_id(job.id);
+                  return core_->GetScriptVersion(req);
+                },
+                {}, &job);
+}
+grpc::Status AdminService::RollbackScript(Ctx* c, const v1::RollbackScriptRequest* r, v1::Job* o) {
+  JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
+  return Answer(__func__, c, o,
+                [&](const Caller& who) {
+                  v1::RollbackScriptRequest req = *r;
+                  req.set_job_id(job.id);
+                  return core_->RollbackScript(req, Actor(who));
+                },
+                {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
 grpc::Status AdminService::ListRuns(Ctx* c, const v1::ListRunsRequest* r, v1::ListRunsResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) { return gnomon::ListRuns(store_, who.access, *r); });

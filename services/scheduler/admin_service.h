@@ -58,6 +58,10 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status PreviewSchedule(Ctx*, const v1::PreviewScheduleRequest*,
                                v1::PreviewScheduleResponse*) override;
   grpc::Status Backfill(Ctx*, const v1::BackfillRequest*, v1::BackfillResponse*) override;
+  grpc::Status ListScriptVersions(Ctx*, const v1::ListScriptVersionsRequest*,
+                                  v1::ListScriptVersionsResponse*) override;
+  grpc::Status GetScriptVersion(Ctx*, const v1::GetScriptVersionRequest*, v1::ScriptVersion*) override;
+  grpc::Status RollbackScript(Ctx*, const v1::RollbackScriptRequest*, v1::Job*) override;
   grpc::Status ListRuns(Ctx*, const v1::ListRunsRequest*, v1::ListRunsResponse*) override;
   grpc::Status GetRun(Ctx*, const v1::GetRunRequest*, v1::GetRunResponse*) override;
   grpc::Status KillRun(Ctx*, const v1::KillRunRequest*, v1::KillRunResponse*) override;

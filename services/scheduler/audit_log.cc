@@ -48,12 +48,16 @@ std::string AuditLog::Json(const Message& message) {
   return out;
 }
 
+std::string AuditLog::Actor(std::string_view credential) {
+  // "admin:" and 64 hex digits.
+  return std::string(credential.rfind("admin:", 0) == 0 ? credential.substr(0, 6 + 16) : credential);
+}
+
 void AuditLog::Record(std::string_view credential, std::string_view method, std::string object,
                       std::string before_json, const Message& request, const Message& after) {
   v1::AuditEntry e;
   *e.mutable_time() = google::protobuf::util::TimeUtil::MillisecondsToTimestamp(clock_->NowMillis());
-  // "admin:" and 64 hex digits: the first 16 name the token well enough.
-  e.set_actor(std::string(credential.rfind("admin:", 0) == 0 ? credential.substr(0, 6 + 16) : credential));
+  e.set_actor(Actor(credential));
   e.set_method(std::string(method));
   e.set_object(std::move(object));
   e.set_request_json(Json(request));

@@ -29,6 +29,11 @@ class AuditLog {
               std::string before_json, const google::protobuf::Message& request,
               const google::protobuf::Message& after);
 
+  // How an entry names the caller whose credential is `credential`
+  // (Caller.credential, or "user:<name>"): "admin:<digest>" is shortened
+  // to its first 16 digits, which name the token well enough.
+  static std::string Actor(std::string_view credential);
+
   // `message` as JSON (protobuf's mapping) without its tokens.
   static std::string Json(const google::protobuf::Message& message);
 

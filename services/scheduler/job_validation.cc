@@ -62,11 +62,12 @@ absl::Status CheckTask(const v1::Job& job, const JobLimits& limits) {
     case v1::Job::kScript:
       if (job.script().language() == v1::SCRIPT_LANGUAGE_UNSPECIFIED ||
           !v1::ScriptLanguage_IsValid(job.script().language())) {
-        return Invalid("job.script.language", "must be SHELL or PYTHON");
+        return Invalid("job.script.language", "must be SHELL, PYTHON, NODEJS or POWERSHELL");
       }
       return FirstError({CheckString("job.script.source", job.script().source(), limits.max_script_bytes,
                                      Charset::kBytes, 1),
-                         CheckRange("job.script.version", job.script().version(), 0, INT32_MAX)});
+                         CheckRange("job.script.version", job.script().version(), 0, INT32_MAX),
+                         CheckText("job.script.remark", job.script().remark(), kMaxScriptRemarkBytes)});
     default:
       return Invalid("job.task", "set bean (a handler name) or script");
   }

@@ -18,6 +18,9 @@
 
 namespace gnomon::scheduler {
 
+// A script version's remark (ScriptTask.remark, RollbackScriptRequest.remark).
+inline constexpr size_t kMaxScriptRemarkBytes = 255;
+
 struct JobLimits {
   size_t max_params_bytes = 64 * 1024;
   size_t max_script_bytes = 1024 * 1024;

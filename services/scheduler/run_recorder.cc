@@ -13,7 +13,16 @@ using google::protobuf::util::TimeUtil;
 
 std::string HandlerName(const v1::Job& job) {
   if (job.has_script()) {
-    return job.script().language() == v1::SCRIPT_LANGUAGE_PYTHON ? "script:python" : "script:shell";
+    switch (job.script().language()) {
+      case v1::SCRIPT_LANGUAGE_PYTHON:
+        return "script:python";
+      case v1::SCRIPT_LANGUAGE_NODEJS:
+        return "script:nodejs";
+      case v1::SCRIPT_LANGUAGE_POWERSHELL:
+        return "script:powershell";
+      default:
+        return "script:shell";
+    }
   }
   return job.bean().handler();
 }

@@ -195,6 +195,24 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     calls.push_back({"JobAdmin.Backfill a", admin_->Backfill(As(t).get(), bf, &bfo)});
   }
   {
+    // Job a is a bean job: a script job's versions are refused alike, and
+    // these are refused before the job is read.
+    v1::ListScriptVersionsRequest l;
+    l.set_job_id(job_a_.id());
+    v1::ListScriptVersionsResponse lo;
+    calls.push_back({"JobAdmin.ListScriptVersions a", admin_->ListScriptVersions(As(t).get(), l, &lo)});
+    v1::GetScriptVersionRequest g;
+    g.set_job_id(job_a_.id());
+    g.set_version(1);
+    v1::ScriptVersion go;
+    calls.push_back({"JobAdmin.GetScriptVersion a", admin_->GetScriptVersion(As(t).get(), g, &go)});
+    v1::RollbackScriptRequest r;
+    r.set_job_id(job_a_.id());
+    r.set_version(1);
+    v1::Job ro;
+    calls.push_back({"JobAdmin.RollbackScript a", admin_->RollbackScript(As(t).get(), r, &ro)});
+  }
+  {
     v1::GetRunRequest r;
     r.set_run_id(run_a_);
     v1::GetRunResponse o;

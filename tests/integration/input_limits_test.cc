@@ -187,7 +187,7 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
          child_job_ids: $1 alarm { emails: "ops@example.com" webhook_urls: "https://example.com/hook" })",
       group_.id(), job_.id());
   const std::string script_job = absl::Substitute(
-      R"(group_id: $0 script { language: SCRIPT_LANGUAGE_SHELL source: "echo" version: 1 }
+      R"(group_id: $0 script { language: SCRIPT_LANGUAGE_SHELL source: "echo" version: 1 remark: "r" }
          schedule { fix_rate { seconds: 60 } })",
       group_.id());
   const std::string delay_job =
@@ -225,6 +225,9 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
        R"(schedule { cron { expression: "0 0 0 * * ?" } } from_time { seconds: 1700000000 } count: 5)"},
       {"gnomon.v1.JobAdmin.PreviewSchedule", {}, R"(schedule { fix_delay { seconds: 60 } } count: 5)"},
       {"gnomon.v1.JobAdmin.Backfill", {}, absl::StrCat("job_id: ", j, " ", times)},
+      {"gnomon.v1.JobAdmin.ListScriptVersions", {}, absl::StrCat("job_id: ", j, " page_size: 10 page_token: \"1\"")},
+      {"gnomon.v1.JobAdmin.GetScriptVersion", {}, absl::StrCat("job_id: ", j, " version: 1")},
+      {"gnomon.v1.JobAdmin.RollbackScript", {}, absl::StrCat("job_id: ", j, R"( version: 1 remark: "r")")},
       {"gnomon.v1.JobAdmin.ListRuns", {},
        absl::StrCat("job_id: ", j, " group_id: ", g, " statuses: RUN_STATUS_FAILED page_size: 10 page_token: \"1\" ",
                     "trigger_type: TRIGGER_TYPE_CRON ", times)},

@@ -227,6 +227,13 @@ const std::vector<Migration>& MysqlMigrations() {
            " ADD KEY IF NOT EXISTS admin_token_user (user_name)",
            "ALTER TABLE `user` ADD COLUMN IF NOT EXISTS grants TEXT NOT NULL DEFAULT ''",
        }},
+      {10,
+       "script versions: who made each",
+       {
+           // author: the caller as the audit log names it; the remark given
+           // with the edit goes to the existing note column.
+           "ALTER TABLE glue_version ADD COLUMN IF NOT EXISTS author VARCHAR(255) NOT NULL DEFAULT ''",
+       }},
       {11,
        "job names, unique within a group",
        {

@@ -31,6 +31,8 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"ListDueJobs", false},
     {"AdvanceJobs", true},
     {"CountJobs", false},
+    {"ListScriptVersions", false},
+    {"GetScriptVersion", false},
     {"InsertRuns", true},
     {"RecordDispatches", true},
     {"ApplyReports", true},
@@ -94,12 +96,13 @@ absl::Status ObservedStore::DeleteGroup(int64_t group_id) {
   return Observed(StoreCall::kDeleteGroup, [&] { return inner_->DeleteGroup(group_id); });
 }
 absl::StatusOr<v1::Job> ObservedStore::CreateJob(const v1::Job& job, v1::JobState state, int64_t next_fire_ms,
-                                                int64_t now_ms) {
-  return Observed(StoreCall::kCreateJob, [&] { return inner_->CreateJob(job, state, next_fire_ms, now_ms); });
+                                                int64_t now_ms, std::string_view author) {
+  return Observed(StoreCall::kCreateJob,
+                  [&] { return inner_->CreateJob(job, state, next_fire_ms, now_ms, author); });
 }
 absl::StatusOr<std::vector<v1::Job>> ObservedStore::CreateJobs(const std::vector<NewJob>& jobs,
-                                                               int64_t now_ms) {
-  return Observed(StoreCall::kCreateJobs, [&] { return inner_->CreateJobs(jobs, now_ms); });
+                                                               int64_t now_ms, std::string_view author) {
+  return Observed(StoreCall::kCreateJobs, [&] { return inner_->CreateJobs(jobs, now_ms, author); });
 }
 absl::StatusOr<v1::Job> ObservedStore::GetJob(int64_t job_id) {
   return Observed(StoreCall::kGetJob, [&] { return inner_->GetJob(job_id); });
@@ -119,8 +122,17 @@ absl::StatusOr<std::vector<v1::Job>> ObservedStore::ListJobs(const std::vector<i
   return Observed(StoreCall::kListJobs, [&] { return inner_->ListJobs(group_ids, after_id, limit); });
 }
 absl::StatusOr<v1::Job> ObservedStore::UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
-                                                int64_t now_ms) {
-  return Observed(StoreCall::kUpdateJob, [&] { return inner_->UpdateJob(job, next_fire_ms, now_ms); });
+                                                int64_t now_ms, std::string_view author) {
+  return Observed(StoreCall::kUpdateJob, [&] { return inner_->UpdateJob(job, next_fire_ms, now_ms, author); });
+}
+absl::StatusOr<std::vector<v1::ScriptVersion>> ObservedStore::ListScriptVersions(int64_t job_id,
+                                                                                 int64_t before_version,
+                                                                                 int limit) {
+  return Observed(StoreCall::kListScriptVersions,
+                  [&] { return inner_->ListScriptVersions(job_id, before_version, limit); });
+}
+absl::StatusOr<v1::ScriptVersion> ObservedStore::GetScriptVersion(int64_t job_id, int64_t version) {
+  return Observed(StoreCall::kGetScriptVersion, [&] { return inner_->GetScriptVersion(job_id, version); });
 }
 absl::Status ObservedStore::DeleteJob(int64_t job_id, bool purge_runs) {
   return Observed(StoreCall::kDeleteJob, [&] { return inner_->DeleteJob(job_id, purge_runs); });

@@ -36,7 +36,7 @@ namespace gnomon::store {
 enum class StoreCall {
   kCreateGroup, kGetGroup, kGetGroupByApp, kListGroups, kUpdateGroup, kDeleteGroup,
   kCreateJob, kCreateJobs, kGetJob, kGetJobsNamed, kLastRuns, kGetJobs, kListJobs, kUpdateJob, kDeleteJob, kSetJobState,
-  kListDueJobs, kAdvanceJobs, kCountJobs,
+  kListDueJobs, kAdvanceJobs, kCountJobs, kListScriptVersions, kGetScriptVersion,
   kInsertRuns, kRecordDispatches, kApplyReports, kGetRun, kListRuns, kReadRunLog, kListActiveRunsOn,
   kListPendingFollowups, kCompleteFollowups, kDeferFollowups, kFailRuns, kRecordAlarmStatus,
   kGetReport, kDeleteRunsEndedBefore, kTrimRunsPerJob,
@@ -72,8 +72,9 @@ class ObservedStore final : public Store {
   absl::StatusOr<v1::Group> UpdateGroup(const v1::Group& group, int64_t now_ms) override;
   absl::Status DeleteGroup(int64_t group_id) override;
   absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state, int64_t next_fire_ms,
-                                    int64_t now_ms) override;
-  absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs, int64_t now_ms) override;
+                                    int64_t now_ms, std::string_view author) override;
+  absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs, int64_t now_ms,
+                                                  std::string_view author) override;
   absl::StatusOr<v1::Job> GetJob(int64_t job_id) override;
   absl::StatusOr<std::vector<v1::Job>> GetJobsNamed(std::string_view name,
                                                    const std::vector<int64_t>& group_ids) override;
@@ -81,7 +82,7 @@ class ObservedStore final : public Store {
   absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override;
   absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id, int limit) override;
   absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
-                                    int64_t now_ms) override;
+                                    int64_t now_ms, std::string_view author) override;
   absl::Status DeleteJob(int64_t job_id, bool purge_runs) override;
   absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
                                       int64_t now_ms) override;
@@ -89,6 +90,9 @@ class ObservedStore final : public Store {
                                                   const std::vector<int>& partitions) override;
   absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) override;
   absl::StatusOr<std::vector<JobCount>> CountJobs() override;
+  absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id, int64_t before_version,
+                                                                    int limit) override;
+  absl::StatusOr<v1::ScriptVersion> GetScriptVersion(int64_t job_id, int64_t version) override;
   absl::StatusOr<std::vector<RunInsertOutcome>> InsertRuns(std::vector<v1::Run>& runs) override;
   absl::Status RecordDispatches(const std::vector<DispatchUpdate>& updates) override;
   absl::StatusOr<std::vector<v1::ReportAck>> ApplyReports(const std::vector<v1::ReportItem>& items,

@@ -46,9 +46,10 @@ class SqlStore final : public Store {
 
   // Jobs (sql_store_jobs.cc).
   absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state,
-                                    int64_t next_fire_ms, int64_t now_ms) override;
+                                    int64_t next_fire_ms, int64_t now_ms,
+                                    std::string_view author) override;
   absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs,
-                                                  int64_t now_ms) override;
+                                                  int64_t now_ms, std::string_view author) override;
   absl::StatusOr<v1::Job> GetJob(int64_t job_id) override;
   absl::StatusOr<std::vector<v1::Job>> GetJobsNamed(std::string_view name,
                                                    const std::vector<int64_t>& group_ids) override;
@@ -56,7 +57,7 @@ class SqlStore final : public Store {
   absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override;
   absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id, int limit) override;
   absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
-                                    int64_t now_ms) override;
+                                    int64_t now_ms, std::string_view author) override;
   absl::Status DeleteJob(int64_t job_id, bool purge_runs) override;
   absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
                                       int64_t now_ms) override;
@@ -64,6 +65,11 @@ class SqlStore final : public Store {
                                                   const std::vector<int>& partitions) override;
   absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) override;
   absl::StatusOr<std::vector<JobCount>> CountJobs() override;
+
+  // Script versions (sql_store_scripts.cc).
+  absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id, int64_t before_version,
+                                                                    int limit) override;
+  absl::StatusOr<v1::ScriptVersion> GetScriptVersion(int64_t job_id, int64_t version) override;
 
   // Runs (sql_store_runs.cc).
   absl::StatusOr<std::vector<RunInsertOutcome>> InsertRuns(std::vector<v1::Run>& runs) override;
@@ -129,6 +135,20 @@ class SqlStore final : public Store {
   // names the field when its group has a job of that name.
   absl::StatusOr<int64_t> InsertJob(SqlConn& c, const v1::Job& job, v1::JobState state, int64_t next_fire_ms,
                                     int64_t now_ms);
+  // A new job's spec as stored: a script gets version 1 and loses its
+  // remark (sql_store_scripts.cc).
+  static v1::Job NewJobSpec(const v1::Job& job);
+  // Stores version 1 of new job `job_id`'s script, `requested` being the
+  // job as asked (its remark); nothing for a job without a script.
+  absl::Status RecordFirstScript(SqlConn& c, int64_t job_id, const v1::Job& requested,
+                                 std::string_view author, int64_t now_ms);
+  // For an update from `current` to `spec` (the job as asked): sets
+  // spec's script version — current's if the script is unchanged, else a
+  // new version stored (and old ones pruned) — and clears its remark.
+  absl::Status RecordScriptEdit(SqlConn& c, const v1::Job& current, v1::Job& spec,
+                                std::string_view author, int64_t now_ms);
+  absl::Status InsertScriptVersion(SqlConn& c, int64_t job_id, int64_t version, const v1::ScriptTask& script,
+                                   std::string_view remark, std::string_view author, int64_t at_ms);
   // Removes `job_id` from every job's child list (in DeleteJob's transaction).
   absl::Status DropChild(SqlConn& c, int64_t job_id);
   // The tokens `sql` selects (kTokenColumns), with `arg` as its one parameter if given.

@@ -171,12 +171,15 @@ absl::Status CheckGroupExists(SqlConn& c, const Statements& sql, int64_t group_i
 }  // namespace
 
 absl::StatusOr<v1::Job> SqlStore::CreateJob(const v1::Job& job, v1::JobState state,
-                                            int64_t next_fire_ms, int64_t now_ms) {
+                                            int64_t next_fire_ms, int64_t now_ms,
+                                            std::string_view author) {
   absl::StatusOr<v1::Job> out;
+  const v1::Job spec = NewJobSpec(job);
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
     if (absl::Status g = CheckGroupExists(c, sql_, job.group_id()); !g.ok()) return g;
-    absl::StatusOr<int64_t> id = InsertJob(c, job, state, next_fire_ms, now_ms);
+    absl::StatusOr<int64_t> id = InsertJob(c, spec, state, next_fire_ms, now_ms);
     if (!id.ok()) return id.status();
+    if (absl::Status v = RecordFirstScript(c, *id, job, author, now_ms); !v.ok()) return v;
     out = ReadJob(c, *id);
     return out.status();
   });
@@ -185,7 +188,7 @@ absl::StatusOr<v1::Job> SqlStore::CreateJob(const v1::Job& job, v1::JobState sta
 }
 
 absl::StatusOr<std::vector<v1::Job>> SqlStore::CreateJobs(const std::vector<NewJob>& jobs,
-                                                          int64_t now_ms) {
+                                                          int64_t now_ms, std::string_view author) {
   std::vector<v1::Job> out;
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
     out.clear();
@@ -197,8 +200,9 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::CreateJobs(const std::vector<NewJ
     std::vector<int64_t> ids;
     ids.reserve(jobs.size());
     for (const NewJob& n : jobs) {
-      absl::StatusOr<int64_t> id = InsertJob(c, n.job, n.state, n.next_fire_ms, now_ms);
+      absl::StatusOr<int64_t> id = InsertJob(c, NewJobSpec(n.job), n.state, n.next_fire_ms, now_ms);
       if (!id.ok()) return id.status();
+      if (absl::Status v = RecordFirstScript(c, *id, n.job, author, now_ms); !v.ok()) return v;
       ids.push_back(*id);
     }
     absl::StatusOr<std::vector<v1::Job>> read = ReadJobs(c, ids);
@@ -337,10 +341,18 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::ListJobs(const std::vector<int64_
   return out;
 }
 
-absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& job,
-                                            std::optional<int64_t> next_fire_ms, int64_t now_ms) {
+absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& requested,
+                                            std::optional<int64_t> next_fire_ms, int64_t now_ms,
+                                            std::string_view author) {
   absl::StatusOr<v1::Job> out;
   absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    v1::Job job = requested;
+    if (job.has_script()) {
+      // Two edits of one script must not both take the next version.
+      if (absl::StatusOr<std::vector<SqlRow>> l = c.Query(sql_.lock_job, {SqlInt(job.id())}); !l.ok()) {
+        return l.status();
+      }
+    }
     absl::StatusOr<v1::Job> current = ReadJob(c, job.id());
     if (!current.ok()) return current.status();
     if (current->group_id() != job.group_id()) {
@@ -348,6 +360,7 @@ absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& job,
     }
     // An update without a name keeps the job's.
     const std::string name = job.name().empty() ? current->name() : job.name();
+    if (absl::Status v = RecordScriptEdit(c, *current, job, author, now_ms); !v.ok()) return v;
     absl::StatusOr<ExecResult> r =
         next_fire_ms.has_value()
             ? c.Exec(sql_.update_job_spec_and_cursor,

@@ -229,6 +229,13 @@ const std::vector<Migration>& SqliteMigrations() {
            "CREATE INDEX IF NOT EXISTS admin_token_user ON admin_token(user_name)",
            "ALTER TABLE \"user\" ADD COLUMN grants TEXT NOT NULL DEFAULT ''",
        }},
+      {10,
+       "script versions: who made each",
+       {
+           // author: the caller as the audit log names it; the remark given
+           // with the edit goes to the existing note column.
+           "ALTER TABLE glue_version ADD COLUMN author TEXT NOT NULL DEFAULT ''",
+       }},
       {11,
        "job names, unique within a group",
        {

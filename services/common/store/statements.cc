@@ -268,6 +268,14 @@ Statements Portable() {
   s.delete_job_logs = "DELETE FROM run_log WHERE run_id IN (SELECT id FROM run WHERE job_id = ?)";
   s.delete_job_runs = "DELETE FROM run WHERE job_id = ?";
   s.delete_job_glue = "DELETE FROM glue_version WHERE job_id = ?";
+  s.insert_script_version =
+      "INSERT INTO glue_version(job_id, version, language, source, note, author, create_ms) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?)";
+  s.max_script_version = "SELECT COALESCE(MAX(version), 0) FROM glue_version WHERE job_id = ?";
+  s.prune_script_versions = "DELETE FROM glue_version WHERE job_id = ? AND version < ?";
+  s.select_script_version =
+      "SELECT version, language, note, author, create_ms, source FROM glue_version "
+      "WHERE job_id = ? AND version = ?";
   s.delete_job_report_days = "DELETE FROM report_day WHERE job_id = ?";
   s.delete_job_report_durations = "DELETE FROM report_duration WHERE job_id = ?";
   s.delete_job_report_lateness = "DELETE FROM report_lateness WHERE job_id = ?";
@@ -364,6 +372,13 @@ Statements Portable() {
   return s;
 }
 
+// Listing of a job's versions; `bytes` is the dialect's byte length of source.
+std::string ScriptVersionsSql(const std::string& bytes) {
+  return absl::StrCat("SELECT version, language, note, author, create_ms, ", bytes,
+                      " FROM glue_version WHERE job_id = ? AND (? = 0 OR version < ?) "
+                      "ORDER BY version DESC LIMIT ?");
+}
+
 constexpr char kRegistryInsert[] =
     "INSERT INTO registry(app_name, address, info, register_ms, last_beat_ms) "
     "VALUES (?, ?, ?, ?, ?) ";
@@ -384,6 +399,8 @@ Statements Sqlite() {
       "INSERT OR IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
   // The write transaction (BEGIN IMMEDIATE) already excludes other writers.
   s.lock_suffix = "";
+  s.lock_job = "SELECT id FROM job WHERE id = ?";
+  s.select_script_versions = ScriptVersionsSql("LENGTH(CAST(source AS BLOB))");
   s.store_now_ms = "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
   return s;
 }
@@ -402,6 +419,8 @@ Statements Mysql() {
   s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = VALUES(register_ms)");
   s.ensure_lease = "INSERT IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
   s.lock_suffix = " FOR UPDATE";
+  s.lock_job = "SELECT id FROM job WHERE id = ? FOR UPDATE";
+  s.select_script_versions = ScriptVersionsSql("LENGTH(source)");
   s.store_now_ms = "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
   return s;
 }

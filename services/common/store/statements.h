@@ -79,6 +79,15 @@ struct Statements {
   std::string delete_job_logs;
   std::string delete_job_runs;
   std::string delete_job_glue;
+  // Script versions (glue_version).
+  std::string lock_job;  // (id): the job row, locked where the dialect has row locks.
+  std::string insert_script_version;  // (job_id, version, language, source, note, author, create_ms)
+  std::string max_script_version;     // (job_id)
+  std::string prune_script_versions;  // (job_id, oldest version kept)
+  // (job_id, before_version, before_version, limit): newest first, with the
+  // source's length in bytes in place of the source.
+  std::string select_script_versions;
+  std::string select_script_version;  // (job_id, version)
   std::string delete_job_report_days;
   std::string delete_job_report_durations;
   std::string delete_job_report_lateness;

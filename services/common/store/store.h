@@ -50,6 +50,8 @@ struct StoreOptions {
   // Apply the backend's migrations only up to this version (0: all). Tests
   // set it to play a binary of the previous release against a newer store.
   int64_t migrate_up_to = 0;
+  // Script versions kept per job (the newest; at least 1), as XXL-JOB's 30.
+  int64_t script_versions_kept = 30;
 };
 
 // A job to create (CreateJobs): its configuration, state and first cursor.
@@ -179,15 +181,26 @@ class Store {
   virtual absl::Status DeleteGroup(int64_t group_id) = 0;
 
   // ---- Jobs ---------------------------------------------------------------
+  // Script versions (glue versions): creating a script job stores its
+  // script as version 1, and an update that changes a script job's language
+  // or source stores the new script as the next version, in the same
+  // transaction as the job (an update that changes neither stores none and
+  // keeps the version). The job's script.version is the store's, whatever
+  // the caller set; script.remark is stored with the version, never in the
+  // job; `author` (the caller, as the audit log names it) too. Only the
+  // newest StoreOptions::script_versions_kept versions of a job are kept.
+  //
   // Inserts `job` (id ignored) with the given state and cursor. NotFound if
   // job.group_id does not exist. Returns it with id, state, times.
   virtual absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state,
-                                            int64_t next_fire_ms, int64_t now_ms) = 0;
+                                            int64_t next_fire_ms, int64_t now_ms,
+                                            std::string_view author = {}) = 0;
   // Inserts every job of `jobs` with its state and cursor in one transaction:
   // all or none (NotFound naming the group if one is missing). Returns them
   // with ids, in order.
   virtual absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs,
-                                                          int64_t now_ms) = 0;
+                                                          int64_t now_ms,
+                                                          std::string_view author = {}) = 0;
   virtual absl::StatusOr<v1::Job> GetJob(int64_t job_id) = 0;
   // The jobs called `name` in `group_ids` (empty: any group), by id: at most
   // one per group, since names are unique within a group.
@@ -205,7 +218,7 @@ class Store {
   // Replaces the configuration of job.id; keeps state and cursor unless
   // next_fire_ms is given (then it replaces the cursor too).
   virtual absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
-                                            int64_t now_ms) = 0;
+                                            int64_t now_ms, std::string_view author = {}) = 0;
   // Deletes the job and its script versions and takes it out of its parents'
   // child lists, in one transaction; with purge_runs its runs, their logs
   // and its report rows go too (otherwise they stay until retention).
@@ -222,6 +235,14 @@ class Store {
   // Jobs per (group, state), in one aggregate query (for metrics); groups
   // without jobs are left out.
   virtual absl::StatusOr<std::vector<JobCount>> CountJobs() = 0;
+  // A job's kept script versions with version < before_version (0: from
+  // the newest), newest first, at most `limit`, without their source (its
+  // length is in source_bytes). Empty for a job without any.
+  virtual absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id,
+                                                                            int64_t before_version,
+                                                                            int limit) = 0;
+  // One kept version with its source; NotFound naming it if not kept.
+  virtual absl::StatusOr<v1::ScriptVersion> GetScriptVersion(int64_t job_id, int64_t version) = 0;
 
   // ---- Runs ---------------------------------------------------------------
   // Inserts runs in one transaction. A run with scheduled_time set and a

@@ -1,6 +1,7 @@
 // StoreTest cases for schema upgrades: a v1 database with runs is migrated
 // to the current schema (report counters backfilled), and, on MySQL, a
-// migration whose DDL committed before a crash is re-applied cleanly.
+// migration whose DDL committed before a crash is re-applied cleanly; a
+// script stored before versions were kept is kept at its first edit.
 #include <cppconn/exception.h>
 #include <cppconn/statement.h>
 #include <mysql_connection.h>
@@ -82,6 +83,8 @@ std::vector<std::string> RewindToV1(bool mysql) {
   }
   // Version 12 added the lateness histogram.
   out.push_back("DROP TABLE report_lateness");
+  // Version 10 gave script versions their author.
+  out.push_back("ALTER TABLE glue_version DROP COLUMN author");
   // Version 9 gave tokens and users roles and grants, 8 made tokens expire
   // and revocable, 7 added the audit log, 6 a group's previous token.
   if (mysql) {
@@ -139,7 +142,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1));
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -177,13 +180,34 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
       RawExec(url(), true, RawMysqlConnection(),
               {"DELETE FROM schema_migrations WHERE version >= 2", "DELETE FROM report_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12));
   ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);
   ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10, kFarFuture, {}));
   ASSERT_EQ(pending.size(), 1u);  // The column and its value survived.
   EXPECT_EQ(pending[0].id(), id);
+}
+
+TEST_P(StoreTest, AScriptStoredBeforeVersionsIsKeptAtItsFirstEdit) {
+  ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("scripts"), 1));
+  v1::Job job_spec = MakeJob(g.id(), "unused");
+  job_spec.clear_child_job_ids();
+  job_spec.mutable_script()->set_language(v1::SCRIPT_LANGUAGE_SHELL);
+  job_spec.mutable_script()->set_source("old");
+  ASSERT_OK_AND_ASSIGN(job, store().CreateJob(job_spec, v1::JOB_STATE_STOPPED, kNever, 1));
+  // As a job written before schema version 10 looks: no version rows.
+  store_.reset();
+  ASSERT_NO_FATAL_FAILURE(RawExec(url(), is_mysql(), is_mysql() ? RawMysqlConnection() : nullptr,
+                                  {"DELETE FROM glue_version"}));
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  v1::Job edit = job;
+  edit.mutable_script()->set_source("new");
+  ASSERT_OK_AND_ASSIGN(updated, store().UpdateJob(edit, std::nullopt, 2000, "user:dave"));
+  EXPECT_EQ(updated.script().version(), 2);
+  ASSERT_OK_AND_ASSIGN(before, store().GetScriptVersion(job.id(), 1));
+  EXPECT_EQ(before.source(), "old");
+  EXPECT_EQ(before.author(), "");
 }
 
 }  // namespace

@@ -418,8 +418,7 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
         return Reject(v1::REJECT_KIND_UNSUPPORTED,
                       "script runs are not allowed on this executor (start it with allow-scripts)");
       }
-      if (request.script().language() != v1::SCRIPT_LANGUAGE_SHELL &&
-          request.script().language() != v1::SCRIPT_LANGUAGE_PYTHON) {
+      if (!IsScriptLanguage(request.script().language())) {
         return Reject(v1::REJECT_KIND_UNSUPPORTED, "unsupported script language");
       }
     } else {

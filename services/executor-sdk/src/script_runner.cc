@@ -1,6 +1,7 @@
 #include "services/executor-sdk/src/script_runner.h"
 
 #include <ftw.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -26,9 +28,77 @@ void RemoveTree(const std::string& dir) {
   ::nftw(dir.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+// How a language is run: the interpreter, the flags before the script's
+// path, and the script file's name (pwsh runs only *.ps1 files).
+struct Interpreter {
+  v1::ScriptLanguage language;
+  const char* program;
+  const char* what;  // For people.
+  std::vector<std::string> flags;
+  const char* file;
+};
+
+const std::vector<Interpreter>& Interpreters() {
+  static const auto* all = new std::vector<Interpreter>{
+      {v1::SCRIPT_LANGUAGE_SHELL, "/bin/sh", "a POSIX shell", {}, "script.sh"},
+      {v1::SCRIPT_LANGUAGE_PYTHON, "python3", "Python 3", {}, "script.py"},
+      {v1::SCRIPT_LANGUAGE_NODEJS, "node", "Node.js", {}, "script.js"},
+      {v1::SCRIPT_LANGUAGE_POWERSHELL, "pwsh", "PowerShell 7",
+       {"-NoLogo", "-NoProfile", "-NonInteractive", "-File"}, "script.ps1"},
+  };
+  return *all;
+}
+
+const Interpreter* InterpreterOf(v1::ScriptLanguage language) {
+  for (const Interpreter& i : Interpreters()) {
+    if (i.language == language) return &i;
+  }
+  return nullptr;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "?";
+  return name;
+}
+
 }  // namespace
 
+bool IsScriptLanguage(v1::ScriptLanguage language) { return InterpreterOf(language) != nullptr; }
+
+std::string FindOnPath(const std::string& name) {
+  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path != nullptr ? path : "/usr/bin:/bin";
+  while (true) {
+    const size_t colon = rest.find(':');
+    std::string dir(rest.substr(0, colon));
+    if (dir.empty()) dir = ".";
+    const std::string candidate = absl::StrCat(dir, "/", name);
+    struct stat st;
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    if (colon == std::string_view::npos) return "";
+    rest.remove_prefix(colon + 1);
+  }
+}
+
 void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOptions& options) {
+  const Interpreter* interpreter = InterpreterOf(script.language());
+  if (interpreter == nullptr) {
+    ctx.SetResult(500, absl::StrCat("unknown script language ", static_cast<int>(script.language())));
+    return;
+  }
+  // Looked up first, so a missing one is told as such (not as a failed exec).
+  const std::string program = FindOnPath(interpreter->program);
+  if (program.empty()) {
+    ctx.SetResult(500, absl::StrCat(interpreter->program, " (", interpreter->what,
+                                    ") is not installed on the executor on host ", HostName(),
+                                    " (not found on its PATH): install it there, or run this job "
+                                    "in a group whose executors have it"));
+    return;
+  }
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern =
       absl::StrCat((tmp != nullptr && *tmp != '\0') ? tmp : "/tmp", "/gnomon-run-", ctx.run_id(),
@@ -40,8 +110,7 @@ void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOption
     return;
   }
   std::string dir(dir_buf.data());
-  bool python = script.language() == v1::SCRIPT_LANGUAGE_PYTHON;
-  std::string path = dir + (python ? "/script.py" : "/script.sh");
+  std::string path = absl::StrCat(dir, "/", interpreter->file);
   std::FILE* f = std::fopen(path.c_str(), "we");
   bool written = f != nullptr &&
                  std::fwrite(script.source().data(), 1, script.source().size(), f) ==
@@ -52,9 +121,10 @@ void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOption
     RemoveTree(dir);
     return;
   }
-  std::vector<std::string> argv = {python ? "python3" : "/bin/sh", path, ctx.params(),
-                                   std::to_string(ctx.shard_index()),
-                                   std::to_string(ctx.shard_total())};
+  std::vector<std::string> argv = {program};
+  argv.insert(argv.end(), interpreter->flags.begin(), interpreter->flags.end());
+  argv.insert(argv.end(), {path, ctx.params(), std::to_string(ctx.shard_index()),
+                           std::to_string(ctx.shard_total())});
   ProcessOptions process_options;
   process_options.working_dir = dir;
   process_options.kill_grace = options.kill_grace;

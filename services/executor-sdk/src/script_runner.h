@@ -1,4 +1,8 @@
-// RunScript: executes a GLUE script run (shell or python) as a child process.
+// RunScript: executes a GLUE script run as a child process: SHELL with
+// /bin/sh, PYTHON with python3, NODEJS with node, POWERSHELL with pwsh
+// (-NoProfile -NonInteractive -File), each found on the executor's PATH.
+// An interpreter this executor lacks fails the run (500) with a message
+// naming the interpreter and the executor's host, before anything starts.
 //
 // The source is written into a private temporary directory, which is the
 // child's working directory; the arguments are the params, the shard index
@@ -13,6 +17,8 @@
 #ifndef GNOMON_SERVICES_EXECUTOR_SDK_SRC_SCRIPT_RUNNER_H_
 #define GNOMON_SERVICES_EXECUTOR_SDK_SRC_SCRIPT_RUNNER_H_
 
+#include <string>
+
 #include "absl/time/time.h"
 #include "gnomon/executor/job_context.h"
 #include "gnomon/v1/common.pb.h"
@@ -24,6 +30,13 @@ struct ScriptOptions {
 };
 
 void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOptions& options);
+
+// Whether RunScript knows the language (it may still lack the interpreter).
+bool IsScriptLanguage(v1::ScriptLanguage language);
+
+// The executable file `name` resolves to on $PATH ("" if none); a name with
+// a '/' is itself.
+std::string FindOnPath(const std::string& name);
 
 }  // namespace gnomon::executor::internal
 

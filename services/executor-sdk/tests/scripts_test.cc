@@ -9,7 +9,9 @@
 #include <string>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "services/common/client/auth_metadata.h"
+#include "services/executor-sdk/src/script_runner.h"
 #include "services/executor-sdk/tests/test_env.h"
 
 namespace gnomon::executor {
@@ -110,6 +112,41 @@ TEST_F(ScriptsTest, PythonScriptExitCodeDecides) {
   EXPECT_NE(result->handle_message().find("code 3"), std::string::npos);
   ASSERT_TRUE(logs_.WaitForLines(2, 1, kTestWait));
   EXPECT_EQ(logs_.lines(2)[0].text(), "py ['x', '2', '5']");
+}
+
+TEST_F(ScriptsTest, NodeScriptRunsWithNode) {
+  ASSERT_NE(internal::FindOnPath("node"), "") << "node is not on PATH (scripts/test's machines have it)";
+  auto executor = StartScripting();
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch
+                  .Send(ScriptRun(5, v1::SCRIPT_LANGUAGE_NODEJS,
+                                  "console.log('node', process.argv.slice(2).join(' '));\nprocess.exit(4);\n",
+                                  "p"))
+                  ->has_accepted());
+  auto result = logs_.WaitForResult(5, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 500);
+  EXPECT_NE(result->handle_message().find("code 4"), std::string::npos) << result->handle_message();
+  ASSERT_TRUE(logs_.WaitForLines(5, 1, kTestWait));
+  EXPECT_EQ(logs_.lines(5)[0].text(), "node p 2 5");
+}
+
+TEST_F(ScriptsTest, AMissingInterpreterFailsTheRunNamingItAndTheExecutor) {
+  if (!internal::FindOnPath("pwsh").empty()) GTEST_SKIP() << "pwsh is installed here: nothing is missing";
+  auto executor = StartScripting();
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch.Send(ScriptRun(6, v1::SCRIPT_LANGUAGE_POWERSHELL, "Write-Output 'hi'\n", ""))
+                  ->has_accepted());
+  auto result = logs_.WaitForResult(6, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 500);
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof(host) - 1), 0);
+  EXPECT_EQ(result->handle_message(),
+            absl::StrCat("pwsh (PowerShell 7) is not installed on the executor on host ", host,
+                         " (not found on its PATH): install it there, or run this job in a group whose "
+                         "executors have it"));
+  EXPECT_TRUE(logs_.lines(6).empty());  // Nothing ran.
 }
 
 TEST_F(ScriptsTest, KillStopsTheScriptsWholeProcessGroup) {
