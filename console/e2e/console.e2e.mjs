@@ -325,11 +325,46 @@ await step('a shell script job is created in the form, runs with its params as $
   check((await page.getByLabel('Task').inputValue()) === 'script', 'an edited script job is not a script');
   check((await page.getByLabel('Language').inputValue()) === 'SCRIPT_LANGUAGE_SHELL', 'the language is lost');
   await page.getByLabel('Script source').fill('echo "second version: $1"\n');
+  await page.getByLabel('Remark').fill('say it twice');
   await page.getByRole('button', { name: 'Save job' }).click();
   await page.getByRole('heading', { name: 'Jobs' }).waitFor();
   await triggerFromJobs(scriptJob, 'hi');
   await waitStatus('succeeded');
   await logHas('second version: hi');
+});
+
+await step("a script job's versions: history with author and remark, a diff of two, and a roll back that runs again", async () => {
+  await nav('Jobs').click();
+  await page.getByRole('link', { name: `Edit job ${scriptJob}` }).click();
+  await page.getByRole('link', { name: /^Script versions \(current v2\)/ }).click();
+  await page.getByRole('heading', { name: `Script versions of job ${scriptJob}` }).waitFor();
+  const row = (v) => page.locator(`tr[data-version="${v}"]`);
+  await row(1).waitFor();
+  check((await row(2).locator('td[data-label="Version"]').textContent()) === 'v2 (current)', 'v2 is not the current version');
+  check((await row(2).locator('td[data-label="Remark"]').textContent()) === 'say it twice', 'the edit\'s remark is not kept');
+  check(/^admin:/.test(await row(2).locator('td[data-label="Author"]').textContent()), 'the version does not name its author');
+  const diff = page.getByLabel('Diff of version 1 and version 2');
+  await diff.waitFor();
+  const text = await diff.textContent();
+  check(text.includes('- echo "script says $1"') && text.includes('+ echo "second version: $1"'), `the diff of v1 and v2:\n${text}`);
+  await shot('script-versions');
+  check(!(await page.getByRole('button', { name: 'Roll back to version 2' }).count()), 'the current version offers a roll back');
+  await page.getByLabel('Remark for a roll back').fill('back to one');
+  await page.getByRole('button', { name: 'Roll back to version 1', exact: true }).click();
+  await page.getByRole('button', { name: 'Confirm roll back to version 1' }).click();
+  await page.getByRole('status').filter({ hasText: 'Rolled back to version 1: the script is now version 3.' }).waitFor();
+  await row(3).filter({ hasText: 'back to one' }).waitFor();
+  check((await row(3).locator('td[data-label="Version"]').textContent()) === 'v3 (current)', 'the roll back is not the current version');
+  await page.getByRole('radio', { name: 'Diff from version 2' }).check();
+  await page.getByRole('radio', { name: 'Diff to version 3' }).check();
+  const back = page.getByLabel('Diff of version 2 and version 3');
+  await back.waitFor();
+  check((await back.textContent()).includes('+ echo "script says $1"'), `the diff of v2 and v3: ${await back.textContent()}`);
+  await shot('script-rollback');
+  await nav('Jobs').click();
+  await triggerFromJobs(scriptJob, 'again');
+  await waitStatus('succeeded');
+  await page.waitForFunction(() => /script says again/.test(document.querySelector('pre.log')?.textContent ?? ''));
 });
 
 await step("the dashboard counts today's runs, including those two", async () => {

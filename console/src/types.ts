@@ -45,7 +45,7 @@ export interface Job {
   routeStrategy?: string;
   blockStrategy?: string;
   bean?: { handler?: string };
-  script?: { language?: string; source?: string };
+  script?: { language?: string; source?: string; version?: string; remark?: string };
   params?: string;
   timeout?: string;
   retry?: { maxRetries?: number; initialDelay?: string; multiplier?: number; maxDelay?: string };
@@ -57,6 +57,18 @@ export interface Job {
   updateTime?: string;
   lastFireTime?: string;
   lastRun?: RunSummary;
+}
+
+/** One kept version of a script job's script (JobAdmin.ListScriptVersions / GetScriptVersion). */
+export interface ScriptVersion {
+  jobId?: string;
+  version?: string;
+  language?: string;
+  source?: string; // empty in ListScriptVersions
+  author?: string;
+  remark?: string;
+  createTime?: string;
+  sourceBytes?: string;
 }
 
 export interface Group {

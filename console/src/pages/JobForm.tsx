@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { ApiError, call, errorText } from '../api';
 import { fmtTime, seconds } from '../format';
 import { useGroups } from '../groups';
@@ -11,7 +11,7 @@ import { JobSummary } from './JobActions';
 
 const ROUTES = ['FIRST', 'LAST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED', 'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST'].map((s) => `ROUTE_STRATEGY_${s}`);
 const BLOCKS = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY'].map((s) => `BLOCK_STRATEGY_${s}`);
-const LANGUAGES = ['SHELL', 'PYTHON'].map((s) => `SCRIPT_LANGUAGE_${s}`);
+const LANGUAGES = ['SHELL', 'PYTHON', 'NODEJS', 'POWERSHELL'].map((s) => `SCRIPT_LANGUAGE_${s}`);
 const MISFIRES = ['DO_NOTHING', 'FIRE_ONCE_NOW', 'CATCH_UP'].map((s) => `MISFIRE_POLICY_${s}`);
 type Kind = 'cron' | 'fixRate' | 'fixDelay' | 'manual';
 
@@ -22,6 +22,7 @@ interface Form {
   handler: string;
   language: string;
   source: string;
+  remark: string; // why this edit of the script (stored with the version it makes)
   description: string;
   author: string;
   kind: Kind;
@@ -60,6 +61,7 @@ function fromJob(j: Job): Form {
     handler: j.bean?.handler ?? '',
     language: j.script?.language ?? 'SCRIPT_LANGUAGE_SHELL',
     source: j.script?.source ?? '',
+    remark: '',
     description: j.description ?? '',
     author: j.author ?? '',
     kind: s.cron ? 'cron' : s.fixRate ? 'fixRate' : s.fixDelay ? 'fixDelay' : 'manual',
@@ -107,7 +109,7 @@ function toJob(f: Form, base: Job): Job {
     ...job,
     groupId: f.groupId,
     name: f.name.trim(),
-    ...(f.task === 'script' ? { script: { language: f.language, source: f.source } } : { bean: { handler: f.handler } }),
+    ...(f.task === 'script' ? { script: { language: f.language, source: f.source, remark: f.remark.trim() || undefined } } : { bean: { handler: f.handler } }),
     description: f.description,
     author: f.author,
     schedule: scheduleOf(f),
@@ -198,6 +200,11 @@ export default function JobForm() {
     <section aria-labelledby="jobform-h">
       <h1 id="jobform-h">{title}</h1>
       {id && base && <JobSummary job={base} />}
+      {id && base?.script && (
+        <p>
+          <Link to={`/jobs/${id}/script`}>Script versions (current v{base.script.version ?? '?'}): history, diff, roll back</Link>
+        </p>
+      )}
       <form onSubmit={submit} aria-label={title} className="form-grid">
         <fieldset disabled={readOnly || !base}>
           <Field label="Group">
@@ -275,6 +282,11 @@ export default function JobForm() {
           {form.task === 'script' && (
             <Field label="Script source" hint="$1 is the params, $2 and $3 the shard index and total; executors run scripts only with allow-scripts">
               <textarea className="code" rows={10} spellCheck={false} value={form.source} onChange={(e) => set('source')(e.target.value)} required />
+            </Field>
+          )}
+          {form.task === 'script' && !readOnly && (
+            <Field label="Remark" hint="why this edit: kept with the script version it makes">
+              <input value={form.remark} maxLength={255} onChange={(e) => set('remark')(e.target.value)} />
             </Field>
           )}
           <Field label="Routing strategy">
