@@ -84,12 +84,15 @@ async function login(token) {
 
 const nav = (name) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 const field = (label) => page.locator('dd[data-field="' + label + '"]');
+/** The job form's name box. */
+const nameBox = () => page.getByRole('textbox', { name: 'Name', exact: true });
 
-async function createJob({ description, handler, kind, cron, zone, params }) {
+async function createJob({ name, description, handler, kind, cron, zone, params }) {
   await nav('Jobs').click();
   await page.getByRole('link', { name: 'Create job' }).click();
   await page.getByRole('heading', { name: 'Create job' }).waitFor();
   await page.getByLabel('Group').selectOption(GROUP);
+  if (name) await nameBox().fill(name);
   await page.getByLabel('Handler').fill(handler);
   await page.getByLabel('Description').fill(description);
   await page.getByLabel('Author').fill('e2e');
@@ -128,6 +131,33 @@ async function waitStatus(status) {
   );
 }
 
+/** Polls the API until run `id` has ended (test set-up only). */
+async function runEnded(id) {
+  const deadline = Date.now() + STEP_TIMEOUT_MS;
+  for (;;) {
+    const r = (await api('JobAdmin/GetRun', { runId: id, logLines: 1 })).run;
+    if (r.status === 'RUN_STATUS_SUCCEEDED' || r.status === 'RUN_STATUS_FAILED') return r;
+    check(Date.now() < deadline, `run ${id} has not ended: ${r.status}`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+
+/** The rows the jobs table shows, as their data-job-id. */
+const jobRows = () => page.locator('tr[data-job-id]').evaluateAll((els) => els.map((e) => e.getAttribute('data-job-id')));
+
+/** Deletes a job from the jobs table, ticking "also delete its runs and logs now" when `purge`. */
+async function deleteFromJobs(jobId, purge) {
+  await page.getByRole('button', { name: `Delete job ${jobId}`, exact: true }).click();
+  const confirm = page.getByRole('group', { name: `Delete job ${jobId}?` });
+  const box = confirm.getByRole('checkbox', { name: 'Also delete its runs and logs now' });
+  check(!(await box.isChecked()), 'purging runs is ticked by default');
+  check((await confirm.textContent()).includes('Otherwise its runs and logs stay until retention removes them.'), 'the confirmation does not say runs stay until retention');
+  if (purge) await box.check();
+  await shot(purge ? 'job-delete-purge' : 'job-delete');
+  await confirm.getByRole('button', { name: `Confirm delete job ${jobId}` }).click();
+  await page.locator(`tr[data-job-id="${jobId}"]`).waitFor({ state: 'detached' });
+}
+
 // ---------------------------------------------------------------------------------------------
 let demoJob, demoRun, slowJob, slowRun;
 
@@ -142,7 +172,7 @@ await step('the login screen shows, and the admin token logs in', async () => {
 
 await step('a cron job created through the form previews its next 5 fire times in its zone', async () => {
   const description = `e2e cron demo ${stamp}`;
-  await createJob({ description, handler: 'demo', kind: 'cron', cron: '0 0 6 * * ?', zone: 'Europe/Berlin' });
+  await createJob({ name: `e2e-demo-${stamp}`, description, handler: 'demo', kind: 'cron', cron: '0 0 6 * * ?', zone: 'Europe/Berlin' });
   const items = page.getByRole('list', { name: 'Next fire times' }).getByRole('listitem');
   await page.waitForFunction(() => {
     const li = [...document.querySelectorAll('ol[aria-label="Next fire times"] li')];
@@ -155,6 +185,8 @@ await step('a cron job created through the form previews its next 5 fire times i
   demoJob = await saveJobAndFindId(description);
   const row = page.locator(`tr[data-job-id="${demoJob}"]`);
   check((await row.textContent()).includes('0 0 6 * * ?'), 'the jobs table does not show the cron schedule');
+  check((await row.locator('td[data-label="Name"]').textContent()) === `e2e-demo-${stamp}`, 'the jobs table does not show the name');
+  check((await row.locator('td[data-label="Last run"]').textContent()) === '—', 'a new job shows a last run');
 });
 
 await step('triggering the job runs it: the run succeeds and its log lines arrive in the log viewer', async () => {
@@ -170,9 +202,25 @@ await step('triggering the job runs it: the run succeeds and its log lines arriv
   await shot('run-detail');
 });
 
+await step("the job's row and page show its name and last run, which links to the run", async () => {
+  await nav('Jobs').click();
+  const last = page.getByRole('link', { name: `Last run of job ${demoJob}: run ${demoRun}, succeeded` });
+  await last.waitFor();
+  check((await page.locator(`tr[data-job-id="${demoJob}"] td[data-label="Last run"]`).textContent()).includes('manual'), 'the last run does not say it was manual');
+  await page.getByRole('link', { name: `e2e-demo-${stamp}`, exact: true }).click();
+  await page.getByRole('heading', { name: `Edit job ${demoJob}` }).waitFor();
+  await page.locator('dl[aria-label="Job summary"]').waitFor();
+  check((await field('Name').textContent()) === `e2e-demo-${stamp}`, `the job page names it "${await field('Name').textContent()}"`);
+  check((await field('Last fire').textContent()) === '—', 'a job never fired by its schedule shows a last fire');
+  check((await nameBox().inputValue()) === `e2e-demo-${stamp}`, 'the form has not the name');
+  await shot('job-detail');
+  await field('Last run').getByRole('link').click();
+  await page.getByRole('heading', { name: `Run #${demoRun}` }).waitFor();
+});
+
 await step('a slow job, triggered, is killed from its run page while its log follows live', async () => {
   const description = `e2e slow ${stamp}`;
-  await createJob({ description, handler: 'slow', kind: 'manual', params: '120000' });
+  await createJob({ name: `e2e-slow-${stamp}`, description, handler: 'slow', kind: 'manual', params: '120000' });
   slowJob = await saveJobAndFindId(description);
   slowRun = await triggerFromJobs(slowJob);
   await waitStatus('running');
@@ -194,22 +242,129 @@ await step('a copied job is created from its original, edited and started, then 
   await page.waitForFunction(() => document.querySelector('input[value^="Copy of e2e cron demo"]'));
   check((await page.getByLabel('Cron expression').inputValue()) === '0 0 6 * * ?', 'the copy lost its cron expression');
   check((await page.getByLabel('Time zone').inputValue()) === 'Europe/Berlin', 'the copy lost its time zone');
+  check((await nameBox().inputValue()) === `e2e-demo-${stamp}-copy`, `the copy is offered the name "${await nameBox().inputValue()}"`);
+  check(!(await page.getByLabel('Running (fires on its schedule)').isChecked()), 'the copy would start running');
+  await shot('job-copy');
+  // The server's refusals of a name are shown at the name field, naming job.name.
+  const nameError = async (re, what) => {
+    await page.getByRole('button', { name: 'Create job' }).click();
+    const alert = page.locator('#job-name-hint');
+    await page.waitForFunction((r) => new RegExp(r).test(document.querySelector('#job-name-hint')?.textContent ?? ''), re.source);
+    check(re.test(await alert.textContent()), `${what} shows: "${await alert.textContent()}"`);
+    check((await nameBox().getAttribute('aria-invalid')) === 'true', `${what}: the name field is not marked invalid`);
+  };
+  await nameBox().fill(`e2e-demo-${stamp}`);
+  await nameError(/^ALREADY_EXISTS: job\.name: .*already has a job named/, 'a taken name');
+  await shot('job-name-taken');
+  await nameBox().fill(`job-${demoJob}`);
+  await nameError(/^INVALID_ARGUMENT: job\.name: .*reserved/, 'a reserved name');
+  await nameBox().fill(`e2e-demo-${stamp}-copy`);
   const copyId = await saveJobAndFindId(`Copy of e2e cron demo ${stamp}`);
   check(copyId !== demoJob, 'the copy has the id of its original');
+  const copyRow = page.locator(`tr[data-job-id="${copyId}"]`);
+  check((await copyRow.locator('td[data-label="Name"]').textContent()) === `e2e-demo-${stamp}-copy`, 'the copy is not named <name>-copy');
+  check((await copyRow.locator('td[data-label="State"]').textContent()) === 'stopped', 'the copy is not stopped');
+  const copyRun = await triggerFromJobs(copyId);
+  await waitStatus('succeeded');
+  await nav('Jobs').click();
   await page.getByRole('link', { name: `Edit job ${copyId}` }).click();
   await page.getByRole('heading', { name: `Edit job ${copyId}` }).waitFor();
   await page.waitForFunction(() => document.querySelector('input[value^="Copy of e2e cron demo"]'));
   await page.getByLabel('Description').fill(`Edited copy ${stamp}`);
+  await nameBox().fill(`e2e-edited-${stamp}`);
   await page.getByLabel('Running (fires on its schedule)').check();
   await page.getByRole('button', { name: 'Save job' }).click();
   const edited = page.locator(`tr[data-job-id="${copyId}"]`);
   await edited.filter({ hasText: `Edited copy ${stamp}` }).waitFor();
   await edited.filter({ hasText: 'running' }).waitFor();
+  check((await edited.locator('td[data-label="Name"]').textContent()) === `e2e-edited-${stamp}`, 'the rename did not show');
   check(/\d{4}-\d\d-\d\d 05:00:00/.test(await edited.textContent()), `next fire of the started copy is not 05:00 UTC: ${await edited.textContent()}`);
-  await page.getByRole('button', { name: `Delete job ${copyId}` }).click();
-  await page.getByRole('button', { name: `Confirm delete job ${copyId}` }).click();
-  await page.locator(`tr[data-job-id="${copyId}"]`).waitFor({ state: 'detached' });
+  await deleteFromJobs(copyId, false);
   await page.locator(`tr[data-job-id="${demoJob}"]`).waitFor();
+  // Not purged: its run stays, listed under its id, until retention.
+  await page.goto(`${URL_}/runs?jobId=${copyId}`);
+  await page.getByRole('link', { name: `Run ${copyRun}`, exact: true }).waitFor();
+});
+
+await step('a job deleted with "also delete its runs and logs now" takes its runs with it', async () => {
+  const job = await api('JobAdmin/CreateJob', { job: { groupId: GROUP, name: `e2e-purge-${stamp}`, bean: { handler: 'demo' } } });
+  const run = (await api('JobAdmin/TriggerJob', { jobId: job.id, params: 'to purge' })).runIds[0];
+  await runEnded(run);
+  await page.goto(`${URL_}/runs?jobId=${job.id}`);
+  await page.getByRole('link', { name: `Run ${run}`, exact: true }).waitFor();
+  await nav('Jobs').click();
+  await deleteFromJobs(job.id, true);
+  await page.goto(`${URL_}/runs?jobId=${job.id}`);
+  await page.getByRole('cell', { name: 'No runs.' }).waitFor();
+  check(!(await page.getByRole('link', { name: `Run ${run}`, exact: true }).count()), 'a purged run is still listed');
+});
+
+let scriptJob;
+await step('a shell script job is created in the form, runs with its params as $1, and stays a script when edited', async () => {
+  const description = `e2e script ${stamp}`;
+  await nav('Jobs').click();
+  await page.getByRole('link', { name: 'Create job' }).click();
+  await page.getByLabel('Group').selectOption(GROUP);
+  await nameBox().fill(`e2e-script-${stamp}`);
+  await page.getByLabel('Task').selectOption('script');
+  check(!(await page.getByLabel('Handler').count()), 'a script job asks for a handler');
+  await page.getByLabel('Language').selectOption('SCRIPT_LANGUAGE_SHELL');
+  await page.getByLabel('Script source').fill('echo "script says $1"\n');
+  await page.getByLabel('Description').fill(description);
+  await page.getByLabel('Schedule type').selectOption('manual');
+  await shot('job-form-script');
+  scriptJob = await saveJobAndFindId(description);
+  check((await page.locator(`tr[data-job-id="${scriptJob}"] td[data-label="Job"]`).textContent()).includes('script'), 'the row does not say script');
+  const logHas = (re) => page.waitForFunction((r) => new RegExp(r).test(document.querySelector('pre.log')?.textContent ?? ''), re);
+  await triggerFromJobs(scriptJob, 'hello');
+  await waitStatus('succeeded');
+  await logHas('script says hello');
+  await nav('Jobs').click();
+  await page.getByRole('link', { name: `Edit job ${scriptJob}` }).click();
+  await page.waitForFunction(() => /script says/.test(document.querySelector('textarea.code')?.value ?? ''));
+  check((await page.getByLabel('Task').inputValue()) === 'script', 'an edited script job is not a script');
+  check((await page.getByLabel('Language').inputValue()) === 'SCRIPT_LANGUAGE_SHELL', 'the language is lost');
+  await page.getByLabel('Script source').fill('echo "second version: $1"\n');
+  await page.getByLabel('Remark').fill('say it twice');
+  await page.getByRole('button', { name: 'Save job' }).click();
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  await triggerFromJobs(scriptJob, 'hi');
+  await waitStatus('succeeded');
+  await logHas('second version: hi');
+});
+
+await step("a script job's versions: history with author and remark, a diff of two, and a roll back that runs again", async () => {
+  await nav('Jobs').click();
+  await page.getByRole('link', { name: `Edit job ${scriptJob}` }).click();
+  await page.getByRole('link', { name: /^Script versions \(current v2\)/ }).click();
+  await page.getByRole('heading', { name: `Script versions of job ${scriptJob}` }).waitFor();
+  const row = (v) => page.locator(`tr[data-version="${v}"]`);
+  await row(1).waitFor();
+  check((await row(2).locator('td[data-label="Version"]').textContent()) === 'v2 (current)', 'v2 is not the current version');
+  check((await row(2).locator('td[data-label="Remark"]').textContent()) === 'say it twice', 'the edit\'s remark is not kept');
+  check(/^admin:/.test(await row(2).locator('td[data-label="Author"]').textContent()), 'the version does not name its author');
+  const diff = page.getByLabel('Diff of version 1 and version 2');
+  await diff.waitFor();
+  const text = await diff.textContent();
+  check(text.includes('- echo "script says $1"') && text.includes('+ echo "second version: $1"'), `the diff of v1 and v2:\n${text}`);
+  await shot('script-versions');
+  check(!(await page.getByRole('button', { name: 'Roll back to version 2' }).count()), 'the current version offers a roll back');
+  await page.getByLabel('Remark for a roll back').fill('back to one');
+  await page.getByRole('button', { name: 'Roll back to version 1', exact: true }).click();
+  await page.getByRole('button', { name: 'Confirm roll back to version 1' }).click();
+  await page.getByRole('status').filter({ hasText: 'Rolled back to version 1: the script is now version 3.' }).waitFor();
+  await row(3).filter({ hasText: 'back to one' }).waitFor();
+  check((await row(3).locator('td[data-label="Version"]').textContent()) === 'v3 (current)', 'the roll back is not the current version');
+  await page.getByRole('radio', { name: 'Diff from version 2' }).check();
+  await page.getByRole('radio', { name: 'Diff to version 3' }).check();
+  const back = page.getByLabel('Diff of version 2 and version 3');
+  await back.waitFor();
+  check((await back.textContent()).includes('+ echo "script says $1"'), `the diff of v2 and v3: ${await back.textContent()}`);
+  await shot('script-rollback');
+  await nav('Jobs').click();
+  await triggerFromJobs(scriptJob, 'again');
+  await waitStatus('succeeded');
+  await page.waitForFunction(() => /script says again/.test(document.querySelector('pre.log')?.textContent ?? ''));
 });
 
 await step("the dashboard counts today's runs, including those two", async () => {
@@ -229,9 +384,6 @@ await step("the dashboard counts today's runs, including those two", async () =>
 await step('the jobs, runs, executors, access and audit screens show their data', async () => {
   await nav('Jobs').click();
   await page.locator(`tr[data-job-id="${slowJob}"]`).waitFor();
-  await page.getByLabel('Search').fill(`e2e slow ${stamp}`);
-  await page.locator(`tr[data-job-id="${demoJob}"]`).waitFor({ state: 'detached' });
-  await page.getByLabel('Search').fill('');
   await shot('jobs');
   await nav('Runs').click();
   await page.getByRole('link', { name: `Run ${demoRun}`, exact: true }).waitFor();
@@ -271,6 +423,73 @@ await step('the jobs, runs, executors, access and audit screens show their data'
   await nav('Audit').click();
   await page.getByRole('cell', { name: /CreateJob/ }).first().waitFor();
   await shot('audit');
+});
+
+await step('the jobs filters are the server\'s, kept in the URL, and page with next_page_token', async () => {
+  const filters = page.getByRole('search', { name: 'Job filters' });
+  const only = async (want, what) => {
+    await page.waitForFunction((w) => {
+      const ids = [...document.querySelectorAll('tr[data-job-id]')].map((e) => e.getAttribute('data-job-id'));
+      return ids.length === w.length && w.every((x) => ids.includes(x));
+    }, want);
+    check(JSON.stringify((await jobRows()).sort()) === JSON.stringify([...want].sort()), `${what}: rows ${await jobRows()}`);
+  };
+  await nav('Jobs').click();
+  await filters.getByLabel('Name').fill(`E2E-SLOW-${stamp}`); // case-insensitive
+  await only([slowJob], 'name filter');
+  await page.reload(); // the filter is in the URL
+  check((await filters.getByLabel('Name').inputValue()) === `E2E-SLOW-${stamp}`, 'the name filter is lost on reload');
+  await only([slowJob], 'name filter after reload');
+  check(new URL(page.url()).searchParams.get('name') === `E2E-SLOW-${stamp}`, `the URL does not hold the name filter: ${page.url()}`);
+  await filters.getByLabel('Name').fill(stamp);
+  await filters.getByLabel('Handler').fill('slow');
+  await only([slowJob], 'handler filter');
+  await filters.getByLabel('Handler').fill('');
+  await filters.getByLabel('Description').fill(`cron demo ${stamp}`);
+  await only([demoJob], 'description filter');
+  await filters.getByLabel('Description').fill('');
+  await filters.getByLabel('Schedule type').selectOption('SCHEDULE_TYPE_NONE');
+  await only([slowJob, scriptJob], 'schedule type filter');
+  await filters.getByLabel('Handler').fill('SCRIPT'); // a script job's handler is "script"
+  await only([scriptJob], 'script handler and schedule type filters');
+  await filters.getByLabel('Handler').fill('');
+  await filters.getByLabel('Schedule type').selectOption('SCHEDULE_TYPE_CRON');
+  await only([demoJob], 'cron schedule type filter');
+  await filters.getByLabel('State').selectOption('JOB_STATE_RUNNING');
+  await page.getByRole('cell', { name: 'No jobs.' }).waitFor();
+  await filters.getByLabel('State').selectOption('');
+  await filters.getByLabel('Schedule type').selectOption('');
+  await filters.getByLabel('Author').fill('nobody-writes-this');
+  await page.getByRole('cell', { name: 'No jobs.' }).waitFor();
+  await filters.getByLabel('Author').fill('E2E');
+  await filters.getByLabel('Group').selectOption(GROUP);
+  await only([demoJob, slowJob], 'author and group filters');
+  const url = new URL(page.url());
+  check(url.searchParams.get('groupId') === GROUP && url.searchParams.get('author') === 'E2E', `the URL does not hold the filters: ${page.url()}`);
+  await shot('jobs-filtered');
+
+  // 21 jobs matching a name: 20 on the first page with a next page, 1 on the second.
+  const made = [];
+  for (let i = 0; i < 21; i++) {
+    made.push((await api('JobAdmin/CreateJob', { job: { groupId: GROUP, name: `e2e-page-${stamp}-${String(i).padStart(2, '0')}`, bean: { handler: 'demo' } } })).id);
+  }
+  try {
+    await page.goto(`${URL_}/jobs?name=e2e-page-${stamp}&size=20`);
+    await only(made.slice(0, 20), 'first page');
+    const next = page.getByRole('button', { name: 'Next page' });
+    const prev = page.getByRole('button', { name: 'Previous page' });
+    check((await next.isEnabled()) && (await prev.isDisabled()), 'the first page does not offer only the next page');
+    await next.click();
+    await only(made.slice(20), 'second page');
+    check((await next.isDisabled()) && (await prev.isEnabled()), 'the last page offers a next page');
+    await shot('jobs-page-2');
+    await prev.click();
+    await only(made.slice(0, 20), 'back on the first page');
+  } finally {
+    for (const id of made) await api('JobAdmin/DeleteJob', { jobId: id, purgeRuns: true });
+  }
+  await nav('Jobs').click();
+  await page.locator(`tr[data-job-id="${slowJob}"]`).waitFor();
 });
 
 let parentJob;
@@ -393,7 +612,7 @@ await step('an admin edits a group into a manual one, sees its probe state, and 
 
 await step('the dashboard shows lateness and duration percentiles once a fixed-rate job has fired', async () => {
   const job = await api('JobAdmin/CreateJob', {
-    job: { groupId: GROUP, description: `e2e rate ${stamp}`, bean: { handler: 'demo' }, schedule: { fixRate: '1s' } },
+    job: { groupId: GROUP, name: `e2e-rate-${stamp}`, description: `e2e rate ${stamp}`, bean: { handler: 'demo' }, schedule: { fixRate: '1s' } },
     start: true,
   });
   try {
@@ -410,6 +629,18 @@ await step('the dashboard shows lateness and duration percentiles once a fixed-r
     check(/ s \/ /.test(await page.locator('dd[data-field="Run duration"]').textContent()), 'no duration percentiles');
     await page.getByRole('img', { name: 'Lateness per day, p50 and p99' }).waitFor();
     await shot('dashboard-lateness');
+    // A job fired by its schedule shows its last fire, in the table and on its page.
+    await page.goto(`${URL_}/jobs?name=e2e-rate-${stamp}`);
+    const row = page.locator(`tr[data-job-id="${job.id}"]`);
+    await row.waitFor();
+    const lastFire = await row.locator('td[data-label="Last fire"]').textContent();
+    check(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(lastFire), `last fire of a fixed-rate job: "${lastFire}"`);
+    await row.getByRole('link', { name: new RegExp(`^Last run of job ${job.id}: run \\d+, `) }).waitFor();
+    await shot('jobs-last-fire');
+    await page.getByRole('link', { name: `e2e-rate-${stamp}`, exact: true }).click();
+    await page.locator('dl[aria-label="Job summary"]').waitFor();
+    check(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(await field('Last fire').textContent()), `the job page's last fire: "${await field('Last fire').textContent()}"`);
+    await field('Last run').getByRole('link').waitFor();
   } finally {
     await api('JobAdmin/StopJob', { jobId: job.id });
   }

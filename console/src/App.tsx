@@ -6,6 +6,7 @@ import Login from './pages/Login';
 import Dashboard from './pages/Dashboard';
 import Jobs from './pages/Jobs';
 import JobForm from './pages/JobForm';
+import ScriptVersions from './pages/ScriptVersions';
 import Runs from './pages/Runs';
 import RunDetail from './pages/RunDetail';
 import Executors from './pages/Executors';
@@ -59,6 +60,7 @@ export default function App() {
           <Route path="/jobs" element={<Jobs />} />
           <Route path="/jobs/new" element={<JobForm />} />
           <Route path="/jobs/:id/edit" element={<JobForm />} />
+          <Route path="/jobs/:id/script" element={<ScriptVersions />} />
           <Route path="/runs" element={<Runs />} />
           <Route path="/runs/:id" element={<RunDetail />} />
           <Route path="/executors" element={<Executors />} />

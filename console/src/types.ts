@@ -23,9 +23,21 @@ export interface AlarmTargets {
   webhookUrls?: string[];
 }
 
+/** The newest run of a job (Job.last_run). */
+export interface RunSummary {
+  runId?: string;
+  triggerType?: string;
+  triggerTime?: string;
+  status?: RunStatus;
+  handleCode?: number;
+  endTime?: string;
+}
+
 export interface Job {
   id?: string;
   groupId?: string;
+  /** Unique within its group; "job-<id>" for a job created without one. */
+  name?: string;
   description?: string;
   author?: string;
   schedule?: Schedule;
@@ -33,7 +45,7 @@ export interface Job {
   routeStrategy?: string;
   blockStrategy?: string;
   bean?: { handler?: string };
-  script?: { language?: string; source?: string };
+  script?: { language?: string; source?: string; version?: string; remark?: string };
   params?: string;
   timeout?: string;
   retry?: { maxRetries?: number; initialDelay?: string; multiplier?: number; maxDelay?: string };
@@ -43,6 +55,20 @@ export interface Job {
   nextFireTime?: string;
   createTime?: string;
   updateTime?: string;
+  lastFireTime?: string;
+  lastRun?: RunSummary;
+}
+
+/** One kept version of a script job's script (JobAdmin.ListScriptVersions / GetScriptVersion). */
+export interface ScriptVersion {
+  jobId?: string;
+  version?: string;
+  language?: string;
+  source?: string; // empty in ListScriptVersions
+  author?: string;
+  remark?: string;
+  createTime?: string;
+  sourceBytes?: string;
 }
 
 export interface Group {

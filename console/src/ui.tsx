@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useSearchParams } from 'react-router-dom';
 import { errorText } from './api';
 import { enumLabel } from './format';
 import type { Group } from './types';
@@ -24,6 +25,8 @@ export function ConfirmButton({
   onConfirm,
   className,
   ariaLabel,
+  extra,
+  confirmGroupLabel,
 }: {
   label: string;
   confirmLabel: string;
@@ -31,6 +34,10 @@ export function ConfirmButton({
   className?: string;
   /** The button's accessible name when `label` alone is ambiguous (e.g. one per table row). */
   ariaLabel?: string;
+  /** Shown with the confirmation, above its buttons (e.g. an option of what to do). */
+  extra?: ReactNode;
+  /** The confirmation group's accessible name; `${label}?` unless given. */
+  confirmGroupLabel?: string;
 }) {
   const [asking, setAsking] = useState(false);
   if (!asking)
@@ -39,8 +46,8 @@ export function ConfirmButton({
         {label}
       </button>
     );
-  return (
-    <span className="confirm" role="group" aria-label={`${label}?`}>
+  const buttons = (
+    <>
       <button
         type="button"
         className="danger"
@@ -55,6 +62,12 @@ export function ConfirmButton({
       <button type="button" className="secondary" onClick={() => setAsking(false)}>
         Cancel
       </button>
+    </>
+  );
+  return (
+    <span className={extra ? 'confirm confirm-extra' : 'confirm'} role="group" aria-label={confirmGroupLabel ?? `${label}?`}>
+      {extra}
+      {extra ? <span className="row">{buttons}</span> : buttons}
     </span>
   );
 }
@@ -132,4 +145,36 @@ export function EnumOptions({ values, prefix }: { values: string[]; prefix: stri
       ))}
     </>
   );
+}
+
+/** A details list: each [term, value] a <dt>/<dd> pair, the <dd> marked data-field=term. */
+export function Details({ label, rows }: { label: string; rows: [string, ReactNode][] }) {
+  return (
+    <dl className="details" aria-label={label}>
+      {rows.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd data-field={k}>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/**
+ * A list's filters kept in the URL's query (so a link or a reload keeps them) and
+ * the page tokens visited for its Pager, back to the first page when a filter changes.
+ */
+export function useUrlFilters() {
+  const [sp, setSp] = useSearchParams();
+  const [pages, setPages] = useState<string[]>(['']);
+  const get = (k: string) => sp.get(k) ?? '';
+  const set = (k: string, v: string) => {
+    const next = new URLSearchParams(sp);
+    if (v) next.set(k, v);
+    else next.delete(k);
+    setSp(next, { replace: true });
+    setPages(['']);
+  };
+  return { get, set, query: sp.toString(), pages, setPages, pageToken: pages[pages.length - 1] };
 }

@@ -1,21 +1,28 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import { call } from '../api';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { ApiError, call, errorText } from '../api';
 import { fmtTime, seconds } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Job, Schedule } from '../types';
 import { EnumOptions, ErrorBox, Field, GroupOptions } from '../ui';
 import { Backfill, ChildPicker } from './JobExtras';
+import { JobSummary } from './JobActions';
 
 const ROUTES = ['FIRST', 'LAST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED', 'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST'].map((s) => `ROUTE_STRATEGY_${s}`);
 const BLOCKS = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY'].map((s) => `BLOCK_STRATEGY_${s}`);
+const LANGUAGES = ['SHELL', 'PYTHON', 'NODEJS', 'POWERSHELL'].map((s) => `SCRIPT_LANGUAGE_${s}`);
 const MISFIRES = ['DO_NOTHING', 'FIRE_ONCE_NOW', 'CATCH_UP'].map((s) => `MISFIRE_POLICY_${s}`);
 type Kind = 'cron' | 'fixRate' | 'fixDelay' | 'manual';
 
 interface Form {
   groupId: string;
+  name: string; // "" = the server names it job-<id>
+  task: 'bean' | 'script'; // a handler registered in the executor, or a script it runs
   handler: string;
+  language: string;
+  source: string;
+  remark: string; // why this edit of the script (stored with the version it makes)
   description: string;
   author: string;
   kind: Kind;
@@ -49,7 +56,12 @@ function fromJob(j: Job): Form {
   const s = j.schedule ?? {};
   return {
     groupId: j.groupId ?? '',
+    name: j.name ?? '',
+    task: j.script ? 'script' : 'bean',
     handler: j.bean?.handler ?? '',
+    language: j.script?.language ?? 'SCRIPT_LANGUAGE_SHELL',
+    source: j.script?.source ?? '',
+    remark: '',
     description: j.description ?? '',
     author: j.author ?? '',
     kind: s.cron ? 'cron' : s.fixRate ? 'fixRate' : s.fixDelay ? 'fixDelay' : 'manual',
@@ -86,14 +98,18 @@ function scheduleOf(f: Form): Schedule | undefined {
 function toJob(f: Form, base: Job): Job {
   const job: Job = { ...base };
   delete job.script;
+  delete job.bean;
   delete job.state;
   delete job.nextFireTime;
   delete job.createTime;
   delete job.updateTime;
+  delete job.lastFireTime;
+  delete job.lastRun;
   return {
     ...job,
     groupId: f.groupId,
-    bean: { handler: f.handler },
+    name: f.name.trim(),
+    ...(f.task === 'script' ? { script: { language: f.language, source: f.source, remark: f.remark.trim() || undefined } } : { bean: { handler: f.handler } }),
     description: f.description,
     author: f.author,
     schedule: scheduleOf(f),
@@ -110,6 +126,12 @@ function toJob(f: Form, base: Job): Job {
     childJobIds: f.children,
     alarm: { emails: lines(f.emails), webhookUrls: lines(f.webhooks) },
   };
+}
+
+/** The name a copy is offered: "<name>-copy", or none for an unnamed job (it gets a job-<id> of its own). */
+function copyName(j: Job): string {
+  if (!j.name || j.name === `job-${j.id}`) return '';
+  return `${j.name}-copy`.slice(0, 128);
 }
 
 export default function JobForm() {
@@ -130,11 +152,11 @@ export default function JobForm() {
     call<Job>('JobAdmin/GetJob', { jobId: src }).then((j) => {
       const f = fromJob(j);
       if (copyOf) {
-        const copy: Record<string, unknown> = { ...j };
-        // A copy is a new job: the server names it job-<id> unless the form does.
-        for (const k of ['id', 'name', 'lastRun', 'lastFireTime']) delete copy[k];
-        setBase(copy as Job);
-        setForm({ ...f, description: `Copy of ${j.description || `job ${j.id}`}`, start: false });
+        const copy = { ...j };
+        delete copy.id; // A new job: toJob takes its name from the form and drops the output-only fields.
+        setBase(copy);
+        // As XXL-JOB's copy: the same job, stopped, under a name of its own (none: the server's job-<id>).
+        setForm({ ...f, name: copyName(j), description: `Copy of ${j.description || `job ${j.id}`}`, start: false });
       } else {
         setBase(j);
         setForm(f);
@@ -171,10 +193,18 @@ export default function JobForm() {
     }
   }
 
+  // A clash (ALREADY_EXISTS) or a refused name (INVALID_ARGUMENT, e.g. the reserved job-<id>) is shown at the field.
+  const nameError = /^job\.name\b/.test(error instanceof ApiError ? error.message : '');
   const title = id ? (readOnly ? `Job ${id}` : `Edit job ${id}`) : copyOf ? `Copy job ${copyOf}` : 'Create job';
   return (
     <section aria-labelledby="jobform-h">
       <h1 id="jobform-h">{title}</h1>
+      {id && base && <JobSummary job={base} />}
+      {id && base?.script && (
+        <p>
+          <Link to={`/jobs/${id}/script`}>Script versions (current v{base.script.version ?? '?'}): history, diff, roll back</Link>
+        </p>
+      )}
       <form onSubmit={submit} aria-label={title} className="form-grid">
         <fieldset disabled={readOnly || !base}>
           <Field label="Group">
@@ -182,9 +212,44 @@ export default function JobForm() {
               <GroupOptions groups={groups} label={(g) => `${name(g.id)} (#${g.id})`} empty="Choose a group" />
             </select>
           </Field>
-          <Field label="Handler">
-            <input value={form.handler} onChange={(e) => set('handler')(e.target.value)} required />
+          <div className="field">
+            {/* The hint (or the server's refusal of the name) describes the box; its label stays "Name". */}
+            <label htmlFor="job-name">Name</label>
+            <input
+              id="job-name"
+              value={form.name}
+              onChange={(e) => set('name')(e.target.value)}
+              maxLength={128}
+              pattern="[A-Za-z0-9._\-]*"
+              title="letters, digits, '.', '_' and '-'"
+              aria-invalid={nameError || undefined}
+              aria-describedby="job-name-hint"
+            />
+            {nameError ? (
+              <small id="job-name-hint" role="alert" className="error">
+                {errorText(error)}
+              </small>
+            ) : (
+              <small id="job-name-hint">unique in its group; empty names it job-&lt;id&gt;</small>
+            )}
+          </div>
+          <Field label="Task">
+            <select value={form.task} onChange={(e) => set('task')(e.target.value as Form['task'])}>
+              <option value="bean">bean</option>
+              <option value="script">script</option>
+            </select>
           </Field>
+          {form.task === 'bean' ? (
+            <Field label="Handler">
+              <input value={form.handler} onChange={(e) => set('handler')(e.target.value)} required />
+            </Field>
+          ) : (
+            <Field label="Language">
+              <select value={form.language} onChange={(e) => set('language')(e.target.value)}>
+                <EnumOptions values={LANGUAGES} prefix="SCRIPT_LANGUAGE_" />
+              </select>
+            </Field>
+          )}
           <Field label="Description">
             <input value={form.description} onChange={(e) => set('description')(e.target.value)} />
           </Field>
@@ -212,6 +277,16 @@ export default function JobForm() {
           {(form.kind === 'fixRate' || form.kind === 'fixDelay') && (
             <Field label="Interval (seconds)">
               <input type="number" min="0.001" step="any" value={form.interval} onChange={(e) => set('interval')(e.target.value)} required />
+            </Field>
+          )}
+          {form.task === 'script' && (
+            <Field label="Script source" hint="$1 is the params, $2 and $3 the shard index and total; executors run scripts only with allow-scripts">
+              <textarea className="code" rows={10} spellCheck={false} value={form.source} onChange={(e) => set('source')(e.target.value)} required />
+            </Field>
+          )}
+          {form.task === 'script' && !readOnly && (
+            <Field label="Remark" hint="why this edit: kept with the script version it makes">
+              <input value={form.remark} maxLength={255} onChange={(e) => set('remark')(e.target.value)} />
             </Field>
           )}
           <Field label="Routing strategy">
@@ -255,7 +330,7 @@ export default function JobForm() {
           </label>
         </fieldset>
         {form.kind !== 'manual' && <Preview schedule={scheduleOf(form)} timeZone={form.kind === 'cron' ? form.timeZone : undefined} />}
-        <ErrorBox error={error} />
+        {!nameError && <ErrorBox error={error} />}
         <div className="row">
           {!readOnly && (
             <button type="submit" disabled={busy || !base}>

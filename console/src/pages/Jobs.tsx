@@ -1,48 +1,52 @@
-import { useMemo, useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router-dom';
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
 import { call } from '../api';
 import { fmtSchedule, fmtTime } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Job } from '../types';
-import { ConfirmButton, ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad } from '../ui';
+import { EnumOptions, ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad, useUrlFilters } from '../ui';
+import { DeleteJobButton, LastRun, TriggerForm } from './JobActions';
 
-const PAGE_SIZE = 50;
+const PAGE_SIZES = ['20', '50', '100', '500'];
+const SCHEDULE_TYPES = ['CRON', 'FIX_RATE', 'FIX_DELAY', 'NONE'].map((t) => `SCHEDULE_TYPE_${t}`);
+/** The text filters of ListJobs (case-insensitive substrings), each a URL parameter of the same name. */
+const TEXT_FILTERS: [key: 'name' | 'handler' | 'author' | 'description', label: string][] = [
+  ['name', 'Name'],
+  ['handler', 'Handler'],
+  ['author', 'Author'],
+  ['description', 'Description'],
+];
 
 export default function Jobs() {
   const { canMutate } = useSession();
   const { groups, name } = useGroups();
-  const [groupId, setGroupId] = useState('');
-  const [state, setState] = useState('');
-  const [q, setQ] = useState('');
-  const [pages, setPages] = useState<string[]>(['']); // page tokens visited
-  const pageToken = pages[pages.length - 1];
+  const { get, set: setF, query, pages, setPages, pageToken } = useUrlFilters();
   const [actionError, setActionError] = useState<unknown>(null);
   const [triggering, setTriggering] = useState<Job | null>(null);
+  const pageSize = PAGE_SIZES.includes(get('size')) ? get('size') : '50';
+  // The filters are the server's (ListJobs): a page holds only matching jobs.
   const { data, error, reload } = useLoad(
     () =>
       call<{ jobs?: Job[]; nextPageToken?: string }>('JobAdmin/ListJobs', {
-        groupId: groupId || undefined,
-        pageSize: PAGE_SIZE,
+        groupId: get('groupId') || undefined,
+        name: get('name') || undefined,
+        handler: get('handler') || undefined,
+        author: get('author') || undefined,
+        description: get('description') || undefined,
+        scheduleType: get('scheduleType') || undefined,
+        state: get('state') || undefined,
+        pageSize: Number(pageSize),
         pageToken: pageToken || undefined,
       }),
-    [groupId, pageToken],
+    [query, pageToken],
   );
+  const jobs = data?.jobs ?? [];
 
-  const jobs = useMemo(() => {
-    const needle = q.trim().toLowerCase();
-    return (data?.jobs ?? []).filter(
-      (j) =>
-        (!state || j.state === state) &&
-        (!needle ||
-          [j.id, j.description, j.bean?.handler, j.author, j.params].some((s) => s?.toLowerCase().includes(needle))),
-    );
-  }, [data, q, state]);
-
-  async function act(method: string, job: Job) {
+  async function act(method: string, job: Job, extra: object = {}) {
     setActionError(null);
     try {
-      await call(`JobAdmin/${method}`, { jobId: job.id });
+      await call(`JobAdmin/${method}`, { jobId: job.id, ...extra });
       reload();
     } catch (e) {
       setActionError(e);
@@ -59,26 +63,35 @@ export default function Jobs() {
           </Link>
         )}
       </div>
-      <div className="filters">
-        <Field label="Search">
-          <input type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder="id, description, handler…" />
-        </Field>
+      <div className="filters" role="search" aria-label="Job filters">
+        {TEXT_FILTERS.map(([k, label]) => (
+          <Field key={k} label={label}>
+            <input type="search" value={get(k)} onChange={(e) => setF(k, e.target.value)} placeholder="contains…" />
+          </Field>
+        ))}
         <Field label="Group">
-          <select
-            value={groupId}
-            onChange={(e) => {
-              setGroupId(e.target.value);
-              setPages(['']);
-            }}
-          >
+          <select value={get('groupId')} onChange={(e) => setF('groupId', e.target.value)}>
             <GroupOptions groups={groups} label={(g) => name(g.id)} empty="All groups" />
           </select>
         </Field>
+        <Field label="Schedule type">
+          <select value={get('scheduleType')} onChange={(e) => setF('scheduleType', e.target.value)}>
+            <option value="">Any schedule</option>
+            <EnumOptions values={SCHEDULE_TYPES} prefix="SCHEDULE_TYPE_" />
+          </select>
+        </Field>
         <Field label="State">
-          <select value={state} onChange={(e) => setState(e.target.value)}>
+          <select value={get('state')} onChange={(e) => setF('state', e.target.value)}>
             <option value="">Any state</option>
             <option value="JOB_STATE_RUNNING">running</option>
             <option value="JOB_STATE_STOPPED">stopped</option>
+          </select>
+        </Field>
+        <Field label="Page size">
+          <select value={pageSize} onChange={(e) => setF('size', e.target.value === '50' ? '' : e.target.value)}>
+            {PAGE_SIZES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
           </select>
         </Field>
       </div>
@@ -89,11 +102,14 @@ export default function Jobs() {
           <thead>
             <tr>
               <th>ID</th>
+              <th>Name</th>
               <th>Job</th>
               <th>Group</th>
               <th>Schedule</th>
               <th>State</th>
               <th>Next fire</th>
+              <th>Last fire</th>
+              <th>Last run</th>
               <th>Actions</th>
             </tr>
           </thead>
@@ -101,6 +117,11 @@ export default function Jobs() {
             {jobs.map((j) => (
               <tr key={j.id} data-job-id={j.id}>
                 <td data-label="ID">{j.id}</td>
+                <td data-label="Name">
+                  <Link to={`/jobs/${j.id}/edit`} className="job-name">
+                    {j.name}
+                  </Link>
+                </td>
                 <td data-label="Job">
                   <div>
                     <strong>{j.description || '(no description)'}</strong>
@@ -114,51 +135,50 @@ export default function Jobs() {
                   <StatusBadge status={j.state} />
                 </td>
                 <td data-label="Next fire">{fmtTime(j.nextFireTime)}</td>
+                <td data-label="Last fire">{fmtTime(j.lastFireTime)}</td>
+                <td data-label="Last run">
+                  <LastRun job={j} />
+                </td>
                 <td data-label="Actions">
                   <div className="actions">
-                  <Link to={`/runs?jobId=${j.id}`} aria-label={`Runs of job ${j.id}`}>
-                    Runs
-                  </Link>
-                  {canMutate ? (
-                    <>
-                      <Link to={`/jobs/${j.id}/edit`} aria-label={`Edit job ${j.id}`}>
-                        Edit
-                      </Link>
-                      <Link to={`/jobs/new?copy=${j.id}`} aria-label={`Copy job ${j.id}`}>
-                        Copy
-                      </Link>
-                      <button type="button" aria-label={`Trigger job ${j.id}`} onClick={() => setTriggering(j)}>
-                        Trigger
-                      </button>
-                      {j.state === 'JOB_STATE_RUNNING' ? (
-                        <button type="button" className="secondary" aria-label={`Stop job ${j.id}`} onClick={() => act('StopJob', j)}>
-                          Stop
-                        </button>
-                      ) : (
-                        <button type="button" className="secondary" aria-label={`Start job ${j.id}`} onClick={() => act('StartJob', j)}>
-                          Start
-                        </button>
-                      )}
-                      <ConfirmButton
-                        label="Delete"
-                        ariaLabel={`Delete job ${j.id}`}
-                        confirmLabel={`Confirm delete job ${j.id}`}
-                        className="danger"
-                        onConfirm={() => act('DeleteJob', j)}
-                      />
-                    </>
-                  ) : (
-                    <Link to={`/jobs/${j.id}/edit`} aria-label={`View job ${j.id}`}>
-                      View
+                    <Link to={`/runs?jobId=${j.id}`} aria-label={`Runs of job ${j.id}`}>
+                      Runs
                     </Link>
-                  )}
+                    {canMutate ? (
+                      <>
+                        <Link to={`/jobs/${j.id}/edit`} aria-label={`Edit job ${j.id}`}>
+                          Edit
+                        </Link>
+                        <Link to={`/jobs/new?copy=${j.id}`} aria-label={`Copy job ${j.id}`}>
+                          Copy
+                        </Link>
+                        <button type="button" aria-label={`Trigger job ${j.id}`} onClick={() => setTriggering(j)}>
+                          Trigger
+                        </button>
+                        {j.state === 'JOB_STATE_RUNNING' ? (
+                          <button type="button" className="secondary" aria-label={`Stop job ${j.id}`} onClick={() => act('StopJob', j)}>
+                            Stop
+                          </button>
+                        ) : (
+                          <button type="button" className="secondary" aria-label={`Start job ${j.id}`} onClick={() => act('StartJob', j)}>
+                            Start
+                          </button>
+                        )}
+                        <DeleteJobButton job={j} onDelete={(purgeRuns) => act('DeleteJob', j, { purgeRuns })} />
+                      </>
+                    ) : (
+                      <Link to={`/jobs/${j.id}/edit`} aria-label={`View job ${j.id}`}>
+                        View
+                      </Link>
+                    )}
                   </div>
                 </td>
               </tr>
             ))}
             {data && jobs.length === 0 && (
               <tr>
-                <td colSpan={7}>No jobs.</td>
+                {/* A filtered page may be short, even empty, while more jobs follow. */}
+                <td colSpan={10}>{data.nextPageToken ? 'No matching jobs on this page; more may follow on the next.' : 'No jobs.'}</td>
               </tr>
             )}
           </tbody>
@@ -166,47 +186,5 @@ export default function Jobs() {
       </div>
       <Pager pages={pages} setPages={setPages} next={data?.nextPageToken} />
     </section>
-  );
-}
-
-function TriggerForm({ job, onClose }: { job: Job; onClose: () => void }) {
-  const navigate = useNavigate();
-  const [params, setParams] = useState(job.params ?? '');
-  const [address, setAddress] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setError(null);
-    try {
-      const res = await call<{ runIds?: string[] }>('JobAdmin/TriggerJob', {
-        jobId: job.id,
-        params,
-        executorAddresses: address.trim() ? [address.trim()] : undefined,
-        triggerType: 'TRIGGER_TYPE_MANUAL', // a person, not a program
-      });
-      const first = res.runIds?.[0];
-      if (first) navigate(`/runs/${first}`);
-      else onClose();
-    } catch (err) {
-      setError(err);
-    }
-  }
-  return (
-    <form className="panel" onSubmit={submit} aria-label={`Trigger job ${job.id} once`}>
-      <h2>Trigger job {job.id} once</h2>
-      <Field label="Params">
-        <input value={params} onChange={(e) => setParams(e.target.value)} />
-      </Field>
-      <Field label="Executor address (optional)">
-        <input value={address} onChange={(e) => setAddress(e.target.value)} placeholder="host:port of an online executor" />
-      </Field>
-      <ErrorBox error={error} />
-      <div className="row">
-        <button type="submit">Trigger now</button>
-        <button type="button" className="secondary" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
-    </form>
   );
 }

@@ -4,7 +4,7 @@ import { call, stream } from '../api';
 import { enumLabel, fmtTime } from '../format';
 import { useSession } from '../session';
 import type { Job, LogLine, Run } from '../types';
-import { ConfirmButton, ErrorBox, StatusBadge } from '../ui';
+import { ConfirmButton, Details, ErrorBox, StatusBadge } from '../ui';
 
 const ended = (r: Run | null) => r?.status === 'RUN_STATUS_SUCCEEDED' || r?.status === 'RUN_STATUS_FAILED';
 
@@ -105,14 +105,7 @@ export default function RunDetail() {
       <ErrorBox error={error} />
       {killMsg && <p role="status">{killMsg}</p>}
       {run && (
-        <dl className="details" aria-label="Run details">
-          {rows.map(([k, v]) => (
-            <div key={k}>
-              <dt>{k}</dt>
-              <dd data-field={k}>{v}</dd>
-            </div>
-          ))}
-        </dl>
+        <Details label="Run details" rows={rows} />
       )}
       {id && <LogViewer runId={id} />}
     </section>

@@ -1,10 +1,9 @@
-import { useState } from 'react';
-import { Link, useSearchParams } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 import { call } from '../api';
 import { enumLabel, fmtTime } from '../format';
 import { useGroups } from '../groups';
 import type { Run } from '../types';
-import { EnumOptions, ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad } from '../ui';
+import { EnumOptions, ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad, useUrlFilters } from '../ui';
 
 const STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'].map((s) => `RUN_STATUS_${s}`);
 const TRIGGERS = ['CRON', 'FIX_RATE', 'FIX_DELAY', 'MANUAL', 'API', 'PARENT', 'RETRY', 'MISFIRE', 'BACKFILL'].map((t) => `TRIGGER_TYPE_${t}`);
@@ -14,18 +13,16 @@ function toIso(local: string): string | undefined {
 }
 
 export default function Runs() {
-  const [sp, setSp] = useSearchParams();
+  const { get, set: setF, query, pages, setPages, pageToken } = useUrlFilters();
   const { groups, name } = useGroups();
-  const [pages, setPages] = useState<string[]>(['']);
   const f = {
-    groupId: sp.get('groupId') ?? '',
-    jobId: sp.get('jobId') ?? '',
-    status: sp.get('status') ?? '',
-    trigger: sp.get('trigger') ?? '',
-    from: sp.get('from') ?? '',
-    to: sp.get('to') ?? '',
+    groupId: get('groupId'),
+    jobId: get('jobId'),
+    status: get('status'),
+    trigger: get('trigger'),
+    from: get('from'),
+    to: get('to'),
   };
-  const pageToken = pages[pages.length - 1];
   const { data, error, reload } = useLoad(
     () =>
       call<{ runs?: Run[]; nextPageToken?: string }>('JobAdmin/ListRuns', {
@@ -38,15 +35,8 @@ export default function Runs() {
         pageSize: 50,
         pageToken: pageToken || undefined,
       }),
-    [sp.toString(), pageToken],
+    [query, pageToken],
   );
-  const setF = (k: string, v: string) => {
-    const next = new URLSearchParams(sp);
-    if (v) next.set(k, v);
-    else next.delete(k);
-    setSp(next, { replace: true });
-    setPages(['']);
-  };
 
   return (
     <section aria-labelledby="runs-h">
