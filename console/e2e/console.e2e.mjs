@@ -354,7 +354,9 @@ await step("a script job's versions: history with author and remark, a diff of t
   await page.getByRole('button', { name: 'Confirm roll back to version 1' }).click();
   await page.getByRole('status').filter({ hasText: 'Rolled back to version 1: the script is now version 3.' }).waitFor();
   await row(3).filter({ hasText: 'back to one' }).waitFor();
-  check((await row(3).locator('td[data-label="Version"]').textContent()) === 'v3 (current)', 'the roll back is not the current version');
+  // The list and the job are read separately: wait for both to show it.
+  const current = row(3).locator('td[data-label="Version"]').filter({ hasText: /^v3 \(current\)$/ });
+  check(await current.waitFor({ timeout: 10000 }).then(() => true, () => false), 'the roll back is not the current version');
   await page.getByRole('radio', { name: 'Diff from version 2' }).check();
   await page.getByRole('radio', { name: 'Diff to version 3' }).check();
   const back = page.getByLabel('Diff of version 2 and version 3');

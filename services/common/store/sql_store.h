@@ -131,6 +131,8 @@ class SqlStore final : public Store {
   absl::Status Ping() override;
 
  private:
+  // The jobs `sql` (selecting kJobColumns) reads with `args`, in one read.
+  absl::StatusOr<std::vector<v1::Job>> QueryJobs(const std::string& sql, const std::vector<SqlValue>& args);
   // Inserts one job (naming it "job-<id>" when it has no name); AlreadyExists
   // names the field when its group has a job of that name.
   absl::StatusOr<int64_t> InsertJob(SqlConn& c, const v1::Job& job, v1::JobState state, int64_t next_fire_ms,

@@ -273,10 +273,13 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::GetJobs(const std::vector<int64_t
 
 absl::StatusOr<std::vector<v1::Job>> SqlStore::GetJobsNamed(std::string_view name,
                                                             const std::vector<int64_t>& group_ids) {
-  std::vector<v1::Job> out;
   std::vector<SqlValue> args = {SqlText(std::string(name))};
   for (int64_t g : group_ids) args.push_back(SqlInt(g));
-  const std::string sql = JobsNamedSql(static_cast<int>(group_ids.size()));
+  return QueryJobs(JobsNamedSql(static_cast<int>(group_ids.size())), args);
+}
+
+absl::StatusOr<std::vector<v1::Job>> SqlStore::QueryJobs(const std::string& sql, const std::vector<SqlValue>& args) {
+  std::vector<v1::Job> out;
   absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
     out.clear();
     absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
@@ -322,23 +325,10 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::LastRuns(const std::vector<int64_
 
 absl::StatusOr<std::vector<v1::Job>> SqlStore::ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id,
                                                         int limit) {
-  std::vector<v1::Job> out;
   std::vector<SqlValue> args = {SqlInt(after_id)};
   for (int64_t g : group_ids) args.push_back(SqlInt(g));
   args.push_back(SqlInt(ClampLimit(limit)));
-  const std::string sql = ListJobsSql(static_cast<int>(group_ids.size()));
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
-    if (!rows.ok()) return rows.status();
-    for (const SqlRow& row : *rows) {
-      absl::StatusOr<v1::Job> job = JobFromRow(row);
-      if (!job.ok()) return job.status();
-      out.push_back(*std::move(job));
-    }
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return out;
+  return QueryJobs(ListJobsSql(static_cast<int>(group_ids.size())), args);
 }
 
 absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& requested,
