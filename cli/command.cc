@@ -90,6 +90,26 @@ int ExitCodeOf(grpc::StatusCode code) {
   }
 }
 
+std::optional<int64_t> CommandContext::JobIdFlag(std::string_view flag, int* exit_code) {
+  std::optional<std::string> text = args_.Get(flag);
+  if (!text) return 0;
+  absl::StatusOr<JobArg> job = ParseJobArg(*text);
+  if (!job.ok()) {
+    *exit_code = UsageError(absl::InvalidArgumentError(absl::StrCat("--", std::string(flag), ": ", job.status().message())));
+    return std::nullopt;
+  }
+  if (job->id != 0) return job->id;
+  v1::GetJobRequest req;
+  job->SetOn(&req);
+  v1::Job found;
+  auto rpc = NewRpcContext();
+  if (grpc::Status s = admin().GetJob(rpc.get(), req, &found); !s.ok()) {
+    *exit_code = RpcError(s);
+    return std::nullopt;
+  }
+  return found.id();
+}
+
 int CommandContext::RpcError(const grpc::Status& status) {
   err_ << "gnomonctl: "
        << absl::StatusCodeToString(

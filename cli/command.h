@@ -136,6 +136,11 @@ class CommandContext {
   // false (log follow), the call deadline.
   std::unique_ptr<grpc::ClientContext> NewRpcContext(bool deadline = true);
 
+  // The id of the job given by flag `flag` (an id, APP/NAME or NAME; a name
+  // is looked up with GetJob): 0 if the flag is absent; on an error it is
+  // printed, *exit_code set and nullopt returned.
+  std::optional<int64_t> JobIdFlag(std::string_view flag, int* exit_code);
+
   // Prints "gnomonctl: <message>" and a hint to --help; returns kExitUsage.
   int UsageError(const absl::Status& status);
   // Prints "gnomonctl: <CODE>: <message>"; returns ExitCodeOf(the code).

@@ -13,7 +13,7 @@ namespace {
 std::vector<FlagSpec> ReportFlagSpecs() {
   return {
       {"days", "", true, "N", "The last N UTC days, today included (default 7, at most 366)."},
-      {"job", "", true, "ID", "Only this job (default: all jobs, one total row per day)."},
+      {"job", "", true, "JOB", "Only this job: id, APP/NAME or NAME (default: all jobs, one total row per day)."},
   };
 }
 
@@ -27,11 +27,10 @@ int Show(CommandContext& c) {
     days = *n;
   }
   v1::GetReportRequest req;
-  if (auto job = c.args().Get("job")) {
-    absl::StatusOr<int64_t> id = ParseId("--job", *job);
-    if (!id.ok()) return c.UsageError(id.status());
-    req.set_job_id(*id);
-  }
+  int failed = kExitError;
+  std::optional<int64_t> job = c.JobIdFlag("job", &failed);
+  if (!job) return failed;
+  req.set_job_id(*job);
   const absl::Time now = c.env().now();
   const absl::Time today = absl::FromCivil(absl::CivilDay(absl::ToCivilDay(now, absl::UTCTimeZone())),
                                            absl::UTCTimeZone());
@@ -59,7 +58,7 @@ int Show(CommandContext& c) {
 
 std::vector<Command> ReportCommands() {
   return {
-      {"report", "show", "[--days N] [--job ID]",
+      {"report", "show", "[--days N] [--job JOB]",
        "Per-day run counts and duration percentiles.", ReportFlagSpecs(),
        "gnomonctl report show --days 3\ngnomonctl report show --job 7 -o json", Show},
   };

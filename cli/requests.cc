@@ -241,7 +241,7 @@ absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(
 
 std::vector<FlagSpec> RunListFlagSpecs() {
   return {
-      {"job", "", true, "ID", "Only runs of this job."},
+      {"job", "", true, "JOB", "Only runs of this job (id, APP/NAME or NAME)."},
       {"group", "", true, "ID", "Only runs of this group."},
       {"status", "", true, "S,...",
        "Only these statuses: pending, running, succeeded, failed."},
@@ -259,10 +259,10 @@ absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
                                                          absl::Time now) {
   if (absl::Status s = ExpectPositionals(args, {}); !s.ok()) return s;
   v1::ListRunsRequest req;
-  if (auto job = args.Get("job")) {
-    absl::StatusOr<int64_t> id = ParseId("--job", *job);
-    if (!id.ok()) return id.status();
-    req.set_job_id(*id);
+  if (auto job = args.Get("job")) {  // A name is resolved by the command (CommandContext::JobIdFlag).
+    absl::StatusOr<JobArg> which = ParseJobArg(*job);
+    if (!which.ok()) return absl::InvalidArgumentError(absl::StrCat("--job: ", which.status().message()));
+    req.set_job_id(which->id);
   }
   if (auto group = args.Get("group")) {
     absl::StatusOr<int64_t> id = ParseId("--group", *group);

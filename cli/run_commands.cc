@@ -24,6 +24,10 @@ int List(CommandContext& c) {
   absl::StatusOr<v1::ListRunsRequest> req =
       BuildListRunsRequest(c.args(), c.env().now());
   if (!req.ok()) return c.UsageError(req.status());
+  int failed = kExitError;
+  std::optional<int64_t> job = c.JobIdFlag("job", &failed);
+  if (!job) return failed;
+  req->set_job_id(*job);
   absl::StatusOr<int> limit = RunListLimit(c.args());
   if (!limit.ok()) return c.UsageError(limit.status());
   v1::ListRunsResponse all;
