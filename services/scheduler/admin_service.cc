@@ -59,7 +59,9 @@ grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn,
 }
 
 std::string AdminService::JobJson(int64_t job_id) {
-  absl::StatusOr<v1::Job> j = core_->GetJob(job_id);
+  // The stored job as the audit records it: not GetJob's answer, which also
+  // reads the job's newest run (output only, and two more reads per change).
+  absl::StatusOr<v1::Job> j = store_->GetJob(job_id);
   return j.ok() ? AuditLog::Json(*j) : "";
 }
 
