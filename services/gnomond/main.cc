@@ -229,7 +229,7 @@ int Serve() {
   }();
   std::unique_ptr<ServerMetrics> server_metrics =
       metrics_registry ? std::make_unique<ServerMetrics>(*metrics_registry) : nullptr;
-  Authenticator auth(roles_store, cluster_token, server_metrics.get());
+  Authenticator auth(roles_store, roles_store, cluster_token, server_metrics.get());
   if (absl::Status s = BootstrapAdminToken(auth, absl::GetFlag(FLAGS_admin_token_file), std::cout); !s.ok()) {
     std::cerr << "gnomond: creating the first admin token: " << s << "\n";
     return 1;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "services/common/metrics/metrics_registry.h"
+#include "services/common/store/store.h"
 #include "services/log/log_metrics.h"
 #include "services/log/log_service.h"
 #include "services/log/retention.h"
@@ -24,8 +25,8 @@ class LogRole {
           Clock* clock = &RealClock())
       : metrics_(registry != nullptr ? std::make_unique<LogMetrics>(*registry) : nullptr),
         writer_(store, clock, options),
-        service_(store, auth, &writer_, &hub_),
-        retention_(store, clock, retention) {
+        service_(store, store, store, auth, &writer_, &hub_),
+        retention_(store, store, clock, retention) {
     ConnectTailHub(&writer_, &hub_);
     if (metrics_ == nullptr) return;
     writer_.AddObserver([m = metrics_.get(), clock](const std::vector<v1::ReportItem>& items,

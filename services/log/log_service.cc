@@ -99,11 +99,11 @@ grpc::Status LogServiceImpl::ReportResults(
   return status;
 }
 
-absl::Status FollowRunLog(store::Store* store, LogTailHub* hub, const v1::StreamRunLogRequest& req,
+absl::Status FollowRunLog(store::RunStore* runs, LogTailHub* hub, const v1::StreamRunLogRequest& req,
                           const std::function<bool()>& cancelled,
                           const std::function<bool(const v1::LogLine&)>& emit) {
   if (absl::Status s = ValidateStreamRunLogRequest(req); !s.ok()) return s;
-  absl::StatusOr<v1::Run> run = GetRun(store, req.run_id());
+  absl::StatusOr<v1::Run> run = GetRun(runs, req.run_id());
   if (!run.ok()) return run.status();
   int64_t next = req.from_line() == 0 ? 1 : req.from_line();
   int64_t version = hub->Watch(req.run_id());
@@ -114,14 +114,14 @@ absl::Status FollowRunLog(store::Store* store, LogTailHub* hub, const v1::Stream
     // before its result can be missed.
     bool ended = !req.follow();
     if (req.follow()) {
-      absl::StatusOr<v1::Run> now = store->GetRun(req.run_id());
+      absl::StatusOr<v1::Run> now = runs->GetRun(req.run_id());
       if (!now.ok()) {
         result = now.status();
         break;
       }
       ended = IsTerminal(now->status());
     }
-    absl::StatusOr<std::vector<v1::LogLine>> lines = store->ReadRunLog(req.run_id(), next, kPage);
+    absl::StatusOr<std::vector<v1::LogLine>> lines = runs->ReadRunLog(req.run_id(), next, kPage);
     if (!lines.ok()) {
       result = lines.status();
       break;
@@ -148,9 +148,9 @@ grpc::Status LogServiceImpl::StreamRunLog(grpc::ServerContext* context,
                                           grpc::ServerWriter<v1::LogLine>* writer) {
   auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (absl::Status s = CheckRunAccess(store_, caller->access, request->run_id()); !s.ok()) return ToGrpcStatus(s);
+  if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok()) return ToGrpcStatus(s);
   return ToGrpcStatus(FollowRunLog(
-      store_, hub_, *request, [context] { return context->IsCancelled(); },
+      runs_, hub_, *request, [context] { return context->IsCancelled(); },
       [writer](const v1::LogLine& l) { return writer->Write(l); }));
 }
 
@@ -158,9 +158,9 @@ grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetR
                                     v1::Run* response) {
   auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (absl::Status s = CheckRunAccess(store_, caller->access, request->run_id()); !s.ok()) return ToGrpcStatus(s);
+  if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok()) return ToGrpcStatus(s);
   if (absl::Status s = ValidateGetRunRequest(*request); !s.ok()) return ToGrpcStatus(s);
-  absl::StatusOr<v1::Run> run = gnomon::GetRun(store_, request->run_id());
+  absl::StatusOr<v1::Run> run = gnomon::GetRun(runs_, request->run_id());
   if (!run.ok()) return ToGrpcStatus(run.status());
   *response = std::move(*run);
   return grpc::Status::OK;
@@ -171,7 +171,7 @@ grpc::Status LogServiceImpl::ListRuns(grpc::ServerContext* context,
                                       v1::ListRunsResponse* response) {
   auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  absl::StatusOr<v1::ListRunsResponse> page = gnomon::ListRuns(store_, caller->access, *request);
+  absl::StatusOr<v1::ListRunsResponse> page = gnomon::ListRuns(jobs_, runs_, caller->access, *request);
   if (!page.ok()) return ToGrpcStatus(page.status());
   *response = std::move(*page);
   return grpc::Status::OK;
@@ -187,7 +187,7 @@ grpc::Status LogServiceImpl::GetReport(grpc::ServerContext* context,
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         "job_id: totals span every group; name a job of a group this credential is granted");
   }
-  if (absl::Status s = CheckJobAccess(store_, caller->access, request->job_id()); !s.ok()) return ToGrpcStatus(s);
+  if (absl::Status s = CheckJobAccess(jobs_, caller->access, request->job_id()); !s.ok()) return ToGrpcStatus(s);
   constexpr int64_t kDay = 86'400'000;
   if (absl::Status s = ValidateGetReportRequest(*request); !s.ok()) return ToGrpcStatus(s);
   // Whole UTC days: the start day included, through the day before end.
@@ -197,7 +197,7 @@ grpc::Status LogServiceImpl::GetReport(grpc::ServerContext* context,
   if ((to - from) / kDay > 366) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "end_time: at most 366 days per report");
   }
-  absl::StatusOr<std::vector<v1::ReportRow>> rows = store_->GetReport(from, to, request->job_id());
+  absl::StatusOr<std::vector<v1::ReportRow>> rows = stats_->GetReport(from, to, request->job_id());
   if (!rows.ok()) return ToGrpcStatus(rows.status());
   for (auto& r : *rows) *response->add_rows() = std::move(r);
   return grpc::Status::OK;

@@ -11,7 +11,9 @@
 
 #include "gnomon/v1/log.grpc.pb.h"
 #include "services/common/server/authenticator.h"
-#include "services/common/store/store.h"
+#include "services/common/store/job_store.h"
+#include "services/common/store/run_store.h"
+#include "services/common/store/stats_store.h"
 #include "services/log/log_tail_hub.h"
 #include "services/log/report_writer.h"
 
@@ -19,8 +21,10 @@ namespace gnomon::logsvc {
 
 class LogServiceImpl final : public v1::LogService::Service {
  public:
-  LogServiceImpl(store::Store* store, Authenticator* auth, ReportWriter* writer, LogTailHub* hub)
-      : store_(store), auth_(auth), writer_(writer), hub_(hub) {}
+  // `jobs` is read for access checks only.
+  LogServiceImpl(store::JobStore* jobs, store::RunStore* runs, store::StatsStore* stats,
+                 Authenticator* auth, ReportWriter* writer, LogTailHub* hub)
+      : jobs_(jobs), runs_(runs), stats_(stats), auth_(auth), writer_(writer), hub_(hub) {}
 
   grpc::Status ReportResults(
       grpc::ServerContext* context,
@@ -36,7 +40,9 @@ class LogServiceImpl final : public v1::LogService::Service {
                          v1::GetReportResponse* response) override;
 
  private:
-  store::Store* const store_;
+  store::JobStore* const jobs_;
+  store::RunStore* const runs_;
+  store::StatsStore* const stats_;
   Authenticator* const auth_;
   ReportWriter* const writer_;
   LogTailHub* const hub_;
@@ -47,7 +53,7 @@ void ConnectTailHub(ReportWriter* writer, LogTailHub* hub);
 
 // Follows a run's stored log from `from_line`, calling `emit` for each line,
 // until it ends (or at once without follow).
-absl::Status FollowRunLog(store::Store* store, LogTailHub* hub, const v1::StreamRunLogRequest& req,
+absl::Status FollowRunLog(store::RunStore* runs, LogTailHub* hub, const v1::StreamRunLogRequest& req,
                           const std::function<bool()>& cancelled,
                           const std::function<bool(const v1::LogLine&)>& emit);
 

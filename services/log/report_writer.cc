@@ -63,7 +63,7 @@ void ReportWriter::Run() {
     for (const auto& [group_id, reports] : by_group) {
       std::vector<v1::ReportItem> items;
       for (size_t r : reports) items.insert(items.end(), batch[r].items.begin(), batch[r].items.end());
-      absl::StatusOr<std::vector<v1::ReportAck>> acks = store_->ApplyReports(items, group_id);
+      absl::StatusOr<std::vector<v1::ReportAck>> acks = runs_->ApplyReports(items, group_id);
       if (!acks.ok()) {
         GNOMON_LOG(WARNING) << "log service: storing " << items.size()
                             << " reports failed, will retry: " << acks.status();

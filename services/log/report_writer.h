@@ -25,7 +25,7 @@
 #include "absl/time/time.h"
 #include "gnomon/v1/log.pb.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/run_store.h"
 
 namespace gnomon::logsvc {
 
@@ -54,8 +54,8 @@ class ReportWriter {
   using Observer = std::function<void(const std::vector<v1::ReportItem>&,
                                       const std::vector<v1::ReportAck>&)>;
 
-  ReportWriter(store::Store* store, Clock* clock, ReportWriterOptions options)
-      : store_(store), clock_(clock), options_(options) {}
+  ReportWriter(store::RunStore* runs, Clock* clock, ReportWriterOptions options)
+      : runs_(runs), clock_(clock), options_(options) {}
 
   void AddObserver(Observer observer) ABSL_LOCKS_EXCLUDED(mu_);
   void Submit(PendingReport report) ABSL_LOCKS_EXCLUDED(mu_);
@@ -66,7 +66,7 @@ class ReportWriter {
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  store::Store* const store_;
+  store::RunStore* const runs_;
   Clock* const clock_;
   const ReportWriterOptions options_;
   mutable absl::Mutex mu_;

@@ -9,7 +9,7 @@ int64_t Retention::Sweep() {
   if (options_.days > 0) {
     const int64_t before = clock_->NowMillis() - int64_t{options_.days} * 86'400'000;
     while (true) {
-      absl::StatusOr<int64_t> n = store_->DeleteRunsEndedBefore(before, options_.batch);
+      absl::StatusOr<int64_t> n = runs_->DeleteRunsEndedBefore(before, options_.batch);
       if (!n.ok()) {
         GNOMON_LOG(WARNING) << "log service: retention by age failed: " << n.status();
         break;
@@ -19,7 +19,7 @@ int64_t Retention::Sweep() {
     }
     // The audit log is kept as long as runs.
     while (true) {
-      absl::StatusOr<int64_t> n = store_->DeleteAuditBefore(before, options_.batch);
+      absl::StatusOr<int64_t> n = audit_->DeleteAuditBefore(before, options_.batch);
       if (!n.ok()) {
         GNOMON_LOG(WARNING) << "log service: retention of the audit log failed: " << n.status();
         break;
@@ -29,7 +29,7 @@ int64_t Retention::Sweep() {
   }
   if (options_.max_runs_per_job > 0) {
     while (true) {
-      absl::StatusOr<int64_t> n = store_->TrimRunsPerJob(options_.max_runs_per_job, options_.batch);
+      absl::StatusOr<int64_t> n = runs_->TrimRunsPerJob(options_.max_runs_per_job, options_.batch);
       if (!n.ok()) {
         GNOMON_LOG(WARNING) << "log service: retention per job failed: " << n.status();
         break;

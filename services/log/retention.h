@@ -2,7 +2,7 @@
 // `days`, and the oldest runs beyond `max_runs_per_job` per job, in small
 // batches so no transaction holds locks for long.
 //
-//   Retention r(store, &RealClock(), {.days = 30});
+//   Retention r(store, store, &RealClock(), {.days = 30});
 //   std::thread t([&] { r.Run(); });
 //   r.Stop(); t.join();
 //
@@ -16,7 +16,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/audit_store.h"
+#include "services/common/store/run_store.h"
 
 namespace gnomon::logsvc {
 
@@ -29,8 +30,8 @@ struct RetentionOptions {
 
 class Retention {
  public:
-  Retention(store::Store* store, Clock* clock, RetentionOptions options)
-      : store_(store), clock_(clock), options_(options) {}
+  Retention(store::RunStore* runs, store::AuditStore* audit, Clock* clock, RetentionOptions options)
+      : runs_(runs), audit_(audit), clock_(clock), options_(options) {}
 
   // One full pass; returns how many runs were deleted.
   int64_t Sweep();
@@ -38,7 +39,8 @@ class Retention {
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  store::Store* const store_;
+  store::RunStore* const runs_;
+  store::AuditStore* const audit_;
   Clock* const clock_;
   const RetentionOptions options_;
   absl::Mutex mu_;

@@ -41,9 +41,9 @@ bool Watcher::closed() const {
   return closed_;
 }
 
-RegistryCore::RegistryCore(store::Store* store, Clock* clock, RegistryOptions options,
+RegistryCore::RegistryCore(store::MembershipStore* rows, Clock* clock, RegistryOptions options,
                            RegistryMetrics* metrics)
-    : store_(store), clock_(clock), options_(options), metrics_(metrics) {}
+    : rows_(rows), clock_(clock), options_(options), metrics_(metrics) {}
 
 void RegistryCore::RefreshMetrics() const {
   std::map<std::string, int> by_app;
@@ -106,7 +106,7 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg, std::functi
     if (replaced_cancel) metrics_->Closed(SessionEnd::kReplaced);
   }
   if (replaced_cancel) replaced_cancel();
-  if (absl::Status s = store_->UpsertExecutor(info, now); !s.ok()) {
+  if (absl::Status s = rows_->UpsertExecutor(info, now); !s.ok()) {
     GNOMON_LOG(WARNING) << "registry: cannot persist " << info.address() << ": " << s;
   }
   GNOMON_LOG(INFO) << "registry: " << reg.app_name() << " executor " << reg.address()
@@ -141,7 +141,7 @@ absl::Status RegistryCore::Beat(uint64_t session, const v1::Beat& beat) {
     }
   }
   if (persist) {
-    if (absl::Status s = store_->UpsertExecutor(*persist, now); !s.ok()) {
+    if (absl::Status s = rows_->UpsertExecutor(*persist, now); !s.ok()) {
       GNOMON_LOG(WARNING) << "registry: cannot persist beat of " << persist->address() << ": " << s;
     }
   }
@@ -176,7 +176,7 @@ void RegistryCore::Leave(uint64_t session, const std::string& reason) {
   // Only our registration's row: if the executor already registered with
   // another replica, its row there is left alone (else every other replica
   // would see it leave until its next beat is persisted).
-  if (absl::Status s = store_->RemoveExecutor(info.app_name(), info.address(),
+  if (absl::Status s = rows_->RemoveExecutor(info.app_name(), info.address(),
                                               TimeUtil::TimestampToMilliseconds(info.register_time()));
       !s.ok() && !absl::IsNotFound(s)) {
     GNOMON_LOG(WARNING) << "registry: cannot remove " << info.address() << ": " << s;
@@ -245,7 +245,7 @@ std::vector<std::function<void()>> RegistryCore::ExpireLocked(int64_t now_ms) {
 }
 
 void RegistryCore::RefreshRemote(int64_t now_ms) {
-  absl::StatusOr<std::vector<v1::ExecutorInfo>> rows = store_->ListExecutors();
+  absl::StatusOr<std::vector<v1::ExecutorInfo>> rows = rows_->ListExecutors();
   absl::MutexLock l(&mu_);
   if (!rows.ok()) {
     GNOMON_LOG(WARNING) << "registry: reading other replicas' executors failed: " << rows.status();
@@ -315,7 +315,7 @@ void RegistryCore::RunReaper() {
     if (now - last_prune >= absl::ToInt64Milliseconds(options_.stale_row_age) / 10) {
       last_prune = now;
       absl::StatusOr<int64_t> pruned =
-          store_->PruneExecutors(now - absl::ToInt64Milliseconds(options_.stale_row_age));
+          rows_->PruneExecutors(now - absl::ToInt64Milliseconds(options_.stale_row_age));
       if (!pruned.ok()) GNOMON_LOG(WARNING) << "registry: prune failed: " << pruned.status();
     }
   }

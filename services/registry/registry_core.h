@@ -32,7 +32,7 @@
 #include "absl/time/time.h"
 #include "gnomon/v1/registry.pb.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/membership_store.h"
 #include "services/registry/registry_metrics.h"
 
 namespace gnomon::registry {
@@ -73,7 +73,7 @@ class Watcher {
 class RegistryCore {
  public:
   // `metrics` may be null (not measured).
-  RegistryCore(store::Store* store, Clock* clock, RegistryOptions options,
+  RegistryCore(store::MembershipStore* rows, Clock* clock, RegistryOptions options,
                RegistryMetrics* metrics = nullptr);
   ~RegistryCore();
 
@@ -120,7 +120,7 @@ class RegistryCore {
   // Removes expired members; returns their cancel callbacks.
   std::vector<std::function<void()>> ExpireLocked(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  store::Store* const store_;
+  store::MembershipStore* const rows_;  // The executors' rows in the store.
   Clock* const clock_;
   const RegistryOptions options_;
   RegistryMetrics* const metrics_;

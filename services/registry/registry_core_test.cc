@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
+#include "services/common/store/store.h"
 
 namespace gnomon::registry {
 namespace {

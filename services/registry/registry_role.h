@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "services/common/metrics/metrics_registry.h"
+#include "services/common/store/store.h"
 #include "services/registry/registry_core.h"
 #include "services/registry/registry_metrics.h"
 #include "services/registry/registry_service.h"

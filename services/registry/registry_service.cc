@@ -122,7 +122,7 @@ absl::StatusOr<std::vector<std::string>> RegistryService::WatchableApps(const Ac
   std::vector<std::string> asked(request.app_names().begin(), request.app_names().end());
   if (access.AllGroups()) return asked;
   // A scoped caller watches the apps of its granted groups, and no others.
-  absl::StatusOr<std::vector<v1::Group>> groups = store_->ListGroups();
+  absl::StatusOr<std::vector<v1::Group>> groups = groups_->ListGroups();
   if (!groups.ok()) return groups.status();
   absl::flat_hash_set<std::string> reached;
   for (const v1::Group& g : *groups) {

@@ -10,6 +10,7 @@
 
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "services/common/server/authenticator.h"
+#include "services/common/store/job_store.h"
 #include "services/registry/registry_core.h"
 
 namespace gnomon::registry {
@@ -17,8 +18,9 @@ namespace gnomon::registry {
 class RegistryService final : public v1::Registry::Service {
  public:
   // `store` names the apps of the groups a scoped watcher is granted.
-  RegistryService(RegistryCore* core, Authenticator* auth, store::Store* store)
-      : core_(core), auth_(auth), store_(store) {}
+  // `groups` is read for the groups an executor may join.
+  RegistryService(RegistryCore* core, Authenticator* auth, store::JobStore* groups)
+      : core_(core), auth_(auth), groups_(groups) {}
 
   grpc::Status Session(
       grpc::ServerContext* context,
@@ -34,7 +36,7 @@ class RegistryService final : public v1::Registry::Service {
                                                          const v1::WatchExecutorsRequest& request);
   RegistryCore* const core_;
   Authenticator* const auth_;
-  store::Store* const store_;
+  store::JobStore* const groups_;
 };
 
 }  // namespace gnomon::registry

@@ -48,7 +48,7 @@ absl::Status IdRequired(int64_t id, absl::string_view field) {
 
 absl::StatusOr<v1::Group> AdminCore::FindGroup(int64_t group_id) {
   if (absl::Status s = IdRequired(group_id, "group_id"); !s.ok()) return s;
-  absl::StatusOr<v1::Group> g = store_->GetGroup(group_id);
+  absl::StatusOr<v1::Group> g = stores_.jobs->GetGroup(group_id);
   if (absl::IsNotFound(g.status())) {
     return absl::NotFoundError(absl::StrCat("group_id: group ", group_id, " does not exist"));
   }
@@ -57,7 +57,7 @@ absl::StatusOr<v1::Group> AdminCore::FindGroup(int64_t group_id) {
 
 absl::StatusOr<v1::Job> AdminCore::FindJob(int64_t job_id) {
   if (absl::Status s = IdRequired(job_id, "job_id"); !s.ok()) return s;
-  absl::StatusOr<v1::Job> j = store_->GetJob(job_id);
+  absl::StatusOr<v1::Job> j = stores_.jobs->GetJob(job_id);
   if (absl::IsNotFound(j.status())) {
     return absl::NotFoundError(absl::StrCat("job_id: job ", job_id, " does not exist"));
   }
@@ -74,7 +74,7 @@ absl::StatusOr<v1::Group> AdminCore::CreateGroup(const v1::CreateGroupRequest& r
   g.clear_previous_token_expire_time();
   if (!g.has_manual()) g.mutable_auto_registration();
   g.set_access_token(NewToken());
-  absl::StatusOr<v1::Group> created = store_->CreateGroup(g, clock_->NowMillis());
+  absl::StatusOr<v1::Group> created = stores_.jobs->CreateGroup(g, clock_->NowMillis());
   if (absl::IsAlreadyExists(created.status())) {
     return absl::AlreadyExistsError(
         absl::StrCat("group.app_name: a group for app ", checks::Prefix(g.app_name()), " already exists"));
@@ -89,7 +89,7 @@ absl::StatusOr<v1::Group> AdminCore::GetGroup(int64_t group_id) {
 }
 
 absl::StatusOr<v1::ListGroupsResponse> AdminCore::ListGroups() {
-  absl::StatusOr<std::vector<v1::Group>> groups = store_->ListGroups();
+  absl::StatusOr<std::vector<v1::Group>> groups = stores_.jobs->ListGroups();
   if (!groups.ok()) return groups.status();
   v1::ListGroupsResponse resp;
   for (auto& g : *groups) *resp.add_groups() = WithoutToken(std::move(g), clock_->NowMillis());
@@ -120,7 +120,7 @@ absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& r
     }
   }
   if (absl::Status s = ValidateGroup(g); !s.ok()) return s;
-  absl::StatusOr<v1::Group> updated = store_->UpdateGroup(g, clock_->NowMillis());
+  absl::StatusOr<v1::Group> updated = stores_.jobs->UpdateGroup(g, clock_->NowMillis());
   dispatcher_->ForgetGroup(g.id());
   if (!updated.ok()) return updated.status();
   return WithoutToken(*std::move(updated), clock_->NowMillis());
@@ -128,7 +128,7 @@ absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& r
 
 absl::Status AdminCore::DeleteGroup(int64_t group_id) {
   if (absl::StatusOr<v1::Group> g = FindGroup(group_id); !g.ok()) return g.status();
-  absl::Status s = store_->DeleteGroup(group_id);
+  absl::Status s = stores_.jobs->DeleteGroup(group_id);
   dispatcher_->ForgetGroup(group_id);
   return s;
 }
@@ -155,7 +155,7 @@ absl::StatusOr<v1::Group> AdminCore::RotateGroupToken(const v1::RotateGroupToken
         TimeUtil::MillisecondsToTimestamp(now + absl::ToInt64Milliseconds(grace));
   }
   g->set_access_token(NewToken());
-  absl::StatusOr<v1::Group> updated = store_->UpdateGroup(*g, now);
+  absl::StatusOr<v1::Group> updated = stores_.jobs->UpdateGroup(*g, now);
   dispatcher_->ForgetGroup(req.group_id());
   if (!updated.ok()) return updated.status();
   updated->clear_previous_access_token();  // The new token is shown, this once; the old one never.
@@ -172,7 +172,7 @@ absl::StatusOr<store::NewJob> AdminCore::PrepareNewJob(const v1::CreateJobReques
   n.job.clear_next_fire_time();
   n.job.clear_create_time();
   n.job.clear_update_time();
-  if (absl::Status s = ValidateJob(n.job, limits_, store_); !s.ok()) return s;
+  if (absl::Status s = ValidateJob(n.job, limits_, stores_.jobs); !s.ok()) return s;
   if (req.start()) {
     n.state = v1::JOB_STATE_RUNNING;
     n.next_fire_ms = FirstSlot(n.job, now_ms);
@@ -188,7 +188,7 @@ absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req, st
   const int64_t now = clock_->NowMillis();
   absl::StatusOr<store::NewJob> n = PrepareNewJob(req, now);
   if (!n.ok()) return n.status();
-  absl::StatusOr<v1::Job> created = store_->CreateJob(n->job, n->state, n->next_fire_ms, now, author);
+  absl::StatusOr<v1::Job> created = stores_.jobs->CreateJob(n->job, n->state, n->next_fire_ms, now, author);
   if (created.ok() && req.start()) loop_->Invalidate(created->id());
   return created;
 }
@@ -208,7 +208,7 @@ absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
     }
     jobs.push_back(*std::move(n));
   }
-  absl::StatusOr<std::vector<v1::Job>> created = store_->CreateJobs(jobs, now, author);
+  absl::StatusOr<std::vector<v1::Job>> created = stores_.jobs->CreateJobs(jobs, now, author);
   if (!created.ok()) return created.status();
   v1::BatchCreateJobsResponse resp;
   for (v1::Job& job : *created) {
@@ -228,7 +228,7 @@ absl::StatusOr<v1::Job> AdminCore::GetJob(int64_t job_id) {
 absl::Status AdminCore::AddLastRuns(std::vector<v1::Job*> jobs) {
   std::vector<int64_t> ids;
   for (const v1::Job* j : jobs) ids.push_back(j->id());
-  absl::StatusOr<std::vector<v1::Run>> runs = store_->LastRuns(ids);
+  absl::StatusOr<std::vector<v1::Run>> runs = stores_.runs->LastRuns(ids);
   if (!runs.ok()) return runs.status();
   absl::flat_hash_map<int64_t, const v1::Run*> by_job;
   for (const v1::Run& r : *runs) by_job[r.job_id()] = &r;
@@ -248,7 +248,7 @@ absl::Status AdminCore::AddLastRuns(std::vector<v1::Job*> jobs) {
 }
 
 absl::StatusOr<v1::ListExecutorsResponse> AdminCore::ListExecutors(const std::vector<int64_t>& groups) {
-  absl::StatusOr<std::vector<v1::Group>> all = store_->ListGroups();
+  absl::StatusOr<std::vector<v1::Group>> all = stores_.jobs->ListGroups();
   if (!all.ok()) return all.status();
   v1::ListExecutorsResponse resp;
   for (const v1::Group& g : *all) {
@@ -272,7 +272,7 @@ absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsReque
   v1::ListJobsResponse resp;
   for (int scanned = 0; scanned < kMaxScanned;) {
     const int chunk = filter.empty() ? want + 1 : kScanChunk;
-    absl::StatusOr<std::vector<v1::Job>> jobs = store_->ListJobs(groups, after, chunk);
+    absl::StatusOr<std::vector<v1::Job>> jobs = stores_.jobs->ListJobs(groups, after, chunk);
     if (!jobs.ok()) return jobs.status();
     for (v1::Job& j : *jobs) {
       ++scanned;
@@ -301,21 +301,21 @@ absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req, st
   absl::StatusOr<v1::Job> current = FindJob(req.job().id());
   if (!current.ok()) return current.status();
   v1::Job job = req.job();
-  if (absl::Status s = ValidateJob(job, limits_, store_); !s.ok()) return s;
+  if (absl::Status s = ValidateJob(job, limits_, stores_.jobs); !s.ok()) return s;
   std::optional<int64_t> next;
   const bool schedule_changed =
       job.schedule().SerializeAsString() != current->schedule().SerializeAsString();
   if (current->state() == v1::JOB_STATE_RUNNING && schedule_changed) {
     next = FirstSlot(job, clock_->NowMillis());
   }
-  absl::StatusOr<v1::Job> updated = store_->UpdateJob(job, next, clock_->NowMillis(), author);
+  absl::StatusOr<v1::Job> updated = stores_.jobs->UpdateJob(job, next, clock_->NowMillis(), author);
   loop_->Invalidate(job.id());
   return updated;
 }
 
 absl::Status AdminCore::DeleteJob(int64_t job_id, bool purge_runs) {
   if (absl::StatusOr<v1::Job> j = FindJob(job_id); !j.ok()) return j.status();
-  absl::Status s = store_->DeleteJob(job_id, purge_runs);
+  absl::Status s = stores_.jobs->DeleteJob(job_id, purge_runs);
   loop_->Invalidate(job_id);
   return s;
 }
@@ -330,7 +330,7 @@ absl::StatusOr<v1::Job> AdminCore::StartJob(int64_t job_id) {
         "job_id: job ", job_id, "'s schedule never fires by itself; trigger it instead"));
   }
   absl::StatusOr<v1::Job> started =
-      store_->SetJobState(job_id, v1::JOB_STATE_RUNNING, next, clock_->NowMillis());
+      stores_.jobs->SetJobState(job_id, v1::JOB_STATE_RUNNING, next, clock_->NowMillis());
   loop_->Invalidate(job_id);
   return started;
 }
@@ -338,7 +338,7 @@ absl::StatusOr<v1::Job> AdminCore::StartJob(int64_t job_id) {
 absl::StatusOr<v1::Job> AdminCore::StopJob(int64_t job_id) {
   if (absl::StatusOr<v1::Job> j = FindJob(job_id); !j.ok()) return j.status();
   absl::StatusOr<v1::Job> stopped =
-      store_->SetJobState(job_id, v1::JOB_STATE_STOPPED, store::kNever, clock_->NowMillis());
+      stores_.jobs->SetJobState(job_id, v1::JOB_STATE_STOPPED, store::kNever, clock_->NowMillis());
   loop_->Invalidate(job_id);
   return stopped;
 }
@@ -422,7 +422,7 @@ absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillReque
 }
 
 absl::StatusOr<v1::KillRunResponse> AdminCore::KillRun(int64_t run_id) {
-  absl::StatusOr<v1::Run> run = GetRun(store_, run_id);
+  absl::StatusOr<v1::Run> run = GetRun(stores_.runs, run_id);
   if (!run.ok()) return run.status();
   if (IsTerminal(run->status())) {
     return absl::FailedPreconditionError(absl::StrCat("run_id: run ", run_id, " has already ended"));
@@ -430,7 +430,7 @@ absl::StatusOr<v1::KillRunResponse> AdminCore::KillRun(int64_t run_id) {
   if (run->executor_address().empty()) {
     return absl::FailedPreconditionError(absl::StrCat("run_id: run ", run_id, " has not reached an executor yet"));
   }
-  absl::StatusOr<v1::Group> g = store_->GetGroup(run->group_id());
+  absl::StatusOr<v1::Group> g = stores_.jobs->GetGroup(run->group_id());
   if (!g.ok()) return g.status();
   v1::KillRequest kreq;
   kreq.set_run_id(run_id);

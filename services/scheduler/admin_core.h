@@ -2,7 +2,7 @@
 // previews and run queries — with validation. The gRPC adapter
 // (admin_service.h) only authenticates and converts statuses.
 //
-//   AdminCore admin(store, &trigger, &dispatcher, &loop, &links, &RealClock(), JobLimits{});
+//   AdminCore admin({store, store, store, store}, &trigger, &dispatcher, &loop, &links, &RealClock(), JobLimits{});
 //   absl::StatusOr<v1::Job> job = admin.CreateJob(request);
 //
 // Thread safety: thread-safe.
@@ -12,7 +12,10 @@
 #include "absl/status/statusor.h"
 #include "gnomon/v1/admin.pb.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/audit_store.h"
+#include "services/common/store/credential_store.h"
+#include "services/common/store/job_store.h"
+#include "services/common/store/run_store.h"
 #include "services/scheduler/dispatcher.h"
 #include "services/scheduler/executor_link.h"
 #include "services/scheduler/fire_sink.h"
@@ -21,16 +24,24 @@
 
 namespace gnomon::scheduler {
 
+// The parts of the store the admin API reads and writes (a Store is all of them).
+struct AdminStores {
+  store::JobStore* jobs = nullptr;                // Groups, jobs and script versions.
+  store::RunStore* runs = nullptr;                // Runs and their logs.
+  store::CredentialStore* credentials = nullptr;  // API tokens and users.
+  store::AuditStore* audit = nullptr;             // The audit log (AdminService reads it).
+};
+
 class AdminCore {
  public:
   // `sink` takes triggers and backfills; `dispatcher` is told when a group
   // changes (it caches groups).
   // `token_grace`: how long a rotated group token is still accepted when a
   // rotation does not say.
-  AdminCore(store::Store* store, FireSink* sink, Dispatcher* dispatcher, ScheduleLoop* loop,
+  AdminCore(AdminStores stores, FireSink* sink, Dispatcher* dispatcher, ScheduleLoop* loop,
             ExecutorLinks* links, Clock* clock, JobLimits limits,
             absl::Duration token_grace = absl::Hours(1))
-      : store_(store),
+      : stores_(stores),
         sink_(sink),
         dispatcher_(dispatcher),
         loop_(loop),
@@ -96,7 +107,7 @@ class AdminCore {
   absl::StatusOr<v1::CreateTokenResponse> NewApiToken(const std::string& name, int64_t ttl_ms,
                                                       const store::TokenScope& scope);
 
-  store::Store* const store_;
+  const AdminStores stores_;
   FireSink* const sink_;
   Dispatcher* const dispatcher_;
   ScheduleLoop* const loop_;

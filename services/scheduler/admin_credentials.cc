@@ -71,7 +71,7 @@ absl::StatusOr<v1::CreateTokenResponse> AdminCore::NewApiToken(const std::string
   v1::CreateTokenResponse resp;
   resp.set_secret(NewToken());
   const std::string digest = Sha256Hex(resp.secret());
-  if (absl::Status s = store_->CreateAdminToken(name, digest, now, expire, scope); !s.ok()) {
+  if (absl::Status s = stores_.credentials->CreateAdminToken(name, digest, now, expire, scope); !s.ok()) {
     if (absl::IsAlreadyExists(s)) {
       return absl::AlreadyExistsError(absl::StrCat("name: a token named ", checks::Prefix(name), " exists"));
     }
@@ -103,7 +103,7 @@ absl::StatusOr<v1::CreateTokenResponse> AdminCore::CreateToken(const v1::CreateT
 }
 
 absl::StatusOr<v1::ListTokensResponse> AdminCore::ListTokens() {
-  absl::StatusOr<std::vector<v1::ApiToken>> tokens = store_->ListAdminTokens();
+  absl::StatusOr<std::vector<v1::ApiToken>> tokens = stores_.credentials->ListAdminTokens();
   if (!tokens.ok()) return tokens.status();
   v1::ListTokensResponse resp;
   for (v1::ApiToken& t : *tokens) *resp.add_tokens() = std::move(t);
@@ -112,12 +112,12 @@ absl::StatusOr<v1::ListTokensResponse> AdminCore::ListTokens() {
 
 absl::StatusOr<v1::ApiToken> AdminCore::RevokeToken(const v1::RevokeTokenRequest& req) {
   if (absl::Status s = CheckName("name", req.name()); !s.ok()) return s;
-  return store_->RevokeAdminToken(req.name(), clock_->NowMillis());
+  return stores_.credentials->RevokeAdminToken(req.name(), clock_->NowMillis());
 }
 
 absl::StatusOr<v1::User> AdminCore::CreateUser(const v1::CreateUserRequest& req) {
   if (absl::Status s = CheckUser(req.user(), req.password(), /*password_required=*/true); !s.ok()) return s;
-  absl::StatusOr<v1::User> u = store_->CreateUser(req.user(), HashPassword(req.password()), clock_->NowMillis());
+  absl::StatusOr<v1::User> u = stores_.credentials->CreateUser(req.user(), HashPassword(req.password()), clock_->NowMillis());
   if (absl::IsAlreadyExists(u.status())) {
     return absl::AlreadyExistsError(absl::StrCat("user.name: a user named ", checks::Prefix(req.user().name()),
                                                  " exists"));
@@ -126,7 +126,7 @@ absl::StatusOr<v1::User> AdminCore::CreateUser(const v1::CreateUserRequest& req)
 }
 
 absl::StatusOr<v1::ListUsersResponse> AdminCore::ListUsers() {
-  absl::StatusOr<std::vector<v1::User>> users = store_->ListUsers();
+  absl::StatusOr<std::vector<v1::User>> users = stores_.credentials->ListUsers();
   if (!users.ok()) return users.status();
   v1::ListUsersResponse resp;
   for (v1::User& u : *users) *resp.add_users() = std::move(u);
@@ -137,12 +137,12 @@ absl::StatusOr<v1::User> AdminCore::UpdateUser(const v1::UpdateUserRequest& req)
   if (absl::Status s = CheckUser(req.user(), req.password(), /*password_required=*/false); !s.ok()) return s;
   std::optional<std::string> hash;
   if (!req.password().empty()) hash = HashPassword(req.password());
-  return store_->UpdateUser(req.user(), std::move(hash), clock_->NowMillis());
+  return stores_.credentials->UpdateUser(req.user(), std::move(hash), clock_->NowMillis());
 }
 
 absl::Status AdminCore::DeleteUser(const std::string& name) {
   if (absl::Status s = CheckName("name", name); !s.ok()) return s;
-  return store_->DeleteUser(name, clock_->NowMillis());
+  return stores_.credentials->DeleteUser(name, clock_->NowMillis());
 }
 
 absl::StatusOr<v1::CreateTokenResponse> AdminCore::Login(const std::string& user, const v1::LoginRequest& req) {
@@ -153,7 +153,7 @@ absl::StatusOr<v1::CreateTokenResponse> AdminCore::Login(const std::string& user
   }
   const int64_t ttl_ms = req.has_ttl() ? TimeUtil::DurationToMilliseconds(req.ttl())
                                        : absl::ToInt64Milliseconds(kDefaultSessionTtl);
-  absl::StatusOr<store::StoredUser> u = store_->GetUser(user);
+  absl::StatusOr<store::StoredUser> u = stores_.credentials->GetUser(user);
   if (!u.ok()) return u.status();
   // Recorded for listing; when the session is used, the user's role and
   // grants as they are then apply (Authenticator).

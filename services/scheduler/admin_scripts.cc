@@ -26,7 +26,7 @@ absl::StatusOr<v1::ListScriptVersionsResponse> AdminCore::ListScriptVersions(
   const int want = req.page_size() == 0 ? 100 : req.page_size();
   // One extra version tells whether another page exists.
   absl::StatusOr<std::vector<v1::ScriptVersion>> versions =
-      store_->ListScriptVersions(req.job_id(), *before, want + 1);
+      stores_.jobs->ListScriptVersions(req.job_id(), *before, want + 1);
   if (!versions.ok()) return versions.status();
   v1::ListScriptVersionsResponse resp;
   for (int i = 0; i < static_cast<int>(versions->size()) && i < want; ++i) {
@@ -41,7 +41,7 @@ absl::StatusOr<v1::ListScriptVersionsResponse> AdminCore::ListScriptVersions(
 absl::StatusOr<v1::ScriptVersion> AdminCore::GetScriptVersion(const v1::GetScriptVersionRequest& req) {
   if (absl::Status s = CheckVersion(req.version()); !s.ok()) return s;
   if (absl::StatusOr<v1::Job> job = FindJob(req.job_id()); !job.ok()) return job.status();
-  absl::StatusOr<v1::ScriptVersion> v = store_->GetScriptVersion(req.job_id(), req.version());
+  absl::StatusOr<v1::ScriptVersion> v = stores_.jobs->GetScriptVersion(req.job_id(), req.version());
   if (absl::IsNotFound(v.status())) return absl::NotFoundError(absl::StrCat("version: ", v.status().message()));
   return v;
 }
@@ -67,7 +67,7 @@ absl::StatusOr<v1::Job> AdminCore::RollbackScript(const v1::RollbackScriptReques
   script.set_source(old->source());
   script.set_remark(req.remark().empty() ? absl::StrCat("rollback to v", req.version()) : req.remark());
   // Only the script changes: state and schedule cursor stay.
-  absl::StatusOr<v1::Job> updated = store_->UpdateJob(*job, std::nullopt, clock_->NowMillis(), author);
+  absl::StatusOr<v1::Job> updated = stores_.jobs->UpdateJob(*job, std::nullopt, clock_->NowMillis(), author);
   loop_->Invalidate(req.job_id());
   return updated;
 }

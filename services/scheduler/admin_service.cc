@@ -45,7 +45,7 @@ grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn,
                                      "); retry later"));
   }
   if (job != nullptr) {
-    if (absl::Status s = ResolveJob(store_, caller->access, *job); !s.ok()) return ToGrpcStatus(s);
+    if (absl::Status s = ResolveJob(stores_.jobs, caller->access, *job); !s.ok()) return ToGrpcStatus(s);
   }
   const bool audited = audit_ != nullptr && change.request != nullptr;
   const std::string before = audited && change.before ? change.before() : "";
@@ -61,7 +61,7 @@ grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn,
 std::string AdminService::JobJson(int64_t job_id) {
   // The stored job as the audit records it: not GetJob's answer, which also
   // reads the job's newest run (output only, and two more reads per change).
-  absl::StatusOr<v1::Job> j = store_->GetJob(job_id);
+  absl::StatusOr<v1::Job> j = stores_.jobs->GetJob(job_id);
   return j.ok() ? AuditLog::Json(*j) : "";
 }
 
@@ -76,7 +76,7 @@ absl::Status AdminService::CheckJobSpec(const Access& a, const v1::Job& job) {
   if (job.child_job_ids().empty()) return absl::OkStatus();
   // One read for all children; a child that does not exist is left to validation.
   absl::StatusOr<std::vector<v1::Job>> children =
-      store_->GetJobs({job.child_job_ids().begin(), job.child_job_ids().end()});
+      stores_.jobs->GetJobs({job.child_job_ids().begin(), job.child_job_ids().end()});
   if (!children.ok()) return children.status();
   for (const v1::Job& child : *children) {
     if (!a.Reaches(child.group_id())) {
@@ -239,17 +239,17 @@ grpc::Status AdminService::RollbackScript(Ctx* c, const v1::RollbackScriptReques
                 {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
 grpc::Status AdminService::ListRuns(Ctx* c, const v1::ListRunsRequest* r, v1::ListRunsResponse* o) {
-  return Answer(__func__, c, o, [&](const Caller& who) { return gnomon::ListRuns(store_, who.access, *r); });
+  return Answer(__func__, c, o, [&](const Caller& who) { return gnomon::ListRuns(stores_.jobs, stores_.runs, who.access, *r); });
 }
 grpc::Status AdminService::GetRun(Ctx* c, const v1::GetRunRequest* r, v1::GetRunResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::GetRunResponse> {
-    if (absl::Status s = CheckRunAccess(store_, who.access, r->run_id()); !s.ok()) return s;
-    return GetRunWithLog(store_, *r);
+    if (absl::Status s = CheckRunAccess(stores_.runs, who.access, r->run_id()); !s.ok()) return s;
+    return GetRunWithLog(stores_.runs, *r);
   });
 }
 grpc::Status AdminService::KillRun(Ctx* c, const v1::KillRunRequest* r, v1::KillRunResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::KillRunResponse> {
-    if (absl::Status s = CheckRunAccess(store_, who.access, r->run_id()); !s.ok()) return s;
+    if (absl::Status s = CheckRunAccess(stores_.runs, who.access, r->run_id()); !s.ok()) return s;
     return core_->KillRun(r->run_id());
   }, {r, [r] { return Object("run", r->run_id()); }, {}});
 }
@@ -265,7 +265,7 @@ grpc::Status AdminService::ListAudit(Ctx* c, const v1::ListAuditRequest* r, v1::
     if (!before.ok()) return before.status();
     const int want = r->page_size() == 0 ? 100 : r->page_size();
     // One extra entry tells whether another page exists.
-    absl::StatusOr<std::vector<v1::AuditEntry>> entries = store_->ListAudit(r->object(), *before, want + 1);
+    absl::StatusOr<std::vector<v1::AuditEntry>> entries = stores_.audit->ListAudit(r->object(), *before, want + 1);
     if (!entries.ok()) return entries.status();
     v1::ListAuditResponse resp;
     for (int i = 0; i < static_cast<int>(entries->size()) && i < want; ++i) {
@@ -334,7 +334,7 @@ grpc::Status AdminService::ListExecutors(Ctx* c, const v1::ListExecutorsRequest*
 }
 
 std::string AdminService::UserJson(const std::string& name) {
-  absl::StatusOr<store::StoredUser> u = store_->GetUser(name);
+  absl::StatusOr<store::StoredUser> u = stores_.credentials->GetUser(name);
   return u.ok() ? AuditLog::Json(u->user) : "";
 }
 

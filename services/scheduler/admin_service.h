@@ -34,9 +34,9 @@ struct AdminChange {
 class AdminService final : public v1::JobAdmin::Service {
  public:
   // `limiter` may be null (no rate limit); `audit` may be null (no audit log).
-  AdminService(AdminCore* core, Authenticator* auth, store::Store* store, RateLimiter* limiter = nullptr,
+  AdminService(AdminCore* core, Authenticator* auth, AdminStores stores, RateLimiter* limiter = nullptr,
                AuditLog* audit = nullptr)
-      : core_(core), auth_(auth), store_(store), limiter_(limiter), audit_(audit) {}
+      : core_(core), auth_(auth), stores_(stores), limiter_(limiter), audit_(audit) {}
 
   using Ctx = grpc::ServerContext;
   grpc::Status CreateGroup(Ctx*, const v1::CreateGroupRequest*, v1::Group*) override;
@@ -94,7 +94,7 @@ class AdminService final : public v1::JobAdmin::Service {
 
   AdminCore* const core_;
   Authenticator* const auth_;
-  store::Store* const store_;
+  const AdminStores stores_;
   RateLimiter* const limiter_;
   AuditLog* const audit_;
 };

@@ -16,13 +16,13 @@
 
 #include "google/protobuf/message.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/audit_store.h"
 
 namespace gnomon::scheduler {
 
 class AuditLog {
  public:
-  AuditLog(store::Store* store, Clock* clock) : store_(store), clock_(clock) {}
+  AuditLog(store::AuditStore* store, Clock* clock) : store_(store), clock_(clock) {}
 
   // `credential` as Caller.credential ("admin:<digest>" is shortened).
   void Record(std::string_view credential, std::string_view method, std::string object,
@@ -38,7 +38,7 @@ class AuditLog {
   static std::string Json(const google::protobuf::Message& message);
 
  private:
-  store::Store* const store_;
+  store::AuditStore* const store_;
   Clock* const clock_;
 };
 

@@ -16,7 +16,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/run_store.h"
 #include "services/scheduler/in_flight_runs.h"
 
 namespace gnomon::scheduler {
@@ -24,7 +24,7 @@ namespace gnomon::scheduler {
 class DispatchRecorder {
  public:
   // `in_flight` (may be null) learns which runs' outcomes are committed.
-  DispatchRecorder(store::Store* store, Clock* clock, InFlightRuns* in_flight = nullptr)
+  DispatchRecorder(store::RunStore* store, Clock* clock, InFlightRuns* in_flight = nullptr)
       : store_(store), clock_(clock), in_flight_(in_flight) {}
 
   void Add(store::DispatchUpdate update) ABSL_LOCKS_EXCLUDED(mu_);
@@ -35,7 +35,7 @@ class DispatchRecorder {
   static constexpr absl::Duration kMinCommitInterval = absl::Milliseconds(10);
   static constexpr size_t kFullBatch = 1024;
 
-  store::Store* const store_;
+  store::RunStore* const store_;
   Clock* const clock_;
   InFlightRuns* const in_flight_;
   absl::Mutex mu_;

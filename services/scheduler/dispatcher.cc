@@ -63,7 +63,7 @@ v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job) {
 
 }  // namespace
 
-Dispatcher::Dispatcher(store::Store* store, Membership* membership, ExecutorClient* executors,
+Dispatcher::Dispatcher(store::JobStore* store, Membership* membership, ExecutorClient* executors,
                        DispatchRecorder* outcomes, Clock* clock, TriggerPools* pools,
                        ManualProber* prober, DispatchTimer* timer, SchedulerMetrics* metrics,
                        InFlightRuns* in_flight)

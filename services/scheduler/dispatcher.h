@@ -45,7 +45,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/job_store.h"
 #include "services/scheduler/dispatch_recorder.h"
 #include "services/scheduler/dispatch_timer.h"
 #include "services/scheduler/executor_link.h"
@@ -84,7 +84,7 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   // `metrics` may be null: nothing is measured. `in_flight` may be null:
   // else every run resent is in it until its outcome is committed (recorded
   // runs are put there by the RunRecorder).
-  Dispatcher(store::Store* store, Membership* membership, ExecutorClient* executors,
+  Dispatcher(store::JobStore* store, Membership* membership, ExecutorClient* executors,
              DispatchRecorder* outcomes, Clock* clock, TriggerPools* pools = nullptr,
              ManualProber* prober = nullptr, DispatchTimer* timer = nullptr,
              SchedulerMetrics* metrics = nullptr, InFlightRuns* in_flight = nullptr);
@@ -166,7 +166,7 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   void Fail(const v1::Run& run, FireResult why, int32_t code, const std::string& message,
             const std::string& address = "");
 
-  store::Store* const store_;
+  store::JobStore* const store_;
   Membership* const membership_;
   ExecutorClient* const executors_;
   DispatchRecorder* const outcomes_;

@@ -40,14 +40,14 @@ void Followups::SetOwnership(std::shared_ptr<const Ownership> ownership) {
 }
 
 bool Followups::AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id) {
-  absl::StatusOr<v1::Run> first = store_->GetRun(run.first_run_id() > 0 ? run.first_run_id() : run.id());
+  absl::StatusOr<v1::Run> first = runs_->GetRun(run.first_run_id() > 0 ? run.first_run_id() : run.id());
   if (!first.ok()) return false;
   store::RunFilter filter;
   filter.job_id = run.job_id();
   const int64_t t = Ms(first->trigger_time());
   filter.trigger_from_ms = t;  // All attempts were triggered at or after the first.
   filter.limit = 10000;
-  absl::StatusOr<std::vector<v1::Run>> runs = store_->ListRuns(filter);
+  absl::StatusOr<std::vector<v1::Run>> runs = runs_->ListRuns(filter);
   if (!runs.ok()) return false;
   // First attempts of the same fire: same slot (or trigger instant) and total.
   std::map<uint32_t, int64_t> shard_first;  // shard -> first attempt id
@@ -82,7 +82,7 @@ bool Followups::FireChildren(const v1::Run& run, const v1::Job& job) {
   }
   std::vector<FireSpec> fires;
   for (int64_t child_id : job.child_job_ids()) {
-    absl::StatusOr<v1::Job> child = store_->GetJob(child_id);
+    absl::StatusOr<v1::Job> child = jobs_->GetJob(child_id);
     if (absl::IsNotFound(child.status())) continue;  // Deleted since.
     if (!child.ok()) return false;
     FireSpec f;
@@ -151,7 +151,7 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
     a.expected_next_fire_ms = store::kNever;
     a.next_fire_ms = Ms(run.end_time()) + TimeUtil::DurationToMilliseconds(job->schedule().fix_delay());
     a.last_fire_ms = Ms(run.scheduled_time());
-    absl::StatusOr<std::vector<bool>> applied = store_->AdvanceJobs({a});
+    absl::StatusOr<std::vector<bool>> applied = jobs_->AdvanceJobs({a});
     if (!applied.ok()) return false;
     if ((*applied)[0]) loop_->Invalidate(job->id());
   }
@@ -172,7 +172,7 @@ absl::Time Followups::Tick() {
     }
   }
   absl::StatusOr<std::vector<v1::Run>> runs =
-      store_->ListPendingFollowups(options_.batch, now, partitions);
+      outbox_->ListPendingFollowups(options_.batch, now, partitions);
   if (!runs.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: reading follow-ups failed: " << runs.status();
     return absl::FromUnixMillis(next_due);
@@ -189,7 +189,7 @@ absl::Time Followups::Tick() {
         ids.push_back(r.job_id());
       }
     }
-    absl::StatusOr<std::vector<v1::Job>> read = store_->GetJobs(ids);
+    absl::StatusOr<std::vector<v1::Job>> read = jobs_->GetJobs(ids);
     if (!read.ok()) {
       GNOMON_LOG(WARNING) << "scheduler: reading follow-ups' jobs failed: " << read.status();
       return absl::FromUnixMillis(next_due);
@@ -208,12 +208,12 @@ absl::Time Followups::Tick() {
     }
   }
   if (!done.empty()) {
-    if (absl::Status s = store_->CompleteFollowups(done); !s.ok()) {
+    if (absl::Status s = outbox_->CompleteFollowups(done); !s.ok()) {
       GNOMON_LOG(WARNING) << "scheduler: completing follow-ups failed (they will be redone): " << s;
     }
   }
   // Out of the listing until due, so they cannot crowd out later follow-ups.
-  if (absl::Status s = store_->DeferFollowups(deferred); !s.ok()) {
+  if (absl::Status s = outbox_->DeferFollowups(deferred); !s.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: deferring follow-ups failed (they stay listed): " << s;
   }
   // A full batch that made progress: more are likely waiting, go again now.

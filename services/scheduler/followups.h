@@ -23,7 +23,9 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/followup_store.h"
+#include "services/common/store/job_store.h"
+#include "services/common/store/run_store.h"
 #include "services/scheduler/alarm/alarm_sender.h"
 #include "services/scheduler/fire_sink.h"
 #include "services/scheduler/partition_lease.h"
@@ -49,9 +51,19 @@ absl::Duration RetryDelay(const v1::RetryPolicy& policy, uint32_t attempt);
 class Followups {
  public:
   // `alarms` may be null (no alarms).
-  Followups(store::Store* store, FireSink* sink, ScheduleLoop* loop, Clock* clock,
-            FollowupOptions options, alarm::AlarmSender* alarms = nullptr)
-      : store_(store), sink_(sink), loop_(loop), clock_(clock), options_(options), alarms_(alarms) {}
+  // Reads ended runs from `outbox`, the runs of a job from `runs` and jobs
+  // (with their cursors) from `jobs`.
+  Followups(store::FollowupStore* outbox, store::RunStore* runs, store::JobStore* jobs, FireSink* sink,
+            ScheduleLoop* loop, Clock* clock, FollowupOptions options,
+            alarm::AlarmSender* alarms = nullptr)
+      : outbox_(outbox),
+        runs_(runs),
+        jobs_(jobs),
+        sink_(sink),
+        loop_(loop),
+        clock_(clock),
+        options_(options),
+        alarms_(alarms) {}
 
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
   // New follow-ups were written (the log role in the same process stored
@@ -74,7 +86,9 @@ class Followups {
   bool FireChildren(const v1::Run& run, const v1::Job& job);
   bool AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id);
 
-  store::Store* const store_;
+  store::FollowupStore* const outbox_;
+  store::RunStore* const runs_;
+  store::JobStore* const jobs_;
   FireSink* const sink_;
   ScheduleLoop* const loop_;
   Clock* const clock_;

@@ -81,7 +81,7 @@ class FollowupsTest : public ::testing::Test {
     o.lost_retry_wait = absl::Seconds(30);
     return o;
   }();
-  Followups followups_{store_.get(), &sink_, &loop_, &clock_, options_};
+  Followups followups_{store_.get(), store_.get(), store_.get(), &sink_, &loop_, &clock_, options_};
 };
 
 TEST_F(FollowupsTest, AFailedRunIsRetriedAtOnce) {

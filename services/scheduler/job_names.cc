@@ -13,7 +13,7 @@ namespace {
 using checks::Charset;
 using checks::CheckString;
 
-absl::StatusOr<int64_t> JobIdInGroup(store::Store* store, int64_t group_id, const std::string& name) {
+absl::StatusOr<int64_t> JobIdInGroup(store::JobStore* store, int64_t group_id, const std::string& name) {
   absl::StatusOr<std::vector<v1::Job>> jobs = store->GetJobsNamed(name, {group_id});
   if (!jobs.ok()) return jobs.status();
   if (jobs->empty()) {
@@ -23,7 +23,7 @@ absl::StatusOr<int64_t> JobIdInGroup(store::Store* store, int64_t group_id, cons
 }
 
 // The id of the one job called name.name() that `access` reaches.
-absl::StatusOr<int64_t> Lookup(store::Store* store, const Access& access, const v1::JobName& name) {
+absl::StatusOr<int64_t> Lookup(store::JobStore* store, const Access& access, const v1::JobName& name) {
   if (!name.group().empty()) {
     absl::StatusOr<v1::Group> g = store->GetGroupByApp(name.group());
     if (absl::IsNotFound(g.status()) || (g.ok() && !access.Reaches(g->id()))) {
@@ -55,7 +55,7 @@ absl::StatusOr<int64_t> Lookup(store::Store* store, const Access& access, const 
 
 }  // namespace
 
-absl::Status ResolveJob(store::Store* store, const Access& access, JobRef& job) {
+absl::Status ResolveJob(store::JobStore* store, const Access& access, JobRef& job) {
   if (job.name != nullptr) {
     if (absl::Status s = checks::FirstError({CheckString("job_name.group", job.name->group(), 64, Charset::kName),
                                              CheckString("job_name.name", job.name->name(), 128, Charset::kName, 1)});

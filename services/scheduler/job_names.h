@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "gnomon/v1/common.pb.h"
 #include "services/common/server/access.h"
-#include "services/common/store/store.h"
+#include "services/common/store/job_store.h"
 
 namespace gnomon::scheduler {
 
@@ -34,7 +34,7 @@ struct JobRef {
 // InvalidArgument listing the groups when several do), then checks the caller
 // reaches the job (CheckJobAccess). An id of 0 without a name is left for the
 // call's own validation.
-absl::Status ResolveJob(store::Store* store, const Access& access, JobRef& job);
+absl::Status ResolveJob(store::JobStore* store, const Access& access, JobRef& job);
 
 
 }  // namespace gnomon::scheduler

@@ -152,7 +152,7 @@ absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits) {
 namespace {
 
 // Walks the child graph from `job`'s children; a path back to job.id() is a cycle.
-absl::Status CheckChildren(const v1::Job& job, store::Store* store) {
+absl::Status CheckChildren(const v1::Job& job, store::JobStore* store) {
   absl::flat_hash_set<int64_t> seen;
   std::vector<int64_t> stack;
   for (int i = 0; i < job.child_job_ids_size(); ++i) {
@@ -228,7 +228,7 @@ absl::Status CheckReservedName(const v1::Job& job) {
 
 }  // namespace
 
-absl::Status ValidateJob(const v1::Job& job, const JobLimits& limits, store::Store* store) {
+absl::Status ValidateJob(const v1::Job& job, const JobLimits& limits, store::JobStore* store) {
   if (absl::Status s = ValidateJobFields(job, limits); !s.ok()) return s;
   if (absl::Status s = CheckReservedName(job); !s.ok()) return s;
   absl::StatusOr<v1::Group> group = store->GetGroup(job.group_id());

@@ -14,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "gnomon/v1/common.pb.h"
-#include "services/common/store/store.h"
+#include "services/common/store/job_store.h"
 
 namespace gnomon::scheduler {
 
@@ -40,7 +40,7 @@ absl::Status ValidateScheduleFields(std::string_view field, const v1::Schedule& 
 absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits);
 // ValidateJobFields, and that its group and children exist, and
 // that its children do not lead back to it (a cycle).
-absl::Status ValidateJob(const v1::Job& job, const JobLimits& limits, store::Store* store);
+absl::Status ValidateJob(const v1::Job& job, const JobLimits& limits, store::JobStore* store);
 
 }  // namespace gnomon::scheduler
 

@@ -17,14 +17,14 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/job_store.h"
 #include "services/scheduler/executor_link.h"
 
 namespace gnomon::scheduler {
 
 class ManualProber {
  public:
-  ManualProber(store::Store* store, ExecutorLinks* links, Clock* clock, absl::Duration interval)
+  ManualProber(store::JobStore* store, ExecutorLinks* links, Clock* clock, absl::Duration interval)
       : store_(store), links_(links), clock_(clock), interval_(interval) {}
 
   bool Alive(const std::string& address) const ABSL_LOCKS_EXCLUDED(mu_);
@@ -34,7 +34,7 @@ class ManualProber {
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  store::Store* const store_;
+  store::JobStore* const store_;
   ExecutorLinks* const links_;
   Clock* const clock_;
   const absl::Duration interval_;

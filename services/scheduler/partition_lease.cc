@@ -35,7 +35,7 @@ bool Ownership::Holds(int partition) const {
   return std::binary_search(partitions.begin(), partitions.end(), partition);
 }
 
-PartitionLease::PartitionLease(store::Store* store, std::string replica_id, Clock* clock,
+PartitionLease::PartitionLease(store::LeaseStore* store, std::string replica_id, Clock* clock,
                                PartitionLeaseOptions options, Listener listener)
     : store_(store),
       replica_id_(std::move(replica_id)),

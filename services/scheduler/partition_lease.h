@@ -33,7 +33,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/lease_store.h"
 
 namespace gnomon::scheduler {
 
@@ -63,7 +63,7 @@ class PartitionLease {
   // Called from Run's thread after every renewal (and on stand-down).
   using Listener = std::function<void(std::shared_ptr<const Ownership>)>;
 
-  PartitionLease(store::Store* store, std::string replica_id, Clock* clock,
+  PartitionLease(store::LeaseStore* store, std::string replica_id, Clock* clock,
                  PartitionLeaseOptions options, Listener listener);
 
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
@@ -86,7 +86,7 @@ class PartitionLease {
   void Publish(std::shared_ptr<const Ownership> o) ABSL_LOCKS_EXCLUDED(mu_);
   absl::Duration renew_interval() const;
 
-  store::Store* const store_;
+  store::LeaseStore* const store_;
   const std::string replica_id_;
   const std::string holder_;
   Clock* const clock_;

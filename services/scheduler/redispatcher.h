@@ -29,7 +29,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/run_store.h"
 #include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/partition_lease.h"
 
@@ -60,7 +60,7 @@ class Redispatcher {
  public:
   // `in_flight` may be null: runs of the current epoch then count as in
   // flight.
-  Redispatcher(store::Store* store, RunResender* resender, Clock* clock, RedispatcherOptions options,
+  Redispatcher(store::RunStore* store, RunResender* resender, Clock* clock, RedispatcherOptions options,
                InFlightRuns* in_flight = nullptr)
       : store_(store), resender_(resender), clock_(clock), options_(options), in_flight_(in_flight) {}
 
@@ -72,7 +72,7 @@ class Redispatcher {
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  store::Store* const store_;
+  store::RunStore* const store_;
   RunResender* const resender_;
   Clock* const clock_;
   const RedispatcherOptions options_;

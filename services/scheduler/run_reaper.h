@@ -36,7 +36,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/run_store.h"
 #include "services/scheduler/membership.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/scheduler_metrics.h"
@@ -52,7 +52,7 @@ struct RunReaperOptions {
 class RunReaper {
  public:
   // `metrics` (may be null) counts the runs it fails.
-  RunReaper(store::Store* store, Membership* membership, Clock* clock, RunReaperOptions options,
+  RunReaper(store::RunStore* store, Membership* membership, Clock* clock, RunReaperOptions options,
             SchedulerMetrics* metrics = nullptr)
       : store_(store), membership_(membership), clock_(clock), options_(options), metrics_(metrics) {}
 
@@ -77,7 +77,7 @@ class RunReaper {
   absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, v1::HandleCode code,
                                    std::string_view message, int64_t now_ms);
 
-  store::Store* const store_;
+  store::RunStore* const store_;
   Membership* const membership_;
   Clock* const clock_;
   const RunReaperOptions options_;

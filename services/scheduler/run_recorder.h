@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "services/common/client/clock.h"
-#include "services/common/store/store.h"
+#include "services/common/store/run_store.h"
 #include "services/scheduler/fire_sink.h"
 #include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/partition_lease.h"
@@ -43,7 +43,7 @@ class RunRecorder {
  public:
   // `in_flight` (may be null) is told of each recording and the runs it
   // recorded, so a store call that fails after committing strands nothing.
-  RunRecorder(store::Store* store, Clock* clock, InFlightRuns* in_flight = nullptr)
+  RunRecorder(store::RunStore* store, Clock* clock, InFlightRuns* in_flight = nullptr)
       : store_(store), clock_(clock), in_flight_(in_flight) {}
 
   // `plans[i]` is the plan of `fires[i]`. Fails as a whole (nothing
@@ -56,7 +56,7 @@ class RunRecorder {
   void set_ownership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  store::Store* const store_;
+  store::RunStore* const store_;
   Clock* const clock_;
   InFlightRuns* const in_flight_;
   absl::Mutex mu_;

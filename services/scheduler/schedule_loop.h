@@ -40,7 +40,7 @@
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
 #include "services/common/schedule/schedule.h"
-#include "services/common/store/store.h"
+#include "services/common/store/job_store.h"
 #include "services/scheduler/fire_sink.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/scheduler_metrics.h"
@@ -73,7 +73,7 @@ struct ScheduleLoopOptions {
 class ScheduleLoop {
  public:
   // `metrics` may be null (not measured).
-  ScheduleLoop(store::Store* store, FireSink* sink, Clock* clock, ScheduleLoopOptions options,
+  ScheduleLoop(store::JobStore* store, FireSink* sink, Clock* clock, ScheduleLoopOptions options,
                SchedulerMetrics* metrics = nullptr)
       : store_(store), trigger_(sink), clock_(clock), options_(options), metrics_(metrics) {}
 
@@ -145,7 +145,7 @@ class ScheduleLoop {
   // the learnt recording time of the slots due within record_ahead of it.
   int64_t RecordLeadMs() const;
 
-  store::Store* const store_;
+  store::JobStore* const store_;
   FireSink* const trigger_;
   Clock* const clock_;
   const ScheduleLoopOptions options_;

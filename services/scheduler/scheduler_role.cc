@@ -34,7 +34,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                   GNOMON_LOG(WARNING) << "scheduler: recording alarm status of run " << run_id << ": " << s;
                 }
               }),
-      followups_(store, &trigger_, &loop_, clock, options.followups, &alarms_),
+      followups_(store, store, store, &trigger_, &loop_, clock, options.followups, &alarms_),
       reaper_(store, &membership_, clock, options.reaper, metrics_.get()),
       redispatcher_(store, &dispatcher_, clock, options.redispatch, &in_flight_),
       lease_(store, options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
@@ -51,10 +51,10 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                if (metrics_ != nullptr) metrics_->Owned(*o);
                loop_.SetOwnership(std::move(o));
              }),
-      core_(store, &trigger_, &dispatcher_, &loop_, &links_, clock, options.limits, options.token_grace),
+      core_(AdminStores{store, store, store, store}, &trigger_, &dispatcher_, &loop_, &links_, clock, options.limits, options.token_grace),
       admin_limiter_(options.admin_rate, clock),
       audit_(store, clock),
-      service_(&core_, auth, store, &admin_limiter_, &audit_) {
+      service_(&core_, auth, AdminStores{store, store, store, store}, &admin_limiter_, &audit_) {
   // An executor that left gets no new runs; its link (and unanswered
   // dispatches) are failed at once.
   membership_.OnLeft([this](const v1::ExecutorInfo& e) {

@@ -77,17 +77,17 @@ absl::Status CheckPermission(const Access& access, Permission permission, std::s
       absl::StrCat("role ", std::string(RoleName(access.role)), " may not call ", std::string(method)));
 }
 
-absl::Status CheckJobAccess(store::Store* store, const Access& access, int64_t job_id) {
+absl::Status CheckJobAccess(store::JobStore* jobs, const Access& access, int64_t job_id) {
   if (access.AllGroups()) return absl::OkStatus();
-  absl::StatusOr<v1::Job> job = store->GetJob(job_id);
+  absl::StatusOr<v1::Job> job = jobs->GetJob(job_id);
   if (absl::IsNotFound(job.status())) return Denied(absl::StrCat("job ", job_id));
   if (!job.ok()) return job.status();
   return access.Reaches(job->group_id()) ? absl::OkStatus() : Denied(absl::StrCat("job ", job_id));
 }
 
-absl::Status CheckRunAccess(store::Store* store, const Access& access, int64_t run_id) {
+absl::Status CheckRunAccess(store::RunStore* runs, const Access& access, int64_t run_id) {
   if (access.AllGroups()) return absl::OkStatus();
-  absl::StatusOr<v1::Run> run = store->GetRun(run_id);
+  absl::StatusOr<v1::Run> run = runs->GetRun(run_id);
   if (absl::IsNotFound(run.status())) return Denied(absl::StrCat("run ", run_id));
   if (!run.ok()) return run.status();
   return access.Reaches(run->group_id()) ? absl::OkStatus() : Denied(absl::StrCat("run ", run_id));

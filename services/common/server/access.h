@@ -7,7 +7,7 @@
 //   - by object, in the handlers: the job, run or group the call names must
 //     be in a group the caller reaches, and list calls are limited to those.
 //
-//   absl::Status s = CheckJobAccess(store, caller.access, request.job_id());
+//   absl::Status s = CheckJobAccess(jobs, caller.access, request.job_id());
 //   absl::StatusOr<std::vector<int64_t>> groups = caller.access.ListScope(request.group_id());
 //
 // An ADMIN reaches every group; an OPERATOR or VIEWER those of its Grants.
@@ -26,7 +26,8 @@
 #include "absl/status/statusor.h"
 #include "gnomon/v1/admin.pb.h"
 #include "services/common/server/method_credentials.h"
-#include "services/common/store/store.h"
+#include "services/common/store/job_store.h"
+#include "services/common/store/run_store.h"
 
 namespace gnomon {
 
@@ -59,9 +60,9 @@ absl::Status CheckPermission(const Access& access, Permission permission, std::s
 // OK if `access` reaches the job's group (without reading the store when it
 // reaches every group); PermissionDenied otherwise, also for a job that does
 // not exist; store failures as they are.
-absl::Status CheckJobAccess(store::Store* store, const Access& access, int64_t job_id);
+absl::Status CheckJobAccess(store::JobStore* jobs, const Access& access, int64_t job_id);
 // The same for a run.
-absl::Status CheckRunAccess(store::Store* store, const Access& access, int64_t run_id);
+absl::Status CheckRunAccess(store::RunStore* runs, const Access& access, int64_t run_id);
 
 // "admin", "operator", "viewer" (and "unspecified").
 std::string_view RoleName(v1::Role role);

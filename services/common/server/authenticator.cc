@@ -41,9 +41,10 @@ std::string MetadataValue(const grpc::ServerContext& context, std::string_view k
   return std::string(it->second.data(), it->second.size());
 }
 
-Authenticator::Authenticator(store::Store* store, std::string cluster_token, ServerMetrics* metrics,
-                             Clock* clock)
-    : store_(store),
+Authenticator::Authenticator(store::CredentialStore* credentials, store::JobStore* groups,
+                             std::string cluster_token, ServerMetrics* metrics, Clock* clock)
+    : credentials_(credentials),
+      groups_(groups),
       cluster_token_(std::move(cluster_token)),
       metrics_(metrics),
       clock_(clock),
@@ -110,7 +111,7 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const MetadataLookup& context,
     auto it = valid_.find(digest);
     if (it != valid_.end() && it->second.expires_ms > now) return it->second.caller;
   }
-  absl::StatusOr<v1::ApiToken> found = store_->FindAdminToken(digest);
+  absl::StatusOr<v1::ApiToken> found = credentials_->FindAdminToken(digest);
   if (absl::IsNotFound(found.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
   if (!found.ok()) return found.status();
   const int64_t expires = found->has_expire_time() ? TimeUtil::TimestampToMilliseconds(found->expire_time()) : 0;
@@ -135,7 +136,7 @@ absl::StatusOr<Caller> Authenticator::TokenCaller(const v1::ApiToken& token, std
     caller.access.grants = token.grants();
     return caller;
   }
-  absl::StatusOr<store::StoredUser> user = store_->GetUser(token.user());
+  absl::StatusOr<store::StoredUser> user = credentials_->GetUser(token.user());
   // A session of a deleted user (its tokens are revoked with it; this covers
   // the moment between).
   if (absl::IsNotFound(user.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
@@ -159,7 +160,7 @@ absl::StatusOr<Caller> Authenticator::CheckPassword(const MetadataLookup& contex
   const std::string name = decoded.substr(0, colon);
   const std::string password = decoded.substr(colon + 1);
   if (!login_attempts_.Allow("user:" + name)) return Refuse(AuthFailure::kLoginThrottled, full_method, name);
-  absl::StatusOr<store::StoredUser> user = store_->GetUser(name);
+  absl::StatusOr<store::StoredUser> user = credentials_->GetUser(name);
   if (!user.ok() && !absl::IsNotFound(user.status())) return user.status();
   const bool known = user.ok();
   // Verified either way, so the time taken does not tell whether the user exists.
@@ -186,7 +187,7 @@ absl::StatusOr<Caller> Authenticator::Recheck(std::string_view app, std::string_
 
 absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::string_view token,
                                                   std::string_view full_method) {
-  absl::StatusOr<v1::Group> group = store_->GetGroupByApp(app);
+  absl::StatusOr<v1::Group> group = groups_->GetGroupByApp(app);
   if (absl::IsNotFound(group.status())) return Refuse(AuthFailure::kUnknownApp, full_method, app);
   if (!group.ok()) return group.status();
   if (SecretsEqual(token, group->access_token())) {
@@ -204,11 +205,11 @@ absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::str
 }
 
 absl::StatusOr<std::optional<std::string>> Authenticator::BootstrapAdminToken(std::optional<std::string> given) {
-  absl::StatusOr<bool> has = store_->HasAdminTokens();
+  absl::StatusOr<bool> has = credentials_->HasAdminTokens();
   if (!has.ok()) return has.status();
   if (*has) return std::optional<std::string>();
   std::string token = given ? *std::move(given) : NewToken();
-  absl::Status s = store_->CreateAdminToken("bootstrap", Sha256Hex(token), clock_->NowMillis());
+  absl::Status s = credentials_->CreateAdminToken("bootstrap", Sha256Hex(token), clock_->NowMillis());
   // Another replica may have bootstrapped concurrently; then it printed the token.
   if (absl::IsAlreadyExists(s)) return std::optional<std::string>();
   if (!s.ok()) return s;

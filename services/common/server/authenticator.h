@@ -15,7 +15,7 @@
 // compared with the token of that app's group — or its previous token until
 // that expires (a rotation's grace period).
 //
-//   Authenticator auth(store, cluster_token);  // or (store, token, &server_metrics)
+//   Authenticator auth(store, store, cluster_token);  // or (..., &server_metrics)
 //   // In a handler of gnomon.v1.Registry, whose C++ name is the RPC's name:
 //   absl::StatusOr<Caller> caller = auth.Authorize(*context, v1::Registry::service_full_name(), __func__);
 //   if (!caller.ok()) return ToGrpcStatus(caller.status());
@@ -39,7 +39,8 @@
 #include "services/common/server/rate_limiter.h"
 #include "services/common/server/method_credentials.h"
 #include "services/common/server/server_metrics.h"
-#include "services/common/store/store.h"
+#include "services/common/store/credential_store.h"
+#include "services/common/store/job_store.h"
 
 namespace gnomon {
 
@@ -70,7 +71,9 @@ class Authenticator {
  public:
   // `cluster_token` may be empty (then only admin tokens are accepted).
   // `metrics` (may be null) counts refused credentials.
-  Authenticator(store::Store* store, std::string cluster_token, ServerMetrics* metrics = nullptr,
+  // `groups` is read for apps' access tokens.
+  Authenticator(store::CredentialStore* credentials, store::JobStore* groups, std::string cluster_token,
+                ServerMetrics* metrics = nullptr,
                 Clock* clock = &RealClock());
 
   // Checks the credential RequiredCredential("/service/method") names. Every refusal
@@ -111,7 +114,8 @@ class Authenticator {
   // The refusal for `reason`, counted and logged.
   absl::Status Refuse(AuthFailure reason, std::string_view full_method, std::string_view app = "");
 
-  store::Store* const store_;
+  store::CredentialStore* const credentials_;
+  store::JobStore* const groups_;
 
   const std::string cluster_token_;
   ServerMetrics* const metrics_;

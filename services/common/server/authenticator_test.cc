@@ -143,7 +143,7 @@ class AuthenticatorTest : public ::testing::Test {
   metrics::MetricsRegistry registry_;
   ServerMetrics metrics_{registry_};
   SimulatedClock clock_{absl::Now()};
-  Authenticator auth_{store_.get(), "cluster-token", &metrics_, &clock_};
+  Authenticator auth_{store_.get(), store_.get(), "cluster-token", &metrics_, &clock_};
   Authorizing service_{&auth_};
   GrpcServer server_;
   std::unique_ptr<v1::JobAdmin::Stub> stub_;

@@ -8,8 +8,8 @@ namespace gnomon {
 
 using google::protobuf::util::TimeUtil;
 
-absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store, const Access& access,
-                                              const v1::ListRunsRequest& request) {
+absl::StatusOr<v1::ListRunsResponse> ListRuns(store::JobStore* jobs, store::RunStore* runs_store,
+                                              const Access& access, const v1::ListRunsRequest& request) {
   constexpr int kMaxStatuses = 8;
   if (absl::Status s = checks::FirstError(
           {checks::CheckRange("job_id", request.job_id(), 0, INT64_MAX),
@@ -32,7 +32,7 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store, const Access&
   if (!groups.ok()) return groups.status();
   filter.group_ids = *std::move(groups);
   if (request.job_id() != 0) {
-    if (absl::Status s = CheckJobAccess(store, access, request.job_id()); !s.ok()) return s;
+    if (absl::Status s = CheckJobAccess(jobs, access, request.job_id()); !s.ok()) return s;
   }
   for (int i = 0; i < request.statuses_size(); ++i) {
     const int s = request.statuses(i);
@@ -53,7 +53,7 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store, const Access&
   // One extra row tells whether another page exists.
   const int want = filter.limit;
   filter.limit = want + 1;
-  absl::StatusOr<std::vector<v1::Run>> runs = store->ListRuns(filter);
+  absl::StatusOr<std::vector<v1::Run>> runs = runs_store->ListRuns(filter);
   if (!runs.ok()) return runs.status();
   v1::ListRunsResponse response;
   for (int i = 0; i < static_cast<int>(runs->size()) && i < want; ++i) {
@@ -65,9 +65,9 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store, const Access&
   return response;
 }
 
-absl::StatusOr<v1::Run> GetRun(store::Store* store, int64_t run_id) {
+absl::StatusOr<v1::Run> GetRun(store::RunStore* runs, int64_t run_id) {
   if (absl::Status s = checks::CheckRange("run_id", run_id, 1, INT64_MAX); !s.ok()) return s;
-  absl::StatusOr<v1::Run> run = store->GetRun(run_id);
+  absl::StatusOr<v1::Run> run = runs->GetRun(run_id);
   if (absl::IsNotFound(run.status())) {
     return absl::NotFoundError(absl::StrCat("run_id: run ", run_id, " does not exist"));
   }
@@ -79,13 +79,13 @@ absl::Status ValidateGetRunRequest(const v1::GetRunRequest& request) {
                              checks::CheckRange("log_lines", request.log_lines(), 0, 100000)});
 }
 
-absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::Store* store,
+absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::RunStore* runs,
                                                  const v1::GetRunRequest& request) {
   if (absl::Status s = ValidateGetRunRequest(request); !s.ok()) return s;
-  absl::StatusOr<v1::Run> run = GetRun(store, request.run_id());
+  absl::StatusOr<v1::Run> run = GetRun(runs, request.run_id());
   if (!run.ok()) return run.status();
   absl::StatusOr<std::vector<v1::LogLine>> lines =
-      store->ReadRunLog(request.run_id(), 1, request.log_lines() == 0 ? 1000 : request.log_lines());
+      runs->ReadRunLog(request.run_id(), 1, request.log_lines() == 0 ? 1000 : request.log_lines());
   if (!lines.ok()) return lines.status();
   v1::GetRunResponse response;
   *response.mutable_run() = std::move(*run);

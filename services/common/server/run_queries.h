@@ -1,7 +1,7 @@
 // Run queries shared by LogService (queries) and JobAdmin (runs): request
 // validation, paging and the store calls.
 //
-//   absl::StatusOr<v1::ListRunsResponse> page = ListRuns(store, request);
+//   absl::StatusOr<v1::ListRunsResponse> page = ListRuns(jobs, runs, caller.access, request);
 //
 // Thread safety: thread-safe (the store is).
 #ifndef GNOMON_SERVICES_COMMON_SERVER_RUN_QUERIES_H_
@@ -11,20 +11,21 @@
 #include "gnomon/v1/admin.pb.h"
 #include "gnomon/v1/log.pb.h"
 #include "services/common/server/access.h"
-#include "services/common/store/store.h"
+#include "services/common/store/job_store.h"
+#include "services/common/store/run_store.h"
 
 namespace gnomon {
 
 // InvalidArgument for a bad page size, page token or time range; limited to
 // the groups `access` reaches (PermissionDenied for a job or group beyond).
-absl::StatusOr<v1::ListRunsResponse> ListRuns(store::Store* store, const Access& access,
-                                              const v1::ListRunsRequest& request);
+absl::StatusOr<v1::ListRunsResponse> ListRuns(store::JobStore* jobs, store::RunStore* runs,
+                                              const Access& access, const v1::ListRunsRequest& request);
 // NotFound naming the run id.
-absl::StatusOr<v1::Run> GetRun(store::Store* store, int64_t run_id);
+absl::StatusOr<v1::Run> GetRun(store::RunStore* runs, int64_t run_id);
 // InvalidArgument for a bad run id or log_lines (before any store access).
 absl::Status ValidateGetRunRequest(const v1::GetRunRequest& request);
 // The run and up to `log_lines` (0 = 1000) of its log from the first line.
-absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::Store* store, const v1::GetRunRequest& request);
+absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::RunStore* runs, const v1::GetRunRequest& request);
 
 inline bool IsTerminal(v1::RunStatus s) {
   return s == v1::RUN_STATUS_SUCCEEDED || s == v1::RUN_STATUS_FAILED;

@@ -5,7 +5,7 @@
 //
 //   ServerMetrics server_metrics(*metrics);
 //   GrpcServer server(&server_metrics);
-//   Authenticator auth(store, cluster_token, &server_metrics);
+//   Authenticator auth(store, store, cluster_token, &server_metrics);
 //
 // Thread safety: thread-safe.
 #ifndef GNOMON_SERVICES_COMMON_SERVER_SERVER_METRICS_H_

@@ -90,7 +90,7 @@ TEST_F(ServerMetricsTest, EveryCallIsCountedAndRefusedCredentialsByReason) {
   ASSERT_TRUE(real_.AddGroup("billing", "group-token", 1).ok());
   ASSERT_TRUE(real_->CreateAdminToken("ops", Sha256Hex("admin-token"), 1).ok());
   ServerMetrics metrics(registry_);
-  Authenticator auth(real_.get(), "cluster-token", &metrics);
+  Authenticator auth(real_.get(), real_.get(), "cluster-token", &metrics);
   AuthedAdmin service(&auth);
   GrpcServer server(&metrics);
   server.AddService(&service, v1::JobAdmin::service_full_name());
