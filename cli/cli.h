@@ -2,8 +2,7 @@
 // command lines against in-process servers.
 //
 //   std::ostringstream out, err;
-//   int code = RunCli({"--server", "127.0.0.1:7070", "job", "list", "-o",
-//   "json"},
+//   int code = RunCli({"--server", "127.0.0.1:7070", "job", "list", "-o", "json"},
 //                     SystemEnv(), out, err);
 //
 // Global flags (--server, --token, -o/--output, --timeout, --rpc-timeout,

@@ -3,8 +3,7 @@
 //
 // A command is a Command entry whose `run` receives a CommandContext:
 //
-//   Command{"group", "get", "ID", "Show one group.", {}, "gnomonctl group get
-//   3",
+//   Command{"group", "get", "ID", "Show one group.", {}, "gnomonctl group get 3",
 //           [](CommandContext& c) {
 //             v1::GetGroupRequest req; ...
 //             v1::Group group;
@@ -178,7 +177,7 @@ std::vector<Command> AuditCommands();
 std::vector<Command> TokenCommands();
 std::vector<Command> UserCommands();
 std::vector<Command> ExecutorCommands();
-std::vector<Command> ReportCommands();
+std::vector<Command> StatsCommands();
 std::vector<Command> ConfigCommands();
 // apply (a command without a verb) and get group|job|jobs.
 std::vector<Command> ApplyCommands();

@@ -4,9 +4,9 @@
 // vector into flag values and positional arguments:
 //
 //   std::vector<FlagSpec> specs = {{"title", "", true, "T", "Group title."}};
-//   absl::StatusOr<ParsedArgs> parsed = ParseFlags({"app", "--title=x"},
-//   specs); parsed->Get("title");        // "x" parsed->positionals()[0];    //
-//   "app"
+//   absl::StatusOr<ParsedArgs> parsed = ParseFlags({"app", "--title=x"}, specs);
+//   parsed->Get("title");        // "x"
+//   parsed->positionals()[0];    // "app"
 //
 // Accepted shapes: "--name value", "--name=value", "-n value", "-n=value" and
 // boolean "--name"; "--" ends flag parsing. A flag given twice keeps every

@@ -5,8 +5,7 @@
 //   t.AddRow({"12", "succeeded"});
 //   t.Render(std::cout);          // columns padded to the widest cell
 //   FormatTime(ts, absl::LocalTimeZone());   // "2024-05-01T12:00:00.250+02:00"
-//   DescribeSchedule(job.schedule());        // "cron '0 * * * * ?'
-//   Europe/Berlin"
+//   DescribeSchedule(job.schedule());        // "cron '0 * * * * ?' Europe/Berlin"
 //
 // Thread safety: pure functions; a Table is not shared between threads.
 #ifndef GNOMON_CLI_FORMAT_H_

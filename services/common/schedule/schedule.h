@@ -8,8 +8,7 @@
 //   s.mutable_cron()->set_expression("0 0 9 ? * MON-FRI");
 //   s.mutable_cron()->set_time_zone("Europe/Berlin");
 //   if (absl::Status st = schedule::ValidateSchedule(s); !st.ok()) return st;
-//   absl::StatusOr<std::vector<absl::Time>> next = schedule::Preview(s, now,
-//   5);
+//   absl::StatusOr<std::vector<absl::Time>> next = schedule::Preview(s, now, 5);
 //
 // Errors are InvalidArgument and name the field:
 //   schedule.cron.expression: day-of-week: unexpected text "!" in "MON!"

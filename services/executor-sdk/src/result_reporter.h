@@ -85,7 +85,7 @@ class ResultReporter {
   std::optional<absl::Time> oldest_unacked_result_end() const { return spool_->OldestResultEnd(); }
 
  private:
-  // Appends to the spool (written, not synced); returns the item's id.
+  // Appends to the spool (written, not synced).
   void SpoolLocked(const v1::ReportItem& item) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushLinesLocked(int64_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlusherLoop();

@@ -245,7 +245,7 @@ void RunManager::Core::Execute(const std::shared_ptr<RunState>& run, JobQueue& j
     }
     auto it = handlers.find(run->request.bean().handler());
     if (it == handlers.end()) {  // checked at dispatch; kept for safety
-      ctx.SetResult(500, "no handler named " + run->request.bean().handler());
+      ctx.SetResult(kHandleFailure, "no handler named " + run->request.bean().handler());
       return;
     }
     const HandlerEntry& entry = *it->second;
@@ -258,7 +258,7 @@ void RunManager::Core::Execute(const std::shared_ptr<RunState>& run, JobQueue& j
       if (need_init) {
         absl::Status status = entry.hooks.init();
         if (!status.ok()) {
-          ctx.SetResult(500, "handler init failed: " + std::string(status.ToString()));
+          ctx.SetResult(kHandleFailure, "handler init failed: " + std::string(status.ToString()));
           return;
         }
         absl::MutexLock lock(&mu);
@@ -269,9 +269,9 @@ void RunManager::Core::Execute(const std::shared_ptr<RunState>& run, JobQueue& j
     }
     entry.handler(ctx);
   } catch (const std::exception& e) {
-    ctx.SetResult(500, std::string("handler threw: ") + e.what());
+    ctx.SetResult(kHandleFailure, std::string("handler threw: ") + e.what());
   } catch (...) {
-    ctx.SetResult(500, "handler threw a non-standard exception");
+    ctx.SetResult(kHandleFailure, "handler threw a non-standard exception");
   }
 }
 

@@ -109,11 +109,11 @@ bool RunState::Finish(absl::Time now) {
   result.set_run_id(request.run_id());
   switch (termination) {
     case Termination::kTimedOut:
-      result.set_handle_code(502);
+      result.set_handle_code(v1::HANDLE_CODE_TIMEOUT);
       result.set_handle_message(termination_message);
       break;
     case Termination::kKilled:
-      result.set_handle_code(503);
+      result.set_handle_code(v1::HANDLE_CODE_KILLED);
       result.set_handle_message(termination_message);
       break;
     case Termination::kNone:

@@ -87,13 +87,13 @@ std::string FindOnPath(const std::string& name) {
 void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOptions& options) {
   const Interpreter* interpreter = InterpreterOf(script.language());
   if (interpreter == nullptr) {
-    ctx.SetResult(500, absl::StrCat("unknown script language ", static_cast<int>(script.language())));
+    ctx.SetResult(kHandleFailure, absl::StrCat("unknown script language ", static_cast<int>(script.language())));
     return;
   }
   // Looked up first, so a missing one is told as such (not as a failed exec).
   const std::string program = FindOnPath(interpreter->program);
   if (program.empty()) {
-    ctx.SetResult(500, absl::StrCat(interpreter->program, " (", interpreter->what,
+    ctx.SetResult(kHandleFailure, absl::StrCat(interpreter->program, " (", interpreter->what,
                                     ") is not installed on the executor on host ", HostName(),
                                     " (not found on its PATH): install it there, or run this job "
                                     "in a group whose executors have it"));
@@ -106,7 +106,7 @@ void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOption
   std::vector<char> dir_buf(pattern.begin(), pattern.end());
   dir_buf.push_back('\0');
   if (::mkdtemp(dir_buf.data()) == nullptr) {  // mode 0700: private to this user
-    ctx.SetResult(500, absl::StrCat("cannot create a temporary directory: ", std::strerror(errno)));
+    ctx.SetResult(kHandleFailure, absl::StrCat("cannot create a temporary directory: ", std::strerror(errno)));
     return;
   }
   std::string dir(dir_buf.data());
@@ -117,7 +117,7 @@ void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOption
                      script.source().size();
   if (f != nullptr) written = (std::fclose(f) == 0) && written;
   if (!written) {
-    ctx.SetResult(500, absl::StrCat("cannot write the script to ", path));
+    ctx.SetResult(kHandleFailure, absl::StrCat("cannot write the script to ", path));
     RemoveTree(dir);
     return;
   }
@@ -131,11 +131,11 @@ void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOption
   absl::StatusOr<int> exit_code = RunProcess(ctx, argv, process_options);
   RemoveTree(dir);
   if (!exit_code.ok()) {
-    ctx.SetResult(500, std::string(exit_code.status().message()));
+    ctx.SetResult(kHandleFailure, std::string(exit_code.status().message()));
   } else if (*exit_code > 128) {
-    ctx.SetResult(500, absl::StrCat("script killed by signal ", *exit_code - 128));
+    ctx.SetResult(kHandleFailure, absl::StrCat("script killed by signal ", *exit_code - 128));
   } else if (*exit_code != 0) {
-    ctx.SetResult(500, absl::StrCat("script exited with code ", *exit_code));
+    ctx.SetResult(kHandleFailure, absl::StrCat("script exited with code ", *exit_code));
   }
 }
 

@@ -4,8 +4,8 @@
 //   std::vector<std::unique_ptr<AlarmChannel>> channels;
 //   channels.push_back(std::make_unique<WebhookChannel>(WebhookOptions{}));
 //   AlarmSender sender(std::move(channels), {}, [&](int64_t run_id, const std::string& s) {
-//     store->SetAlarmStatus(run_id, s);  // "sent: webhook" / "failed: webhook ...: HTTP 500 after
-//     5 attempts"
+//     // s: "sent: webhook" or "failed: webhook ...: HTTP 500 after 5 attempts"
+//     (void)runs->RecordAlarmStatus(run_id, s);
 //   });
 //   sender.Start();
 //   sender.Raise({job, run, "retries exhausted"});  // never blocks
