@@ -15,7 +15,7 @@ const std::vector<Command>& AllCommands() {
   static const auto* commands = [] {
     auto* all = new std::vector<Command>();
     for (auto part :
-         {GroupCommands(), JobCommands(), ScriptCommands(), RunCommands(), ReportCommands(), CronCommands(),
+         {GroupCommands(), JobCommands(), ScriptCommands(), RunCommands(), StatsCommands(), CronCommands(),
           HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(), ExecutorCommands(),
           ApplyCommands(), ConfigCommands(), CompletionCommands(AllCommands)}) {
       for (Command& c : part) all->push_back(std::move(c));

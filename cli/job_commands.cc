@@ -237,7 +237,7 @@ std::vector<Command> JobCommands() {
        "JOB [--purge-runs]",
        "Delete a job; other jobs stop triggering it as a child. Its runs and logs stay until retention "
        "unless --purge-runs.",
-       {{"purge-runs", "", false, "", "Also delete its runs, their logs and its report rows now."}},
+       {{"purge-runs", "", false, "", "Also delete its runs, their logs and its daily statistics rows now."}},
        "gnomonctl job delete 7\ngnomonctl job delete billing/nightly-invoice --purge-runs",
        Delete},
       {"job",

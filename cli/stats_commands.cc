@@ -1,4 +1,4 @@
-// gnomonctl report: per-day counts and run durations (LogService.GetReport),
+// gnomonctl stats: per-day counts and run durations (LogService.GetStats),
 // kept up to date incrementally by the store instead of re-aggregating runs.
 #include "absl/strings/str_cat.h"
 #include "cli/command.h"
@@ -10,7 +10,7 @@
 namespace gnomon::cli {
 namespace {
 
-std::vector<FlagSpec> ReportFlagSpecs() {
+std::vector<FlagSpec> StatsFlagSpecs() {
   return {
       {"days", "", true, "N", "The last N UTC days, today included (default 7, at most 366)."},
       {"job", "", true, "JOB", "Only this job: id, APP/NAME or NAME (default: all jobs, one total row per day)."},
@@ -26,7 +26,7 @@ int Show(CommandContext& c) {
     if (*n > 366) return c.UsageError(absl::InvalidArgumentError("--days is at most 366"));
     days = *n;
   }
-  v1::GetReportRequest req;
+  v1::GetStatsRequest req;
   int failed = kExitError;
   std::optional<int64_t> job = c.JobIdFlag("job", &failed);
   if (!job) return failed;
@@ -36,13 +36,13 @@ int Show(CommandContext& c) {
                                            absl::UTCTimeZone());
   *req.mutable_start_time() = ToTimestamp(today - absl::Hours(24 * (days - 1)));
   *req.mutable_end_time() = ToTimestamp(today + absl::Hours(24));
-  v1::GetReportResponse resp;
+  v1::GetStatsResponse resp;
   auto ctx = c.NewRpcContext();
-  grpc::Status s = c.logs().GetReport(ctx.get(), req, &resp);
+  grpc::Status s = c.logs().GetStats(ctx.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
   if (c.structured()) return c.PrintMessage(resp);
   Table table({"DAY (UTC)", "JOB", "RUNNING", "SUCCEEDED", "FAILED", "P50", "P99"});
-  for (const v1::ReportRow& r : resp.rows()) {
+  for (const v1::StatsRow& r : resp.rows()) {
     table.AddRow({absl::FormatTime("%Y-%m-%d", absl::FromUnixSeconds(r.day().seconds()), absl::UTCTimeZone()),
                   r.job_id() == 0 ? "all" : absl::StrCat(r.job_id()), absl::StrCat(r.running()),
                   absl::StrCat(r.succeeded()), absl::StrCat(r.failed()),
@@ -56,11 +56,11 @@ int Show(CommandContext& c) {
 
 }  // namespace
 
-std::vector<Command> ReportCommands() {
+std::vector<Command> StatsCommands() {
   return {
-      {"report", "show", "[--days N] [--job JOB]",
-       "Per-day run counts and duration percentiles.", ReportFlagSpecs(),
-       "gnomonctl report show --days 3\ngnomonctl report show --job 7 -o json", Show},
+      {"stats", "show", "[--days N] [--job JOB]",
+       "Per-day run counts and duration percentiles.", StatsFlagSpecs(),
+       "gnomonctl stats show --days 3\ngnomonctl stats show --job 7 -o json", Show},
   };
 }
 

@@ -137,7 +137,7 @@ export interface WatchExecutorsResponse {
   change?: { kind?: string; executor?: ExecutorInfo };
 }
 
-export interface ReportRow {
+export interface StatsRow {
   day?: string;
   jobId?: string;
   running?: string;

@@ -177,9 +177,9 @@ grpc::Status LogServiceImpl::ListRuns(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status LogServiceImpl::GetReport(grpc::ServerContext* context,
-                                       const v1::GetReportRequest* request,
-                                       v1::GetReportResponse* response) {
+grpc::Status LogServiceImpl::GetStats(grpc::ServerContext* context,
+                                       const v1::GetStatsRequest* request,
+                                       v1::GetStatsResponse* response) {
   auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   // Totals count every group's runs: only for callers that reach them all.
@@ -189,7 +189,7 @@ grpc::Status LogServiceImpl::GetReport(grpc::ServerContext* context,
   }
   if (absl::Status s = CheckJobAccess(jobs_, caller->access, request->job_id()); !s.ok()) return ToGrpcStatus(s);
   constexpr int64_t kDay = 86'400'000;
-  if (absl::Status s = ValidateGetReportRequest(*request); !s.ok()) return ToGrpcStatus(s);
+  if (absl::Status s = ValidateGetStatsRequest(*request); !s.ok()) return ToGrpcStatus(s);
   // Whole UTC days: the start day included, through the day before end.
   const int64_t from = TimeUtil::TimestampToMilliseconds(request->start_time()) / kDay * kDay;
   const int64_t to = (TimeUtil::TimestampToMilliseconds(request->end_time()) + kDay - 1) / kDay * kDay;
@@ -197,7 +197,7 @@ grpc::Status LogServiceImpl::GetReport(grpc::ServerContext* context,
   if ((to - from) / kDay > 366) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "end_time: at most 366 days per report");
   }
-  absl::StatusOr<std::vector<v1::ReportRow>> rows = stats_->GetReport(from, to, request->job_id());
+  absl::StatusOr<std::vector<v1::StatsRow>> rows = stats_->GetStats(from, to, request->job_id());
   if (!rows.ok()) return ToGrpcStatus(rows.status());
   for (auto& r : *rows) *response->add_rows() = std::move(r);
   return grpc::Status::OK;

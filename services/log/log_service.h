@@ -36,8 +36,8 @@ class LogServiceImpl final : public v1::LogService::Service {
                       v1::Run* response) override;
   grpc::Status ListRuns(grpc::ServerContext* context, const v1::ListRunsRequest* request,
                         v1::ListRunsResponse* response) override;
-  grpc::Status GetReport(grpc::ServerContext* context, const v1::GetReportRequest* request,
-                         v1::GetReportResponse* response) override;
+  grpc::Status GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
+                         v1::GetStatsResponse* response) override;
 
  private:
   store::JobStore* const jobs_;

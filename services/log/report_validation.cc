@@ -80,7 +80,7 @@ absl::Status ValidateStreamRunLogRequest(const v1::StreamRunLogRequest& request)
                      CheckRange("from_line", request.from_line(), 0, INT64_MAX)});
 }
 
-absl::Status ValidateGetReportRequest(const v1::GetReportRequest& request) {
+absl::Status ValidateGetStatsRequest(const v1::GetStatsRequest& request) {
   if (!request.has_start_time()) return Invalid("start_time", "required");
   if (!request.has_end_time()) return Invalid("end_time", "required");
   return FirstError({CheckTimestamp("start_time", request.start_time()),

@@ -16,7 +16,7 @@ namespace gnomon::logsvc {
 // A whole ReportResults message: one bad item refuses it all.
 absl::Status ValidateReportRequest(const v1::ReportResultsRequest& request);
 absl::Status ValidateStreamRunLogRequest(const v1::StreamRunLogRequest& request);
-absl::Status ValidateGetReportRequest(const v1::GetReportRequest& request);
+absl::Status ValidateGetStatsRequest(const v1::GetStatsRequest& request);
 
 }  // namespace gnomon::logsvc
 

@@ -188,13 +188,13 @@ TEST_F(ApplyE2E, NamesAreUniquePerGroupAndWorkWhereIdsDo) {
   EXPECT_THAT(listed.out, HasSubstr("daily-report"));
   EXPECT_THAT(listed.out, Not(HasSubstr(unnamed.name())));
 
-  // Runs and reports of a job by name.
+  // Runs and daily statistics of a job by name.
   v1::ListRunsResponse runs;
   ASSERT_TRUE(cluster_.CtlJson({"run", "list", "--job", "app-a/daily-report"}, &runs));
   ASSERT_EQ(runs.runs_size(), 1);
   EXPECT_EQ(runs.runs(0).id(), fired.run_ids(0));
-  testing::CommandResult report = cluster_.Ctl({"report", "show", "--job", "app-a/daily-report"});
-  EXPECT_EQ(report.exit_code, 0) << report.err;
+  testing::CommandResult stats = cluster_.Ctl({"stats", "show", "--job", "app-a/daily-report"});
+  EXPECT_EQ(stats.exit_code, 0) << stats.err;
   testing::CommandResult missing = cluster_.Ctl({"run", "list", "--job", "app-a/nope"});
   EXPECT_EQ(missing.exit_code, 3) << missing.err;
 

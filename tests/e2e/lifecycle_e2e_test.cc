@@ -259,12 +259,12 @@ TEST_F(LifecycleE2E, ReportCountsSucceededAndFailedRunsOfToday) {
   int succeeded = 0, failed = 0;
   for (const v1::Run& r : Runs(ok_job)) succeeded += r.status() == v1::RUN_STATUS_SUCCEEDED;
   for (const v1::Run& r : Runs(ok_job)) failed += r.status() == v1::RUN_STATUS_FAILED;
-  v1::GetReportResponse report;
-  ASSERT_TRUE(cluster_.CtlJson({"report", "show", "--days", "1", "--job", absl::StrCat(ok_job)}, &report));
-  ASSERT_EQ(report.rows_size(), 1) << report.DebugString();
-  EXPECT_EQ(report.rows(0).succeeded(), succeeded);
-  EXPECT_EQ(report.rows(0).failed(), failed);
-  CommandResult table = cluster_.Ctl({"report", "show"});
+  v1::GetStatsResponse stats;
+  ASSERT_TRUE(cluster_.CtlJson({"stats", "show", "--days", "1", "--job", absl::StrCat(ok_job)}, &stats));
+  ASSERT_EQ(stats.rows_size(), 1) << stats.DebugString();
+  EXPECT_EQ(stats.rows(0).succeeded(), succeeded);
+  EXPECT_EQ(stats.rows(0).failed(), failed);
+  CommandResult table = cluster_.Ctl({"stats", "show"});
   EXPECT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("SUCCEEDED"), std::string::npos) << table.out;
 }

@@ -252,15 +252,15 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     calls.push_back({"JobAdmin.ListExecutors group a", admin_->ListExecutors(As(t).get(), e, &eo)});
   }
   {
-    v1::GetReportRequest by_job, totals;
+    v1::GetStatsRequest by_job, totals;
     by_job.set_job_id(job_a_.id());
-    for (v1::GetReportRequest* r : {&by_job, &totals}) {
+    for (v1::GetStatsRequest* r : {&by_job, &totals}) {
       *r->mutable_start_time() = google::protobuf::util::TimeUtil::GetCurrentTime();
       r->mutable_end_time()->set_seconds(r->start_time().seconds() + 86400);
     }
-    v1::GetReportResponse o;
-    calls.push_back({"LogService.GetReport job a", logs_->GetReport(As(t).get(), by_job, &o)});
-    calls.push_back({"LogService.GetReport totals", logs_->GetReport(As(t).get(), totals, &o)});
+    v1::GetStatsResponse o;
+    calls.push_back({"LogService.GetStats job a", logs_->GetStats(As(t).get(), by_job, &o)});
+    calls.push_back({"LogService.GetStats totals", logs_->GetStats(As(t).get(), totals, &o)});
   }
   {
     v1::WatchExecutorsRequest w;
@@ -388,12 +388,12 @@ TEST_F(AuthorizationTest, ListsShowOnlyTheGrantedGroups) {
   EXPECT_EQ(first.snapshot().executors(0).app_name(), group_b_.app_name());
   ctx->TryCancel();
   // Its job's daily report, not the totals of every group.
-  v1::GetReportRequest report;
+  v1::GetStatsRequest report;
   report.set_job_id(job_b_.id());
   *report.mutable_start_time() = google::protobuf::util::TimeUtil::GetCurrentTime();
   report.mutable_end_time()->set_seconds(report.start_time().seconds() + 86400);
-  v1::GetReportResponse rows;
-  ASSERT_TRUE(logs_->GetReport(As(t).get(), report, &rows).ok());
+  v1::GetStatsResponse rows;
+  ASSERT_TRUE(logs_->GetStats(As(t).get(), report, &rows).ok());
   ASSERT_GT(rows.rows_size(), 0);
   EXPECT_EQ(rows.rows(0).succeeded(), 1);
 }

@@ -261,7 +261,7 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
       {"gnomon.v1.LogService.GetRun", {}, "run_id: 1 log_lines: 10"},
       {"gnomon.v1.LogService.ListRuns", {},
        absl::StrCat("job_id: ", j, " statuses: RUN_STATUS_FAILED trigger_type: TRIGGER_TYPE_BACKFILL ", times)},
-      {"gnomon.v1.LogService.GetReport", {}, absl::StrCat("job_id: ", j, " ", times)},
+      {"gnomon.v1.LogService.GetStats", {}, absl::StrCat("job_id: ", j, " ", times)},
       {"gnomon.v1.Registry.Session", {}, reg},
       {"gnomon.v1.Registry.Session", {reg},
        R"(beat { busy_jobs { job_id: 1 running: 1 queued: 1 } running_runs: 1 load: 0.5 })"},

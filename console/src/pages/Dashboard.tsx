@@ -14,7 +14,7 @@ import {
 import { ApiError, call } from '../api';
 import { onlineExecutors } from '../executors';
 import { fmtTime, startOfToday } from '../format';
-import type { Job, ReportRow, Run } from '../types';
+import type { Job, StatsRow, Run } from '../types';
 import { ErrorBox, Field, useLoad } from '../ui';
 
 ChartJS.register(BarElement, LineElement, PointElement, CategoryScale, LinearScale, Tooltip, Legend);
@@ -59,22 +59,22 @@ export default function Dashboard() {
     () => call<{ runs?: Run[] }>('JobAdmin/ListRuns', { statuses: ['RUN_STATUS_FAILED'], pageSize: 10 }).then((r) => r.runs ?? []),
     [],
   );
-  const report = useLoad(() => {
+  const stats = useLoad(() => {
     const start = startOfToday();
     start.setDate(start.getDate() - (days - 1));
-    return call<{ rows?: ReportRow[] }>('LogService/GetReport', { startTime: start.toISOString(), endTime: new Date(Date.now() + 86400e3).toISOString() }).then(
+    return call<{ rows?: StatsRow[] }>('LogService/GetStats', { startTime: start.toISOString(), endTime: new Date(Date.now() + 86400e3).toISOString() }).then(
       (r) => r.rows ?? [],
     );
   }, [days]);
 
-  // Every day of the range, those without runs too (report days are UTC days).
+  // Every day of the range, those without runs too ((stats days are UTC days)).
   // p50/p99: the day's run durations in seconds (null: no run ended that day);
   // l50/l99: the day's lateness of schedule slots in seconds (null: none dispatched).
   type Day = { s: number; f: number; r: number; p50: number | null; p99: number | null; l50: number | null; l99: number | null };
   const byDay = new Map<string, Day>();
   const empty = (): Day => ({ s: 0, f: 0, r: 0, p50: null, p99: null, l50: null, l99: null });
   for (let i = days - 1; i >= 0; i--) byDay.set(new Date(Date.now() - i * 86400e3).toISOString().slice(0, 10), empty());
-  for (const row of report.data ?? []) {
+  for (const row of stats.data ?? []) {
     if (!row.day) continue;
     const k = dayKey(row.day);
     const e = byDay.get(k) ?? empty();
@@ -98,7 +98,7 @@ export default function Dashboard() {
   const fmtS = (v: number | null | undefined) => (v === null || v === undefined ? '—' : `${v < 10 ? v.toFixed(3) : v.toFixed(1)} s`);
   const dur = lastWith('p50');
   const late = lastWith('l50');
-  const denied = report.error instanceof ApiError && report.error.code === 'PERMISSION_DENIED';
+  const denied = stats.error instanceof ApiError && stats.error.code === 'PERMISSION_DENIED';
 
   const t = today.data;
   return (
@@ -111,7 +111,7 @@ export default function Dashboard() {
         <Card label="Runs today: running or pending" value={t ? t.RUNNING + t.PENDING : undefined} error={today.error} />
         <Card label="Online executors" value={execs.data?.length} error={execs.error} />
       </div>
-      {report.data && (
+      {stats.data && (
         <dl className="details" aria-label="Latest day's percentiles">
           <div>
             <dt>Run duration p50 / p99</dt>
@@ -139,9 +139,9 @@ export default function Dashboard() {
         {denied ? (
           <p role="note">Totals over every group need a credential granted all groups.</p>
         ) : (
-          <ErrorBox error={report.error} />
+          <ErrorBox error={stats.error} />
         )}
-        {report.data && (
+        {stats.data && (
           <div className="chart">
             <Bar
               aria-label="Runs per day by outcome"
@@ -159,7 +159,7 @@ export default function Dashboard() {
           </div>
         )}
       </section>
-      {report.data && (
+      {stats.data && (
         <PercentileChart
           id="duration-h"
           title="Run duration per day (seconds, p50 and p99)"
@@ -170,7 +170,7 @@ export default function Dashboard() {
           colors={['#1565c0', '#ef6c00']}
         />
       )}
-      {report.data && (
+      {stats.data && (
         <PercentileChart
           id="lateness-h"
           title="Lateness of schedule slots per day (seconds from the scheduled instant to dispatch, p50 and p99)"

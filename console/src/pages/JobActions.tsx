@@ -61,7 +61,7 @@ export function DeleteJobButton({ job, onDelete }: { job: Job; onDelete: (purgeR
           <label className="check">
             <input type="checkbox" checked={purge} onChange={(e) => setPurge(e.target.checked)} /> Also delete its runs and logs now
           </label>
-          <small>{purge ? 'Its runs, their logs and its daily report rows go with it.' : 'Otherwise its runs and logs stay until retention removes them.'}</small>
+          <small>{purge ? 'Its runs, their logs and its daily statistics rows go with it.' : 'Otherwise its runs and logs stay until retention removes them.'}</small>
         </>
       }
     />

@@ -63,7 +63,7 @@ constexpr Row kRows[] = {
     {kLog, "StreamRunLog", kAdmin, kRead},
     {kLog, "GetRun", kAdmin, kRead},
     {kLog, "ListRuns", kAdmin, kRead},
-    {kLog, "GetReport", kAdmin, kRead},
+    {kLog, "GetStats", kAdmin, kRead},
     {kRegistry, "Session", kGroup, kRead},
     {kRegistry, "WatchExecutors", Credential::kAdminOrCluster, kRead},
 };

@@ -110,7 +110,7 @@ class JobStore {
                                             int64_t now_ms, std::string_view author = {}) = 0;
   // Deletes the job and its script versions and takes it out of its parents'
   // child lists, in one transaction; with purge_runs its runs, their logs
-  // and its report rows go too (otherwise they stay until retention).
+  // and its daily statistics rows go too (otherwise they stay until retention).
   virtual absl::Status DeleteJob(int64_t job_id, bool purge_runs) = 0;
   // Sets state and cursor (kNever when stopped).
   virtual absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state,

@@ -151,7 +151,7 @@ const std::vector<Migration>& MysqlMigrations() {
            " ADD KEY run_followup (followup_pending, end_ms, id),"
            " ADD KEY run_end (end_ms, id)",
            "ALTER TABLE report_day ADD KEY report_day_job (job_id, day_ms)",
-           // Run-duration histogram per (day, job): see report_histogram.h.
+           // Run-duration histogram per (day, job): see stats_histogram.h.
            "CREATE TABLE IF NOT EXISTS report_duration ("
            " day_ms BIGINT NOT NULL,"
            " job_id BIGINT NOT NULL,"
@@ -244,12 +244,42 @@ const std::vector<Migration>& MysqlMigrations() {
            " ADD KEY IF NOT EXISTS job_name (name)",
        }},
       {12,
-       "lateness histogram of the daily reports",
+       "lateness histogram of the daily statistics",
        {
            // Dispatch time minus scheduled instant of schedule slots per
-           // (day, job), in the buckets of report_histogram.h (report_deltas.h).
+           // (day, job), in the buckets of stats_histogram.h (stats_deltas.h).
            // Not backfilled: the histogram starts with this version.
            "CREATE TABLE IF NOT EXISTS report_lateness ("
+           " day_ms BIGINT NOT NULL,"
+           " job_id BIGINT NOT NULL,"
+           " bucket INT NOT NULL,"
+           " runs BIGINT NOT NULL,"
+           " PRIMARY KEY (day_ms, job_id, bucket))" GNOMON_MYSQL_TABLE_OPTIONS,
+       }},
+      {13,
+       "daily statistics in stats_* tables",
+       {
+           // The daily statistics were called reports, and "report" now
+           // means only an executor's report. The counters are deltas, so
+           // instead of renaming the tables (a binary of the previous
+           // release still writes report_* during a rolling upgrade, see
+           // MigrationRules) this release writes stats_* and reads the sum
+           // of both; a later release folds report_* into stats_*.
+           "CREATE TABLE IF NOT EXISTS stats_day ("
+           " day_ms BIGINT NOT NULL,"
+           " job_id BIGINT NOT NULL,"
+           " running BIGINT NOT NULL DEFAULT 0,"
+           " succeeded BIGINT NOT NULL DEFAULT 0,"
+           " failed BIGINT NOT NULL DEFAULT 0,"
+           " PRIMARY KEY (day_ms, job_id),"
+           " KEY stats_day_job (job_id, day_ms))" GNOMON_MYSQL_TABLE_OPTIONS,
+           "CREATE TABLE IF NOT EXISTS stats_duration ("
+           " day_ms BIGINT NOT NULL,"
+           " job_id BIGINT NOT NULL,"
+           " bucket INT NOT NULL,"
+           " runs BIGINT NOT NULL,"
+           " PRIMARY KEY (day_ms, job_id, bucket))" GNOMON_MYSQL_TABLE_OPTIONS,
+           "CREATE TABLE IF NOT EXISTS stats_lateness ("
            " day_ms BIGINT NOT NULL,"
            " job_id BIGINT NOT NULL,"
            " bucket INT NOT NULL,"

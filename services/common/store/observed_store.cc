@@ -45,7 +45,7 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"DeferFollowups", true},
     {"FailRuns", true},
     {"RecordAlarmStatus", true},
-    {"GetReport", false},
+    {"GetStats", false},
     {"DeleteRunsEndedBefore", true},
     {"TrimRunsPerJob", true},
     {"AppendAudit", true},
@@ -194,9 +194,9 @@ absl::StatusOr<int64_t> ObservedStore::FailRuns(const std::vector<int64_t>& run_
 absl::Status ObservedStore::RecordAlarmStatus(int64_t run_id, std::string_view status) {
   return Observed(StoreCall::kRecordAlarmStatus, [&] { return inner_->RecordAlarmStatus(run_id, status); });
 }
-absl::StatusOr<std::vector<v1::ReportRow>> ObservedStore::GetReport(int64_t from_day_ms, int64_t to_day_ms,
+absl::StatusOr<std::vector<v1::StatsRow>> ObservedStore::GetStats(int64_t from_day_ms, int64_t to_day_ms,
                                                                    int64_t job_id) {
-  return Observed(StoreCall::kGetReport, [&] { return inner_->GetReport(from_day_ms, to_day_ms, job_id); });
+  return Observed(StoreCall::kGetReport, [&] { return inner_->GetStats(from_day_ms, to_day_ms, job_id); });
 }
 absl::StatusOr<int64_t> ObservedStore::DeleteRunsEndedBefore(int64_t before_ms, int limit) {
   return Observed(StoreCall::kDeleteRunsEndedBefore,

@@ -112,7 +112,7 @@ class ObservedStore final : public Store {
   absl::StatusOr<std::vector<v1::AuditEntry>> ListAudit(std::string_view object, int64_t before_id,
                                                         int limit) override;
   absl::StatusOr<int64_t> DeleteAuditBefore(int64_t before_ms, int limit) override;
-  absl::StatusOr<std::vector<v1::ReportRow>> GetReport(int64_t from_day_ms, int64_t to_day_ms,
+  absl::StatusOr<std::vector<v1::StatsRow>> GetStats(int64_t from_day_ms, int64_t to_day_ms,
                                                        int64_t job_id) override;
   absl::StatusOr<int64_t> DeleteRunsEndedBefore(int64_t before_ms, int limit) override;
   absl::StatusOr<int64_t> TrimRunsPerJob(int64_t keep, int limit) override;

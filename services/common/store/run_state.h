@@ -15,7 +15,7 @@
 // through its own ascending UPDATE ... WHERE id IN) therefore takes run
 // locks in ascending id order, so no two of them can wait for each other
 // in a cycle; report counters are locked after runs, in key order
-// (report_deltas.h). SQLite has one writer at a time (BEGIN IMMEDIATE).
+// (stats_deltas.h). SQLite has one writer at a time (BEGIN IMMEDIATE).
 //
 // Example:
 //   absl::StatusOr<RunStates> runs = LockRuns(c, sql, ids);
@@ -34,7 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "gnomon/v1/common.pb.h"
-#include "services/common/store/report_deltas.h"
+#include "services/common/store/stats_deltas.h"
 #include "services/common/store/sql_conn.h"
 #include "services/common/store/statements.h"
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "services/common/store/report_deltas.h"
+#include "services/common/store/stats_deltas.h"
 #include "services/common/store/run_state.h"
 #include "services/common/store/sql_conn.h"
 #include "services/common/store/statements.h"
@@ -97,8 +97,8 @@ class SqlStore final : public Store {
                                                         int limit) override;
   absl::StatusOr<int64_t> DeleteAuditBefore(int64_t before_ms, int limit) override;
 
-  // Reports (sql_store_reports.cc).
-  absl::StatusOr<std::vector<v1::ReportRow>> GetReport(int64_t from_day_ms, int64_t to_day_ms,
+  // Reports (sql_store_stats.cc).
+  absl::StatusOr<std::vector<v1::StatsRow>> GetStats(int64_t from_day_ms, int64_t to_day_ms,
                                                        int64_t job_id) override;
 
   // Registry (sql_store_misc.cc), API tokens and users (sql_store_credentials.cc),
@@ -173,7 +173,7 @@ class SqlStore final : public Store {
   // is the run's start folded into this result: its executor address (if
   // the run has none yet) and start time (if the result lacks one).
   v1::ReportAck ApplyReport(const v1::ReportItem& item, const v1::RunStarted* started,
-                            RunState& run, ReportDeltas& deltas);
+                            RunState& run, StatsDeltas& deltas);
   // The stored lines among those the log items of `items` send.
   absl::StatusOr<LineSet> ReadStoredLines(SqlConn& c, const std::vector<v1::ReportItem>& items,
                                           const RunStates& runs);

@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/store/batch_sql.h"
-#include "services/common/store/report_deltas.h"
+#include "services/common/store/stats_deltas.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/run_state.h"
 #include "services/common/store/sql_store.h"
@@ -77,7 +77,7 @@ absl::StatusOr<int64_t> SqlStore::FailRuns(const std::vector<int64_t>& run_ids, 
     changed = 0;
     absl::StatusOr<RunStates> runs = LockRuns(c, sql_, run_ids);
     if (!runs.ok()) return runs.status();
-    ReportDeltas deltas;
+    StatsDeltas deltas;
     for (auto& [id, r] : *runs) {
       if (!r.active()) continue;  // Already ended.
       r.status = v1::RUN_STATUS_FAILED;

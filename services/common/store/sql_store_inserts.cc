@@ -25,7 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/store/batch_sql.h"
-#include "services/common/store/report_deltas.h"
+#include "services/common/store/stats_deltas.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
 
@@ -144,7 +144,7 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
       }
     }
     if (absl::Status s = InsertRunBatch(c, runs, keyed, /*retry=*/false, out); !s.ok()) return s;
-    ReportDeltas deltas;
+    StatsDeltas deltas;
     for (size_t i = 0; i < runs.size(); ++i) {
       if (!out[i].inserted) continue;
       const v1::Run& run = runs[i];

@@ -369,12 +369,14 @@ absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& requested,
 absl::Status SqlStore::DeleteJob(int64_t job_id, bool purge_runs) {
   // Its runs stay by default (results of running ones still arrive and are
   // counted; retention removes them); purging takes them, their logs and the
-  // report rows at once. It is also taken out of its parents' child lists.
+  // daily statistics rows at once. It is also taken out of its parents' child lists.
   return db_->Transact([&](SqlConn& c) -> absl::Status {
     std::vector<const std::string*> deletes = {&sql_.delete_job_glue};
     if (purge_runs) {
-      deletes.insert(deletes.end(), {&sql_.delete_job_logs, &sql_.delete_job_runs, &sql_.delete_job_report_days,
-                                     &sql_.delete_job_report_durations, &sql_.delete_job_report_lateness});
+      deletes.insert(deletes.end(), {&sql_.delete_job_logs, &sql_.delete_job_runs});
+      for (const StatsTables* t : {&sql_.stats, &sql_.legacy_stats}) {
+        deletes.insert(deletes.end(), {&t->delete_job_days, &t->delete_job_durations, &t->delete_job_lateness});
+      }
     }
     for (const std::string* sql : deletes) {
       if (absl::StatusOr<ExecResult> r = c.Exec(*sql, {SqlInt(job_id)}); !r.ok()) {

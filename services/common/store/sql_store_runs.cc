@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/store/batch_sql.h"
-#include "services/common/store/report_deltas.h"
+#include "services/common/store/stats_deltas.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/run_state.h"
 #include "services/common/store/sql_store.h"
@@ -52,7 +52,7 @@ absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updat
   return db_->Transact([&](SqlConn& c) -> absl::Status {
     absl::StatusOr<RunStates> runs = LockRuns(c, sql_, ids);
     if (!runs.ok()) return runs.status();
-    ReportDeltas deltas;
+    StatsDeltas deltas;
     for (const DispatchUpdate& u : updates) {
       auto it = runs->find(u.run_id);
       if (it == runs->end()) continue;
@@ -126,7 +126,7 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
     absl::StatusOr<LineSet> stored = ReadStoredLines(c, items, *runs);
     if (!stored.ok()) return stored.status();
     std::vector<SqlRow> new_lines;
-    ReportDeltas deltas;
+    StatsDeltas deltas;
     for (size_t i = 0; i < items.size(); ++i) {
       const v1::ReportItem& item = items[i];
       if (folded(item)) continue;
@@ -160,7 +160,7 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
 }
 
 v1::ReportAck SqlStore::ApplyReport(const v1::ReportItem& item, const v1::RunStarted* started,
-                                    RunState& r, ReportDeltas& deltas) {
+                                    RunState& r, StatsDeltas& deltas) {
   if (item.has_started()) {
     const v1::RunStarted& st = item.started();
     if (!r.active() || r.start_ms != 0) return v1::REPORT_ACK_DUPLICATE;

@@ -1,11 +1,12 @@
-// SqlStore: daily reports, read from the counters and the duration and lateness histograms
-// that the run transactions maintain (see report_deltas.h).
+// SqlStore: daily statistics, read from the counters and the duration and lateness histograms
+// that the run transactions maintain (see stats_deltas.h).
+#include <array>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "services/common/store/report_histogram.h"
+#include "services/common/store/stats_histogram.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
 
@@ -14,12 +15,11 @@ namespace {
 
 using Histograms = std::map<int64_t, std::vector<int64_t>>;  // Bucket counts by day.
 
-// Rows of (day_ms, bucket, runs) as histograms by day.
-absl::StatusOr<Histograms> ReadHistograms(SqlConn& c, const std::string& sql,
-                                          const std::vector<SqlValue>& args) {
+// Adds rows of (day_ms, bucket, runs) to the histograms by day in `out`.
+absl::Status ReadHistograms(SqlConn& c, const std::string& sql, const std::vector<SqlValue>& args,
+                            Histograms& out) {
   absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
   if (!rows.ok()) return rows.status();
-  Histograms out;
   for (const SqlRow& row : *rows) {
     const int bucket = static_cast<int>(ColInt(row, 1));
     if (bucket < 0 || bucket >= kDurationBuckets) continue;
@@ -27,14 +27,40 @@ absl::StatusOr<Histograms> ReadHistograms(SqlConn& c, const std::string& sql,
     h.resize(kDurationBuckets);
     h[bucket] += ColInt(row, 2);
   }
-  return out;
+  return absl::OkStatus();
+}
+
+// Statistics by day: counters (running, succeeded, failed) and histograms.
+struct Days {
+  std::map<int64_t, std::array<int64_t, 3>> counts;
+  Histograms durations;
+  Histograms lateness;
+};
+
+// Adds what `tables` hold for the range to `days`.
+absl::Status AddTables(SqlConn& c, const StatsTables& tables, bool total, const std::vector<SqlValue>& args,
+                       Days& days) {
+  absl::StatusOr<std::vector<SqlRow>> rows =
+      c.Query(total ? tables.select_days_total : tables.select_days_of_job, args);
+  if (!rows.ok()) return rows.status();
+  for (const SqlRow& row : *rows) {
+    std::array<int64_t, 3>& n = days.counts[ColInt(row, 0)];
+    for (int i = 0; i < 3; ++i) n[i] += ColInt(row, i + 1);
+  }
+  if (absl::Status s = ReadHistograms(c, total ? tables.select_durations_total : tables.select_durations_of_job,
+                                      args, days.durations);
+      !s.ok()) {
+    return s;
+  }
+  return ReadHistograms(c, total ? tables.select_lateness_total : tables.select_lateness_of_job, args,
+                        days.lateness);
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<v1::ReportRow>> SqlStore::GetReport(int64_t from_day_ms,
+absl::StatusOr<std::vector<v1::StatsRow>> SqlStore::GetStats(int64_t from_day_ms,
                                                                int64_t to_day_ms, int64_t job_id) {
-  std::vector<v1::ReportRow> out;
+  std::vector<v1::StatsRow> out;
   if (to_day_ms <= from_day_ms) return out;
   const bool total = job_id == 0;
   std::vector<SqlValue> args;
@@ -42,30 +68,25 @@ absl::StatusOr<std::vector<v1::ReportRow>> SqlStore::GetReport(int64_t from_day_
   args.push_back(SqlInt(from_day_ms));
   args.push_back(SqlInt(to_day_ms));
   absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> days =
-        c.Query(total ? sql_.select_report_days_total : sql_.select_report_days_of_job, args);
-    if (!days.ok()) return days.status();
-    absl::StatusOr<Histograms> durations = ReadHistograms(
-        c, total ? sql_.select_report_durations_total : sql_.select_report_durations_of_job, args);
-    if (!durations.ok()) return durations.status();
-    absl::StatusOr<Histograms> lateness = ReadHistograms(
-        c, total ? sql_.select_report_lateness_total : sql_.select_report_lateness_of_job, args);
-    if (!lateness.ok()) return lateness.status();
+    // Rows of releases before migration 13 are in the report_* tables.
+    Days days;
+    for (const StatsTables* tables : {&sql_.stats, &sql_.legacy_stats}) {
+      if (absl::Status s = AddTables(c, *tables, total, args, days); !s.ok()) return s;
+    }
     out.clear();
-    out.reserve(days->size());
-    for (const SqlRow& row : *days) {
-      v1::ReportRow r;
-      const int64_t day = ColInt(row, 0);
+    out.reserve(days.counts.size());
+    for (const auto& [day, n] : days.counts) {
+      v1::StatsRow r;
       SetMs(day, r.mutable_day());  // Present even for the epoch's day.
       r.set_job_id(job_id);
-      r.set_running(ColInt(row, 1));
-      r.set_succeeded(ColInt(row, 2));
-      r.set_failed(ColInt(row, 3));
-      if (auto it = durations->find(day); it != durations->end()) {
+      r.set_running(n[0]);
+      r.set_succeeded(n[1]);
+      r.set_failed(n[2]);
+      if (auto it = days.durations.find(day); it != days.durations.end()) {
         r.set_duration_p50_ms(EstimatePercentile(it->second, 50));
         r.set_duration_p99_ms(EstimatePercentile(it->second, 99));
       }
-      if (auto it = lateness->find(day); it != lateness->end()) {
+      if (auto it = days.lateness.find(day); it != days.lateness.end()) {
         r.set_lateness_p50_ms(EstimatePercentile(it->second, 50));
         r.set_lateness_p99_ms(EstimatePercentile(it->second, 99));
       }

@@ -148,7 +148,7 @@ const std::vector<Migration>& SqliteMigrations() {
            "CREATE INDEX IF NOT EXISTS run_followup ON run(end_ms, id) WHERE followup_pending = 1",
            "CREATE INDEX IF NOT EXISTS run_end ON run(end_ms, id)",
            "CREATE INDEX IF NOT EXISTS report_day_job ON report_day(job_id, day_ms)",
-           // Run-duration histogram per (day, job): see report_histogram.h.
+           // Run-duration histogram per (day, job): see stats_histogram.h.
            "CREATE TABLE IF NOT EXISTS report_duration ("
            " day_ms INTEGER NOT NULL,"
            " job_id INTEGER NOT NULL,"
@@ -246,12 +246,42 @@ const std::vector<Migration>& SqliteMigrations() {
            "CREATE INDEX IF NOT EXISTS job_name ON job(name)",
        }},
       {12,
-       "lateness histogram of the daily reports",
+       "lateness histogram of the daily statistics",
        {
            // Dispatch time minus scheduled instant of schedule slots per
-           // (day, job), in the buckets of report_histogram.h (report_deltas.h).
+           // (day, job), in the buckets of stats_histogram.h (stats_deltas.h).
            // Not backfilled: the histogram starts with this version.
            "CREATE TABLE IF NOT EXISTS report_lateness ("
+           " day_ms INTEGER NOT NULL,"
+           " job_id INTEGER NOT NULL,"
+           " bucket INTEGER NOT NULL,"
+           " runs INTEGER NOT NULL,"
+           " PRIMARY KEY (day_ms, job_id, bucket)) WITHOUT ROWID",
+       }},
+      {13,
+       "daily statistics in stats_* tables",
+       {
+           // The daily statistics were called reports, and "report" now
+           // means only an executor's report. The counters are deltas, so
+           // instead of renaming the tables (a binary of the previous
+           // release still writes report_* during a rolling upgrade, see
+           // MigrationRules) this release writes stats_* and reads the sum
+           // of both; a later release folds report_* into stats_*.
+           "CREATE TABLE IF NOT EXISTS stats_day ("
+           " day_ms INTEGER NOT NULL,"
+           " job_id INTEGER NOT NULL,"
+           " running INTEGER NOT NULL DEFAULT 0,"
+           " succeeded INTEGER NOT NULL DEFAULT 0,"
+           " failed INTEGER NOT NULL DEFAULT 0,"
+           " PRIMARY KEY (day_ms, job_id)) WITHOUT ROWID",
+           "CREATE INDEX IF NOT EXISTS stats_day_job ON stats_day(job_id, day_ms)",
+           "CREATE TABLE IF NOT EXISTS stats_duration ("
+           " day_ms INTEGER NOT NULL,"
+           " job_id INTEGER NOT NULL,"
+           " bucket INTEGER NOT NULL,"
+           " runs INTEGER NOT NULL,"
+           " PRIMARY KEY (day_ms, job_id, bucket)) WITHOUT ROWID",
+           "CREATE TABLE IF NOT EXISTS stats_lateness ("
            " day_ms INTEGER NOT NULL,"
            " job_id INTEGER NOT NULL,"
            " bucket INTEGER NOT NULL,"

@@ -199,8 +199,8 @@ void AddBatchStatements(Dialect d, Statements& s) {
                           {{"followup_due_ms", "$followup_due_ms"}}, "{t}.followup_pending = 1", n);
   });
   const std::string days =
-      absl::StrCat("INSERT INTO report_day(day_ms, job_id, running, succeeded, failed) VALUES ");
-  // The histogram tables (report_duration, report_lateness) share one shape.
+      absl::StrCat("INSERT INTO stats_day(day_ms, job_id, running, succeeded, failed) VALUES ");
+  // The histogram tables (stats_duration, stats_lateness) share one shape.
   auto histogram_upsert = [=](const std::string& table) {
     const std::string insert = absl::StrCat("INSERT INTO ", table, "(day_ms, job_id, bucket, runs) VALUES ");
     return BatchSql([=](int n) {
@@ -210,17 +210,17 @@ void AddBatchStatements(Dialect d, Statements& s) {
                                   "runs = runs + excluded.runs");
     });
   };
-  s.upsert_report_durations = histogram_upsert("report_duration");
-  s.upsert_report_lateness = histogram_upsert("report_lateness");
+  s.upsert_stats_durations = histogram_upsert("stats_duration");
+  s.upsert_stats_lateness = histogram_upsert("stats_lateness");
   if (mysql) {
-    s.upsert_report_days = BatchSql([=](int n) {
+    s.upsert_stats_days = BatchSql([=](int n) {
       return absl::StrCat(days, RepeatJoined(Placeholders(5), n, ", "),
                           " ON DUPLICATE KEY UPDATE running = running + VALUES(running), "
                           "succeeded = succeeded + VALUES(succeeded), "
                           "failed = failed + VALUES(failed)");
     });
   } else {
-    s.upsert_report_days = BatchSql([=](int n) {
+    s.upsert_stats_days = BatchSql([=](int n) {
       return absl::StrCat(days, RepeatJoined(Placeholders(5), n, ", "),
                           " ON CONFLICT(day_ms, job_id) DO UPDATE SET "
                           "running = running + excluded.running, "
@@ -228,6 +228,32 @@ void AddBatchStatements(Dialect d, Statements& s) {
                           "failed = failed + excluded.failed");
     });
   }
+}
+
+// `prefix`: "stats" (stats_day, stats_duration, stats_lateness) or "report".
+StatsTables StatsTablesOf(const std::string& prefix) {
+  const std::string day = prefix + "_day", duration = prefix + "_duration", lateness = prefix + "_lateness";
+  auto histogram_of_job = [](const std::string& table) {
+    return absl::StrCat("SELECT day_ms, bucket, runs FROM ", table,
+                        " WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms, bucket");
+  };
+  auto histogram_total = [](const std::string& table) {
+    return absl::StrCat("SELECT day_ms, bucket, SUM(runs) FROM ", table,
+                        " WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms, bucket ORDER BY day_ms, bucket");
+  };
+  StatsTables t;
+  t.select_days_of_job = absl::StrCat("SELECT day_ms, running, succeeded, failed FROM ", day,
+                                      " WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms");
+  t.select_days_total = absl::StrCat("SELECT day_ms, SUM(running), SUM(succeeded), SUM(failed) FROM ", day,
+                                     " WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms ORDER BY day_ms");
+  t.select_durations_of_job = histogram_of_job(duration);
+  t.select_durations_total = histogram_total(duration);
+  t.select_lateness_of_job = histogram_of_job(lateness);
+  t.select_lateness_total = histogram_total(lateness);
+  t.delete_job_days = absl::StrCat("DELETE FROM ", day, " WHERE job_id = ?");
+  t.delete_job_durations = absl::StrCat("DELETE FROM ", duration, " WHERE job_id = ?");
+  t.delete_job_lateness = absl::StrCat("DELETE FROM ", lateness, " WHERE job_id = ?");
+  return t;
 }
 
 Statements Portable() {
@@ -276,9 +302,6 @@ Statements Portable() {
   s.select_script_version =
       "SELECT version, language, note, author, create_ms, source FROM glue_version "
       "WHERE job_id = ? AND version = ?";
-  s.delete_job_report_days = "DELETE FROM report_day WHERE job_id = ?";
-  s.delete_job_report_durations = "DELETE FROM report_duration WHERE job_id = ?";
-  s.delete_job_report_lateness = "DELETE FROM report_lateness WHERE job_id = ?";
   s.delete_job = "DELETE FROM job WHERE id = ?";
   s.select_due_jobs = DueJobsSql("");
   s.count_jobs_by_group_state =
@@ -313,24 +336,8 @@ Statements Portable() {
                                     " AND followup_pending = 0");
   s.delete_run_logs = "DELETE FROM run_log WHERE run_id = ?";
 
-  s.select_report_days_of_job =
-      "SELECT day_ms, running, succeeded, failed FROM report_day "
-      "WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms";
-  s.select_report_days_total =
-      "SELECT day_ms, SUM(running), SUM(succeeded), SUM(failed) FROM report_day "
-      "WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms ORDER BY day_ms";
-  s.select_report_durations_of_job =
-      "SELECT day_ms, bucket, runs FROM report_duration "
-      "WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms, bucket";
-  s.select_report_durations_total =
-      "SELECT day_ms, bucket, SUM(runs) FROM report_duration "
-      "WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms, bucket ORDER BY day_ms, bucket";
-  s.select_report_lateness_of_job =
-      "SELECT day_ms, bucket, runs FROM report_lateness "
-      "WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms, bucket";
-  s.select_report_lateness_total =
-      "SELECT day_ms, bucket, SUM(runs) FROM report_lateness "
-      "WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms, bucket ORDER BY day_ms, bucket";
+  s.stats = StatsTablesOf("stats");
+  s.legacy_stats = StatsTablesOf("report");
 
   s.delete_executor = "DELETE FROM registry WHERE app_name = ? AND address = ? AND register_ms = ?";
   s.select_executors =

@@ -51,6 +51,21 @@ inline constexpr char kRunStateColumns[] =
 inline constexpr char kRunKeyColumns[] =
     "id, job_id, slot_ms, shard_index, attempt, retry_of, child_of";
 
+// The statements of one set of daily statistics tables (day counters,
+// duration and lateness histograms). Selects take (job_id,) from_day, to_day;
+// deletes (job_id).
+struct StatsTables {
+  std::string select_days_of_job;
+  std::string select_days_total;
+  std::string select_durations_of_job;
+  std::string select_durations_total;
+  std::string select_lateness_of_job;
+  std::string select_lateness_total;
+  std::string delete_job_days;
+  std::string delete_job_durations;
+  std::string delete_job_lateness;
+};
+
 struct Statements {
   // Migrations bookkeeping.
   std::string create_migrations_table;
@@ -88,9 +103,6 @@ struct Statements {
   // source's length in bytes in place of the source.
   std::string select_script_versions;
   std::string select_script_version;  // (job_id, version)
-  std::string delete_job_report_days;
-  std::string delete_job_report_durations;
-  std::string delete_job_report_lateness;
   std::string delete_job;
   std::string select_due_jobs;
   std::string count_jobs_by_group_state;
@@ -145,19 +157,18 @@ struct Statements {
   std::string delete_ended_run;  // Only if ended and its follow-up is handled.
   std::string delete_run_logs;
 
-  // Reports.
+  // Daily statistics.
   // Multi-row: rows of (day, job, running, succeeded, failed) added to the counters.
-  BatchSql upsert_report_days;
+  BatchSql upsert_stats_days;
   // Multi-row: rows of (day, job, bucket, runs) added to the histogram buckets.
-  BatchSql upsert_report_durations;
-  // Multi-row: rows of (day_ms, job_id, bucket, runs) added to report_lateness.
-  BatchSql upsert_report_lateness;
-  std::string select_report_days_of_job;
-  std::string select_report_days_total;
-  std::string select_report_durations_of_job;
-  std::string select_report_durations_total;
-  std::string select_report_lateness_of_job;
-  std::string select_report_lateness_total;
+  BatchSql upsert_stats_durations;
+  // Multi-row: rows of (day_ms, job_id, bucket, runs) added to stats_lateness.
+  BatchSql upsert_stats_lateness;
+  // Reads and purges of the stats_* tables, and of the report_* tables that
+  // releases before migration 13 wrote (counts are deltas, so a day's
+  // statistics are the sum of both; see migration 13).
+  StatsTables stats;
+  StatsTables legacy_stats;
 
   // Registry.
   std::string upsert_executor_keep_register;

@@ -1,18 +1,18 @@
-#include "services/common/store/report_deltas.h"
+#include "services/common/store/stats_deltas.h"
 
 #include <algorithm>
 
 #include "services/common/store/batch_sql.h"
-#include "services/common/store/report_histogram.h"
+#include "services/common/store/stats_histogram.h"
 #include "services/common/store/row_codec.h"
 
 namespace gnomon::store::internal {
 
-void ReportDeltas::Inserted(int64_t job_id, int64_t trigger_ms) {
+void StatsDeltas::Inserted(int64_t job_id, int64_t trigger_ms) {
   ++days_[{DayOf(trigger_ms), job_id}].running;
 }
 
-void ReportDeltas::Ended(const RunFacts& f, bool was_active) {
+void StatsDeltas::Ended(const RunFacts& f, bool was_active) {
   if (was_active) --days_[{DayOf(f.trigger_ms), f.job_id}].running;
   CountEnd(f, 1);
 }
@@ -21,15 +21,15 @@ bool LatenessCounted(v1::TriggerType type) {
   return IsSlotType(type) && type != v1::TRIGGER_TYPE_BACKFILL;
 }
 
-void ReportDeltas::Dispatched(int64_t job_id, int64_t trigger_ms, v1::TriggerType type,
+void StatsDeltas::Dispatched(int64_t job_id, int64_t trigger_ms, v1::TriggerType type,
                               int64_t scheduled_ms, int64_t dispatch_ms) {
   if (!LatenessCounted(type) || scheduled_ms <= 0 || dispatch_ms <= 0) return;
   ++lateness_[{DayOf(trigger_ms), job_id, DurationBucket(dispatch_ms - scheduled_ms)}];
 }
 
-void ReportDeltas::Retracted(const RunFacts& f) { CountEnd(f, -1); }
+void StatsDeltas::Retracted(const RunFacts& f) { CountEnd(f, -1); }
 
-void ReportDeltas::CountEnd(const RunFacts& f, int sign) {
+void StatsDeltas::CountEnd(const RunFacts& f, int sign) {
   const int64_t day = DayOf(f.trigger_ms);
   Counters& c = days_[{day, f.job_id}];
   if (f.status == v1::RUN_STATUS_SUCCEEDED) c.succeeded += sign;
@@ -40,7 +40,7 @@ void ReportDeltas::CountEnd(const RunFacts& f, int sign) {
   }
 }
 
-absl::Status ReportDeltas::Apply(SqlConn& c, const Statements& sql) const {
+absl::Status StatsDeltas::Apply(SqlConn& c, const Statements& sql) const {
   std::vector<SqlRow> days;
   for (const auto& [key, n] : days_) {
     if (n.running == 0 && n.succeeded == 0 && n.failed == 0) continue;
@@ -50,13 +50,13 @@ absl::Status ReportDeltas::Apply(SqlConn& c, const Statements& sql) const {
   if (!days.empty()) {
     // Padding adds nothing to a row the statement writes anyway.
     const SqlRow pad = {days.back()[0], days.back()[1], SqlInt(0), SqlInt(0), SqlInt(0)};
-    if (absl::Status s = ExecPadded(c, sql.upsert_report_days, days, &pad); !s.ok()) return s;
+    if (absl::Status s = ExecPadded(c, sql.upsert_stats_days, days, &pad); !s.ok()) return s;
   }
-  if (absl::Status s = ApplyHistogram(c, sql.upsert_report_durations, buckets_); !s.ok()) return s;
-  return ApplyHistogram(c, sql.upsert_report_lateness, lateness_);
+  if (absl::Status s = ApplyHistogram(c, sql.upsert_stats_durations, buckets_); !s.ok()) return s;
+  return ApplyHistogram(c, sql.upsert_stats_lateness, lateness_);
 }
 
-absl::Status ReportDeltas::ApplyHistogram(SqlConn& c, const BatchSql& upsert, const Histogram& h) {
+absl::Status StatsDeltas::ApplyHistogram(SqlConn& c, const BatchSql& upsert, const Histogram& h) {
   std::vector<SqlRow> buckets;
   for (const auto& [key, n] : h) {
     if (n == 0) continue;  // Retracted and counted again in the same bucket.

@@ -1,6 +1,6 @@
-// ReportDeltas: the changes one transaction makes to the daily report
+// StatsDeltas: the changes one transaction makes to the daily statistics
 // counters, collected as runs are inserted and end, then written at the end
-// of that same transaction (so reports never disagree with the runs).
+// of that same transaction (so statistics never disagree with the runs).
 //
 // What is counted, per (UTC day of the run's trigger time, job):
 //   running    runs recorded and not yet ended (PENDING or RUNNING): +1 when
@@ -8,7 +8,7 @@
 //   succeeded  runs that ended SUCCEEDED; failed: runs that ended FAILED
 //              (including never dispatched ones and those failed by FailRuns);
 //   durations  end - start of every ended run that has a start time (ran on
-//              an executor), in the buckets of report_histogram.h;
+//              an executor), in the buckets of stats_histogram.h;
 //   lateness   dispatch time - scheduled instant of every schedule slot run
 //              (cron, fixed rate or delay, misfire) when its dispatch is
 //              first recorded, in the same buckets (report_lateness).
@@ -22,13 +22,13 @@
 // kMaxBatchRows keys), which keeps MySQL row locks in a stable order.
 //
 // Example:
-//   ReportDeltas deltas;
+//   StatsDeltas deltas;
 //   deltas.Ended(facts, /*was_active=*/true);
 //   absl::Status s = deltas.Apply(conn, sql);
 //
 // Thread safety: not thread-safe; one per transaction.
-#ifndef GNOMON_SERVICES_COMMON_STORE_REPORT_DELTAS_H_
-#define GNOMON_SERVICES_COMMON_STORE_REPORT_DELTAS_H_
+#ifndef GNOMON_SERVICES_COMMON_STORE_STATS_DELTAS_H_
+#define GNOMON_SERVICES_COMMON_STORE_STATS_DELTAS_H_
 
 #include <cstdint>
 #include <map>
@@ -54,7 +54,7 @@ inline int64_t DayOf(int64_t ms) { return ms <= 0 ? 0 : ms - ms % kDayMs; }
 // runs have no slot to be late for, and backfills are late on purpose.
 bool LatenessCounted(v1::TriggerType type);
 
-// The columns of a run the report counters need.
+// The columns of a run the statistics counters need.
 struct RunFacts {
   int64_t job_id = 0;
   int64_t trigger_ms = 0;
@@ -63,7 +63,7 @@ struct RunFacts {
   v1::RunStatus status = v1::RUN_STATUS_UNSPECIFIED;
 };
 
-class ReportDeltas {
+class StatsDeltas {
  public:
   // A run was inserted PENDING or RUNNING.
   void Inserted(int64_t job_id, int64_t trigger_ms);
@@ -100,4 +100,4 @@ class ReportDeltas {
 
 }  // namespace gnomon::store::internal
 
-#endif  // GNOMON_SERVICES_COMMON_STORE_REPORT_DELTAS_H_
+#endif  // GNOMON_SERVICES_COMMON_STORE_STATS_DELTAS_H_

@@ -1,4 +1,4 @@
-#include "services/common/store/report_histogram.h"
+#include "services/common/store/stats_histogram.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// Run-duration histogram of the daily reports: fixed log-linear buckets, so
+// Run-duration histogram of the daily statistics: fixed log-linear buckets, so
 // per-(day, job) counts can be added up in SQL and percentiles estimated
 // without keeping every duration.
 //
@@ -18,8 +18,8 @@
 //   int64_t p99 = EstimatePercentile(counts, 99);
 //
 // Thread safety: pure functions.
-#ifndef GNOMON_SERVICES_COMMON_STORE_REPORT_HISTOGRAM_H_
-#define GNOMON_SERVICES_COMMON_STORE_REPORT_HISTOGRAM_H_
+#ifndef GNOMON_SERVICES_COMMON_STORE_STATS_HISTOGRAM_H_
+#define GNOMON_SERVICES_COMMON_STORE_STATS_HISTOGRAM_H_
 
 #include <cstdint>
 #include <vector>
@@ -40,4 +40,4 @@ int64_t EstimatePercentile(const std::vector<int64_t>& counts, int percent);
 
 }  // namespace gnomon::store::internal
 
-#endif  // GNOMON_SERVICES_COMMON_STORE_REPORT_HISTOGRAM_H_
+#endif  // GNOMON_SERVICES_COMMON_STORE_STATS_HISTOGRAM_H_

@@ -29,8 +29,8 @@ class StatsStore {
   // are absent. A run counts on the UTC day of its trigger time: running
   // while PENDING/RUNNING, then succeeded or failed; durations (end - start
   // of runs that started) go to a log-scale histogram, so p50/p99 are
-  // within 12.5% of the true nearest-rank value (report_histogram.h).
-  virtual absl::StatusOr<std::vector<v1::ReportRow>> GetReport(int64_t from_day_ms, int64_t to_day_ms,
+  // within 12.5% of the true nearest-rank value (stats_histogram.h).
+  virtual absl::StatusOr<std::vector<v1::StatsRow>> GetStats(int64_t from_day_ms, int64_t to_day_ms,
                                                                int64_t job_id) = 0;
 };
 

@@ -94,7 +94,7 @@ TEST_P(StoreTest, HundredsOfRunsWithSomeClashingSlotsInOneBatch) {
   EXPECT_EQ(got_manual.trigger_type(), v1::TRIGGER_TYPE_MANUAL);
   ASSERT_OK_AND_ASSIGN(got_retry, store().GetRun(out.back().run_id));
   EXPECT_EQ(got_retry.first_run_id(), taken[0].run_id);
-  ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 86400000, job_.id()));
+  ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + 86400000, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].running(), 300 + 602);  // Clashes are not counted.
 
@@ -194,7 +194,7 @@ TEST_P(StoreTest, MixedDispatchOutcomesInOneBatch) {
   EXPECT_EQ(r4.status(), v1::RUN_STATUS_RUNNING);
   EXPECT_EQ(r4.executor_address(), "10.0.0.4:1");
 
-  ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 86400000, job_.id()));
+  ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + 86400000, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].running(), 2);
   EXPECT_EQ(report[0].succeeded(), 1);
@@ -273,7 +273,7 @@ TEST_P(StoreTest, ReportBatchMixingStartsLinesResultsDuplicatesAndUnknownRuns) {
   EXPECT_EQ(re.handle_message(), std::string(90000, 'f'));
   ASSERT_OK_AND_ASSIGN(rf, store().GetRun(foreign));
   EXPECT_EQ(rf.log_line_count(), 0);
-  ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 86400000, job_.id()));
+  ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + 86400000, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].running(), 2);    // b and d.
   EXPECT_EQ(report[0].succeeded(), 2);  // c, e.
@@ -384,7 +384,7 @@ TEST_P(StoreTest, StatementsPerRunOfABatchDoNotGrowWithTheBatch) {
   EXPECT_LE(large.statements, 45u);
   EXPECT_LE(large.statements, small.statements + 30);
   EXPECT_EQ(large.transactions, small.transactions);
-  ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 86400000, 0));
+  ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + 86400000, 0));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1008);
   EXPECT_EQ(report[0].running(), 0);

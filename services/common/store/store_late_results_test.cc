@@ -1,6 +1,6 @@
 // StoreTest (a result that arrives after the provisional "executor lost"
 // verdict): it replaces the verdict with the executor's own outcome and
-// times, keeps the daily report exact, and the run's follow-up is decided
+// times, keeps the daily statistics exact, and the run's follow-up is decided
 // once; a result for a run that ended any other way stays a duplicate. Run
 // against every backend; the suite is instantiated in store_test.cc.
 #include <cstdint>
@@ -8,7 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/common/store/report_histogram.h"
+#include "services/common/store/stats_histogram.h"
 #include "services/common/store/store_test_fixture.h"
 
 namespace gnomon::store::testing {
@@ -41,17 +41,17 @@ int64_t Lose(Store& store, int64_t id, int64_t started_ms = 0) {
 }
 
 // The report row of `job_id` for day 0 (the tests' runs trigger on it).
-v1::ReportRow Day0(Store& store, int64_t job_id) {
-  absl::StatusOr<std::vector<v1::ReportRow>> rows = store.GetReport(0, 86'400'000, job_id);
+v1::StatsRow Day0(Store& store, int64_t job_id) {
+  absl::StatusOr<std::vector<v1::StatsRow>> rows = store.GetStats(0, 86'400'000, job_id);
   EXPECT_TRUE(rows.ok() && rows->size() == 1) << rows.status();
-  return rows.ok() && rows->size() == 1 ? rows->front() : v1::ReportRow{};
+  return rows.ok() && rows->size() == 1 ? rows->front() : v1::StatsRow{};
 }
 
 TEST_P(StoreTest, LateResultReplacesTheVerdictAndTheReportFollows) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   const int64_t succeeded = Lose(store(), Insert(MakeRun(job_, 10'000)));
   const int64_t failed = Lose(store(), Insert(MakeRun(job_, 20'000)), 21'000);
-  v1::ReportRow verdict = Day0(store(), job_.id());
+  v1::StatsRow verdict = Day0(store(), job_.id());
   EXPECT_EQ(verdict.failed(), 2);
   EXPECT_EQ(verdict.succeeded(), 0);
 
@@ -75,7 +75,7 @@ TEST_P(StoreTest, LateResultReplacesTheVerdictAndTheReportFollows) {
 
   // failed -> succeeded for one run; the other stays failed. Durations: the
   // verdict's 29 s is taken back for the executor's 3 s and 69 s.
-  v1::ReportRow after = Day0(store(), job_.id());
+  v1::StatsRow after = Day0(store(), job_.id());
   EXPECT_EQ(after.running(), 0);
   EXPECT_EQ(after.succeeded(), 1);
   EXPECT_EQ(after.failed(), 1);
@@ -87,7 +87,7 @@ TEST_P(StoreTest, LateResultReplacesTheVerdictAndTheReportFollows) {
       replays, store().ApplyReports(
                    {Ran(succeeded, 200, 12'000, 15'000), Ran(failed, 500, 30'000, 90'000)}, 0));
   EXPECT_THAT(replays, ElementsAre(v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_DUPLICATE));
-  v1::ReportRow replayed = Day0(store(), job_.id());
+  v1::StatsRow replayed = Day0(store(), job_.id());
   EXPECT_EQ(replayed.succeeded(), 1);
   EXPECT_EQ(replayed.failed(), 1);
 }

@@ -1,5 +1,6 @@
 // StoreTest cases for schema upgrades: a v1 database with runs is migrated
-// to the current schema (report counters backfilled), and, on MySQL, a
+// to the current schema (statistics counters backfilled); statistics a
+// previous release writes to the report_* tables are added, and, on MySQL, a
 // migration whose DDL committed before a crash is re-applied cleanly; a
 // script stored before versions were kept is kept at its first edit.
 #include <cppconn/exception.h>
@@ -81,6 +82,10 @@ std::vector<std::string> RewindToV1(bool mysql) {
            "ALTER TABLE run DROP COLUMN child_of",
            "ALTER TABLE run DROP COLUMN alarm_status"};
   }
+  // Version 13 moved the daily statistics to stats_* tables.
+  for (const char* table : {"stats_lateness", "stats_duration", "stats_day"}) {
+    out.push_back(absl::StrCat("DROP TABLE ", table));
+  }
   // Version 12 added the lateness histogram.
   out.push_back("DROP TABLE report_lateness");
   // Version 10 gave script versions their author.
@@ -142,8 +147,8 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1));
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12));
-  ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
+  ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
   EXPECT_EQ(report[0].succeeded(), 1);
@@ -162,10 +167,42 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   ASSERT_EQ(active.size(), 1u);
   ASSERT_OK_AND_ASSIGN(failed, store().FailRuns({active[0].id()}, 504, "lost", kDay + 100));
   EXPECT_EQ(failed, 1);
-  ASSERT_OK_AND_ASSIGN(job7, store().GetReport(kDay, kDay + kDayMs, 7));
+  ASSERT_OK_AND_ASSIGN(job7, store().GetStats(kDay, kDay + kDayMs, 7));
   ASSERT_EQ(job7.size(), 1u);
   EXPECT_EQ(job7[0].running(), 0);
   EXPECT_EQ(job7[0].failed(), 2);
+}
+
+// A binary of the release before migration 13 still writes the daily
+// statistics to report_* during a rolling upgrade: what it adds counts.
+TEST_P(StoreTest, StatisticsThePreviousReleaseWritesToReportTablesAreAddedToThisReleases) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  const int64_t id = Insert(MakeRun(job_, kDay));
+  ASSERT_OK(store().ApplyReports({Started(id, kDay), Result(id, 200, kDay + 5000)}, 0).status());
+  store_.reset();
+  const std::string job = absl::StrCat(job_.id());
+  ASSERT_NO_FATAL_FAILURE(RawExec(
+      url(), is_mysql(), is_mysql() ? RawMysqlConnection() : nullptr,
+      {absl::StrCat("INSERT INTO report_day(day_ms, job_id, running, succeeded, failed) VALUES (", kDay, ", ",
+                    job, ", 1, 2, 1)"),
+       absl::StrCat("INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES (", kDay, ", ", job,
+                    ", 0, 2)")}));
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  for (int64_t asked : {job_.id(), int64_t{0}}) {
+    SCOPED_TRACE(asked);
+    ASSERT_OK_AND_ASSIGN(rows, store().GetStats(kDay, kDay + kDayMs, asked));
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].running(), 1);
+    EXPECT_EQ(rows[0].succeeded(), 3);
+    EXPECT_EQ(rows[0].failed(), 1);
+    // Durations 0, 0 (bucket 0, from report_duration) and about 5 s: the median is 0.
+    EXPECT_EQ(rows[0].duration_p50_ms(), 0);
+    EXPECT_GT(rows[0].duration_p99_ms(), 4000);
+  }
+  // Purging the job removes its rows from both.
+  ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/true));
+  ASSERT_OK_AND_ASSIGN(after, store().GetStats(kDay, kDay + kDayMs, 0));
+  EXPECT_TRUE(after.empty());
 }
 
 TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
@@ -178,10 +215,11 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
   store_.reset();
   ASSERT_NO_FATAL_FAILURE(
       RawExec(url(), true, RawMysqlConnection(),
-              {"DELETE FROM schema_migrations WHERE version >= 2", "DELETE FROM report_day"}));
+              {"DELETE FROM schema_migrations WHERE version >= 2", "DELETE FROM report_day",
+               "DELETE FROM stats_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12));
-  ASSERT_OK_AND_ASSIGN(report, store().GetReport(kDay, kDay + kDayMs, job_.id()));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
+  ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);
   ASSERT_OK_AND_ASSIGN(pending, store().ListPendingFollowups(10, kFarFuture, {}));

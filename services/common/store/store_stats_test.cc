@@ -8,7 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/common/store/report_histogram.h"
+#include "services/common/store/stats_histogram.h"
 #include "services/common/store/store_test_fixture.h"
 
 namespace gnomon::store {
@@ -95,7 +95,7 @@ v1::ReportItem Finished(int64_t run_id, int32_t code, int64_t start_ms, int64_t 
 struct Counts {
   int64_t running, succeeded, failed;
 };
-void ExpectCounts(const v1::ReportRow& row, int64_t day_ms, Counts c) {
+void ExpectCounts(const v1::StatsRow& row, int64_t day_ms, Counts c) {
   EXPECT_EQ(row.day().seconds() * 1000, day_ms);
   EXPECT_EQ(row.running(), c.running);
   EXPECT_EQ(row.succeeded(), c.succeeded);
@@ -123,7 +123,7 @@ TEST_P(StoreTest, ReportCountsRunsByTriggerDayAndEstimatesDurations) {
   ASSERT_OK_AND_ASSIGN(inserted, store().InsertRuns(runs));
   std::vector<int64_t> id;
   for (const RunInsertOutcome& o : inserted) id.push_back(o.run_id);
-  ASSERT_OK_AND_ASSIGN(fresh, store().GetReport(kDay, kDay + kDayMs, 0));
+  ASSERT_OK_AND_ASSIGN(fresh, store().GetStats(kDay, kDay + kDayMs, 0));
   ASSERT_EQ(fresh.size(), 1u);
   ExpectCounts(fresh[0], kDay, {10, 0, 0});  // Run 8 triggers on day 2.
 
@@ -143,7 +143,7 @@ TEST_P(StoreTest, ReportCountsRunsByTriggerDayAndEstimatesDurations) {
                 .status());
   ASSERT_OK(store().FailRuns({id[6], id[0]}, 504, "lost", t + 10000).status());
 
-  ASSERT_OK_AND_ASSIGN(job_rows, store().GetReport(kDay, kDay + 2 * kDayMs, job_.id()));
+  ASSERT_OK_AND_ASSIGN(job_rows, store().GetStats(kDay, kDay + 2 * kDayMs, job_.id()));
   ASSERT_EQ(job_rows.size(), 2u);
   ExpectCounts(job_rows[0], kDay, {2, 3, 3});
   EXPECT_EQ(job_rows[0].job_id(), job_.id());
@@ -154,12 +154,12 @@ TEST_P(StoreTest, ReportCountsRunsByTriggerDayAndEstimatesDurations) {
   EXPECT_SAME_BUCKET(job_rows[1].duration_p50_ms(), 10);
   EXPECT_SAME_BUCKET(job_rows[1].duration_p99_ms(), 10);
 
-  ASSERT_OK_AND_ASSIGN(other_rows, store().GetReport(kDay, kDay + 2 * kDayMs, other.id()));
+  ASSERT_OK_AND_ASSIGN(other_rows, store().GetStats(kDay, kDay + 2 * kDayMs, other.id()));
   ASSERT_EQ(other_rows.size(), 1u);
   ExpectCounts(other_rows[0], kDay, {1, 1, 0});
   EXPECT_SAME_BUCKET(other_rows[0].duration_p99_ms(), 100000);
 
-  ASSERT_OK_AND_ASSIGN(total, store().GetReport(kDay - kDayMs, kDay + 3 * kDayMs, 0));
+  ASSERT_OK_AND_ASSIGN(total, store().GetStats(kDay - kDayMs, kDay + 3 * kDayMs, 0));
   ASSERT_EQ(total.size(), 2u);
   ExpectCounts(total[0], kDay, {3, 4, 3});
   EXPECT_EQ(total[0].job_id(), 0);
@@ -168,21 +168,21 @@ TEST_P(StoreTest, ReportCountsRunsByTriggerDayAndEstimatesDurations) {
   EXPECT_SAME_BUCKET(total[0].duration_p99_ms(), 100000);
   ExpectCounts(total[1], kDay + kDayMs, {0, 1, 0});
 
-  ASSERT_OK_AND_ASSIGN(day2_only, store().GetReport(kDay + kDayMs, kDay + 2 * kDayMs, 0));
+  ASSERT_OK_AND_ASSIGN(day2_only, store().GetStats(kDay + kDayMs, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(day2_only.size(), 1u);
   ExpectCounts(day2_only[0], kDay + kDayMs, {0, 1, 0});
-  ASSERT_OK_AND_ASSIGN(empty, store().GetReport(kDay + kDayMs, kDay + kDayMs, 0));
+  ASSERT_OK_AND_ASSIGN(empty, store().GetStats(kDay + kDayMs, kDay + kDayMs, 0));
   EXPECT_TRUE(empty.empty());
 
   // Retention keeps the report; deleting a job drops its rows from it.
   ASSERT_OK(store().CompleteFollowups(id));
   ASSERT_OK_AND_ASSIGN(deleted, store().DeleteRunsEndedBefore(kDay + 3 * kDayMs, 100));
   EXPECT_EQ(deleted, 8);
-  ASSERT_OK_AND_ASSIGN(after_retention, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
+  ASSERT_OK_AND_ASSIGN(after_retention, store().GetStats(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(after_retention.size(), 2u);
   ExpectCounts(after_retention[0], kDay, {3, 4, 3});
   ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/true));
-  ASSERT_OK_AND_ASSIGN(after_delete, store().GetReport(kDay, kDay + 2 * kDayMs, 0));
+  ASSERT_OK_AND_ASSIGN(after_delete, store().GetStats(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(after_delete.size(), 1u);
   ExpectCounts(after_delete[0], kDay, {1, 1, 0});
 }
@@ -198,7 +198,7 @@ TEST_P(StoreTest, ReportPercentilesOfABatchOfResults) {
                                kDay + 2000 + 13 * i));
   }
   ASSERT_OK(store().ApplyReports(results, 0).status());
-  ASSERT_OK_AND_ASSIGN(rows, store().GetReport(kDay, kDay + kDayMs, job_.id()));
+  ASSERT_OK_AND_ASSIGN(rows, store().GetStats(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(rows.size(), 1u);
   ExpectCounts(rows[0], kDay, {0, 180, 20});
   EXPECT_SAME_BUCKET(rows[0].duration_p50_ms(), 13 * 100);  // Rank 100 of 200.
@@ -235,15 +235,15 @@ TEST_P(StoreTest, ReportLatenessOfScheduleSlotsOnly) {
   ASSERT_OK(store().RecordDispatches({Dispatched(inserted[0].run_id, "10.0.0.5:9999", kDay + 9000000, 1)}));
   for (int64_t job : {job_.id(), int64_t{0}}) {
     SCOPED_TRACE(job);
-    ASSERT_OK_AND_ASSIGN(rows, store().GetReport(kDay, kDay + kDayMs, job));
+    ASSERT_OK_AND_ASSIGN(rows, store().GetStats(kDay, kDay + kDayMs, job));
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_SAME_BUCKET(rows[0].lateness_p50_ms(), 500);  // Rank 50 of 100.
     EXPECT_SAME_BUCKET(rows[0].lateness_p99_ms(), 990);  // Rank 99 of 100.
     EXPECT_EQ(rows[0].duration_p50_ms(), 0);             // Nothing ended yet.
   }
-  // Purging the job removes its lateness rows with its other report rows.
+  // Purging the job removes its lateness rows with its other statistics rows.
   ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/true));
-  ASSERT_OK_AND_ASSIGN(after, store().GetReport(kDay, kDay + kDayMs, 0));
+  ASSERT_OK_AND_ASSIGN(after, store().GetStats(kDay, kDay + kDayMs, 0));
   EXPECT_TRUE(after.empty());
 }
 
