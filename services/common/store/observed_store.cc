@@ -196,7 +196,7 @@ absl::Status ObservedStore::RecordAlarmStatus(int64_t run_id, std::string_view s
 }
 absl::StatusOr<std::vector<v1::StatsRow>> ObservedStore::GetStats(int64_t from_day_ms, int64_t to_day_ms,
                                                                    int64_t job_id) {
-  return Observed(StoreCall::kGetReport, [&] { return inner_->GetStats(from_day_ms, to_day_ms, job_id); });
+  return Observed(StoreCall::kGetStats, [&] { return inner_->GetStats(from_day_ms, to_day_ms, job_id); });
 }
 absl::StatusOr<int64_t> ObservedStore::DeleteRunsEndedBefore(int64_t before_ms, int limit) {
   return Observed(StoreCall::kDeleteRunsEndedBefore,

@@ -39,7 +39,7 @@ enum class StoreCall {
   kListDueJobs, kAdvanceJobs, kCountJobs, kListScriptVersions, kGetScriptVersion,
   kInsertRuns, kRecordDispatches, kApplyReports, kGetRun, kListRuns, kReadRunLog, kListActiveRunsOn,
   kListPendingFollowups, kCompleteFollowups, kDeferFollowups, kFailRuns, kRecordAlarmStatus,
-  kGetReport, kDeleteRunsEndedBefore, kTrimRunsPerJob,
+  kGetStats, kDeleteRunsEndedBefore, kTrimRunsPerJob,
   kAppendAudit, kListAudit, kDeleteAuditBefore,
   kUpsertExecutor, kRemoveExecutor, kListExecutors, kPruneExecutors,
   kHasAdminTokens, kCreateAdminToken, kFindAdminToken, kListAdminTokens, kRevokeAdminToken,

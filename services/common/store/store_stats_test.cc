@@ -1,4 +1,4 @@
-// Report tests: the duration histogram (pure), and StoreTest cases for the
+// Daily statistics tests: the duration histogram (pure), and StoreTest cases for the
 // daily counters and duration and lateness percentiles on every backend (the suite is instantiated
 // in store_test.cc).
 #include <algorithm>
@@ -20,7 +20,7 @@ using internal::DurationBucket;
 using internal::EstimatePercentile;
 using internal::kDurationBuckets;
 
-TEST(ReportHistogramTest, BucketsTileTheRangeAndAreAtMostAQuarterWide) {
+TEST(StatsHistogramTest, BucketsTileTheRangeAndAreAtMostAQuarterWide) {
   EXPECT_EQ(BucketLowerMs(0), 0);
   for (int b = 0; b < kDurationBuckets; ++b) {
     SCOPED_TRACE(b);
@@ -36,7 +36,7 @@ TEST(ReportHistogramTest, BucketsTileTheRangeAndAreAtMostAQuarterWide) {
   EXPECT_EQ(DurationBucket(int64_t{1} << 62), kDurationBuckets - 1);
 }
 
-TEST(ReportHistogramTest, PercentilesAreNearestRankWithinAnEighth) {
+TEST(StatsHistogramTest, PercentilesAreNearestRankWithinAnEighth) {
   std::vector<int64_t> counts(kDurationBuckets);
   EXPECT_EQ(EstimatePercentile(counts, 50), 0);
   // Small durations are exact: 0, 1, 2, 3 ms.
@@ -102,7 +102,7 @@ void ExpectCounts(const v1::StatsRow& row, int64_t day_ms, Counts c) {
   EXPECT_EQ(row.failed(), c.failed);
 }
 
-TEST_P(StoreTest, ReportCountsRunsByTriggerDayAndEstimatesDurations) {
+TEST_P(StoreTest, StatsCountRunsByTriggerDayAndEstimatesDurations) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   ASSERT_OK_AND_ASSIGN(
       other, store().CreateJob(MakeJob(group_.id(), "other"), v1::JOB_STATE_RUNNING, kNever, 1));
@@ -187,7 +187,7 @@ TEST_P(StoreTest, ReportCountsRunsByTriggerDayAndEstimatesDurations) {
   ExpectCounts(after_delete[0], kDay, {1, 1, 0});
 }
 
-TEST_P(StoreTest, ReportPercentilesOfABatchOfResults) {
+TEST_P(StoreTest, StatsPercentilesOfABatchOfResults) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   std::vector<v1::Run> runs(200, TriggeredAt(job_, kDay + 1000));
   ASSERT_OK_AND_ASSIGN(inserted, store().InsertRuns(runs));
@@ -207,7 +207,7 @@ TEST_P(StoreTest, ReportPercentilesOfABatchOfResults) {
   EXPECT_LE(std::abs(rows[0].duration_p99_ms() - 2574) * 8, 2574);
 }
 
-TEST_P(StoreTest, ReportLatenessOfScheduleSlotsOnly) {
+TEST_P(StoreTest, StatsLatenessOfScheduleSlotsOnly) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   // 100 cron slots dispatched 10, 20, ... 1000 ms late; a manual run and a
   // backfill dispatched hours after their instants do not count.
