@@ -1,12 +1,12 @@
 #include "services/executor-sdk/src/result_reporter.h"
 
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/auth_metadata.h"
-#include "services/common/client/backoff.h"
 #include "services/executor-sdk/src/channels.h"
 
 namespace gnomon::executor::internal {
@@ -22,7 +22,12 @@ constexpr size_t kFullMessageItems = 512;
 
 ResultReporter::ResultReporter(ReporterOptions options, std::unique_ptr<RunSpool> spool,
                                const Logger* logger)
-    : options_(std::move(options)), logger_(logger), spool_(std::move(spool)) {
+    : options_(std::move(options)),
+      logger_(logger),
+      spool_(std::move(spool)),
+      reconnect_({.endpoints = options_.endpoints.size(),
+                  .backoff = {.initial = options_.backoff_initial, .max = options_.backoff_max}},
+                 &mu_, &stopping_) {
   for (const std::string& endpoint : options_.endpoints) {
     stubs_.push_back(v1::LogService::NewStub(options_.dial(endpoint)));
   }
@@ -34,7 +39,10 @@ void ResultReporter::Start() {
   absl::MutexLock lock(&mu_);
   if (started_) return;
   started_ = true;
-  sender_ = std::thread([this] { SenderLoop(); });
+  reconnect_.Start({.ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !spool_->empty(); },
+                    .run_stream = [this](size_t index, bool* acked_any) { return RunStream(index, acked_any); },
+                    .ended = [this](size_t index, const grpc::Status& status, bool, absl::Duration delay)
+                                 ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { LogEnded(index, status, delay); }});
   flusher_ = std::thread([this] { FlusherLoop(); });
 }
 
@@ -105,7 +113,7 @@ void ResultReporter::Stop() {
     stopping_ = true;
     if (active_context_ != nullptr) active_context_->TryCancel();
   }
-  if (sender_.joinable()) sender_.join();
+  reconnect_.Join();
   if (flusher_.joinable()) flusher_.join();
   absl::MutexLock lock(&mu_);
   std::vector<int64_t> runs;
@@ -132,41 +140,19 @@ void ResultReporter::FlusherLoop() {
   }
 }
 
-void ResultReporter::SenderLoop() {
-  Backoff backoff({.initial = options_.backoff_initial, .max = options_.backoff_max});
-  size_t endpoint = 0;
-  while (true) {
-    {
-      absl::MutexLock lock(&mu_);
-      auto work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_ || !spool_->empty();
-      };
-      mu_.Await(absl::Condition(&work));
-      if (stopping_) return;
-    }
-    if (stubs_.empty()) return;
-    bool acked_any = false;
-    size_t index = endpoint++ % stubs_.size();
-    grpc::Status status = RunStream(index, &acked_any);
-    if (acked_any) backoff.Reset();
-    absl::Duration delay = backoff.Next();
-    absl::MutexLock lock(&mu_);
-    if (stopping_) return;
-    std::string error = absl::StrCat("log service ", options_.endpoints[index], ": ",
-                                     StatusText(status));
-    if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
-        status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
-        status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
-      logger_->Error(absl::StrCat(error, " (check the app name and access token; retrying in ",
-                                  absl::FormatDuration(delay), ")"));
-    } else if (error != last_error_) {
-      logger_->Warning(absl::StrCat("results stream ended, ", error, "; ", spool_->size(),
-                                    " items waiting, retrying"));
-    }
-    last_error_ = error;
-    mu_.AwaitWithTimeout(absl::Condition(&stopping_), delay);
-    if (stopping_) return;
+void ResultReporter::LogEnded(size_t index, const grpc::Status& status, absl::Duration delay) {
+  std::string error = absl::StrCat("log service ", options_.endpoints[index], ": ",
+                                   StatusText(status));
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+      status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
+      status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+    logger_->Error(absl::StrCat(error, " (check the app name and access token; retrying in ",
+                                absl::FormatDuration(delay), ")"));
+  } else if (error != last_error_) {
+    logger_->Warning(absl::StrCat("results stream ended, ", error, "; ", spool_->size(),
+                                  " items waiting, retrying"));
   }
+  last_error_ = error;
 }
 
 grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {

@@ -38,6 +38,7 @@
 #include "grpcpp/grpcpp.h"
 #include "services/executor-sdk/src/channels.h"
 #include "services/executor-sdk/src/logger.h"
+#include "services/executor-sdk/src/reconnecting_stream.h"
 #include "services/executor-sdk/src/run_spool.h"
 
 namespace gnomon::executor::internal {
@@ -89,7 +90,9 @@ class ResultReporter {
   void SpoolLocked(const v1::ReportItem& item) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushLinesLocked(int64_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlusherLoop();
-  void SenderLoop();
+  // After a stream ended (not stopping): logs why, once per new error.
+  void LogEnded(size_t index, const grpc::Status& status, absl::Duration delay)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One stream to `endpoint`; returns its final status and whether any item
   // was acknowledged on it.
   grpc::Status RunStream(size_t endpoint_index, bool* acked_any);
@@ -114,7 +117,8 @@ class ResultReporter {
   uint64_t acked_ ABSL_GUARDED_BY(mu_) = 0;
   std::string last_error_ ABSL_GUARDED_BY(mu_);
 
-  std::thread sender_;
+  // Sends: one stream at a time, failing over between the endpoints.
+  ReconnectingStream reconnect_;
   std::thread flusher_;
 };
 
