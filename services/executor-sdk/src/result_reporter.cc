@@ -43,7 +43,10 @@ void ResultReporter::Start() {
                     .run_stream = [this](size_t index, bool* acked_any) { return RunStream(index, acked_any); },
                     .ended = [this](size_t index, const grpc::Status& status, bool, absl::Duration delay)
                                  ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { LogEnded(index, status, delay); }});
-  flusher_ = std::thread([this] { FlusherLoop(); });
+  flusher_.Start(options_.flush_interval, [this] {
+    absl::MutexLock lock(&mu_);
+    FlushAllLinesLocked();
+  });
 }
 
 void ResultReporter::SpoolLocked(const v1::ReportItem& item) {
@@ -65,6 +68,12 @@ void ResultReporter::FlushLinesLocked(int64_t run_id) {
   pending_line_count_ -= it->second.size();
   pending_lines_.erase(it);
   SpoolLocked(item);
+}
+
+void ResultReporter::FlushAllLinesLocked() {
+  std::vector<int64_t> runs;
+  for (const auto& [run, lines] : pending_lines_) runs.push_back(run);
+  for (int64_t run : runs) FlushLinesLocked(run);
 }
 
 void ResultReporter::AddStarted(int64_t run_id, absl::Time start,
@@ -97,9 +106,7 @@ void ResultReporter::AddResult(const v1::RunResult& result) {
 
 bool ResultReporter::Drain(absl::Time deadline) {
   absl::MutexLock lock(&mu_);
-  std::vector<int64_t> runs;
-  for (const auto& [run, lines] : pending_lines_) runs.push_back(run);
-  for (int64_t run : runs) FlushLinesLocked(run);
+  FlushAllLinesLocked();
   auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return spool_->empty() && pending_line_count_ == 0;
   };
@@ -114,11 +121,9 @@ void ResultReporter::Stop() {
     if (active_context_ != nullptr) active_context_->TryCancel();
   }
   reconnect_.Join();
-  if (flusher_.joinable()) flusher_.join();
+  flusher_.Stop();
   absl::MutexLock lock(&mu_);
-  std::vector<int64_t> runs;
-  for (const auto& [run, lines] : pending_lines_) runs.push_back(run);
-  for (int64_t run : runs) FlushLinesLocked(run);  // into the spool for the next start
+  FlushAllLinesLocked();  // into the spool for the next start
 }
 
 size_t ResultReporter::pending() const {
@@ -129,15 +134,6 @@ size_t ResultReporter::pending() const {
 uint64_t ResultReporter::acked() const {
   absl::MutexLock lock(&mu_);
   return acked_;
-}
-
-void ResultReporter::FlusherLoop() {
-  absl::MutexLock lock(&mu_);
-  while (!mu_.AwaitWithTimeout(absl::Condition(&stopping_), options_.flush_interval)) {
-    std::vector<int64_t> runs;
-    for (const auto& [run, lines] : pending_lines_) runs.push_back(run);
-    for (int64_t run : runs) FlushLinesLocked(run);
-  }
 }
 
 void ResultReporter::LogEnded(size_t index, const grpc::Status& status, absl::Duration delay) {

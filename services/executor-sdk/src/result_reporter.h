@@ -27,7 +27,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -36,6 +35,7 @@
 #include "absl/time/time.h"
 #include "gnomon/v1/log.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/client/periodic_worker.h"
 #include "services/executor-sdk/src/channels.h"
 #include "services/executor-sdk/src/logger.h"
 #include "services/executor-sdk/src/reconnecting_stream.h"
@@ -89,7 +89,7 @@ class ResultReporter {
   // Appends to the spool (written, not synced); returns the item's id.
   void SpoolLocked(const v1::ReportItem& item) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushLinesLocked(int64_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void FlusherLoop();
+  void FlushAllLinesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After a stream ended (not stopping): logs why, once per new error.
   void LogEnded(size_t index, const grpc::Status& status, absl::Duration delay)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -119,7 +119,8 @@ class ResultReporter {
 
   // Sends: one stream at a time, failing over between the endpoints.
   ReconnectingStream reconnect_;
-  std::thread flusher_;
+  // Spools every run's pending lines each flush_interval.
+  PeriodicWorker flusher_;
 };
 
 }  // namespace gnomon::executor::internal
