@@ -44,6 +44,14 @@ class Passes {
   std::vector<absl::Time> times_ ABSL_GUARDED_BY(mu_);
 };
 
+// Starts `worker` on an hour's period and returns once it waits after its
+// first pass (the clock never reaches the second).
+void StartAndPark(PeriodicWorker& worker, SimulatedClock& clock, Passes& passes) {
+  worker.Start(absl::Hours(1), [&passes] { passes.Record(); });
+  passes.Await(1);
+  clock.BlockUntilWaiters(1);
+}
+
 TEST(PeriodicWorkerTest, RunsAtOnceThenAPeriodAfterEachPass) {
   SimulatedClock clock(absl::UnixEpoch());
   Passes passes(&clock);
@@ -80,9 +88,7 @@ TEST(PeriodicWorkerTest, WakeRunsAPassWithoutWaitingForThePeriod) {
   SimulatedClock clock(absl::UnixEpoch());
   Passes passes(&clock);
   PeriodicWorker worker(&clock);
-  worker.Start(absl::Hours(1), [&] { passes.Record(); });
-  passes.Await(1);
-  clock.BlockUntilWaiters(1);
+  StartAndPark(worker, clock, passes);
   worker.Wake();
   EXPECT_THAT(passes.Await(2), ElementsAre(At(absl::ZeroDuration()), At(absl::ZeroDuration())));
   worker.Stop();
@@ -113,9 +119,7 @@ TEST(PeriodicWorkerTest, StopEndsTheWaitAtOnce) {
   SimulatedClock clock(absl::UnixEpoch());
   Passes passes(&clock);
   PeriodicWorker worker(&clock);
-  worker.Start(absl::Hours(1), [&] { passes.Record(); });
-  passes.Await(1);
-  clock.BlockUntilWaiters(1);
+  StartAndPark(worker, clock, passes);
   worker.Stop();  // Returns although the clock never reaches the next pass.
   EXPECT_EQ(passes.times().size(), 1u);
   EXPECT_EQ(clock.Now(), absl::UnixEpoch());

@@ -62,6 +62,17 @@ class BatchedWriterTest : public ::testing::Test {
     return [sink](std::vector<int> batch) { return sink->Flush(std::move(batch)); };
   }
 
+  // Runs `writer` on `run`; once it flushed a first item alone, adds `next`
+  // and returns when the writer waits out min_interval before the next flush.
+  void StartAndQueueBehindAFlush(BatchedWriter<int>& writer, Sink& sink, std::thread& run,
+                                 std::vector<int> next) {
+    run = std::thread([&writer] { writer.Run(); });
+    writer.Add(1);
+    sink.AwaitFlushes(1);
+    for (int i : next) writer.Add(i);
+    pacing_clock_.BlockUntilWaiters(1);
+  }
+
   SimulatedClock retry_clock_{absl::UnixEpoch()};
   SimulatedClock pacing_clock_{absl::UnixEpoch()};
 };
@@ -69,12 +80,8 @@ class BatchedWriterTest : public ::testing::Test {
 TEST_F(BatchedWriterTest, FirstItemsGoAtOnceThenWaitForTheInterval) {
   Sink sink;
   BatchedWriter<int> writer(Options(), To(&sink));
-  std::thread run([&] { writer.Run(); });
-  writer.Add(1);
-  sink.AwaitFlushes(1);
-  writer.Add(2);
-  writer.Add(3);  // Two items: under flush_at.
-  pacing_clock_.BlockUntilWaiters(1);  // Parked until 10 ms after the first flush.
+  std::thread run;
+  StartAndQueueBehindAFlush(writer, sink, run, {2, 3});  // Two items: under flush_at.
   EXPECT_EQ(sink.flushes().size(), 1u);
   EXPECT_EQ(writer.queued(), 2u);
   pacing_clock_.Advance(absl::Milliseconds(10));
@@ -156,11 +163,8 @@ TEST_F(BatchedWriterTest, FailedItemsAreRetriedFirstAfterTheBackoff) {
 TEST_F(BatchedWriterTest, StopFlushesWhatIsQueued) {
   Sink sink;
   BatchedWriter<int> writer(Options(), To(&sink));
-  std::thread run([&] { writer.Run(); });
-  writer.Add(1);
-  sink.AwaitFlushes(1);
-  writer.Add(2);
-  pacing_clock_.BlockUntilWaiters(1);
+  std::thread run;
+  StartAndQueueBehindAFlush(writer, sink, run, {2});
   writer.Stop();  // Ends the interval's wait at once; the clock never moves.
   run.join();
   EXPECT_THAT(sink.flushes(), ElementsAre(ElementsAre(1), ElementsAre(2)));
@@ -172,11 +176,8 @@ TEST_F(BatchedWriterTest, StopWithoutFlushOnStopLeavesTheQueue) {
   BatchedWriter<int>::Options options = Options();
   options.flush_on_stop = false;
   BatchedWriter<int> writer(options, To(&sink));
-  std::thread run([&] { writer.Run(); });
-  writer.Add(1);
-  sink.AwaitFlushes(1);
-  writer.Add(2);
-  pacing_clock_.BlockUntilWaiters(1);
+  std::thread run;
+  StartAndQueueBehindAFlush(writer, sink, run, {2});
   writer.Stop();
   run.join();
   EXPECT_THAT(sink.flushes(), ElementsAre(ElementsAre(1)));
