@@ -77,6 +77,10 @@ bool TokenMatches(const grpc::ServerContext& context, const std::string& token) 
   return diff == 0;
 }
 
+const std::vector<std::string>& LogEndpoints(const ConnectionOptions& connection) {
+  return connection.log_endpoints.empty() ? connection.registry_endpoints : connection.log_endpoints;
+}
+
 std::string StatusText(const grpc::Status& status) {
   return absl::StrCat(CodeName(status.error_code()), ": ", status.error_message());
 }

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "gnomon/executor/options.h"
@@ -33,6 +34,10 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
 
 // Constant-time comparison of the call's x-gnomon-access-token with `token`.
 bool TokenMatches(const grpc::ServerContext& context, const std::string& token);
+
+// Where results and run logs go: the log endpoints, or else the registry's
+// (one gnomond serves all roles by default).
+const std::vector<std::string>& LogEndpoints(const ConnectionOptions& connection);
 
 // Human text for a status, e.g. "UNAVAILABLE: failed to connect".
 std::string StatusText(const grpc::Status& status);

@@ -23,10 +23,11 @@ RegistrySession::RegistrySession(RegistrySessionOptions options,
     : options_(std::move(options)),
       beat_source_(std::move(beat_source)),
       logger_(logger),
-      reconnect_({.endpoints = options_.endpoints.size(),
-                  .backoff = {.initial = options_.backoff_initial, .max = options_.backoff_max}},
+      reconnect_({.endpoints = options_.connection.registry_endpoints.size(),
+                  .backoff = {.initial = options_.connection.reconnect_initial,
+                              .max = options_.connection.reconnect_max}},
                  &mu_, &stopping_) {
-  for (const std::string& endpoint : options_.endpoints) {
+  for (const std::string& endpoint : options_.connection.registry_endpoints) {
     stubs_.push_back(v1::Registry::NewStub(options_.dial(endpoint)));
   }
 }
@@ -75,7 +76,7 @@ void RegistrySession::Stop(const std::string& reason, absl::Duration timeout) {
 
 void RegistrySession::LogEnded(size_t index, const grpc::Status& status, bool was_registered,
                                absl::Duration delay) {
-  std::string error = absl::StrCat("registry ", options_.endpoints[index], ": ",
+  std::string error = absl::StrCat("registry ", options_.connection.registry_endpoints[index], ": ",
                                    StatusText(status));
   if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
       status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
@@ -100,7 +101,7 @@ void RegistrySession::WarnTokenRotated(const google::protobuf::Timestamp& expire
 
 grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
   grpc::ClientContext context;
-  context.AddMetadata(std::string(kAccessTokenKey), options_.access_token);
+  context.AddMetadata(std::string(kAccessTokenKey), options_.connection.access_token);
   // The registry authenticates the app named here before reading Register.
   context.AddMetadata(std::string(kAppNameKey), options_.registration.app_name());
   {
@@ -138,7 +139,7 @@ grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
     last_error_.clear();
     logger_->Info(absl::StrCat("registered app \"", options_.registration.app_name(), "\" at ",
                                options_.registration.address(), " with registry ",
-                               options_.endpoints[index], " (beat every ",
+                               options_.connection.registry_endpoints[index], " (beat every ",
                                absl::FormatDuration(interval), ")"));
     if (response.registered().has_token_expire_time()) WarnTokenRotated(response.registered().token_expire_time());
     // A session that registered while Stop() was waiting must deregister now.

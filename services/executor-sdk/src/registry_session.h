@@ -25,6 +25,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "gnomon/v1/registry.grpc.pb.h"
+#include "gnomon/executor/options.h"
 #include "grpcpp/grpcpp.h"
 #include "services/executor-sdk/src/channels.h"
 #include "services/executor-sdk/src/logger.h"
@@ -33,13 +34,11 @@
 namespace gnomon::executor::internal {
 
 struct RegistrySessionOptions {
-  std::vector<std::string> endpoints;
-  std::string access_token;
+  // Registry endpoints, token and reconnect backoff.
+  ConnectionOptions connection;
   Dialer dial;  // Makes the channel to an endpoint (TLS or not).
   v1::Register registration;
   absl::Duration min_beat_gap = absl::Milliseconds(100);
-  absl::Duration backoff_initial = absl::Milliseconds(100);
-  absl::Duration backoff_max = absl::Seconds(5);
 };
 
 class RegistrySession {

@@ -23,12 +23,14 @@ constexpr size_t kFullMessageItems = 512;
 ResultReporter::ResultReporter(ReporterOptions options, std::unique_ptr<RunSpool> spool,
                                const Logger* logger)
     : options_(std::move(options)),
+      endpoints_(LogEndpoints(options_.connection)),
       logger_(logger),
       spool_(std::move(spool)),
-      reconnect_({.endpoints = options_.endpoints.size(),
-                  .backoff = {.initial = options_.backoff_initial, .max = options_.backoff_max}},
+      reconnect_({.endpoints = endpoints_.size(),
+                  .backoff = {.initial = options_.connection.reconnect_initial,
+                              .max = options_.connection.reconnect_max}},
                  &mu_, &stopping_) {
-  for (const std::string& endpoint : options_.endpoints) {
+  for (const std::string& endpoint : endpoints_) {
     stubs_.push_back(v1::LogService::NewStub(options_.dial(endpoint)));
   }
 }
@@ -43,7 +45,7 @@ void ResultReporter::Start() {
                     .run_stream = [this](size_t index, bool* acked_any) { return RunStream(index, acked_any); },
                     .ended = [this](size_t index, const grpc::Status& status, bool, absl::Duration delay)
                                  ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { LogEnded(index, status, delay); }});
-  flusher_.Start(options_.flush_interval, [this] {
+  flusher_.Start(options_.reporting.log_flush_interval, [this] {
     absl::MutexLock lock(&mu_);
     FlushAllLinesLocked();
   });
@@ -93,7 +95,7 @@ void ResultReporter::AddLine(int64_t run_id, const v1::LogLine& line) {
   std::vector<v1::LogLine>& lines = pending_lines_[run_id];
   lines.push_back(line);
   ++pending_line_count_;
-  if (static_cast<int>(lines.size()) >= options_.flush_lines) FlushLinesLocked(run_id);
+  if (static_cast<int>(lines.size()) >= options_.reporting.log_flush_lines) FlushLinesLocked(run_id);
 }
 
 void ResultReporter::AddResult(const v1::RunResult& result) {
@@ -137,7 +139,7 @@ uint64_t ResultReporter::acked() const {
 }
 
 void ResultReporter::LogEnded(size_t index, const grpc::Status& status, absl::Duration delay) {
-  std::string error = absl::StrCat("log service ", options_.endpoints[index], ": ",
+  std::string error = absl::StrCat("log service ", endpoints_[index], ": ",
                                    StatusText(status));
   if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
       status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
@@ -153,8 +155,8 @@ void ResultReporter::LogEnded(size_t index, const grpc::Status& status, absl::Du
 
 grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
   grpc::ClientContext context;
-  context.AddMetadata(std::string(kAccessTokenKey), options_.access_token);
-  context.AddMetadata(std::string(kAppNameKey), options_.app_name);
+  context.AddMetadata(std::string(kAccessTokenKey), options_.connection.access_token);
+  context.AddMetadata(std::string(kAppNameKey), options_.connection.app_name);
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) return grpc::Status(grpc::StatusCode::CANCELLED, "stopping");
@@ -178,7 +180,7 @@ grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
         *acked_any = true;
       }
       if (*acked_any && !last_error_.empty()) {
-        logger_->Info(absl::StrCat("log service ", options_.endpoints[index], " is reachable again"));
+        logger_->Info(absl::StrCat("log service ", endpoints_[index], " is reachable again"));
         last_error_.clear();
       }
     }
