@@ -39,6 +39,10 @@ bool TokenMatches(const grpc::ServerContext& context, const std::string& token);
 // (one gnomond serves all roles by default).
 const std::vector<std::string>& LogEndpoints(const ConnectionOptions& connection);
 
+// The peer refused the credentials or the request (UNAUTHENTICATED,
+// PERMISSION_DENIED, INVALID_ARGUMENT): retrying alone will not help.
+bool IsRefusal(const grpc::Status& status);
+
 // Human text for a status, e.g. "UNAVAILABLE: failed to connect".
 std::string StatusText(const grpc::Status& status);
 

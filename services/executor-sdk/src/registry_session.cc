@@ -78,9 +78,7 @@ void RegistrySession::LogEnded(size_t index, const grpc::Status& status, bool wa
                                absl::Duration delay) {
   std::string error = absl::StrCat("registry ", options_.connection.registry_endpoints[index], ": ",
                                    StatusText(status));
-  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
-      status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
-      status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+  if (IsRefusal(status)) {
     logger_->Error(absl::StrCat(error, " -- registration of app \"",
                                 options_.registration.app_name(),
                                 "\" refused; check the app name and access token (retrying in ",

@@ -141,9 +141,7 @@ uint64_t ResultReporter::acked() const {
 void ResultReporter::LogEnded(size_t index, const grpc::Status& status, absl::Duration delay) {
   std::string error = absl::StrCat("log service ", endpoints_[index], ": ",
                                    StatusText(status));
-  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
-      status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
-      status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+  if (IsRefusal(status)) {
     logger_->Error(absl::StrCat(error, " (check the app name and access token; retrying in ",
                                 absl::FormatDuration(delay), ")"));
   } else if (error != last_error_) {
