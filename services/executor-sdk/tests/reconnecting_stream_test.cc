@@ -40,10 +40,10 @@ class Owner {
             }};
   }
 
-  // Lets the loop make `n` attempts: each time it waits out its backoff,
-  // the clock is moved on by exactly that delay.
+  // Lets a loop that has not waited yet make `n` attempts: each time it
+  // waits out its backoff, the clock is moved on by exactly that delay.
   void RunAttempts(size_t n) {
-    for (size_t done = Delays().size(); done < n; ++done) {
+    for (size_t done = 0; done < n; ++done) {
       absl::Duration delay;
       {
         absl::MutexLock l(&mu);
