@@ -10,7 +10,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <sys/stat.h>
@@ -357,7 +356,7 @@ int Serve() {
   // Until the first check the health service answers its default, SERVING:
   // check once now, so nothing reports ready before the checks say so.
   health.CheckNow();
-  std::thread health_thread([&health] { health.Run(); });
+  health.Start();
   if (log_role && scheduler_role) {
     // Both ends of the follow-up outbox in one process: no polling delay.
     log_role->OnResultsStored([s = scheduler_role.get()] { s->ResultsStored(); });
@@ -394,7 +393,6 @@ int Serve() {
   }
   GNOMON_LOG(INFO) << "gnomond: signal " << sig << ", shutting down";
   health.Stop();
-  health_thread.join();
   if (scheduler_role) scheduler_role->Stop();
   if (registry_role) registry_role->Stop();
   http_server.reset();  // Ends its event streams before the gRPC server goes.

@@ -50,13 +50,12 @@ class LogRole {
   }
   void Start() {
     thread_ = std::thread([this] { writer_.Run(); });
-    retention_thread_ = std::thread([this] { retention_.Run(); });
+    retention_.Start();
   }
   void Stop() {
     writer_.Stop();
     retention_.Stop();
     if (thread_.joinable()) thread_.join();
-    if (retention_thread_.joinable()) retention_thread_.join();
   }
 
  private:
@@ -66,7 +65,6 @@ class LogRole {
   LogServiceImpl service_;
   Retention retention_;
   std::thread thread_;
-  std::thread retention_thread_;
   metrics::ScrapeHook scrape_hook_;  // Last: unregistered before writer_ goes.
 };
 

@@ -16,8 +16,8 @@
 #define GNOMON_SERVICES_LOG_REPORT_WRITER_H_
 
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -25,6 +25,7 @@
 #include "absl/time/time.h"
 #include "gnomon/v1/log.pb.h"
 #include "services/common/client/clock.h"
+#include "services/common/server/batched_writer.h"
 #include "services/common/store/run_store.h"
 
 namespace gnomon::logsvc {
@@ -54,26 +55,25 @@ class ReportWriter {
   using Observer = std::function<void(const std::vector<v1::ReportItem>&,
                                       const std::vector<v1::ReportAck>&)>;
 
-  ReportWriter(store::RunStore* runs, Clock* clock, ReportWriterOptions options)
-      : runs_(runs), clock_(clock), options_(options) {}
+  ReportWriter(store::RunStore* runs, Clock* clock, ReportWriterOptions options);
 
   void AddObserver(Observer observer) ABSL_LOCKS_EXCLUDED(mu_);
-  void Submit(PendingReport report) ABSL_LOCKS_EXCLUDED(mu_);
+  void Submit(PendingReport report) { writer_.Add(std::move(report)); }
   // Items submitted and not yet taken into a store transaction.
-  size_t queued_items() const ABSL_LOCKS_EXCLUDED(mu_);
+  size_t queued_items() const { return writer_.queued(); }
   // Writes until Stop(); items still queued at Stop are not acknowledged.
-  void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  void Run() { writer_.Run(); }
+  void Stop() { writer_.Stop(); }
 
  private:
+  // Stores a batch (one transaction per group), acknowledges what was
+  // stored and hands back the reports of the groups that failed.
+  std::vector<PendingReport> Apply(std::vector<PendingReport> batch) ABSL_LOCKS_EXCLUDED(mu_);
+
   store::RunStore* const runs_;
-  Clock* const clock_;
-  const ReportWriterOptions options_;
   mutable absl::Mutex mu_;
-  std::deque<PendingReport> queue_ ABSL_GUARDED_BY(mu_);
-  size_t queued_items_ ABSL_GUARDED_BY(mu_) = 0;  // Items in queue_.
   std::vector<Observer> observers_ ABSL_GUARDED_BY(mu_);
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  BatchedWriter<PendingReport> writer_;
 };
 
 }  // namespace gnomon::logsvc

@@ -42,19 +42,4 @@ int64_t Retention::Sweep() {
   return total;
 }
 
-void Retention::Run() {
-  while (true) {
-    Sweep();
-    absl::MutexLock l(&mu_);
-    if (stopped_) return;
-    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + options_.interval);
-    if (stopped_) return;
-  }
-}
-
-void Retention::Stop() {
-  absl::MutexLock l(&mu_);
-  stopped_ = true;
-}
-
 }  // namespace gnomon::logsvc

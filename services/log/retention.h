@@ -3,19 +3,18 @@
 // batches so no transaction holds locks for long.
 //
 //   Retention r(store, store, &RealClock(), {.days = 30});
-//   std::thread t([&] { r.Run(); });
-//   r.Stop(); t.join();
+//   r.Start();   // a sweep now, then every interval, on its own thread
+//   r.Stop();
 //
-// Thread safety: thread-safe; Run on one thread.
+// Thread safety: Sweep from any thread; Start and Stop from one.
 #ifndef GNOMON_SERVICES_LOG_RETENTION_H_
 #define GNOMON_SERVICES_LOG_RETENTION_H_
 
 #include <cstdint>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
+#include "services/common/client/periodic_worker.h"
 #include "services/common/store/audit_store.h"
 #include "services/common/store/run_store.h"
 
@@ -31,20 +30,21 @@ struct RetentionOptions {
 class Retention {
  public:
   Retention(store::RunStore* runs, store::AuditStore* audit, Clock* clock, RetentionOptions options)
-      : runs_(runs), audit_(audit), clock_(clock), options_(options) {}
+      : runs_(runs), audit_(audit), clock_(clock), options_(options), worker_(clock) {}
 
   // One full pass; returns how many runs were deleted.
   int64_t Sweep();
-  void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  void Start() {
+    worker_.Start(options_.interval, [this] { Sweep(); });
+  }
+  void Stop() { worker_.Stop(); }
 
  private:
   store::RunStore* const runs_;
   store::AuditStore* const audit_;
   Clock* const clock_;
   const RetentionOptions options_;
-  absl::Mutex mu_;
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  PeriodicWorker worker_;
 };
 
 }  // namespace gnomon::logsvc

@@ -43,7 +43,7 @@ bool Watcher::closed() const {
 
 RegistryCore::RegistryCore(store::MembershipStore* rows, Clock* clock, RegistryOptions options,
                            RegistryMetrics* metrics)
-    : rows_(rows), clock_(clock), options_(options), metrics_(metrics) {}
+    : rows_(rows), clock_(clock), options_(options), metrics_(metrics), reaper_(clock) {}
 
 void RegistryCore::RefreshMetrics() const {
   std::map<std::string, int> by_app;
@@ -286,38 +286,32 @@ void RegistryCore::RefreshRemote(int64_t now_ms) {
   remote_loaded_ = true;
 }
 
-void RegistryCore::RunReaper() {
-  int64_t last_prune = 0;
-  int64_t last_remote = 0;
-  if (options_.remote_refresh > absl::ZeroDuration()) {  // At once: watches wait for it.
-    last_remote = clock_->NowMillis();
-    RefreshRemote(last_remote);
+void RegistryCore::StartReaper() {
+  reaper_.Start(options_.beat_interval / 4, [this] { ReapPass(); });
+}
+
+void RegistryCore::ReapPass() {
+  std::vector<std::function<void()>> cancels;
+  {
+    absl::MutexLock l(&mu_);
+    cancels = ExpireLocked(clock_->NowMillis());
   }
-  while (true) {
-    std::vector<std::function<void()>> cancels;
-    {
-      absl::MutexLock l(&mu_);
-      if (stopped_) return;
-      absl::Time deadline = clock_->Now() + options_.beat_interval / 4;
-      clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), deadline);
-      if (stopped_) return;
-      cancels = ExpireLocked(clock_->NowMillis());
-    }
-    for (auto& c : cancels) {
-      if (c) c();
-    }
-    int64_t now = clock_->NowMillis();
-    if (options_.remote_refresh > absl::ZeroDuration() &&
-        now - last_remote >= absl::ToInt64Milliseconds(options_.remote_refresh)) {
-      last_remote = now;
-      RefreshRemote(now);
-    }
-    if (now - last_prune >= absl::ToInt64Milliseconds(options_.stale_row_age) / 10) {
-      last_prune = now;
-      absl::StatusOr<int64_t> pruned =
-          rows_->PruneExecutors(now - absl::ToInt64Milliseconds(options_.stale_row_age));
-      if (!pruned.ok()) GNOMON_LOG(WARNING) << "registry: prune failed: " << pruned.status();
-    }
+  for (auto& c : cancels) {
+    if (c) c();
+  }
+  int64_t now = clock_->NowMillis();
+  // The first pass reads at once: watches wait for it.
+  if (options_.remote_refresh > absl::ZeroDuration() &&
+      (!remote_read_ || now - last_remote_ms_ >= absl::ToInt64Milliseconds(options_.remote_refresh))) {
+    remote_read_ = true;
+    last_remote_ms_ = now;
+    RefreshRemote(now);
+  }
+  if (now - last_prune_ms_ >= absl::ToInt64Milliseconds(options_.stale_row_age) / 10) {
+    last_prune_ms_ = now;
+    absl::StatusOr<int64_t> pruned =
+        rows_->PruneExecutors(now - absl::ToInt64Milliseconds(options_.stale_row_age));
+    if (!pruned.ok()) GNOMON_LOG(WARNING) << "registry: prune failed: " << pruned.status();
   }
 }
 
@@ -335,6 +329,7 @@ void RegistryCore::Stop() {
   for (auto& c : cancels) {
     if (c) c();
   }
+  reaper_.Stop();
 }
 
 }  // namespace gnomon::registry

@@ -9,10 +9,11 @@
 //
 // An executor is removed from membership at once when its stream breaks, when
 // it deregisters, or when `missed_beats` beat intervals pass without a beat
-// (checked by RunReaper). Membership is persisted in the store for other
+// (checked by the reaper). Membership is persisted in the store for other
 // replicas and for people.
 //
-// Thread safety: thread-safe; RunReaper runs on its own thread until Stop().
+// Thread safety: thread-safe; the reaper runs on its own thread from
+// StartReaper() until Stop().
 #ifndef GNOMON_SERVICES_REGISTRY_REGISTRY_CORE_H_
 #define GNOMON_SERVICES_REGISTRY_REGISTRY_CORE_H_
 
@@ -32,6 +33,7 @@
 #include "absl/time/time.h"
 #include "gnomon/v1/registry.pb.h"
 #include "services/common/client/clock.h"
+#include "services/common/client/periodic_worker.h"
 #include "services/common/store/membership_store.h"
 #include "services/registry/registry_metrics.h"
 
@@ -98,8 +100,9 @@ class RegistryCore {
   // Sets the metrics read at scrape (sessions, executors by app); needs metrics.
   void RefreshMetrics() const ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Expires members whose beats stopped; returns when Stop() is called.
-  void RunReaper() ABSL_LOCKS_EXCLUDED(mu_);
+  // Expires members whose beats stopped, every beat_interval / 4, until
+  // Stop(); also reads other replicas' executors and prunes stale rows.
+  void StartReaper() ABSL_LOCKS_EXCLUDED(mu_);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
@@ -117,6 +120,8 @@ class RegistryCore {
   // Reads executors held by other registry replicas from the store and
   // publishes their arrivals and departures.
   void RefreshRemote(int64_t now_ms) ABSL_LOCKS_EXCLUDED(mu_);
+  // One pass of the reaper.
+  void ReapPass() ABSL_LOCKS_EXCLUDED(mu_);
   // Removes expired members; returns their cancel callbacks.
   std::vector<std::function<void()>> ExpireLocked(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -137,6 +142,11 @@ class RegistryCore {
   // Whether executors held by other replicas have been read once.
   bool remote_loaded_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  // The reaper's thread only.
+  bool remote_read_ = false;
+  int64_t last_remote_ms_ = 0;
+  int64_t last_prune_ms_ = 0;
+  PeriodicWorker reaper_;
 };
 
 }  // namespace gnomon::registry

@@ -13,7 +13,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
@@ -96,7 +95,7 @@ TEST_F(RegistryCoreTest, AnExecutorOfAnotherReplicaThatRestartedIsAnnouncedWithI
   options.remote_refresh = absl::Seconds(1);
   RegistryCore core(store_.get(), &clock_, options);
   UpsertRemote("instance-a");
-  std::thread reaper([&] { core.RunReaper(); });  // Reads the others' executors at once.
+  core.StartReaper();  // Reads the others' executors at once.
   std::shared_ptr<Watcher> watch = core.Watch({"billing"});
   std::optional<v1::WatchExecutorsResponse> snapshot = watch->Next(absl::Seconds(10));
   ASSERT_TRUE(snapshot && snapshot->snapshot().executors_size() == 1);
@@ -107,7 +106,6 @@ TEST_F(RegistryCoreTest, AnExecutorOfAnotherReplicaThatRestartedIsAnnouncedWithI
   clock_.Advance(absl::Seconds(1));  // The next read of the store.
   std::optional<v1::WatchExecutorsResponse> change = watch->Next(absl::Seconds(10));
   core.Stop();
-  reaper.join();
   ASSERT_TRUE(change && change->has_change());
   EXPECT_EQ(change->change().kind(), v1::EXECUTOR_CHANGE_KIND_UPDATED);
   EXPECT_EQ(change->change().executor().instance_id(), "instance-b");

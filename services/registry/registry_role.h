@@ -5,7 +5,6 @@
 #define GNOMON_SERVICES_REGISTRY_REGISTRY_ROLE_H_
 
 #include <memory>
-#include <thread>
 
 #include "services/common/metrics/metrics_registry.h"
 #include "services/common/store/store.h"
@@ -28,18 +27,16 @@ class RegistryRole {
   ~RegistryRole() { Stop(); }
 
   grpc::Service* service() { return &service_; }
-  void Start() { reaper_ = std::thread([this] { core_.RunReaper(); }); }
+  void Start() { core_.StartReaper(); }
   // Ends every session (executors reconnect elsewhere) and the reaper.
   void Stop() {
     core_.Stop();
-    if (reaper_.joinable()) reaper_.join();
   }
 
  private:
   const std::unique_ptr<RegistryMetrics> metrics_;
   RegistryCore core_;
   RegistryService service_;
-  std::thread reaper_;
   metrics::ScrapeHook scrape_hook_;  // Last: unregistered before core_ goes.
 };
 

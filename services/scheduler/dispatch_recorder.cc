@@ -1,60 +1,32 @@
 #include "services/scheduler/dispatch_recorder.h"
 
-#include "services/common/client/backoff.h"
 #include "services/common/client/log.h"
 
 namespace gnomon::scheduler {
 
-void DispatchRecorder::Add(store::DispatchUpdate update) {
-  absl::MutexLock l(&mu_);
-  queue_.push_back(std::move(update));
-}
+// Transactions at least 10 ms apart (real time: this paces store writes)
+// unless 1024 outcomes wait: at low rates one transaction then covers several
+// dispatches instead of one each. Stop records what is queued first.
+DispatchRecorder::DispatchRecorder(store::RunStore* store, Clock* clock, InFlightRuns* in_flight)
+    : store_(store),
+      in_flight_(in_flight),
+      writer_({.flush_at = 1024, .min_interval = absl::Milliseconds(10), .flush_on_stop = true, .clock = clock},
+              [this](std::vector<store::DispatchUpdate> batch) { return Record(std::move(batch)); }) {}
 
-void DispatchRecorder::Stop() {
-  absl::MutexLock l(&mu_);
-  stopped_ = true;
-}
-
-void DispatchRecorder::Run() {
-  Backoff backoff({absl::Milliseconds(50), absl::Seconds(2), 2.0});
-  absl::Time last_commit = absl::InfinitePast();
-  while (true) {
-    std::vector<store::DispatchUpdate> batch;
-    {
-      absl::MutexLock l(&mu_);
-      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopped_ || !queue_.empty();
-      };
-      mu_.Await(absl::Condition(&ready));
-      // Transactions at least kMinCommitInterval apart (real time: this paces
-      // store writes) unless many are waiting: at low rates one transaction
-      // then covers several dispatches instead of one each.
-      auto full = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopped_ || queue_.size() >= kFullBatch;
-      };
-      mu_.AwaitWithDeadline(absl::Condition(&full), last_commit + kMinCommitInterval);
-      if (queue_.empty()) return;  // Stopped and drained.
-      batch.swap(queue_);
-      last_commit = absl::Now();
-    }
-    absl::Status s = store_->RecordDispatches(batch);
-    if (s.ok() && in_flight_ != nullptr) {
-      std::vector<int64_t> ids;
-      ids.reserve(batch.size());
-      for (const store::DispatchUpdate& u : batch) ids.push_back(u.run_id);
-      in_flight_->Committed(ids);
-    }
-    absl::MutexLock l(&mu_);
-    if (s.ok()) {
-      backoff.Reset();
-      continue;
-    }
+std::vector<store::DispatchUpdate> DispatchRecorder::Record(std::vector<store::DispatchUpdate> batch) {
+  absl::Status s = store_->RecordDispatches(batch);
+  if (!s.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: recording " << batch.size()
                         << " dispatch outcomes failed, will retry: " << s;
-    queue_.insert(queue_.begin(), batch.begin(), batch.end());
-    if (stopped_) return;
-    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + backoff.Next());
+    return batch;
   }
+  if (in_flight_ != nullptr) {
+    std::vector<int64_t> ids;
+    ids.reserve(batch.size());
+    for (const store::DispatchUpdate& u : batch) ids.push_back(u.run_id);
+    in_flight_->Committed(ids);
+  }
+  return {};
 }
 
 }  // namespace gnomon::scheduler

@@ -10,12 +10,11 @@
 #ifndef GNOMON_SERVICES_SCHEDULER_DISPATCH_RECORDER_H_
 #define GNOMON_SERVICES_SCHEDULER_DISPATCH_RECORDER_H_
 
+#include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
-#include "absl/time/time.h"
 #include "services/common/client/clock.h"
+#include "services/common/server/batched_writer.h"
 #include "services/common/store/run_store.h"
 #include "services/scheduler/in_flight_runs.h"
 
@@ -24,23 +23,19 @@ namespace gnomon::scheduler {
 class DispatchRecorder {
  public:
   // `in_flight` (may be null) learns which runs' outcomes are committed.
-  DispatchRecorder(store::RunStore* store, Clock* clock, InFlightRuns* in_flight = nullptr)
-      : store_(store), clock_(clock), in_flight_(in_flight) {}
+  DispatchRecorder(store::RunStore* store, Clock* clock, InFlightRuns* in_flight = nullptr);
 
-  void Add(store::DispatchUpdate update) ABSL_LOCKS_EXCLUDED(mu_);
-  void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  void Add(store::DispatchUpdate update) { writer_.Add(std::move(update)); }
+  void Run() { writer_.Run(); }
+  void Stop() { writer_.Stop(); }
 
  private:
-  static constexpr absl::Duration kMinCommitInterval = absl::Milliseconds(10);
-  static constexpr size_t kFullBatch = 1024;
+  // One transaction per batch; the failed batch is handed back for a retry.
+  std::vector<store::DispatchUpdate> Record(std::vector<store::DispatchUpdate> batch);
 
   store::RunStore* const store_;
-  Clock* const clock_;
   InFlightRuns* const in_flight_;
-  absl::Mutex mu_;
-  std::vector<store::DispatchUpdate> queue_ ABSL_GUARDED_BY(mu_);
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  BatchedWriter<store::DispatchUpdate> writer_;
 };
 
 }  // namespace gnomon::scheduler

@@ -29,11 +29,6 @@ absl::Duration RetryDelay(const v1::RetryPolicy& policy, uint32_t attempt) {
   return absl::Milliseconds(std::min(ms, 1e12));
 }
 
-void Followups::Stop() {
-  absl::MutexLock l(&mu_);
-  stopped_ = true;
-}
-
 void Followups::SetOwnership(std::shared_ptr<const Ownership> ownership) {
   absl::MutexLock l(&mu_);
   ownership_ = std::move(ownership);
@@ -219,23 +214,6 @@ absl::Time Followups::Tick() {
   // A full batch that made progress: more are likely waiting, go again now.
   if (static_cast<int>(runs->size()) == options_.batch && !done.empty()) return clock_->Now();
   return absl::FromUnixMillis(std::min(due, next_due));
-}
-
-void Followups::Wake() {
-  absl::MutexLock l(&mu_);
-  woken_ = true;
-}
-
-void Followups::Run() {
-  while (true) {
-    absl::Time wake = Tick();
-    absl::MutexLock l(&mu_);
-    if (stopped_) return;
-    auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || woken_; };
-    clock_->AwaitWithDeadline(&mu_, absl::Condition(&woken), wake);
-    woken_ = false;
-    if (stopped_) return;
-  }
 }
 
 }  // namespace gnomon::scheduler

@@ -6,10 +6,10 @@
 // redone follow-up insert nothing twice.
 //
 //   Followups f(store, &trigger, &loop, &RealClock(), {});
-//   std::thread t([&] { f.Run(); });
-//   f.Stop(); t.join();
+//   f.Start();   // ticks on its own thread, each at the time the last one asked for
+//   f.Stop();
 //
-// Thread safety: thread-safe; Run on one thread.
+// Thread safety: thread-safe; Start and Stop from one thread.
 #ifndef GNOMON_SERVICES_SCHEDULER_FOLLOWUPS_H_
 #define GNOMON_SERVICES_SCHEDULER_FOLLOWUPS_H_
 
@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
+#include "services/common/client/periodic_worker.h"
 #include "services/common/store/followup_store.h"
 #include "services/common/store/job_store.h"
 #include "services/common/store/run_store.h"
@@ -63,13 +64,16 @@ class Followups {
         loop_(loop),
         clock_(clock),
         options_(options),
-        alarms_(alarms) {}
+        alarms_(alarms),
+        worker_(clock) {}
 
-  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  void Start() {
+    worker_.Start([this] { return Tick(); });
+  }
   // New follow-ups were written (the log role in the same process stored
   // results): look at once instead of at the next poll.
-  void Wake() ABSL_LOCKS_EXCLUDED(mu_);
-  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  void Wake() { worker_.Wake(); }
+  void Stop() { worker_.Stop(); }
   // Handles only the follow-ups of jobs in the partitions held (none held:
   // nothing). Without a call: every job's (a single replica, tests).
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
@@ -95,9 +99,8 @@ class Followups {
   const FollowupOptions options_;
   alarm::AlarmSender* const alarms_;
   absl::Mutex mu_;
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  bool woken_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
+  PeriodicWorker worker_;
 };
 
 }  // namespace gnomon::scheduler

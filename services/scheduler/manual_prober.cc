@@ -30,19 +30,4 @@ void ManualProber::ProbeAll() {
   alive_ = std::move(result);
 }
 
-void ManualProber::Run() {
-  while (true) {
-    ProbeAll();
-    absl::MutexLock l(&mu_);
-    if (stopped_) return;
-    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + interval_);
-    if (stopped_) return;
-  }
-}
-
-void ManualProber::Stop() {
-  absl::MutexLock l(&mu_);
-  stopped_ = true;
-}
-
 }  // namespace gnomon::scheduler

@@ -3,10 +3,11 @@
 // skips dead addresses without probing on the dispatch path.
 //
 //   ManualProber prober(store, &links, &RealClock(), absl::Seconds(2));
-//   std::thread t([&] { prober.Run(); });
+//   prober.Start();   // probes now, then every interval, on its own thread
 //   bool up = prober.Alive("10.0.0.5:9999");   // unknown addresses count as alive
+//   prober.Stop();
 //
-// Thread safety: thread-safe; Run on one thread.
+// Thread safety: thread-safe; Start and Stop from one thread.
 #ifndef GNOMON_SERVICES_SCHEDULER_MANUAL_PROBER_H_
 #define GNOMON_SERVICES_SCHEDULER_MANUAL_PROBER_H_
 
@@ -17,6 +18,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
+#include "services/common/client/periodic_worker.h"
 #include "services/common/store/job_store.h"
 #include "services/scheduler/executor_link.h"
 
@@ -25,22 +27,23 @@ namespace gnomon::scheduler {
 class ManualProber {
  public:
   ManualProber(store::JobStore* store, ExecutorLinks* links, Clock* clock, absl::Duration interval)
-      : store_(store), links_(links), clock_(clock), interval_(interval) {}
+      : store_(store), links_(links), interval_(interval), worker_(clock) {}
 
   bool Alive(const std::string& address) const ABSL_LOCKS_EXCLUDED(mu_);
   // Beats every address of every manual group once.
   void ProbeAll() ABSL_LOCKS_EXCLUDED(mu_);
-  void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  void Start() {
+    worker_.Start(interval_, [this] { ProbeAll(); });
+  }
+  void Stop() { worker_.Stop(); }
 
  private:
   store::JobStore* const store_;
   ExecutorLinks* const links_;
-  Clock* const clock_;
   const absl::Duration interval_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, bool> alive_ ABSL_GUARDED_BY(mu_);
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  PeriodicWorker worker_;
 };
 
 }  // namespace gnomon::scheduler

@@ -43,7 +43,8 @@ PartitionLease::PartitionLease(store::LeaseStore* store, std::string replica_id,
       clock_(clock),
       options_(options),
       listener_(std::move(listener)),
-      ownership_(std::make_shared<const Ownership>()) {}
+      ownership_(std::make_shared<const Ownership>()),
+      worker_(clock) {}
 
 absl::Duration PartitionLease::renew_interval() const {
   return options_.renew_interval > absl::ZeroDuration() ? options_.renew_interval
@@ -185,20 +186,17 @@ void PartitionLease::ReleaseAll() {
   }
 }
 
-void PartitionLease::Run() {
-  while (true) {
-    Renew();
-    absl::MutexLock l(&mu_);
-    if (stopped_) break;
-    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + renew_interval());
-    if (stopped_) break;
-  }
-  ReleaseAll();
+void PartitionLease::Start() {
+  if (running_) return;
+  running_ = true;
+  worker_.Start(renew_interval(), [this] { Renew(); });
 }
 
 void PartitionLease::Stop() {
-  absl::MutexLock l(&mu_);
-  stopped_ = true;
+  if (!running_) return;
+  running_ = false;
+  worker_.Stop();
+  ReleaseAll();
 }
 
 }  // namespace gnomon::scheduler

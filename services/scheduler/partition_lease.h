@@ -16,10 +16,10 @@
 //
 //   PartitionLease lease(store, "host-1:7070", &RealClock(), {},
 //                        [&](std::shared_ptr<const Ownership> o) { loop.SetOwnership(o); });
-//   std::thread t([&] { lease.Run(); });
-//   lease.Stop(); t.join();   // stops firing, then releases: others take over at once
+//   lease.Start();   // renews now, then every renew_interval, on its own thread
+//   lease.Stop();    // stops firing, then releases: others take over at once
 //
-// Thread safety: Run on one thread; Stop and ownership() from any thread.
+// Thread safety: Start and Stop from one thread; the rest from any.
 #ifndef GNOMON_SERVICES_SCHEDULER_PARTITION_LEASE_H_
 #define GNOMON_SERVICES_SCHEDULER_PARTITION_LEASE_H_
 
@@ -33,6 +33,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
+#include "services/common/client/periodic_worker.h"
 #include "services/common/store/lease_store.h"
 
 namespace gnomon::scheduler {
@@ -60,15 +61,16 @@ struct Ownership {
 
 class PartitionLease {
  public:
-  // Called from Run's thread after every renewal (and on stand-down).
+  // Called from the renewing thread after every renewal (and from Stop's on stand-down).
   using Listener = std::function<void(std::shared_ptr<const Ownership>)>;
 
   PartitionLease(store::LeaseStore* store, std::string replica_id, Clock* clock,
                  PartitionLeaseOptions options, Listener listener);
 
-  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+  void Start() ABSL_LOCKS_EXCLUDED(mu_);
+  // Stops renewing, then ReleaseAll().
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
-  // One renewal at the clock's time (Run calls it; tests too).
+  // One renewal at the clock's time (the worker calls it; tests too).
   void Renew() ABSL_LOCKS_EXCLUDED(mu_);
   // Gives everything up: stops firing (listener), then releases the leases.
   void ReleaseAll() ABSL_LOCKS_EXCLUDED(mu_);
@@ -94,10 +96,11 @@ class PartitionLease {
   const Listener listener_;
   mutable absl::Mutex mu_;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   size_t share_ ABSL_GUARDED_BY(mu_) = 0;  // Partitions it should hold.
   // Since when it has held fewer than its share (0: it holds them all).
   int64_t short_since_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  bool running_ = false;  // Start and Stop's thread only.
+  PeriodicWorker worker_;
 };
 
 }  // namespace gnomon::scheduler

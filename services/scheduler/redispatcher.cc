@@ -13,20 +13,23 @@ using google::protobuf::util::TimeUtil;
 
 
 void Redispatcher::SetOwnership(std::shared_ptr<const Ownership> ownership) {
-  absl::MutexLock l(&mu_);
-  const Ownership* before = ownership_.get();  // Read under the lock, used in the lambda.
-  const bool gained =
-      before == nullptr || std::any_of(ownership->partitions.begin(), ownership->partitions.end(),
-                                       [before](int p) { return !before->Holds(p); });
-  ownership_ = std::move(ownership);
-  if (gained && !ownership_->partitions.empty()) wake_ = true;
+  bool wake = false;
+  {
+    absl::MutexLock l(&mu_);
+    const Ownership* before = ownership_.get();  // Read under the lock, used in the lambda.
+    const bool gained =
+        before == nullptr || std::any_of(ownership->partitions.begin(), ownership->partitions.end(),
+                                         [before](int p) { return !before->Holds(p); });
+    ownership_ = std::move(ownership);
+    wake = gained && !ownership_->partitions.empty();
+  }
+  if (wake) worker_.Wake();
 }
 
 int Redispatcher::Scan() {
   std::shared_ptr<const Ownership> own;
   {
     absl::MutexLock l(&mu_);
-    wake_ = false;
     own = ownership_;
   }
   const int64_t now = clock_->NowMillis();
@@ -72,22 +75,6 @@ int Redispatcher::Scan() {
   GNOMON_LOG(INFO) << "scheduler: resending " << n << " runs recorded under an earlier holder";
   resender_->Resend(std::move(stranded), std::move(own));
   return n;
-}
-
-void Redispatcher::Run() {
-  while (true) {
-    Scan();
-    absl::MutexLock l(&mu_);
-    if (stopped_) return;
-    auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || wake_; };
-    clock_->AwaitWithDeadline(&mu_, absl::Condition(&woken), clock_->Now() + options_.scan_interval);
-    if (stopped_) return;
-  }
-}
-
-void Redispatcher::Stop() {
-  absl::MutexLock l(&mu_);
-  stopped_ = true;
 }
 
 }  // namespace gnomon::scheduler

@@ -14,9 +14,9 @@
 //
 //   Redispatcher r(store, &dispatcher, &RealClock(), {}, &in_flight);
 //   lease listener: r.SetOwnership(o);
-//   std::thread t([&] { r.Run(); });  r.Stop(); t.join();
+//   r.Start();  ...  r.Stop();   // scans on its own thread, every scan_interval
 //
-// Thread safety: thread-safe; Run on one thread.
+// Thread safety: thread-safe; Start and Stop from one thread.
 #ifndef GNOMON_SERVICES_SCHEDULER_REDISPATCHER_H_
 #define GNOMON_SERVICES_SCHEDULER_REDISPATCHER_H_
 
@@ -29,6 +29,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
+#include "services/common/client/periodic_worker.h"
 #include "services/common/store/run_store.h"
 #include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/partition_lease.h"
@@ -62,14 +63,21 @@ class Redispatcher {
   // flight.
   Redispatcher(store::RunStore* store, RunResender* resender, Clock* clock, RedispatcherOptions options,
                InFlightRuns* in_flight = nullptr)
-      : store_(store), resender_(resender), clock_(clock), options_(options), in_flight_(in_flight) {}
+      : store_(store),
+        resender_(resender),
+        clock_(clock),
+        options_(options),
+        in_flight_(in_flight),
+        worker_(clock) {}
 
   // A gain of partitions triggers a scan at once.
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
   // One scan at the clock's time; returns how many runs it resent.
   int Scan() ABSL_LOCKS_EXCLUDED(mu_);
-  void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  void Start() {
+    worker_.Start(options_.scan_interval, [this] { Scan(); });
+  }
+  void Stop() { worker_.Stop(); }
 
  private:
   store::RunStore* const store_;
@@ -79,10 +87,9 @@ class Redispatcher {
   InFlightRuns* const in_flight_;
   absl::Mutex mu_;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
-  bool wake_ ABSL_GUARDED_BY(mu_) = false;
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   // Run id -> when it was last resent (Scan's caller only: one thread).
   absl::flat_hash_map<int64_t, int64_t> resent_;
+  PeriodicWorker worker_;
 };
 
 }  // namespace gnomon::scheduler

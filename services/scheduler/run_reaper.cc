@@ -12,9 +12,12 @@ namespace gnomon::scheduler {
 using google::protobuf::util::TimeUtil;
 
 void RunReaper::ExecutorLeft(const v1::ExecutorInfo& executor) {
-  absl::MutexLock l(&mu_);
-  const int64_t now = clock_->NowMillis();
-  left_.push_back({executor, now, now + absl::ToInt64Milliseconds(options_.lost_grace)});
+  {
+    absl::MutexLock l(&mu_);
+    const int64_t now = clock_->NowMillis();
+    left_.push_back({executor, now, now + absl::ToInt64Milliseconds(options_.lost_grace)});
+  }
+  worker_.Wake();  // Its check may be due before the next pass.
 }
 
 void RunReaper::SetOwnership(std::shared_ptr<const Ownership> ownership) {
@@ -25,11 +28,6 @@ void RunReaper::SetOwnership(std::shared_ptr<const Ownership> ownership) {
 std::shared_ptr<const Ownership> RunReaper::Held() {
   absl::MutexLock l(&mu_);
   return ownership_;
-}
-
-void RunReaper::Stop() {
-  absl::MutexLock l(&mu_);
-  stopped_ = true;
 }
 
 void RunReaper::FailLost(const Left& left, const Ownership* held) {
@@ -123,45 +121,36 @@ absl::StatusOr<int64_t> RunReaper::FailRuns(const std::vector<int64_t>& run_ids,
   return n;
 }
 
-void RunReaper::Run() {
-  int64_t next_scan = 0;
-  while (true) {
-    std::vector<Left> due;
-    {
-      absl::MutexLock l(&mu_);
-      if (stopped_) return;
-      const int64_t now = clock_->NowMillis();
-      while (!left_.empty() && left_.front().check_at_ms <= now) {
-        due.push_back(std::move(left_.front()));
-        left_.pop_front();
-      }
-    }
-    const std::shared_ptr<const Ownership> held = Held();
-    const bool holds = held == nullptr || !held->partitions.empty();
-    const std::vector<int> partitions = held ? held->partitions : std::vector<int>{};
-    if (holds) {
-      for (const Left& e : due) FailLost(e, held.get());
-    }
-    const int64_t now = clock_->NowMillis();
-    if (now >= next_scan) {
-      // A replica holding nothing scans nothing but still sleeps the
-      // interval (it used to wake at once, forever: a core spent on a standby).
-      if (holds) {
-        FailStalePending(now, partitions);
-        FailOrphaned(now, partitions);
-      }
-      next_scan = now + absl::ToInt64Milliseconds(options_.scan_interval);
-    }
+absl::Time RunReaper::Pass() {
+  std::vector<Left> due;
+  {
     absl::MutexLock l(&mu_);
-    int64_t wake = next_scan;
-    if (!left_.empty()) wake = std::min(wake, left_.front().check_at_ms);
-    // Wake early when an executor leaves (its check may be due sooner).
-    const size_t known = left_.size();
-    auto changed = [this, known]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return stopped_ || left_.size() > known;
-    };
-    clock_->AwaitWithDeadline(&mu_, absl::Condition(&changed), absl::FromUnixMillis(wake));
+    const int64_t now = clock_->NowMillis();
+    while (!left_.empty() && left_.front().check_at_ms <= now) {
+      due.push_back(std::move(left_.front()));
+      left_.pop_front();
+    }
   }
+  const std::shared_ptr<const Ownership> held = Held();
+  const bool holds = held == nullptr || !held->partitions.empty();
+  const std::vector<int> partitions = held ? held->partitions : std::vector<int>{};
+  if (holds) {
+    for (const Left& e : due) FailLost(e, held.get());
+  }
+  const int64_t now = clock_->NowMillis();
+  if (now >= next_scan_ms_) {
+    // A replica holding nothing scans nothing but still sleeps the
+    // interval (it used to wake at once, forever: a core spent on a standby).
+    if (holds) {
+      FailStalePending(now, partitions);
+      FailOrphaned(now, partitions);
+    }
+    next_scan_ms_ = now + absl::ToInt64Milliseconds(options_.scan_interval);
+  }
+  absl::MutexLock l(&mu_);
+  int64_t wake = next_scan_ms_;
+  if (!left_.empty()) wake = std::min(wake, left_.front().check_at_ms);
+  return absl::FromUnixMillis(wake);
 }
 
 }  // namespace gnomon::scheduler

@@ -18,9 +18,10 @@
 //   RunReaper reaper(store, &membership, &RealClock(), {});
 //   membership.OnLeft([&](const v1::ExecutorInfo& e) { reaper.ExecutorLeft(e); });
 //   lease listener: reaper.SetOwnership(o);
-//   std::thread t([&] { reaper.Run(); });
+//   reaper.Start();   // passes on its own thread
+//   reaper.Stop();
 //
-// Thread safety: thread-safe; Run on one thread.
+// Thread safety: thread-safe; Start and Stop from one thread.
 #ifndef GNOMON_SERVICES_SCHEDULER_RUN_REAPER_H_
 #define GNOMON_SERVICES_SCHEDULER_RUN_REAPER_H_
 
@@ -36,6 +37,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
+#include "services/common/client/periodic_worker.h"
 #include "services/common/store/run_store.h"
 #include "services/scheduler/membership.h"
 #include "services/scheduler/partition_lease.h"
@@ -54,12 +56,19 @@ class RunReaper {
   // `metrics` (may be null) counts the runs it fails.
   RunReaper(store::RunStore* store, Membership* membership, Clock* clock, RunReaperOptions options,
             SchedulerMetrics* metrics = nullptr)
-      : store_(store), membership_(membership), clock_(clock), options_(options), metrics_(metrics) {}
+      : store_(store),
+        membership_(membership),
+        clock_(clock),
+        options_(options),
+        metrics_(metrics),
+        worker_(clock) {}
 
   void ExecutorLeft(const v1::ExecutorInfo& executor) ABSL_LOCKS_EXCLUDED(mu_);
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
-  void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  void Start() {
+    worker_.Start([this] { return Pass(); });
+  }
+  void Stop() { worker_.Stop(); }
 
  private:
   struct Left {
@@ -67,6 +76,9 @@ class RunReaper {
     int64_t left_ms;
     int64_t check_at_ms;
   };
+  // Fails the runs of executors whose grace ended and, every scan_interval,
+  // scans; returns when the next check or scan is due.
+  absl::Time Pass() ABSL_LOCKS_EXCLUDED(mu_);
   // What this replica holds now (null: every partition).
   std::shared_ptr<const Ownership> Held() ABSL_LOCKS_EXCLUDED(mu_);
   void FailLost(const Left& left, const Ownership* held);
@@ -84,11 +96,12 @@ class RunReaper {
   SchedulerMetrics* const metrics_;
   absl::Mutex mu_;
   std::deque<Left> left_ ABSL_GUARDED_BY(mu_);
-  // Addresses of RUNNING runs not live at a scan -> since when (Run's thread only).
+  // Addresses of RUNNING runs not live at a scan -> since when (the worker's thread only).
   absl::flat_hash_map<std::string, int64_t> absent_since_;
+  int64_t next_scan_ms_ = 0;  // The worker's thread only.
   // Null: every partition's runs.
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  PeriodicWorker worker_;
 };
 
 }  // namespace gnomon::scheduler

@@ -111,16 +111,16 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
   threads_.emplace_back([this] { dispatch_recorder_.Run(); });
   timer_thread_ = std::thread([this] { timer_.Run(); });
   loop_thread_ = std::thread([this] { loop_.Run(); });
-  threads_.emplace_back([this] { followups_.Run(); });
-  threads_.emplace_back([this] { reaper_.Run(); });
-  threads_.emplace_back([this] { redispatcher_.Run(); });
+  followups_.Start();
+  reaper_.Start();
+  redispatcher_.Start();
   // Partitions are taken only once the executors are known: a replica that
   // fired before would fail its first runs "no live executor".
   if (!membership_.WaitSynced(absl::Seconds(10))) {
     GNOMON_LOG(WARNING) << "scheduler: no executor snapshot from the registry yet; scheduling anyway";
   }
-  threads_.emplace_back([this] { lease_.Run(); });
-  threads_.emplace_back([this] { prober_.Run(); });
+  lease_.Start();
+  prober_.Start();
 }
 
 void SchedulerRole::Stop() {

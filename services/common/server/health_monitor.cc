@@ -23,18 +23,4 @@ void HealthMonitor::CheckNow() {
   health_->SetServingStatus(kLivenessService, true);
 }
 
-void HealthMonitor::Run() {
-  while (true) {
-    CheckNow();
-    absl::MutexLock l(&mu_);
-    clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopped_), clock_->Now() + interval_);
-    if (stopped_) return;
-  }
-}
-
-void HealthMonitor::Stop() {
-  absl::MutexLock l(&mu_);
-  stopped_ = true;
-}
-
 }  // namespace gnomon

@@ -8,10 +8,10 @@
 //
 //   HealthMonitor monitor(server.server()->GetHealthCheckService(), &RealClock());
 //   monitor.Add("gnomon.v1.JobAdmin", [&] { return store->Ping(); });
-//   std::thread t([&] { monitor.Run(); });
-//   monitor.Stop(); t.join();
+//   monitor.Start();
+//   monitor.Stop();
 //
-// Thread safety: Add before Run; Run on one thread; Stop from any.
+// Thread safety: Add before Start; Start and Stop from one thread.
 #ifndef GNOMON_SERVICES_COMMON_SERVER_HEALTH_MONITOR_H_
 #define GNOMON_SERVICES_COMMON_SERVER_HEALTH_MONITOR_H_
 
@@ -20,12 +20,11 @@
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "services/common/client/clock.h"
+#include "services/common/client/periodic_worker.h"
 
 namespace gnomon {
 
@@ -38,14 +37,14 @@ class HealthMonitor {
 
   HealthMonitor(grpc::HealthCheckServiceInterface* health, Clock* clock,
                 absl::Duration interval = absl::Seconds(1))
-      : health_(health), clock_(clock), interval_(interval) {}
+      : health_(health), interval_(interval), worker_(clock) {}
 
   void Add(std::string service, Check check) { checks_.push_back({std::move(service), std::move(check), true}); }
   // One pass: runs every check and sets the statuses.
   void CheckNow();
-  // Passes every interval until Stop().
-  void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  void Stop() ABSL_LOCKS_EXCLUDED(mu_);
+  // Passes every interval, on its own thread, until Stop().
+  void Start() { worker_.Start(interval_, [this] { CheckNow(); }); }
+  void Stop() { worker_.Stop(); }
 
  private:
   struct Entry {
@@ -55,11 +54,9 @@ class HealthMonitor {
   };
 
   grpc::HealthCheckServiceInterface* const health_;
-  Clock* const clock_;
   const absl::Duration interval_;
-  std::vector<Entry> checks_;  // Run's thread only, after the Adds.
-  absl::Mutex mu_;
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<Entry> checks_;  // The worker's thread only, after the Adds.
+  PeriodicWorker worker_;
 };
 
 }  // namespace gnomon

@@ -77,6 +77,16 @@ bool TokenMatches(const grpc::ServerContext& context, const std::string& token) 
   return diff == 0;
 }
 
+const std::vector<std::string>& LogEndpoints(const ConnectionOptions& connection) {
+  return connection.log_endpoints.empty() ? connection.registry_endpoints : connection.log_endpoints;
+}
+
+bool IsRefusal(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+         status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
+         status.error_code() == grpc::StatusCode::INVALID_ARGUMENT;
+}
+
 std::string StatusText(const grpc::Status& status) {
   return absl::StrCat(CodeName(status.error_code()), ": ", status.error_message());
 }

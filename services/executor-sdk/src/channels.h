@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "gnomon/executor/options.h"
@@ -33,6 +34,14 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
 
 // Constant-time comparison of the call's x-gnomon-access-token with `token`.
 bool TokenMatches(const grpc::ServerContext& context, const std::string& token);
+
+// Where results and run logs go: the log endpoints, or else the registry's
+// (one gnomond serves all roles by default).
+const std::vector<std::string>& LogEndpoints(const ConnectionOptions& connection);
+
+// The peer refused the credentials or the request (UNAUTHENTICATED,
+// PERMISSION_DENIED, INVALID_ARGUMENT): retrying alone will not help.
+bool IsRefusal(const grpc::Status& status);
 
 // Human text for a status, e.g. "UNAVAILABLE: failed to connect".
 std::string StatusText(const grpc::Status& status);

@@ -200,28 +200,16 @@ absl::Status ExecutorImpl::Start() {
       options_.log_dir, options_.max_log_file_bytes, options_.log_retention_days, &logger_);
   if (absl::Status s = log_files_->Init(); !s.ok()) return s;
 
+  // Each part takes its sub-struct of the options whole.
   internal::ReporterOptions reporter_options;
-  reporter_options.endpoints =
-      options_.log_endpoints.empty() ? options_.registry_endpoints : options_.log_endpoints;
-  reporter_options.app_name = options_.app_name;
-  reporter_options.access_token = options_.access_token;
+  reporter_options.connection = static_cast<const ConnectionOptions&>(options_);
+  reporter_options.reporting = static_cast<const ReportingOptions&>(options_);
   reporter_options.dial = *dial;
-  reporter_options.flush_interval = options_.log_flush_interval;
-  reporter_options.flush_lines = options_.log_flush_lines;
-  reporter_options.backoff_initial = options_.reconnect_initial;
-  reporter_options.backoff_max = options_.reconnect_max;
   reporter_ = std::make_unique<internal::ResultReporter>(std::move(reporter_options),
                                                          std::move(*spool), &logger_);
 
   internal::RunManagerOptions manager_options;
-  manager_options.worker_threads = options_.max_concurrent_runs;
-  manager_options.max_queued_runs = options_.max_queued_runs;
-  manager_options.max_queued_runs_per_job = options_.max_queued_runs_per_job;
-  manager_options.remembered_runs = static_cast<size_t>(options_.remembered_runs);
-  manager_options.allow_scripts = options_.allow_scripts;
-  manager_options.cancel_grace = options_.cancel_grace;
-  manager_options.script_kill_grace = options_.script_kill_grace;
-  manager_options.idle_job_ttl = options_.idle_job_ttl;
+  manager_options.run = static_cast<const RunOptions&>(options_);
   manager_ = std::make_unique<internal::RunManager>(manager_options, handlers_, this, [this] {
     if (internal::RegistrySession* session = session_ptr_.load()) session->NotifyBusyChanged();
   });
@@ -262,11 +250,8 @@ absl::Status ExecutorImpl::Start() {
   reporter_->Start();
 
   internal::RegistrySessionOptions session_options;
-  session_options.endpoints = options_.registry_endpoints;
-  session_options.access_token = options_.access_token;
+  session_options.connection = static_cast<const ConnectionOptions&>(options_);
   session_options.dial = *dial;
-  session_options.backoff_initial = options_.reconnect_initial;
-  session_options.backoff_max = options_.reconnect_max;
   v1::Register& reg = session_options.registration;
   reg.set_app_name(options_.app_name);
   reg.set_address(address_);

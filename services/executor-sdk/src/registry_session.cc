@@ -1,12 +1,12 @@
 #include "services/executor-sdk/src/registry_session.h"
 
 #include <cstdlib>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "services/common/client/auth_metadata.h"
-#include "services/common/client/backoff.h"
 #include "services/executor-sdk/src/channels.h"
 
 namespace gnomon::executor::internal {
@@ -20,8 +20,14 @@ absl::Duration FromProto(const google::protobuf::Duration& d) {
 
 RegistrySession::RegistrySession(RegistrySessionOptions options,
                                  std::function<v1::Beat()> beat_source, const Logger* logger)
-    : options_(std::move(options)), beat_source_(std::move(beat_source)), logger_(logger) {
-  for (const std::string& endpoint : options_.endpoints) {
+    : options_(std::move(options)),
+      beat_source_(std::move(beat_source)),
+      logger_(logger),
+      reconnect_({.endpoints = options_.connection.registry_endpoints.size(),
+                  .backoff = {.initial = options_.connection.reconnect_initial,
+                              .max = options_.connection.reconnect_max}},
+                 &mu_, &stopping_) {
+  for (const std::string& endpoint : options_.connection.registry_endpoints) {
     stubs_.push_back(v1::Registry::NewStub(options_.dial(endpoint)));
   }
 }
@@ -32,7 +38,11 @@ void RegistrySession::Start() {
   absl::MutexLock lock(&mu_);
   if (started_ || stubs_.empty()) return;
   started_ = true;
-  thread_ = std::thread([this] { Loop(); });
+  reconnect_.Start({.run_stream = [this](size_t index, bool* registered) { return RunSession(index, registered); },
+                    .ended = [this](size_t index, const grpc::Status& status, bool was_registered,
+                                    absl::Duration delay) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+                      LogEnded(index, status, was_registered, delay);
+                    }});
 }
 
 void RegistrySession::NotifyBusyChanged() {
@@ -61,36 +71,22 @@ void RegistrySession::Stop(const std::string& reason, absl::Duration timeout) {
     // registered one deregisters itself.
     if (!registered_ && active_context_ != nullptr) active_context_->TryCancel();
   }
-  if (thread_.joinable()) thread_.join();
+  reconnect_.Join();
 }
 
-void RegistrySession::Loop() {
-  Backoff backoff({.initial = options_.backoff_initial, .max = options_.backoff_max});
-  size_t endpoint = 0;
-  while (true) {
-    bool was_registered = false;
-    size_t index = endpoint++ % stubs_.size();
-    grpc::Status status = RunSession(index, &was_registered);
-    if (was_registered) backoff.Reset();
-    absl::Duration delay = backoff.Next();
-    absl::MutexLock lock(&mu_);
-    if (stopping_) return;
-    std::string error = absl::StrCat("registry ", options_.endpoints[index], ": ",
-                                     StatusText(status));
-    if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
-        status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
-        status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
-      logger_->Error(absl::StrCat(error, " -- registration of app \"",
-                                  options_.registration.app_name(),
-                                  "\" refused; check the app name and access token (retrying in ",
-                                  absl::FormatDuration(delay), ")"));
-    } else if (was_registered || error != last_error_) {
-      logger_->Warning(absl::StrCat("registry session ended, ", error, "; reconnecting"));
-    }
-    last_error_ = error;
-    mu_.AwaitWithTimeout(absl::Condition(&stopping_), delay);
-    if (stopping_) return;
+void RegistrySession::LogEnded(size_t index, const grpc::Status& status, bool was_registered,
+                               absl::Duration delay) {
+  std::string error = absl::StrCat("registry ", options_.connection.registry_endpoints[index], ": ",
+                                   StatusText(status));
+  if (IsRefusal(status)) {
+    logger_->Error(absl::StrCat(error, " -- registration of app \"",
+                                options_.registration.app_name(),
+                                "\" refused; check the app name and access token (retrying in ",
+                                absl::FormatDuration(delay), ")"));
+  } else if (was_registered || error != last_error_) {
+    logger_->Warning(absl::StrCat("registry session ended, ", error, "; reconnecting"));
   }
+  last_error_ = error;
 }
 
 void RegistrySession::WarnTokenRotated(const google::protobuf::Timestamp& expires) const {
@@ -103,7 +99,7 @@ void RegistrySession::WarnTokenRotated(const google::protobuf::Timestamp& expire
 
 grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
   grpc::ClientContext context;
-  context.AddMetadata(std::string(kAccessTokenKey), options_.access_token);
+  context.AddMetadata(std::string(kAccessTokenKey), options_.connection.access_token);
   // The registry authenticates the app named here before reading Register.
   context.AddMetadata(std::string(kAppNameKey), options_.registration.app_name());
   {
@@ -141,7 +137,7 @@ grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
     last_error_.clear();
     logger_->Info(absl::StrCat("registered app \"", options_.registration.app_name(), "\" at ",
                                options_.registration.address(), " with registry ",
-                               options_.endpoints[index], " (beat every ",
+                               options_.connection.registry_endpoints[index], " (beat every ",
                                absl::FormatDuration(interval), ")"));
     if (response.registered().has_token_expire_time()) WarnTokenRotated(response.registered().token_expire_time());
     // A session that registered while Stop() was waiting must deregister now.

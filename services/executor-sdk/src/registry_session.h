@@ -19,27 +19,26 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "gnomon/v1/registry.grpc.pb.h"
+#include "gnomon/executor/options.h"
 #include "grpcpp/grpcpp.h"
 #include "services/executor-sdk/src/channels.h"
 #include "services/executor-sdk/src/logger.h"
+#include "services/executor-sdk/src/reconnecting_stream.h"
 
 namespace gnomon::executor::internal {
 
 struct RegistrySessionOptions {
-  std::vector<std::string> endpoints;
-  std::string access_token;
+  // Registry endpoints, token and reconnect backoff.
+  ConnectionOptions connection;
   Dialer dial;  // Makes the channel to an endpoint (TLS or not).
   v1::Register registration;
   absl::Duration min_beat_gap = absl::Milliseconds(100);
-  absl::Duration backoff_initial = absl::Milliseconds(100);
-  absl::Duration backoff_max = absl::Seconds(5);
 };
 
 class RegistrySession {
@@ -62,7 +61,9 @@ class RegistrySession {
   int registrations() const;
 
  private:
-  void Loop();
+  // After a session ended (not stopping): logs why, once per new error.
+  void LogEnded(size_t index, const grpc::Status& status, bool was_registered, absl::Duration delay)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One session; returns its final status and whether it registered.
   // Logs that the session's token was rotated out and until when it works.
   void WarnTokenRotated(const google::protobuf::Timestamp& expires) const;
@@ -84,7 +85,7 @@ class RegistrySession {
   int registrations_ ABSL_GUARDED_BY(mu_) = 0;
   grpc::ClientContext* active_context_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::string last_error_ ABSL_GUARDED_BY(mu_);
-  std::thread thread_;
+  ReconnectingStream reconnect_;
 };
 
 }  // namespace gnomon::executor::internal

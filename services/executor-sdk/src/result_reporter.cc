@@ -1,12 +1,12 @@
 #include "services/executor-sdk/src/result_reporter.h"
 
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/auth_metadata.h"
-#include "services/common/client/backoff.h"
 #include "services/executor-sdk/src/channels.h"
 
 namespace gnomon::executor::internal {
@@ -22,8 +22,15 @@ constexpr size_t kFullMessageItems = 512;
 
 ResultReporter::ResultReporter(ReporterOptions options, std::unique_ptr<RunSpool> spool,
                                const Logger* logger)
-    : options_(std::move(options)), logger_(logger), spool_(std::move(spool)) {
-  for (const std::string& endpoint : options_.endpoints) {
+    : options_(std::move(options)),
+      endpoints_(LogEndpoints(options_.connection)),
+      logger_(logger),
+      spool_(std::move(spool)),
+      reconnect_({.endpoints = endpoints_.size(),
+                  .backoff = {.initial = options_.connection.reconnect_initial,
+                              .max = options_.connection.reconnect_max}},
+                 &mu_, &stopping_) {
+  for (const std::string& endpoint : endpoints_) {
     stubs_.push_back(v1::LogService::NewStub(options_.dial(endpoint)));
   }
 }
@@ -34,8 +41,14 @@ void ResultReporter::Start() {
   absl::MutexLock lock(&mu_);
   if (started_) return;
   started_ = true;
-  sender_ = std::thread([this] { SenderLoop(); });
-  flusher_ = std::thread([this] { FlusherLoop(); });
+  reconnect_.Start({.ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !spool_->empty(); },
+                    .run_stream = [this](size_t index, bool* acked_any) { return RunStream(index, acked_any); },
+                    .ended = [this](size_t index, const grpc::Status& status, bool, absl::Duration delay)
+                                 ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { LogEnded(index, status, delay); }});
+  flusher_.Start(options_.reporting.log_flush_interval, [this] {
+    absl::MutexLock lock(&mu_);
+    FlushAllLinesLocked();
+  });
 }
 
 void ResultReporter::SpoolLocked(const v1::ReportItem& item) {
@@ -59,6 +72,12 @@ void ResultReporter::FlushLinesLocked(int64_t run_id) {
   SpoolLocked(item);
 }
 
+void ResultReporter::FlushAllLinesLocked() {
+  std::vector<int64_t> runs;
+  for (const auto& [run, lines] : pending_lines_) runs.push_back(run);
+  for (int64_t run : runs) FlushLinesLocked(run);
+}
+
 void ResultReporter::AddStarted(int64_t run_id, absl::Time start,
                                 const std::string& executor_address) {
   v1::ReportItem item;
@@ -76,7 +95,7 @@ void ResultReporter::AddLine(int64_t run_id, const v1::LogLine& line) {
   std::vector<v1::LogLine>& lines = pending_lines_[run_id];
   lines.push_back(line);
   ++pending_line_count_;
-  if (static_cast<int>(lines.size()) >= options_.flush_lines) FlushLinesLocked(run_id);
+  if (static_cast<int>(lines.size()) >= options_.reporting.log_flush_lines) FlushLinesLocked(run_id);
 }
 
 void ResultReporter::AddResult(const v1::RunResult& result) {
@@ -89,9 +108,7 @@ void ResultReporter::AddResult(const v1::RunResult& result) {
 
 bool ResultReporter::Drain(absl::Time deadline) {
   absl::MutexLock lock(&mu_);
-  std::vector<int64_t> runs;
-  for (const auto& [run, lines] : pending_lines_) runs.push_back(run);
-  for (int64_t run : runs) FlushLinesLocked(run);
+  FlushAllLinesLocked();
   auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return spool_->empty() && pending_line_count_ == 0;
   };
@@ -105,12 +122,10 @@ void ResultReporter::Stop() {
     stopping_ = true;
     if (active_context_ != nullptr) active_context_->TryCancel();
   }
-  if (sender_.joinable()) sender_.join();
-  if (flusher_.joinable()) flusher_.join();
+  reconnect_.Join();
+  flusher_.Stop();
   absl::MutexLock lock(&mu_);
-  std::vector<int64_t> runs;
-  for (const auto& [run, lines] : pending_lines_) runs.push_back(run);
-  for (int64_t run : runs) FlushLinesLocked(run);  // into the spool for the next start
+  FlushAllLinesLocked();  // into the spool for the next start
 }
 
 size_t ResultReporter::pending() const {
@@ -123,56 +138,23 @@ uint64_t ResultReporter::acked() const {
   return acked_;
 }
 
-void ResultReporter::FlusherLoop() {
-  absl::MutexLock lock(&mu_);
-  while (!mu_.AwaitWithTimeout(absl::Condition(&stopping_), options_.flush_interval)) {
-    std::vector<int64_t> runs;
-    for (const auto& [run, lines] : pending_lines_) runs.push_back(run);
-    for (int64_t run : runs) FlushLinesLocked(run);
+void ResultReporter::LogEnded(size_t index, const grpc::Status& status, absl::Duration delay) {
+  std::string error = absl::StrCat("log service ", endpoints_[index], ": ",
+                                   StatusText(status));
+  if (IsRefusal(status)) {
+    logger_->Error(absl::StrCat(error, " (check the app name and access token; retrying in ",
+                                absl::FormatDuration(delay), ")"));
+  } else if (error != last_error_) {
+    logger_->Warning(absl::StrCat("results stream ended, ", error, "; ", spool_->size(),
+                                  " items waiting, retrying"));
   }
-}
-
-void ResultReporter::SenderLoop() {
-  Backoff backoff({.initial = options_.backoff_initial, .max = options_.backoff_max});
-  size_t endpoint = 0;
-  while (true) {
-    {
-      absl::MutexLock lock(&mu_);
-      auto work = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_ || !spool_->empty();
-      };
-      mu_.Await(absl::Condition(&work));
-      if (stopping_) return;
-    }
-    if (stubs_.empty()) return;
-    bool acked_any = false;
-    size_t index = endpoint++ % stubs_.size();
-    grpc::Status status = RunStream(index, &acked_any);
-    if (acked_any) backoff.Reset();
-    absl::Duration delay = backoff.Next();
-    absl::MutexLock lock(&mu_);
-    if (stopping_) return;
-    std::string error = absl::StrCat("log service ", options_.endpoints[index], ": ",
-                                     StatusText(status));
-    if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
-        status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
-        status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
-      logger_->Error(absl::StrCat(error, " (check the app name and access token; retrying in ",
-                                  absl::FormatDuration(delay), ")"));
-    } else if (error != last_error_) {
-      logger_->Warning(absl::StrCat("results stream ended, ", error, "; ", spool_->size(),
-                                    " items waiting, retrying"));
-    }
-    last_error_ = error;
-    mu_.AwaitWithTimeout(absl::Condition(&stopping_), delay);
-    if (stopping_) return;
-  }
+  last_error_ = error;
 }
 
 grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
   grpc::ClientContext context;
-  context.AddMetadata(std::string(kAccessTokenKey), options_.access_token);
-  context.AddMetadata(std::string(kAppNameKey), options_.app_name);
+  context.AddMetadata(std::string(kAccessTokenKey), options_.connection.access_token);
+  context.AddMetadata(std::string(kAppNameKey), options_.connection.app_name);
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) return grpc::Status(grpc::StatusCode::CANCELLED, "stopping");
@@ -196,7 +178,7 @@ grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
         *acked_any = true;
       }
       if (*acked_any && !last_error_.empty()) {
-        logger_->Info(absl::StrCat("log service ", options_.endpoints[index], " is reachable again"));
+        logger_->Info(absl::StrCat("log service ", endpoints_[index], " is reachable again"));
         last_error_.clear();
       }
     }

@@ -7,8 +7,8 @@
 // removes each from the spool when its acknowledgement arrives (APPLIED,
 // DUPLICATE or UNKNOWN_RUN). After a broken stream, unacknowledged items are
 // sent again on the next one. Log lines are
-// batched per run: a batch is spooled at `flush_lines` lines or every
-// `flush_interval`, and always before that run's result.
+// batched per run: a batch is spooled at `log_flush_lines` lines or every
+// `log_flush_interval`, and always before that run's result.
 //
 //   ResultReporter reporter(options, std::move(spool), &logger);
 //   reporter.Start();
@@ -27,7 +27,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -35,22 +34,22 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "gnomon/v1/log.grpc.pb.h"
+#include "gnomon/executor/options.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/client/periodic_worker.h"
 #include "services/executor-sdk/src/channels.h"
 #include "services/executor-sdk/src/logger.h"
+#include "services/executor-sdk/src/reconnecting_stream.h"
 #include "services/executor-sdk/src/run_spool.h"
 
 namespace gnomon::executor::internal {
 
 struct ReporterOptions {
-  std::vector<std::string> endpoints;
-  std::string app_name;
-  std::string access_token;
+  // App name, log service endpoints (LogEndpoints), token and reconnect backoff.
+  ConnectionOptions connection;
+  // How lines are batched.
+  ReportingOptions reporting;
   Dialer dial;  // Makes the channel to an endpoint (TLS or not).
-  absl::Duration flush_interval = absl::Milliseconds(50);
-  int flush_lines = 100;
-  absl::Duration backoff_initial = absl::Milliseconds(100);
-  absl::Duration backoff_max = absl::Seconds(5);
   // Items sent but not yet acknowledged on one stream.
   int max_in_flight = 4096;
   // Messages on the stream are at least this far apart unless a full one is
@@ -88,13 +87,16 @@ class ResultReporter {
   // Appends to the spool (written, not synced).
   void SpoolLocked(const v1::ReportItem& item) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FlushLinesLocked(int64_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void FlusherLoop();
-  void SenderLoop();
+  void FlushAllLinesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After a stream ended (not stopping): logs why, once per new error.
+  void LogEnded(size_t index, const grpc::Status& status, absl::Duration delay)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One stream to `endpoint`; returns its final status and whether any item
   // was acknowledged on it.
   grpc::Status RunStream(size_t endpoint_index, bool* acked_any);
 
   const ReporterOptions options_;
+  const std::vector<std::string> endpoints_;  // LogEndpoints(options_.connection)
   const Logger* const logger_;
   std::vector<std::unique_ptr<v1::LogService::Stub>> stubs_;
 
@@ -114,8 +116,10 @@ class ResultReporter {
   uint64_t acked_ ABSL_GUARDED_BY(mu_) = 0;
   std::string last_error_ ABSL_GUARDED_BY(mu_);
 
-  std::thread sender_;
-  std::thread flusher_;
+  // Sends: one stream at a time, failing over between the endpoints.
+  ReconnectingStream reconnect_;
+  // Spools every run's pending lines each log_flush_interval.
+  PeriodicWorker flusher_;
 };
 
 }  // namespace gnomon::executor::internal

@@ -75,7 +75,7 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
         handlers(std::move(h)),
         sink(s),
         on_busy_changed(std::move(cb)),
-        recent(options.remembered_runs) {}
+        recent(static_cast<size_t>(options.run.remembered_runs)) {}
 
   const RunManagerOptions options;
   const HandlerMap handlers;
@@ -123,8 +123,8 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
   }
 
   absl::Duration GraceFor(const RunState& run) const {
-    return run.is_script() ? options.script_kill_grace + options.cancel_grace
-                           : options.cancel_grace;
+    return run.is_script() ? options.run.script_kill_grace + options.run.cancel_grace
+                           : options.run.cancel_grace;
   }
 
   // Puts `job` in (or takes it out of) the watchdog index.
@@ -133,7 +133,7 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
     if (job->current) {
       want = std::min(job->run_deadline, job->grace_deadline);
     } else if (!job->busy() && !job->destroys.empty()) {
-      want = job->idle_since + options.idle_job_ttl;
+      want = job->idle_since + options.run.idle_job_ttl;
     }
     if (want == job->watched_at) return;
     if (job->watched_at != absl::InfiniteFuture()) watched.erase({job->watched_at, job.get()});
@@ -152,7 +152,7 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
       parked.pop_back();
       w->woken = true;
       w->wake.Signal();
-    } else if (live_threads < options.worker_threads) {
+    } else if (live_threads < options.run.max_concurrent_runs) {
       ++live_threads;
       std::thread(&Core::WorkerLoop, shared_from_this(), std::make_shared<WorkerThread>())
           .detach();
@@ -239,7 +239,7 @@ void RunManager::Core::Execute(const std::shared_ptr<RunState>& run, JobQueue& j
   try {
     if (run->is_script()) {
       ScriptOptions script_options;
-      script_options.kill_grace = options.script_kill_grace;
+      script_options.kill_grace = options.run.script_kill_grace;
       RunScript(ctx, run->request.script(), script_options);
       return;
     }
@@ -373,7 +373,7 @@ void RunManager::Core::Watchdog() {
           busy_changed = true;
         }
       } else if (!job->busy() && !job->destroys.empty() &&
-                 job->idle_since + options.idle_job_ttl <= now) {
+                 job->idle_since + options.run.idle_job_ttl <= now) {
         RetireHooks(*job);
         auto it = jobs.find(job->job_id);
         if (it != jobs.end() && it->second == job) jobs.erase(it);
@@ -402,7 +402,7 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
   {
     Core& c = *core_;
     absl::MutexLock lock(&c.mu);
-    const RunManagerOptions& opt = c.options;
+    const RunOptions& opt = c.options.run;
     // First, even while shutting down: refusing a run accepted before would
     // send it to another executor, to run twice.
     if (std::optional<DispatchOutcome> known = c.Recall(request.run_id())) return *known;
@@ -448,7 +448,7 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
     if (c.queued >= opt.max_queued_runs) {
       return Reject(v1::REJECT_KIND_QUEUE_FULL,
                     absl::StrCat("executor is at capacity: ", c.queued,
-                                 " runs are waiting for its ", opt.worker_threads,
+                                 " runs are waiting for its ", opt.max_concurrent_runs,
                                  " workers (its queue is full)"));
     }
     std::shared_ptr<JobQueue>& job = c.jobs[request.job_id()];
@@ -539,7 +539,7 @@ std::map<v1::BlockStrategy, int> RunManager::QueuedByStrategy() const {
   return out;
 }
 
-int RunManager::capacity() const { return core_->options.worker_threads; }
+int RunManager::capacity() const { return core_->options.run.max_concurrent_runs; }
 
 int RunManager::threads() const {
   absl::MutexLock lock(&core_->mu);

@@ -48,6 +48,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "gnomon/executor/executor.h"
+#include "gnomon/executor/options.h"
 #include "gnomon/v1/executor.pb.h"
 #include "gnomon/v1/registry.pb.h"
 #include "services/common/client/clock.h"
@@ -64,20 +65,9 @@ struct HandlerEntry {
 using HandlerMap = absl::flat_hash_map<std::string, std::shared_ptr<const HandlerEntry>>;
 
 struct RunManagerOptions {
-  // Runs executing at once (the pool's size).
-  int worker_threads = 8;
-  // Runs waiting for a worker, all jobs together.
-  int max_queued_runs = 65536;
-  // Runs of one job waiting behind its running run.
-  int max_queued_runs_per_job = 256;
-  bool allow_scripts = false;
-  absl::Duration cancel_grace = absl::Seconds(2);
-  absl::Duration script_kill_grace = absl::Seconds(3);
-  // An idle job's destroy hooks run after this long.
-  absl::Duration idle_job_ttl = absl::Seconds(60);
-  // The latest accepted run ids remembered, also once ended
-  // (recent_run_ids.h); runs queued or running are always recognised.
-  size_t remembered_runs = 100000;
+  // The executor's run options, whole; max_concurrent_runs is the pool's
+  // size (the executor has resolved 0 already).
+  RunOptions run = {.max_concurrent_runs = 8};
   Clock* clock = &RealClock();
 };
 

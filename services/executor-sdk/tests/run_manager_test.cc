@@ -47,7 +47,7 @@ TEST(RunManagerTest, ThousandsOfDistinctJobsRunOnABoundedPool) {
   RecordingSink sink;
   Concurrency seen;
   RunManagerOptions options;
-  options.worker_threads = 4;
+  options.run.max_concurrent_runs = 4;
   RunManager manager(options, Handlers({{"noop", [&](JobContext& ctx) {
                                            seen.Enter(ctx);
                                            seen.Leave(ctx);
@@ -71,7 +71,7 @@ TEST(RunManagerTest, RunsOfOneJobRunOneAtATimeInArrivalOrder) {
   RecordingSink sink;
   Concurrency seen;
   RunManagerOptions options;
-  options.worker_threads = 8;
+  options.run.max_concurrent_runs = 8;
   RunManager manager(options, Handlers({{"work", [&](JobContext& ctx) {
                                            seen.Enter(ctx);
                                            std::this_thread::yield();
@@ -97,7 +97,7 @@ TEST(RunManagerTest, ABurstBeyondThePoolWaitsInsteadOfBeingRefused) {
   RecordingSink sink;
   Gate gate;
   RunManagerOptions options;
-  options.worker_threads = 2;
+  options.run.max_concurrent_runs = 2;
   RunManager manager(options, Handlers({{"gate", gate.handler()}}), &sink, nullptr);
   for (int i = 1; i <= 10; ++i) {
     DispatchOutcome out = manager.Submit(Req(i, i, "gate"));
@@ -116,9 +116,9 @@ TEST(RunManagerTest, AFullQueueIsRefusedAsQueueFull) {
   RecordingSink sink;
   Gate gate;
   RunManagerOptions options;
-  options.worker_threads = 1;
-  options.max_queued_runs = 3;
-  options.max_queued_runs_per_job = 2;
+  options.run.max_concurrent_runs = 1;
+  options.run.max_queued_runs = 3;
+  options.run.max_queued_runs_per_job = 2;
   RunManager manager(options, Handlers({{"gate", gate.handler()}}), &sink, nullptr);
   ASSERT_TRUE(manager.Submit(Req(1, 1, "gate")).accepted);
   ASSERT_TRUE(sink.WaitForStarted(1));
@@ -231,8 +231,8 @@ TEST(RunManagerTest, AHandlerIgnoringCancellationIsAbandonedAndThePoolRefilled) 
   auto unblock = std::make_shared<absl::Notification>();
   RunManagerOptions options;
   options.clock = &clock;
-  options.worker_threads = 1;
-  options.cancel_grace = absl::Seconds(2);
+  options.run.max_concurrent_runs = 1;
+  options.run.cancel_grace = absl::Seconds(2);
   RunManager manager(options,
                      Handlers({{"stuck",
                                 [cancel_seen, unblock](JobContext& ctx) {
@@ -279,7 +279,7 @@ TEST(RunManagerTest, HandlerHooksRunPerJobAndDestroyAfterTheIdleTtl) {
   };
   RunManagerOptions options;
   options.clock = &clock;
-  options.idle_job_ttl = absl::Seconds(60);
+  options.run.idle_job_ttl = absl::Seconds(60);
   RunManager manager(options, Handlers({{"hooked", [](JobContext&) {}}}, {{"hooked", hooks}}),
                      &sink, nullptr);
   ASSERT_TRUE(manager.Submit(Req(1, 1, "hooked")).accepted);
@@ -303,7 +303,7 @@ TEST(RunManagerTest, ShutdownCancelsWhatIsLeftAndStopsEveryThread) {
   Gate gate;
   RunManagerOptions options;
   options.clock = &clock;
-  options.worker_threads = 2;
+  options.run.max_concurrent_runs = 2;
   RunManager manager(options, Handlers({{"gate", gate.handler()}}), &sink, nullptr);
   for (int i = 1; i <= 5; ++i) ASSERT_TRUE(manager.Submit(Req(i, i % 2, "gate")).accepted);
   ASSERT_TRUE(sink.WaitForStarted(2));

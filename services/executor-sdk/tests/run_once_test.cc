@@ -78,9 +78,9 @@ TEST(RunOnceTest, AResentRunIsAnsweredWithItsStateWhileQueuedRunningAndEnded) {
 
 TEST(RunOnceTest, RefusedRunsAreNotRememberedAndTheMemoryIsBounded) {
   RunManagerOptions options;
-  options.worker_threads = 1;
-  options.max_queued_runs = 1;
-  options.remembered_runs = 2;
+  options.run.max_concurrent_runs = 1;
+  options.run.max_queued_runs = 1;
+  options.run.remembered_runs = 2;
   GatedManager gated(options);
   auto& [sink, gate, manager] = gated;
   ASSERT_TRUE(manager.Submit(Req(1, 1, "gate")).accepted);

@@ -47,7 +47,9 @@ struct TlsOptions {
 
 enum class LogSeverity { kInfo, kWarning, kError };
 
-struct ExecutorOptions {
+// Where the executor connects and how it identifies itself: the registry
+// session and the result reporter each take this part whole.
+struct ConnectionOptions {
   // App name of the executor group (letters, digits, '.', '_', '-').
   std::string app_name;
   // Registry "host:port" endpoints; the executor fails over between them.
@@ -55,26 +57,16 @@ struct ExecutorOptions {
   // Log service endpoints; empty means the registry endpoints (one gnomond
   // serves all roles by default).
   std::vector<std::string> log_endpoints;
-  // Where the Executor service listens; port 0 picks a free port.
-  std::string listen_address = "127.0.0.1:0";
-  // "host:port" advertised to the registry; empty means the listen host with
-  // the bound port. A host without a port gets the bound port.
-  std::string advertise_address;
   // The group's access token (required).
   std::string access_token;
   TlsOptions tls;
+  // Reconnect backoff bounds for the registry and log service streams.
+  absl::Duration reconnect_initial = absl::Milliseconds(100);
+  absl::Duration reconnect_max = absl::Seconds(5);
+};
 
-  // Durable spool of unacknowledged results and log lines. Empty keeps the
-  // spool in memory only: results then do not survive a restart.
-  std::string spool_dir;
-  // Local run-log files (one bounded file per run, served by ReadLog). Empty
-  // disables them.
-  std::string log_dir;
-  // Local run-log files older than this are deleted.
-  int log_retention_days = 7;
-  // Bytes kept per local run-log file; later lines only go to the log service.
-  int64_t max_log_file_bytes = 16 << 20;
-
+// How runs are queued and executed: the run manager takes this part whole.
+struct RunOptions {
   // Runs executing at once: the size of the worker pool that runs every
   // job's handlers (and the capacity advertised to the registry). 0 picks
   // 8 x the CPU count, at least 16 and at most 64. Jobs do not get a thread
@@ -102,15 +94,38 @@ struct ExecutorOptions {
   absl::Duration script_kill_grace = absl::Seconds(3);
   // A job idle this long has its handlers' destroy hooks run (see HandlerHooks).
   absl::Duration idle_job_ttl = absl::Seconds(60);
+};
+
+// How results and run-log lines reach the log service: the result reporter
+// takes this part whole.
+struct ReportingOptions {
   // Log lines are sent in batches: at least this often, or at this size.
   absl::Duration log_flush_interval = absl::Milliseconds(50);
   int log_flush_lines = 100;
   // On Shutdown, how long to wait for the log service to acknowledge what is
   // still unsent; the rest stays in the spool (lost if the spool is in memory).
   absl::Duration shutdown_flush_timeout = absl::Seconds(5);
-  // Reconnect backoff bounds for the registry and log service streams.
-  absl::Duration reconnect_initial = absl::Milliseconds(100);
-  absl::Duration reconnect_max = absl::Seconds(5);
+};
+
+// Every option, flat: `options.app_name`, `options.max_concurrent_runs` and
+// `options.log_flush_lines` name fields of the parts above.
+struct ExecutorOptions : ConnectionOptions, RunOptions, ReportingOptions {
+  // Where the Executor service listens; port 0 picks a free port.
+  std::string listen_address = "127.0.0.1:0";
+  // "host:port" advertised to the registry; empty means the listen host with
+  // the bound port. A host without a port gets the bound port.
+  std::string advertise_address;
+
+  // Durable spool of unacknowledged results and log lines. Empty keeps the
+  // spool in memory only: results then do not survive a restart.
+  std::string spool_dir;
+  // Local run-log files (one bounded file per run, served by ReadLog). Empty
+  // disables them.
+  std::string log_dir;
+  // Local run-log files older than this are deleted.
+  int log_retention_days = 7;
+  // Bytes kept per local run-log file; later lines only go to the log service.
+  int64_t max_log_file_bytes = 16 << 20;
 
   // Where to serve Prometheus metrics ("host:port", path /metrics; port 0
   // picks a free port). Empty: not served — the application may serve
