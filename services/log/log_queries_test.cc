@@ -133,5 +133,40 @@ TEST_F(LogQueriesTest, ACallWithoutAValidTokenIsRefusedBeforeAnyQuery) {
   EXPECT_EQ(GetStats("cluster-token", 0, 0, 1).error_code(), grpc::StatusCode::UNAUTHENTICATED);
 }
 
+// The same bad request gets the same answer from an admin and from a
+// scoped caller: InvalidArgument naming the field, before any object is
+// looked up.
+TEST_F(LogQueriesTest, ABadQueryIsRefusedNamingTheFieldWhoeverSendsIt) {
+  for (const std::string token : {"admin-token", "viewer-token"}) {
+    SCOPED_TRACE(token);
+    ExpectInvalid(GetRun(token, 0), "run_id");
+    ExpectInvalid(GetRun(token, -7), "run_id");
+    ExpectInvalid(GetRun(token, own_run_, /*log_lines=*/-1), "log_lines");
+
+    v1::ListRunsRequest req;
+    req.set_page_size(1001);
+    ExpectInvalid(ListRuns(token, req), "page_size");
+    req = v1::ListRunsRequest();
+    req.set_page_token("not-a-token");
+    ExpectInvalid(ListRuns(token, req), "page_token");
+    req = v1::ListRunsRequest();
+    req.add_statuses(static_cast<v1::RunStatus>(99));
+    ExpectInvalid(ListRuns(token, req), "statuses[0]");
+    req = v1::ListRunsRequest();
+    *req.mutable_start_time() = TimeUtil::MillisecondsToTimestamp(2 * kDayMs);
+    *req.mutable_end_time() = TimeUtil::MillisecondsToTimestamp(kDayMs);
+    ExpectInvalid(ListRuns(token, req), "end_time");
+
+    ExpectInvalid(GetStats(token, -1, 0, 7), "job_id");
+    ExpectInvalid(GetStats(token, f_.job().id(), 7, 7), "end_time");
+    ExpectInvalid(GetStats(token, f_.job().id(), 0, 367), "end_time");
+    v1::GetStatsRequest no_start;
+    no_start.set_job_id(f_.job().id());
+    *no_start.mutable_end_time() = TimeUtil::MillisecondsToTimestamp(kDayMs);
+    v1::GetStatsResponse out;
+    ExpectInvalid(Call(&LogServiceImpl::GetStats, token, no_start, &out), "start_time");
+  }
+}
+
 }  // namespace
 }  // namespace gnomon::logsvc
