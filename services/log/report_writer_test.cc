@@ -117,13 +117,7 @@ class ReportWriterTest : public ::testing::Test {
 
 TEST_F(ReportWriterTest, AnItemIsAcknowledgedOnlyOnceItsTransactionHasCommitted) {
   absl::Notification in_store, release;
-  hook_.Set([&](std::string_view call, CallPhase phase) {
-    if (call == "ApplyReports" && phase == CallPhase::kBefore) {
-      in_store.Notify();
-      release.WaitForNotification();
-    }
-    return absl::OkStatus();
-  });
+  hook_.Set(store::testing::HoldUntil("ApplyReports", &in_store, &release));
   std::vector<int64_t> stored_at_ack;
   absl::Notification acked;
   PendingReport p = Report("a", {LogLines(run_, 1, 2)});
@@ -143,10 +137,7 @@ TEST_F(ReportWriterTest, AnItemIsAcknowledgedOnlyOnceItsTransactionHasCommitted)
 
 TEST_F(ReportWriterTest, AStoreThatFailsThenRecoversKeepsEveryItemAndAcknowledgesEachOnceInOrder) {
   std::atomic<bool> down{true};
-  hook_.Set([&](std::string_view call, CallPhase phase) {
-    return call == "ApplyReports" && phase == CallPhase::kBefore && down ? absl::UnavailableError("store down")
-                                                                         : absl::OkStatus();
-  });
+  hook_.Set(store::testing::FailWhile(&down, "ApplyReports"));
   Start();
   writer_->Submit(Report("a", {LogLines(run_, 1, 2)}));
   ASSERT_TRUE(hook_.AwaitCalls("ApplyReports", 1, kPatience));
@@ -284,10 +275,8 @@ TEST_F(ReportWriterTest, ItemsStillQueuedAtStopAreNeitherWrittenNorAcknowledged)
 }
 
 TEST_F(ReportWriterTest, ItemsWaitingForARetryAtStopAreNotAcknowledged) {
-  hook_.Set([](std::string_view call, CallPhase phase) {
-    return call == "ApplyReports" && phase == CallPhase::kBefore ? absl::UnavailableError("store down")
-                                                                 : absl::OkStatus();
-  });
+  std::atomic<bool> down{true};
+  hook_.Set(store::testing::FailWhile(&down, "ApplyReports"));
   Start();
   writer_->Submit(Report("a", {LogLines(run_, 1, 1)}));
   ASSERT_TRUE(hook_.AwaitCalls("ApplyReports", 1, kPatience));
@@ -301,13 +290,7 @@ TEST_F(ReportWriterTest, ItemsWaitingForARetryAtStopAreNotAcknowledged) {
 // committed is acknowledged.
 TEST_F(ReportWriterTest, ABatchCommittingWhenTheWriterStopsIsStillAcknowledged) {
   absl::Notification in_store, release;
-  hook_.Set([&](std::string_view call, CallPhase phase) {
-    if (call == "ApplyReports" && phase == CallPhase::kBefore) {
-      in_store.Notify();
-      release.WaitForNotification();
-    }
-    return absl::OkStatus();
-  });
+  hook_.Set(store::testing::HoldUntil("ApplyReports", &in_store, &release));
   Start();
   writer_->Submit(Report("a", {LogLines(run_, 1, 1)}));
   in_store.WaitForNotification();

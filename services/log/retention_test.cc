@@ -18,7 +18,6 @@
 namespace gnomon::logsvc {
 namespace {
 
-using store::testing::CallPhase;
 using testing::LogLines;
 using testing::Result;
 using testing::Started;
@@ -179,10 +178,7 @@ TEST_F(RetentionTest, ASweepThatFailsIsDoneAgainAtTheNextInterval) {
   const int64_t old = EndedRun(f_.job(), kNow - 31 * kDayMs);
   ASSERT_NO_FATAL_FAILURE(Audit(kNow - 31 * kDayMs));
   std::atomic<bool> down{true};
-  hook_.Set([&](std::string_view call, CallPhase phase) {
-    return call == "DeleteRunsEndedBefore" && phase == CallPhase::kBefore && down ? absl::UnavailableError("down")
-                                                                                  : absl::OkStatus();
-  });
+  hook_.Set(store::testing::FailWhile(&down, "DeleteRunsEndedBefore"));
   Retention retention = Make(Options(/*days=*/30, /*max_runs_per_job=*/0, /*batch=*/500, absl::Minutes(1)));
   std::thread loop([&] { retention.Run(); });
   clock_.BlockUntilWaiters(1);  // The first sweep is done.

@@ -25,7 +25,7 @@ namespace gnomon::registry {
 namespace {
 
 using google::protobuf::util::TimeUtil;
-using store::testing::CallPhase;
+using store::testing::FailWhile;
 using store::testing::StoreCallHook;
 
 constexpr int64_t kStart = 1'800'000'000'000;
@@ -106,12 +106,6 @@ class RegistryLivenessTest : public ::testing::Test {
     absl::StatusOr<std::vector<v1::ExecutorInfo>> rows = store_->ListExecutors();
     EXPECT_TRUE(rows.ok()) << rows.status();
     return rows.value_or(std::vector<v1::ExecutorInfo>{});
-  }
-  // Every call of `hook`'s store fails while `down`.
-  static void Outage(StoreCallHook& hook, std::atomic<bool>& down) {
-    hook.Set([&down](std::string_view, CallPhase phase) {
-      return phase == CallPhase::kBefore && down ? absl::UnavailableError("store down") : absl::OkStatus();
-    });
   }
 
   store::testing::TempStore store_;
@@ -195,13 +189,7 @@ TEST_F(RegistryLivenessTest, AnExecutorThatMovedToAnotherReplicaKeepsItsRowWhenT
   absl::StatusOr<uint64_t> at_a = a.Join(Registration(), [] {});
   ASSERT_TRUE(at_a.ok()) << at_a.status();
   absl::Notification removing, joined_b;
-  hook_a_.Set([&](std::string_view call, CallPhase phase) {
-    if (call == "RemoveExecutor" && phase == CallPhase::kBefore) {
-      removing.Notify();
-      joined_b.WaitForNotification();
-    }
-    return absl::OkStatus();
-  });
+  hook_a_.Set(store::testing::HoldUntil("RemoveExecutor", &removing, &joined_b));
   clock_.Advance(absl::Milliseconds(40));  // The reconnect.
   std::thread leave([&] { a.Leave(*at_a, "stream broken"); });
   removing.WaitForNotification();
@@ -220,7 +208,7 @@ TEST_F(RegistryLivenessTest, AnExecutorThatMovedToAnotherReplicaKeepsItsRowWhenT
 TEST_F(RegistryLivenessTest, AStoreOutageDuringBeatsEndsNoSessionAndTheRowReturnsWithTheStore) {
   RegistryCore core(&rows_a_, &clock_, Options("a"));
   std::atomic<bool> down{true};
-  Outage(hook_a_, down);
+  hook_a_.Set(FailWhile(&down));
   std::shared_ptr<Watcher> watch = core.Watch({"billing"});
   watch->Next(absl::ZeroDuration());
   absl::StatusOr<uint64_t> session = core.Join(Registration(), [] {});
@@ -257,8 +245,8 @@ TEST_F(RegistryLivenessTest, AStoreOutageDoesNotMakeAnotherReplicasExecutorLeave
   ASSERT_TRUE(snapshot && snapshot->snapshot().executors_size() == 1);
 
   std::atomic<bool> down{true};
-  Outage(hook_a_, down);
-  Outage(hook_b_, down);
+  hook_a_.Set(FailWhile(&down));
+  hook_b_.Set(FailWhile(&down));
   for (int i = 1; i <= 40; ++i) {  // 20 s: 10 s down, 10 s back.
     if (i == 21) down = false;
     reaper.Step(absl::Milliseconds(500));

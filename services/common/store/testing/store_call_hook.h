@@ -11,6 +11,8 @@
 //                                                                 : absl::OkStatus();
 //   });
 //   ASSERT_TRUE(hook.AwaitCalls("ApplyReports", 2, absl::Seconds(30)));
+//   std::atomic<bool> down{true};
+//   hook.Set(FailWhile(&down));  // An outage of every call, until down = false.
 //
 // kBefore runs before the real call: a non-OK status is returned instead of
 // making it (nothing is written). kAfter runs after a successful real call: a
@@ -22,6 +24,7 @@
 #ifndef GNOMON_SERVICES_COMMON_STORE_TESTING_STORE_CALL_HOOK_H_
 #define GNOMON_SERVICES_COMMON_STORE_TESTING_STORE_CALL_HOOK_H_
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -31,6 +34,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 
 namespace gnomon::store::testing {
@@ -95,6 +99,27 @@ class StoreCallHook {
   Fn fn_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, int> calls_ ABSL_GUARDED_BY(mu_);
 };
+
+// A hook function for an outage: while `*down`, `call` (every call if
+// empty) fails with Unavailable before it reaches the store.
+inline StoreCallHook::Fn FailWhile(const std::atomic<bool>* down, std::string call = "") {
+  return [down, call = std::move(call)](std::string_view c, CallPhase phase) {
+    return phase == CallPhase::kBefore && *down && (call.empty() || c == call) ? absl::UnavailableError("store down")
+                                                                               : absl::OkStatus();
+  };
+}
+
+// A hook function that holds `call` before it reaches the store: `entered`
+// is notified, then the caller waits for `release`.
+inline StoreCallHook::Fn HoldUntil(std::string call, absl::Notification* entered, absl::Notification* release) {
+  return [call = std::move(call), entered, release](std::string_view c, CallPhase phase) {
+    if (phase == CallPhase::kBefore && c == call) {
+      entered->Notify();
+      release->WaitForNotification();
+    }
+    return absl::OkStatus();
+  };
+}
 
 }  // namespace gnomon::store::testing
 
