@@ -71,9 +71,9 @@ std::vector<v1::ExecutorChangeKind> Changes(Watcher& w) {
 }
 
 // Runs a replica's reaper on a thread and steps it: Step(d) moves the clock
-// once the reaper waits, and returns when the pass that wakes has read the
-// store (with remote_refresh = beat_interval / 4, every pass does) — after
-// its expiry check.
+// once the reaper waits, and returns when the pass that wakes is done — it
+// has read the store (with remote_refresh = beat_interval / 4, every pass
+// does) and waits for the clock again.
 class Reaper {
  public:
   Reaper(RegistryCore* core, StoreCallHook* hook, SimulatedClock* clock)
@@ -89,6 +89,7 @@ class Reaper {
     clock_->BlockUntilWaiters(1);
     clock_->Advance(d);
     EXPECT_TRUE(hook_->AwaitCalls("ListExecutors", ++reads_, kPatience));
+    clock_->BlockUntilWaiters(1);  // The read has begun; this is its end.
   }
 
  private:
