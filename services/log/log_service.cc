@@ -148,6 +148,8 @@ grpc::Status LogServiceImpl::StreamRunLog(grpc::ServerContext* context,
                                           grpc::ServerWriter<v1::LogLine>* writer) {
   auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
+  // Bad input is named as such before any object is looked up, whoever asks.
+  if (absl::Status s = ValidateStreamRunLogRequest(*request); !s.ok()) return ToGrpcStatus(s);
   if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok()) return ToGrpcStatus(s);
   return ToGrpcStatus(FollowRunLog(
       runs_, hub_, *request, [context] { return context->IsCancelled(); },
@@ -158,8 +160,8 @@ grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetR
                                     v1::Run* response) {
   auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok()) return ToGrpcStatus(s);
   if (absl::Status s = ValidateGetRunRequest(*request); !s.ok()) return ToGrpcStatus(s);
+  if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok()) return ToGrpcStatus(s);
   absl::StatusOr<v1::Run> run = gnomon::GetRun(runs_, request->run_id());
   if (!run.ok()) return ToGrpcStatus(run.status());
   *response = std::move(*run);
@@ -182,12 +184,6 @@ grpc::Status LogServiceImpl::GetStats(grpc::ServerContext* context,
                                        v1::GetStatsResponse* response) {
   auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  // Totals count every group's runs: only for callers that reach them all.
-  if (request->job_id() == 0 && !caller->access.AllGroups()) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                        "job_id: totals span every group; name a job of a group this credential is granted");
-  }
-  if (absl::Status s = CheckJobAccess(jobs_, caller->access, request->job_id()); !s.ok()) return ToGrpcStatus(s);
   constexpr int64_t kDay = 86'400'000;
   if (absl::Status s = ValidateGetStatsRequest(*request); !s.ok()) return ToGrpcStatus(s);
   // Whole UTC days: the start day included, through the day before end.
@@ -197,6 +193,12 @@ grpc::Status LogServiceImpl::GetStats(grpc::ServerContext* context,
   if ((to - from) / kDay > 366) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "end_time: at most 366 days per report");
   }
+  // Totals count every group's runs: only for callers that reach them all.
+  if (request->job_id() == 0 && !caller->access.AllGroups()) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "job_id: totals span every group; name a job of a group this credential is granted");
+  }
+  if (absl::Status s = CheckJobAccess(jobs_, caller->access, request->job_id()); !s.ok()) return ToGrpcStatus(s);
   absl::StatusOr<std::vector<v1::StatsRow>> rows = stats_->GetStats(from, to, request->job_id());
   if (!rows.ok()) return ToGrpcStatus(rows.status());
   for (auto& r : *rows) *response->add_rows() = std::move(r);

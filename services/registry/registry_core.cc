@@ -173,6 +173,12 @@ void RegistryCore::Leave(uint64_t session, const std::string& reason) {
     return;
   }
   if (metrics_ != nullptr) metrics_->Closed(SessionEnd::kLeft);
+  RemoveRow(info);
+  GNOMON_LOG(INFO) << "registry: " << info.app_name() << " executor " << info.address()
+                   << " left: " << reason;
+}
+
+void RegistryCore::RemoveRow(const v1::ExecutorInfo& info) {
   // Only our registration's row: if the executor already registered with
   // another replica, its row there is left alone (else every other replica
   // would see it leave until its next beat is persisted).
@@ -181,8 +187,6 @@ void RegistryCore::Leave(uint64_t session, const std::string& reason) {
       !s.ok() && !absl::IsNotFound(s)) {
     GNOMON_LOG(WARNING) << "registry: cannot remove " << info.address() << ": " << s;
   }
-  GNOMON_LOG(INFO) << "registry: " << info.app_name() << " executor " << info.address()
-                   << " left: " << reason;
 }
 
 std::shared_ptr<Watcher> RegistryCore::Watch(std::vector<std::string> apps) {
@@ -224,7 +228,8 @@ void RegistryCore::Publish(v1::ExecutorChangeKind kind, const v1::ExecutorInfo& 
   }
 }
 
-std::vector<std::function<void()>> RegistryCore::ExpireLocked(int64_t now_ms) {
+std::vector<std::function<void()>> RegistryCore::ExpireLocked(int64_t now_ms,
+                                                               std::vector<v1::ExecutorInfo>* expired) {
   const int64_t timeout = absl::ToInt64Milliseconds(options_.beat_interval * options_.missed_beats);
   std::vector<std::function<void()>> cancels;
   for (auto it = members_.begin(); it != members_.end();) {
@@ -239,6 +244,7 @@ std::vector<std::function<void()>> RegistryCore::ExpireLocked(int64_t now_ms) {
     if (metrics_ != nullptr) metrics_->Closed(SessionEnd::kMissedBeats);
     sessions_.erase(m.session);
     cancels.push_back(std::move(m.cancel));
+    expired->push_back(std::move(m.info));
     members_.erase(it++);
   }
   return cancels;
@@ -292,13 +298,18 @@ void RegistryCore::StartReaper() {
 
 void RegistryCore::ReapPass() {
   std::vector<std::function<void()>> cancels;
+  std::vector<v1::ExecutorInfo> expired;
   {
     absl::MutexLock l(&mu_);
-    cancels = ExpireLocked(clock_->NowMillis());
+    cancels = ExpireLocked(clock_->NowMillis(), &expired);
   }
   for (auto& c : cancels) {
     if (c) c();
   }
+  // Its stream's end finds the session gone (Leave does nothing): the row
+  // goes here, so other replicas drop it at their next read, not only once
+  // it is stale.
+  for (const v1::ExecutorInfo& info : expired) RemoveRow(info);
   int64_t now = clock_->NowMillis();
   // The first pass reads at once: watches wait for it.
   if (options_.remote_refresh > absl::ZeroDuration() &&

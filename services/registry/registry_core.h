@@ -122,8 +122,11 @@ class RegistryCore {
   void RefreshRemote(int64_t now_ms) ABSL_LOCKS_EXCLUDED(mu_);
   // One pass of the reaper.
   void ReapPass() ABSL_LOCKS_EXCLUDED(mu_);
-  // Removes expired members; returns their cancel callbacks.
-  std::vector<std::function<void()>> ExpireLocked(int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes expired members; returns their cancel callbacks, and adds them to `expired`.
+  std::vector<std::function<void()>> ExpireLocked(int64_t now_ms, std::vector<v1::ExecutorInfo>* expired)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes the store row of `info`'s registration (not a later one's).
+  void RemoveRow(const v1::ExecutorInfo& info) ABSL_LOCKS_EXCLUDED(mu_);
 
   store::MembershipStore* const rows_;  // The executors' rows in the store.
   Clock* const clock_;
