@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/metrics/testing/samples.h"
+#include "services/common/store/testing/failing_store.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
 #include "services/scheduler/trigger.h"
@@ -91,6 +92,16 @@ class DispatcherTest : public ::testing::Test {
         .value_or(-1);
   }
 
+  // Membership changes once the next fire's candidates are read, before its
+  // runs are sent: while they are being recorded.
+  void WhileRecording(std::vector<std::string> live) {
+    runs_.Before(store::StoreCall::kInsertRuns, [this, live] {
+      Live(live);
+      runs_.Before(store::StoreCall::kInsertRuns, nullptr);
+      return absl::OkStatus();
+    });
+  }
+
   store::testing::TempStore store_;
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   Membership membership_{"cluster-token", &clock_};
@@ -100,7 +111,9 @@ class DispatcherTest : public ::testing::Test {
   SchedulerMetrics metrics_{registry_, {}, {}};
   Dispatcher dispatcher_{store_.get(), &membership_, &executors_, &outcomes_, &clock_,
                          nullptr,      nullptr,      nullptr,     &metrics_};
-  RunRecorder recorder_{store_.get(), &clock_};
+  // Runs are recorded through it, so a test can act while they are.
+  store::testing::FailingStore runs_{store_.get()};
+  RunRecorder recorder_{&runs_, &clock_};
   Trigger trigger_{&recorder_, &dispatcher_, &metrics_};
   v1::Group group_;
 };
@@ -398,6 +411,66 @@ TEST_F(DispatcherTest, AnExecutorThatNeverAnswersIsAskedFiveTimesThenDeclaredLos
   const v1::Run run = Stored(ids[0]);
   EXPECT_EQ(run.handle_code(), v1::HANDLE_CODE_EXECUTOR_LOST);
   EXPECT_THAT(run.handle_message(), HasSubstr("never answered when asked again"));
+}
+
+// Membership churn between route planning and dispatch: executors the fire
+// was planned over leave before its runs are sent.
+
+TEST_F(DispatcherTest, ARoutedRunIsNotSentToAnExecutorThatLeftAfterItsFireWasPlanned) {
+  Live({"a:1", "b:1"});
+  WhileRecording({"b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("b:1"));
+  executors_.Answer(Accepted());
+  EXPECT_EQ(Stored(ids[0]).trigger_message(), "route FIRST -> b:1");
+}
+
+TEST_F(DispatcherTest, ARunWhoseExecutorsAllLeftBeforeItWasSentFailsAsHavingNone) {
+  Live({"a:1"});
+  WhileRecording({});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_ROUND));
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_TRUE(executors_.sent.empty());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_NO_EXECUTOR);
+  EXPECT_EQ(run.trigger_message(), absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
+}
+
+TEST_F(DispatcherTest, ABroadcastShardWhoseExecutorLeftFailsAndIsNeverSentToAnother) {
+  // Shard 1 is b's: a, running shard 0, must not run it too.
+  Live({"a:1", "b:1"});
+  WhileRecording({"a:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST));
+  ASSERT_EQ(ids.size(), 2u);
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("a:1"));
+  EXPECT_EQ(executors_.sent[0].run.shard_index(), 0u);
+  const v1::Run lost = Stored(ids[1]);
+  EXPECT_EQ(lost.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(lost.trigger_code(), v1::HANDLE_CODE_NO_EXECUTOR);
+  EXPECT_EQ(lost.trigger_message(), "executor b:1 of shard 1 of 2 left before the run was sent");
+}
+
+TEST_F(DispatcherTest, AnExecutorThatLeftBeforeARefusedRunIsRoutedAgainIsNotPicked) {
+  Live({"a:1", "b:1", "c:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("a:1"));
+  Live({"a:1", "c:1"});  // b left while a was deciding.
+  executors_.Answer(Rejected(v1::REJECT_KIND_QUEUE_FULL, "queue full"));
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("c:1"));
+  executors_.Answer(Accepted());
+  EXPECT_EQ(Stored(ids[0]).trigger_message(), "route FIRST -> c:1 (refused by a:1)");
+}
+
+TEST_F(DispatcherTest, ARefusedRunWithNoOtherExecutorLeftFailsWithTheRefusal) {
+  Live({"a:1", "b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  Live({"a:1"});
+  executors_.Answer(Rejected(v1::REJECT_KIND_QUEUE_FULL, "queue full"));
+  EXPECT_TRUE(executors_.sent.empty());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(run.trigger_message(), "route FIRST -> a:1: queue full");
 }
 
 }  // namespace
