@@ -221,6 +221,34 @@ TEST_F(RunReaperTest, NothingIsOrphanedBeforeTheFirstMembershipSnapshot) {
   EXPECT_EQ(Stored(id).status(), v1::RUN_STATUS_RUNNING);
 }
 
+TEST_F(RunReaperTest, ALostExecutorsRunsAreFailedOnceTheStoreAnswersAgain) {
+  // The executor restarted, so its address is live and no scan would ever
+  // find the old process's runs: the verdict must not be dropped.
+  Live({Executor("a:1", "one")});
+  const int64_t id = RunningRun(temp_.get(), job_, "a:1", kNow);
+  Live({Executor("a:1", "two")});
+  store_.FailNext(StoreCall::kListActiveRunsOn, absl::UnavailableError("store down"));
+  Start();
+  Pass(kGrace);
+  EXPECT_EQ(Stored(id).status(), v1::RUN_STATUS_RUNNING);
+  Pass(kGrace);
+  const v1::Run run = Stored(id);
+  EXPECT_EQ(run.handle_code(), v1::HANDLE_CODE_EXECUTOR_LOST);
+  EXPECT_EQ(run.handle_message(), "executor lost: a:1 restarted while the run was in flight");
+}
+
+TEST_F(RunReaperTest, AVerdictTheStoreFailedToWriteIsWrittenLater) {
+  Live({Executor("a:1", "one")});
+  const int64_t id = RunningRun(temp_.get(), job_, "a:1", kNow);
+  Live({Executor("a:1", "two")});
+  store_.FailNext(StoreCall::kFailRuns, absl::UnavailableError("store down"));
+  Start();
+  Pass(kGrace);
+  EXPECT_EQ(Stored(id).status(), v1::RUN_STATUS_RUNNING);
+  Pass(kGrace);
+  EXPECT_EQ(Stored(id).handle_code(), v1::HANDLE_CODE_EXECUTOR_LOST);
+}
+
 // A run reaped while its result arrives.
 
 TEST_F(RunReaperTest, AResultStoredBeforeTheReaperLooksStandsAndNothingIsFailed) {
