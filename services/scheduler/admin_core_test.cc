@@ -437,6 +437,37 @@ TEST_F(AdminCoreTest, ABackfillFiresEachMissedSlotOnceAndOnlyOnce) {
   EXPECT_EQ(executors_.sent.size(), 3u);
 }
 
+TEST_F(AdminCoreTest, ABackfillOfAFixedRateJobFiresItsOwnSlotsSoThoseItFiredAreSkipped) {
+  const v1::Job job = Create(JobSpec(60'000), /*start=*/true);  // Slots every minute from kNow.
+  loop_.Tick();
+  for (int minute = 1; minute <= 3; ++minute) {
+    clock_.AdvanceTo(absl::FromUnixMillis(kNow + minute * 60'000));
+    loop_.Tick();
+  }
+  loop_.Stop();  // Writes its cursor.
+  ASSERT_EQ(executors_.sent.size(), 3u);
+  // The scheduler was down at minute 4; the range starts mid-minute.
+  clock_.AdvanceTo(absl::FromUnixMillis(kNow + 270'000));
+  v1::BackfillRequest req;
+  req.set_job_id(job.id());
+  *req.mutable_start_time() = TimeUtil::MillisecondsToTimestamp(kNow + 30'000);
+  *req.mutable_end_time() = TimeUtil::MillisecondsToTimestamp(kNow + 270'000);
+  absl::StatusOr<v1::BackfillResponse> out = admin_.Backfill(req);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_THAT(out->run_ids(), SizeIs(1));  // Minutes 1-3 were fired: only minute 4 is.
+  absl::StatusOr<v1::Run> run = store_->GetRun(out->run_ids(0));
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(Ms(run->scheduled_time()), kNow + 240'000);
+  // A job never started has no grid yet: its slots start at the range's start.
+  req.set_job_id(Create(JobSpec(60'000)).id());
+  out = admin_.Backfill(req);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_THAT(out->run_ids(), SizeIs(4));
+  run = store_->GetRun(out->run_ids(0));
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(Ms(run->scheduled_time()), kNow + 30'000);
+}
+
 TEST_F(AdminCoreTest, ABackfillIsRefusedNamingWhatIsWrong) {
   const v1::Job job = Create(JobSpec(1000));
   v1::BackfillRequest req;
