@@ -413,6 +413,42 @@ TEST_F(DispatcherTest, AnExecutorThatNeverAnswersIsAskedFiveTimesThenDeclaredLos
   EXPECT_THAT(run.handle_message(), HasSubstr("never answered when asked again"));
 }
 
+// A lease lost mid-fire: the old holder's dispatch carries the old epoch.
+TEST_F(DispatcherTest, AnOldHoldersRunIsRefusedForItsEpochAndSentOnceByTheNewHolder) {
+  Live({"a:1"});
+  std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
+  const int p = store::PartitionOf(job->id());
+  auto old_holder = std::make_shared<Ownership>();
+  old_holder->epochs[p] = 1;
+  recorder_.set_ownership(old_holder);
+  const std::vector<int64_t> ids = Fire(job);
+  ASSERT_EQ(executors_.sent.size(), 1u);
+  EXPECT_EQ(executors_.sent[0].run.fence_epoch(), 1);
+  // Meanwhile another replica took the partition (epoch 2), and the executor
+  // has seen that epoch: it refuses the old holder's send.
+  executors_.Answer(Rejected(v1::REJECT_KIND_STALE_EPOCH, "epoch 1 < 2"));
+  EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_PENDING);
+  auto new_holder = std::make_shared<Ownership>();
+  new_holder->partitions = {p};
+  new_holder->epochs[p] = 2;
+  new_holder->valid_until_ms = kNow + 600'000;
+  Redispatcher redispatcher(store_.get(), &dispatcher_, &clock_, {});
+  redispatcher.SetOwnership(new_holder);
+  EXPECT_EQ(redispatcher.Scan(), 0);  // Within the grace the old holder may still be sending it.
+  clock_.Advance(absl::Seconds(3));
+  EXPECT_EQ(redispatcher.Scan(), 1);
+  ASSERT_EQ(executors_.sent.size(), 1u);
+  EXPECT_EQ(executors_.sent[0].run.run_id(), ids[0]);  // The same run: the slot fires once.
+  EXPECT_EQ(executors_.sent[0].run.fence_epoch(), 2);
+  executors_.Answer(Accepted());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_EQ(run.fence_epoch(), 2);
+  clock_.Advance(absl::Seconds(30));
+  EXPECT_EQ(redispatcher.Scan(), 0);  // Sent once: nothing left to resend.
+  EXPECT_TRUE(executors_.sent.empty());
+}
+
 // Membership churn between route planning and dispatch: executors the fire
 // was planned over leave before its runs are sent.
 

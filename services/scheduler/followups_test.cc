@@ -9,6 +9,7 @@
 #include "services/common/store/testing/failing_store.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
+#include "services/scheduler/testing/recording_sink.h"
 #include "services/scheduler/testing/runs.h"
 #include "services/scheduler/trigger.h"
 
@@ -232,29 +233,13 @@ TEST_F(FollowupClaimedTwiceTest, ABroadcastsChildrenFireOnceWhenItsShardsEndOnTw
   EXPECT_EQ(children[0].parent_run_id(), shards[0]);
 }
 
-// Records what it is given (no executors): safe from several threads.
-class RecordingSink final : public FireSink {
- public:
-  explicit RecordingSink(RunRecorder* recorder) : recorder_(recorder) {}
-  absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) override {
-    std::vector<RoutePlan> plans;
-    for (const FireSpec& f : fires) plans.push_back(PlanRoute(f, {}));
-    absl::StatusOr<RecordedFires> recorded = recorder_->Record(fires, plans);
-    if (!recorded.ok()) return recorded.status();
-    return recorded->outcomes;
-  }
-
- private:
-  RunRecorder* const recorder_;
-};
-
 TEST_F(FollowupClaimedTwiceTest, TwoReplicasHandlingTheSameFailuresAtOnceRetryEachOnce) {
   constexpr int kRuns = 20;
   const v1::Job job = Job(v1::ROUTE_STRATEGY_FIRST, 3);
   std::vector<int64_t> failed;
   for (int i = 0; i < kRuns; ++i) failed.push_back(testing::RunningRun(temp_.get(), job, "a:1", kNow));
   ASSERT_TRUE(temp_->FailRuns(failed, v1::HANDLE_CODE_FAILURE, "boom", kNow).ok());
-  RecordingSink sink(&recorder_);
+  testing::RecordingSink sink(&recorder_);  // Thread-safe, unlike the fake executors.
   Followups one(temp_.get(), temp_.get(), temp_.get(), &sink, &loop_, &clock_, {});
   Followups two(temp_.get(), temp_.get(), temp_.get(), &sink, &loop_, &clock_, {});
   std::thread t1([&] { one.Tick(); });

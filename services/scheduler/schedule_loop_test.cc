@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
+#include "services/scheduler/run_recorder.h"
+#include "services/scheduler/testing/recording_sink.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -454,6 +457,102 @@ TEST_F(ScheduleLoopTest, AnInvalidateSentWhileASlotIsBeingRecordedIsAppliedAfter
   }
   EXPECT_EQ(sink_.seen.size(), 1u);
   EXPECT_EQ(loop.ArmedJobs(), 0u);
+}
+
+}  // namespace
+}  // namespace gnomon::scheduler
+
+namespace gnomon::scheduler {
+namespace {
+
+// A lease lost mid-fire: the holder's hold lapses, and another replica takes
+// its partition over, while the holder is still recording a slot. Whoever
+// records a slot first has it; the other records nothing, the old holder
+// fires nothing more, and its late cursor write cannot move the cursor back.
+class LeaseLostMidFireTest : public ScheduleLoopTest {
+ protected:
+  // A replica: its recorder (its epochs), a sink recording through it, its loop.
+  struct Replica {
+    Replica(store::Store* store, SimulatedClock* clock)
+        : recorder(store, clock), sink(&recorder), loop(store, &sink, clock, {}) {}
+    void Hold(int partition, int64_t epoch, int64_t valid_until_ms) {
+      auto o = std::make_shared<Ownership>();
+      o->partitions = {partition};
+      o->epochs[partition] = epoch;
+      o->valid_until_ms = valid_until_ms;
+      recorder.set_ownership(o);
+      loop.SetOwnership(o);
+    }
+    RunRecorder recorder;
+    testing::RecordingSink sink;
+    ScheduleLoop loop;
+  };
+  // Slot -> the fencing epochs of the runs recorded for it.
+  std::map<int64_t, std::vector<int64_t>> Recorded(int64_t job_id) {
+    store::RunFilter filter;
+    filter.job_id = job_id;
+    absl::StatusOr<std::vector<v1::Run>> runs = store_->ListRuns(filter);
+    EXPECT_TRUE(runs.ok()) << runs.status();
+    std::map<int64_t, std::vector<int64_t>> out;
+    if (!runs.ok()) return out;
+    for (const v1::Run& r : *runs) {
+      out[TimeUtil::TimestampToMilliseconds(r.scheduled_time())].push_back(r.fence_epoch());
+    }
+    return out;
+  }
+};
+
+using ::testing::ElementsAre;
+using ::testing::Pair;
+
+TEST_F(LeaseLostMidFireTest, TheNewHolderGetsTheSlotTheOldOneWasRecordingAndTheOldFiresNothingMore) {
+  const int64_t slot = kStart + 1000;
+  const int64_t id = Create(RateJob(1000), slot);
+  const int p = store::PartitionOf(id);
+  Replica a(store_.get(), &clock_), b(store_.get(), &clock_);
+  a.Hold(p, 1, slot + 500);
+  a.loop.Tick();
+  a.sink.before_record = [&] {
+    a.sink.before_record = nullptr;
+    // A's store call is slow: its hold lapses, and B takes the partition over.
+    clock_.AdvanceTo(absl::FromUnixMillis(slot + 2000));
+    b.Hold(p, 2, slot + 60'000);
+    b.loop.Tick();  // B fires the slot A is recording...
+    clock_.AdvanceTo(absl::FromUnixMillis(slot + 2300));
+    b.loop.Tick();  // ...and the next, and writes its cursor.
+  };
+  clock_.AdvanceTo(absl::FromUnixMillis(slot));
+  a.loop.Tick();
+  EXPECT_THAT(Recorded(id), ElementsAre(Pair(slot, ElementsAre(2)), Pair(slot + 1000, ElementsAre(2))));
+  EXPECT_EQ(Cursor(id), slot + 2000);  // A's write (slot -> slot + 1000) was refused.
+  a.loop.Tick();  // Lapsed: nothing.
+  b.loop.Tick();
+  EXPECT_THAT(Recorded(id), ElementsAre(Pair(slot, ElementsAre(2)), Pair(slot + 1000, ElementsAre(2)),
+                                        Pair(slot + 2000, ElementsAre(2))));
+}
+
+TEST_F(LeaseLostMidFireTest, ASlotTheOldHolderRecordedBeforeItsLeaseWasTakenIsNotRecordedAgain) {
+  // Its run keeps the old epoch: an executor that has seen the new one
+  // refuses it and the new holder resends it (dispatcher_test).
+  const int64_t slot = kStart + 1000;
+  const int64_t id = Create(RateJob(1000), slot);
+  const int p = store::PartitionOf(id);
+  Replica a(store_.get(), &clock_), b(store_.get(), &clock_);
+  a.Hold(p, 1, slot + 500);
+  a.loop.Tick();
+  clock_.AdvanceTo(absl::FromUnixMillis(slot));
+  a.loop.Tick();  // Recorded; its cursor not written yet.
+  clock_.AdvanceTo(absl::FromUnixMillis(slot + 2000));
+  b.Hold(p, 2, slot + 60'000);
+  for (int i = 0; i < 3; ++i) b.loop.Tick();  // The slot is taken; the next one is B's.
+  a.loop.Tick();  // Lapsed: nothing.
+  a.loop.SetOwnership(Holding({}, 0));
+  a.loop.Tick();  // Given up: A writes the cursor it had.
+  for (int i = 0; i < 3; ++i) b.loop.Tick();
+  clock_.AdvanceTo(absl::FromUnixMillis(slot + 3000));
+  for (int i = 0; i < 3; ++i) b.loop.Tick();
+  EXPECT_THAT(Recorded(id), ElementsAre(Pair(slot, ElementsAre(1)), Pair(slot + 1000, ElementsAre(2)),
+                                        Pair(slot + 2000, ElementsAre(2)), Pair(slot + 3000, ElementsAre(2))));
 }
 
 }  // namespace
