@@ -69,5 +69,47 @@ TEST_F(MembershipTest, TheSameProcessRegisteringAgainHasNotLeft) {
   EXPECT_THAT(left_, ElementsAre("a:1/one"));
 }
 
+// Membership churn while routing: what routing holds is a snapshot.
+
+TEST_F(MembershipTest, ASnapshotRoutingHoldsDoesNotChangeUnderItWhileTheNextOneDoes) {
+  membership_.Apply(Snapshot({Executor("a:1", "one"), Executor("b:1", "one")}));
+  const ExecutorList planned = membership_.Live("app");
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_LEFT, Executor("a:1", "one")));
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_JOINED, Executor("c:1", "one")));
+  ASSERT_EQ(planned->size(), 2u);
+  EXPECT_EQ(planned->front().address(), "a:1");
+  const ExecutorList now = membership_.Live("app");
+  ASSERT_EQ(now->size(), 2u);
+  EXPECT_EQ((*now)[0].address(), "b:1");  // Sorted by address.
+  EXPECT_EQ((*now)[1].address(), "c:1");
+  EXPECT_NE(planned, now);
+  EXPECT_EQ(membership_.Live("app"), now);  // Unchanged since: the same snapshot, not a copy.
+}
+
+TEST_F(MembershipTest, TheLastExecutorLeavingLeavesNoneLiveAnywhere) {
+  membership_.Apply(Snapshot({Executor("a:1", "one")}));
+  EXPECT_TRUE(membership_.HasLive("a:1"));
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_LEFT, Executor("a:1", "one")));
+  ASSERT_NE(membership_.Live("app"), nullptr);
+  EXPECT_THAT(*membership_.Live("app"), IsEmpty());
+  EXPECT_FALSE(membership_.HasLive("a:1"));
+  EXPECT_THAT(*membership_.Live("no-such-app"), IsEmpty());
+}
+
+TEST_F(MembershipTest, ALeaveOfAnExecutorNotLiveIsNotReported) {
+  membership_.Apply(Snapshot({Executor("a:1", "one")}));
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_LEFT, Executor("z:1", "one")));
+  EXPECT_THAT(left_, IsEmpty());
+}
+
+TEST_F(MembershipTest, NoExecutorIsKnownAbsentBeforeTheFirstSnapshot) {
+  EXPECT_FALSE(membership_.synced());
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_JOINED, Executor("a:1", "one")));
+  EXPECT_FALSE(membership_.synced());  // A change alone is not the whole picture.
+  membership_.Apply(Snapshot({}));
+  EXPECT_TRUE(membership_.synced());
+  EXPECT_THAT(left_, ElementsAre("a:1/one"));  // Absent from the snapshot: it left.
+}
+
 }  // namespace
 }  // namespace gnomon::scheduler
