@@ -55,14 +55,9 @@ class AdminCoreTest : public ::testing::Test {
   }
 
   void Live(const std::vector<std::string>& addresses) {
-    v1::WatchExecutorsResponse msg;
-    msg.mutable_snapshot();
-    for (const std::string& a : addresses) {
-      v1::ExecutorInfo* e = msg.mutable_snapshot()->add_executors();
-      e->set_app_name("billing");
-      e->set_address(a);
-    }
-    membership_.Apply(msg);
+    std::vector<v1::ExecutorInfo> executors;
+    for (const std::string& a : addresses) executors.push_back(testing::Registered("billing", a));
+    membership_.Apply(testing::Snapshot(executors));
   }
   // A job of the group firing every `rate_ms` (0: triggered only).
   v1::Job JobSpec(int64_t rate_ms, v1::RouteStrategy route = v1::ROUTE_STRATEGY_FIRST) const {

@@ -8,7 +8,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/metrics/testing/samples.h"
-#include "services/common/store/testing/failing_store.h"
+#include "services/common/store/testing/failing_run_store.h"
+#include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
 #include "services/scheduler/trigger.h"
@@ -37,15 +38,9 @@ class DispatcherTest : public ::testing::Test {
   // Registers these executors of the group's app (and only these), each
   // as process `instance`.
   void Live(const std::vector<std::string>& addresses, const std::string& instance = "") {
-    v1::WatchExecutorsResponse msg;
-    for (const std::string& a : addresses) {
-      v1::ExecutorInfo* e = msg.mutable_snapshot()->add_executors();
-      e->set_app_name("app");
-      e->set_address(a);
-      e->set_instance_id(instance);
-    }
-    msg.mutable_snapshot();
-    membership_.Apply(msg);
+    std::vector<v1::ExecutorInfo> executors;
+    for (const std::string& a : addresses) executors.push_back(testing::Registered("app", a, instance));
+    membership_.Apply(testing::Snapshot(executors));
   }
   std::shared_ptr<const v1::Job> Job(v1::RouteStrategy strategy) {
     v1::Job j;
@@ -95,11 +90,7 @@ class DispatcherTest : public ::testing::Test {
   // Membership changes once the next fire's candidates are read, before its
   // runs are sent: while they are being recorded.
   void WhileRecording(std::vector<std::string> live) {
-    runs_.Before(store::StoreCall::kInsertRuns, [this, live] {
-      Live(live);
-      runs_.Before(store::StoreCall::kInsertRuns, nullptr);
-      return absl::OkStatus();
-    });
+    hook_.Set(store::testing::DoBefore("InsertRuns", [this, live] { Live(live); }));
   }
 
   store::testing::TempStore store_;
@@ -112,7 +103,8 @@ class DispatcherTest : public ::testing::Test {
   Dispatcher dispatcher_{store_.get(), &membership_, &executors_, &outcomes_, &clock_,
                          nullptr,      nullptr,      nullptr,     &metrics_};
   // Runs are recorded through it, so a test can act while they are.
-  store::testing::FailingStore runs_{store_.get()};
+  store::testing::StoreCallHook hook_;
+  store::testing::FailingRunStore runs_{store_.get(), &hook_};
   RunRecorder recorder_{&runs_, &clock_};
   Trigger trigger_{&recorder_, &dispatcher_, &metrics_};
   v1::Group group_;

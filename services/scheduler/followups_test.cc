@@ -2,11 +2,14 @@
 
 #include <map>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "services/common/store/testing/failing_store.h"
+#include "services/common/store/testing/failing_followup_store.h"
+#include "services/common/store/testing/failing_job_store.h"
+#include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
 #include "services/scheduler/testing/recording_sink.h"
@@ -115,13 +118,7 @@ class FollowupClaimedTwiceTest : public ::testing::Test {
     absl::StatusOr<v1::Group> g = temp_.AddGroup("app", "token", kNow);
     ASSERT_TRUE(g.ok()) << g.status();
     group_id_ = g->id();
-    v1::WatchExecutorsResponse msg;
-    for (const char* address : {"a:1", "b:1"}) {
-      v1::ExecutorInfo* e = msg.mutable_snapshot()->add_executors();
-      e->set_app_name("app");
-      e->set_address(address);
-    }
-    membership_.Apply(msg);
+    membership_.Apply(testing::Snapshot({testing::Registered("app", "a:1"), testing::Registered("app", "b:1")}));
   }
   v1::Job Job(v1::RouteStrategy route, uint32_t retries, std::vector<int64_t> children = {}) {
     v1::Job j;
@@ -151,23 +148,15 @@ class FollowupClaimedTwiceTest : public ::testing::Test {
     return ids;
   }
   // The other replica handles everything pending when replica A reaches `point`.
-  void BWhenAReaches(store::StoreCall point) {
-    a_store_.Before(point, [this, point] {
-      a_store_.Before(point, nullptr);
-      b_.Tick();
-      return absl::OkStatus();
-    });
+  void BWhenAReaches(std::string point) {
+    a_hook_.Set(store::testing::DoBefore(std::move(point), [this] { b_.Tick(); }));
   }
-  std::vector<v1::Run> RunsOf(int64_t job_id) {
-    store::RunFilter filter;
-    filter.job_id = job_id;
-    absl::StatusOr<std::vector<v1::Run>> runs = temp_->ListRuns(filter);
-    EXPECT_TRUE(runs.ok()) << runs.status();
-    return runs.ok() ? *runs : std::vector<v1::Run>{};
-  }
+  std::vector<v1::Run> RunsOf(int64_t job_id) { return testing::RunsOf(temp_.get(), job_id); }
 
   store::testing::TempStore temp_;
-  store::testing::FailingStore a_store_{temp_.get()};  // Replica A's view, to stage the race.
+  store::testing::StoreCallHook a_hook_;  // Around replica A's reads and writes, to stage the race.
+  store::testing::FailingFollowupStore a_outbox_{temp_.get(), &a_hook_};
+  store::testing::FailingJobStore a_jobs_{temp_.get(), &a_hook_};
   int64_t group_id_ = 0;
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   Membership membership_{"cluster-token", &clock_};
@@ -177,14 +166,14 @@ class FollowupClaimedTwiceTest : public ::testing::Test {
   RunRecorder recorder_{temp_.get(), &clock_};
   Trigger trigger_{&recorder_, &dispatcher_};
   ScheduleLoop loop_{temp_.get(), &trigger_, &clock_, {}};
-  Followups a_{&a_store_, &a_store_, &a_store_, &trigger_, &loop_, &clock_, {}};
+  Followups a_{&a_outbox_, temp_.get(), &a_jobs_, &trigger_, &loop_, &clock_, {}};
   Followups b_{temp_.get(), temp_.get(), temp_.get(), &trigger_, &loop_, &clock_, {}};
 };
 
 TEST_F(FollowupClaimedTwiceTest, ARetryFiredByTheOtherReplicaFirstIsNotFiredAgain) {
   const v1::Job job = Job(v1::ROUTE_STRATEGY_FIRST, 3);
   const std::vector<int64_t> failed = Ended(job, v1::HANDLE_CODE_FAILURE);
-  BWhenAReaches(store::StoreCall::kGetJobs);  // A has listed the follow-up; B handles it all.
+  BWhenAReaches("GetJobs");  // A has listed the follow-up; B handles it all.
   a_.Tick();
   ASSERT_EQ(executors_.sent.size(), 1u);
   EXPECT_EQ(executors_.sent[0].run.attempt(), 1u);
@@ -197,7 +186,7 @@ TEST_F(FollowupClaimedTwiceTest, ARetryFiredByTheOtherReplicaFirstIsNotFiredAgai
 TEST_F(FollowupClaimedTwiceTest, ARetryBeingCompletedByOneReplicaIsNotFiredAgainByTheOther) {
   const v1::Job job = Job(v1::ROUTE_STRATEGY_FIRST, 3);
   Ended(job, v1::HANDLE_CODE_FAILURE);
-  BWhenAReaches(store::StoreCall::kCompleteFollowups);  // A fired the retry; B lists the follow-up still pending.
+  BWhenAReaches("CompleteFollowups");  // A fired the retry; B lists the follow-up still pending.
   a_.Tick();
   EXPECT_EQ(executors_.sent.size(), 1u);
   EXPECT_EQ(RunsOf(job.id()).size(), 2u);
@@ -210,7 +199,7 @@ TEST_F(FollowupClaimedTwiceTest, AChildJobIsFiredOnceThoughTwoReplicasHandleItsP
   const v1::Job child = Job(v1::ROUTE_STRATEGY_FIRST, 0);
   const v1::Job parent = Job(v1::ROUTE_STRATEGY_FIRST, 0, {child.id()});
   const std::vector<int64_t> ran = Ended(parent, v1::HANDLE_CODE_SUCCESS);
-  BWhenAReaches(store::StoreCall::kGetJobs);
+  BWhenAReaches("GetJobs");
   a_.Tick();
   const std::vector<v1::Run> children = RunsOf(child.id());
   ASSERT_EQ(children.size(), 1u);
@@ -226,7 +215,7 @@ TEST_F(FollowupClaimedTwiceTest, ABroadcastsChildrenFireOnceWhenItsShardsEndOnTw
   const v1::Job parent = Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST, 0, {child.id()});
   const std::vector<int64_t> shards = Ended(parent, v1::HANDLE_CODE_SUCCESS);
   ASSERT_EQ(shards.size(), 2u);
-  BWhenAReaches(store::StoreCall::kGetJobs);
+  BWhenAReaches("GetJobs");
   a_.Tick();
   const std::vector<v1::Run> children = RunsOf(child.id());
   ASSERT_EQ(children.size(), 1u);

@@ -13,7 +13,8 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
-#include "services/common/store/testing/failing_store.h"
+#include "services/common/store/testing/failing_job_store.h"
+#include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
 
 namespace gnomon::scheduler {
@@ -60,7 +61,8 @@ class JobValidationTest : public ::testing::Test {
   absl::Status Validate(const v1::Job& j) { return ValidateJob(j, limits_, &store_); }
 
   store::testing::TempStore temp_;
-  store::testing::FailingStore store_{temp_.get()};
+  store::testing::StoreCallHook hook_;
+  store::testing::FailingJobStore store_{temp_.get(), &hook_};
   JobLimits limits_ = [] {
     JobLimits l;
     l.max_params_bytes = 16;
@@ -229,7 +231,7 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
     EXPECT_THAT(std::string(fields.message()), StartsWith(rule.message_starts));
     EXPECT_EQ(Validate(j), fields);  // ValidateJob checks the fields first.
   }
-  EXPECT_EQ(store_.calls(store::StoreCall::kGetGroup), 0);  // Refused before any store read.
+  EXPECT_EQ(hook_.calls("GetGroup"), 0);  // Refused before any store read.
 }
 
 TEST_F(JobValidationTest, ALongBadValueIsQuotedOnlyByItsStart) {
@@ -302,7 +304,7 @@ TEST_F(JobValidationTest, AChildThatLeadsBackToTheJobIsACycle) {
 }
 
 TEST_F(JobValidationTest, AStoreThatCannotBeReadIsReportedAsIsNotAsABadField) {
-  store_.FailNext(store::StoreCall::kGetGroup, absl::UnavailableError("store down"));
+  hook_.Set(store::testing::FailNext("GetGroup", absl::UnavailableError("store down")));
   EXPECT_EQ(Validate(Valid()), absl::UnavailableError("store down"));
 }
 

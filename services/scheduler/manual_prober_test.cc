@@ -9,7 +9,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/common/store/testing/failing_store.h"
+#include "services/common/store/testing/failing_job_store.h"
+#include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/dispatcher.h"
 #include "services/scheduler/testing/fake_executors.h"
@@ -19,7 +20,6 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
-using store::StoreCall;
 using testing::FakeExecutors;
 
 constexpr int64_t kNow = 1'800'000'000'000;
@@ -43,10 +43,11 @@ class ManualProberTest : public ::testing::Test {
   }
 
   store::testing::TempStore temp_;
-  store::testing::FailingStore store_{temp_.get()};
+  store::testing::StoreCallHook hook_;
+  store::testing::FailingJobStore jobs_{temp_.get(), &hook_};
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   FakeExecutors executors_;
-  ManualProber prober_{&store_, &executors_, &clock_, absl::Seconds(2)};
+  ManualProber prober_{&jobs_, &executors_, &clock_, absl::Seconds(2)};
   v1::Group billing_;
 };
 
@@ -73,7 +74,7 @@ TEST_F(ManualProberTest, AnAddressThatMissesABeatIsDeadUntilItAnswersAgain) {
 TEST_F(ManualProberTest, AStoreThatCannotBeReadKeepsTheLastVerdicts) {
   executors_.alive = {"x:1"};
   prober_.ProbeAll();
-  store_.FailNext(StoreCall::kListGroups, absl::UnavailableError("store down"));
+  hook_.Set(store::testing::FailNext("ListGroups", absl::UnavailableError("store down")));
   prober_.ProbeAll();
   EXPECT_FALSE(prober_.Alive("y:1"));  // Not "unknown, so alive" again.
   EXPECT_EQ(executors_.beats.size(), 3u);
@@ -84,7 +85,7 @@ TEST_F(ManualProberTest, RoutingSkipsAManualGroupsDeadAddresses) {
   prober_.ProbeAll();
   Membership membership("cluster-token", &clock_);
   DispatchRecorder outcomes(temp_.get(), &clock_);
-  Dispatcher dispatcher(&store_, &membership, &executors_, &outcomes, &clock_, nullptr, &prober_);
+  Dispatcher dispatcher(&jobs_, &membership, &executors_, &outcomes, &clock_, nullptr, &prober_);
   v1::Job job;
   job.set_group_id(billing_.id());
   FireSpec fire;
@@ -103,19 +104,19 @@ TEST_F(ManualProberTest, RoutingSkipsAManualGroupsDeadAddresses) {
 
 TEST_F(ManualProberTest, RunProbesEveryIntervalUntilStopped) {
   std::thread prober([&] { prober_.Run(); });
-  store_.AwaitReturned(StoreCall::kListGroups, 1);
+  ASSERT_TRUE(hook_.AwaitCalls("ListGroups", 1, absl::Minutes(1)));
   clock_.BlockUntilWaiters(1);  // Probed once, then parked for the interval.
   EXPECT_EQ(executors_.beats.size(), 3u);
   EXPECT_FALSE(prober_.Alive("x:1"));
   executors_.alive = {"x:1"};
   clock_.Advance(absl::Seconds(2));
-  store_.AwaitReturned(StoreCall::kListGroups, 2);
+  ASSERT_TRUE(hook_.AwaitCalls("ListGroups", 2, absl::Minutes(1)));
   clock_.BlockUntilWaiters(1);
   EXPECT_EQ(executors_.beats.size(), 6u);
   EXPECT_TRUE(prober_.Alive("x:1"));
   prober_.Stop();
   prober.join();
-  EXPECT_EQ(store_.calls(StoreCall::kListGroups), 2);
+  EXPECT_EQ(hook_.calls("ListGroups"), 2);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/scheduler/testing/fake_executors.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -12,19 +13,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-v1::ExecutorInfo Executor(const std::string& address, const std::string& instance) {
-  v1::ExecutorInfo e;
-  e.set_app_name("app");
-  e.set_address(address);
-  e.set_instance_id(instance);
-  return e;
-}
+using testing::Snapshot;
 
-v1::WatchExecutorsResponse Snapshot(const std::vector<v1::ExecutorInfo>& executors) {
-  v1::WatchExecutorsResponse msg;
-  msg.mutable_snapshot();
-  for (const v1::ExecutorInfo& e : executors) *msg.mutable_snapshot()->add_executors() = e;
-  return msg;
+v1::ExecutorInfo Executor(const std::string& address, const std::string& instance) {
+  return testing::Registered("app", address, instance);
 }
 
 v1::WatchExecutorsResponse Change(v1::ExecutorChangeKind kind, const v1::ExecutorInfo& e) {

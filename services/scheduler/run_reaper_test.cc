@@ -17,8 +17,10 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
-#include "services/common/store/testing/failing_store.h"
+#include "services/common/store/testing/failing_run_store.h"
+#include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
+#include "services/scheduler/testing/fake_executors.h"
 #include "services/scheduler/testing/runs.h"
 
 namespace gnomon::scheduler {
@@ -26,7 +28,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using google::protobuf::util::TimeUtil;
-using store::StoreCall;
 using testing::Result;
 using testing::RunningRun;
 
@@ -34,11 +35,7 @@ constexpr int64_t kNow = 1'800'000'000'000;
 constexpr absl::Duration kGrace = absl::Seconds(2);
 
 v1::ExecutorInfo Executor(const std::string& address, const std::string& instance) {
-  v1::ExecutorInfo e;
-  e.set_app_name("app");
-  e.set_address(address);
-  e.set_instance_id(instance);
-  return e;
+  return testing::Registered("app", address, instance);
 }
 
 class RunReaperTest : public ::testing::Test {
@@ -61,28 +58,23 @@ class RunReaperTest : public ::testing::Test {
   }
 
   // The live executors, as the registry's watch says (others have left).
-  void Live(const std::vector<v1::ExecutorInfo>& executors) {
-    v1::WatchExecutorsResponse msg;
-    msg.mutable_snapshot();
-    for (const v1::ExecutorInfo& e : executors) *msg.mutable_snapshot()->add_executors() = e;
-    membership_.Apply(msg);
-  }
+  void Live(const std::vector<v1::ExecutorInfo>& executors) { membership_.Apply(testing::Snapshot(executors)); }
   // Starts the reaper and waits for its first pass.
   void Start() {
-    const int before = store_.calls(StoreCall::kListRuns);
+    const int before = hook_.calls("ListRuns");
     thread_ = std::thread([this] { reaper_.Run(); });
     AwaitPass(before);
   }
   // Moves the clock on and waits until the reaper's pass at that time is done.
   void Pass(absl::Duration d) {
-    const int before = store_.calls(StoreCall::kListRuns);
+    const int before = hook_.calls("ListRuns");
     clock_.Advance(d);
     AwaitPass(before);
   }
   // Every pass scans (scan_interval is shorter than any step): once a scan of
-  // this pass returned, the reaper is past its wait, and parks after the pass.
+  // this pass began, the reaper is past its wait, and parks after the pass.
   void AwaitPass(int list_runs_before) {
-    store_.AwaitReturned(StoreCall::kListRuns, list_runs_before + 1);
+    ASSERT_TRUE(hook_.AwaitCalls("ListRuns", list_runs_before + 1, absl::Minutes(1)));
     clock_.BlockUntilWaiters(1);
   }
   v1::Run Stored(int64_t id) {
@@ -107,7 +99,8 @@ class RunReaperTest : public ::testing::Test {
   }
 
   store::testing::TempStore temp_;
-  store::testing::FailingStore store_{temp_.get()};
+  store::testing::StoreCallHook hook_;
+  store::testing::FailingRunStore store_{temp_.get(), &hook_};
   v1::Job job_;
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   Membership membership_{"token", &clock_};
@@ -146,7 +139,7 @@ TEST_F(RunReaperTest, AnExecutorBackAsTheSameProcessWithinTheGraceKeepsItsRuns) 
   Pass(kGrace);
   Pass(kGrace);
   EXPECT_EQ(Stored(id).status(), v1::RUN_STATUS_RUNNING);
-  EXPECT_EQ(store_.calls(StoreCall::kFailRuns), 0);
+  EXPECT_EQ(hook_.calls("FailRuns"), 0);
 }
 
 TEST_F(RunReaperTest, ARestartedExecutorsRunsAreLostThoughItsAddressIsLiveAndLaterRunsAreNot) {
@@ -227,7 +220,7 @@ TEST_F(RunReaperTest, ALostExecutorsRunsAreFailedOnceTheStoreAnswersAgain) {
   Live({Executor("a:1", "one")});
   const int64_t id = RunningRun(temp_.get(), job_, "a:1", kNow);
   Live({Executor("a:1", "two")});
-  store_.FailNext(StoreCall::kListActiveRunsOn, absl::UnavailableError("store down"));
+  hook_.Set(store::testing::FailNext("ListActiveRunsOn", absl::UnavailableError("store down")));
   Start();
   Pass(kGrace);
   EXPECT_EQ(Stored(id).status(), v1::RUN_STATUS_RUNNING);
@@ -241,7 +234,7 @@ TEST_F(RunReaperTest, AVerdictTheStoreFailedToWriteIsWrittenLater) {
   Live({Executor("a:1", "one")});
   const int64_t id = RunningRun(temp_.get(), job_, "a:1", kNow);
   Live({Executor("a:1", "two")});
-  store_.FailNext(StoreCall::kFailRuns, absl::UnavailableError("store down"));
+  hook_.Set(store::testing::FailNext("FailRuns", absl::UnavailableError("store down")));
   Start();
   Pass(kGrace);
   EXPECT_EQ(Stored(id).status(), v1::RUN_STATUS_RUNNING);
@@ -268,14 +261,11 @@ TEST_F(RunReaperTest, AResultStoredBetweenTheReapersReadAndItsWriteStands) {
   const int64_t id = RunningRun(temp_.get(), job_, "a:1", kNow);
   Live({});
   // The reaper has listed the run as RUNNING; the result commits first.
-  store_.Before(StoreCall::kFailRuns, [&] {
-    EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 1), v1::REPORT_ACK_APPLIED);
-    store_.Before(StoreCall::kFailRuns, nullptr);
-    return absl::OkStatus();
-  });
+  hook_.Set(store::testing::DoBefore(
+      "FailRuns", [&] { EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 1), v1::REPORT_ACK_APPLIED); }));
   Start();
   Pass(kGrace);
-  ASSERT_EQ(store_.calls(StoreCall::kFailRuns), 1);
+  ASSERT_EQ(hook_.calls("FailRuns"), 1);
   const v1::Run run = Stored(id);
   EXPECT_EQ(run.status(), v1::RUN_STATUS_SUCCEEDED);
   EXPECT_EQ(run.handle_message(), "done");
@@ -322,7 +312,7 @@ TEST_F(RunReaperTest, ResultsRacingTheReaperEndTheirRunsSucceededWhicheverCommit
   for (int i = 0; i < kRuns; ++i) ids.push_back(RunningRun(temp_.get(), job_, executors[i].address(), kNow));
   Live({});
   Start();
-  const int before = store_.calls(StoreCall::kListRuns);
+  const int before = hook_.calls("ListRuns");
   clock_.Advance(kGrace);  // The reaper starts failing them...
   for (int64_t id : ids) {  // ...while their results arrive.
     EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 100), v1::REPORT_ACK_APPLIED) << "run " << id;

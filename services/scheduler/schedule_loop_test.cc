@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "services/scheduler/run_recorder.h"
 #include "services/scheduler/testing/recording_sink.h"
+#include "services/scheduler/testing/runs.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -487,72 +488,74 @@ class LeaseLostMidFireTest : public ScheduleLoopTest {
     testing::RecordingSink sink;
     ScheduleLoop loop;
   };
+  void SetUp() override {
+    ScheduleLoopTest::SetUp();
+    job_ = Create(RateJob(1000), kSlot);
+    partition_ = store::PartitionOf(job_);
+    a_ = std::make_unique<Replica>(store_.get(), &clock_);
+    b_ = std::make_unique<Replica>(store_.get(), &clock_);
+    a_->Hold(partition_, 1, kSlot + 500);  // A holds the partition, for now.
+    a_->loop.Tick();
+  }
+  void TearDown() override {
+    a_.reset();
+    b_.reset();
+    ScheduleLoopTest::TearDown();
+  }
   // Slot -> the fencing epochs of the runs recorded for it.
-  std::map<int64_t, std::vector<int64_t>> Recorded(int64_t job_id) {
-    store::RunFilter filter;
-    filter.job_id = job_id;
-    absl::StatusOr<std::vector<v1::Run>> runs = store_->ListRuns(filter);
-    EXPECT_TRUE(runs.ok()) << runs.status();
+  std::map<int64_t, std::vector<int64_t>> Recorded() {
     std::map<int64_t, std::vector<int64_t>> out;
-    if (!runs.ok()) return out;
-    for (const v1::Run& r : *runs) {
+    for (const v1::Run& r : testing::RunsOf(store_.get(), job_)) {
       out[TimeUtil::TimestampToMilliseconds(r.scheduled_time())].push_back(r.fence_epoch());
     }
     return out;
   }
+
+  static constexpr int64_t kSlot = kStart + 1000;  // The job's first slot; one a second.
+  int64_t job_ = 0;
+  int partition_ = 0;
+  std::unique_ptr<Replica> a_, b_;  // The old holder and the new.
 };
 
 using ::testing::ElementsAre;
 using ::testing::Pair;
 
 TEST_F(LeaseLostMidFireTest, TheNewHolderGetsTheSlotTheOldOneWasRecordingAndTheOldFiresNothingMore) {
-  const int64_t slot = kStart + 1000;
-  const int64_t id = Create(RateJob(1000), slot);
-  const int p = store::PartitionOf(id);
-  Replica a(store_.get(), &clock_), b(store_.get(), &clock_);
-  a.Hold(p, 1, slot + 500);
-  a.loop.Tick();
-  a.sink.before_record = [&] {
-    a.sink.before_record = nullptr;
+  a_->sink.before_record = [&] {
+    a_->sink.before_record = nullptr;
     // A's store call is slow: its hold lapses, and B takes the partition over.
-    clock_.AdvanceTo(absl::FromUnixMillis(slot + 2000));
-    b.Hold(p, 2, slot + 60'000);
-    b.loop.Tick();  // B fires the slot A is recording...
-    clock_.AdvanceTo(absl::FromUnixMillis(slot + 2300));
-    b.loop.Tick();  // ...and the next, and writes its cursor.
+    clock_.AdvanceTo(absl::FromUnixMillis(kSlot + 2000));
+    b_->Hold(partition_, 2, kSlot + 60'000);
+    b_->loop.Tick();  // B fires the slot A is recording...
+    clock_.AdvanceTo(absl::FromUnixMillis(kSlot + 2300));
+    b_->loop.Tick();  // ...and the next, and writes its cursor.
   };
-  clock_.AdvanceTo(absl::FromUnixMillis(slot));
-  a.loop.Tick();
-  EXPECT_THAT(Recorded(id), ElementsAre(Pair(slot, ElementsAre(2)), Pair(slot + 1000, ElementsAre(2))));
-  EXPECT_EQ(Cursor(id), slot + 2000);  // A's write (slot -> slot + 1000) was refused.
-  a.loop.Tick();  // Lapsed: nothing.
-  b.loop.Tick();
-  EXPECT_THAT(Recorded(id), ElementsAre(Pair(slot, ElementsAre(2)), Pair(slot + 1000, ElementsAre(2)),
-                                        Pair(slot + 2000, ElementsAre(2))));
+  clock_.AdvanceTo(absl::FromUnixMillis(kSlot));
+  a_->loop.Tick();
+  EXPECT_THAT(Recorded(), ElementsAre(Pair(kSlot, ElementsAre(2)), Pair(kSlot + 1000, ElementsAre(2))));
+  EXPECT_EQ(Cursor(job_), kSlot + 2000);  // A's write (slot -> slot + 1000) was refused.
+  a_->loop.Tick();  // Lapsed: nothing.
+  b_->loop.Tick();
+  EXPECT_THAT(Recorded(), ElementsAre(Pair(kSlot, ElementsAre(2)), Pair(kSlot + 1000, ElementsAre(2)),
+                                      Pair(kSlot + 2000, ElementsAre(2))));
 }
 
 TEST_F(LeaseLostMidFireTest, ASlotTheOldHolderRecordedBeforeItsLeaseWasTakenIsNotRecordedAgain) {
   // Its run keeps the old epoch: an executor that has seen the new one
   // refuses it and the new holder resends it (dispatcher_test).
-  const int64_t slot = kStart + 1000;
-  const int64_t id = Create(RateJob(1000), slot);
-  const int p = store::PartitionOf(id);
-  Replica a(store_.get(), &clock_), b(store_.get(), &clock_);
-  a.Hold(p, 1, slot + 500);
-  a.loop.Tick();
-  clock_.AdvanceTo(absl::FromUnixMillis(slot));
-  a.loop.Tick();  // Recorded; its cursor not written yet.
-  clock_.AdvanceTo(absl::FromUnixMillis(slot + 2000));
-  b.Hold(p, 2, slot + 60'000);
-  for (int i = 0; i < 3; ++i) b.loop.Tick();  // The slot is taken; the next one is B's.
-  a.loop.Tick();  // Lapsed: nothing.
-  a.loop.SetOwnership(Holding({}, 0));
-  a.loop.Tick();  // Given up: A writes the cursor it had.
-  for (int i = 0; i < 3; ++i) b.loop.Tick();
-  clock_.AdvanceTo(absl::FromUnixMillis(slot + 3000));
-  for (int i = 0; i < 3; ++i) b.loop.Tick();
-  EXPECT_THAT(Recorded(id), ElementsAre(Pair(slot, ElementsAre(1)), Pair(slot + 1000, ElementsAre(2)),
-                                        Pair(slot + 2000, ElementsAre(2)), Pair(slot + 3000, ElementsAre(2))));
+  clock_.AdvanceTo(absl::FromUnixMillis(kSlot));
+  a_->loop.Tick();  // Recorded; its cursor not written yet.
+  clock_.AdvanceTo(absl::FromUnixMillis(kSlot + 2000));
+  b_->Hold(partition_, 2, kSlot + 60'000);
+  for (int i = 0; i < 3; ++i) b_->loop.Tick();  // The slot is taken; the next one is B's.
+  a_->loop.Tick();  // Lapsed: nothing.
+  a_->loop.SetOwnership(Holding({}, 0));
+  a_->loop.Tick();  // Given up: A writes the cursor it had.
+  for (int i = 0; i < 3; ++i) b_->loop.Tick();
+  clock_.AdvanceTo(absl::FromUnixMillis(kSlot + 3000));
+  for (int i = 0; i < 3; ++i) b_->loop.Tick();
+  EXPECT_THAT(Recorded(), ElementsAre(Pair(kSlot, ElementsAre(1)), Pair(kSlot + 1000, ElementsAre(2)),
+                                      Pair(kSlot + 2000, ElementsAre(2)), Pair(kSlot + 3000, ElementsAre(2))));
 }
 
 }  // namespace

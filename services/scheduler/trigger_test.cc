@@ -11,9 +11,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/metrics/testing/samples.h"
-#include "services/common/store/testing/failing_store.h"
+#include "services/common/store/testing/failing_job_store.h"
+#include "services/common/store/testing/failing_run_store.h"
+#include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
+#include "services/scheduler/testing/runs.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -22,7 +25,6 @@ using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using metrics::testing::SampleOf;
-using store::StoreCall;
 using testing::FakeExecutors;
 
 constexpr int64_t kNow = 1'800'000'000'000;
@@ -34,13 +36,7 @@ class TriggerTest : public ::testing::Test {
     absl::StatusOr<v1::Group> group = temp_.AddGroup("app", "group-token", kNow);
     ASSERT_TRUE(group.ok()) << group.status();
     group_ = *group;
-    v1::WatchExecutorsResponse msg;
-    for (const char* address : {"a:1", "b:1"}) {
-      v1::ExecutorInfo* e = msg.mutable_snapshot()->add_executors();
-      e->set_app_name("app");
-      e->set_address(address);
-    }
-    membership_.Apply(msg);
+    membership_.Apply(testing::Snapshot({testing::Registered("app", "a:1"), testing::Registered("app", "b:1")}));
   }
 
   std::shared_ptr<const v1::Job> Job(v1::RouteStrategy strategy) {
@@ -59,26 +55,21 @@ class TriggerTest : public ::testing::Test {
     f.scheduled_ms = slot_ms;
     return f;
   }
-  // Runs of `job` in the store.
-  std::vector<v1::Run> RunsOf(int64_t job_id) {
-    store::RunFilter filter;
-    filter.job_id = job_id;
-    absl::StatusOr<std::vector<v1::Run>> runs = temp_->ListRuns(filter);
-    EXPECT_TRUE(runs.ok()) << runs.status();
-    return runs.ok() ? *runs : std::vector<v1::Run>{};
-  }
+  std::vector<v1::Run> RunsOf(int64_t job_id) { return testing::RunsOf(temp_.get(), job_id); }
 
   store::testing::TempStore temp_;
-  store::testing::FailingStore store_{temp_.get()};
+  store::testing::StoreCallHook hook_;  // Around the dispatcher's group reads and the recorder's writes.
+  store::testing::FailingJobStore jobs_{temp_.get(), &hook_};
+  store::testing::FailingRunStore runs_{temp_.get(), &hook_};
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   Membership membership_{"cluster-token", &clock_};
   FakeExecutors executors_;
   DispatchRecorder outcomes_{temp_.get(), &clock_};
   metrics::MetricsRegistry registry_;
   SchedulerMetrics metrics_{registry_, {}, {}};
-  Dispatcher dispatcher_{&store_, &membership_, &executors_, &outcomes_, &clock_,
+  Dispatcher dispatcher_{&jobs_, &membership_, &executors_, &outcomes_, &clock_,
                          nullptr, nullptr,      nullptr,     &metrics_};
-  RunRecorder recorder_{&store_, &clock_};
+  RunRecorder recorder_{&runs_, &clock_};
   Trigger trigger_{&recorder_, &dispatcher_, &metrics_};
   v1::Group group_;
 };
@@ -89,7 +80,7 @@ TEST_F(TriggerTest, ABatchOfFiresIsRecordedInOneStoreCallAndEachRunSentOnce) {
   absl::StatusOr<std::vector<FireOutcome>> out =
       trigger_.Fire({Slot(routed, kNow), Slot(broadcast, kNow), Slot(routed, kNow + 1000)});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(store_.calls(StoreCall::kInsertRuns), 1);
+  EXPECT_EQ(hook_.calls("InsertRuns"), 1);
   // One outcome per fire, in order: the broadcast made a run per executor.
   ASSERT_THAT(*out, SizeIs(3));
   EXPECT_THAT((*out)[0].run_ids, SizeIs(1));
@@ -129,17 +120,17 @@ TEST_F(TriggerTest, AGroupThatCannotBeReadFailsTheWholeBatchWithNothingRecorded)
   v1::Job j = *first;
   j.set_group_id(g->id());
   auto elsewhere = std::make_shared<const v1::Job>(j);
-  store_.FailNext(StoreCall::kGetGroup, absl::UnavailableError("store down"));
+  hook_.Set(store::testing::FailNext("GetGroup", absl::UnavailableError("store down")));
   absl::StatusOr<std::vector<FireOutcome>> out = trigger_.Fire({Slot(first, kNow), Slot(elsewhere, kNow)});
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(store_.calls(StoreCall::kInsertRuns), 0);
+  EXPECT_EQ(hook_.calls("InsertRuns"), 0);
   EXPECT_THAT(RunsOf(first->id()), IsEmpty());
   EXPECT_THAT(executors_.sent, IsEmpty());
 }
 
 TEST_F(TriggerTest, AStoreThatCannotRecordFailsTheBatchAndNothingIsSent) {
   std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
-  store_.FailNext(StoreCall::kInsertRuns, absl::UnavailableError("store down"));
+  hook_.Set(store::testing::FailNext("InsertRuns", absl::UnavailableError("store down")));
   absl::StatusOr<std::vector<FireOutcome>> out = trigger_.Fire({Slot(job, kNow)});
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(executors_.sent, IsEmpty());

@@ -3,6 +3,7 @@
 // an executor (RUNNING), and the executor's result.
 //
 //   int64_t id = testing::RunningRun(store.get(), job, "10.0.0.1:1", now_ms);
+//   std::vector<v1::Run> runs = testing::RunsOf(store.get(), job.id());
 //   store->ApplyReports({testing::Result(id, v1::HANDLE_CODE_SUCCESS, now_ms)}, job.group_id());
 //
 // Thread safety: as the store.
@@ -49,6 +50,15 @@ inline int64_t RunningRun(store::RunStore* store, const v1::Job& job, const std:
   u.dispatch_ms = dispatch_ms;
   EXPECT_TRUE(store->RecordDispatches({u}).ok());
   return id;
+}
+
+// The runs of `job_id`, newest first.
+inline std::vector<v1::Run> RunsOf(store::RunStore* store, int64_t job_id) {
+  store::RunFilter filter;
+  filter.job_id = job_id;
+  absl::StatusOr<std::vector<v1::Run>> runs = store->ListRuns(filter);
+  EXPECT_TRUE(runs.ok()) << runs.status();
+  return runs.ok() ? *runs : std::vector<v1::Run>{};
 }
 
 // The executor's result for a run, as its SDK reports it.
