@@ -39,6 +39,23 @@ v1::Group WithoutToken(v1::Group g, int64_t now_ms) {
 
 constexpr absl::Duration kMaxTokenGrace = absl::Hours(24 * 30);
 
+// A backfill's first slot at or after `from_ms`. A fixed-rate job's slots lie
+// on its own grid — its cursor, else its last fire, else (never started) the
+// range's start — so the slots it fired are found taken, not fired again a
+// millisecond off.
+int64_t FirstBackfillSlot(const v1::Job& job, int64_t from_ms) {
+  if (!job.schedule().has_fix_rate()) return SlotAfter(job, from_ms - 1);
+  const int64_t rate = TimeUtil::DurationToMilliseconds(job.schedule().fix_rate());
+  int64_t anchor = from_ms;
+  if (job.has_next_fire_time()) {
+    anchor = TimeUtil::TimestampToMilliseconds(job.next_fire_time());
+  } else if (job.has_last_fire_time()) {
+    anchor = TimeUtil::TimestampToMilliseconds(job.last_fire_time());
+  }
+  const int64_t behind = anchor - from_ms;  // Whole periods of the grid back from the anchor.
+  return behind >= 0 ? anchor - behind / rate * rate : anchor + (-behind + rate - 1) / rate * rate;
+}
+
 absl::Status IdRequired(int64_t id, absl::string_view field) {
   if (id <= 0) return absl::InvalidArgumentError(absl::StrCat(field, ": must be a positive id"));
   return absl::OkStatus();
@@ -399,7 +416,7 @@ absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillReque
   }
   std::vector<FireSpec> fires;
   auto shared = std::make_shared<const v1::Job>(*job);
-  for (int64_t slot = SlotAfter(*job, from - 1); slot != store::kNever && slot < to;
+  for (int64_t slot = FirstBackfillSlot(*job, from); slot != store::kNever && slot < to;
        slot = SlotAfter(*job, slot)) {
     if (static_cast<int>(fires.size()) == kMaxBackfillSlots) {
       return absl::InvalidArgumentError(absl::StrCat("end_time: the range holds more than ",

@@ -116,6 +116,10 @@ void Dispatcher::Route(Delivery d) {
   // A dispatch's duration (for the slow pool) runs from here, excluding time
   // queued in the pool: under overload that wait would mark every job slow.
   const absl::Time submitted = clock_->Now();
+  // Executors may have left since the fire was planned (its run waited in
+  // the dispatch timer, in a pool, or for a refusal): only those still live
+  // are candidates. An executor asked again is asked whatever happened.
+  if (d.asking.empty()) d.targets.executors = StillLive(d.targets);
   if (d.targets.executors->empty()) {
     Fail(d.run, FireResult::kNoExecutor, v1::HANDLE_CODE_NO_EXECUTOR,
          absl::StrCat("no live executor in group ", d.targets.group.id(), " (app \"",
@@ -175,12 +179,24 @@ void Dispatcher::Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownersh
 }
 
 absl::StatusOr<std::string> Dispatcher::Pick(const Delivery& d) {
-  if (d.where.executor) return *d.where.executor;
   const std::vector<v1::ExecutorInfo>* candidates = d.targets.executors.get();
+  if (d.where.executor) {
+    // A broadcast's shard goes to its own executor or nowhere: another
+    // executor runs another shard.
+    for (const v1::ExecutorInfo& e : *candidates) {
+      if (e.address() == *d.where.executor) return e.address();
+    }
+    return absl::UnavailableError(absl::StrCat("executor ", *d.where.executor, " of shard ", d.run.shard_index(),
+                                               " of ", d.run.shard_total(), " left before the run was sent"));
+  }
   std::vector<v1::ExecutorInfo> rest;  // only after a refusal
   if (!d.refused.empty()) {
     for (const v1::ExecutorInfo& e : *candidates) {
       if (std::find(d.refused.begin(), d.refused.end(), e.address()) == d.refused.end()) rest.push_back(e);
+    }
+    if (rest.empty()) {
+      return absl::UnavailableError(
+          absl::StrCat("no live executor left that has not refused the run (refused by ", absl::StrJoin(d.refused, ", "), ")"));
     }
     candidates = &rest;
   }
@@ -189,12 +205,35 @@ absl::StatusOr<std::string> Dispatcher::Pick(const Delivery& d) {
   return router->second->Pick(d.job->id(), *candidates);
 }
 
+ExecutorList Dispatcher::StillLive(const DispatchTargets& t) {
+  if (!t.registered) return t.executors;
+  ExecutorList live = membership_->Live(t.group.app_name());
+  if (live == t.executors) return live;  // Unchanged since planned: the common case.
+  auto still = std::make_shared<std::vector<v1::ExecutorInfo>>();
+  for (const v1::ExecutorInfo& e : *t.executors) {  // Both sorted by address.
+    auto it = std::lower_bound(live->begin(), live->end(), e.address(),
+                               [](const v1::ExecutorInfo& l, const std::string& a) { return l.address() < a; });
+    if (it != live->end() && it->address() == e.address()) still->push_back(e);
+  }
+  return still;
+}
+
+bool Dispatcher::AnotherCandidate(Delivery& d, const std::string& address) {
+  d.targets.executors = StillLive(d.targets);
+  for (const v1::ExecutorInfo& e : *d.targets.executors) {
+    if (e.address() != address && std::find(d.refused.begin(), d.refused.end(), e.address()) == d.refused.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time submitted,
                           absl::StatusOr<v1::RunAnswer> r) {
   const absl::Duration took = clock_->Now() - submitted;
   if (pools_ != nullptr) pools_->RecordDispatch(d.run.job_id(), took);
   if (metrics_ != nullptr) metrics_->DispatchAnswered(d.job->route_strategy(), took);
-  if (!d.where.executor && AnotherMayTake(r) && d.refused.size() + 1 < d.targets.executors->size()) {
+  if (!d.where.executor && AnotherMayTake(r) && AnotherCandidate(d, address)) {
     // Route it again among the executors that have not refused it; not on
     // this (the link's) thread: routing may probe executors.
     d.refused.push_back(address);

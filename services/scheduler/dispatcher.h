@@ -22,7 +22,10 @@
 // a routed run it cannot take (its queue is full, it lacks the handler, it is
 // shutting down) is skipped and the run routed again among the others
 // (FIRST/LAST fail over to the next in order); a refusal by the job's block
-// strategy, or of a run bound to its executor, is final.
+// strategy, or of a run bound to its executor, is final. A run is routed
+// only among the candidates still live when it is sent (executors may leave
+// between planning a fire and sending its runs); a shard whose executor left
+// meanwhile fails for want of it rather than go to another.
 //
 // It keeps groups for a few seconds and the token of the group last sent to
 // each address, which its ExecutorProbe calls (FAILOVER/BUSYOVER) present
@@ -69,6 +72,10 @@ struct DispatchTargets {
   // per group read: executors presenting it are still on that token.
   std::string previous_token_fingerprint;
   ExecutorList executors;
+  // Whether `executors` are the group's registered executors as they were
+  // live when the fire was planned (not a trigger's explicit addresses, not
+  // a manual group's, which are used as given): routed among only while live.
+  bool registered = false;
 
   // The group token to present to `executor` (null: not a registered one):
   // the previous token while the executor still uses it and it is accepted
@@ -150,8 +157,13 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   // Sends the run to the executor Pick chooses (fails it if there is none).
   void Route(Delivery d);
   // The run's bound executor, or the router's choice among the candidates
-  // that have not refused it.
+  // that have not refused it; Unavailable saying why if there is none.
   absl::StatusOr<std::string> Pick(const Delivery& d);
+  // The targets' executors that are still live (unless not `registered`).
+  ExecutorList StillLive(const DispatchTargets& targets);
+  // After `address` refused `d` as unable to take it: whether a live
+  // candidate that has not refused it remains (d's candidates brought up to date).
+  bool AnotherCandidate(Delivery& d, const std::string& address);
   void Answered(Delivery d, const std::string& address, absl::Time submitted,
                 absl::StatusOr<v1::RunAnswer> answer);
   // The run was sent to `address` but its answer was lost: asks again, or

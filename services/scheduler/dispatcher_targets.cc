@@ -52,6 +52,7 @@ absl::StatusOr<DispatchTargets> Dispatcher::TargetsOf(const FireSpec& fire) {
   absl::StatusOr<DispatchTargets> t = GroupOf(fire.job->group_id());
   if (!t.ok()) return t.status();
   t->executors = Candidates(fire, *t);
+  t->registered = fire.addresses.empty() && !t->group.has_manual();
   return t;
 }
 

@@ -8,6 +8,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/metrics/testing/samples.h"
+#include "services/common/store/testing/failing_run_store.h"
+#include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
 #include "services/scheduler/trigger.h"
@@ -36,15 +38,9 @@ class DispatcherTest : public ::testing::Test {
   // Registers these executors of the group's app (and only these), each
   // as process `instance`.
   void Live(const std::vector<std::string>& addresses, const std::string& instance = "") {
-    v1::WatchExecutorsResponse msg;
-    for (const std::string& a : addresses) {
-      v1::ExecutorInfo* e = msg.mutable_snapshot()->add_executors();
-      e->set_app_name("app");
-      e->set_address(a);
-      e->set_instance_id(instance);
-    }
-    msg.mutable_snapshot();
-    membership_.Apply(msg);
+    std::vector<v1::ExecutorInfo> executors;
+    for (const std::string& a : addresses) executors.push_back(testing::Registered("app", a, instance));
+    membership_.Apply(testing::Snapshot(executors));
   }
   std::shared_ptr<const v1::Job> Job(v1::RouteStrategy strategy) {
     v1::Job j;
@@ -91,6 +87,12 @@ class DispatcherTest : public ::testing::Test {
         .value_or(-1);
   }
 
+  // Membership changes once the next fire's candidates are read, before its
+  // runs are sent: while they are being recorded.
+  void WhileRecording(std::vector<std::string> live) {
+    hook_.Set(store::testing::DoBefore("InsertRuns", [this, live] { Live(live); }));
+  }
+
   store::testing::TempStore store_;
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
   Membership membership_{"cluster-token", &clock_};
@@ -100,7 +102,10 @@ class DispatcherTest : public ::testing::Test {
   SchedulerMetrics metrics_{registry_, {}, {}};
   Dispatcher dispatcher_{store_.get(), &membership_, &executors_, &outcomes_, &clock_,
                          nullptr,      nullptr,      nullptr,     &metrics_};
-  RunRecorder recorder_{store_.get(), &clock_};
+  // Runs are recorded through it, so a test can act while they are.
+  store::testing::StoreCallHook hook_;
+  store::testing::FailingRunStore runs_{store_.get(), &hook_};
+  RunRecorder recorder_{&runs_, &clock_};
   Trigger trigger_{&recorder_, &dispatcher_, &metrics_};
   v1::Group group_;
 };
@@ -398,6 +403,102 @@ TEST_F(DispatcherTest, AnExecutorThatNeverAnswersIsAskedFiveTimesThenDeclaredLos
   const v1::Run run = Stored(ids[0]);
   EXPECT_EQ(run.handle_code(), v1::HANDLE_CODE_EXECUTOR_LOST);
   EXPECT_THAT(run.handle_message(), HasSubstr("never answered when asked again"));
+}
+
+// A lease lost mid-fire: the old holder's dispatch carries the old epoch.
+TEST_F(DispatcherTest, AnOldHoldersRunIsRefusedForItsEpochAndSentOnceByTheNewHolder) {
+  Live({"a:1"});
+  std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
+  const int p = store::PartitionOf(job->id());
+  auto old_holder = std::make_shared<Ownership>();
+  old_holder->epochs[p] = 1;
+  recorder_.set_ownership(old_holder);
+  const std::vector<int64_t> ids = Fire(job);
+  ASSERT_EQ(executors_.sent.size(), 1u);
+  EXPECT_EQ(executors_.sent[0].run.fence_epoch(), 1);
+  // Meanwhile another replica took the partition (epoch 2), and the executor
+  // has seen that epoch: it refuses the old holder's send.
+  executors_.Answer(Rejected(v1::REJECT_KIND_STALE_EPOCH, "epoch 1 < 2"));
+  EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_PENDING);
+  auto new_holder = std::make_shared<Ownership>();
+  new_holder->partitions = {p};
+  new_holder->epochs[p] = 2;
+  new_holder->valid_until_ms = kNow + 600'000;
+  Redispatcher redispatcher(store_.get(), &dispatcher_, &clock_, {});
+  redispatcher.SetOwnership(new_holder);
+  EXPECT_EQ(redispatcher.Scan(), 0);  // Within the grace the old holder may still be sending it.
+  clock_.Advance(absl::Seconds(3));
+  EXPECT_EQ(redispatcher.Scan(), 1);
+  ASSERT_EQ(executors_.sent.size(), 1u);
+  EXPECT_EQ(executors_.sent[0].run.run_id(), ids[0]);  // The same run: the slot fires once.
+  EXPECT_EQ(executors_.sent[0].run.fence_epoch(), 2);
+  executors_.Answer(Accepted());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_EQ(run.fence_epoch(), 2);
+  clock_.Advance(absl::Seconds(30));
+  EXPECT_EQ(redispatcher.Scan(), 0);  // Sent once: nothing left to resend.
+  EXPECT_TRUE(executors_.sent.empty());
+}
+
+// Membership churn between route planning and dispatch: executors the fire
+// was planned over leave before its runs are sent.
+
+TEST_F(DispatcherTest, ARoutedRunIsNotSentToAnExecutorThatLeftAfterItsFireWasPlanned) {
+  Live({"a:1", "b:1"});
+  WhileRecording({"b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("b:1"));
+  executors_.Answer(Accepted());
+  EXPECT_EQ(Stored(ids[0]).trigger_message(), "route FIRST -> b:1");
+}
+
+TEST_F(DispatcherTest, ARunWhoseExecutorsAllLeftBeforeItWasSentFailsAsHavingNone) {
+  Live({"a:1"});
+  WhileRecording({});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_ROUND));
+  ASSERT_EQ(ids.size(), 1u);
+  EXPECT_TRUE(executors_.sent.empty());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_NO_EXECUTOR);
+  EXPECT_EQ(run.trigger_message(), absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
+}
+
+TEST_F(DispatcherTest, ABroadcastShardWhoseExecutorLeftFailsAndIsNeverSentToAnother) {
+  // Shard 1 is b's: a, running shard 0, must not run it too.
+  Live({"a:1", "b:1"});
+  WhileRecording({"a:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST));
+  ASSERT_EQ(ids.size(), 2u);
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("a:1"));
+  EXPECT_EQ(executors_.sent[0].run.shard_index(), 0u);
+  const v1::Run lost = Stored(ids[1]);
+  EXPECT_EQ(lost.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(lost.trigger_code(), v1::HANDLE_CODE_NO_EXECUTOR);
+  EXPECT_EQ(lost.trigger_message(), "executor b:1 of shard 1 of 2 left before the run was sent");
+}
+
+TEST_F(DispatcherTest, AnExecutorThatLeftBeforeARefusedRunIsRoutedAgainIsNotPicked) {
+  Live({"a:1", "b:1", "c:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("a:1"));
+  Live({"a:1", "c:1"});  // b left while a was deciding.
+  executors_.Answer(Rejected(v1::REJECT_KIND_QUEUE_FULL, "queue full"));
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("c:1"));
+  executors_.Answer(Accepted());
+  EXPECT_EQ(Stored(ids[0]).trigger_message(), "route FIRST -> c:1 (refused by a:1)");
+}
+
+TEST_F(DispatcherTest, ARefusedRunWithNoOtherExecutorLeftFailsWithTheRefusal) {
+  Live({"a:1", "b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
+  Live({"a:1"});
+  executors_.Answer(Rejected(v1::REJECT_KIND_QUEUE_FULL, "queue full"));
+  EXPECT_TRUE(executors_.sent.empty());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(run.trigger_message(), "route FIRST -> a:1: queue full");
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // no registration), checked with Executor.Beat in the background so routing
 // skips dead addresses without probing on the dispatch path.
 //
-//   ManualProber prober(store, &links, &RealClock(), absl::Seconds(2));
+//   ManualProber prober(store, &links, &RealClock(), absl::Seconds(2));  // links: ExecutorLinks
 //   prober.Start();   // probes now, then every interval, on its own thread
 //   bool up = prober.Alive("10.0.0.5:9999");   // unknown addresses count as alive
 //   prober.Stop();
@@ -26,8 +26,10 @@ namespace gnomon::scheduler {
 
 class ManualProber {
  public:
-  ManualProber(store::JobStore* store, ExecutorLinks* links, Clock* clock, absl::Duration interval)
-      : store_(store), links_(links), interval_(interval), worker_(clock) {}
+  // `executors` beats each address with its group's token (ExecutorLinks;
+  // a fake in tests).
+  ManualProber(store::JobStore* store, ExecutorClient* executors, Clock* clock, absl::Duration interval)
+      : store_(store), executors_(executors), interval_(interval), worker_(clock) {}
 
   bool Alive(const std::string& address) const ABSL_LOCKS_EXCLUDED(mu_);
   // Beats every address of every manual group once.
@@ -39,7 +41,7 @@ class ManualProber {
 
  private:
   store::JobStore* const store_;
-  ExecutorLinks* const links_;
+  ExecutorClient* const executors_;
   const absl::Duration interval_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, bool> alive_ ABSL_GUARDED_BY(mu_);

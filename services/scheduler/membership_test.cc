@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/scheduler/testing/fake_executors.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -12,19 +13,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-v1::ExecutorInfo Executor(const std::string& address, const std::string& instance) {
-  v1::ExecutorInfo e;
-  e.set_app_name("app");
-  e.set_address(address);
-  e.set_instance_id(instance);
-  return e;
-}
+using testing::Snapshot;
 
-v1::WatchExecutorsResponse Snapshot(const std::vector<v1::ExecutorInfo>& executors) {
-  v1::WatchExecutorsResponse msg;
-  msg.mutable_snapshot();
-  for (const v1::ExecutorInfo& e : executors) *msg.mutable_snapshot()->add_executors() = e;
-  return msg;
+v1::ExecutorInfo Executor(const std::string& address, const std::string& instance) {
+  return testing::Registered("app", address, instance);
 }
 
 v1::WatchExecutorsResponse Change(v1::ExecutorChangeKind kind, const v1::ExecutorInfo& e) {
@@ -67,6 +59,48 @@ TEST_F(MembershipTest, TheSameProcessRegisteringAgainHasNotLeft) {
   EXPECT_THAT(left_, IsEmpty());
   membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_LEFT, Executor("a:1", "one")));
   EXPECT_THAT(left_, ElementsAre("a:1/one"));
+}
+
+// Membership churn while routing: what routing holds is a snapshot.
+
+TEST_F(MembershipTest, ASnapshotRoutingHoldsDoesNotChangeUnderItWhileTheNextOneDoes) {
+  membership_.Apply(Snapshot({Executor("a:1", "one"), Executor("b:1", "one")}));
+  const ExecutorList planned = membership_.Live("app");
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_LEFT, Executor("a:1", "one")));
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_JOINED, Executor("c:1", "one")));
+  ASSERT_EQ(planned->size(), 2u);
+  EXPECT_EQ(planned->front().address(), "a:1");
+  const ExecutorList now = membership_.Live("app");
+  ASSERT_EQ(now->size(), 2u);
+  EXPECT_EQ((*now)[0].address(), "b:1");  // Sorted by address.
+  EXPECT_EQ((*now)[1].address(), "c:1");
+  EXPECT_NE(planned, now);
+  EXPECT_EQ(membership_.Live("app"), now);  // Unchanged since: the same snapshot, not a copy.
+}
+
+TEST_F(MembershipTest, TheLastExecutorLeavingLeavesNoneLiveAnywhere) {
+  membership_.Apply(Snapshot({Executor("a:1", "one")}));
+  EXPECT_TRUE(membership_.HasLive("a:1"));
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_LEFT, Executor("a:1", "one")));
+  ASSERT_NE(membership_.Live("app"), nullptr);
+  EXPECT_THAT(*membership_.Live("app"), IsEmpty());
+  EXPECT_FALSE(membership_.HasLive("a:1"));
+  EXPECT_THAT(*membership_.Live("no-such-app"), IsEmpty());
+}
+
+TEST_F(MembershipTest, ALeaveOfAnExecutorNotLiveIsNotReported) {
+  membership_.Apply(Snapshot({Executor("a:1", "one")}));
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_LEFT, Executor("z:1", "one")));
+  EXPECT_THAT(left_, IsEmpty());
+}
+
+TEST_F(MembershipTest, NoExecutorIsKnownAbsentBeforeTheFirstSnapshot) {
+  EXPECT_FALSE(membership_.synced());
+  membership_.Apply(Change(v1::EXECUTOR_CHANGE_KIND_JOINED, Executor("a:1", "one")));
+  EXPECT_FALSE(membership_.synced());  // A change alone is not the whole picture.
+  membership_.Apply(Snapshot({}));
+  EXPECT_TRUE(membership_.synced());
+  EXPECT_THAT(left_, ElementsAre("a:1/one"));  // Absent from the snapshot: it left.
 }
 
 }  // namespace

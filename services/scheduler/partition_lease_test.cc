@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/store/testing/fake_lease_store.h"
 #include "services/common/store/testing/temp_store.h"
 
 namespace gnomon::scheduler {
@@ -18,18 +19,23 @@ class PartitionLeaseTest : public ::testing::Test {
     std::shared_ptr<const Ownership> last;
     std::unique_ptr<PartitionLease> lease;
   };
-  std::unique_ptr<Replica> Start(const std::string& id, absl::Duration ttl = absl::Seconds(60)) {
+  // On `leases` (null: the SQLite store, timed by the wall clock).
+  std::unique_ptr<Replica> Start(const std::string& id, absl::Duration ttl = absl::Seconds(60),
+                                 store::LeaseStore* leases = nullptr) {
     auto r = std::make_unique<Replica>();
     Replica* raw = r.get();
     PartitionLeaseOptions o;
     o.ttl = ttl;
     r->lease = std::make_unique<PartitionLease>(
-        store_.get(), id, &clock_, o, [raw](std::shared_ptr<const Ownership> own) { raw->last = own; });
+        leases != nullptr ? leases : store_.get(), id, &clock_, o,
+        [raw](std::shared_ptr<const Ownership> own) { raw->last = own; });
     return r;
   }
 
   store::testing::TempStore store_;
   SimulatedClock clock_{absl::FromUnixMillis(1'800'000'000'000)};
+  // Leases timed by clock_, which a test can also take or make unreachable.
+  store::testing::FakeLeaseStore fake_{&clock_};
 };
 
 TEST_F(PartitionLeaseTest, ALoneReplicaHoldsEveryPartitionUntilItsHoldLapses) {
@@ -142,6 +148,69 @@ TEST_F(PartitionLeaseTest, ACrashedReplicasPartitionsGoToTheOthersWhenItsLeasesE
   }
   EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
   EXPECT_EQ(a->last->live_replicas, 1);
+}
+
+// A lease lost while its holder fires: the next renewal gives it up (the
+// listener, which stops the loop firing it, hears so), and a holder cut off
+// from the store stops firing before its leases can be taken.
+
+TEST_F(PartitionLeaseTest, APartitionTakenOverBetweenRenewalsIsGivenUpAtTheNextRenewal) {
+  auto a = Start("a:7070", absl::Seconds(10), &fake_);
+  a->lease->Renew();
+  ASSERT_TRUE(a->last->Holds(5));
+  fake_.Steal("partition/5", "b:7070#1");  // A newer holder, whatever a thinks.
+  a->lease->Renew();
+  EXPECT_FALSE(a->last->Holds(5));
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions - 1));
+  EXPECT_EQ(a->last->epochs[5], 2);  // Its fires of that partition's jobs now carry the new epoch.
+  EXPECT_EQ(fake_.Get("partition/5").holder, "b:7070#1");
+  EXPECT_TRUE(a->lease->Health().ok()) << a->lease->Health();  // Short of its share only briefly so far.
+}
+
+TEST_F(PartitionLeaseTest, AHolderCutOffFromTheStoreStopsFiringBeforeItsLeasesCanBeTaken) {
+  // ttl 10 s, renewals every 2 s: a's hold is valid for 8 s after a
+  // renewal; its leases expire 10 s after it, by the store's clock.
+  auto a = Start("a:7070", absl::Seconds(10), &fake_);
+  a->lease->Renew();
+  const int64_t renewed = clock_.NowMillis();
+  fake_.set_down(true);
+  for (int s = 2; s <= 6; s += 2) {
+    clock_.AdvanceTo(absl::FromUnixMillis(renewed + s * 1000));
+    a->lease->Renew();
+    EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions)) << s << " s";
+  }
+  clock_.AdvanceTo(absl::FromUnixMillis(renewed + 8000));
+  a->lease->Renew();
+  EXPECT_TRUE(a->last->partitions.empty());  // Stopped firing: its hold lapsed.
+  EXPECT_FALSE(a->lease->Health().ok());
+  fake_.set_down(false);
+  auto b = Start("b:7070", absl::Seconds(10), &fake_);
+  b->lease->Renew();
+  EXPECT_TRUE(b->last->partitions.empty());  // a's leases still live by the store's clock.
+  clock_.AdvanceTo(absl::FromUnixMillis(renewed + 10'000));
+  b->lease->Renew();
+  EXPECT_EQ(b->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  for (int p = 0; p < store::kPartitions; ++p) EXPECT_EQ(b->last->epochs[p], 2);
+  EXPECT_TRUE(a->last->partitions.empty());
+}
+
+TEST_F(PartitionLeaseTest, AReplicaThatStopsRenewingLosesItsShareToTheOthersWithNewEpochs) {
+  auto a = Start("a:7070", absl::Seconds(10), &fake_);
+  auto b = Start("b:7070", absl::Seconds(10), &fake_);
+  a->lease->Renew();
+  b->lease->Renew();
+  a->lease->Renew();
+  b->lease->Renew();
+  const std::vector<int> b_share = b->last->partitions;
+  ASSERT_FALSE(b_share.empty());
+  // b freezes (never renews again); a renews on.
+  for (int s = 2; s <= 10; s += 2) {
+    clock_.Advance(absl::Seconds(2));
+    a->lease->Renew();
+  }
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->live_replicas, 1);
+  for (int p : b_share) EXPECT_EQ(a->last->epochs[p], 3) << "partition " << p;  // a, b, a again.
 }
 
 }  // namespace

@@ -42,7 +42,9 @@ void RunReaper::FailLost(const Left& left, const Ownership* held) {
   }
   absl::StatusOr<std::vector<v1::Run>> runs = store_->ListActiveRunsOn(executor.address());
   if (!runs.ok()) {
-    GNOMON_LOG(WARNING) << "scheduler: runs on lost executor " << executor.address() << ": " << runs.status();
+    GNOMON_LOG(WARNING) << "scheduler: runs on lost executor " << executor.address() << ": " << runs.status()
+                        << "; will try again";
+    TryAgainLater(left);
     return;
   }
   std::vector<int64_t> ids;
@@ -63,8 +65,17 @@ void RunReaper::FailLost(const Left& left, const Ownership* held) {
   if (n.ok()) {
     GNOMON_LOG(INFO) << "scheduler: failed " << *n << " runs of lost executor " << executor.address();
   } else {
-    GNOMON_LOG(WARNING) << "scheduler: failing runs of " << executor.address() << ": " << n.status();
+    GNOMON_LOG(WARNING) << "scheduler: failing runs of " << executor.address() << ": " << n.status()
+                        << "; will try again";
+    TryAgainLater(left);
   }
+}
+
+void RunReaper::TryAgainLater(const Left& left) {
+  absl::MutexLock l(&mu_);
+  // Due after every entry queued so far (each is due within lost_grace of now).
+  left_.push_back({left.executor, left.left_ms,
+                   clock_->NowMillis() + absl::ToInt64Milliseconds(options_.lost_grace)});
 }
 
 void RunReaper::FailStalePending(int64_t now_ms, const std::vector<int>& partitions) {

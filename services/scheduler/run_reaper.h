@@ -82,6 +82,11 @@ class RunReaper {
   // What this replica holds now (null: every partition).
   std::shared_ptr<const Ownership> Held() ABSL_LOCKS_EXCLUDED(mu_);
   void FailLost(const Left& left, const Ownership* held);
+  // A lost executor's runs could not be read or failed (the store is
+  // down): checked again a lost_grace from now. Nothing else would find
+  // them if a new process is live at the address (the scan passes its
+  // address over), and they would stay RUNNING for ever.
+  void TryAgainLater(const Left& left) ABSL_LOCKS_EXCLUDED(mu_);
   void FailStalePending(int64_t now_ms, const std::vector<int>& partitions);
   // Fails RUNNING runs on executors absent from membership for lost_grace.
   void FailOrphaned(int64_t now_ms, const std::vector<int>& partitions);

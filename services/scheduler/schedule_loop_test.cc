@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -11,6 +12,9 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
+#include "services/scheduler/run_recorder.h"
+#include "services/scheduler/testing/recording_sink.h"
+#include "services/scheduler/testing/runs.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -454,6 +458,104 @@ TEST_F(ScheduleLoopTest, AnInvalidateSentWhileASlotIsBeingRecordedIsAppliedAfter
   }
   EXPECT_EQ(sink_.seen.size(), 1u);
   EXPECT_EQ(loop.ArmedJobs(), 0u);
+}
+
+}  // namespace
+}  // namespace gnomon::scheduler
+
+namespace gnomon::scheduler {
+namespace {
+
+// A lease lost mid-fire: the holder's hold lapses, and another replica takes
+// its partition over, while the holder is still recording a slot. Whoever
+// records a slot first has it; the other records nothing, the old holder
+// fires nothing more, and its late cursor write cannot move the cursor back.
+class LeaseLostMidFireTest : public ScheduleLoopTest {
+ protected:
+  // A replica: its recorder (its epochs), a sink recording through it, its loop.
+  struct Replica {
+    Replica(store::Store* store, SimulatedClock* clock)
+        : recorder(store, clock), sink(&recorder), loop(store, &sink, clock, {}) {}
+    void Hold(int partition, int64_t epoch, int64_t valid_until_ms) {
+      auto o = std::make_shared<Ownership>();
+      o->partitions = {partition};
+      o->epochs[partition] = epoch;
+      o->valid_until_ms = valid_until_ms;
+      recorder.set_ownership(o);
+      loop.SetOwnership(o);
+    }
+    RunRecorder recorder;
+    testing::RecordingSink sink;
+    ScheduleLoop loop;
+  };
+  void SetUp() override {
+    ScheduleLoopTest::SetUp();
+    job_ = Create(RateJob(1000), kSlot);
+    partition_ = store::PartitionOf(job_);
+    a_ = std::make_unique<Replica>(store_.get(), &clock_);
+    b_ = std::make_unique<Replica>(store_.get(), &clock_);
+    a_->Hold(partition_, 1, kSlot + 500);  // A holds the partition, for now.
+    a_->loop.Tick();
+  }
+  void TearDown() override {
+    a_.reset();
+    b_.reset();
+    ScheduleLoopTest::TearDown();
+  }
+  // Slot -> the fencing epochs of the runs recorded for it.
+  std::map<int64_t, std::vector<int64_t>> Recorded() {
+    std::map<int64_t, std::vector<int64_t>> out;
+    for (const v1::Run& r : testing::RunsOf(store_.get(), job_)) {
+      out[TimeUtil::TimestampToMilliseconds(r.scheduled_time())].push_back(r.fence_epoch());
+    }
+    return out;
+  }
+
+  static constexpr int64_t kSlot = kStart + 1000;  // The job's first slot; one a second.
+  int64_t job_ = 0;
+  int partition_ = 0;
+  std::unique_ptr<Replica> a_, b_;  // The old holder and the new.
+};
+
+using ::testing::ElementsAre;
+using ::testing::Pair;
+
+TEST_F(LeaseLostMidFireTest, TheNewHolderGetsTheSlotTheOldOneWasRecordingAndTheOldFiresNothingMore) {
+  a_->sink.before_record = [&] {
+    a_->sink.before_record = nullptr;
+    // A's store call is slow: its hold lapses, and B takes the partition over.
+    clock_.AdvanceTo(absl::FromUnixMillis(kSlot + 2000));
+    b_->Hold(partition_, 2, kSlot + 60'000);
+    b_->loop.Tick();  // B fires the slot A is recording...
+    clock_.AdvanceTo(absl::FromUnixMillis(kSlot + 2300));
+    b_->loop.Tick();  // ...and the next, and writes its cursor.
+  };
+  clock_.AdvanceTo(absl::FromUnixMillis(kSlot));
+  a_->loop.Tick();
+  EXPECT_THAT(Recorded(), ElementsAre(Pair(kSlot, ElementsAre(2)), Pair(kSlot + 1000, ElementsAre(2))));
+  EXPECT_EQ(Cursor(job_), kSlot + 2000);  // A's write (slot -> slot + 1000) was refused.
+  a_->loop.Tick();  // Lapsed: nothing.
+  b_->loop.Tick();
+  EXPECT_THAT(Recorded(), ElementsAre(Pair(kSlot, ElementsAre(2)), Pair(kSlot + 1000, ElementsAre(2)),
+                                      Pair(kSlot + 2000, ElementsAre(2))));
+}
+
+TEST_F(LeaseLostMidFireTest, ASlotTheOldHolderRecordedBeforeItsLeaseWasTakenIsNotRecordedAgain) {
+  // Its run keeps the old epoch: an executor that has seen the new one
+  // refuses it and the new holder resends it (dispatcher_test).
+  clock_.AdvanceTo(absl::FromUnixMillis(kSlot));
+  a_->loop.Tick();  // Recorded; its cursor not written yet.
+  clock_.AdvanceTo(absl::FromUnixMillis(kSlot + 2000));
+  b_->Hold(partition_, 2, kSlot + 60'000);
+  for (int i = 0; i < 3; ++i) b_->loop.Tick();  // The slot is taken; the next one is B's.
+  a_->loop.Tick();  // Lapsed: nothing.
+  a_->loop.SetOwnership(Holding({}, 0));
+  a_->loop.Tick();  // Given up: A writes the cursor it had.
+  for (int i = 0; i < 3; ++i) b_->loop.Tick();
+  clock_.AdvanceTo(absl::FromUnixMillis(kSlot + 3000));
+  for (int i = 0; i < 3; ++i) b_->loop.Tick();
+  EXPECT_THAT(Recorded(), ElementsAre(Pair(kSlot, ElementsAre(1)), Pair(kSlot + 1000, ElementsAre(2)),
+                                      Pair(kSlot + 2000, ElementsAre(2)), Pair(kSlot + 3000, ElementsAre(2))));
 }
 
 }  // namespace

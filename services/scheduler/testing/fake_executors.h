@@ -1,6 +1,7 @@
 // FakeExecutors: an ExecutorClient for tests. It keeps every run sent until
 // the test answers it (in order), and answers Beat/IdleBeat probes from
-// fixed sets of addresses, noting each probe.
+// fixed sets of addresses, noting each probe. Registered() and Snapshot()
+// make the registry's view of executors for a Membership.
 //
 //   FakeExecutors executors;
 //   Dispatcher dispatcher(store, &membership, &executors, &outcomes, &clock);
@@ -18,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "gnomon/v1/registry.pb.h"
 #include "services/scheduler/executor_link.h"
 
 namespace gnomon::scheduler::testing {
@@ -57,6 +59,25 @@ class FakeExecutors final : public ExecutorClient {
   std::vector<std::string> beats;  // "address token"
   std::set<std::string> alive, idle;
 };
+
+// A registered executor of `app` at `address`, process `instance`.
+inline v1::ExecutorInfo Registered(const std::string& app, const std::string& address,
+                                   const std::string& instance = "") {
+  v1::ExecutorInfo e;
+  e.set_app_name(app);
+  e.set_address(address);
+  e.set_instance_id(instance);
+  return e;
+}
+
+// The registry's snapshot saying these (and only these) executors are live,
+// for Membership::Apply.
+inline v1::WatchExecutorsResponse Snapshot(const std::vector<v1::ExecutorInfo>& executors) {
+  v1::WatchExecutorsResponse msg;
+  msg.mutable_snapshot();
+  for (const v1::ExecutorInfo& e : executors) *msg.mutable_snapshot()->add_executors() = e;
+  return msg;
+}
 
 // An executor's acceptance of a run.
 inline v1::RunAnswer Accepted() {
