@@ -43,7 +43,7 @@ bool Watcher::closed() const {
 
 RegistryCore::RegistryCore(store::MembershipStore* rows, Clock* clock, RegistryOptions options,
                            RegistryMetrics* metrics)
-    : rows_(rows), clock_(clock), options_(options), metrics_(metrics), reaper_(clock) {}
+    : rows_(rows), clock_(clock), options_(options), metrics_(metrics), expiry_(clock) {}
 
 void RegistryCore::RefreshMetrics() const {
   std::map<std::string, int> by_app;
@@ -292,11 +292,11 @@ void RegistryCore::RefreshRemote(int64_t now_ms) {
   remote_loaded_ = true;
 }
 
-void RegistryCore::StartReaper() {
-  reaper_.Start(options_.beat_interval / 4, [this] { ReapPass(); });
+void RegistryCore::StartExpiry() {
+  expiry_.Start(options_.beat_interval / 4, [this] { ExpiryPass(); });
 }
 
-void RegistryCore::ReapPass() {
+void RegistryCore::ExpiryPass() {
   std::vector<std::function<void()>> cancels;
   std::vector<v1::ExecutorInfo> expired;
   {
@@ -340,7 +340,7 @@ void RegistryCore::Stop() {
   for (auto& c : cancels) {
     if (c) c();
   }
-  reaper_.Stop();
+  expiry_.Stop();
 }
 
 }  // namespace gnomon::registry

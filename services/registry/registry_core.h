@@ -9,11 +9,11 @@
 //
 // An executor is removed from membership at once when its stream breaks, when
 // it deregisters, or when `missed_beats` beat intervals pass without a beat
-// (checked by the reaper). Membership is persisted in the store for other
+// (checked by the expiry pass). Membership is persisted in the store for other
 // replicas and for people.
 //
-// Thread safety: thread-safe; the reaper runs on its own thread from
-// StartReaper() until Stop().
+// Thread safety: thread-safe; the expiry pass runs on its own thread from
+// StartExpiry() until Stop().
 #ifndef GNOMON_SERVICES_REGISTRY_REGISTRY_CORE_H_
 #define GNOMON_SERVICES_REGISTRY_REGISTRY_CORE_H_
 
@@ -102,7 +102,7 @@ class RegistryCore {
 
   // Expires members whose beats stopped, every beat_interval / 4, until
   // Stop(); also reads other replicas' executors and prunes stale rows.
-  void StartReaper() ABSL_LOCKS_EXCLUDED(mu_);
+  void StartExpiry() ABSL_LOCKS_EXCLUDED(mu_);
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
@@ -120,8 +120,8 @@ class RegistryCore {
   // Reads executors held by other registry replicas from the store and
   // publishes their arrivals and departures.
   void RefreshRemote(int64_t now_ms) ABSL_LOCKS_EXCLUDED(mu_);
-  // One pass of the reaper.
-  void ReapPass() ABSL_LOCKS_EXCLUDED(mu_);
+  // One expiry pass: expired members out, other replicas' rows read, stale rows pruned.
+  void ExpiryPass() ABSL_LOCKS_EXCLUDED(mu_);
   // Removes expired members; returns their cancel callbacks, and adds them to `expired`.
   std::vector<std::function<void()>> ExpireLocked(int64_t now_ms, std::vector<v1::ExecutorInfo>* expired)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -145,11 +145,11 @@ class RegistryCore {
   // Whether executors held by other replicas have been read once.
   bool remote_loaded_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  // The reaper's thread only.
+  // The expiry thread only.
   bool remote_read_ = false;
   int64_t last_remote_ms_ = 0;
   int64_t last_prune_ms_ = 0;
-  PeriodicWorker reaper_;
+  PeriodicWorker expiry_;
 };
 
 }  // namespace gnomon::registry

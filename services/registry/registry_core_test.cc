@@ -95,7 +95,7 @@ TEST_F(RegistryCoreTest, AnExecutorOfAnotherReplicaThatRestartedIsAnnouncedWithI
   options.remote_refresh = absl::Seconds(1);
   RegistryCore core(store_.get(), &clock_, options);
   UpsertRemote("instance-a");
-  core.StartReaper();  // Reads the others' executors at once.
+  core.StartExpiry();  // Reads the others' executors at once.
   std::shared_ptr<Watcher> watch = core.Watch({"billing"});
   std::optional<v1::WatchExecutorsResponse> snapshot = watch->Next(absl::Seconds(10));
   ASSERT_TRUE(snapshot && snapshot->snapshot().executors_size() == 1);

@@ -1,12 +1,12 @@
 // RegistryCore's liveness, as the schedulers routing to executors rely on
 // it: join, beats and leave reach watchers at once; an executor whose beats
 // stop is removed once missed_beats beat intervals have passed (within the
-// reaper's next check, a quarter interval); an executor that moved to
+// expiry's next check, a quarter interval); an executor that moved to
 // another replica keeps its row when the first replica removes its old
 // registration; and a store outage neither ends sessions nor makes another
 // replica's executors look gone. Replicas are RegistryCores sharing one
 // SQLite store, each through its own FailingMembershipStore; time is a
-// SimulatedClock, and each reaper pass is awaited through its store read.
+// SimulatedClock, and each expiry pass is awaited through its store read.
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -70,19 +70,19 @@ std::vector<v1::ExecutorChangeKind> Changes(Watcher& w) {
   return kinds;
 }
 
-// Starts a replica's reaper (its own thread) and steps it: Step(d) moves the clock
-// once the reaper waits, and returns when the pass that wakes is done — it
+// Starts a replica's expiry (its own thread) and steps it: Step(d) moves the clock
+// once the expiry waits, and returns when the pass that wakes is done — it
 // has read the store (with remote_refresh = beat_interval / 4, every pass
 // does) and waits for the clock again.
-class Reaper {
+class Expiry {
  public:
-  Reaper(RegistryCore* core, StoreCallHook* hook, SimulatedClock* clock)
+  Expiry(RegistryCore* core, StoreCallHook* hook, SimulatedClock* clock)
       : core_(core), hook_(hook), clock_(clock) {
-    core_->StartReaper();
+    core_->StartExpiry();
     reads_ = 1;  // The read at start.
     EXPECT_TRUE(hook_->AwaitCalls("ListExecutors", reads_, kPatience));
   }
-  ~Reaper() { core_->Stop(); }
+  ~Expiry() { core_->Stop(); }
   void Step(absl::Duration d) {
     clock_->BlockUntilWaiters(1);
     clock_->Advance(d);
@@ -163,17 +163,17 @@ TEST_F(RegistryLivenessTest, AnExecutorWhoseBeatsStopIsRemovedOnceMissedBeatsInt
   std::atomic<bool> ended{false};
   absl::StatusOr<uint64_t> session = core.Join(Registration(), [&] { ended = true; });
   ASSERT_TRUE(session.ok()) << session.status();
-  Reaper reaper(&core, &hook_a_, &clock_);
-  std::shared_ptr<Watcher> watch = core.Watch({"billing"});  // After the reaper's first read.
+  Expiry expiry(&core, &hook_a_, &clock_);
+  std::shared_ptr<Watcher> watch = core.Watch({"billing"});  // After the expiry's first read.
   watch->Next(absl::ZeroDuration());  // The snapshot.
-  for (int i = 0; i < 4; ++i) reaper.Step(absl::Milliseconds(500));
+  for (int i = 0; i < 4; ++i) expiry.Step(absl::Milliseconds(500));
   ASSERT_TRUE(core.Beat(*session, v1::Beat()).ok());  // At 2 s: its last beat.
-  for (int i = 0; i < 12; ++i) reaper.Step(absl::Milliseconds(500));
+  for (int i = 0; i < 12; ++i) expiry.Step(absl::Milliseconds(500));
   // 6 s (3 intervals) after the last beat: not yet missed.
   EXPECT_TRUE(Changes(*watch).empty());
   EXPECT_FALSE(ended);
   ASSERT_EQ(Rows().size(), 1u);
-  reaper.Step(absl::Milliseconds(500));  // The next check: gone, and its stream ended.
+  expiry.Step(absl::Milliseconds(500));  // The next check: gone, and its stream ended.
   EXPECT_EQ(Changes(*watch), std::vector{v1::EXECUTOR_CHANGE_KIND_LEFT});
   EXPECT_TRUE(ended);
   EXPECT_EQ(core.Beat(*session, v1::Beat()).code(), absl::StatusCode::kFailedPrecondition);
@@ -241,7 +241,7 @@ TEST_F(RegistryLivenessTest, AStoreOutageDoesNotMakeAnotherReplicasExecutorLeave
   RegistryCore b(&rows_b_, &clock_, Options("b", absl::Milliseconds(500)));
   absl::StatusOr<uint64_t> session = a.Join(Registration(), [] {});
   ASSERT_TRUE(session.ok()) << session.status();
-  Reaper reaper(&b, &hook_b_, &clock_);
+  Expiry expiry(&b, &hook_b_, &clock_);
   std::shared_ptr<Watcher> watch = b.Watch({"billing"});
   std::optional<v1::WatchExecutorsResponse> snapshot = watch->Next(absl::ZeroDuration());
   ASSERT_TRUE(snapshot && snapshot->snapshot().executors_size() == 1);
@@ -251,7 +251,7 @@ TEST_F(RegistryLivenessTest, AStoreOutageDoesNotMakeAnotherReplicasExecutorLeave
   hook_b_.Set(FailWhile(&down));
   for (int i = 1; i <= 40; ++i) {  // 20 s: 10 s down, 10 s back.
     if (i == 21) down = false;
-    reaper.Step(absl::Milliseconds(500));
+    expiry.Step(absl::Milliseconds(500));
     if (i % 4 == 0) ASSERT_TRUE(a.Beat(*session, v1::Beat()).ok());
   }
   EXPECT_TRUE(Changes(*watch).empty());
@@ -260,10 +260,10 @@ TEST_F(RegistryLivenessTest, AStoreOutageDoesNotMakeAnotherReplicasExecutorLeave
   // persist intervals without a persisted beat — not before.
   const int64_t last_persisted = TimeUtil::TimestampToMilliseconds(Rows()[0].last_beat_time());
   while (clock_.NowMillis() + 500 <= last_persisted + 6'000) {
-    reaper.Step(absl::Milliseconds(500));
+    expiry.Step(absl::Milliseconds(500));
     ASSERT_TRUE(Changes(*watch).empty()) << clock_.NowMillis() - last_persisted;
   }
-  reaper.Step(absl::Milliseconds(500));
+  expiry.Step(absl::Milliseconds(500));
   EXPECT_EQ(Changes(*watch), std::vector{v1::EXECUTOR_CHANGE_KIND_LEFT});
 }
 

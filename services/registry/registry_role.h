@@ -1,4 +1,4 @@
-// RegistryRole: the registry's core, gRPC service and reaper thread.
+// RegistryRole: the registry's core (with its expiry thread) and gRPC service.
 //
 // Thread safety: Start/Stop from one thread.
 #ifndef GNOMON_SERVICES_REGISTRY_REGISTRY_ROLE_H_
@@ -27,8 +27,8 @@ class RegistryRole {
   ~RegistryRole() { Stop(); }
 
   grpc::Service* service() { return &service_; }
-  void Start() { core_.StartReaper(); }
-  // Ends every session (executors reconnect elsewhere) and the reaper.
+  void Start() { core_.StartExpiry(); }
+  // Ends every session (executors reconnect elsewhere) and the expiry thread.
   void Stop() {
     core_.Stop();
   }
