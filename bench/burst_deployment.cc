@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::bench {
 namespace {
@@ -55,9 +56,8 @@ absl::StatusOr<std::unique_ptr<BurstDeployment>> BurstDeployment::Start(BurstDep
   std::unique_ptr<BurstDeployment> d(new BurstDeployment(std::move(options)));
   d->replicas_.resize(d->options_.replicas);
   for (int i = 0; i < d->options_.replicas; ++i) {
-    absl::StatusOr<std::string> address = d->SpawnReplica(i, "127.0.0.1:0");
-    if (!address.ok()) return address.status();
-    d->addresses_.push_back(*std::move(address));
+    ASSIGN_OR_RETURN(std::string address, d->SpawnReplica(i, "127.0.0.1:0"));
+    d->addresses_.push_back(std::move(address));
   }
   std::ifstream token(d->dir() + "/admin.token");
   std::getline(token, d->admin_token_);

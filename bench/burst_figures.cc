@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::bench {
 namespace {
@@ -33,52 +34,49 @@ absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, 
                                               JobIds jobs) {
   SlotOutcomes out;
   const std::string where = WindowWhere(from_ms, to_ms, jobs);
-  absl::Status s =
-      db.ForEachRow(absl::StrCat("SELECT count(*), sum(CASE WHEN n > 1 THEN 1 ELSE 0 END), "
-                                 "sum(CASE WHEN s IS NOT NULL THEN 1 ELSE 0 END), "
-                                 "sum(CASE WHEN s IS NOT NULL AND s - scheduled_ms > ",
-                                 late_ms,
-                                 " THEN 1 ELSE 0 END), "
-                                 "sum(n), sum(m) FROM (SELECT job_id, scheduled_ms, shard_index, count(*) AS n, "
-                                 "sum(CASE WHEN trigger_type = ",
-                                 kMisfire,
-                                 " THEN 1 ELSE 0 END) AS m, "
-                                 "min(CASE WHEN start_ms > 0 THEN start_ms END) AS s FROM run",
-                                 where, "GROUP BY job_id, scheduled_ms, shard_index) AS slots"),
-                    [&](absl::Span<const absl::string_view> row) {
-                      if (row.size() < 6) return;
-                      out.recorded_slots = AsInt(row[0]);
-                      out.duplicate_slots = AsInt(row[1]);
-                      out.started_slots = AsInt(row[2]);
-                      out.late_slots = AsInt(row[3]);
-                      out.runs = AsInt(row[4]);
-                      out.misfire_runs = AsInt(row[5]);
-                    });
-  if (!s.ok()) return s;
-  s = db.ForEachRow(absl::StrCat("SELECT trigger_ms - scheduled_ms, "
-                                 "CASE WHEN dispatch_ms > 0 THEN dispatch_ms - scheduled_ms END, "
-                                 "CASE WHEN start_ms > 0 THEN start_ms - scheduled_ms END, "
-                                 "CASE WHEN end_ms > 0 THEN end_ms - scheduled_ms END FROM run",
-                                 where),
-                    [&](absl::Span<const absl::string_view> row) {
-                      if (row.size() < 4) return;
-                      out.record_lateness_ms.push_back(AsInt(row[0]));
-                      if (row[1] != "NULL") out.dispatch_lateness_ms.push_back(AsInt(row[1]));
-                      if (row[2] != "NULL") out.start_lateness_ms.push_back(AsInt(row[2]));
-                      if (row[3] != "NULL") out.end_lateness_ms.push_back(AsInt(row[3]));
-                    });
-  if (!s.ok()) return s;
+  RETURN_IF_ERROR(db.ForEachRow(absl::StrCat("SELECT count(*), sum(CASE WHEN n > 1 THEN 1 ELSE 0 END), "
+                                             "sum(CASE WHEN s IS NOT NULL THEN 1 ELSE 0 END), "
+                                             "sum(CASE WHEN s IS NOT NULL AND s - scheduled_ms > ",
+                                             late_ms,
+                                             " THEN 1 ELSE 0 END), "
+                                             "sum(n), sum(m) FROM (SELECT job_id, scheduled_ms, shard_index, "
+                                             "count(*) AS n, "
+                                             "sum(CASE WHEN trigger_type = ",
+                                             kMisfire,
+                                             " THEN 1 ELSE 0 END) AS m, "
+                                             "min(CASE WHEN start_ms > 0 THEN start_ms END) AS s FROM run",
+                                             where, "GROUP BY job_id, scheduled_ms, shard_index) AS slots"),
+                                [&](absl::Span<const absl::string_view> row) {
+                                  if (row.size() < 6) return;
+                                  out.recorded_slots = AsInt(row[0]);
+                                  out.duplicate_slots = AsInt(row[1]);
+                                  out.started_slots = AsInt(row[2]);
+                                  out.late_slots = AsInt(row[3]);
+                                  out.runs = AsInt(row[4]);
+                                  out.misfire_runs = AsInt(row[5]);
+                                }));
+  RETURN_IF_ERROR(db.ForEachRow(absl::StrCat("SELECT trigger_ms - scheduled_ms, "
+                                             "CASE WHEN dispatch_ms > 0 THEN dispatch_ms - scheduled_ms END, "
+                                             "CASE WHEN start_ms > 0 THEN start_ms - scheduled_ms END, "
+                                             "CASE WHEN end_ms > 0 THEN end_ms - scheduled_ms END FROM run",
+                                             where),
+                                [&](absl::Span<const absl::string_view> row) {
+                                  if (row.size() < 4) return;
+                                  out.record_lateness_ms.push_back(AsInt(row[0]));
+                                  if (row[1] != "NULL") out.dispatch_lateness_ms.push_back(AsInt(row[1]));
+                                  if (row[2] != "NULL") out.start_lateness_ms.push_back(AsInt(row[2]));
+                                  if (row[3] != "NULL") out.end_lateness_ms.push_back(AsInt(row[3]));
+                                }));
   // RUN_STATUS_SUCCEEDED = 3.
-  s = db.ForEachRow(absl::StrCat("SELECT status, trigger_code, handle_code, "
-                                 "substr(coalesce(nullif(handle_message, ''), trigger_message), 1, 70), "
-                                 "count(*) FROM run",
-                                 where, "AND status <> 3 GROUP BY 1, 2, 3, 4"),
-                    [&](absl::Span<const absl::string_view> row) {
-                      if (row.size() < 5) return;
-                      out.unsuccessful[absl::StrCat("status ", row[0], " ", row[1], "/", row[2], ": ", row[3])] +=
-                          AsInt(row[4]);
-                    });
-  if (!s.ok()) return s;
+  RETURN_IF_ERROR(db.ForEachRow(absl::StrCat("SELECT status, trigger_code, handle_code, "
+                                             "substr(coalesce(nullif(handle_message, ''), trigger_message), 1, 70), "
+                                             "count(*) FROM run",
+                                             where, "AND status <> 3 GROUP BY 1, 2, 3, 4"),
+                                [&](absl::Span<const absl::string_view> row) {
+                                  if (row.size() < 5) return;
+                                  out.unsuccessful[absl::StrCat("status ", row[0], " ", row[1], "/", row[2], ": ",
+                                                                row[3])] += AsInt(row[4]);
+                                }));
   return out;
 }
 

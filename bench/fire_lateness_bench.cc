@@ -18,6 +18,7 @@
 #include "absl/time/clock.h"
 #include "bench/call_counter.h"
 #include "google/protobuf/util/time_util.h"
+#include "services/common/status/status_macros.h"
 #include "services/scheduler/dispatch_timer.h"
 #include "services/scheduler/route_plan.h"
 #include "services/scheduler/run_recorder.h"
@@ -42,9 +43,8 @@ class RecordingSink final : public scheduler::FireSink {
     std::vector<scheduler::RoutePlan> plans;
     plans.reserve(fires.size());
     for (const auto& f : fires) plans.push_back(scheduler::PlanRoute(f, *kNoExecutors));
-    absl::StatusOr<scheduler::RecordedFires> recorded = recorder_.Record(fires, plans);
-    if (!recorded.ok()) return recorded.status();
-    for (const scheduler::RecordedRun& r : recorded->runs) {
+    ASSIGN_OR_RETURN(scheduler::RecordedFires recorded, recorder_.Record(fires, plans));
+    for (const scheduler::RecordedRun& r : recorded.runs) {
       const scheduler::FireSpec& f = fires[r.fire];
       timer_->At(f.dispatch_at_ms, [this, slot = f.scheduled_ms] {
         const absl::Time sent = absl::Now();
@@ -52,7 +52,7 @@ class RecordingSink final : public scheduler::FireSink {
         lateness_us_.push_back(absl::ToInt64Microseconds(sent - absl::FromUnixMillis(slot)));
       });
     }
-    return std::move(recorded->outcomes);
+    return std::move(recorded.outcomes);
   }
   std::vector<int64_t> Take() {
     absl::MutexLock l(&mu_);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "services/common/status/status_macros.h"
 #include "sqlite3.h"
 #include "tests/support/subprocess.h"
 
@@ -22,11 +23,10 @@ int64_t AsInt(absl::string_view value, int64_t fallback) {
 absl::StatusOr<int64_t> StoreReader::QueryInt(const std::string& sql) {
   int64_t v = 0;
   bool seen = false;
-  absl::Status s = ForEachRow(sql, [&](absl::Span<const absl::string_view> row) {
+  RETURN_IF_ERROR(ForEachRow(sql, [&](absl::Span<const absl::string_view> row) {
     if (!seen && !row.empty()) v = AsInt(row[0]);
     seen = true;
-  });
-  if (!s.ok()) return s;
+  }));
   return v;
 }
 
@@ -111,13 +111,12 @@ std::unique_ptr<StoreReader> MariadbStoreReader(std::string socket, std::string 
 absl::StatusOr<std::map<std::string, int64_t>> MariadbGlobalStatus(std::string socket,
                                                                   const std::vector<std::string>& names) {
   std::map<std::string, int64_t> out;
-  absl::Status s = MariadbStoreReader(std::move(socket), "mysql")
-                       ->ForEachRow(absl::StrCat("SHOW GLOBAL STATUS WHERE Variable_name IN ('",
-                                                 absl::StrJoin(names, "','"), "')"),
-                                    [&](absl::Span<const absl::string_view> row) {
-                                      if (row.size() >= 2) out[std::string(row[0])] = AsInt(row[1]);
-                                    });
-  if (!s.ok()) return s;
+  RETURN_IF_ERROR(MariadbStoreReader(std::move(socket), "mysql")
+                      ->ForEachRow(absl::StrCat("SHOW GLOBAL STATUS WHERE Variable_name IN ('",
+                                                absl::StrJoin(names, "','"), "')"),
+                                   [&](absl::Span<const absl::string_view> row) {
+                                     if (row.size() >= 2) out[std::string(row[0])] = AsInt(row[1]);
+                                   }));
   return out;
 }
 

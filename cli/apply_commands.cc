@@ -19,6 +19,7 @@
 #include "cli/yaml_json.h"
 #include "gnomon/v1/manifest.pb.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::cli {
 namespace {
@@ -63,14 +64,12 @@ absl::Status Invalid(const std::string& where, std::string_view what) {
 // Every document of every file, checked for what the server cannot check:
 // kinds, keys, and the same group or job declared twice.
 absl::StatusOr<std::vector<Doc>> ReadDocs(CommandContext& c) {
-  absl::StatusOr<std::vector<std::string>> files = InputFiles(c.args().GetAll("filename"));
-  if (!files.ok()) return files.status();
+  ASSIGN_OR_RETURN(std::vector<std::string> files, InputFiles(c.args().GetAll("filename")));
   std::vector<Doc> docs;
   std::set<std::string> seen;
-  for (const std::string& file : *files) {
-    absl::StatusOr<std::string> text = c.env().read_file(file);
-    if (!text.ok()) return text.status();
-    absl::StatusOr<std::vector<YamlDocument>> parsed = ParseYamlDocuments(*text);
+  for (const std::string& file : files) {
+    ASSIGN_OR_RETURN(std::string text, c.env().read_file(file));
+    absl::StatusOr<std::vector<YamlDocument>> parsed = ParseYamlDocuments(text);
     if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat(file, ": ", parsed.status().message()));
     for (const YamlDocument& y : *parsed) {
       Doc d{absl::StrCat(file, " document ", y.index, " (line ", y.line, ")"), {}};

@@ -7,6 +7,7 @@
 #include "cli/completion.h"
 #include "cli/config.h"
 #include "services/common/client/version.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::cli {
 namespace {
@@ -132,9 +133,8 @@ absl::Status ApplyGlobals(const ParsedArgs& args, GlobalOptions* globals) {
     globals->output = it->second;
   }
   for (const char* name : {"timeout", "rpc-timeout"}) {
-    absl::StatusOr<std::optional<absl::Duration>> d = ParsePositiveDurationFlag(args, name);
-    if (!d.ok()) return d.status();
-    if (*d) globals->timeout = **d;
+    ASSIGN_OR_RETURN(std::optional<absl::Duration> d, ParsePositiveDurationFlag(args, name));
+    if (d) globals->timeout = *d;
   }
   return absl::OkStatus();
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "services/common/status/status_macros.h"
 #include "yaml-cpp/yaml.h"
 
 namespace gnomon::cli {
@@ -46,9 +47,8 @@ absl::Status ReadFields(const std::string& path, const YAML::Node& node, const s
       return At(path, item.first.Mark(),
                 absl::StrCat("unknown key '", prefix, key, "' (", known, ")"));
     }
-    absl::StatusOr<std::string> text = Text(path, key, item.second);
-    if (!text.ok()) return text.status();
-    *field->second = *text;
+    ASSIGN_OR_RETURN(std::string text, Text(path, key, item.second));
+    *field->second = text;
   }
   return absl::OkStatus();
 }
@@ -75,16 +75,11 @@ absl::Status ReadTls(const std::string& path, const YAML::Node& node, CliContext
 absl::StatusOr<CliContext> ReadContext(const std::string& path, const YAML::Node& node) {
   if (!node.IsMap()) return At(path, node.Mark(), "each context must be a mapping");
   CliContext context;
-  if (absl::Status s = ReadFields(path, node, "",
-                                  {{"name", &context.name},
-                                   {"server", &context.server},
-                                   {"token-file", &context.token_file}},
-                                  "name, server, token-file, tls", /*skip=*/"tls");
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(ReadFields(
+      path, node, "", {{"name", &context.name}, {"server", &context.server}, {"token-file", &context.token_file}},
+      "name, server, token-file, tls", /*skip=*/"tls"));
   if (node["tls"]) {
-    if (absl::Status s = ReadTls(path, node["tls"], &context); !s.ok()) return s;
+    RETURN_IF_ERROR(ReadTls(path, node["tls"], &context));
   }
   if (context.name.empty()) return At(path, node.Mark(), "a context needs a name");
   return context;
@@ -103,20 +98,18 @@ absl::StatusOr<CliConfig> ParseConfig(const std::string& path, const std::string
   for (const auto& item : root) {
     const std::string key = item.first.as<std::string>();
     if (key == "current-context") {
-      absl::StatusOr<std::string> name = Text(path, key, item.second);
-      if (!name.ok()) return name.status();
-      config.current_context = *name;
+      ASSIGN_OR_RETURN(std::string name, Text(path, key, item.second));
+      config.current_context = name;
     } else if (key == "contexts") {
       if (!item.second.IsSequence() && !item.second.IsNull()) {
         return At(path, item.second.Mark(), "contexts must be a list");
       }
       for (const YAML::Node& node : item.second) {
-        absl::StatusOr<CliContext> context = ReadContext(path, node);
-        if (!context.ok()) return context.status();
-        if (config.Find(context->name) != nullptr) {
-          return At(path, node.Mark(), absl::StrCat("context '", context->name, "' twice"));
+        ASSIGN_OR_RETURN(CliContext context, ReadContext(path, node));
+        if (config.Find(context.name) != nullptr) {
+          return At(path, node.Mark(), absl::StrCat("context '", context.name, "' twice"));
         }
-        config.contexts.push_back(*std::move(context));
+        config.contexts.push_back(std::move(context));
       }
     } else {
       return At(path, item.first.Mark(),
@@ -251,11 +244,10 @@ absl::Status ApplyContext(const CliContext& context, const std::string& config_d
 absl::Status ApplyConfiguredContext(const std::optional<std::string>& context_flag,
                                     bool want_token, GlobalOptions* globals) {
   const std::string path = globals->config_path;
-  absl::StatusOr<CliConfig> config = LoadConfig(path);
-  if (!config.ok()) return config.status();
-  const std::string name = context_flag.value_or(config->current_context);
+  ASSIGN_OR_RETURN(CliConfig config, LoadConfig(path));
+  const std::string name = context_flag.value_or(config.current_context);
   if (name.empty()) return absl::OkStatus();
-  const CliContext* context = config->Find(name);
+  const CliContext* context = config.Find(name);
   if (context == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("no context '", name, "' in config ",
                                                    path.empty() ? "(none found)" : path));

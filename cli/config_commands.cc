@@ -6,6 +6,7 @@
 #include "cli/config.h"
 #include "cli/format.h"
 #include "cli/yaml_json.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::cli {
 namespace {
@@ -22,9 +23,8 @@ struct Loaded {
 absl::StatusOr<Loaded> Load(CommandContext& c) {
   Loaded loaded;
   loaded.path = c.globals().config_path;
-  absl::StatusOr<CliConfig> config = LoadConfig(loaded.path);
-  if (!config.ok()) return config.status();
-  loaded.config = *std::move(config);
+  ASSIGN_OR_RETURN(CliConfig config, LoadConfig(loaded.path));
+  loaded.config = std::move(config);
   return loaded;
 }
 

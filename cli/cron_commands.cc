@@ -8,6 +8,7 @@
 #include "cli/format.h"
 #include "gnomon/v1/admin.pb.h"
 #include "services/common/schedule/schedule.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::cli {
 namespace {
@@ -52,10 +53,9 @@ absl::StatusOr<absl::Time> FromTime(const CommandContext& c) {
 absl::StatusOr<int> Count(const ParsedArgs& args) {
   auto text = args.Get("count");
   if (!text) return 10;
-  absl::StatusOr<int64_t> n = ParseId("-n", *text);
-  if (!n.ok()) return n.status();
-  if (*n > 1000) return absl::InvalidArgumentError("-n is at most 1000");
-  return static_cast<int>(*n);
+  ASSIGN_OR_RETURN(int64_t n, ParseId("-n", *text));
+  if (n > 1000) return absl::InvalidArgumentError("-n is at most 1000");
+  return static_cast<int>(n);
 }
 
 int Next(CommandContext& c) {

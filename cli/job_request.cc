@@ -6,6 +6,7 @@
 #include "cli/format.h"
 #include "cli/names.h"
 #include "cli/requests.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::cli {
 namespace {
@@ -25,10 +26,8 @@ absl::Status SetDuration(const ParsedArgs& args, const char* name,
                          MutableField mutable_field) {
   auto text = args.Get(name);
   if (!text) return absl::OkStatus();
-  absl::StatusOr<absl::Duration> d =
-      ParseDurationFlag(absl::StrCat("--", name), *text);
-  if (!d.ok()) return d.status();
-  *mutable_field() = ToDurationProto(*d);
+  ASSIGN_OR_RETURN(absl::Duration d, ParseDurationFlag(absl::StrCat("--", name), *text));
+  *mutable_field() = ToDurationProto(d);
   return absl::OkStatus();
 }
 
@@ -77,12 +76,11 @@ absl::Status ApplyTask(const ParsedArgs& args, bool creating,
   for (const ScriptFlag& f : kScriptFlags) {
     auto path = args.Get(f.flag);
     if (!path) continue;
-    absl::StatusOr<std::string> source = read_file(*path);
-    if (!source.ok()) return source.status();
+    ASSIGN_OR_RETURN(std::string source, read_file(*path));
     // The server numbers versions: whatever is sent here is ignored.
     v1::ScriptTask* script = job->mutable_script();
     script->set_language(f.language);
-    script->set_source(*std::move(source));
+    script->set_source(std::move(source));
     if (auto remark = args.Get("remark")) script->set_remark(*remark);
   }
   return absl::OkStatus();
@@ -109,15 +107,11 @@ absl::Status ApplySchedule(const ParsedArgs& args, bool creating,
     schedule->mutable_cron()->set_expression(*expr);
     schedule->mutable_cron()->set_time_zone(zone);
   } else if (args.Has("every")) {
-    absl::StatusOr<absl::Duration> d =
-        ParseDurationFlag("--every", *args.Get("every"));
-    if (!d.ok()) return d.status();
-    *schedule->mutable_fix_rate() = ToDurationProto(*d);
+    ASSIGN_OR_RETURN(absl::Duration d, ParseDurationFlag("--every", *args.Get("every")));
+    *schedule->mutable_fix_rate() = ToDurationProto(d);
   } else if (args.Has("delay")) {
-    absl::StatusOr<absl::Duration> d =
-        ParseDurationFlag("--delay", *args.Get("delay"));
-    if (!d.ok()) return d.status();
-    *schedule->mutable_fix_delay() = ToDurationProto(*d);
+    ASSIGN_OR_RETURN(absl::Duration d, ParseDurationFlag("--delay", *args.Get("delay")));
+    *schedule->mutable_fix_delay() = ToDurationProto(d);
   } else if (args.Has("manual")) {
     schedule->Clear();
   }
@@ -137,22 +131,11 @@ absl::Status ApplyRetry(const ParsedArgs& args, v1::Job* job) {
   }
   v1::RetryPolicy* retry = job->mutable_retry();
   if (auto n = args.Get("retries")) {
-    absl::StatusOr<int64_t> count = ParseCount("--retries", *n);
-    if (!count.ok()) return count.status();
-    retry->set_max_retries(static_cast<uint32_t>(*count));
+    ASSIGN_OR_RETURN(int64_t count, ParseCount("--retries", *n));
+    retry->set_max_retries(static_cast<uint32_t>(count));
   }
-  if (absl::Status s =
-          SetDuration(args, "retry-delay",
-                      [retry] { return retry->mutable_initial_delay(); });
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s =
-          SetDuration(args, "retry-max-delay",
-                      [retry] { return retry->mutable_max_delay(); });
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(SetDuration(args, "retry-delay", [retry] { return retry->mutable_initial_delay(); }));
+  RETURN_IF_ERROR(SetDuration(args, "retry-max-delay", [retry] { return retry->mutable_max_delay(); }));
   if (auto m = args.Get("retry-multiplier")) {
     double multiplier = 0;
     if (!absl::SimpleAtod(*m, &multiplier) || !(multiplier >= 1.0)) {
@@ -170,14 +153,12 @@ absl::Status ApplyMisfire(const ParsedArgs& args, v1::Job* job) {
   }
   v1::Misfire* misfire = job->mutable_misfire();
   if (auto word = args.Get("misfire")) {
-    absl::StatusOr<v1::MisfirePolicy> policy = ParseMisfire(*word);
-    if (!policy.ok()) return policy.status();
-    misfire->set_policy(*policy);
+    ASSIGN_OR_RETURN(v1::MisfirePolicy policy, ParseMisfire(*word));
+    misfire->set_policy(policy);
   }
   if (auto n = args.Get("max-catch-up")) {
-    absl::StatusOr<int64_t> count = ParseCount("--max-catch-up", *n);
-    if (!count.ok()) return count.status();
-    misfire->set_max_catch_up(static_cast<uint32_t>(*count));
+    ASSIGN_OR_RETURN(int64_t count, ParseCount("--max-catch-up", *n));
+    misfire->set_max_catch_up(static_cast<uint32_t>(count));
   }
   return SetDuration(args, "misfire-threshold",
                      [misfire] { return misfire->mutable_threshold(); });
@@ -187,9 +168,8 @@ absl::Status ApplyChildrenAndAlarms(const ParsedArgs& args, v1::Job* job) {
   if (args.Has("children")) {
     job->clear_child_job_ids();
     for (const std::string& item : SplitList(args.GetAll("children"))) {
-      absl::StatusOr<int64_t> id = ParseId("--children", item);
-      if (!id.ok()) return id.status();
-      job->add_child_job_ids(*id);
+      ASSIGN_OR_RETURN(int64_t id, ParseId("--children", item));
+      job->add_child_job_ids(id);
     }
   }
   if (args.Has("children-after-all-shards") &&
@@ -283,48 +263,36 @@ std::vector<FlagSpec> JobFlagSpecs() {
 absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating,
                            const FileReader& read_file, v1::Job* job) {
   if (auto group = args.Get("group")) {
-    absl::StatusOr<int64_t> id = ParseId("--group", *group);
-    if (!id.ok()) return id.status();
-    job->set_group_id(*id);
+    ASSIGN_OR_RETURN(int64_t id, ParseId("--group", *group));
+    job->set_group_id(id);
   } else if (creating) {
     return absl::InvalidArgumentError("a job needs --group ID");
   }
-  if (absl::Status s = ApplyTask(args, creating, read_file, job); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ApplySchedule(args, creating, job); !s.ok()) return s;
+  RETURN_IF_ERROR(ApplyTask(args, creating, read_file, job));
+  RETURN_IF_ERROR(ApplySchedule(args, creating, job));
   if (auto desc = args.Get("desc")) job->set_description(*desc);
   if (auto author = args.Get("author")) job->set_author(*author);
   if (auto name = args.Get("name")) job->set_name(*name);
   if (auto params = args.Get("params")) job->set_params(*params);
   if (auto word = args.Get("route")) {
-    absl::StatusOr<v1::RouteStrategy> route = ParseRoute(*word);
-    if (!route.ok()) return route.status();
-    job->set_route_strategy(*route);
+    ASSIGN_OR_RETURN(v1::RouteStrategy route, ParseRoute(*word));
+    job->set_route_strategy(route);
   }
   if (auto word = args.Get("block")) {
-    absl::StatusOr<v1::BlockStrategy> block = ParseBlock(*word);
-    if (!block.ok()) return block.status();
-    job->set_block_strategy(*block);
+    ASSIGN_OR_RETURN(v1::BlockStrategy block, ParseBlock(*word));
+    job->set_block_strategy(block);
   }
-  if (absl::Status s = SetDuration(args, "run-timeout",
-                                   [job] { return job->mutable_timeout(); });
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ApplyRetry(args, job); !s.ok()) return s;
-  if (absl::Status s = ApplyMisfire(args, job); !s.ok()) return s;
+  RETURN_IF_ERROR(SetDuration(args, "run-timeout", [job] { return job->mutable_timeout(); }));
+  RETURN_IF_ERROR(ApplyRetry(args, job));
+  RETURN_IF_ERROR(ApplyMisfire(args, job));
   return ApplyChildrenAndAlarms(args, job);
 }
 
 absl::StatusOr<v1::CreateJobRequest> BuildCreateJobRequest(
     const ParsedArgs& args, const FileReader& read_file) {
-  if (absl::Status s = ExpectPositionals(args, {}); !s.ok()) return s;
+  RETURN_IF_ERROR(ExpectPositionals(args, {}));
   v1::CreateJobRequest req;
-  if (absl::Status s = ApplyJobFlags(args, true, read_file, req.mutable_job());
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(ApplyJobFlags(args, true, read_file, req.mutable_job()));
   req.set_start(args.Has("start"));
   return req;
 }

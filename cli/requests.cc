@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/format.h"
 #include "cli/names.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::cli {
 
@@ -44,9 +45,8 @@ std::string JobArg::ToString() const {
 absl::StatusOr<JobArg> ParseJobArg(std::string_view text) {
   JobArg job;
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos) {
-    absl::StatusOr<int64_t> id = ParseId("JOB", text);
-    if (!id.ok()) return id.status();
-    job.id = *id;
+    ASSIGN_OR_RETURN(int64_t id, ParseId("JOB", text));
+    job.id = id;
     return job;
   }
   const size_t slash = text.find('/');
@@ -61,15 +61,13 @@ absl::StatusOr<JobArg> ParseJobArg(std::string_view text) {
 }
 
 absl::StatusOr<JobArg> PositionalJob(const ParsedArgs& args) {
-  if (absl::Status s = ExpectPositionals(args, {"JOB"}); !s.ok()) return s;
+  RETURN_IF_ERROR(ExpectPositionals(args, {"JOB"}));
   return ParseJobArg(args.positionals()[0]);
 }
 
 absl::StatusOr<int64_t> PositionalId(const ParsedArgs& args,
                                      std::string_view what) {
-  if (absl::Status s = ExpectPositionals(args, {std::string(what)}); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(ExpectPositionals(args, {std::string(what)}));
   return ParseId(what, args.positionals()[0]);
 }
 
@@ -92,7 +90,7 @@ std::vector<FlagSpec> GroupUpdateFlagSpecs() {
 
 absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(
     const ParsedArgs& args) {
-  if (absl::Status s = ExpectPositionals(args, {"APP"}); !s.ok()) return s;
+  RETURN_IF_ERROR(ExpectPositionals(args, {"APP"}));
   v1::CreateGroupRequest req;
   v1::Group* group = req.mutable_group();
   group->set_app_name(args.positionals()[0]);
@@ -112,11 +110,10 @@ absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(
 
 absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(
     const ParsedArgs& args) {
-  absl::StatusOr<int64_t> id = PositionalId(args, "ID");
-  if (!id.ok()) return id.status();
+  ASSIGN_OR_RETURN(int64_t id, PositionalId(args, "ID"));
   v1::UpdateGroupRequest req;
   v1::Group* group = req.mutable_group();
-  group->set_id(*id);
+  group->set_id(id);
   if (auto title = args.Get("title")) {
     group->set_title(*title);
     req.mutable_update_mask()->add_paths("title");
@@ -155,26 +152,23 @@ std::vector<FlagSpec> JobListFlagSpecs() {
 
 absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(
     const ParsedArgs& args) {
-  if (absl::Status s = ExpectPositionals(args, {}); !s.ok()) return s;
+  RETURN_IF_ERROR(ExpectPositionals(args, {}));
   v1::ListJobsRequest req;
   if (auto group = args.Get("group")) {
-    absl::StatusOr<int64_t> id = ParseId("--group", *group);
-    if (!id.ok()) return id.status();
-    req.set_group_id(*id);
+    ASSIGN_OR_RETURN(int64_t id, ParseId("--group", *group));
+    req.set_group_id(id);
   }
   req.set_name(args.Get("name").value_or(""));
   req.set_handler(args.Get("handler").value_or(""));
   req.set_author(args.Get("author").value_or(""));
   req.set_description(args.Get("description").value_or(""));
   if (auto kind = args.Get("schedule")) {
-    absl::StatusOr<v1::ScheduleType> t = ParseScheduleType(*kind);
-    if (!t.ok()) return t.status();
-    req.set_schedule_type(*t);
+    ASSIGN_OR_RETURN(v1::ScheduleType t, ParseScheduleType(*kind));
+    req.set_schedule_type(t);
   }
   if (auto state = args.Get("state")) {
-    absl::StatusOr<v1::JobState> s = ParseJobState(*state);
-    if (!s.ok()) return s.status();
-    req.set_state(*s);
+    ASSIGN_OR_RETURN(v1::JobState s, ParseJobState(*state));
+    req.set_state(s);
   }
   return req;
 }
@@ -192,19 +186,17 @@ std::vector<FlagSpec> TriggerFlagSpecs() {
 
 absl::StatusOr<v1::TriggerJobRequest> BuildTriggerJobRequest(
     const ParsedArgs& args) {
-  absl::StatusOr<JobArg> job = PositionalJob(args);
-  if (!job.ok()) return job.status();
+  ASSIGN_OR_RETURN(JobArg job, PositionalJob(args));
   v1::TriggerJobRequest req;
-  job->SetOn(&req);
+  job.SetOn(&req);
   req.set_trigger_type(v1::TRIGGER_TYPE_MANUAL);
   if (auto params = args.Get("params")) req.set_params(*params);
   for (auto& a : SplitList(args.GetAll("executors"))) {
     req.add_executor_addresses(a);
   }
   if (auto shard = args.Get("shard")) {
-    absl::StatusOr<int64_t> n = ParseCount("--shard", *shard);
-    if (!n.ok()) return n.status();
-    req.set_shard_index(static_cast<uint32_t>(*n));
+    ASSIGN_OR_RETURN(int64_t n, ParseCount("--shard", *shard));
+    req.set_shard_index(static_cast<uint32_t>(n));
   }
   return req;
 }
@@ -218,24 +210,21 @@ std::vector<FlagSpec> BackfillFlagSpecs() {
 
 absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(
     const ParsedArgs& args) {
-  absl::StatusOr<JobArg> job = PositionalJob(args);
-  if (!job.ok()) return job.status();
+  ASSIGN_OR_RETURN(JobArg job, PositionalJob(args));
   auto from = args.Get("from");
   auto to = args.Get("to");
   if (!from || !to) {
     return absl::InvalidArgumentError("backfill needs --from and --to");
   }
-  absl::StatusOr<absl::Time> start = ParseTimeFlag("--from", *from);
-  if (!start.ok()) return start.status();
-  absl::StatusOr<absl::Time> end = ParseTimeFlag("--to", *to);
-  if (!end.ok()) return end.status();
-  if (*end <= *start) {
+  ASSIGN_OR_RETURN(absl::Time start, ParseTimeFlag("--from", *from));
+  ASSIGN_OR_RETURN(absl::Time end, ParseTimeFlag("--to", *to));
+  if (end <= start) {
     return absl::InvalidArgumentError("--to must be after --from");
   }
   v1::BackfillRequest req;
-  job->SetOn(&req);
-  *req.mutable_start_time() = ToTimestamp(*start);
-  *req.mutable_end_time() = ToTimestamp(*end);
+  job.SetOn(&req);
+  *req.mutable_start_time() = ToTimestamp(start);
+  *req.mutable_end_time() = ToTimestamp(end);
   return req;
 }
 
@@ -257,7 +246,7 @@ std::vector<FlagSpec> RunListFlagSpecs() {
 
 absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
                                                          absl::Time now) {
-  if (absl::Status s = ExpectPositionals(args, {}); !s.ok()) return s;
+  RETURN_IF_ERROR(ExpectPositionals(args, {}));
   v1::ListRunsRequest req;
   if (auto job = args.Get("job")) {  // A name is resolved by the command (CommandContext::JobIdFlag).
     absl::StatusOr<JobArg> which = ParseJobArg(*job);
@@ -265,19 +254,16 @@ absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
     req.set_job_id(which->id);
   }
   if (auto group = args.Get("group")) {
-    absl::StatusOr<int64_t> id = ParseId("--group", *group);
-    if (!id.ok()) return id.status();
-    req.set_group_id(*id);
+    ASSIGN_OR_RETURN(int64_t id, ParseId("--group", *group));
+    req.set_group_id(id);
   }
   for (const std::string& word : SplitList(args.GetAll("status"))) {
-    absl::StatusOr<v1::RunStatus> status = ParseRunStatus(word);
-    if (!status.ok()) return status.status();
-    req.add_statuses(*status);
+    ASSIGN_OR_RETURN(v1::RunStatus status, ParseRunStatus(word));
+    req.add_statuses(status);
   }
   if (auto type = args.Get("trigger-type")) {
-    absl::StatusOr<v1::TriggerType> parsed = ParseTriggerType(*type);
-    if (!parsed.ok()) return parsed.status();
-    req.set_trigger_type(*parsed);
+    ASSIGN_OR_RETURN(v1::TriggerType parsed, ParseTriggerType(*type));
+    req.set_trigger_type(parsed);
   }
   if (auto since = args.Get("since")) {
     absl::Duration age;
@@ -294,20 +280,18 @@ absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
       *req.mutable_start_time() = ToTimestamp(*t);
     }
   }
-  absl::StatusOr<int> limit = RunListLimit(args);
-  if (!limit.ok()) return limit.status();
-  req.set_page_size(std::min(*limit, 1000));
+  ASSIGN_OR_RETURN(int limit, RunListLimit(args));
+  req.set_page_size(std::min(limit, 1000));
   return req;
 }
 
 absl::StatusOr<int> RunListLimit(const ParsedArgs& args) {
   auto text = args.Get("limit");
   if (!text) return 50;
-  absl::StatusOr<int64_t> n = ParseId("--limit", *text);
-  if (!n.ok()) return n.status();
-  if (*n > 100000)
+  ASSIGN_OR_RETURN(int64_t n, ParseId("--limit", *text));
+  if (n > 100000)
     return absl::InvalidArgumentError("--limit is at most 100000");
-  return static_cast<int>(*n);
+  return static_cast<int>(n);
 }
 
 std::vector<FlagSpec> WithRoleFlags(std::vector<FlagSpec> flags) {
@@ -321,9 +305,8 @@ absl::Status ParseRoleAndGrants(const ParsedArgs& args, v1::Role default_role, v
                                 v1::Grants* grants) {
   *role = default_role;
   if (auto r = args.Get("role")) {
-    absl::StatusOr<v1::Role> parsed = ParseRole(*r);
-    if (!parsed.ok()) return parsed.status();
-    *role = *parsed;
+    ASSIGN_OR_RETURN(v1::Role parsed, ParseRole(*r));
+    *role = parsed;
   }
   grants->Clear();
   grants->set_all_groups(args.Has("all-groups"));
@@ -341,10 +324,9 @@ absl::StatusOr<std::optional<absl::Duration>> ParsePositiveDurationFlag(const Pa
                                                                          const std::string& name) {
   std::optional<std::string> value = args.Get(name);
   if (!value) return std::optional<absl::Duration>();
-  absl::StatusOr<absl::Duration> d = ParseDurationFlag("--" + name, *value);
-  if (!d.ok()) return d.status();
-  if (*d <= absl::ZeroDuration()) return absl::InvalidArgumentError(absl::StrCat("--", name, " must be positive"));
-  return std::optional<absl::Duration>(*d);
+  ASSIGN_OR_RETURN(absl::Duration d, ParseDurationFlag("--" + name, *value));
+  if (d <= absl::ZeroDuration()) return absl::InvalidArgumentError(absl::StrCat("--", name, " must be positive"));
+  return std::optional<absl::Duration>(d);
 }
 
 std::string GrantsText(v1::Role role, const v1::Grants& grants) {

@@ -7,6 +7,7 @@
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 
 namespace gnomon::cli {
 namespace {
@@ -275,8 +276,7 @@ TEST(JobRequestTest, CreateErrors) {
        }) {
     auto req = BuildCreateJobRequest(Parse(c.args, JobFlagSpecs()), FakeRead);
     ASSERT_FALSE(req.ok()) << ::testing::PrintToString(c.args);
-    EXPECT_EQ(req.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(req.status().message(), HasSubstr(c.message));
+    EXPECT_THAT(req, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.message)));
   }
 }
 

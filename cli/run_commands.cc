@@ -4,6 +4,7 @@
 #include "cli/format.h"
 #include "cli/printers.h"
 #include "cli/yaml_json.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::cli {
 namespace {
@@ -70,14 +71,12 @@ std::vector<FlagSpec> LogFlagSpecs() {
 }
 
 absl::StatusOr<v1::GetRunRequest> BuildGetRun(const ParsedArgs& args) {
-  absl::StatusOr<int64_t> id = PositionalId(args, "ID");
-  if (!id.ok()) return id.status();
+  ASSIGN_OR_RETURN(int64_t id, PositionalId(args, "ID"));
   v1::GetRunRequest req;
-  req.set_run_id(*id);
+  req.set_run_id(id);
   if (auto lines = args.Get("lines")) {
-    absl::StatusOr<int64_t> n = ParseId("--lines", *lines);
-    if (!n.ok()) return n.status();
-    req.set_log_lines(static_cast<int32_t>(std::min<int64_t>(*n, 1 << 30)));
+    ASSIGN_OR_RETURN(int64_t n, ParseId("--lines", *lines));
+    req.set_log_lines(static_cast<int32_t>(std::min<int64_t>(n, 1 << 30)));
   }
   return req;
 }

@@ -11,6 +11,7 @@
 #include "cli/names.h"
 #include "cli/requests.h"
 #include "services/common/client/auth_metadata.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::cli {
 namespace {
@@ -29,9 +30,8 @@ void PrintUser(const v1::User& u, absl::TimeZone zone, std::ostream& out) {
 // empty if neither is given and `required` is false.
 absl::StatusOr<std::string> ReadPassword(CommandContext& c, bool required) {
   if (auto file = c.args().Get("password-file")) {
-    absl::StatusOr<std::string> text = c.env().read_file(*file);
-    if (!text.ok()) return text.status();
-    std::string line = text->substr(0, text->find('\n'));
+    ASSIGN_OR_RETURN(std::string text, c.env().read_file(*file));
+    std::string line = text.substr(0, text.find('\n'));
     if (!line.empty() && line.back() == '\r') line.pop_back();
     return line;
   }
@@ -43,19 +43,16 @@ absl::StatusOr<std::string> ReadPassword(CommandContext& c, bool required) {
 // The user named by the one positional, with --role (required) and its
 // groups, and the password (required on create).
 absl::Status UserFromArgs(CommandContext& c, bool password_required, v1::User* user, std::string* password) {
-  if (absl::Status s = ExpectPositionals(c.args(), {"NAME"}); !s.ok()) return s;
+  RETURN_IF_ERROR(ExpectPositionals(c.args(), {"NAME"}));
   user->set_name(c.args().positionals()[0]);
   v1::Role role;
-  if (absl::Status s = ParseRoleAndGrants(c.args(), v1::ROLE_UNSPECIFIED, &role, user->mutable_grants()); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(ParseRoleAndGrants(c.args(), v1::ROLE_UNSPECIFIED, &role, user->mutable_grants()));
   if (role == v1::ROLE_UNSPECIFIED) {
     return absl::InvalidArgumentError("--role is required (role and groups are set together)");
   }
   user->set_role(role);
-  absl::StatusOr<std::string> read = ReadPassword(c, password_required);
-  if (!read.ok()) return read.status();
-  *password = *std::move(read);
+  ASSIGN_OR_RETURN(std::string read, ReadPassword(c, password_required));
+  *password = std::move(read);
   return absl::OkStatus();
 }
 

@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/format.h"
 #include "google/protobuf/util/json_util.h"
+#include "services/common/status/status_macros.h"
 #include "yaml-cpp/eventhandler.h"
 #include "yaml-cpp/yaml.h"
 
@@ -364,9 +365,8 @@ absl::StatusOr<std::string> JsonToYaml(absl::string_view json) {
 }
 
 absl::StatusOr<std::string> MessageToYaml(const google::protobuf::Message& message) {
-  absl::StatusOr<std::string> json = ToJson(message, /*indent=*/false);
-  if (!json.ok()) return json.status();
-  return JsonToYaml(*json);
+  ASSIGN_OR_RETURN(std::string json, ToJson(message, /*indent=*/false));
+  return JsonToYaml(json);
 }
 
 absl::StatusOr<std::vector<YamlDocument>> ParseYamlDocuments(absl::string_view yaml) {

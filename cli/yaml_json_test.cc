@@ -7,11 +7,13 @@
 #include "gnomon/v1/common.pb.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 
 namespace gnomon::cli {
 namespace {
 
 using ::google::protobuf::util::MessageDifferencer;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -157,7 +159,7 @@ TEST(YamlJsonTest, SyntaxErrorNamesDocumentAndLine) {
   absl::StatusOr<std::vector<YamlDocument>> docs =
       ParseYamlDocuments("group_id: 1\n---\ngroup_id: 2\nbean: [a\nparams: x\n");
   ASSERT_FALSE(docs.ok());
-  EXPECT_EQ(docs.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(docs, StatusIs(absl::StatusCode::kInvalidArgument));
   // The parser notices the unclosed "[" at the next line.
   EXPECT_EQ(docs.status().message(),
             "document 2, line 5, column 7: end of sequence flow not found");
@@ -187,9 +189,8 @@ TEST(YamlJsonTest, DocumentThatIsNotTheMessageNamesItself) {
   v1::Job job;
   EXPECT_TRUE(YamlDocumentToMessage((*docs)[0], &job).ok());
   absl::Status s = YamlDocumentToMessage((*docs)[1], &job);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), StartsWith("document 2 (line 4): "));
-  EXPECT_THAT(s.message(), HasSubstr("handler"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          AllOf(StartsWith("document 2 (line 4): "), HasSubstr("handler"))));
   s = YamlDocumentToMessage((*docs)[2], &job);
   EXPECT_EQ(s.message(), "document 3 (line 7): expected a mapping of Job fields");
 }

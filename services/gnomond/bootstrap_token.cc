@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/server/tokens.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon {
 namespace {
@@ -60,22 +61,20 @@ absl::Status BootstrapAdminToken(Authenticator& auth, const std::string& file, s
   std::optional<std::string> given;
   bool written = false;
   if (!file.empty()) {
-    absl::StatusOr<std::optional<std::string>> in = TokenIn(file);
-    if (!in.ok()) return in.status();
-    given = *std::move(in);
+    ASSIGN_OR_RETURN(std::optional<std::string> in, TokenIn(file));
+    given = std::move(in);
     if (!given) {
       // Written before it is stored: a crash in between leaves a file whose
       // token the next start stores, never a stored token nobody has.
       given = NewToken();
-      if (absl::Status s = WriteToken(file, *given); !s.ok()) return s;
+      RETURN_IF_ERROR(WriteToken(file, *given));
       written = true;
     }
   }
-  absl::StatusOr<std::optional<std::string>> created = auth.BootstrapAdminToken(given);
-  if (!created.ok()) return created.status();
-  if (!created->has_value()) return absl::OkStatus();  // The store has tokens already.
+  ASSIGN_OR_RETURN(std::optional<std::string> created, auth.BootstrapAdminToken(given));
+  if (!created.has_value()) return absl::OkStatus();  // The store has tokens already.
   if (file.empty()) {
-    out << "gnomond: created the first admin token (shown only now; keep it): " << **created << std::endl;
+    out << "gnomond: created the first admin token (shown only now; keep it): " << *created << std::endl;
   } else {
     out << "gnomond: the first admin token is the one " << (written ? "written to " : "read from ") << file
         << " (not shown here)" << std::endl;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "services/common/server/grpc_server.h"
+#include "services/common/status/status_macros.h"
 
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM certificate chain: gnomond serves gRPC over TLS only (plaintext is refused) and "
@@ -62,14 +63,12 @@ absl::StatusOr<GnomondTls> TlsFromFlags() {
   }
   tls::TlsOptions registry = base;
   registry.server_name = absl::GetFlag(FLAGS_tls_server_name);
-  absl::StatusOr<tls::Dialer> registry_dial = DefaultDialer(registry);
-  if (!registry_dial.ok()) return registry_dial.status();
-  out.registry_dial = *std::move(registry_dial);
+  ASSIGN_OR_RETURN(tls::Dialer registry_dial, DefaultDialer(registry));
+  out.registry_dial = std::move(registry_dial);
   tls::TlsOptions executors = base;
   executors.server_name = absl::GetFlag(FLAGS_executor_tls_server_name);
-  absl::StatusOr<tls::Dialer> executor_dial = DefaultDialer(executors);
-  if (!executor_dial.ok()) return executor_dial.status();
-  out.executor_dial = *std::move(executor_dial);
+  ASSIGN_OR_RETURN(tls::Dialer executor_dial, DefaultDialer(executors));
+  out.executor_dial = std::move(executor_dial);
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/failing_run_store.h"
 #include "services/log/log_service.h"
 #include "services/log/testing/run_fixtures.h"
@@ -24,6 +25,7 @@ namespace {
 using store::testing::CallPhase;
 using testing::LogLines;
 using testing::Result;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -176,22 +178,18 @@ TEST_F(FollowRunLogTest, AStoreFailureDuringAFollowEndsItWithThatStatus) {
   StartFollowing(Request(run_, /*follow=*/true));
   ASSERT_TRUE(AwaitLines(2));
   ASSERT_NO_FATAL_FAILURE(Report({LogLines(run_, 3, 3)}));  // Wakes it: the next read fails.
-  EXPECT_EQ(Ended().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(Ended(), StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_THAT(Lines(), ElementsAre(1, 2));
 }
 
 TEST_F(FollowRunLogTest, ABadRequestIsRefusedNamingTheField) {
   std::vector<int64_t> lines;
   absl::Status s = FollowHere(Request(0, true), &lines);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), StartsWith("run_id"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, StartsWith("run_id")));
   s = FollowHere(Request(run_, true, /*from_line=*/-1), &lines);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), StartsWith("from_line"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, StartsWith("from_line")));
   s = FollowHere(Request(run_ + 1000, true), &lines);
-  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(s.message(), StartsWith("run_id"));
-  EXPECT_THAT(s.message(), HasSubstr("does not exist"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound, AllOf(StartsWith("run_id"), HasSubstr("does not exist"))));
   EXPECT_TRUE(lines.empty());
 }
 

@@ -7,6 +7,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
+#include "services/common/status/status_macros.h"
 #include "services/log/report_validation.h"
 
 namespace gnomon::logsvc {
@@ -102,9 +103,8 @@ grpc::Status LogServiceImpl::ReportResults(
 absl::Status FollowRunLog(store::RunStore* runs, LogTailHub* hub, const v1::StreamRunLogRequest& req,
                           const std::function<bool()>& cancelled,
                           const std::function<bool(const v1::LogLine&)>& emit) {
-  if (absl::Status s = ValidateStreamRunLogRequest(req); !s.ok()) return s;
-  absl::StatusOr<v1::Run> run = GetRun(runs, req.run_id());
-  if (!run.ok()) return run.status();
+  RETURN_IF_ERROR(ValidateStreamRunLogRequest(req));
+  RETURN_IF_ERROR(GetRun(runs, req.run_id()));
   int64_t next = req.from_line() == 0 ? 1 : req.from_line();
   int64_t version = hub->Watch(req.run_id());
   absl::Status result = absl::OkStatus();

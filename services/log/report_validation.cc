@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "services/common/client/report_limits.h"
 #include "services/common/server/field_checks.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::logsvc {
 namespace {
@@ -25,21 +26,15 @@ absl::Status CheckLength(const std::string& field, const std::string& value, siz
 
 absl::Status CheckLines(const std::string& item, const v1::RunLogLines& log) {
   const std::string lines = absl::StrCat(item, ".log.lines");
-  if (absl::Status s = FirstError({CheckRunId(item, log.run_id(), "log"),
-                                   checks::CheckCount(lines, log.lines_size(), kMaxReportLines)});
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(FirstError(
+      {CheckRunId(item, log.run_id(), "log"), checks::CheckCount(lines, log.lines_size(), kMaxReportLines)}));
   for (int i = 0; i < log.lines_size(); ++i) {
     const v1::LogLine& l = log.lines(i);
     const std::string line = checks::Indexed(lines, i);
     // Process output may hold any byte (colour escapes, carriage returns): length only.
-    if (absl::Status s = FirstError({CheckRange(line + ".line_number", l.line_number(), 1, INT64_MAX),
-                                     CheckTimestamp(line + ".time", l.time()),
-                                     CheckLength(line + ".text", l.text(), kMaxLogLineBytes)});
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(FirstError({CheckRange(line + ".line_number", l.line_number(), 1, INT64_MAX),
+                                CheckTimestamp(line + ".time", l.time()),
+                                CheckLength(line + ".text", l.text(), kMaxLogLineBytes)}));
   }
   return absl::OkStatus();
 }
@@ -68,9 +63,9 @@ absl::Status CheckItem(const std::string& item, const v1::ReportItem& r) {
 }  // namespace
 
 absl::Status ValidateReportRequest(const v1::ReportResultsRequest& request) {
-  if (absl::Status s = checks::CheckCount("items", request.items_size(), kMaxReportItems); !s.ok()) return s;
+  RETURN_IF_ERROR(checks::CheckCount("items", request.items_size(), kMaxReportItems));
   for (int i = 0; i < request.items_size(); ++i) {
-    if (absl::Status s = CheckItem(checks::Indexed("items", i), request.items(i)); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckItem(checks::Indexed("items", i), request.items(i)));
   }
   return absl::OkStatus();
 }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
+#include "services/common/status/status_macros.h"
 #include "services/registry/session_validation.h"
 
 namespace gnomon::registry {
@@ -61,7 +62,7 @@ RegistryCore::~RegistryCore() { Stop(); }
 
 absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg, std::function<void()> cancel,
                                             std::string token_fingerprint) {
-  if (absl::Status s = ValidateRegister(reg); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateRegister(reg));
   int64_t now = clock_->NowMillis();
   v1::ExecutorInfo info;
   info.set_app_name(reg.app_name());

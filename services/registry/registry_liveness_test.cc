@@ -17,6 +17,7 @@
 #include "absl/synchronization/notification.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/failing_membership_store.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/registry/registry_core.h"
@@ -134,7 +135,7 @@ TEST_F(RegistryLivenessTest, JoinBeatsAndLeaveReachWatchersAndTheStore) {
   core.Leave(*session, "deregistered");
   EXPECT_EQ(Changes(*watch), std::vector{v1::EXECUTOR_CHANGE_KIND_LEFT});
   EXPECT_TRUE(Rows().empty());
-  EXPECT_EQ(core.Beat(*session, Busy(7, 0)).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(core.Beat(*session, Busy(7, 0)), StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 // An executor that reconnects (same app and address) before its old stream
@@ -151,7 +152,7 @@ TEST_F(RegistryLivenessTest, AQuickReconnectReplacesTheOldSessionWithoutALeave) 
   absl::StatusOr<uint64_t> now = core.Join(Registration(), [] {});
   ASSERT_TRUE(now.ok()) << now.status();
   EXPECT_TRUE(old_ended);
-  EXPECT_EQ(core.Beat(*old, v1::Beat()).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(core.Beat(*old, v1::Beat()), StatusIs(absl::StatusCode::kFailedPrecondition));
   core.Leave(*old, "stream cancelled");  // The old stream's handler ends.
   EXPECT_EQ(Changes(*watch), std::vector{v1::EXECUTOR_CHANGE_KIND_UPDATED});
   EXPECT_EQ(Rows().size(), 1u);
@@ -176,7 +177,7 @@ TEST_F(RegistryLivenessTest, AnExecutorWhoseBeatsStopIsRemovedOnceMissedBeatsInt
   expiry.Step(absl::Milliseconds(500));  // The next check: gone, and its stream ended.
   EXPECT_EQ(Changes(*watch), std::vector{v1::EXECUTOR_CHANGE_KIND_LEFT});
   EXPECT_TRUE(ended);
-  EXPECT_EQ(core.Beat(*session, v1::Beat()).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(core.Beat(*session, v1::Beat()), StatusIs(absl::StatusCode::kFailedPrecondition));
   // Gone for the other replicas too, at their next read — not only once its
   // row is stale, which with a --beat-interval under 2 s comes later.
   EXPECT_TRUE(Rows().empty());

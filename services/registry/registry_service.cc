@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "services/common/server/field_checks.h"
 #include "services/common/server/grpc_status.h"
+#include "services/common/status/status_macros.h"
 #include "services/registry/session_validation.h"
 
 namespace gnomon::registry {
@@ -122,10 +123,9 @@ absl::StatusOr<std::vector<std::string>> RegistryService::WatchableApps(const Ac
   std::vector<std::string> asked(request.app_names().begin(), request.app_names().end());
   if (access.AllGroups()) return asked;
   // A scoped caller watches the apps of its granted groups, and no others.
-  absl::StatusOr<std::vector<v1::Group>> groups = groups_->ListGroups();
-  if (!groups.ok()) return groups.status();
+  ASSIGN_OR_RETURN(std::vector<v1::Group> groups, groups_->ListGroups());
   absl::flat_hash_set<std::string> reached;
-  for (const v1::Group& g : *groups) {
+  for (const v1::Group& g : groups) {
     if (access.Reaches(g.id())) reached.insert(g.app_name());
   }
   for (size_t i = 0; i < asked.size(); ++i) {

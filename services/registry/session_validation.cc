@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/server/field_checks.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::registry {
 namespace {
@@ -30,7 +31,7 @@ absl::Status CheckAppName(const std::string& field, const std::string& app) {
 }  // namespace
 
 absl::Status ValidateRegister(const v1::Register& reg) {
-  if (absl::Status s = FirstError({
+  RETURN_IF_ERROR(FirstError({
           CheckAppName("register.app_name", reg.app_name()),
           checks::CheckHostPort("register.address", reg.address()),
           CheckCount("register.handlers", reg.handlers_size(), kMaxHandlers),
@@ -38,42 +39,27 @@ absl::Status ValidateRegister(const v1::Register& reg) {
           checks::CheckText("register.version", reg.version(), 64),
           CheckCount("register.labels", reg.labels_size(), kMaxLabels),
           CheckString("register.instance_id", reg.instance_id(), 64, Charset::kToken),
-      });
-      !s.ok()) {
-    return s;
-  }
+      }));
   for (int i = 0; i < reg.handlers_size(); ++i) {
-    if (absl::Status s = CheckString(Indexed("register.handlers", i), reg.handlers(i), 128, Charset::kToken, 1);
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(CheckString(Indexed("register.handlers", i), reg.handlers(i), 128, Charset::kToken, 1));
   }
   for (const auto& [key, value] : reg.labels()) {
-    if (absl::Status s = FirstError({CheckString("register.labels.key", key, 63, Charset::kName, 1),
-                                     checks::CheckText("register.labels.value", value, 256)});
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(FirstError({CheckString("register.labels.key", key, 63, Charset::kName, 1),
+                                checks::CheckText("register.labels.value", value, 256)}));
   }
   return absl::OkStatus();
 }
 
 absl::Status ValidateBeat(const v1::Beat& beat) {
-  if (absl::Status s = FirstError({CheckCount("beat.busy_jobs", beat.busy_jobs_size(), kMaxBusyJobs),
-                                   CheckRange("beat.running_runs", beat.running_runs(), 0, kMaxRuns),
-                                   checks::CheckFinite("beat.load", beat.load(), 0, 1e6)});
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(FirstError({CheckCount("beat.busy_jobs", beat.busy_jobs_size(), kMaxBusyJobs),
+                              CheckRange("beat.running_runs", beat.running_runs(), 0, kMaxRuns),
+                              checks::CheckFinite("beat.load", beat.load(), 0, 1e6)}));
   for (int i = 0; i < beat.busy_jobs_size(); ++i) {
     const v1::JobBusy& b = beat.busy_jobs(i);
     const std::string field = Indexed("beat.busy_jobs", i);
-    if (absl::Status s = FirstError({CheckRange(field + ".job_id", b.job_id(), 1, INT64_MAX),
-                                     CheckRange(field + ".running", b.running(), 0, kMaxRuns),
-                                     CheckRange(field + ".queued", b.queued(), 0, kMaxRuns)});
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(FirstError({CheckRange(field + ".job_id", b.job_id(), 1, INT64_MAX),
+                                CheckRange(field + ".running", b.running(), 0, kMaxRuns),
+                                CheckRange(field + ".queued", b.queued(), 0, kMaxRuns)}));
   }
   return absl::OkStatus();
 }
@@ -83,9 +69,9 @@ absl::Status ValidateDeregister(const v1::Deregister& deregister) {
 }
 
 absl::Status ValidateWatchRequest(const v1::WatchExecutorsRequest& request) {
-  if (absl::Status s = CheckCount("app_names", request.app_names_size(), kMaxWatchedApps); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckCount("app_names", request.app_names_size(), kMaxWatchedApps));
   for (int i = 0; i < request.app_names_size(); ++i) {
-    if (absl::Status s = CheckAppName(Indexed("app_names", i), request.app_names(i)); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckAppName(Indexed("app_names", i), request.app_names(i)));
   }
   return absl::OkStatus();
 }

@@ -13,6 +13,7 @@
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
 #include "services/common/server/tokens.h"
+#include "services/common/status/status_macros.h"
 #include "services/scheduler/admin_requests.h"
 #include "services/scheduler/job_filter.h"
 #include "services/scheduler/next_fire.h"
@@ -64,7 +65,7 @@ absl::Status IdRequired(int64_t id, absl::string_view field) {
 }  // namespace
 
 absl::StatusOr<v1::Group> AdminCore::FindGroup(int64_t group_id) {
-  if (absl::Status s = IdRequired(group_id, "group_id"); !s.ok()) return s;
+  RETURN_IF_ERROR(IdRequired(group_id, "group_id"));
   absl::StatusOr<v1::Group> g = stores_.jobs->GetGroup(group_id);
   if (absl::IsNotFound(g.status())) {
     return absl::NotFoundError(absl::StrCat("group_id: group ", group_id, " does not exist"));
@@ -73,7 +74,7 @@ absl::StatusOr<v1::Group> AdminCore::FindGroup(int64_t group_id) {
 }
 
 absl::StatusOr<v1::Job> AdminCore::FindJob(int64_t job_id) {
-  if (absl::Status s = IdRequired(job_id, "job_id"); !s.ok()) return s;
+  RETURN_IF_ERROR(IdRequired(job_id, "job_id"));
   absl::StatusOr<v1::Job> j = stores_.jobs->GetJob(job_id);
   if (absl::IsNotFound(j.status())) {
     return absl::NotFoundError(absl::StrCat("job_id: job ", job_id, " does not exist"));
@@ -82,7 +83,7 @@ absl::StatusOr<v1::Job> AdminCore::FindJob(int64_t job_id) {
 }
 
 absl::StatusOr<v1::Group> AdminCore::CreateGroup(const v1::CreateGroupRequest& req) {
-  if (absl::Status s = ValidateGroup(req.group()); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateGroup(req.group()));
   v1::Group g = req.group();
   g.clear_id();
   g.clear_create_time();
@@ -100,28 +101,22 @@ absl::StatusOr<v1::Group> AdminCore::CreateGroup(const v1::CreateGroupRequest& r
 }
 
 absl::StatusOr<v1::Group> AdminCore::GetGroup(int64_t group_id) {
-  absl::StatusOr<v1::Group> g = FindGroup(group_id);
-  if (!g.ok()) return g.status();
-  return WithoutToken(*std::move(g), clock_->NowMillis());
+  ASSIGN_OR_RETURN(v1::Group g, FindGroup(group_id));
+  return WithoutToken(std::move(g), clock_->NowMillis());
 }
 
 absl::StatusOr<v1::ListGroupsResponse> AdminCore::ListGroups() {
-  absl::StatusOr<std::vector<v1::Group>> groups = stores_.jobs->ListGroups();
-  if (!groups.ok()) return groups.status();
+  ASSIGN_OR_RETURN(std::vector<v1::Group> groups, stores_.jobs->ListGroups());
   v1::ListGroupsResponse resp;
-  for (auto& g : *groups) *resp.add_groups() = WithoutToken(std::move(g), clock_->NowMillis());
+  for (auto& g : groups) *resp.add_groups() = WithoutToken(std::move(g), clock_->NowMillis());
   return resp;
 }
 
 absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& req) {
-  if (absl::Status s = checks::FirstError({checks::CheckRange("group.id", req.group().id(), 1, INT64_MAX),
-                                           ValidateGroupUpdate(req.group()), ValidateUpdateGroupMask(req)});
-      !s.ok()) {
-    return s;
-  }
-  absl::StatusOr<v1::Group> current = FindGroup(req.group().id());
-  if (!current.ok()) return current.status();
-  v1::Group g = *current;
+  RETURN_IF_ERROR(checks::FirstError({checks::CheckRange("group.id", req.group().id(), 1, INT64_MAX),
+                                      ValidateGroupUpdate(req.group()), ValidateUpdateGroupMask(req)}));
+  ASSIGN_OR_RETURN(v1::Group current, FindGroup(req.group().id()));
+  v1::Group g = current;
   bool title = req.update_mask().paths().empty();
   bool membership = title;
   for (const std::string& p : req.update_mask().paths()) {
@@ -136,15 +131,15 @@ absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& r
       g.mutable_auto_registration();
     }
   }
-  if (absl::Status s = ValidateGroup(g); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateGroup(g));
   absl::StatusOr<v1::Group> updated = stores_.jobs->UpdateGroup(g, clock_->NowMillis());
   dispatcher_->ForgetGroup(g.id());
-  if (!updated.ok()) return updated.status();
+  RETURN_IF_ERROR(updated);
   return WithoutToken(*std::move(updated), clock_->NowMillis());
 }
 
 absl::Status AdminCore::DeleteGroup(int64_t group_id) {
-  if (absl::StatusOr<v1::Group> g = FindGroup(group_id); !g.ok()) return g.status();
+  RETURN_IF_ERROR(FindGroup(group_id));
   absl::Status s = stores_.jobs->DeleteGroup(group_id);
   dispatcher_->ForgetGroup(group_id);
   return s;
@@ -154,34 +149,31 @@ absl::StatusOr<v1::Group> AdminCore::RotateGroupToken(const v1::RotateGroupToken
   absl::Duration grace = token_grace_;
   if (req.has_grace()) {
     const google::protobuf::Duration& d = req.grace();
-    if (absl::Status s = checks::CheckDuration("grace", d, absl::ZeroDuration(), kMaxTokenGrace); !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(checks::CheckDuration("grace", d, absl::ZeroDuration(), kMaxTokenGrace));
     grace = absl::Seconds(d.seconds()) + absl::Nanoseconds(d.nanos());
   }
-  absl::StatusOr<v1::Group> g = FindGroup(req.group_id());
-  if (!g.ok()) return g.status();
+  ASSIGN_OR_RETURN(v1::Group g, FindGroup(req.group_id()));
   const int64_t now = clock_->NowMillis();
   // Only the token being replaced stays valid: rotating twice within a
   // grace period ends the older token's at once.
-  g->clear_previous_access_token();
-  g->clear_previous_token_expire_time();
+  g.clear_previous_access_token();
+  g.clear_previous_token_expire_time();
   if (grace > absl::ZeroDuration()) {
-    g->set_previous_access_token(g->access_token());
-    *g->mutable_previous_token_expire_time() =
+    g.set_previous_access_token(g.access_token());
+    *g.mutable_previous_token_expire_time() =
         TimeUtil::MillisecondsToTimestamp(now + absl::ToInt64Milliseconds(grace));
   }
-  g->set_access_token(NewToken());
-  absl::StatusOr<v1::Group> updated = stores_.jobs->UpdateGroup(*g, now);
+  g.set_access_token(NewToken());
+  absl::StatusOr<v1::Group> updated = stores_.jobs->UpdateGroup(g, now);
   dispatcher_->ForgetGroup(req.group_id());
-  if (!updated.ok()) return updated.status();
+  RETURN_IF_ERROR(updated);
   updated->clear_previous_access_token();  // The new token is shown, this once; the old one never.
   return updated;
 }
 
 absl::StatusOr<store::NewJob> AdminCore::PrepareNewJob(const v1::CreateJobRequest& req,
                                                        int64_t now_ms) {
-  if (absl::Status s = ValidateJobFields(req.job(), limits_); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateJobFields(req.job(), limits_));
   store::NewJob n;
   n.job = req.job();
   n.job.clear_id();
@@ -189,7 +181,7 @@ absl::StatusOr<store::NewJob> AdminCore::PrepareNewJob(const v1::CreateJobReques
   n.job.clear_next_fire_time();
   n.job.clear_create_time();
   n.job.clear_update_time();
-  if (absl::Status s = ValidateJob(n.job, limits_, stores_.jobs); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateJob(n.job, limits_, stores_.jobs));
   if (req.start()) {
     n.state = v1::JOB_STATE_RUNNING;
     n.next_fire_ms = FirstSlot(n.job, now_ms);
@@ -203,9 +195,8 @@ absl::StatusOr<store::NewJob> AdminCore::PrepareNewJob(const v1::CreateJobReques
 
 absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req, std::string_view author) {
   const int64_t now = clock_->NowMillis();
-  absl::StatusOr<store::NewJob> n = PrepareNewJob(req, now);
-  if (!n.ok()) return n.status();
-  absl::StatusOr<v1::Job> created = stores_.jobs->CreateJob(n->job, n->state, n->next_fire_ms, now, author);
+  ASSIGN_OR_RETURN(store::NewJob n, PrepareNewJob(req, now));
+  absl::StatusOr<v1::Job> created = stores_.jobs->CreateJob(n.job, n.state, n.next_fire_ms, now, author);
   if (created.ok() && req.start()) loop_->Invalidate(created->id());
   return created;
 }
@@ -213,7 +204,7 @@ absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req, st
 absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
     const v1::BatchCreateJobsRequest& req, std::string_view author) {
   constexpr int kMaxBatch = 1000;
-  if (absl::Status s = checks::CheckCount("requests", req.requests_size(), kMaxBatch, 1); !s.ok()) return s;
+  RETURN_IF_ERROR(checks::CheckCount("requests", req.requests_size(), kMaxBatch, 1));
   const int64_t now = clock_->NowMillis();
   std::vector<store::NewJob> jobs;
   jobs.reserve(req.requests_size());
@@ -225,10 +216,9 @@ absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
     }
     jobs.push_back(*std::move(n));
   }
-  absl::StatusOr<std::vector<v1::Job>> created = stores_.jobs->CreateJobs(jobs, now, author);
-  if (!created.ok()) return created.status();
+  ASSIGN_OR_RETURN(std::vector<v1::Job> created, stores_.jobs->CreateJobs(jobs, now, author));
   v1::BatchCreateJobsResponse resp;
-  for (v1::Job& job : *created) {
+  for (v1::Job& job : created) {
     if (job.state() == v1::JOB_STATE_RUNNING) loop_->Invalidate(job.id());
     *resp.add_jobs() = std::move(job);
   }
@@ -236,19 +226,17 @@ absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
 }
 
 absl::StatusOr<v1::Job> AdminCore::GetJob(int64_t job_id) {
-  absl::StatusOr<v1::Job> job = FindJob(job_id);
-  if (!job.ok()) return job;
-  if (absl::Status s = AddLastRuns({&*job}); !s.ok()) return s;
+  ASSIGN_OR_RETURN(v1::Job job, FindJob(job_id));
+  RETURN_IF_ERROR(AddLastRuns({&job}));
   return job;
 }
 
 absl::Status AdminCore::AddLastRuns(std::vector<v1::Job*> jobs) {
   std::vector<int64_t> ids;
   for (const v1::Job* j : jobs) ids.push_back(j->id());
-  absl::StatusOr<std::vector<v1::Run>> runs = stores_.runs->LastRuns(ids);
-  if (!runs.ok()) return runs.status();
+  ASSIGN_OR_RETURN(std::vector<v1::Run> runs, stores_.runs->LastRuns(ids));
   absl::flat_hash_map<int64_t, const v1::Run*> by_job;
-  for (const v1::Run& r : *runs) by_job[r.job_id()] = &r;
+  for (const v1::Run& r : runs) by_job[r.job_id()] = &r;
   for (v1::Job* j : jobs) {
     auto it = by_job.find(j->id());
     if (it == by_job.end()) continue;
@@ -265,10 +253,9 @@ absl::Status AdminCore::AddLastRuns(std::vector<v1::Job*> jobs) {
 }
 
 absl::StatusOr<v1::ListExecutorsResponse> AdminCore::ListExecutors(const std::vector<int64_t>& groups) {
-  absl::StatusOr<std::vector<v1::Group>> all = stores_.jobs->ListGroups();
-  if (!all.ok()) return all.status();
+  ASSIGN_OR_RETURN(std::vector<v1::Group> all, stores_.jobs->ListGroups());
   v1::ListExecutorsResponse resp;
-  for (const v1::Group& g : *all) {
+  for (const v1::Group& g : all) {
     if (!groups.empty() && std::find(groups.begin(), groups.end(), g.id()) == groups.end()) continue;
     *resp.add_groups() = dispatcher_->Members(g);
   }
@@ -277,7 +264,7 @@ absl::StatusOr<v1::ListExecutorsResponse> AdminCore::ListExecutors(const std::ve
 
 absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsRequest& req,
                                                         const std::vector<int64_t>& groups) {
-  if (absl::Status s = ValidateListJobsRequest(req); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateListJobsRequest(req));
   int64_t after = *checks::ParsePageToken("page_token", req.page_token());
   const int want = req.page_size() == 0 ? 100 : req.page_size();
   const JobFilter filter(req);
@@ -289,9 +276,8 @@ absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsReque
   v1::ListJobsResponse resp;
   for (int scanned = 0; scanned < kMaxScanned;) {
     const int chunk = filter.empty() ? want + 1 : kScanChunk;
-    absl::StatusOr<std::vector<v1::Job>> jobs = stores_.jobs->ListJobs(groups, after, chunk);
-    if (!jobs.ok()) return jobs.status();
-    for (v1::Job& j : *jobs) {
+    ASSIGN_OR_RETURN(std::vector<v1::Job> jobs, stores_.jobs->ListJobs(groups, after, chunk));
+    for (v1::Job& j : jobs) {
       ++scanned;
       if (!filter.Matches(j)) {
         after = j.id();
@@ -304,25 +290,24 @@ absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsReque
       after = j.id();
       *resp.add_jobs() = std::move(j);
     }
-    if (!resp.next_page_token().empty() || static_cast<int>(jobs->size()) < chunk) break;
+    if (!resp.next_page_token().empty() || static_cast<int>(jobs.size()) < chunk) break;
     if (scanned >= kMaxScanned) resp.set_next_page_token(absl::StrCat(after));
   }
   std::vector<v1::Job*> page;
   for (v1::Job& j : *resp.mutable_jobs()) page.push_back(&j);
-  if (absl::Status s = AddLastRuns(std::move(page)); !s.ok()) return s;
+  RETURN_IF_ERROR(AddLastRuns(std::move(page)));
   return resp;
 }
 
 absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req, std::string_view author) {
-  if (absl::Status s = checks::CheckRange("job.id", req.job().id(), 1, INT64_MAX); !s.ok()) return s;
-  absl::StatusOr<v1::Job> current = FindJob(req.job().id());
-  if (!current.ok()) return current.status();
+  RETURN_IF_ERROR(checks::CheckRange("job.id", req.job().id(), 1, INT64_MAX));
+  ASSIGN_OR_RETURN(v1::Job current, FindJob(req.job().id()));
   v1::Job job = req.job();
-  if (absl::Status s = ValidateJob(job, limits_, stores_.jobs); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateJob(job, limits_, stores_.jobs));
   std::optional<int64_t> next;
   const bool schedule_changed =
-      job.schedule().SerializeAsString() != current->schedule().SerializeAsString();
-  if (current->state() == v1::JOB_STATE_RUNNING && schedule_changed) {
+      job.schedule().SerializeAsString() != current.schedule().SerializeAsString();
+  if (current.state() == v1::JOB_STATE_RUNNING && schedule_changed) {
     next = FirstSlot(job, clock_->NowMillis());
   }
   absl::StatusOr<v1::Job> updated = stores_.jobs->UpdateJob(job, next, clock_->NowMillis(), author);
@@ -331,17 +316,16 @@ absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req, st
 }
 
 absl::Status AdminCore::DeleteJob(int64_t job_id, bool purge_runs) {
-  if (absl::StatusOr<v1::Job> j = FindJob(job_id); !j.ok()) return j.status();
+  RETURN_IF_ERROR(FindJob(job_id));
   absl::Status s = stores_.jobs->DeleteJob(job_id, purge_runs);
   loop_->Invalidate(job_id);
   return s;
 }
 
 absl::StatusOr<v1::Job> AdminCore::StartJob(int64_t job_id) {
-  absl::StatusOr<v1::Job> job = FindJob(job_id);
-  if (!job.ok()) return job.status();
-  if (job->state() == v1::JOB_STATE_RUNNING) return job;
-  const int64_t next = FirstSlot(*job, clock_->NowMillis());
+  ASSIGN_OR_RETURN(v1::Job job, FindJob(job_id));
+  if (job.state() == v1::JOB_STATE_RUNNING) return job;
+  const int64_t next = FirstSlot(job, clock_->NowMillis());
   if (next == store::kNever) {
     return absl::FailedPreconditionError(absl::StrCat(
         "job_id: job ", job_id, "'s schedule never fires by itself; trigger it instead"));
@@ -353,7 +337,7 @@ absl::StatusOr<v1::Job> AdminCore::StartJob(int64_t job_id) {
 }
 
 absl::StatusOr<v1::Job> AdminCore::StopJob(int64_t job_id) {
-  if (absl::StatusOr<v1::Job> j = FindJob(job_id); !j.ok()) return j.status();
+  RETURN_IF_ERROR(FindJob(job_id));
   absl::StatusOr<v1::Job> stopped =
       stores_.jobs->SetJobState(job_id, v1::JOB_STATE_STOPPED, store::kNever, clock_->NowMillis());
   loop_->Invalidate(job_id);
@@ -361,15 +345,14 @@ absl::StatusOr<v1::Job> AdminCore::StopJob(int64_t job_id) {
 }
 
 absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJobRequest& req) {
-  if (absl::Status s = ValidateTriggerRequest(req, limits_); !s.ok()) return s;
-  absl::StatusOr<v1::Job> job = FindJob(req.job_id());
-  if (!job.ok()) return job.status();
+  RETURN_IF_ERROR(ValidateTriggerRequest(req, limits_));
+  ASSIGN_OR_RETURN(v1::Job job, FindJob(req.job_id()));
   FireSpec f;
-  f.job = std::make_shared<const v1::Job>(*std::move(job));
+  f.job = std::make_shared<const v1::Job>(std::move(job));
   f.type = req.trigger_type() == v1::TRIGGER_TYPE_MANUAL ? v1::TRIGGER_TYPE_MANUAL : v1::TRIGGER_TYPE_API;
   if (req.has_params()) f.params = req.params();
   f.addresses.assign(req.executor_addresses().begin(), req.executor_addresses().end());
-  if (absl::Status s = dispatcher_->CheckMembers(f.job->group_id(), f.addresses); !s.ok()) return s;
+  RETURN_IF_ERROR(dispatcher_->CheckMembers(f.job->group_id(), f.addresses));
   if (req.has_shard_index()) {
     if (!IsShardingBroadcast(*f.job)) {
       return absl::InvalidArgumentError("shard_index: the job is not a sharding broadcast");
@@ -378,10 +361,9 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
   }
   std::vector<FireSpec> fires;
   fires.push_back(std::move(f));
-  absl::StatusOr<std::vector<FireOutcome>> out = sink_->Fire(std::move(fires));
-  if (!out.ok()) return out.status();
+  ASSIGN_OR_RETURN(std::vector<FireOutcome> out, sink_->Fire(std::move(fires)));
   v1::TriggerJobResponse resp;
-  for (int64_t id : (*out)[0].run_ids) resp.add_run_ids(id);
+  for (int64_t id : out[0].run_ids) resp.add_run_ids(id);
   if (resp.run_ids().empty()) {
     return absl::InvalidArgumentError(absl::StrCat("shard_index: shard ", req.shard_index(),
                                                    " does not exist for the current executors"));
@@ -391,33 +373,31 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
 
 absl::StatusOr<v1::PreviewScheduleResponse> AdminCore::PreviewSchedule(
     const v1::PreviewScheduleRequest& req) {
-  if (absl::Status s = ValidatePreviewRequest(req); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidatePreviewRequest(req));
   absl::Time from = req.has_from_time()
                         ? absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(req.from_time()))
                         : clock_->Now();
-  absl::StatusOr<std::vector<absl::Time>> times =
-      schedule::Preview(req.schedule(), from, req.count() == 0 ? 10 : req.count());
-  if (!times.ok()) return times.status();
+  ASSIGN_OR_RETURN(std::vector<absl::Time> times,
+                   schedule::Preview(req.schedule(), from, req.count() == 0 ? 10 : req.count()));
   v1::PreviewScheduleResponse resp;
-  for (absl::Time t : *times) *resp.add_fire_times() = TimeUtil::MillisecondsToTimestamp(absl::ToUnixMillis(t));
+  for (absl::Time t : times) *resp.add_fire_times() = TimeUtil::MillisecondsToTimestamp(absl::ToUnixMillis(t));
   return resp;
 }
 
 absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillRequest& req) {
-  if (absl::Status s = ValidateBackfillRequest(req); !s.ok()) return s;
-  absl::StatusOr<v1::Job> job = FindJob(req.job_id());
-  if (!job.ok()) return job.status();
+  RETURN_IF_ERROR(ValidateBackfillRequest(req));
+  ASSIGN_OR_RETURN(v1::Job job, FindJob(req.job_id()));
   const int64_t from = TimeUtil::TimestampToMilliseconds(req.start_time());
   const int64_t to = TimeUtil::TimestampToMilliseconds(req.end_time());
   if (to <= from) return absl::InvalidArgumentError("end_time: must be after start_time");
   if (to > clock_->NowMillis()) return absl::InvalidArgumentError("end_time: must not be in the future");
-  if (!job->schedule().has_cron() && !job->schedule().has_fix_rate()) {
+  if (!job.schedule().has_cron() && !job.schedule().has_fix_rate()) {
     return absl::FailedPreconditionError("job_id: only cron and fixed-rate jobs have slots to backfill");
   }
   std::vector<FireSpec> fires;
-  auto shared = std::make_shared<const v1::Job>(*job);
-  for (int64_t slot = FirstBackfillSlot(*job, from); slot != store::kNever && slot < to;
-       slot = SlotAfter(*job, slot)) {
+  auto shared = std::make_shared<const v1::Job>(job);
+  for (int64_t slot = FirstBackfillSlot(job, from); slot != store::kNever && slot < to;
+       slot = SlotAfter(job, slot)) {
     if (static_cast<int>(fires.size()) == kMaxBackfillSlots) {
       return absl::InvalidArgumentError(absl::StrCat("end_time: the range holds more than ",
                                                      kMaxBackfillSlots, " slots; split it"));
@@ -430,33 +410,29 @@ absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillReque
   }
   v1::BackfillResponse resp;
   if (fires.empty()) return resp;
-  absl::StatusOr<std::vector<FireOutcome>> out = sink_->Fire(std::move(fires));
-  if (!out.ok()) return out.status();
-  for (const FireOutcome& o : *out) {
+  ASSIGN_OR_RETURN(std::vector<FireOutcome> out, sink_->Fire(std::move(fires)));
+  for (const FireOutcome& o : out) {
     for (int64_t id : o.run_ids) resp.add_run_ids(id);
   }
   return resp;
 }
 
 absl::StatusOr<v1::KillRunResponse> AdminCore::KillRun(int64_t run_id) {
-  absl::StatusOr<v1::Run> run = GetRun(stores_.runs, run_id);
-  if (!run.ok()) return run.status();
-  if (IsTerminal(run->status())) {
+  ASSIGN_OR_RETURN(v1::Run run, GetRun(stores_.runs, run_id));
+  if (IsTerminal(run.status())) {
     return absl::FailedPreconditionError(absl::StrCat("run_id: run ", run_id, " has already ended"));
   }
-  if (run->executor_address().empty()) {
+  if (run.executor_address().empty()) {
     return absl::FailedPreconditionError(absl::StrCat("run_id: run ", run_id, " has not reached an executor yet"));
   }
-  absl::StatusOr<v1::Group> g = stores_.jobs->GetGroup(run->group_id());
-  if (!g.ok()) return g.status();
+  ASSIGN_OR_RETURN(v1::Group g, stores_.jobs->GetGroup(run.group_id()));
   v1::KillRequest kreq;
   kreq.set_run_id(run_id);
   kreq.set_reason("killed by an admin");
-  absl::StatusOr<v1::KillResponse> kresp =
-      links_->Get(run->executor_address(), g->access_token())->Kill(kreq, absl::Seconds(5));
-  if (!kresp.ok()) return kresp.status();
+  ASSIGN_OR_RETURN(v1::KillResponse kresp,
+                   links_->Get(run.executor_address(), g.access_token())->Kill(kreq, absl::Seconds(5)));
   v1::KillRunResponse resp;
-  resp.set_found(kresp->found());
+  resp.set_found(kresp.found());
   return resp;
 }
 

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "services/common/server/passwords.h"
 #include "services/common/server/tokens.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
 #include "services/scheduler/testing/runs.h"
@@ -512,7 +513,7 @@ TEST_F(AdminCoreTest, ARunCanBeKilledOnlyWhileAnExecutorHasIt) {
   ASSERT_TRUE(store_->FailRuns({pending}, v1::HANDLE_CODE_FAILURE, "boom", kNow).ok());
   EXPECT_THAT(admin_.KillRun(pending).status(),
               FailsWith(absl::StatusCode::kFailedPrecondition, absl::StrCat("run_id: run ", pending, " has already ended")));
-  EXPECT_EQ(admin_.KillRun(999).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(admin_.KillRun(999), StatusIs(absl::StatusCode::kNotFound));
 }
 
 // ---- Tokens and users -------------------------------------------------------
@@ -574,7 +575,7 @@ TEST_F(AdminCoreTest, ATokenIsRefusedNamingTheFieldAndNotStored) {
   EXPECT_THAT(list->tokens(), IsEmpty());
   v1::RevokeTokenRequest revoke;
   revoke.set_name("nobody");
-  EXPECT_EQ(admin_.RevokeToken(revoke).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(admin_.RevokeToken(revoke), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_F(AdminCoreTest, AUserIsStoredWithAHashedPasswordAndKeepsItWhenUpdatedWithoutOne) {
@@ -600,7 +601,7 @@ TEST_F(AdminCoreTest, AUserIsStoredWithAHashedPasswordAndKeepsItWhenUpdatedWitho
   stored = store_->GetUser("ana");
   EXPECT_TRUE(VerifyPassword("correct horse battery", stored->password_hash));
   ASSERT_TRUE(admin_.DeleteUser("ana").ok());
-  EXPECT_EQ(admin_.DeleteUser("ana").code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(admin_.DeleteUser("ana"), StatusIs(absl::StatusCode::kNotFound));
   absl::StatusOr<v1::ListUsersResponse> users = admin_.ListUsers();
   ASSERT_TRUE(users.ok());
   EXPECT_THAT(users->users(), IsEmpty());
@@ -625,7 +626,7 @@ TEST_F(AdminCoreTest, AUserIsRefusedNamingTheFieldAndNeverEchoesThePassword) {
   v1::UpdateUserRequest update;
   update.mutable_user()->set_name("nobody");
   update.mutable_user()->set_role(v1::ROLE_ADMIN);
-  EXPECT_EQ(admin_.UpdateUser(update).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(admin_.UpdateUser(update), StatusIs(absl::StatusCode::kNotFound));
   update.set_password("weak");  // Optional on update, but checked when given.
   EXPECT_THAT(admin_.UpdateUser(update).status(), FailsWith(absl::StatusCode::kInvalidArgument, "password: "));
   EXPECT_THAT(admin_.DeleteUser(""), FailsWith(absl::StatusCode::kInvalidArgument, "name: empty"));

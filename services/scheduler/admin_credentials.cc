@@ -7,6 +7,7 @@
 #include "services/common/server/field_checks.h"
 #include "services/common/server/passwords.h"
 #include "services/common/server/tokens.h"
+#include "services/common/status/status_macros.h"
 #include "services/scheduler/admin_core.h"
 
 namespace gnomon::scheduler {
@@ -39,16 +40,10 @@ absl::Status CheckRoleAndGrants(const std::string& prefix, v1::Role role, const 
   if (grants.all_groups() && !grants.group_ids().empty()) {
     return checks::Invalid(grants_field, "all_groups and group_ids exclude each other");
   }
-  if (absl::Status s = checks::CheckCount(grants_field + ".group_ids", grants.group_ids_size(), kMaxGrantedGroups);
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(checks::CheckCount(grants_field + ".group_ids", grants.group_ids_size(), kMaxGrantedGroups));
   for (int i = 0; i < grants.group_ids_size(); ++i) {
-    if (absl::Status s = checks::CheckRange(checks::Indexed(grants_field + ".group_ids", i), grants.group_ids(i), 1,
-                                            INT64_MAX);
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(
+        checks::CheckRange(checks::Indexed(grants_field + ".group_ids", i), grants.group_ids(i), 1, INT64_MAX));
   }
   return absl::OkStatus();
 }
@@ -90,33 +85,28 @@ absl::StatusOr<v1::CreateTokenResponse> AdminCore::NewApiToken(const std::string
 
 absl::StatusOr<v1::CreateTokenResponse> AdminCore::CreateToken(const v1::CreateTokenRequest& req) {
   const v1::Role role = req.role() == v1::ROLE_UNSPECIFIED ? v1::ROLE_ADMIN : req.role();
-  if (absl::Status s = checks::FirstError(
-          {CheckName("name", req.name()),
-           req.has_ttl() ? checks::CheckDuration("ttl", req.ttl(), absl::Seconds(1), kMaxTokenTtl)
-                         : absl::OkStatus(),
-           CheckRoleAndGrants("", role, req.grants())});
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(checks::FirstError(
+      {CheckName("name", req.name()),
+       req.has_ttl() ? checks::CheckDuration("ttl", req.ttl(), absl::Seconds(1), kMaxTokenTtl) : absl::OkStatus(),
+       CheckRoleAndGrants("", role, req.grants())}));
   return NewApiToken(req.name(), req.has_ttl() ? TimeUtil::DurationToMilliseconds(req.ttl()) : 0,
                      store::TokenScope{role, req.grants(), ""});
 }
 
 absl::StatusOr<v1::ListTokensResponse> AdminCore::ListTokens() {
-  absl::StatusOr<std::vector<v1::ApiToken>> tokens = stores_.credentials->ListAdminTokens();
-  if (!tokens.ok()) return tokens.status();
+  ASSIGN_OR_RETURN(std::vector<v1::ApiToken> tokens, stores_.credentials->ListAdminTokens());
   v1::ListTokensResponse resp;
-  for (v1::ApiToken& t : *tokens) *resp.add_tokens() = std::move(t);
+  for (v1::ApiToken& t : tokens) *resp.add_tokens() = std::move(t);
   return resp;
 }
 
 absl::StatusOr<v1::ApiToken> AdminCore::RevokeToken(const v1::RevokeTokenRequest& req) {
-  if (absl::Status s = CheckName("name", req.name()); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckName("name", req.name()));
   return stores_.credentials->RevokeAdminToken(req.name(), clock_->NowMillis());
 }
 
 absl::StatusOr<v1::User> AdminCore::CreateUser(const v1::CreateUserRequest& req) {
-  if (absl::Status s = CheckUser(req.user(), req.password(), /*password_required=*/true); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckUser(req.user(), req.password(), /*password_required=*/true));
   absl::StatusOr<v1::User> u = stores_.credentials->CreateUser(req.user(), HashPassword(req.password()), clock_->NowMillis());
   if (absl::IsAlreadyExists(u.status())) {
     return absl::AlreadyExistsError(absl::StrCat("user.name: a user named ", checks::Prefix(req.user().name()),
@@ -126,38 +116,34 @@ absl::StatusOr<v1::User> AdminCore::CreateUser(const v1::CreateUserRequest& req)
 }
 
 absl::StatusOr<v1::ListUsersResponse> AdminCore::ListUsers() {
-  absl::StatusOr<std::vector<v1::User>> users = stores_.credentials->ListUsers();
-  if (!users.ok()) return users.status();
+  ASSIGN_OR_RETURN(std::vector<v1::User> users, stores_.credentials->ListUsers());
   v1::ListUsersResponse resp;
-  for (v1::User& u : *users) *resp.add_users() = std::move(u);
+  for (v1::User& u : users) *resp.add_users() = std::move(u);
   return resp;
 }
 
 absl::StatusOr<v1::User> AdminCore::UpdateUser(const v1::UpdateUserRequest& req) {
-  if (absl::Status s = CheckUser(req.user(), req.password(), /*password_required=*/false); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckUser(req.user(), req.password(), /*password_required=*/false));
   std::optional<std::string> hash;
   if (!req.password().empty()) hash = HashPassword(req.password());
   return stores_.credentials->UpdateUser(req.user(), std::move(hash), clock_->NowMillis());
 }
 
 absl::Status AdminCore::DeleteUser(const std::string& name) {
-  if (absl::Status s = CheckName("name", name); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckName("name", name));
   return stores_.credentials->DeleteUser(name, clock_->NowMillis());
 }
 
 absl::StatusOr<v1::CreateTokenResponse> AdminCore::Login(const std::string& user, const v1::LoginRequest& req) {
   if (req.has_ttl()) {
-    if (absl::Status s = checks::CheckDuration("ttl", req.ttl(), absl::Seconds(1), kMaxSessionTtl); !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(checks::CheckDuration("ttl", req.ttl(), absl::Seconds(1), kMaxSessionTtl));
   }
   const int64_t ttl_ms = req.has_ttl() ? TimeUtil::DurationToMilliseconds(req.ttl())
                                        : absl::ToInt64Milliseconds(kDefaultSessionTtl);
-  absl::StatusOr<store::StoredUser> u = stores_.credentials->GetUser(user);
-  if (!u.ok()) return u.status();
+  ASSIGN_OR_RETURN(store::StoredUser u, stores_.credentials->GetUser(user));
   // Recorded for listing; when the session is used, the user's role and
   // grants as they are then apply (Authenticator).
-  store::TokenScope scope{u->user.role(), u->user.grants(), user};
+  store::TokenScope scope{u.user.role(), u.user.grants(), user};
   // Unique per session: the user's name and a random suffix.
   return NewApiToken(absl::StrCat("login.", user, ".", NewToken().substr(0, 8)), ttl_ms, scope);
 }

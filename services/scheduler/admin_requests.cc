@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/server/field_checks.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -21,7 +22,7 @@ constexpr uint32_t kMaxShardIndex = 9999;
 
 absl::Status ValidateUpdateGroupMask(const v1::UpdateGroupRequest& req) {
   const auto& paths = req.update_mask().paths();
-  if (absl::Status s = CheckCount("update_mask.paths", paths.size(), kMaxMaskPaths); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckCount("update_mask.paths", paths.size(), kMaxMaskPaths));
   for (int i = 0; i < paths.size(); ++i) {
     const std::string& p = paths[i];
     if (p != "title" && p != "membership" && p != "manual" && p != "auto_registration") {
@@ -48,18 +49,14 @@ absl::Status ValidateListJobsRequest(const v1::ListJobsRequest& req) {
 }
 
 absl::Status ValidateTriggerRequest(const v1::TriggerJobRequest& req, const JobLimits& limits) {
-  if (absl::Status s = FirstError(
-          {CheckRange("job_id", req.job_id(), 1, INT64_MAX),
-           checks::CheckString("params", req.params(), limits.max_params_bytes, checks::Charset::kBytes),
-           CheckCount("executor_addresses", req.executor_addresses_size(), kMaxTriggerAddresses),
-           req.has_shard_index() ? CheckRange("shard_index", req.shard_index(), 0, kMaxShardIndex)
-                                 : absl::OkStatus()});
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(FirstError(
+      {CheckRange("job_id", req.job_id(), 1, INT64_MAX),
+       checks::CheckString("params", req.params(), limits.max_params_bytes, checks::Charset::kBytes),
+       CheckCount("executor_addresses", req.executor_addresses_size(), kMaxTriggerAddresses),
+       req.has_shard_index() ? CheckRange("shard_index", req.shard_index(), 0, kMaxShardIndex) : absl::OkStatus()}));
   for (int i = 0; i < req.executor_addresses_size(); ++i) {
     const std::string field = checks::Indexed("executor_addresses", i);
-    if (absl::Status s = checks::CheckHostPort(field, req.executor_addresses(i)); !s.ok()) return s;
+    RETURN_IF_ERROR(checks::CheckHostPort(field, req.executor_addresses(i)));
   }
   if (req.trigger_type() != v1::TRIGGER_TYPE_UNSPECIFIED && req.trigger_type() != v1::TRIGGER_TYPE_MANUAL &&
       req.trigger_type() != v1::TRIGGER_TYPE_API) {

@@ -5,6 +5,7 @@
 #include "services/common/server/field_checks.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 // Adapts an absl::Status-returning call to the StatusOr shape Answer expects.
 template <typename T>
 absl::StatusOr<T> Empty(absl::Status s) {
-  if (!s.ok()) return s;
+  RETURN_IF_ERROR(s);
   return T();
 }
 
@@ -72,13 +73,12 @@ std::string AdminService::GroupJson(int64_t group_id) {
 
 absl::Status AdminService::CheckJobSpec(const Access& a, const v1::Job& job) {
   if (a.AllGroups()) return absl::OkStatus();
-  if (absl::Status s = a.CheckGroup(job.group_id()); !s.ok()) return s;
+  RETURN_IF_ERROR(a.CheckGroup(job.group_id()));
   if (job.child_job_ids().empty()) return absl::OkStatus();
   // One read for all children; a child that does not exist is left to validation.
-  absl::StatusOr<std::vector<v1::Job>> children =
-      stores_.jobs->GetJobs({job.child_job_ids().begin(), job.child_job_ids().end()});
-  if (!children.ok()) return children.status();
-  for (const v1::Job& child : *children) {
+  ASSIGN_OR_RETURN(std::vector<v1::Job> children,
+                   stores_.jobs->GetJobs({job.child_job_ids().begin(), job.child_job_ids().end()}));
+  for (const v1::Job& child : children) {
     if (!a.Reaches(child.group_id())) {
       return absl::PermissionDeniedError(
           absl::StrCat("child_job_ids: job ", child.id(), " is not in a group this credential is granted"));
@@ -95,7 +95,7 @@ grpc::Status AdminService::CreateGroup(Ctx* c, const v1::CreateGroupRequest* r, 
 }
 grpc::Status AdminService::GetGroup(Ctx* c, const v1::GetGroupRequest* r, v1::Group* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::Group> {
-    if (absl::Status s = who.access.CheckGroup(r->group_id()); !s.ok()) return s;
+    RETURN_IF_ERROR(who.access.CheckGroup(r->group_id()));
     return core_->GetGroup(r->group_id());
   });
 }
@@ -128,7 +128,7 @@ grpc::Status AdminService::RotateGroupToken(Ctx* c, const v1::RotateGroupTokenRe
 }
 grpc::Status AdminService::CreateJob(Ctx* c, const v1::CreateJobRequest* r, v1::Job* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::Job> {
-    if (absl::Status s = CheckJobSpec(who.access, r->job()); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckJobSpec(who.access, r->job()));
     return core_->CreateJob(*r, Actor(who));
   }, {r, [o] { return Object("job", o->id()); }, {}});
 }
@@ -136,7 +136,7 @@ grpc::Status AdminService::BatchCreateJobs(Ctx* c, const v1::BatchCreateJobsRequ
                                            v1::BatchCreateJobsResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::BatchCreateJobsResponse> {
     for (const v1::CreateJobRequest& one : r->requests()) {
-      if (absl::Status s = CheckJobSpec(who.access, one.job()); !s.ok()) return s;
+      RETURN_IF_ERROR(CheckJobSpec(who.access, one.job()));
     }
     return core_->BatchCreateJobs(*r, Actor(who));
   }, {r, [o] { return Jobs(*o); }, {}});
@@ -147,9 +147,8 @@ grpc::Status AdminService::GetJob(Ctx* c, const v1::GetJobRequest* r, v1::Job* o
 }
 grpc::Status AdminService::ListJobs(Ctx* c, const v1::ListJobsRequest* r, v1::ListJobsResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::ListJobsResponse> {
-    absl::StatusOr<std::vector<int64_t>> groups = who.access.ListScope(r->group_id());
-    if (!groups.ok()) return groups.status();
-    return core_->ListJobs(*r, *groups);
+    ASSIGN_OR_RETURN(std::vector<int64_t> groups, who.access.ListScope(r->group_id()));
+    return core_->ListJobs(*r, groups);
   });
 }
 grpc::Status AdminService::UpdateJob(Ctx* c, const v1::UpdateJobRequest* r, v1::Job* o) {
@@ -161,7 +160,7 @@ grpc::Status AdminService::UpdateJob(Ctx* c, const v1::UpdateJobRequest* r, v1::
     v1::UpdateJobRequest req = *r;
     req.mutable_job()->set_id(job.id);
     // Where the update would put it too.
-    if (absl::Status s = CheckJobSpec(who.access, req.job()); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckJobSpec(who.access, req.job()));
     return core_->UpdateJob(req, Actor(who));
   }, {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
@@ -243,35 +242,30 @@ grpc::Status AdminService::ListRuns(Ctx* c, const v1::ListRunsRequest* r, v1::Li
 }
 grpc::Status AdminService::GetRun(Ctx* c, const v1::GetRunRequest* r, v1::GetRunResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::GetRunResponse> {
-    if (absl::Status s = CheckRunAccess(stores_.runs, who.access, r->run_id()); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckRunAccess(stores_.runs, who.access, r->run_id()));
     return GetRunWithLog(stores_.runs, *r);
   });
 }
 grpc::Status AdminService::KillRun(Ctx* c, const v1::KillRunRequest* r, v1::KillRunResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::KillRunResponse> {
-    if (absl::Status s = CheckRunAccess(stores_.runs, who.access, r->run_id()); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckRunAccess(stores_.runs, who.access, r->run_id()));
     return core_->KillRun(r->run_id());
   }, {r, [r] { return Object("run", r->run_id()); }, {}});
 }
 
 grpc::Status AdminService::ListAudit(Ctx* c, const v1::ListAuditRequest* r, v1::ListAuditResponse* o) {
   return Answer(__func__, c, o, [&](const Caller&) -> absl::StatusOr<v1::ListAuditResponse> {
-    if (absl::Status s = checks::FirstError({checks::CheckString("object", r->object(), 255, checks::Charset::kToken),
-                                             checks::CheckRange("page_size", r->page_size(), 0, 1000)});
-        !s.ok()) {
-      return s;
-    }
-    absl::StatusOr<int64_t> before = checks::ParsePageToken("page_token", r->page_token());
-    if (!before.ok()) return before.status();
+    RETURN_IF_ERROR(checks::FirstError({checks::CheckString("object", r->object(), 255, checks::Charset::kToken),
+                                        checks::CheckRange("page_size", r->page_size(), 0, 1000)}));
+    ASSIGN_OR_RETURN(int64_t before, checks::ParsePageToken("page_token", r->page_token()));
     const int want = r->page_size() == 0 ? 100 : r->page_size();
     // One extra entry tells whether another page exists.
-    absl::StatusOr<std::vector<v1::AuditEntry>> entries = stores_.audit->ListAudit(r->object(), *before, want + 1);
-    if (!entries.ok()) return entries.status();
+    ASSIGN_OR_RETURN(std::vector<v1::AuditEntry> entries, stores_.audit->ListAudit(r->object(), before, want + 1));
     v1::ListAuditResponse resp;
-    for (int i = 0; i < static_cast<int>(entries->size()) && i < want; ++i) {
-      *resp.add_entries() = std::move((*entries)[i]);
+    for (int i = 0; i < static_cast<int>(entries.size()) && i < want; ++i) {
+      *resp.add_entries() = std::move(entries[i]);
     }
-    if (static_cast<int>(entries->size()) > want) resp.set_next_page_token(absl::StrCat(resp.entries(want - 1).id()));
+    if (static_cast<int>(entries.size()) > want) resp.set_next_page_token(absl::StrCat(resp.entries(want - 1).id()));
     return resp;
   });
 }
@@ -322,10 +316,9 @@ grpc::Status AdminService::WhoAmI(Ctx* c, const v1::WhoAmIRequest*, v1::WhoAmIRe
 
 grpc::Status AdminService::ListExecutors(Ctx* c, const v1::ListExecutorsRequest* r, v1::ListExecutorsResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::ListExecutorsResponse> {
-    if (absl::Status s = checks::CheckRange("group_id", r->group_id(), 0, INT64_MAX); !s.ok()) return s;
-    absl::StatusOr<std::vector<int64_t>> groups = who.access.ListScope(r->group_id());
-    if (!groups.ok()) return groups.status();
-    absl::StatusOr<v1::ListExecutorsResponse> resp = core_->ListExecutors(*groups);
+    RETURN_IF_ERROR(checks::CheckRange("group_id", r->group_id(), 0, INT64_MAX));
+    ASSIGN_OR_RETURN(std::vector<int64_t> groups, who.access.ListScope(r->group_id()));
+    absl::StatusOr<v1::ListExecutorsResponse> resp = core_->ListExecutors(groups);
     if (resp.ok() && r->group_id() != 0 && resp->groups().empty()) {
       return absl::NotFoundError(absl::StrCat("group_id: group ", r->group_id(), " does not exist"));
     }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "services/common/server/field_checks.h"
 #include "services/common/server/tokens.h"
+#include "services/common/status/status_macros.h"
 #include "services/scheduler/dispatcher.h"
 
 namespace gnomon::scheduler {
@@ -33,11 +34,10 @@ absl::StatusOr<DispatchTargets> Dispatcher::GroupOf(int64_t group_id) {
     auto it = groups_.find(group_id);
     if (it != groups_.end() && it->second.second > now) return it->second.first;
   }
-  absl::StatusOr<v1::Group> g = store_->GetGroup(group_id);
-  if (!g.ok()) return g.status();
+  ASSIGN_OR_RETURN(v1::Group g, store_->GetGroup(group_id));
   DispatchTargets t;
-  if (!g->previous_access_token().empty()) t.previous_token_fingerprint = TokenFingerprint(g->previous_access_token());
-  t.group = *std::move(g);
+  if (!g.previous_access_token().empty()) t.previous_token_fingerprint = TokenFingerprint(g.previous_access_token());
+  t.group = std::move(g);
   absl::MutexLock l(&mu_);
   groups_[group_id] = {t, now + kGroupCacheMillis};
   return t;
@@ -49,10 +49,9 @@ void Dispatcher::ForgetGroup(int64_t group_id) {
 }
 
 absl::StatusOr<DispatchTargets> Dispatcher::TargetsOf(const FireSpec& fire) {
-  absl::StatusOr<DispatchTargets> t = GroupOf(fire.job->group_id());
-  if (!t.ok()) return t.status();
-  t->executors = Candidates(fire, *t);
-  t->registered = fire.addresses.empty() && !t->group.has_manual();
+  ASSIGN_OR_RETURN(DispatchTargets t, GroupOf(fire.job->group_id()));
+  t.executors = Candidates(fire, t);
+  t.registered = fire.addresses.empty() && !t.group.has_manual();
   return t;
 }
 
@@ -74,9 +73,8 @@ v1::GroupExecutors Dispatcher::Members(const v1::Group& g) {
 
 absl::Status Dispatcher::CheckMembers(int64_t group_id, const std::vector<std::string>& addresses) {
   if (addresses.empty()) return absl::OkStatus();
-  absl::StatusOr<DispatchTargets> t = GroupOf(group_id);
-  if (!t.ok()) return t.status();
-  const v1::Group& g = t->group;
+  ASSIGN_OR_RETURN(DispatchTargets t, GroupOf(group_id));
+  const v1::Group& g = t.group;
   absl::flat_hash_set<std::string> members(g.manual().addresses().begin(), g.manual().addresses().end());
   if (!g.has_manual()) {
     for (const v1::ExecutorInfo& e : *membership_->Live(g.app_name())) members.insert(e.address());

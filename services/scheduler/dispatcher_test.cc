@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/metrics/testing/samples.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/failing_run_store.h"
 #include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
@@ -312,15 +313,14 @@ TEST_F(DispatcherTest, ExplicitAddressesMustBeTheGroupsExecutors) {
   Live({"a:1", "b:1"});
   EXPECT_TRUE(dispatcher_.CheckMembers(group_.id(), {"b:1", "a:1"}).ok());
   absl::Status outsider = dispatcher_.CheckMembers(group_.id(), {"a:1", "evil.example:443"});
-  EXPECT_EQ(outsider.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(outsider.message(),
-            "executor_addresses[1]: \"evil.example:443\" is not an online executor of the group");
+  EXPECT_THAT(outsider, StatusIs(absl::StatusCode::kFailedPrecondition,
+                                 "executor_addresses[1]: \"evil.example:443\" is not an online executor of the group"));
   group_.mutable_manual()->add_addresses("m1:1");
   ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
   dispatcher_.ForgetGroup(group_.id());
   EXPECT_TRUE(dispatcher_.CheckMembers(group_.id(), {"m1:1"}).ok());
   // In a manual group, registered executors of the app are not members.
-  EXPECT_EQ(dispatcher_.CheckMembers(group_.id(), {"a:1"}).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(dispatcher_.CheckMembers(group_.id(), {"a:1"}), StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 TEST_F(DispatcherTest, AManualGroupsRunsGoToItsListedAddresses) {

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/server/grpc_server.h"
+#include "services/common/status/status_matchers.h"
 #include "services/executor-sdk/testing/fake_servers.h"
 
 namespace gnomon::scheduler {
@@ -120,8 +121,7 @@ TEST(ExecutorLinkTest, RunsRefusedForTheTokenSaySo) {
   ASSERT_TRUE(outcomes.WaitFor(3));
   absl::MutexLock l(&outcomes.mu);
   for (const auto& [id, r] : outcomes.by_run) {
-    EXPECT_EQ(r.status().code(), absl::StatusCode::kUnauthenticated) << id << ": " << r.status();
-    EXPECT_NE(r.status().message().find("refused the group's access token"), std::string::npos) << r.status();
+    EXPECT_THAT(r, StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("refused the group's access token"))) << id;
   }
 }
 
@@ -150,8 +150,7 @@ TEST(ExecutorLinkTest, SilentExecutorTimesOutAndTheBacklogIsFailedNotKept) {
       EXPECT_THAT(r.status().message(), HasSubstr("did not answer"));
       ++timed_out;
     } else {
-      EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
-      EXPECT_THAT(r.status().message(), HasSubstr("8192 runs unanswered, limit 8192"));
+      EXPECT_THAT(r, StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("8192 runs unanswered, limit 8192")));
       ++held_back;
     }
   }
@@ -190,7 +189,7 @@ TEST(ExecutorLinksTest, AwaitingAnswersFromASilentExecutorGivesUpAtTheLimit) {
   links.CloseAll();  // Sent, never answered: the executor may hold it.
   ASSERT_TRUE(outcomes.WaitFor(1));
   absl::MutexLock l(&outcomes.mu);
-  EXPECT_EQ(outcomes.by_run.at(1).status().code(), absl::StatusCode::kUnknown);
+  EXPECT_THAT(outcomes.by_run.at(1), StatusIs(absl::StatusCode::kUnknown));
 }
 
 }  // namespace

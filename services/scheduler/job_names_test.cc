@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_macros.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/temp_store.h"
 
 namespace gnomon::scheduler {
@@ -50,7 +52,7 @@ class JobNamesTest : public ::testing::Test {
     n.set_name(name);
     n.set_group(group);
     JobRef ref{0, &n};
-    if (absl::Status s = ResolveJob(store_.get(), access, ref); !s.ok()) return s;
+    RETURN_IF_ERROR(ResolveJob(store_.get(), access, ref));
     return ref.id;
   }
 
@@ -66,8 +68,8 @@ TEST_F(JobNamesTest, ANameUniqueAmongTheReachableGroupsIsEnough) {
 
 TEST_F(JobNamesTest, ANameInSeveralGroupsMustSayWhichAndTheErrorListsThem) {
   const absl::StatusOr<int64_t> id = Resolve(Access::Admin(), "nightly");
-  EXPECT_EQ(id.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(id.status().message(), "job_name: jobs named \"nightly\" are in groups billing, reports; set job_name.group");
+  EXPECT_THAT(id, StatusIs(absl::StatusCode::kInvalidArgument,
+                           "job_name: jobs named \"nightly\" are in groups billing, reports; set job_name.group"));
   EXPECT_EQ(Resolve(Access::Admin(), "nightly", "reports").value_or(-1), reports_nightly_);
 }
 
@@ -83,11 +85,11 @@ TEST_F(JobNamesTest, AScopedCallerLearnsNothingOfGroupsItDoesNotReach) {
   // Whether the group exists or not, the answer is the same.
   const absl::Status missing = Resolve(Viewer(reports_), "nightly", "payroll").status();
   const absl::Status hidden = Resolve(Viewer(reports_), "nightly", "billing").status();
-  EXPECT_EQ(missing.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(hidden.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(hidden.message(), "job_name.group: group \"billing\": not in a group this credential is granted");
+  EXPECT_THAT(missing, StatusIs(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(hidden, StatusIs(absl::StatusCode::kPermissionDenied,
+                               "job_name.group: group \"billing\": not in a group this credential is granted"));
   // A job only in a group it does not reach is simply not found.
-  EXPECT_EQ(Resolve(Viewer(reports_), "invoices").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(Resolve(Viewer(reports_), "invoices"), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_F(JobNamesTest, AnIdAndANameTogetherAreRefused) {
@@ -100,15 +102,15 @@ TEST_F(JobNamesTest, AnIdAndANameTogetherAreRefused) {
 
 TEST_F(JobNamesTest, ABadNameIsRefusedNamingTheField) {
   EXPECT_EQ(Resolve(Access::Admin(), "").status().message(), "job_name.name: empty");
-  EXPECT_EQ(Resolve(Access::Admin(), "two words").status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(Resolve(Access::Admin(), "nightly", "no/slashes").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Resolve(Access::Admin(), "two words"), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Resolve(Access::Admin(), "nightly", "no/slashes"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_F(JobNamesTest, AJobGivenByIdIsCheckedForAccessAndAMissingIdLeftToTheCall) {
   JobRef mine{reports_nightly_, nullptr};
   EXPECT_TRUE(ResolveJob(store_.get(), Viewer(reports_), mine).ok());
   JobRef theirs{billing_nightly_, nullptr};
-  EXPECT_EQ(ResolveJob(store_.get(), Viewer(reports_), theirs).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(ResolveJob(store_.get(), Viewer(reports_), theirs), StatusIs(absl::StatusCode::kPermissionDenied));
   JobRef none{0, nullptr};
   EXPECT_TRUE(ResolveJob(store_.get(), Viewer(reports_), none).ok());  // The call says "job_id: ...".
 }
@@ -120,7 +122,7 @@ TEST_F(JobNamesTest, ANameLookedUpInTheRequestsGroupNeedsThatGroup) {
   ASSERT_TRUE(ResolveJob(store_.get(), Access::Admin(), in_billing).ok());
   EXPECT_EQ(in_billing.id, billing_nightly_);
   JobRef denied{0, &n, billing_};
-  EXPECT_EQ(ResolveJob(store_.get(), Viewer(reports_), denied).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(ResolveJob(store_.get(), Viewer(reports_), denied), StatusIs(absl::StatusCode::kPermissionDenied));
 }
 
 }  // namespace

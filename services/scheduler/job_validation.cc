@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "services/common/schedule/schedule.h"
 #include "services/common/server/field_checks.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -32,22 +33,18 @@ constexpr int kMaxAlarmTargets = 20;
 constexpr uint32_t kMaxCatchUp = 1'000'000;
 
 absl::Status CheckAlarm(const v1::AlarmTargets& alarm) {
-  if (absl::Status s = FirstError({CheckCount("job.alarm.emails", alarm.emails_size(), kMaxAlarmTargets),
-                                   CheckCount("job.alarm.webhook_urls", alarm.webhook_urls_size(),
-                                              kMaxAlarmTargets)});
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(FirstError({CheckCount("job.alarm.emails", alarm.emails_size(), kMaxAlarmTargets),
+                              CheckCount("job.alarm.webhook_urls", alarm.webhook_urls_size(), kMaxAlarmTargets)}));
   for (int i = 0; i < alarm.emails_size(); ++i) {
     const std::string field = Indexed("job.alarm.emails", i);
     const std::string& e = alarm.emails(i);
-    if (absl::Status s = CheckString(field, e, 254, Charset::kToken, 1); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckString(field, e, 254, Charset::kToken, 1));
     if (e.find('@') == std::string::npos) return Invalid(field, absl::StrCat(checks::Prefix(e), " is not an email address"));
   }
   for (int i = 0; i < alarm.webhook_urls_size(); ++i) {
     const std::string field = Indexed("job.alarm.webhook_urls", i);
     const std::string& u = alarm.webhook_urls(i);
-    if (absl::Status s = CheckString(field, u, 2048, Charset::kToken, 1); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckString(field, u, 2048, Charset::kToken, 1));
     if (!absl::StartsWith(u, "http://") && !absl::StartsWith(u, "https://")) {
       return Invalid(field, absl::StrCat(checks::Prefix(u), " is not an http(s) URL"));
     }
@@ -74,7 +71,7 @@ absl::Status CheckTask(const v1::Job& job, const JobLimits& limits) {
 }
 
 absl::Status CheckGroupFields(const v1::Group& group, size_t min_app_name) {
-  if (absl::Status s = FirstError({
+  RETURN_IF_ERROR(FirstError({
           CheckRange("group.id", group.id(), 0, INT64_MAX),
           CheckString("group.app_name", group.app_name(), 64, Charset::kName, min_app_name),
           CheckText("group.title", group.title(), 256),
@@ -84,19 +81,12 @@ absl::Status CheckGroupFields(const v1::Group& group, size_t min_app_name) {
           CheckString("group.previous_access_token", group.previous_access_token(), 64, Charset::kToken),
           checks::CheckOutputTimestamp("group.previous_token_expire_time", group.has_previous_token_expire_time(),
                                group.previous_token_expire_time()),
-      });
-      !s.ok()) {
-    return s;
-  }
+      }));
   if (!group.has_manual()) return absl::OkStatus();
   const auto& addresses = group.manual().addresses();
-  if (absl::Status s = CheckCount("group.manual.addresses", addresses.size(), kMaxAddresses, 1); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(CheckCount("group.manual.addresses", addresses.size(), kMaxAddresses, 1));
   for (int i = 0; i < addresses.size(); ++i) {
-    if (absl::Status s = checks::CheckHostPort(Indexed("group.manual.addresses", i), addresses[i]); !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(checks::CheckHostPort(Indexed("group.manual.addresses", i), addresses[i]));
   }
   return absl::OkStatus();
 }
@@ -164,7 +154,7 @@ absl::Status CheckChildren(const v1::Job& job, store::JobStore* store) {
     if (absl::IsNotFound(child.status())) {
       return absl::NotFoundError(absl::StrCat(field, ": job ", c, " does not exist"));
     }
-    if (!child.ok()) return child.status();
+    RETURN_IF_ERROR(child);
     stack.push_back(c);
   }
   if (job.id() == 0) return absl::OkStatus();  // A new job cannot be anyone's child yet.
@@ -174,7 +164,7 @@ absl::Status CheckChildren(const v1::Job& job, store::JobStore* store) {
     if (!seen.insert(id).second) continue;
     absl::StatusOr<v1::Job> j = store->GetJob(id);
     if (absl::IsNotFound(j.status())) continue;
-    if (!j.ok()) return j.status();
+    RETURN_IF_ERROR(j);
     for (int64_t c : j->child_job_ids()) {
       if (c == job.id()) {
         return Invalid("job.child_job_ids",
@@ -196,12 +186,9 @@ absl::Status ValidateScheduleFields(std::string_view field_name, const v1::Sched
   const std::string field(field_name);
   if (schedule.has_cron()) {
     const std::string cron = field + ".cron";
-    if (absl::Status s = FirstError(
-            {CheckString(absl::StrCat(cron, ".expression"), schedule.cron().expression(), 256, Charset::kText, 1),
-             CheckString(absl::StrCat(cron, ".time_zone"), schedule.cron().time_zone(), 64, Charset::kToken)});
-        !s.ok()) {
-      return s;
-    }
+    RETURN_IF_ERROR(FirstError(
+        {CheckString(absl::StrCat(cron, ".expression"), schedule.cron().expression(), 256, Charset::kText, 1),
+         CheckString(absl::StrCat(cron, ".time_zone"), schedule.cron().time_zone(), 64, Charset::kToken)}));
   }
   // The schedule library names its fields "schedule.<...>".
   if (absl::Status s = schedule::ValidateSchedule(schedule); !s.ok()) {
@@ -229,13 +216,13 @@ absl::Status CheckReservedName(const v1::Job& job) {
 }  // namespace
 
 absl::Status ValidateJob(const v1::Job& job, const JobLimits& limits, store::JobStore* store) {
-  if (absl::Status s = ValidateJobFields(job, limits); !s.ok()) return s;
-  if (absl::Status s = CheckReservedName(job); !s.ok()) return s;
+  RETURN_IF_ERROR(ValidateJobFields(job, limits));
+  RETURN_IF_ERROR(CheckReservedName(job));
   absl::StatusOr<v1::Group> group = store->GetGroup(job.group_id());
   if (absl::IsNotFound(group.status())) {
     return absl::NotFoundError(absl::StrCat("job.group_id: group ", job.group_id(), " does not exist"));
   }
-  if (!group.ok()) return group.status();
+  RETURN_IF_ERROR(group);
   return CheckChildren(job, store);
 }
 

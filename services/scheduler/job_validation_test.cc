@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/failing_job_store.h"
 #include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
@@ -227,8 +228,7 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
     v1::Job j = Valid();
     rule.mutate(j);
     const absl::Status fields = ValidateJobFields(j, limits_);
-    EXPECT_EQ(fields.code(), absl::StatusCode::kInvalidArgument) << fields;
-    EXPECT_THAT(std::string(fields.message()), StartsWith(rule.message_starts));
+    EXPECT_THAT(fields, StatusIs(absl::StatusCode::kInvalidArgument, StartsWith(rule.message_starts)));
     EXPECT_EQ(Validate(j), fields);  // ValidateJob checks the fields first.
   }
   EXPECT_EQ(hook_.calls("GetGroup"), 0);  // Refused before any store read.
@@ -252,7 +252,7 @@ TEST_F(JobValidationTest, NamesOfTheFormJobNumberAreReservedForUnnamedJobs) {
   j.set_name(absl::StrCat("job-", j.id()));  // Its own: what it is called when unnamed.
   EXPECT_TRUE(Validate(j).ok()) << Validate(j);
   j.set_name(absl::StrCat("job-0", j.id()));
-  EXPECT_EQ(Validate(j).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Validate(j), StatusIs(absl::StatusCode::kInvalidArgument));
   for (const char* free : {"job-", "job-x", "job-7a", "jobs-7"}) {
     j.set_name(free);
     EXPECT_TRUE(Validate(j).ok()) << free << ": " << Validate(j);
@@ -263,8 +263,7 @@ TEST_F(JobValidationTest, AJobOfAMissingGroupIsNotFoundNamingTheGroup) {
   v1::Job j = Valid();
   j.set_group_id(999);
   const absl::Status s = Validate(j);
-  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(s.message(), "job.group_id: group 999 does not exist");
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound, "job.group_id: group 999 does not exist"));
 }
 
 TEST_F(JobValidationTest, ChildrenMustBeOtherExistingJobs) {
@@ -274,7 +273,7 @@ TEST_F(JobValidationTest, ChildrenMustBeOtherExistingJobs) {
   j.add_child_job_ids(0);
   EXPECT_EQ(Validate(j).message(), "job.child_job_ids[1]: 0 is not a job id");
   j.set_child_job_ids(1, 999);
-  EXPECT_EQ(Validate(j).code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(Validate(j), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_EQ(Validate(j).message(), "job.child_job_ids[1]: job 999 does not exist");
   j.clear_child_job_ids();
   j.set_id(child);
@@ -295,8 +294,9 @@ TEST_F(JobValidationTest, AChildThatLeadsBackToTheJobIsACycle) {
   update.set_id(c);
   update.add_child_job_ids(a_id);
   const absl::Status s = Validate(update);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), absl::StrCat("job.child_job_ids: job ", b_id, " already leads back to job ", c, " (a cycle)"));
+  EXPECT_THAT(s,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       absl::StrCat("job.child_job_ids: job ", b_id, " already leads back to job ", c, " (a cycle)")));
   // Without the loop it is fine (b is a child of both a and c).
   update.set_child_job_ids(0, b_id);
   update.set_id(a_id);
@@ -360,8 +360,7 @@ TEST(GroupValidationTest, EveryGroupRuleNamesItsField) {
     v1::Group g = valid;
     rule.mutate(g);
     const absl::Status s = ValidateGroup(g);
-    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-    EXPECT_THAT(std::string(s.message()), StartsWith(rule.message_starts));
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, StartsWith(rule.message_starts)));
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -116,7 +117,7 @@ TEST(RouterTest, FailoverPicksTheFirstExecutorThatAnswers) {
   EXPECT_EQ(*router->Pick(1, e), "10.0.0.11:9999");
   probe.alive.clear();
   absl::StatusOr<std::string> none = router->Pick(1, e);
-  EXPECT_EQ(none.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(none, StatusIs(absl::StatusCode::kUnavailable));
 }
 
 TEST(RouterTest, BusyoverUsesBeatStateThenIdleBeat) {
@@ -137,7 +138,7 @@ TEST(RouterTest, BusyoverUsesBeatStateThenIdleBeat) {
   probe.idle = {"10.0.0.11:9999"};  // A stale beat: IdleBeat says it is free now.
   EXPECT_EQ(*router->Pick(5, e), "10.0.0.11:9999");
   probe.idle.clear();
-  EXPECT_EQ(router->Pick(5, e).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(router->Pick(5, e), StatusIs(absl::StatusCode::kUnavailable));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "google/protobuf/util/time_util.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -73,19 +74,18 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
   absl::Cleanup recorded = [&] {
     if (in_flight_ != nullptr) in_flight_->EndRecording(now);
   };
-  absl::StatusOr<std::vector<store::RunInsertOutcome>> inserted = store_->InsertRuns(runs);
-  if (!inserted.ok()) return inserted.status();
+  ASSIGN_OR_RETURN(std::vector<store::RunInsertOutcome> inserted, store_->InsertRuns(runs));
 
   // Keep only the runs that took their slot, moving each into its entry.
   size_t kept = 0;
   for (size_t k = 0; k < runs.size(); ++k) {
     FireOutcome& outcome = out.outcomes[out.runs[k].fire];
-    if (!(*inserted)[k].inserted) {
+    if (!inserted[k].inserted) {
       outcome.slot_already_fired = true;
       continue;
     }
     v1::Run& r = runs[k];
-    r.set_id((*inserted)[k].run_id);
+    r.set_id(inserted[k].run_id);
     if (in_flight_ != nullptr) in_flight_->Sending(r.id());
     if (r.first_run_id() == 0) r.set_first_run_id(r.id());
     outcome.run_ids.push_back(r.id());

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/metrics/testing/samples.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/failing_job_store.h"
 #include "services/common/store/testing/failing_run_store.h"
 #include "services/common/store/testing/store_call_steps.h"
@@ -122,7 +123,7 @@ TEST_F(TriggerTest, AGroupThatCannotBeReadFailsTheWholeBatchWithNothingRecorded)
   auto elsewhere = std::make_shared<const v1::Job>(j);
   hook_.Set(store::testing::FailNext("GetGroup", absl::UnavailableError("store down")));
   absl::StatusOr<std::vector<FireOutcome>> out = trigger_.Fire({Slot(first, kNow), Slot(elsewhere, kNow)});
-  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(out, StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_EQ(hook_.calls("InsertRuns"), 0);
   EXPECT_THAT(RunsOf(first->id()), IsEmpty());
   EXPECT_THAT(executors_.sent, IsEmpty());
@@ -132,7 +133,7 @@ TEST_F(TriggerTest, AStoreThatCannotRecordFailsTheBatchAndNothingIsSent) {
   std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
   hook_.Set(store::testing::FailNext("InsertRuns", absl::UnavailableError("store down")));
   absl::StatusOr<std::vector<FireOutcome>> out = trigger_.Fire({Slot(job, kNow)});
-  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(out, StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_THAT(executors_.sent, IsEmpty());
   // The slot was not taken: firing it again records and sends it.
   out = trigger_.Fire({Slot(job, kNow)});

@@ -16,6 +16,7 @@
 #include "services/common/metrics/metrics_registry.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/server/grpc_server.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/tls/pem_check.h"
 #include "tests/support/http_get.h"
 #include "tests/support/subprocess.h"
@@ -155,18 +156,18 @@ TEST_F(TlsCredentialsTest, MetricsAreServedOverHttpsOnlyAndARenewedCertificateIs
 TEST_F(TlsCredentialsTest, BadFilesAreRefusedUpFrontNamingTheFile) {
   const std::string missing = dir_.path() + "/missing.crt";
   absl::Status s = tls::CheckFiles(missing, pki_.key("server"), "");
-  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound));
   EXPECT_NE(s.message().find(missing), std::string::npos) << s;
   const std::string text = dir_.path() + "/not-pem.crt";
   std::ofstream(text) << "hello\n";
   s = tls::CheckFiles(text, pki_.key("server"), "");
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_NE(s.message().find(text), std::string::npos) << s;
   s = tls::CheckFiles(pki_.crt("server"), pki_.key("client"), "");  // Someone else's key.
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_NE(s.message().find("does not match"), std::string::npos) << s;
   s = tls::CheckFiles("", "", text);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument));
   // A server with such files does not start.
   tls::TlsOptions bad = Server();
   bad.key_file = pki_.key("client");

@@ -5,6 +5,7 @@
 
 #include "absl/time/civil_time.h"
 #include "services/common/cron/cron_parse.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::cron {
 namespace {
@@ -40,9 +41,8 @@ bool YearSet(const CronFields& f, int y) {
 }  // namespace
 
 absl::StatusOr<CronExpression> CronExpression::Parse(std::string_view text) {
-  absl::StatusOr<CronFields> fields = ParseCronFields(text);
-  if (!fields.ok()) return fields.status();
-  return CronExpression(std::string(text), *fields);
+  ASSIGN_OR_RETURN(CronFields fields, ParseCronFields(text));
+  return CronExpression(std::string(text), fields);
 }
 
 uint32_t CronExpression::DayMask(int year, int month) const {

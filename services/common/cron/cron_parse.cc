@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/client/quote.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::cron {
 namespace {
@@ -122,7 +123,7 @@ class FieldParser {
     }
     int v = 0;
     bool is_name = false;
-    if (absl::Status s = Value(&v, &is_name); !s.ok()) return s;
+    RETURN_IF_ERROR(Value(&v, &is_name));
     if (v < 1 || v > spec_.max_step) {
       return Error(
           absl::StrCat("step ", v, " is out of range 1-", spec_.max_step));
@@ -139,28 +140,28 @@ class FieldParser {
     if (pos_ < field_.size() && field_[pos_] == '*') {
       ++pos_;
       if (pos_ < field_.size() && field_[pos_] == '/') {
-        if (absl::Status s = Step(&step); !s.ok()) return s;
+        RETURN_IF_ERROR(Step(&step));
       } else if (field_.size() != 1) {
         return Error("'*' must stand alone or take a step (*/n)");
       }
     } else {
       size_t item_start = pos_;
       bool lo_name = false;
-      if (absl::Status s = Value(&lo, &lo_name); !s.ok()) return s;
-      if (absl::Status s = InRange(lo); !s.ok()) return s;
+      RETURN_IF_ERROR(Value(&lo, &lo_name));
+      RETURN_IF_ERROR(InRange(lo));
       hi = lo;
       bool ranged = false;
       if (pos_ < field_.size() && field_[pos_] == '-') {
         ++pos_;
         bool hi_name = false;
         if (pos_ >= field_.size()) return Error("missing range end after '-'");
-        if (absl::Status s = Value(&hi, &hi_name); !s.ok()) return s;
+        RETURN_IF_ERROR(Value(&hi, &hi_name));
         if (hi_name != lo_name) {
           return Error(absl::StrCat(
               "range ", QuotedPrefix(field_.substr(item_start, pos_ - item_start)),
               " mixes a name and a number"));
         }
-        if (absl::Status s = InRange(hi); !s.ok()) return s;
+        RETURN_IF_ERROR(InRange(hi));
         ranged = true;
       }
       if (pos_ < field_.size() && field_[pos_] == '/') {
@@ -169,7 +170,7 @@ class FieldParser {
           return Error(absl::StrCat("a step is not supported after a name (",
                                     QuotedPrefix(field_.substr(item_start)), ")"));
         }
-        if (absl::Status s = Step(&step); !s.ok()) return s;
+        RETURN_IF_ERROR(Step(&step));
         if (!ranged) hi = spec_.max;
       }
       if (lo > hi) {
@@ -192,7 +193,7 @@ class FieldParser {
     while (true) {
       if (pos_ >= field_.size() || field_[pos_] == ',')
         return Error("empty list item");
-      if (absl::Status s = Item(add); !s.ok()) return s;
+      RETURN_IF_ERROR(Item(add));
       if (pos_ >= field_.size()) return absl::OkStatus();
       ++pos_;  // ','
       if (pos_ >= field_.size()) return Error("empty list item");
@@ -226,7 +227,7 @@ class FieldParser {
       }
       return Error(absl::StrCat("unknown name ", QuotedPrefix(text)));
     }
-    if (absl::Status s = Number(text, out); !s.ok()) return s;
+    RETURN_IF_ERROR(Number(text, out));
     return InRange(*out);
   }
 
@@ -255,8 +256,7 @@ absl::Status ParseDom(std::string_view f, CronFields* out) {
     // L-n, or L-nW: the weekday nearest to that day.
     const bool weekday = f.size() > 2 && Upper(f.back()) == 'W';
     int n = 0;
-    if (absl::Status s = p.Number(f.substr(2, f.size() - 2 - (weekday ? 1 : 0)), &n); !s.ok())
-      return s;
+    RETURN_IF_ERROR(p.Number(f.substr(2, f.size() - 2 - (weekday ? 1 : 0)), &n));
     if (n > 30)
       return p.Error(
           absl::StrCat("offset ", n, " from the last day is above 30"));
@@ -267,9 +267,8 @@ absl::Status ParseDom(std::string_view f, CronFields* out) {
   if (!f.empty() && Upper(f.back()) == 'W') {
     int n = 0;
     if (f.size() == 1) return p.Error("missing day before 'W'");
-    if (absl::Status s = p.Number(f.substr(0, f.size() - 1), &n); !s.ok())
-      return s;
-    if (absl::Status s = p.InRange(n); !s.ok()) return s;
+    RETURN_IF_ERROR(p.Number(f.substr(0, f.size() - 1), &n));
+    RETURN_IF_ERROR(p.InRange(n));
     out->dom_mode = CronFields::DomMode::kNearestWeekday;
     out->dom_offset = static_cast<uint8_t>(n);
     return absl::OkStatus();
@@ -285,8 +284,8 @@ absl::Status ParseDow(std::string_view f, CronFields* out) {
   }
   if (size_t hash = f.find('#'); hash != std::string_view::npos) {
     int day = 0, nth = 0;
-    if (absl::Status s = p.Weekday(f.substr(0, hash), &day); !s.ok()) return s;
-    if (absl::Status s = p.Number(f.substr(hash + 1), &nth); !s.ok()) return s;
+    RETURN_IF_ERROR(p.Weekday(f.substr(0, hash), &day));
+    RETURN_IF_ERROR(p.Number(f.substr(hash + 1), &nth));
     if (nth < 1 || nth > 5)
       return p.Error(
           absl::StrCat("occurrence ", nth, " after '#' is out of range 1-5"));
@@ -297,8 +296,7 @@ absl::Status ParseDow(std::string_view f, CronFields* out) {
   }
   if (f.size() > 1 && Upper(f.back()) == 'L') {
     int day = 0;
-    if (absl::Status s = p.Weekday(f.substr(0, f.size() - 1), &day); !s.ok())
-      return s;
+    RETURN_IF_ERROR(p.Weekday(f.substr(0, f.size() - 1), &day));
     out->dow_mode = CronFields::DowMode::kLast;
     out->dow_value = static_cast<uint8_t>(day);
     return absl::OkStatus();
@@ -373,7 +371,7 @@ absl::StatusOr<CronFields> ParseCronFields(std::string_view text) {
         });
         break;
     }
-    if (!s.ok()) return s;
+    RETURN_IF_ERROR(s);
   }
   if (n == 6) {
     for (int y = kMinYear; y <= kMaxYear; ++y) {

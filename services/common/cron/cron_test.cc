@@ -8,6 +8,7 @@
 #include "absl/time/civil_time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 
 namespace gnomon::cron {
 namespace {
@@ -37,7 +38,7 @@ std::vector<absl::Time> Next(const std::string& expr, absl::Time from, int n) {
 std::string ParseError(const std::string& expr) {
   absl::StatusOr<CronExpression> e = CronExpression::Parse(expr);
   if (e.ok()) return "accepted";
-  EXPECT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument) << expr;
+  EXPECT_THAT(e, StatusIs(absl::StatusCode::kInvalidArgument)) << expr;
   return std::string(e.status().message());
 }
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "services/common/client/log.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/tls/listen.h"
 
 namespace gnomon::http {
@@ -166,14 +167,12 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string&
                                                               HttpLimits limits) {
   std::unique_ptr<HttpServer> s(new HttpServer(std::move(handler), std::move(what), limits));
   if (tls.enabled) {
-    absl::StatusOr<std::unique_ptr<tls::ServerTlsContext>> ctx = tls::ServerTlsContext::Create(tls, s->what_);
-    if (!ctx.ok()) return ctx.status();
-    s->tls_ = *std::move(ctx);
+    ASSIGN_OR_RETURN(std::unique_ptr<tls::ServerTlsContext> ctx, tls::ServerTlsContext::Create(tls, s->what_));
+    s->tls_ = std::move(ctx);
   }
-  absl::StatusOr<int> fd = tls::Listen(address, s->what_);
-  if (!fd.ok()) return fd.status();
-  s->listen_fd_ = *fd;
-  s->port_ = tls::BoundPort(*fd);
+  ASSIGN_OR_RETURN(int fd, tls::Listen(address, s->what_));
+  s->listen_fd_ = fd;
+  s->port_ = tls::BoundPort(fd);
   s->wake_fd_ = ::eventfd(0, EFD_CLOEXEC);
   if (s->wake_fd_ < 0) return absl::InternalError("cannot create an eventfd");
   s->acceptor_ = std::thread([p = s.get()] { p->AcceptLoop(); });

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "prometheus/exposer.h"
 #include "prometheus/text_serializer.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::metrics {
 
@@ -28,10 +29,9 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
     limits.max_connections = 16;
     limits.max_body_bytes = 0;
     limits.idle_timeout = absl::Seconds(5);
-    absl::StatusOr<std::unique_ptr<http::HttpServer>> https =
-        http::HttpServer::Start(address, std::move(serve), tls, "metrics", limits);
-    if (!https.ok()) return https.status();
-    server->https_ = *std::move(https);  // Its handler holds the registry.
+    ASSIGN_OR_RETURN(std::unique_ptr<http::HttpServer> https,
+                     http::HttpServer::Start(address, std::move(serve), tls, "metrics", limits));
+    server->https_ = std::move(https);  // Its handler holds the registry.
     server->address_ = absl::StrCat(address.substr(0, address.rfind(':')), ":", server->https_->port());
     return server;
   }

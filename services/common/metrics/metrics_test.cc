@@ -24,6 +24,7 @@
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/metrics/run_metrics.h"
 #include "services/common/metrics/scrape_values.h"
+#include "services/common/status/status_matchers.h"
 
 namespace gnomon::metrics {
 namespace {
@@ -204,7 +205,7 @@ TEST(MetricsServer, AnAddressInUseIsUnavailable) {
   absl::StatusOr<std::unique_ptr<MetricsServer>> first = MetricsServer::Start("127.0.0.1:0", m);
   ASSERT_TRUE(first.ok()) << first.status();
   absl::StatusOr<std::unique_ptr<MetricsServer>> second = MetricsServer::Start((*first)->address(), m);
-  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(second, StatusIs(absl::StatusCode::kUnavailable));
 }
 
 }  // namespace

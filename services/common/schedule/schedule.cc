@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "services/common/client/quote.h"
 #include "services/common/cron/cron.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::schedule {
 namespace {
@@ -103,7 +104,7 @@ absl::Status ValidateSchedule(const gnomon::v1::Schedule& s) {
 
 absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s,
                                                 absl::Time from, int count) {
-  if (absl::Status st = ValidateSchedule(s); !st.ok()) return st;
+  RETURN_IF_ERROR(ValidateSchedule(s));
   if (count < 0 || count > kMaxPreviewCount) {
     return absl::InvalidArgumentError(
         absl::StrCat("count: ", count, " is outside 0-", kMaxPreviewCount));
@@ -111,11 +112,10 @@ absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s,
   std::vector<absl::Time> out;
   switch (s.kind_case()) {
     case gnomon::v1::Schedule::kCron: {
-      absl::StatusOr<CompiledCron> c = CompileCron(s.cron());
-      if (!c.ok()) return c.status();
+      ASSIGN_OR_RETURN(CompiledCron c, CompileCron(s.cron()));
       absl::Time t = from;
       while (static_cast<int>(out.size()) < count) {
-        std::optional<absl::Time> next = c->NextAfter(t);
+        std::optional<absl::Time> next = c.NextAfter(t);
         if (!next) break;
         out.push_back(*next);
         t = *next;

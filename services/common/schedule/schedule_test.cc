@@ -5,10 +5,12 @@
 #include "absl/time/civil_time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 
 namespace gnomon::schedule {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -50,16 +52,14 @@ TEST(ValidateScheduleTest, AcceptsEachKind) {
 
 TEST(ValidateScheduleTest, NamesTheCronExpressionField) {
   absl::Status s = ValidateSchedule(Cron("0 0 12 ? * MON!"));
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(),
-            "schedule.cron.expression: day-of-week: unexpected text \"!\" in "
-            "\"MON!\"");
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          "schedule.cron.expression: day-of-week: unexpected text \"!\" in "
+                          "\"MON!\""));
 }
 
 TEST(ValidateScheduleTest, RejectsUnknownZone) {
   absl::Status s = ValidateSchedule(Cron("0 0 12 * * ?", "Mars/Base"));
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "schedule.cron.time_zone: unknown zone \"Mars/Base\"");
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, "schedule.cron.time_zone: unknown zone \"Mars/Base\""));
   s = ValidateSchedule(Cron("0 0 12 * * ?", std::string(1 << 20, 'z')));
   EXPECT_EQ(s.message(), "schedule.cron.time_zone: unknown zone \"" + std::string(32, 'z') + "…\"");
 }
@@ -68,46 +68,36 @@ TEST(ValidateScheduleTest, RejectsZoneNamesThatAreNotZones) {
   for (const char* name :
        {"localtime", "/etc/passwd", "../../etc/passwd", "Europe//Berlin",
         "Europe/Berlin ", "europe/nowhere"}) {
-    EXPECT_EQ(ValidateSchedule(Cron("0 0 12 * * ?", name)).code(),
-              absl::StatusCode::kInvalidArgument)
-        << name;
+    EXPECT_THAT(ValidateSchedule(Cron("0 0 12 * * ?", name)), StatusIs(absl::StatusCode::kInvalidArgument)) << name;
   }
 }
 
 TEST(ValidateScheduleTest, FixRateBelowMinimum) {
   absl::Status s = ValidateSchedule(FixRate(0, 50000000));
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(),
-            "schedule.fix_rate: period 50ms is below the minimum of 100ms");
-  EXPECT_EQ(ValidateSchedule(FixRate(0, 99999999)).code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidateSchedule(FixRate(0, 0)).code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidateSchedule(FixRate(-1, 0)).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      s, StatusIs(absl::StatusCode::kInvalidArgument, "schedule.fix_rate: period 50ms is below the minimum of 100ms"));
+  EXPECT_THAT(ValidateSchedule(FixRate(0, 99999999)), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ValidateSchedule(FixRate(0, 0)), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ValidateSchedule(FixRate(-1, 0)), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(ValidateScheduleTest, FixRateMustBeWholeMilliseconds) {
   absl::Status s = ValidateSchedule(FixRate(0, 150500000));
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("schedule.fix_rate: period"));
-  EXPECT_THAT(s.message(), HasSubstr("whole number of milliseconds"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          AllOf(HasSubstr("schedule.fix_rate: period"), HasSubstr("whole number of milliseconds"))));
 }
 
 TEST(ValidateScheduleTest, MalformedDurations) {
-  EXPECT_EQ(ValidateSchedule(FixRate(1, -5)).code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidateSchedule(FixRate(0, 1000000000)).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(ValidateSchedule(FixRate(1, -5)), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ValidateSchedule(FixRate(0, 1000000000)), StatusIs(absl::StatusCode::kInvalidArgument));
   absl::Status s = ValidateSchedule(FixRate(315576000000, 0));
   EXPECT_THAT(s.message(), HasSubstr("above the maximum"));
 }
 
 TEST(ValidateScheduleTest, FixDelayNamesItsField) {
   absl::Status s = ValidateSchedule(FixDelay(0, 10000000));
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(),
-            "schedule.fix_delay: delay 10ms is below the minimum of 100ms");
+  EXPECT_THAT(
+      s, StatusIs(absl::StatusCode::kInvalidArgument, "schedule.fix_delay: delay 10ms is below the minimum of 100ms"));
 }
 
 TEST(LoadZoneTest, EmptyAndUtcAreUtc) {
@@ -165,14 +155,10 @@ TEST(PreviewTest, NoneIsEmpty) {
 }
 
 TEST(PreviewTest, InvalidScheduleOrCount) {
-  EXPECT_EQ(Preview(Cron("bogus"), Utc(2024, 1, 1), 3).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(Preview(FixRate(1, 0), Utc(2024, 1, 1), -1).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(Preview(FixRate(1, 0), Utc(2024, 1, 1), kMaxPreviewCount + 1)
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Preview(Cron("bogus"), Utc(2024, 1, 1), 3), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Preview(FixRate(1, 0), Utc(2024, 1, 1), -1), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Preview(FixRate(1, 0), Utc(2024, 1, 1), kMaxPreviewCount + 1),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   auto zero = Preview(FixRate(1, 0), Utc(2024, 1, 1), 0);
   ASSERT_TRUE(zero.ok());
   EXPECT_TRUE(zero->empty());

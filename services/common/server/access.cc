@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon {
 namespace {
@@ -61,7 +62,7 @@ absl::Status Access::CheckGroup(int64_t group_id) const {
 
 absl::StatusOr<std::vector<int64_t>> Access::ListScope(int64_t requested) const {
   if (requested != 0) {
-    if (absl::Status s = CheckGroup(requested); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckGroup(requested));
     return std::vector<int64_t>{requested};
   }
   if (AllGroups()) return std::vector<int64_t>{};
@@ -81,7 +82,7 @@ absl::Status CheckJobAccess(store::JobStore* jobs, const Access& access, int64_t
   if (access.AllGroups()) return absl::OkStatus();
   absl::StatusOr<v1::Job> job = jobs->GetJob(job_id);
   if (absl::IsNotFound(job.status())) return Denied(absl::StrCat("job ", job_id));
-  if (!job.ok()) return job.status();
+  RETURN_IF_ERROR(job);
   return access.Reaches(job->group_id()) ? absl::OkStatus() : Denied(absl::StrCat("job ", job_id));
 }
 
@@ -89,7 +90,7 @@ absl::Status CheckRunAccess(store::RunStore* runs, const Access& access, int64_t
   if (access.AllGroups()) return absl::OkStatus();
   absl::StatusOr<v1::Run> run = runs->GetRun(run_id);
   if (absl::IsNotFound(run.status())) return Denied(absl::StrCat("run ", run_id));
-  if (!run.ok()) return run.status();
+  RETURN_IF_ERROR(run);
   return access.Reaches(run->group_id()) ? absl::OkStatus() : Denied(absl::StrCat("run ", run_id));
 }
 

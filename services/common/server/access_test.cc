@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 
 namespace gnomon {
 namespace {
@@ -31,11 +32,11 @@ TEST(Access, AScopedCallerReachesOnlyItsGroups) {
   EXPECT_TRUE(a.Reaches(3));
   EXPECT_FALSE(a.Reaches(4));
   absl::Status denied = a.CheckGroup(4);
-  EXPECT_EQ(denied.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(denied.message(), "group 4: not in a group this credential is granted");
+  EXPECT_THAT(denied,
+              StatusIs(absl::StatusCode::kPermissionDenied, "group 4: not in a group this credential is granted"));
   EXPECT_THAT(*a.ListScope(0), ElementsAre(3, 5));  // An unfiltered list: its groups.
   EXPECT_THAT(*a.ListScope(5), ElementsAre(5));
-  EXPECT_EQ(a.ListScope(4).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(a.ListScope(4), StatusIs(absl::StatusCode::kPermissionDenied));
 }
 
 TEST(Access, AllGroupsGrantsReachFutureGroups) {
@@ -50,7 +51,7 @@ TEST(Access, NoRoleOrNoGrantsReachNothing) {
   EXPECT_FALSE(none.Reaches(1));
   none.grants.set_all_groups(true);  // Grants without a role give nothing.
   EXPECT_FALSE(none.AllGroups());
-  EXPECT_EQ(Scoped(v1::ROLE_VIEWER, {}).ListScope(0).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(Scoped(v1::ROLE_VIEWER, {}).ListScope(0), StatusIs(absl::StatusCode::kPermissionDenied));
 }
 
 TEST(Access, RolesAreRankedAdminOperatorViewer) {

@@ -9,6 +9,7 @@
 #include "services/common/client/auth_metadata.h"
 #include "services/common/server/passwords.h"
 #include "services/common/server/tokens.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon {
 
@@ -71,10 +72,8 @@ absl::StatusOr<Caller> Authenticator::Authorize(const MetadataLookup& context, s
     case Credential::kPassword: caller = CheckPassword(context, full_method); break;
     case Credential::kGroupOfApp: return CheckGroup(context, full_method);
   }
-  if (!caller.ok()) return caller;
-  if (absl::Status s = CheckPermission(caller->access, *RequiredPermission(full_method), method); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(caller);
+  RETURN_IF_ERROR(CheckPermission(caller->access, *RequiredPermission(full_method), method));
   return caller;
 }
 
@@ -113,17 +112,16 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const MetadataLookup& context,
   }
   absl::StatusOr<v1::ApiToken> found = credentials_->FindAdminToken(digest);
   if (absl::IsNotFound(found.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
-  if (!found.ok()) return found.status();
+  RETURN_IF_ERROR(found);
   const int64_t expires = found->has_expire_time() ? TimeUtil::TimestampToMilliseconds(found->expire_time()) : 0;
   if (found->has_revoke_time() || (expires != 0 && expires <= now)) {
     return Refuse(AuthFailure::kInvalidAdminToken, full_method);
   }
-  absl::StatusOr<Caller> caller = TokenCaller(*found, digest, full_method);
-  if (!caller.ok()) return caller;
+  ASSIGN_OR_RETURN(Caller caller, TokenCaller(*found, digest, full_method));
   absl::MutexLock l(&mu_);
   // Remembered briefly: a revocation, or a change to a user's role, reaches
   // every replica within that.
-  valid_[digest] = Valid{expires != 0 ? std::min(now + kCacheMillis, expires) : now + kCacheMillis, *caller};
+  valid_[digest] = Valid{expires != 0 ? std::min(now + kCacheMillis, expires) : now + kCacheMillis, caller};
   return caller;
 }
 
@@ -140,7 +138,7 @@ absl::StatusOr<Caller> Authenticator::TokenCaller(const v1::ApiToken& token, std
   // A session of a deleted user (its tokens are revoked with it; this covers
   // the moment between).
   if (absl::IsNotFound(user.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
-  if (!user.ok()) return user.status();
+  RETURN_IF_ERROR(user);
   caller.user = token.user();
   caller.access = AccessOf(user->user);
   return caller;
@@ -189,7 +187,7 @@ absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::str
                                                   std::string_view full_method) {
   absl::StatusOr<v1::Group> group = groups_->GetGroupByApp(app);
   if (absl::IsNotFound(group.status())) return Refuse(AuthFailure::kUnknownApp, full_method, app);
-  if (!group.ok()) return group.status();
+  RETURN_IF_ERROR(group);
   if (SecretsEqual(token, group->access_token())) {
     return Caller{*std::move(group), "app:" + std::string(app), TokenFingerprint(token), std::nullopt, {}, ""};
   }
@@ -205,14 +203,13 @@ absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::str
 }
 
 absl::StatusOr<std::optional<std::string>> Authenticator::BootstrapAdminToken(std::optional<std::string> given) {
-  absl::StatusOr<bool> has = credentials_->HasAdminTokens();
-  if (!has.ok()) return has.status();
-  if (*has) return std::optional<std::string>();
+  ASSIGN_OR_RETURN(bool has, credentials_->HasAdminTokens());
+  if (has) return std::optional<std::string>();
   std::string token = given ? *std::move(given) : NewToken();
   absl::Status s = credentials_->CreateAdminToken("bootstrap", Sha256Hex(token), clock_->NowMillis());
   // Another replica may have bootstrapped concurrently; then it printed the token.
   if (absl::IsAlreadyExists(s)) return std::optional<std::string>();
-  if (!s.ok()) return s;
+  RETURN_IF_ERROR(s);
   return std::optional<std::string>(token);
 }
 

@@ -17,6 +17,7 @@
 #include "services/common/server/authenticator.h"
 #include "services/common/server/passwords.h"
 #include "services/common/server/tokens.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/failing_credential_store.h"
 #include "services/common/store/testing/temp_store.h"
 
@@ -204,7 +205,7 @@ TEST_F(AuthenticatorCacheTest, ATokenSeenBeforeAStoreOutageWorksUntilItsCacheWin
   At(kStart + 4'999);
   EXPECT_TRUE(Call(auth_, "ops-token").ok());
   At(kStart + 5'000);
-  EXPECT_EQ(Call(auth_, "ops-token").status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(Call(auth_, "ops-token"), StatusIs(absl::StatusCode::kUnavailable));
   // Roles keep authenticating each other: the cluster token needs no store read.
   EXPECT_TRUE(Call(auth_, "cluster-token", "WatchExecutors", v1::Registry::service_full_name()).ok());
 }

@@ -15,6 +15,7 @@
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/passwords.h"
 #include "services/common/server/tokens.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/temp_store.h"
 
 namespace gnomon {
@@ -241,8 +242,7 @@ TEST_F(AuthenticatorTest, EachRoleReachesTheMethodsItsRankAllows) {
   ASSERT_TRUE(store_->CreateAdminToken("deploy", Sha256Hex("operator-token"), 1, 0, op).ok());
   EXPECT_TRUE(Admin({{authorization_, BearerValue("viewer-token")}}).ok());  // GetJob reads.
   absl::StatusOr<std::string> refused = Operate("viewer-token");
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(refused.status().message(), "role viewer may not call CreateJob");
+  EXPECT_THAT(refused, StatusIs(absl::StatusCode::kPermissionDenied, "role viewer may not call CreateJob"));
   EXPECT_EQ(Operate("operator-token").value_or(""), "operator/");
   EXPECT_EQ(Operate("admin-token").value_or(""), "admin/");
 }
@@ -264,10 +264,10 @@ TEST_F(AuthenticatorTest, ASessionTakesItsUsersRoleAsItIsNow) {
   ASSERT_TRUE(store_->UpdateUser(demoted, std::nullopt, 2).ok());
   EXPECT_TRUE(Operate("alice-session").ok());  // Remembered for up to 5 s.
   clock_.Advance(absl::Seconds(5));
-  EXPECT_EQ(Operate("alice-session").status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(Operate("alice-session"), StatusIs(absl::StatusCode::kPermissionDenied));
   ASSERT_TRUE(store_->DeleteUser("alice", 3).ok());
   clock_.Advance(absl::Seconds(5));
-  EXPECT_EQ(Operate("alice-session").status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_THAT(Operate("alice-session"), StatusIs(absl::StatusCode::kUnauthenticated));
 }
 
 TEST_F(AuthenticatorTest, LoginTakesAUsersPasswordAndRefusesAllElseAlike) {

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::checks {
 namespace {
@@ -94,7 +95,7 @@ std::string Indexed(std::string_view field, int index) { return absl::StrCat(Abs
 
 absl::Status FirstError(std::initializer_list<absl::Status> statuses) {
   for (const absl::Status& s : statuses) {
-    if (!s.ok()) return s;
+    RETURN_IF_ERROR(s);
   }
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 
 namespace gnomon::checks {
 namespace {
@@ -13,9 +14,7 @@ namespace {
 using google::protobuf::Duration;
 using google::protobuf::Timestamp;
 
-MATCHER_P(RefusedAs, message, "") {
-  return arg.code() == absl::StatusCode::kInvalidArgument && arg.message() == message;
-}
+auto RefusedAs(const std::string& message) { return StatusIs(absl::StatusCode::kInvalidArgument, message); }
 
 TEST(FieldChecks, PrefixQuotesAShortPrefixEscaped) {
   EXPECT_EQ(Prefix("abc"), "\"abc\"");
@@ -62,7 +61,7 @@ TEST(FieldChecks, HostPortIsStrict) {
                           "999.1.1.1:80", "-bad.host:80", "a..b:80", "[]:80", "[zz::1]:80", "::1:80",
                           "sp ace:80", "host:80 "}) {
     absl::Status s = CheckHostPort("group.manual.addresses[0]", bad);
-    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument)) << bad;
     EXPECT_EQ(s.message().rfind("group.manual.addresses[0]: ", 0), 0u) << s;
   }
   absl::Status s = CheckHostPort("a", std::string(1 << 20, 'h') + ":80");

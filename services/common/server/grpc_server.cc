@@ -5,6 +5,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "services/common/server/health_monitor.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon {
 
@@ -13,13 +14,12 @@ GrpcServer::~GrpcServer() {
 }
 
 absl::StatusOr<int> GrpcServer::Start(const std::string& address, const tls::TlsOptions& tls) {
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = tls::ServerCredentials(tls);
-  if (!credentials.ok()) return credentials.status();
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, tls::ServerCredentials(tls));
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(address, *credentials, &port);
+  builder.AddListeningPort(address, credentials, &port);
   // Ping idle clients so broken executor sessions are detected in seconds,
   // and allow clients' keepalive pings at that rate.
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 10'000);

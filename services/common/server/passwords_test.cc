@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 
 namespace gnomon {
 namespace {
@@ -36,7 +37,7 @@ TEST(Passwords, StrengthChecksNameTheFieldAndNeverEchoThePassword) {
   EXPECT_EQ(short_one.message(), "password: at least 12 bytes");
   EXPECT_EQ(CheckPasswordStrength("password", std::string(1025, 'a')).message(), "password: at most 1024 bytes");
   absl::Status control = CheckPasswordStrength("password", "secret\x01secret-1");
-  EXPECT_EQ(control.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(control, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_FALSE(absl::StrContains(control.message(), "secret"));
 }
 

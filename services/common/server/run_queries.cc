@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/server/field_checks.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon {
 
@@ -11,28 +12,22 @@ using google::protobuf::util::TimeUtil;
 absl::StatusOr<v1::ListRunsResponse> ListRuns(store::JobStore* jobs, store::RunStore* runs_store,
                                               const Access& access, const v1::ListRunsRequest& request) {
   constexpr int kMaxStatuses = 8;
-  if (absl::Status s = checks::FirstError(
-          {checks::CheckRange("job_id", request.job_id(), 0, INT64_MAX),
-           checks::CheckRange("group_id", request.group_id(), 0, INT64_MAX),
-           checks::CheckCount("statuses", request.statuses_size(), kMaxStatuses),
-           request.has_start_time() ? checks::CheckTimestamp("start_time", request.start_time())
-                                    : absl::OkStatus(),
-           request.has_end_time() ? checks::CheckTimestamp("end_time", request.end_time()) : absl::OkStatus(),
-           checks::CheckRange("page_size", request.page_size(), 0, 1000)});
-      !s.ok()) {
-    return s;
-  }
-  absl::StatusOr<int64_t> before = checks::ParsePageToken("page_token", request.page_token());
-  if (!before.ok()) return before.status();
+  RETURN_IF_ERROR(checks::FirstError(
+      {checks::CheckRange("job_id", request.job_id(), 0, INT64_MAX),
+       checks::CheckRange("group_id", request.group_id(), 0, INT64_MAX),
+       checks::CheckCount("statuses", request.statuses_size(), kMaxStatuses),
+       request.has_start_time() ? checks::CheckTimestamp("start_time", request.start_time()) : absl::OkStatus(),
+       request.has_end_time() ? checks::CheckTimestamp("end_time", request.end_time()) : absl::OkStatus(),
+       checks::CheckRange("page_size", request.page_size(), 0, 1000)}));
+  ASSIGN_OR_RETURN(int64_t before, checks::ParsePageToken("page_token", request.page_token()));
   store::RunFilter filter;
-  filter.before_id = *before;
+  filter.before_id = before;
   filter.limit = request.page_size() == 0 ? 50 : request.page_size();
   filter.job_id = request.job_id();
-  absl::StatusOr<std::vector<int64_t>> groups = access.ListScope(request.group_id());
-  if (!groups.ok()) return groups.status();
-  filter.group_ids = *std::move(groups);
+  ASSIGN_OR_RETURN(std::vector<int64_t> groups, access.ListScope(request.group_id()));
+  filter.group_ids = std::move(groups);
   if (request.job_id() != 0) {
-    if (absl::Status s = CheckJobAccess(jobs, access, request.job_id()); !s.ok()) return s;
+    RETURN_IF_ERROR(CheckJobAccess(jobs, access, request.job_id()));
   }
   for (int i = 0; i < request.statuses_size(); ++i) {
     const int s = request.statuses(i);
@@ -53,20 +48,19 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::JobStore* jobs, store::RunS
   // One extra row tells whether another page exists.
   const int want = filter.limit;
   filter.limit = want + 1;
-  absl::StatusOr<std::vector<v1::Run>> runs = runs_store->ListRuns(filter);
-  if (!runs.ok()) return runs.status();
+  ASSIGN_OR_RETURN(std::vector<v1::Run> runs, runs_store->ListRuns(filter));
   v1::ListRunsResponse response;
-  for (int i = 0; i < static_cast<int>(runs->size()) && i < want; ++i) {
-    *response.add_runs() = std::move((*runs)[i]);
+  for (int i = 0; i < static_cast<int>(runs.size()) && i < want; ++i) {
+    *response.add_runs() = std::move(runs[i]);
   }
-  if (static_cast<int>(runs->size()) > want) {
+  if (static_cast<int>(runs.size()) > want) {
     response.set_next_page_token(absl::StrCat(response.runs(want - 1).id()));
   }
   return response;
 }
 
 absl::StatusOr<v1::Run> GetRun(store::RunStore* runs, int64_t run_id) {
-  if (absl::Status s = checks::CheckRange("run_id", run_id, 1, INT64_MAX); !s.ok()) return s;
+  RETURN_IF_ERROR(checks::CheckRange("run_id", run_id, 1, INT64_MAX));
   absl::StatusOr<v1::Run> run = runs->GetRun(run_id);
   if (absl::IsNotFound(run.status())) {
     return absl::NotFoundError(absl::StrCat("run_id: run ", run_id, " does not exist"));
@@ -81,15 +75,13 @@ absl::Status ValidateGetRunRequest(const v1::GetRunRequest& request) {
 
 absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::RunStore* runs,
                                                  const v1::GetRunRequest& request) {
-  if (absl::Status s = ValidateGetRunRequest(request); !s.ok()) return s;
-  absl::StatusOr<v1::Run> run = GetRun(runs, request.run_id());
-  if (!run.ok()) return run.status();
-  absl::StatusOr<std::vector<v1::LogLine>> lines =
-      runs->ReadRunLog(request.run_id(), 1, request.log_lines() == 0 ? 1000 : request.log_lines());
-  if (!lines.ok()) return lines.status();
+  RETURN_IF_ERROR(ValidateGetRunRequest(request));
+  ASSIGN_OR_RETURN(v1::Run run, GetRun(runs, request.run_id()));
+  ASSIGN_OR_RETURN(std::vector<v1::LogLine> lines,
+                   runs->ReadRunLog(request.run_id(), 1, request.log_lines() == 0 ? 1000 : request.log_lines()));
   v1::GetRunResponse response;
-  *response.mutable_run() = std::move(*run);
-  for (auto& l : *lines) *response.add_log_lines() = std::move(l);
+  *response.mutable_run() = std::move(run);
+  for (auto& l : lines) *response.add_log_lines() = std::move(l);
   return response;
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::store::internal {
 
@@ -78,10 +79,8 @@ absl::StatusOr<std::vector<SqlRow>> QueryPadded(SqlConn& c, const BatchSql& sql,
                                                 const std::vector<SqlRow>& rows) {
   std::vector<SqlRow> out;
   for (const Batch& b : CutBatches(rows.size(), /*padded=*/true)) {
-    absl::StatusOr<std::vector<SqlRow>> got =
-        c.Query(sql.For(b.statement_rows), Flatten(rows, b, nullptr));
-    if (!got.ok()) return got.status();
-    for (SqlRow& row : *got) out.push_back(std::move(row));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> got, c.Query(sql.For(b.statement_rows), Flatten(rows, b, nullptr)));
+    for (SqlRow& row : got) out.push_back(std::move(row));
   }
   return out;
 }
@@ -96,16 +95,14 @@ absl::Status ExecPadded(SqlConn& c, const BatchSql& sql, const std::vector<SqlRo
       for (int i : order) ordered.push_back(params[i]);
       params = std::move(ordered);
     }
-    absl::StatusOr<ExecResult> r = c.Exec(sql.For(b.statement_rows), params);
-    if (!r.ok()) return r.status();
+    RETURN_IF_ERROR(c.Exec(sql.For(b.statement_rows), params));
   }
   return absl::OkStatus();
 }
 
 absl::Status InsertUnpadded(SqlConn& c, const BatchSql& sql, const std::vector<SqlRow>& rows) {
   for (const Batch& b : CutBatches(rows.size(), /*padded=*/false)) {
-    absl::StatusOr<ExecResult> r = c.Exec(sql.For(b.statement_rows), Flatten(rows, b, nullptr));
-    if (!r.ok()) return r.status();
+    RETURN_IF_ERROR(c.Exec(sql.For(b.statement_rows), Flatten(rows, b, nullptr)));
   }
   return absl::OkStatus();
 }

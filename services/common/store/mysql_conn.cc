@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::store::internal {
 namespace {
@@ -119,7 +120,7 @@ absl::StatusOr<std::unique_ptr<MysqlConn>> MysqlConn::Connect(
            absl::StrCat("SET SESSION innodb_lock_wait_timeout = ",
                         std::max(1, options.timeout_seconds)),
        }) {
-    if (absl::Status s = out->Script(stmt); !s.ok()) return s;
+    RETURN_IF_ERROR(out->Script(stmt));
   }
   absl::StatusOr<std::vector<SqlRow>> autoinc =
       out->Query("SELECT @@innodb_autoinc_lock_mode, @@auto_increment_increment", {});
@@ -189,12 +190,11 @@ bool IsIntegerType(int type) {
 
 absl::StatusOr<std::vector<SqlRow>> MysqlConn::Query(const std::string& text,
                                                      const std::vector<SqlValue>& args) {
-  absl::StatusOr<sql::PreparedStatement*> ps = Prepare(text);
-  if (!ps.ok()) return ps.status();
+  ASSIGN_OR_RETURN(sql::PreparedStatement* ps, Prepare(text));
   GNOMON_MYSQL_TRY(text, &broken_, {
-    Bind(*ps, args);
+    Bind(ps, args);
     if (counter_ != nullptr) counter_->Add();
-    std::unique_ptr<sql::ResultSet> rs((*ps)->executeQuery());
+    std::unique_ptr<sql::ResultSet> rs(ps->executeQuery());
     sql::ResultSetMetaData* meta = rs->getMetaData();
     const unsigned int n = meta->getColumnCount();
     std::vector<bool> integer(n + 1);
@@ -221,12 +221,11 @@ absl::StatusOr<std::vector<SqlRow>> MysqlConn::Query(const std::string& text,
 
 absl::StatusOr<ExecResult> MysqlConn::Exec(const std::string& text,
                                            const std::vector<SqlValue>& args) {
-  absl::StatusOr<sql::PreparedStatement*> ps = Prepare(text);
-  if (!ps.ok()) return ps.status();
+  ASSIGN_OR_RETURN(sql::PreparedStatement* ps, Prepare(text));
   GNOMON_MYSQL_TRY(text, &broken_, {
-    Bind(*ps, args);
+    Bind(ps, args);
     if (counter_ != nullptr) counter_->Add();
-    const int affected = (*ps)->executeUpdate();
+    const int affected = ps->executeUpdate();
     ++succeeded_;
     return ExecResult{affected};
   })
@@ -234,26 +233,22 @@ absl::StatusOr<ExecResult> MysqlConn::Exec(const std::string& text,
 
 absl::StatusOr<int64_t> MysqlConn::Insert(const std::string& text,
                                           const std::vector<SqlValue>& args) {
-  absl::StatusOr<ExecResult> r = Exec(text, args);
-  if (!r.ok()) return r.status();
-  absl::StatusOr<std::vector<SqlRow>> rows = Query("SELECT LAST_INSERT_ID()", {});
-  if (!rows.ok()) return rows.status();
-  if (rows->empty()) return absl::InternalError("mysql: LAST_INSERT_ID() returned no row");
-  return ColInt(rows->front(), 0);
+  RETURN_IF_ERROR(Exec(text, args));
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, Query("SELECT LAST_INSERT_ID()", {}));
+  if (rows.empty()) return absl::InternalError("mysql: LAST_INSERT_ID() returned no row");
+  return ColInt(rows.front(), 0);
 }
 
 absl::StatusOr<std::vector<int64_t>> MysqlConn::InsertRows(const std::string& text,
                                                            const std::vector<SqlValue>& args,
                                                            int rows) {
-  absl::StatusOr<ExecResult> r = Exec(text, args);
-  if (!r.ok()) return r.status();
+  RETURN_IF_ERROR(Exec(text, args));
   std::vector<int64_t> ids;
   if (id_step_ == 0) return ids;
-  absl::StatusOr<std::vector<SqlRow>> first = Query("SELECT LAST_INSERT_ID()", {});
-  if (!first.ok()) return first.status();
-  if (first->empty()) return absl::InternalError("mysql: LAST_INSERT_ID() returned no row");
+  ASSIGN_OR_RETURN(std::vector<SqlRow> first, Query("SELECT LAST_INSERT_ID()", {}));
+  if (first.empty()) return absl::InternalError("mysql: LAST_INSERT_ID() returned no row");
   ids.resize(rows);
-  for (int i = 0; i < rows; ++i) ids[i] = ColInt(first->front(), 0) + i * id_step_;
+  for (int i = 0; i < rows; ++i) ids[i] = ColInt(first.front(), 0) + i * id_step_;
   return ids;
 }
 

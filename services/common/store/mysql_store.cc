@@ -13,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/store/migrations.h"
 #include "services/common/store/mysql_conn.h"
 #include "services/common/store/sql_store.h"
@@ -39,7 +40,7 @@ class MysqlDb final : public internal::SqlDb {
 
   absl::Status Transact(const SqlFn& fn) override ABSL_LOCKS_EXCLUDED(mu_) {
     return WithConn([&](MysqlConn& c) -> absl::Status {
-      if (absl::Status s = c.Script("START TRANSACTION"); !s.ok()) return s;
+      RETURN_IF_ERROR(c.Script("START TRANSACTION"));
       absl::Status s = fn(c);
       if (s.ok()) s = c.Script("COMMIT");
       if (!s.ok() && !c.broken()) c.Script("ROLLBACK").IgnoreError();
@@ -68,13 +69,12 @@ class MysqlDb final : public internal::SqlDb {
       ABSL_LOCKS_EXCLUDED(mu_) {
     for (int attempt = 0;; ++attempt) {
       bool reused = false;
-      absl::StatusOr<std::unique_ptr<MysqlConn>> conn = Acquire(&reused);
-      if (!conn.ok()) return conn.status();
-      (*conn)->ResetCounters();
-      absl::Status s = body(**conn);
-      const bool retry = absl::IsUnavailable(s) && reused && (*conn)->succeeded() == 0 &&
-                         (*conn)->broken() && attempt == 0;
-      Release(*std::move(conn));
+      ASSIGN_OR_RETURN(std::unique_ptr<MysqlConn> conn, Acquire(&reused));
+      conn->ResetCounters();
+      absl::Status s = body(*conn);
+      const bool retry = absl::IsUnavailable(s) && reused && conn->succeeded() == 0 &&
+                         conn->broken() && attempt == 0;
+      Release(std::move(conn));
       if (!retry) return s;
       DropIdle();  // They most likely died with it (server restart, idle timeout).
     }
@@ -144,10 +144,9 @@ absl::Status TakeMigrationLock(MysqlConn& c, const std::string& name, absl::Dura
   const int step = std::max(0, options.timeout_seconds - 1);
   const absl::Time deadline = absl::Now() + wait;
   while (true) {
-    absl::StatusOr<std::vector<SqlRow>> rows =
-        c.Query(absl::StrCat("SELECT GET_LOCK(?, ", step, ")"), {internal::SqlText(name)});
-    if (!rows.ok()) return rows.status();
-    if (!rows->empty() && internal::ColInt(rows->front(), 0) == 1) return absl::OkStatus();
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(absl::StrCat("SELECT GET_LOCK(?, ", step, ")"), {internal::SqlText(name)}));
+    if (!rows.empty() && internal::ColInt(rows.front(), 0) == 1) return absl::OkStatus();
     if (absl::Now() >= deadline) {
       return absl::UnavailableError(
           absl::StrCat("mysql: timed out waiting for migration lock '", name, "'"));
@@ -167,11 +166,10 @@ bool AlreadyApplied(const absl::Status& s) {
 
 absl::Status ApplyMigrations(MysqlConn& c, int64_t migrate_up_to) {
   const internal::Statements& sql = internal::StatementsFor(internal::Dialect::kMysql);
-  if (absl::Status s = c.Script(sql.create_migrations_table); !s.ok()) return s;
-  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql.select_migrations, {});
-  if (!rows.ok()) return rows.status();
+  RETURN_IF_ERROR(c.Script(sql.create_migrations_table));
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql.select_migrations, {}));
   int64_t applied = 0;
-  for (const SqlRow& row : *rows) applied = std::max(applied, internal::ColInt(row, 0));
+  for (const SqlRow& row : rows) applied = std::max(applied, internal::ColInt(row, 0));
   for (const internal::Migration* m :
        internal::PendingMigrations(internal::MysqlMigrations(), applied, migrate_up_to, "mysql")) {
     // MySQL commits DDL implicitly; the statements are idempotent instead.
@@ -181,10 +179,8 @@ absl::Status ApplyMigrations(MysqlConn& c, int64_t migrate_up_to) {
         return internal::Annotate(s, absl::StrCat("migration ", m->version));
       }
     }
-    absl::StatusOr<ExecResult> r =
-        c.Exec(sql.insert_migration, {internal::SqlInt(m->version),
-                                      internal::SqlInt(absl::ToUnixMillis(absl::Now()))});
-    if (!r.ok()) return r.status();
+    RETURN_IF_ERROR(c.Exec(sql.insert_migration,
+                           {internal::SqlInt(m->version), internal::SqlInt(absl::ToUnixMillis(absl::Now()))}));
   }
   return absl::OkStatus();
 }
@@ -194,29 +190,27 @@ absl::Status ApplyMigrations(MysqlConn& c, int64_t migrate_up_to) {
 absl::StatusOr<std::unique_ptr<Store>> OpenMysqlStore(const MysqlAddress& address,
                                                       const StoreOptions& options) {
   auto counter = std::make_shared<internal::StatementCounter>();
-  absl::StatusOr<std::unique_ptr<MysqlConn>> conn =
-      MysqlConn::Connect(address, options, false, counter);
-  if (!conn.ok()) return conn.status();
-  MysqlConn& c = **conn;
+  ASSIGN_OR_RETURN(std::unique_ptr<MysqlConn> conn, MysqlConn::Connect(address, options, false, counter));
+  MysqlConn& c = *conn;
   // The database name was validated by ParseStoreUrl (letters, digits, '_', '$').
   for (const std::string& stmt :
        {absl::StrCat("CREATE DATABASE IF NOT EXISTS `", address.database,
                      "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"),
         absl::StrCat("USE `", address.database, "`")}) {
-    if (absl::Status s = c.Script(stmt); !s.ok()) return s;
+    RETURN_IF_ERROR(c.Script(stmt));
   }
   // Lock names are limited to 64 characters; a shared prefix only serialises more.
   const std::string lock = absl::StrCat("gnomon.migrate.", address.database).substr(0, 64);
   const absl::Duration wait = absl::Seconds(std::max(30, 6 * options.timeout_seconds));
-  if (absl::Status s = TakeMigrationLock(c, lock, wait, options); !s.ok()) return s;
+  RETURN_IF_ERROR(TakeMigrationLock(c, lock, wait, options));
   absl::Status migrated = ApplyMigrations(c, options.migrate_up_to);
   absl::StatusOr<std::vector<SqlRow>> released =
       c.Query("SELECT RELEASE_LOCK(?)", {internal::SqlText(lock)});
-  if (!migrated.ok()) return migrated;
-  if (!released.ok()) return released.status();
+  RETURN_IF_ERROR(migrated);
+  RETURN_IF_ERROR(released);
 
   auto db = std::make_unique<MysqlDb>(address, options, std::move(counter));
-  db->Adopt(*std::move(conn));
+  db->Adopt(std::move(conn));
   return std::make_unique<internal::SqlStore>(std::move(db), internal::Dialect::kMysql, options);
 }
 

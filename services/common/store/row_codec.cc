@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::store::internal {
 
@@ -121,10 +122,9 @@ absl::StatusOr<v1::Job> JobFromRow(const SqlRow& row) {
 }
 
 absl::StatusOr<DueJob> DueJobFromRow(const SqlRow& row) {
-  absl::StatusOr<v1::Job> job = JobFromRow(row);
-  if (!job.ok()) return job.status();
+  ASSIGN_OR_RETURN(v1::Job job, JobFromRow(row));
   DueJob due;
-  due.job = *std::move(job);
+  due.job = std::move(job);
   due.next_fire_ms = ColInt(row, 3);
   due.last_fire_ms = ColInt(row, 4);
   return due;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "services/common/status/status_macros.h"
 #include "services/common/store/batch_sql.h"
 
 namespace gnomon::store::internal {
@@ -15,9 +16,8 @@ absl::StatusOr<RunStates> LockRuns(SqlConn& c, const Statements& sql, std::vecto
   std::vector<SqlRow> keys;
   keys.reserve(ids.size());
   for (int64_t id : ids) keys.push_back({SqlInt(id)});
-  absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql.lock_runs, keys);
-  if (!rows.ok()) return rows.status();
-  for (const SqlRow& row : *rows) {
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, QueryPadded(c, sql.lock_runs, keys));
+  for (const SqlRow& row : rows) {
     RunState r;
     r.id = ColInt(row, 0);
     r.job_id = ColInt(row, 1);

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
 
@@ -24,14 +25,12 @@ absl::StatusOr<std::vector<v1::AuditEntry>> SqlStore::ListAudit(std::string_view
                                                                 int limit) {
   const std::string o(object);
   std::vector<SqlRow> rows;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> r =
-        c.Query(sql_.select_audit, {SqlInt(before_id), SqlInt(before_id), SqlText(o), SqlText(o), SqlInt(limit)});
-    if (!r.ok()) return r.status();
-    rows = *std::move(r);
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> r, c.Query(sql_.select_audit, {SqlInt(before_id), SqlInt(before_id),
+                                                                        SqlText(o), SqlText(o), SqlInt(limit)}));
+    rows = std::move(r);
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   std::vector<v1::AuditEntry> out;
   out.reserve(rows.size());
   for (const SqlRow& row : rows) {
@@ -46,18 +45,15 @@ absl::StatusOr<std::vector<v1::AuditEntry>> SqlStore::ListAudit(std::string_view
 
 absl::StatusOr<int64_t> SqlStore::DeleteAuditBefore(int64_t before_ms, int limit) {
   int64_t deleted = 0;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> ids = c.Query(sql_.select_audit_cutoff, {SqlInt(before_ms), SqlInt(limit)});
-    if (!ids.ok()) return ids.status();
-    if (ids->empty()) return absl::OkStatus();
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> ids, c.Query(sql_.select_audit_cutoff, {SqlInt(before_ms), SqlInt(limit)}));
+    if (ids.empty()) return absl::OkStatus();
     // Oldest first: everything up to the last id read that is also old enough.
-    absl::StatusOr<ExecResult> r =
-        c.Exec(sql_.delete_audit_through, {SqlInt(ColInt(ids->back(), 0)), SqlInt(before_ms)});
-    if (!r.ok()) return r.status();
-    deleted = r->affected_rows;
+    ASSIGN_OR_RETURN(ExecResult r,
+                     c.Exec(sql_.delete_audit_through, {SqlInt(ColInt(ids.back(), 0)), SqlInt(before_ms)}));
+    deleted = r.affected_rows;
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return deleted;
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
 
@@ -13,13 +14,11 @@ namespace gnomon::store::internal {
 
 absl::StatusOr<bool> SqlStore::HasAdminTokens() {
   bool any = false;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.count_admin_tokens, {});
-    if (!rows.ok()) return rows.status();
-    any = !rows->empty() && ColInt(rows->front(), 0) > 0;
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.count_admin_tokens, {}));
+    any = !rows.empty() && ColInt(rows.front(), 0) > 0;
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return any;
 }
 
@@ -40,10 +39,9 @@ absl::Status SqlStore::CreateAdminToken(std::string_view name, std::string_view 
 }
 
 absl::StatusOr<v1::ApiToken> SqlStore::FindAdminToken(std::string_view sha256_hex) {
-  absl::StatusOr<std::vector<v1::ApiToken>> found = ReadTokens(sql_.select_admin_token, std::string(sha256_hex));
-  if (!found.ok()) return found.status();
-  if (found->empty()) return absl::NotFoundError("no admin token with that digest");
-  return found->front();
+  ASSIGN_OR_RETURN(std::vector<v1::ApiToken> found, ReadTokens(sql_.select_admin_token, std::string(sha256_hex)));
+  if (found.empty()) return absl::NotFoundError("no admin token with that digest");
+  return found.front();
 }
 
 absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ListAdminTokens() {
@@ -53,30 +51,26 @@ absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ListAdminTokens() {
 absl::StatusOr<v1::ApiToken> SqlStore::RevokeAdminToken(std::string_view name, int64_t now_ms) {
   const std::string n(name);
   v1::ApiToken revoked;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    if (absl::Status e = c.Exec(sql_.revoke_admin_token, {SqlInt(now_ms), SqlText(n)}).status(); !e.ok()) return e;
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_admin_token_by_name, {SqlText(n)});
-    if (!rows.ok()) return rows.status();
-    if (rows->empty()) return absl::NotFoundError(absl::StrCat("name: no token named '", n, "'"));
-    revoked = TokenFromRow(rows->front());
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    RETURN_IF_ERROR(c.Exec(sql_.revoke_admin_token, {SqlInt(now_ms), SqlText(n)}));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_admin_token_by_name, {SqlText(n)}));
+    if (rows.empty()) return absl::NotFoundError(absl::StrCat("name: no token named '", n, "'"));
+    revoked = TokenFromRow(rows.front());
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return revoked;
 }
 
 absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ReadTokens(const std::string& sql,
                                                                std::optional<std::string> arg) {
   std::vector<v1::ApiToken> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
     std::vector<SqlValue> args;
     if (arg) args.push_back(SqlText(*arg));
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
-    if (!rows.ok()) return rows.status();
-    for (const SqlRow& row : *rows) out.push_back(TokenFromRow(row));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql, args));
+    for (const SqlRow& row : rows) out.push_back(TokenFromRow(row));
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
@@ -85,7 +79,7 @@ absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ReadTokens(const std::string
 
 absl::StatusOr<v1::User> SqlStore::CreateUser(const v1::User& user, std::string_view password_hash,
                                               int64_t now_ms) {
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     absl::StatusOr<ExecResult> r =
         c.Exec(sql_.insert_user, {SqlText(user.name()), SqlText(std::string(password_hash)),
                                   SqlInt(user.role()), SqlText(GrantsToColumn(user.grants())),
@@ -94,71 +88,57 @@ absl::StatusOr<v1::User> SqlStore::CreateUser(const v1::User& user, std::string_
       return absl::AlreadyExistsError(absl::StrCat("a user named '", user.name(), "' exists"));
     }
     return r.status();
-  });
-  if (!s.ok()) return s;
-  absl::StatusOr<StoredUser> created = GetUser(user.name());
-  if (!created.ok()) return created.status();
-  return created->user;
+  }));
+  ASSIGN_OR_RETURN(StoredUser created, GetUser(user.name()));
+  return created.user;
 }
 
 absl::StatusOr<StoredUser> SqlStore::GetUser(std::string_view name) {
   const std::string n(name);
   std::optional<StoredUser> found;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_user, {SqlText(n)});
-    if (!rows.ok()) return rows.status();
-    if (rows->empty()) return absl::OkStatus();
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_user, {SqlText(n)}));
+    if (rows.empty()) return absl::OkStatus();
     found.emplace();
-    found->user = UserFromRow(rows->front(), &found->password_hash);
+    found->user = UserFromRow(rows.front(), &found->password_hash);
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   if (!found) return absl::NotFoundError(absl::StrCat("name: no user named '", n, "'"));
   return *std::move(found);
 }
 
 absl::StatusOr<std::vector<v1::User>> SqlStore::ListUsers() {
   std::vector<v1::User> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_users, {});
-    if (!rows.ok()) return rows.status();
-    for (const SqlRow& row : *rows) out.push_back(UserFromRow(row, nullptr));
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_users, {}));
+    for (const SqlRow& row : rows) out.push_back(UserFromRow(row, nullptr));
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
 absl::StatusOr<v1::User> SqlStore::UpdateUser(const v1::User& user, std::optional<std::string> password_hash,
                                               int64_t now_ms) {
   v1::User updated;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<ExecResult> r =
-        c.Exec(sql_.update_user, {SqlInt(user.role()), SqlText(GrantsToColumn(user.grants())), SqlInt(now_ms),
-                                  SqlText(user.name())});
-    if (!r.ok()) return r.status();
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    RETURN_IF_ERROR(c.Exec(sql_.update_user, {SqlInt(user.role()), SqlText(GrantsToColumn(user.grants())),
+                                              SqlInt(now_ms), SqlText(user.name())}));
     if (password_hash) {
-      if (absl::Status e = c.Exec(sql_.update_user_password, {SqlText(*password_hash), SqlText(user.name())}).status();
-          !e.ok()) {
-        return e;
-      }
+      RETURN_IF_ERROR(c.Exec(sql_.update_user_password, {SqlText(*password_hash), SqlText(user.name())}));
     }
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_user, {SqlText(user.name())});
-    if (!rows.ok()) return rows.status();
-    if (rows->empty()) return absl::NotFoundError(absl::StrCat("name: no user named '", user.name(), "'"));
-    updated = UserFromRow(rows->front(), nullptr);
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_user, {SqlText(user.name())}));
+    if (rows.empty()) return absl::NotFoundError(absl::StrCat("name: no user named '", user.name(), "'"));
+    updated = UserFromRow(rows.front(), nullptr);
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return updated;
 }
 
 absl::Status SqlStore::DeleteUser(std::string_view name, int64_t now_ms) {
   const std::string n(name);
   return db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<ExecResult> r = c.Exec(sql_.delete_user, {SqlText(n)});
-    if (!r.ok()) return r.status();
-    if (r->affected_rows == 0) return absl::NotFoundError(absl::StrCat("name: no user named '", n, "'"));
+    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_user, {SqlText(n)}));
+    if (r.affected_rows == 0) return absl::NotFoundError(absl::StrCat("name: no user named '", n, "'"));
     return c.Exec(sql_.revoke_user_tokens, {SqlInt(now_ms), SqlText(n)}).status();
   });
 }

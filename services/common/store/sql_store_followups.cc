@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/store/batch_sql.h"
 #include "services/common/store/stats_deltas.h"
 #include "services/common/store/row_codec.h"
@@ -22,17 +23,14 @@ int64_t ClampBatch(int limit) { return limit <= 0 ? 100 : std::min(limit, 10000)
 absl::StatusOr<std::vector<v1::Run>> SqlStore::ListPendingFollowups(
     int limit, int64_t now_ms, const std::vector<int>& partitions) {
   std::vector<v1::Run> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows =
-        c.Query(partitions.empty() ? sql_.select_pending_followups
-                                   : PendingFollowupsInPartitionsSql(partitions),
-                {SqlInt(now_ms), SqlInt(ClampBatch(limit))});
-    if (!rows.ok()) return rows.status();
-    out.reserve(rows->size());
-    for (const SqlRow& row : *rows) out.push_back(RunFromRow(row));
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(partitions.empty() ? sql_.select_pending_followups
+                                                                          : PendingFollowupsInPartitionsSql(partitions),
+                                                       {SqlInt(now_ms), SqlInt(ClampBatch(limit))}));
+    out.reserve(rows.size());
+    for (const SqlRow& row : rows) out.push_back(RunFromRow(row));
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
@@ -73,12 +71,11 @@ absl::StatusOr<int64_t> SqlStore::FailRuns(const std::vector<int64_t>& run_ids, 
   if (run_ids.empty()) return 0;
   const std::string message(handle_message);
   int64_t changed = 0;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     changed = 0;
-    absl::StatusOr<RunStates> runs = LockRuns(c, sql_, run_ids);
-    if (!runs.ok()) return runs.status();
+    ASSIGN_OR_RETURN(RunStates runs, LockRuns(c, sql_, run_ids));
     StatsDeltas deltas;
-    for (auto& [id, r] : *runs) {
+    for (auto& [id, r] : runs) {
       if (!r.active()) continue;  // Already ended.
       r.status = v1::RUN_STATUS_FAILED;
       r.handle_code = handle_code;
@@ -89,21 +86,18 @@ absl::StatusOr<int64_t> SqlStore::FailRuns(const std::vector<int64_t>& run_ids, 
       deltas.Ended(r.facts(), /*was_active=*/true);
       ++changed;
     }
-    if (absl::Status s = WriteRuns(c, sql_, *runs); !s.ok()) return s;
+    RETURN_IF_ERROR(WriteRuns(c, sql_, runs));
     return deltas.Apply(c, sql_);
-  });
-  if (!s.ok()) return s;
+  }));
   return changed;
 }
 
 absl::StatusOr<int64_t> SqlStore::DeleteEndedRuns(SqlConn& c, const std::vector<int64_t>& ids) {
   int64_t deleted = 0;
   for (int64_t id : ids) {
-    absl::StatusOr<ExecResult> r = c.Exec(sql_.delete_ended_run, {SqlInt(id)});
-    if (!r.ok()) return r.status();
-    if (r->affected_rows == 0) continue;  // Changed since it was chosen.
-    r = c.Exec(sql_.delete_run_logs, {SqlInt(id)});
-    if (!r.ok()) return r.status();
+    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_ended_run, {SqlInt(id)}));
+    if (r.affected_rows == 0) continue;  // Changed since it was chosen.
+    RETURN_IF_ERROR(c.Exec(sql_.delete_run_logs, {SqlInt(id)}));
     ++deleted;
   }
   return deleted;
@@ -112,19 +106,16 @@ absl::StatusOr<int64_t> SqlStore::DeleteEndedRuns(SqlConn& c, const std::vector<
 absl::StatusOr<int64_t> SqlStore::DeleteRunsEndedBefore(int64_t before_ms, int limit) {
   if (limit <= 0) return 0;
   int64_t deleted = 0;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows =
-        c.Query(sql_.select_runs_ended_before, {SqlInt(before_ms), SqlInt(ClampBatch(limit))});
-    if (!rows.ok()) return rows.status();
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(sql_.select_runs_ended_before, {SqlInt(before_ms), SqlInt(ClampBatch(limit))}));
     std::vector<int64_t> ids;
-    ids.reserve(rows->size());
-    for (const SqlRow& row : *rows) ids.push_back(ColInt(row, 0));
-    absl::StatusOr<int64_t> n = DeleteEndedRuns(c, ids);
-    if (!n.ok()) return n.status();
-    deleted = *n;
+    ids.reserve(rows.size());
+    for (const SqlRow& row : rows) ids.push_back(ColInt(row, 0));
+    ASSIGN_OR_RETURN(int64_t n, DeleteEndedRuns(c, ids));
+    deleted = n;
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return deleted;
 }
 
@@ -135,41 +126,33 @@ absl::StatusOr<int64_t> SqlStore::TrimRunsPerJob(int64_t keep, int limit) {
   // Choose outside the write transaction (index walks per job, no locks
   // held), then delete in one short transaction that re-checks each run.
   std::vector<int64_t> ids;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
     constexpr int64_t kJobPage = 500;
     int64_t after = 0;
     while (static_cast<int64_t>(ids.size()) < budget) {
-      absl::StatusOr<std::vector<SqlRow>> jobs =
-          c.Query(sql_.select_job_ids_after, {SqlInt(after), SqlInt(kJobPage)});
-      if (!jobs.ok()) return jobs.status();
-      for (const SqlRow& job : *jobs) {
+      ASSIGN_OR_RETURN(std::vector<SqlRow> jobs, c.Query(sql_.select_job_ids_after, {SqlInt(after), SqlInt(kJobPage)}));
+      for (const SqlRow& job : jobs) {
         after = ColInt(job, 0);
         // The newest run beyond the `keep` newest: it and older ones may go.
-        absl::StatusOr<std::vector<SqlRow>> cutoff =
-            c.Query(sql_.select_keep_cutoff, {SqlInt(after), SqlInt(keep)});
-        if (!cutoff.ok()) return cutoff.status();
-        if (cutoff->empty()) continue;
-        absl::StatusOr<std::vector<SqlRow>> runs = c.Query(
-            sql_.select_trimmable_runs, {SqlInt(after), SqlInt(ColInt(cutoff->front(), 0)),
-                                         SqlInt(budget - static_cast<int64_t>(ids.size()))});
-        if (!runs.ok()) return runs.status();
-        for (const SqlRow& run : *runs) ids.push_back(ColInt(run, 0));
+        ASSIGN_OR_RETURN(std::vector<SqlRow> cutoff, c.Query(sql_.select_keep_cutoff, {SqlInt(after), SqlInt(keep)}));
+        if (cutoff.empty()) continue;
+        ASSIGN_OR_RETURN(std::vector<SqlRow> runs,
+                         c.Query(sql_.select_trimmable_runs, {SqlInt(after), SqlInt(ColInt(cutoff.front(), 0)),
+                                                              SqlInt(budget - static_cast<int64_t>(ids.size()))}));
+        for (const SqlRow& run : runs) ids.push_back(ColInt(run, 0));
         if (static_cast<int64_t>(ids.size()) >= budget) break;
       }
-      if (static_cast<int64_t>(jobs->size()) < kJobPage) break;
+      if (static_cast<int64_t>(jobs.size()) < kJobPage) break;
     }
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   if (ids.empty()) return 0;
   int64_t deleted = 0;
-  s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<int64_t> n = DeleteEndedRuns(c, ids);
-    if (!n.ok()) return n.status();
-    deleted = *n;
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(int64_t n, DeleteEndedRuns(c, ids));
+    deleted = n;
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return deleted;
 }
 

@@ -24,6 +24,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/store/batch_sql.h"
 #include "services/common/store/stats_deltas.h"
 #include "services/common/store/row_codec.h"
@@ -72,9 +73,8 @@ class KeyHolders {
                                      std::pair{&sql.select_runs_by_retry, &retries},
                                      std::pair{&sql.select_runs_by_child, &children}}) {
       if (keys->empty()) continue;
-      absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, *stmt, *keys);
-      if (!rows.ok()) return rows.status();
-      for (const SqlRow& row : *rows) out.Add(row);
+      ASSIGN_OR_RETURN(std::vector<SqlRow> rows, QueryPadded(c, *stmt, *keys));
+      for (const SqlRow& row : rows) out.Add(row);
     }
     return out;
   }
@@ -115,7 +115,7 @@ class KeyHolders {
 absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v1::Run>& runs) {
   std::vector<RunInsertOutcome> out;
   if (runs.empty()) return out;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     out.assign(runs.size(), RunInsertOutcome{});
     // Runs with a unique key go in key order, so that two inserters of the
     // same slots (replicas around a takeover) take their unique-index
@@ -143,7 +143,7 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
         out[i] = RunInsertOutcome{true, *id};
       }
     }
-    if (absl::Status s = InsertRunBatch(c, runs, keyed, /*retry=*/false, out); !s.ok()) return s;
+    RETURN_IF_ERROR(InsertRunBatch(c, runs, keyed, /*retry=*/false, out));
     StatsDeltas deltas;
     for (size_t i = 0; i < runs.size(); ++i) {
       if (!out[i].inserted) continue;
@@ -157,8 +157,7 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
       }
     }
     return deltas.Apply(c, sql_);
-  });
-  if (!s.ok()) return s;
+  }));
   for (size_t i = 0; i < runs.size(); ++i) {
     if (!out[i].inserted) continue;
     runs[i].set_id(out[i].run_id);
@@ -188,10 +187,9 @@ absl::Status SqlStore::InsertRunBatch(SqlConn& c, const std::vector<v1::Run>& ru
     if (ids.ok()) {
       // Every run of the part was inserted (all or nothing), so the holder
       // of each one's key is that run.
-      absl::StatusOr<KeyHolders> holders = KeyHolders::Read(c, sql_, runs, part);
-      if (!holders.ok()) return holders.status();
+      ASSIGN_OR_RETURN(KeyHolders holders, KeyHolders::Read(c, sql_, runs, part));
       for (size_t i : part) {
-        const int64_t id = holders->Find(runs[i]);
+        const int64_t id = holders.Find(runs[i]);
         if (id == 0) return absl::InternalError("inserted run not found by its unique keys");
         out[i] = RunInsertOutcome{true, id};
       }
@@ -201,22 +199,21 @@ absl::Status SqlStore::InsertRunBatch(SqlConn& c, const std::vector<v1::Run>& ru
       return Annotate(ids.status(), absl::StrCat("insert ", part.size(), " runs"));
     }
     if (retry) {
-      if (absl::Status s = InsertRunsOneByOne(c, runs, part, out); !s.ok()) return s;
+      RETURN_IF_ERROR(InsertRunsOneByOne(c, runs, part, out));
       continue;
     }
     // Some key is taken: report the runs whose key is held, insert the rest.
-    absl::StatusOr<KeyHolders> holders = KeyHolders::Read(c, sql_, runs, part);
-    if (!holders.ok()) return holders.status();
+    ASSIGN_OR_RETURN(KeyHolders holders, KeyHolders::Read(c, sql_, runs, part));
     std::vector<size_t> rest;
     for (size_t i : part) {
-      const int64_t holder = holders->Find(runs[i]);
+      const int64_t holder = holders.Find(runs[i]);
       if (holder != 0) {
         out[i] = RunInsertOutcome{false, holder};
       } else {
         rest.push_back(i);
       }
     }
-    if (absl::Status s = InsertRunBatch(c, runs, rest, /*retry=*/true, out); !s.ok()) return s;
+    RETURN_IF_ERROR(InsertRunBatch(c, runs, rest, /*retry=*/true, out));
   }
   return absl::OkStatus();
 }
@@ -229,10 +226,9 @@ absl::Status SqlStore::InsertRunsOneByOne(SqlConn& c, const std::vector<v1::Run>
     absl::StatusOr<int64_t> id = c.Insert(sql_.insert_run, RunInsertArgs(run));
     if (absl::IsAlreadyExists(id.status())) {
       // A unique key is taken: report the run that holds it.
-      absl::StatusOr<int64_t> holder = FindClashingRun(c, run);
-      if (!holder.ok()) return holder.status();
-      if (*holder == 0) return Annotate(id.status(), "run clash without a holder");
-      out[i] = RunInsertOutcome{false, *holder};
+      ASSIGN_OR_RETURN(int64_t holder, FindClashingRun(c, run));
+      if (holder == 0) return Annotate(id.status(), "run clash without a holder");
+      out[i] = RunInsertOutcome{false, holder};
       continue;
     }
     if (!id.ok()) return Annotate(id.status(), absl::StrCat("insert run of job ", run.job_id()));
@@ -259,9 +255,8 @@ absl::StatusOr<int64_t> SqlStore::FindClashingRun(SqlConn& c, const v1::Run& run
          {SqlInt(run.parent_run_id()), SqlInt(run.job_id()), SqlInt(run.shard_index())}});
   }
   for (const auto& [sql, args] : keys) {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(*sql, args);
-    if (!rows.ok()) return rows.status();
-    if (!rows->empty()) return ColInt(rows->front(), 0);
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(*sql, args));
+    if (!rows.empty()) return ColInt(rows.front(), 0);
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/store/batch_sql.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
@@ -31,15 +32,14 @@ absl::Status Annotate(const absl::Status& s, std::string_view context) {
 
 absl::StatusOr<v1::Group> SqlStore::ReadGroup(SqlConn& c, const std::string& sql, SqlValue key,
                                               const std::string& what) {
-  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, {std::move(key)});
-  if (!rows.ok()) return rows.status();
-  if (rows->empty()) return absl::NotFoundError(absl::StrCat(what, " does not exist"));
-  return GroupFromRow(rows->front());
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql, {std::move(key)}));
+  if (rows.empty()) return absl::NotFoundError(absl::StrCat(what, " does not exist"));
+  return GroupFromRow(rows.front());
 }
 
 absl::StatusOr<v1::Group> SqlStore::CreateGroup(const v1::Group& group, int64_t now_ms) {
   v1::Group out = group;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     absl::StatusOr<int64_t> id =
         c.Insert(sql_.insert_group,
                  {SqlText(group.app_name()), SqlText(group.title()),
@@ -49,11 +49,10 @@ absl::StatusOr<v1::Group> SqlStore::CreateGroup(const v1::Group& group, int64_t 
       return absl::AlreadyExistsError(
           absl::StrCat("group app name '", group.app_name(), "' is taken"));
     }
-    if (!id.ok()) return id.status();
+    RETURN_IF_ERROR(id);
     out.set_id(*id);
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   SetMs(now_ms, out.mutable_create_time());
   SetMs(now_ms, out.mutable_update_time());
   return out;
@@ -61,76 +60,66 @@ absl::StatusOr<v1::Group> SqlStore::CreateGroup(const v1::Group& group, int64_t 
 
 absl::StatusOr<v1::Group> SqlStore::GetGroup(int64_t group_id) {
   absl::StatusOr<v1::Group> out;
-  absl::Status s = db_->Read([&](SqlConn& c) {
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) {
     out = ReadGroup(c, sql_.select_group, SqlInt(group_id), absl::StrCat("group ", group_id));
     return out.status();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
 absl::StatusOr<v1::Group> SqlStore::GetGroupByApp(std::string_view app_name) {
   absl::StatusOr<v1::Group> out;
   const std::string app(app_name);
-  absl::Status s = db_->Read([&](SqlConn& c) {
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) {
     out = ReadGroup(c, sql_.select_group_by_app, SqlText(app),
                     absl::StrCat("group with app name '", app, "'"));
     return out.status();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
 absl::StatusOr<std::vector<v1::Group>> SqlStore::ListGroups() {
   std::vector<v1::Group> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_groups, {});
-    if (!rows.ok()) return rows.status();
-    for (const SqlRow& row : *rows) {
-      absl::StatusOr<v1::Group> g = GroupFromRow(row);
-      if (!g.ok()) return g.status();
-      out.push_back(*std::move(g));
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_groups, {}));
+    for (const SqlRow& row : rows) {
+      ASSIGN_OR_RETURN(v1::Group g, GroupFromRow(row));
+      out.push_back(std::move(g));
     }
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
 absl::StatusOr<v1::Group> SqlStore::UpdateGroup(const v1::Group& group, int64_t now_ms) {
   absl::StatusOr<v1::Group> out;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<ExecResult> r =
-        c.Exec(sql_.update_group, {SqlText(group.title()), SqlBytes(MembershipBlob(group)),
-                                   SqlText(group.access_token()), SqlInt(now_ms),
-                                   SqlText(group.previous_access_token()),
-                                   SqlInt(group.has_previous_token_expire_time()
-                                              ? ToMs(group.previous_token_expire_time())
-                                              : 0),
-                                   SqlInt(group.id())});
-    if (!r.ok()) return r.status();
-    if (r->affected_rows == 0) {
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(
+        ExecResult r,
+        c.Exec(sql_.update_group,
+               {SqlText(group.title()), SqlBytes(MembershipBlob(group)), SqlText(group.access_token()), SqlInt(now_ms),
+                SqlText(group.previous_access_token()),
+                SqlInt(group.has_previous_token_expire_time() ? ToMs(group.previous_token_expire_time()) : 0),
+                SqlInt(group.id())}));
+    if (r.affected_rows == 0) {
       return absl::NotFoundError(absl::StrCat("group ", group.id(), " does not exist"));
     }
     out = ReadGroup(c, sql_.select_group, SqlInt(group.id()), absl::StrCat("group ", group.id()));
     return out.status();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
 absl::Status SqlStore::DeleteGroup(int64_t group_id) {
   return db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.count_group_jobs, {SqlInt(group_id)});
-    if (!rows.ok()) return rows.status();
-    const int64_t jobs = rows->empty() ? 0 : ColInt(rows->front(), 0);
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.count_group_jobs, {SqlInt(group_id)}));
+    const int64_t jobs = rows.empty() ? 0 : ColInt(rows.front(), 0);
     if (jobs > 0) {
       return absl::FailedPreconditionError(absl::StrCat("group ", group_id, " is used by ", jobs,
                                                         jobs == 1 ? " job" : " jobs"));
     }
-    absl::StatusOr<ExecResult> r = c.Exec(sql_.delete_group, {SqlInt(group_id)});
-    if (!r.ok()) return r.status();
-    if (r->affected_rows == 0) {
+    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_group, {SqlInt(group_id)}));
+    if (r.affected_rows == 0) {
       return absl::NotFoundError(absl::StrCat("group ", group_id, " does not exist"));
     }
     return absl::OkStatus();
@@ -140,10 +129,9 @@ absl::Status SqlStore::DeleteGroup(int64_t group_id) {
 // ---- Jobs -------------------------------------------------------------------
 
 absl::StatusOr<v1::Job> SqlStore::ReadJob(SqlConn& c, int64_t job_id) {
-  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_job, {SqlInt(job_id)});
-  if (!rows.ok()) return rows.status();
-  if (rows->empty()) return absl::NotFoundError(absl::StrCat("job ", job_id, " does not exist"));
-  return JobFromRow(rows->front());
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_job, {SqlInt(job_id)}));
+  if (rows.empty()) return absl::NotFoundError(absl::StrCat("job ", job_id, " does not exist"));
+  return JobFromRow(rows.front());
 }
 
 namespace {
@@ -159,9 +147,8 @@ absl::Status NameTaken(const absl::Status& s, const v1::Job& job) {
 }
 
 absl::Status CheckGroupExists(SqlConn& c, const Statements& sql, int64_t group_id) {
-  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql.select_group, {SqlInt(group_id)});
-  if (!rows.ok()) return rows.status();
-  if (rows->empty()) {
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql.select_group, {SqlInt(group_id)}));
+  if (rows.empty()) {
     return absl::NotFoundError(
         absl::StrCat("job.group_id: group ", group_id, " does not exist"));
   }
@@ -175,43 +162,38 @@ absl::StatusOr<v1::Job> SqlStore::CreateJob(const v1::Job& job, v1::JobState sta
                                             std::string_view author) {
   absl::StatusOr<v1::Job> out;
   const v1::Job spec = NewJobSpec(job);
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    if (absl::Status g = CheckGroupExists(c, sql_, job.group_id()); !g.ok()) return g;
-    absl::StatusOr<int64_t> id = InsertJob(c, spec, state, next_fire_ms, now_ms);
-    if (!id.ok()) return id.status();
-    if (absl::Status v = RecordFirstScript(c, *id, job, author, now_ms); !v.ok()) return v;
-    out = ReadJob(c, *id);
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    RETURN_IF_ERROR(CheckGroupExists(c, sql_, job.group_id()));
+    ASSIGN_OR_RETURN(int64_t id, InsertJob(c, spec, state, next_fire_ms, now_ms));
+    RETURN_IF_ERROR(RecordFirstScript(c, id, job, author, now_ms));
+    out = ReadJob(c, id);
     return out.status();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
 absl::StatusOr<std::vector<v1::Job>> SqlStore::CreateJobs(const std::vector<NewJob>& jobs,
                                                           int64_t now_ms, std::string_view author) {
   std::vector<v1::Job> out;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     out.clear();
     absl::flat_hash_set<int64_t> groups;
     for (const NewJob& n : jobs) {
       if (!groups.insert(n.job.group_id()).second) continue;
-      if (absl::Status g = CheckGroupExists(c, sql_, n.job.group_id()); !g.ok()) return g;
+      RETURN_IF_ERROR(CheckGroupExists(c, sql_, n.job.group_id()));
     }
     std::vector<int64_t> ids;
     ids.reserve(jobs.size());
     for (const NewJob& n : jobs) {
-      absl::StatusOr<int64_t> id = InsertJob(c, NewJobSpec(n.job), n.state, n.next_fire_ms, now_ms);
-      if (!id.ok()) return id.status();
-      if (absl::Status v = RecordFirstScript(c, *id, n.job, author, now_ms); !v.ok()) return v;
-      ids.push_back(*id);
+      ASSIGN_OR_RETURN(int64_t id, InsertJob(c, NewJobSpec(n.job), n.state, n.next_fire_ms, now_ms));
+      RETURN_IF_ERROR(RecordFirstScript(c, id, n.job, author, now_ms));
+      ids.push_back(id);
     }
-    absl::StatusOr<std::vector<v1::Job>> read = ReadJobs(c, ids);
-    if (!read.ok()) return read.status();
-    if (read->size() != ids.size()) return absl::InternalError("created jobs could not be read back");
-    out = *std::move(read);
+    ASSIGN_OR_RETURN(std::vector<v1::Job> read, ReadJobs(c, ids));
+    if (read.size() != ids.size()) return absl::InternalError("created jobs could not be read back");
+    out = std::move(read);
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
@@ -222,18 +204,17 @@ absl::StatusOr<int64_t> SqlStore::InsertJob(SqlConn& c, const v1::Job& job, v1::
                                  SqlBytes(JobSpecBlob(job)), SqlInt(now_ms), SqlInt(now_ms), NameValue(job)});
   if (!id.ok()) return NameTaken(id.status(), job);
   if (job.name().empty()) {
-    if (absl::StatusOr<ExecResult> r = c.Exec(sql_.name_job_by_id, {SqlInt(*id)}); !r.ok()) return r.status();
+    RETURN_IF_ERROR(c.Exec(sql_.name_job_by_id, {SqlInt(*id)}));
   }
   return id;
 }
 
 absl::StatusOr<v1::Job> SqlStore::GetJob(int64_t job_id) {
   absl::StatusOr<v1::Job> out;
-  absl::Status s = db_->Read([&](SqlConn& c) {
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) {
     out = ReadJob(c, job_id);
     return out.status();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
@@ -244,13 +225,11 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::ReadJobs(SqlConn& c,
   std::vector<SqlRow> keys;
   keys.reserve(job_ids.size());
   for (int64_t id : job_ids) keys.push_back({SqlInt(id)});
-  absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.select_jobs_by_id, keys);
-  if (!rows.ok()) return rows.status();
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, QueryPadded(c, sql_.select_jobs_by_id, keys));
   absl::flat_hash_map<int64_t, v1::Job> read;  // padding repeats the last id
-  for (const SqlRow& row : *rows) {
-    absl::StatusOr<v1::Job> job = JobFromRow(row);
-    if (!job.ok()) return job.status();
-    read.insert_or_assign(job->id(), *std::move(job));
+  for (const SqlRow& row : rows) {
+    ASSIGN_OR_RETURN(v1::Job job, JobFromRow(row));
+    read.insert_or_assign(job.id(), std::move(job));
   }
   for (int64_t id : job_ids) {
     auto it = read.find(id);
@@ -263,11 +242,10 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::ReadJobs(SqlConn& c,
 
 absl::StatusOr<std::vector<v1::Job>> SqlStore::GetJobs(const std::vector<int64_t>& job_ids) {
   absl::StatusOr<std::vector<v1::Job>> out;
-  absl::Status s = db_->Read([&](SqlConn& c) {
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) {
     out = ReadJobs(c, job_ids);
     return out.status();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
@@ -280,18 +258,15 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::GetJobsNamed(std::string_view nam
 
 absl::StatusOr<std::vector<v1::Job>> SqlStore::QueryJobs(const std::string& sql, const std::vector<SqlValue>& args) {
   std::vector<v1::Job> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
     out.clear();
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
-    if (!rows.ok()) return rows.status();
-    for (const SqlRow& row : *rows) {
-      absl::StatusOr<v1::Job> job = JobFromRow(row);
-      if (!job.ok()) return job.status();
-      out.push_back(*std::move(job));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql, args));
+    for (const SqlRow& row : rows) {
+      ASSIGN_OR_RETURN(v1::Job job, JobFromRow(row));
+      out.push_back(std::move(job));
     }
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
@@ -300,26 +275,23 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::LastRuns(const std::vector<int64_
   if (job_ids.empty()) return out;
   std::vector<SqlRow> jobs;
   for (int64_t id : job_ids) jobs.push_back({SqlInt(id)});
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
     out.clear();
     // Two indexed reads: the newest id per job (run_job is (job_id, id)), then those runs.
-    absl::StatusOr<std::vector<SqlRow>> ids = QueryPadded(c, sql_.select_last_run_ids, jobs);
-    if (!ids.ok()) return ids.status();
+    ASSIGN_OR_RETURN(std::vector<SqlRow> ids, QueryPadded(c, sql_.select_last_run_ids, jobs));
     absl::flat_hash_set<int64_t> seen;  // Padding repeats the last job.
     std::vector<SqlRow> runs;
-    for (const SqlRow& row : *ids) {
+    for (const SqlRow& row : ids) {
       if (seen.insert(ColInt(row, 0)).second) runs.push_back({SqlInt(ColInt(row, 0))});
     }
     if (runs.empty()) return absl::OkStatus();
-    absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.select_runs_by_id, runs);
-    if (!rows.ok()) return rows.status();
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, QueryPadded(c, sql_.select_runs_by_id, runs));
     seen.clear();
-    for (const SqlRow& row : *rows) {
+    for (const SqlRow& row : rows) {
       if (seen.insert(ColInt(row, 0)).second) out.push_back(RunFromRow(row));
     }
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
@@ -335,22 +307,19 @@ absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& requested,
                                             std::optional<int64_t> next_fire_ms, int64_t now_ms,
                                             std::string_view author) {
   absl::StatusOr<v1::Job> out;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     v1::Job job = requested;
     if (job.has_script()) {
       // Two edits of one script must not both take the next version.
-      if (absl::StatusOr<std::vector<SqlRow>> l = c.Query(sql_.lock_job, {SqlInt(job.id())}); !l.ok()) {
-        return l.status();
-      }
+      RETURN_IF_ERROR(c.Query(sql_.lock_job, {SqlInt(job.id())}));
     }
-    absl::StatusOr<v1::Job> current = ReadJob(c, job.id());
-    if (!current.ok()) return current.status();
-    if (current->group_id() != job.group_id()) {
-      if (absl::Status g = CheckGroupExists(c, sql_, job.group_id()); !g.ok()) return g;
+    ASSIGN_OR_RETURN(v1::Job current, ReadJob(c, job.id()));
+    if (current.group_id() != job.group_id()) {
+      RETURN_IF_ERROR(CheckGroupExists(c, sql_, job.group_id()));
     }
     // An update without a name keeps the job's.
-    const std::string name = job.name().empty() ? current->name() : job.name();
-    if (absl::Status v = RecordScriptEdit(c, *current, job, author, now_ms); !v.ok()) return v;
+    const std::string name = job.name().empty() ? current.name() : job.name();
+    RETURN_IF_ERROR(RecordScriptEdit(c, current, job, author, now_ms));
     absl::StatusOr<ExecResult> r =
         next_fire_ms.has_value()
             ? c.Exec(sql_.update_job_spec_and_cursor,
@@ -361,8 +330,7 @@ absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& requested,
     if (!r.ok()) return NameTaken(r.status(), job);
     out = ReadJob(c, job.id());
     return out.status();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
@@ -379,13 +347,10 @@ absl::Status SqlStore::DeleteJob(int64_t job_id, bool purge_runs) {
       }
     }
     for (const std::string* sql : deletes) {
-      if (absl::StatusOr<ExecResult> r = c.Exec(*sql, {SqlInt(job_id)}); !r.ok()) {
-        return r.status();
-      }
+      RETURN_IF_ERROR(c.Exec(*sql, {SqlInt(job_id)}));
     }
-    absl::StatusOr<ExecResult> r = c.Exec(sql_.delete_job, {SqlInt(job_id)});
-    if (!r.ok()) return r.status();
-    if (r->affected_rows == 0) {
+    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_job, {SqlInt(job_id)}));
+    if (r.affected_rows == 0) {
       return absl::NotFoundError(absl::StrCat("job ", job_id, " does not exist"));
     }
     return DropChild(c, job_id);
@@ -395,20 +360,16 @@ absl::Status SqlStore::DeleteJob(int64_t job_id, bool purge_runs) {
 absl::Status SqlStore::DropChild(SqlConn& c, int64_t job_id) {
   // Parents are found by reading every job: deleting is rare, and a parent's
   // children live in its spec (no index can find them).
-  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_all_jobs, {});
-  if (!rows.ok()) return rows.status();
-  for (const SqlRow& row : *rows) {
-    absl::StatusOr<v1::Job> parent = JobFromRow(row);
-    if (!parent.ok()) return parent.status();
-    auto* children = parent->mutable_child_job_ids();
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_all_jobs, {}));
+  for (const SqlRow& row : rows) {
+    ASSIGN_OR_RETURN(v1::Job parent, JobFromRow(row));
+    auto* children = parent.mutable_child_job_ids();
     const auto kept = std::remove(children->begin(), children->end(), job_id);
     if (kept == children->end()) continue;
     children->erase(kept, children->end());
-    absl::StatusOr<ExecResult> u =
-        c.Exec(sql_.update_job_spec, {SqlInt(parent->group_id()), SqlBytes(JobSpecBlob(*parent)),
-                                      SqlText(parent->name()), SqlInt(ToMs(parent->update_time())),
-                                      SqlInt(parent->id())});
-    if (!u.ok()) return u.status();
+    RETURN_IF_ERROR(
+        c.Exec(sql_.update_job_spec, {SqlInt(parent.group_id()), SqlBytes(JobSpecBlob(parent)), SqlText(parent.name()),
+                                      SqlInt(ToMs(parent.update_time())), SqlInt(parent.id())}));
   }
   return absl::OkStatus();
 }
@@ -416,37 +377,32 @@ absl::Status SqlStore::DropChild(SqlConn& c, int64_t job_id) {
 absl::StatusOr<v1::Job> SqlStore::SetJobState(int64_t job_id, v1::JobState state,
                                               int64_t next_fire_ms, int64_t now_ms) {
   absl::StatusOr<v1::Job> out;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<ExecResult> r = c.Exec(
-        sql_.set_job_state, {SqlInt(state), SqlInt(next_fire_ms), SqlInt(now_ms), SqlInt(job_id)});
-    if (!r.ok()) return r.status();
-    if (r->affected_rows == 0) {
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(ExecResult r,
+                     c.Exec(sql_.set_job_state, {SqlInt(state), SqlInt(next_fire_ms), SqlInt(now_ms), SqlInt(job_id)}));
+    if (r.affected_rows == 0) {
       return absl::NotFoundError(absl::StrCat("job ", job_id, " does not exist"));
     }
     out = ReadJob(c, job_id);
     return out.status();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
 absl::StatusOr<std::vector<DueJob>> SqlStore::ListDueJobs(int64_t until_ms, int limit,
                                                          const std::vector<int>& partitions) {
   std::vector<DueJob> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows =
-        c.Query(partitions.empty() ? sql_.select_due_jobs : DueJobsInPartitionsSql(partitions),
-                {SqlInt(until_ms), SqlInt(limit > 0 ? limit : std::numeric_limits<int64_t>::max())});
-    if (!rows.ok()) return rows.status();
-    out.reserve(rows->size());
-    for (const SqlRow& row : *rows) {
-      absl::StatusOr<DueJob> due = DueJobFromRow(row);
-      if (!due.ok()) return due.status();
-      out.push_back(*std::move(due));
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(partitions.empty() ? sql_.select_due_jobs : DueJobsInPartitionsSql(partitions),
+                             {SqlInt(until_ms), SqlInt(limit > 0 ? limit : std::numeric_limits<int64_t>::max())}));
+    out.reserve(rows.size());
+    for (const SqlRow& row : rows) {
+      ASSIGN_OR_RETURN(DueJob due, DueJobFromRow(row));
+      out.push_back(std::move(due));
     }
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
@@ -463,10 +419,9 @@ absl::StatusOr<std::vector<bool>> SqlStore::AdvanceJobs(const std::vector<JobAdv
   for (int64_t id : ids) keys.push_back({SqlInt(id)});
   // One SELECT of the cursors (locking the jobs in id order on MySQL), the
   // compare-and-sets worked out in memory in the order given, one UPDATE.
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     applied.assign(advances.size(), false);
-    absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.lock_jobs, keys);
-    if (!rows.ok()) return rows.status();
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, QueryPadded(c, sql_.lock_jobs, keys));
     struct Cursor {
       bool running = false;
       int64_t next_fire_ms = kNever;
@@ -474,7 +429,7 @@ absl::StatusOr<std::vector<bool>> SqlStore::AdvanceJobs(const std::vector<JobAdv
       bool changed = false;
     };
     std::map<int64_t, Cursor> jobs;  // By id, ascending.
-    for (const SqlRow& row : *rows) {
+    for (const SqlRow& row : rows) {
       jobs[ColInt(row, 0)] = Cursor{ColInt(row, 1) == v1::JOB_STATE_RUNNING, ColInt(row, 2)};
     }
     for (size_t i = 0; i < advances.size(); ++i) {
@@ -496,22 +451,19 @@ absl::StatusOr<std::vector<bool>> SqlStore::AdvanceJobs(const std::vector<JobAdv
     }
     if (updates.empty()) return absl::OkStatus();
     return ExecPadded(c, sql_.update_job_cursors, updates);
-  });
-  if (!s.ok()) return s;
+  }));
   return applied;
 }
 
 absl::StatusOr<std::vector<JobCount>> SqlStore::CountJobs() {
   std::vector<JobCount> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.count_jobs_by_group_state, {});
-    if (!rows.ok()) return rows.status();
-    for (const SqlRow& row : *rows) {
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.count_jobs_by_group_state, {}));
+    for (const SqlRow& row : rows) {
       out.push_back({ColStr(row, 0), static_cast<v1::JobState>(ColInt(row, 1)), ColInt(row, 2)});
     }
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/store/batch_sql.h"
 #include "services/common/store/sql_store.h"
 
@@ -37,10 +38,9 @@ Lease LeaseFromRow(const SqlRow& row) {
 }
 
 absl::StatusOr<int64_t> StoreNow(SqlConn& c, const Statements& sql) {
-  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql.store_now_ms, {});
-  if (!rows.ok()) return rows.status();
-  if (rows->empty()) return absl::InternalError("the store's clock returned no row");
-  return ColInt(rows->front(), 0);
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql.store_now_ms, {}));
+  if (rows.empty()) return absl::InternalError("the store's clock returned no row");
+  return ColInt(rows.front(), 0);
 }
 
 }  // namespace
@@ -54,17 +54,15 @@ absl::StatusOr<Leases> SqlStore::AcquireLeases(const std::vector<std::string>& n
   const std::string in = Placeholders(static_cast<int>(names.size()));
   for (int pass = 0; pass < 2; ++pass) {
     bool missing = false;
-    absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
       out = Leases{};
-      absl::StatusOr<int64_t> now = StoreNow(c, sql_);
-      if (!now.ok()) return now.status();
-      out.now_ms = *now;
-      absl::StatusOr<std::vector<SqlRow>> rows =
-          c.Query(absl::StrCat(sql_.lock_leases_prefix, in, sql_.lock_suffix), Texts(names));
-      if (!rows.ok()) return rows.status();
-      missing = rows->size() < names.size();
+      ASSIGN_OR_RETURN(int64_t now, StoreNow(c, sql_));
+      out.now_ms = now;
+      ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                       c.Query(absl::StrCat(sql_.lock_leases_prefix, in, sql_.lock_suffix), Texts(names)));
+      missing = rows.size() < names.size();
       std::vector<std::string> renewed;
-      for (const SqlRow& row : *rows) {
+      for (const SqlRow& row : rows) {
         Lease l = LeaseFromRow(row);
         const bool mine = l.holder == h;
         const bool taken_over = !mine && !l.holder.empty() && ReplicaOf(l.holder) == ReplicaOf(h);
@@ -75,9 +73,8 @@ absl::StatusOr<Leases> SqlStore::AcquireLeases(const std::vector<std::string>& n
         } else {
           l.holder = h;
           ++l.epoch;
-          absl::StatusOr<ExecResult> r = c.Exec(
-              sql_.update_lease, {SqlText(h), SqlInt(l.epoch), SqlInt(l.expires_ms), SqlText(l.name)});
-          if (!r.ok()) return r.status();
+          RETURN_IF_ERROR(
+              c.Exec(sql_.update_lease, {SqlText(h), SqlInt(l.epoch), SqlInt(l.expires_ms), SqlText(l.name)}));
         }
         out.leases.push_back(std::move(l));
       }
@@ -88,19 +85,17 @@ absl::StatusOr<Leases> SqlStore::AcquireLeases(const std::vector<std::string>& n
                                  Placeholders(static_cast<int>(renewed.size()))),
                     params)
           .status();
-    });
-    if (!s.ok()) return s;
+    }));
     if (!missing || pass == 1) break;
     // First use of some names: create their free rows in a transaction of
     // their own (so the locking one never races another process's insert of
     // the same key), then take them.
-    s = db_->Transact([&](SqlConn& c) -> absl::Status {
+    RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
       for (const std::string& n : names) {
-        if (absl::Status e = c.Exec(sql_.ensure_lease, {SqlText(n)}).status(); !e.ok()) return e;
+        RETURN_IF_ERROR(c.Exec(sql_.ensure_lease, {SqlText(n)}));
       }
       return absl::OkStatus();
-    });
-    if (!s.ok()) return s;
+    }));
   }
   return out;
 }
@@ -137,17 +132,13 @@ absl::StatusOr<Leases> SqlStore::ListLeases(std::string_view prefix) {
     }
   }
   Leases out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<int64_t> now = StoreNow(c, sql_);
-    if (!now.ok()) return now.status();
-    out.now_ms = *now;
-    absl::StatusOr<std::vector<SqlRow>> rows =
-        c.Query(sql_.list_leases, {SqlText(std::string(prefix) + "%")});
-    if (!rows.ok()) return rows.status();
-    for (const SqlRow& row : *rows) out.leases.push_back(LeaseFromRow(row));
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(int64_t now, StoreNow(c, sql_));
+    out.now_ms = now;
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.list_leases, {SqlText(std::string(prefix) + "%")}));
+    for (const SqlRow& row : rows) out.leases.push_back(LeaseFromRow(row));
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
 
@@ -31,10 +32,8 @@ absl::Status SqlStore::RemoveExecutor(std::string_view app_name, std::string_vie
   const std::string app(app_name);
   const std::string addr(address);
   return db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<ExecResult> r =
-        c.Exec(sql_.delete_executor, {SqlText(app), SqlText(addr), SqlInt(register_ms)});
-    if (!r.ok()) return r.status();
-    if (r->affected_rows == 0) {
+    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_executor, {SqlText(app), SqlText(addr), SqlInt(register_ms)}));
+    if (r.affected_rows == 0) {
       return absl::NotFoundError(
           absl::StrCat("executor ", addr, " of app '", app, "' is not registered"));
     }
@@ -44,29 +43,24 @@ absl::Status SqlStore::RemoveExecutor(std::string_view app_name, std::string_vie
 
 absl::StatusOr<std::vector<v1::ExecutorInfo>> SqlStore::ListExecutors() {
   std::vector<v1::ExecutorInfo> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_executors, {});
-    if (!rows.ok()) return rows.status();
-    for (const SqlRow& row : *rows) {
-      absl::StatusOr<v1::ExecutorInfo> info = ExecutorFromRow(row);
-      if (!info.ok()) return info.status();
-      out.push_back(*std::move(info));
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_executors, {}));
+    for (const SqlRow& row : rows) {
+      ASSIGN_OR_RETURN(v1::ExecutorInfo info, ExecutorFromRow(row));
+      out.push_back(std::move(info));
     }
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
 absl::StatusOr<int64_t> SqlStore::PruneExecutors(int64_t before_ms) {
   int64_t pruned = 0;
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<ExecResult> r = c.Exec(sql_.prune_executors, {SqlInt(before_ms)});
-    if (!r.ok()) return r.status();
-    pruned = r->affected_rows;
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.prune_executors, {SqlInt(before_ms)}));
+    pruned = r.affected_rows;
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return pruned;
 }
 

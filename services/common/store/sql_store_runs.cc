@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/store/batch_sql.h"
 #include "services/common/store/stats_deltas.h"
 #include "services/common/store/row_codec.h"
@@ -50,12 +51,11 @@ absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updat
   // One SELECT (locking, in id order) and one UPDATE per batch; the
   // outcomes are applied in memory in the order given (run_state.h).
   return db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<RunStates> runs = LockRuns(c, sql_, ids);
-    if (!runs.ok()) return runs.status();
+    ASSIGN_OR_RETURN(RunStates runs, LockRuns(c, sql_, ids));
     StatsDeltas deltas;
     for (const DispatchUpdate& u : updates) {
-      auto it = runs->find(u.run_id);
-      if (it == runs->end()) continue;
+      auto it = runs.find(u.run_id);
+      if (it == runs.end()) continue;
       RunState& r = it->second;
       if (r.dispatch_ms == 0 && (r.status == v1::RUN_STATUS_PENDING || r.ended())) {
         deltas.Dispatched(r.job_id, r.trigger_ms, r.trigger_type, r.scheduled_ms, u.dispatch_ms);
@@ -85,7 +85,7 @@ absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updat
         r.changed = true;
       }
     }
-    if (absl::Status s = WriteRuns(c, sql_, *runs); !s.ok()) return s;
+    RETURN_IF_ERROR(WriteRuns(c, sql_, runs));
     return deltas.Apply(c, sql_);
   });
 }
@@ -119,19 +119,17 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
   // lines could repeat, one INSERT of the new lines, one UPDATE of the
   // runs, and the report counters; the items are applied in memory in the
   // order given, so the batch acts as the items applied one by one.
-  absl::Status s = db_->Transact([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     acks.assign(items.size(), v1::REPORT_ACK_UNSPECIFIED);
-    absl::StatusOr<RunStates> runs = LockRuns(c, sql_, ids);
-    if (!runs.ok()) return runs.status();
-    absl::StatusOr<LineSet> stored = ReadStoredLines(c, items, *runs);
-    if (!stored.ok()) return stored.status();
+    ASSIGN_OR_RETURN(RunStates runs, LockRuns(c, sql_, ids));
+    ASSIGN_OR_RETURN(LineSet stored, ReadStoredLines(c, items, runs));
     std::vector<SqlRow> new_lines;
     StatsDeltas deltas;
     for (size_t i = 0; i < items.size(); ++i) {
       const v1::ReportItem& item = items[i];
       if (folded(item)) continue;
-      auto it = runs->find(RunIdOf(item));
-      if (item.item_case() == v1::ReportItem::ITEM_NOT_SET || it == runs->end() ||
+      auto it = runs.find(RunIdOf(item));
+      if (item.item_case() == v1::ReportItem::ITEM_NOT_SET || it == runs.end() ||
           (group_id != 0 && it->second.group_id != group_id)) {
         acks[i] = v1::REPORT_ACK_UNKNOWN_RUN;
         continue;
@@ -142,20 +140,19 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
           started = st->second;
         }
       }
-      acks[i] = item.has_log() ? ApplyLogLines(item.log(), *stored, it->second, new_lines)
+      acks[i] = item.has_log() ? ApplyLogLines(item.log(), stored, it->second, new_lines)
                                : ApplyReport(item, started, it->second, deltas);
     }
     std::sort(new_lines.begin(), new_lines.end(), [](const SqlRow& a, const SqlRow& b) {
       return std::pair(ColInt(a, 0), ColInt(a, 1)) < std::pair(ColInt(b, 0), ColInt(b, 1));
     });
-    if (absl::Status s = InsertUnpadded(c, sql_.insert_log_lines, new_lines); !s.ok()) return s;
-    if (absl::Status s = WriteRuns(c, sql_, *runs); !s.ok()) return s;
+    RETURN_IF_ERROR(InsertUnpadded(c, sql_.insert_log_lines, new_lines));
+    RETURN_IF_ERROR(WriteRuns(c, sql_, runs));
     for (size_t i = 0; i < items.size(); ++i) {
       if (folded(items[i])) acks[i] = acks[result_of[items[i].started().run_id()]];
     }
     return deltas.Apply(c, sql_);
-  });
-  if (!s.ok()) return s;
+  }));
   return acks;
 }
 
@@ -216,9 +213,8 @@ absl::StatusOr<SqlStore::LineSet> SqlStore::ReadStoredLines(
   for (const auto& [run_id, range] : ranges) {
     keys.push_back({SqlInt(run_id), SqlInt(range.first), SqlInt(range.second)});
   }
-  absl::StatusOr<std::vector<SqlRow>> rows = QueryPadded(c, sql_.select_log_lines, keys);
-  if (!rows.ok()) return rows.status();
-  for (const SqlRow& row : *rows) out.insert({ColInt(row, 0), ColInt(row, 1)});
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, QueryPadded(c, sql_.select_log_lines, keys));
+  for (const SqlRow& row : rows) out.insert({ColInt(row, 0), ColInt(row, 1)});
   return out;
 }
 
@@ -249,14 +245,12 @@ v1::ReportAck SqlStore::ApplyLogLines(const v1::RunLogLines& log, LineSet& store
 
 absl::StatusOr<v1::Run> SqlStore::GetRun(int64_t run_id) {
   absl::StatusOr<v1::Run> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_run, {SqlInt(run_id)});
-    if (!rows.ok()) return rows.status();
-    if (rows->empty()) return absl::NotFoundError(absl::StrCat("run ", run_id, " does not exist"));
-    out = RunFromRow(rows->front());
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_run, {SqlInt(run_id)}));
+    if (rows.empty()) return absl::NotFoundError(absl::StrCat("run ", run_id, " does not exist"));
+    out = RunFromRow(rows.front());
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
@@ -275,27 +269,24 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::ListRuns(const RunFilter& f) {
   if (f.before_id != 0) args.push_back(SqlInt(f.before_id));
   args.push_back(SqlInt(f.limit <= 0 ? 50 : std::min(f.limit, 10000)));
   std::vector<v1::Run> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
-    if (!rows.ok()) return rows.status();
-    out.reserve(rows->size());
-    for (const SqlRow& row : *rows) out.push_back(RunFromRow(row));
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql, args));
+    out.reserve(rows.size());
+    for (const SqlRow& row : rows) out.push_back(RunFromRow(row));
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
 absl::StatusOr<std::vector<v1::LogLine>> SqlStore::ReadRunLog(int64_t run_id, int64_t from_line,
                                                               int limit) {
   std::vector<v1::LogLine> out;
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows =
-        c.Query(sql_.select_run_log, {SqlInt(run_id), SqlInt(std::max<int64_t>(from_line, 1)),
-                                      SqlInt(limit <= 0 ? 1000 : limit)});
-    if (!rows.ok()) return rows.status();
-    out.reserve(rows->size());
-    for (const SqlRow& row : *rows) {
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(sql_.select_run_log, {SqlInt(run_id), SqlInt(std::max<int64_t>(from_line, 1)),
+                                                   SqlInt(limit <= 0 ? 1000 : limit)}));
+    out.reserve(rows.size());
+    for (const SqlRow& row : rows) {
       v1::LogLine line;
       line.set_line_number(ColInt(row, 0));
       if (ColInt(row, 1) > 0) SetMs(ColInt(row, 1), line.mutable_time());
@@ -303,21 +294,18 @@ absl::StatusOr<std::vector<v1::LogLine>> SqlStore::ReadRunLog(int64_t run_id, in
       out.push_back(std::move(line));
     }
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 
 absl::StatusOr<std::vector<v1::Run>> SqlStore::ListActiveRunsOn(std::string_view address) {
   std::vector<v1::Run> out;
   const std::string addr(address);
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql_.select_active_runs_on, {SqlText(addr)});
-    if (!rows.ok()) return rows.status();
-    for (const SqlRow& row : *rows) out.push_back(RunFromRow(row));
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_active_runs_on, {SqlText(addr)}));
+    for (const SqlRow& row : rows) out.push_back(RunFromRow(row));
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/store/stats_histogram.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
@@ -18,9 +19,8 @@ using Histograms = std::map<int64_t, std::vector<int64_t>>;  // Bucket counts by
 // Adds rows of (day_ms, bucket, runs) to the histograms by day in `out`.
 absl::Status ReadHistograms(SqlConn& c, const std::string& sql, const std::vector<SqlValue>& args,
                             Histograms& out) {
-  absl::StatusOr<std::vector<SqlRow>> rows = c.Query(sql, args);
-  if (!rows.ok()) return rows.status();
-  for (const SqlRow& row : *rows) {
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql, args));
+  for (const SqlRow& row : rows) {
     const int bucket = static_cast<int>(ColInt(row, 1));
     if (bucket < 0 || bucket >= kDurationBuckets) continue;
     std::vector<int64_t>& h = out[ColInt(row, 0)];
@@ -40,18 +40,14 @@ struct Days {
 // Adds what `tables` hold for the range to `days`.
 absl::Status AddTables(SqlConn& c, const StatsTables& tables, bool total, const std::vector<SqlValue>& args,
                        Days& days) {
-  absl::StatusOr<std::vector<SqlRow>> rows =
-      c.Query(total ? tables.select_days_total : tables.select_days_of_job, args);
-  if (!rows.ok()) return rows.status();
-  for (const SqlRow& row : *rows) {
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                   c.Query(total ? tables.select_days_total : tables.select_days_of_job, args));
+  for (const SqlRow& row : rows) {
     std::array<int64_t, 3>& n = days.counts[ColInt(row, 0)];
     for (int i = 0; i < 3; ++i) n[i] += ColInt(row, i + 1);
   }
-  if (absl::Status s = ReadHistograms(c, total ? tables.select_durations_total : tables.select_durations_of_job,
-                                      args, days.durations);
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(
+      ReadHistograms(c, total ? tables.select_durations_total : tables.select_durations_of_job, args, days.durations));
   return ReadHistograms(c, total ? tables.select_lateness_total : tables.select_lateness_of_job, args,
                         days.lateness);
 }
@@ -67,11 +63,11 @@ absl::StatusOr<std::vector<v1::StatsRow>> SqlStore::GetStats(int64_t from_day_ms
   if (!total) args.push_back(SqlInt(job_id));
   args.push_back(SqlInt(from_day_ms));
   args.push_back(SqlInt(to_day_ms));
-  absl::Status s = db_->Read([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
     // Rows of releases before migration 13 are in the report_* tables.
     Days days;
     for (const StatsTables* tables : {&sql_.stats, &sql_.legacy_stats}) {
-      if (absl::Status s = AddTables(c, *tables, total, args, days); !s.ok()) return s;
+      RETURN_IF_ERROR(AddTables(c, *tables, total, args, days));
     }
     out.clear();
     out.reserve(days.counts.size());
@@ -93,8 +89,7 @@ absl::StatusOr<std::vector<v1::StatsRow>> SqlStore::GetStats(int64_t from_day_ms
       out.push_back(std::move(r));
     }
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return out;
 }
 

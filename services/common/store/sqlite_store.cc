@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/store/migrations.h"
 #include "services/common/store/sql_conn.h"
 #include "services/common/store/sql_store.h"
@@ -80,7 +81,7 @@ class SqliteConn final : public SqlConn {
     for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
                                "PRAGMA foreign_keys=ON", "PRAGMA cache_size=-32768",
                                "PRAGMA mmap_size=268435456"}) {
-      if (absl::Status s = conn->Script(pragma); !s.ok()) return s;
+      RETURN_IF_ERROR(conn->Script(pragma));
     }
     return conn;
   }
@@ -99,22 +100,19 @@ class SqliteConn final : public SqlConn {
   absl::StatusOr<std::vector<SqlRow>> Query(const std::string& sql,
                                             const std::vector<SqlValue>& args) override {
     std::vector<SqlRow> rows;
-    absl::Status s = Run(sql, args, &rows);
-    if (!s.ok()) return s;
+    RETURN_IF_ERROR(Run(sql, args, &rows));
     return rows;
   }
 
   absl::StatusOr<ExecResult> Exec(const std::string& sql,
                                   const std::vector<SqlValue>& args) override {
-    absl::Status s = Run(sql, args, nullptr);
-    if (!s.ok()) return s;
+    RETURN_IF_ERROR(Run(sql, args, nullptr));
     return ExecResult{sqlite3_changes64(db_)};
   }
 
   absl::StatusOr<int64_t> Insert(const std::string& sql,
                                  const std::vector<SqlValue>& args) override {
-    absl::Status s = Run(sql, args, nullptr);
-    if (!s.ok()) return s;
+    RETURN_IF_ERROR(Run(sql, args, nullptr));
     return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
   }
 
@@ -124,8 +122,7 @@ class SqliteConn final : public SqlConn {
   absl::StatusOr<std::vector<int64_t>> InsertRows(const std::string& sql,
                                                   const std::vector<SqlValue>& args,
                                                   int rows) override {
-    absl::Status s = Run(sql, args, nullptr);
-    if (!s.ok()) return s;
+    RETURN_IF_ERROR(Run(sql, args, nullptr));
     const int64_t last = sqlite3_last_insert_rowid(db_);
     std::vector<int64_t> ids(rows);
     for (int i = 0; i < rows; ++i) ids[i] = last - (rows - 1) + i;
@@ -151,10 +148,8 @@ class SqliteConn final : public SqlConn {
 
   absl::Status Run(const std::string& sql, const std::vector<SqlValue>& args,
                    std::vector<SqlRow>* rows) {
-    absl::StatusOr<sqlite3_stmt*> prepared = Prepare(sql);
-    if (!prepared.ok()) return prepared.status();
+    ASSIGN_OR_RETURN(sqlite3_stmt* stmt, Prepare(sql));
     if (counter_ != nullptr) counter_->Add();
-    sqlite3_stmt* stmt = *prepared;
     // Reset on every exit so no statement keeps a read snapshot open.
     struct Resetter {
       sqlite3_stmt* stmt;
@@ -277,11 +272,10 @@ class SqliteDb final : public SqlDb {
       absl::MutexLock lock(&write_mu_);
       return fn(*writer_);
     }
-    absl::StatusOr<std::unique_ptr<SqliteConn>> conn = TakeReader();
-    if (!conn.ok()) return conn.status();
-    absl::Status s = fn(**conn);
+    ASSIGN_OR_RETURN(std::unique_ptr<SqliteConn> conn, TakeReader());
+    absl::Status s = fn(*conn);
     absl::MutexLock lock(&read_mu_);
-    idle_readers_.push_back(*std::move(conn));
+    idle_readers_.push_back(std::move(conn));
     reader_freed_.Signal();
     return s;
   }
@@ -294,11 +288,10 @@ class SqliteDb final : public SqlDb {
     const internal::Statements& sql = internal::StatementsFor(internal::Dialect::kSqlite);
     SqliteConn& conn = *writer_;
     return TransactLocked(conn, [&](SqlConn&) -> absl::Status {
-      if (absl::Status s = conn.Script(sql.create_migrations_table); !s.ok()) return s;
-      absl::StatusOr<std::vector<SqlRow>> rows = conn.Query(sql.select_migrations, {});
-      if (!rows.ok()) return rows.status();
+      RETURN_IF_ERROR(conn.Script(sql.create_migrations_table));
+      ASSIGN_OR_RETURN(std::vector<SqlRow> rows, conn.Query(sql.select_migrations, {}));
       int64_t applied = 0;
-      for (const SqlRow& row : *rows) applied = std::max(applied, internal::ColInt(row, 0));
+      for (const SqlRow& row : rows) applied = std::max(applied, internal::ColInt(row, 0));
       for (const internal::Migration* m : internal::PendingMigrations(
                internal::SqliteMigrations(), applied, options_.migrate_up_to, "sqlite")) {
         for (const std::string& stmt : m->statements) {
@@ -306,10 +299,8 @@ class SqliteDb final : public SqlDb {
             return internal::Annotate(s, absl::StrCat("migration ", m->version));
           }
         }
-        absl::StatusOr<ExecResult> r = conn.Exec(
-            sql.insert_migration,
-            {internal::SqlInt(m->version), internal::SqlInt(absl::ToUnixMillis(absl::Now()))});
-        if (!r.ok()) return r.status();
+        RETURN_IF_ERROR(conn.Exec(sql.insert_migration,
+                                  {internal::SqlInt(m->version), internal::SqlInt(absl::ToUnixMillis(absl::Now()))}));
       }
       return absl::OkStatus();
     });
@@ -318,7 +309,7 @@ class SqliteDb final : public SqlDb {
  private:
   absl::Status TransactLocked(SqliteConn& conn, const SqlFn& fn)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_) {
-    if (absl::Status s = conn.Script("BEGIN IMMEDIATE"); !s.ok()) return s;
+    RETURN_IF_ERROR(conn.Script("BEGIN IMMEDIATE"));
     absl::Status s = fn(conn);
     if (s.ok()) s = conn.Script("COMMIT");
     if (!s.ok()) conn.Script("ROLLBACK").IgnoreError();  // Fails only if none is open.
@@ -365,20 +356,18 @@ absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
                                                        const StoreOptions& options) {
   if (path.empty()) return absl::InvalidArgumentError("store url: sqlite path is empty");
   auto counter = std::make_shared<internal::StatementCounter>();
-  absl::StatusOr<std::unique_ptr<SqliteConn>> writer = SqliteConn::Open(path, options, counter);
-  if (!writer.ok()) return writer.status();
+  ASSIGN_OR_RETURN(std::unique_ptr<SqliteConn> writer, SqliteConn::Open(path, options, counter));
   std::unique_ptr<Checkpointer> checkpointer;
   if (path != ":memory:") {
     // ~80 MB of WAL before the writer checkpoints itself.
-    if (absl::Status s = (*writer)->Script("PRAGMA wal_autocheckpoint=20000"); !s.ok()) return s;
+    RETURN_IF_ERROR(writer->Script("PRAGMA wal_autocheckpoint=20000"));
     // The checkpointer runs no counted statements.
-    absl::StatusOr<std::unique_ptr<SqliteConn>> conn = SqliteConn::Open(path, options, nullptr);
-    if (!conn.ok()) return conn.status();
-    checkpointer = std::make_unique<Checkpointer>(*std::move(conn));
+    ASSIGN_OR_RETURN(std::unique_ptr<SqliteConn> conn, SqliteConn::Open(path, options, nullptr));
+    checkpointer = std::make_unique<Checkpointer>(std::move(conn));
   }
-  auto db = std::make_unique<SqliteDb>(path, options, std::move(counter), *std::move(writer),
+  auto db = std::make_unique<SqliteDb>(path, options, std::move(counter), std::move(writer),
                                        std::move(checkpointer));
-  if (absl::Status s = db->Migrate(); !s.ok()) return s;
+  RETURN_IF_ERROR(db->Migrate());
   return std::make_unique<internal::SqlStore>(std::move(db), internal::Dialect::kSqlite, options);
 }
 

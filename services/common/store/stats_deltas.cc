@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "services/common/status/status_macros.h"
 #include "services/common/store/batch_sql.h"
 #include "services/common/store/stats_histogram.h"
 #include "services/common/store/row_codec.h"
@@ -50,9 +51,9 @@ absl::Status StatsDeltas::Apply(SqlConn& c, const Statements& sql) const {
   if (!days.empty()) {
     // Padding adds nothing to a row the statement writes anyway.
     const SqlRow pad = {days.back()[0], days.back()[1], SqlInt(0), SqlInt(0), SqlInt(0)};
-    if (absl::Status s = ExecPadded(c, sql.upsert_stats_days, days, &pad); !s.ok()) return s;
+    RETURN_IF_ERROR(ExecPadded(c, sql.upsert_stats_days, days, &pad));
   }
-  if (absl::Status s = ApplyHistogram(c, sql.upsert_stats_durations, buckets_); !s.ok()) return s;
+  RETURN_IF_ERROR(ApplyHistogram(c, sql.upsert_stats_durations, buckets_));
   return ApplyHistogram(c, sql.upsert_stats_lateness, lateness_);
 }
 

@@ -2,6 +2,7 @@
 #include <memory>
 #include <string_view>
 
+#include "services/common/status/status_macros.h"
 #include "services/common/store/mysql_store.h"
 #include "services/common/store/sqlite_store.h"
 #include "services/common/store/store.h"
@@ -11,12 +12,11 @@ namespace gnomon::store {
 
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(std::string_view url,
                                                  const StoreOptions& options) {
-  absl::StatusOr<StoreUrl> parsed = ParseStoreUrl(url);
-  if (!parsed.ok()) return parsed.status();
-  if (parsed->kind == StoreUrl::Kind::kSqlite) {
-    return OpenSqliteStore(parsed->sqlite_path, options);
+  ASSIGN_OR_RETURN(StoreUrl parsed, ParseStoreUrl(url));
+  if (parsed.kind == StoreUrl::Kind::kSqlite) {
+    return OpenSqliteStore(parsed.sqlite_path, options);
   }
-  return OpenMysqlStore(parsed->mysql, options);
+  return OpenMysqlStore(parsed.mysql, options);
 }
 
 }  // namespace gnomon::store

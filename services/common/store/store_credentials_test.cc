@@ -3,6 +3,7 @@
 // deleted, and deleting one revokes its session tokens in the same step.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/store_test_fixture.h"
 
 namespace gnomon::store::testing {
@@ -45,15 +46,15 @@ TEST_P(StoreTest, UsersAreCreatedReadUpdatedAndListed) {
   ASSERT_OK_AND_ASSIGN(alice, store().CreateUser(MakeUser("alice", v1::ROLE_OPERATOR, {2}), "hash-1", 1000));
   EXPECT_EQ(alice.name(), "alice");
   EXPECT_EQ(alice.create_time().seconds(), 1);
-  EXPECT_EQ(store().CreateUser(MakeUser("alice", v1::ROLE_VIEWER, {1}), "hash-x", 1000).status().code(),
-            absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(store().CreateUser(MakeUser("alice", v1::ROLE_VIEWER, {1}), "hash-x", 1000),
+              StatusIs(absl::StatusCode::kAlreadyExists));
   ASSERT_OK(store().CreateUser(MakeUser("bob", v1::ROLE_ADMIN, {}), "hash-2", 1000).status());
 
   ASSERT_OK_AND_ASSIGN(got, store().GetUser("alice"));
   EXPECT_EQ(got.password_hash, "hash-1");
   EXPECT_EQ(got.user.role(), v1::ROLE_OPERATOR);
   EXPECT_THAT(got.user.grants().group_ids(), ElementsAre(2));
-  EXPECT_EQ(store().GetUser("carol").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().GetUser("carol"), StatusIs(absl::StatusCode::kNotFound));
 
   // Role and grants replaced; the password only when a hash is given.
   ASSERT_OK_AND_ASSIGN(demoted, store().UpdateUser(MakeUser("alice", v1::ROLE_VIEWER, {2, 5}), std::nullopt, 4000));
@@ -65,8 +66,8 @@ TEST_P(StoreTest, UsersAreCreatedReadUpdatedAndListed) {
   ASSERT_OK(store().UpdateUser(MakeUser("alice", v1::ROLE_VIEWER, {2}), "hash-3", 5000).status());
   ASSERT_OK_AND_ASSIGN(changed, store().GetUser("alice"));
   EXPECT_EQ(changed.password_hash, "hash-3");
-  EXPECT_EQ(store().UpdateUser(MakeUser("carol", v1::ROLE_VIEWER, {1}), std::nullopt, 5000).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().UpdateUser(MakeUser("carol", v1::ROLE_VIEWER, {1}), std::nullopt, 5000),
+              StatusIs(absl::StatusCode::kNotFound));
 
   ASSERT_OK_AND_ASSIGN(all, store().ListUsers());
   ASSERT_EQ(all.size(), 2u);
@@ -85,14 +86,14 @@ TEST_P(StoreTest, DeletingAUserRevokesItsSessionsOnly) {
   EXPECT_EQ(session.user(), "alice");
 
   ASSERT_OK(store().DeleteUser("alice", 9000));
-  EXPECT_EQ(store().GetUser("alice").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().GetUser("alice"), StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK_AND_ASSIGN(tokens, store().ListAdminTokens());
   ASSERT_EQ(tokens.size(), 3u);
   EXPECT_EQ(tokens[0].name(), "ci");
   EXPECT_FALSE(tokens[0].has_revoke_time());
   EXPECT_EQ(tokens[1].revoke_time().seconds(), 9);
   EXPECT_EQ(tokens[2].revoke_time().seconds(), 9);
-  EXPECT_EQ(store().DeleteUser("alice", 9500).code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().DeleteUser("alice", 9500), StatusIs(absl::StatusCode::kNotFound));
 }
 
 }  // namespace

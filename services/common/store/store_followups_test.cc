@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/store_test_fixture.h"
 
 namespace gnomon::store::testing {
@@ -289,8 +290,8 @@ TEST_P(StoreTest, DeleteRunsEndedBeforeTakesOldestEndedRunsWithTheirLogs) {
 
   ASSERT_OK_AND_ASSIGN(first, store().DeleteRunsEndedBefore(45000, 2));
   EXPECT_EQ(first, 2);
-  EXPECT_EQ(store().GetRun(ended[0]).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(store().GetRun(ended[1]).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().GetRun(ended[0]), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store().GetRun(ended[1]), StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(ended[0], 1, 10));
   EXPECT_THAT(lines, IsEmpty());
   ASSERT_OK_AND_ASSIGN(kept_lines, store().ReadRunLog(ended[2], 1, 10));
@@ -333,12 +334,12 @@ TEST_P(StoreTest, TrimRunsPerJobKeepsTheNewestOfEachJob) {
   // Keep 3: of job_'s 3 older runs, the two ended ones go, oldest first.
   ASSERT_OK_AND_ASSIGN(first, store().TrimRunsPerJob(3, 1));
   EXPECT_EQ(first, 1);
-  EXPECT_EQ(store().GetRun(ids[0]).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().GetRun(ids[0]), StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(ids[0], 1, 10));
   EXPECT_THAT(lines, IsEmpty());
   ASSERT_OK_AND_ASSIGN(second, store().TrimRunsPerJob(3, 100));
   EXPECT_EQ(second, 1);
-  EXPECT_EQ(store().GetRun(ids[2]).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().GetRun(ids[2]), StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK_AND_ASSIGN(third, store().TrimRunsPerJob(3, 100));
   EXPECT_EQ(third, 0);
   for (int64_t id : {ids[1], ids[3], ids[4], ids[5], small[0], small[1]}) EXPECT_OK_RUN(id);

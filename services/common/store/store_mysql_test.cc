@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/store_test_fixture.h"
 
 namespace gnomon::store::testing {
@@ -57,7 +58,7 @@ TEST_P(StoreTest, MysqlLockWaitTimeoutIsUnavailableAndRecovers) {
       st->executeQuery("SELECT holder FROM lease WHERE name = 'scheduler' FOR UPDATE"));
   // The store waits innodb_lock_wait_timeout (1 s) and reports the store as unavailable.
   absl::StatusOr<Leases> blocked = store().AcquireLeases({"scheduler"}, "B", 5000);
-  EXPECT_EQ(blocked.status().code(), absl::StatusCode::kUnavailable) << blocked.status();
+  EXPECT_THAT(blocked, StatusIs(absl::StatusCode::kUnavailable));
   st->execute("COMMIT");
   // A's lease (0.5 s) has expired by now: B takes it with the next epoch.
   ASSERT_OK_AND_ASSIGN(taken, store().AcquireLeases({"scheduler"}, "B", 5000));

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/store_test_fixture.h"
 
 namespace gnomon::store::testing {
@@ -44,13 +45,13 @@ TEST_P(StoreTest, NamesAreUniqueWithinAGroupOnly) {
   ASSERT_OK_AND_ASSIGN(g2, store().CreateGroup(MakeGroup("two"), 1000));
   ASSERT_OK_AND_ASSIGN(a, store().CreateJob(Named(MakeJob(g1.id(), "h"), "report"), v1::JOB_STATE_STOPPED, kNever, 1));
   absl::StatusOr<v1::Job> dup = store().CreateJob(Named(MakeJob(g1.id(), "h"), "report"), v1::JOB_STATE_STOPPED, kNever, 1);
-  EXPECT_EQ(dup.status().code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(dup.status().message(), absl::StrCat("job.name: group ", g1.id(), " already has a job named 'report'"));
+  EXPECT_THAT(dup, StatusIs(absl::StatusCode::kAlreadyExists,
+                            absl::StrCat("job.name: group ", g1.id(), " already has a job named 'report'")));
   // A batch with a clash stores none of its jobs.
   std::vector<NewJob> batch(2);
   batch[0].job = Named(MakeJob(g1.id(), "h"), "fresh");
   batch[1].job = Named(MakeJob(g1.id(), "h"), "report");
-  EXPECT_EQ(store().CreateJobs(batch, 2).status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(store().CreateJobs(batch, 2), StatusIs(absl::StatusCode::kAlreadyExists));
   ASSERT_OK_AND_ASSIGN(fresh, store().GetJobsNamed("fresh", {}));
   EXPECT_THAT(fresh, IsEmpty());
 
@@ -66,7 +67,7 @@ TEST_P(StoreTest, NamesAreUniqueWithinAGroupOnly) {
   // Moving a job into a group that has its name clashes; renaming does not.
   v1::Job moved = b;
   moved.set_group_id(g1.id());
-  EXPECT_EQ(store().UpdateJob(moved, std::nullopt, 2).status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(store().UpdateJob(moved, std::nullopt, 2), StatusIs(absl::StatusCode::kAlreadyExists));
   moved.set_name("report-two");
   ASSERT_OK_AND_ASSIGN(renamed, store().UpdateJob(moved, std::nullopt, 2));
   EXPECT_EQ(renamed.name(), "report-two");

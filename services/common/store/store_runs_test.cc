@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/store_test_fixture.h"
 
 namespace gnomon::store::testing {
@@ -66,7 +67,7 @@ TEST_P(StoreTest, ConcurrentInsertersRecordASlotExactlyOnce) {
           outcomes[t] = *out;
           return;
         }
-        ASSERT_EQ(out.status().code(), absl::StatusCode::kUnavailable) << out.status();
+        ASSERT_THAT(out, StatusIs(absl::StatusCode::kUnavailable));
       }
     });
   }
@@ -163,7 +164,7 @@ TEST_P(StoreTest, GetRunFillsEveryField) {
   EXPECT_EQ(done.handle_code(), 500);
   EXPECT_EQ(done.handle_message(), "boom");
   EXPECT_EQ(done.status(), v1::RUN_STATUS_FAILED);
-  EXPECT_EQ(store().GetRun(id + 1000).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().GetRun(id + 1000), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_P(StoreTest, RecordDispatchesAppliesOnlyToPendingRuns) {
@@ -340,7 +341,7 @@ TEST_P(StoreTest, DeleteJobKeepsItsRunsAndLogsUntilRetention) {
   const int64_t id = Insert(MakeRun(job_, 1000));
   ASSERT_OK(store().ApplyReports({Lines(id, 1, 2)}, 0).status());
   ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/false));
-  EXPECT_EQ(store().GetJob(job_.id()).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().GetJob(job_.id()), StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK_AND_ASSIGN(run, store().GetRun(id));
   EXPECT_EQ(run.job_id(), job_.id());
   ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(id, 1, 10));
@@ -355,7 +356,7 @@ TEST_P(StoreTest, DeleteJobWithPurgeRemovesItsRunsAndLogs) {
   const int64_t id = Insert(MakeRun(job_, 1000));
   ASSERT_OK(store().ApplyReports({Lines(id, 1, 2)}, 0).status());
   ASSERT_OK(store().DeleteJob(job_.id(), /*purge_runs=*/true));
-  EXPECT_EQ(store().GetRun(id).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().GetRun(id), StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(id, 1, 10));
   EXPECT_TRUE(lines.empty());
 }

@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/common/store/store_test_fixture.h"
 
 namespace gnomon::store::testing {
@@ -37,10 +38,9 @@ TEST_P(StoreTest, GroupLifecycle) {
   EXPECT_EQ(by_app.id(), created.id());
   EXPECT_THAT(by_app.manual().addresses(), ElementsAre("10.0.0.1:9999", "10.0.0.2:9999"));
 
-  EXPECT_EQ(store().CreateGroup(MakeGroup("billing"), 2000).status().code(),
-            absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(store().GetGroup(created.id() + 100).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(store().GetGroupByApp("Billing").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().CreateGroup(MakeGroup("billing"), 2000), StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT(store().GetGroup(created.id() + 100), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store().GetGroupByApp("Billing"), StatusIs(absl::StatusCode::kNotFound));
 
   v1::Group update = created;
   update.set_title("New title");
@@ -58,7 +58,7 @@ TEST_P(StoreTest, GroupLifecycle) {
   EXPECT_EQ(updated.create_time().seconds(), 1);
   EXPECT_EQ(updated.update_time().seconds(), 5);
   update.set_id(created.id() + 100);
-  EXPECT_EQ(store().UpdateGroup(update, 6000).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().UpdateGroup(update, 6000), StatusIs(absl::StatusCode::kNotFound));
 
   ASSERT_OK_AND_ASSIGN(second, store().CreateGroup(MakeGroup("search"), 2000));
   ASSERT_OK_AND_ASSIGN(all, store().ListGroups());
@@ -67,7 +67,7 @@ TEST_P(StoreTest, GroupLifecycle) {
   EXPECT_EQ(all[1].id(), second.id());
 
   ASSERT_OK(store().DeleteGroup(second.id()));
-  EXPECT_EQ(store().DeleteGroup(second.id()).code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().DeleteGroup(second.id()), StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK_AND_ASSIGN(left, store().ListGroups());
   EXPECT_EQ(left.size(), 1u);
 }
@@ -77,8 +77,7 @@ TEST_P(StoreTest, DeleteGroupRefusedWhileJobsUseIt) {
   ASSERT_OK_AND_ASSIGN(j1, store().CreateJob(MakeJob(g.id(), "a"), v1::JOB_STATE_STOPPED, kNever, 1));
   ASSERT_OK_AND_ASSIGN(j2, store().CreateJob(MakeJob(g.id(), "b"), v1::JOB_STATE_STOPPED, kNever, 1));
   absl::Status s = store().DeleteGroup(g.id());
-  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(s.message(), absl::StrCat("group ", g.id(), " is used by 2 jobs"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kFailedPrecondition, absl::StrCat("group ", g.id(), " is used by 2 jobs")));
   ASSERT_OK(store().DeleteJob(j1.id(), false));
   ASSERT_OK(store().DeleteJob(j2.id(), false));
   ASSERT_OK(store().DeleteGroup(g.id()));
@@ -102,8 +101,7 @@ TEST_P(StoreTest, JobLifecycle) {
 
   absl::Status missing_group =
       store().CreateJob(MakeJob(9999, "x"), v1::JOB_STATE_STOPPED, kNever, 1).status();
-  EXPECT_EQ(missing_group.code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(missing_group.message(), "job.group_id: group 9999 does not exist");
+  EXPECT_THAT(missing_group, StatusIs(absl::StatusCode::kNotFound, "job.group_id: group 9999 does not exist"));
 
   // Update keeps state and cursor unless a cursor is given.
   v1::Job edit = got;
@@ -117,22 +115,19 @@ TEST_P(StoreTest, JobLifecycle) {
   ASSERT_OK_AND_ASSIGN(recursored, store().UpdateJob(edit, 120000, 4000));
   EXPECT_EQ(recursored.next_fire_time().seconds(), 120);
   edit.set_group_id(9999);
-  EXPECT_EQ(store().UpdateJob(edit, std::nullopt, 5000).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().UpdateJob(edit, std::nullopt, 5000), StatusIs(absl::StatusCode::kNotFound));
   edit.set_group_id(g.id());
   edit.set_id(job.id() + 100);
-  EXPECT_EQ(store().UpdateJob(edit, std::nullopt, 5000).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().UpdateJob(edit, std::nullopt, 5000), StatusIs(absl::StatusCode::kNotFound));
 
   ASSERT_OK_AND_ASSIGN(stopped, store().SetJobState(job.id(), v1::JOB_STATE_STOPPED, kNever, 6000));
   EXPECT_EQ(stopped.state(), v1::JOB_STATE_STOPPED);
   EXPECT_FALSE(stopped.has_next_fire_time());
-  EXPECT_EQ(store().SetJobState(job.id() + 100, v1::JOB_STATE_RUNNING, 1, 1).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().SetJobState(job.id() + 100, v1::JOB_STATE_RUNNING, 1, 1), StatusIs(absl::StatusCode::kNotFound));
 
   ASSERT_OK(store().DeleteJob(job.id(), false));
-  EXPECT_EQ(store().GetJob(job.id()).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(store().DeleteJob(job.id(), false).code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().GetJob(job.id()), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store().DeleteJob(job.id(), false), StatusIs(absl::StatusCode::kNotFound));
 }
 
 // A deleted job leaves its parents' child lists, so the parents stay valid
@@ -310,9 +305,9 @@ TEST_P(StoreTest, ExecutorRegistry) {
   ASSERT_OK_AND_ASSIGN(pruned, store().PruneExecutors(1000));
   EXPECT_EQ(pruned, 1);
   // A stale session's removal leaves a newer registration alone.
-  EXPECT_EQ(store().RemoveExecutor("app", "10.0.0.1:9999", 999).code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 999), StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK(store().RemoveExecutor("app", "10.0.0.1:9999", 1000));
-  EXPECT_EQ(store().RemoveExecutor("app", "10.0.0.1:9999", 1000).code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 1000), StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK_AND_ASSIGN(none, store().ListExecutors());
   EXPECT_TRUE(none.empty());
 }
@@ -324,20 +319,18 @@ TEST_P(StoreTest, AdminTokens) {
   ASSERT_OK(store().CreateAdminToken("ci", digest, 1000));
   ASSERT_OK_AND_ASSIGN(any_after, store().HasAdminTokens());
   EXPECT_TRUE(any_after);
-  EXPECT_EQ(store().CreateAdminToken("ci", std::string(64, 'b'), 1000).code(),
-            absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(store().CreateAdminToken("ci", std::string(64, 'b'), 1000), StatusIs(absl::StatusCode::kAlreadyExists));
   ASSERT_OK_AND_ASSIGN(found, store().FindAdminToken(digest));
   EXPECT_EQ(found.name(), "ci");
   EXPECT_EQ(found.fingerprint(), digest.substr(0, 16));
   EXPECT_FALSE(found.has_expire_time() || found.has_revoke_time());
-  EXPECT_EQ(store().FindAdminToken(std::string(64, 'c')).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().FindAdminToken(std::string(64, 'c')), StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK(store().CreateAdminToken("temp", std::string(64, 'd'), 2000, /*expire_ms=*/9000));
   ASSERT_OK_AND_ASSIGN(revoked, store().RevokeAdminToken("ci", 5000));
   EXPECT_EQ(revoked.revoke_time().seconds(), 5);
   ASSERT_OK_AND_ASSIGN(again, store().RevokeAdminToken("ci", 7000));  // Stays revoked when it was.
   EXPECT_EQ(again.revoke_time().seconds(), 5);
-  EXPECT_EQ(store().RevokeAdminToken("nobody", 7000).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store().RevokeAdminToken("nobody", 7000), StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK_AND_ASSIGN(all, store().ListAdminTokens());
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0].name(), "ci");
@@ -382,7 +375,7 @@ TEST_P(StoreTest, LeasesAreTakenRenewedAndExcludeOtherHolders) {
   EXPECT_EQ(all.leases[2].holder, "B#1");
   ASSERT_OK_AND_ASSIGN(none, store().ListLeases("q/"));
   EXPECT_TRUE(none.leases.empty());
-  EXPECT_EQ(store().ListLeases("p%").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(store().ListLeases("p%"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_P(StoreTest, OnlyLeasesExpiredBeforeTheGivenInstantAreDeleted) {
@@ -519,13 +512,12 @@ TEST(StoreOpenTest, MysqlServerNotListeningIsUnavailable) {
   options.timeout_seconds = 2;
   absl::StatusOr<std::unique_ptr<Store>> s =
       OpenStore(absl::StrCat("mysql://root:pw@127.0.0.1:", port.port(), "/gnomon"), options);
-  EXPECT_EQ(s.status().code(), absl::StatusCode::kUnavailable) << s.status();
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnavailable));
 }
 
 TEST(StoreOpenTest, BadUrlIsInvalidArgument) {
   absl::StatusOr<std::unique_ptr<Store>> s = OpenStore("foo://x", StoreOptions{});
-  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(s.status().message()), HasSubstr("unknown scheme 'foo'"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown scheme 'foo'")));
 }
 
 TEST(StoreOpenTest, SqliteInDirectoryThatDoesNotExistFails) {

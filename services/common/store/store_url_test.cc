@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 
 namespace gnomon::store {
 namespace {
@@ -48,9 +49,8 @@ TEST(StoreUrlTest, PercentDecodesUserAndPassword) {
 
 TEST(StoreUrlTest, RejectsUnknownScheme) {
   absl::StatusOr<StoreUrl> url = ParseStoreUrl("foo:bar");
-  EXPECT_EQ(url.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(url.status().message(),
-            "store url: unknown scheme 'foo'; want sqlite:PATH or mysql://user:pass@host:port/db");
+  EXPECT_THAT(url, StatusIs(absl::StatusCode::kInvalidArgument,
+                            "store url: unknown scheme 'foo'; want sqlite:PATH or mysql://user:pass@host:port/db"));
 }
 
 TEST(StoreUrlTest, RejectsMalformedUrls) {
@@ -74,7 +74,7 @@ TEST(StoreUrlTest, RejectsMalformedUrls) {
            {"mysql://root:pw%4@h/d", "bad percent escape"},
        }) {
     absl::StatusOr<StoreUrl> url = ParseStoreUrl(c.url);
-    EXPECT_EQ(url.status().code(), absl::StatusCode::kInvalidArgument) << c.url;
+    EXPECT_THAT(url, StatusIs(absl::StatusCode::kInvalidArgument)) << c.url;
     EXPECT_THAT(std::string(url.status().message()), HasSubstr(c.problem)) << c.url;
   }
 }

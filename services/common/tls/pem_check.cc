@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::tls {
 namespace {
@@ -28,9 +29,8 @@ std::unique_ptr<BIO, BioFree> Bio(const std::string& pem) {
 }
 
 absl::StatusOr<std::unique_ptr<X509, X509Free>> FirstCertificate(const std::string& path) {
-  absl::StatusOr<std::string> pem = ReadFile(path);
-  if (!pem.ok()) return pem.status();
-  auto bio = Bio(*pem);
+  ASSIGN_OR_RETURN(std::string pem, ReadFile(path));
+  auto bio = Bio(pem);
   std::unique_ptr<X509, X509Free> cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
   if (cert == nullptr) return absl::InvalidArgumentError(absl::StrCat("tls: no PEM certificate in ", path));
   return cert;
@@ -48,17 +48,15 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 
 absl::Status CheckFiles(const std::string& cert_file, const std::string& key_file, const std::string& ca_file) {
   if (!ca_file.empty()) {
-    if (absl::Status s = FirstCertificate(ca_file).status(); !s.ok()) return s;
+    RETURN_IF_ERROR(FirstCertificate(ca_file));
   }
   if (cert_file.empty()) return absl::OkStatus();
-  absl::StatusOr<std::unique_ptr<X509, X509Free>> cert = FirstCertificate(cert_file);
-  if (!cert.ok()) return cert.status();
-  absl::StatusOr<std::string> pem = ReadFile(key_file);
-  if (!pem.ok()) return pem.status();
-  auto bio = Bio(*pem);
+  ASSIGN_OR_RETURN(auto cert, FirstCertificate(cert_file));
+  ASSIGN_OR_RETURN(std::string pem, ReadFile(key_file));
+  auto bio = Bio(pem);
   std::unique_ptr<EVP_PKEY, KeyFree> key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
   if (key == nullptr) return absl::InvalidArgumentError(absl::StrCat("tls: no PEM private key in ", key_file));
-  if (X509_check_private_key(cert->get(), key.get()) != 1) {
+  if (X509_check_private_key(cert.get(), key.get()) != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("tls: the key in ", key_file, " does not match the certificate in ", cert_file));
   }

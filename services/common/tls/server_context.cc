@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "services/common/client/log.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/tls/pem_check.h"
 
 namespace gnomon::tls {
@@ -15,15 +16,14 @@ absl::StatusOr<std::string> Contents(const TlsOptions& tls) {
   std::string all;
   for (const std::string* f : {&tls.cert_file, &tls.key_file, &tls.ca_file}) {
     if (f->empty()) continue;
-    absl::StatusOr<std::string> c = ReadFile(*f);
-    if (!c.ok()) return c.status();
-    absl::StrAppend(&all, c->size(), ":", *c);
+    ASSIGN_OR_RETURN(std::string c, ReadFile(*f));
+    absl::StrAppend(&all, c.size(), ":", c);
   }
   return all;
 }
 
 absl::StatusOr<std::shared_ptr<SSL_CTX>> NewContext(const TlsOptions& tls) {
-  if (absl::Status s = CheckFiles(tls.cert_file, tls.key_file, tls.ca_file); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckFiles(tls.cert_file, tls.key_file, tls.ca_file));
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
   if (ctx == nullptr) return absl::InternalError("tls: cannot create an OpenSSL context");
   SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
@@ -46,14 +46,12 @@ absl::StatusOr<std::shared_ptr<SSL_CTX>> NewContext(const TlsOptions& tls) {
 
 absl::StatusOr<std::unique_ptr<ServerTlsContext>> ServerTlsContext::Create(const TlsOptions& options,
                                                                           std::string what) {
-  absl::StatusOr<std::string> files = Contents(options);
-  if (!files.ok()) return files.status();
-  absl::StatusOr<std::shared_ptr<SSL_CTX>> ctx = NewContext(options);
-  if (!ctx.ok()) return ctx.status();
+  ASSIGN_OR_RETURN(std::string files, Contents(options));
+  ASSIGN_OR_RETURN(std::shared_ptr<SSL_CTX> ctx, NewContext(options));
   std::unique_ptr<ServerTlsContext> c(new ServerTlsContext(options, std::move(what)));
   absl::MutexLock l(&c->mu_);
-  c->ctx_ = *std::move(ctx);
-  c->served_files_ = *std::move(files);
+  c->ctx_ = std::move(ctx);
+  c->served_files_ = std::move(files);
   c->last_look_ = absl::Now();
   return c;
 }

@@ -8,6 +8,7 @@
 #include "grpcpp/security/tls_certificate_provider.h"
 #include "grpcpp/security/tls_certificate_verifier.h"
 #include "grpcpp/security/tls_credentials_options.h"
+#include "services/common/status/status_macros.h"
 #include "services/common/tls/pem_check.h"
 
 namespace gnomon::tls {
@@ -40,7 +41,7 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const
   if (o.require_client_cert && o.ca_file.empty()) {
     return absl::InvalidArgumentError("tls: requiring client certificates needs a CA file to verify them");
   }
-  if (absl::Status s = CheckFiles(o.cert_file, o.key_file, o.ca_file); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckFiles(o.cert_file, o.key_file, o.ca_file));
   grpc::experimental::TlsServerCredentialsOptions options(Provider(o));
   options.watch_identity_key_cert_pairs();
   if (o.require_client_cert) {
@@ -57,7 +58,7 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(con
   if (o.cert_file.empty() != o.key_file.empty()) {
     return absl::InvalidArgumentError("tls: a client certificate needs both its certificate file and key file");
   }
-  if (absl::Status s = CheckFiles(o.cert_file, o.key_file, o.ca_file); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckFiles(o.cert_file, o.key_file, o.ca_file));
   grpc::experimental::TlsChannelCredentialsOptions options;
   if (auto provider = Provider(o); provider != nullptr) {
     options.set_certificate_provider(provider);
@@ -74,10 +75,9 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(con
 }
 
 absl::StatusOr<Dialer> MakeDialer(const TlsOptions& o, grpc::ChannelArguments args) {
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> creds = ChannelCredentials(o);
-  if (!creds.ok()) return creds.status();
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> creds, ChannelCredentials(o));
   if (o.enabled && !o.server_name.empty() && o.server_name != "*") args.SetSslTargetNameOverride(o.server_name);
-  return Dialer([creds = *std::move(creds), args = std::move(args)](const std::string& target) {
+  return Dialer([creds = std::move(creds), args = std::move(args)](const std::string& target) {
     return grpc::CreateCustomChannel(target, creds, args);
   });
 }

@@ -21,6 +21,7 @@
 #include "services/common/metrics/build_info.h"
 #include "services/common/metrics/metrics_registry.h"
 #include "services/common/metrics/metrics_server.h"
+#include "services/common/status/status_macros.h"
 #include "services/executor-sdk/src/channels.h"
 #include "services/executor-sdk/src/executor_metrics.h"
 #include "services/executor-sdk/src/executor_service.h"
@@ -175,38 +176,35 @@ absl::Status ExecutorImpl::Start() {
     tls::TlsOptions metrics_tls = internal::CommonTls(options_.tls);
     metrics_tls.enabled = !options_.tls.cert_file.empty();
     metrics_tls.require_client_cert = false;
-    auto served = metrics::MetricsServer::Start(options_.metrics_listen, metrics_registry_, metrics_tls);
-    if (!served.ok()) return served.status();
-    metrics_server_ = *std::move(served);
+    ASSIGN_OR_RETURN(auto served,
+                     metrics::MetricsServer::Start(options_.metrics_listen, metrics_registry_, metrics_tls));
+    metrics_server_ = std::move(served);
   }
   // A Start that fails later stops serving metrics too (a retry binds again).
   auto stop_metrics =
       absl::MakeCleanup([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { metrics_server_.reset(); });
 
-  absl::StatusOr<internal::Dialer> dial = internal::ClientDialer(options_.tls);
-  if (!dial.ok()) return dial.status();
-  auto server_creds = internal::ServerCredentials(options_.tls);
-  if (!server_creds.ok()) return server_creds.status();
+  ASSIGN_OR_RETURN(internal::Dialer dial, internal::ClientDialer(options_.tls));
+  ASSIGN_OR_RETURN(auto server_creds, internal::ServerCredentials(options_.tls));
 
-  auto spool = internal::RunSpool::Open(options_.spool_dir);
-  if (!spool.ok()) return spool.status();
-  if (!(*spool)->durable()) {
+  ASSIGN_OR_RETURN(auto spool, internal::RunSpool::Open(options_.spool_dir));
+  if (!spool->durable()) {
     logger_.Warning("no spool directory: results are kept in memory and lost if the process dies");
-  } else if ((*spool)->recovered() > 0) {
-    logger_.Info(absl::StrCat("re-sending ", (*spool)->recovered(),
+  } else if (spool->recovered() > 0) {
+    logger_.Info(absl::StrCat("re-sending ", spool->recovered(),
                               " unacknowledged items from the spool ", options_.spool_dir));
   }
   log_files_ = std::make_unique<internal::RunLogFiles>(
       options_.log_dir, options_.max_log_file_bytes, options_.log_retention_days, &logger_);
-  if (absl::Status s = log_files_->Init(); !s.ok()) return s;
+  RETURN_IF_ERROR(log_files_->Init());
 
   // Each part takes its sub-struct of the options whole.
   internal::ReporterOptions reporter_options;
   reporter_options.connection = static_cast<const ConnectionOptions&>(options_);
   reporter_options.reporting = static_cast<const ReportingOptions&>(options_);
-  reporter_options.dial = *dial;
+  reporter_options.dial = dial;
   reporter_ = std::make_unique<internal::ResultReporter>(std::move(reporter_options),
-                                                         std::move(*spool), &logger_);
+                                                         std::move(spool), &logger_);
 
   internal::RunManagerOptions manager_options;
   manager_options.run = static_cast<const RunOptions&>(options_);
@@ -224,7 +222,7 @@ absl::Status ExecutorImpl::Start() {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int bound_port = 0;
-  builder.AddListeningPort(options_.listen_address, *server_creds, &bound_port);
+  builder.AddListeningPort(options_.listen_address, server_creds, &bound_port);
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || bound_port == 0) {
@@ -251,7 +249,7 @@ absl::Status ExecutorImpl::Start() {
 
   internal::RegistrySessionOptions session_options;
   session_options.connection = static_cast<const ConnectionOptions&>(options_);
-  session_options.dial = *dial;
+  session_options.dial = dial;
   v1::Register& reg = session_options.registration;
   reg.set_app_name(options_.app_name);
   reg.set_address(address_);
@@ -329,9 +327,8 @@ void ExecutorImpl::Wait() const {
 
 absl::Status ExecutorImpl::Run(absl::Duration grace) {
   // Installed before Start(), so no signal is lost between the two.
-  absl::StatusOr<std::unique_ptr<internal::TerminationSignals>> signals =
-      internal::TerminationSignals::Install(&logger_);
-  if (!signals.ok()) return signals.status();
+  ASSIGN_OR_RETURN(std::unique_ptr<internal::TerminationSignals> signals,
+                   internal::TerminationSignals::Install(&logger_));
   bool start = false;
   {
     absl::MutexLock lock(&mu_);
@@ -339,15 +336,15 @@ absl::Status ExecutorImpl::Run(absl::Duration grace) {
     start = state_ == State::kCreated;
   }
   if (start) {
-    if (absl::Status s = Start(); !s.ok()) return s;
+    RETURN_IF_ERROR(Start());
   }
   bool wait = false;
   {
     absl::MutexLock lock(&mu_);
     wait = state_ == State::kStarted;  // Not already stopping (Stop() meanwhile).
-    if (wait) run_signals_ = signals->get();
+    if (wait) run_signals_ = signals.get();
   }
-  int sig = wait ? (*signals)->Wait() : 0;
+  int sig = wait ? signals->Wait() : 0;
   {
     absl::MutexLock lock(&mu_);
     run_signals_ = nullptr;
@@ -358,7 +355,7 @@ absl::Status ExecutorImpl::Run(absl::Duration grace) {
   if (sig != 0) {
     logger_.Info(absl::StrCat("signal ", sig, ": draining (another signal exits at once)"));
   }
-  (*signals)->ExitOnSignal(/*absorb=*/sig != 0 ? 0 : 1);
+  signals->ExitOnSignal(/*absorb=*/sig != 0 ? 0 : 1);
   Shutdown(grace);
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gnomon/executor/options.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::executor {
 namespace {
@@ -61,29 +62,15 @@ absl::StatusOr<ExecutorOptions> OptionsFromEnvironment() {
   ParseString("GNOMON_TLS_CERT", &options.tls.cert_file);
   ParseString("GNOMON_TLS_KEY", &options.tls.key_file);
   ParseString("GNOMON_TLS_SERVER_NAME", &options.tls.server_name);
-  if (absl::Status s = ParseBool("GNOMON_TLS_REQUIRE_CLIENT_CERT", &options.tls.require_client_cert); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(ParseBool("GNOMON_TLS_REQUIRE_CLIENT_CERT", &options.tls.require_client_cert));
   ParseString("GNOMON_SPOOL_DIR", &options.spool_dir);
   ParseString("GNOMON_LOG_DIR", &options.log_dir);
   ParseString("GNOMON_METRICS_LISTEN", &options.metrics_listen);
-  if (absl::Status s = ParseInt("GNOMON_LOG_RETENTION_DAYS", &options.log_retention_days);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ParseInt("GNOMON_MAX_CONCURRENT_RUNS", &options.max_concurrent_runs);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ParseInt("GNOMON_MAX_QUEUED_RUNS", &options.max_queued_runs); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ParseInt("GNOMON_REMEMBERED_RUNS", &options.remembered_runs); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ParseBool("GNOMON_ALLOW_SCRIPTS", &options.allow_scripts); !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(ParseInt("GNOMON_LOG_RETENTION_DAYS", &options.log_retention_days));
+  RETURN_IF_ERROR(ParseInt("GNOMON_MAX_CONCURRENT_RUNS", &options.max_concurrent_runs));
+  RETURN_IF_ERROR(ParseInt("GNOMON_MAX_QUEUED_RUNS", &options.max_queued_runs));
+  RETURN_IF_ERROR(ParseInt("GNOMON_REMEMBERED_RUNS", &options.remembered_runs));
+  RETURN_IF_ERROR(ParseBool("GNOMON_ALLOW_SCRIPTS", &options.allow_scripts));
   return options;
 }
 

@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::executor::internal {
 namespace {
@@ -136,7 +137,7 @@ void SyncDir(const std::string& dir) {
 absl::StatusOr<std::unique_ptr<RunSpool>> RunSpool::Open(const std::string& dir) {
   std::unique_ptr<RunSpool> spool(new RunSpool(dir));
   if (dir.empty()) return spool;
-  if (absl::Status s = MakeDirs(dir); !s.ok()) return s;
+  RETURN_IF_ERROR(MakeDirs(dir));
   std::string lock_path = dir + "/LOCK";
   spool->lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (spool->lock_fd_ < 0) return Errno("cannot open", lock_path);
@@ -144,7 +145,7 @@ absl::StatusOr<std::unique_ptr<RunSpool>> RunSpool::Open(const std::string& dir)
     return absl::FailedPreconditionError(
         absl::StrCat("spool directory ", dir, " is in use by another executor process"));
   }
-  if (absl::Status s = spool->Load(); !s.ok()) return s;
+  RETURN_IF_ERROR(spool->Load());
   return spool;
 }
 
@@ -159,24 +160,22 @@ std::string RunSpool::PathOf(uint64_t first_id) const {
 }
 
 absl::Status RunSpool::Load() {
-  absl::StatusOr<std::vector<uint64_t>> firsts = ListSegments(dir_);
-  if (!firsts.ok()) return firsts.status();
+  ASSIGN_OR_RETURN(std::vector<uint64_t> firsts, ListSegments(dir_));
   absl::MutexLock l(&mu_);
-  for (uint64_t first : *firsts) {
-    if (absl::Status s = LoadSegment(first); !s.ok()) return s;
+  for (uint64_t first : firsts) {
+    RETURN_IF_ERROR(LoadSegment(first));
   }
   recovered_ = items_.size();
   written_id_ = synced_id_ = next_id_ - 1;
-  for (uint64_t first : *firsts) MaybeDelete(first);
+  for (uint64_t first : firsts) MaybeDelete(first);
   return absl::OkStatus();
 }
 
 absl::Status RunSpool::LoadSegment(uint64_t first_id) {
   const std::string path = PathOf(first_id);
-  absl::StatusOr<std::string> data = ReadFile(path);
-  if (!data.ok()) return data.status();
+  ASSIGN_OR_RETURN(std::string data, ReadFile(path));
   std::vector<std::pair<uint64_t, v1::ReportItem>> parsed;
-  const size_t end = ParseRecords(*data, [&parsed](uint64_t id, const std::string& payload) {
+  const size_t end = ParseRecords(data, [&parsed](uint64_t id, const std::string& payload) {
     v1::ReportItem item;
     if (!item.ParseFromString(payload)) return false;
     parsed.emplace_back(id, std::move(item));
@@ -188,7 +187,7 @@ absl::Status RunSpool::LoadSegment(uint64_t first_id) {
     next_id_ = std::max(next_id_, id + 1);
   }
   // Cut a torn tail so that nothing is ever appended after garbage.
-  if (end < data->size() && ::truncate(path.c_str(), static_cast<off_t>(end)) != 0) {
+  if (end < data.size() && ::truncate(path.c_str(), static_cast<off_t>(end)) != 0) {
     return Errno("cannot truncate", path);
   }
   return absl::OkStatus();

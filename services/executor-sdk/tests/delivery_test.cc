@@ -11,6 +11,7 @@
 #include <string>
 
 #include "services/common/client/report_limits.h"
+#include "services/common/status/status_matchers.h"
 #include "services/executor-sdk/src/run_spool.h"
 #include "services/executor-sdk/tests/test_env.h"
 
@@ -42,8 +43,7 @@ TEST(RunSpoolTest, ItemsSurviveReopenUntilRemoved) {
     ASSERT_TRUE((*spool)->SyncThrough(c).ok());
     (*spool)->Remove(a);
     // A second process must not share the spool.
-    EXPECT_EQ(internal::RunSpool::Open(dir).status().code(),
-              absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(internal::RunSpool::Open(dir), StatusIs(absl::StatusCode::kFailedPrecondition));
   }
   auto reopened = internal::RunSpool::Open(dir);
   ASSERT_TRUE(reopened.ok()) << reopened.status();

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/client/auth_metadata.h"
+#include "services/common/status/status_matchers.h"
 #include "services/executor-sdk/testing/fake_servers.h"
 
 namespace gnomon::executor {
@@ -65,17 +66,17 @@ class ExecutorTest : public ::testing::Test {
 TEST_F(ExecutorTest, CreateValidatesOptions) {
   ExecutorOptions options = Options();
   options.access_token.clear();
-  EXPECT_EQ(Executor::Create(options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Executor::Create(options), StatusIs(absl::StatusCode::kInvalidArgument));
   options = Options();
   options.app_name = "bad app";
-  EXPECT_EQ(Executor::Create(options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Executor::Create(options), StatusIs(absl::StatusCode::kInvalidArgument));
   options = Options();
   options.registry_endpoints.clear();
-  EXPECT_EQ(Executor::Create(options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Executor::Create(options), StatusIs(absl::StatusCode::kInvalidArgument));
   options = Options();
   options.access_token = std::string(kToken) + "\n";  // Read from a file with its newline.
   absl::Status newline = Executor::Create(options).status();
-  EXPECT_EQ(newline.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(newline, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_NE(newline.message().find("newline"), std::string::npos) << newline;
 }
 
@@ -83,13 +84,10 @@ TEST_F(ExecutorTest, RegisterHandlerRejectsDuplicatesAndLateRegistration) {
   auto executor = Executor::Create(Options());
   ASSERT_TRUE(executor.ok());
   ASSERT_TRUE((*executor)->RegisterHandler("a", [](JobContext&) {}).ok());
-  EXPECT_EQ((*executor)->RegisterHandler("a", [](JobContext&) {}).code(),
-            absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ((*executor)->RegisterHandler("", [](JobContext&) {}).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT((*executor)->RegisterHandler("a", [](JobContext&) {}), StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT((*executor)->RegisterHandler("", [](JobContext&) {}), StatusIs(absl::StatusCode::kInvalidArgument));
   ASSERT_TRUE((*executor)->Start().ok());
-  EXPECT_EQ((*executor)->RegisterHandler("b", [](JobContext&) {}).code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT((*executor)->RegisterHandler("b", [](JobContext&) {}), StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 TEST_F(ExecutorTest, RegistersWithHandlersAndBeats) {

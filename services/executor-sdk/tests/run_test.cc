@@ -12,6 +12,7 @@
 #include "absl/synchronization/notification.h"
 #include "gnomon/executor/executor.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/executor-sdk/tests/test_env.h"
 
 namespace gnomon::executor {
@@ -163,7 +164,7 @@ TEST_F(RunTest, WaitReturnsAfterStopFromAnotherThreadWithoutRun) {
   EXPECT_TRUE(registry_.WaitForDeregistrations(1, kTestWait));
   stopper.join();
   // Stopped for good: Run() refuses, Shutdown() returns at once.
-  EXPECT_EQ(executor->Run().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(executor->Run(), StatusIs(absl::StatusCode::kFailedPrecondition));
   executor->Shutdown();
 }
 
@@ -195,7 +196,7 @@ TEST_F(RunTest, OneRunAtATimeOwnsTheSignals) {
   auto second = Executor::Create(options);
   ASSERT_TRUE(second.ok());
   absl::Status refused = (*second)->Run();
-  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_THAT(refused, StatusIs(absl::StatusCode::kFailedPrecondition));
   EXPECT_NE(refused.message().find("SIGINT and SIGTERM"), std::string::npos) << refused;
 
   first->Stop();
@@ -208,7 +209,7 @@ TEST_F(RunTest, StopBeforeRunMakesRunFail) {
   ASSERT_TRUE(executor.ok());
   (*executor)->Stop();
   (*executor)->Wait();  // Stopped before it started: returns at once.
-  EXPECT_EQ((*executor)->Run().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT((*executor)->Run(), StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 using RunDeathTest = RunTest;

@@ -6,12 +6,14 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/scheduler/alarm/test_servers.h"
 
 namespace gnomon::scheduler::alarm {
 namespace {
 
 using loopback::SmtpSink;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -98,10 +100,8 @@ TEST(EmailChannelTest, ARejectedRecipientIsAnErrorWithTheSmtpCode) {
   SimulatedClock clock(absl::FromUnixSeconds(0));
   EmailChannel email(OptionsFor(sink, &clock));
   absl::Status s = email.Send(SampleAlarm());
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(std::string(s.message()),
-              HasSubstr(absl::StrCat("smtp://127.0.0.1:", sink.port(), ": ")));
-  EXPECT_THAT(std::string(s.message()), HasSubstr("550"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnavailable,
+                          AllOf(HasSubstr(absl::StrCat("smtp://127.0.0.1:", sink.port(), ": ")), HasSubstr("550"))));
   EXPECT_TRUE(sink.mails().empty());
 }
 
@@ -122,7 +122,7 @@ TEST(EmailChannelTest, AnAddressThatCouldInjectSmtpIsRefused) {
   EmailChannel email(OptionsFor(sink, &clock));
   Alarm a = SampleAlarm();
   a.job.mutable_alarm()->add_emails("x@example.com>\r\nRCPT TO:<evil@example.com");
-  EXPECT_EQ(email.Send(a).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(email.Send(a), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_TRUE(sink.mails().empty());
 }
 

@@ -6,12 +6,14 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/status/status_matchers.h"
 #include "services/scheduler/alarm/test_servers.h"
 
 namespace gnomon::scheduler::alarm {
 namespace {
 
 using loopback::HttpServer;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -82,8 +84,7 @@ TEST(WebhookChannelTest, ANon2xxAnswerIsAnErrorNamingUrlAndStatus) {
   a.job.mutable_alarm()->add_webhook_urls(server.Url("/hook"));
   WebhookChannel webhook({absl::Seconds(10)});
   absl::Status s = webhook.Send(a);
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(s.message(), absl::StrCat(server.Url("/hook"), ": HTTP 500"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnavailable, absl::StrCat(server.Url("/hook"), ": HTTP 500")));
 }
 
 TEST(WebhookChannelTest, ATransportErrorNamesTheUrl) {
@@ -92,16 +93,14 @@ TEST(WebhookChannelTest, ATransportErrorNamesTheUrl) {
   a.job.mutable_alarm()->add_webhook_urls(url);
   WebhookChannel webhook({absl::Seconds(10)});
   absl::Status s = webhook.Send(a);
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(std::string(s.message()), StartsWith(url + ": "));
-  EXPECT_THAT(std::string(s.message()), HasSubstr("onnect"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnavailable, AllOf(StartsWith(url + ": "), HasSubstr("onnect"))));
 }
 
 TEST(WebhookChannelTest, AnUnsupportedSchemeIsAPermanentError) {
   Alarm a = SampleAlarm();
   a.job.mutable_alarm()->add_webhook_urls("file:///etc/passwd");
   WebhookChannel webhook({absl::Seconds(1)});
-  EXPECT_EQ(webhook.Send(a).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(webhook.Send(a), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(WebhookChannelTest, CredentialsAndQueriesStayOutOfErrors) {
