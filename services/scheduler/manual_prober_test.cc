@@ -102,8 +102,8 @@ TEST_F(ManualProberTest, RoutingSkipsAManualGroupsDeadAddresses) {
   EXPECT_TRUE(members.manual(1).alive());
 }
 
-TEST_F(ManualProberTest, RunProbesEveryIntervalUntilStopped) {
-  std::thread prober([&] { prober_.Run(); });
+TEST_F(ManualProberTest, StartProbesEveryIntervalUntilStopped) {
+  prober_.Start();
   ASSERT_TRUE(hook_.AwaitCalls("ListGroups", 1, absl::Minutes(1)));
   clock_.BlockUntilWaiters(1);  // Probed once, then parked for the interval.
   EXPECT_EQ(executors_.beats.size(), 3u);
@@ -115,7 +115,6 @@ TEST_F(ManualProberTest, RunProbesEveryIntervalUntilStopped) {
   EXPECT_EQ(executors_.beats.size(), 6u);
   EXPECT_TRUE(prober_.Alive("x:1"));
   prober_.Stop();
-  prober.join();
   EXPECT_EQ(hook_.calls("ListGroups"), 2);
 }
 

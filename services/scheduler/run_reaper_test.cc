@@ -52,17 +52,14 @@ class RunReaperTest : public ::testing::Test {
     job_ = *job;
     membership_.OnLeft([this](const v1::ExecutorInfo& e) { reaper_.ExecutorLeft(e); });
   }
-  void TearDown() override {
-    reaper_.Stop();
-    if (thread_.joinable()) thread_.join();
-  }
+  void TearDown() override { reaper_.Stop(); }
 
   // The live executors, as the registry's watch says (others have left).
   void Live(const std::vector<v1::ExecutorInfo>& executors) { membership_.Apply(testing::Snapshot(executors)); }
   // Starts the reaper and waits for its first pass.
   void Start() {
     const int before = hook_.calls("ListRuns");
-    thread_ = std::thread([this] { reaper_.Run(); });
+    reaper_.Start();
     AwaitPass(before);
   }
   // Moves the clock on and waits until the reaper's pass at that time is done.
@@ -113,7 +110,6 @@ class RunReaperTest : public ::testing::Test {
     return o;
   }();
   RunReaper reaper_{&store_, &membership_, &clock_, options_};
-  std::thread thread_;
 };
 
 TEST_F(RunReaperTest, ARunOnAnExecutorThatLeftAndStayedGoneIsFailedAsLostOnceTheGraceIsOver) {
