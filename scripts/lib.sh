@@ -5,7 +5,7 @@ GNOMON_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Debian 12 packages gnomon builds and tests with (see docs/operations.md).
 GNOMON_PACKAGES=(
-  build-essential cmake clang libclang-rt-14-dev ccache pkg-config git
+  build-essential cmake clang clang-format clang-tidy libclang-rt-14-dev ccache pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto
   libabsl-dev libssl-dev libmysqlcppconn-dev libsqlite3-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev libcivetweb-dev civetweb
