@@ -19,10 +19,9 @@
 // `MON!`, `15W,16`, a step on a name, an eighth field) is an error naming the
 // field and the offending text.
 //
-//   absl::StatusOr<CronExpression> e = CronExpression::Parse("0 15 10 ? *
-//   6#3"); if (!e.ok()) return e.status();  // InvalidArgument, e.g.
-//                                    // day-of-week: unexpected text "!" in
-//                                    "MON!"
+//   absl::StatusOr<CronExpression> e = CronExpression::Parse("0 15 10 ? * 6#3");
+//   // A bad one is InvalidArgument, e.g. day-of-week: unexpected text "!" in "MON!"
+//   if (!e.ok()) return e.status();
 //   std::optional<absl::Time> next = e->NextAfter(absl::Now(), zone);
 //   if (!next) { /* never fires again */ }
 //
@@ -97,13 +96,11 @@ class CronExpression {
   // nullopt if the expression never fires again (up to kMaxYear). Fire
   // instants are whole seconds: the result is at least the next whole second
   // after `after`.
-  std::optional<absl::Time> NextAfter(absl::Time after,
-                                      absl::TimeZone zone) const;
+  std::optional<absl::Time> NextAfter(absl::Time after, absl::TimeZone zone) const;
 
   // The first matching wall-clock time at or after `from`, ignoring time
   // zones; nullopt when there is none up to kMaxYear.
-  std::optional<absl::CivilSecond> NextCivilAtOrAfter(
-      absl::CivilSecond from) const;
+  std::optional<absl::CivilSecond> NextCivilAtOrAfter(absl::CivilSecond from) const;
 
   // The text as given to Parse.
   const std::string& text() const { return text_; }
