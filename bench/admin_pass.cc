@@ -14,7 +14,8 @@
 
 namespace gnomon::bench {
 
-AdminPass RunAdminPass(const char* what, int n, int threads, absl::Duration budget, const std::vector<char>* only,
+AdminPass RunAdminPass(const char* what, int n, int threads, absl::Duration budget,
+                       const std::vector<char>* only,
                        const std::function<grpc::Status(int)>& call) {
   AdminPass pass;
   pass.done.assign(n, 0);
@@ -39,7 +40,8 @@ AdminPass RunAdminPass(const char* what, int n, int threads, absl::Duration budg
         } else {
           stop = true;
           absl::MutexLock l(&mu);
-          if (pass.error.ok()) pass.error = absl::InternalError(absl::StrCat("call ", i, ": ", s.error_message()));
+          if (pass.error.ok())
+            pass.error = absl::InternalError(absl::StrCat("call ", i, ": ", s.error_message()));
         }
       }
       absl::MutexLock l(&mu);
@@ -52,7 +54,8 @@ AdminPass RunAdminPass(const char* what, int n, int threads, absl::Duration budg
     absl::MutexLock l(&mu);
     auto all_done = [&running]() { return running == 0; };
     for (int tick = 1; !mu.AwaitWithTimeout(absl::Condition(&all_done), absl::Seconds(1)); ++tick) {
-      if (tick % 30 == 0) std::printf("    ... %s: %d/%d after %d s\n", what, finished.load(), n, tick);
+      if (tick % 30 == 0)
+        std::printf("    ... %s: %d/%d after %d s\n", what, finished.load(), n, tick);
       if (absl::Now() - t0 > budget && !stop.exchange(true)) pass.over_budget = true;
     }
     pass.seconds = absl::ToDoubleSeconds(last_done - t0);
@@ -65,7 +68,9 @@ AdminPass RunAdminPass(const char* what, int n, int threads, absl::Duration budg
 std::string LatencyMs(std::vector<int64_t> us) {
   if (us.empty()) return "-";
   std::sort(us.begin(), us.end());
-  auto at = [&](double p) { return us[std::min(us.size() - 1, static_cast<size_t>(p * us.size()))] / 1000.0; };
+  auto at = [&](double p) {
+    return us[std::min(us.size() - 1, static_cast<size_t>(p * us.size()))] / 1000.0;
+  };
   return absl::StrFormat("%.1f / %.1f / %.1f", at(0.5), at(0.99), us.back() / 1000.0);
 }
 
@@ -74,8 +79,8 @@ void PrepareAdminCall(grpc::ClientContext& ctx, const std::string& token, absl::
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
 }
 
-absl::StatusOr<v1::Group> CreateGroup(v1::JobAdmin::Stub& admin, const std::string& token, const std::string& app,
-                                      const std::string& title) {
+absl::StatusOr<v1::Group> CreateGroup(v1::JobAdmin::Stub& admin, const std::string& token,
+                                      const std::string& app, const std::string& title) {
   grpc::ClientContext ctx;
   PrepareAdminCall(ctx, token);
   v1::CreateGroupRequest req;
@@ -90,8 +95,8 @@ absl::StatusOr<v1::Group> CreateGroup(v1::JobAdmin::Stub& admin, const std::stri
   return group;
 }
 
-CreatedJobs CreateJobsInBatches(v1::JobAdmin::Stub& admin, const std::string& token, int jobs, int threads,
-                                absl::Duration budget,
+CreatedJobs CreateJobsInBatches(v1::JobAdmin::Stub& admin, const std::string& token, int jobs,
+                                int threads, absl::Duration budget,
                                 const std::function<void(int, v1::CreateJobRequest&)>& fill) {
   constexpr int kPerCall = 1000;
   CreatedJobs out;
@@ -102,7 +107,8 @@ CreatedJobs CreateJobsInBatches(v1::JobAdmin::Stub& admin, const std::string& to
     grpc::ClientContext ctx;
     PrepareAdminCall(ctx, token);
     v1::BatchCreateJobsRequest req;
-    for (int i = call * kPerCall; i < std::min(jobs, (call + 1) * kPerCall); ++i) fill(i, *req.add_requests());
+    for (int i = call * kPerCall; i < std::min(jobs, (call + 1) * kPerCall); ++i)
+      fill(i, *req.add_requests());
     v1::BatchCreateJobsResponse resp;
     grpc::Status s = admin.BatchCreateJobs(&ctx, req, &resp);
     for (const v1::Job& job : resp.jobs()) {

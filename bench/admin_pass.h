@@ -38,8 +38,8 @@ struct AdminPass {
 // Calls `call(i)` for each i in [0, n) with `only[i]` set (all when `only`
 // is null) on `threads` threads. Prints progress every 30 s, so a slow server
 // is seen, not mistaken for a hung bench, and stops issuing calls after `budget`.
-AdminPass RunAdminPass(const char* what, int n, int threads, absl::Duration budget, const std::vector<char>* only,
-                       const std::function<grpc::Status(int)>& call);
+AdminPass RunAdminPass(const char* what, int n, int threads, absl::Duration budget,
+                       const std::vector<char>* only, const std::function<grpc::Status(int)>& call);
 
 // Call latency in ms, "p50 / p99 / max".
 std::string LatencyMs(std::vector<int64_t> us);
@@ -50,8 +50,8 @@ void PrepareAdminCall(grpc::ClientContext& ctx, const std::string& token,
                       absl::Duration deadline = absl::Seconds(60));
 
 // Creates the group of executors `app` (auto-registered), with its access token.
-absl::StatusOr<v1::Group> CreateGroup(v1::JobAdmin::Stub& admin, const std::string& token, const std::string& app,
-                                      const std::string& title);
+absl::StatusOr<v1::Group> CreateGroup(v1::JobAdmin::Stub& admin, const std::string& token,
+                                      const std::string& app, const std::string& title);
 
 // Jobs created by CreateJobsInBatches.
 struct CreatedJobs {
@@ -64,8 +64,8 @@ struct CreatedJobs {
 // Creates `jobs` jobs with BatchCreateJobs, 1,000 a call, on `threads` client
 // threads; `fill(i, request)` fills job i's request (the job and whether it
 // starts). Stops at the first failed call or after `budget`.
-CreatedJobs CreateJobsInBatches(v1::JobAdmin::Stub& admin, const std::string& token, int jobs, int threads,
-                                absl::Duration budget,
+CreatedJobs CreateJobsInBatches(v1::JobAdmin::Stub& admin, const std::string& token, int jobs,
+                                int threads, absl::Duration budget,
                                 const std::function<void(int, v1::CreateJobRequest&)>& fill);
 
 }  // namespace gnomon::bench

@@ -8,7 +8,8 @@
 
 namespace gnomon::bench {
 
-bool ParseBenchArgs(int argc, char** argv, const char* usage, absl::FunctionRef<bool(absl::string_view)> parse) {
+bool ParseBenchArgs(int argc, char** argv, const char* usage,
+                    absl::FunctionRef<bool(absl::string_view)> parse) {
   for (int i = 1; i < argc; ++i) {
     if (!parse(argv[i])) {
       std::fprintf(stderr, "bad argument %s\nusage: %s\n", argv[i], usage);

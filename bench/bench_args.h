@@ -3,8 +3,8 @@
 //
 //   bool ok = ParseBenchArgs(argc, argv, "takeover_bench [--quick] [--kills=20]",
 //                            [&](absl::string_view a) {
-//                              if (absl::ConsumePrefix(&a, "--kills=")) return PositiveInt(a, o.kills);
-//                              return false;
+//                              if (absl::ConsumePrefix(&a, "--kills=")) return PositiveInt(a,
+//                              o.kills); return false;
 //                            });
 //
 // Thread safety: no shared state.
@@ -21,7 +21,8 @@ namespace gnomon::bench {
 // Calls `parse` with argv[1..]; at the first argument it refuses, prints
 // "bad argument" and `usage` (which starts with the bench's name) to stderr
 // and returns false.
-bool ParseBenchArgs(int argc, char** argv, const char* usage, absl::FunctionRef<bool(absl::string_view)> parse);
+bool ParseBenchArgs(int argc, char** argv, const char* usage,
+                    absl::FunctionRef<bool(absl::string_view)> parse);
 // A whole number > 0.
 bool PositiveInt(absl::string_view v, int& out);
 // A comma-separated list of whole numbers > 0, at least one.

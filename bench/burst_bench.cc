@@ -77,8 +77,8 @@ struct BenchOptions {
 
 // One printed row; every cell is already text.
 struct Row {
-  std::string jobs, store, delivered, fires_per_s, missed, duplicates, start_lateness, dispatch_lateness, cpu, rss,
-      threads, statements, commits;
+  std::string jobs, store, delivered, fires_per_s, missed, duplicates, start_lateness,
+      dispatch_lateness, cpu, rss, threads, statements, commits;
 };
 
 // One replica's share of a configuration's scheduling; every cell is text.
@@ -88,32 +88,40 @@ struct ReplicaRow {
 
 void PrintRow(const Row& r) {
   std::printf(
-      "RESULT J=%s %s: delivered %s (%s/s) | missed %s | duplicates %s | lateness ms p50/p99/max at start %s, "
-      "at dispatch %s | CPU s %s | peak RSS MiB %s | threads/executor %s | statements/run %s | commits/run %s\n",
+      "RESULT J=%s %s: delivered %s (%s/s) | missed %s | duplicates %s | lateness ms p50/p99/max "
+      "at start %s, "
+      "at dispatch %s | CPU s %s | peak RSS MiB %s | threads/executor %s | statements/run %s | "
+      "commits/run %s\n",
       r.jobs.c_str(), r.store.c_str(), r.delivered.c_str(), r.fires_per_s.c_str(), r.missed.c_str(),
-      r.duplicates.c_str(), r.start_lateness.c_str(), r.dispatch_lateness.c_str(), r.cpu.c_str(), r.rss.c_str(),
-      r.threads.c_str(), r.statements.c_str(), r.commits.c_str());
+      r.duplicates.c_str(), r.start_lateness.c_str(), r.dispatch_lateness.c_str(), r.cpu.c_str(),
+      r.rss.c_str(), r.threads.c_str(), r.statements.c_str(), r.commits.c_str());
 }
 
 void PrintMarkdown(const std::vector<Row>& rows, const std::vector<ReplicaRow>& replicas) {
   std::printf(
-      "\n| J | store | delivered/expected | fires/s delivered | missed (no run / not started / late) | duplicates "
-      "(slots / executed twice) | lateness at start ms p50/p99/max | lateness at dispatch (accept received) ms "
-      "p50/p99/max | CPU s per process | peak RSS MiB per process | threads per executor (max) | statements/run | "
+      "\n| J | store | delivered/expected | fires/s delivered | missed (no run / not started / "
+      "late) | duplicates "
+      "(slots / executed twice) | lateness at start ms p50/p99/max | lateness at dispatch (accept "
+      "received) ms "
+      "p50/p99/max | CPU s per process | peak RSS MiB per process | threads per executor (max) | "
+      "statements/run | "
       "commits/run |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
-    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.jobs.c_str(),
-                r.store.c_str(), r.delivered.c_str(), r.fires_per_s.c_str(), r.missed.c_str(),
-                r.duplicates.c_str(), r.start_lateness.c_str(), r.dispatch_lateness.c_str(), r.cpu.c_str(),
-                r.rss.c_str(), r.threads.c_str(), r.statements.c_str(), r.commits.c_str());
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                r.jobs.c_str(), r.store.c_str(), r.delivered.c_str(), r.fires_per_s.c_str(),
+                r.missed.c_str(), r.duplicates.c_str(), r.start_lateness.c_str(),
+                r.dispatch_lateness.c_str(), r.cpu.c_str(), r.rss.c_str(), r.threads.c_str(),
+                r.statements.c_str(), r.commits.c_str());
   }
   std::printf(
-      "\n| J | store | replica | partitions held (window start -> end) | fires recorded in the window (share) | "
+      "\n| J | store | replica | partitions held (window start -> end) | fires recorded in the "
+      "window (share) | "
       "CPU s | CPU s per 1,000 fires |\n|---|---|---|---|---|---|---|\n");
   for (const ReplicaRow& r : replicas) {
-    std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", r.jobs.c_str(), r.store.c_str(), r.replica.c_str(),
-                r.partitions.c_str(), r.fires.c_str(), r.cpu.c_str(), r.cpu_per_1000.c_str());
+    std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", r.jobs.c_str(), r.store.c_str(),
+                r.replica.c_str(), r.partitions.c_str(), r.fires.c_str(), r.cpu.c_str(),
+                r.cpu_per_1000.c_str());
   }
 }
 
@@ -127,25 +135,27 @@ std::string Tail(const std::string& out, size_t n) {
 std::string Fixed(double v, int digits) { return absl::StrFormat("%.*f", digits, v); }
 
 // The MariaDB server counters differenced over the window.
-const std::vector<std::string> kServerCounters = {"Questions",  "Com_insert", "Com_update",      "Com_select",
-                                                  "Com_delete", "Com_commit", "Innodb_deadlocks"};
+const std::vector<std::string> kServerCounters = {"Questions",       "Com_insert", "Com_update",
+                                                  "Com_select",      "Com_delete", "Com_commit",
+                                                  "Innodb_deadlocks"};
 
 // Creates and starts the jobs with JobAdmin.BatchCreateJobs, 1,000 a call
 // (the way a user provisions thousands of jobs). Returns how many jobs were
 // created (fewer than `jobs` when the pass ran out of its budget), or nullopt
 // after a failure.
-std::optional<int> ProvisionJobs(v1::JobAdmin::Stub& admin, const std::string& token, int64_t group_id, int jobs,
-                                 const BenchOptions& o) {
-  CreatedJobs c = CreateJobsInBatches(admin, token, jobs, o.admin_threads, absl::Seconds(o.admin_budget_seconds),
-                                      [&](int i, v1::CreateJobRequest& r) {
-                                        v1::Job* job = r.mutable_job();
-                                        job->set_group_id(group_id);
-                                        job->set_description(absl::StrCat("burst ", i));
-                                        job->mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
-                                        job->mutable_bean()->set_handler("noop");
-                                        job->set_route_strategy(o.route);
-                                        r.set_start(true);
-                                      });
+std::optional<int> ProvisionJobs(v1::JobAdmin::Stub& admin, const std::string& token,
+                                 int64_t group_id, int jobs, const BenchOptions& o) {
+  CreatedJobs c = CreateJobsInBatches(
+      admin, token, jobs, o.admin_threads, absl::Seconds(o.admin_budget_seconds),
+      [&](int i, v1::CreateJobRequest& r) {
+        v1::Job* job = r.mutable_job();
+        job->set_group_id(group_id);
+        job->set_description(absl::StrCat("burst ", i));
+        job->mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
+        job->mutable_bean()->set_handler("noop");
+        job->set_route_strategy(o.route);
+        r.set_start(true);
+      });
   std::printf(
       "admin API, %d client threads: created and started %d/%d jobs in %.1f s with %d "
       "BatchCreateJobs calls (%.0f jobs/s; call ms p50/p99/max %s)\n",
@@ -178,15 +188,16 @@ struct WindowFigures {
   std::map<std::string, int64_t> status0, status1;  // MariaDB only.
 };
 
-WindowFigures MeasureWindow(std::vector<ProcessFigures> procs, const ThrowawayMariadb* mariadb, int64_t t0_ms,
-                            int seconds) {
+WindowFigures MeasureWindow(std::vector<ProcessFigures> procs, const ThrowawayMariadb* mariadb,
+                            int64_t t0_ms, int seconds) {
   WindowFigures w;
   const int64_t t1_ms = t0_ms + int64_t{seconds} * 1000;
   std::vector<double> cpu0(procs.size());
   SleepUntil(absl::FromUnixMillis(t0_ms - 500));
   w.sample0_ms = absl::ToUnixMillis(absl::Now());
   for (size_t i = 0; i < procs.size(); ++i) cpu0[i] = CpuSeconds(procs[i].pid);
-  if (mariadb) w.status0 = MariadbGlobalStatus(mariadb->socket(), kServerCounters).value_or(w.status0);
+  if (mariadb)
+    w.status0 = MariadbGlobalStatus(mariadb->socket(), kServerCounters).value_or(w.status0);
   for (int s = 0; s < seconds; ++s) {
     SleepUntil(absl::FromUnixMillis(t0_ms + int64_t{s} * 1000));
     for (auto& p : procs) p.max_threads = std::max(p.max_threads, ThreadCount(p.pid));
@@ -198,7 +209,8 @@ WindowFigures MeasureWindow(std::vector<ProcessFigures> procs, const ThrowawayMa
     procs[i].peak_rss_kib = PeakRssKib(procs[i].pid);
     procs[i].max_threads = std::max(procs[i].max_threads, ThreadCount(procs[i].pid));
   }
-  if (mariadb) w.status1 = MariadbGlobalStatus(mariadb->socket(), kServerCounters).value_or(w.status1);
+  if (mariadb)
+    w.status1 = MariadbGlobalStatus(mariadb->socket(), kServerCounters).value_or(w.status1);
   w.processes = std::move(procs);
   return w;
 }
@@ -206,8 +218,8 @@ WindowFigures MeasureWindow(std::vector<ProcessFigures> procs, const ThrowawayMa
 // Commits and statements per run: each replica's rate over its own stats
 // lines in the window, summed, over the rate of runs recorded in the window;
 // on MariaDB the server's counters over the runs recorded between the samples.
-void PerRunCosts(StoreReader& reader, const BurstDeployment& d, const WindowFigures& w, int64_t t0_ms,
-                 int64_t t1_ms, bool mariadb, Row& row) {
+void PerRunCosts(StoreReader& reader, const BurstDeployment& d, const WindowFigures& w,
+                 int64_t t0_ms, int64_t t1_ms, bool mariadb, Row& row) {
   absl::StatusOr<int64_t> runs = CountRunsRecorded(reader, t0_ms, t1_ms);
   const double runs_per_s = runs.ok() ? *runs * 1000.0 / (t1_ms - t0_ms) : 0;
   double commits_per_s = 0, statements_per_s = 0;
@@ -221,9 +233,11 @@ void PerRunCosts(StoreReader& reader, const BurstDeployment& d, const WindowFigu
     if (s.statements) statements_per_s += *s.statements * 1000.0 / s.span_ms;
   }
   row.commits = have_commits && runs_per_s > 0 ? Fixed(commits_per_s / runs_per_s, 4) : "n/a";
-  row.statements = have_statements && runs_per_s > 0 ? Fixed(statements_per_s / runs_per_s, 2) : "n/a";
+  row.statements =
+      have_statements && runs_per_s > 0 ? Fixed(statements_per_s / runs_per_s, 2) : "n/a";
   std::printf(
-      "runs recorded in the window: %.0f/s; gnomond commits %.0f/s (%s per run), statements per run "
+      "runs recorded in the window: %.0f/s; gnomond commits %.0f/s (%s per run), statements per "
+      "run "
       "counted by gnomond: %s\n",
       runs_per_s, commits_per_s, row.commits.c_str(), row.statements.c_str());
   if (!mariadb) return;
@@ -256,18 +270,23 @@ void PerRunCosts(StoreReader& reader, const BurstDeployment& d, const WindowFigu
 
 // Each replica's share of the partitions (at the window's start and end) and
 // of the runs recorded in the window, and its CPU seconds per 1,000 of them.
-std::vector<ReplicaRow> ReplicaShares(StoreReader& reader, const WindowFigures& w, int64_t t0_ms, int64_t t1_ms,
-                                      const std::vector<PartitionHolders>& holders, const Row& row) {
+std::vector<ReplicaRow> ReplicaShares(StoreReader& reader, const WindowFigures& w, int64_t t0_ms,
+                                      int64_t t1_ms, const std::vector<PartitionHolders>& holders,
+                                      const Row& row) {
   std::vector<ReplicaRow> out;
   absl::StatusOr<FireShares> fires = ReadFireShares(reader, t0_ms, t1_ms, holders);
   if (!fires.ok() || fires->total == 0) {
-    std::printf("per-replica shares: n/a (%s)\n", fires.ok() ? "no runs" : fires.status().ToString().c_str());
+    std::printf("per-replica shares: n/a (%s)\n",
+                fires.ok() ? "no runs" : fires.status().ToString().c_str());
     return out;
   }
   int moved = 0;
-  for (int p = 0; p < store::kPartitions; ++p) moved += holders.front().epoch[p] != holders.back().epoch[p];
-  std::printf("partitions that changed holder during the window: %d; runs not attributable to a holder: %lld\n",
-              moved, static_cast<long long>(fires->unattributed));
+  for (int p = 0; p < store::kPartitions; ++p)
+    moved += holders.front().epoch[p] != holders.back().epoch[p];
+  std::printf(
+      "partitions that changed holder during the window: %d; runs not attributable to a holder: "
+      "%lld\n",
+      moved, static_cast<long long>(fires->unattributed));
   for (const ProcessFigures& p : w.processes) {
     if (!absl::StartsWith(p.name, "gnomond")) continue;
     std::vector<std::string> held;
@@ -281,9 +300,10 @@ std::vector<ReplicaRow> ReplicaShares(StoreReader& reader, const WindowFigures& 
     r.fires = absl::StrCat(n, " (", Fixed(100.0 * n / fires->total, 1), "%)");
     r.cpu = Fixed(p.cpu_s, 1);
     r.cpu_per_1000 = n > 0 ? Fixed(p.cpu_s * 1000 / n, 2) : "n/a";
-    std::printf("replica %s: partitions %s of %d, runs recorded %s, CPU %s s, %s CPU s per 1,000 runs\n",
-                p.name.c_str(), r.partitions.c_str(), store::kPartitions, r.fires.c_str(), r.cpu.c_str(),
-                r.cpu_per_1000.c_str());
+    std::printf(
+        "replica %s: partitions %s of %d, runs recorded %s, CPU %s s, %s CPU s per 1,000 runs\n",
+        p.name.c_str(), r.partitions.c_str(), store::kPartitions, r.fires.c_str(), r.cpu.c_str(),
+        r.cpu_per_1000.c_str());
     out.push_back(std::move(r));
   }
   return out;
@@ -292,16 +312,18 @@ std::vector<ReplicaRow> ReplicaShares(StoreReader& reader, const WindowFigures& 
 // The lease table now; an empty snapshot (with a line saying so) when it
 // cannot be read.
 PartitionHolders Holders(StoreReader& reader) {
-  absl::StatusOr<PartitionHolders> h = ReadPartitionHolders(reader, absl::ToUnixMillis(absl::Now()));
+  absl::StatusOr<PartitionHolders> h =
+      ReadPartitionHolders(reader, absl::ToUnixMillis(absl::Now()));
   if (h.ok()) return *std::move(h);
   std::printf("NOTE: reading the lease table: %s\n", h.status().ToString().c_str());
   return PartitionHolders{};
 }
 
-std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool metrics, const BenchOptions& o,
-                          std::vector<ReplicaRow>& replica_rows) {
+std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool metrics,
+                          const BenchOptions& o, std::vector<ReplicaRow>& replica_rows) {
   std::printf(
-      "\n=== J=%d store=%s, %d replica(s), metrics %s: %d s window after %d s warm-up, route %s, executor "
+      "\n=== J=%d store=%s, %d replica(s), metrics %s: %d s window after %d s warm-up, route %s, "
+      "executor "
       "capacity %s\n",
       jobs, store.c_str(), replicas, metrics ? "on" : "off", o.seconds, o.warmup_seconds,
       v1::RouteStrategy_Name(o.route).c_str(),
@@ -332,7 +354,8 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
     return std::nullopt;
   }
   BurstDeployment& d = **started;
-  auto admin = v1::JobAdmin::NewStub(grpc::CreateChannel(d.addresses()[0], grpc::InsecureChannelCredentials()));
+  auto admin = v1::JobAdmin::NewStub(
+      grpc::CreateChannel(d.addresses()[0], grpc::InsecureChannelCredentials()));
   absl::StatusOr<v1::Group> group =
       CreateGroup(*admin, d.admin_token(), absl::StrCat("burst-", jobs), "burst_bench");
   if (!group.ok()) {
@@ -354,8 +377,8 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
   std::vector<ProcessFigures> procs;
   for (const auto& p : d.processes()) procs.push_back({p.name, p.process->pid()});
   if (mariadb) procs.push_back({"mariadbd", mariadb->pid()});
-  std::unique_ptr<StoreReader> reader =
-      mariadb ? MariadbStoreReader(mariadb->socket(), database) : SqliteStoreReader(d.sqlite_path());
+  std::unique_ptr<StoreReader> reader = mariadb ? MariadbStoreReader(mariadb->socket(), database)
+                                                : SqliteStoreReader(d.sqlite_path());
   std::vector<PartitionHolders> holders = {Holders(*reader)};
   std::optional<MetricsScraper> scraper;
   if (metrics) scraper.emplace(d.metrics_urls(), absl::Seconds(1));
@@ -363,14 +386,15 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
   if (scraper) {
     const MetricsScraper::Totals t = scraper->Stop();
     std::printf("metrics: %lld scrapes of %zu endpoints (%lld failed), %.0f KiB per scrape\n",
-                static_cast<long long>(t.scrapes), d.metrics_urls().size(), static_cast<long long>(t.failures),
+                static_cast<long long>(t.scrapes), d.metrics_urls().size(),
+                static_cast<long long>(t.failures),
                 t.scrapes > t.failures ? t.bytes / 1024.0 / (t.scrapes - t.failures) : 0.0);
   }
   holders.push_back(Holders(*reader));
   for (const auto& p : d.processes()) {
     if (std::optional<int> code = p.process->WaitFor(absl::ZeroDuration())) {
-      std::printf("NOTE: %s exited during the window (exit %d); its last output:\n%s\n", p.name.c_str(), *code,
-                  Tail(p.process->Output(), 1500).c_str());
+      std::printf("NOTE: %s exited during the window (exit %d); its last output:\n%s\n",
+                  p.name.c_str(), *code, Tail(p.process->Output(), 1500).c_str());
     }
   }
   Drain(*reader, t0_ms, t1_ms, o.late_ms, absl::Seconds(o.drain_max_seconds));
@@ -386,13 +410,16 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
   const int64_t no_run = expected - out->recorded_slots;
   const int64_t not_started = out->recorded_slots - out->started_slots;
   Row row;
-  row.jobs = *started_jobs == jobs ? absl::StrCat(jobs) : absl::StrCat(jobs, " (", *started_jobs, " started)");
-  row.store = mariadb ? absl::StrCat("mysql (", replicas, replicas == 1 ? " replica)" : " replicas)") : "sqlite";
+  row.jobs = *started_jobs == jobs ? absl::StrCat(jobs)
+                                   : absl::StrCat(jobs, " (", *started_jobs, " started)");
+  row.store = mariadb
+                  ? absl::StrCat("mysql (", replicas, replicas == 1 ? " replica)" : " replicas)")
+                  : "sqlite";
   if (metrics) row.store += ", metrics on";
   row.delivered = absl::StrCat(out->started_slots, "/", expected);
   row.fires_per_s = Fixed(double(out->started_slots) / o.seconds, 0);
-  row.missed = absl::StrCat(no_run + not_started + out->late_slots, " (", no_run, " / ", not_started, " / ",
-                            out->late_slots, ")");
+  row.missed = absl::StrCat(no_run + not_started + out->late_slots, " (", no_run, " / ",
+                            not_started, " / ", out->late_slots, ")");
   row.duplicates = absl::StrCat(out->duplicate_slots, " / n/a");
   row.start_lateness = Percentiles(out->start_lateness_ms);
   row.dispatch_lateness = Percentiles(out->dispatch_lateness_ms);
@@ -407,18 +434,22 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
   row.threads = absl::StrJoin(thread_cells, ", ");
 
   std::printf(
-      "slots: expected %lld, recorded %lld, started %lld (late >%lld ms: %lld), not started %lld, no run "
-      "%lld; runs %lld (misfire-policy runs %lld); duplicate slots %lld; executed twice: n/a (the sample "
+      "slots: expected %lld, recorded %lld, started %lld (late >%lld ms: %lld), not started %lld, "
+      "no run "
+      "%lld; runs %lld (misfire-policy runs %lld); duplicate slots %lld; executed twice: n/a (the "
+      "sample "
       "executor reports no per-execution count)\n",
       static_cast<long long>(expected), static_cast<long long>(out->recorded_slots),
       static_cast<long long>(out->started_slots), static_cast<long long>(o.late_ms),
-      static_cast<long long>(out->late_slots), static_cast<long long>(not_started), static_cast<long long>(no_run),
-      static_cast<long long>(out->runs), static_cast<long long>(out->misfire_runs),
-      static_cast<long long>(out->duplicate_slots));
+      static_cast<long long>(out->late_slots), static_cast<long long>(not_started),
+      static_cast<long long>(no_run), static_cast<long long>(out->runs),
+      static_cast<long long>(out->misfire_runs), static_cast<long long>(out->duplicate_slots));
   std::printf(
-      "lateness ms p50/p99/max: recorded (trigger_ms) %s, dispatch answered (dispatch_ms) %s, handler "
+      "lateness ms p50/p99/max: recorded (trigger_ms) %s, dispatch answered (dispatch_ms) %s, "
+      "handler "
       "started (start_ms) %s\n",
-      Percentiles(out->record_lateness_ms).c_str(), row.dispatch_lateness.c_str(), row.start_lateness.c_str());
+      Percentiles(out->record_lateness_ms).c_str(), row.dispatch_lateness.c_str(),
+      row.start_lateness.c_str());
   for (const auto& [why, n] : out->unsuccessful) {
     std::printf("    not succeeded: %lld x %s\n", static_cast<long long>(n), why.c_str());
   }
@@ -454,7 +485,8 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
       o.route = a == "first" ? v1::ROUTE_STRATEGY_FIRST : v1::ROUTE_STRATEGY_ROUND;
       return a == "round" || a == "first";
     }
-    if (absl::ConsumePrefix(&a, "--capacity=")) return absl::SimpleAtoi(a, &o.capacity) && o.capacity >= 0;
+    if (absl::ConsumePrefix(&a, "--capacity="))
+      return absl::SimpleAtoi(a, &o.capacity) && o.capacity >= 0;
     if (absl::ConsumePrefix(&a, "--admin-threads=")) return PositiveInt(a, o.admin_threads);
     if (absl::ConsumePrefix(&a, "--admin-budget=")) return PositiveInt(a, o.admin_budget_seconds);
     if (absl::ConsumePrefix(&a, "--drain-max=")) return PositiveInt(a, o.drain_max_seconds);
@@ -470,7 +502,8 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
   };
   return ParseBenchArgs(
       argc, argv,
-      "burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql] [--replicas=2] [--seconds=30] "
+      "burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql] [--replicas=2] "
+      "[--seconds=30] "
       "[--warmup=5] [--route=round|first] [--capacity=N] [--admin-threads=4] [--admin-budget=600] "
       "[--drain-max=60] [--metrics=off|on|off,on]",
       parse);

@@ -43,16 +43,19 @@ absl::StatusOr<std::string> BurstDeployment::SpawnReplica(int i, const std::stri
   if (options_.metrics) argv.push_back("--metrics-listen=127.0.0.1:0");
   replicas_[i] = std::make_unique<testing::Subprocess>(argv);
   // Migrations on a fresh MySQL database take a few seconds; 60 s is the guard.
-  std::optional<std::string> line = replicas_[i]->WaitForLine("gnomond listening on", absl::Seconds(60));
+  std::optional<std::string> line =
+      replicas_[i]->WaitForLine("gnomond listening on", absl::Seconds(60));
   if (!line) {
-    return absl::UnavailableError(absl::StrCat("gnomond ", i + 1, " did not start:\n", Tail(*replicas_[i])));
+    return absl::UnavailableError(
+        absl::StrCat("gnomond ", i + 1, " did not start:\n", Tail(*replicas_[i])));
   }
   // "gnomond listening on 127.0.0.1:PORT (roles ...)"
   std::string rest = line->substr(line->find(" on ") + 4);
   return rest.substr(0, rest.find(' '));
 }
 
-absl::StatusOr<std::unique_ptr<BurstDeployment>> BurstDeployment::Start(BurstDeploymentOptions options) {
+absl::StatusOr<std::unique_ptr<BurstDeployment>> BurstDeployment::Start(
+    BurstDeploymentOptions options) {
   std::unique_ptr<BurstDeployment> d(new BurstDeployment(std::move(options)));
   d->replicas_.resize(d->options_.replicas);
   for (int i = 0; i < d->options_.replicas; ++i) {
@@ -70,7 +73,9 @@ int BurstDeployment::StopReplica(int i, absl::Duration grace) {
   return replicas_[i]->Wait();
 }
 
-absl::Status BurstDeployment::StartReplica(int i) { return SpawnReplica(i, addresses_[i]).status(); }
+absl::Status BurstDeployment::StartReplica(int i) {
+  return SpawnReplica(i, addresses_[i]).status();
+}
 
 void BurstDeployment::KillReplica(int i, int sig) {
   replicas_[i]->Kill(sig);
@@ -85,10 +90,12 @@ std::string BurstDeployment::invocations_file(int executor) const {
 
 BurstDeployment::~BurstDeployment() { Stop(absl::Seconds(5)); }
 
-absl::Status BurstDeployment::StartExecutors(const std::string& app, const std::string& access_token) {
+absl::Status BurstDeployment::StartExecutors(const std::string& app,
+                                             const std::string& access_token) {
   for (int i = 0; i < options_.executors; ++i) {
     std::vector<std::string> registries;
-    for (size_t k = 0; k < addresses_.size(); ++k) registries.push_back(addresses_[(i + k) % addresses_.size()]);
+    for (size_t k = 0; k < addresses_.size(); ++k)
+      registries.push_back(addresses_[(i + k) % addresses_.size()]);
     std::vector<std::string> argv = {SAMPLE_EXECUTOR_PATH,
                                      absl::StrCat("--app=", app),
                                      absl::StrCat("--registry=", absl::StrJoin(registries, ",")),
@@ -120,7 +127,8 @@ std::vector<std::string> BurstDeployment::metrics_urls() const {
   std::vector<std::string> urls;
   for (const Process& p : processes()) {
     // Printed before "listening on", which Start waited for.
-    if (std::optional<std::string> line = p.process->WaitForLine("metrics on http://", absl::ZeroDuration())) {
+    if (std::optional<std::string> line =
+            p.process->WaitForLine("metrics on http://", absl::ZeroDuration())) {
       urls.emplace_back(absl::StripAsciiWhitespace(line->substr(line->find("http://"))));
     }
   }

@@ -49,13 +49,15 @@ struct SlotOutcomes {
   std::map<std::string, int64_t> unsuccessful;
 };
 
-absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms,
-                                              JobIds jobs = {});
+absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, int64_t to_ms,
+                                              int64_t late_ms, JobIds jobs = {});
 // Slots of the window with a started run (cheap enough to poll while draining).
-absl::StatusOr<int64_t> CountStartedSlots(StoreReader& db, int64_t from_ms, int64_t to_ms, JobIds jobs = {});
+absl::StatusOr<int64_t> CountStartedSlots(StoreReader& db, int64_t from_ms, int64_t to_ms,
+                                          JobIds jobs = {});
 // Waits until slots of the window can no longer start in time (late_ms after
 // to_ms), then until the count of started slots stops moving, at most `max`.
-void Drain(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms, absl::Duration max, JobIds jobs = {});
+void Drain(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms, absl::Duration max,
+           JobIds jobs = {});
 // Runs of any kind recorded (trigger_ms) in [from_ms, to_ms).
 absl::StatusOr<int64_t> CountRunsRecorded(StoreReader& db, int64_t from_ms, int64_t to_ms);
 

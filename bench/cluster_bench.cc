@@ -22,14 +22,14 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "bench/proc_stats.h"
+#include "bench/store_stats_log.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
-#include "sqlite3.h"
 #include "services/common/client/auth_metadata.h"
-#include "bench/proc_stats.h"
-#include "bench/store_stats_log.h"
+#include "sqlite3.h"
 #include "tests/support/gnomon_cluster.h"
 
 namespace gnomon::bench {
@@ -42,7 +42,8 @@ std::string Percentiles(std::vector<double> v) {
   if (v.empty()) return "no samples";
   std::sort(v.begin(), v.end());
   auto at = [&](double p) { return v[std::min(v.size() - 1, size_t(p * v.size()))]; };
-  return absl::StrCat("p50 ", at(0.5), " ms, p99 ", at(0.99), " ms, max ", v.back(), " ms (n=", v.size(), ")");
+  return absl::StrCat("p50 ", at(0.5), " ms, p99 ", at(0.99), " ms, max ", v.back(),
+                      " ms (n=", v.size(), ")");
 }
 
 std::string AddressOf(testing::Subprocess* p) {
@@ -52,7 +53,8 @@ std::string AddressOf(testing::Subprocess* p) {
 }
 
 void RemovalAndFirstRun(GnomonCluster& c, const v1::Group& g, int rounds) {
-  auto registry = v1::Registry::NewStub(grpc::CreateChannel(c.address(), grpc::InsecureChannelCredentials()));
+  auto registry =
+      v1::Registry::NewStub(grpc::CreateChannel(c.address(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext ctx;
   ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(c.admin_token()));
   v1::WatchExecutorsRequest req;
@@ -62,17 +64,19 @@ void RemovalAndFirstRun(GnomonCluster& c, const v1::Group& g, int rounds) {
   watch->Read(&msg);  // Snapshot.
   // A job firing every 100 ms, so a new executor's first run comes promptly.
   v1::Job job;
-  c.CtlJson({"job", "create", "--group", absl::StrCat(g.id()), "--handler", "noop", "--every", "100ms",
-             "--start"},
+  c.CtlJson({"job", "create", "--group", absl::StrCat(g.id()), "--handler", "noop", "--every",
+             "100ms", "--start"},
             &job);
-  auto admin = v1::JobAdmin::NewStub(grpc::CreateChannel(c.address(), grpc::InsecureChannelCredentials()));
+  auto admin =
+      v1::JobAdmin::NewStub(grpc::CreateChannel(c.address(), grpc::InsecureChannelCredentials()));
   std::vector<double> removal_ms, first_run_ms;
   for (int i = 0; i < rounds; ++i) {
     const absl::Time started = absl::Now();
     auto executor = c.StartExecutor(g.app_name(), g.access_token());
     const std::string address = AddressOf(executor.get());
-    while (watch->Read(&msg) && !(msg.has_change() && msg.change().executor().address() == address &&
-                                  msg.change().kind() == v1::EXECUTOR_CHANGE_KIND_JOINED)) {
+    while (watch->Read(&msg) &&
+           !(msg.has_change() && msg.change().executor().address() == address &&
+             msg.change().kind() == v1::EXECUTOR_CHANGE_KIND_JOINED)) {
     }
     // First run dispatched to this executor (from the run records).
     for (int tries = 0; tries < 100; ++tries) {
@@ -110,7 +114,8 @@ void RemovalAndFirstRun(GnomonCluster& c, const v1::Group& g, int rounds) {
   c.Ctl({"job", "stop", absl::StrCat(job.id())});
   ctx.TryCancel();
   std::printf("kill -9 -> removed from routing: %s\n", Percentiles(removal_ms).c_str());
-  std::printf("executor start (process spawn) -> first routed run: %s\n", Percentiles(first_run_ms).c_str());
+  std::printf("executor start (process spawn) -> first routed run: %s\n",
+              Percentiles(first_run_ms).c_str());
 }
 
 // N executor sessions, each a Session stream beating every 2 s, from this process.
@@ -151,8 +156,9 @@ void RegistryCpu(GnomonCluster& c, const v1::Group& g, int n, int seconds) {
   }
   const double cpu = CpuSeconds(c.gnomond()->pid()) - cpu0;
   const double wall = absl::ToDoubleSeconds(absl::Now() - t0);
-  std::printf("registry with %d executors beating every 2 s: %.1f%% of one core (gnomond, all roles)\n", n,
-              100 * cpu / wall);
+  std::printf(
+      "registry with %d executors beating every 2 s: %.1f%% of one core (gnomond, all roles)\n", n,
+      100 * cpu / wall);
   for (auto& s : sessions) s->ctx.TryCancel();
 }
 
@@ -161,7 +167,7 @@ void RegistryCpu(GnomonCluster& c, const v1::Group& g, int n, int seconds) {
 struct Outcomes {
   int64_t succeeded = 0;
   std::map<std::string, int64_t> failed;  // "code: message" -> count
-  int64_t recorded = 0;  // Runs whose slot lies in the window.
+  int64_t recorded = 0;                   // Runs whose slot lies in the window.
   double record_lag_ms = 0, dispatch_lag_ms = 0, end_lag_ms = 0;
 };
 
@@ -183,10 +189,11 @@ Outcomes CountEnded(const std::string& db_path, int64_t from_ms, int64_t to_ms) 
     return out;
   }
   sqlite3_busy_timeout(db, 5000);
-  sqlite3_stmt* st = WindowQuery(db,
-                                 "SELECT status, handle_code, substr(handle_message, 1, 60), count(*) FROM run "
-                                 "WHERE end_ms >= ? AND end_ms < ? GROUP BY 1, 2, 3",
-                                 from_ms, to_ms);
+  sqlite3_stmt* st =
+      WindowQuery(db,
+                  "SELECT status, handle_code, substr(handle_message, 1, 60), count(*) FROM run "
+                  "WHERE end_ms >= ? AND end_ms < ? GROUP BY 1, 2, 3",
+                  from_ms, to_ms);
   while (sqlite3_step(st) == SQLITE_ROW) {
     const int64_t n = sqlite3_column_int64(st, 3);
     if (sqlite3_column_int(st, 0) == v1::RUN_STATUS_SUCCEEDED) {
@@ -228,7 +235,8 @@ struct RateOptions {
 // offered rate, noop handlers, several sample executors. The rate counts runs
 // whose success was stored during the window (fire -> handler ran -> result
 // stored), measured after a warm-up and with a settle time before counting.
-void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, const RateOptions& o) {
+void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second,
+                  const RateOptions& o) {
   std::vector<std::unique_ptr<testing::Subprocess>> executors;
   for (int i = 0; i < o.executors; ++i) {
     executors.push_back(c.StartExecutor(g.app_name(), g.access_token(),
@@ -244,7 +252,8 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, co
   const int jobs = fires_per_second * kPeriodMs / 1000;
   // Created and started through the admin API (gnomonctl per job is slow to
   // spawn); created one after another, their phases spread over the period.
-  auto admin = v1::JobAdmin::NewStub(grpc::CreateChannel(c.address(), grpc::InsecureChannelCredentials()));
+  auto admin =
+      v1::JobAdmin::NewStub(grpc::CreateChannel(c.address(), grpc::InsecureChannelCredentials()));
   for (int i = 0; i < jobs; ++i) {
     grpc::ClientContext ctx;
     ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(c.admin_token()));
@@ -272,19 +281,23 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, co
   double exec_cpu = -exec_cpu0;
   for (auto& e : executors) exec_cpu += CpuSeconds(e->pid());
   absl::SleepFor(absl::Seconds(2));  // Lets results of the window's runs be stored.
-  const Outcomes n = CountEnded(c.dir() + "/gnomon.db", absl::ToUnixMillis(t0), absl::ToUnixMillis(t1));
-  const StoreStatsDelta stats = ParseStoreStats(c.gnomond()->Output(), absl::ToUnixMillis(t0),
-                                                absl::ToUnixMillis(t1));
+  const Outcomes n =
+      CountEnded(c.dir() + "/gnomon.db", absl::ToUnixMillis(t0), absl::ToUnixMillis(t1));
+  const StoreStatsDelta stats =
+      ParseStoreStats(c.gnomond()->Output(), absl::ToUnixMillis(t0), absl::ToUnixMillis(t1));
   const double wall = absl::ToDoubleSeconds(t1 - t0);
   int64_t failed = 0;
   for (const auto& [why, k] : n.failed) failed += k;
   std::printf(
-      "end to end at %d fires/s offered (%d executors): %.0f runs/s stored as succeeded, %.0f/s failed "
+      "end to end at %d fires/s offered (%d executors): %.0f runs/s stored as succeeded, %.0f/s "
+      "failed "
       "(gnomond %.0f%% CPU, executors %.0f%% CPU)\n",
-      fires_per_second, o.executors, n.succeeded / wall, failed / wall, 100 * cpu / wall, 100 * exec_cpu / wall);
-  std::printf("    slots in the window recorded: %.0f/s; mean lag after the slot: recorded %.1f ms, "
-              "dispatched %.1f ms, ended %.1f ms\n",
-              n.recorded / wall, n.record_lag_ms, n.dispatch_lag_ms, n.end_lag_ms);
+      fires_per_second, o.executors, n.succeeded / wall, failed / wall, 100 * cpu / wall,
+      100 * exec_cpu / wall);
+  std::printf(
+      "    slots in the window recorded: %.0f/s; mean lag after the slot: recorded %.1f ms, "
+      "dispatched %.1f ms, ended %.1f ms\n",
+      n.recorded / wall, n.record_lag_ms, n.dispatch_lag_ms, n.end_lag_ms);
   if (stats.span_ms > 0 && n.succeeded + failed > 0) {
     // Runs ended per second times the stats span: the runs the counted
     // transactions served.
@@ -292,7 +305,8 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second, co
     std::printf("    store write transactions per run (whole path, all roles): %.3f\n",
                 double(stats.transactions) / runs);
   }
-  for (const auto& [why, k] : n.failed) std::printf("    failed %lld x %s\n", static_cast<long long>(k), why.c_str());
+  for (const auto& [why, k] : n.failed)
+    std::printf("    failed %lld x %s\n", static_cast<long long>(k), why.c_str());
 }
 
 }  // namespace
@@ -337,7 +351,8 @@ int main(int argc, char** argv) {
     gnomon::bench::RegistryCpu(c, g, quick ? 100 : 1000, quick ? 4 : 20);
   }
   for (int rate : rates) {
-    GnomonCluster c({"--store-stats-interval=1s", "--admin-rate-limit=0"});  // Creates jobs one per call.
+    GnomonCluster c(
+        {"--store-stats-interval=1s", "--admin-rate-limit=0"});  // Creates jobs one per call.
     if (!c.Start()) return 1;
     gnomon::v1::Group g;
     c.CtlJson({"group", "create", "bench-e2e"}, &g);

@@ -23,8 +23,7 @@ void BM_NextAfter(benchmark::State& state) {
   const std::string expr = kExpressions[state.range(0)];
   absl::TimeZone zone;
   absl::LoadTimeZone(kZones[state.range(1)], &zone);
-  absl::StatusOr<gnomon::cron::CronExpression> e =
-      gnomon::cron::CronExpression::Parse(expr);
+  absl::StatusOr<gnomon::cron::CronExpression> e = gnomon::cron::CronExpression::Parse(expr);
   if (!e.ok()) {
     state.SkipWithError("parse failed");
     return;
@@ -38,15 +37,14 @@ void BM_NextAfter(benchmark::State& state) {
     benchmark::DoNotOptimize(t);
   }
   state.SetLabel(expr + " in " + kZones[state.range(1)]);
-  state.counters["next_fires_per_s"] = benchmark::Counter(
-      static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["next_fires_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_NextAfter)->ArgsProduct({{0, 1, 2, 3}, {0, 1}});
 
 void BM_Parse(benchmark::State& state) {
   for (auto _ : state) {
-    benchmark::DoNotOptimize(
-        gnomon::cron::CronExpression::Parse("0 */15 9-17 ? * MON-FRI"));
+    benchmark::DoNotOptimize(gnomon::cron::CronExpression::Parse("0 */15 9-17 ? * MON-FRI"));
   }
 }
 BENCHMARK(BM_Parse);

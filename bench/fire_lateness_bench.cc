@@ -67,9 +67,9 @@ class RecordingSink final : public scheduler::FireSink {
 };
 
 void RunRate(int fires_per_second, int seconds) {
-  const std::string dir = std::filesystem::temp_directory_path() /
-                          ("gnomon-lateness-" + std::to_string(getpid()) + "-" +
-                           std::to_string(fires_per_second));
+  const std::string dir =
+      std::filesystem::temp_directory_path() /
+      ("gnomon-lateness-" + std::to_string(getpid()) + "-" + std::to_string(fires_per_second));
   std::filesystem::create_directories(dir);
   auto real = store::OpenStore("sqlite:" + dir + "/bench.db", {});
   if (!real.ok()) {
@@ -110,12 +110,16 @@ void RunRate(int fires_per_second, int seconds) {
   std::vector<int64_t> lat = sink.Take();
   const uint64_t writes = counter.writes() - writes_before;
   std::sort(lat.begin(), lat.end());
-  auto pct = [&](double p) { return lat.empty() ? 0 : lat[std::min(lat.size() - 1, size_t(p * lat.size()))]; };
-  std::printf("%6d fires/s target: %zu fires in %d s (%.0f/s); lateness p50 %.3f ms, p99 %.3f ms, max %.3f ms; "
-              "store transactions per run %.3f\n",
-              fires_per_second, lat.size(), seconds, lat.size() / double(seconds + 0.0), pct(0.5) / 1000.0,
-              pct(0.99) / 1000.0, lat.empty() ? 0 : lat.back() / 1000.0,
-              lat.empty() ? 0 : double(writes) / lat.size());
+  auto pct = [&](double p) {
+    return lat.empty() ? 0 : lat[std::min(lat.size() - 1, size_t(p * lat.size()))];
+  };
+  std::printf(
+      "%6d fires/s target: %zu fires in %d s (%.0f/s); lateness p50 %.3f ms, p99 %.3f ms, max %.3f "
+      "ms; "
+      "store transactions per run %.3f\n",
+      fires_per_second, lat.size(), seconds, lat.size() / double(seconds + 0.0), pct(0.5) / 1000.0,
+      pct(0.99) / 1000.0, lat.empty() ? 0 : lat.back() / 1000.0,
+      lat.empty() ? 0 : double(writes) / lat.size());
   real->reset();
   std::filesystem::remove_all(dir);
 }

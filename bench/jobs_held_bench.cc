@@ -82,14 +82,16 @@ int64_t HeldSlotsIn(int64_t from_ms, int64_t to_ms, int64_t held) {
 
 // gnomond's "scheduler: pre-read of ..." lines logged in [from_ms, to_ms),
 // each with its instant relative to `t_ms`.
-std::vector<std::string> PrereadLines(const std::string& output, int64_t from_ms, int64_t to_ms, int64_t t_ms) {
+std::vector<std::string> PrereadLines(const std::string& output, int64_t from_ms, int64_t to_ms,
+                                      int64_t t_ms) {
   std::vector<std::string> out;
   for (absl::string_view line : absl::StrSplit(output, '\n')) {
     const size_t at = line.find("scheduler: pre-read of");
     if (at == absl::string_view::npos || line.size() < 24) continue;
     absl::Time when;
     std::string err;
-    if (!absl::ParseTime("%Y-%m-%dT%H:%M:%E3SZ", std::string(line.substr(0, 24)), &when, &err)) continue;
+    if (!absl::ParseTime("%Y-%m-%dT%H:%M:%E3SZ", std::string(line.substr(0, 24)), &when, &err))
+      continue;
     const int64_t ms = absl::ToUnixMillis(when);
     if (ms < from_ms || ms >= to_ms) continue;
     out.push_back(absl::StrFormat("T%+.3f s: %s", (ms - t_ms) / 1000.0, line.substr(at + 11)));
@@ -109,7 +111,8 @@ struct CpuSample {
   std::string Since() const {
     std::vector<std::string> cells;
     for (size_t i = 0; i < procs.size(); ++i) {
-      cells.push_back(absl::StrFormat("%s %.1f", procs[i].first, CpuSeconds(procs[i].second) - at_start[i]));
+      cells.push_back(
+          absl::StrFormat("%s %.1f", procs[i].first, CpuSeconds(procs[i].second) - at_start[i]));
     }
     return absl::StrJoin(cells, ", ");
   }
@@ -117,8 +120,8 @@ struct CpuSample {
 
 std::string Memory(pid_t pid) {
   const ResidentKib r = Resident(pid);
-  return absl::StrFormat("VmRSS %.0f MiB (anon %.0f, file %.0f), VmHWM %.0f MiB", MiB(r.total), MiB(r.anon),
-                         MiB(r.file), MiB(PeakRssKib(pid)));
+  return absl::StrFormat("VmRSS %.0f MiB (anon %.0f, file %.0f), VmHWM %.0f MiB", MiB(r.total),
+                         MiB(r.anon), MiB(r.file), MiB(PeakRssKib(pid)));
 }
 
 // Figures printed as they are measured, and as a Markdown table at the end.
@@ -130,7 +133,8 @@ class Figures {
   }
   void PrintTable(const std::string& title) const {
     std::printf("\n| %s | |\n|---|---|\n", title.c_str());
-    for (const auto& [what, value] : rows_) std::printf("| %s | %s |\n", what.c_str(), value.c_str());
+    for (const auto& [what, value] : rows_)
+      std::printf("| %s | %s |\n", what.c_str(), value.c_str());
   }
 
  private:
@@ -138,13 +142,15 @@ class Figures {
 };
 
 // Creates `n` jobs (job i filled by `fill`) and prints the pass's figures.
-std::optional<CreatedJobs> Create(const char* what, v1::JobAdmin::Stub& admin, const BurstDeployment& d, int n,
-                                  const BenchOptions& o, Figures& figures,
+std::optional<CreatedJobs> Create(const char* what, v1::JobAdmin::Stub& admin,
+                                  const BurstDeployment& d, int n, const BenchOptions& o,
+                                  Figures& figures,
                                   const std::function<void(int, v1::Job&)>& fill) {
   const pid_t gnomond = d.replicas()[0]->pid();
   CpuSample cpu(d);
   CreatedJobs c = CreateJobsInBatches(admin, d.admin_token(), n, o.admin_threads,
-                                      absl::Seconds(o.admin_budget_seconds), [&](int i, v1::CreateJobRequest& r) {
+                                      absl::Seconds(o.admin_budget_seconds),
+                                      [&](int i, v1::CreateJobRequest& r) {
                                         fill(i, *r.mutable_job());
                                         r.set_start(true);
                                       });
@@ -155,10 +161,11 @@ std::optional<CreatedJobs> Create(const char* what, v1::JobAdmin::Stub& admin, c
   }
   figures.Add(
       absl::StrCat("create ", n, " ", what, " jobs"),
-      absl::StrFormat("%.0f jobs/s (%.1f s, %d BatchCreateJobs calls on %d threads, call ms p50/p99/max %s); "
-                      "CPU s %s; gnomond after: %s",
-                      c.created / c.pass.seconds, c.pass.seconds, c.calls, o.admin_threads,
-                      LatencyMs(c.pass.latency_us), cpu.Since(), Memory(gnomond)));
+      absl::StrFormat(
+          "%.0f jobs/s (%.1f s, %d BatchCreateJobs calls on %d threads, call ms p50/p99/max %s); "
+          "CPU s %s; gnomond after: %s",
+          c.created / c.pass.seconds, c.pass.seconds, c.calls, o.admin_threads,
+          LatencyMs(c.pass.latency_us), cpu.Since(), Memory(gnomond)));
   return c;
 }
 
@@ -178,7 +185,8 @@ bool MeasureRestart(BurstDeployment& d, const BenchOptions& o, int64_t job_id, F
   v1::Job got;
   {
     // A new channel: the old one may be backing off from the stopped server.
-    auto again = v1::JobAdmin::NewStub(grpc::CreateChannel(d.addresses()[0], grpc::InsecureChannelCredentials()));
+    auto again = v1::JobAdmin::NewStub(
+        grpc::CreateChannel(d.addresses()[0], grpc::InsecureChannelCredentials()));
     grpc::ClientContext ctx;
     PrepareAdminCall(ctx, d.admin_token(), absl::Seconds(30));
     v1::GetJobRequest req;
@@ -191,12 +199,14 @@ bool MeasureRestart(BurstDeployment& d, const BenchOptions& o, int64_t job_id, F
   const absl::Duration answered = absl::Now() - spawn;
   const pid_t gnomond = d.replicas()[0]->pid();
   absl::SleepFor(absl::Seconds(o.settle_seconds));
-  figures.Add("restart (SIGTERM, start on the same database)",
-              absl::StrFormat(
-                  "stopped in %d ms (exit %d); listening %d ms and answering the admin API %d ms after "
-                  "the start; after %d s: %s, CPU %.2f s",
-                  absl::ToInt64Milliseconds(stop_took), exit_code, absl::ToInt64Milliseconds(listening),
-                  absl::ToInt64Milliseconds(answered), o.settle_seconds, Memory(gnomond), CpuSeconds(gnomond)));
+  figures.Add(
+      "restart (SIGTERM, start on the same database)",
+      absl::StrFormat(
+          "stopped in %d ms (exit %d); listening %d ms and answering the admin API %d ms after "
+          "the start; after %d s: %s, CPU %.2f s",
+          absl::ToInt64Milliseconds(stop_took), exit_code, absl::ToInt64Milliseconds(listening),
+          absl::ToInt64Milliseconds(answered), o.settle_seconds, Memory(gnomond),
+          CpuSeconds(gnomond)));
   return true;
 }
 
@@ -204,8 +214,8 @@ bool MeasureRestart(BurstDeployment& d, const BenchOptions& o, int64_t job_id, F
 // around it): waits from T-8 s (before the first pre-read that lists the due
 // jobs; the pre-read window is 5 s, and the peak RSS restarts there) until
 // their runs stop starting, then prints what happened.
-bool MeasureBurst(BurstDeployment& d, const BenchOptions& o, int64_t t_ms, const CreatedJobs& due, int held,
-                  JobIds held_ids, Figures& figures) {
+bool MeasureBurst(BurstDeployment& d, const BenchOptions& o, int64_t t_ms, const CreatedJobs& due,
+                  int held, JobIds held_ids, Figures& figures) {
   const pid_t gnomond = d.replicas()[0]->pid();
   const int64_t from_ms = t_ms - 8000;
   absl::SleepFor(absl::FromUnixMillis(from_ms) - absl::Now());
@@ -219,10 +229,12 @@ bool MeasureBurst(BurstDeployment& d, const BenchOptions& o, int64_t t_ms, const
   const std::string burst_cpu = cpu.Since();
   const int64_t peak_kib = PeakRssKib(gnomond);
   const int64_t rss_after_kib = Resident(gnomond).total;
-  for (const std::string& line : PrereadLines(d.replicas()[0]->Output(), from_ms, drained_ms, t_ms)) {
+  for (const std::string& line :
+       PrereadLines(d.replicas()[0]->Output(), from_ms, drained_ms, t_ms)) {
     std::printf("  %s\n", line.c_str());
   }
-  absl::StatusOr<SlotOutcomes> out = ReadSlotOutcomes(*reader, t_ms, t_ms + 1000, o.late_ms, due_ids);
+  absl::StatusOr<SlotOutcomes> out =
+      ReadSlotOutcomes(*reader, t_ms, t_ms + 1000, o.late_ms, due_ids);
   if (!out.ok()) {
     std::printf("FAILED: reading the run table: %s\n", out.status().ToString().c_str());
     return false;
@@ -232,15 +244,19 @@ bool MeasureBurst(BurstDeployment& d, const BenchOptions& o, int64_t t_ms, const
           ? 0
           : *std::min_element(out->record_lateness_ms.begin(), out->record_lateness_ms.end());
   figures.Add(
-      absl::StrCat(due.created, " due at T: runs recorded / started / started within ", o.late_ms / 1000, " s"),
-      absl::StrCat(out->recorded_slots, " / ", out->started_slots, " / ", out->started_slots - out->late_slots,
-                   " of ", due.created, " (duplicate slots ", out->duplicate_slots, ", misfire-policy runs ",
-                   out->misfire_runs, ")"));
+      absl::StrCat(due.created, " due at T: runs recorded / started / started within ",
+                   o.late_ms / 1000, " s"),
+      absl::StrCat(out->recorded_slots, " / ", out->started_slots, " / ",
+                   out->started_slots - out->late_slots, " of ", due.created, " (duplicate slots ",
+                   out->duplicate_slots, ", misfire-policy runs ", out->misfire_runs, ")"));
   figures.Add("due at T: recorded (trigger_ms - T) first / p50 / p99 / max ms",
               absl::StrCat(first_recorded, " / ", Percentiles(out->record_lateness_ms)));
-  figures.Add("due at T: lateness at dispatch p50 / p99 / max ms", Percentiles(out->dispatch_lateness_ms));
-  figures.Add("due at T: lateness at handler start p50 / p99 / max ms", Percentiles(out->start_lateness_ms));
-  figures.Add("due at T: handler ended p50 / p99 / max ms after T", Percentiles(out->end_lateness_ms));
+  figures.Add("due at T: lateness at dispatch p50 / p99 / max ms",
+              Percentiles(out->dispatch_lateness_ms));
+  figures.Add("due at T: lateness at handler start p50 / p99 / max ms",
+              Percentiles(out->start_lateness_ms));
+  figures.Add("due at T: handler ended p50 / p99 / max ms after T",
+              Percentiles(out->end_lateness_ms));
   for (const auto& [why, n] : out->unsuccessful) {
     std::printf("    not succeeded: %lld x %s\n", static_cast<long long>(n), why.c_str());
   }
@@ -250,20 +266,24 @@ bool MeasureBurst(BurstDeployment& d, const BenchOptions& o, int64_t t_ms, const
       executor_peaks.push_back(absl::StrFormat("%.0f", MiB(PeakRssKib(p.process->pid()))));
     }
   }
-  figures.Add(absl::StrFormat("around T (T-8 s to T+%.0f s)", (drained_ms - t_ms) / 1000.0),
-              absl::StrFormat("CPU s %s; gnomond RSS %.0f MiB before, peak %.0f MiB%s, %.0f MiB after; executors' "
-                              "peak RSS %s MiB",
-                              burst_cpu, MiB(rss_before_kib), MiB(peak_kib),
-                              peak_reset ? "" : " (VmHWM not reset: since start)", MiB(rss_after_kib),
-                              absl::StrJoin(executor_peaks, ", ")));
+  figures.Add(
+      absl::StrFormat("around T (T-8 s to T+%.0f s)", (drained_ms - t_ms) / 1000.0),
+      absl::StrFormat(
+          "CPU s %s; gnomond RSS %.0f MiB before, peak %.0f MiB%s, %.0f MiB after; executors' "
+          "peak RSS %s MiB",
+          burst_cpu, MiB(rss_before_kib), MiB(peak_kib),
+          peak_reset ? "" : " (VmHWM not reset: since start)", MiB(rss_after_kib),
+          absl::StrJoin(executor_peaks, ", ")));
   // The held jobs that fired meanwhile: before T while the due ones were
   // pre-read, after T while they were dispatched.
-  for (const auto& [from, to, what] : {std::tuple<int64_t, int64_t, const char*>{t_ms - 8000, t_ms, "T-8 s to T"},
-                                       {t_ms, t_ms + 8000, "T to T+8 s"}}) {
+  for (const auto& [from, to, what] :
+       {std::tuple<int64_t, int64_t, const char*>{t_ms - 8000, t_ms, "T-8 s to T"},
+        {t_ms, t_ms + 8000, "T to T+8 s"}}) {
     if (held == 0) break;
     absl::StatusOr<SlotOutcomes> h = ReadSlotOutcomes(*reader, from, to, o.late_ms, held_ids);
     if (!h.ok()) continue;
-    figures.Add(absl::StrCat("held jobs due ", what, ": started / expected; lateness at start p50 / p99 / max ms"),
+    figures.Add(absl::StrCat("held jobs due ", what,
+                             ": started / expected; lateness at start p50 / p99 / max ms"),
                 absl::StrCat(h->started_slots, " / ", HeldSlotsIn(from, to, held), "; ",
                              Percentiles(h->start_lateness_ms)));
   }
@@ -311,20 +331,23 @@ bool Run(const BenchOptions& o) {
   std::optional<CreatedJobs> held_jobs;
   double rate = 20000;
   if (held > 0) {
-    held_jobs = Create("held", *admin, d, held, o, figures,
-                       [&](int i, v1::Job& j) { job(j, absl::StrCat("held ", i), HeldSecondOfDay(i, held)); });
+    held_jobs = Create("held", *admin, d, held, o, figures, [&](int i, v1::Job& j) {
+      job(j, absl::StrCat("held ", i), HeldSecondOfDay(i, held));
+    });
     if (!held_jobs) return false;
     rate = held_jobs->created / held_jobs->pass.seconds;
   }
   // A whole second, `lead` after the due jobs are created at the held pass's rate (with a margin).
   const int64_t creating_ms = static_cast<int64_t>(1500.0 * o.due / rate);
   const int64_t t_ms =
-      (absl::ToUnixMillis(absl::Now()) + creating_ms + o.lead_seconds * 1000LL) / 1000 * 1000 + 1000;
+      (absl::ToUnixMillis(absl::Now()) + creating_ms + o.lead_seconds * 1000LL) / 1000 * 1000 +
+      1000;
   const int64_t t_sod = t_ms / 1000 % kSecondsPerDay;
   std::printf("T = %s (cron \"%s\" UTC)\n", absl::FormatTime(absl::FromUnixMillis(t_ms)).c_str(),
               DailyCron(t_sod).c_str());
-  std::optional<CreatedJobs> due_jobs = Create("due", *admin, d, o.due, o, figures,
-                                               [&](int i, v1::Job& j) { job(j, absl::StrCat("due ", i), t_sod); });
+  std::optional<CreatedJobs> due_jobs =
+      Create("due", *admin, d, o.due, o, figures,
+             [&](int i, v1::Job& j) { job(j, absl::StrCat("due ", i), t_sod); });
   if (!due_jobs) return false;
   const int64_t lead_ms = t_ms - absl::ToUnixMillis(absl::Now());
   figures.Add(absl::StrCat(o.jobs, " jobs held"), Memory(gnomond));
@@ -333,7 +356,8 @@ bool Run(const BenchOptions& o) {
   // 2. Restart on the same database, with all the jobs held; 3. the burst.
   if (!MeasureRestart(d, o, due_jobs->max_id, figures)) return false;
   if (t_ms - absl::ToUnixMillis(absl::Now()) < 10000) {
-    std::printf("NOTE: the restart ended less than 10 s before T: the pre-read may have begun before it\n");
+    std::printf(
+        "NOTE: the restart ended less than 10 s before T: the pre-read may have begun before it\n");
   }
   const JobIds held_ids = held_jobs ? JobIds{held_jobs->min_id, held_jobs->max_id} : JobIds{};
   if (!MeasureBurst(d, o, t_ms, *due_jobs, held, held_ids, figures)) return false;
@@ -344,7 +368,9 @@ bool Run(const BenchOptions& o) {
 }
 
 bool ParseArgs(int argc, char** argv, BenchOptions& o) {
-  auto positive = [](absl::string_view v, int& out) { return absl::SimpleAtoi(v, &out) && out > 0; };
+  auto positive = [](absl::string_view v, int& out) {
+    return absl::SimpleAtoi(v, &out) && out > 0;
+  };
   for (int i = 1; i < argc; ++i) {
     absl::string_view a = argv[i];
     bool ok = true;
@@ -368,10 +394,11 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
       ok = false;
     }
     if (!ok) {
-      std::fprintf(stderr,
-                   "jobs_held_bench: bad argument %s\nusage: jobs_held_bench [--quick] [--jobs=1000000] "
-                   "[--due=100000] [--lead=60] [--settle=5] [--admin-threads=4] [--drain-max=900]\n",
-                   argv[i]);
+      std::fprintf(
+          stderr,
+          "jobs_held_bench: bad argument %s\nusage: jobs_held_bench [--quick] [--jobs=1000000] "
+          "[--due=100000] [--lead=60] [--settle=5] [--admin-threads=4] [--drain-max=900]\n",
+          argv[i]);
       return false;
     }
   }

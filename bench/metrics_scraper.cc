@@ -12,14 +12,15 @@ int64_t Scrape(CURL* curl, const std::string& url) {
   int64_t bytes = 0;
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_TIMEOUT, 10L);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, +[](char*, size_t size, size_t n, void* out) {
-    *static_cast<int64_t*>(out) += static_cast<int64_t>(size * n);
-    return size * n;
-  });
+  curl_easy_setopt(
+      curl, CURLOPT_WRITEFUNCTION, +[](char*, size_t size, size_t n, void* out) {
+        *static_cast<int64_t*>(out) += static_cast<int64_t>(size * n);
+        return size * n;
+      });
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &bytes);
   long code = 0;
-  if (curl_easy_perform(curl) != CURLE_OK || curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK ||
-      code != 200) {
+  if (curl_easy_perform(curl) != CURLE_OK ||
+      curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK || code != 200) {
     return -1;
   }
   return bytes;

@@ -25,20 +25,21 @@ std::map<std::string, int> PartitionHolders::Counts() const {
 
 absl::StatusOr<PartitionHolders> ReadPartitionHolders(StoreReader& db, int64_t now_ms) {
   PartitionHolders h;
-  RETURN_IF_ERROR(db.ForEachRow("SELECT name, holder, epoch, expires_ms FROM lease WHERE name LIKE 'partition/%'",
-                                [&](absl::Span<const absl::string_view> row) {
-                                  if (row.size() < 4) return;
-                                  absl::string_view name = row[0];
-                                  int p = -1;
-                                  if (!absl::ConsumePrefix(&name, "partition/") || !absl::SimpleAtoi(name, &p) ||
-                                      p < 0 || p >= store::kPartitions) {
-                                    return;
-                                  }
-                                  h.epoch[p] = AsInt(row[2]);
-                                  if (AsInt(row[3]) <= now_ms) return;  // Free (released) or expired.
-                                  const absl::string_view holder = row[1];
-                                  h.replica[p] = std::string(holder.substr(0, holder.rfind('#')));
-                                }));
+  RETURN_IF_ERROR(db.ForEachRow(
+      "SELECT name, holder, epoch, expires_ms FROM lease WHERE name LIKE 'partition/%'",
+      [&](absl::Span<const absl::string_view> row) {
+        if (row.size() < 4) return;
+        absl::string_view name = row[0];
+        int p = -1;
+        if (!absl::ConsumePrefix(&name, "partition/") || !absl::SimpleAtoi(name, &p) || p < 0 ||
+            p >= store::kPartitions) {
+          return;
+        }
+        h.epoch[p] = AsInt(row[2]);
+        if (AsInt(row[3]) <= now_ms) return;  // Free (released) or expired.
+        const absl::string_view holder = row[1];
+        h.replica[p] = std::string(holder.substr(0, holder.rfind('#')));
+      }));
   return h;
 }
 
@@ -51,20 +52,21 @@ absl::StatusOr<FireShares> ReadFireShares(StoreReader& db, int64_t from_ms, int6
     }
   }
   FireShares out;
-  RETURN_IF_ERROR(db.ForEachRow(absl::StrCat("SELECT job_id % ", store::kPartitions,
-                                             ", fence_epoch, count(*) FROM run WHERE trigger_ms >= ", from_ms,
-                                             " AND trigger_ms < ", to_ms, " GROUP BY 1, 2"),
-                                [&](absl::Span<const absl::string_view> row) {
-                                  if (row.size() < 3) return;
-                                  const int64_t n = AsInt(row[2]);
-                                  out.total += n;
-                                  auto it = holder.find({static_cast<int>(AsInt(row[0])), AsInt(row[1])});
-                                  if (it == holder.end()) {
-                                    out.unattributed += n;
-                                  } else {
-                                    out.by_replica[it->second] += n;
-                                  }
-                                }));
+  RETURN_IF_ERROR(
+      db.ForEachRow(absl::StrCat("SELECT job_id % ", store::kPartitions,
+                                 ", fence_epoch, count(*) FROM run WHERE trigger_ms >= ", from_ms,
+                                 " AND trigger_ms < ", to_ms, " GROUP BY 1, 2"),
+                    [&](absl::Span<const absl::string_view> row) {
+                      if (row.size() < 3) return;
+                      const int64_t n = AsInt(row[2]);
+                      out.total += n;
+                      auto it = holder.find({static_cast<int>(AsInt(row[0])), AsInt(row[1])});
+                      if (it == holder.end()) {
+                        out.unattributed += n;
+                      } else {
+                        out.by_replica[it->second] += n;
+                      }
+                    }));
   return out;
 }
 

@@ -59,7 +59,8 @@ class SqliteReader final : public StoreReader {
         }
         row(values);
       }
-      if (rc != SQLITE_DONE) status = absl::InternalError(absl::StrCat(sqlite3_errmsg(db), ": ", sql));
+      if (rc != SQLITE_DONE)
+        status = absl::InternalError(absl::StrCat(sqlite3_errmsg(db), ": ", sql));
     }
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -80,10 +81,11 @@ class MariadbReader final : public StoreReader {
     // timeout(1) bounds a query against a server that stopped answering.
     testing::CommandResult r =
         testing::RunCommand({"/usr/bin/timeout", "300", "/usr/bin/mariadb", "--no-defaults",
-                             "--connect-timeout=10", absl::StrCat("--socket=", socket_), "-uroot", "-N", "-B",
-                             absl::StrCat("--database=", database_), "-e", sql});
+                             "--connect-timeout=10", absl::StrCat("--socket=", socket_), "-uroot",
+                             "-N", "-B", absl::StrCat("--database=", database_), "-e", sql});
     if (r.exit_code != 0) {
-      return absl::InternalError(absl::StrCat("mariadb exited ", r.exit_code, ": ", r.err, " for ", sql));
+      return absl::InternalError(
+          absl::StrCat("mariadb exited ", r.exit_code, ": ", r.err, " for ", sql));
     }
     std::vector<absl::string_view> values;
     for (absl::string_view line : absl::StrSplit(r.out, '\n', absl::SkipEmpty())) {
@@ -108,8 +110,8 @@ std::unique_ptr<StoreReader> MariadbStoreReader(std::string socket, std::string 
   return std::make_unique<MariadbReader>(std::move(socket), std::move(database));
 }
 
-absl::StatusOr<std::map<std::string, int64_t>> MariadbGlobalStatus(std::string socket,
-                                                                  const std::vector<std::string>& names) {
+absl::StatusOr<std::map<std::string, int64_t>> MariadbGlobalStatus(
+    std::string socket, const std::vector<std::string>& names) {
   std::map<std::string, int64_t> out;
   RETURN_IF_ERROR(MariadbStoreReader(std::move(socket), "mysql")
                       ->ForEachRow(absl::StrCat("SHOW GLOBAL STATUS WHERE Variable_name IN ('",

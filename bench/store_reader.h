@@ -44,8 +44,8 @@ std::unique_ptr<StoreReader> MariadbStoreReader(std::string socket, std::string 
 
 // SHOW GLOBAL STATUS values of `names` on the server listening on `socket`;
 // names the server lacks are absent.
-absl::StatusOr<std::map<std::string, int64_t>> MariadbGlobalStatus(std::string socket,
-                                                                  const std::vector<std::string>& names);
+absl::StatusOr<std::map<std::string, int64_t>> MariadbGlobalStatus(
+    std::string socket, const std::vector<std::string>& names);
 
 // Parses a column value; NULL and non-numbers read as `fallback`.
 int64_t AsInt(absl::string_view value, int64_t fallback = 0);

@@ -25,7 +25,8 @@ StoreStatsDelta ParseStoreStats(const std::string& output, int64_t from_ms, int6
     if (words.empty() || !absl::SimpleAtoi(words[0], &l.transactions)) continue;
     for (size_t i = 1; i < words.size(); ++i) {
       if (words[i - 1] == "by") has_ms = absl::SimpleAtoi(words[i], &l.ms);
-      if (absl::StartsWith(words[i], "statement") && !absl::SimpleAtoi(words[i - 1], &l.statements)) {
+      if (absl::StartsWith(words[i], "statement") &&
+          !absl::SimpleAtoi(words[i - 1], &l.statements)) {
         l.statements = -1;
       }
     }
@@ -37,7 +38,8 @@ StoreStatsDelta ParseStoreStats(const std::string& output, int64_t from_ms, int6
   StoreStatsDelta d;
   d.transactions = last->transactions - first->transactions;
   d.span_ms = last->ms - first->ms;
-  if (first->statements >= 0 && last->statements >= 0) d.statements = last->statements - first->statements;
+  if (first->statements >= 0 && last->statements >= 0)
+    d.statements = last->statements - first->statements;
   return d;
 }
 

@@ -133,13 +133,15 @@ std::map<int64_t, std::vector<int>> Invocations(const BurstDeployment& d, int ex
 
 // The jobs, FIX_RATE every period_ms, late slots caught up rather than
 // skipped; false (with a line saying why) when they could not be created.
-bool CreateJobs(v1::JobAdmin::Stub& admin, const std::string& token, int64_t group_id, const Options& o) {
+bool CreateJobs(v1::JobAdmin::Stub& admin, const std::string& token, int64_t group_id,
+                const Options& o) {
   CreatedJobs c = CreateJobsInBatches(
       admin, token, o.jobs, /*threads=*/1, absl::Seconds(120), [&](int i, v1::CreateJobRequest& r) {
         v1::Job* job = r.mutable_job();
         job->set_group_id(group_id);
         job->set_description(absl::StrCat("takeover ", i));
-        *job->mutable_schedule()->mutable_fix_rate() = TimeUtil::MillisecondsToDuration(o.period_ms);
+        *job->mutable_schedule()->mutable_fix_rate() =
+            TimeUtil::MillisecondsToDuration(o.period_ms);
         job->mutable_misfire()->set_policy(v1::MISFIRE_POLICY_CATCH_UP);
         job->mutable_misfire()->set_max_catch_up(100000);
         job->mutable_bean()->set_handler("noop");
@@ -147,7 +149,8 @@ bool CreateJobs(v1::JobAdmin::Stub& admin, const std::string& token, int64_t gro
         r.set_start(true);
       });
   if (c.pass.error.ok() && c.created == o.jobs) return true;
-  std::printf("FAILED: created %d of %d jobs: %s\n", c.created, o.jobs, c.pass.error.ToString().c_str());
+  std::printf("FAILED: created %d of %d jobs: %s\n", c.created, o.jobs,
+              c.pass.error.ToString().c_str());
   return false;
 }
 
@@ -155,11 +158,12 @@ bool CreateJobs(v1::JobAdmin::Stub& admin, const std::string& token, int64_t gro
 std::vector<Kill> KillLoop(BurstDeployment& d, StoreReader& reader, const Options& o) {
   std::vector<Kill> kills;
   for (int k = 0; k < o.kills; ++k) {
-    std::optional<PartitionHolders> h =
-        AwaitHolders(reader, absl::Seconds(10), [](const PartitionHolders& h) { return Settled(h, kReplicas); });
+    std::optional<PartitionHolders> h = AwaitHolders(
+        reader, absl::Seconds(10), [](const PartitionHolders& h) { return Settled(h, kReplicas); });
     if (!h) {
-      std::printf("NOTE: kill %d: partitions not settled over %d replicas after 10 s; killing anyway\n", k + 1,
-                  kReplicas);
+      std::printf(
+          "NOTE: kill %d: partitions not settled over %d replicas after 10 s; killing anyway\n",
+          k + 1, kReplicas);
       h = ReadPartitionHolders(reader, NowMs()).value_or(PartitionHolders{});
     }
     Kill kill;
@@ -186,11 +190,12 @@ std::vector<Kill> KillLoop(BurstDeployment& d, StoreReader& reader, const Option
                      [&](const PartitionHolders& h) { return h.Held(id).size() >= share; })) {
       kill.back_ms = NowMs();
     }
-    std::printf("kill %d: %s held %zu partitions; restarted after %.1f s; share back %s\n", k + 1, id.c_str(),
-                share, (kill.restart_ms - kill.kill_ms) / 1000.0,
-                kill.back_ms < 0
-                    ? "NOT within 10 s"
-                    : absl::StrCat((kill.back_ms - kill.restart_ms), " ms after the restart").c_str());
+    std::printf(
+        "kill %d: %s held %zu partitions; restarted after %.1f s; share back %s\n", k + 1,
+        id.c_str(), share, (kill.restart_ms - kill.kill_ms) / 1000.0,
+        kill.back_ms < 0
+            ? "NOT within 10 s"
+            : absl::StrCat((kill.back_ms - kill.restart_ms), " ms after the restart").c_str());
     kills.push_back(kill);
     absl::SleepFor(absl::Seconds(o.settle_seconds));  // Settle before the next kill.
   }
@@ -209,12 +214,14 @@ struct KillFigures {
   int failed_while_down = 0, failed_after_restart = 0;
 };
 
-KillFigures Measure(const Kill& kill, const std::map<int64_t, std::vector<RunRow>>& runs, int64_t handback_to_ms) {
+KillFigures Measure(const Kill& kill, const std::map<int64_t, std::vector<RunRow>>& runs,
+                    int64_t handback_to_ms) {
   KillFigures f;
   const std::set<int> held(kill.partitions.begin(), kill.partitions.end());
   for (const auto& [job, rows] : runs) {
     for (const RunRow& r : rows) {
-      if (r.status <= kSucceeded || r.trigger_ms < kill.kill_ms || r.trigger_ms >= handback_to_ms) continue;
+      if (r.status <= kSucceeded || r.trigger_ms < kill.kill_ms || r.trigger_ms >= handback_to_ms)
+        continue;
       ++(r.trigger_ms < kill.restart_ms ? f.failed_while_down : f.failed_after_restart);
     }
     if (!held.count(store::PartitionOf(job))) continue;
@@ -251,8 +258,8 @@ int Run(const Options& o) {
   std::printf(
       "=== takeover_bench: %d replicas on MariaDB, 2 executors, %d FIX_RATE jobs every %lld ms "
       "(misfire CATCH_UP), %d kills, down %d s, settle %d s, lease TTL %s\n",
-      kReplicas, o.jobs, static_cast<long long>(o.period_ms), o.kills, o.down_seconds, o.settle_seconds,
-      o.lease_ttl.empty() ? "(gnomond's default)" : o.lease_ttl.c_str());
+      kReplicas, o.jobs, static_cast<long long>(o.period_ms), o.kills, o.down_seconds,
+      o.settle_seconds, o.lease_ttl.empty() ? "(gnomond's default)" : o.lease_ttl.c_str());
   absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> db = ThrowawayMariadb::Start();
   if (!db.ok()) {
     std::printf("%s: %s\n", absl::IsUnavailable(db.status()) ? "SKIPPED" : "FAILED",
@@ -271,8 +278,10 @@ int Run(const Options& o) {
     return 1;
   }
   BurstDeployment& d = **started;
-  auto admin = v1::JobAdmin::NewStub(grpc::CreateChannel(d.addresses()[0], grpc::InsecureChannelCredentials()));
-  absl::StatusOr<v1::Group> group = CreateGroup(*admin, d.admin_token(), "takeover", "takeover_bench");
+  auto admin = v1::JobAdmin::NewStub(
+      grpc::CreateChannel(d.addresses()[0], grpc::InsecureChannelCredentials()));
+  absl::StatusOr<v1::Group> group =
+      CreateGroup(*admin, d.admin_token(), "takeover", "takeover_bench");
   absl::Status executors =
       group.ok() ? d.StartExecutors(group->app_name(), group->access_token()) : group.status();
   if (!executors.ok()) {
@@ -296,12 +305,14 @@ int Run(const Options& o) {
   // Every schedule run of the window and of its last minute before.
   std::map<int64_t, std::vector<RunRow>> runs;  // job -> runs by scheduled instant
   absl::Status s = reader->ForEachRow(
-      absl::StrCat("SELECT job_id, scheduled_ms, trigger_ms, start_ms, id, status FROM run WHERE attempt = 0 AND "
+      absl::StrCat("SELECT job_id, scheduled_ms, trigger_ms, start_ms, id, status FROM run WHERE "
+                   "attempt = 0 AND "
                    "trigger_type IN (2, 8) AND trigger_ms >= ",
                    window_from_ms - 60000, " ORDER BY job_id, scheduled_ms"),
       [&](absl::Span<const absl::string_view> row) {
         if (row.size() < 6) return;
-        runs[AsInt(row[0])].push_back({AsInt(row[1]), AsInt(row[2]), AsInt(row[3]), AsInt(row[4]), AsInt(row[5])});
+        runs[AsInt(row[0])].push_back(
+            {AsInt(row[1]), AsInt(row[2]), AsInt(row[3]), AsInt(row[4]), AsInt(row[5])});
       });
   if (!s.ok()) {
     std::printf("FAILED: reading the run table: %s\n", s.ToString().c_str());
@@ -309,7 +320,8 @@ int Run(const Options& o) {
   }
 
   std::printf(
-      "\n| kill | replica | partitions held | gap until recorded ms p50 / max | until a handler started ms "
+      "\n| kill | replica | partitions held | gap until recorded ms p50 / max | until a handler "
+      "started ms "
       "p50 / max | jobs with no run after it | recorded before, started > 0.5 s after / never | "
       "handback: latest slot ms | failed, recorded while down / after the restart |\n"
       "|---|---|---|---|---|---|---|---|---|\n");
@@ -319,8 +331,9 @@ int Run(const Options& o) {
     const KillFigures f = Measure(kills[k], runs, handback_to);
     std::printf("| %zu | %s | %zu | %s | %s | %d | %d / %d | %lld | %d / %d |\n", k + 1,
                 BurstDeployment::ReplicaId(kills[k].replica).c_str(), kills[k].partitions.size(),
-                P50Max(f.record_gaps).c_str(), P50Max(f.start_gaps).c_str(), f.jobs_without_run, f.rescued,
-                f.stranded, static_cast<long long>(f.handback_ms), f.failed_while_down, f.failed_after_restart);
+                P50Max(f.record_gaps).c_str(), P50Max(f.start_gaps).c_str(), f.jobs_without_run,
+                f.rescued, f.stranded, static_cast<long long>(f.handback_ms), f.failed_while_down,
+                f.failed_after_restart);
     if (!f.record_gaps.empty()) kill_gaps.push_back(f.record_gaps.back());
     if (!f.start_gaps.empty()) kill_start_gaps.push_back(f.start_gaps.back());
     job_gaps.insert(job_gaps.end(), f.record_gaps.begin(), f.record_gaps.end());
@@ -334,7 +347,8 @@ int Run(const Options& o) {
   // Slots of the window: every instant on each job's grid from its first
   // slot in the window to its last.
   const std::map<int64_t, std::vector<int>> invoked = Invocations(d, 2);
-  int64_t slots = 0, lost = 0, duplicate_slots = 0, off_grid = 0, executed_twice = 0, never_executed = 0;
+  int64_t slots = 0, lost = 0, duplicate_slots = 0, off_grid = 0, executed_twice = 0,
+          never_executed = 0;
   int64_t twice_on_two = 0;                  // Of executed_twice: on both executors.
   std::vector<int64_t> twice_ids, twice_at;  // The first few, and their slots' offsets from a kill.
   for (const auto& [job, rows] : runs) {
@@ -379,43 +393,49 @@ int Run(const Options& o) {
   }
   int moves = 0;
   if (before.ok() && after.ok()) {
-    for (int p = 0; p < store::kPartitions; ++p) moves += static_cast<int>(after->epoch[p] - before->epoch[p]);
+    for (int p = 0; p < store::kPartitions; ++p)
+      moves += static_cast<int>(after->epoch[p] - before->epoch[p]);
   }
   int partitions_killed = 0;
   for (const Kill& k : kills) partitions_killed += static_cast<int>(k.partitions.size());
 
   std::printf(
-      "\nRESULT takeover: %zu kills, %d jobs x %lld ms, window %.0f s | gap until recorded, per kill (max "
-      "over its jobs) p50 / max: %s ms | per job p50 / max: %s ms | until a handler started, per kill "
-      "p50 / max: %s ms | handback after restart, latest slot p50 / max: %s ms | slots %lld: lost %lld, "
-      "duplicate %lld (off-grid %lld), runs executed twice %lld, runs never executed %lld | partition "
+      "\nRESULT takeover: %zu kills, %d jobs x %lld ms, window %.0f s | gap until recorded, per "
+      "kill (max "
+      "over its jobs) p50 / max: %s ms | per job p50 / max: %s ms | until a handler started, per "
+      "kill "
+      "p50 / max: %s ms | handback after restart, latest slot p50 / max: %s ms | slots %lld: lost "
+      "%lld, "
+      "duplicate %lld (off-grid %lld), runs executed twice %lld, runs never executed %lld | "
+      "partition "
       "holder changes %d (2 per partition killed when it stays down past the lease TTL: %d)\n",
-      kills.size(), o.jobs, static_cast<long long>(o.period_ms), (window_to_ms - window_from_ms) / 1000.0,
-      P50Max(kill_gaps).c_str(), P50Max(job_gaps).c_str(), P50Max(kill_start_gaps).c_str(),
-      P50Max(handbacks).c_str(), static_cast<long long>(slots), static_cast<long long>(lost),
-      static_cast<long long>(duplicate_slots), static_cast<long long>(off_grid),
-      static_cast<long long>(executed_twice), static_cast<long long>(never_executed), moves,
-      2 * partitions_killed);
+      kills.size(), o.jobs, static_cast<long long>(o.period_ms),
+      (window_to_ms - window_from_ms) / 1000.0, P50Max(kill_gaps).c_str(), P50Max(job_gaps).c_str(),
+      P50Max(kill_start_gaps).c_str(), P50Max(handbacks).c_str(), static_cast<long long>(slots),
+      static_cast<long long>(lost), static_cast<long long>(duplicate_slots),
+      static_cast<long long>(off_grid), static_cast<long long>(executed_twice),
+      static_cast<long long>(never_executed), moves, 2 * partitions_killed);
   if (executed_twice > 0) {
     std::printf("runs executed twice: %lld, of which on both executors %lld; e.g.:\n",
                 static_cast<long long>(executed_twice), static_cast<long long>(twice_on_two));
     for (size_t i = 0; i < twice_ids.size(); ++i) {
       (void)reader->ForEachRow(
-          absl::StrCat(
-              "SELECT id, job_id, trigger_ms - scheduled_ms, dispatch_ms - scheduled_ms, executor_address, "
-              "fence_epoch, status, substr(trigger_message, 1, 300) FROM run WHERE id = ",
-              twice_ids[i]),
+          absl::StrCat("SELECT id, job_id, trigger_ms - scheduled_ms, dispatch_ms - scheduled_ms, "
+                       "executor_address, "
+                       "fence_epoch, status, substr(trigger_message, 1, 300) FROM run WHERE id = ",
+                       twice_ids[i]),
           [&](absl::Span<const absl::string_view> row) {
-            std::printf("    slot %+lld ms from the kill before it: %s\n", static_cast<long long>(twice_at[i]),
-                        absl::StrJoin(row, " | ").c_str());
+            std::printf("    slot %+lld ms from the kill before it: %s\n",
+                        static_cast<long long>(twice_at[i]), absl::StrJoin(row, " | ").c_str());
           });
     }
   }
   absl::StatusOr<SlotOutcomes> out = ReadSlotOutcomes(*reader, window_from_ms, window_to_ms, 5000);
   if (out.ok()) {
-    std::printf("slot lateness ms p50/p99/max: recorded %s, handler started %s; misfire-policy runs %lld\n",
-                Percentiles(out->record_lateness_ms).c_str(), Percentiles(out->start_lateness_ms).c_str(),
-                static_cast<long long>(out->misfire_runs));
+    std::printf(
+        "slot lateness ms p50/p99/max: recorded %s, handler started %s; misfire-policy runs %lld\n",
+        Percentiles(out->record_lateness_ms).c_str(), Percentiles(out->start_lateness_ms).c_str(),
+        static_cast<long long>(out->misfire_runs));
     for (const auto& [why, n] : out->unsuccessful) {
       std::printf("    not succeeded: %lld x %s\n", static_cast<long long>(n), why.c_str());
     }
@@ -451,10 +471,11 @@ bool ParseArgs(int argc, char** argv, Options& o) {
     }
     return false;
   };
-  return ParseBenchArgs(argc, argv,
-                        "takeover_bench [--quick] [--jobs=256] [--period-ms=100] [--kills=20] [--down=5] "
-                        "[--settle=5] [--warmup=10] [--lease-ttl=DURATION] [--log-dir=DIR]",
-                        parse);
+  return ParseBenchArgs(
+      argc, argv,
+      "takeover_bench [--quick] [--jobs=256] [--period-ms=100] [--kills=20] [--down=5] "
+      "[--settle=5] [--warmup=10] [--lease-ttl=DURATION] [--log-dir=DIR]",
+      parse);
 }
 
 }  // namespace

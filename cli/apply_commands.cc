@@ -30,7 +30,9 @@ struct Doc {
   v1::Manifest manifest;
 };
 
-std::string JobKey(const std::string& app, const std::string& name) { return absl::StrCat(app, "/", name); }
+std::string JobKey(const std::string& app, const std::string& name) {
+  return absl::StrCat(app, "/", name);
+}
 
 // The files -f names: a file as is, a directory's *.yaml, *.yml and *.json
 // (not recursive), by name.
@@ -45,7 +47,8 @@ absl::StatusOr<std::vector<std::string>> InputFiles(const std::vector<std::strin
     std::vector<std::string> found;
     for (const auto& e : std::filesystem::directory_iterator(p, ec)) {
       const std::string name = e.path().string();
-      if (absl::EndsWith(name, ".yaml") || absl::EndsWith(name, ".yml") || absl::EndsWith(name, ".json")) {
+      if (absl::EndsWith(name, ".yaml") || absl::EndsWith(name, ".yml") ||
+          absl::EndsWith(name, ".json")) {
         found.push_back(name);
       }
     }
@@ -53,12 +56,14 @@ absl::StatusOr<std::vector<std::string>> InputFiles(const std::vector<std::strin
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
-  if (files.empty()) return absl::InvalidArgumentError("apply needs -f FILE|DIR (files of YAML or JSON documents)");
+  if (files.empty())
+    return absl::InvalidArgumentError("apply needs -f FILE|DIR (files of YAML or JSON documents)");
   return files;
 }
 
 absl::Status Invalid(const std::string& where, std::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(where, ": ", absl::string_view(what.data(), what.size())));
+  return absl::InvalidArgumentError(
+      absl::StrCat(where, ": ", absl::string_view(what.data(), what.size())));
 }
 
 // Every document of every file, checked for what the server cannot check:
@@ -70,7 +75,8 @@ absl::StatusOr<std::vector<Doc>> ReadDocs(CommandContext& c) {
   for (const std::string& file : files) {
     ASSIGN_OR_RETURN(std::string text, c.env().read_file(file));
     absl::StatusOr<std::vector<YamlDocument>> parsed = ParseYamlDocuments(text);
-    if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat(file, ": ", parsed.status().message()));
+    if (!parsed.ok())
+      return absl::InvalidArgumentError(absl::StrCat(file, ": ", parsed.status().message()));
     for (const YamlDocument& y : *parsed) {
       Doc d{absl::StrCat(file, " document ", y.index, " (line ", y.line, ")"), {}};
       if (absl::Status s = YamlDocumentToMessage(y, &d.manifest); !s.ok()) {
@@ -88,7 +94,8 @@ absl::StatusOr<std::vector<Doc>> ReadDocs(CommandContext& c) {
       } else {
         return Invalid(d.where, "kind must be Group or Job");
       }
-      if (!seen.insert(key).second) return Invalid(d.where, absl::StrCat(key, " is declared twice"));
+      if (!seen.insert(key).second)
+        return Invalid(d.where, absl::StrCat(key, " is declared twice"));
       docs.push_back(std::move(d));
     }
   }
@@ -157,7 +164,8 @@ class Applier {
   bool LoadGroups() {
     v1::ListGroupsResponse resp;
     auto rpc = c_.NewRpcContext();
-    if (grpc::Status s = c_.admin().ListGroups(rpc.get(), v1::ListGroupsRequest(), &resp); !s.ok()) {
+    if (grpc::Status s = c_.admin().ListGroups(rpc.get(), v1::ListGroupsRequest(), &resp);
+        !s.ok()) {
       return Fail(s, "listing groups");
     }
     for (const v1::Group& g : resp.groups()) groups_[g.app_name()] = g;
@@ -174,7 +182,8 @@ class Applier {
         v1::CreateGroupRequest req;
         *req.mutable_group() = want;
         auto rpc = c_.NewRpcContext();
-        if (grpc::Status s = c_.admin().CreateGroup(rpc.get(), req, &created); !s.ok()) return Fail(s, d.where);
+        if (grpc::Status s = c_.admin().CreateGroup(rpc.get(), req, &created); !s.ok())
+          return Fail(s, d.where);
         // Shown once, as `group create` does: executors of the group need it.
         c_.err() << object << " access token (shown once): " << created.access_token() << "\n";
       }
@@ -191,7 +200,8 @@ class Applier {
       *req.mutable_group() = want;
       req.mutable_group()->set_id(it->second.id());
       auto rpc = c_.NewRpcContext();
-      if (grpc::Status s = c_.admin().UpdateGroup(rpc.get(), req, &it->second); !s.ok()) return Fail(s, d.where);
+      if (grpc::Status s = c_.admin().UpdateGroup(rpc.get(), req, &it->second); !s.ok())
+        return Fail(s, d.where);
     }
     Say(object, "configured");
     return true;
@@ -206,7 +216,8 @@ class Applier {
   // Reads the job into jobs_ (absent if it does not exist).
   bool Lookup(const std::string& app, const std::string& name, const std::string& where) {
     const std::string key = JobKey(app, name);
-    if (jobs_.count(key) > 0 || GroupId(app) == 0) return true;  // Known, or in a group not created yet.
+    if (jobs_.count(key) > 0 || GroupId(app) == 0)
+      return true;  // Known, or in a group not created yet.
     v1::GetJobRequest req;
     req.mutable_job_name()->set_group(app);
     req.mutable_job_name()->set_name(name);
@@ -221,7 +232,8 @@ class Applier {
 
   bool CreateJob(const Doc& d) {
     const v1::Manifest& m = d.manifest;
-    if (GroupId(m.app()) < 0) return Fail(Invalid(d.where, absl::StrCat("app: no group ", m.app(), " (declare it)")));
+    if (GroupId(m.app()) < 0)
+      return Fail(Invalid(d.where, absl::StrCat("app: no group ", m.app(), " (declare it)")));
     if (!Lookup(m.app(), m.job().name(), d.where)) return false;
     const std::string key = JobKey(m.app(), m.job().name());
     if (jobs_.count(key) > 0) return true;
@@ -232,7 +244,8 @@ class Applier {
       v1::CreateJobRequest req;
       *req.mutable_job() = job;
       auto rpc = c_.NewRpcContext();
-      if (grpc::Status s = c_.admin().CreateJob(rpc.get(), req, &job); !s.ok()) return Fail(s, d.where);
+      if (grpc::Status s = c_.admin().CreateJob(rpc.get(), req, &job); !s.ok())
+        return Fail(s, d.where);
     }
     jobs_[key] = job;
     created_.insert(key);
@@ -252,17 +265,20 @@ class Applier {
       const size_t slash = child_key.find('/');
       if (!Lookup(child_key.substr(0, slash), child_key.substr(slash + 1), d.where)) return false;
       auto it = jobs_.find(child_key);
-      if (it == jobs_.end()) return Fail(Invalid(d.where, absl::StrCat("children: no job ", child_key)));
+      if (it == jobs_.end())
+        return Fail(Invalid(d.where, absl::StrCat("children: no job ", child_key)));
       want.add_child_job_ids(it->second.id());
     }
     const bool created = created_.count(key) > 0;
-    const bool changed = !google::protobuf::util::MessageDifferencer::Equivalent(Configuration(current), want);
+    const bool changed =
+        !google::protobuf::util::MessageDifferencer::Equivalent(Configuration(current), want);
     if (changed && !dry_ && current.id() != 0) {
       v1::UpdateJobRequest req;
       *req.mutable_job() = want;
       req.mutable_job()->set_id(current.id());
       auto rpc = c_.NewRpcContext();
-      if (grpc::Status s = c_.admin().UpdateJob(rpc.get(), req, &current); !s.ok()) return Fail(s, d.where);
+      if (grpc::Status s = c_.admin().UpdateJob(rpc.get(), req, &current); !s.ok())
+        return Fail(s, d.where);
     }
     std::string what = created ? "created" : changed ? "configured" : "unchanged";
     const v1::JobState state = m.job().state();
@@ -292,7 +308,8 @@ class Applier {
   // Deletes the jobs of every declared app that no document declares.
   bool Prune(const std::vector<Doc>& docs) {
     std::set<std::string> apps;
-    for (const Doc& d : docs) apps.insert(d.manifest.kind() == "Group" ? d.manifest.group().app_name() : d.manifest.app());
+    for (const Doc& d : docs)
+      apps.insert(d.manifest.kind() == "Group" ? d.manifest.group().app_name() : d.manifest.app());
     for (const std::string& app : apps) {
       if (GroupId(app) <= 0) continue;
       v1::ListJobsRequest req;
@@ -300,7 +317,8 @@ class Applier {
       for (;;) {
         v1::ListJobsResponse resp;
         auto rpc = c_.NewRpcContext();
-        if (grpc::Status s = c_.admin().ListJobs(rpc.get(), req, &resp); !s.ok()) return Fail(s, "pruning " + app);
+        if (grpc::Status s = c_.admin().ListJobs(rpc.get(), req, &resp); !s.ok())
+          return Fail(s, "pruning " + app);
         for (const v1::Job& j : resp.jobs()) {
           if (jobs_.count(JobKey(app, j.name())) > 0) continue;
           if (!dry_) {
@@ -357,7 +375,8 @@ absl::StatusOr<v1::Manifest> JobManifest(CommandContext& c, const v1::Job& job,
                                          const std::map<int64_t, std::string>& apps) {
   v1::Manifest m;
   m.set_kind("Job");
-  m.set_app(apps.count(job.group_id()) > 0 ? apps.at(job.group_id()) : absl::StrCat(job.group_id()));
+  m.set_app(apps.count(job.group_id()) > 0 ? apps.at(job.group_id())
+                                           : absl::StrCat(job.group_id()));
   *m.mutable_job() = Configuration(job);
   m.mutable_job()->clear_group_id();
   m.mutable_job()->clear_child_job_ids();
@@ -386,7 +405,8 @@ int PrintManifests(CommandContext& c, const std::vector<v1::Manifest>& docs) {
 }
 
 int Fail(CommandContext& c, const absl::Status& s) {
-  return c.RpcError(grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message())));
+  return c.RpcError(
+      grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message())));
 }
 
 int GetJob(CommandContext& c) {
@@ -441,8 +461,9 @@ int GetGroup(CommandContext& c) {
     *m.mutable_group() = Declared(g);
     return PrintManifests(c, {m});
   }
-  return c.RpcError(grpc::Status(grpc::StatusCode::NOT_FOUND,
-                                 absl::StrCat("no group has app name ", c.args().positionals()[0])));
+  return c.RpcError(
+      grpc::Status(grpc::StatusCode::NOT_FOUND,
+                   absl::StrCat("no group has app name ", c.args().positionals()[0])));
 }
 
 }  // namespace
@@ -452,18 +473,31 @@ std::vector<Command> ApplyCommands() {
       {"apply",
        "",
        "-f FILE|DIR [-f ...] [--dry-run] [--prune]",
-       "Create or update the groups and jobs declared in files (YAML or JSON); prints what changed.",
-       {{"filename", "f", true, "FILE|DIR", "A file of documents, or a directory of *.yaml, *.yml, *.json."},
+       "Create or update the groups and jobs declared in files (YAML or JSON); prints what "
+       "changed.",
+       {{"filename", "f", true, "FILE|DIR",
+         "A file of documents, or a directory of *.yaml, *.yml, *.json."},
         {"dry-run", "", false, "", "Print what would change; change nothing."},
-        {"prune", "", false, "", "Also delete the jobs of the declared groups that no document declares."}},
+        {"prune", "", false, "",
+         "Also delete the jobs of the declared groups that no document declares."}},
        "gnomonctl apply -f jobs/\ngnomonctl apply -f billing.yaml --prune --dry-run",
        Apply},
-      {"get", "job", "JOB", "Print a job as an apply document (YAML).", {},
-       "gnomonctl get job billing/nightly-invoice > nightly.yaml", GetJob},
-      {"get", "jobs", "[job list flags]", "Print jobs as apply documents (YAML).", JobListFlagSpecs(),
-       "gnomonctl get jobs --group 3 > billing.yaml", GetJobs},
-      {"get", "group", "APP", "Print a group as an apply document (YAML).", {},
-       "gnomonctl get group billing", GetGroup},
+      {"get",
+       "job",
+       "JOB",
+       "Print a job as an apply document (YAML).",
+       {},
+       "gnomonctl get job billing/nightly-invoice > nightly.yaml",
+       GetJob},
+      {"get", "jobs", "[job list flags]", "Print jobs as apply documents (YAML).",
+       JobListFlagSpecs(), "gnomonctl get jobs --group 3 > billing.yaml", GetJobs},
+      {"get",
+       "group",
+       "APP",
+       "Print a group as an apply document (YAML).",
+       {},
+       "gnomonctl get group billing",
+       GetGroup},
   };
 }
 

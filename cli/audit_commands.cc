@@ -36,7 +36,8 @@ int List(CommandContext& c) {
   if (c.structured()) return c.PrintMessage(resp);
   Table table({"ID", "TIME", "ACTOR", "CHANGE", "OBJECT"});
   for (const v1::AuditEntry& e : resp.entries()) {
-    table.AddRow({absl::StrCat(e.id()), FormatTime(e.time(), c.env().zone), e.actor(), e.method(), e.object()});
+    table.AddRow({absl::StrCat(e.id()), FormatTime(e.time(), c.env().zone), e.actor(), e.method(),
+                  e.object()});
   }
   table.Render(c.out());
   return kExitOk;
@@ -49,8 +50,7 @@ std::vector<Command> AuditCommands() {
       {"audit", "list", "[--object KIND/ID] [-n N]",
        "Show who changed what through the admin API, newest first (-o json: the request, and the "
        "object before and after, as JSON).",
-       AuditListFlagSpecs(),
-       "gnomonctl audit list\ngnomonctl audit list --object job/12 -o json",
+       AuditListFlagSpecs(), "gnomonctl audit list\ngnomonctl audit list --object job/12 -o json",
        List},
   };
 }

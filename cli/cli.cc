@@ -16,9 +16,9 @@ const std::vector<Command>& AllCommands() {
   static const auto* commands = [] {
     auto* all = new std::vector<Command>();
     for (auto part :
-         {GroupCommands(), JobCommands(), ScriptCommands(), RunCommands(), StatsCommands(), CronCommands(),
-          HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(), ExecutorCommands(),
-          ApplyCommands(), ConfigCommands(), CompletionCommands(AllCommands)}) {
+         {GroupCommands(), JobCommands(), ScriptCommands(), RunCommands(), StatsCommands(),
+          CronCommands(), HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(),
+          ExecutorCommands(), ApplyCommands(), ConfigCommands(), CompletionCommands(AllCommands)}) {
       for (Command& c : part) all->push_back(std::move(c));
     }
     return all;
@@ -53,8 +53,7 @@ std::string CommandList(std::string_view only_noun) {
   for (const Command& c : AllCommands()) {
     if (!only_noun.empty() && c.noun != only_noun) continue;
     std::string name = absl::StrCat(c.noun, " ", c.verb);
-    absl::StrAppend(&out, "  ", name, std::string(width - name.size() + 2, ' '),
-                    c.summary, "\n");
+    absl::StrAppend(&out, "  ", name, std::string(width - name.size() + 2, ' '), c.summary, "\n");
   }
   return out;
 }
@@ -64,8 +63,7 @@ std::string TopHelp() {
       "gnomonctl: command-line client of the gnomon admin API.\n\n"
       "Usage: gnomonctl [global flags] NOUN VERB [arguments] [flags]\n\n"
       "Commands:\n",
-      CommandList(""), "\nGlobal flags (before or after the noun):\n",
-      FlagHelp(GlobalFlagSpecs()),
+      CommandList(""), "\nGlobal flags (before or after the noun):\n", FlagHelp(GlobalFlagSpecs()),
       "\nExamples:\n"
       "  export GNOMON_SERVER=scheduler.internal:7070 GNOMON_TOKEN=...\n"
       "  gnomonctl group create billing --title 'Billing workers'\n"
@@ -76,16 +74,15 @@ std::string TopHelp() {
 }
 
 std::string NounHelp(const std::string& noun) {
-  return absl::StrCat(
-      "Usage: gnomonctl ", noun, " VERB [arguments] [flags]\n\nCommands:\n",
-      CommandList(noun), "\nGlobal flags:\n", FlagHelp(GlobalFlagSpecs()),
-      "\nRun 'gnomonctl ", noun, " VERB --help' for a command's flags.\n");
+  return absl::StrCat("Usage: gnomonctl ", noun, " VERB [arguments] [flags]\n\nCommands:\n",
+                      CommandList(noun), "\nGlobal flags:\n", FlagHelp(GlobalFlagSpecs()),
+                      "\nRun 'gnomonctl ", noun, " VERB --help' for a command's flags.\n");
 }
 
 std::string CommandHelp(const Command& c) {
-  std::string out = absl::StrCat("Usage: gnomonctl ", c.noun, " ", c.verb,
-                                 c.synopsis.empty() ? "" : " ", c.synopsis,
-                                 "\n\n", c.summary, "\n");
+  std::string out =
+      absl::StrCat("Usage: gnomonctl ", c.noun, " ", c.verb, c.synopsis.empty() ? "" : " ",
+                   c.synopsis, "\n\n", c.summary, "\n");
   if (!c.flags.empty()) absl::StrAppend(&out, "\nFlags:\n", FlagHelp(c.flags));
   std::vector<FlagSpec> globals;
   for (const FlagSpec& g : GlobalFlagSpecs()) {
@@ -101,11 +98,9 @@ std::string CommandHelp(const Command& c) {
   return out;
 }
 
-int TopUsageError(std::ostream& err, absl::string_view message,
-                  std::string_view noun) {
+int TopUsageError(std::ostream& err, absl::string_view message, std::string_view noun) {
   err << "gnomonctl: " << message << "\n"
-      << "Run 'gnomonctl " << noun << (noun.empty() ? "" : " ")
-      << "--help' for usage.\n";
+      << "Run 'gnomonctl " << noun << (noun.empty() ? "" : " ") << "--help' for usage.\n";
   return kExitUsage;
 }
 
@@ -173,12 +168,13 @@ std::vector<FlagSpec> GlobalFlagSpecs() {
   };
 }
 
-int RunCli(const std::vector<std::string>& args, const CliEnv& env,
-           std::ostream& out, std::ostream& err) {
+int RunCli(const std::vector<std::string>& args, const CliEnv& env, std::ostream& out,
+           std::ostream& err) {
   // Phase 1: global flags up to and including the noun and the verb (a
   // command without a verb, such as apply, has only the noun).
   absl::StatusOr<ParsedArgs> head = ParseFlags(args, GlobalFlagSpecs(), 1);
-  if (head.ok() && !head->positionals().empty() && FindCommand(head->positionals()[0], "") == nullptr) {
+  if (head.ok() && !head->positionals().empty() &&
+      FindCommand(head->positionals()[0], "") == nullptr) {
     head = ParseFlags(args, GlobalFlagSpecs(), 2);
   }
   if (!head.ok()) return TopUsageError(err, head.status().message(), "");
@@ -204,20 +200,17 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env,
       out << NounHelp(noun);
       return kExitOk;
     }
-    return TopUsageError(err, absl::StrCat("missing verb after '", noun, "'"),
-                         noun);
+    return TopUsageError(err, absl::StrCat("missing verb after '", noun, "'"), noun);
   }
   if (command == nullptr) {
-    return TopUsageError(
-        err, absl::StrCat("unknown command '", noun, " ", words[1], "'"), noun);
+    return TopUsageError(err, absl::StrCat("unknown command '", noun, " ", words[1], "'"), noun);
   }
 
   // Phase 2: the command's flags plus the global ones it does not shadow.
   std::vector<FlagSpec> specs = command->flags;
   for (const FlagSpec& global : GlobalFlagSpecs()) {
-    bool shadowed =
-        std::any_of(specs.begin(), specs.end(),
-                    [&](const FlagSpec& s) { return s.name == global.name; });
+    bool shadowed = std::any_of(specs.begin(), specs.end(),
+                                [&](const FlagSpec& s) { return s.name == global.name; });
     if (!shadowed) specs.push_back(global);
   }
   std::vector<std::string> rest(args.begin() + head->consumed(), args.end());

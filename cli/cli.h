@@ -26,8 +26,8 @@
 
 namespace gnomon::cli {
 
-int RunCli(const std::vector<std::string>& args, const CliEnv& env,
-           std::ostream& out, std::ostream& err);
+int RunCli(const std::vector<std::string>& args, const CliEnv& env, std::ostream& out,
+           std::ostream& err);
 
 // Flags accepted by every command.
 std::vector<FlagSpec> GlobalFlagSpecs();

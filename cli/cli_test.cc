@@ -33,18 +33,14 @@ struct Result {
 class CliTest : public ::testing::Test {
  protected:
   CliTest() {
-    env_.getenv =
-        [this](const std::string& name) -> std::optional<std::string> {
+    env_.getenv = [this](const std::string& name) -> std::optional<std::string> {
       auto it = vars_.find(name);
       if (it == vars_.end()) return std::nullopt;
       return it->second;
     };
     env_.zone = absl::UTCTimeZone();
-    env_.now = [] {
-      return absl::FromUnixSeconds(1714564800);
-    };  // 2024-05-01T12:00Z
-    env_.read_file =
-        [](const std::string& path) -> absl::StatusOr<std::string> {
+    env_.now = [] { return absl::FromUnixSeconds(1714564800); };  // 2024-05-01T12:00Z
+    env_.read_file = [](const std::string& path) -> absl::StatusOr<std::string> {
       if (path == "job.sh") return std::string("echo hello\n");
       return absl::InvalidArgumentError("cannot read " + path);
     };
@@ -75,12 +71,10 @@ TEST_F(CliTest, SendsBearerTokenFromFlag) {
 TEST_F(CliTest, TokenFromEnvironmentAndFlagsAfterNoun) {
   vars_["GNOMON_TOKEN"] = "from-env";
   ASSERT_EQ(Run({"group", "list"}).code, 0);
-  EXPECT_EQ(servers_.state.Snapshot().calls.back().authorization,
-            "Bearer from-env");
+  EXPECT_EQ(servers_.state.Snapshot().calls.back().authorization, "Bearer from-env");
   // A flag after the verb wins over the environment.
   ASSERT_EQ(Run({"group", "list", "--token=flag"}).code, 0);
-  EXPECT_EQ(servers_.state.Snapshot().calls.back().authorization,
-            "Bearer flag");
+  EXPECT_EQ(servers_.state.Snapshot().calls.back().authorization, "Bearer flag");
 }
 
 TEST_F(CliTest, NoTokenSendsNoAuthorization) {
@@ -143,13 +137,12 @@ TEST_F(CliTest, UsageErrorsExitTwoWithoutCallingTheServer) {
 }
 
 TEST_F(CliTest, HelpAtEveryLevel) {
-  for (const auto& args :
-       std::vector<std::vector<std::string>>{{"--help"},
-                                             {"-h"},
-                                             {"job", "-h"},
-                                             {"job", "create", "--help"},
-                                             {"-h", "run", "logs"},
-                                             {"cron", "next", "-h"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--help"},
+                                                                {"-h"},
+                                                                {"job", "-h"},
+                                                                {"job", "create", "--help"},
+                                                                {"-h", "run", "logs"},
+                                                                {"cron", "next", "-h"}}) {
     Result r = Run(args);
     EXPECT_EQ(r.code, 0);
     EXPECT_THAT(r.out, HasSubstr("--server")) << ::testing::PrintToString(args);
@@ -186,8 +179,7 @@ TEST_F(CliTest, GroupCreateJsonIsOneDocumentAndWarnsOnStderr) {
   Result r = Run({"-o", "json", "group", "create", "billing"});
   ASSERT_EQ(r.code, 0) << r.err;
   v1::Group parsed;
-  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &parsed).ok())
-      << r.out;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &parsed).ok()) << r.out;
   EXPECT_EQ(parsed.access_token(), "tok-123");
   EXPECT_THAT(r.out, HasSubstr("\"access_token\""));
   EXPECT_THAT(r.err, HasSubstr("Keep this access token"));
@@ -205,22 +197,18 @@ TEST_F(CliTest, GroupDeleteAndRotate) {
   Result r = Run({"group", "delete", "4"});
   ASSERT_EQ(r.code, 0);
   EXPECT_EQ(r.out, "deleted group 4\n");
-  EXPECT_EQ(
-      servers_.state.Last<v1::DeleteGroupRequest>("DeleteGroup").group_id(), 4);
-  servers_.state.Set(
-      [](testing::AdminState& s) { s.group.set_access_token("new-token"); });
+  EXPECT_EQ(servers_.state.Last<v1::DeleteGroupRequest>("DeleteGroup").group_id(), 4);
+  servers_.state.Set([](testing::AdminState& s) { s.group.set_access_token("new-token"); });
   r = Run({"group", "rotate-token", "4"});
   ASSERT_EQ(r.code, 0);
   EXPECT_THAT(r.out, HasSubstr("new-token"));
-  EXPECT_EQ(servers_.state.Last<v1::RotateGroupTokenRequest>("RotateGroupToken")
-                .group_id(),
-            4);
+  EXPECT_EQ(servers_.state.Last<v1::RotateGroupTokenRequest>("RotateGroupToken").group_id(), 4);
 }
 
 TEST_F(CliTest, JobCreateBuildsRequestWithRunTimeout) {
-  Result r = Run({"--timeout", "5s", "job", "create", "--group", "1",
-                  "--script-shell", "job.sh", "--every", "500ms", "--run-timeout",
-                  "30s", "--start", "--route", "broadcast", "--timeout", "4s"});
+  Result r = Run({"--timeout", "5s", "job", "create", "--group", "1", "--script-shell", "job.sh",
+                  "--every", "500ms", "--run-timeout", "30s", "--start", "--route", "broadcast",
+                  "--timeout", "4s"});
   ASSERT_EQ(r.code, 0) << r.err;
   auto req = servers_.state.Last<v1::CreateJobRequest>("CreateJob");
   EXPECT_TRUE(req.start());
@@ -250,8 +238,8 @@ TEST_F(CliTest, OutputYamlIsTheJsonMappingAsYaml) {
   EXPECT_EQ(back.bean().handler(), "report");
 
   // Hand-made JSON (cron next) converts too.
-  r = Run({"cron", "next", "0 0 * * * ?", "--from", "2024-05-01T00:30:00Z", "-n", "2", "-o",
-           "yaml"});
+  r = Run(
+      {"cron", "next", "0 0 * * * ?", "--from", "2024-05-01T00:30:00Z", "-n", "2", "-o", "yaml"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "next_ms:\n  - 1714525200000\n  - 1714528800000\n");
 }
@@ -336,8 +324,7 @@ TEST_F(CliTest, JobUpdateChangesOnlyGivenFields) {
     s.job.mutable_schedule()->mutable_cron()->set_time_zone("Europe/Berlin");
     s.job.add_child_job_ids(9);
   });
-  Result r =
-      Run({"job", "update", "7", "--retries", "3", "--cron", "0 0 2 * * ?"});
+  Result r = Run({"job", "update", "7", "--retries", "3", "--cron", "0 0 2 * * ?"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(servers_.state.Methods(), ElementsAre("GetJob", "UpdateJob"));
   auto req = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob");
@@ -373,7 +360,9 @@ TEST_F(CliTest, JobStartStopDelete) {
   EXPECT_EQ(servers_.state.Last<v1::StopJobRequest>("StopJob").job_id(), 7);
   r = Run({"job", "delete", "7"});
   ASSERT_EQ(r.code, 0);
-  EXPECT_EQ(r.out, "deleted job 7; its runs and logs stay until retention (--purge-runs deletes them now)\n");
+  EXPECT_EQ(
+      r.out,
+      "deleted job 7; its runs and logs stay until retention (--purge-runs deletes them now)\n");
   EXPECT_FALSE(servers_.state.Last<v1::DeleteJobRequest>("DeleteJob").purge_runs());
   r = Run({"job", "delete", "billing/report", "--purge-runs"});
   ASSERT_EQ(r.code, 0);
@@ -389,8 +378,8 @@ TEST_F(CliTest, JobTriggerIsManual) {
     s.trigger.add_run_ids(41);
     s.trigger.add_run_ids(42);
   });
-  Result r = Run({"job", "trigger", "7", "--params", "x=1", "--executors",
-                  "a:1,b:2", "--shard", "0"});
+  Result r =
+      Run({"job", "trigger", "7", "--params", "x=1", "--executors", "a:1,b:2", "--shard", "0"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "triggered job 7: runs 41, 42\n");
   auto req = servers_.state.Last<v1::TriggerJobRequest>("TriggerJob");
@@ -403,8 +392,8 @@ TEST_F(CliTest, JobTriggerIsManual) {
 
 TEST_F(CliTest, JobBackfill) {
   servers_.state.Set([](testing::AdminState& s) { s.backfill.add_run_ids(5); });
-  Result r = Run({"job", "backfill", "7", "--from", "2024-05-01T00:00:00Z",
-                  "--to", "2024-05-02T00:00:00+02:00"});
+  Result r = Run({"job", "backfill", "7", "--from", "2024-05-01T00:00:00Z", "--to",
+                  "2024-05-02T00:00:00+02:00"});
   ASSERT_EQ(r.code, 0) << r.err;
   auto req = servers_.state.Last<v1::BackfillRequest>("Backfill");
   EXPECT_EQ(req.start_time().seconds(), 1714521600);
@@ -420,8 +409,8 @@ TEST_F(CliTest, RunListStopsAtLimitAcrossPages) {
     for (int i = 2; i < 4; ++i) s.run_pages[1].add_runs()->set_id(10 - i);
     s.run_pages[1].set_next_page_token("2");
   });
-  Result r = Run({"run", "list", "--job", "7", "--status", "failed", "--since",
-                  "1h", "--limit", "3", "-o", "json"});
+  Result r = Run({"run", "list", "--job", "7", "--status", "failed", "--since", "1h", "--limit",
+                  "3", "-o", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   v1::ListRunsResponse resp;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &resp).ok());
@@ -456,8 +445,7 @@ TEST_F(CliTest, RunGetShowsDetailsAndLog) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("status:"));
   EXPECT_THAT(r.out, HasSubstr("succeeded"));
-  EXPECT_THAT(r.out,
-              HasSubstr("2024-05-01T12:00:00.000+00:00  hello from the job\n"));
+  EXPECT_THAT(r.out, HasSubstr("2024-05-01T12:00:00.000+00:00  hello from the job\n"));
   EXPECT_EQ(servers_.state.Last<v1::GetRunRequest>("GetRun").run_id(), 12);
   EXPECT_THAT(r.err, IsEmpty());
 }
@@ -527,26 +515,25 @@ TEST_F(CliTest, UnreachableServerIsAnErrorNotAUsageError) {
 
 TEST_F(CliTest, CronNextJsonIsUtcMillisAndNeedsNoServer) {
   vars_["GNOMON_SERVER"] = "127.0.0.1:1";
-  Result r = Run({"cron", "next", "0 0 * * * ?", "--from",
-                  "2024-05-01T00:30:00Z", "-n", "3", "-o", "json"});
+  Result r = Run(
+      {"cron", "next", "0 0 * * * ?", "--from", "2024-05-01T00:30:00Z", "-n", "3", "-o", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out,
-            "{\"next_ms\": [1714525200000, 1714528800000, 1714532400000]}\n");
+  EXPECT_EQ(r.out, "{\"next_ms\": [1714525200000, 1714528800000, 1714532400000]}\n");
   EXPECT_THAT(r.err, IsEmpty());
   EXPECT_THAT(servers_.state.Methods(), IsEmpty());
 }
 
 TEST_F(CliTest, CronNextFromMillisAndExpressionThatStops) {
   // Fires once, at 2020-01-01T00:00:00Z (year field), then never again.
-  Result r = Run({"cron", "next", "0 0 0 1 1 ? 2020", "--from-ms",
-                  "1559347200000", "-n", "3", "-o", "json"});
+  Result r = Run(
+      {"cron", "next", "0 0 0 1 1 ? 2020", "--from-ms", "1559347200000", "-n", "3", "-o", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "{\"next_ms\": [1577836800000]}\n");
 }
 
 TEST_F(CliTest, CronNextReadableShowsZoneAndUtc) {
-  Result r = Run({"cron", "next", "0 0 * * * ?", "--tz", "Europe/Berlin",
-                  "--from", "2024-05-01T00:30:00Z", "-n", "1"});
+  Result r = Run({"cron", "next", "0 0 * * * ?", "--tz", "Europe/Berlin", "--from",
+                  "2024-05-01T00:30:00Z", "-n", "1"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("TIME (Europe/Berlin)"));
   EXPECT_THAT(r.out, HasSubstr("2024-05-01 03:00:00 +02:00  "

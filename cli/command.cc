@@ -22,9 +22,8 @@ CliEnv SystemEnv() {
   return env;
 }
 
-CommandContext::CommandContext(const Command& command, ParsedArgs args,
-                               GlobalOptions globals, const CliEnv& env,
-                               std::ostream& out, std::ostream& err)
+CommandContext::CommandContext(const Command& command, ParsedArgs args, GlobalOptions globals,
+                               const CliEnv& env, std::ostream& out, std::ostream& err)
     : command_(command),
       args_(std::move(args)),
       globals_(std::move(globals)),
@@ -58,35 +57,37 @@ v1::LogService::StubInterface& CommandContext::logs() {
   return *logs_;
 }
 
-std::unique_ptr<grpc::ClientContext> CommandContext::NewRpcContext(
-    bool deadline) {
+std::unique_ptr<grpc::ClientContext> CommandContext::NewRpcContext(bool deadline) {
   auto context = std::make_unique<grpc::ClientContext>();
   if (deadline) {
     context->set_deadline(absl::ToChronoTime(absl::Now() + globals_.timeout));
   }
   if (!globals_.token.empty()) {
-    context->AddMetadata(std::string(kAuthorizationKey),
-                         BearerValue(globals_.token));
+    context->AddMetadata(std::string(kAuthorizationKey), BearerValue(globals_.token));
   }
   return context;
 }
 
 int CommandContext::UsageError(const absl::Status& status) {
   err_ << "gnomonctl: " << status.message() << "\n"
-       << "Run 'gnomonctl " << command_.noun << " " << command_.verb
-       << " --help' for usage.\n";
+       << "Run 'gnomonctl " << command_.noun << " " << command_.verb << " --help' for usage.\n";
   return kExitUsage;
 }
 
 int ExitCodeOf(grpc::StatusCode code) {
   switch (code) {
-    case grpc::StatusCode::OK: return kExitOk;
-    case grpc::StatusCode::NOT_FOUND: return kExitNotFound;
+    case grpc::StatusCode::OK:
+      return kExitOk;
+    case grpc::StatusCode::NOT_FOUND:
+      return kExitNotFound;
     case grpc::StatusCode::UNAUTHENTICATED:
-    case grpc::StatusCode::PERMISSION_DENIED: return kExitDenied;
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return kExitDenied;
     case grpc::StatusCode::UNAVAILABLE:
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return kExitUnavailable;
-    default: return kExitError;
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return kExitUnavailable;
+    default:
+      return kExitError;
   }
 }
 
@@ -95,7 +96,8 @@ std::optional<int64_t> CommandContext::JobIdFlag(std::string_view flag, int* exi
   if (!text) return 0;
   absl::StatusOr<JobArg> job = ParseJobArg(*text);
   if (!job.ok()) {
-    *exit_code = UsageError(absl::InvalidArgumentError(absl::StrCat("--", std::string(flag), ": ", job.status().message())));
+    *exit_code = UsageError(absl::InvalidArgumentError(
+        absl::StrCat("--", std::string(flag), ": ", job.status().message())));
     return std::nullopt;
   }
   if (job->id != 0) return job->id;
@@ -112,9 +114,8 @@ std::optional<int64_t> CommandContext::JobIdFlag(std::string_view flag, int* exi
 
 int CommandContext::RpcError(const grpc::Status& status) {
   err_ << "gnomonctl: "
-       << absl::StatusCodeToString(
-              static_cast<absl::StatusCode>(status.error_code()))
-       << ": " << status.error_message();
+       << absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code())) << ": "
+       << status.error_message();
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
       status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     err_ << " (server " << globals_.server << ")";
@@ -129,9 +130,8 @@ int CommandContext::Fail(std::string_view message, int code) {
 }
 
 int CommandContext::PrintMessage(const google::protobuf::Message& message) {
-  absl::StatusOr<std::string> text = globals_.output == OutputFormat::kYaml
-                                         ? MessageToYaml(message)
-                                         : ToJson(message);
+  absl::StatusOr<std::string> text =
+      globals_.output == OutputFormat::kYaml ? MessageToYaml(message) : ToJson(message);
   if (!text.ok()) return Fail(std::string(text.status().message()));
   out_ << *text;
   return kExitOk;

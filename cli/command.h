@@ -111,8 +111,8 @@ struct Command {
 // Per-invocation state handed to a command.
 class CommandContext {
  public:
-  CommandContext(const Command& command, ParsedArgs args, GlobalOptions globals,
-                 const CliEnv& env, std::ostream& out, std::ostream& err);
+  CommandContext(const Command& command, ParsedArgs args, GlobalOptions globals, const CliEnv& env,
+                 std::ostream& out, std::ostream& err);
 
   const ParsedArgs& args() const { return args_; }
   const GlobalOptions& globals() const { return globals_; }

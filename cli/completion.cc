@@ -147,11 +147,11 @@ std::string Fish(const std::vector<Command>& commands, const std::vector<FlagSpe
                       FishQuote(absl::StrCat(in_noun, "; and not __fish_seen_subcommand_from ",
                                              absl::StrJoin(verb_names, " "))),
                       " -a ", c->verb, " -d ", FishQuote(c->summary), "\n");
-      AppendFishFlags(c->flags,
-                      absl::StrCat(" -n ", FishQuote(absl::StrCat(
-                                               in_noun, "; and __fish_seen_subcommand_from ",
-                                               c->verb))),
-                      &out);
+      AppendFishFlags(
+          c->flags,
+          absl::StrCat(" -n ", FishQuote(absl::StrCat(in_noun, "; and __fish_seen_subcommand_from ",
+                                                      c->verb))),
+          &out);
     }
   }
   return out;
@@ -181,7 +181,9 @@ std::vector<Command> CompletionCommands(std::function<const std::vector<Command>
   std::vector<Command> out;
   for (const char* shell : {"bash", "zsh", "fish"}) {
     out.push_back(Command{
-        "completion", shell, "",
+        "completion",
+        shell,
+        "",
         absl::StrCat("Print the ", shell, " completion script (no server needed)."),
         {},
         std::string(shell) == "fish" ? "gnomonctl completion fish | source"

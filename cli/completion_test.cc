@@ -27,8 +27,7 @@ std::string Script(const std::string& shell) {
 // Writes `text` to a fresh file under TEST_TMPDIR (or /tmp); returns its path.
 std::string WriteTemp(const std::string& name, const std::string& text) {
   const char* dir = std::getenv("TEST_TMPDIR");
-  const std::string path =
-      absl::StrCat(dir ? dir : "/tmp", "/gnomonctl-", ::getpid(), "-", name);
+  const std::string path = absl::StrCat(dir ? dir : "/tmp", "/gnomonctl-", ::getpid(), "-", name);
   std::ofstream(path) << text;
   return path;
 }
@@ -83,12 +82,14 @@ TEST(CompletionTest, ZshAndFishScriptsAreGenerated) {
   const std::string fish = Script("fish");
   EXPECT_THAT(fish, HasSubstr("complete -c gnomonctl -n '__fish_use_subcommand' -a job\n"));
   EXPECT_THAT(fish, HasSubstr("-l run-timeout -r"));
-  EXPECT_THAT(fish, HasSubstr("complete -c gnomonctl -n '__fish_seen_subcommand_from apply' -l dry-run"));
+  EXPECT_THAT(fish,
+              HasSubstr("complete -c gnomonctl -n '__fish_seen_subcommand_from apply' -l dry-run"));
   EXPECT_THAT(fish, ::testing::Not(HasSubstr(" -a  ")));
   EXPECT_THAT(fish, HasSubstr("-l output -s o -r -f -a 'table wide json yaml'"));
   // Syntax checks where the shells are installed (they are not packaged
   // dependencies of the build).
-  for (const auto& [shell, text] : {std::pair{std::string("zsh"), zsh}, std::pair{std::string("fish"), fish}}) {
+  for (const auto& [shell, text] :
+       {std::pair{std::string("zsh"), zsh}, std::pair{std::string("fish"), fish}}) {
     if (!Installed(shell)) continue;
     const std::string path = WriteTemp("completion." + shell, text);
     EXPECT_EQ(Shell(absl::StrCat(shell, " -n ", path)).first, 0) << shell;

@@ -41,8 +41,8 @@ absl::Status ReadFields(const std::string& path, const YAML::Node& node, const s
   for (const auto& item : node) {
     const std::string key = item.first.as<std::string>();
     if (key == skip) continue;
-    auto field = std::find_if(fields.begin(), fields.end(),
-                              [&](const auto& f) { return f.first == key; });
+    auto field =
+        std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == key; });
     if (field == fields.end()) {
       return At(path, item.first.Mark(),
                 absl::StrCat("unknown key '", prefix, key, "' (", known, ")"));
@@ -76,7 +76,8 @@ absl::StatusOr<CliContext> ReadContext(const std::string& path, const YAML::Node
   if (!node.IsMap()) return At(path, node.Mark(), "each context must be a mapping");
   CliContext context;
   RETURN_IF_ERROR(ReadFields(
-      path, node, "", {{"name", &context.name}, {"server", &context.server}, {"token-file", &context.token_file}},
+      path, node, "",
+      {{"name", &context.name}, {"server", &context.server}, {"token-file", &context.token_file}},
       "name, server, token-file, tls", /*skip=*/"tls"));
   if (node["tls"]) {
     RETURN_IF_ERROR(ReadTls(path, node["tls"], &context));
@@ -173,13 +174,13 @@ std::string ConfigYaml(const CliConfig& config) {
     out << YAML::Key << "name" << YAML::Value << c.name;
     if (!c.server.empty()) out << YAML::Key << "server" << YAML::Value << c.server;
     if (!c.token_file.empty()) out << YAML::Key << "token-file" << YAML::Value << c.token_file;
-    const bool tls_details = !c.ca_file.empty() || !c.cert_file.empty() ||
-                             !c.key_file.empty() || !c.server_name.empty();
+    const bool tls_details =
+        !c.ca_file.empty() || !c.cert_file.empty() || !c.key_file.empty() || !c.server_name.empty();
     if (tls_details) {
       out << YAML::Key << "tls" << YAML::Value << YAML::BeginMap;
-      for (const auto& [key, value] : {std::pair{"ca", &c.ca_file}, std::pair{"cert", &c.cert_file},
-                                       std::pair{"key", &c.key_file},
-                                       std::pair{"server-name", &c.server_name}}) {
+      for (const auto& [key, value] :
+           {std::pair{"ca", &c.ca_file}, std::pair{"cert", &c.cert_file},
+            std::pair{"key", &c.key_file}, std::pair{"server-name", &c.server_name}}) {
         if (!value->empty()) out << YAML::Key << key << YAML::Value << *value;
       }
       out << YAML::EndMap;
@@ -215,8 +216,8 @@ absl::Status SaveConfig(const std::string& path, const CliConfig& config) {
   return absl::OkStatus();
 }
 
-absl::Status ApplyContext(const CliContext& context, const std::string& config_dir,
-                          bool want_token, GlobalOptions* globals) {
+absl::Status ApplyContext(const CliContext& context, const std::string& config_dir, bool want_token,
+                          GlobalOptions* globals) {
   auto resolve = [&](const std::string& file) {
     if (file.empty() || fs::path(file).is_absolute() || config_dir.empty()) return file;
     return (fs::path(config_dir) / file).string();
@@ -241,16 +242,16 @@ absl::Status ApplyContext(const CliContext& context, const std::string& config_d
   return absl::OkStatus();
 }
 
-absl::Status ApplyConfiguredContext(const std::optional<std::string>& context_flag,
-                                    bool want_token, GlobalOptions* globals) {
+absl::Status ApplyConfiguredContext(const std::optional<std::string>& context_flag, bool want_token,
+                                    GlobalOptions* globals) {
   const std::string path = globals->config_path;
   ASSIGN_OR_RETURN(CliConfig config, LoadConfig(path));
   const std::string name = context_flag.value_or(config.current_context);
   if (name.empty()) return absl::OkStatus();
   const CliContext* context = config.Find(name);
   if (context == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("no context '", name, "' in config ",
-                                                   path.empty() ? "(none found)" : path));
+    return absl::InvalidArgumentError(
+        absl::StrCat("no context '", name, "' in config ", path.empty() ? "(none found)" : path));
   }
   return ApplyContext(*context, fs::path(path).parent_path().string(), want_token, globals);
 }

@@ -70,14 +70,14 @@ std::string ConfigYaml(const CliConfig& config);
 // Applies `context` onto `globals` (server, TLS). Its token file is read
 // only when `want_token`; a file that cannot be read is an error naming the
 // context. Relative paths resolve against `config_dir`.
-absl::Status ApplyContext(const CliContext& context, const std::string& config_dir,
-                          bool want_token, GlobalOptions* globals);
+absl::Status ApplyContext(const CliContext& context, const std::string& config_dir, bool want_token,
+                          GlobalOptions* globals);
 
 // Loads globals->config_path and applies its context `context_flag`, else
 // its current context, onto `globals`; nothing when there is neither. A
 // named context the file lacks is an error.
-absl::Status ApplyConfiguredContext(const std::optional<std::string>& context_flag,
-                                    bool want_token, GlobalOptions* globals);
+absl::Status ApplyConfiguredContext(const std::optional<std::string>& context_flag, bool want_token,
+                                    GlobalOptions* globals);
 
 }  // namespace gnomon::cli
 

@@ -45,8 +45,7 @@ int GetContexts(CommandContext& c) {
   if (!loaded.ok()) return Failed(c, loaded.status());
   if (c.structured()) {
     // The file's own shape, as JSON or YAML.
-    absl::StatusOr<std::vector<YamlDocument>> docs =
-        ParseYamlDocuments(ConfigYaml(loaded->config));
+    absl::StatusOr<std::vector<YamlDocument>> docs = ParseYamlDocuments(ConfigYaml(loaded->config));
     if (!docs.ok() || docs->size() != 1) return c.Fail("cannot print the config");
     return c.PrintJsonText(absl::StrCat((*docs)[0].json, "\n"));
   }
@@ -126,12 +125,27 @@ int SetContext(CommandContext& c) {
 
 std::vector<Command> ConfigCommands() {
   std::vector<Command> commands = {
-      {"config", "current-context", "", "Print the current context's name.", {},
-       "gnomonctl config current-context", CurrentContext},
-      {"config", "get-contexts", "", "List the config file's contexts (* marks the current one).",
-       {}, "gnomonctl config get-contexts", GetContexts},
-      {"config", "use-context", "NAME", "Make NAME the current context.", {},
-       "gnomonctl config use-context prod", UseContext},
+      {"config",
+       "current-context",
+       "",
+       "Print the current context's name.",
+       {},
+       "gnomonctl config current-context",
+       CurrentContext},
+      {"config",
+       "get-contexts",
+       "",
+       "List the config file's contexts (* marks the current one).",
+       {},
+       "gnomonctl config get-contexts",
+       GetContexts},
+      {"config",
+       "use-context",
+       "NAME",
+       "Make NAME the current context.",
+       {},
+       "gnomonctl config use-context prod",
+       UseContext},
       {"config", "set-context", "NAME [--server S] [--token-file F] [--ca F] [flags]",
        "Create or change a context; only the given flags change; the first context becomes "
        "current.",

@@ -85,10 +85,12 @@ TEST_F(ConfigTest, SetUseGetAndCurrentContext) {
             "contexts:\n"
             "  - name: prod\n"
             "    server: prod:7070\n"
-            "    token-file: " + Path("prod.token") + "\n"
-            "  - name: dev\n"
-            "    server: dev:7070\n"
-            "    tls: true\n");
+            "    token-file: " +
+                Path("prod.token") +
+                "\n"
+                "  - name: dev\n"
+                "    server: dev:7070\n"
+                "    tls: true\n");
   EXPECT_EQ(std::filesystem::status(Path("config.yaml")).permissions() &
                 std::filesystem::perms::group_read,
             std::filesystem::perms::none);
@@ -127,13 +129,16 @@ TEST_F(ConfigTest, XdgConfigHomeIsTheDefaultPlace) {
 
 TEST_F(ConfigTest, ContextThenEnvironmentThenFlags) {
   Write("ctx.token", "  ctx-token\n");
-  Write("config.yaml", "current-context: test\n"
-                       "contexts:\n"
-                       "  - name: test\n"
-                       "    server: " + servers_.address() + "\n"
-                       "    token-file: ctx.token\n"  // relative to the config file
-                       "  - name: dead\n"
-                       "    server: 127.0.0.1:1\n");
+  Write("config.yaml",
+        "current-context: test\n"
+        "contexts:\n"
+        "  - name: test\n"
+        "    server: " +
+            servers_.address() +
+            "\n"
+            "    token-file: ctx.token\n"  // relative to the config file
+            "  - name: dead\n"
+            "    server: 127.0.0.1:1\n");
   Result r = Run({"group", "list"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(LastAuthorization(), "Bearer ctx-token");

@@ -15,13 +15,10 @@ namespace {
 
 std::vector<FlagSpec> CronNextFlagSpecs() {
   return {
-      {"tz", "", true, "ZONE",
-       "IANA time zone of the expression (default UTC)."},
-      {"from", "", true, "TIME",
-       "Instants after this RFC 3339 time (default now)."},
+      {"tz", "", true, "ZONE", "IANA time zone of the expression (default UTC)."},
+      {"from", "", true, "TIME", "Instants after this RFC 3339 time (default now)."},
       {"from-ms", "", true, "MS", "Instants after this UTC epoch millisecond."},
-      {"count", "n", true, "N",
-       "How many instants (default 10, at most 1000)."},
+      {"count", "n", true, "N", "How many instants (default 10, at most 1000)."},
   };
 }
 
@@ -42,8 +39,8 @@ absl::StatusOr<absl::Time> FromTime(const CommandContext& c) {
   if (auto ms = args.Get("from-ms")) {
     int64_t value = 0;
     if (!absl::SimpleAtoi(*ms, &value)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--from-ms must be epoch milliseconds, not '", *ms, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--from-ms must be epoch milliseconds, not '", *ms, "'"));
     }
     return absl::FromUnixMillis(value);
   }
@@ -77,8 +74,7 @@ int Next(CommandContext& c) {
     }
     zone = *loaded;
   }
-  absl::StatusOr<std::vector<absl::Time>> times =
-      schedule::Preview(schedule, *from, *count);
+  absl::StatusOr<std::vector<absl::Time>> times = schedule::Preview(schedule, *from, *count);
   if (!times.ok()) {
     // An expression that does not parse is a usage error: one line, exit 2.
     return c.Fail(OneLine(times.status().message()), kExitUsage);
@@ -86,23 +82,20 @@ int Next(CommandContext& c) {
   if (c.structured()) {
     std::string json = "{\"next_ms\": [";
     for (size_t i = 0; i < times->size(); ++i) {
-      absl::StrAppend(&json, i == 0 ? "" : ", ",
-                      absl::ToUnixMillis((*times)[i]));
+      absl::StrAppend(&json, i == 0 ? "" : ", ", absl::ToUnixMillis((*times)[i]));
     }
     return c.PrintJsonText(absl::StrCat(json, "]}\n"));
   }
   if (times->empty()) {
-    c.out() << "the expression does not fire after " << FormatUtc(*from)
-            << "\n";
+    c.out() << "the expression does not fire after " << FormatUtc(*from) << "\n";
     return kExitOk;
   }
-  const std::string zone_name = schedule.cron().time_zone().empty()
-                                    ? std::string("UTC")
-                                    : schedule.cron().time_zone();
+  const std::string zone_name =
+      schedule.cron().time_zone().empty() ? std::string("UTC") : schedule.cron().time_zone();
   Table table({"#", absl::StrCat("TIME (", zone_name, ")"), "UTC"});
   for (size_t i = 0; i < times->size(); ++i) {
-    table.AddRow({absl::StrCat(i + 1), FormatAbslScheduleTime((*times)[i], zone),
-                  FormatUtc((*times)[i])});
+    table.AddRow(
+        {absl::StrCat(i + 1), FormatAbslScheduleTime((*times)[i], zone), FormatUtc((*times)[i])});
   }
   table.Render(c.out());
   if (times->size() < static_cast<size_t>(*count)) {

@@ -16,7 +16,8 @@ namespace {
 std::string BusyJobs(const v1::ExecutorInfo& e) {
   std::vector<std::string> jobs;
   for (const v1::JobBusy& b : e.busy_jobs()) {
-    jobs.push_back(absl::StrCat(b.job_id(), " (", b.running(), " running, ", b.queued(), " queued)"));
+    jobs.push_back(
+        absl::StrCat(b.job_id(), " (", b.running(), " running, ", b.queued(), " queued)"));
   }
   return jobs.empty() ? "-" : absl::StrJoin(jobs, ", ");
 }
@@ -36,22 +37,25 @@ int List(CommandContext& c) {
   grpc::Status s = c.admin().ListExecutors(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
   if (c.structured()) return c.PrintMessage(resp);
-  Table table({"GROUP", "APP", "ADDRESS", "STATE", "HANDLERS", "CAPACITY", "RUNNING", "BUSY JOBS", "VERSION",
-               "SINCE", "LAST BEAT", "REGISTRY"});
+  Table table({"GROUP", "APP", "ADDRESS", "STATE", "HANDLERS", "CAPACITY", "RUNNING", "BUSY JOBS",
+               "VERSION", "SINCE", "LAST BEAT", "REGISTRY"});
   for (const v1::GroupExecutors& g : resp.groups()) {
     const std::string group = absl::StrCat(g.group_id());
     for (const v1::ExecutorInfo& e : g.executors()) {
       table.AddRow({group, g.app_name(), e.address(), "online", absl::StrJoin(e.handlers(), ","),
-                    absl::StrCat(e.capacity()), absl::StrCat(e.running_runs()), BusyJobs(e), e.version(),
-                    FormatTime(e.register_time(), c.env().zone), FormatTime(e.last_beat_time(), c.env().zone),
+                    absl::StrCat(e.capacity()), absl::StrCat(e.running_runs()), BusyJobs(e),
+                    e.version(), FormatTime(e.register_time(), c.env().zone),
+                    FormatTime(e.last_beat_time(), c.env().zone),
                     e.registry_replica().empty() ? "-" : e.registry_replica()});
     }
     for (const v1::ManualExecutor& m : g.manual()) {
-      table.AddRow({group, g.app_name(), m.address(), m.alive() ? "manual, answering" : "manual, not answering",
-                    "-", "-", "-", "-", "-", "-", "-", "-"});
+      table.AddRow({group, g.app_name(), m.address(),
+                    m.alive() ? "manual, answering" : "manual, not answering", "-", "-", "-", "-",
+                    "-", "-", "-", "-"});
     }
     if (g.executors().empty() && g.manual().empty()) {
-      table.AddRow({group, g.app_name(), "-", "no executor online", "-", "-", "-", "-", "-", "-", "-", "-"});
+      table.AddRow(
+          {group, g.app_name(), "-", "no executor online", "-", "-", "-", "-", "-", "-", "-", "-"});
     }
   }
   table.Render(c.out());
@@ -62,8 +66,11 @@ int List(CommandContext& c) {
 
 std::vector<Command> ExecutorCommands() {
   return {
-      {"executor", "list", "[--group ID]",
-       "List each group's executors: online ones with handlers, capacity and load, or a manual group's addresses.",
+      {"executor",
+       "list",
+       "[--group ID]",
+       "List each group's executors: online ones with handlers, capacity and load, or a manual "
+       "group's addresses.",
        {{"group", "", true, "ID", "Only this group."}},
        "gnomonctl executor list\ngnomonctl executor list --group 3 -o json",
        List},

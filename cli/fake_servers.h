@@ -84,14 +84,12 @@ class FakeState {
   // Records the call, then answers with `fail` or runs `respond`.
   grpc::Status Handle(grpc::ServerContext* context, const std::string& method,
                       const google::protobuf::Message& request,
-                      const std::function<void(AdminState&)>& respond)
-      ABSL_LOCKS_EXCLUDED(mu_) {
+                      const std::function<void(AdminState&)>& respond) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     RecordedCall call{method, "", request.SerializeAsString()};
     auto auth = context->client_metadata().find("authorization");
     if (auth != context->client_metadata().end()) {
-      call.authorization =
-          std::string(auth->second.data(), auth->second.size());
+      call.authorization = std::string(auth->second.data(), auth->second.size());
     }
     state_.calls.push_back(std::move(call));
     if (state_.fail.has_value()) return *state_.fail;
@@ -115,37 +113,33 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
  public:
   explicit FakeJobAdmin(FakeState* state) : s_(state) {}
 
-#define GNOMON_FAKE_UNARY(Method, Request, Response, body)               \
-  grpc::Status Method(grpc::ServerContext* ctx, const v1::Request* req,  \
-                      v1::Response* resp) override {                     \
-    return s_->Handle(ctx, #Method, *req, [&](AdminState& s) { body; }); \
+#define GNOMON_FAKE_UNARY(Method, Request, Response, body)                                  \
+  grpc::Status Method(grpc::ServerContext* ctx, const v1::Request* req, v1::Response* resp) \
+      override {                                                                            \
+    return s_->Handle(ctx, #Method, *req, [&](AdminState& s) { body; });                    \
   }
   GNOMON_FAKE_UNARY(CreateGroup, CreateGroupRequest, Group, *resp = s.group)
   GNOMON_FAKE_UNARY(GetGroup, GetGroupRequest, Group, *resp = s.group)
-  GNOMON_FAKE_UNARY(ListGroups, ListGroupsRequest, ListGroupsResponse,
-                    *resp = s.groups)
+  GNOMON_FAKE_UNARY(ListGroups, ListGroupsRequest, ListGroupsResponse, *resp = s.groups)
   GNOMON_FAKE_UNARY(UpdateGroup, UpdateGroupRequest, Group, *resp = s.group)
   GNOMON_FAKE_UNARY(DeleteGroup, DeleteGroupRequest, DeleteGroupResponse, )
-  GNOMON_FAKE_UNARY(RotateGroupToken, RotateGroupTokenRequest, Group,
-                    *resp = s.group)
+  GNOMON_FAKE_UNARY(RotateGroupToken, RotateGroupTokenRequest, Group, *resp = s.group)
   GNOMON_FAKE_UNARY(CreateJob, CreateJobRequest, Job, *resp = req->job())
   GNOMON_FAKE_UNARY(GetJob, GetJobRequest, Job, *resp = s.job)
-  GNOMON_FAKE_UNARY(ListJobs, ListJobsRequest, ListJobsResponse,
-                    if (!s.job_pages.empty()) * resp =
-                        s.job_pages[PageIndex(req->page_token(), s.job_pages)])
+  GNOMON_FAKE_UNARY(
+      ListJobs, ListJobsRequest, ListJobsResponse,
+      if (!s.job_pages.empty()) * resp = s.job_pages[PageIndex(req->page_token(), s.job_pages)])
   GNOMON_FAKE_UNARY(UpdateJob, UpdateJobRequest, Job, *resp = req->job())
   GNOMON_FAKE_UNARY(DeleteJob, DeleteJobRequest, DeleteJobResponse, )
   GNOMON_FAKE_UNARY(StartJob, StartJobRequest, Job, *resp = s.job;
                     resp->set_state(v1::JOB_STATE_RUNNING))
   GNOMON_FAKE_UNARY(StopJob, StopJobRequest, Job, *resp = s.job;
                     resp->set_state(v1::JOB_STATE_STOPPED))
-  GNOMON_FAKE_UNARY(TriggerJob, TriggerJobRequest, TriggerJobResponse,
-                    *resp = s.trigger)
-  GNOMON_FAKE_UNARY(Backfill, BackfillRequest, BackfillResponse,
-                    *resp = s.backfill)
-  GNOMON_FAKE_UNARY(ListRuns, ListRunsRequest, ListRunsResponse,
-                    if (!s.run_pages.empty()) * resp =
-                        s.run_pages[PageIndex(req->page_token(), s.run_pages)])
+  GNOMON_FAKE_UNARY(TriggerJob, TriggerJobRequest, TriggerJobResponse, *resp = s.trigger)
+  GNOMON_FAKE_UNARY(Backfill, BackfillRequest, BackfillResponse, *resp = s.backfill)
+  GNOMON_FAKE_UNARY(
+      ListRuns, ListRunsRequest, ListRunsResponse,
+      if (!s.run_pages.empty()) * resp = s.run_pages[PageIndex(req->page_token(), s.run_pages)])
   GNOMON_FAKE_UNARY(GetRun, GetRunRequest, GetRunResponse, *resp = s.run)
   GNOMON_FAKE_UNARY(KillRun, KillRunRequest, KillRunResponse, *resp = s.kill)
 #undef GNOMON_FAKE_UNARY
@@ -158,13 +152,11 @@ class FakeLogService final : public v1::LogService::Service {
  public:
   explicit FakeLogService(FakeState* state) : s_(state) {}
 
-  grpc::Status StreamRunLog(grpc::ServerContext* ctx,
-                            const v1::StreamRunLogRequest* req,
+  grpc::Status StreamRunLog(grpc::ServerContext* ctx, const v1::StreamRunLogRequest* req,
                             grpc::ServerWriter<v1::LogLine>* writer) override {
     std::vector<v1::LogLine> lines;
     grpc::Status status =
-        s_->Handle(ctx, "StreamRunLog", *req,
-                   [&](AdminState& s) { lines = s.stream_lines; });
+        s_->Handle(ctx, "StreamRunLog", *req, [&](AdminState& s) { lines = s.stream_lines; });
     if (!status.ok()) return status;
     for (const v1::LogLine& line : lines) writer->Write(line);
     return grpc::Status::OK;
@@ -179,8 +171,7 @@ class FakeServers {
  public:
   FakeServers() : admin_service_(&state), log_service_(&state) {
     grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &port_);
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(&admin_service_);
     builder.RegisterService(&log_service_);
     server_ = builder.BuildAndStart();

@@ -60,8 +60,7 @@ class ParsedArgs {
 
  private:
   friend absl::StatusOr<ParsedArgs> ParseFlags(const std::vector<std::string>&,
-                                               const std::vector<FlagSpec>&,
-                                               int);
+                                               const std::vector<FlagSpec>&, int);
   std::map<std::string, std::vector<std::string>, std::less<>> values_;
   std::vector<std::string> positionals_;
   size_t consumed_ = 0;
@@ -77,14 +76,11 @@ absl::StatusOr<ParsedArgs> ParseFlags(const std::vector<std::string>& args,
 // "42" -> 42; ids are positive.
 absl::StatusOr<int64_t> ParseId(std::string_view what, std::string_view text);
 // A non-negative integer such as a count.
-absl::StatusOr<int64_t> ParseCount(std::string_view what,
-                                   std::string_view text);
+absl::StatusOr<int64_t> ParseCount(std::string_view what, std::string_view text);
 // Go-style durations: "2s", "500ms", "1h30m"; must not be negative.
-absl::StatusOr<absl::Duration> ParseDurationFlag(std::string_view what,
-                                                 std::string_view text);
+absl::StatusOr<absl::Duration> ParseDurationFlag(std::string_view what, std::string_view text);
 // RFC 3339 time such as "2024-05-01T12:00:00Z" or "...+02:00".
-absl::StatusOr<absl::Time> ParseTimeFlag(std::string_view what,
-                                         std::string_view text);
+absl::StatusOr<absl::Time> ParseTimeFlag(std::string_view what, std::string_view text);
 // "a,b,,c" -> {"a","b","c"} over every value given; empty items dropped.
 std::vector<std::string> SplitList(const std::vector<std::string>& values);
 

@@ -9,13 +9,9 @@
 
 namespace gnomon::cli {
 
-Table::Table(std::vector<std::string> header) {
-  rows_.push_back(std::move(header));
-}
+Table::Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
 
-void Table::AddRow(std::vector<std::string> cells) {
-  rows_.push_back(std::move(cells));
-}
+void Table::AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
 
 void Table::Render(std::ostream& out) const {
   std::vector<size_t> widths;
@@ -46,8 +42,8 @@ void Details::Render(std::ostream& out) const {
   size_t width = 0;
   for (const auto& row : rows_) width = std::max(width, row.first.size());
   for (const auto& [key, value] : rows_) {
-    out << key << ":" << std::string(width - key.size() + 2, ' ')
-        << (value.empty() ? "-" : value) << "\n";
+    out << key << ":" << std::string(width - key.size() + 2, ' ') << (value.empty() ? "-" : value)
+        << "\n";
   }
 }
 
@@ -59,8 +55,7 @@ google::protobuf::Timestamp ToTimestamp(absl::Time t) {
   google::protobuf::Timestamp ts;
   const int64_t seconds = absl::ToUnixSeconds(t);
   ts.set_seconds(seconds);
-  ts.set_nanos(static_cast<int32_t>(
-      absl::ToInt64Nanoseconds(t - absl::FromUnixSeconds(seconds))));
+  ts.set_nanos(static_cast<int32_t>(absl::ToInt64Nanoseconds(t - absl::FromUnixSeconds(seconds))));
   return ts;
 }
 
@@ -76,8 +71,7 @@ google::protobuf::Duration ToDurationProto(absl::Duration d) {
   return out;
 }
 
-std::string FormatTime(const google::protobuf::Timestamp& ts,
-                       absl::TimeZone zone) {
+std::string FormatTime(const google::protobuf::Timestamp& ts, absl::TimeZone zone) {
   if (ts.seconds() == 0 && ts.nanos() == 0) return "-";
   return FormatAbslTime(ToAbslTime(ts), zone);
 }
@@ -139,8 +133,7 @@ std::string DescribeTask(const v1::Job& job) {
     case v1::Job::kBean:
       return absl::StrCat("handler ", job.bean().handler());
     case v1::Job::kScript:
-      return absl::StrCat("script ",
-                          ScriptLanguageName(job.script().language()), " v",
+      return absl::StrCat("script ", ScriptLanguageName(job.script().language()), " v",
                           job.script().version());
     case v1::Job::TASK_NOT_SET:
       break;
@@ -150,8 +143,7 @@ std::string DescribeTask(const v1::Job& job) {
 
 std::string DescribeMembership(const v1::Group& group) {
   if (group.membership_case() == v1::Group::kManual) {
-    return absl::StrCat("manual ",
-                        absl::StrJoin(group.manual().addresses(), ","));
+    return absl::StrCat("manual ", absl::StrJoin(group.manual().addresses(), ","));
   }
   return "auto";
 }
@@ -160,8 +152,7 @@ namespace {
 
 // to - from when both are set, "-" otherwise; under a millisecond is "0s",
 // not missing.
-std::string Span(const google::protobuf::Timestamp* from,
-                 const google::protobuf::Timestamp* to) {
+std::string Span(const google::protobuf::Timestamp* from, const google::protobuf::Timestamp* to) {
   if (from == nullptr || to == nullptr) return "-";
   const absl::Duration d = ToAbslTime(*to) - ToAbslTime(*from);
   return d == absl::ZeroDuration() ? "0s" : absl::FormatDuration(d);
@@ -179,18 +170,15 @@ std::string RunWait(const v1::Run& run) {
               run.has_start_time() ? &run.start_time() : nullptr);
 }
 
-absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message,
-                                   bool indent) {
+absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message, bool indent) {
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = indent;
   options.always_print_primitive_fields = true;
   options.preserve_proto_field_names = true;
   std::string json;
-  auto status =
-      google::protobuf::util::MessageToJsonString(message, &json, options);
+  auto status = google::protobuf::util::MessageToJsonString(message, &json, options);
   if (!status.ok()) {
-    return absl::InternalError(
-        absl::StrCat("cannot print JSON: ", status.ToString()));
+    return absl::InternalError(absl::StrCat("cannot print JSON: ", status.ToString()));
   }
   // add_whitespace already ends the document with a newline.
   if (json.empty() || json.back() != '\n') json += "\n";

@@ -53,8 +53,7 @@ absl::Duration ToAbslDuration(const google::protobuf::Duration& d);
 google::protobuf::Duration ToDurationProto(absl::Duration d);
 
 // RFC 3339 with milliseconds in `zone`; "-" for an unset (zero) timestamp.
-std::string FormatTime(const google::protobuf::Timestamp& ts,
-                       absl::TimeZone zone);
+std::string FormatTime(const google::protobuf::Timestamp& ts, absl::TimeZone zone);
 std::string FormatAbslTime(absl::Time t, absl::TimeZone zone);
 // RFC 3339 with milliseconds in UTC, ending in "Z".
 std::string FormatUtc(absl::Time t);
@@ -83,8 +82,7 @@ std::string RunWait(const v1::Run& run);
 
 // Protobuf's JSON for `message` with proto field names, default-valued
 // fields included, indented.
-absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message,
-                                   bool indent = true);
+absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message, bool indent = true);
 
 }  // namespace gnomon::cli
 

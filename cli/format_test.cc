@@ -14,19 +14,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-google::protobuf::Timestamp Ts(int64_t millis) {
-  return ToTimestamp(absl::FromUnixMillis(millis));
-}
+google::protobuf::Timestamp Ts(int64_t millis) { return ToTimestamp(absl::FromUnixMillis(millis)); }
 
 TEST(FormatTest, TimesWithMillisecondsInZone) {
   absl::TimeZone berlin;
   ASSERT_TRUE(absl::LoadTimeZone("Europe/Berlin", &berlin));
-  EXPECT_EQ(FormatTime(Ts(1714564800250), berlin),
-            "2024-05-01T14:00:00.250+02:00");
-  EXPECT_EQ(FormatTime(Ts(1714564800250), absl::UTCTimeZone()),
-            "2024-05-01T12:00:00.250+00:00");
-  EXPECT_EQ(FormatUtc(absl::FromUnixMillis(1714564800250)),
-            "2024-05-01T12:00:00.250Z");
+  EXPECT_EQ(FormatTime(Ts(1714564800250), berlin), "2024-05-01T14:00:00.250+02:00");
+  EXPECT_EQ(FormatTime(Ts(1714564800250), absl::UTCTimeZone()), "2024-05-01T12:00:00.250+00:00");
+  EXPECT_EQ(FormatUtc(absl::FromUnixMillis(1714564800250)), "2024-05-01T12:00:00.250Z");
   EXPECT_EQ(FormatTime(google::protobuf::Timestamp(), berlin), "-");
 }
 
@@ -60,8 +55,7 @@ TEST(FormatTest, EnumWords) {
   EXPECT_EQ(HandleCodeName(417), "417");
   for (auto route :
        {v1::ROUTE_STRATEGY_FIRST, v1::ROUTE_STRATEGY_CONSISTENT_HASH,
-        v1::ROUTE_STRATEGY_SHARDING_BROADCAST,
-        v1::ROUTE_STRATEGY_LEAST_RECENTLY_USED}) {
+        v1::ROUTE_STRATEGY_SHARDING_BROADCAST, v1::ROUTE_STRATEGY_LEAST_RECENTLY_USED}) {
     EXPECT_EQ(*ParseRoute(RouteName(route)), route);
   }
   EXPECT_EQ(*ParseBlock("discard-later"), v1::BLOCK_STRATEGY_DISCARD_LATER);
@@ -99,12 +93,11 @@ TEST(FormatTest, JobTable) {
   std::ostringstream out;
   PrintJobTable(jobs, /*wide=*/false, out);
   // Next fire in the job's zone, with its offset.
-  EXPECT_EQ(
-      out.str(),
-      "ID  NAME           GROUP  STATE    SCHEDULE                          TASK            "
-      "ROUTE  NEXT FIRE                   LAST RUN          DESCRIPTION\n"
-      "7   hourly-report  2      running  cron '0 * * * * ?' Europe/Berlin  handler report  "
-      "round  2024-05-01 14:00:00 +02:00  run 40 succeeded  hourly\n");
+  EXPECT_EQ(out.str(),
+            "ID  NAME           GROUP  STATE    SCHEDULE                          TASK            "
+            "ROUTE  NEXT FIRE                   LAST RUN          DESCRIPTION\n"
+            "7   hourly-report  2      running  cron '0 * * * * ?' Europe/Berlin  handler report  "
+            "round  2024-05-01 14:00:00 +02:00  run 40 succeeded  hourly\n");
 
   job.set_block_strategy(v1::BLOCK_STRATEGY_DISCARD_LATER);
   *job.mutable_timeout() = ToDurationProto(absl::Seconds(30));
@@ -120,9 +113,11 @@ TEST(FormatTest, JobTable) {
   EXPECT_THAT(wide.str(), HasSubstr("DESCRIPTION  BLOCK          RUN TIMEOUT  RETRIES  CHILDREN  "
                                     "AUTHOR  UPDATED\n"));
   // No zone is UTC.
-  EXPECT_THAT(wide.str(), HasSubstr("2024-05-01 12:00:00 +00:00  run 40 succeeded  hourly       discard-later  30s"
-                                    "          2        8,9       ana     "
-                                    "2024-05-01 12:00:00.5 +00:00\n"));
+  EXPECT_THAT(
+      wide.str(),
+      HasSubstr("2024-05-01 12:00:00 +00:00  run 40 succeeded  hourly       discard-later  30s"
+                "          2        8,9       ana     "
+                "2024-05-01 12:00:00.5 +00:00\n"));
 }
 
 TEST(FormatTest, JobDetailsInTheJobsZone) {

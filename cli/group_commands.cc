@@ -10,9 +10,9 @@ namespace {
 // Shows a group whose answer carries its access token, and tells the user to
 // keep it (on stderr with -o json, so stdout stays one JSON document).
 int PrintGroupWithToken(CommandContext& c, const v1::Group& group) {
-  std::string note = absl::StrCat(
-      "Keep this access token now: it is not shown again. Executors of '",
-      group.app_name(), "' present it (x-gnomon-access-token).");
+  std::string note =
+      absl::StrCat("Keep this access token now: it is not shown again. Executors of '",
+                   group.app_name(), "' present it (x-gnomon-access-token).");
   if (group.has_previous_token_expire_time()) {
     absl::StrAppend(&note, "\nThe replaced token is accepted until ",
                     FormatTime(group.previous_token_expire_time(), c.env().zone),
@@ -35,8 +35,7 @@ int PrintGroup(CommandContext& c, const v1::Group& group) {
 }
 
 int Create(CommandContext& c) {
-  absl::StatusOr<v1::CreateGroupRequest> req =
-      BuildCreateGroupRequest(c.args());
+  absl::StatusOr<v1::CreateGroupRequest> req = BuildCreateGroupRequest(c.args());
   if (!req.ok()) return c.UsageError(req.status());
   v1::Group group;
   auto rpc = c.NewRpcContext();
@@ -51,8 +50,7 @@ int List(CommandContext& c) {
   }
   v1::ListGroupsResponse resp;
   auto rpc = c.NewRpcContext();
-  grpc::Status s =
-      c.admin().ListGroups(rpc.get(), v1::ListGroupsRequest(), &resp);
+  grpc::Status s = c.admin().ListGroups(rpc.get(), v1::ListGroupsRequest(), &resp);
   if (!s.ok()) return c.RpcError(s);
   if (c.structured()) return c.PrintMessage(resp);
   PrintGroupTable(resp.groups(), c.env().zone, c.out());
@@ -72,8 +70,7 @@ int Get(CommandContext& c) {
 }
 
 int Update(CommandContext& c) {
-  absl::StatusOr<v1::UpdateGroupRequest> req =
-      BuildUpdateGroupRequest(c.args());
+  absl::StatusOr<v1::UpdateGroupRequest> req = BuildUpdateGroupRequest(c.args());
   if (!req.ok()) return c.UsageError(req.status());
   v1::Group group;
   auto rpc = c.NewRpcContext();
@@ -104,10 +101,11 @@ int RotateToken(CommandContext& c) {
   if (auto text = c.args().Get("grace")) {
     absl::StatusOr<absl::Duration> grace = ParseDurationFlag("--grace", *text);
     if (!grace.ok()) return c.UsageError(grace.status());
-    if (*grace < absl::ZeroDuration()) return c.UsageError(absl::InvalidArgumentError("--grace must not be negative"));
+    if (*grace < absl::ZeroDuration())
+      return c.UsageError(absl::InvalidArgumentError("--grace must not be negative"));
     req.mutable_grace()->set_seconds(absl::ToInt64Seconds(*grace));
-    req.mutable_grace()->set_nanos(
-        static_cast<int32_t>(absl::ToInt64Nanoseconds(*grace - absl::Seconds(absl::ToInt64Seconds(*grace)))));
+    req.mutable_grace()->set_nanos(static_cast<int32_t>(
+        absl::ToInt64Nanoseconds(*grace - absl::Seconds(absl::ToInt64Seconds(*grace)))));
   }
   v1::Group group;
   auto rpc = c.NewRpcContext();
@@ -121,18 +119,11 @@ int RotateToken(CommandContext& c) {
 std::vector<Command> GroupCommands() {
   return {
       {"group", "create", "APP [--title T] [--addresses A,B]",
-       "Create an executor group; prints its access token once.",
-       GroupCreateFlagSpecs(),
+       "Create an executor group; prints its access token once.", GroupCreateFlagSpecs(),
        "gnomonctl group create billing --title 'Billing workers'\n"
        "gnomonctl group create legacy --addresses 10.0.0.5:9999,10.0.0.6:9999",
        Create},
-      {"group",
-       "list",
-       "",
-       "List all groups.",
-       {},
-       "gnomonctl group list -o json",
-       List},
+      {"group", "list", "", "List all groups.", {}, "gnomonctl group list -o json", List},
       {"group",
        "get",
        "ID",
@@ -141,8 +132,7 @@ std::vector<Command> GroupCommands() {
        "gnomonctl group get 3",
        Get},
       {"group", "update", "ID [--title T] [--addresses A,B | --auto]",
-       "Change a group's title or membership; other fields stay.",
-       GroupUpdateFlagSpecs(),
+       "Change a group's title or membership; other fields stay.", GroupUpdateFlagSpecs(),
        "gnomonctl group update 3 --title 'Billing (EU)'\n"
        "gnomonctl group update 3 --auto",
        Update},

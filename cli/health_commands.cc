@@ -22,7 +22,8 @@ int Check(CommandContext& c) {
     const int code = c.PrintMessage(resp);
     return resp.status() == HealthCheckResponse::SERVING ? code : kExitError;
   }
-  const std::string what = req.service().empty() ? "server" : absl::StrCat("service ", req.service());
+  const std::string what =
+      req.service().empty() ? "server" : absl::StrCat("service ", req.service());
   c.out() << what << ": " << HealthCheckResponse::ServingStatus_Name(resp.status()) << "\n";
   return resp.status() == HealthCheckResponse::SERVING ? kExitOk : kExitError;
 }
@@ -31,7 +32,9 @@ int Check(CommandContext& c) {
 
 std::vector<Command> HealthCommands() {
   return {
-      {"health", "check", "[--service NAME]",
+      {"health",
+       "check",
+       "[--service NAME]",
        "Ask the server's grpc.health.v1 status; exit 0 only if SERVING. "
        "NAME: \"liveness\" (up, whatever the store), a service such as "
        "gnomon.v1.JobAdmin, or empty for the whole server. No token needed.",

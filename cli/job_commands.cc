@@ -11,8 +11,9 @@ namespace {
 template <typename Request>
 std::string JobLabel(const Request& r) {
   if (r.job_id() != 0) return absl::StrCat(r.job_id());
-  return r.job_name().group().empty() ? r.job_name().name()
-                                      : absl::StrCat(r.job_name().group(), "/", r.job_name().name());
+  return r.job_name().group().empty()
+             ? r.job_name().name()
+             : absl::StrCat(r.job_name().group(), "/", r.job_name().name());
 }
 
 int PrintJob(CommandContext& c, const v1::Job& job) {
@@ -22,8 +23,7 @@ int PrintJob(CommandContext& c, const v1::Job& job) {
 }
 
 int Create(CommandContext& c) {
-  absl::StatusOr<v1::CreateJobRequest> req =
-      BuildCreateJobRequest(c.args(), c.env().read_file);
+  absl::StatusOr<v1::CreateJobRequest> req = BuildCreateJobRequest(c.args(), c.env().read_file);
   if (!req.ok()) return c.UsageError(req.status());
   v1::Job job;
   auto rpc = c.NewRpcContext();
@@ -43,8 +43,7 @@ int List(CommandContext& c) {
     grpc::Status s = c.admin().ListJobs(rpc.get(), *req, &resp);
     if (!s.ok()) return c.RpcError(s);
     for (v1::Job& job : *resp.mutable_jobs()) *all.add_jobs() = std::move(job);
-    if (resp.next_page_token().empty() ||
-        resp.next_page_token() == req->page_token()) {
+    if (resp.next_page_token().empty() || resp.next_page_token() == req->page_token()) {
       break;
     }
     req->set_page_token(resp.next_page_token());
@@ -85,13 +84,11 @@ int JobAction(CommandContext& c, Method method) {
 }
 
 int Start(CommandContext& c) {
-  return JobAction<v1::StartJobRequest>(c,
-                                        &v1::JobAdmin::StubInterface::StartJob);
+  return JobAction<v1::StartJobRequest>(c, &v1::JobAdmin::StubInterface::StartJob);
 }
 
 int Stop(CommandContext& c) {
-  return JobAction<v1::StopJobRequest>(c,
-                                       &v1::JobAdmin::StubInterface::StopJob);
+  return JobAction<v1::StopJobRequest>(c, &v1::JobAdmin::StubInterface::StopJob);
 }
 
 int Update(CommandContext& c) {
@@ -101,16 +98,13 @@ int Update(CommandContext& c) {
   // schedule so --tz passes here; it is checked against the real job below.
   v1::Job probe;
   probe.mutable_schedule()->mutable_cron();
-  if (absl::Status s =
-          ApplyJobFlags(c.args(), false, c.env().read_file, &probe);
-      !s.ok()) {
+  if (absl::Status s = ApplyJobFlags(c.args(), false, c.env().read_file, &probe); !s.ok()) {
     return c.UsageError(s);
   }
   v1::UpdateJobRequest req;
   grpc::Status s = FetchJob(c, *which, req.mutable_job());
   if (!s.ok()) return c.RpcError(s);
-  if (absl::Status a =
-          ApplyJobFlags(c.args(), false, c.env().read_file, req.mutable_job());
+  if (absl::Status a = ApplyJobFlags(c.args(), false, c.env().read_file, req.mutable_job());
       !a.ok()) {
     return c.UsageError(a);
   }
@@ -140,8 +134,9 @@ int Delete(CommandContext& c) {
   if (!s.ok()) return c.RpcError(s);
   if (c.structured()) return c.PrintMessage(resp);
   c.out() << "deleted job " << which->ToString()
-          << (req.purge_runs() ? " with its runs and their logs\n"
-                               : "; its runs and logs stay until retention (--purge-runs deletes them now)\n");
+          << (req.purge_runs()
+                  ? " with its runs and their logs\n"
+                  : "; its runs and logs stay until retention (--purge-runs deletes them now)\n");
   return kExitOk;
 }
 
@@ -179,8 +174,8 @@ int Trigger(CommandContext& c) {
   if (!s.ok()) return c.RpcError(s);
   if (c.structured()) return c.PrintMessage(resp);
   c.out() << "triggered job " << JobLabel(*req) << ": "
-          << (resp.run_ids().size() == 1 ? "run " : "runs ")
-          << absl::StrJoin(resp.run_ids(), ", ") << "\n";
+          << (resp.run_ids().size() == 1 ? "run " : "runs ") << absl::StrJoin(resp.run_ids(), ", ")
+          << "\n";
   return kExitOk;
 }
 
@@ -196,8 +191,7 @@ int Backfill(CommandContext& c) {
     c.out() << "backfilled job " << JobLabel(*req)
             << ": no slot to fire (none in range, or all fired already)\n";
   } else {
-    c.out() << "backfilled job " << JobLabel(*req) << ": "
-            << resp.run_ids().size() << " runs ("
+    c.out() << "backfilled job " << JobLabel(*req) << ": " << resp.run_ids().size() << " runs ("
             << absl::StrJoin(resp.run_ids(), ", ") << ")\n";
   }
   return kExitOk;
@@ -212,8 +206,7 @@ std::vector<Command> JobCommands() {
       "    (--cron EXPR [--tz ZONE] | --every DUR | --delay DUR | --manual) "
       "[flags]";
   return {
-      {"job", "create", job_flags, "Create a job (stopped unless --start).",
-       JobFlagSpecs(),
+      {"job", "create", job_flags, "Create a job (stopped unless --start).", JobFlagSpecs(),
        "gnomonctl job create --group 3 --handler report --cron '0 0 6 * * ?' "
        "--tz Europe/Berlin --start\n"
        "gnomonctl job create --group 3 --script-shell ./cleanup.sh --every 30s "
@@ -221,12 +214,20 @@ std::vector<Command> JobCommands() {
        "gnomonctl job create --group 3 --handler shard --manual --route "
        "broadcast --children 8,9",
        Create},
-      {"job", "list", "[--group ID] [--name T] [--handler T] [--author T] [--description T] [--schedule K] [--state S]",
-       "List jobs (all pages), filtered.",
-       JobListFlagSpecs(), "gnomonctl job list --group 3\ngnomonctl job list --handler invoice --state running", List},
-      {"job", "get", "JOB", "Show one job (JOB: id, NAME or GROUP_APP/NAME).", {}, "gnomonctl job get 7", Get},
-      {"job", "update", "JOB [job create flags]",
-       "Change a job; only the given flags change.", JobFlagSpecs(),
+      {"job", "list",
+       "[--group ID] [--name T] [--handler T] [--author T] [--description T] [--schedule K] "
+       "[--state S]",
+       "List jobs (all pages), filtered.", JobListFlagSpecs(),
+       "gnomonctl job list --group 3\ngnomonctl job list --handler invoice --state running", List},
+      {"job",
+       "get",
+       "JOB",
+       "Show one job (JOB: id, NAME or GROUP_APP/NAME).",
+       {},
+       "gnomonctl job get 7",
+       Get},
+      {"job", "update", "JOB [job create flags]", "Change a job; only the given flags change.",
+       JobFlagSpecs(),
        "gnomonctl job update 7 --cron '0 */10 * * * ?'\n"
        "gnomonctl job update 7 --retries 0 --children ''\n"
        "gnomonctl job update 7 --script-shell ./cleanup.sh --remark 'skip "
@@ -235,26 +236,18 @@ std::vector<Command> JobCommands() {
       {"job",
        "delete",
        "JOB [--purge-runs]",
-       "Delete a job; other jobs stop triggering it as a child. Its runs and logs stay until retention "
+       "Delete a job; other jobs stop triggering it as a child. Its runs and logs stay until "
+       "retention "
        "unless --purge-runs.",
-       {{"purge-runs", "", false, "", "Also delete its runs, their logs and its daily statistics rows now."}},
+       {{"purge-runs", "", false, "",
+         "Also delete its runs, their logs and its daily statistics rows now."}},
        "gnomonctl job delete 7\ngnomonctl job delete billing/nightly-invoice --purge-runs",
        Delete},
+      {"job", "start", "JOB", "Start scheduling a job.", {}, "gnomonctl job start 7", Start},
+      {"job", "stop", "JOB", "Stop scheduling a job.", {}, "gnomonctl job stop 7", Stop},
       {"job",
-       "start",
-       "JOB",
-       "Start scheduling a job.",
-       {},
-       "gnomonctl job start 7",
-       Start},
-      {"job",
-       "stop",
-       "JOB",
-       "Stop scheduling a job.",
-       {},
-       "gnomonctl job stop 7",
-       Stop},
-      {"job", "copy", "JOB [--name NAME] [--to-group ID]",
+       "copy",
+       "JOB [--name NAME] [--to-group ID]",
        "Create a stopped copy of a job (unnamed copies are called job-<id>).",
        {{"name", "", true, "NAME", "Name of the copy."},
         {"to-group", "", true, "ID", "Put the copy in this group instead."}},
@@ -266,8 +259,7 @@ std::vector<Command> JobCommands() {
        "gnomonctl job trigger 7 --executors 10.0.0.5:9999 --shard 0",
        Trigger},
       {"job", "backfill", "JOB --from TIME --to TIME",
-       "Fire the job's slots in [from, to); slots fired already are skipped.",
-       BackfillFlagSpecs(),
+       "Fire the job's slots in [from, to); slots fired already are skipped.", BackfillFlagSpecs(),
        "gnomonctl job backfill 7 --from 2024-05-01T00:00:00Z --to "
        "2024-05-02T00:00:00Z",
        Backfill},

@@ -12,8 +12,7 @@ namespace gnomon::cli {
 namespace {
 
 // Counts how many of `names` were given.
-int CountGiven(const ParsedArgs& args,
-               std::initializer_list<const char*> names) {
+int CountGiven(const ParsedArgs& args, std::initializer_list<const char*> names) {
   int n = 0;
   for (const char* name : names) n += args.Has(name) ? 1 : 0;
   return n;
@@ -22,8 +21,7 @@ int CountGiven(const ParsedArgs& args,
 // Sets the duration field `mutable_field()` returns, only if flag `name` was
 // given (calling a mutable_ accessor would create an empty message).
 template <typename MutableField>
-absl::Status SetDuration(const ParsedArgs& args, const char* name,
-                         MutableField mutable_field) {
+absl::Status SetDuration(const ParsedArgs& args, const char* name, MutableField mutable_field) {
   auto text = args.Get(name);
   if (!text) return absl::OkStatus();
   ASSIGN_OR_RETURN(absl::Duration d, ParseDurationFlag(absl::StrCat("--", name), *text));
@@ -43,10 +41,10 @@ constexpr ScriptFlag kScriptFlags[] = {
     {"script-powershell", v1::SCRIPT_LANGUAGE_POWERSHELL},
 };
 
-absl::Status ApplyTask(const ParsedArgs& args, bool creating,
-                       const FileReader& read_file, v1::Job* job) {
-  const int tasks = CountGiven(args, {"handler", "script-shell", "script-python",
-                                      "script-node", "script-powershell"});
+absl::Status ApplyTask(const ParsedArgs& args, bool creating, const FileReader& read_file,
+                       v1::Job* job) {
+  const int tasks = CountGiven(
+      args, {"handler", "script-shell", "script-python", "script-node", "script-powershell"});
   if (tasks > 1) {
     return absl::InvalidArgumentError(
         "give one of --handler, --script-shell, --script-python, "
@@ -65,8 +63,7 @@ absl::Status ApplyTask(const ParsedArgs& args, bool creating,
     return absl::OkStatus();
   }
   if (auto handler = args.Get("handler")) {
-    if (handler->empty())
-      return absl::InvalidArgumentError("--handler is empty");
+    if (handler->empty()) return absl::InvalidArgumentError("--handler is empty");
     if (args.Has("remark")) {
       return absl::InvalidArgumentError("--remark is for script jobs");
     }
@@ -86,12 +83,10 @@ absl::Status ApplyTask(const ParsedArgs& args, bool creating,
   return absl::OkStatus();
 }
 
-absl::Status ApplySchedule(const ParsedArgs& args, bool creating,
-                           v1::Job* job) {
+absl::Status ApplySchedule(const ParsedArgs& args, bool creating, v1::Job* job) {
   const int kinds = CountGiven(args, {"cron", "every", "delay", "manual"});
   if (kinds > 1) {
-    return absl::InvalidArgumentError(
-        "give one of --cron, --every, --delay, --manual");
+    return absl::InvalidArgumentError("give one of --cron, --every, --delay, --manual");
   }
   if (kinds == 0 && creating) {
     return absl::InvalidArgumentError(
@@ -102,8 +97,7 @@ absl::Status ApplySchedule(const ParsedArgs& args, bool creating,
   v1::Schedule* schedule = job->mutable_schedule();
   if (auto expr = args.Get("cron")) {
     // Keep the zone of an existing cron schedule unless --tz changes it.
-    std::string zone =
-        schedule->has_cron() ? schedule->cron().time_zone() : std::string();
+    std::string zone = schedule->has_cron() ? schedule->cron().time_zone() : std::string();
     schedule->mutable_cron()->set_expression(*expr);
     schedule->mutable_cron()->set_time_zone(zone);
   } else if (args.Has("every")) {
@@ -125,8 +119,7 @@ absl::Status ApplySchedule(const ParsedArgs& args, bool creating,
 }
 
 absl::Status ApplyRetry(const ParsedArgs& args, v1::Job* job) {
-  if (CountGiven(args, {"retries", "retry-delay", "retry-max-delay",
-                        "retry-multiplier"}) == 0) {
+  if (CountGiven(args, {"retries", "retry-delay", "retry-max-delay", "retry-multiplier"}) == 0) {
     return absl::OkStatus();
   }
   v1::RetryPolicy* retry = job->mutable_retry();
@@ -134,13 +127,15 @@ absl::Status ApplyRetry(const ParsedArgs& args, v1::Job* job) {
     ASSIGN_OR_RETURN(int64_t count, ParseCount("--retries", *n));
     retry->set_max_retries(static_cast<uint32_t>(count));
   }
-  RETURN_IF_ERROR(SetDuration(args, "retry-delay", [retry] { return retry->mutable_initial_delay(); }));
-  RETURN_IF_ERROR(SetDuration(args, "retry-max-delay", [retry] { return retry->mutable_max_delay(); }));
+  RETURN_IF_ERROR(
+      SetDuration(args, "retry-delay", [retry] { return retry->mutable_initial_delay(); }));
+  RETURN_IF_ERROR(
+      SetDuration(args, "retry-max-delay", [retry] { return retry->mutable_max_delay(); }));
   if (auto m = args.Get("retry-multiplier")) {
     double multiplier = 0;
     if (!absl::SimpleAtod(*m, &multiplier) || !(multiplier >= 1.0)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--retry-multiplier must be a number of at least 1, not '", *m, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--retry-multiplier must be a number of at least 1, not '", *m, "'"));
     }
     retry->set_multiplier(multiplier);
   }
@@ -160,8 +155,7 @@ absl::Status ApplyMisfire(const ParsedArgs& args, v1::Job* job) {
     ASSIGN_OR_RETURN(int64_t count, ParseCount("--max-catch-up", *n));
     misfire->set_max_catch_up(static_cast<uint32_t>(count));
   }
-  return SetDuration(args, "misfire-threshold",
-                     [misfire] { return misfire->mutable_threshold(); });
+  return SetDuration(args, "misfire-threshold", [misfire] { return misfire->mutable_threshold(); });
 }
 
 absl::Status ApplyChildrenAndAlarms(const ParsedArgs& args, v1::Job* job) {
@@ -172,8 +166,7 @@ absl::Status ApplyChildrenAndAlarms(const ParsedArgs& args, v1::Job* job) {
       job->add_child_job_ids(id);
     }
   }
-  if (args.Has("children-after-all-shards") &&
-      args.Has("children-after-each")) {
+  if (args.Has("children-after-all-shards") && args.Has("children-after-each")) {
     return absl::InvalidArgumentError(
         "give --children-after-all-shards or --children-after-each, not both");
   }
@@ -201,13 +194,10 @@ absl::Status ApplyChildrenAndAlarms(const ParsedArgs& args, v1::Job* job) {
 
 std::vector<FlagSpec> JobFlagSpecs() {
   return {
-      {"group", "", true, "ID",
-       "Executor group that runs the job (required on create)."},
+      {"group", "", true, "ID", "Executor group that runs the job (required on create)."},
       {"handler", "", true, "NAME", "Run the handler registered under NAME."},
-      {"script-shell", "", true, "FILE",
-       "Run the shell script in FILE (/bin/sh)."},
-      {"script-python", "", true, "FILE",
-       "Run the Python script in FILE (python3)."},
+      {"script-shell", "", true, "FILE", "Run the shell script in FILE (/bin/sh)."},
+      {"script-python", "", true, "FILE", "Run the Python script in FILE (python3)."},
       {"script-node", "", true, "FILE",
        "Run the JavaScript in FILE (node, if the executor has it)."},
       {"script-powershell", "", true, "FILE",
@@ -216,52 +206,42 @@ std::vector<FlagSpec> JobFlagSpecs() {
        "Why the script changed, kept with its new version (gnomonctl job "
        "script versions)."},
       {"cron", "", true, "EXPR", "Quartz cron schedule, e.g. '0 */5 * * * ?'."},
-      {"tz", "", true, "ZONE",
-       "IANA time zone of the cron schedule (default UTC)."},
-      {"every", "", true, "DUR",
-       "Fixed rate: fire every DUR (e.g. 2s, 500ms)."},
-      {"delay", "", true, "DUR",
-       "Fixed delay: fire DUR after the previous run ended."},
+      {"tz", "", true, "ZONE", "IANA time zone of the cron schedule (default UTC)."},
+      {"every", "", true, "DUR", "Fixed rate: fire every DUR (e.g. 2s, 500ms)."},
+      {"delay", "", true, "DUR", "Fixed delay: fire DUR after the previous run ended."},
       {"manual", "", false, "", "No schedule: fire only on trigger."},
       {"desc", "", true, "D", "Description."},
       {"author", "", true, "NAME", "Owner, for people."},
-      {"name", "", true, "NAME", "Unique within the group (default job-<id>); other commands accept it for the id."},
+      {"name", "", true, "NAME",
+       "Unique within the group (default job-<id>); other commands accept it for the id."},
       {"params", "", true, "P", "Parameters passed to every run."},
       {"route", "", true, "R",
        "Executor choice: first, last, round, random, consistent-hash, lfu, "
        "lru, "
        "failover, busyover, broadcast."},
-      {"block", "", true, "B",
-       "When a run is still running: serial, discard-later, cover-early."},
+      {"block", "", true, "B", "When a run is still running: serial, discard-later, cover-early."},
       {"run-timeout", "", true, "DUR",
        "Per-run timeout (0 for none); the executor stops a run after it."},
       {"retries", "", true, "N", "Retry a failed run up to N times."},
       {"retry-delay", "", true, "DUR", "Delay before the first retry."},
-      {"retry-multiplier", "", true, "X",
-       "Each further retry delay is X times the previous."},
+      {"retry-multiplier", "", true, "X", "Each further retry delay is X times the previous."},
       {"retry-max-delay", "", true, "DUR", "Upper bound for any retry delay."},
-      {"children", "", true, "ID,...",
-       "Jobs triggered after a successful run ('' clears)."},
+      {"children", "", true, "ID,...", "Jobs triggered after a successful run ('' clears)."},
       {"children-after-all-shards", "", false, "",
        "Trigger children once, after every shard of a broadcast succeeded."},
       {"children-after-each", "", false, "",
        "Trigger children after each successful run (the default)."},
-      {"misfire", "", true, "P",
-       "Late slots: do-nothing, fire-once-now, catch-up."},
-      {"misfire-threshold", "", true, "DUR",
-       "A slot later than this is a misfire (default 5s)."},
-      {"max-catch-up", "", true, "N",
-       "At most N missed slots fired by catch-up."},
-      {"alarm-email", "", true, "ADDR,...",
-       "Email recipients of failure alarms."},
-      {"alarm-webhook", "", true, "URL,...",
-       "Webhooks that receive failure alarms."},
+      {"misfire", "", true, "P", "Late slots: do-nothing, fire-once-now, catch-up."},
+      {"misfire-threshold", "", true, "DUR", "A slot later than this is a misfire (default 5s)."},
+      {"max-catch-up", "", true, "N", "At most N missed slots fired by catch-up."},
+      {"alarm-email", "", true, "ADDR,...", "Email recipients of failure alarms."},
+      {"alarm-webhook", "", true, "URL,...", "Webhooks that receive failure alarms."},
       {"start", "", false, "", "Start scheduling the job right away."},
   };
 }
 
-absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating,
-                           const FileReader& read_file, v1::Job* job) {
+absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating, const FileReader& read_file,
+                           v1::Job* job) {
   if (auto group = args.Get("group")) {
     ASSIGN_OR_RETURN(int64_t id, ParseId("--group", *group));
     job->set_group_id(id);
@@ -288,8 +268,8 @@ absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating,
   return ApplyChildrenAndAlarms(args, job);
 }
 
-absl::StatusOr<v1::CreateJobRequest> BuildCreateJobRequest(
-    const ParsedArgs& args, const FileReader& read_file) {
+absl::StatusOr<v1::CreateJobRequest> BuildCreateJobRequest(const ParsedArgs& args,
+                                                           const FileReader& read_file) {
   RETURN_IF_ERROR(ExpectPositionals(args, {}));
   v1::CreateJobRequest req;
   RETURN_IF_ERROR(ApplyJobFlags(args, true, read_file, req.mutable_job()));

@@ -81,17 +81,15 @@ const Table<v1::Role>& Roles() {
 }
 
 template <typename E>
-absl::StatusOr<E> Parse(const Table<E>& table, std::string_view what,
-                        std::string_view word) {
+absl::StatusOr<E> Parse(const Table<E>& table, std::string_view what, std::string_view word) {
   std::vector<std::string> words;
   for (const auto& [value, name] : table) {
     if (word == name) return value;
     words.push_back(name);
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown ", absl::string_view(what.data(), what.size()),
-                   " '", absl::string_view(word.data(), word.size()),
-                   "'; use one of ", absl::StrJoin(words, ", ")));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown ", absl::string_view(what.data(), what.size()), " '",
+      absl::string_view(word.data(), word.size()), "'; use one of ", absl::StrJoin(words, ", ")));
 }
 
 template <typename E>
@@ -118,16 +116,12 @@ std::string BlockName(v1::BlockStrategy block) { return Name(Blocks(), block); }
 absl::StatusOr<v1::MisfirePolicy> ParseMisfire(std::string_view word) {
   return Parse(Misfires(), "misfire policy", word);
 }
-std::string MisfireName(v1::MisfirePolicy policy) {
-  return Name(Misfires(), policy);
-}
+std::string MisfireName(v1::MisfirePolicy policy) { return Name(Misfires(), policy); }
 
 absl::StatusOr<v1::RunStatus> ParseRunStatus(std::string_view word) {
   return Parse(Statuses(), "run status", word);
 }
-std::string RunStatusName(v1::RunStatus status) {
-  return Name(Statuses(), status);
-}
+std::string RunStatusName(v1::RunStatus status) { return Name(Statuses(), status); }
 
 absl::StatusOr<v1::Role> ParseRole(std::string_view word) { return Parse(Roles(), "role", word); }
 std::string RoleName(v1::Role role) { return Name(Roles(), role); }
@@ -145,7 +139,9 @@ static const Table<v1::JobState>& JobStates() {
   return *t;
 }
 std::string JobStateName(v1::JobState state) { return Name(JobStates(), state); }
-absl::StatusOr<v1::JobState> ParseJobState(std::string_view word) { return Parse(JobStates(), "job state", word); }
+absl::StatusOr<v1::JobState> ParseJobState(std::string_view word) {
+  return Parse(JobStates(), "job state", word);
+}
 
 absl::StatusOr<v1::ScheduleType> ParseScheduleType(std::string_view word) {
   static const auto* t = new Table<v1::ScheduleType>{

@@ -16,12 +16,10 @@ std::string RetryText(const v1::RetryPolicy& retry) {
   if (retry.max_retries() == 0) return "none";
   std::string text = absl::StrCat(retry.max_retries(), " times");
   if (retry.has_initial_delay()) {
-    absl::StrAppend(&text, ", first after ",
-                    FormatDuration(retry.initial_delay()));
+    absl::StrAppend(&text, ", first after ", FormatDuration(retry.initial_delay()));
   }
   if (retry.multiplier() > 1) absl::StrAppend(&text, ", x", retry.multiplier());
-  if (retry.has_max_delay() &&
-      ToAbslDuration(retry.max_delay()) > absl::ZeroDuration()) {
+  if (retry.has_max_delay() && ToAbslDuration(retry.max_delay()) > absl::ZeroDuration()) {
     absl::StrAppend(&text, ", at most ", FormatDuration(retry.max_delay()));
   }
   return text;
@@ -34,8 +32,7 @@ std::string MisfireText(const v1::Misfire& misfire) {
   if (misfire.has_threshold()) {
     absl::StrAppend(&text, " after ", FormatDuration(misfire.threshold()));
   }
-  if (misfire.policy() == v1::MISFIRE_POLICY_CATCH_UP &&
-      misfire.max_catch_up() > 0) {
+  if (misfire.policy() == v1::MISFIRE_POLICY_CATCH_UP && misfire.max_catch_up() > 0) {
     absl::StrAppend(&text, " (at most ", misfire.max_catch_up(), ")");
   }
   return text;
@@ -53,8 +50,7 @@ std::string BlockText(const v1::Job& job) {
 
 }  // namespace
 
-void PrintGroupTable(const Repeated<v1::Group>& groups, absl::TimeZone zone,
-                     std::ostream& out) {
+void PrintGroupTable(const Repeated<v1::Group>& groups, absl::TimeZone zone, std::ostream& out) {
   Table table({"ID", "APP", "TITLE", "MEMBERSHIP", "UPDATED"});
   for (const v1::Group& g : groups) {
     table.AddRow({Id(g.id()), g.app_name(), g.title(), DescribeMembership(g),
@@ -63,19 +59,18 @@ void PrintGroupTable(const Repeated<v1::Group>& groups, absl::TimeZone zone,
   table.Render(out);
 }
 
-void PrintGroupDetails(const v1::Group& group, absl::TimeZone zone,
-                       std::ostream& out) {
+void PrintGroupDetails(const v1::Group& group, absl::TimeZone zone, std::ostream& out) {
   Details d;
   d.Add("id", Id(group.id()));
   d.Add("app", group.app_name());
   d.Add("title", group.title());
   d.Add("membership", DescribeMembership(group));
-  if (!group.access_token().empty())
-    d.Add("access token", group.access_token());
+  if (!group.access_token().empty()) d.Add("access token", group.access_token());
   d.Add("created", FormatTime(group.create_time(), zone));
   d.Add("updated", FormatTime(group.update_time(), zone));
   if (group.has_previous_token_expire_time()) {
-    d.Add("previous token", "accepted until " + FormatTime(group.previous_token_expire_time(), zone));
+    d.Add("previous token",
+          "accepted until " + FormatTime(group.previous_token_expire_time(), zone));
   }
   d.Render(out);
 }
@@ -87,12 +82,11 @@ static std::string LastRunText(const v1::Job& j) {
 }
 
 void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out) {
-  std::vector<std::string> header = {"ID",        "NAME",     "GROUP",      "STATE",
-                                     "SCHEDULE",  "TASK",     "ROUTE",      "NEXT FIRE",
-                                     "LAST RUN",  "DESCRIPTION"};
+  std::vector<std::string> header = {"ID",   "NAME",  "GROUP",     "STATE",    "SCHEDULE",
+                                     "TASK", "ROUTE", "NEXT FIRE", "LAST RUN", "DESCRIPTION"};
   if (wide) {
-    header.insert(header.end(), {"BLOCK", "RUN TIMEOUT", "RETRIES", "CHILDREN", "AUTHOR",
-                                 "UPDATED"});
+    header.insert(header.end(),
+                  {"BLOCK", "RUN TIMEOUT", "RETRIES", "CHILDREN", "AUTHOR", "UPDATED"});
   }
   Table table(std::move(header));
   for (const v1::Job& j : jobs) {
@@ -108,10 +102,10 @@ void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out) 
                                     LastRunText(j),
                                     j.description()};
     if (wide) {
-      row.insert(row.end(), {BlockText(j), FormatDuration(j.timeout()),
-                             absl::StrCat(j.retry().max_retries()),
-                             absl::StrJoin(j.child_job_ids(), ","), j.author(),
-                             FormatScheduleTime(j.update_time(), zone)});
+      row.insert(row.end(),
+                 {BlockText(j), FormatDuration(j.timeout()), absl::StrCat(j.retry().max_retries()),
+                  absl::StrJoin(j.child_job_ids(), ","), j.author(),
+                  FormatScheduleTime(j.update_time(), zone)});
     }
     table.AddRow(std::move(row));
   }
@@ -153,7 +147,7 @@ void PrintJobDetails(const v1::Job& job, std::ostream& out) {
 
 void PrintRunTable(const Repeated<v1::Run>& runs, absl::TimeZone zone, bool wide,
                    std::ostream& out) {
-  std::vector<std::string> header = {"ID",       "JOB",      "STATUS", "TRIGGER",
+  std::vector<std::string> header = {"ID",        "JOB",      "STATUS",   "TRIGGER",
                                      "TRIGGERED", "DURATION", "EXECUTOR", "CODE"};
   if (wide) {
     header.insert(header.end(),
@@ -161,15 +155,14 @@ void PrintRunTable(const Repeated<v1::Run>& runs, absl::TimeZone zone, bool wide
   }
   Table table(std::move(header));
   for (const v1::Run& r : runs) {
-    std::vector<std::string> row = {
-        Id(r.id()),
-        Id(r.job_id()),
-        RunStatusName(r.status()),
-        TriggerTypeName(r.trigger_type()),
-        FormatTime(r.trigger_time(), zone),
-        RunDuration(r),
-        r.executor_address(),
-        r.handle_code() == 0 ? "-" : HandleCodeName(r.handle_code())};
+    std::vector<std::string> row = {Id(r.id()),
+                                    Id(r.job_id()),
+                                    RunStatusName(r.status()),
+                                    TriggerTypeName(r.trigger_type()),
+                                    FormatTime(r.trigger_time(), zone),
+                                    RunDuration(r),
+                                    r.executor_address(),
+                                    r.handle_code() == 0 ? "-" : HandleCodeName(r.handle_code())};
     if (wide) {
       row.insert(row.end(),
                  {r.handler(), absl::StrCat(r.attempt()),
@@ -182,8 +175,7 @@ void PrintRunTable(const Repeated<v1::Run>& runs, absl::TimeZone zone, bool wide
   table.Render(out);
 }
 
-void PrintRunDetails(const v1::Run& run, absl::TimeZone zone,
-                     std::ostream& out) {
+void PrintRunDetails(const v1::Run& run, absl::TimeZone zone, std::ostream& out) {
   Details d;
   d.Add("id", Id(run.id()));
   d.Add("job", Id(run.job_id()));
@@ -203,26 +195,21 @@ void PrintRunDetails(const v1::Run& run, absl::TimeZone zone,
     d.Add("shard", absl::StrCat(run.shard_index(), "/", run.shard_total()));
   }
   if (run.attempt() > 0) {
-    d.Add("attempt",
-          absl::StrCat(run.attempt(), " (first run ", run.first_run_id(), ")"));
+    d.Add("attempt", absl::StrCat(run.attempt(), " (first run ", run.first_run_id(), ")"));
   }
   if (run.parent_run_id() != 0) d.Add("parent run", Id(run.parent_run_id()));
-  d.Add("trigger result", absl::StrCat(run.trigger_code(),
-                                       run.trigger_message().empty() ? "" : " ",
+  d.Add("trigger result", absl::StrCat(run.trigger_code(), run.trigger_message().empty() ? "" : " ",
                                        run.trigger_message()));
   d.Add("handle result",
         run.handle_code() == 0
             ? std::string()
             : absl::StrCat(HandleCodeName(run.handle_code()),
-                           run.handle_message().empty() ? "" : ": ",
-                           run.handle_message()));
-  d.Add("log lines", absl::StrCat(run.log_line_count(),
-                                  run.log_truncated() ? " (truncated)" : ""));
+                           run.handle_message().empty() ? "" : ": ", run.handle_message()));
+  d.Add("log lines", absl::StrCat(run.log_line_count(), run.log_truncated() ? " (truncated)" : ""));
   d.Render(out);
 }
 
-void PrintLogLine(const v1::LogLine& line, absl::TimeZone zone,
-                  std::ostream& out) {
+void PrintLogLine(const v1::LogLine& line, absl::TimeZone zone, std::ostream& out) {
   out << FormatTime(line.time(), zone) << "  " << line.text() << "\n";
 }
 

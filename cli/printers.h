@@ -23,22 +23,18 @@ namespace gnomon::cli {
 template <typename T>
 using Repeated = google::protobuf::RepeatedPtrField<T>;
 
-void PrintGroupTable(const Repeated<v1::Group>& groups, absl::TimeZone zone,
-                     std::ostream& out);
+void PrintGroupTable(const Repeated<v1::Group>& groups, absl::TimeZone zone, std::ostream& out);
 // One group; its access token too when the server returned one.
-void PrintGroupDetails(const v1::Group& group, absl::TimeZone zone,
-                       std::ostream& out);
+void PrintGroupDetails(const v1::Group& group, absl::TimeZone zone, std::ostream& out);
 
 void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out);
 void PrintJobDetails(const v1::Job& job, std::ostream& out);
 
 void PrintRunTable(const Repeated<v1::Run>& runs, absl::TimeZone zone, bool wide,
                    std::ostream& out);
-void PrintRunDetails(const v1::Run& run, absl::TimeZone zone,
-                     std::ostream& out);
+void PrintRunDetails(const v1::Run& run, absl::TimeZone zone, std::ostream& out);
 // "2024-05-01T12:00:00.250+02:00  text"
-void PrintLogLine(const v1::LogLine& line, absl::TimeZone zone,
-                  std::ostream& out);
+void PrintLogLine(const v1::LogLine& line, absl::TimeZone zone, std::ostream& out);
 
 }  // namespace gnomon::cli
 

@@ -22,13 +22,11 @@ absl::StatusOr<std::string> ReadLocalFile(const std::string& path) {
   return text.str();
 }
 
-absl::Status ExpectPositionals(const ParsedArgs& args,
-                               const std::vector<std::string>& names) {
+absl::Status ExpectPositionals(const ParsedArgs& args, const std::vector<std::string>& names) {
   const auto& given = args.positionals();
   if (given.size() < names.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "missing ",
-        absl::StrJoin(names.begin() + given.size(), names.end(), " ")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("missing ", absl::StrJoin(names.begin() + given.size(), names.end(), " ")));
   }
   if (given.size() > names.size()) {
     return absl::InvalidArgumentError(
@@ -65,8 +63,7 @@ absl::StatusOr<JobArg> PositionalJob(const ParsedArgs& args) {
   return ParseJobArg(args.positionals()[0]);
 }
 
-absl::StatusOr<int64_t> PositionalId(const ParsedArgs& args,
-                                     std::string_view what) {
+absl::StatusOr<int64_t> PositionalId(const ParsedArgs& args, std::string_view what) {
   RETURN_IF_ERROR(ExpectPositionals(args, {std::string(what)}));
   return ParseId(what, args.positionals()[0]);
 }
@@ -83,13 +80,11 @@ std::vector<FlagSpec> GroupCreateFlagSpecs() {
 std::vector<FlagSpec> GroupUpdateFlagSpecs() {
   std::vector<FlagSpec> specs = GroupCreateFlagSpecs();
   specs.push_back(
-      {"auto", "", false, "",
-       "Switch to automatic registration (drops the address list)."});
+      {"auto", "", false, "", "Switch to automatic registration (drops the address list)."});
   return specs;
 }
 
-absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(
-    const ParsedArgs& args) {
+absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(const ParsedArgs& args) {
   RETURN_IF_ERROR(ExpectPositionals(args, {"APP"}));
   v1::CreateGroupRequest req;
   v1::Group* group = req.mutable_group();
@@ -98,8 +93,7 @@ absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(
   if (args.Has("addresses")) {
     std::vector<std::string> addresses = SplitList(args.GetAll("addresses"));
     if (addresses.empty()) {
-      return absl::InvalidArgumentError(
-          "--addresses needs at least one host:port");
+      return absl::InvalidArgumentError("--addresses needs at least one host:port");
     }
     for (auto& a : addresses) group->mutable_manual()->add_addresses(a);
   } else {
@@ -108,8 +102,7 @@ absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(
   return req;
 }
 
-absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(
-    const ParsedArgs& args) {
+absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(const ParsedArgs& args) {
   ASSIGN_OR_RETURN(int64_t id, PositionalId(args, "ID"));
   v1::UpdateGroupRequest req;
   v1::Group* group = req.mutable_group();
@@ -124,8 +117,7 @@ absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(
   if (args.Has("addresses")) {
     std::vector<std::string> addresses = SplitList(args.GetAll("addresses"));
     if (addresses.empty()) {
-      return absl::InvalidArgumentError(
-          "--addresses needs at least one host:port");
+      return absl::InvalidArgumentError("--addresses needs at least one host:port");
     }
     for (auto& a : addresses) group->mutable_manual()->add_addresses(a);
     req.mutable_update_mask()->add_paths("membership");
@@ -134,8 +126,7 @@ absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(
     req.mutable_update_mask()->add_paths("membership");
   }
   if (req.update_mask().paths().empty()) {
-    return absl::InvalidArgumentError(
-        "nothing to change: give --title, --addresses or --auto");
+    return absl::InvalidArgumentError("nothing to change: give --title, --addresses or --auto");
   }
   return req;
 }
@@ -143,15 +134,16 @@ absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(
 std::vector<FlagSpec> JobListFlagSpecs() {
   return {{"group", "", true, "ID", "Only jobs of this group."},
           {"name", "", true, "TEXT", "Only jobs whose name contains TEXT (any case)."},
-          {"handler", "", true, "TEXT", "Only jobs whose handler contains TEXT (\"script\" for script jobs)."},
+          {"handler", "", true, "TEXT",
+           "Only jobs whose handler contains TEXT (\"script\" for script jobs)."},
           {"author", "", true, "TEXT", "Only jobs whose author contains TEXT."},
           {"description", "", true, "TEXT", "Only jobs whose description contains TEXT."},
-          {"schedule", "", true, "KIND", "Only jobs with this schedule: cron, fix-rate, fix-delay or none."},
+          {"schedule", "", true, "KIND",
+           "Only jobs with this schedule: cron, fix-rate, fix-delay or none."},
           {"state", "", true, "STATE", "Only running or stopped jobs."}};
 }
 
-absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(
-    const ParsedArgs& args) {
+absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(const ParsedArgs& args) {
   RETURN_IF_ERROR(ExpectPositionals(args, {}));
   v1::ListJobsRequest req;
   if (auto group = args.Get("group")) {
@@ -175,17 +167,14 @@ absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(
 
 std::vector<FlagSpec> TriggerFlagSpecs() {
   return {
-      {"params", "", true, "P",
-       "Parameters for this run instead of the job's."},
+      {"params", "", true, "P", "Parameters for this run instead of the job's."},
       {"executors", "", true, "A,B",
        "Route among these of the group's executors only (host:port,...)."},
-      {"shard", "", true, "N",
-       "Run only shard N (0-based) of a broadcast job."},
+      {"shard", "", true, "N", "Run only shard N (0-based) of a broadcast job."},
   };
 }
 
-absl::StatusOr<v1::TriggerJobRequest> BuildTriggerJobRequest(
-    const ParsedArgs& args) {
+absl::StatusOr<v1::TriggerJobRequest> BuildTriggerJobRequest(const ParsedArgs& args) {
   ASSIGN_OR_RETURN(JobArg job, PositionalJob(args));
   v1::TriggerJobRequest req;
   job.SetOn(&req);
@@ -208,8 +197,7 @@ std::vector<FlagSpec> BackfillFlagSpecs() {
   };
 }
 
-absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(
-    const ParsedArgs& args) {
+absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(const ParsedArgs& args) {
   ASSIGN_OR_RETURN(JobArg job, PositionalJob(args));
   auto from = args.Get("from");
   auto to = args.Get("to");
@@ -232,25 +220,24 @@ std::vector<FlagSpec> RunListFlagSpecs() {
   return {
       {"job", "", true, "JOB", "Only runs of this job (id, APP/NAME or NAME)."},
       {"group", "", true, "ID", "Only runs of this group."},
-      {"status", "", true, "S,...",
-       "Only these statuses: pending, running, succeeded, failed."},
+      {"status", "", true, "S,...", "Only these statuses: pending, running, succeeded, failed."},
       {"trigger-type", "", true, "T",
        "Only runs of this trigger type: cron, fix_rate, fix_delay, manual, api, parent, retry, "
        "misfire, backfill."},
       {"since", "", true, "TIME|AGE",
        "Triggered at or after an RFC 3339 time, or this long ago (1h, 30m)."},
-      {"limit", "", true, "N",
-       "Show at most N runs, newest first (default 50)."},
+      {"limit", "", true, "N", "Show at most N runs, newest first (default 50)."},
   };
 }
 
-absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
-                                                         absl::Time now) {
+absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args, absl::Time now) {
   RETURN_IF_ERROR(ExpectPositionals(args, {}));
   v1::ListRunsRequest req;
-  if (auto job = args.Get("job")) {  // A name is resolved by the command (CommandContext::JobIdFlag).
+  if (auto job =
+          args.Get("job")) {  // A name is resolved by the command (CommandContext::JobIdFlag).
     absl::StatusOr<JobArg> which = ParseJobArg(*job);
-    if (!which.ok()) return absl::InvalidArgumentError(absl::StrCat("--job: ", which.status().message()));
+    if (!which.ok())
+      return absl::InvalidArgumentError(absl::StrCat("--job: ", which.status().message()));
     req.set_job_id(which->id);
   }
   if (auto group = args.Get("group")) {
@@ -274,8 +261,7 @@ absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
       absl::StatusOr<absl::Time> t = ParseTimeFlag("--since", *since);
       if (!t.ok()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "--since must be an RFC 3339 time or an age such as 1h, not '",
-            *since, "'"));
+            "--since must be an RFC 3339 time or an age such as 1h, not '", *since, "'"));
       }
       *req.mutable_start_time() = ToTimestamp(*t);
     }
@@ -289,13 +275,13 @@ absl::StatusOr<int> RunListLimit(const ParsedArgs& args) {
   auto text = args.Get("limit");
   if (!text) return 50;
   ASSIGN_OR_RETURN(int64_t n, ParseId("--limit", *text));
-  if (n > 100000)
-    return absl::InvalidArgumentError("--limit is at most 100000");
+  if (n > 100000) return absl::InvalidArgumentError("--limit is at most 100000");
   return static_cast<int>(n);
 }
 
 std::vector<FlagSpec> WithRoleFlags(std::vector<FlagSpec> flags) {
-  flags.push_back({"role", "", true, "ROLE", "admin, operator (changes and fires jobs) or viewer (reads)."});
+  flags.push_back(
+      {"role", "", true, "ROLE", "admin, operator (changes and fires jobs) or viewer (reads)."});
   flags.push_back({"group", "", true, "ID", "A group an operator or viewer reaches (repeatable)."});
   flags.push_back({"all-groups", "", false, "", "An operator or viewer reaches every group."});
   return flags;
@@ -321,11 +307,12 @@ absl::Status ParseRoleAndGrants(const ParsedArgs& args, v1::Role default_role, v
 }
 
 absl::StatusOr<std::optional<absl::Duration>> ParsePositiveDurationFlag(const ParsedArgs& args,
-                                                                         const std::string& name) {
+                                                                        const std::string& name) {
   std::optional<std::string> value = args.Get(name);
   if (!value) return std::optional<absl::Duration>();
   ASSIGN_OR_RETURN(absl::Duration d, ParseDurationFlag("--" + name, *value));
-  if (d <= absl::ZeroDuration()) return absl::InvalidArgumentError(absl::StrCat("--", name, " must be positive"));
+  if (d <= absl::ZeroDuration())
+    return absl::InvalidArgumentError(absl::StrCat("--", name, " must be positive"));
   return std::optional<absl::Duration>(d);
 }
 
@@ -333,7 +320,8 @@ std::string GrantsText(v1::Role role, const v1::Grants& grants) {
   if (role == v1::ROLE_ADMIN) return "every group";
   if (grants.all_groups()) return "all groups";
   if (grants.group_ids().empty()) return "none";
-  return absl::StrCat(grants.group_ids_size() == 1 ? "group " : "groups ", absl::StrJoin(grants.group_ids(), ", "));
+  return absl::StrCat(grants.group_ids_size() == 1 ? "group " : "groups ",
+                      absl::StrJoin(grants.group_ids(), ", "));
 }
 
 }  // namespace gnomon::cli

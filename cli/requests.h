@@ -29,19 +29,17 @@
 namespace gnomon::cli {
 
 // Reads a script file named on the command line.
-using FileReader =
-    std::function<absl::StatusOr<std::string>(const std::string& path)>;
+using FileReader = std::function<absl::StatusOr<std::string>(const std::string& path)>;
 // Reads from the local file system.
 absl::StatusOr<std::string> ReadLocalFile(const std::string& path);
 
 // Checks that exactly `names.size()` positionals were given.
-absl::Status ExpectPositionals(const ParsedArgs& args,
-                               const std::vector<std::string>& names);
+absl::Status ExpectPositionals(const ParsedArgs& args, const std::vector<std::string>& names);
 // The single positional ID argument.
 // A job as typed: its id ("7"), "APP/NAME", or a NAME unique among the
 // groups the caller can see.
 struct JobArg {
-  int64_t id = 0;     // Or, when 0, name.
+  int64_t id = 0;  // Or, when 0, name.
   v1::JobName name;
 
   // Sets job_id or job_name of a request that has both.
@@ -60,48 +58,41 @@ absl::StatusOr<JobArg> ParseJobArg(std::string_view text);
 // The one positional argument, a job.
 absl::StatusOr<JobArg> PositionalJob(const ParsedArgs& args);
 
-absl::StatusOr<int64_t> PositionalId(const ParsedArgs& args,
-                                     std::string_view what);
+absl::StatusOr<int64_t> PositionalId(const ParsedArgs& args, std::string_view what);
 
 std::vector<FlagSpec> GroupCreateFlagSpecs();
 std::vector<FlagSpec> GroupUpdateFlagSpecs();
 // group create APP [--title T] [--addresses a:1,b:2]
-absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(
-    const ParsedArgs& args);
+absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(const ParsedArgs& args);
 // group update ID [--title T] [--addresses ...|--auto]
-absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(
-    const ParsedArgs& args);
+absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(const ParsedArgs& args);
 
 // Flags of job create / job update (the same set).
 std::vector<FlagSpec> JobFlagSpecs();
 // Applies the job flags in `args` to `job`. With `creating`, a task, a
 // schedule kind and --group are required; otherwise only given flags change.
-absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating,
-                           const FileReader& read_file, v1::Job* job);
+absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating, const FileReader& read_file,
+                           v1::Job* job);
 // job create ...
-absl::StatusOr<v1::CreateJobRequest> BuildCreateJobRequest(
-    const ParsedArgs& args, const FileReader& read_file);
+absl::StatusOr<v1::CreateJobRequest> BuildCreateJobRequest(const ParsedArgs& args,
+                                                           const FileReader& read_file);
 
 std::vector<FlagSpec> JobListFlagSpecs();
 // job list [--group ID]
-absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(
-    const ParsedArgs& args);
+absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(const ParsedArgs& args);
 
 std::vector<FlagSpec> TriggerFlagSpecs();
 // job trigger ID [--params P] [--executors a:1,b:2] [--shard N]
-absl::StatusOr<v1::TriggerJobRequest> BuildTriggerJobRequest(
-    const ParsedArgs& args);
+absl::StatusOr<v1::TriggerJobRequest> BuildTriggerJobRequest(const ParsedArgs& args);
 
 std::vector<FlagSpec> BackfillFlagSpecs();
 // job backfill ID --from RFC3339 --to RFC3339
-absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(
-    const ParsedArgs& args);
+absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(const ParsedArgs& args);
 
 std::vector<FlagSpec> RunListFlagSpecs();
 // run list [--job ID] [--group ID] [--status S,...] [--since T|1h]; `now`
 // resolves a relative --since. The limit is returned separately.
-absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
-                                                         absl::Time now);
+absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args, absl::Time now);
 // --limit N of run list; 50 when absent.
 absl::StatusOr<int> RunListLimit(const ParsedArgs& args);
 
@@ -112,7 +103,7 @@ absl::Status ParseRoleAndGrants(const ParsedArgs& args, v1::Role default_role, v
                                 v1::Grants* grants);
 // The value of --NAME as a positive duration; nullopt without the flag.
 absl::StatusOr<std::optional<absl::Duration>> ParsePositiveDurationFlag(const ParsedArgs& args,
-                                                                         const std::string& name);
+                                                                        const std::string& name);
 // --ttl DUR (positive) into the request's ttl; left unset without the flag.
 template <typename Request>
 absl::Status ParseTtlFlag(const ParsedArgs& args, Request* req) {

@@ -29,8 +29,7 @@ MATCHER_P(EqualsProto, text, "") {
   return false;
 }
 
-ParsedArgs Parse(const std::vector<std::string>& args,
-                 const std::vector<FlagSpec>& specs) {
+ParsedArgs Parse(const std::vector<std::string>& args, const std::vector<FlagSpec>& specs) {
   absl::StatusOr<ParsedArgs> parsed = ParseFlags(args, specs);
   EXPECT_TRUE(parsed.ok()) << parsed.status();
   return parsed.ok() ? *parsed : ParsedArgs();
@@ -42,12 +41,10 @@ absl::StatusOr<std::string> FakeRead(const std::string& path) {
 }
 
 TEST(FlagsTest, ShapesOfFlags) {
-  std::vector<FlagSpec> specs = {{"title", "t", true, "T", ""},
-                                 {"start", "", false, "", ""},
-                                 {"x", "", true, "X", ""}};
-  ParsedArgs args = Parse({"app", "--title=a", "-t", "b", "--start", "--x", "1",
-                           "--x=2", "--", "--not-a-flag"},
-                          specs);
+  std::vector<FlagSpec> specs = {
+      {"title", "t", true, "T", ""}, {"start", "", false, "", ""}, {"x", "", true, "X", ""}};
+  ParsedArgs args = Parse(
+      {"app", "--title=a", "-t", "b", "--start", "--x", "1", "--x=2", "--", "--not-a-flag"}, specs);
   EXPECT_EQ(args.Get("title"), "b");
   EXPECT_EQ(args.Get("start"), "true");
   EXPECT_THAT(args.GetAll("x"), ElementsAre("1", "2"));
@@ -56,14 +53,10 @@ TEST(FlagsTest, ShapesOfFlags) {
 }
 
 TEST(FlagsTest, Errors) {
-  std::vector<FlagSpec> specs = {{"title", "", true, "T", ""},
-                                 {"start", "", false, "", ""}};
-  EXPECT_THAT(ParseFlags({"--nope"}, specs).status().message(),
-              HasSubstr("unknown flag --nope"));
-  EXPECT_THAT(ParseFlags({"--title"}, specs).status().message(),
-              HasSubstr("needs a value"));
-  EXPECT_THAT(ParseFlags({"--start=no"}, specs).status().message(),
-              HasSubstr("takes no value"));
+  std::vector<FlagSpec> specs = {{"title", "", true, "T", ""}, {"start", "", false, "", ""}};
+  EXPECT_THAT(ParseFlags({"--nope"}, specs).status().message(), HasSubstr("unknown flag --nope"));
+  EXPECT_THAT(ParseFlags({"--title"}, specs).status().message(), HasSubstr("needs a value"));
+  EXPECT_THAT(ParseFlags({"--start=no"}, specs).status().message(), HasSubstr("takes no value"));
 }
 
 TEST(FlagsTest, StopsAfterPositionals) {
@@ -91,15 +84,13 @@ TEST(FlagsTest, Values) {
 
 TEST(GroupRequestTest, CreateAutoAndManual) {
   auto specs = GroupCreateFlagSpecs();
-  EXPECT_THAT(
-      *BuildCreateGroupRequest(Parse({"billing", "--title", "B"}, specs)),
-      EqualsProto(R"pb(group {
-                         app_name: "billing"
-                         title: "B"
-                         auto_registration {}
-                       })pb"));
-  EXPECT_THAT(*BuildCreateGroupRequest(
-                  Parse({"legacy", "--addresses", "a:1,b:2"}, specs)),
+  EXPECT_THAT(*BuildCreateGroupRequest(Parse({"billing", "--title", "B"}, specs)),
+              EqualsProto(R"pb(group {
+                                 app_name: "billing"
+                                 title: "B"
+                                 auto_registration {}
+                               })pb"));
+  EXPECT_THAT(*BuildCreateGroupRequest(Parse({"legacy", "--addresses", "a:1,b:2"}, specs)),
               EqualsProto(R"pb(group {
                                  app_name: "legacy"
                                  manual { addresses: "a:1" addresses: "b:2" }
@@ -113,18 +104,15 @@ TEST(GroupRequestTest, UpdateSetsMaskForGivenFieldsOnly) {
   EXPECT_THAT(*BuildUpdateGroupRequest(Parse({"3", "--title", "T"}, specs)),
               EqualsProto(R"pb(group { id: 3 title: "T" }
                                update_mask { paths: "title" })pb"));
-  EXPECT_THAT(
-      *BuildUpdateGroupRequest(Parse({"3", "--addresses", "h:1"}, specs)),
-      EqualsProto(R"pb(group {
-                         id: 3
-                         manual { addresses: "h:1" }
-                       }
-                       update_mask { paths: "membership" })pb"));
+  EXPECT_THAT(*BuildUpdateGroupRequest(Parse({"3", "--addresses", "h:1"}, specs)),
+              EqualsProto(R"pb(group {
+                                 id: 3
+                                 manual { addresses: "h:1" }
+                               }
+                               update_mask { paths: "membership" })pb"));
   EXPECT_THAT(BuildUpdateGroupRequest(Parse({"3"}, specs)).status().message(),
               HasSubstr("nothing to change"));
-  EXPECT_FALSE(BuildUpdateGroupRequest(
-                   Parse({"3", "--auto", "--addresses", "h:1"}, specs))
-                   .ok());
+  EXPECT_FALSE(BuildUpdateGroupRequest(Parse({"3", "--auto", "--addresses", "h:1"}, specs)).ok());
 }
 
 TEST(JobRequestTest, CreateWithEveryFlag) {
@@ -171,8 +159,7 @@ TEST(JobRequestTest, CreateWithEveryFlag) {
                            "https://hook",
                            "--start"},
                           JobFlagSpecs());
-  absl::StatusOr<v1::CreateJobRequest> req =
-      BuildCreateJobRequest(args, FakeRead);
+  absl::StatusOr<v1::CreateJobRequest> req = BuildCreateJobRequest(args, FakeRead);
   ASSERT_TRUE(req.ok()) << req.status();
   EXPECT_THAT(*req, EqualsProto(R"pb(
     start: true
@@ -206,21 +193,17 @@ TEST(JobRequestTest, CreateWithEveryFlag) {
 
 TEST(JobRequestTest, CreateScriptAndOtherSchedules) {
   auto req = BuildCreateJobRequest(
-      Parse({"--group", "1", "--script-python", "a.py", "--delay", "10s"},
-            JobFlagSpecs()),
+      Parse({"--group", "1", "--script-python", "a.py", "--delay", "10s"}, JobFlagSpecs()),
       FakeRead);
   ASSERT_TRUE(req.ok()) << req.status();
-  EXPECT_THAT(*req, EqualsProto(R"pb(job {
-                                       group_id: 1
-                                       script {
-                                         language: SCRIPT_LANGUAGE_PYTHON
-                                         source: "print('hi')\n"
-                                       }
-                                       schedule { fix_delay { seconds: 10 } }
-                                     })pb"));
-  req = BuildCreateJobRequest(
-      Parse({"--group", "1", "--handler", "h", "--manual"}, JobFlagSpecs()),
-      FakeRead);
+  EXPECT_THAT(*req,
+              EqualsProto(R"pb(job {
+                                 group_id: 1
+                                 script { language: SCRIPT_LANGUAGE_PYTHON source: "print('hi')\n" }
+                                 schedule { fix_delay { seconds: 10 } }
+                               })pb"));
+  req = BuildCreateJobRequest(Parse({"--group", "1", "--handler", "h", "--manual"}, JobFlagSpecs()),
+                              FakeRead);
   ASSERT_TRUE(req.ok());
   EXPECT_FALSE(req->job().has_schedule() &&
                req->job().schedule().kind_case() != v1::Schedule::KIND_NOT_SET);
@@ -231,8 +214,7 @@ TEST(JobRequestTest, NodeAndPowershellScriptsWithARemark) {
        {std::pair{"--script-node", v1::SCRIPT_LANGUAGE_NODEJS},
         std::pair{"--script-powershell", v1::SCRIPT_LANGUAGE_POWERSHELL}}) {
     auto req = BuildCreateJobRequest(
-        Parse({"--group", "1", flag, "a.py", "--manual", "--remark", "why"},
-              JobFlagSpecs()),
+        Parse({"--group", "1", flag, "a.py", "--manual", "--remark", "why"}, JobFlagSpecs()),
         FakeRead);
     ASSERT_TRUE(req.ok()) << req.status();
     EXPECT_EQ(req->job().script().language(), language) << flag;
@@ -250,11 +232,9 @@ TEST(JobRequestTest, CreateErrors) {
            {{"--handler", "h", "--manual"}, "--group"},
            {{"--group", "1", "--manual"}, "--handler NAME"},
            {{"--group", "1", "--handler", "h"}, "needs a schedule"},
-           {{"--group", "1", "--handler", "h", "--script-shell", "x",
-             "--manual"},
+           {{"--group", "1", "--handler", "h", "--script-shell", "x", "--manual"},
             "one of --handler"},
-           {{"--group", "1", "--handler", "h", "--every", "1s", "--manual"},
-            "one of --cron"},
+           {{"--group", "1", "--handler", "h", "--every", "1s", "--manual"}, "one of --cron"},
            {{"--group", "1", "--handler", "h", "--every", "1s", "--tz", "UTC"},
             "--tz applies to cron"},
            {{"--group", "1", "--handler", "h", "--manual", "--route", "best"},
@@ -264,13 +244,10 @@ TEST(JobRequestTest, CreateErrors) {
            {{"--group", "1", "--handler", "h", "--manual", "--misfire", "x"},
             "unknown misfire policy"},
            {{"--group", "1", "--handler", "h", "--every", "2"}, "duration"},
-           {{"--group", "1", "--script-shell", "missing.sh", "--manual"},
-            "cannot read missing.sh"},
-           {{"--group", "1", "--handler", "h", "--manual", "--retry-multiplier",
-             "0.5"},
+           {{"--group", "1", "--script-shell", "missing.sh", "--manual"}, "cannot read missing.sh"},
+           {{"--group", "1", "--handler", "h", "--manual", "--retry-multiplier", "0.5"},
             "at least 1"},
-           {{"--group", "1", "--handler", "h", "--manual", "--children", "x"},
-            "--children"},
+           {{"--group", "1", "--handler", "h", "--manual", "--children", "x"}, "--children"},
            {{"--group", "1", "--handler", "h", "--manual", "--remark", "r"},
             "--remark is for script jobs"},
        }) {
@@ -293,8 +270,7 @@ TEST(JobRequestTest, UpdateTouchesOnlyGivenFlags) {
         retry { max_retries: 1 }
         alarm { emails: "x@y" })pb",
       &job));
-  ASSERT_TRUE(ApplyJobFlags(Parse({"--tz", "UTC", "--children", "",
-                                   "--alarm-email", "new@y"},
+  ASSERT_TRUE(ApplyJobFlags(Parse({"--tz", "UTC", "--children", "", "--alarm-email", "new@y"},
                                   JobFlagSpecs()),
                             false, FakeRead, &job)
                   .ok());
@@ -307,16 +283,15 @@ TEST(JobRequestTest, UpdateTouchesOnlyGivenFlags) {
                 retry { max_retries: 1 }
                 alarm { emails: "new@y" })pb"));
   // Switching the task replaces the other kind.
-  ASSERT_TRUE(ApplyJobFlags(Parse({"--script-python", "a.py", "--every", "2s"},
-                                  JobFlagSpecs()),
+  ASSERT_TRUE(ApplyJobFlags(Parse({"--script-python", "a.py", "--every", "2s"}, JobFlagSpecs()),
                             false, FakeRead, &job)
                   .ok());
   EXPECT_FALSE(job.has_bean());
   EXPECT_EQ(job.script().language(), v1::SCRIPT_LANGUAGE_PYTHON);
   EXPECT_EQ(job.schedule().fix_rate().seconds(), 2);
   // A remark goes only with a new script.
-  absl::Status lone = ApplyJobFlags(Parse({"--remark", "r"}, JobFlagSpecs()),
-                                    false, FakeRead, &job);
+  absl::Status lone =
+      ApplyJobFlags(Parse({"--remark", "r"}, JobFlagSpecs()), false, FakeRead, &job);
   EXPECT_THAT(lone.message(), HasSubstr("--remark goes with a new script"));
 }
 
@@ -324,43 +299,36 @@ TEST(TriggerRequestTest, ManualWithOverrides) {
   EXPECT_THAT(*BuildTriggerJobRequest(Parse({"7"}, TriggerFlagSpecs())),
               EqualsProto("job_id: 7 trigger_type: TRIGGER_TYPE_MANUAL"));
   auto req = BuildTriggerJobRequest(
-      Parse({"7", "--params", "", "--executors", "a:1", "--shard", "2"},
-            TriggerFlagSpecs()));
+      Parse({"7", "--params", "", "--executors", "a:1", "--shard", "2"}, TriggerFlagSpecs()));
   ASSERT_TRUE(req.ok());
   EXPECT_TRUE(req->has_params());  // empty params are an explicit override
   EXPECT_EQ(req->shard_index(), 2u);
   EXPECT_THAT(req->executor_addresses(), ElementsAre("a:1"));
-  EXPECT_FALSE(
-      BuildTriggerJobRequest(Parse({"7", "--shard", "-1"}, TriggerFlagSpecs()))
-          .ok());
+  EXPECT_FALSE(BuildTriggerJobRequest(Parse({"7", "--shard", "-1"}, TriggerFlagSpecs())).ok());
 }
 
 TEST(BackfillRequestTest, RangeChecked) {
-  auto req = BuildBackfillRequest(Parse(
-      {"7", "--from", "2024-05-01T00:00:00Z", "--to", "2024-05-01T00:00:01.5Z"},
-      BackfillFlagSpecs()));
+  auto req = BuildBackfillRequest(
+      Parse({"7", "--from", "2024-05-01T00:00:00Z", "--to", "2024-05-01T00:00:01.5Z"},
+            BackfillFlagSpecs()));
   ASSERT_TRUE(req.ok()) << req.status();
-  EXPECT_THAT(
-      *req,
-      EqualsProto(R"pb(job_id: 7
-                       start_time { seconds: 1714521600 }
-                       end_time { seconds: 1714521601 nanos: 500000000 })pb"));
+  EXPECT_THAT(*req, EqualsProto(R"pb(job_id: 7
+                                     start_time { seconds: 1714521600 }
+                                     end_time { seconds: 1714521601 nanos: 500000000 })pb"));
+  EXPECT_FALSE(BuildBackfillRequest(
+                   Parse({"7", "--from", "2024-05-02T00:00:00Z", "--to", "2024-05-01T00:00:00Z"},
+                         BackfillFlagSpecs()))
+                   .ok());
   EXPECT_FALSE(
-      BuildBackfillRequest(Parse({"7", "--from", "2024-05-02T00:00:00Z", "--to",
-                                  "2024-05-01T00:00:00Z"},
-                                 BackfillFlagSpecs()))
-          .ok());
-  EXPECT_FALSE(
-      BuildBackfillRequest(
-          Parse({"7", "--from", "2024-05-02T00:00:00Z"}, BackfillFlagSpecs()))
+      BuildBackfillRequest(Parse({"7", "--from", "2024-05-02T00:00:00Z"}, BackfillFlagSpecs()))
           .ok());
 }
 
 TEST(RunListRequestTest, Filters) {
   const absl::Time now = absl::FromUnixSeconds(1714564800);
   auto req = BuildListRunsRequest(
-      Parse({"--job", "7", "--group", "2", "--status", "running,succeeded",
-             "--status", "pending", "--trigger-type", "backfill", "--since", "30m"},
+      Parse({"--job", "7", "--group", "2", "--status", "running,succeeded", "--status", "pending",
+             "--trigger-type", "backfill", "--since", "30m"},
             RunListFlagSpecs()),
       now);
   ASSERT_TRUE(req.ok()) << req.status();
@@ -374,47 +342,45 @@ TEST(RunListRequestTest, Filters) {
     start_time { seconds: 1714563000 }
     page_size: 50)pb"));
   req = BuildListRunsRequest(
-      Parse({"--since", "2024-05-01T00:00:00Z", "--limit", "5000"},
-            RunListFlagSpecs()),
-      now);
+      Parse({"--since", "2024-05-01T00:00:00Z", "--limit", "5000"}, RunListFlagSpecs()), now);
   ASSERT_TRUE(req.ok());
   EXPECT_EQ(req->start_time().seconds(), 1714521600);
   EXPECT_EQ(req->page_size(), 1000);
   EXPECT_THAT(
-      BuildListRunsRequest(Parse({"--status", "done"}, RunListFlagSpecs()), now)
-          .status()
-          .message(),
+      BuildListRunsRequest(Parse({"--status", "done"}, RunListFlagSpecs()), now).status().message(),
       HasSubstr("unknown run status 'done'"));
   EXPECT_THAT(BuildListRunsRequest(Parse({"--trigger-type", "timer"}, RunListFlagSpecs()), now)
                   .status()
                   .message(),
               HasSubstr("unknown trigger type 'timer'"));
-  EXPECT_FALSE(
-      BuildListRunsRequest(Parse({"--since", "soon"}, RunListFlagSpecs()), now)
-          .ok());
+  EXPECT_FALSE(BuildListRunsRequest(Parse({"--since", "soon"}, RunListFlagSpecs()), now).ok());
 }
 
 TEST(RoleFlags, RoleAndGroupsBecomeARoleAndGrants) {
   const std::vector<FlagSpec> specs = WithRoleFlags({});
   v1::Role role;
   v1::Grants grants;
-  ASSERT_TRUE(ParseRoleAndGrants(Parse({"--role", "operator", "--group", "3", "--group", "5"}, specs),
-                                 v1::ROLE_ADMIN, &role, &grants)
-                  .ok());
+  ASSERT_TRUE(
+      ParseRoleAndGrants(Parse({"--role", "operator", "--group", "3", "--group", "5"}, specs),
+                         v1::ROLE_ADMIN, &role, &grants)
+          .ok());
   EXPECT_EQ(role, v1::ROLE_OPERATOR);
   EXPECT_THAT(grants, EqualsProto("group_ids: 3 group_ids: 5"));
   EXPECT_EQ(GrantsText(role, grants), "groups 3, 5");
-  ASSERT_TRUE(ParseRoleAndGrants(Parse({"--role", "viewer", "--all-groups"}, specs), v1::ROLE_ADMIN, &role, &grants)
+  ASSERT_TRUE(ParseRoleAndGrants(Parse({"--role", "viewer", "--all-groups"}, specs), v1::ROLE_ADMIN,
+                                 &role, &grants)
                   .ok());
   EXPECT_THAT(grants, EqualsProto("all_groups: true"));
   EXPECT_EQ(GrantsText(role, grants), "all groups");
-  ASSERT_TRUE(ParseRoleAndGrants(Parse({}, specs), v1::ROLE_ADMIN, &role, &grants).ok());  // The default.
+  ASSERT_TRUE(
+      ParseRoleAndGrants(Parse({}, specs), v1::ROLE_ADMIN, &role, &grants).ok());  // The default.
   EXPECT_EQ(role, v1::ROLE_ADMIN);
   EXPECT_EQ(GrantsText(role, grants), "every group");
-  EXPECT_THAT(ParseRoleAndGrants(Parse({"--role", "root"}, specs), v1::ROLE_ADMIN, &role, &grants).message(),
+  EXPECT_THAT(ParseRoleAndGrants(Parse({"--role", "root"}, specs), v1::ROLE_ADMIN, &role, &grants)
+                  .message(),
               HasSubstr("unknown role 'root'; use one of admin, operator, viewer"));
-  EXPECT_THAT(ParseRoleAndGrants(Parse({"--role", "viewer", "--group", "x"}, specs), v1::ROLE_ADMIN, &role,
-                                 &grants)
+  EXPECT_THAT(ParseRoleAndGrants(Parse({"--role", "viewer", "--group", "x"}, specs), v1::ROLE_ADMIN,
+                                 &role, &grants)
                   .message(),
               HasSubstr("--group must be a group id"));
 }
@@ -427,7 +393,8 @@ TEST(TtlFlag, APositiveDurationOrNothing) {
   v1::LoginRequest none;
   ASSERT_TRUE(ParseTtlFlag(Parse({}, specs), &none).ok());
   EXPECT_FALSE(none.has_ttl());
-  EXPECT_THAT(ParseTtlFlag(Parse({"--ttl", "0s"}, specs), &req).message(), HasSubstr("--ttl must be positive"));
+  EXPECT_THAT(ParseTtlFlag(Parse({"--ttl", "0s"}, specs), &req).message(),
+              HasSubstr("--ttl must be positive"));
 }
 
 }  // namespace

@@ -22,8 +22,7 @@ absl::TimeZone ZoneOfJob(CommandContext& c, int64_t job_id) {
 }
 
 int List(CommandContext& c) {
-  absl::StatusOr<v1::ListRunsRequest> req =
-      BuildListRunsRequest(c.args(), c.env().now());
+  absl::StatusOr<v1::ListRunsRequest> req = BuildListRunsRequest(c.args(), c.env().now());
   if (!req.ok()) return c.UsageError(req.status());
   int failed = kExitError;
   std::optional<int64_t> job = c.JobIdFlag("job", &failed);
@@ -49,8 +48,8 @@ int List(CommandContext& c) {
     // Keep the token so a script can continue where the limit stopped us,
     // unless part of this page was dropped (the token would skip it).
     all.set_next_page_token(trimmed ? "" : resp.next_page_token());
-    if (resp.next_page_token().empty() ||
-        resp.next_page_token() == req->page_token() || resp.runs().empty()) {
+    if (resp.next_page_token().empty() || resp.next_page_token() == req->page_token() ||
+        resp.runs().empty()) {
       break;
     }
     req->set_page_token(resp.next_page_token());
@@ -85,9 +84,8 @@ absl::StatusOr<v1::GetRunRequest> BuildGetRun(const ParsedArgs& args) {
 void NoteMissingLines(CommandContext& c, const v1::GetRunResponse& resp) {
   const int64_t shown = resp.log_lines_size();
   if (resp.run().log_line_count() > shown) {
-    c.err() << "gnomonctl: showing " << shown << " of "
-            << resp.run().log_line_count() << " lines; 'gnomonctl run logs "
-            << resp.run().id() << " -f' streams them all\n";
+    c.err() << "gnomonctl: showing " << shown << " of " << resp.run().log_line_count()
+            << " lines; 'gnomonctl run logs " << resp.run().id() << " -f' streams them all\n";
   }
 }
 
@@ -142,8 +140,7 @@ int Logs(CommandContext& c) {
   if (!req.ok()) return c.UsageError(req.status());
   if (c.args().Has("follow")) {
     if (c.args().Has("lines")) {
-      return c.UsageError(
-          absl::InvalidArgumentError("--lines does not go with -f"));
+      return c.UsageError(absl::InvalidArgumentError("--lines does not go with -f"));
     }
     return Follow(c, req->run_id());
   }
@@ -171,8 +168,7 @@ int Kill(CommandContext& c) {
   if (resp.found()) {
     c.out() << "run " << *id << ": the executor is stopping it\n";
   } else {
-    c.out() << "run " << *id
-            << ": not running on its executor (finished already?)\n";
+    c.out() << "run " << *id << ": not running on its executor (finished already?)\n";
   }
   return kExitOk;
 }
@@ -195,15 +191,8 @@ std::vector<Command> RunCommands() {
       {"run", "logs", "ID [-f]",
        "Print a run's log; -f keeps streaming until the run ends (-o json then "
        "prints one JSON object per line).",
-       LogFlagSpecs(), "gnomonctl run logs 1234\ngnomonctl run logs 1234 -f",
-       Logs},
-      {"run",
-       "kill",
-       "ID",
-       "Kill a running run.",
-       {},
-       "gnomonctl run kill 1234",
-       Kill},
+       LogFlagSpecs(), "gnomonctl run logs 1234\ngnomonctl run logs 1234 -f", Logs},
+      {"run", "kill", "ID", "Kill a running run.", {}, "gnomonctl run kill 1234", Kill},
   };
 }
 

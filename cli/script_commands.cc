@@ -27,7 +27,8 @@ absl::StatusOr<int64_t> ParseVersion(const std::string& text) {
   return v;
 }
 
-grpc::Status FetchVersion(CommandContext& c, const JobArg& job, int64_t version, v1::ScriptVersion* out) {
+grpc::Status FetchVersion(CommandContext& c, const JobArg& job, int64_t version,
+                          v1::ScriptVersion* out) {
   v1::GetScriptVersionRequest req;
   job.SetOn(&req);
   req.set_version(version);
@@ -54,7 +55,8 @@ int Versions(CommandContext& c, const JobArg& job) {
   Table table({"VERSION", "TIME", "LANGUAGE", "BYTES", "AUTHOR", "REMARK"});
   for (const v1::ScriptVersion& v : all.versions()) {
     table.AddRow({absl::StrCat("v", v.version()), FormatTime(v.create_time(), c.env().zone),
-                  ScriptLanguageName(v.language()), absl::StrCat(v.source_bytes()), v.author(), v.remark()});
+                  ScriptLanguageName(v.language()), absl::StrCat(v.source_bytes()), v.author(),
+                  v.remark()});
   }
   table.Render(c.out());
   return kExitOk;
@@ -69,14 +71,16 @@ int Show(CommandContext& c, const JobArg& job, int64_t version) {
 }
 
 // The source of version `version` (0: the job's script now) and its name.
-int Source(CommandContext& c, const JobArg& job, int64_t version, std::string* source, std::string* name) {
+int Source(CommandContext& c, const JobArg& job, int64_t version, std::string* source,
+           std::string* name) {
   if (version == 0) {
     v1::GetJobRequest req;
     job.SetOn(&req);
     v1::Job j;
     auto rpc = c.NewRpcContext();
     if (grpc::Status s = c.admin().GetJob(rpc.get(), req, &j); !s.ok()) return c.RpcError(s);
-    if (!j.has_script()) return c.Fail(absl::StrCat("job ", job.ToString(), " is not a script job"));
+    if (!j.has_script())
+      return c.Fail(absl::StrCat("job ", job.ToString(), " is not a script job"));
     *source = j.script().source();
     *name = absl::StrCat("job ", job.ToString(), " v", j.script().version(), " (current)");
     return kExitOk;
@@ -103,10 +107,11 @@ int Rollback(CommandContext& c, const JobArg& job, int64_t version) {
   req.set_remark(c.args().Get("remark").value_or(""));
   v1::Job updated;
   auto rpc = c.NewRpcContext();
-  if (grpc::Status s = c.admin().RollbackScript(rpc.get(), req, &updated); !s.ok()) return c.RpcError(s);
+  if (grpc::Status s = c.admin().RollbackScript(rpc.get(), req, &updated); !s.ok())
+    return c.RpcError(s);
   if (c.structured()) return c.PrintMessage(updated);
-  c.out() << "job " << job.ToString() << "'s script is v" << version << "'s again, as v" << updated.script().version()
-          << "\n";
+  c.out() << "job " << job.ToString() << "'s script is v" << version << "'s again, as v"
+          << updated.script().version() << "\n";
   return kExitOk;
 }
 
@@ -138,7 +143,9 @@ int Script(CommandContext& c) {
 
 std::vector<Command> ScriptCommands() {
   return {
-      {"job", "script", "versions|show|diff|rollback JOB [VERSION [VERSION]] [--remark R]",
+      {"job",
+       "script",
+       "versions|show|diff|rollback JOB [VERSION [VERSION]] [--remark R]",
        "A script job's kept versions: list them (newest first), print one's source, diff two "
        "(the second defaults to the current script) or roll back to one (as a new version). JOB: "
        "its id, APP/NAME or NAME.",

@@ -13,7 +13,8 @@ namespace {
 std::vector<FlagSpec> StatsFlagSpecs() {
   return {
       {"days", "", true, "N", "The last N UTC days, today included (default 7, at most 366)."},
-      {"job", "", true, "JOB", "Only this job: id, APP/NAME or NAME (default: all jobs, one total row per day)."},
+      {"job", "", true, "JOB",
+       "Only this job: id, APP/NAME or NAME (default: all jobs, one total row per day)."},
   };
 }
 
@@ -32,8 +33,8 @@ int Show(CommandContext& c) {
   if (!job) return failed;
   req.set_job_id(*job);
   const absl::Time now = c.env().now();
-  const absl::Time today = absl::FromCivil(absl::CivilDay(absl::ToCivilDay(now, absl::UTCTimeZone())),
-                                           absl::UTCTimeZone());
+  const absl::Time today = absl::FromCivil(
+      absl::CivilDay(absl::ToCivilDay(now, absl::UTCTimeZone())), absl::UTCTimeZone());
   *req.mutable_start_time() = ToTimestamp(today - absl::Hours(24 * (days - 1)));
   *req.mutable_end_time() = ToTimestamp(today + absl::Hours(24));
   v1::GetStatsResponse resp;
@@ -43,7 +44,8 @@ int Show(CommandContext& c) {
   if (c.structured()) return c.PrintMessage(resp);
   Table table({"DAY (UTC)", "JOB", "RUNNING", "SUCCEEDED", "FAILED", "P50", "P99"});
   for (const v1::StatsRow& r : resp.rows()) {
-    table.AddRow({absl::FormatTime("%Y-%m-%d", absl::FromUnixSeconds(r.day().seconds()), absl::UTCTimeZone()),
+    table.AddRow({absl::FormatTime("%Y-%m-%d", absl::FromUnixSeconds(r.day().seconds()),
+                                   absl::UTCTimeZone()),
                   r.job_id() == 0 ? "all" : absl::StrCat(r.job_id()), absl::StrCat(r.running()),
                   absl::StrCat(r.succeeded()), absl::StrCat(r.failed()),
                   FormatAbslDuration(absl::Milliseconds(r.duration_p50_ms())),
@@ -58,9 +60,9 @@ int Show(CommandContext& c) {
 
 std::vector<Command> StatsCommands() {
   return {
-      {"stats", "show", "[--days N] [--job JOB]",
-       "Per-day run counts and duration percentiles.", StatsFlagSpecs(),
-       "gnomonctl stats show --days 3\ngnomonctl stats show --job 7 -o json", Show},
+      {"stats", "show", "[--days N] [--job JOB]", "Per-day run counts and duration percentiles.",
+       StatsFlagSpecs(), "gnomonctl stats show --days 3\ngnomonctl stats show --job 7 -o json",
+       Show},
   };
 }
 

@@ -28,7 +28,8 @@ int Create(CommandContext& c) {
   v1::CreateTokenRequest req;
   req.set_name(c.args().positionals()[0]);
   v1::Role role;
-  if (absl::Status s = ParseRoleAndGrants(c.args(), v1::ROLE_ADMIN, &role, req.mutable_grants()); !s.ok()) {
+  if (absl::Status s = ParseRoleAndGrants(c.args(), v1::ROLE_ADMIN, &role, req.mutable_grants());
+      !s.ok()) {
     return c.UsageError(s);
   }
   req.set_role(role);
@@ -37,8 +38,9 @@ int Create(CommandContext& c) {
   auto rpc = c.NewRpcContext();
   grpc::Status s = c.admin().CreateToken(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
-  const char* note = "Keep this secret now: it is not shown again. Present it as 'authorization: Bearer <secret>' "
-                     "(gnomonctl --token or GNOMON_TOKEN).";
+  const char* note =
+      "Keep this secret now: it is not shown again. Present it as 'authorization: Bearer <secret>' "
+      "(gnomonctl --token or GNOMON_TOKEN).";
   if (c.structured()) {
     const int code = c.PrintMessage(resp);
     c.err() << note << "\n";
@@ -58,8 +60,8 @@ int List(CommandContext& c) {
   if (c.structured()) return c.PrintMessage(resp);
   Table table({"NAME", "FINGERPRINT", "ROLE", "GROUPS", "USER", "CREATED", "EXPIRES", "REVOKED"});
   for (const v1::ApiToken& t : resp.tokens()) {
-    table.AddRow({t.name(), t.fingerprint(), RoleName(t.role()), GrantsText(t.role(), t.grants()), t.user(),
-                  FormatTime(t.create_time(), c.env().zone),
+    table.AddRow({t.name(), t.fingerprint(), RoleName(t.role()), GrantsText(t.role(), t.grants()),
+                  t.user(), FormatTime(t.create_time(), c.env().zone),
                   t.has_expire_time() ? FormatTime(t.expire_time(), c.env().zone) : "never",
                   FormatTime(t.revoke_time(), c.env().zone)});
   }
@@ -85,12 +87,22 @@ int Revoke(CommandContext& c) {
 std::vector<Command> TokenCommands() {
   return {
       {"token", "create", "NAME [--ttl DUR] [--role ROLE [--group ID]... | --all-groups]",
-       "Create an API token (a service account; admin unless --role) for the admin API; prints its secret once.",
+       "Create an API token (a service account; admin unless --role) for the admin API; prints its "
+       "secret once.",
        WithRoleFlags({{"ttl", "", true, "DUR", "Valid this long (default: until revoked)."}}),
-       "gnomonctl token create ci --ttl 2160h\ngnomonctl token create deployer --role operator --group 3",
+       "gnomonctl token create ci --ttl 2160h\ngnomonctl token create deployer --role operator "
+       "--group 3",
        Create},
-      {"token", "list", "", "List API tokens (never their secrets).", {}, "gnomonctl token list", List},
-      {"token", "revoke", "NAME",
+      {"token",
+       "list",
+       "",
+       "List API tokens (never their secrets).",
+       {},
+       "gnomonctl token list",
+       List},
+      {"token",
+       "revoke",
+       "NAME",
        "Revoke an API token: every gnomond refuses it within 5 s.",
        {},
        "gnomonctl token revoke ci",

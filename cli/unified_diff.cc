@@ -32,7 +32,8 @@ struct Op {
 
 // Myers' greedy algorithm; `trace[d]` keeps the furthest x per diagonal k
 // (index k + d + 1) before step d, for the walk back.
-std::vector<Op> EditScript(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
+std::vector<Op> EditScript(const std::vector<std::string_view>& a,
+                           const std::vector<std::string_view>& b) {
   const int n = static_cast<int>(a.size()), m = static_cast<int>(b.size());
   std::vector<std::vector<int>> trace;
   std::vector<int> v = {0, 0, 0};  // Diagonals -1..1 around d = 0.
@@ -72,7 +73,8 @@ std::vector<Op> EditScript(const std::vector<std::string_view>& a, const std::ve
       const std::vector<int>& before = trace[step];  // After step - 1.
       const int pd = step - 1;
       const int prev_k =
-          (k == -step || (k != step && at(before, pd, k - 1) < at(before, pd, k + 1))) ? k + 1 : k - 1;
+          (k == -step || (k != step && at(before, pd, k - 1) < at(before, pd, k + 1))) ? k + 1
+                                                                                       : k - 1;
       prev_x = at(before, pd, prev_k);
       prev_y = prev_x - prev_k;
     }
@@ -109,13 +111,14 @@ void AppendLine(std::string& out, char kind, std::string_view line) {
 
 }  // namespace
 
-std::string UnifiedDiff(std::string_view before, std::string_view after, std::string_view before_name,
-                        std::string_view after_name) {
+std::string UnifiedDiff(std::string_view before, std::string_view after,
+                        std::string_view before_name, std::string_view after_name) {
   if (before == after) return "";
   const std::vector<std::string_view> a = Lines(before), b = Lines(after);
   const std::vector<Op> ops = EditScript(a, b);
   std::string out;
-  for (const auto& [marker, name] : {std::pair{"--- ", before_name}, std::pair{"+++ ", after_name}}) {
+  for (const auto& [marker, name] :
+       {std::pair{"--- ", before_name}, std::pair{"+++ ", after_name}}) {
     out += marker;
     out.append(name.data(), name.size());
     out += '\n';

@@ -17,8 +17,8 @@
 
 namespace gnomon::cli {
 
-std::string UnifiedDiff(std::string_view before, std::string_view after, std::string_view before_name,
-                        std::string_view after_name);
+std::string UnifiedDiff(std::string_view before, std::string_view after,
+                        std::string_view before_name, std::string_view after_name);
 
 }  // namespace gnomon::cli
 

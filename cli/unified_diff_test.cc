@@ -14,7 +14,8 @@ TEST(UnifiedDiffTest, OneChangedLine) {
 
 TEST(UnifiedDiffTest, ContextOfThreeLinesAndSeparateHunks) {
   const std::string before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n";
-  const std::string after = "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\nseventeen\n";
+  const std::string after =
+      "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\nseventeen\n";
   EXPECT_EQ(UnifiedDiff(before, after, "a", "b"),
             "--- a\n+++ b\n"
             "@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+three\n 4\n 5\n 6\n"

@@ -36,17 +36,21 @@ absl::StatusOr<std::string> ReadPassword(CommandContext& c, bool required) {
     return line;
   }
   if (auto env = c.env().getenv("GNOMON_PASSWORD")) return *env;
-  if (required) return absl::InvalidArgumentError("give the password with --password-file FILE or GNOMON_PASSWORD");
+  if (required)
+    return absl::InvalidArgumentError(
+        "give the password with --password-file FILE or GNOMON_PASSWORD");
   return std::string();
 }
 
 // The user named by the one positional, with --role (required) and its
 // groups, and the password (required on create).
-absl::Status UserFromArgs(CommandContext& c, bool password_required, v1::User* user, std::string* password) {
+absl::Status UserFromArgs(CommandContext& c, bool password_required, v1::User* user,
+                          std::string* password) {
   RETURN_IF_ERROR(ExpectPositionals(c.args(), {"NAME"}));
   user->set_name(c.args().positionals()[0]);
   v1::Role role;
-  RETURN_IF_ERROR(ParseRoleAndGrants(c.args(), v1::ROLE_UNSPECIFIED, &role, user->mutable_grants()));
+  RETURN_IF_ERROR(
+      ParseRoleAndGrants(c.args(), v1::ROLE_UNSPECIFIED, &role, user->mutable_grants()));
   if (role == v1::ROLE_UNSPECIFIED) {
     return absl::InvalidArgumentError("--role is required (role and groups are set together)");
   }
@@ -66,7 +70,8 @@ int PrintAnswer(CommandContext& c, const grpc::Status& s, const v1::User& user) 
 
 int Create(CommandContext& c) {
   v1::CreateUserRequest req;
-  if (absl::Status s = UserFromArgs(c, /*password_required=*/true, req.mutable_user(), req.mutable_password());
+  if (absl::Status s =
+          UserFromArgs(c, /*password_required=*/true, req.mutable_user(), req.mutable_password());
       !s.ok()) {
     return c.UsageError(s);
   }
@@ -85,7 +90,8 @@ int List(CommandContext& c) {
   Table table({"NAME", "ROLE", "GROUPS", "CREATED", "UPDATED"});
   for (const v1::User& u : resp.users()) {
     table.AddRow({u.name(), RoleName(u.role()), GrantsText(u.role(), u.grants()),
-                  FormatTime(u.create_time(), c.env().zone), FormatTime(u.update_time(), c.env().zone)});
+                  FormatTime(u.create_time(), c.env().zone),
+                  FormatTime(u.update_time(), c.env().zone)});
   }
   table.Render(c.out());
   return kExitOk;
@@ -93,7 +99,8 @@ int List(CommandContext& c) {
 
 int Update(CommandContext& c) {
   v1::UpdateUserRequest req;
-  if (absl::Status s = UserFromArgs(c, /*password_required=*/false, req.mutable_user(), req.mutable_password());
+  if (absl::Status s =
+          UserFromArgs(c, /*password_required=*/false, req.mutable_user(), req.mutable_password());
       !s.ok()) {
     return c.UsageError(s);
   }
@@ -125,7 +132,8 @@ int Login(CommandContext& c) {
   // The password, not the bearer token NewRpcContext would add.
   auto rpc = std::make_unique<grpc::ClientContext>();
   rpc->set_deadline(absl::ToChronoTime(absl::Now() + c.globals().timeout));
-  rpc->AddMetadata(std::string(kAuthorizationKey), "Basic " + absl::Base64Escape(name + ":" + *password));
+  rpc->AddMetadata(std::string(kAuthorizationKey),
+                   "Basic " + absl::Base64Escape(name + ":" + *password));
   v1::CreateTokenResponse resp;
   grpc::Status s = c.admin().Login(rpc.get(), req, &resp);
   if (!s.ok()) return c.RpcError(s);
@@ -133,32 +141,39 @@ int Login(CommandContext& c) {
   // Only the secret on stdout, for export GNOMON_TOKEN=$(gnomonctl user login ...).
   c.out() << resp.secret() << "\n";
   c.err() << "session " << resp.token().name() << " for " << name << " ("
-          << RoleName(resp.token().role()) << ", " << GrantsText(resp.token().role(), resp.token().grants())
-          << "), expires " << FormatTime(resp.token().expire_time(), c.env().zone) << "\n";
+          << RoleName(resp.token().role()) << ", "
+          << GrantsText(resp.token().role(), resp.token().grants()) << "), expires "
+          << FormatTime(resp.token().expire_time(), c.env().zone) << "\n";
   return kExitOk;
 }
 
-const FlagSpec kPasswordFile{"password-file", "", true, "FILE",
-                             "Read the password from the first line of FILE (else GNOMON_PASSWORD)."};
+const FlagSpec kPasswordFile{
+    "password-file", "", true, "FILE",
+    "Read the password from the first line of FILE (else GNOMON_PASSWORD)."};
 
 }  // namespace
 
 std::vector<Command> UserCommands() {
   return {
       {"user", "create", "NAME --role ROLE [--group ID]... [--all-groups] --password-file FILE",
-       "Create a user who logs in with a password.",
-       WithRoleFlags({kPasswordFile}),
-       "gnomonctl user create alice --role operator --group 3 --password-file alice.pw",
-       Create},
+       "Create a user who logs in with a password.", WithRoleFlags({kPasswordFile}),
+       "gnomonctl user create alice --role operator --group 3 --password-file alice.pw", Create},
       {"user", "list", "", "List users (never their passwords).", {}, "gnomonctl user list", List},
       {"user", "update", "NAME --role ROLE [--group ID]... [--all-groups] [--password-file FILE]",
-       "Replace a user's role and groups (and password, if given); applies to its sessions within 5 s.",
-       WithRoleFlags({kPasswordFile}),
-       "gnomonctl user update alice --role viewer --all-groups",
+       "Replace a user's role and groups (and password, if given); applies to its sessions within "
+       "5 s.",
+       WithRoleFlags({kPasswordFile}), "gnomonctl user update alice --role viewer --all-groups",
        Update},
-      {"user", "delete", "NAME", "Delete a user and revoke its sessions.", {}, "gnomonctl user delete alice",
+      {"user",
+       "delete",
+       "NAME",
+       "Delete a user and revoke its sessions.",
+       {},
+       "gnomonctl user delete alice",
        Delete},
-      {"user", "login", "NAME [--password-file FILE] [--ttl DUR]",
+      {"user",
+       "login",
+       "NAME [--password-file FILE] [--ttl DUR]",
        "Log in: prints a session token (valid 12 h unless --ttl) with the user's role.",
        {kPasswordFile, {"ttl", "", true, "DUR", "Valid this long (at most 720h)."}},
        "export GNOMON_TOKEN=$(gnomonctl user login alice --password-file alice.pw)",

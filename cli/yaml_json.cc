@@ -104,8 +104,7 @@ Value ResolvePlain(const std::string& s) {
   if (s == ".nan" || s == ".NaN" || s == ".NAN") return Scalar(K::kString, "NaN");
   if (AllOf(body, IsDigit)) return Scalar(K::kNumber, absl::StrCat(sign, TrimZeros(body)));
   // 0o and 0x integers take no sign in the core schema.
-  if (body.size() == s.size() && s.size() > 2 && s[0] == '0' &&
-      (s[1] == 'o' || s[1] == 'x')) {
+  if (body.size() == s.size() && s.size() > 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'x')) {
     const bool hex = s[1] == 'x';
     if (AllOf(body.substr(2), hex ? IsHex : IsOctal)) {
       errno = 0;
@@ -149,8 +148,7 @@ class ValueBuilder final : public YAML::EventHandler {
                 const std::string& value) override {
     // yaml-cpp tags a plain scalar "?" and a quoted or block one "!".
     const bool is_string = tag == "!" || absl::EndsWith(tag, ":str");
-    Add(mark, is_string ? Scalar(Value::Kind::kString, value) : ResolvePlain(value), anchor,
-        value);
+    Add(mark, is_string ? Scalar(Value::Kind::kString, value) : ResolvePlain(value), anchor, value);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
@@ -241,11 +239,21 @@ void AppendJsonString(const std::string& s, std::string* out) {
   out->push_back('"');
   for (char c : s) {
     switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\t': *out += "\\t"; break;
-      case '\r': *out += "\\r"; break;
+      case '"':
+        *out += "\\\"";
+        break;
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           absl::StrAppendFormat(out, "\\u%04x", static_cast<unsigned char>(c));
@@ -259,10 +267,16 @@ void AppendJsonString(const std::string& s, std::string* out) {
 
 void AppendJson(const Value& v, std::string* out) {
   switch (v.kind) {
-    case Value::Kind::kNull: *out += "null"; return;
+    case Value::Kind::kNull:
+      *out += "null";
+      return;
     case Value::Kind::kBool:
-    case Value::Kind::kNumber: *out += v.text; return;
-    case Value::Kind::kString: AppendJsonString(v.text, out); return;
+    case Value::Kind::kNumber:
+      *out += v.text;
+      return;
+    case Value::Kind::kString:
+      AppendJsonString(v.text, out);
+      return;
     case Value::Kind::kSeq:
       out->push_back('[');
       for (size_t i = 0; i < v.items.size(); ++i) {
@@ -319,10 +333,18 @@ void EmitString(const std::string& s, bool is_key, YAML::Emitter* out) {
 
 void Emit(const Value& v, YAML::Emitter* out) {
   switch (v.kind) {
-    case Value::Kind::kNull: *out << YAML::Null; return;
-    case Value::Kind::kBool: *out << (v.text == "true"); return;
-    case Value::Kind::kNumber: *out << v.text; return;
-    case Value::Kind::kString: EmitString(v.text, false, out); return;
+    case Value::Kind::kNull:
+      *out << YAML::Null;
+      return;
+    case Value::Kind::kBool:
+      *out << (v.text == "true");
+      return;
+    case Value::Kind::kNumber:
+      *out << v.text;
+      return;
+    case Value::Kind::kString:
+      EmitString(v.text, false, out);
+      return;
     case Value::Kind::kSeq:
       // An empty collection is "[]" or "{}" on its key's line.
       if (v.items.empty()) *out << YAML::Flow;
@@ -388,21 +410,18 @@ absl::StatusOr<std::vector<YamlDocument>> ParseYamlDocuments(absl::string_view y
       documents.push_back(std::move(document));
     }
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrFormat("document %d, line %d, column %d: %s",
-                                                      index, e.mark.line + 1,
-                                                      e.mark.column + 1, e.msg));
+    return absl::InvalidArgumentError(absl::StrFormat("document %d, line %d, column %d: %s", index,
+                                                      e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   return documents;
 }
 
 absl::Status YamlDocumentToMessage(const YamlDocument& document,
                                    google::protobuf::Message* message) {
-  const std::string where = absl::StrFormat("document %d (line %d)", document.index,
-                                            document.line);
+  const std::string where = absl::StrFormat("document %d (line %d)", document.index, document.line);
   if (document.json.empty() || document.json[0] != '{') {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": expected a mapping of ", message->GetDescriptor()->name(),
-                     " fields"));
+    return absl::InvalidArgumentError(absl::StrCat(where, ": expected a mapping of ",
+                                                   message->GetDescriptor()->name(), " fields"));
   }
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;

@@ -70,8 +70,8 @@ v1::Job RoundTrip(const v1::Job& job) {
 TEST(YamlJsonTest, JobWithEveryFieldRoundTrips) {
   const v1::Job job = FullJob();
   const v1::Job back = RoundTrip(job);
-  EXPECT_TRUE(MessageDifferencer::Equals(job, back))
-      << job.DebugString() << "\nvs\n" << back.DebugString();
+  EXPECT_TRUE(MessageDifferencer::Equals(job, back)) << job.DebugString() << "\nvs\n"
+                                                     << back.DebugString();
 
   v1::Job bean = job;
   bean.mutable_bean()->set_handler("null");
@@ -94,7 +94,8 @@ TEST(YamlJsonTest, YamlKeepsFieldOrderAndQuotesWhatWouldChangeType) {
   EXPECT_THAT(*yaml, HasSubstr("author: \"123\"\n"));
   EXPECT_THAT(*yaml, HasSubstr("params: \"true\"\n"));
   EXPECT_THAT(*yaml, HasSubstr("    expression: 0 0 18 * * ?\n"));
-  EXPECT_THAT(*yaml, HasSubstr("  source: |\n    #!/bin/sh\n    echo \"hi\"\t: done\n  version: \"2\"\n"));
+  EXPECT_THAT(*yaml,
+              HasSubstr("  source: |\n    #!/bin/sh\n    echo \"hi\"\t: done\n  version: \"2\"\n"));
   EXPECT_THAT(*yaml, HasSubstr("timeout: 1.500s\n"));
   EXPECT_THAT(*yaml, HasSubstr("  multiplier: 1.5\n"));
   EXPECT_THAT(*yaml, HasSubstr("child_job_ids:\n  - \"4\"\n  - \"5\"\n"));
@@ -132,9 +133,8 @@ TEST(YamlJsonTest, SeveralDocumentsWithTheirLines) {
   EXPECT_EQ((*docs)[0].json, R"({"group_id":1,"bean":{"handler":"a"}})");
   EXPECT_EQ((*docs)[1].index, 3);  // the empty second document counts
   EXPECT_EQ((*docs)[1].line, 6);
-  EXPECT_EQ((*docs)[1].json,
-            R"({"group_id":16,"description":"shared","params":"shared",)"
-            R"("child_job_ids":[1,2,7],"retry":{"multiplier":0.5e1}})");
+  EXPECT_EQ((*docs)[1].json, R"({"group_id":16,"description":"shared","params":"shared",)"
+                             R"("child_job_ids":[1,2,7],"retry":{"multiplier":0.5e1}})");
   EXPECT_EQ((*docs)[2].index, 4);
   EXPECT_EQ((*docs)[2].line, 13);
 
@@ -177,8 +177,7 @@ TEST(YamlJsonTest, DuplicateAndComplexKeysAreErrors) {
 
   docs = ParseYamlDocuments("? [a, b]\n: 1\n");
   ASSERT_FALSE(docs.ok());
-  EXPECT_THAT(docs.status().message(),
-              ::testing::EndsWith("a key must be a scalar"));
+  EXPECT_THAT(docs.status().message(), ::testing::EndsWith("a key must be a scalar"));
 }
 
 TEST(YamlJsonTest, DocumentThatIsNotTheMessageNamesItself) {

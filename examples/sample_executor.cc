@@ -19,7 +19,6 @@
 #include <thread>
 #include <vector>
 
-#include "services/common/client/version.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -30,6 +29,7 @@
 #include "absl/strings/strip.h"
 #include "examples/sample_handlers.h"
 #include "gnomon/executor/executor.h"
+#include "services/common/client/version.h"
 
 namespace {
 
@@ -45,7 +45,8 @@ bool EnvBool(const char* name) {
 
 }  // namespace
 
-ABSL_FLAG(std::string, app, Env("GNOMON_APP", "sample"), "App name of the executor group (GNOMON_APP).");
+ABSL_FLAG(std::string, app, Env("GNOMON_APP", "sample"),
+          "App name of the executor group (GNOMON_APP).");
 ABSL_FLAG(std::string, registry, Env("GNOMON_REGISTRY", "127.0.0.1:7070"),
           "Comma-separated registry host:port list (GNOMON_REGISTRY).");
 ABSL_FLAG(std::string, log_service, Env("GNOMON_LOG_SERVICE"),
@@ -65,8 +66,9 @@ ABSL_FLAG(std::string, log_dir, Env("GNOMON_LOG_DIR"),
           "Directory for local run-log files served by ReadLog; empty disables them "
           "(GNOMON_LOG_DIR).");
 ABSL_FLAG(int, log_retention_days, 7, "Days local run-log files are kept.");
-ABSL_FLAG(int, max_concurrent_runs, 0,
-          "Worker threads: runs executing at once (the advertised capacity; 0 = 8 x CPUs, 16..64).");
+ABSL_FLAG(
+    int, max_concurrent_runs, 0,
+    "Worker threads: runs executing at once (the advertised capacity; 0 = 8 x CPUs, 16..64).");
 ABSL_FLAG(int, max_queued_runs, 65536,
           "Runs waiting for a worker, all jobs together; more are refused as queue full.");
 ABSL_FLAG(int, max_queued_runs_per_job, 256,
@@ -89,8 +91,9 @@ ABSL_FLAG(std::string, tls_key, Env("GNOMON_TLS_KEY"), "PEM key (GNOMON_TLS_KEY)
 ABSL_FLAG(bool, tls_require_client_cert, EnvBool("GNOMON_TLS_REQUIRE_CLIENT_CERT"),
           "Mutual TLS: refuse schedulers without a certificate signed by --tls-ca "
           "(GNOMON_TLS_REQUIRE_CLIENT_CERT).");
-ABSL_FLAG(std::string, tls_server_name, Env("GNOMON_TLS_SERVER_NAME"),
-          "Name gnomond's certificate must carry; empty: the host dialled (GNOMON_TLS_SERVER_NAME).");
+ABSL_FLAG(
+    std::string, tls_server_name, Env("GNOMON_TLS_SERVER_NAME"),
+    "Name gnomond's certificate must carry; empty: the host dialled (GNOMON_TLS_SERVER_NAME).");
 ABSL_FLAG(absl::Duration, tls_reload_interval, absl::Seconds(60),
           "How often the TLS files are re-read (rotation without restart).");
 
@@ -100,7 +103,9 @@ int main(int argc, char** argv) {
     return absl::StrContains(file, "sample_executor");
   };
   usage.contains_helpshort_flags = usage.contains_help_flags;
-  usage.version_string = [] { return absl::StrCat("gnomon-sample-executor ", gnomon::Version(), "\n"); };
+  usage.version_string = [] {
+    return absl::StrCat("gnomon-sample-executor ", gnomon::Version(), "\n");
+  };
   absl::SetFlagsUsageConfig(usage);
   absl::SetProgramUsageMessage(
       "gnomon-sample-executor: a sample gnomon executor with the handlers demo, invoice, shell,\n"
@@ -162,7 +167,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gnomon-sample-executor: %s\n", executor.status().ToString().c_str());
     return 2;
   }
-  absl::Status registered = gnomon::sample::RegisterSampleHandlers(**executor, absl::GetFlag(FLAGS_invocations_file));
+  absl::Status registered =
+      gnomon::sample::RegisterSampleHandlers(**executor, absl::GetFlag(FLAGS_invocations_file));
   if (!registered.ok()) {
     std::fprintf(stderr, "gnomon-sample-executor: %s\n", registered.ToString().c_str());
     return 2;

@@ -116,7 +116,8 @@ void Slow(JobContext& ctx) {
   bool ignore_cancel = absl::ConsumeSuffix(&params, " ignore-cancel");
   int64_t ms = 0;
   if (!absl::SimpleAtoi(params, &ms) || ms < 0) {
-    ctx.SetResult(500, "slow: params must be milliseconds, optionally followed by ' ignore-cancel'");
+    ctx.SetResult(500,
+                  "slow: params must be milliseconds, optionally followed by ' ignore-cancel'");
     return;
   }
   ctx.Log(absl::StrCat("sleeping ", ms, " ms", ignore_cancel ? " (ignoring cancellation)" : ""));
@@ -154,13 +155,20 @@ absl::Status RegisterSampleHandlers(executor::Executor& executor,
     fd = ::open(invocations_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) return absl::InvalidArgumentError("cannot open the invocations file");
   }
-  for (auto& [name, handler] : std::initializer_list<std::pair<const char*, executor::Handler>>{
-           {"demo", Demo}, {"invoice", Invoice}, {"shell", Shell}, {"http", Http}, {"sharding", Sharding},
-           {"slow", Slow}, {"fail", Fail}, {"noop", Noop}}) {
+  for (auto& [name, handler] :
+       std::initializer_list<std::pair<const char*, executor::Handler>>{{"demo", Demo},
+                                                                        {"invoice", Invoice},
+                                                                        {"shell", Shell},
+                                                                        {"http", Http},
+                                                                        {"sharding", Sharding},
+                                                                        {"slow", Slow},
+                                                                        {"fail", Fail},
+                                                                        {"noop", Noop}}) {
     executor::Handler h = handler;
     if (fd >= 0) {
       h = [fd, inner = std::move(h)](JobContext& ctx) {
-        const std::string line = absl::StrCat(ctx.run_id(), " ", ctx.job_id(), " ", ctx.attempt(), "\n");
+        const std::string line =
+            absl::StrCat(ctx.run_id(), " ", ctx.job_id(), " ", ctx.attempt(), "\n");
         if (::write(fd, line.data(), line.size()) < 0) ctx.Log("invocations file: write failed");
         inner(ctx);
       };

@@ -21,7 +21,8 @@ absl::StatusOr<std::vector<const MethodDescriptor*>> DeclaredMethods() {
   // A file's descriptor is in the generated pool only if its object file is
   // linked, which a static library does only for files something refers to:
   // refer to each one here.
-  const FileDescriptor* linked[] = {v1::Group::descriptor()->file(), v1::SessionRequest::descriptor()->file(),
+  const FileDescriptor* linked[] = {v1::Group::descriptor()->file(),
+                                    v1::SessionRequest::descriptor()->file(),
                                     v1::DispatchRequest::descriptor()->file(),
                                     v1::ReportResultsRequest::descriptor()->file(),
                                     v1::CreateGroupRequest::descriptor()->file(),
@@ -31,11 +32,13 @@ absl::StatusOr<std::vector<const MethodDescriptor*>> DeclaredMethods() {
   for (absl::string_view file : absl::StrSplit(GNOMON_PROTO_FILES, ',')) {
     const FileDescriptor* f = DescriptorPool::generated_pool()->FindFileByName(std::string(file));
     if (f == nullptr) {
-      return absl::NotFoundError(absl::StrCat(file, " is not in the generated pool: refer to one of its ",
+      return absl::NotFoundError(absl::StrCat(file,
+                                              " is not in the generated pool: refer to one of its ",
                                               "messages in proto/testing/declared_methods.cc"));
     }
     for (int s = 0; s < f->service_count(); ++s) {
-      for (int m = 0; m < f->service(s)->method_count(); ++m) out.push_back(f->service(s)->method(m));
+      for (int m = 0; m < f->service(s)->method_count(); ++m)
+        out.push_back(f->service(s)->method(m));
     }
   }
   return out;

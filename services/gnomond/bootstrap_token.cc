@@ -29,7 +29,8 @@ absl::StatusOr<std::optional<std::string>> TokenIn(const std::string& file) {
   std::string token(absl::StripAsciiWhitespace(s.str()));
   if (token.size() < kMinTokenBytes ||
       !std::all_of(token.begin(), token.end(), [](char c) { return c > ' ' && c < 127; })) {
-    return absl::InvalidArgumentError(absl::StrCat("--admin-token-file: ", file, " must hold one token of at least ",
+    return absl::InvalidArgumentError(absl::StrCat("--admin-token-file: ", file,
+                                                   " must hold one token of at least ",
                                                    kMinTokenBytes, " printable characters"));
   }
   return std::optional<std::string>(token);
@@ -74,10 +75,11 @@ absl::Status BootstrapAdminToken(Authenticator& auth, const std::string& file, s
   ASSIGN_OR_RETURN(std::optional<std::string> created, auth.BootstrapAdminToken(given));
   if (!created.has_value()) return absl::OkStatus();  // The store has tokens already.
   if (file.empty()) {
-    out << "gnomond: created the first admin token (shown only now; keep it): " << *created << std::endl;
+    out << "gnomond: created the first admin token (shown only now; keep it): " << *created
+        << std::endl;
   } else {
-    out << "gnomond: the first admin token is the one " << (written ? "written to " : "read from ") << file
-        << " (not shown here)" << std::endl;
+    out << "gnomond: the first admin token is the one " << (written ? "written to " : "read from ")
+        << file << " (not shown here)" << std::endl;
   }
   return absl::OkStatus();
 }

@@ -1,6 +1,7 @@
 // gnomond: the gnomon server. One binary, any combination of the roles
 // scheduler, registry and log (default all three, sharing one store).
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,22 +13,19 @@
 #include <string>
 #include <vector>
 
-#include <sys/stat.h>
-
 #include "absl/flags/flag.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "services/common/client/log.h"
 #include "services/common/client/version.h"
-#include "services/common/metrics/build_info.h"
-#include "services/common/metrics/metrics_registry.h"
 #include "services/common/http/http_server.h"
 #include "services/common/http/json_gateway.h"
 #include "services/common/http/openapi.h"
 #include "services/common/metrics/build_info.h"
+#include "services/common/metrics/metrics_registry.h"
 #include "services/common/metrics/metrics_server.h"
 #include "services/common/server/authenticator.h"
 #include "services/common/server/env_flags.h"
@@ -63,21 +61,27 @@ ABSL_FLAG(std::string, admin_token_file, "",
           "The first admin token of an empty store: the token this file holds (a Secret), or, "
           "if there is no such file, a new one written to it (mode 0600). Never printed; "
           "without this flag a new token is printed once.");
-ABSL_FLAG(int64_t, max_params_bytes, 64 * 1024, "Largest job or trigger params accepted, in bytes.");
+ABSL_FLAG(int64_t, max_params_bytes, 64 * 1024,
+          "Largest job or trigger params accepted, in bytes.");
 ABSL_FLAG(absl::Duration, token_grace, absl::Hours(1),
           "After a group's token is rotated, the replaced one is still accepted this long (unless "
           "the rotation says otherwise), so running executors keep working until restarted.");
 ABSL_FLAG(double, admin_rate_limit, 50,
-          "Sustained JobAdmin calls per second per credential (0: no limit); beyond it RESOURCE_EXHAUSTED.");
-ABSL_FLAG(int, admin_rate_burst, 100, "JobAdmin calls a credential may make at once before --admin-rate-limit applies.");
+          "Sustained JobAdmin calls per second per credential (0: no limit); beyond it "
+          "RESOURCE_EXHAUSTED.");
+ABSL_FLAG(int, admin_rate_burst, 100,
+          "JobAdmin calls a credential may make at once before --admin-rate-limit applies.");
 ABSL_FLAG(absl::Duration, beat_interval, absl::Seconds(2), "How often executors beat.");
 ABSL_FLAG(int, missed_beats, 3, "Beats an executor may miss before it is removed.");
 ABSL_FLAG(int64_t, max_log_lines_per_run, 10000, "Run-log lines kept per run; more are dropped.");
 ABSL_FLAG(int64_t, script_versions, 30,
-          "Versions kept per script job (the newest; at least 1); older ones are deleted as edits add new ones.");
-ABSL_FLAG(int, retention_days, 30, "Runs and their logs older than this many days are deleted (0: never).");
+          "Versions kept per script job (the newest; at least 1); older ones are deleted as edits "
+          "add new ones.");
+ABSL_FLAG(int, retention_days, 30,
+          "Runs and their logs older than this many days are deleted (0: never).");
 ABSL_FLAG(int64_t, max_runs_per_job, 0, "Keep at most this many runs per job (0: no limit).");
-ABSL_FLAG(std::string, smtp_url, "", "SMTP server for alarm mails: smtp://host:port or smtps://host:port (empty: no mail).");
+ABSL_FLAG(std::string, smtp_url, "",
+          "SMTP server for alarm mails: smtp://host:port or smtps://host:port (empty: no mail).");
 ABSL_FLAG(std::string, smtp_from, "gnomon@localhost", "Sender address of alarm mails.");
 ABSL_FLAG(std::string, smtp_user, "", "SMTP AUTH user name (empty: no AUTH).");
 ABSL_FLAG(std::string, smtp_password_file, "", "File holding the SMTP AUTH password.");
@@ -104,11 +108,13 @@ ABSL_FLAG(absl::Duration, store_stats_interval, absl::ZeroDuration(),
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port to serve Prometheus metrics on, at /metrics, for every role in this process "
           "(port 0 picks a free port; empty: no metrics).");
-ABSL_FLAG(std::string, http_listen, "",
-          "host:port to serve the HTTP/JSON API (POST /v1/<Service>/<Method>, GET /openapi.json) on; "
-          "HTTPS with --tls-cert (port 0 picks a free port; empty: no HTTP API).");
+ABSL_FLAG(
+    std::string, http_listen, "",
+    "host:port to serve the HTTP/JSON API (POST /v1/<Service>/<Method>, GET /openapi.json) on; "
+    "HTTPS with --tls-cert (port 0 picks a free port; empty: no HTTP API).");
 ABSL_FLAG(std::string, console_dir, "",
-          "Directory of the built web console (console/dist), served by --http-listen at / (empty: none).");
+          "Directory of the built web console (console/dist), served by --http-listen at / (empty: "
+          "none).");
 ABSL_FLAG(std::string, metrics_jobs, "",
           "Comma-separated job ids whose trigger lateness also gets a series of its own (job_id "
           "label); other jobs are only counted in aggregate.");
@@ -132,7 +138,8 @@ std::string DefaultReplicaId(const std::string& listen) {
 // --metrics-jobs as ids; nullopt (with a message) if one is not a positive number.
 std::optional<std::vector<int64_t>> MetricsJobs() {
   std::vector<int64_t> ids;
-  for (absl::string_view item : absl::StrSplit(absl::GetFlag(FLAGS_metrics_jobs), ',', absl::SkipEmpty())) {
+  for (absl::string_view item :
+       absl::StrSplit(absl::GetFlag(FLAGS_metrics_jobs), ',', absl::SkipEmpty())) {
     int64_t id = 0;
     if (!absl::SimpleAtoi(item, &id) || id <= 0) {
       std::cerr << "gnomond: --metrics-jobs: \"" << item << "\" is not a job id\n";
@@ -178,7 +185,8 @@ int Serve() {
   std::set<std::string> roles;
   for (absl::string_view r : absl::StrSplit(absl::GetFlag(FLAGS_roles), ',', absl::SkipEmpty())) {
     if (r != "scheduler" && r != "registry" && r != "log") {
-      std::cerr << "gnomond: --roles: unknown role \"" << r << "\"; want scheduler, registry, log\n";
+      std::cerr << "gnomond: --roles: unknown role \"" << r
+                << "\"; want scheduler, registry, log\n";
       return 2;
     }
     roles.emplace(r);
@@ -229,7 +237,8 @@ int Serve() {
   std::unique_ptr<ServerMetrics> server_metrics =
       metrics_registry ? std::make_unique<ServerMetrics>(*metrics_registry) : nullptr;
   Authenticator auth(roles_store, roles_store, cluster_token, server_metrics.get());
-  if (absl::Status s = BootstrapAdminToken(auth, absl::GetFlag(FLAGS_admin_token_file), std::cout); !s.ok()) {
+  if (absl::Status s = BootstrapAdminToken(auth, absl::GetFlag(FLAGS_admin_token_file), std::cout);
+      !s.ok()) {
     std::cerr << "gnomond: creating the first admin token: " << s << "\n";
     return 1;
   }
@@ -311,9 +320,10 @@ int Serve() {
     gateway.channel = server.server()->InProcessChannel(grpc::ChannelArguments());
     gateway.auth = &auth;
     gateway.console_dir = absl::GetFlag(FLAGS_console_dir);
-    gateway.openapi_json = http::OpenApiJson(
-        {v1::JobAdmin::service_full_name(), v1::LogService::service_full_name(), v1::Registry::service_full_name()},
-        Version());
+    gateway.openapi_json =
+        http::OpenApiJson({v1::JobAdmin::service_full_name(), v1::LogService::service_full_name(),
+                           v1::Registry::service_full_name()},
+                          Version());
     absl::StatusOr<std::unique_ptr<http::HttpServer>> started =
         http::HttpServer::Start(http_listen, http::JsonGateway(std::move(gateway)), tls->http);
     if (!started.ok()) {
@@ -323,12 +333,14 @@ int Serve() {
     http_server = *std::move(started);
     const std::string http_host = http_listen.substr(0, http_listen.rfind(':'));
     std::cout << "gnomond HTTP API on " << (tls->http.enabled ? "https://" : "http://")
-              << (http_host.empty() || http_host == "0.0.0.0" || http_host == "[::]" ? "127.0.0.1" : http_host) << ":"
-              << http_server->port() << std::endl;
+              << (http_host.empty() || http_host == "0.0.0.0" || http_host == "[::]" ? "127.0.0.1"
+                                                                                     : http_host)
+              << ":" << http_server->port() << std::endl;
   }
   const std::string listen = absl::GetFlag(FLAGS_listen);
   const std::string host = listen.substr(0, listen.rfind(':'));
-  const std::string self = absl::StrCat(host == "0.0.0.0" || host == "[::]" ? "127.0.0.1" : host, ":", *port);
+  const std::string self =
+      absl::StrCat(host == "0.0.0.0" || host == "[::]" ? "127.0.0.1" : host, ":", *port);
   std::string endpoint = absl::GetFlag(FLAGS_registry_endpoint);
   if (scheduler_role && endpoint.empty()) {
     if (!registry_role) {
@@ -364,9 +376,8 @@ int Serve() {
   if (registry_role) registry_role->Start();
   if (log_role) log_role->Start();
   if (scheduler_role) scheduler_role->Start(endpoint);
-  std::cout << "gnomond listening on " << self << (tls->server.enabled ? " with TLS" : "") << " (roles "
-            << absl::GetFlag(FLAGS_roles) << ")"
-            << std::endl;
+  std::cout << "gnomond listening on " << self << (tls->server.enabled ? " with TLS" : "")
+            << " (roles " << absl::GetFlag(FLAGS_roles) << ")" << std::endl;
 
   // Signals were blocked in main(), so every thread inherits the mask and
   // only this wait sees them. With store stats on, the wait times out to log.

@@ -23,9 +23,10 @@ ABSL_FLAG(std::string, tls_server_name, "",
 ABSL_FLAG(std::string, executor_tls_server_name, "*",
           "Name executors' certificates must carry; \"*\": any, the chain is still verified "
           "against --tls-ca (executors register by pod IP, which certificates rarely name).");
-ABSL_FLAG(bool, http_require_client_cert, false,
-          "With --tls-cert, the HTTP API (--http-listen) is served over HTTPS; this also refuses clients "
-          "without a certificate signed by --tls-ca (browsers then need one installed).");
+ABSL_FLAG(
+    bool, http_require_client_cert, false,
+    "With --tls-cert, the HTTP API (--http-listen) is served over HTTPS; this also refuses clients "
+    "without a certificate signed by --tls-ca (browsers then need one installed).");
 ABSL_FLAG(bool, metrics_require_client_cert, false,
           "With --tls-cert, /metrics is served over HTTPS; this also refuses scrapers without a "
           "certificate signed by --tls-ca.");
@@ -44,7 +45,8 @@ absl::StatusOr<GnomondTls> TlsFromFlags() {
   if (!base.enabled && (!base.key_file.empty() || !base.ca_file.empty())) {
     return absl::InvalidArgumentError("--tls-key and --tls-ca need --tls-cert");
   }
-  if (base.enabled && base.key_file.empty()) return absl::InvalidArgumentError("--tls-cert needs --tls-key");
+  if (base.enabled && base.key_file.empty())
+    return absl::InvalidArgumentError("--tls-cert needs --tls-key");
   GnomondTls out;
   out.server = base;
   out.server.require_client_cert = absl::GetFlag(FLAGS_tls_require_client_cert);
@@ -54,7 +56,8 @@ absl::StatusOr<GnomondTls> TlsFromFlags() {
   out.metrics = base;
   out.metrics.require_client_cert = absl::GetFlag(FLAGS_metrics_require_client_cert);
   if (out.metrics.require_client_cert && (!base.enabled || base.ca_file.empty())) {
-    return absl::InvalidArgumentError("--metrics-require-client-cert needs --tls-cert and --tls-ca");
+    return absl::InvalidArgumentError(
+        "--metrics-require-client-cert needs --tls-cert and --tls-ca");
   }
   out.http = base;
   out.http.require_client_cert = absl::GetFlag(FLAGS_http_require_client_cert);

@@ -17,8 +17,9 @@ namespace gnomon {
 
 struct GnomondTls {
   tls::TlsOptions server;
-  tls::TlsOptions metrics;  // The same files; client certificates per --metrics-require-client-cert.
-  tls::TlsOptions http;     // The same files; client certificates per --http-require-client-cert.
+  tls::TlsOptions
+      metrics;           // The same files; client certificates per --metrics-require-client-cert.
+  tls::TlsOptions http;  // The same files; client certificates per --http-require-client-cert.
   tls::Dialer registry_dial;
   tls::Dialer executor_dial;
 };

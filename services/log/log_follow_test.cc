@@ -23,11 +23,11 @@ namespace gnomon::logsvc {
 namespace {
 
 using store::testing::CallPhase;
-using testing::LogLines;
-using testing::Result;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::LogLines;
+using testing::Result;
 using ::testing::StartsWith;
 
 constexpr absl::Duration kPatience = absl::Seconds(60);  // Bounds a broken test only.
@@ -51,7 +51,8 @@ class FollowRunLogTest : public ::testing::Test {
   // Stores `items` as an executor's report does, and waits until they are.
   void Report(std::vector<v1::ReportItem> items) {
     auto stored = std::make_shared<absl::Notification>();
-    writer_.Submit({std::move(items), f_.group().id(), [stored](std::vector<v1::ReportAck>) { stored->Notify(); }});
+    writer_.Submit({std::move(items), f_.group().id(),
+                    [stored](std::vector<v1::ReportAck>) { stored->Notify(); }});
     ASSERT_TRUE(stored->WaitForNotificationWithTimeout(kPatience));
   }
   // Follows on a thread of its own; the lines go to lines_, the end to result_.
@@ -122,7 +123,8 @@ TEST_F(FollowRunLogTest, AFollowerGetsEveryLineOnceAsItArrivesAndEndsWithTheRun)
   ASSERT_NO_FATAL_FAILURE(Report({LogLines(run_, 3, 4)}));
   ASSERT_TRUE(AwaitLines(4));
   // The last lines come with the result: none of them may be missed.
-  ASSERT_NO_FATAL_FAILURE(Report({LogLines(run_, 5, 6), Result(run_, v1::HANDLE_CODE_SUCCESS, 90'000)}));
+  ASSERT_NO_FATAL_FAILURE(
+      Report({LogLines(run_, 5, 6), Result(run_, v1::HANDLE_CODE_SUCCESS, 90'000)}));
   EXPECT_TRUE(Ended().ok());
   EXPECT_THAT(Lines(), ElementsAre(1, 2, 3, 4, 5, 6));
 }
@@ -189,7 +191,8 @@ TEST_F(FollowRunLogTest, ABadRequestIsRefusedNamingTheField) {
   s = FollowHere(Request(run_, true, /*from_line=*/-1), &lines);
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, StartsWith("from_line")));
   s = FollowHere(Request(run_ + 1000, true), &lines);
-  EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound, AllOf(StartsWith("run_id"), HasSubstr("does not exist"))));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound,
+                          AllOf(StartsWith("run_id"), HasSubstr("does not exist"))));
   EXPECT_TRUE(lines.empty());
 }
 

@@ -14,9 +14,12 @@ constexpr const char* kKindNames[] = {"started", "log", "result"};
 
 size_t KindOf(const v1::ReportItem& item) {
   switch (item.item_case()) {
-    case v1::ReportItem::kStarted: return 0;
-    case v1::ReportItem::kLog: return 1;
-    default: return 2;
+    case v1::ReportItem::kStarted:
+      return 0;
+    case v1::ReportItem::kLog:
+      return 1;
+    default:
+      return 2;
   }
 }
 
@@ -24,22 +27,27 @@ size_t KindOf(const v1::ReportItem& item) {
 
 LogMetrics::LogMetrics(metrics::MetricsRegistry& m)
     : runs_ended_(metrics::ServerRunEnds(m)),
-      run_duration_(m.Histogram("gnomon_run_duration_seconds",
-                                "How long runs ran, handler start to end, as their executors reported.",
-                                metrics::RunDurationBuckets())),
-      report_latency_(m.Histogram("gnomon_result_report_latency_seconds",
-                                  "From a handler's end (the executor's clock) to its result being stored.",
-                                  metrics::LatenessBuckets())),
-      queued_(m.Gauge("gnomon_log_report_queue_items",
-                      "Report items (starts, log batches, results) received and waiting for the store.")) {
-  auto& items = m.CounterFamily("gnomon_log_report_items_total",
-                                "Report items stored, by kind (started, log, result) and acknowledgement "
-                                "(applied; duplicate: sent again; unknown_run).");
-  for (const char* kind : kKindNames) items_.emplace_back(items, "ack", prometheus::Labels{{"kind", kind}});
+      run_duration_(
+          m.Histogram("gnomon_run_duration_seconds",
+                      "How long runs ran, handler start to end, as their executors reported.",
+                      metrics::RunDurationBuckets())),
+      report_latency_(
+          m.Histogram("gnomon_result_report_latency_seconds",
+                      "From a handler's end (the executor's clock) to its result being stored.",
+                      metrics::LatenessBuckets())),
+      queued_(m.Gauge(
+          "gnomon_log_report_queue_items",
+          "Report items (starts, log batches, results) received and waiting for the store.")) {
+  auto& items =
+      m.CounterFamily("gnomon_log_report_items_total",
+                      "Report items stored, by kind (started, log, result) and acknowledgement "
+                      "(applied; duplicate: sent again; unknown_run).");
+  for (const char* kind : kKindNames)
+    items_.emplace_back(items, "ack", prometheus::Labels{{"kind", kind}});
 }
 
-void LogMetrics::Stored(const std::vector<v1::ReportItem>& items, const std::vector<v1::ReportAck>& acks,
-                        int64_t now_ms) {
+void LogMetrics::Stored(const std::vector<v1::ReportItem>& items,
+                        const std::vector<v1::ReportAck>& acks, int64_t now_ms) {
   for (size_t i = 0; i < items.size() && i < acks.size(); ++i) {
     items_[KindOf(items[i])][acks[i]].Increment();
     if (!items[i].has_result() || acks[i] != v1::REPORT_ACK_APPLIED) continue;

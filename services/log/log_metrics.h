@@ -31,12 +31,13 @@ class LogMetrics {
   explicit LogMetrics(metrics::MetricsRegistry& metrics);
 
   // A batch of report items was stored at now_ms with these acks (one each).
-  void Stored(const std::vector<v1::ReportItem>& items, const std::vector<v1::ReportAck>& acks, int64_t now_ms);
+  void Stored(const std::vector<v1::ReportItem>& items, const std::vector<v1::ReportAck>& acks,
+              int64_t now_ms);
   // Scrape time: items received and not yet stored.
   void SetQueued(size_t items) { queued_.Set(static_cast<double>(items)); }
 
  private:
-  static constexpr size_t kKinds = 3;  // started, log, result
+  static constexpr size_t kKinds = 3;                                        // started, log, result
   std::vector<metrics::PerEnum<v1::ReportAck, prometheus::Counter>> items_;  // Index: kind.
   metrics::RunEndCounters runs_ended_;
   prometheus::Histogram& run_duration_;

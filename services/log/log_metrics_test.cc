@@ -29,15 +29,20 @@ TEST(LogMetricsTest, AppliedResultsEndRunsAndDuplicatesOnlyCountAsItems) {
   started.mutable_started()->set_run_id(1);
   m.Stored({started, Result(1, 200, 10'000, 12'500), Result(2, 502, 10'000, 10'100),
             Result(1, 200, 10'000, 12'500)},
-           {v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_DUPLICATE},
+           {v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED,
+            v1::REPORT_ACK_DUPLICATE},
            13'000);
-  EXPECT_EQ(SampleOf(registry, "gnomon_runs_total{handle_code=\"success\",status=\"succeeded\"}"), 1);
+  EXPECT_EQ(SampleOf(registry, "gnomon_runs_total{handle_code=\"success\",status=\"succeeded\"}"),
+            1);
   EXPECT_EQ(SampleOf(registry, "gnomon_runs_total{handle_code=\"timeout\",status=\"failed\"}"), 1);
   EXPECT_EQ(SampleOf(registry, "gnomon_run_duration_seconds_sum"), 2.6);
   EXPECT_EQ(SampleOf(registry, "gnomon_result_report_latency_seconds_sum"), 0.5 + 2.9);
-  EXPECT_EQ(SampleOf(registry, "gnomon_log_report_items_total{ack=\"applied\",kind=\"result\"}"), 2);
-  EXPECT_EQ(SampleOf(registry, "gnomon_log_report_items_total{ack=\"duplicate\",kind=\"result\"}"), 1);
-  EXPECT_EQ(SampleOf(registry, "gnomon_log_report_items_total{ack=\"applied\",kind=\"started\"}"), 1);
+  EXPECT_EQ(SampleOf(registry, "gnomon_log_report_items_total{ack=\"applied\",kind=\"result\"}"),
+            2);
+  EXPECT_EQ(SampleOf(registry, "gnomon_log_report_items_total{ack=\"duplicate\",kind=\"result\"}"),
+            1);
+  EXPECT_EQ(SampleOf(registry, "gnomon_log_report_items_total{ack=\"applied\",kind=\"started\"}"),
+            1);
 }
 
 }  // namespace

@@ -49,7 +49,8 @@ class LogQueriesTest : public ::testing::Test {
   }
   // Calls `handler` of the service as a caller presenting `token`.
   template <typename Request, typename Response>
-  grpc::Status Call(grpc::Status (LogServiceImpl::*handler)(grpc::ServerContext*, const Request*, Response*),
+  grpc::Status Call(grpc::Status (LogServiceImpl::*handler)(grpc::ServerContext*, const Request*,
+                                                            Response*),
                     const std::string& token, const Request& request, Response* response) {
     grpc::ServerContext context;
     grpc::testing::ServerContextTestSpouse spouse(&context);
@@ -73,7 +74,8 @@ class LogQueriesTest : public ::testing::Test {
     return s;
   }
   // Statistics of days [from_day, to_day) since the epoch, of `job_id` (0: all).
-  grpc::Status GetStats(const std::string& token, int64_t job_id, int64_t from_day, int64_t to_day) {
+  grpc::Status GetStats(const std::string& token, int64_t job_id, int64_t from_day,
+                        int64_t to_day) {
     v1::GetStatsRequest req;
     req.set_job_id(job_id);
     *req.mutable_start_time() = TimeUtil::MillisecondsToTimestamp(from_day * kDayMs);
@@ -82,7 +84,8 @@ class LogQueriesTest : public ::testing::Test {
     return Call(&LogServiceImpl::GetStats, token, req, &out);
   }
   static void ExpectInvalid(const grpc::Status& s, const std::string& field) {
-    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << field << ": " << s.error_message();
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << field << ": " << s.error_message();
     EXPECT_THAT(s.error_message(), StartsWith(field));
   }
 
@@ -114,13 +117,16 @@ TEST_F(LogQueriesTest, AScopedCallerReadsOnlyTheRunsAndStatsOfItsGroups) {
   EXPECT_THAT(listed, UnorderedElementsAre(own_run_, other_run_));
   v1::ListRunsRequest of_other_group;
   of_other_group.set_group_id(other_job_.group_id());
-  EXPECT_EQ(ListRuns("viewer-token", of_other_group).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(ListRuns("viewer-token", of_other_group).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
   v1::ListRunsRequest of_other_job;
   of_other_job.set_job_id(other_job_.id());
-  EXPECT_EQ(ListRuns("viewer-token", of_other_job).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(ListRuns("viewer-token", of_other_job).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
 
   EXPECT_TRUE(GetStats("viewer-token", f_.job().id(), 0, 7).ok());
-  EXPECT_EQ(GetStats("viewer-token", other_job_.id(), 0, 7).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(GetStats("viewer-token", other_job_.id(), 0, 7).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
   grpc::Status totals = GetStats("viewer-token", 0, 0, 7);  // Totals count every group's runs.
   EXPECT_EQ(totals.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_THAT(totals.error_message(), StartsWith("job_id"));

@@ -27,29 +27,34 @@ struct AckChannel {
 
 int64_t ItemRunId(const v1::ReportItem& r) {
   switch (r.item_case()) {
-    case v1::ReportItem::kStarted: return r.started().run_id();
-    case v1::ReportItem::kLog: return r.log().run_id();
-    case v1::ReportItem::kResult: return r.result().run_id();
-    default: return 0;
+    case v1::ReportItem::kStarted:
+      return r.started().run_id();
+    case v1::ReportItem::kLog:
+      return r.log().run_id();
+    case v1::ReportItem::kResult:
+      return r.result().run_id();
+    default:
+      return 0;
   }
 }
 
 }  // namespace
 
 void ConnectTailHub(ReportWriter* writer, LogTailHub* hub) {
-  writer->AddObserver([hub](const std::vector<v1::ReportItem>& items,
-                            const std::vector<v1::ReportAck>&) {
-    std::vector<int64_t> ids;
-    ids.reserve(items.size());
-    for (const auto& i : items) ids.push_back(ItemRunId(i));
-    hub->Notify(ids);
-  });
+  writer->AddObserver(
+      [hub](const std::vector<v1::ReportItem>& items, const std::vector<v1::ReportAck>&) {
+        std::vector<int64_t> ids;
+        ids.reserve(items.size());
+        for (const auto& i : items) ids.push_back(ItemRunId(i));
+        hub->Notify(ids);
+      });
 }
 
 grpc::Status LogServiceImpl::ReportResults(
     grpc::ServerContext* context,
     grpc::ServerReaderWriter<v1::ReportResultsResponse, v1::ReportResultsRequest>* stream) {
-  absl::StatusOr<Caller> caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
+  absl::StatusOr<Caller> caller =
+      auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   const v1::Group& group = caller->group;
 
@@ -81,7 +86,8 @@ grpc::Status LogServiceImpl::ReportResults(
       p.items.push_back(std::move(item));
     }
     p.done = [channel, resp = std::move(resp)](std::vector<v1::ReportAck> acks) mutable {
-      for (size_t i = 0; i < acks.size(); ++i) resp.mutable_acks(static_cast<int>(i))->set_ack(acks[i]);
+      for (size_t i = 0; i < acks.size(); ++i)
+        resp.mutable_acks(static_cast<int>(i))->set_ack(acks[i]);
       absl::MutexLock l(&channel->mu);
       --channel->outstanding;
       if (channel->stream != nullptr) channel->stream->Write(resp);
@@ -100,7 +106,8 @@ grpc::Status LogServiceImpl::ReportResults(
   return status;
 }
 
-absl::Status FollowRunLog(store::RunStore* runs, LogTailHub* hub, const v1::StreamRunLogRequest& req,
+absl::Status FollowRunLog(store::RunStore* runs, LogTailHub* hub,
+                          const v1::StreamRunLogRequest& req,
                           const std::function<bool()>& cancelled,
                           const std::function<bool(const v1::LogLine&)>& emit) {
   RETURN_IF_ERROR(ValidateStreamRunLogRequest(req));
@@ -150,7 +157,8 @@ grpc::Status LogServiceImpl::StreamRunLog(grpc::ServerContext* context,
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   // Bad input is named as such before any object is looked up, whoever asks.
   if (absl::Status s = ValidateStreamRunLogRequest(*request); !s.ok()) return ToGrpcStatus(s);
-  if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok()) return ToGrpcStatus(s);
+  if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok())
+    return ToGrpcStatus(s);
   return ToGrpcStatus(FollowRunLog(
       runs_, hub_, *request, [context] { return context->IsCancelled(); },
       [writer](const v1::LogLine& l) { return writer->Write(l); }));
@@ -161,7 +169,8 @@ grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetR
   auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (absl::Status s = ValidateGetRunRequest(*request); !s.ok()) return ToGrpcStatus(s);
-  if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok()) return ToGrpcStatus(s);
+  if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok())
+    return ToGrpcStatus(s);
   absl::StatusOr<v1::Run> run = gnomon::GetRun(runs_, request->run_id());
   if (!run.ok()) return ToGrpcStatus(run.status());
   *response = std::move(*run);
@@ -173,32 +182,38 @@ grpc::Status LogServiceImpl::ListRuns(grpc::ServerContext* context,
                                       v1::ListRunsResponse* response) {
   auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  absl::StatusOr<v1::ListRunsResponse> page = gnomon::ListRuns(jobs_, runs_, caller->access, *request);
+  absl::StatusOr<v1::ListRunsResponse> page =
+      gnomon::ListRuns(jobs_, runs_, caller->access, *request);
   if (!page.ok()) return ToGrpcStatus(page.status());
   *response = std::move(*page);
   return grpc::Status::OK;
 }
 
 grpc::Status LogServiceImpl::GetStats(grpc::ServerContext* context,
-                                       const v1::GetStatsRequest* request,
-                                       v1::GetStatsResponse* response) {
+                                      const v1::GetStatsRequest* request,
+                                      v1::GetStatsResponse* response) {
   auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   constexpr int64_t kDay = 86'400'000;
   if (absl::Status s = ValidateGetStatsRequest(*request); !s.ok()) return ToGrpcStatus(s);
   // Whole UTC days: the start day included, through the day before end.
   const int64_t from = TimeUtil::TimestampToMilliseconds(request->start_time()) / kDay * kDay;
-  const int64_t to = (TimeUtil::TimestampToMilliseconds(request->end_time()) + kDay - 1) / kDay * kDay;
-  if (to <= from) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "end_time: must be after start_time");
+  const int64_t to =
+      (TimeUtil::TimestampToMilliseconds(request->end_time()) + kDay - 1) / kDay * kDay;
+  if (to <= from)
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "end_time: must be after start_time");
   if ((to - from) / kDay > 366) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "end_time: at most 366 days per report");
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "end_time: at most 366 days per report");
   }
   // Totals count every group's runs: only for callers that reach them all.
   if (request->job_id() == 0 && !caller->access.AllGroups()) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                        "job_id: totals span every group; name a job of a group this credential is granted");
+    return grpc::Status(
+        grpc::StatusCode::PERMISSION_DENIED,
+        "job_id: totals span every group; name a job of a group this credential is granted");
   }
-  if (absl::Status s = CheckJobAccess(jobs_, caller->access, request->job_id()); !s.ok()) return ToGrpcStatus(s);
+  if (absl::Status s = CheckJobAccess(jobs_, caller->access, request->job_id()); !s.ok())
+    return ToGrpcStatus(s);
   absl::StatusOr<std::vector<v1::StatsRow>> rows = stats_->GetStats(from, to, request->job_id());
   if (!rows.ok()) return ToGrpcStatus(rows.status());
   for (auto& r : *rows) *response->add_rows() = std::move(r);

@@ -26,10 +26,9 @@ class LogServiceImpl final : public v1::LogService::Service {
                  Authenticator* auth, ReportWriter* writer, LogTailHub* hub)
       : jobs_(jobs), runs_(runs), stats_(stats), auth_(auth), writer_(writer), hub_(hub) {}
 
-  grpc::Status ReportResults(
-      grpc::ServerContext* context,
-      grpc::ServerReaderWriter<v1::ReportResultsResponse, v1::ReportResultsRequest>* stream)
-      override;
+  grpc::Status ReportResults(grpc::ServerContext* context,
+                             grpc::ServerReaderWriter<v1::ReportResultsResponse,
+                                                      v1::ReportResultsRequest>* stream) override;
   grpc::Status StreamRunLog(grpc::ServerContext* context, const v1::StreamRunLogRequest* request,
                             grpc::ServerWriter<v1::LogLine>* writer) override;
   grpc::Status GetRun(grpc::ServerContext* context, const v1::GetRunRequest* request,
@@ -37,7 +36,7 @@ class LogServiceImpl final : public v1::LogService::Service {
   grpc::Status ListRuns(grpc::ServerContext* context, const v1::ListRunsRequest* request,
                         v1::ListRunsResponse* response) override;
   grpc::Status GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
-                         v1::GetStatsResponse* response) override;
+                        v1::GetStatsResponse* response) override;
 
  private:
   store::JobStore* const jobs_;
@@ -53,7 +52,8 @@ void ConnectTailHub(ReportWriter* writer, LogTailHub* hub);
 
 // Follows a run's stored log from `from_line`, calling `emit` for each line,
 // until it ends (or at once without follow).
-absl::Status FollowRunLog(store::RunStore* runs, LogTailHub* hub, const v1::StreamRunLogRequest& req,
+absl::Status FollowRunLog(store::RunStore* runs, LogTailHub* hub,
+                          const v1::StreamRunLogRequest& req,
                           const std::function<bool()>& cancelled,
                           const std::function<bool(const v1::LogLine&)>& emit);
 

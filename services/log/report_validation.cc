@@ -26,8 +26,8 @@ absl::Status CheckLength(const std::string& field, const std::string& value, siz
 
 absl::Status CheckLines(const std::string& item, const v1::RunLogLines& log) {
   const std::string lines = absl::StrCat(item, ".log.lines");
-  RETURN_IF_ERROR(FirstError(
-      {CheckRunId(item, log.run_id(), "log"), checks::CheckCount(lines, log.lines_size(), kMaxReportLines)}));
+  RETURN_IF_ERROR(FirstError({CheckRunId(item, log.run_id(), "log"),
+                              checks::CheckCount(lines, log.lines_size(), kMaxReportLines)}));
   for (int i = 0; i < log.lines_size(); ++i) {
     const v1::LogLine& l = log.lines(i);
     const std::string line = checks::Indexed(lines, i);
@@ -46,7 +46,8 @@ absl::Status CheckItem(const std::string& item, const v1::ReportItem& r) {
                          CheckTimestamp(item + ".started.start_time", r.started().start_time()),
                          r.started().executor_address().empty()
                              ? absl::OkStatus()
-                             : CheckHostPort(item + ".started.executor_address", r.started().executor_address())});
+                             : CheckHostPort(item + ".started.executor_address",
+                                             r.started().executor_address())});
     case v1::ReportItem::kLog:
       return CheckLines(item, r.log());
     case v1::ReportItem::kResult:

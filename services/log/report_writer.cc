@@ -34,7 +34,8 @@ std::vector<PendingReport> ReportWriter::Apply(std::vector<PendingReport> batch)
   std::vector<PendingReport> retry;
   for (const auto& [group_id, reports] : by_group) {
     std::vector<v1::ReportItem> items;
-    for (size_t r : reports) items.insert(items.end(), batch[r].items.begin(), batch[r].items.end());
+    for (size_t r : reports)
+      items.insert(items.end(), batch[r].items.begin(), batch[r].items.end());
     absl::StatusOr<std::vector<v1::ReportAck>> acks = runs_->ApplyReports(items, group_id);
     if (!acks.ok()) {
       GNOMON_LOG(WARNING) << "log service: storing " << items.size()

@@ -52,8 +52,8 @@ struct PendingReport {
 class ReportWriter {
  public:
   // Called after each durable batch with the items and their acks.
-  using Observer = std::function<void(const std::vector<v1::ReportItem>&,
-                                      const std::vector<v1::ReportAck>&)>;
+  using Observer =
+      std::function<void(const std::vector<v1::ReportItem>&, const std::vector<v1::ReportAck>&)>;
 
   ReportWriter(store::RunStore* runs, Clock* clock, ReportWriterOptions options);
 

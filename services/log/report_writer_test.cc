@@ -24,10 +24,10 @@ namespace gnomon::logsvc {
 namespace {
 
 using store::testing::CallPhase;
-using testing::LogLines;
-using testing::Result;
 using ::testing::ElementsAre;
+using testing::LogLines;
 using ::testing::Pair;
+using testing::Result;
 
 // A bound for a broken test, not a pace: every wait below ends on an event.
 constexpr absl::Duration kPatience = absl::Seconds(60);
@@ -49,10 +49,11 @@ class ReportWriterTest : public ::testing::Test {
 
   void Start(ReportWriterOptions options = {}) {
     writer_ = std::make_unique<ReportWriter>(&runs_, &clock_, options);
-    writer_->AddObserver([this](const std::vector<v1::ReportItem>& items, const std::vector<v1::ReportAck>&) {
-      absl::MutexLock l(&mu_);
-      batches_.push_back(items.size());
-    });
+    writer_->AddObserver(
+        [this](const std::vector<v1::ReportItem>& items, const std::vector<v1::ReportAck>&) {
+          absl::MutexLock l(&mu_);
+          batches_.push_back(items.size());
+        });
     thread_ = std::thread([this] { writer_->Run(); });
   }
   void Stop() {
@@ -89,7 +90,8 @@ class ReportWriterTest : public ::testing::Test {
     absl::StatusOr<std::vector<v1::LogLine>> lines = f_.store()->ReadRunLog(run_, 1, 1000);
     EXPECT_TRUE(lines.ok()) << lines.status();
     std::vector<int64_t> out;
-    for (const v1::LogLine& l : lines.value_or(std::vector<v1::LogLine>{})) out.push_back(l.line_number());
+    for (const v1::LogLine& l : lines.value_or(std::vector<v1::LogLine>{}))
+      out.push_back(l.line_number());
     return out;
   }
   v1::RunStatus StoredStatus() {
@@ -175,7 +177,8 @@ TEST_F(ReportWriterTest, ABatchWhoseCommitReplyIsLostIsRetriedWithoutStoringAnyt
   ASSERT_TRUE(hook_.AwaitCalls("ApplyReports", 1, kPatience));
   PassBackoff();
   ASSERT_TRUE(AwaitAcked(1));
-  EXPECT_THAT(Acked(), ElementsAre(Pair("a", ElementsAre(v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_DUPLICATE))));
+  EXPECT_THAT(Acked(), ElementsAre(Pair(
+                           "a", ElementsAre(v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_DUPLICATE))));
   EXPECT_THAT(StoredLines(), ElementsAre(1, 2, 3));
   EXPECT_EQ(StoredStatus(), v1::RUN_STATUS_FAILED);
 }
@@ -183,14 +186,17 @@ TEST_F(ReportWriterTest, ABatchWhoseCommitReplyIsLostIsRetriedWithoutStoringAnyt
 // An executor that reconnects re-sends what it had not heard acknowledged.
 TEST_F(ReportWriterTest, AResentReportIsAcknowledgedAsADuplicateAndStoredOnce) {
   Start();
-  writer_->Submit(Report("first", {LogLines(run_, 1, 2), Result(run_, v1::HANDLE_CODE_SUCCESS, 1)}));
+  writer_->Submit(
+      Report("first", {LogLines(run_, 1, 2), Result(run_, v1::HANDLE_CODE_SUCCESS, 1)}));
   ASSERT_TRUE(AwaitAcked(1));
   writer_->Submit(Report("again", {LogLines(run_, 1, 2), Result(run_, 500, 2)}));
   writer_->Submit(Report("more", {LogLines(run_, 2, 3)}));  // Overlaps: only line 3 is new.
   ASSERT_TRUE(AwaitAcked(3));
-  EXPECT_THAT(Acked(), ElementsAre(Pair("first", ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED)),
-                                   Pair("again", ElementsAre(v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_DUPLICATE)),
-                                   Pair("more", ElementsAre(v1::REPORT_ACK_APPLIED))));
+  EXPECT_THAT(
+      Acked(),
+      ElementsAre(Pair("first", ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED)),
+                  Pair("again", ElementsAre(v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_DUPLICATE)),
+                  Pair("more", ElementsAre(v1::REPORT_ACK_APPLIED))));
   EXPECT_THAT(StoredLines(), ElementsAre(1, 2, 3));
   EXPECT_EQ(StoredStatus(), v1::RUN_STATUS_SUCCEEDED);  // The first result stands.
 }
@@ -210,7 +216,8 @@ TEST_F(ReportWriterTest, AReportOnAnotherGroupsRunIsAcknowledgedAsUnknownAndNotA
 
 // Between commits (min_commit_interval, here an hour) items wait until
 // max_batch of them are in hand, then go in one transaction.
-TEST_F(ReportWriterTest, ItemsArrivingBetweenCommitsAreWrittenInOneTransactionOnceMaxBatchAreWaiting) {
+TEST_F(ReportWriterTest,
+       ItemsArrivingBetweenCommitsAreWrittenInOneTransactionOnceMaxBatchAreWaiting) {
   Start(Batching(4, absl::Hours(1)));
   writer_->Submit(Report("first", {LogLines(run_, 1, 1)}));  // Nothing written yet: at once.
   ASSERT_TRUE(AwaitAcked(1));
@@ -233,12 +240,13 @@ TEST_F(ReportWriterTest, ATransactionTakesWholeReportsUntilMaxBatchItems) {
     for (int i = 0; i < 3; ++i, ++line) items.push_back(LogLines(run_, line + 1, line + 1));
     writer.Submit(Report(name, std::move(items)));
   }
-  writer.AddObserver([this](const std::vector<v1::ReportItem>& items, const std::vector<v1::ReportAck>&) {
-    absl::MutexLock l(&mu_);
-    batches_.push_back(items.size());
-  });
+  writer.AddObserver(
+      [this](const std::vector<v1::ReportItem>& items, const std::vector<v1::ReportAck>&) {
+        absl::MutexLock l(&mu_);
+        batches_.push_back(items.size());
+      });
   std::thread t([&] { writer.Run(); });
-  ASSERT_TRUE(AwaitAcked(2));  // a and b: 6 items, the first transaction.
+  ASSERT_TRUE(AwaitAcked(2));            // a and b: 6 items, the first transaction.
   EXPECT_EQ(writer.queued_items(), 3u);  // c waits for a fourth item (or the hour).
   writer.Submit(Report("d", {LogLines(run_, 10, 10)}));
   ASSERT_TRUE(AwaitAcked(4));

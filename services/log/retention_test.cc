@@ -18,10 +18,10 @@
 namespace gnomon::logsvc {
 namespace {
 
+using ::testing::ElementsAre;
 using testing::LogLines;
 using testing::Result;
 using testing::Started;
-using ::testing::ElementsAre;
 
 constexpr int64_t kDayMs = 86'400'000;
 constexpr int64_t kNow = 1'800'000'000'000;
@@ -72,7 +72,9 @@ class RetentionTest : public ::testing::Test {
     EXPECT_TRUE(entries.ok()) << entries.status();
     return entries.ok() ? entries->size() : 0;
   }
-  Retention Make(RetentionOptions options) { return Retention(&runs_, f_.store(), &clock_, options); }
+  Retention Make(RetentionOptions options) {
+    return Retention(&runs_, f_.store(), &clock_, options);
+  }
 
   testing::RunFixture f_;
   store::testing::StoreCallHook hook_;
@@ -129,7 +131,9 @@ TEST_F(RetentionTest, RunsEndingWhileRetentionSweepsKeepTheirResultsUntilTheirFo
     while (!done) retention.Sweep();
   });
   for (int64_t id : runs) {
-    ASSERT_TRUE(f_.store()->ApplyReports({LogLines(id, 1, 2), Result(id, 500, kNow - 59 * kDayMs)}, 0).ok());
+    ASSERT_TRUE(f_.store()
+                    ->ApplyReports({LogLines(id, 1, 2), Result(id, 500, kNow - 59 * kDayMs)}, 0)
+                    .ok());
   }
   done = true;
   sweeper.join();
@@ -179,7 +183,8 @@ TEST_F(RetentionTest, ASweepThatFailsIsDoneAgainAtTheNextInterval) {
   ASSERT_NO_FATAL_FAILURE(Audit(kNow - 31 * kDayMs));
   std::atomic<bool> down{true};
   hook_.Set(store::testing::FailWhile(&down, "DeleteRunsEndedBefore"));
-  Retention retention = Make(Options(/*days=*/30, /*max_runs_per_job=*/0, /*batch=*/500, absl::Minutes(1)));
+  Retention retention =
+      Make(Options(/*days=*/30, /*max_runs_per_job=*/0, /*batch=*/500, absl::Minutes(1)));
   retention.Start();
   clock_.BlockUntilWaiters(1);  // The first sweep is done.
   EXPECT_EQ(hook_.calls("DeleteRunsEndedBefore"), 1);

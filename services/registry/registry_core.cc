@@ -121,7 +121,8 @@ absl::Status RegistryCore::Beat(uint64_t session, const v1::Beat& beat) {
   {
     absl::MutexLock l(&mu_);
     auto s = sessions_.find(session);
-    if (s == sessions_.end()) return absl::FailedPreconditionError("session is no longer registered");
+    if (s == sessions_.end())
+      return absl::FailedPreconditionError("session is no longer registered");
     if (metrics_ != nullptr) metrics_->Beat();
     Member& m = members_[s->second];
     m.last_beat_ms = now;
@@ -183,8 +184,8 @@ void RegistryCore::RemoveRow(const v1::ExecutorInfo& info) {
   // Only our registration's row: if the executor already registered with
   // another replica, its row there is left alone (else every other replica
   // would see it leave until its next beat is persisted).
-  if (absl::Status s = rows_->RemoveExecutor(info.app_name(), info.address(),
-                                              TimeUtil::TimestampToMilliseconds(info.register_time()));
+  if (absl::Status s = rows_->RemoveExecutor(
+          info.app_name(), info.address(), TimeUtil::TimestampToMilliseconds(info.register_time()));
       !s.ok() && !absl::IsNotFound(s)) {
     GNOMON_LOG(WARNING) << "registry: cannot remove " << info.address() << ": " << s;
   }
@@ -219,18 +220,19 @@ void RegistryCore::Publish(v1::ExecutorChangeKind kind, const v1::ExecutorInfo& 
   v1::WatchExecutorsResponse msg;
   msg.mutable_change()->set_kind(kind);
   *msg.mutable_change()->mutable_executor() = info;
-  auto live = std::remove_if(watchers_.begin(), watchers_.end(), [](const std::weak_ptr<Watcher>& w) {
-    auto p = w.lock();
-    return p == nullptr || p->closed();
-  });
+  auto live =
+      std::remove_if(watchers_.begin(), watchers_.end(), [](const std::weak_ptr<Watcher>& w) {
+        auto p = w.lock();
+        return p == nullptr || p->closed();
+      });
   watchers_.erase(live, watchers_.end());
   for (const auto& w : watchers_) {
     if (auto p = w.lock(); p != nullptr && p->Wants(info.app_name())) p->Push(msg);
   }
 }
 
-std::vector<std::function<void()>> RegistryCore::ExpireLocked(int64_t now_ms,
-                                                               std::vector<v1::ExecutorInfo>* expired) {
+std::vector<std::function<void()>> RegistryCore::ExpireLocked(
+    int64_t now_ms, std::vector<v1::ExecutorInfo>* expired) {
   const int64_t timeout = absl::ToInt64Milliseconds(options_.beat_interval * options_.missed_beats);
   std::vector<std::function<void()>> cancels;
   for (auto it = members_.begin(); it != members_.end();) {
@@ -314,7 +316,8 @@ void RegistryCore::ExpiryPass() {
   int64_t now = clock_->NowMillis();
   // The first pass reads at once: watches wait for it.
   if (options_.remote_refresh > absl::ZeroDuration() &&
-      (!remote_read_ || now - last_remote_ms_ >= absl::ToInt64Milliseconds(options_.remote_refresh))) {
+      (!remote_read_ ||
+       now - last_remote_ms_ >= absl::ToInt64Milliseconds(options_.remote_refresh))) {
     remote_read_ = true;
     last_remote_ms_ = now;
     RefreshRemote(now);

@@ -123,7 +123,8 @@ class RegistryCore {
   // One expiry pass: expired members out, other replicas' rows read, stale rows pruned.
   void ExpiryPass() ABSL_LOCKS_EXCLUDED(mu_);
   // Removes expired members; returns their cancel callbacks, and adds them to `expired`.
-  std::vector<std::function<void()>> ExpireLocked(int64_t now_ms, std::vector<v1::ExecutorInfo>* expired)
+  std::vector<std::function<void()>> ExpireLocked(int64_t now_ms,
+                                                  std::vector<v1::ExecutorInfo>* expired)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes the store row of `info`'s registration (not a later one's).
   void RemoveRow(const v1::ExecutorInfo& info) ABSL_LOCKS_EXCLUDED(mu_);

@@ -28,9 +28,11 @@ class RegistryCoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::path(::testing::TempDir()) /
-           absl::StrCat("registry-core-", ::testing::UnitTest::GetInstance()->random_seed(), "-", ::getpid());
+           absl::StrCat("registry-core-", ::testing::UnitTest::GetInstance()->random_seed(), "-",
+                        ::getpid());
     std::filesystem::create_directories(dir_);
-    absl::StatusOr<std::unique_ptr<store::Store>> s = store::OpenStore("sqlite:" + (dir_ / "gnomon.db").string(), {});
+    absl::StatusOr<std::unique_ptr<store::Store>> s =
+        store::OpenStore("sqlite:" + (dir_ / "gnomon.db").string(), {});
     ASSERT_TRUE(s.ok()) << s.status();
     store_ = *std::move(s);
     RegistryOptions options;
@@ -81,7 +83,8 @@ TEST_F(RegistryCoreTest, AnExecutorThatLeavesIsRemovedFromTheStore) {
   EXPECT_EQ(Rows(), 0u);
 }
 
-TEST_F(RegistryCoreTest, AnExecutorDisconnectedByTheRegistrysShutdownKeepsItsRowForTheOtherReplicas) {
+TEST_F(RegistryCoreTest,
+       AnExecutorDisconnectedByTheRegistrysShutdownKeepsItsRowForTheOtherReplicas) {
   bool cancelled = false;
   const uint64_t session = Join(&cancelled);
   core_->Stop();

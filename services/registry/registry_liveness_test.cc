@@ -34,7 +34,8 @@ constexpr absl::Duration kPatience = absl::Seconds(60);  // Bounds a broken test
 constexpr char kAddress[] = "10.0.0.7:9999";
 
 // Beats every 2 s, removal after 3 missed; rows persisted every 2 s.
-RegistryOptions Options(const std::string& replica, absl::Duration remote_refresh = absl::ZeroDuration()) {
+RegistryOptions Options(const std::string& replica,
+                        absl::Duration remote_refresh = absl::ZeroDuration()) {
   RegistryOptions o;
   o.beat_interval = absl::Seconds(2);
   o.missed_beats = 3;
@@ -109,7 +110,8 @@ class RegistryLivenessTest : public ::testing::Test {
 
   store::testing::TempStore store_;
   StoreCallHook hook_a_, hook_b_;
-  store::testing::FailingMembershipStore rows_a_{store_.get(), &hook_a_}, rows_b_{store_.get(), &hook_b_};
+  store::testing::FailingMembershipStore rows_a_{store_.get(), &hook_a_},
+      rows_b_{store_.get(), &hook_b_};
   SimulatedClock clock_{absl::FromUnixMillis(kStart)};
 };
 
@@ -126,7 +128,8 @@ TEST_F(RegistryLivenessTest, JoinBeatsAndLeaveReachWatchersAndTheStore) {
   clock_.Advance(absl::Seconds(1));
   ASSERT_TRUE(core.Beat(*session, Busy(7, 1)).ok());  // Busy state changed: routing learns it.
   EXPECT_EQ(Changes(*watch), std::vector{v1::EXECUTOR_CHANGE_KIND_UPDATED});
-  EXPECT_EQ(TimeUtil::TimestampToMilliseconds(Rows()[0].last_beat_time()), kStart);  // Persisted every 2 s.
+  EXPECT_EQ(TimeUtil::TimestampToMilliseconds(Rows()[0].last_beat_time()),
+            kStart);  // Persisted every 2 s.
   clock_.Advance(absl::Seconds(1));
   ASSERT_TRUE(core.Beat(*session, Busy(7, 1)).ok());  // Unchanged: nothing to tell.
   EXPECT_TRUE(Changes(*watch).empty());
@@ -166,7 +169,7 @@ TEST_F(RegistryLivenessTest, AnExecutorWhoseBeatsStopIsRemovedOnceMissedBeatsInt
   ASSERT_TRUE(session.ok()) << session.status();
   Expiry expiry(&core, &hook_a_, &clock_);
   std::shared_ptr<Watcher> watch = core.Watch({"billing"});  // After the expiry's first read.
-  watch->Next(absl::ZeroDuration());  // The snapshot.
+  watch->Next(absl::ZeroDuration());                         // The snapshot.
   for (int i = 0; i < 4; ++i) expiry.Step(absl::Milliseconds(500));
   ASSERT_TRUE(core.Beat(*session, v1::Beat()).ok());  // At 2 s: its last beat.
   for (int i = 0; i < 12; ++i) expiry.Step(absl::Milliseconds(500));
@@ -220,7 +223,8 @@ TEST_F(RegistryLivenessTest, AStoreOutageDuringBeatsEndsNoSessionAndTheRowReturn
     clock_.Advance(absl::Seconds(2));
     ASSERT_TRUE(core.Beat(*session, Busy(7, i % 2)).ok()) << i;
   }
-  std::vector<v1::ExecutorChangeKind> expected(6, v1::EXECUTOR_CHANGE_KIND_UPDATED);  // Each beat changed it.
+  std::vector<v1::ExecutorChangeKind> expected(
+      6, v1::EXECUTOR_CHANGE_KIND_UPDATED);  // Each beat changed it.
   expected[0] = v1::EXECUTOR_CHANGE_KIND_JOINED;
   EXPECT_EQ(Changes(*watch), expected);
   EXPECT_TRUE(Rows().empty());  // Never written.

@@ -29,9 +29,7 @@ class RegistryRole {
   grpc::Service* service() { return &service_; }
   void Start() { core_.StartExpiry(); }
   // Ends every session (executors reconnect elsewhere) and the expiry thread.
-  void Stop() {
-    core_.Stop();
-  }
+  void Stop() { core_.Stop(); }
 
  private:
   const std::unique_ptr<RegistryMetrics> metrics_;

@@ -2,12 +2,12 @@
 
 #include <vector>
 
-#include "google/protobuf/util/time_util.h"
-#include "absl/time/clock.h"
-#include "services/common/client/log.h"
-#include "services/common/client/auth_metadata.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "google/protobuf/util/time_util.h"
+#include "services/common/client/auth_metadata.h"
+#include "services/common/client/log.h"
 #include "services/common/server/field_checks.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/status/status_macros.h"
@@ -29,7 +29,8 @@ grpc::Status RegistryService::Session(
     grpc::ServerReaderWriter<v1::SessionResponse, v1::SessionRequest>* stream) {
   // The app to authenticate comes from metadata, so nothing is read from an
   // unauthenticated caller.
-  absl::StatusOr<Caller> caller = auth_->Authorize(*context, v1::Registry::service_full_name(), __func__);
+  absl::StatusOr<Caller> caller =
+      auth_->Authorize(*context, v1::Registry::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   v1::SessionRequest first;
   if (!stream->Read(&first)) return grpc::Status::OK;
@@ -46,13 +47,14 @@ grpc::Status RegistryService::Session(
                         "register.app_name must equal the x-gnomon-app metadata");
   }
   std::optional<int64_t> token_expires = caller->token_expires_ms;
-  absl::StatusOr<uint64_t> session =
-      core_->Join(reg, [context] { context->TryCancel(); }, caller->token_fingerprint);
+  absl::StatusOr<uint64_t> session = core_->Join(
+      reg, [context] { context->TryCancel(); }, caller->token_fingerprint);
   if (!session.ok()) return ToGrpcStatus(session.status());
   if (token_expires) {
     GNOMON_LOG(WARNING) << "registry: executor " << reg.address() << " of app \"" << reg.app_name()
                         << "\" presents its group's previous access token, accepted until "
-                        << absl::FormatTime(absl::FromUnixMillis(*token_expires)) << " (restart it with the new one)";
+                        << absl::FormatTime(absl::FromUnixMillis(*token_expires))
+                        << " (restart it with the new one)";
   }
 
   v1::SessionResponse registered;
@@ -62,7 +64,8 @@ grpc::Status RegistryService::Session(
   *registered.mutable_registered()->mutable_beat_timeout() = TimeUtil::MillisecondsToDuration(
       absl::ToInt64Milliseconds(opts.beat_interval * opts.missed_beats));
   if (token_expires) {
-    *registered.mutable_registered()->mutable_token_expire_time() = TimeUtil::MillisecondsToTimestamp(*token_expires);
+    *registered.mutable_registered()->mutable_token_expire_time() =
+        TimeUtil::MillisecondsToTimestamp(*token_expires);
   }
   if (!stream->Write(registered)) {
     core_->Leave(*session, "stream broken");
@@ -87,17 +90,20 @@ grpc::Status RegistryService::Session(
       ack.mutable_beat_ack();
       if (absl::Now() >= next_recheck) {
         next_recheck = absl::Now() + kTokenRecheck;
-        absl::StatusOr<Caller> now = auth_->Recheck(reg.app_name(), MetadataValue(*context, kAccessTokenKey));
+        absl::StatusOr<Caller> now =
+            auth_->Recheck(reg.app_name(), MetadataValue(*context, kAccessTokenKey));
         if (absl::IsUnauthenticated(now.status())) {
           core_->Leave(*session, "its group's access token was rotated out");
-          return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                              "the group's access token was rotated and the one this executor presents "
-                              "is no longer accepted; restart it with the new token");
+          return grpc::Status(
+              grpc::StatusCode::UNAUTHENTICATED,
+              "the group's access token was rotated and the one this executor presents "
+              "is no longer accepted; restart it with the new token");
         }
         if (now.ok()) token_expires = now->token_expires_ms;
       }
       if (token_expires) {
-        *ack.mutable_beat_ack()->mutable_token_expire_time() = TimeUtil::MillisecondsToTimestamp(*token_expires);
+        *ack.mutable_beat_ack()->mutable_token_expire_time() =
+            TimeUtil::MillisecondsToTimestamp(*token_expires);
       }
       if (absl::Status s = core_->Beat(*session, req.beat()); !s.ok()) {
         // Reaped for missed beats while this message was in flight.
@@ -109,17 +115,17 @@ grpc::Status RegistryService::Session(
       return grpc::Status::OK;
     } else {
       core_->Leave(*session, "protocol error");
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          req.has_register_() ? "session: register sent twice"
-                                              : "session: empty message");
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, req.has_register_()
+                                                                  ? "session: register sent twice"
+                                                                  : "session: empty message");
     }
   }
   core_->Leave(*session, context->IsCancelled() ? "stream cancelled" : "stream closed");
   return grpc::Status::OK;
 }
 
-absl::StatusOr<std::vector<std::string>> RegistryService::WatchableApps(const Access& access,
-                                                                       const v1::WatchExecutorsRequest& request) {
+absl::StatusOr<std::vector<std::string>> RegistryService::WatchableApps(
+    const Access& access, const v1::WatchExecutorsRequest& request) {
   std::vector<std::string> asked(request.app_names().begin(), request.app_names().end());
   if (access.AllGroups()) return asked;
   // A scoped caller watches the apps of its granted groups, and no others.
@@ -130,8 +136,9 @@ absl::StatusOr<std::vector<std::string>> RegistryService::WatchableApps(const Ac
   }
   for (size_t i = 0; i < asked.size(); ++i) {
     if (!reached.contains(asked[i])) {
-      return absl::PermissionDeniedError(absl::StrCat(checks::Indexed("app_names", static_cast<int>(i)),
-                                                      ": not in a group this credential is granted"));
+      return absl::PermissionDeniedError(
+          absl::StrCat(checks::Indexed("app_names", static_cast<int>(i)),
+                       ": not in a group this credential is granted"));
     }
   }
   if (!asked.empty()) return asked;
@@ -139,9 +146,9 @@ absl::StatusOr<std::vector<std::string>> RegistryService::WatchableApps(const Ac
   return std::vector<std::string>(reached.begin(), reached.end());
 }
 
-grpc::Status RegistryService::WatchExecutors(grpc::ServerContext* context,
-                                             const v1::WatchExecutorsRequest* request,
-                                             grpc::ServerWriter<v1::WatchExecutorsResponse>* writer) {
+grpc::Status RegistryService::WatchExecutors(
+    grpc::ServerContext* context, const v1::WatchExecutorsRequest* request,
+    grpc::ServerWriter<v1::WatchExecutorsResponse>* writer) {
   auto caller = auth_->Authorize(*context, v1::Registry::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (absl::Status s = ValidateWatchRequest(*request); !s.ok()) return ToGrpcStatus(s);

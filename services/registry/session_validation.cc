@@ -32,16 +32,17 @@ absl::Status CheckAppName(const std::string& field, const std::string& app) {
 
 absl::Status ValidateRegister(const v1::Register& reg) {
   RETURN_IF_ERROR(FirstError({
-          CheckAppName("register.app_name", reg.app_name()),
-          checks::CheckHostPort("register.address", reg.address()),
-          CheckCount("register.handlers", reg.handlers_size(), kMaxHandlers),
-          CheckRange("register.capacity", reg.capacity(), 0, kMaxRuns),
-          checks::CheckText("register.version", reg.version(), 64),
-          CheckCount("register.labels", reg.labels_size(), kMaxLabels),
-          CheckString("register.instance_id", reg.instance_id(), 64, Charset::kToken),
-      }));
+      CheckAppName("register.app_name", reg.app_name()),
+      checks::CheckHostPort("register.address", reg.address()),
+      CheckCount("register.handlers", reg.handlers_size(), kMaxHandlers),
+      CheckRange("register.capacity", reg.capacity(), 0, kMaxRuns),
+      checks::CheckText("register.version", reg.version(), 64),
+      CheckCount("register.labels", reg.labels_size(), kMaxLabels),
+      CheckString("register.instance_id", reg.instance_id(), 64, Charset::kToken),
+  }));
   for (int i = 0; i < reg.handlers_size(); ++i) {
-    RETURN_IF_ERROR(CheckString(Indexed("register.handlers", i), reg.handlers(i), 128, Charset::kToken, 1));
+    RETURN_IF_ERROR(
+        CheckString(Indexed("register.handlers", i), reg.handlers(i), 128, Charset::kToken, 1));
   }
   for (const auto& [key, value] : reg.labels()) {
     RETURN_IF_ERROR(FirstError({CheckString("register.labels.key", key, 63, Charset::kName, 1),

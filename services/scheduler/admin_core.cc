@@ -1,7 +1,6 @@
 #include "services/scheduler/admin_core.h"
 
 #include <algorithm>
-
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -94,8 +93,8 @@ absl::StatusOr<v1::Group> AdminCore::CreateGroup(const v1::CreateGroupRequest& r
   g.set_access_token(NewToken());
   absl::StatusOr<v1::Group> created = stores_.jobs->CreateGroup(g, clock_->NowMillis());
   if (absl::IsAlreadyExists(created.status())) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("group.app_name: a group for app ", checks::Prefix(g.app_name()), " already exists"));
+    return absl::AlreadyExistsError(absl::StrCat("group.app_name: a group for app ",
+                                                 checks::Prefix(g.app_name()), " already exists"));
   }
   return created;  // The only answer that carries the token.
 }
@@ -113,8 +112,9 @@ absl::StatusOr<v1::ListGroupsResponse> AdminCore::ListGroups() {
 }
 
 absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& req) {
-  RETURN_IF_ERROR(checks::FirstError({checks::CheckRange("group.id", req.group().id(), 1, INT64_MAX),
-                                      ValidateGroupUpdate(req.group()), ValidateUpdateGroupMask(req)}));
+  RETURN_IF_ERROR(
+      checks::FirstError({checks::CheckRange("group.id", req.group().id(), 1, INT64_MAX),
+                          ValidateGroupUpdate(req.group()), ValidateUpdateGroupMask(req)}));
   ASSIGN_OR_RETURN(v1::Group current, FindGroup(req.group().id()));
   v1::Group g = current;
   bool title = req.update_mask().paths().empty();
@@ -193,10 +193,12 @@ absl::StatusOr<store::NewJob> AdminCore::PrepareNewJob(const v1::CreateJobReques
   return n;
 }
 
-absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req, std::string_view author) {
+absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req,
+                                             std::string_view author) {
   const int64_t now = clock_->NowMillis();
   ASSIGN_OR_RETURN(store::NewJob n, PrepareNewJob(req, now));
-  absl::StatusOr<v1::Job> created = stores_.jobs->CreateJob(n.job, n.state, n.next_fire_ms, now, author);
+  absl::StatusOr<v1::Job> created =
+      stores_.jobs->CreateJob(n.job, n.state, n.next_fire_ms, now, author);
   if (created.ok() && req.start()) loop_->Invalidate(created->id());
   return created;
 }
@@ -252,18 +254,20 @@ absl::Status AdminCore::AddLastRuns(std::vector<v1::Job*> jobs) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<v1::ListExecutorsResponse> AdminCore::ListExecutors(const std::vector<int64_t>& groups) {
+absl::StatusOr<v1::ListExecutorsResponse> AdminCore::ListExecutors(
+    const std::vector<int64_t>& groups) {
   ASSIGN_OR_RETURN(std::vector<v1::Group> all, stores_.jobs->ListGroups());
   v1::ListExecutorsResponse resp;
   for (const v1::Group& g : all) {
-    if (!groups.empty() && std::find(groups.begin(), groups.end(), g.id()) == groups.end()) continue;
+    if (!groups.empty() && std::find(groups.begin(), groups.end(), g.id()) == groups.end())
+      continue;
     *resp.add_groups() = dispatcher_->Members(g);
   }
   return resp;
 }
 
 absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsRequest& req,
-                                                        const std::vector<int64_t>& groups) {
+                                                         const std::vector<int64_t>& groups) {
   RETURN_IF_ERROR(ValidateListJobsRequest(req));
   int64_t after = *checks::ParsePageToken("page_token", req.page_token());
   const int want = req.page_size() == 0 ? 100 : req.page_size();
@@ -299,7 +303,8 @@ absl::StatusOr<v1::ListJobsResponse> AdminCore::ListJobs(const v1::ListJobsReque
   return resp;
 }
 
-absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req, std::string_view author) {
+absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req,
+                                             std::string_view author) {
   RETURN_IF_ERROR(checks::CheckRange("job.id", req.job().id(), 1, INT64_MAX));
   ASSIGN_OR_RETURN(v1::Job current, FindJob(req.job().id()));
   v1::Job job = req.job();
@@ -349,7 +354,8 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
   ASSIGN_OR_RETURN(v1::Job job, FindJob(req.job_id()));
   FireSpec f;
   f.job = std::make_shared<const v1::Job>(std::move(job));
-  f.type = req.trigger_type() == v1::TRIGGER_TYPE_MANUAL ? v1::TRIGGER_TYPE_MANUAL : v1::TRIGGER_TYPE_API;
+  f.type = req.trigger_type() == v1::TRIGGER_TYPE_MANUAL ? v1::TRIGGER_TYPE_MANUAL
+                                                         : v1::TRIGGER_TYPE_API;
   if (req.has_params()) f.params = req.params();
   f.addresses.assign(req.executor_addresses().begin(), req.executor_addresses().end());
   RETURN_IF_ERROR(dispatcher_->CheckMembers(f.job->group_id(), f.addresses));
@@ -380,7 +386,8 @@ absl::StatusOr<v1::PreviewScheduleResponse> AdminCore::PreviewSchedule(
   ASSIGN_OR_RETURN(std::vector<absl::Time> times,
                    schedule::Preview(req.schedule(), from, req.count() == 0 ? 10 : req.count()));
   v1::PreviewScheduleResponse resp;
-  for (absl::Time t : times) *resp.add_fire_times() = TimeUtil::MillisecondsToTimestamp(absl::ToUnixMillis(t));
+  for (absl::Time t : times)
+    *resp.add_fire_times() = TimeUtil::MillisecondsToTimestamp(absl::ToUnixMillis(t));
   return resp;
 }
 
@@ -390,9 +397,11 @@ absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillReque
   const int64_t from = TimeUtil::TimestampToMilliseconds(req.start_time());
   const int64_t to = TimeUtil::TimestampToMilliseconds(req.end_time());
   if (to <= from) return absl::InvalidArgumentError("end_time: must be after start_time");
-  if (to > clock_->NowMillis()) return absl::InvalidArgumentError("end_time: must not be in the future");
+  if (to > clock_->NowMillis())
+    return absl::InvalidArgumentError("end_time: must not be in the future");
   if (!job.schedule().has_cron() && !job.schedule().has_fix_rate()) {
-    return absl::FailedPreconditionError("job_id: only cron and fixed-rate jobs have slots to backfill");
+    return absl::FailedPreconditionError(
+        "job_id: only cron and fixed-rate jobs have slots to backfill");
   }
   std::vector<FireSpec> fires;
   auto shared = std::make_shared<const v1::Job>(job);
@@ -420,17 +429,20 @@ absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillReque
 absl::StatusOr<v1::KillRunResponse> AdminCore::KillRun(int64_t run_id) {
   ASSIGN_OR_RETURN(v1::Run run, GetRun(stores_.runs, run_id));
   if (IsTerminal(run.status())) {
-    return absl::FailedPreconditionError(absl::StrCat("run_id: run ", run_id, " has already ended"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("run_id: run ", run_id, " has already ended"));
   }
   if (run.executor_address().empty()) {
-    return absl::FailedPreconditionError(absl::StrCat("run_id: run ", run_id, " has not reached an executor yet"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("run_id: run ", run_id, " has not reached an executor yet"));
   }
   ASSIGN_OR_RETURN(v1::Group g, stores_.jobs->GetGroup(run.group_id()));
   v1::KillRequest kreq;
   kreq.set_run_id(run_id);
   kreq.set_reason("killed by an admin");
-  ASSIGN_OR_RETURN(v1::KillResponse kresp,
-                   links_->Get(run.executor_address(), g.access_token())->Kill(kreq, absl::Seconds(5)));
+  ASSIGN_OR_RETURN(
+      v1::KillResponse kresp,
+      links_->Get(run.executor_address(), g.access_token())->Kill(kreq, absl::Seconds(5)));
   v1::KillRunResponse resp;
   resp.set_found(kresp.found());
   return resp;

@@ -2,8 +2,8 @@
 // previews and run queries — with validation. The gRPC adapter
 // (admin_service.h) only authenticates and converts statuses.
 //
-//   AdminCore admin({store, store, store, store}, &trigger, &dispatcher, &loop, &links, &RealClock(), JobLimits{});
-//   absl::StatusOr<v1::Job> job = admin.CreateJob(request);
+//   AdminCore admin({store, store, store, store}, &trigger, &dispatcher, &loop, &links,
+//   &RealClock(), JobLimits{}); absl::StatusOr<v1::Job> job = admin.CreateJob(request);
 //
 // Thread safety: thread-safe.
 #ifndef GNOMON_SERVICES_SCHEDULER_ADMIN_CORE_H_
@@ -63,8 +63,8 @@ class AdminCore {
   // `author`: who asks, as the audit log names the caller; stored with the
   // script version a script job's create or edit makes (Store::CreateJob).
   absl::StatusOr<v1::Job> CreateJob(const v1::CreateJobRequest& req, std::string_view author = {});
-  absl::StatusOr<v1::BatchCreateJobsResponse> BatchCreateJobs(
-      const v1::BatchCreateJobsRequest& req, std::string_view author = {});
+  absl::StatusOr<v1::BatchCreateJobsResponse> BatchCreateJobs(const v1::BatchCreateJobsRequest& req,
+                                                              std::string_view author = {});
   absl::StatusOr<v1::Job> GetJob(int64_t job_id);
   // Limited to `groups` (empty: any), which take the place of req.group_id.
   absl::StatusOr<v1::ListJobsResponse> ListJobs(const v1::ListJobsRequest& req,
@@ -74,13 +74,16 @@ class AdminCore {
   absl::StatusOr<v1::Job> StartJob(int64_t job_id);
   absl::StatusOr<v1::Job> StopJob(int64_t job_id);
   absl::StatusOr<v1::TriggerJobResponse> TriggerJob(const v1::TriggerJobRequest& req);
-  absl::StatusOr<v1::PreviewScheduleResponse> PreviewSchedule(const v1::PreviewScheduleRequest& req);
+  absl::StatusOr<v1::PreviewScheduleResponse> PreviewSchedule(
+      const v1::PreviewScheduleRequest& req);
   absl::StatusOr<v1::BackfillResponse> Backfill(const v1::BackfillRequest& req);
   absl::StatusOr<v1::KillRunResponse> KillRun(int64_t run_id);
   // Script versions (admin_scripts.cc).
-  absl::StatusOr<v1::ListScriptVersionsResponse> ListScriptVersions(const v1::ListScriptVersionsRequest& req);
+  absl::StatusOr<v1::ListScriptVersionsResponse> ListScriptVersions(
+      const v1::ListScriptVersionsRequest& req);
   absl::StatusOr<v1::ScriptVersion> GetScriptVersion(const v1::GetScriptVersionRequest& req);
-  absl::StatusOr<v1::Job> RollbackScript(const v1::RollbackScriptRequest& req, std::string_view author);
+  absl::StatusOr<v1::Job> RollbackScript(const v1::RollbackScriptRequest& req,
+                                         std::string_view author);
   // The executors of `groups` (empty: every group), by group id.
   absl::StatusOr<v1::ListExecutorsResponse> ListExecutors(const std::vector<int64_t>& groups);
 
@@ -93,7 +96,8 @@ class AdminCore {
   absl::StatusOr<v1::User> UpdateUser(const v1::UpdateUserRequest& req);
   absl::Status DeleteUser(const std::string& name);
   // A session token for `user` (whose password the caller proved).
-  absl::StatusOr<v1::CreateTokenResponse> Login(const std::string& user, const v1::LoginRequest& req);
+  absl::StatusOr<v1::CreateTokenResponse> Login(const std::string& user,
+                                                const v1::LoginRequest& req);
 
  private:
   // A create request made into a row to insert: validated, with its state

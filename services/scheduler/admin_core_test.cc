@@ -24,13 +24,13 @@
 namespace gnomon::scheduler {
 namespace {
 
+using google::protobuf::util::TimeUtil;
 using ::testing::ElementsAre;
+using testing::FakeExecutors;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
-using google::protobuf::util::TimeUtil;
-using testing::FakeExecutors;
 
 constexpr int64_t kNow = 1'800'000'000'000;  // 2027-01-15T08:00:00Z, a whole minute.
 
@@ -66,7 +66,8 @@ class AdminCoreTest : public ::testing::Test {
     j.set_group_id(group_.id());
     j.mutable_bean()->set_handler("invoice");
     j.set_route_strategy(route);
-    if (rate_ms > 0) *j.mutable_schedule()->mutable_fix_rate() = TimeUtil::MillisecondsToDuration(rate_ms);
+    if (rate_ms > 0)
+      *j.mutable_schedule()->mutable_fix_rate() = TimeUtil::MillisecondsToDuration(rate_ms);
     return j;
   }
   v1::Job Create(const v1::Job& spec, bool start = false) {
@@ -100,7 +101,13 @@ class AdminCoreTest : public ::testing::Test {
   ScheduleLoop loop_{store_.get(), &trigger_, &clock_, {}};
   ExecutorLinks links_{&clock_};  // Never dialled here (KillRun's refusals only).
   AdminCore admin_{{store_.get(), store_.get(), store_.get(), store_.get()},
-                   &trigger_, &dispatcher_, &loop_, &links_, &clock_, JobLimits{}, absl::Hours(1)};
+                   &trigger_,
+                   &dispatcher_,
+                   &loop_,
+                   &links_,
+                   &clock_,
+                   JobLimits{},
+                   absl::Hours(1)};
   v1::Group group_;
 };
 
@@ -122,9 +129,11 @@ TEST_F(AdminCoreTest, AGroupIsRefusedNamingTheFieldAndNothingIsStored) {
   v1::CreateGroupRequest req;
   req.mutable_group()->set_app_name("billing");  // Taken.
   EXPECT_THAT(admin_.CreateGroup(req).status(),
-              FailsWith(absl::StatusCode::kAlreadyExists, "group.app_name: a group for app \"billing\" already exists"));
+              FailsWith(absl::StatusCode::kAlreadyExists,
+                        "group.app_name: a group for app \"billing\" already exists"));
   req.mutable_group()->set_app_name("");
-  EXPECT_THAT(admin_.CreateGroup(req).status(), FailsWith(absl::StatusCode::kInvalidArgument, "group.app_name: empty"));
+  EXPECT_THAT(admin_.CreateGroup(req).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "group.app_name: empty"));
   req.mutable_group()->set_app_name("reports");
   req.mutable_group()->mutable_manual()->add_addresses("no-port");
   EXPECT_THAT(admin_.CreateGroup(req).status(),
@@ -152,11 +161,13 @@ TEST_F(AdminCoreTest, AnUpdateChangesOnlyWhatItsMaskNames) {
   EXPECT_EQ(g->title(), "Billing");
   EXPECT_THAT(g->manual().addresses(), ElementsAre("m:1"));
   req.mutable_update_mask()->set_paths(0, "app_name");
-  EXPECT_THAT(admin_.UpdateGroup(req).status(),
-              FailsWith(absl::StatusCode::kInvalidArgument,
-                        "update_mask.paths[0]: cannot update \"app_name\"; use title or membership"));
+  EXPECT_THAT(
+      admin_.UpdateGroup(req).status(),
+      FailsWith(absl::StatusCode::kInvalidArgument,
+                "update_mask.paths[0]: cannot update \"app_name\"; use title or membership"));
   req.mutable_group()->set_id(0);
-  EXPECT_THAT(admin_.UpdateGroup(req).status(), FailsWith(absl::StatusCode::kInvalidArgument, "group.id: "));
+  EXPECT_THAT(admin_.UpdateGroup(req).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "group.id: "));
   req.mutable_group()->set_id(999);
   req.mutable_update_mask()->set_paths(0, "title");
   EXPECT_THAT(admin_.UpdateGroup(req).status(),
@@ -166,13 +177,16 @@ TEST_F(AdminCoreTest, AnUpdateChangesOnlyWhatItsMaskNames) {
 TEST_F(AdminCoreTest, AGroupWithJobsCannotBeDeleted) {
   const v1::Job job = Create(JobSpec(0));
   EXPECT_THAT(admin_.DeleteGroup(group_.id()),
-              FailsWith(absl::StatusCode::kFailedPrecondition, absl::StrCat("group ", group_.id(), " is used by 1 job")));
+              FailsWith(absl::StatusCode::kFailedPrecondition,
+                        absl::StrCat("group ", group_.id(), " is used by 1 job")));
   ASSERT_TRUE(admin_.GetGroup(group_.id()).ok());
   ASSERT_TRUE(admin_.DeleteJob(job.id(), false).ok());
   EXPECT_TRUE(admin_.DeleteGroup(group_.id()).ok());
   EXPECT_THAT(admin_.GetGroup(group_.id()).status(),
-              FailsWith(absl::StatusCode::kNotFound, absl::StrCat("group_id: group ", group_.id(), " does not exist")));
-  EXPECT_THAT(admin_.DeleteGroup(0), FailsWith(absl::StatusCode::kInvalidArgument, "group_id: must be a positive id"));
+              FailsWith(absl::StatusCode::kNotFound,
+                        absl::StrCat("group_id: group ", group_.id(), " does not exist")));
+  EXPECT_THAT(admin_.DeleteGroup(0),
+              FailsWith(absl::StatusCode::kInvalidArgument, "group_id: must be a positive id"));
 }
 
 TEST_F(AdminCoreTest, ARotatedTokenIsShownOnceAndTheOldOneStaysAcceptedForTheGrace) {
@@ -200,7 +214,8 @@ TEST_F(AdminCoreTest, ARotatedTokenIsShownOnceAndTheOldOneStaysAcceptedForTheGra
   ASSERT_TRUE(shown.ok());
   EXPECT_FALSE(shown->has_previous_token_expire_time());
   req.mutable_grace()->set_seconds(-1);
-  EXPECT_THAT(admin_.RotateGroupToken(req).status(), FailsWith(absl::StatusCode::kInvalidArgument, "grace: negative"));
+  EXPECT_THAT(admin_.RotateGroupToken(req).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "grace: negative"));
 }
 
 // ---- Jobs: state and cursor ------------------------------------------------
@@ -231,7 +246,8 @@ TEST_F(AdminCoreTest, AJobThatNeverFiresByItselfCannotBeStarted) {
   const v1::Job job = Create(JobSpec(0));
   EXPECT_THAT(admin_.StartJob(job.id()).status(),
               FailsWith(absl::StatusCode::kFailedPrecondition,
-                        absl::StrCat("job_id: job ", job.id(), "'s schedule never fires by itself; trigger it instead")));
+                        absl::StrCat("job_id: job ", job.id(),
+                                     "'s schedule never fires by itself; trigger it instead")));
   EXPECT_EQ(Cursor(job.id()), store::kNever);
 }
 
@@ -250,8 +266,10 @@ TEST_F(AdminCoreTest, StartingSetsTheCursorFromNowAndStoppingClearsIt) {
   ASSERT_TRUE(stopped.ok()) << stopped.status();
   EXPECT_EQ(stopped->state(), v1::JOB_STATE_STOPPED);
   EXPECT_EQ(Cursor(job.id()), store::kNever);
-  EXPECT_THAT(admin_.StopJob(999).status(), FailsWith(absl::StatusCode::kNotFound, "job_id: job 999 does not exist"));
-  EXPECT_THAT(admin_.StartJob(-3).status(), FailsWith(absl::StatusCode::kInvalidArgument, "job_id: must be a positive id"));
+  EXPECT_THAT(admin_.StopJob(999).status(),
+              FailsWith(absl::StatusCode::kNotFound, "job_id: job 999 does not exist"));
+  EXPECT_THAT(admin_.StartJob(-3).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "job_id: must be a positive id"));
 }
 
 TEST_F(AdminCoreTest, ANewScheduleMovesARunningJobsCursorAndOtherEditsKeepIt) {
@@ -262,14 +280,16 @@ TEST_F(AdminCoreTest, ANewScheduleMovesARunningJobsCursorAndOtherEditsKeepIt) {
   req.mutable_job()->set_description("edited");
   ASSERT_TRUE(admin_.UpdateJob(req).ok());
   EXPECT_EQ(Cursor(job.id()), kNow + 60'000);
-  *req.mutable_job()->mutable_schedule()->mutable_fix_rate() = TimeUtil::MillisecondsToDuration(5'000);
+  *req.mutable_job()->mutable_schedule()->mutable_fix_rate() =
+      TimeUtil::MillisecondsToDuration(5'000);
   absl::StatusOr<v1::Job> updated = admin_.UpdateJob(req);
   ASSERT_TRUE(updated.ok()) << updated.status();
   EXPECT_EQ(updated->description(), "edited");
   EXPECT_EQ(Cursor(job.id()), kNow + 10'000 + 5'000);
   // A stopped job's new schedule gives it no cursor.
   ASSERT_TRUE(admin_.StopJob(job.id()).ok());
-  *req.mutable_job()->mutable_schedule()->mutable_fix_rate() = TimeUtil::MillisecondsToDuration(9'000);
+  *req.mutable_job()->mutable_schedule()->mutable_fix_rate() =
+      TimeUtil::MillisecondsToDuration(9'000);
   ASSERT_TRUE(admin_.UpdateJob(req).ok());
   EXPECT_EQ(Cursor(job.id()), store::kNever);
 }
@@ -293,7 +313,8 @@ TEST_F(AdminCoreTest, AnInvalidJobIsRefusedNamingTheFieldAndNothingChanges) {
   EXPECT_THAT(admin_.UpdateJob(update).status(),
               FailsWith(absl::StatusCode::kInvalidArgument, "job.author: at most 256 bytes"));
   update.mutable_job()->set_id(0);
-  EXPECT_THAT(admin_.UpdateJob(update).status(), FailsWith(absl::StatusCode::kInvalidArgument, "job.id: "));
+  EXPECT_THAT(admin_.UpdateJob(update).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "job.id: "));
   absl::StatusOr<v1::Job> stored = store_->GetJob(job.id());
   ASSERT_TRUE(stored.ok());
   EXPECT_TRUE(stored->author().empty());
@@ -350,7 +371,8 @@ TEST_F(AdminCoreTest, AJobListIsFilteredPagedAndShowsEachJobsLastRun) {
   // A caller limited to other groups sees none of them.
   EXPECT_THAT(admin_.ListJobs(v1::ListJobsRequest(), {group_.id() + 1})->jobs(), IsEmpty());
   req.set_page_token("not-a-token");
-  EXPECT_THAT(admin_.ListJobs(req, {}).status(), FailsWith(absl::StatusCode::kInvalidArgument, "page_token: "));
+  EXPECT_THAT(admin_.ListJobs(req, {}).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "page_token: "));
 }
 
 // ---- Triggers and backfills -------------------------------------------------
@@ -380,16 +402,20 @@ TEST_F(AdminCoreTest, ATriggerIsRefusedNamingWhatIsWrongAndRecordsNothing) {
   req.clear_trigger_type();
   req.set_shard_index(1);
   EXPECT_THAT(admin_.TriggerJob(req).status(),
-              FailsWith(absl::StatusCode::kInvalidArgument, "shard_index: the job is not a sharding broadcast"));
+              FailsWith(absl::StatusCode::kInvalidArgument,
+                        "shard_index: the job is not a sharding broadcast"));
   req.clear_shard_index();
   req.add_executor_addresses("evil.example:443");  // Would be dialled with the group's token.
   EXPECT_THAT(admin_.TriggerJob(req).status(),
-              FailsWith(absl::StatusCode::kFailedPrecondition, "executor_addresses[0]: \"evil.example:443\" is not"));
+              FailsWith(absl::StatusCode::kFailedPrecondition,
+                        "executor_addresses[0]: \"evil.example:443\" is not"));
   req.set_executor_addresses(0, "not an address");
-  EXPECT_THAT(admin_.TriggerJob(req).status(), FailsWith(absl::StatusCode::kInvalidArgument, "executor_addresses[0]: "));
+  EXPECT_THAT(admin_.TriggerJob(req).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "executor_addresses[0]: "));
   req.clear_executor_addresses();
   req.set_job_id(999);
-  EXPECT_THAT(admin_.TriggerJob(req).status(), FailsWith(absl::StatusCode::kNotFound, "job_id: job 999 does not exist"));
+  EXPECT_THAT(admin_.TriggerJob(req).status(),
+              FailsWith(absl::StatusCode::kNotFound, "job_id: job 999 does not exist"));
   EXPECT_THAT(executors_.sent, IsEmpty());
   absl::StatusOr<std::vector<v1::Run>> runs = store_->ListRuns({});
   ASSERT_TRUE(runs.ok());
@@ -408,7 +434,8 @@ TEST_F(AdminCoreTest, ABroadcastShardIsTriggeredAloneAndAShardTheExecutorsLackIs
   EXPECT_EQ(executors_.sent[0].run.shard_total(), 2u);
   req.set_shard_index(2);
   EXPECT_THAT(admin_.TriggerJob(req).status(),
-              FailsWith(absl::StatusCode::kInvalidArgument, "shard_index: shard 2 does not exist for the current executors"));
+              FailsWith(absl::StatusCode::kInvalidArgument,
+                        "shard_index: shard 2 does not exist for the current executors"));
 }
 
 TEST_F(AdminCoreTest, ABackfillFiresEachMissedSlotOnceAndOnlyOnce) {
@@ -468,7 +495,8 @@ TEST_F(AdminCoreTest, ABackfillIsRefusedNamingWhatIsWrong) {
   const v1::Job job = Create(JobSpec(1000));
   v1::BackfillRequest req;
   req.set_job_id(job.id());
-  EXPECT_THAT(admin_.Backfill(req).status(), FailsWith(absl::StatusCode::kInvalidArgument, "start_time: required"));
+  EXPECT_THAT(admin_.Backfill(req).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "start_time: required"));
   *req.mutable_start_time() = TimeUtil::MillisecondsToTimestamp(kNow - 1000);
   *req.mutable_end_time() = TimeUtil::MillisecondsToTimestamp(kNow - 1000);
   EXPECT_THAT(admin_.Backfill(req).status(),
@@ -479,12 +507,14 @@ TEST_F(AdminCoreTest, ABackfillIsRefusedNamingWhatIsWrong) {
   *req.mutable_start_time() = TimeUtil::MillisecondsToTimestamp(kNow - 1'001'000);
   *req.mutable_end_time() = TimeUtil::MillisecondsToTimestamp(kNow);
   EXPECT_THAT(admin_.Backfill(req).status(),
-              FailsWith(absl::StatusCode::kInvalidArgument, "end_time: the range holds more than 1000 slots; split it"));
+              FailsWith(absl::StatusCode::kInvalidArgument,
+                        "end_time: the range holds more than 1000 slots; split it"));
   v1::Job delayed = JobSpec(0);
   *delayed.mutable_schedule()->mutable_fix_delay() = TimeUtil::MillisecondsToDuration(1000);
   req.set_job_id(Create(delayed).id());
   EXPECT_THAT(admin_.Backfill(req).status(),
-              FailsWith(absl::StatusCode::kFailedPrecondition, "job_id: only cron and fixed-rate jobs have slots"));
+              FailsWith(absl::StatusCode::kFailedPrecondition,
+                        "job_id: only cron and fixed-rate jobs have slots"));
   EXPECT_THAT(executors_.sent, IsEmpty());
 }
 
@@ -501,7 +531,8 @@ TEST_F(AdminCoreTest, APreviewListsTheNextFireTimesFromNowOrAGivenInstant) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Ms(out->fire_times(0)), kNow + 15 * 60'000);
   req.set_count(101);
-  EXPECT_THAT(admin_.PreviewSchedule(req).status(), FailsWith(absl::StatusCode::kInvalidArgument, "count: "));
+  EXPECT_THAT(admin_.PreviewSchedule(req).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "count: "));
 }
 
 TEST_F(AdminCoreTest, ARunCanBeKilledOnlyWhileAnExecutorHasIt) {
@@ -512,7 +543,8 @@ TEST_F(AdminCoreTest, ARunCanBeKilledOnlyWhileAnExecutorHasIt) {
                         absl::StrCat("run_id: run ", pending, " has not reached an executor yet")));
   ASSERT_TRUE(store_->FailRuns({pending}, v1::HANDLE_CODE_FAILURE, "boom", kNow).ok());
   EXPECT_THAT(admin_.KillRun(pending).status(),
-              FailsWith(absl::StatusCode::kFailedPrecondition, absl::StrCat("run_id: run ", pending, " has already ended")));
+              FailsWith(absl::StatusCode::kFailedPrecondition,
+                        absl::StrCat("run_id: run ", pending, " has already ended")));
   EXPECT_THAT(admin_.KillRun(999), StatusIs(absl::StatusCode::kNotFound));
 }
 
@@ -549,27 +581,33 @@ TEST_F(AdminCoreTest, ATokensSecretIsShownOnceAndOnlyItsDigestKept) {
 TEST_F(AdminCoreTest, ATokenIsRefusedNamingTheFieldAndNotStored) {
   v1::CreateTokenRequest req;
   req.set_name("has space");
-  EXPECT_THAT(admin_.CreateToken(req).status(), FailsWith(absl::StatusCode::kInvalidArgument, "name: "));
+  EXPECT_THAT(admin_.CreateToken(req).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "name: "));
   req.set_name("ops");
   *req.mutable_ttl() = TimeUtil::MillisecondsToDuration(500);
-  EXPECT_THAT(admin_.CreateToken(req).status(), FailsWith(absl::StatusCode::kInvalidArgument, "ttl: outside "));
+  EXPECT_THAT(admin_.CreateToken(req).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "ttl: outside "));
   req.clear_ttl();
   req.mutable_grants()->set_all_groups(true);  // An admin (the default role) takes none.
   EXPECT_THAT(admin_.CreateToken(req).status(),
-              FailsWith(absl::StatusCode::kInvalidArgument, "grants: an admin reaches every group; give no grants"));
+              FailsWith(absl::StatusCode::kInvalidArgument,
+                        "grants: an admin reaches every group; give no grants"));
   req.set_role(v1::ROLE_VIEWER);
   req.mutable_grants()->add_group_ids(group_.id());
   EXPECT_THAT(admin_.CreateToken(req).status(),
-              FailsWith(absl::StatusCode::kInvalidArgument, "grants: all_groups and group_ids exclude each other"));
+              FailsWith(absl::StatusCode::kInvalidArgument,
+                        "grants: all_groups and group_ids exclude each other"));
   req.clear_grants();
   EXPECT_THAT(admin_.CreateToken(req).status(),
-              FailsWith(absl::StatusCode::kInvalidArgument, "grants: an operator or viewer needs all_groups or group_ids"));
+              FailsWith(absl::StatusCode::kInvalidArgument,
+                        "grants: an operator or viewer needs all_groups or group_ids"));
   req.mutable_grants()->add_group_ids(0);
-  EXPECT_THAT(admin_.CreateToken(req).status(),
-              FailsWith(absl::StatusCode::kInvalidArgument, "grants.group_ids[0]: 0 is outside 1.."));
+  EXPECT_THAT(admin_.CreateToken(req).status(), FailsWith(absl::StatusCode::kInvalidArgument,
+                                                          "grants.group_ids[0]: 0 is outside 1.."));
   req.set_role(static_cast<v1::Role>(42));
-  EXPECT_THAT(admin_.CreateToken(req).status(),
-              FailsWith(absl::StatusCode::kInvalidArgument, "role: must be admin, operator or viewer"));
+  EXPECT_THAT(
+      admin_.CreateToken(req).status(),
+      FailsWith(absl::StatusCode::kInvalidArgument, "role: must be admin, operator or viewer"));
   absl::StatusOr<v1::ListTokensResponse> list = admin_.ListTokens();
   ASSERT_TRUE(list.ok());
   EXPECT_THAT(list->tokens(), IsEmpty());
@@ -590,8 +628,8 @@ TEST_F(AdminCoreTest, AUserIsStoredWithAHashedPasswordAndKeepsItWhenUpdatedWitho
   ASSERT_TRUE(stored.ok()) << stored.status();
   EXPECT_NE(stored->password_hash, "correct horse battery");
   EXPECT_TRUE(VerifyPassword("correct horse battery", stored->password_hash));
-  EXPECT_THAT(admin_.CreateUser(req).status(),
-              FailsWith(absl::StatusCode::kAlreadyExists, "user.name: a user named \"ana\" exists"));
+  EXPECT_THAT(admin_.CreateUser(req).status(), FailsWith(absl::StatusCode::kAlreadyExists,
+                                                         "user.name: a user named \"ana\" exists"));
   v1::UpdateUserRequest update;
   *update.mutable_user() = *created;
   update.mutable_user()->set_role(v1::ROLE_OPERATOR);
@@ -616,19 +654,23 @@ TEST_F(AdminCoreTest, AUserIsRefusedNamingTheFieldAndNeverEchoesThePassword) {
   EXPECT_THAT(weak, FailsWith(absl::StatusCode::kInvalidArgument, "password: at least 12 bytes"));
   EXPECT_THAT(std::string(weak.message()), ::testing::Not(HasSubstr("short")));
   req.set_password("");
-  EXPECT_THAT(admin_.CreateUser(req).status(), FailsWith(absl::StatusCode::kInvalidArgument, "password: "));
+  EXPECT_THAT(admin_.CreateUser(req).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "password: "));
   req.set_password("long enough password");
   req.mutable_user()->set_name("");
-  EXPECT_THAT(admin_.CreateUser(req).status(), FailsWith(absl::StatusCode::kInvalidArgument, "user.name: empty"));
+  EXPECT_THAT(admin_.CreateUser(req).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "user.name: empty"));
   req.mutable_user()->set_name("ana");
   req.mutable_user()->set_role(v1::ROLE_OPERATOR);
-  EXPECT_THAT(admin_.CreateUser(req).status(), FailsWith(absl::StatusCode::kInvalidArgument, "user.grants: "));
+  EXPECT_THAT(admin_.CreateUser(req).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "user.grants: "));
   v1::UpdateUserRequest update;
   update.mutable_user()->set_name("nobody");
   update.mutable_user()->set_role(v1::ROLE_ADMIN);
   EXPECT_THAT(admin_.UpdateUser(update), StatusIs(absl::StatusCode::kNotFound));
   update.set_password("weak");  // Optional on update, but checked when given.
-  EXPECT_THAT(admin_.UpdateUser(update).status(), FailsWith(absl::StatusCode::kInvalidArgument, "password: "));
+  EXPECT_THAT(admin_.UpdateUser(update).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "password: "));
   EXPECT_THAT(admin_.DeleteUser(""), FailsWith(absl::StatusCode::kInvalidArgument, "name: empty"));
   absl::StatusOr<v1::ListUsersResponse> users = admin_.ListUsers();
   ASSERT_TRUE(users.ok());
@@ -655,7 +697,8 @@ TEST_F(AdminCoreTest, ALoginIssuesASessionTokenOfTheUsersRoleForTwelveHoursByDef
   EXPECT_NE(again->token().name(), session->token().name());
   v1::LoginRequest month;
   *month.mutable_ttl() = TimeUtil::SecondsToDuration(31 * 86'400);
-  EXPECT_THAT(admin_.Login("ana", month).status(), FailsWith(absl::StatusCode::kInvalidArgument, "ttl: outside "));
+  EXPECT_THAT(admin_.Login("ana", month).status(),
+              FailsWith(absl::StatusCode::kInvalidArgument, "ttl: outside "));
 }
 
 }  // namespace

@@ -27,23 +27,27 @@ absl::Status CheckName(const std::string& field, const std::string& name) {
 
 // A role and its grants: ADMIN reaches every group and takes none; OPERATOR
 // and VIEWER need some (all_groups, or up to 100 group ids).
-absl::Status CheckRoleAndGrants(const std::string& prefix, v1::Role role, const v1::Grants& grants) {
+absl::Status CheckRoleAndGrants(const std::string& prefix, v1::Role role,
+                                const v1::Grants& grants) {
   const std::string role_field = prefix + "role", grants_field = prefix + "grants";
   if (role != v1::ROLE_ADMIN && role != v1::ROLE_OPERATOR && role != v1::ROLE_VIEWER) {
     return checks::Invalid(role_field, "must be admin, operator or viewer");
   }
   const bool any = grants.all_groups() || !grants.group_ids().empty();
   if (role == v1::ROLE_ADMIN) {
-    return any ? checks::Invalid(grants_field, "an admin reaches every group; give no grants") : absl::OkStatus();
+    return any ? checks::Invalid(grants_field, "an admin reaches every group; give no grants")
+               : absl::OkStatus();
   }
-  if (!any) return checks::Invalid(grants_field, "an operator or viewer needs all_groups or group_ids");
+  if (!any)
+    return checks::Invalid(grants_field, "an operator or viewer needs all_groups or group_ids");
   if (grants.all_groups() && !grants.group_ids().empty()) {
     return checks::Invalid(grants_field, "all_groups and group_ids exclude each other");
   }
-  RETURN_IF_ERROR(checks::CheckCount(grants_field + ".group_ids", grants.group_ids_size(), kMaxGrantedGroups));
+  RETURN_IF_ERROR(
+      checks::CheckCount(grants_field + ".group_ids", grants.group_ids_size(), kMaxGrantedGroups));
   for (int i = 0; i < grants.group_ids_size(); ++i) {
-    RETURN_IF_ERROR(
-        checks::CheckRange(checks::Indexed(grants_field + ".group_ids", i), grants.group_ids(i), 1, INT64_MAX));
+    RETURN_IF_ERROR(checks::CheckRange(checks::Indexed(grants_field + ".group_ids", i),
+                                       grants.group_ids(i), 1, INT64_MAX));
   }
   return absl::OkStatus();
 }
@@ -54,21 +58,25 @@ absl::Status CheckUser(const v1::User& u, const std::string& password, bool pass
       {CheckName("user.name", u.name()), CheckRoleAndGrants("user.", u.role(), u.grants()),
        checks::CheckOutputTimestamp("user.create_time", u.has_create_time(), u.create_time()),
        checks::CheckOutputTimestamp("user.update_time", u.has_update_time(), u.update_time()),
-       password_required || !password.empty() ? CheckPasswordStrength("password", password) : absl::OkStatus()});
+       password_required || !password.empty() ? CheckPasswordStrength("password", password)
+                                              : absl::OkStatus()});
 }
 
 }  // namespace
 
-absl::StatusOr<v1::CreateTokenResponse> AdminCore::NewApiToken(const std::string& name, int64_t ttl_ms,
+absl::StatusOr<v1::CreateTokenResponse> AdminCore::NewApiToken(const std::string& name,
+                                                               int64_t ttl_ms,
                                                                const store::TokenScope& scope) {
   const int64_t now = clock_->NowMillis();
   const int64_t expire = ttl_ms > 0 ? now + ttl_ms : 0;
   v1::CreateTokenResponse resp;
   resp.set_secret(NewToken());
   const std::string digest = Sha256Hex(resp.secret());
-  if (absl::Status s = stores_.credentials->CreateAdminToken(name, digest, now, expire, scope); !s.ok()) {
+  if (absl::Status s = stores_.credentials->CreateAdminToken(name, digest, now, expire, scope);
+      !s.ok()) {
     if (absl::IsAlreadyExists(s)) {
-      return absl::AlreadyExistsError(absl::StrCat("name: a token named ", checks::Prefix(name), " exists"));
+      return absl::AlreadyExistsError(
+          absl::StrCat("name: a token named ", checks::Prefix(name), " exists"));
     }
     return s;
   }
@@ -87,7 +95,8 @@ absl::StatusOr<v1::CreateTokenResponse> AdminCore::CreateToken(const v1::CreateT
   const v1::Role role = req.role() == v1::ROLE_UNSPECIFIED ? v1::ROLE_ADMIN : req.role();
   RETURN_IF_ERROR(checks::FirstError(
       {CheckName("name", req.name()),
-       req.has_ttl() ? checks::CheckDuration("ttl", req.ttl(), absl::Seconds(1), kMaxTokenTtl) : absl::OkStatus(),
+       req.has_ttl() ? checks::CheckDuration("ttl", req.ttl(), absl::Seconds(1), kMaxTokenTtl)
+                     : absl::OkStatus(),
        CheckRoleAndGrants("", role, req.grants())}));
   return NewApiToken(req.name(), req.has_ttl() ? TimeUtil::DurationToMilliseconds(req.ttl()) : 0,
                      store::TokenScope{role, req.grants(), ""});
@@ -107,10 +116,11 @@ absl::StatusOr<v1::ApiToken> AdminCore::RevokeToken(const v1::RevokeTokenRequest
 
 absl::StatusOr<v1::User> AdminCore::CreateUser(const v1::CreateUserRequest& req) {
   RETURN_IF_ERROR(CheckUser(req.user(), req.password(), /*password_required=*/true));
-  absl::StatusOr<v1::User> u = stores_.credentials->CreateUser(req.user(), HashPassword(req.password()), clock_->NowMillis());
+  absl::StatusOr<v1::User> u = stores_.credentials->CreateUser(
+      req.user(), HashPassword(req.password()), clock_->NowMillis());
   if (absl::IsAlreadyExists(u.status())) {
-    return absl::AlreadyExistsError(absl::StrCat("user.name: a user named ", checks::Prefix(req.user().name()),
-                                                 " exists"));
+    return absl::AlreadyExistsError(
+        absl::StrCat("user.name: a user named ", checks::Prefix(req.user().name()), " exists"));
   }
   return u;
 }
@@ -134,7 +144,8 @@ absl::Status AdminCore::DeleteUser(const std::string& name) {
   return stores_.credentials->DeleteUser(name, clock_->NowMillis());
 }
 
-absl::StatusOr<v1::CreateTokenResponse> AdminCore::Login(const std::string& user, const v1::LoginRequest& req) {
+absl::StatusOr<v1::CreateTokenResponse> AdminCore::Login(const std::string& user,
+                                                         const v1::LoginRequest& req) {
   if (req.has_ttl()) {
     RETURN_IF_ERROR(checks::CheckDuration("ttl", req.ttl(), absl::Seconds(1), kMaxSessionTtl));
   }

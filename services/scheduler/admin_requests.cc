@@ -26,8 +26,9 @@ absl::Status ValidateUpdateGroupMask(const v1::UpdateGroupRequest& req) {
   for (int i = 0; i < paths.size(); ++i) {
     const std::string& p = paths[i];
     if (p != "title" && p != "membership" && p != "manual" && p != "auto_registration") {
-      return Invalid(checks::Indexed("update_mask.paths", i),
-                     absl::StrCat("cannot update ", checks::Prefix(p), "; use title or membership"));
+      return Invalid(
+          checks::Indexed("update_mask.paths", i),
+          absl::StrCat("cannot update ", checks::Prefix(p), "; use title or membership"));
     }
   }
   return absl::OkStatus();
@@ -44,22 +45,25 @@ absl::Status ValidateListJobsRequest(const v1::ListJobsRequest& req) {
                      v1::ScheduleType_IsValid(req.schedule_type())
                          ? absl::OkStatus()
                          : absl::InvalidArgumentError("schedule_type: unknown value"),
-                     v1::JobState_IsValid(req.state()) ? absl::OkStatus()
-                                                       : absl::InvalidArgumentError("state: unknown value")});
+                     v1::JobState_IsValid(req.state())
+                         ? absl::OkStatus()
+                         : absl::InvalidArgumentError("state: unknown value")});
 }
 
 absl::Status ValidateTriggerRequest(const v1::TriggerJobRequest& req, const JobLimits& limits) {
   RETURN_IF_ERROR(FirstError(
       {CheckRange("job_id", req.job_id(), 1, INT64_MAX),
-       checks::CheckString("params", req.params(), limits.max_params_bytes, checks::Charset::kBytes),
+       checks::CheckString("params", req.params(), limits.max_params_bytes,
+                           checks::Charset::kBytes),
        CheckCount("executor_addresses", req.executor_addresses_size(), kMaxTriggerAddresses),
-       req.has_shard_index() ? CheckRange("shard_index", req.shard_index(), 0, kMaxShardIndex) : absl::OkStatus()}));
+       req.has_shard_index() ? CheckRange("shard_index", req.shard_index(), 0, kMaxShardIndex)
+                             : absl::OkStatus()}));
   for (int i = 0; i < req.executor_addresses_size(); ++i) {
     const std::string field = checks::Indexed("executor_addresses", i);
     RETURN_IF_ERROR(checks::CheckHostPort(field, req.executor_addresses(i)));
   }
-  if (req.trigger_type() != v1::TRIGGER_TYPE_UNSPECIFIED && req.trigger_type() != v1::TRIGGER_TYPE_MANUAL &&
-      req.trigger_type() != v1::TRIGGER_TYPE_API) {
+  if (req.trigger_type() != v1::TRIGGER_TYPE_UNSPECIFIED &&
+      req.trigger_type() != v1::TRIGGER_TYPE_MANUAL && req.trigger_type() != v1::TRIGGER_TYPE_API) {
     return Invalid("trigger_type", "must be MANUAL or API");
   }
   return absl::OkStatus();

@@ -37,20 +37,25 @@ absl::StatusOr<v1::ListScriptVersionsResponse> AdminCore::ListScriptVersions(
   return resp;
 }
 
-absl::StatusOr<v1::ScriptVersion> AdminCore::GetScriptVersion(const v1::GetScriptVersionRequest& req) {
+absl::StatusOr<v1::ScriptVersion> AdminCore::GetScriptVersion(
+    const v1::GetScriptVersionRequest& req) {
   RETURN_IF_ERROR(CheckVersion(req.version()));
   RETURN_IF_ERROR(FindJob(req.job_id()));
   absl::StatusOr<v1::ScriptVersion> v = stores_.jobs->GetScriptVersion(req.job_id(), req.version());
-  if (absl::IsNotFound(v.status())) return absl::NotFoundError(absl::StrCat("version: ", v.status().message()));
+  if (absl::IsNotFound(v.status()))
+    return absl::NotFoundError(absl::StrCat("version: ", v.status().message()));
   return v;
 }
 
-absl::StatusOr<v1::Job> AdminCore::RollbackScript(const v1::RollbackScriptRequest& req, std::string_view author) {
-  RETURN_IF_ERROR(checks::FirstError(
-      {CheckVersion(req.version()), checks::CheckText("remark", req.remark(), kMaxScriptRemarkBytes)}));
+absl::StatusOr<v1::Job> AdminCore::RollbackScript(const v1::RollbackScriptRequest& req,
+                                                  std::string_view author) {
+  RETURN_IF_ERROR(
+      checks::FirstError({CheckVersion(req.version()),
+                          checks::CheckText("remark", req.remark(), kMaxScriptRemarkBytes)}));
   ASSIGN_OR_RETURN(v1::Job job, FindJob(req.job_id()));
   if (!job.has_script()) {
-    return absl::FailedPreconditionError(absl::StrCat("job_id: job ", req.job_id(), " is not a script job"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("job_id: job ", req.job_id(), " is not a script job"));
   }
   v1::GetScriptVersionRequest get;
   get.set_job_id(req.job_id());
@@ -59,9 +64,11 @@ absl::StatusOr<v1::Job> AdminCore::RollbackScript(const v1::RollbackScriptReques
   v1::ScriptTask& script = *job.mutable_script();
   script.set_language(old.language());
   script.set_source(old.source());
-  script.set_remark(req.remark().empty() ? absl::StrCat("rollback to v", req.version()) : req.remark());
+  script.set_remark(req.remark().empty() ? absl::StrCat("rollback to v", req.version())
+                                         : req.remark());
   // Only the script changes: state and schedule cursor stay.
-  absl::StatusOr<v1::Job> updated = stores_.jobs->UpdateJob(job, std::nullopt, clock_->NowMillis(), author);
+  absl::StatusOr<v1::Job> updated =
+      stores_.jobs->UpdateJob(job, std::nullopt, clock_->NowMillis(), author);
   loop_->Invalidate(req.job_id());
   return updated;
 }

@@ -35,18 +35,19 @@ std::string Actor(const Caller& caller) {
 }  // namespace
 
 template <typename T, typename Fn>
-grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn, const AdminChange& change,
-                                  JobRef* job) {
+grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn,
+                                  const AdminChange& change, JobRef* job) {
   absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), method);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (limiter_ != nullptr && !limiter_->Allow(caller->credential)) {
-    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                        absl::StrCat("rate limit: this credential may make ", limiter_->limit().per_second,
-                                     " calls per second (bursts of ", limiter_->limit().burst,
-                                     "); retry later"));
+    return grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("rate limit: this credential may make ", limiter_->limit().per_second,
+                     " calls per second (bursts of ", limiter_->limit().burst, "); retry later"));
   }
   if (job != nullptr) {
-    if (absl::Status s = ResolveJob(stores_.jobs, caller->access, *job); !s.ok()) return ToGrpcStatus(s);
+    if (absl::Status s = ResolveJob(stores_.jobs, caller->access, *job); !s.ok())
+      return ToGrpcStatus(s);
   }
   const bool audited = audit_ != nullptr && change.request != nullptr;
   const std::string before = audited && change.before ? change.before() : "";
@@ -80,8 +81,8 @@ absl::Status AdminService::CheckJobSpec(const Access& a, const v1::Job& job) {
                    stores_.jobs->GetJobs({job.child_job_ids().begin(), job.child_job_ids().end()}));
   for (const v1::Job& child : children) {
     if (!a.Reaches(child.group_id())) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("child_job_ids: job ", child.id(), " is not in a group this credential is granted"));
+      return absl::PermissionDeniedError(absl::StrCat(
+          "child_job_ids: job ", child.id(), " is not in a group this credential is granted"));
     }
   }
   return absl::OkStatus();
@@ -99,7 +100,8 @@ grpc::Status AdminService::GetGroup(Ctx* c, const v1::GetGroupRequest* r, v1::Gr
     return core_->GetGroup(r->group_id());
   });
 }
-grpc::Status AdminService::ListGroups(Ctx* c, const v1::ListGroupsRequest*, v1::ListGroupsResponse* o) {
+grpc::Status AdminService::ListGroups(Ctx* c, const v1::ListGroupsRequest*,
+                                      v1::ListGroupsResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::ListGroupsResponse> {
     absl::StatusOr<v1::ListGroupsResponse> all = core_->ListGroups();
     if (!all.ok() || who.access.AllGroups()) return all;
@@ -113,37 +115,46 @@ grpc::Status AdminService::ListGroups(Ctx* c, const v1::ListGroupsRequest*, v1::
 grpc::Status AdminService::UpdateGroup(Ctx* c, const v1::UpdateGroupRequest* r, v1::Group* o) {
   return Answer(__func__, c, o, [&](const Caller&) { return core_->UpdateGroup(*r); },
                 {r, [r] { return Object("group", r->group().id()); },
-                [&] { return GroupJson(r->group().id()); }});
+                 [&] { return GroupJson(r->group().id()); }});
 }
-grpc::Status AdminService::DeleteGroup(Ctx* c, const v1::DeleteGroupRequest* r, v1::DeleteGroupResponse* o) {
+grpc::Status AdminService::DeleteGroup(Ctx* c, const v1::DeleteGroupRequest* r,
+                                       v1::DeleteGroupResponse* o) {
   return Answer(__func__, c, o,
-                [&](const Caller&) { return Empty<v1::DeleteGroupResponse>(core_->DeleteGroup(r->group_id())); },
+                [&](const Caller&) {
+                  return Empty<v1::DeleteGroupResponse>(core_->DeleteGroup(r->group_id()));
+                },
                 {r, [r] { return Object("group", r->group_id()); },
-                [&] { return GroupJson(r->group_id()); }});
+                 [&] { return GroupJson(r->group_id()); }});
 }
-grpc::Status AdminService::RotateGroupToken(Ctx* c, const v1::RotateGroupTokenRequest* r, v1::Group* o) {
+grpc::Status AdminService::RotateGroupToken(Ctx* c, const v1::RotateGroupTokenRequest* r,
+                                            v1::Group* o) {
   return Answer(__func__, c, o, [&](const Caller&) { return core_->RotateGroupToken(*r); },
                 {r, [r] { return Object("group", r->group_id()); },
-                [&] { return GroupJson(r->group_id()); }});
+                 [&] { return GroupJson(r->group_id()); }});
 }
 grpc::Status AdminService::CreateJob(Ctx* c, const v1::CreateJobRequest* r, v1::Job* o) {
-  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::Job> {
-    RETURN_IF_ERROR(CheckJobSpec(who.access, r->job()));
-    return core_->CreateJob(*r, Actor(who));
-  }, {r, [o] { return Object("job", o->id()); }, {}});
+  return Answer(__func__, c, o,
+                [&](const Caller& who) -> absl::StatusOr<v1::Job> {
+                  RETURN_IF_ERROR(CheckJobSpec(who.access, r->job()));
+                  return core_->CreateJob(*r, Actor(who));
+                },
+                {r, [o] { return Object("job", o->id()); }, {}});
 }
 grpc::Status AdminService::BatchCreateJobs(Ctx* c, const v1::BatchCreateJobsRequest* r,
                                            v1::BatchCreateJobsResponse* o) {
-  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::BatchCreateJobsResponse> {
-    for (const v1::CreateJobRequest& one : r->requests()) {
-      RETURN_IF_ERROR(CheckJobSpec(who.access, one.job()));
-    }
-    return core_->BatchCreateJobs(*r, Actor(who));
-  }, {r, [o] { return Jobs(*o); }, {}});
+  return Answer(__func__, c, o,
+                [&](const Caller& who) -> absl::StatusOr<v1::BatchCreateJobsResponse> {
+                  for (const v1::CreateJobRequest& one : r->requests()) {
+                    RETURN_IF_ERROR(CheckJobSpec(who.access, one.job()));
+                  }
+                  return core_->BatchCreateJobs(*r, Actor(who));
+                },
+                {r, [o] { return Jobs(*o); }, {}});
 }
 grpc::Status AdminService::GetJob(Ctx* c, const v1::GetJobRequest* r, v1::Job* o) {
   JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
-  return Answer(__func__, c, o, [&](const Caller&) { return core_->GetJob(job.id); }, {}, &job);
+  return Answer(
+      __func__, c, o, [&](const Caller&) { return core_->GetJob(job.id); }, {}, &job);
 }
 grpc::Status AdminService::ListJobs(Ctx* c, const v1::ListJobsRequest* r, v1::ListJobsResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::ListJobsResponse> {
@@ -155,42 +166,52 @@ grpc::Status AdminService::UpdateJob(Ctx* c, const v1::UpdateJobRequest* r, v1::
   // With id 0, the job of that name in the job's group.
   v1::JobName name;
   name.set_name(r->job().name());
-  JobRef job{r->job().id(), r->job().id() == 0 && !name.name().empty() ? &name : nullptr, r->job().group_id()};
-  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::Job> {
-    v1::UpdateJobRequest req = *r;
-    req.mutable_job()->set_id(job.id);
-    // Where the update would put it too.
-    RETURN_IF_ERROR(CheckJobSpec(who.access, req.job()));
-    return core_->UpdateJob(req, Actor(who));
-  }, {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
+  JobRef job{r->job().id(), r->job().id() == 0 && !name.name().empty() ? &name : nullptr,
+             r->job().group_id()};
+  return Answer(
+      __func__, c, o,
+      [&](const Caller& who) -> absl::StatusOr<v1::Job> {
+        v1::UpdateJobRequest req = *r;
+        req.mutable_job()->set_id(job.id);
+        // Where the update would put it too.
+        RETURN_IF_ERROR(CheckJobSpec(who.access, req.job()));
+        return core_->UpdateJob(req, Actor(who));
+      },
+      {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
-grpc::Status AdminService::DeleteJob(Ctx* c, const v1::DeleteJobRequest* r, v1::DeleteJobResponse* o) {
+grpc::Status AdminService::DeleteJob(Ctx* c, const v1::DeleteJobRequest* r,
+                                     v1::DeleteJobResponse* o) {
   JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
-  return Answer(__func__, c, o,
-                [&](const Caller&) {
-                  return Empty<v1::DeleteJobResponse>(core_->DeleteJob(job.id, r->purge_runs()));
-                },
-                {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
+  return Answer(
+      __func__, c, o,
+      [&](const Caller&) {
+        return Empty<v1::DeleteJobResponse>(core_->DeleteJob(job.id, r->purge_runs()));
+      },
+      {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
 grpc::Status AdminService::StartJob(Ctx* c, const v1::StartJobRequest* r, v1::Job* o) {
   JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
-  return Answer(__func__, c, o, [&](const Caller&) { return core_->StartJob(job.id); },
-                {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
+  return Answer(
+      __func__, c, o, [&](const Caller&) { return core_->StartJob(job.id); },
+      {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
 grpc::Status AdminService::StopJob(Ctx* c, const v1::StopJobRequest* r, v1::Job* o) {
   JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
-  return Answer(__func__, c, o, [&](const Caller&) { return core_->StopJob(job.id); },
-                {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
+  return Answer(
+      __func__, c, o, [&](const Caller&) { return core_->StopJob(job.id); },
+      {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
-grpc::Status AdminService::TriggerJob(Ctx* c, const v1::TriggerJobRequest* r, v1::TriggerJobResponse* o) {
+grpc::Status AdminService::TriggerJob(Ctx* c, const v1::TriggerJobRequest* r,
+                                      v1::TriggerJobResponse* o) {
   JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
-  return Answer(__func__, c, o,
-                [&](const Caller&) {
-                  v1::TriggerJobRequest req = *r;
-                  req.set_job_id(job.id);
-                  return core_->TriggerJob(req);
-                },
-                {r, [&] { return Object("job", job.id); }, {}}, &job);
+  return Answer(
+      __func__, c, o,
+      [&](const Caller&) {
+        v1::TriggerJobRequest req = *r;
+        req.set_job_id(job.id);
+        return core_->TriggerJob(req);
+      },
+      {r, [&] { return Object("job", job.id); }, {}}, &job);
 }
 grpc::Status AdminService::PreviewSchedule(Ctx* c, const v1::PreviewScheduleRequest* r,
                                            v1::PreviewScheduleResponse* o) {
@@ -198,47 +219,54 @@ grpc::Status AdminService::PreviewSchedule(Ctx* c, const v1::PreviewScheduleRequ
 }
 grpc::Status AdminService::Backfill(Ctx* c, const v1::BackfillRequest* r, v1::BackfillResponse* o) {
   JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
-  return Answer(__func__, c, o,
-                [&](const Caller&) {
-                  v1::BackfillRequest req = *r;
-                  req.set_job_id(job.id);
-                  return core_->Backfill(req);
-                },
-                {r, [&] { return Object("job", job.id); }, {}}, &job);
+  return Answer(
+      __func__, c, o,
+      [&](const Caller&) {
+        v1::BackfillRequest req = *r;
+        req.set_job_id(job.id);
+        return core_->Backfill(req);
+      },
+      {r, [&] { return Object("job", job.id); }, {}}, &job);
 }
 grpc::Status AdminService::ListScriptVersions(Ctx* c, const v1::ListScriptVersionsRequest* r,
                                               v1::ListScriptVersionsResponse* o) {
   JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
-  return Answer(__func__, c, o,
-                [&](const Caller&) {
-                  v1::ListScriptVersionsRequest req = *r;
-                  req.set_job_id(job.id);
-                  return core_->ListScriptVersions(req);
-                },
-                {}, &job);
+  return Answer(
+      __func__, c, o,
+      [&](const Caller&) {
+        v1::ListScriptVersionsRequest req = *r;
+        req.set_job_id(job.id);
+        return core_->ListScriptVersions(req);
+      },
+      {}, &job);
 }
-grpc::Status AdminService::GetScriptVersion(Ctx* c, const v1::GetScriptVersionRequest* r, v1::ScriptVersion* o) {
+grpc::Status AdminService::GetScriptVersion(Ctx* c, const v1::GetScriptVersionRequest* r,
+                                            v1::ScriptVersion* o) {
   JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
-  return Answer(__func__, c, o,
-                [&](const Caller&) {
-                  v1::GetScriptVersionRequest req = *r;
-                  req.set_job_id(job.id);
-                  return core_->GetScriptVersion(req);
-                },
-                {}, &job);
+  return Answer(
+      __func__, c, o,
+      [&](const Caller&) {
+        v1::GetScriptVersionRequest req = *r;
+        req.set_job_id(job.id);
+        return core_->GetScriptVersion(req);
+      },
+      {}, &job);
 }
 grpc::Status AdminService::RollbackScript(Ctx* c, const v1::RollbackScriptRequest* r, v1::Job* o) {
   JobRef job{r->job_id(), r->has_job_name() ? &r->job_name() : nullptr};
-  return Answer(__func__, c, o,
-                [&](const Caller& who) {
-                  v1::RollbackScriptRequest req = *r;
-                  req.set_job_id(job.id);
-                  return core_->RollbackScript(req, Actor(who));
-                },
-                {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
+  return Answer(
+      __func__, c, o,
+      [&](const Caller& who) {
+        v1::RollbackScriptRequest req = *r;
+        req.set_job_id(job.id);
+        return core_->RollbackScript(req, Actor(who));
+      },
+      {r, [&] { return Object("job", job.id); }, [&] { return JobJson(job.id); }}, &job);
 }
 grpc::Status AdminService::ListRuns(Ctx* c, const v1::ListRunsRequest* r, v1::ListRunsResponse* o) {
-  return Answer(__func__, c, o, [&](const Caller& who) { return gnomon::ListRuns(stores_.jobs, stores_.runs, who.access, *r); });
+  return Answer(__func__, c, o, [&](const Caller& who) {
+    return gnomon::ListRuns(stores_.jobs, stores_.runs, who.access, *r);
+  });
 }
 grpc::Status AdminService::GetRun(Ctx* c, const v1::GetRunRequest* r, v1::GetRunResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::GetRunResponse> {
@@ -247,34 +275,42 @@ grpc::Status AdminService::GetRun(Ctx* c, const v1::GetRunRequest* r, v1::GetRun
   });
 }
 grpc::Status AdminService::KillRun(Ctx* c, const v1::KillRunRequest* r, v1::KillRunResponse* o) {
-  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::KillRunResponse> {
-    RETURN_IF_ERROR(CheckRunAccess(stores_.runs, who.access, r->run_id()));
-    return core_->KillRun(r->run_id());
-  }, {r, [r] { return Object("run", r->run_id()); }, {}});
+  return Answer(__func__, c, o,
+                [&](const Caller& who) -> absl::StatusOr<v1::KillRunResponse> {
+                  RETURN_IF_ERROR(CheckRunAccess(stores_.runs, who.access, r->run_id()));
+                  return core_->KillRun(r->run_id());
+                },
+                {r, [r] { return Object("run", r->run_id()); }, {}});
 }
 
-grpc::Status AdminService::ListAudit(Ctx* c, const v1::ListAuditRequest* r, v1::ListAuditResponse* o) {
+grpc::Status AdminService::ListAudit(Ctx* c, const v1::ListAuditRequest* r,
+                                     v1::ListAuditResponse* o) {
   return Answer(__func__, c, o, [&](const Caller&) -> absl::StatusOr<v1::ListAuditResponse> {
-    RETURN_IF_ERROR(checks::FirstError({checks::CheckString("object", r->object(), 255, checks::Charset::kToken),
-                                        checks::CheckRange("page_size", r->page_size(), 0, 1000)}));
+    RETURN_IF_ERROR(checks::FirstError(
+        {checks::CheckString("object", r->object(), 255, checks::Charset::kToken),
+         checks::CheckRange("page_size", r->page_size(), 0, 1000)}));
     ASSIGN_OR_RETURN(int64_t before, checks::ParsePageToken("page_token", r->page_token()));
     const int want = r->page_size() == 0 ? 100 : r->page_size();
     // One extra entry tells whether another page exists.
-    ASSIGN_OR_RETURN(std::vector<v1::AuditEntry> entries, stores_.audit->ListAudit(r->object(), before, want + 1));
+    ASSIGN_OR_RETURN(std::vector<v1::AuditEntry> entries,
+                     stores_.audit->ListAudit(r->object(), before, want + 1));
     v1::ListAuditResponse resp;
     for (int i = 0; i < static_cast<int>(entries.size()) && i < want; ++i) {
       *resp.add_entries() = std::move(entries[i]);
     }
-    if (static_cast<int>(entries.size()) > want) resp.set_next_page_token(absl::StrCat(resp.entries(want - 1).id()));
+    if (static_cast<int>(entries.size()) > want)
+      resp.set_next_page_token(absl::StrCat(resp.entries(want - 1).id()));
     return resp;
   });
 }
 
-grpc::Status AdminService::CreateToken(Ctx* c, const v1::CreateTokenRequest* r, v1::CreateTokenResponse* o) {
+grpc::Status AdminService::CreateToken(Ctx* c, const v1::CreateTokenRequest* r,
+                                       v1::CreateTokenResponse* o) {
   return Answer(__func__, c, o, [&](const Caller&) { return core_->CreateToken(*r); },
                 {r, [r] { return absl::StrCat("token/", r->name()); }, {}});
 }
-grpc::Status AdminService::ListTokens(Ctx* c, const v1::ListTokensRequest*, v1::ListTokensResponse* o) {
+grpc::Status AdminService::ListTokens(Ctx* c, const v1::ListTokensRequest*,
+                                      v1::ListTokensResponse* o) {
   return Answer(__func__, c, o, [&](const Caller&) { return core_->ListTokens(); });
 }
 grpc::Status AdminService::RevokeToken(Ctx* c, const v1::RevokeTokenRequest* r, v1::ApiToken* o) {
@@ -286,7 +322,8 @@ grpc::Status AdminService::CreateUser(Ctx* c, const v1::CreateUserRequest* r, v1
   return Answer(__func__, c, o, [&](const Caller&) { return core_->CreateUser(*r); },
                 {r, [r] { return absl::StrCat("user/", r->user().name()); }, {}});
 }
-grpc::Status AdminService::ListUsers(Ctx* c, const v1::ListUsersRequest*, v1::ListUsersResponse* o) {
+grpc::Status AdminService::ListUsers(Ctx* c, const v1::ListUsersRequest*,
+                                     v1::ListUsersResponse* o) {
   return Answer(__func__, c, o, [&](const Caller&) { return core_->ListUsers(); });
 }
 grpc::Status AdminService::UpdateUser(Ctx* c, const v1::UpdateUserRequest* r, v1::User* o) {
@@ -294,10 +331,12 @@ grpc::Status AdminService::UpdateUser(Ctx* c, const v1::UpdateUserRequest* r, v1
                 {r, [r] { return absl::StrCat("user/", r->user().name()); },
                  [&] { return UserJson(r->user().name()); }});
 }
-grpc::Status AdminService::DeleteUser(Ctx* c, const v1::DeleteUserRequest* r, v1::DeleteUserResponse* o) {
-  return Answer(__func__, c, o,
-                [&](const Caller&) { return Empty<v1::DeleteUserResponse>(core_->DeleteUser(r->name())); },
-                {r, [r] { return absl::StrCat("user/", r->name()); }, [&] { return UserJson(r->name()); }});
+grpc::Status AdminService::DeleteUser(Ctx* c, const v1::DeleteUserRequest* r,
+                                      v1::DeleteUserResponse* o) {
+  return Answer(
+      __func__, c, o,
+      [&](const Caller&) { return Empty<v1::DeleteUserResponse>(core_->DeleteUser(r->name())); },
+      {r, [r] { return absl::StrCat("user/", r->name()); }, [&] { return UserJson(r->name()); }});
 }
 grpc::Status AdminService::Login(Ctx* c, const v1::LoginRequest* r, v1::CreateTokenResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) { return core_->Login(who.user, *r); },
@@ -314,16 +353,19 @@ grpc::Status AdminService::WhoAmI(Ctx* c, const v1::WhoAmIRequest*, v1::WhoAmIRe
   });
 }
 
-grpc::Status AdminService::ListExecutors(Ctx* c, const v1::ListExecutorsRequest* r, v1::ListExecutorsResponse* o) {
-  return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::ListExecutorsResponse> {
-    RETURN_IF_ERROR(checks::CheckRange("group_id", r->group_id(), 0, INT64_MAX));
-    ASSIGN_OR_RETURN(std::vector<int64_t> groups, who.access.ListScope(r->group_id()));
-    absl::StatusOr<v1::ListExecutorsResponse> resp = core_->ListExecutors(groups);
-    if (resp.ok() && r->group_id() != 0 && resp->groups().empty()) {
-      return absl::NotFoundError(absl::StrCat("group_id: group ", r->group_id(), " does not exist"));
-    }
-    return resp;
-  });
+grpc::Status AdminService::ListExecutors(Ctx* c, const v1::ListExecutorsRequest* r,
+                                         v1::ListExecutorsResponse* o) {
+  return Answer(
+      __func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::ListExecutorsResponse> {
+        RETURN_IF_ERROR(checks::CheckRange("group_id", r->group_id(), 0, INT64_MAX));
+        ASSIGN_OR_RETURN(std::vector<int64_t> groups, who.access.ListScope(r->group_id()));
+        absl::StatusOr<v1::ListExecutorsResponse> resp = core_->ListExecutors(groups);
+        if (resp.ok() && r->group_id() != 0 && resp->groups().empty()) {
+          return absl::NotFoundError(
+              absl::StrCat("group_id: group ", r->group_id(), " does not exist"));
+        }
+        return resp;
+      });
 }
 
 std::string AdminService::UserJson(const std::string& name) {

@@ -10,12 +10,12 @@
 #ifndef GNOMON_SERVICES_SCHEDULER_ADMIN_SERVICE_H_
 #define GNOMON_SERVICES_SCHEDULER_ADMIN_SERVICE_H_
 
-#include "gnomon/v1/admin.grpc.pb.h"
-#include "services/common/server/authenticator.h"
-#include "services/common/server/rate_limiter.h"
 #include <functional>
 #include <string>
 
+#include "gnomon/v1/admin.grpc.pb.h"
+#include "services/common/server/authenticator.h"
+#include "services/common/server/rate_limiter.h"
 #include "services/scheduler/admin_core.h"
 #include "services/scheduler/audit_log.h"
 #include "services/scheduler/job_names.h"
@@ -34,8 +34,8 @@ struct AdminChange {
 class AdminService final : public v1::JobAdmin::Service {
  public:
   // `limiter` may be null (no rate limit); `audit` may be null (no audit log).
-  AdminService(AdminCore* core, Authenticator* auth, AdminStores stores, RateLimiter* limiter = nullptr,
-               AuditLog* audit = nullptr)
+  AdminService(AdminCore* core, Authenticator* auth, AdminStores stores,
+               RateLimiter* limiter = nullptr, AuditLog* audit = nullptr)
       : core_(core), auth_(auth), stores_(stores), limiter_(limiter), audit_(audit) {}
 
   using Ctx = grpc::ServerContext;
@@ -60,7 +60,8 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status Backfill(Ctx*, const v1::BackfillRequest*, v1::BackfillResponse*) override;
   grpc::Status ListScriptVersions(Ctx*, const v1::ListScriptVersionsRequest*,
                                   v1::ListScriptVersionsResponse*) override;
-  grpc::Status GetScriptVersion(Ctx*, const v1::GetScriptVersionRequest*, v1::ScriptVersion*) override;
+  grpc::Status GetScriptVersion(Ctx*, const v1::GetScriptVersionRequest*,
+                                v1::ScriptVersion*) override;
   grpc::Status RollbackScript(Ctx*, const v1::RollbackScriptRequest*, v1::Job*) override;
   grpc::Status ListRuns(Ctx*, const v1::ListRunsRequest*, v1::ListRunsResponse*) override;
   grpc::Status GetRun(Ctx*, const v1::GetRunRequest*, v1::GetRunResponse*) override;
@@ -75,7 +76,8 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status DeleteUser(Ctx*, const v1::DeleteUserRequest*, v1::DeleteUserResponse*) override;
   grpc::Status Login(Ctx*, const v1::LoginRequest*, v1::CreateTokenResponse*) override;
   grpc::Status WhoAmI(Ctx*, const v1::WhoAmIRequest*, v1::WhoAmIResponse*) override;
-  grpc::Status ListExecutors(Ctx*, const v1::ListExecutorsRequest*, v1::ListExecutorsResponse*) override;
+  grpc::Status ListExecutors(Ctx*, const v1::ListExecutorsRequest*,
+                             v1::ListExecutorsResponse*) override;
 
  private:
   // Authorizes the call to `method` (the handler's __func__, which is the

@@ -23,7 +23,8 @@ void Redact(Message* m) {
   for (int i = 0; i < m->GetDescriptor()->field_count(); ++i) {
     const FieldDescriptor* f = m->GetDescriptor()->field(i);
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_STRING &&
-        (absl::EndsWith(f->name(), "access_token") || f->name() == "secret" || f->name() == "password")) {
+        (absl::EndsWith(f->name(), "access_token") || f->name() == "secret" ||
+         f->name() == "password")) {
       r->ClearField(m, f);
     } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       if (f->is_repeated()) {
@@ -50,13 +51,15 @@ std::string AuditLog::Json(const Message& message) {
 
 std::string AuditLog::Actor(std::string_view credential) {
   // "admin:" and 64 hex digits.
-  return std::string(credential.rfind("admin:", 0) == 0 ? credential.substr(0, 6 + 16) : credential);
+  return std::string(credential.rfind("admin:", 0) == 0 ? credential.substr(0, 6 + 16)
+                                                        : credential);
 }
 
 void AuditLog::Record(std::string_view credential, std::string_view method, std::string object,
                       std::string before_json, const Message& request, const Message& after) {
   v1::AuditEntry e;
-  *e.mutable_time() = google::protobuf::util::TimeUtil::MillisecondsToTimestamp(clock_->NowMillis());
+  *e.mutable_time() =
+      google::protobuf::util::TimeUtil::MillisecondsToTimestamp(clock_->NowMillis());
   e.set_actor(Actor(credential));
   e.set_method(std::string(method));
   e.set_object(std::move(object));

@@ -10,10 +10,15 @@ namespace gnomon::scheduler {
 DispatchRecorder::DispatchRecorder(store::RunStore* store, Clock* clock, InFlightRuns* in_flight)
     : store_(store),
       in_flight_(in_flight),
-      writer_({.flush_at = 1024, .min_interval = absl::Milliseconds(10), .flush_on_stop = true, .clock = clock},
-              [this](std::vector<store::DispatchUpdate> batch) { return Record(std::move(batch)); }) {}
+      writer_(
+          {.flush_at = 1024,
+           .min_interval = absl::Milliseconds(10),
+           .flush_on_stop = true,
+           .clock = clock},
+          [this](std::vector<store::DispatchUpdate> batch) { return Record(std::move(batch)); }) {}
 
-std::vector<store::DispatchUpdate> DispatchRecorder::Record(std::vector<store::DispatchUpdate> batch) {
+std::vector<store::DispatchUpdate> DispatchRecorder::Record(
+    std::vector<store::DispatchUpdate> batch) {
   absl::Status s = store_->RecordDispatches(batch);
   if (!s.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: recording " << batch.size()

@@ -41,11 +41,10 @@ void DispatchTimer::Run() {
     }
     if (stopped_) return;
     const uint64_t seen = added_;
-    auto changed = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return stopped_ || added_ != seen;
-    };
-    const absl::Time wake =
-        tasks_.empty() ? clock_->Now() + absl::Seconds(1) : absl::FromUnixMillis(tasks_.begin()->first);
+    auto changed = [this, seen]()
+                       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || added_ != seen; };
+    const absl::Time wake = tasks_.empty() ? clock_->Now() + absl::Seconds(1)
+                                           : absl::FromUnixMillis(tasks_.begin()->first);
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&changed), wake);
   }
 }

@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "services/common/client/log.h"
 #include "google/protobuf/util/time_util.h"
+#include "services/common/client/log.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -55,7 +55,8 @@ v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job) {
   req.set_trigger_type(run.trigger_type());
   req.set_block_strategy(job.block_strategy());
   *req.mutable_timeout() = job.timeout();
-  *req.mutable_scheduled_time() = run.has_scheduled_time() ? run.scheduled_time() : run.trigger_time();
+  *req.mutable_scheduled_time() =
+      run.has_scheduled_time() ? run.scheduled_time() : run.trigger_time();
   req.set_fence_epoch(run.fence_epoch());
   req.set_fence_partition(store::PartitionOf(run.job_id()));
   return req;
@@ -128,7 +129,8 @@ void Dispatcher::Route(Delivery d) {
   }
   absl::StatusOr<std::string> address = d.asking.empty() ? Pick(d) : d.asking;
   if (!address.ok()) {
-    Fail(d.run, FireResult::kNoExecutor, v1::HANDLE_CODE_NO_EXECUTOR, std::string(address.status().message()));
+    Fail(d.run, FireResult::kNoExecutor, v1::HANDLE_CODE_NO_EXECUTOR,
+         std::string(address.status().message()));
     return;
   }
   const v1::ExecutorInfo* executor = nullptr;
@@ -158,7 +160,8 @@ void Dispatcher::Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownersh
   for (v1::Run& run : runs) {
     auto job = jobs.find(run.job_id());
     if (job == jobs.end()) {
-      Fail(run, FireResult::kFailed, v1::HANDLE_CODE_FAILURE, "job was deleted before its run was sent");
+      Fail(run, FireResult::kFailed, v1::HANDLE_CODE_FAILURE,
+           "job was deleted before its run was sent");
       continue;
     }
     FireSpec f;
@@ -173,7 +176,8 @@ void Dispatcher::Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownersh
     // Recorded runs are in flight from their recording (RunRecorder); a
     // resent one from here.
     if (in_flight_ != nullptr) in_flight_->Sending(run.id());
-    const int64_t at = run.has_scheduled_time() ? TimeUtil::TimestampToMilliseconds(run.scheduled_time()) : 0;
+    const int64_t at =
+        run.has_scheduled_time() ? TimeUtil::TimestampToMilliseconds(run.scheduled_time()) : 0;
     Dispatch(std::move(run), job->second, plan.runs.front(), *std::move(targets), at);
   }
 }
@@ -186,17 +190,20 @@ absl::StatusOr<std::string> Dispatcher::Pick(const Delivery& d) {
     for (const v1::ExecutorInfo& e : *candidates) {
       if (e.address() == *d.where.executor) return e.address();
     }
-    return absl::UnavailableError(absl::StrCat("executor ", *d.where.executor, " of shard ", d.run.shard_index(),
-                                               " of ", d.run.shard_total(), " left before the run was sent"));
+    return absl::UnavailableError(absl::StrCat("executor ", *d.where.executor, " of shard ",
+                                               d.run.shard_index(), " of ", d.run.shard_total(),
+                                               " left before the run was sent"));
   }
   std::vector<v1::ExecutorInfo> rest;  // only after a refusal
   if (!d.refused.empty()) {
     for (const v1::ExecutorInfo& e : *candidates) {
-      if (std::find(d.refused.begin(), d.refused.end(), e.address()) == d.refused.end()) rest.push_back(e);
+      if (std::find(d.refused.begin(), d.refused.end(), e.address()) == d.refused.end())
+        rest.push_back(e);
     }
     if (rest.empty()) {
       return absl::UnavailableError(
-          absl::StrCat("no live executor left that has not refused the run (refused by ", absl::StrJoin(d.refused, ", "), ")"));
+          absl::StrCat("no live executor left that has not refused the run (refused by ",
+                       absl::StrJoin(d.refused, ", "), ")"));
     }
     candidates = &rest;
   }
@@ -211,8 +218,9 @@ ExecutorList Dispatcher::StillLive(const DispatchTargets& t) {
   if (live == t.executors) return live;  // Unchanged since planned: the common case.
   auto still = std::make_shared<std::vector<v1::ExecutorInfo>>();
   for (const v1::ExecutorInfo& e : *t.executors) {  // Both sorted by address.
-    auto it = std::lower_bound(live->begin(), live->end(), e.address(),
-                               [](const v1::ExecutorInfo& l, const std::string& a) { return l.address() < a; });
+    auto it = std::lower_bound(
+        live->begin(), live->end(), e.address(),
+        [](const v1::ExecutorInfo& l, const std::string& a) { return l.address() < a; });
     if (it != live->end() && it->address() == e.address()) still->push_back(e);
   }
   return still;
@@ -221,7 +229,8 @@ ExecutorList Dispatcher::StillLive(const DispatchTargets& t) {
 bool Dispatcher::AnotherCandidate(Delivery& d, const std::string& address) {
   d.targets.executors = StillLive(d.targets);
   for (const v1::ExecutorInfo& e : *d.targets.executors) {
-    if (e.address() != address && std::find(d.refused.begin(), d.refused.end(), e.address()) == d.refused.end()) {
+    if (e.address() != address &&
+        std::find(d.refused.begin(), d.refused.end(), e.address()) == d.refused.end()) {
       return true;
     }
   }
@@ -240,7 +249,8 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
     RouteOnPool(std::move(d));
     return;
   }
-  const std::string route = absl::StrCat("route ", RouteName(d.job->route_strategy()), " -> ", address);
+  const std::string route =
+      absl::StrCat("route ", RouteName(d.job->route_strategy()), " -> ", address);
   if (r.ok() && r->has_rejected() && r->rejected().kind() == v1::REJECT_KIND_STALE_EPOCH) {
     // A newer holder of the run's partition exists: the run stays PENDING
     // under its old epoch, and that holder's Redispatcher sends it.
@@ -255,11 +265,13 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
     return;
   }
   if (!r.ok() || !r->has_accepted()) {
-    const FireResult why = !r.ok()                                                   ? FireResult::kFailed
-                           : r->rejected().kind() == v1::REJECT_KIND_BLOCK_STRATEGY ? FireResult::kBlockDiscarded
-                                                                                    : FireResult::kRejected;
+    const FireResult why = !r.ok() ? FireResult::kFailed
+                           : r->rejected().kind() == v1::REJECT_KIND_BLOCK_STRATEGY
+                               ? FireResult::kBlockDiscarded
+                               : FireResult::kRejected;
     Fail(d.run, why, r.ok() ? r->rejected().code() : v1::HANDLE_CODE_FAILURE,
-         absl::StrCat(route, ": ", r.ok() ? r->rejected().reason() : r.status().ToString()), address);
+         absl::StrCat(route, ": ", r.ok() ? r->rejected().reason() : r.status().ToString()),
+         address);
     return;
   }
   store::DispatchUpdate u;
@@ -267,9 +279,9 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
   u.status = v1::RUN_STATUS_RUNNING;
   u.executor_address = address;
   u.trigger_code = 200;
-  u.trigger_message = d.refused.empty()
-                          ? route
-                          : absl::StrCat(route, " (refused by ", absl::StrJoin(d.refused, ", "), ")");
+  u.trigger_message =
+      d.refused.empty() ? route
+                        : absl::StrCat(route, " (refused by ", absl::StrJoin(d.refused, ", "), ")");
   // An answer to a resent dispatch of a run the executor had already
   // accepted: it did not start it again (RecordDispatches keeps the outcome
   // of a run that ended meanwhile).
@@ -278,7 +290,8 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
   u.dispatch_ms = clock_->NowMillis();
   u.fence_epoch = d.run.fence_epoch();
   // A resent run already accepted was counted by its first dispatch.
-  if (metrics_ != nullptr && !r->accepted().already_accepted()) metrics_->Accepted(d.run, u.dispatch_ms);
+  if (metrics_ != nullptr && !r->accepted().already_accepted())
+    metrics_->Accepted(d.run, u.dispatch_ms);
   outcomes_->Add(std::move(u));
 }
 

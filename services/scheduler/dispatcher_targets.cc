@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "google/protobuf/util/time_util.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
 #include "services/common/server/field_checks.h"
 #include "services/common/server/tokens.h"
 #include "services/common/status/status_macros.h"
@@ -36,7 +36,8 @@ absl::StatusOr<DispatchTargets> Dispatcher::GroupOf(int64_t group_id) {
   }
   ASSIGN_OR_RETURN(v1::Group g, store_->GetGroup(group_id));
   DispatchTargets t;
-  if (!g.previous_access_token().empty()) t.previous_token_fingerprint = TokenFingerprint(g.previous_access_token());
+  if (!g.previous_access_token().empty())
+    t.previous_token_fingerprint = TokenFingerprint(g.previous_access_token());
   t.group = std::move(g);
   absl::MutexLock l(&mu_);
   groups_[group_id] = {t, now + kGroupCacheMillis};
@@ -75,15 +76,17 @@ absl::Status Dispatcher::CheckMembers(int64_t group_id, const std::vector<std::s
   if (addresses.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(DispatchTargets t, GroupOf(group_id));
   const v1::Group& g = t.group;
-  absl::flat_hash_set<std::string> members(g.manual().addresses().begin(), g.manual().addresses().end());
+  absl::flat_hash_set<std::string> members(g.manual().addresses().begin(),
+                                           g.manual().addresses().end());
   if (!g.has_manual()) {
     for (const v1::ExecutorInfo& e : *membership_->Live(g.app_name())) members.insert(e.address());
   }
   for (size_t i = 0; i < addresses.size(); ++i) {
     if (!members.contains(addresses[i])) {
       return absl::FailedPreconditionError(absl::StrCat(
-          checks::Indexed("executor_addresses", static_cast<int>(i)), ": ", checks::Prefix(addresses[i]),
-          " is not ", g.has_manual() ? "one of the group's addresses" : "an online executor of the group"));
+          checks::Indexed("executor_addresses", static_cast<int>(i)), ": ",
+          checks::Prefix(addresses[i]), " is not ",
+          g.has_manual() ? "one of the group's addresses" : "an online executor of the group"));
     }
   }
   return absl::OkStatus();
@@ -97,7 +100,8 @@ ExecutorList Dispatcher::Candidates(const FireSpec& f, const DispatchTargets& t)
     return live;
   }
   std::vector<std::string> addresses = f.addresses;
-  if (addresses.empty()) addresses.assign(g.manual().addresses().begin(), g.manual().addresses().end());
+  if (addresses.empty())
+    addresses.assign(g.manual().addresses().begin(), g.manual().addresses().end());
   auto out = std::make_shared<std::vector<v1::ExecutorInfo>>();
   for (const std::string& a : addresses) {
     // A manual group's addresses that failed their last beat are skipped
@@ -114,7 +118,8 @@ ExecutorList Dispatcher::Candidates(const FireSpec& f, const DispatchTargets& t)
   return out;
 }
 
-const std::string& DispatchTargets::TokenFor(const v1::ExecutorInfo* executor, int64_t now_ms) const {
+const std::string& DispatchTargets::TokenFor(const v1::ExecutorInfo* executor,
+                                             int64_t now_ms) const {
   if (executor == nullptr || previous_token_fingerprint.empty() ||
       executor->token_fingerprint() != previous_token_fingerprint ||
       TimeUtil::TimestampToMilliseconds(group.previous_token_expire_time()) <= now_ms) {
@@ -123,7 +128,8 @@ const std::string& DispatchTargets::TokenFor(const v1::ExecutorInfo* executor, i
   return group.previous_access_token();
 }
 
-void Dispatcher::RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const DispatchTargets& t) {
+void Dispatcher::RememberTokens(const std::vector<v1::ExecutorInfo>& executors,
+                                const DispatchTargets& t) {
   const int64_t now = clock_->NowMillis();
   absl::MutexLock l(&mu_);
   for (const auto& e : executors) tokens_.insert_or_assign(e.address(), t.TokenFor(&e, now));
@@ -140,7 +146,8 @@ bool Dispatcher::Alive(const v1::ExecutorInfo& executor) {
 }
 
 bool Dispatcher::Idle(const v1::ExecutorInfo& executor, int64_t job_id) {
-  return executors_->Idle(executor.address(), TokenFor(executor.address()), job_id, absl::Seconds(1));
+  return executors_->Idle(executor.address(), TokenFor(executor.address()), job_id,
+                          absl::Seconds(1));
 }
 
 }  // namespace gnomon::scheduler

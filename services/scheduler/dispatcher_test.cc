@@ -18,12 +18,12 @@
 namespace gnomon::scheduler {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using testing::Accepted;
-using testing::FakeExecutors;
-using testing::Rejected;
 using metrics::testing::SampleOf;
+using testing::Accepted;
+using ::testing::ElementsAre;
+using testing::FakeExecutors;
+using ::testing::HasSubstr;
+using testing::Rejected;
 
 constexpr int64_t kNow = 1'800'000'000'000;
 
@@ -40,7 +40,8 @@ class DispatcherTest : public ::testing::Test {
   // as process `instance`.
   void Live(const std::vector<std::string>& addresses, const std::string& instance = "") {
     std::vector<v1::ExecutorInfo> executors;
-    for (const std::string& a : addresses) executors.push_back(testing::Registered("app", a, instance));
+    for (const std::string& a : addresses)
+      executors.push_back(testing::Registered("app", a, instance));
     membership_.Apply(testing::Snapshot(executors));
   }
   std::shared_ptr<const v1::Job> Job(v1::RouteStrategy strategy) {
@@ -134,7 +135,8 @@ TEST_F(DispatcherTest, LatenessRunsFromTheSlotAndDispatchLatencyFromTheSend) {
   const auto bucket = [&](const std::string& series, const std::string& le) {
     return SampleOf(registry_, series + ",le=\"" + le + "\"}");
   };
-  const std::string lateness = "gnomon_scheduler_trigger_lateness_seconds_bucket{trigger_type=\"cron\"";
+  const std::string lateness =
+      "gnomon_scheduler_trigger_lateness_seconds_bucket{trigger_type=\"cron\"";
   const std::string latency = "gnomon_scheduler_dispatch_latency_seconds_bucket{route=\"first\"";
   EXPECT_EQ(bucket(lateness, "0.025"), 0);  // 44 ms late.
   EXPECT_EQ(bucket(lateness, "0.05"), 1);
@@ -283,7 +285,8 @@ TEST_F(DispatcherTest, ARunWithNoExecutorToGoToFailsAsHavingNone) {
   EXPECT_EQ(run.trigger_message(),
             absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
   EXPECT_EQ(Fires("api", "no_executor"), 1);
-  EXPECT_EQ(SampleOf(registry_, "gnomon_runs_total{handle_code=\"no_executor\",status=\"failed\"}"), 1);
+  EXPECT_EQ(SampleOf(registry_, "gnomon_runs_total{handle_code=\"no_executor\",status=\"failed\"}"),
+            1);
 }
 
 TEST_F(DispatcherTest, AnUnreachableExecutorFailsTheRunWithTheReason) {
@@ -294,7 +297,8 @@ TEST_F(DispatcherTest, AnUnreachableExecutorFailsTheRunWithTheReason) {
   const v1::Run run = Stored(ids[0]);
   EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
   EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_FAILURE);
-  EXPECT_THAT(run.trigger_message(), HasSubstr("route FIRST -> a:1: UNAVAILABLE: connection refused"));
+  EXPECT_THAT(run.trigger_message(),
+              HasSubstr("route FIRST -> a:1: UNAVAILABLE: connection refused"));
   EXPECT_EQ(Fires("api", "failed"), 1);
 }
 
@@ -313,14 +317,18 @@ TEST_F(DispatcherTest, ExplicitAddressesMustBeTheGroupsExecutors) {
   Live({"a:1", "b:1"});
   EXPECT_TRUE(dispatcher_.CheckMembers(group_.id(), {"b:1", "a:1"}).ok());
   absl::Status outsider = dispatcher_.CheckMembers(group_.id(), {"a:1", "evil.example:443"});
-  EXPECT_THAT(outsider, StatusIs(absl::StatusCode::kFailedPrecondition,
-                                 "executor_addresses[1]: \"evil.example:443\" is not an online executor of the group"));
+  EXPECT_THAT(
+      outsider,
+      StatusIs(
+          absl::StatusCode::kFailedPrecondition,
+          "executor_addresses[1]: \"evil.example:443\" is not an online executor of the group"));
   group_.mutable_manual()->add_addresses("m1:1");
   ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
   dispatcher_.ForgetGroup(group_.id());
   EXPECT_TRUE(dispatcher_.CheckMembers(group_.id(), {"m1:1"}).ok());
   // In a manual group, registered executors of the app are not members.
-  EXPECT_THAT(dispatcher_.CheckMembers(group_.id(), {"a:1"}), StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(dispatcher_.CheckMembers(group_.id(), {"a:1"}),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 TEST_F(DispatcherTest, AManualGroupsRunsGoToItsListedAddresses) {
@@ -462,7 +470,8 @@ TEST_F(DispatcherTest, ARunWhoseExecutorsAllLeftBeforeItWasSentFailsAsHavingNone
   const v1::Run run = Stored(ids[0]);
   EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
   EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_NO_EXECUTOR);
-  EXPECT_EQ(run.trigger_message(), absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
+  EXPECT_EQ(run.trigger_message(),
+            absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
 }
 
 TEST_F(DispatcherTest, ABroadcastShardWhoseExecutorLeftFailsAndIsNeverSentToAnother) {

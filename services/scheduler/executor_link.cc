@@ -21,7 +21,9 @@ ExecutorLink::ExecutorLink(std::string address, std::string token, Clock* clock,
 }
 
 ExecutorLinks::ExecutorLinks(Clock* clock, absl::Duration answer_timeout, tls::Dialer dial)
-    : clock_(clock), answer_timeout_(answer_timeout), dial_(dial != nullptr ? std::move(dial) : *DefaultDialer()) {}
+    : clock_(clock),
+      answer_timeout_(answer_timeout),
+      dial_(dial != nullptr ? std::move(dial) : *DefaultDialer()) {}
 
 ExecutorLink::~ExecutorLink() {
   Close();
@@ -118,17 +120,19 @@ void ExecutorLink::FailBrokenStream() {
   mu_.Unlock();
   if (!pending.empty() || !status.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: dispatch stream to executor " << address_ << " ended ("
-                        << FromGrpcStatus(status) << ") with " << pending.size() << " runs unanswered";
+                        << FromGrpcStatus(status) << ") with " << pending.size()
+                        << " runs unanswered";
   }
   if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
     // Refused before it read a run: nothing was accepted.
     FailAll(std::move(pending),
             absl::UnauthenticatedError(absl::StrCat(
-                "executor ", address_, " refused the group's access token (", status.error_message(),
-                "); restart it with the group's current token")));
+                "executor ", address_, " refused the group's access token (",
+                status.error_message(), "); restart it with the group's current token")));
   } else {
-    FailAll(std::move(pending), absl::UnknownError(absl::StrCat("dispatch stream to executor ", address_,
-                                                                " broke before it answered")));
+    FailAll(std::move(pending),
+            absl::UnknownError(absl::StrCat("dispatch stream to executor ", address_,
+                                            " broke before it answered")));
   }
   mu_.Lock();
 }
@@ -145,7 +149,8 @@ void ExecutorLink::WriterLoop() {
     const int64_t now = clock_->NowMillis();
     if (now >= next_expiry_scan) {
       // A few times per timeout, not per message (pending_ can be large).
-      next_expiry_scan = now + std::max<int64_t>(1, absl::ToInt64Milliseconds(answer_timeout_) / 10);
+      next_expiry_scan =
+          now + std::max<int64_t>(1, absl::ToInt64Milliseconds(answer_timeout_) / 10);
       FailExpired(now);
     }
     if (closed_) break;
@@ -193,9 +198,8 @@ void ExecutorLink::WriterLoop() {
   absl::Status why = absl::UnavailableError(absl::StrCat("link to executor ", address_, " closed"));
   for (Queued& q : queued) q.cb(why);
   // Sent runs: the executor may have accepted them (kUnknown, see header).
-  FailAll(std::move(pending),
-          absl::UnknownError(absl::StrCat("link to executor ", address_,
-                                          " closed before it answered")));
+  FailAll(std::move(pending), absl::UnknownError(absl::StrCat("link to executor ", address_,
+                                                              " closed before it answered")));
   mu_.Lock();
 }
 
@@ -219,8 +223,8 @@ void ExecutorLink::FailExpired(int64_t now) {
   }
   if (expired.empty() && stale.empty()) return;
   const absl::Status backlog = absl::ResourceExhaustedError(absl::StrCat(
-      "not sent to executor ", address_, " within ", absl::FormatDuration(answer_timeout_),
-      " (", pending_.size() + expired.size(), " runs unanswered, limit ", kMaxInFlight, ")"));
+      "not sent to executor ", address_, " within ", absl::FormatDuration(answer_timeout_), " (",
+      pending_.size() + expired.size(), " runs unanswered, limit ", kMaxInFlight, ")"));
   mu_.Unlock();
   FailAll(std::move(expired),
           absl::UnknownError(absl::StrCat("executor ", address_, " did not answer within ",

@@ -127,7 +127,8 @@ class ExecutorClient {
   virtual void Send(const std::string& address, const std::string& token, v1::RunRequest run,
                     DispatchCallback cb) = 0;
   // Executor.Beat answered OK within `timeout`.
-  virtual bool Beat(const std::string& address, const std::string& token, absl::Duration timeout) = 0;
+  virtual bool Beat(const std::string& address, const std::string& token,
+                    absl::Duration timeout) = 0;
   // Executor.IdleBeat says `job_id` is idle there.
   virtual bool Idle(const std::string& address, const std::string& token, int64_t job_id,
                     absl::Duration timeout) = 0;

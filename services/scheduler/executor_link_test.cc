@@ -24,8 +24,9 @@ class FakeExecutor final : public v1::Executor::Service {
  public:
   explicit FakeExecutor(bool silent) : silent_(silent) {}
 
-  grpc::Status Dispatch(grpc::ServerContext* context,
-                        grpc::ServerReaderWriter<v1::DispatchResponse, v1::DispatchRequest>* stream) override {
+  grpc::Status Dispatch(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::DispatchResponse, v1::DispatchRequest>* stream) override {
     v1::DispatchRequest request;
     while (stream->Read(&request)) {
       v1::DispatchResponse response;
@@ -62,9 +63,11 @@ class FakeExecutor final : public v1::Executor::Service {
 // rotated-out token does.
 class RefusingExecutor final : public v1::Executor::Service {
  public:
-  grpc::Status Dispatch(grpc::ServerContext*,
-                        grpc::ServerReaderWriter<v1::DispatchResponse, v1::DispatchRequest>*) override {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "missing or wrong x-gnomon-access-token");
+  grpc::Status Dispatch(
+      grpc::ServerContext*,
+      grpc::ServerReaderWriter<v1::DispatchResponse, v1::DispatchRequest>*) override {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        "missing or wrong x-gnomon-access-token");
   }
 };
 
@@ -116,12 +119,15 @@ TEST(ExecutorLinkTest, RunsRefusedForTheTokenSaySo) {
   RefusingExecutor executor;
   executor::testing::TestServer server({&executor});
   Outcomes outcomes;
-  ExecutorLink link(server.address(), "old-token", &RealClock(), absl::Seconds(30), *DefaultDialer());
+  ExecutorLink link(server.address(), "old-token", &RealClock(), absl::Seconds(30),
+                    *DefaultDialer());
   for (int i = 1; i <= 3; ++i) link.Send(NoopRun(i), outcomes.For(i));
   ASSERT_TRUE(outcomes.WaitFor(3));
   absl::MutexLock l(&outcomes.mu);
   for (const auto& [id, r] : outcomes.by_run) {
-    EXPECT_THAT(r, StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("refused the group's access token"))) << id;
+    EXPECT_THAT(r, StatusIs(absl::StatusCode::kUnauthenticated,
+                            HasSubstr("refused the group's access token")))
+        << id;
   }
 }
 
@@ -150,7 +156,8 @@ TEST(ExecutorLinkTest, SilentExecutorTimesOutAndTheBacklogIsFailedNotKept) {
       EXPECT_THAT(r.status().message(), HasSubstr("did not answer"));
       ++timed_out;
     } else {
-      EXPECT_THAT(r, StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("8192 runs unanswered, limit 8192")));
+      EXPECT_THAT(r, StatusIs(absl::StatusCode::kResourceExhausted,
+                              HasSubstr("8192 runs unanswered, limit 8192")));
       ++held_back;
     }
   }
@@ -164,12 +171,14 @@ TEST(ExecutorLinksTest, ClosingAfterTheAnswersFailsNothingThatWasSent) {
   Outcomes outcomes;
   ExecutorLinks links(&RealClock());
   constexpr int kRuns = 500;
-  for (int i = 1; i <= kRuns; ++i) links.Send(server.address(), "token", NoopRun(i), outcomes.For(i));
+  for (int i = 1; i <= kRuns; ++i)
+    links.Send(server.address(), "token", NoopRun(i), outcomes.For(i));
   ASSERT_TRUE(links.AwaitAnswered(absl::Seconds(30)));
   links.CloseAll();
   absl::MutexLock l(&outcomes.mu);
   ASSERT_EQ(outcomes.by_run.size(), static_cast<size_t>(kRuns));
-  for (const auto& [id, r] : outcomes.by_run) EXPECT_TRUE(r.ok() && r->has_accepted()) << id << ": " << r.status();
+  for (const auto& [id, r] : outcomes.by_run)
+    EXPECT_TRUE(r.ok() && r->has_accepted()) << id << ": " << r.status();
 }
 
 TEST(ExecutorLinksTest, AwaitingAnswersFromASilentExecutorGivesUpAtTheLimit) {

@@ -35,7 +35,8 @@ void Followups::SetOwnership(std::shared_ptr<const Ownership> ownership) {
 }
 
 bool Followups::AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id) {
-  absl::StatusOr<v1::Run> first = runs_->GetRun(run.first_run_id() > 0 ? run.first_run_id() : run.id());
+  absl::StatusOr<v1::Run> first =
+      runs_->GetRun(run.first_run_id() > 0 ? run.first_run_id() : run.id());
   if (!first.ok()) return false;
   store::RunFilter filter;
   filter.job_id = run.job_id();
@@ -48,9 +49,10 @@ bool Followups::AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id) {
   std::map<uint32_t, int64_t> shard_first;  // shard -> first attempt id
   for (const v1::Run& r : *runs) {
     if (r.attempt() != 0 || r.shard_total() != first->shard_total()) continue;
-    const bool same = first->has_scheduled_time()
-                          ? r.has_scheduled_time() && Ms(r.scheduled_time()) == Ms(first->scheduled_time())
-                          : Ms(r.trigger_time()) == t;
+    const bool same =
+        first->has_scheduled_time()
+            ? r.has_scheduled_time() && Ms(r.scheduled_time()) == Ms(first->scheduled_time())
+            : Ms(r.trigger_time()) == t;
     if (same) shard_first[r.shard_index()] = r.id();
   }
   if (shard_first.size() != first->shard_total()) return false;
@@ -69,7 +71,8 @@ bool Followups::AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id) {
 bool Followups::FireChildren(const v1::Run& run, const v1::Job& job) {
   if (job.child_job_ids().empty()) return true;
   int64_t parent = run.id();
-  if (IsShardingBroadcast(job) && job.child_trigger_mode() == v1::CHILD_TRIGGER_MODE_ALL_SHARDS_SUCCEEDED &&
+  if (IsShardingBroadcast(job) &&
+      job.child_trigger_mode() == v1::CHILD_TRIGGER_MODE_ALL_SHARDS_SUCCEEDED &&
       run.shard_total() > 1) {
     // The shard that completes the set fires the children, once, parented on
     // shard 0's first attempt so concurrent completions collapse.
@@ -88,7 +91,8 @@ bool Followups::FireChildren(const v1::Run& run, const v1::Job& job) {
   }
   if (fires.empty()) return true;
   absl::StatusOr<std::vector<FireOutcome>> out = sink_->Fire(std::move(fires));
-  if (!out.ok()) GNOMON_LOG(WARNING) << "scheduler: child jobs of run " << run.id() << ": " << out.status();
+  if (!out.ok())
+    GNOMON_LOG(WARNING) << "scheduler: child jobs of run " << run.id() << ": " << out.status();
   return out.ok();
 }
 
@@ -111,13 +115,15 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
       if (run.handle_code() == v1::HANDLE_CODE_EXECUTOR_LOST) {
         // Until then a late result may still replace the verdict (this
         // follow-up then sees the run's real end instead).
-        due = std::max(due, Ms(run.end_time()) + absl::ToInt64Milliseconds(options_.lost_retry_wait));
+        due =
+            std::max(due, Ms(run.end_time()) + absl::ToInt64Milliseconds(options_.lost_retry_wait));
       }
       if (due > now_ms) {
         *next_due_ms = std::min(*next_due_ms, due);
         return false;
       }
-      if (options_.alarm_every_attempt) raise(absl::StrCat("attempt ", run.attempt() + 1, " failed"));
+      if (options_.alarm_every_attempt)
+        raise(absl::StrCat("attempt ", run.attempt() + 1, " failed"));
       FireSpec f;
       f.job = std::make_shared<const v1::Job>(*job);
       f.type = v1::TRIGGER_TYPE_RETRY;
@@ -131,7 +137,8 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
       std::vector<FireSpec> fires;
       fires.push_back(std::move(f));
       absl::StatusOr<std::vector<FireOutcome>> out = sink_->Fire(std::move(fires));
-      if (!out.ok()) GNOMON_LOG(WARNING) << "scheduler: retry of run " << run.id() << ": " << out.status();
+      if (!out.ok())
+        GNOMON_LOG(WARNING) << "scheduler: retry of run " << run.id() << ": " << out.status();
       return out.ok();  // The retry's own end decides what follows.
     }
     if (!killed) raise(absl::StrCat("failed after ", run.attempt() + 1, " attempt(s)"));
@@ -144,7 +151,8 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
     store::JobAdvance a;
     a.job_id = job->id();
     a.expected_next_fire_ms = store::kNever;
-    a.next_fire_ms = Ms(run.end_time()) + TimeUtil::DurationToMilliseconds(job->schedule().fix_delay());
+    a.next_fire_ms =
+        Ms(run.end_time()) + TimeUtil::DurationToMilliseconds(job->schedule().fix_delay());
     a.last_fire_ms = Ms(run.scheduled_time());
     absl::StatusOr<std::vector<bool>> applied = jobs_->AdvanceJobs({a});
     if (!applied.ok()) return false;

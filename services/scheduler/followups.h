@@ -14,8 +14,8 @@
 #define GNOMON_SERVICES_SCHEDULER_FOLLOWUPS_H_
 
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -54,8 +54,8 @@ class Followups {
   // `alarms` may be null (no alarms).
   // Reads ended runs from `outbox`, the runs of a job from `runs` and jobs
   // (with their cursors) from `jobs`.
-  Followups(store::FollowupStore* outbox, store::RunStore* runs, store::JobStore* jobs, FireSink* sink,
-            ScheduleLoop* loop, Clock* clock, FollowupOptions options,
+  Followups(store::FollowupStore* outbox, store::RunStore* runs, store::JobStore* jobs,
+            FireSink* sink, ScheduleLoop* loop, Clock* clock, FollowupOptions options,
             alarm::AlarmSender* alarms = nullptr)
       : outbox_(outbox),
         runs_(runs),

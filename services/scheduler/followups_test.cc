@@ -98,7 +98,10 @@ TEST_F(FollowupsTest, ALateResultWithinTheWaitReplacesTheLostVerdictAndNothingIs
   ASSERT_TRUE(store_->FailRuns({id}, v1::HANDLE_CODE_EXECUTOR_LOST, "executor lost", kNow).ok());
   TickAt(absl::Seconds(1));
   // The executor was only unreachable: its spooled result arrives.
-  ASSERT_TRUE(store_->ApplyReports({testing::Result(id, v1::HANDLE_CODE_SUCCESS, kNow + 5000)}, job_.group_id()).ok());
+  ASSERT_TRUE(store_
+                  ->ApplyReports({testing::Result(id, v1::HANDLE_CODE_SUCCESS, kNow + 5000)},
+                                 job_.group_id())
+                  .ok());
   TickAt(absl::Seconds(31));
   TickAt(absl::Seconds(60));
   EXPECT_EQ(Retries(), 0u);
@@ -118,7 +121,8 @@ class FollowupClaimedTwiceTest : public ::testing::Test {
     absl::StatusOr<v1::Group> g = temp_.AddGroup("app", "token", kNow);
     ASSERT_TRUE(g.ok()) << g.status();
     group_id_ = g->id();
-    membership_.Apply(testing::Snapshot({testing::Registered("app", "a:1"), testing::Registered("app", "b:1")}));
+    membership_.Apply(
+        testing::Snapshot({testing::Registered("app", "a:1"), testing::Registered("app", "b:1")}));
   }
   v1::Job Job(v1::RouteStrategy route, uint32_t retries, std::vector<int64_t> children = {}) {
     v1::Job j;
@@ -226,7 +230,8 @@ TEST_F(FollowupClaimedTwiceTest, TwoReplicasHandlingTheSameFailuresAtOnceRetryEa
   constexpr int kRuns = 20;
   const v1::Job job = Job(v1::ROUTE_STRATEGY_FIRST, 3);
   std::vector<int64_t> failed;
-  for (int i = 0; i < kRuns; ++i) failed.push_back(testing::RunningRun(temp_.get(), job, "a:1", kNow));
+  for (int i = 0; i < kRuns; ++i)
+    failed.push_back(testing::RunningRun(temp_.get(), job, "a:1", kNow));
   ASSERT_TRUE(temp_->FailRuns(failed, v1::HANDLE_CODE_FAILURE, "boom", kNow).ok());
   testing::RecordingSink sink(&recorder_);  // Thread-safe, unlike the fake executors.
   Followups one(temp_.get(), temp_.get(), temp_.get(), &sink, &loop_, &clock_, {});

@@ -45,7 +45,8 @@ void InFlightRuns::EndScan() {
 }
 
 bool InFlightRuns::Holds(const v1::Run& run) {
-  const int64_t trigger_ms = google::protobuf::util::TimeUtil::TimestampToMilliseconds(run.trigger_time());
+  const int64_t trigger_ms =
+      google::protobuf::util::TimeUtil::TimestampToMilliseconds(run.trigger_time());
   absl::MutexLock l(&mu_);
   return sending_.contains(run.id()) || committed_in_scan_.contains(run.id()) ||
          recording_.contains(trigger_ms);

@@ -40,11 +40,13 @@ bool JobFilter::empty() const {
 }
 
 bool JobFilter::Matches(const v1::Job& job) const {
-  if (schedule_type_ != v1::SCHEDULE_TYPE_UNSPECIFIED && ScheduleTypeOf(job.schedule()) != schedule_type_) {
+  if (schedule_type_ != v1::SCHEDULE_TYPE_UNSPECIFIED &&
+      ScheduleTypeOf(job.schedule()) != schedule_type_) {
     return false;
   }
   if (state_ != v1::JOB_STATE_UNSPECIFIED && job.state() != state_) return false;
-  return Has(job.name(), name_) && Has(job.has_script() ? "script" : job.bean().handler(), handler_) &&
+  return Has(job.name(), name_) &&
+         Has(job.has_script() ? "script" : job.bean().handler(), handler_) &&
          Has(job.author(), author_) && Has(job.description(), description_);
 }
 

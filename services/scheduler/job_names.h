@@ -26,7 +26,7 @@ namespace gnomon::scheduler {
 struct JobRef {
   int64_t id = 0;                     // Set by ResolveJob when a name is given.
   const v1::JobName* name = nullptr;  // Null when the request has none.
-  int64_t group_id = 0;               // If set, name->name() is looked up in this group (not name->group()).
+  int64_t group_id = 0;  // If set, name->name() is looked up in this group (not name->group()).
 };
 
 // Sets job.id from job.name when id is 0 and a name is given (InvalidArgument
@@ -35,7 +35,6 @@ struct JobRef {
 // reaches the job (CheckJobAccess). An id of 0 without a name is left for the
 // call's own validation.
 absl::Status ResolveJob(store::JobStore* store, const Access& access, JobRef& job);
-
 
 }  // namespace gnomon::scheduler
 

@@ -47,7 +47,8 @@ class JobNamesTest : public ::testing::Test {
     return a;
   }
   // Resolves `name` (in `group`, if given) as `access` would.
-  absl::StatusOr<int64_t> Resolve(const Access& access, const std::string& name, const std::string& group = "") {
+  absl::StatusOr<int64_t> Resolve(const Access& access, const std::string& name,
+                                  const std::string& group = "") {
     v1::JobName n;
     n.set_name(name);
     n.set_group(group);
@@ -63,20 +64,26 @@ class JobNamesTest : public ::testing::Test {
 
 TEST_F(JobNamesTest, ANameUniqueAmongTheReachableGroupsIsEnough) {
   EXPECT_EQ(Resolve(Access::Admin(), "invoices").value_or(-1), billing_only_);
-  EXPECT_EQ(Resolve(Viewer(reports_), "nightly").value_or(-1), reports_nightly_);  // The other "nightly" is not a candidate.
+  EXPECT_EQ(Resolve(Viewer(reports_), "nightly").value_or(-1),
+            reports_nightly_);  // The other "nightly" is not a candidate.
 }
 
 TEST_F(JobNamesTest, ANameInSeveralGroupsMustSayWhichAndTheErrorListsThem) {
   const absl::StatusOr<int64_t> id = Resolve(Access::Admin(), "nightly");
-  EXPECT_THAT(id, StatusIs(absl::StatusCode::kInvalidArgument,
-                           "job_name: jobs named \"nightly\" are in groups billing, reports; set job_name.group"));
+  EXPECT_THAT(
+      id,
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          "job_name: jobs named \"nightly\" are in groups billing, reports; set job_name.group"));
   EXPECT_EQ(Resolve(Access::Admin(), "nightly", "reports").value_or(-1), reports_nightly_);
 }
 
 TEST_F(JobNamesTest, AnUnknownNameIsNotFoundNamingIt) {
-  EXPECT_EQ(Resolve(Access::Admin(), "weekly").status(), absl::NotFoundError("job_name: no job is named \"weekly\""));
+  EXPECT_EQ(Resolve(Access::Admin(), "weekly").status(),
+            absl::NotFoundError("job_name: no job is named \"weekly\""));
   EXPECT_EQ(Resolve(Access::Admin(), "weekly", "billing").status(),
-            absl::NotFoundError(absl::StrCat("job_name: group ", billing_, " has no job named \"weekly\"")));
+            absl::NotFoundError(
+                absl::StrCat("job_name: group ", billing_, " has no job named \"weekly\"")));
   EXPECT_EQ(Resolve(Access::Admin(), "nightly", "payroll").status(),
             absl::NotFoundError("job_name.group: no group has app name \"payroll\""));
 }
@@ -86,8 +93,10 @@ TEST_F(JobNamesTest, AScopedCallerLearnsNothingOfGroupsItDoesNotReach) {
   const absl::Status missing = Resolve(Viewer(reports_), "nightly", "payroll").status();
   const absl::Status hidden = Resolve(Viewer(reports_), "nightly", "billing").status();
   EXPECT_THAT(missing, StatusIs(absl::StatusCode::kPermissionDenied));
-  EXPECT_THAT(hidden, StatusIs(absl::StatusCode::kPermissionDenied,
-                               "job_name.group: group \"billing\": not in a group this credential is granted"));
+  EXPECT_THAT(
+      hidden,
+      StatusIs(absl::StatusCode::kPermissionDenied,
+               "job_name.group: group \"billing\": not in a group this credential is granted"));
   // A job only in a group it does not reach is simply not found.
   EXPECT_THAT(Resolve(Viewer(reports_), "invoices"), StatusIs(absl::StatusCode::kNotFound));
 }
@@ -103,16 +112,19 @@ TEST_F(JobNamesTest, AnIdAndANameTogetherAreRefused) {
 TEST_F(JobNamesTest, ABadNameIsRefusedNamingTheField) {
   EXPECT_EQ(Resolve(Access::Admin(), "").status().message(), "job_name.name: empty");
   EXPECT_THAT(Resolve(Access::Admin(), "two words"), StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(Resolve(Access::Admin(), "nightly", "no/slashes"), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Resolve(Access::Admin(), "nightly", "no/slashes"),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_F(JobNamesTest, AJobGivenByIdIsCheckedForAccessAndAMissingIdLeftToTheCall) {
   JobRef mine{reports_nightly_, nullptr};
   EXPECT_TRUE(ResolveJob(store_.get(), Viewer(reports_), mine).ok());
   JobRef theirs{billing_nightly_, nullptr};
-  EXPECT_THAT(ResolveJob(store_.get(), Viewer(reports_), theirs), StatusIs(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(ResolveJob(store_.get(), Viewer(reports_), theirs),
+              StatusIs(absl::StatusCode::kPermissionDenied));
   JobRef none{0, nullptr};
-  EXPECT_TRUE(ResolveJob(store_.get(), Viewer(reports_), none).ok());  // The call says "job_id: ...".
+  EXPECT_TRUE(
+      ResolveJob(store_.get(), Viewer(reports_), none).ok());  // The call says "job_id: ...".
 }
 
 TEST_F(JobNamesTest, ANameLookedUpInTheRequestsGroupNeedsThatGroup) {
@@ -122,7 +134,8 @@ TEST_F(JobNamesTest, ANameLookedUpInTheRequestsGroupNeedsThatGroup) {
   ASSERT_TRUE(ResolveJob(store_.get(), Access::Admin(), in_billing).ok());
   EXPECT_EQ(in_billing.id, billing_nightly_);
   JobRef denied{0, &n, billing_};
-  EXPECT_THAT(ResolveJob(store_.get(), Viewer(reports_), denied), StatusIs(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(ResolveJob(store_.get(), Viewer(reports_), denied),
+              StatusIs(absl::StatusCode::kPermissionDenied));
 }
 
 }  // namespace

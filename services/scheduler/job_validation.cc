@@ -33,13 +33,15 @@ constexpr int kMaxAlarmTargets = 20;
 constexpr uint32_t kMaxCatchUp = 1'000'000;
 
 absl::Status CheckAlarm(const v1::AlarmTargets& alarm) {
-  RETURN_IF_ERROR(FirstError({CheckCount("job.alarm.emails", alarm.emails_size(), kMaxAlarmTargets),
-                              CheckCount("job.alarm.webhook_urls", alarm.webhook_urls_size(), kMaxAlarmTargets)}));
+  RETURN_IF_ERROR(FirstError(
+      {CheckCount("job.alarm.emails", alarm.emails_size(), kMaxAlarmTargets),
+       CheckCount("job.alarm.webhook_urls", alarm.webhook_urls_size(), kMaxAlarmTargets)}));
   for (int i = 0; i < alarm.emails_size(); ++i) {
     const std::string field = Indexed("job.alarm.emails", i);
     const std::string& e = alarm.emails(i);
     RETURN_IF_ERROR(CheckString(field, e, 254, Charset::kToken, 1));
-    if (e.find('@') == std::string::npos) return Invalid(field, absl::StrCat(checks::Prefix(e), " is not an email address"));
+    if (e.find('@') == std::string::npos)
+      return Invalid(field, absl::StrCat(checks::Prefix(e), " is not an email address"));
   }
   for (int i = 0; i < alarm.webhook_urls_size(); ++i) {
     const std::string field = Indexed("job.alarm.webhook_urls", i);
@@ -61,10 +63,11 @@ absl::Status CheckTask(const v1::Job& job, const JobLimits& limits) {
           !v1::ScriptLanguage_IsValid(job.script().language())) {
         return Invalid("job.script.language", "must be SHELL, PYTHON, NODEJS or POWERSHELL");
       }
-      return FirstError({CheckString("job.script.source", job.script().source(), limits.max_script_bytes,
-                                     Charset::kBytes, 1),
-                         CheckRange("job.script.version", job.script().version(), 0, INT32_MAX),
-                         CheckText("job.script.remark", job.script().remark(), kMaxScriptRemarkBytes)});
+      return FirstError(
+          {CheckString("job.script.source", job.script().source(), limits.max_script_bytes,
+                       Charset::kBytes, 1),
+           CheckRange("job.script.version", job.script().version(), 0, INT32_MAX),
+           CheckText("job.script.remark", job.script().remark(), kMaxScriptRemarkBytes)});
     default:
       return Invalid("job.task", "set bean (a handler name) or script");
   }
@@ -72,16 +75,20 @@ absl::Status CheckTask(const v1::Job& job, const JobLimits& limits) {
 
 absl::Status CheckGroupFields(const v1::Group& group, size_t min_app_name) {
   RETURN_IF_ERROR(FirstError({
-          CheckRange("group.id", group.id(), 0, INT64_MAX),
-          CheckString("group.app_name", group.app_name(), 64, Charset::kName, min_app_name),
-          CheckText("group.title", group.title(), 256),
-          CheckString("group.access_token", group.access_token(), 64, Charset::kToken),
-          checks::CheckOutputTimestamp("group.create_time", group.has_create_time(), group.create_time()),
-          checks::CheckOutputTimestamp("group.update_time", group.has_update_time(), group.update_time()),
-          CheckString("group.previous_access_token", group.previous_access_token(), 64, Charset::kToken),
-          checks::CheckOutputTimestamp("group.previous_token_expire_time", group.has_previous_token_expire_time(),
-                               group.previous_token_expire_time()),
-      }));
+      CheckRange("group.id", group.id(), 0, INT64_MAX),
+      CheckString("group.app_name", group.app_name(), 64, Charset::kName, min_app_name),
+      CheckText("group.title", group.title(), 256),
+      CheckString("group.access_token", group.access_token(), 64, Charset::kToken),
+      checks::CheckOutputTimestamp("group.create_time", group.has_create_time(),
+                                   group.create_time()),
+      checks::CheckOutputTimestamp("group.update_time", group.has_update_time(),
+                                   group.update_time()),
+      CheckString("group.previous_access_token", group.previous_access_token(), 64,
+                  Charset::kToken),
+      checks::CheckOutputTimestamp("group.previous_token_expire_time",
+                                   group.has_previous_token_expire_time(),
+                                   group.previous_token_expire_time()),
+  }));
   if (!group.has_manual()) return absl::OkStatus();
   const auto& addresses = group.manual().addresses();
   RETURN_IF_ERROR(CheckCount("group.manual.addresses", addresses.size(), kMaxAddresses, 1));
@@ -104,38 +111,49 @@ absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits) {
       CheckTask(job, limits),
       ValidateScheduleFields("job.schedule", job.schedule()),
       CheckString("job.params", job.params(), limits.max_params_bytes, Charset::kBytes),
-      v1::RouteStrategy_IsValid(job.route_strategy()) ? absl::OkStatus()
-                                                       : Invalid("job.route_strategy", "unknown value"),
-      v1::BlockStrategy_IsValid(job.block_strategy()) ? absl::OkStatus()
-                                                       : Invalid("job.block_strategy", "unknown value"),
-      v1::MisfirePolicy_IsValid(job.misfire().policy()) ? absl::OkStatus()
-                                                         : Invalid("job.misfire.policy", "unknown value"),
+      v1::RouteStrategy_IsValid(job.route_strategy())
+          ? absl::OkStatus()
+          : Invalid("job.route_strategy", "unknown value"),
+      v1::BlockStrategy_IsValid(job.block_strategy())
+          ? absl::OkStatus()
+          : Invalid("job.block_strategy", "unknown value"),
+      v1::MisfirePolicy_IsValid(job.misfire().policy())
+          ? absl::OkStatus()
+          : Invalid("job.misfire.policy", "unknown value"),
       v1::ChildTriggerMode_IsValid(job.child_trigger_mode())
           ? absl::OkStatus()
           : Invalid("job.child_trigger_mode", "unknown value"),
-      CheckDuration("job.misfire.threshold", job.misfire().threshold(), absl::ZeroDuration(), absl::Hours(24)),
+      CheckDuration("job.misfire.threshold", job.misfire().threshold(), absl::ZeroDuration(),
+                    absl::Hours(24)),
       CheckRange("job.misfire.max_catch_up", job.misfire().max_catch_up(), 0, kMaxCatchUp),
       CheckDuration("job.timeout", job.timeout(), absl::ZeroDuration(), absl::Hours(24 * 7)),
       CheckRange("job.retry.max_retries", retry.max_retries(), 0, limits.max_retries),
-      CheckDuration("job.retry.initial_delay", retry.initial_delay(), absl::ZeroDuration(), absl::Hours(24)),
-      CheckDuration("job.retry.max_delay", retry.max_delay(), absl::ZeroDuration(), absl::Hours(24 * 7)),
+      CheckDuration("job.retry.initial_delay", retry.initial_delay(), absl::ZeroDuration(),
+                    absl::Hours(24)),
+      CheckDuration("job.retry.max_delay", retry.max_delay(), absl::ZeroDuration(),
+                    absl::Hours(24 * 7)),
       CheckFinite("job.retry.multiplier", retry.multiplier(), 0, 100),
       CheckCount("job.child_job_ids", job.child_job_ids_size(), kMaxChildren),
       CheckAlarm(job.alarm()),
       v1::JobState_IsValid(job.state()) ? absl::OkStatus() : Invalid("job.state", "unknown value"),
-      checks::CheckOutputTimestamp("job.next_fire_time", job.has_next_fire_time(), job.next_fire_time()),
+      checks::CheckOutputTimestamp("job.next_fire_time", job.has_next_fire_time(),
+                                   job.next_fire_time()),
       checks::CheckOutputTimestamp("job.create_time", job.has_create_time(), job.create_time()),
       checks::CheckOutputTimestamp("job.update_time", job.has_update_time(), job.update_time()),
-      checks::CheckOutputTimestamp("job.last_fire_time", job.has_last_fire_time(), job.last_fire_time()),
+      checks::CheckOutputTimestamp("job.last_fire_time", job.has_last_fire_time(),
+                                   job.last_fire_time()),
       // Output only, ignored; an echoed value is still well-formed.
       CheckRange("job.last_run.run_id", job.last_run().run_id(), 0, INT64_MAX),
-      v1::TriggerType_IsValid(job.last_run().trigger_type()) ? absl::OkStatus()
-                                                              : Invalid("job.last_run.trigger_type", "unknown value"),
-      v1::RunStatus_IsValid(job.last_run().status()) ? absl::OkStatus()
-                                                      : Invalid("job.last_run.status", "unknown value"),
+      v1::TriggerType_IsValid(job.last_run().trigger_type())
+          ? absl::OkStatus()
+          : Invalid("job.last_run.trigger_type", "unknown value"),
+      v1::RunStatus_IsValid(job.last_run().status())
+          ? absl::OkStatus()
+          : Invalid("job.last_run.status", "unknown value"),
       checks::CheckOutputTimestamp("job.last_run.trigger_time", job.last_run().has_trigger_time(),
                                    job.last_run().trigger_time()),
-      checks::CheckOutputTimestamp("job.last_run.end_time", job.last_run().has_end_time(), job.last_run().end_time()),
+      checks::CheckOutputTimestamp("job.last_run.end_time", job.last_run().has_end_time(),
+                                   job.last_run().end_time()),
   });
 }
 
@@ -167,8 +185,8 @@ absl::Status CheckChildren(const v1::Job& job, store::JobStore* store) {
     RETURN_IF_ERROR(j);
     for (int64_t c : j->child_job_ids()) {
       if (c == job.id()) {
-        return Invalid("job.child_job_ids",
-                       absl::StrCat("job ", id, " already leads back to job ", job.id(), " (a cycle)"));
+        return Invalid("job.child_job_ids", absl::StrCat("job ", id, " already leads back to job ",
+                                                         job.id(), " (a cycle)"));
       }
       stack.push_back(c);
     }
@@ -186,9 +204,10 @@ absl::Status ValidateScheduleFields(std::string_view field_name, const v1::Sched
   const std::string field(field_name);
   if (schedule.has_cron()) {
     const std::string cron = field + ".cron";
-    RETURN_IF_ERROR(FirstError(
-        {CheckString(absl::StrCat(cron, ".expression"), schedule.cron().expression(), 256, Charset::kText, 1),
-         CheckString(absl::StrCat(cron, ".time_zone"), schedule.cron().time_zone(), 64, Charset::kToken)}));
+    RETURN_IF_ERROR(FirstError({CheckString(absl::StrCat(cron, ".expression"),
+                                            schedule.cron().expression(), 256, Charset::kText, 1),
+                                CheckString(absl::StrCat(cron, ".time_zone"),
+                                            schedule.cron().time_zone(), 64, Charset::kToken)}));
   }
   // The schedule library names its fields "schedule.<...>".
   if (absl::Status s = schedule::ValidateSchedule(schedule); !s.ok()) {
@@ -210,7 +229,8 @@ absl::Status CheckReservedName(const v1::Job& job) {
     return absl::OkStatus();
   }
   if (job.id() != 0 && id == job.id() && digits == absl::StrCat(id)) return absl::OkStatus();
-  return Invalid("job.name", "names of the form job-<number> are reserved for jobs created without a name");
+  return Invalid("job.name",
+                 "names of the form job-<number> are reserved for jobs created without a name");
 }
 
 }  // namespace
@@ -220,7 +240,8 @@ absl::Status ValidateJob(const v1::Job& job, const JobLimits& limits, store::Job
   RETURN_IF_ERROR(CheckReservedName(job));
   absl::StatusOr<v1::Group> group = store->GetGroup(job.group_id());
   if (absl::IsNotFound(group.status())) {
-    return absl::NotFoundError(absl::StrCat("job.group_id: group ", job.group_id(), " does not exist"));
+    return absl::NotFoundError(
+        absl::StrCat("job.group_id: group ", job.group_id(), " does not exist"));
   }
   RETURN_IF_ERROR(group);
   return CheckChildren(job, store);

@@ -21,9 +21,9 @@
 namespace gnomon::scheduler {
 namespace {
 
+using google::protobuf::util::TimeUtil;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using google::protobuf::util::TimeUtil;
 
 constexpr int64_t kNow = 1'800'000'000'000;
 
@@ -55,7 +55,8 @@ class JobValidationTest : public ::testing::Test {
   }
   int64_t Stored(v1::Job j) {
     j.set_name(absl::StrCat("stored-", ++stored_));  // Names are unique in a group.
-    absl::StatusOr<v1::Job> created = temp_->CreateJob(j, v1::JOB_STATE_STOPPED, store::kNever, kNow);
+    absl::StatusOr<v1::Job> created =
+        temp_->CreateJob(j, v1::JOB_STATE_STOPPED, store::kNever, kNow);
     EXPECT_TRUE(created.ok()) << created.status();
     return created.ok() ? created->id() : 0;
   }
@@ -83,17 +84,23 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
   const std::vector<JobRule> rules = {
       {"negative id", [](v1::Job& j) { j.set_id(-1); }, "job.id: -1 is outside 0.."},
       {"no group", [](v1::Job& j) { j.set_group_id(0); }, "job.group_id: 0 is outside 1.."},
-      {"long name", [](v1::Job& j) { j.set_name(std::string(129, 'n')); }, "job.name: at most 128 bytes"},
-      {"name with a space", [](v1::Job& j) { j.set_name("two words"); }, "job.name: \"two words\": "},
+      {"long name", [](v1::Job& j) { j.set_name(std::string(129, 'n')); },
+       "job.name: at most 128 bytes"},
+      {"name with a space", [](v1::Job& j) { j.set_name("two words"); },
+       "job.name: \"two words\": "},
       {"long description", [](v1::Job& j) { j.set_description(std::string(1025, 'd')); },
        "job.description: at most 1024 bytes"},
       {"control character", [](v1::Job& j) { j.set_description("a\x01"); }, "job.description: "},
-      {"long author", [](v1::Job& j) { j.set_author(std::string(257, 'a')); }, "job.author: at most 256 bytes"},
-      {"no task", [](v1::Job& j) { j.clear_bean(); }, "job.task: set bean (a handler name) or script"},
-      {"empty handler", [](v1::Job& j) { j.mutable_bean()->set_handler(""); }, "job.bean.handler: empty"},
+      {"long author", [](v1::Job& j) { j.set_author(std::string(257, 'a')); },
+       "job.author: at most 256 bytes"},
+      {"no task", [](v1::Job& j) { j.clear_bean(); },
+       "job.task: set bean (a handler name) or script"},
+      {"empty handler", [](v1::Job& j) { j.mutable_bean()->set_handler(""); },
+       "job.bean.handler: empty"},
       {"long handler", [](v1::Job& j) { j.mutable_bean()->set_handler(std::string(129, 'h')); },
        "job.bean.handler: at most 128 bytes"},
-      {"handler with a space", [](v1::Job& j) { j.mutable_bean()->set_handler("a b"); }, "job.bean.handler: "},
+      {"handler with a space", [](v1::Job& j) { j.mutable_bean()->set_handler("a b"); },
+       "job.bean.handler: "},
       {"script without a language", [](v1::Job& j) { j.mutable_script()->set_source("echo"); },
        "job.script.language: must be SHELL, PYTHON, NODEJS or POWERSHELL"},
       {"unknown script language",
@@ -102,7 +109,8 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
          j.mutable_script()->set_source("echo");
        },
        "job.script.language: "},
-      {"empty script", [](v1::Job& j) { j.mutable_script()->set_language(v1::SCRIPT_LANGUAGE_SHELL); },
+      {"empty script",
+       [](v1::Job& j) { j.mutable_script()->set_language(v1::SCRIPT_LANGUAGE_SHELL); },
        "job.script.source: empty"},
       {"script over the limit",
        [](v1::Job& j) {
@@ -124,8 +132,10 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
          j.mutable_script()->set_remark(std::string(256, 'r'));
        },
        "job.script.remark: at most 255 bytes"},
-      {"empty cron", [](v1::Job& j) { j.mutable_schedule()->mutable_cron(); }, "job.schedule.cron.expression: empty"},
-      {"bad cron", [](v1::Job& j) { j.mutable_schedule()->mutable_cron()->set_expression("every day"); },
+      {"empty cron", [](v1::Job& j) { j.mutable_schedule()->mutable_cron(); },
+       "job.schedule.cron.expression: empty"},
+      {"bad cron",
+       [](v1::Job& j) { j.mutable_schedule()->mutable_cron()->set_expression("every day"); },
        "job.schedule.cron.expression: "},
       {"unknown zone",
        [](v1::Job& j) {
@@ -147,10 +157,13 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
          j.mutable_schedule()->mutable_fix_delay()->set_nanos(500);
        },
        "job.schedule.fix_delay: delay "},
-      {"params over the limit", [](v1::Job& j) { j.set_params(std::string(17, 'p')); }, "job.params: at most 16 bytes"},
-      {"unknown route", [](v1::Job& j) { j.set_route_strategy(static_cast<v1::RouteStrategy>(99)); },
+      {"params over the limit", [](v1::Job& j) { j.set_params(std::string(17, 'p')); },
+       "job.params: at most 16 bytes"},
+      {"unknown route",
+       [](v1::Job& j) { j.set_route_strategy(static_cast<v1::RouteStrategy>(99)); },
        "job.route_strategy: unknown value"},
-      {"unknown block strategy", [](v1::Job& j) { j.set_block_strategy(static_cast<v1::BlockStrategy>(99)); },
+      {"unknown block strategy",
+       [](v1::Job& j) { j.set_block_strategy(static_cast<v1::BlockStrategy>(99)); },
        "job.block_strategy: unknown value"},
       {"unknown misfire policy",
        [](v1::Job& j) { j.mutable_misfire()->set_policy(static_cast<v1::MisfirePolicy>(99)); },
@@ -158,9 +171,11 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
       {"unknown child trigger mode",
        [](v1::Job& j) { j.set_child_trigger_mode(static_cast<v1::ChildTriggerMode>(99)); },
        "job.child_trigger_mode: unknown value"},
-      {"misfire threshold over a day", [](v1::Job& j) { *j.mutable_misfire()->mutable_threshold() = Ms(86'400'001); },
+      {"misfire threshold over a day",
+       [](v1::Job& j) { *j.mutable_misfire()->mutable_threshold() = Ms(86'400'001); },
        "job.misfire.threshold: outside "},
-      {"negative misfire threshold", [](v1::Job& j) { j.mutable_misfire()->mutable_threshold()->set_seconds(-1); },
+      {"negative misfire threshold",
+       [](v1::Job& j) { j.mutable_misfire()->mutable_threshold()->set_seconds(-1); },
        "job.misfire.threshold: negative"},
       {"too much catch-up", [](v1::Job& j) { j.mutable_misfire()->set_max_catch_up(1'000'001); },
        "job.misfire.max_catch_up: 1000001 is outside 0..1000000"},
@@ -170,11 +185,14 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
        "job.timeout: nanos outside 0..999999999"},
       {"too many retries", [](v1::Job& j) { j.mutable_retry()->set_max_retries(6); },
        "job.retry.max_retries: 6 is outside 0..5"},
-      {"first retry over a day", [](v1::Job& j) { *j.mutable_retry()->mutable_initial_delay() = Ms(86'400'001); },
+      {"first retry over a day",
+       [](v1::Job& j) { *j.mutable_retry()->mutable_initial_delay() = Ms(86'400'001); },
        "job.retry.initial_delay: outside "},
-      {"retry delay over a week", [](v1::Job& j) { j.mutable_retry()->mutable_max_delay()->set_seconds(7 * 86'400 + 1); },
+      {"retry delay over a week",
+       [](v1::Job& j) { j.mutable_retry()->mutable_max_delay()->set_seconds(7 * 86'400 + 1); },
        "job.retry.max_delay: outside "},
-      {"multiplier not a number", [](v1::Job& j) { j.mutable_retry()->set_multiplier(std::nan("")); },
+      {"multiplier not a number",
+       [](v1::Job& j) { j.mutable_retry()->set_multiplier(std::nan("")); },
        "job.retry.multiplier: must be a finite number"},
       {"multiplier over 100", [](v1::Job& j) { j.mutable_retry()->set_multiplier(101); },
        "job.retry.multiplier: 101 is outside 0..100"},
@@ -190,10 +208,12 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
        "job.alarm.emails: at most 20 items"},
       {"not an email", [](v1::Job& j) { j.mutable_alarm()->add_emails("ops.example.com"); },
        "job.alarm.emails[0]: \"ops.example.com\" is not an email address"},
-      {"empty email", [](v1::Job& j) { j.mutable_alarm()->add_emails(""); }, "job.alarm.emails[0]: empty"},
+      {"empty email", [](v1::Job& j) { j.mutable_alarm()->add_emails(""); },
+       "job.alarm.emails[0]: empty"},
       {"too many webhooks",
        [](v1::Job& j) {
-         for (int i = 0; i < 21; ++i) j.mutable_alarm()->add_webhook_urls("https://hooks.example.com");
+         for (int i = 0; i < 21; ++i)
+           j.mutable_alarm()->add_webhook_urls("https://hooks.example.com");
        },
        "job.alarm.webhook_urls: at most 20 items"},
       {"not a web URL",
@@ -202,10 +222,13 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
          j.mutable_alarm()->add_webhook_urls("ftp://files.example.com");
        },
        "job.alarm.webhook_urls[1]: \"ftp://files.example.com\" is not an http(s) URL"},
-      {"unknown state", [](v1::Job& j) { j.set_state(static_cast<v1::JobState>(99)); }, "job.state: unknown value"},
-      {"echoed next fire time with bad nanos", [](v1::Job& j) { j.mutable_next_fire_time()->set_nanos(-1); },
+      {"unknown state", [](v1::Job& j) { j.set_state(static_cast<v1::JobState>(99)); },
+       "job.state: unknown value"},
+      {"echoed next fire time with bad nanos",
+       [](v1::Job& j) { j.mutable_next_fire_time()->set_nanos(-1); },
        "job.next_fire_time: nanos outside 0..999999999"},
-      {"echoed create time before 1970", [](v1::Job& j) { j.mutable_create_time()->set_seconds(-1); },
+      {"echoed create time before 1970",
+       [](v1::Job& j) { j.mutable_create_time()->set_seconds(-1); },
        "job.create_time: outside years 1970..9999"},
       {"echoed update time", [](v1::Job& j) { j.mutable_update_time()->set_nanos(1'000'000'000); },
        "job.update_time: "},
@@ -216,11 +239,14 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
       {"echoed last run trigger type",
        [](v1::Job& j) { j.mutable_last_run()->set_trigger_type(static_cast<v1::TriggerType>(99)); },
        "job.last_run.trigger_type: unknown value"},
-      {"echoed last run status", [](v1::Job& j) { j.mutable_last_run()->set_status(static_cast<v1::RunStatus>(99)); },
+      {"echoed last run status",
+       [](v1::Job& j) { j.mutable_last_run()->set_status(static_cast<v1::RunStatus>(99)); },
        "job.last_run.status: unknown value"},
-      {"echoed last run trigger time", [](v1::Job& j) { j.mutable_last_run()->mutable_trigger_time()->set_nanos(-1); },
+      {"echoed last run trigger time",
+       [](v1::Job& j) { j.mutable_last_run()->mutable_trigger_time()->set_nanos(-1); },
        "job.last_run.trigger_time: "},
-      {"echoed last run end time", [](v1::Job& j) { j.mutable_last_run()->mutable_end_time()->set_seconds(-1); },
+      {"echoed last run end time",
+       [](v1::Job& j) { j.mutable_last_run()->mutable_end_time()->set_seconds(-1); },
        "job.last_run.end_time: "},
   };
   for (const JobRule& rule : rules) {
@@ -228,7 +254,8 @@ TEST_F(JobValidationTest, EveryFieldRuleNamesItsField) {
     v1::Job j = Valid();
     rule.mutate(j);
     const absl::Status fields = ValidateJobFields(j, limits_);
-    EXPECT_THAT(fields, StatusIs(absl::StatusCode::kInvalidArgument, StartsWith(rule.message_starts)));
+    EXPECT_THAT(fields,
+                StatusIs(absl::StatusCode::kInvalidArgument, StartsWith(rule.message_starts)));
     EXPECT_EQ(Validate(j), fields);  // ValidateJob checks the fields first.
   }
   EXPECT_EQ(hook_.calls("GetGroup"), 0);  // Refused before any store read.
@@ -246,8 +273,9 @@ TEST_F(JobValidationTest, ALongBadValueIsQuotedOnlyByItsStart) {
 TEST_F(JobValidationTest, NamesOfTheFormJobNumberAreReservedForUnnamedJobs) {
   v1::Job j = Valid();
   j.set_name("job-7");
-  EXPECT_EQ(Validate(j).message(),
-            "job.name: names of the form job-<number> are reserved for jobs created without a name");
+  EXPECT_EQ(
+      Validate(j).message(),
+      "job.name: names of the form job-<number> are reserved for jobs created without a name");
   j.set_id(Stored(Valid()));
   j.set_name(absl::StrCat("job-", j.id()));  // Its own: what it is called when unnamed.
   EXPECT_TRUE(Validate(j).ok()) << Validate(j);
@@ -294,9 +322,9 @@ TEST_F(JobValidationTest, AChildThatLeadsBackToTheJobIsACycle) {
   update.set_id(c);
   update.add_child_job_ids(a_id);
   const absl::Status s = Validate(update);
-  EXPECT_THAT(s,
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       absl::StrCat("job.child_job_ids: job ", b_id, " already leads back to job ", c, " (a cycle)")));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          absl::StrCat("job.child_job_ids: job ", b_id,
+                                       " already leads back to job ", c, " (a cycle)")));
   // Without the loop it is fine (b is a child of both a and c).
   update.set_child_job_ids(0, b_id);
   update.set_id(a_id);
@@ -335,15 +363,22 @@ TEST(GroupValidationTest, EveryGroupRuleNamesItsField) {
   const std::vector<GroupRule> rules = {
       {"negative id", [](v1::Group& g) { g.set_id(-1); }, "group.id: -1 is outside 0.."},
       {"no app name", [](v1::Group& g) { g.clear_app_name(); }, "group.app_name: empty"},
-      {"long app name", [](v1::Group& g) { g.set_app_name(std::string(65, 'a')); }, "group.app_name: at most 64 bytes"},
-      {"app name with a slash", [](v1::Group& g) { g.set_app_name("a/b"); }, "group.app_name: \"a/b\": "},
-      {"long title", [](v1::Group& g) { g.set_title(std::string(257, 't')); }, "group.title: at most 256 bytes"},
-      {"token with a space", [](v1::Group& g) { g.set_access_token("a b"); }, "group.access_token: "},
-      {"echoed create time", [](v1::Group& g) { g.mutable_create_time()->set_seconds(-1); }, "group.create_time: "},
-      {"manual without addresses", [](v1::Group& g) { g.mutable_manual(); }, "group.manual.addresses: empty"},
+      {"long app name", [](v1::Group& g) { g.set_app_name(std::string(65, 'a')); },
+       "group.app_name: at most 64 bytes"},
+      {"app name with a slash", [](v1::Group& g) { g.set_app_name("a/b"); },
+       "group.app_name: \"a/b\": "},
+      {"long title", [](v1::Group& g) { g.set_title(std::string(257, 't')); },
+       "group.title: at most 256 bytes"},
+      {"token with a space", [](v1::Group& g) { g.set_access_token("a b"); },
+       "group.access_token: "},
+      {"echoed create time", [](v1::Group& g) { g.mutable_create_time()->set_seconds(-1); },
+       "group.create_time: "},
+      {"manual without addresses", [](v1::Group& g) { g.mutable_manual(); },
+       "group.manual.addresses: empty"},
       {"too many addresses",
        [](v1::Group& g) {
-         for (int i = 0; i < 101; ++i) g.mutable_manual()->add_addresses(absl::StrCat("h", i, ":1"));
+         for (int i = 0; i < 101; ++i)
+           g.mutable_manual()->add_addresses(absl::StrCat("h", i, ":1"));
        },
        "group.manual.addresses: at most 100 items"},
       {"not host:port",

@@ -28,7 +28,8 @@ class ManualProber {
  public:
   // `executors` beats each address with its group's token (ExecutorLinks;
   // a fake in tests).
-  ManualProber(store::JobStore* store, ExecutorClient* executors, Clock* clock, absl::Duration interval)
+  ManualProber(store::JobStore* store, ExecutorClient* executors, Clock* clock,
+               absl::Duration interval)
       : store_(store), executors_(executors), interval_(interval), worker_(clock) {}
 
   bool Alive(const std::string& address) const ABSL_LOCKS_EXCLUDED(mu_);

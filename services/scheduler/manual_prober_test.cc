@@ -19,8 +19,8 @@ namespace gnomon::scheduler {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::UnorderedElementsAre;
 using testing::FakeExecutors;
+using ::testing::UnorderedElementsAre;
 
 constexpr int64_t kNow = 1'800'000'000'000;
 
@@ -32,7 +32,8 @@ class ManualProberTest : public ::testing::Test {
     Group("reports", "reports-token", {"z:1"});
     ASSERT_TRUE(temp_.AddGroup("registered", "registered-token", kNow).ok());  // Not probed.
   }
-  v1::Group Group(const std::string& app, const std::string& token, const std::vector<std::string>& addresses) {
+  v1::Group Group(const std::string& app, const std::string& token,
+                  const std::vector<std::string>& addresses) {
     v1::Group g;
     g.set_app_name(app);
     g.set_access_token(token);
@@ -58,7 +59,8 @@ TEST_F(ManualProberTest, AnAddressNotProbedYetCountsAsAlive) {
 
 TEST_F(ManualProberTest, EveryAddressOfEveryManualGroupIsBeatenWithItsGroupsToken) {
   prober_.ProbeAll();
-  EXPECT_THAT(executors_.beats, UnorderedElementsAre("x:1 billing-token", "y:1 billing-token", "z:1 reports-token"));
+  EXPECT_THAT(executors_.beats,
+              UnorderedElementsAre("x:1 billing-token", "y:1 billing-token", "z:1 reports-token"));
 }
 
 TEST_F(ManualProberTest, AnAddressThatMissesABeatIsDeadUntilItAnswersAgain) {

@@ -10,10 +10,13 @@
 namespace gnomon::scheduler {
 
 Membership::Membership(std::string token, Clock* clock, tls::Dialer dial)
-    : token_(std::move(token)), clock_(clock), dial_(dial != nullptr ? std::move(dial) : *DefaultDialer()) {}
+    : token_(std::move(token)),
+      clock_(clock),
+      dial_(dial != nullptr ? std::move(dial) : *DefaultDialer()) {}
 
 ExecutorList Membership::Live(const std::string& app) const {
-  static const auto* const kNone = new ExecutorList(std::make_shared<std::vector<v1::ExecutorInfo>>());
+  static const auto* const kNone =
+      new ExecutorList(std::make_shared<std::vector<v1::ExecutorInfo>>());
   absl::MutexLock l(&mu_);
   auto it = snapshots_.find(app);
   return it == snapshots_.end() ? *kNone : it->second;

@@ -11,9 +11,9 @@ using google::protobuf::util::TimeUtil;
 
 int64_t CronAfter(const v1::CronSchedule& cron, const schedule::CompiledCron* compiled,
                   int64_t after_ms) {
-  std::optional<absl::Time> t =
-      compiled != nullptr ? compiled->NextAfter(absl::FromUnixMillis(after_ms))
-                          : schedule::NextCronFire(cron, absl::FromUnixMillis(after_ms));
+  std::optional<absl::Time> t = compiled != nullptr
+                                    ? compiled->NextAfter(absl::FromUnixMillis(after_ms))
+                                    : schedule::NextCronFire(cron, absl::FromUnixMillis(after_ms));
   return t ? absl::ToUnixMillis(*t) : store::kNever;
 }
 
@@ -29,19 +29,26 @@ std::shared_ptr<const schedule::CompiledCron> CompileJobCron(const v1::Job& job)
 int64_t FirstSlot(const v1::Job& job, int64_t now_ms, const schedule::CompiledCron* cron) {
   const v1::Schedule& s = job.schedule();
   switch (s.kind_case()) {
-    case v1::Schedule::kCron: return CronAfter(s.cron(), cron, now_ms);
-    case v1::Schedule::kFixRate: return now_ms + TimeUtil::DurationToMilliseconds(s.fix_rate());
-    case v1::Schedule::kFixDelay: return now_ms + TimeUtil::DurationToMilliseconds(s.fix_delay());
-    default: return store::kNever;
+    case v1::Schedule::kCron:
+      return CronAfter(s.cron(), cron, now_ms);
+    case v1::Schedule::kFixRate:
+      return now_ms + TimeUtil::DurationToMilliseconds(s.fix_rate());
+    case v1::Schedule::kFixDelay:
+      return now_ms + TimeUtil::DurationToMilliseconds(s.fix_delay());
+    default:
+      return store::kNever;
   }
 }
 
 int64_t SlotAfter(const v1::Job& job, int64_t slot_ms, const schedule::CompiledCron* cron) {
   const v1::Schedule& s = job.schedule();
   switch (s.kind_case()) {
-    case v1::Schedule::kCron: return CronAfter(s.cron(), cron, slot_ms);
-    case v1::Schedule::kFixRate: return slot_ms + TimeUtil::DurationToMilliseconds(s.fix_rate());
-    default: return store::kNever;  // FIX_DELAY: set when the run ends.
+    case v1::Schedule::kCron:
+      return CronAfter(s.cron(), cron, slot_ms);
+    case v1::Schedule::kFixRate:
+      return slot_ms + TimeUtil::DurationToMilliseconds(s.fix_rate());
+    default:
+      return store::kNever;  // FIX_DELAY: set when the run ends.
   }
 }
 
@@ -49,13 +56,15 @@ int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms,
                           const schedule::CompiledCron* cron) {
   const v1::Schedule& s = job.schedule();
   switch (s.kind_case()) {
-    case v1::Schedule::kCron: return CronAfter(s.cron(), cron, now_ms);
+    case v1::Schedule::kCron:
+      return CronAfter(s.cron(), cron, now_ms);
     case v1::Schedule::kFixRate: {
       const int64_t period = TimeUtil::DurationToMilliseconds(s.fix_rate());
       if (period <= 0 || slot_ms > now_ms) return slot_ms;
       return slot_ms + ((now_ms - slot_ms) / period + 1) * period;
     }
-    default: return store::kNever;
+    default:
+      return store::kNever;
   }
 }
 

@@ -17,7 +17,6 @@
 #define GNOMON_SERVICES_SCHEDULER_NEXT_FIRE_H_
 
 #include <cstdint>
-
 #include <memory>
 
 #include "gnomon/v1/common.pb.h"
@@ -28,8 +27,7 @@ namespace gnomon::scheduler {
 // The compiled cron of a cron job; null for other kinds or an invalid expression.
 std::shared_ptr<const schedule::CompiledCron> CompileJobCron(const v1::Job& job);
 
-int64_t FirstSlot(const v1::Job& job, int64_t now_ms,
-                  const schedule::CompiledCron* cron = nullptr);
+int64_t FirstSlot(const v1::Job& job, int64_t now_ms, const schedule::CompiledCron* cron = nullptr);
 int64_t SlotAfter(const v1::Job& job, int64_t slot_ms,
                   const schedule::CompiledCron* cron = nullptr);
 int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms,

@@ -26,7 +26,8 @@ uint64_t Mix(uint64_t x) {
 
 }  // namespace
 
-std::vector<int> PartitionsFor(const std::string& replica, const std::vector<std::string>& replicas) {
+std::vector<int> PartitionsFor(const std::string& replica,
+                               const std::vector<std::string>& replicas) {
   std::vector<int> mine;
   const uint64_t self = Fnv1a(replica);
   for (int p = 0; p < store::kPartitions; ++p) {

@@ -20,7 +20,8 @@ namespace gnomon::scheduler {
 // The partitions (0 .. store::kPartitions-1, ascending) that `replica`
 // should hold among `replicas` (which should include it; order and
 // duplicates do not matter).
-std::vector<int> PartitionsFor(const std::string& replica, const std::vector<std::string>& replicas);
+std::vector<int> PartitionsFor(const std::string& replica,
+                               const std::vector<std::string>& replicas);
 
 }  // namespace gnomon::scheduler
 

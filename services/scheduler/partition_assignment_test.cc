@@ -48,7 +48,8 @@ TEST(PartitionAssignmentTest, AReplicaLeavingMovesOnlyItsOwnPartitions) {
 }
 
 TEST(PartitionAssignmentTest, OrderAndDuplicatesOfTheReplicaListDoNotMatter) {
-  EXPECT_EQ(PartitionsFor("b:1", {"a:1", "b:1", "c:1"}), PartitionsFor("b:1", {"c:1", "b:1", "a:1", "a:1"}));
+  EXPECT_EQ(PartitionsFor("b:1", {"a:1", "b:1", "c:1"}),
+            PartitionsFor("b:1", {"c:1", "b:1", "a:1", "a:1"}));
 }
 
 }  // namespace

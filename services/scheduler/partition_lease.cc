@@ -95,7 +95,8 @@ void PartitionLease::Renew() {
     if (!departed.empty()) {
       if (absl::Status s = store_->DeleteExpiredLeases(departed, all->now_ms - kPruneDepartedMs);
           !s.ok()) {
-        GNOMON_LOG(WARNING) << "scheduler: pruning " << departed.size() << " departed replicas: " << s;
+        GNOMON_LOG(WARNING) << "scheduler: pruning " << departed.size()
+                            << " departed replicas: " << s;
       }
     }
     std::sort(replicas.begin(), replicas.end());
@@ -121,8 +122,7 @@ void PartitionLease::Renew() {
     }
     std::vector<std::string> names = {absl::StrCat(kReplicaPrefix, replica_id_)};
     for (int p : share) names.push_back(PartitionName(p));
-    got = store_->AcquireLeases(names, holder_,
-                                absl::ToInt64Milliseconds(options_.ttl));
+    got = store_->AcquireLeases(names, holder_, absl::ToInt64Milliseconds(options_.ttl));
   } else {
     got = all.status();
   }
@@ -152,8 +152,7 @@ void PartitionLease::Renew() {
       short_since_ms_ = start_ms;
     }
   }
-  next->valid_until_ms =
-      start_ms + absl::ToInt64Milliseconds(options_.ttl - renew_interval());
+  next->valid_until_ms = start_ms + absl::ToInt64Milliseconds(options_.ttl - renew_interval());
   Publish(std::move(next));
 }
 
@@ -165,10 +164,10 @@ absl::Status PartitionLease::Health() const {
   }
   const int64_t limit = 2 * absl::ToInt64Milliseconds(options_.ttl);
   if (short_since_ms_ > 0 && now - short_since_ms_ > limit) {
-    return absl::UnavailableError(absl::StrCat(
-        "holds ", ownership_->partitions.size(), " of the ", share_,
-        " partitions it should; other replicas have kept the rest for ",
-        (now - short_since_ms_) / 1000, " s"));
+    return absl::UnavailableError(
+        absl::StrCat("holds ", ownership_->partitions.size(), " of the ", share_,
+                     " partitions it should; other replicas have kept the rest for ",
+                     (now - short_since_ms_) / 1000, " s"));
   }
   return absl::OkStatus();
 }

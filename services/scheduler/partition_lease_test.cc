@@ -78,7 +78,8 @@ TEST_F(PartitionLeaseTest, HealthyOnlyWhileRenewedAndHoldingItsShare) {
   EXPECT_TRUE(b->lease->Health().ok()) << b->lease->Health();
   clock_.Advance(absl::Seconds(14));
   b->lease->Renew();
-  EXPECT_THAT(std::string(b->lease->Health().message()), ::testing::HasSubstr("partitions it should"));
+  EXPECT_THAT(std::string(b->lease->Health().message()),
+              ::testing::HasSubstr("partitions it should"));
   // Not renewed within its ttl (the store unreachable): not healthy either.
   EXPECT_FALSE(a->lease->Health().ok());
 }
@@ -164,7 +165,8 @@ TEST_F(PartitionLeaseTest, APartitionTakenOverBetweenRenewalsIsGivenUpAtTheNextR
   EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions - 1));
   EXPECT_EQ(a->last->epochs[5], 2);  // Its fires of that partition's jobs now carry the new epoch.
   EXPECT_EQ(fake_.Get("partition/5").holder, "b:7070#1");
-  EXPECT_TRUE(a->lease->Health().ok()) << a->lease->Health();  // Short of its share only briefly so far.
+  EXPECT_TRUE(a->lease->Health().ok())
+      << a->lease->Health();  // Short of its share only briefly so far.
 }
 
 TEST_F(PartitionLeaseTest, AHolderCutOffFromTheStoreStopsFiringBeforeItsLeasesCanBeTaken) {

@@ -11,7 +11,6 @@ namespace gnomon::scheduler {
 
 using google::protobuf::util::TimeUtil;
 
-
 void Redispatcher::SetOwnership(std::shared_ptr<const Ownership> ownership) {
   bool wake = false;
   {

@@ -61,8 +61,8 @@ class Redispatcher {
  public:
   // `in_flight` may be null: runs of the current epoch then count as in
   // flight.
-  Redispatcher(store::RunStore* store, RunResender* resender, Clock* clock, RedispatcherOptions options,
-               InFlightRuns* in_flight = nullptr)
+  Redispatcher(store::RunStore* store, RunResender* resender, Clock* clock,
+               RedispatcherOptions options, InFlightRuns* in_flight = nullptr)
       : store_(store),
         resender_(resender),
         clock_(clock),

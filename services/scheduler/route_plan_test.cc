@@ -13,7 +13,8 @@ namespace {
 
 std::vector<v1::ExecutorInfo> Executors(int n) {
   std::vector<v1::ExecutorInfo> out;
-  for (int i = 0; i < n; ++i) out.emplace_back().set_address(absl::StrCat("10.0.0.", 10 + i, ":9999"));
+  for (int i = 0; i < n; ++i)
+    out.emplace_back().set_address(absl::StrCat("10.0.0.", 10 + i, ":9999"));
   return out;
 }
 
@@ -45,9 +46,9 @@ std::vector<Laid> Layout(const RoutePlan& plan) {
 }
 
 TEST(RoutePlanTest, EveryStrategyButBroadcastMakesOneRunForTheRouterToPlace) {
-  for (v1::RouteStrategy s :
-       {v1::ROUTE_STRATEGY_UNSPECIFIED, v1::ROUTE_STRATEGY_FIRST, v1::ROUTE_STRATEGY_ROUND,
-        v1::ROUTE_STRATEGY_CONSISTENT_HASH, v1::ROUTE_STRATEGY_FAILOVER, v1::ROUTE_STRATEGY_BUSYOVER}) {
+  for (v1::RouteStrategy s : {v1::ROUTE_STRATEGY_UNSPECIFIED, v1::ROUTE_STRATEGY_FIRST,
+                              v1::ROUTE_STRATEGY_ROUND, v1::ROUTE_STRATEGY_CONSISTENT_HASH,
+                              v1::ROUTE_STRATEGY_FAILOVER, v1::ROUTE_STRATEGY_BUSYOVER}) {
     EXPECT_EQ(Layout(PlanRoute(FireOf(s), Executors(3))), (std::vector<Laid>{{0, 1, ""}}))
         << v1::RouteStrategy_Name(s);
   }

@@ -113,7 +113,8 @@ class UsageRouter final : public Router {
     auto& usage = usage_[job];
     // Forget executors that left so the map does not grow without bound.
     for (auto it = usage.begin(); it != usage.end();) {
-      bool live = std::any_of(e.begin(), e.end(), [&](const auto& x) { return x.address() == it->first; });
+      bool live =
+          std::any_of(e.begin(), e.end(), [&](const auto& x) { return x.address() == it->first; });
       if (live) {
         ++it;
       } else {
@@ -138,7 +139,8 @@ class UsageRouter final : public Router {
   const bool frequency_;
   absl::Mutex mu_;
   uint64_t tick_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::flat_hash_map<int64_t, absl::flat_hash_map<std::string, uint64_t>> usage_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int64_t, absl::flat_hash_map<std::string, uint64_t>> usage_
+      ABSL_GUARDED_BY(mu_);
 };
 
 class FailoverRouter final : public Router {
@@ -148,7 +150,8 @@ class FailoverRouter final : public Router {
     for (const auto& x : e) {
       if (probe_->Alive(x)) return x.address();
     }
-    return absl::UnavailableError(absl::StrCat("failover: none of ", e.size(), " executors answered a beat"));
+    return absl::UnavailableError(
+        absl::StrCat("failover: none of ", e.size(), " executors answered a beat"));
   }
 
  private:
@@ -167,7 +170,8 @@ class BusyoverRouter final : public Router {
     for (const auto& x : e) {
       if (probe_->Idle(x, job)) return x.address();
     }
-    return absl::UnavailableError(absl::StrCat("busyover: job ", job, " is busy on all ", e.size(), " executors"));
+    return absl::UnavailableError(
+        absl::StrCat("busyover: job ", job, " is busy on all ", e.size(), " executors"));
   }
 
  private:
@@ -184,15 +188,24 @@ class BusyoverRouter final : public Router {
 
 std::unique_ptr<Router> MakeRouter(v1::RouteStrategy strategy, ExecutorProbe* probe) {
   switch (strategy) {
-    case v1::ROUTE_STRATEGY_LAST: return std::make_unique<LastRouter>();
-    case v1::ROUTE_STRATEGY_ROUND: return std::make_unique<RoundRouter>();
-    case v1::ROUTE_STRATEGY_RANDOM: return std::make_unique<RandomRouter>();
-    case v1::ROUTE_STRATEGY_CONSISTENT_HASH: return std::make_unique<ConsistentHashRouter>();
-    case v1::ROUTE_STRATEGY_LEAST_FREQUENTLY_USED: return std::make_unique<UsageRouter>(true);
-    case v1::ROUTE_STRATEGY_LEAST_RECENTLY_USED: return std::make_unique<UsageRouter>(false);
-    case v1::ROUTE_STRATEGY_FAILOVER: return std::make_unique<FailoverRouter>(probe);
-    case v1::ROUTE_STRATEGY_BUSYOVER: return std::make_unique<BusyoverRouter>(probe);
-    default: return std::make_unique<FirstRouter>();
+    case v1::ROUTE_STRATEGY_LAST:
+      return std::make_unique<LastRouter>();
+    case v1::ROUTE_STRATEGY_ROUND:
+      return std::make_unique<RoundRouter>();
+    case v1::ROUTE_STRATEGY_RANDOM:
+      return std::make_unique<RandomRouter>();
+    case v1::ROUTE_STRATEGY_CONSISTENT_HASH:
+      return std::make_unique<ConsistentHashRouter>();
+    case v1::ROUTE_STRATEGY_LEAST_FREQUENTLY_USED:
+      return std::make_unique<UsageRouter>(true);
+    case v1::ROUTE_STRATEGY_LEAST_RECENTLY_USED:
+      return std::make_unique<UsageRouter>(false);
+    case v1::ROUTE_STRATEGY_FAILOVER:
+      return std::make_unique<FailoverRouter>(probe);
+    case v1::ROUTE_STRATEGY_BUSYOVER:
+      return std::make_unique<BusyoverRouter>(probe);
+    default:
+      return std::make_unique<FirstRouter>();
   }
 }
 

@@ -42,8 +42,8 @@ void RunReaper::FailLost(const Left& left, const Ownership* held) {
   }
   absl::StatusOr<std::vector<v1::Run>> runs = store_->ListActiveRunsOn(executor.address());
   if (!runs.ok()) {
-    GNOMON_LOG(WARNING) << "scheduler: runs on lost executor " << executor.address() << ": " << runs.status()
-                        << "; will try again";
+    GNOMON_LOG(WARNING) << "scheduler: runs on lost executor " << executor.address() << ": "
+                        << runs.status() << "; will try again";
     TryAgainLater(left);
     return;
   }
@@ -57,13 +57,14 @@ void RunReaper::FailLost(const Left& left, const Ownership* held) {
     }
   }
   if (ids.empty()) return;
-  absl::StatusOr<int64_t> n = FailRuns(
-      ids, v1::HANDLE_CODE_EXECUTOR_LOST,
-      absl::StrCat("executor lost: ", executor.address(),
-                   restarted ? " restarted" : " left", " while the run was in flight"),
-      clock_->NowMillis());
+  absl::StatusOr<int64_t> n =
+      FailRuns(ids, v1::HANDLE_CODE_EXECUTOR_LOST,
+               absl::StrCat("executor lost: ", executor.address(),
+                            restarted ? " restarted" : " left", " while the run was in flight"),
+               clock_->NowMillis());
   if (n.ok()) {
-    GNOMON_LOG(INFO) << "scheduler: failed " << *n << " runs of lost executor " << executor.address();
+    GNOMON_LOG(INFO) << "scheduler: failed " << *n << " runs of lost executor "
+                     << executor.address();
   } else {
     GNOMON_LOG(WARNING) << "scheduler: failing runs of " << executor.address() << ": " << n.status()
                         << "; will try again";
@@ -115,18 +116,21 @@ void RunReaper::FailOrphaned(int64_t now_ms, const std::vector<int>& partitions)
         it->second = before->second;
       }
     }
-    if (now_ms - it->second >= absl::ToInt64Milliseconds(options_.lost_grace)) lost.push_back(r.id());
+    if (now_ms - it->second >= absl::ToInt64Milliseconds(options_.lost_grace))
+      lost.push_back(r.id());
   }
   absent_since_ = std::move(absent);
   if (lost.empty()) return;
   absl::StatusOr<int64_t> n = FailRuns(
       lost, v1::HANDLE_CODE_EXECUTOR_LOST,
       "executor lost: its executor is no longer registered with any registry replica", now_ms);
-  if (n.ok() && *n > 0) GNOMON_LOG(INFO) << "scheduler: failed " << *n << " runs of absent executors";
+  if (n.ok() && *n > 0)
+    GNOMON_LOG(INFO) << "scheduler: failed " << *n << " runs of absent executors";
 }
 
-absl::StatusOr<int64_t> RunReaper::FailRuns(const std::vector<int64_t>& run_ids, v1::HandleCode code,
-                                             std::string_view message, int64_t now_ms) {
+absl::StatusOr<int64_t> RunReaper::FailRuns(const std::vector<int64_t>& run_ids,
+                                            v1::HandleCode code, std::string_view message,
+                                            int64_t now_ms) {
   absl::StatusOr<int64_t> n = store_->FailRuns(run_ids, code, message, now_ms);
   if (n.ok() && metrics_ != nullptr) metrics_->RunsEnded(code, *n);
   return n;

@@ -26,8 +26,8 @@
 namespace gnomon::scheduler {
 namespace {
 
-using ::testing::HasSubstr;
 using google::protobuf::util::TimeUtil;
+using ::testing::HasSubstr;
 using testing::Result;
 using testing::RunningRun;
 
@@ -55,7 +55,9 @@ class RunReaperTest : public ::testing::Test {
   void TearDown() override { reaper_.Stop(); }
 
   // The live executors, as the registry's watch says (others have left).
-  void Live(const std::vector<v1::ExecutorInfo>& executors) { membership_.Apply(testing::Snapshot(executors)); }
+  void Live(const std::vector<v1::ExecutorInfo>& executors) {
+    membership_.Apply(testing::Snapshot(executors));
+  }
   // Starts the reaper and waits for its first pass.
   void Start() {
     const int before = hook_.calls("ListRuns");
@@ -80,14 +82,16 @@ class RunReaperTest : public ::testing::Test {
     return r.ok() ? *r : v1::Run();
   }
   v1::ReportAck Report(int64_t id, v1::HandleCode code, int64_t end_ms) {
-    absl::StatusOr<std::vector<v1::ReportAck>> acks = temp_->ApplyReports({Result(id, code, end_ms)}, job_.group_id());
+    absl::StatusOr<std::vector<v1::ReportAck>> acks =
+        temp_->ApplyReports({Result(id, code, end_ms)}, job_.group_id());
     EXPECT_TRUE(acks.ok()) << acks.status();
     return acks.ok() ? (*acks)[0] : v1::REPORT_ACK_UNSPECIFIED;
   }
   void ExpectVerdictAfterFailed(const std::string& call);
   // Runs whose follow-up is pending now.
   std::vector<int64_t> PendingFollowups() {
-    absl::StatusOr<std::vector<v1::Run>> runs = temp_->ListPendingFollowups(100, clock_.NowMillis(), {});
+    absl::StatusOr<std::vector<v1::Run>> runs =
+        temp_->ListPendingFollowups(100, clock_.NowMillis(), {});
     EXPECT_TRUE(runs.ok()) << runs.status();
     std::vector<int64_t> ids;
     if (runs.ok()) {
@@ -159,7 +163,8 @@ TEST_F(RunReaperTest, OnlyTheRunsOfPartitionsItHoldsAreReaped) {
   v1::Job other;
   other.set_group_id(job_.group_id());
   other.mutable_bean()->set_handler("h");
-  absl::StatusOr<v1::Job> created = temp_->CreateJob(other, v1::JOB_STATE_STOPPED, store::kNever, kNow);
+  absl::StatusOr<v1::Job> created =
+      temp_->CreateJob(other, v1::JOB_STATE_STOPPED, store::kNever, kNow);
   ASSERT_TRUE(created.ok()) << created.status();
   ASSERT_NE(store::PartitionOf(created->id()), store::PartitionOf(job_.id()));
   Live({Executor("a:1", "one")});
@@ -232,7 +237,9 @@ TEST_F(RunReaperTest, ALostExecutorsRunsAreFailedOnceTheStoreAnswersAgain) {
   ExpectVerdictAfterFailed("ListActiveRunsOn");
 }
 
-TEST_F(RunReaperTest, AVerdictTheStoreFailedToWriteIsWrittenLater) { ExpectVerdictAfterFailed("FailRuns"); }
+TEST_F(RunReaperTest, AVerdictTheStoreFailedToWriteIsWrittenLater) {
+  ExpectVerdictAfterFailed("FailRuns");
+}
 
 // A run reaped while its result arrives.
 
@@ -253,8 +260,9 @@ TEST_F(RunReaperTest, AResultStoredBetweenTheReapersReadAndItsWriteStands) {
   const int64_t id = RunningRun(temp_.get(), job_, "a:1", kNow);
   Live({});
   // The reaper has listed the run as RUNNING; the result commits first.
-  hook_.Set(store::testing::DoBefore(
-      "FailRuns", [&] { EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 1), v1::REPORT_ACK_APPLIED); }));
+  hook_.Set(store::testing::DoBefore("FailRuns", [&] {
+    EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 1), v1::REPORT_ACK_APPLIED);
+  }));
   Start();
   Pass(kGrace);
   ASSERT_EQ(hook_.calls("FailRuns"), 1);
@@ -301,20 +309,23 @@ TEST_F(RunReaperTest, ResultsRacingTheReaperEndTheirRunsSucceededWhicheverCommit
   for (int i = 0; i < kRuns; ++i) executors.push_back(Executor(absl::StrCat("e", i, ":1"), "one"));
   Live(executors);
   std::vector<int64_t> ids;
-  for (int i = 0; i < kRuns; ++i) ids.push_back(RunningRun(temp_.get(), job_, executors[i].address(), kNow));
+  for (int i = 0; i < kRuns; ++i)
+    ids.push_back(RunningRun(temp_.get(), job_, executors[i].address(), kNow));
   Live({});
   Start();
   const int before = hook_.calls("ListRuns");
-  clock_.Advance(kGrace);  // The reaper starts failing them...
+  clock_.Advance(kGrace);   // The reaper starts failing them...
   for (int64_t id : ids) {  // ...while their results arrive.
-    EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 100), v1::REPORT_ACK_APPLIED) << "run " << id;
+    EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 100), v1::REPORT_ACK_APPLIED)
+        << "run " << id;
   }
   AwaitPass(before);
   for (int64_t id : ids) {
     const v1::Run run = Stored(id);
     EXPECT_EQ(run.status(), v1::RUN_STATUS_SUCCEEDED) << "run " << id;
     EXPECT_EQ(TimeUtil::TimestampToMilliseconds(run.end_time()), kNow + 100) << "run " << id;
-    EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 100), v1::REPORT_ACK_DUPLICATE) << "run " << id;
+    EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 100), v1::REPORT_ACK_DUPLICATE)
+        << "run " << id;
   }
   EXPECT_EQ(PendingFollowups().size(), ids.size());  // One each.
 }

@@ -54,7 +54,8 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
       r.set_job_id(f.job->id());
       r.set_group_id(f.job->group_id());
       r.set_trigger_type(f.type);
-      if (f.scheduled_ms > 0) *r.mutable_scheduled_time() = TimeUtil::MillisecondsToTimestamp(f.scheduled_ms);
+      if (f.scheduled_ms > 0)
+        *r.mutable_scheduled_time() = TimeUtil::MillisecondsToTimestamp(f.scheduled_ms);
       *r.mutable_trigger_time() = TimeUtil::MillisecondsToTimestamp(now);
       r.set_handler(HandlerName(*f.job));
       r.set_params(f.params ? *f.params : f.job->params());

@@ -6,7 +6,8 @@
 //
 //   RunRecorder recorder(store, &RealClock());
 //   absl::StatusOr<RecordedFires> r = recorder.Record(fires, plans);
-//   for (RecordedRun& run : r->runs) send(fires[run.fire], plans[run.fire].runs[run.planned], run.run);
+//   for (RecordedRun& run : r->runs) send(fires[run.fire], plans[run.fire].runs[run.planned],
+//   run.run);
 //
 // Thread safety: thread-safe.
 #ifndef GNOMON_SERVICES_SCHEDULER_RUN_RECORDER_H_
@@ -49,7 +50,8 @@ class RunRecorder {
   // `plans[i]` is the plan of `fires[i]`. Fails as a whole (nothing
   // recorded) if the store is unavailable.
   absl::StatusOr<RecordedFires> Record(const std::vector<FireSpec>& fires,
-                                       const std::vector<RoutePlan>& plans) ABSL_LOCKS_EXCLUDED(mu_);
+                                       const std::vector<RoutePlan>& plans)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Runs recorded from now on carry their job's partition's fencing epoch
   // in `ownership` (none: epoch 0), which their dispatches present to
   // executors.

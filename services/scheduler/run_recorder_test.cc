@@ -153,7 +153,8 @@ TEST_F(RunRecorderTest, ARetryLinksToItsFirstRunWithItsAttemptAndParent) {
 }
 
 TEST_F(RunRecorderTest, RunsCarryTheFencingEpochOfTheirJobsPartition) {
-  EXPECT_EQ(recorder_.Record({SlotFire()}, {Shards(1)})->runs[0].run.fence_epoch(), 0);  // No lease yet.
+  EXPECT_EQ(recorder_.Record({SlotFire()}, {Shards(1)})->runs[0].run.fence_epoch(),
+            0);  // No lease yet.
   auto ownership = std::make_shared<Ownership>();
   ownership->epochs[store::PartitionOf(job_->id())] = 4;
   recorder_.set_ownership(ownership);

@@ -20,9 +20,12 @@ constexpr absl::Duration kSlowPreread = absl::Milliseconds(100);
 
 v1::TriggerType ScheduledType(const v1::Job& job) {
   switch (job.schedule().kind_case()) {
-    case v1::Schedule::kCron: return v1::TRIGGER_TYPE_CRON;
-    case v1::Schedule::kFixDelay: return v1::TRIGGER_TYPE_FIX_DELAY;
-    default: return v1::TRIGGER_TYPE_FIX_RATE;
+    case v1::Schedule::kCron:
+      return v1::TRIGGER_TYPE_CRON;
+    case v1::Schedule::kFixDelay:
+      return v1::TRIGGER_TYPE_FIX_DELAY;
+    default:
+      return v1::TRIGGER_TYPE_FIX_RATE;
   }
 }
 
@@ -57,9 +60,8 @@ void ScheduleLoop::SetOwnership(std::shared_ptr<const Ownership> ownership) {
   inbox_.push_back(Message{0, std::move(ownership)});
   const uint64_t mine = ++sent_;
   if (!gives_up) return;
-  auto applied = [this, mine]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return applied_ >= mine || !running_;
-  };
+  auto applied = [this, mine]()
+                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return applied_ >= mine || !running_; };
   mu_.Await(absl::Condition(&applied));
 }
 
@@ -149,10 +151,9 @@ void ScheduleLoop::Preread(int64_t now_ms) {
     listed.insert(d.job.id());
     auto it = armed_.find(d.job.id());
     const bool changed =
-        it != armed_.end() &&
-        (it->second.cursor != d.next_fire_ms ||
-         TimeUtil::TimestampToMilliseconds(it->second.job->update_time()) !=
-             TimeUtil::TimestampToMilliseconds(d.job.update_time()));
+        it != armed_.end() && (it->second.cursor != d.next_fire_ms ||
+                               TimeUtil::TimestampToMilliseconds(it->second.job->update_time()) !=
+                                   TimeUtil::TimestampToMilliseconds(d.job.update_time()));
     // New, or changed by an admin call on any replica: take the store's view.
     if (it == armed_.end() || (changed && !pending_advances_.contains(d.job.id()))) {
       Arm(std::move(d.job), d.next_fire_ms);
@@ -164,7 +165,8 @@ void ScheduleLoop::Preread(int64_t now_ms) {
   if (limit <= 0 || static_cast<int>(due->size()) < limit) {
     std::vector<int64_t> gone;
     for (const auto& [id, a] : armed_) {
-      if (a.cursor <= until && !listed.contains(id) && !pending_advances_.contains(id)) gone.push_back(id);
+      if (a.cursor <= until && !listed.contains(id) && !pending_advances_.contains(id))
+        gone.push_back(id);
     }
     for (int64_t id : gone) Disarm(id);
   }
@@ -206,8 +208,8 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
       p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, cron);
       break;
     case v1::MISFIRE_POLICY_CATCH_UP: {
-      const uint32_t max = job.misfire().max_catch_up() == 0 ? kDefaultMaxCatchUp
-                                                             : job.misfire().max_catch_up();
+      const uint32_t max =
+          job.misfire().max_catch_up() == 0 ? kDefaultMaxCatchUp : job.misfire().max_catch_up();
       if (armed.caught_up >= max) {
         p.fires = false;
         p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, cron);
@@ -296,7 +298,8 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
     // An Invalidate sent meanwhile is applied at the next tick and disarms it again.
     if (armed_.contains(a.job_id) || a.next_fire_ms > until) continue;
     Arm(plans[i].fire.job, plans[i].cron, a.next_fire_ms);
-    if (auto armed = armed_.find(a.job_id); armed != armed_.end()) armed->second.caught_up = caught_up[i];
+    if (auto armed = armed_.find(a.job_id); armed != armed_.end())
+      armed->second.caught_up = caught_up[i];
   }
   if (pending_advances_.size() >= options_.advance_batch) FlushAdvances(now_ms);
 }
@@ -310,7 +313,8 @@ void ScheduleLoop::FlushAdvances(int64_t now_ms) {
   pending_advances_.clear();
   absl::StatusOr<std::vector<bool>> applied = store_->AdvanceJobs(advances);
   if (!applied.ok()) {
-    GNOMON_LOG(WARNING) << "scheduler: advancing cursors failed, will re-read: " << applied.status();
+    GNOMON_LOG(WARNING) << "scheduler: advancing cursors failed, will re-read: "
+                        << applied.status();
     // The store's cursors are behind; re-reading re-fires those slots, whose
     // keys are taken, so nothing is dispatched twice.
     armed_.clear();
@@ -416,7 +420,8 @@ void ScheduleLoop::Run() {
   while (true) {
     const int64_t wake = TickOwned();
     absl::MutexLock l(&mu_);
-    auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || !inbox_.empty(); };
+    auto woken = [this]()
+                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || !inbox_.empty(); };
     clock_->AwaitWithDeadline(&mu_, absl::Condition(&woken), absl::FromUnixMillis(wake));
     if (stopped_) break;
   }

@@ -161,9 +161,9 @@ class ScheduleLoop {
   // The partitions of the last ownership sent (to tell a give-up).
   std::vector<int> sent_partitions_ ABSL_GUARDED_BY(mu_);
   bool everything_sent_ ABSL_GUARDED_BY(mu_) = true;  // No ownership sent yet.
-  uint64_t sent_ ABSL_GUARDED_BY(mu_) = 0;     // Messages sent...
-  uint64_t applied_ ABSL_GUARDED_BY(mu_) = 0;  // ...and applied by the owner.
-  bool running_ ABSL_GUARDED_BY(mu_) = false;  // A Run() thread owns the state.
+  uint64_t sent_ ABSL_GUARDED_BY(mu_) = 0;            // Messages sent...
+  uint64_t applied_ ABSL_GUARDED_BY(mu_) = 0;         // ...and applied by the owner.
+  bool running_ ABSL_GUARDED_BY(mu_) = false;         // A Run() thread owns the state.
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<size_t> armed_count_{0};
 

@@ -39,7 +39,8 @@ class FakeSink final : public FireSink {
     clock_->Advance(record_cost * static_cast<int64_t>(fires.size()));
     std::vector<FireOutcome> out(fires.size());
     for (size_t i = 0; i < fires.size(); ++i) {
-      seen.push_back({fires[i].job->id(), fires[i].scheduled_ms, fires[i].type, clock_->NowMillis()});
+      seen.push_back(
+          {fires[i].job->id(), fires[i].scheduled_ms, fires[i].type, clock_->NowMillis()});
       out[i].run_ids.push_back(static_cast<int64_t>(seen.size()));
     }
     return out;
@@ -175,7 +176,8 @@ TEST_F(ScheduleLoopTest, AnInvalidatedJobIsReReadAloneAndArmed) {
   ASSERT_EQ(sink_.seen.size(), 1u);
   EXPECT_EQ(sink_.seen[0].job_id, stopped->id());
   // Stopped again: disarmed without waiting for the next pre-read.
-  ASSERT_TRUE(store_->SetJobState(stopped->id(), v1::JOB_STATE_STOPPED, store::kNever, kStart).ok());
+  ASSERT_TRUE(
+      store_->SetJobState(stopped->id(), v1::JOB_STATE_STOPPED, store::kNever, kStart).ok());
   loop.Invalidate(stopped->id());
   loop.Tick();
   clock_.AdvanceTo(absl::FromUnixMillis(slot + 1000));
@@ -520,7 +522,8 @@ class LeaseLostMidFireTest : public ScheduleLoopTest {
 using ::testing::ElementsAre;
 using ::testing::Pair;
 
-TEST_F(LeaseLostMidFireTest, TheNewHolderGetsTheSlotTheOldOneWasRecordingAndTheOldFiresNothingMore) {
+TEST_F(LeaseLostMidFireTest,
+       TheNewHolderGetsTheSlotTheOldOneWasRecordingAndTheOldFiresNothingMore) {
   a_->sink.before_record = [&] {
     a_->sink.before_record = nullptr;
     // A's store call is slow: its hold lapses, and B takes the partition over.
@@ -532,12 +535,14 @@ TEST_F(LeaseLostMidFireTest, TheNewHolderGetsTheSlotTheOldOneWasRecordingAndTheO
   };
   clock_.AdvanceTo(absl::FromUnixMillis(kSlot));
   a_->loop.Tick();
-  EXPECT_THAT(Recorded(), ElementsAre(Pair(kSlot, ElementsAre(2)), Pair(kSlot + 1000, ElementsAre(2))));
+  EXPECT_THAT(Recorded(),
+              ElementsAre(Pair(kSlot, ElementsAre(2)), Pair(kSlot + 1000, ElementsAre(2))));
   EXPECT_EQ(Cursor(job_), kSlot + 2000);  // A's write (slot -> slot + 1000) was refused.
-  a_->loop.Tick();  // Lapsed: nothing.
+  a_->loop.Tick();                        // Lapsed: nothing.
   b_->loop.Tick();
-  EXPECT_THAT(Recorded(), ElementsAre(Pair(kSlot, ElementsAre(2)), Pair(kSlot + 1000, ElementsAre(2)),
-                                      Pair(kSlot + 2000, ElementsAre(2))));
+  EXPECT_THAT(Recorded(),
+              ElementsAre(Pair(kSlot, ElementsAre(2)), Pair(kSlot + 1000, ElementsAre(2)),
+                          Pair(kSlot + 2000, ElementsAre(2))));
 }
 
 TEST_F(LeaseLostMidFireTest, ASlotTheOldHolderRecordedBeforeItsLeaseWasTakenIsNotRecordedAgain) {
@@ -548,14 +553,15 @@ TEST_F(LeaseLostMidFireTest, ASlotTheOldHolderRecordedBeforeItsLeaseWasTakenIsNo
   clock_.AdvanceTo(absl::FromUnixMillis(kSlot + 2000));
   b_->Hold(partition_, 2, kSlot + 60'000);
   for (int i = 0; i < 3; ++i) b_->loop.Tick();  // The slot is taken; the next one is B's.
-  a_->loop.Tick();  // Lapsed: nothing.
+  a_->loop.Tick();                              // Lapsed: nothing.
   a_->loop.SetOwnership(Holding({}, 0));
   a_->loop.Tick();  // Given up: A writes the cursor it had.
   for (int i = 0; i < 3; ++i) b_->loop.Tick();
   clock_.AdvanceTo(absl::FromUnixMillis(kSlot + 3000));
   for (int i = 0; i < 3; ++i) b_->loop.Tick();
-  EXPECT_THAT(Recorded(), ElementsAre(Pair(kSlot, ElementsAre(1)), Pair(kSlot + 1000, ElementsAre(2)),
-                                      Pair(kSlot + 2000, ElementsAre(2)), Pair(kSlot + 3000, ElementsAre(2))));
+  EXPECT_THAT(Recorded(),
+              ElementsAre(Pair(kSlot, ElementsAre(1)), Pair(kSlot + 1000, ElementsAre(2)),
+                          Pair(kSlot + 2000, ElementsAre(2)), Pair(kSlot + 3000, ElementsAre(2))));
 }
 
 }  // namespace

@@ -13,91 +13,108 @@ namespace {
 
 using google::protobuf::util::TimeUtil;
 
-constexpr const char* kFireResults[] = {"dispatched", "no_executor", "block_discarded", "rejected",
-                                        "failed",     "fenced",      "slot_taken", "misfire_skipped"};
+constexpr const char* kFireResults[] = {"dispatched", "no_executor",    "block_discarded",
+                                        "rejected",   "failed",         "fenced",
+                                        "slot_taken", "misfire_skipped"};
 static_assert(std::size(kFireResults) == static_cast<size_t>(FireResult::kCount));
 
 constexpr char kLatenessHelp[] =
-    "From when a run was due (its slot for scheduled fires, else when it was triggered) to when an executor "
+    "From when a run was due (its slot for scheduled fires, else when it was triggered) to when an "
+    "executor "
     "accepted it, by trigger type.";
 constexpr char kTransitions[] = "gnomon_scheduler_partition_transitions_total";
 constexpr char kTransitionsHelp[] = "Partitions this replica took (gained) or gave up (lost).";
 constexpr char kPoolQueued[] = "gnomon_scheduler_trigger_pool_queued";
 constexpr char kPoolQueuedHelp[] = "Dispatches waiting in a trigger pool (fast or slow).";
 constexpr char kAlarms[] = "gnomon_scheduler_alarms_total";
-constexpr char kAlarmsHelp[] = "Alarm deliveries by channel and result (sent, or failed after its retries).";
+constexpr char kAlarmsHelp[] =
+    "Alarm deliveries by channel and result (sent, or failed after its retries).";
 
 }  // namespace
 
-SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m, const std::vector<int64_t>& labelled_jobs,
+SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
+                                   const std::vector<int64_t>& labelled_jobs,
                                    const std::vector<std::string>& alarm_channels)
-    : lateness_(m.HistogramFamily("gnomon_scheduler_trigger_lateness_seconds", kLatenessHelp), "trigger_type",
-                prometheus::Labels{}, metrics::LatenessBuckets()),
-      dispatch_latency_(m.HistogramFamily("gnomon_scheduler_dispatch_latency_seconds",
-                                          "From sending a run to an executor to its answer (accepted or not), by "
-                                          "the job's route strategy; excludes time queued in the trigger pools."),
-                        "route", prometheus::Labels{}, metrics::LatencyBuckets()),
+    : lateness_(m.HistogramFamily("gnomon_scheduler_trigger_lateness_seconds", kLatenessHelp),
+                "trigger_type", prometheus::Labels{}, metrics::LatenessBuckets()),
+      dispatch_latency_(
+          m.HistogramFamily("gnomon_scheduler_dispatch_latency_seconds",
+                            "From sending a run to an executor to its answer (accepted or not), by "
+                            "the job's route strategy; excludes time queued in the trigger pools."),
+          "route", prometheus::Labels{}, metrics::LatencyBuckets()),
       runs_ended_(metrics::ServerRunEnds(m)),
-      loop_pass_(m.Histogram("gnomon_scheduler_loop_pass_duration_seconds",
-                             "One pass of the schedule loop: pre-read or re-read, fire, cursor flush.",
-                             metrics::LatencyBuckets())),
-      due_slots_(m.Gauge("gnomon_scheduler_due_slots",
-                         "Slots due and not yet fired in this replica's schedule loop, after its last pass.")),
+      loop_pass_(
+          m.Histogram("gnomon_scheduler_loop_pass_duration_seconds",
+                      "One pass of the schedule loop: pre-read or re-read, fire, cursor flush.",
+                      metrics::LatencyBuckets())),
+      due_slots_(m.Gauge(
+          "gnomon_scheduler_due_slots",
+          "Slots due and not yet fired in this replica's schedule loop, after its last pass.")),
       oldest_due_(m.Gauge("gnomon_scheduler_oldest_due_slot_age_seconds",
                           "How long the oldest due slot not yet fired has waited (0: none).")),
       partitions_held_(m.Gauge("gnomon_scheduler_partitions_held",
                                "Scheduler partitions (of 64) this replica holds and fires.")),
-      live_replicas_(m.Gauge("gnomon_scheduler_live_replicas",
-                             "Scheduler replicas with a live presence lease, as this replica last read.")),
+      live_replicas_(
+          m.Gauge("gnomon_scheduler_live_replicas",
+                  "Scheduler replicas with a live presence lease, as this replica last read.")),
       partitions_gained_(m.Counter(kTransitions, kTransitionsHelp, {{"change", "gained"}})),
       partitions_lost_(m.Counter(kTransitions, kTransitionsHelp, {{"change", "lost"}})),
       fast_queued_(m.Gauge(kPoolQueued, kPoolQueuedHelp, {{"pool", "fast"}})),
       slow_queued_(m.Gauge(kPoolQueued, kPoolQueuedHelp, {{"pool", "slow"}})),
       backpressure_waits_(m.Counter("gnomon_scheduler_trigger_pool_backpressure_waits_total",
                                     "Dispatches that waited for room in a full trigger pool.")),
-      to_slow_pool_(m.Counter("gnomon_scheduler_trigger_pool_slow_submits_total",
-                              "Dispatches sent through the slow pool (their job was slow this minute).")),
+      to_slow_pool_(
+          m.Counter("gnomon_scheduler_trigger_pool_slow_submits_total",
+                    "Dispatches sent through the slow pool (their job was slow this minute).")),
       alarms_dropped_(m.Counter("gnomon_scheduler_alarms_dropped_total",
                                 "Alarms refused because the alarm queue was full.")),
-      jobs_(m.GaugeFamily("gnomon_jobs", "Jobs by group (app name) and state, read from the store at scrape.")) {
-  auto& fires = m.CounterFamily("gnomon_scheduler_fires_total",
-                                "Fires by trigger type and outcome: once per run a fire made (a broadcast counts "
-                                "each shard), once per fire whose slot was already recorded.");
+      jobs_(m.GaugeFamily("gnomon_jobs",
+                          "Jobs by group (app name) and state, read from the store at scrape.")) {
+  auto& fires = m.CounterFamily(
+      "gnomon_scheduler_fires_total",
+      "Fires by trigger type and outcome: once per run a fire made (a broadcast counts "
+      "each shard), once per fire whose slot was already recorded.");
   for (const char* result : kFireResults) {
     fires_.emplace_back(fires, "trigger_type", prometheus::Labels{{"outcome", result}});
   }
   for (int64_t id : labelled_jobs) {
-    job_lateness_[id] =
-        &m.Histogram("gnomon_scheduler_job_trigger_lateness_seconds",
-                     "gnomon_scheduler_trigger_lateness_seconds of the jobs listed in --metrics-jobs.",
-                     metrics::LatenessBuckets(), {{"job_id", absl::StrCat(id)}});
+    job_lateness_[id] = &m.Histogram(
+        "gnomon_scheduler_job_trigger_lateness_seconds",
+        "gnomon_scheduler_trigger_lateness_seconds of the jobs listed in --metrics-jobs.",
+        metrics::LatenessBuckets(), {{"job_id", absl::StrCat(id)}});
   }
   for (int p = 0; p < store::kPartitions; ++p) {
-    epochs_.push_back(&m.Gauge("gnomon_scheduler_partition_epoch",
-                               "Fencing epoch of each partition this replica holds (0: not held here).",
-                               {{"partition", absl::StrCat(p)}}));
+    epochs_.push_back(
+        &m.Gauge("gnomon_scheduler_partition_epoch",
+                 "Fencing epoch of each partition this replica holds (0: not held here).",
+                 {{"partition", absl::StrCat(p)}}));
   }
   for (const std::string& channel : alarm_channels) {
-    alarms_sent_[channel] = &m.Counter(kAlarms, kAlarmsHelp, {{"channel", channel}, {"result", "sent"}});
-    alarms_failed_[channel] = &m.Counter(kAlarms, kAlarmsHelp, {{"channel", channel}, {"result", "failed"}});
+    alarms_sent_[channel] =
+        &m.Counter(kAlarms, kAlarmsHelp, {{"channel", channel}, {"result", "sent"}});
+    alarms_failed_[channel] =
+        &m.Counter(kAlarms, kAlarmsHelp, {{"channel", channel}, {"result", "failed"}});
   }
 }
 
 void SchedulerMetrics::Accepted(const v1::Run& run, int64_t now_ms) {
   Fired(run.trigger_type(), FireResult::kDispatched);
-  const int64_t scheduled = run.has_scheduled_time() ? TimeUtil::TimestampToMilliseconds(run.scheduled_time()) : 0;
-  const int64_t due =
-      metrics::DueMillis(run.trigger_type(), scheduled, TimeUtil::TimestampToMilliseconds(run.trigger_time()));
+  const int64_t scheduled =
+      run.has_scheduled_time() ? TimeUtil::TimestampToMilliseconds(run.scheduled_time()) : 0;
+  const int64_t due = metrics::DueMillis(run.trigger_type(), scheduled,
+                                         TimeUtil::TimestampToMilliseconds(run.trigger_time()));
   const double late_s = std::max<int64_t>(0, now_ms - due) / 1000.0;
   lateness_[run.trigger_type()].Observe(late_s);
   if (job_lateness_.empty()) return;
-  if (auto it = job_lateness_.find(run.job_id()); it != job_lateness_.end()) it->second->Observe(late_s);
+  if (auto it = job_lateness_.find(run.job_id()); it != job_lateness_.end())
+    it->second->Observe(late_s);
 }
 
 void SchedulerMetrics::Owned(const Ownership& o) {
   partitions_held_.Set(static_cast<double>(o.partitions.size()));
   live_replicas_.Set(o.live_replicas);
-  for (int p = 0; p < store::kPartitions; ++p) epochs_[p]->Set(o.Holds(p) ? static_cast<double>(o.epochs[p]) : 0);
+  for (int p = 0; p < store::kPartitions; ++p)
+    epochs_[p]->Set(o.Holds(p) ? static_cast<double>(o.epochs[p]) : 0);
   absl::MutexLock l(&mu_);
   std::vector<int> gained, lost;
   std::set_difference(o.partitions.begin(), o.partitions.end(), held_.begin(), held_.end(),
@@ -118,10 +135,12 @@ void SchedulerMetrics::SetPools(const TriggerPools::Stats& s) {
 
 void SchedulerMetrics::SetAlarms(const alarm::AlarmCounters& c) {
   for (const auto& [channel, n] : c.sent_by_channel) {
-    if (auto it = alarms_sent_.find(channel); it != alarms_sent_.end()) metrics::MirrorCount(*it->second, n);
+    if (auto it = alarms_sent_.find(channel); it != alarms_sent_.end())
+      metrics::MirrorCount(*it->second, n);
   }
   for (const auto& [channel, n] : c.failed_by_channel) {
-    if (auto it = alarms_failed_.find(channel); it != alarms_failed_.end()) metrics::MirrorCount(*it->second, n);
+    if (auto it = alarms_failed_.find(channel); it != alarms_failed_.end())
+      metrics::MirrorCount(*it->second, n);
   }
   metrics::MirrorCount(alarms_dropped_, c.dropped);
 }
@@ -129,7 +148,8 @@ void SchedulerMetrics::SetAlarms(const alarm::AlarmCounters& c) {
 void SchedulerMetrics::SetJobs(const std::vector<store::JobCount>& counts) {
   std::vector<std::pair<prometheus::Labels, double>> values;
   for (const store::JobCount& c : counts) {
-    values.push_back({{{"group", c.app_name}, {"state", metrics::EnumLabel(c.state)}}, static_cast<double>(c.jobs)});
+    values.push_back({{{"group", c.app_name}, {"state", metrics::EnumLabel(c.state)}},
+                      static_cast<double>(c.jobs)});
   }
   jobs_.Set(values);
 }

@@ -68,8 +68,8 @@ class SchedulerMetrics {
   // A dispatch to an executor was answered, either way, `took` after it was sent.
   void DispatchAnswered(v1::RouteStrategy route, absl::Duration took) {
     // A job without a strategy is routed FIRST, and counted so.
-    dispatch_latency_[route == v1::ROUTE_STRATEGY_UNSPECIFIED ? v1::ROUTE_STRATEGY_FIRST : route].Observe(
-        absl::ToDoubleSeconds(took));
+    dispatch_latency_[route == v1::ROUTE_STRATEGY_UNSPECIFIED ? v1::ROUTE_STRATEGY_FIRST : route]
+        .Observe(absl::ToDoubleSeconds(took));
   }
   // Runs the scheduler ended itself (no executor, refused, executor lost).
   void RunsEnded(int32_t handle_code, int64_t runs) { runs_ended_.Ended(handle_code, runs); }
@@ -91,7 +91,8 @@ class SchedulerMetrics {
  private:
   std::vector<metrics::PerEnum<v1::TriggerType, prometheus::Counter>> fires_;  // Index: FireResult.
   metrics::PerEnum<v1::TriggerType, prometheus::Histogram> lateness_;
-  absl::flat_hash_map<int64_t, prometheus::Histogram*> job_lateness_;  // Immutable after construction.
+  absl::flat_hash_map<int64_t, prometheus::Histogram*>
+      job_lateness_;  // Immutable after construction.
   metrics::PerEnum<v1::RouteStrategy, prometheus::Histogram> dispatch_latency_;
   metrics::RunEndCounters runs_ended_;
 

@@ -46,7 +46,8 @@ TEST_F(SchedulerMetricsTest, ListedJobsGetTheirOwnLateness) {
   run.set_job_id(8);
   metrics_.Accepted(run, 100'200);
   EXPECT_EQ(Sample("gnomon_scheduler_job_trigger_lateness_seconds_count{job_id=\"7\"}"), 1);
-  EXPECT_EQ(Sample("gnomon_scheduler_job_trigger_lateness_seconds_count{job_id=\"8\"}"), std::nullopt);
+  EXPECT_EQ(Sample("gnomon_scheduler_job_trigger_lateness_seconds_count{job_id=\"8\"}"),
+            std::nullopt);
   EXPECT_EQ(Sample("gnomon_scheduler_trigger_lateness_seconds_sum{trigger_type=\"manual\"}"), 0.4);
 }
 

@@ -5,13 +5,13 @@
 #include "absl/strings/str_cat.h"
 #include "services/common/client/log.h"
 
-
 namespace gnomon::scheduler {
 
 std::string DefaultReplicaId();
 std::vector<std::unique_ptr<alarm::AlarmChannel>> AlarmChannels(const SchedulerOptions& o);
 alarm::AlarmSenderOptions AlarmOptions(const SchedulerOptions& o, Clock* clock);
-std::unique_ptr<SchedulerMetrics> MetricsOf(metrics::MetricsRegistry* registry, const SchedulerOptions& o);
+std::unique_ptr<SchedulerMetrics> MetricsOf(metrics::MetricsRegistry* registry,
+                                            const SchedulerOptions& o);
 
 SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, SchedulerOptions options,
                              metrics::MetricsRegistry* registry, Clock* clock)
@@ -24,14 +24,15 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       prober_(store, &links_, clock, absl::Seconds(2)),
       timer_(clock),
       run_recorder_(store, clock, &in_flight_),
-      dispatcher_(store, &membership_, &links_, &dispatch_recorder_, clock, &pools_, &prober_, &timer_,
-                  metrics_.get(), &in_flight_),
+      dispatcher_(store, &membership_, &links_, &dispatch_recorder_, clock, &pools_, &prober_,
+                  &timer_, metrics_.get(), &in_flight_),
       trigger_(&run_recorder_, &dispatcher_, metrics_.get()),
       loop_(store, &trigger_, clock, options.loop, metrics_.get()),
       alarms_(AlarmChannels(options), AlarmOptions(options, clock),
               [store](int64_t run_id, const std::string& status) {
                 if (absl::Status s = store->RecordAlarmStatus(run_id, status); !s.ok()) {
-                  GNOMON_LOG(WARNING) << "scheduler: recording alarm status of run " << run_id << ": " << s;
+                  GNOMON_LOG(WARNING)
+                      << "scheduler: recording alarm status of run " << run_id << ": " << s;
                 }
               }),
       followups_(store, store, store, &trigger_, &loop_, clock, options.followups, &alarms_),
@@ -51,7 +52,8 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                if (metrics_ != nullptr) metrics_->Owned(*o);
                loop_.SetOwnership(std::move(o));
              }),
-      core_(AdminStores{store, store, store, store}, &trigger_, &dispatcher_, &loop_, &links_, clock, options.limits, options.token_grace),
+      core_(AdminStores{store, store, store, store}, &trigger_, &dispatcher_, &loop_, &links_,
+            clock, options.limits, options.token_grace),
       admin_limiter_(options.admin_rate, clock),
       audit_(store, clock),
       service_(&core_, auth, AdminStores{store, store, store, store}, &admin_limiter_, &audit_) {
@@ -77,7 +79,8 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
   }
 }
 
-std::unique_ptr<SchedulerMetrics> MetricsOf(metrics::MetricsRegistry* registry, const SchedulerOptions& o) {
+std::unique_ptr<SchedulerMetrics> MetricsOf(metrics::MetricsRegistry* registry,
+                                            const SchedulerOptions& o) {
   if (registry == nullptr) return nullptr;
   std::vector<std::string> channels;  // The names of the channels AlarmChannels makes.
   for (const auto& channel : AlarmChannels(o)) channels.push_back(channel->name());
@@ -117,7 +120,8 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
   // Partitions are taken only once the executors are known: a replica that
   // fired before would fail its first runs "no live executor".
   if (!membership_.WaitSynced(absl::Seconds(10))) {
-    GNOMON_LOG(WARNING) << "scheduler: no executor snapshot from the registry yet; scheduling anyway";
+    GNOMON_LOG(WARNING)
+        << "scheduler: no executor snapshot from the registry yet; scheduling anyway";
   }
   lease_.Start();
   prober_.Start();

@@ -20,7 +20,8 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
   if (metrics_ != nullptr) {
     for (size_t i = 0; i < fires.size(); ++i) {
       const FireOutcome& o = recorded.outcomes[i];
-      if (o.slot_already_fired && o.run_ids.empty()) metrics_->Fired(fires[i].type, FireResult::kSlotTaken);
+      if (o.slot_already_fired && o.run_ids.empty())
+        metrics_->Fired(fires[i].type, FireResult::kSlotTaken);
     }
   }
   for (RecordedRun& r : recorded.runs) {

@@ -2,8 +2,8 @@
 
 #include <atomic>
 #include <map>
-#include <vector>
 #include <thread>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -19,7 +19,7 @@ TEST(TriggerPoolsTest, AJobSlowMoreThanTheLimitThisMinuteMovesToTheSlowPool) {
   o.slow_threads = 1;
   TriggerPools pools(&clock, o);
   for (int i = 0; i < 10; ++i) pools.RecordDispatch(7, absl::Milliseconds(501));
-  EXPECT_FALSE(pools.IsSlow(7));  // Ten times is the limit, not over it.
+  EXPECT_FALSE(pools.IsSlow(7));                     // Ten times is the limit, not over it.
   pools.RecordDispatch(7, absl::Milliseconds(500));  // Not slower than the threshold.
   EXPECT_FALSE(pools.IsSlow(7));
   pools.RecordDispatch(7, absl::Seconds(2));
@@ -47,13 +47,13 @@ TEST(TriggerPoolsTest, AFullPoolMakesSubmitWaitInsteadOfDropping) {
     release.WaitForNotification();
     ++done;
   });
-  started.WaitForNotification();        // The only worker is busy.
-  pools.Submit(1, [&] { ++done; });     // Fills the queue.
+  started.WaitForNotification();     // The only worker is busy.
+  pools.Submit(1, [&] { ++done; });  // Fills the queue.
   EXPECT_EQ(pools.stats().fast_queued, 1u);
   EXPECT_EQ(pools.stats().slow_queued, 0u);
   absl::Notification third_submitted;
   std::thread producer([&] {
-    pools.Submit(1, [&] { ++done; });   // Must wait for room.
+    pools.Submit(1, [&] { ++done; });  // Must wait for room.
     third_submitted.Notify();
   });
   // The producer is blocked until the worker frees a slot.

@@ -22,11 +22,11 @@
 namespace gnomon::scheduler {
 namespace {
 
+using metrics::testing::SampleOf;
 using ::testing::ElementsAre;
+using testing::FakeExecutors;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
-using metrics::testing::SampleOf;
-using testing::FakeExecutors;
 
 constexpr int64_t kNow = 1'800'000'000'000;
 
@@ -37,7 +37,8 @@ class TriggerTest : public ::testing::Test {
     absl::StatusOr<v1::Group> group = temp_.AddGroup("app", "group-token", kNow);
     ASSERT_TRUE(group.ok()) << group.status();
     group_ = *group;
-    membership_.Apply(testing::Snapshot({testing::Registered("app", "a:1"), testing::Registered("app", "b:1")}));
+    membership_.Apply(
+        testing::Snapshot({testing::Registered("app", "a:1"), testing::Registered("app", "b:1")}));
   }
 
   std::shared_ptr<const v1::Job> Job(v1::RouteStrategy strategy) {
@@ -59,7 +60,8 @@ class TriggerTest : public ::testing::Test {
   std::vector<v1::Run> RunsOf(int64_t job_id) { return testing::RunsOf(temp_.get(), job_id); }
 
   store::testing::TempStore temp_;
-  store::testing::StoreCallHook hook_;  // Around the dispatcher's group reads and the recorder's writes.
+  store::testing::StoreCallHook
+      hook_;  // Around the dispatcher's group reads and the recorder's writes.
   store::testing::FailingJobStore jobs_{temp_.get(), &hook_};
   store::testing::FailingRunStore runs_{temp_.get(), &hook_};
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
@@ -68,7 +70,7 @@ class TriggerTest : public ::testing::Test {
   DispatchRecorder outcomes_{temp_.get(), &clock_};
   metrics::MetricsRegistry registry_;
   SchedulerMetrics metrics_{registry_, {}, {}};
-  Dispatcher dispatcher_{&jobs_, &membership_, &executors_, &outcomes_, &clock_,
+  Dispatcher dispatcher_{&jobs_,  &membership_, &executors_, &outcomes_, &clock_,
                          nullptr, nullptr,      nullptr,     &metrics_};
   RunRecorder recorder_{&runs_, &clock_};
   Trigger trigger_{&recorder_, &dispatcher_, &metrics_};
@@ -98,7 +100,8 @@ TEST_F(TriggerTest, ASlotAlreadyFiredRecordsAndSendsNothingAndTheOthersGoOn) {
   std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
   ASSERT_TRUE(trigger_.Fire({Slot(job, kNow)}).ok());
   executors_.sent.clear();
-  absl::StatusOr<std::vector<FireOutcome>> out = trigger_.Fire({Slot(job, kNow), Slot(job, kNow + 1000)});
+  absl::StatusOr<std::vector<FireOutcome>> out =
+      trigger_.Fire({Slot(job, kNow), Slot(job, kNow + 1000)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE((*out)[0].slot_already_fired);
   EXPECT_THAT((*out)[0].run_ids, IsEmpty());
@@ -107,7 +110,9 @@ TEST_F(TriggerTest, ASlotAlreadyFiredRecordsAndSendsNothingAndTheOthersGoOn) {
   ASSERT_THAT(executors_.sent, SizeIs(1));
   EXPECT_EQ(executors_.sent[0].run.run_id(), (*out)[1].run_ids[0]);
   EXPECT_THAT(RunsOf(job->id()), SizeIs(2));
-  EXPECT_EQ(SampleOf(registry_, "gnomon_scheduler_fires_total{outcome=\"slot_taken\",trigger_type=\"cron\"}"), 1);
+  EXPECT_EQ(SampleOf(registry_,
+                     "gnomon_scheduler_fires_total{outcome=\"slot_taken\",trigger_type=\"cron\"}"),
+            1);
 }
 
 TEST_F(TriggerTest, AGroupThatCannotBeReadFailsTheWholeBatchWithNothingRecorded) {
@@ -122,7 +127,8 @@ TEST_F(TriggerTest, AGroupThatCannotBeReadFailsTheWholeBatchWithNothingRecorded)
   j.set_group_id(g->id());
   auto elsewhere = std::make_shared<const v1::Job>(j);
   hook_.Set(store::testing::FailNext("GetGroup", absl::UnavailableError("store down")));
-  absl::StatusOr<std::vector<FireOutcome>> out = trigger_.Fire({Slot(first, kNow), Slot(elsewhere, kNow)});
+  absl::StatusOr<std::vector<FireOutcome>> out =
+      trigger_.Fire({Slot(first, kNow), Slot(elsewhere, kNow)});
   EXPECT_THAT(out, StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_EQ(hook_.calls("InsertRuns"), 0);
   EXPECT_THAT(RunsOf(first->id()), IsEmpty());
@@ -166,7 +172,8 @@ TEST_F(TriggerTest, ARunCarriesItsFiresTypeSlotParamsAndLineage) {
   absl::StatusOr<v1::Run> run = temp_->GetRun((*out)[0].run_ids[0]);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->trigger_type(), v1::TRIGGER_TYPE_RETRY);
-  EXPECT_EQ(run->scheduled_time().seconds() * 1000 + run->scheduled_time().nanos() / 1'000'000, kNow - 500);
+  EXPECT_EQ(run->scheduled_time().seconds() * 1000 + run->scheduled_time().nanos() / 1'000'000,
+            kNow - 500);
   EXPECT_EQ(run->params(), "again");
   EXPECT_EQ(run->attempt(), 2u);
   EXPECT_EQ(run->first_run_id(), 41);

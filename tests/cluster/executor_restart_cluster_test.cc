@@ -43,7 +43,8 @@ class ExecutorRestartClusterTest : public ::testing::Test {
     ASSERT_TRUE(load_.Start(2)) << cluster_.Output();
     for (int i = 0; i < kJobs; ++i) {
       ASSERT_NE(load_.CreateJob({"--handler", "slow", "--params", absl::StrCat(kRunMs), "--every",
-                                 absl::StrCat(kPeriodMs, "ms"), "--misfire", "catch-up", "--retries", "1"}),
+                                 absl::StrCat(kPeriodMs, "ms"), "--misfire", "catch-up",
+                                 "--retries", "1"}),
                 0);
     }
   }
@@ -65,7 +66,8 @@ class ExecutorRestartClusterTest : public ::testing::Test {
       const std::map<int64_t, int> invoked = load_.Invocations();
       std::map<std::string, std::set<int64_t>> executing;  // address -> runs
       for (const auto& [id, r] : AllRuns()) {
-        if (r.status() == v1::RUN_STATUS_RUNNING && invoked.count(id)) executing[r.executor_address()].insert(id);
+        if (r.status() == v1::RUN_STATUS_RUNNING && invoked.count(id))
+          executing[r.executor_address()].insert(id);
       }
       for (int i = 0; i < 2; ++i) {
         auto it = executing.find(load_.executor_address(i));
@@ -121,7 +123,8 @@ class ExecutorRestartClusterTest : public ::testing::Test {
   testing::ClusterLoad load_;
 };
 
-TEST_F(ExecutorRestartClusterTest, RunsCutShortByAnExecutorCrashEndLostAndAreRetriedAsNewRunsNeverRunTwice) {
+TEST_F(ExecutorRestartClusterTest,
+       RunsCutShortByAnExecutorCrashEndLostAndAreRetriedAsNewRunsNeverRunTwice) {
   const auto [victim, cut_short] = AwaitRunsExecuting(3, absl::Seconds(30));
   ASSERT_GE(victim, 0) << "no executor was executing 3 runs\n" << cluster_.Output();
   load_.StopExecutor(victim, SIGKILL);
@@ -133,12 +136,14 @@ TEST_F(ExecutorRestartClusterTest, RunsCutShortByAnExecutorCrashEndLostAndAreRet
 
 // A supervisor restarts it at once: the new process (a new instance at the
 // same address) holds none of the old runs, so they are lost all the same.
-TEST_F(ExecutorRestartClusterTest, RunsCutShortByAnImmediateRestartEndLostAndAreRetriedNeverRunTwice) {
+TEST_F(ExecutorRestartClusterTest,
+       RunsCutShortByAnImmediateRestartEndLostAndAreRetriedNeverRunTwice) {
   const auto [victim, cut_short] = AwaitRunsExecuting(3, absl::Seconds(30));
   ASSERT_GE(victim, 0) << "no executor was executing 3 runs\n" << cluster_.Output();
   load_.StopExecutor(victim, SIGKILL);
   ASSERT_TRUE(load_.StartExecutor(victim));  // At once, as a supervisor would.
-  ASSERT_TRUE(AwaitEnded(cut_short, absl::Seconds(30))) << "runs cut short by the restart stay RUNNING";
+  ASSERT_TRUE(AwaitEnded(cut_short, absl::Seconds(30)))
+      << "runs cut short by the restart stay RUNNING";
   CheckOutcome(cut_short);
 }
 

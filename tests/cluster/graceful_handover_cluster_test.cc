@@ -31,15 +31,16 @@ std::vector<std::string> GnomondFlags() {
   return flags;
 }
 
-TEST(GracefulHandoverClusterTest, StoppingAndRestartingEachReplicaLosesNoSlotAndRepeatsNoExecution) {
+TEST(GracefulHandoverClusterTest,
+     StoppingAndRestartingEachReplicaLosesNoSlotAndRepeatsNoExecution) {
   testing::GnomonCluster cluster(GnomondFlags(), kReplicas);
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
   testing::ClusterLoad load(&cluster);
   ASSERT_TRUE(load.Start(2)) << cluster.Output();
   ASSERT_TRUE(cluster.AwaitPartitionsShared(absl::Seconds(30))) << cluster.Output();
   for (int i = 0; i < kJobs; ++i) {
-    ASSERT_NE(load.CreateJob({"--handler", "noop", "--every", absl::StrCat(kPeriodMs, "ms"), "--misfire",
-                              "do-nothing", "--misfire-threshold", "2s"}),
+    ASSERT_NE(load.CreateJob({"--handler", "noop", "--every", absl::StrCat(kPeriodMs, "ms"),
+                              "--misfire", "do-nothing", "--misfire-threshold", "2s"}),
               0);
   }
 
@@ -47,11 +48,13 @@ TEST(GracefulHandoverClusterTest, StoppingAndRestartingEachReplicaLosesNoSlotAnd
     cluster.PollInterval(absl::Seconds(1));  // Load between handovers.
     cluster.Stop(replica, SIGTERM);
     ASSERT_TRUE(cluster.AwaitPartitionsShared(absl::Seconds(20)))
-        << "the others did not take replica " << replica << "'s partitions\n" << cluster.Output();
+        << "the others did not take replica " << replica << "'s partitions\n"
+        << cluster.Output();
     cluster.PollInterval(absl::Seconds(1));  // Load without it.
     ASSERT_TRUE(cluster.StartReplica(replica)) << cluster.Output();
     ASSERT_TRUE(cluster.AwaitPartitionsShared(absl::Seconds(20)))
-        << "replica " << replica << " did not get its share back\n" << cluster.Output();
+        << "replica " << replica << " did not get its share back\n"
+        << cluster.Output();
   }
   cluster.PollInterval(absl::Seconds(1));
   load.StopJobs();

@@ -22,14 +22,15 @@ constexpr int kJobs = 24;
 constexpr int64_t kPeriodMs = 200;
 constexpr int kKills = 6;
 
-TEST(KillLoopClusterTest, KillingTheBusiestReplicaRepeatedlyNeitherRepeatsNorLosesASlotOrAnExecution) {
+TEST(KillLoopClusterTest,
+     KillingTheBusiestReplicaRepeatedlyNeitherRepeatsNorLosesASlotOrAnExecution) {
   testing::GnomonCluster cluster(testing::ClusterStoreFlags(), kReplicas);
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
   testing::ClusterLoad load(&cluster);
   ASSERT_TRUE(load.Start(2)) << cluster.Output();
   for (int i = 0; i < kJobs; ++i) {
-    ASSERT_NE(load.CreateJob({"--handler", "noop", "--every", absl::StrCat(kPeriodMs, "ms"), "--misfire",
-                              "catch-up", "--max-catch-up", "100000"}),
+    ASSERT_NE(load.CreateJob({"--handler", "noop", "--every", absl::StrCat(kPeriodMs, "ms"),
+                              "--misfire", "catch-up", "--max-catch-up", "100000"}),
               0);
   }
 

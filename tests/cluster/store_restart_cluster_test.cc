@@ -32,9 +32,10 @@ TEST(StoreRestartClusterTest, SlotsDueWhileTheStoreWasDownAreCaughtUpOnceAndExec
   testing::ClusterLoad load(&cluster);
   ASSERT_TRUE(load.Start(2)) << cluster.Output();
   for (int i = 0; i < kJobs; ++i) {
-    ASSERT_NE(load.CreateJob({"--handler", "noop", "--every", absl::StrCat(kPeriodMs, "ms"), "--misfire",
-                              "catch-up", "--max-catch-up", "100000", "--misfire-threshold", "2s"}),
-              0);
+    ASSERT_NE(
+        load.CreateJob({"--handler", "noop", "--every", absl::StrCat(kPeriodMs, "ms"), "--misfire",
+                        "catch-up", "--max-catch-up", "100000", "--misfire-threshold", "2s"}),
+        0);
   }
 
   cluster.PollInterval(absl::Seconds(3));  // Load before the outage.
@@ -47,8 +48,10 @@ TEST(StoreRestartClusterTest, SlotsDueWhileTheStoreWasDownAreCaughtUpOnceAndExec
   ASSERT_TRUE(load.AwaitSettled(absl::Seconds(60))) << "runs still pending or running";
 
   const testing::SlotAudit audit = load.Audit(kPeriodMs);
-  EXPECT_GT(audit.misfired, 0) << "no slot was late past the threshold: was the store down?\n" << audit;
-  EXPECT_GT(audit.earliest_last_slot_ms, back_ms) << "a job was not scheduled after the store came back";
+  EXPECT_GT(audit.misfired, 0) << "no slot was late past the threshold: was the store down?\n"
+                               << audit;
+  EXPECT_GT(audit.earliest_last_slot_ms, back_ms)
+      << "a job was not scheduled after the store came back";
   EXPECT_TRUE(audit.ExactlyOnce()) << audit << "\n" << cluster.Output();
 }
 

@@ -29,11 +29,11 @@ TEST(AlarmE2E, FinallyFailedRunAlarmsOnceByWebhookAndMailAndRecordsIt) {
   ASSERT_TRUE(executor->WaitForLine("listening on", absl::Seconds(30))) << executor->Output();
 
   v1::Job job;
-  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler", "fail",
-                               "--manual", "--retries", "1", "--retry-delay", "100ms", "--desc",
-                               "nightly billing", "--alarm-webhook", hook.Url("/gnomon-alarm"),
-                               "--alarm-email", "ops@example.test"},
-                              &job));
+  ASSERT_TRUE(cluster.CtlJson(
+      {"job", "create", "--group", absl::StrCat(group.id()), "--handler", "fail", "--manual",
+       "--retries", "1", "--retry-delay", "100ms", "--desc", "nightly billing", "--alarm-webhook",
+       hook.Url("/gnomon-alarm"), "--alarm-email", "ops@example.test"},
+      &job));
   // Trigger until a run reaches the executor (it may not be routable at once).
   v1::Run final_run;
   const absl::Time deadline = absl::Now() + absl::Seconds(60);
@@ -45,7 +45,8 @@ TEST(AlarmE2E, FinallyFailedRunAlarmsOnceByWebhookAndMailAndRecordsIt) {
       ASSERT_TRUE(cluster.CtlJson({"run", "list", "--job", absl::StrCat(job.id())}, &runs));
       bool chain_done = false;
       for (const v1::Run& r : runs.runs()) {
-        if (r.first_run_id() == t.run_ids(0) && r.attempt() == 1 && r.status() == v1::RUN_STATUS_FAILED) {
+        if (r.first_run_id() == t.run_ids(0) && r.attempt() == 1 &&
+            r.status() == v1::RUN_STATUS_FAILED) {
           if (!r.alarm_status().empty()) final_run = r;
           chain_done = true;
         }
@@ -60,7 +61,8 @@ TEST(AlarmE2E, FinallyFailedRunAlarmsOnceByWebhookAndMailAndRecordsIt) {
   }
   ASSERT_NE(final_run.id(), 0) << cluster.Output();
   EXPECT_NE(final_run.alarm_status().find("sent"), std::string::npos) << final_run.alarm_status();
-  EXPECT_NE(final_run.alarm_status().find("webhook"), std::string::npos) << final_run.alarm_status();
+  EXPECT_NE(final_run.alarm_status().find("webhook"), std::string::npos)
+      << final_run.alarm_status();
   EXPECT_NE(final_run.alarm_status().find("email"), std::string::npos) << final_run.alarm_status();
 
   // One POST and one mail, about the final attempt.
@@ -69,13 +71,15 @@ TEST(AlarmE2E, FinallyFailedRunAlarmsOnceByWebhookAndMailAndRecordsIt) {
   const HttpServer::Request& post = posts[0];
   EXPECT_EQ(post.method, "POST");
   EXPECT_EQ(post.target, "/gnomon-alarm");
-  EXPECT_NE(post.body.find(absl::StrCat("\"run_id\":", final_run.id())), std::string::npos) << post.body;
+  EXPECT_NE(post.body.find(absl::StrCat("\"run_id\":", final_run.id())), std::string::npos)
+      << post.body;
   const std::vector<SmtpSink::Mail> mails = smtp.mails();
   ASSERT_EQ(mails.size(), 1u);
   const SmtpSink::Mail& mail = mails[0];
   ASSERT_EQ(mail.rcpt_to.size(), 1u);
   EXPECT_NE(mail.rcpt_to[0].find("ops@example.test"), std::string::npos);
-  EXPECT_NE(mail.data.find(absl::StrCat("job ", job.id(), " failed: nightly billing")), std::string::npos)
+  EXPECT_NE(mail.data.find(absl::StrCat("job ", job.id(), " failed: nightly billing")),
+            std::string::npos)
       << mail.data;
 
   // The first attempt raised nothing.

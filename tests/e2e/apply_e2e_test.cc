@@ -10,9 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
 #include "gnomon/v1/admin.pb.h"
 #include "gnomon/v1/log.pb.h"
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/subprocess.h"
@@ -89,7 +89,8 @@ TEST_F(ApplyE2E, ApplyIsIdempotentAndGetRoundTrips) {
 
   testing::CommandResult again = Apply({"-f", file});
   EXPECT_EQ(again.out,
-            "group/billing unchanged\njob/billing/nightly-invoice unchanged\njob/billing/send-mail unchanged\n");
+            "group/billing unchanged\njob/billing/nightly-invoice unchanged\njob/billing/send-mail "
+            "unchanged\n");
 
   // What `get` prints applies back without a change.
   testing::CommandResult got = cluster_.Ctl({"get", "job", "billing/nightly-invoice"});
@@ -98,16 +99,19 @@ TEST_F(ApplyE2E, ApplyIsIdempotentAndGetRoundTrips) {
   EXPECT_THAT(got.out, HasSubstr("send-mail"));
   const std::string exported = Write("exported.yaml", got.out);
   EXPECT_EQ(Apply({"-f", exported}).out, "job/billing/nightly-invoice unchanged\n");
-  testing::CommandResult all = cluster_.Ctl({"get", "jobs", "--group", absl::StrCat(nightly.group_id())});
+  testing::CommandResult all =
+      cluster_.Ctl({"get", "jobs", "--group", absl::StrCat(nightly.group_id())});
   ASSERT_EQ(all.exit_code, 0) << all.err;
   const std::string group_yaml = cluster_.Ctl({"get", "group", "billing"}).out;
   EXPECT_EQ(Apply({"-f", Write("all.yaml", group_yaml + "---\n" + all.out)}).out,
-            "group/billing unchanged\njob/billing/nightly-invoice unchanged\njob/billing/send-mail unchanged\n");
+            "group/billing unchanged\njob/billing/nightly-invoice unchanged\njob/billing/send-mail "
+            "unchanged\n");
 
   // An edit: previewed by --dry-run, then applied, in place (same id).
-  const std::string edited =
-      Write("edited.yaml", absl::StrReplaceAll(got.out, {{"Nightly invoices", "Nightly invoices (EU)"}}));
-  EXPECT_EQ(Apply({"-f", edited, "--dry-run"}).out, "job/billing/nightly-invoice configured (dry run)\n");
+  const std::string edited = Write(
+      "edited.yaml", absl::StrReplaceAll(got.out, {{"Nightly invoices", "Nightly invoices (EU)"}}));
+  EXPECT_EQ(Apply({"-f", edited, "--dry-run"}).out,
+            "job/billing/nightly-invoice configured (dry run)\n");
   EXPECT_EQ(Job("billing/nightly-invoice").description(), "Nightly invoices");
   EXPECT_EQ(Apply({"-f", edited}).out, "job/billing/nightly-invoice configured\n");
   const v1::Job after = Job("billing/nightly-invoice");
@@ -118,7 +122,8 @@ TEST_F(ApplyE2E, ApplyIsIdempotentAndGetRoundTrips) {
 
 TEST_F(ApplyE2E, PruneDeletesWhatTheFilesNoLongerDeclare) {
   Apply({"-f", Write("billing.yaml", kBilling)});
-  const std::string only_group = Write("group.yaml", std::string(kBilling).substr(0, std::string(kBilling).find("---")));
+  const std::string only_group =
+      Write("group.yaml", std::string(kBilling).substr(0, std::string(kBilling).find("---")));
   testing::CommandResult dry = Apply({"-f", only_group, "--prune", "--dry-run"});
   EXPECT_THAT(dry.out, HasSubstr("job/billing/send-mail pruned (dry run)\n"));
   EXPECT_EQ(Job("send-mail").name(), "send-mail");
@@ -131,12 +136,15 @@ TEST_F(ApplyE2E, PruneDeletesWhatTheFilesNoLongerDeclare) {
 }
 
 TEST_F(ApplyE2E, BadDocumentsAreRefusedBeforeAnythingChanges) {
-  const std::string twice = Write("twice.yaml", std::string(kBilling) + "---\nkind: Job\napp: billing\njob: {name: send-mail}\n");
+  const std::string twice =
+      Write("twice.yaml",
+            std::string(kBilling) + "---\nkind: Job\napp: billing\njob: {name: send-mail}\n");
   testing::CommandResult r = cluster_.Ctl({"apply", "-f", twice});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("document 4"));
   EXPECT_THAT(r.err, HasSubstr("job billing/send-mail is declared twice"));
-  const std::string unknown = Write("unknown.yaml", "kind: Job\napp: billing\njob: {name: x, colour: red}\n");
+  const std::string unknown =
+      Write("unknown.yaml", "kind: Job\napp: billing\njob: {name: x, colour: red}\n");
   r = cluster_.Ctl({"apply", "-f", unknown});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("colour"));
@@ -148,28 +156,34 @@ TEST_F(ApplyE2E, NamesAreUniquePerGroupAndWorkWhereIdsDo) {
   ASSERT_TRUE(cluster_.CtlJson({"group", "create", "app-a"}, &a));
   ASSERT_TRUE(cluster_.CtlJson({"group", "create", "app-b"}, &b));
   v1::Job ja, unnamed;
+  ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(a.id()), "--handler",
+                                "demo", "--manual", "--name", "report"},
+                               &ja));
   ASSERT_TRUE(cluster_.CtlJson(
-      {"job", "create", "--group", absl::StrCat(a.id()), "--handler", "demo", "--manual", "--name", "report"}, &ja));
-  ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(a.id()), "--handler", "demo", "--manual"},
-                               &unnamed));
+      {"job", "create", "--group", absl::StrCat(a.id()), "--handler", "demo", "--manual"},
+      &unnamed));
   EXPECT_EQ(unnamed.name(), absl::StrCat("job-", unnamed.id()));
 
-  testing::CommandResult dup = cluster_.Ctl(
-      {"job", "create", "--group", absl::StrCat(a.id()), "--handler", "demo", "--manual", "--name", "report"});
+  testing::CommandResult dup = cluster_.Ctl({"job", "create", "--group", absl::StrCat(a.id()),
+                                             "--handler", "demo", "--manual", "--name", "report"});
   EXPECT_NE(dup.exit_code, 0);
   EXPECT_THAT(dup.err, HasSubstr("ALREADY_EXISTS"));
-  EXPECT_THAT(dup.err, HasSubstr("job.name: group " + absl::StrCat(a.id()) + " already has a job named 'report'"));
-  testing::CommandResult reserved = cluster_.Ctl(
-      {"job", "create", "--group", absl::StrCat(a.id()), "--handler", "demo", "--manual", "--name", "job-999"});
+  EXPECT_THAT(dup.err, HasSubstr("job.name: group " + absl::StrCat(a.id()) +
+                                 " already has a job named 'report'"));
+  testing::CommandResult reserved =
+      cluster_.Ctl({"job", "create", "--group", absl::StrCat(a.id()), "--handler", "demo",
+                    "--manual", "--name", "job-999"});
   EXPECT_THAT(reserved.err, HasSubstr("job.name: names of the form job-<number> are reserved"));
 
   // The same name in another group is fine; then the bare name is ambiguous.
   v1::Job jb;
-  ASSERT_TRUE(cluster_.CtlJson(
-      {"job", "create", "--group", absl::StrCat(b.id()), "--handler", "demo", "--manual", "--name", "report"}, &jb));
+  ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(b.id()), "--handler",
+                                "demo", "--manual", "--name", "report"},
+                               &jb));
   testing::CommandResult ambiguous = cluster_.Ctl({"job", "get", "report"});
   EXPECT_EQ(ambiguous.exit_code, 1);
-  EXPECT_THAT(ambiguous.err, HasSubstr("jobs named \"report\" are in groups app-a, app-b; set job_name.group"));
+  EXPECT_THAT(ambiguous.err,
+              HasSubstr("jobs named \"report\" are in groups app-a, app-b; set job_name.group"));
   EXPECT_EQ(Job("app-b/report").id(), jb.id());
 
   // Trigger, update (rename), start and stop by name.
@@ -177,7 +191,8 @@ TEST_F(ApplyE2E, NamesAreUniquePerGroupAndWorkWhereIdsDo) {
   ASSERT_TRUE(cluster_.CtlJson({"job", "trigger", "app-a/report"}, &fired));
   ASSERT_EQ(fired.run_ids_size(), 1);
   v1::Job renamed;
-  ASSERT_TRUE(cluster_.CtlJson({"job", "update", "app-a/report", "--name", "daily-report"}, &renamed));
+  ASSERT_TRUE(
+      cluster_.CtlJson({"job", "update", "app-a/report", "--name", "daily-report"}, &renamed));
   EXPECT_EQ(renamed.id(), ja.id());
   EXPECT_EQ(Job("app-a/daily-report").id(), ja.id());
   EXPECT_EQ(Job("app-a/daily-report").last_run().run_id(), fired.run_ids(0));
@@ -200,7 +215,8 @@ TEST_F(ApplyE2E, NamesAreUniquePerGroupAndWorkWhereIdsDo) {
 
   // A copy is a new stopped job; deleting keeps the runs until retention.
   v1::Job copy;
-  ASSERT_TRUE(cluster_.CtlJson({"job", "copy", "app-a/daily-report", "--name", "daily-report-2"}, &copy));
+  ASSERT_TRUE(
+      cluster_.CtlJson({"job", "copy", "app-a/daily-report", "--name", "daily-report-2"}, &copy));
   EXPECT_NE(copy.id(), ja.id());
   EXPECT_EQ(copy.bean().handler(), "demo");
   testing::CommandResult deleted = cluster_.Ctl({"job", "delete", "app-a/daily-report"});

@@ -17,8 +17,8 @@ TEST(AuditE2E, EveryChangeIsListedWithItsActorAndObjectBeforeAndAfterWithoutToke
   v1::Group group;
   ASSERT_TRUE(cluster.CtlJson({"group", "create", "audited"}, &group));
   v1::Job job;
-  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo",
-                               "--every", "1h", "--desc", "first"},
+  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler",
+                               "demo", "--every", "1h", "--desc", "first"},
                               &job));
   ASSERT_TRUE(cluster.CtlJson({"job", "update", absl::StrCat(job.id()), "--desc", "second"}, &job));
   v1::Group rotated;
@@ -36,8 +36,10 @@ TEST(AuditE2E, EveryChangeIsListedWithItsActorAndObjectBeforeAndAfterWithoutToke
   EXPECT_EQ(audit.entries(1).method(), "RotateGroupToken");
   EXPECT_EQ(audit.entries(1).object(), absl::StrCat("group/", group.id()));
   EXPECT_EQ(audit.entries(2).method(), "UpdateJob");
-  EXPECT_NE(audit.entries(2).before_json().find("first"), std::string::npos) << audit.entries(2).DebugString();
-  EXPECT_NE(audit.entries(2).after_json().find("second"), std::string::npos) << audit.entries(2).DebugString();
+  EXPECT_NE(audit.entries(2).before_json().find("first"), std::string::npos)
+      << audit.entries(2).DebugString();
+  EXPECT_NE(audit.entries(2).after_json().find("second"), std::string::npos)
+      << audit.entries(2).DebugString();
   EXPECT_EQ(audit.entries(3).method(), "CreateJob");
   EXPECT_TRUE(audit.entries(3).before_json().empty());
   EXPECT_EQ(audit.entries(4).method(), "CreateGroup");
@@ -46,8 +48,10 @@ TEST(AuditE2E, EveryChangeIsListedWithItsActorAndObjectBeforeAndAfterWithoutToke
     EXPECT_EQ(e.actor().rfind("admin:", 0), 0u) << e.actor();
     EXPECT_EQ(e.actor().size(), 6u + 16u) << e.actor();
     EXPECT_TRUE(e.has_time());
-    for (const std::string& secret : {group.access_token(), rotated.access_token(), cluster.admin_token()}) {
-      EXPECT_EQ(absl::StrCat(e.request_json(), e.before_json(), e.after_json()).find(secret), std::string::npos)
+    for (const std::string& secret :
+         {group.access_token(), rotated.access_token(), cluster.admin_token()}) {
+      EXPECT_EQ(absl::StrCat(e.request_json(), e.before_json(), e.after_json()).find(secret),
+                std::string::npos)
           << e.method() << " leaks a token";
     }
   }

@@ -61,7 +61,8 @@ TEST(ExactlyOnceE2E, KillNineAtRandomMomentsNeitherRepeatsNorLosesASlot) {
 
   for (int64_t id : jobs) {
     v1::ListRunsResponse runs;
-    ASSERT_TRUE(cluster.CtlJson({"run", "list", "--job", absl::StrCat(id), "--limit", "100000"}, &runs));
+    ASSERT_TRUE(
+        cluster.CtlJson({"run", "list", "--job", absl::StrCat(id), "--limit", "100000"}, &runs));
     std::map<int64_t, int> fired;  // slot -> first attempts recorded for it
     for (const v1::Run& r : runs.runs()) {
       if (r.attempt() != 0 || !r.has_scheduled_time()) continue;

@@ -56,7 +56,8 @@ class LifecycleE2E : public ::testing::Test {
 
   std::vector<v1::Run> Runs(int64_t job_id) {
     v1::ListRunsResponse runs;
-    EXPECT_TRUE(cluster_.CtlJson({"run", "list", "--job", absl::StrCat(job_id), "--limit", "500"}, &runs));
+    EXPECT_TRUE(
+        cluster_.CtlJson({"run", "list", "--job", absl::StrCat(job_id), "--limit", "500"}, &runs));
     return {runs.runs().begin(), runs.runs().end()};
   }
 
@@ -76,7 +77,8 @@ class LifecycleE2E : public ::testing::Test {
     v1::Run r;
     WaitFor([&] {
       r = Get(id);
-      return r.status() != v1::RUN_STATUS_PENDING && (!until_ended || r.status() != v1::RUN_STATUS_RUNNING);
+      return r.status() != v1::RUN_STATUS_PENDING &&
+             (!until_ended || r.status() != v1::RUN_STATUS_RUNNING);
     });
     return r;
   }
@@ -89,9 +91,9 @@ class LifecycleE2E : public ::testing::Test {
 
   // A second sample executor in the group, listening (for broadcasts).
   std::unique_ptr<testing::Subprocess> StartSecondExecutor() {
-    auto second = cluster_.StartExecutor(
-        "life-app", group_.access_token(),
-        {"--spool-dir=" + cluster_.dir() + "/spool-second", "--log-dir=" + cluster_.dir() + "/logs-second"});
+    auto second = cluster_.StartExecutor("life-app", group_.access_token(),
+                                         {"--spool-dir=" + cluster_.dir() + "/spool-second",
+                                          "--log-dir=" + cluster_.dir() + "/logs-second"});
     auto line = second->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
     EXPECT_TRUE(line) << second->Output();
     return line ? std::move(second) : nullptr;
@@ -106,11 +108,12 @@ class LifecycleE2E : public ::testing::Test {
 // gnomonctl executor list: what the scheduler routes to, per group.
 TEST_F(LifecycleE2E, ExecutorListShowsOnlineExecutorsAndManualAddresses) {
   v1::Group manual;
-  ASSERT_TRUE(cluster_.CtlJson({"group", "create", "life-manual", "--addresses", "127.0.0.1:1"}, &manual));
+  ASSERT_TRUE(
+      cluster_.CtlJson({"group", "create", "life-manual", "--addresses", "127.0.0.1:1"}, &manual));
   v1::ListExecutorsResponse listed;
   ASSERT_TRUE(WaitFor([&] {
-    return cluster_.CtlJson({"executor", "list", "-o", "json"}, &listed) && listed.groups_size() == 2 &&
-           listed.groups(0).executors_size() == 1;
+    return cluster_.CtlJson({"executor", "list", "-o", "json"}, &listed) &&
+           listed.groups_size() == 2 && listed.groups(0).executors_size() == 1;
   })) << listed.DebugString();
   const v1::ExecutorInfo& e = listed.groups(0).executors(0);
   EXPECT_EQ(listed.groups(0).group_id(), group_.id());
@@ -121,7 +124,8 @@ TEST_F(LifecycleE2E, ExecutorListShowsOnlineExecutorsAndManualAddresses) {
   EXPECT_EQ(e.registry_replica(), "replica-0");  // The registry replica holding its session.
   ASSERT_EQ(listed.groups(1).manual_size(), 1);
   EXPECT_EQ(listed.groups(1).manual(0).address(), "127.0.0.1:1");
-  testing::CommandResult table = cluster_.Ctl({"executor", "list", "--group", absl::StrCat(group_.id())});
+  testing::CommandResult table =
+      cluster_.Ctl({"executor", "list", "--group", absl::StrCat(group_.id())});
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find(address_), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("online"), std::string::npos) << table.out;
@@ -189,7 +193,8 @@ TEST_F(LifecycleE2E, SuccessfulParentTriggersItsChildWithTheParentRecorded) {
     return false;
   }));
   // A cycle is refused: the child cannot name its parent as its child.
-  CommandResult r = cluster_.Ctl({"job", "update", absl::StrCat(child), "--children", absl::StrCat(parent)});
+  CommandResult r =
+      cluster_.Ctl({"job", "update", absl::StrCat(child), "--children", absl::StrCat(parent)});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("cycle"), std::string::npos) << r.err;
 }
@@ -234,7 +239,8 @@ TEST_F(LifecycleE2E, RunOnAnExecutorKilledMidRunFailsAsExecutorLost) {
   EXPECT_EQ(r.handle_code(), v1::HANDLE_CODE_EXECUTOR_LOST);
   EXPECT_NE(r.handle_message().find("executor lost"), std::string::npos) << r.handle_message();
   // Long before XXL-JOB's 10 minutes: well under the run's own 60 s.
-  EXPECT_LT(TimeUtil::TimestampToMilliseconds(r.end_time()) - TimeUtil::TimestampToMilliseconds(r.start_time()),
+  EXPECT_LT(TimeUtil::TimestampToMilliseconds(r.end_time()) -
+                TimeUtil::TimestampToMilliseconds(r.start_time()),
             30'000);
 }
 
@@ -246,13 +252,15 @@ TEST_F(LifecycleE2E, ReportCountsSucceededAndFailedRunsOfToday) {
     Trigger(bad_job);
     int ok = 0, bad = 0;
     for (const v1::Run& r : Runs(ok_job)) ok += r.status() == v1::RUN_STATUS_SUCCEEDED;
-    for (const v1::Run& r : Runs(bad_job)) bad += r.status() == v1::RUN_STATUS_FAILED && r.handle_code() == 500;
+    for (const v1::Run& r : Runs(bad_job))
+      bad += r.status() == v1::RUN_STATUS_FAILED && r.handle_code() == 500;
     return ok >= 2 && bad >= 2;
   }));
   // Let every run triggered so far end, so the counts below are final.
   ASSERT_TRUE(WaitFor([&] {
     for (const v1::Run& r : Runs(ok_job)) {
-      if (r.status() == v1::RUN_STATUS_PENDING || r.status() == v1::RUN_STATUS_RUNNING) return false;
+      if (r.status() == v1::RUN_STATUS_PENDING || r.status() == v1::RUN_STATUS_RUNNING)
+        return false;
     }
     return true;
   }));
@@ -260,7 +268,8 @@ TEST_F(LifecycleE2E, ReportCountsSucceededAndFailedRunsOfToday) {
   for (const v1::Run& r : Runs(ok_job)) succeeded += r.status() == v1::RUN_STATUS_SUCCEEDED;
   for (const v1::Run& r : Runs(ok_job)) failed += r.status() == v1::RUN_STATUS_FAILED;
   v1::GetStatsResponse stats;
-  ASSERT_TRUE(cluster_.CtlJson({"stats", "show", "--days", "1", "--job", absl::StrCat(ok_job)}, &stats));
+  ASSERT_TRUE(
+      cluster_.CtlJson({"stats", "show", "--days", "1", "--job", absl::StrCat(ok_job)}, &stats));
   ASSERT_EQ(stats.rows_size(), 1) << stats.DebugString();
   EXPECT_EQ(stats.rows(0).succeeded(), succeeded);
   EXPECT_EQ(stats.rows(0).failed(), failed);
@@ -305,8 +314,10 @@ TEST_F(LifecycleE2E, BadInputOnTheSessionStreamIsRefusedAndOthersAreUnaffected) 
     v1::SessionResponse resp;
     EXPECT_FALSE(stream->Read(&resp)) << c.name;
     grpc::Status s = stream->Finish();
-    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.name << ": " << s.error_message();
-    EXPECT_NE(s.error_message().find(c.field), std::string::npos) << c.name << ": " << s.error_message();
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << c.name << ": " << s.error_message();
+    EXPECT_NE(s.error_message().find(c.field), std::string::npos)
+        << c.name << ": " << s.error_message();
   }
   // A wrong token is refused too.
   {
@@ -331,7 +342,8 @@ TEST_F(LifecycleE2E, BadInputOnTheSessionStreamIsRefusedAndOthersAreUnaffected) 
 TEST_F(LifecycleE2E, FixDelayFiresTheDelayAfterThePreviousRunEnded) {
   // Each run takes ~300 ms; the next fire is 200 ms after the previous end,
   // so consecutive scheduled instants are at least 500 ms apart.
-  const int64_t job = CreateJob({"--handler", "slow", "--params", "300", "--delay", "200ms", "--start"});
+  const int64_t job =
+      CreateJob({"--handler", "slow", "--params", "300", "--delay", "200ms", "--start"});
   std::vector<v1::Run> done;
   ASSERT_TRUE(WaitFor([&] {
     done.clear();
@@ -355,11 +367,14 @@ TEST_F(LifecycleE2E, BackfillFiresThePastSlotsOnceEach) {
   const absl::Time now = absl::Now();
   const absl::Time from = absl::FromUnixSeconds(absl::ToUnixSeconds(now) / 60 * 60 - 120);
   const std::string from_s = absl::FormatTime(absl::RFC3339_full, from, absl::UTCTimeZone());
-  const std::string to_s = absl::FormatTime(absl::RFC3339_full, from + absl::Minutes(1), absl::UTCTimeZone());
+  const std::string to_s =
+      absl::FormatTime(absl::RFC3339_full, from + absl::Minutes(1), absl::UTCTimeZone());
   v1::BackfillResponse first, again;
-  ASSERT_TRUE(cluster_.CtlJson({"job", "backfill", absl::StrCat(job), "--from", from_s, "--to", to_s}, &first));
+  ASSERT_TRUE(cluster_.CtlJson(
+      {"job", "backfill", absl::StrCat(job), "--from", from_s, "--to", to_s}, &first));
   EXPECT_EQ(first.run_ids_size(), 6);  // :00, :10, ... :50 of that minute.
-  ASSERT_TRUE(cluster_.CtlJson({"job", "backfill", absl::StrCat(job), "--from", from_s, "--to", to_s}, &again));
+  ASSERT_TRUE(cluster_.CtlJson(
+      {"job", "backfill", absl::StrCat(job), "--from", from_s, "--to", to_s}, &again));
   EXPECT_EQ(again.run_ids_size(), 0);  // Slots already fired are skipped.
   for (const v1::Run& r : Runs(job)) EXPECT_EQ(r.trigger_type(), v1::TRIGGER_TYPE_BACKFILL);
 }
@@ -368,8 +383,9 @@ TEST_F(LifecycleE2E, BroadcastRunsEveryShardAndChildrenCanWaitForAllShards) {
   auto second = StartSecondExecutor();
   ASSERT_NE(second, nullptr);
   const int64_t child = CreateJob({"--handler", "demo", "--manual"});
-  const int64_t parent = CreateJob({"--handler", "sharding", "--manual", "--route", "broadcast",
-                                    "--children", absl::StrCat(child), "--children-after-all-shards"});
+  const int64_t parent =
+      CreateJob({"--handler", "sharding", "--manual", "--route", "broadcast", "--children",
+                 absl::StrCat(child), "--children-after-all-shards"});
   // Trigger until both executors take a shard.
   std::vector<int64_t> shards;
   ASSERT_TRUE(WaitFor([&] {
@@ -380,7 +396,8 @@ TEST_F(LifecycleE2E, BroadcastRunsEveryShardAndChildrenCanWaitForAllShards) {
   ASSERT_TRUE(WaitFor([&] {
     runs.clear();
     for (int64_t id : shards) runs.push_back(Get(id));
-    return runs[0].status() == v1::RUN_STATUS_SUCCEEDED && runs[1].status() == v1::RUN_STATUS_SUCCEEDED;
+    return runs[0].status() == v1::RUN_STATUS_SUCCEEDED &&
+           runs[1].status() == v1::RUN_STATUS_SUCCEEDED;
   }));
   EXPECT_EQ(runs[0].shard_total(), 2u);
   EXPECT_NE(runs[0].shard_index(), runs[1].shard_index());
@@ -397,8 +414,9 @@ TEST_F(LifecycleE2E, BroadcastRunsEveryShardAndChildrenCanWaitForAllShards) {
   }));
   cluster_.PollInterval(absl::Milliseconds(500));  // Room for a wrong second child to appear.
   int total = 0;
-  for (const v1::Run& r : Runs(child)) total += r.parent_run_id() == shard0 || r.parent_run_id() == shards[0] ||
-                                              r.parent_run_id() == shards[1];
+  for (const v1::Run& r : Runs(child))
+    total += r.parent_run_id() == shard0 || r.parent_run_id() == shards[0] ||
+             r.parent_run_id() == shards[1];
   EXPECT_EQ(total, 1);
 }
 
@@ -418,7 +436,8 @@ TEST_F(LifecycleE2E, BroadcastRetryRerunsOnlyTheFailedShard) {
     for (int64_t id : shards) firsts.push_back(Get(id));
     return firsts[0].has_end_time() && firsts[1].has_end_time();
   }));
-  std::sort(firsts.begin(), firsts.end(), [](auto& a, auto& b) { return a.shard_index() < b.shard_index(); });
+  std::sort(firsts.begin(), firsts.end(),
+            [](auto& a, auto& b) { return a.shard_index() < b.shard_index(); });
   ASSERT_EQ(firsts[0].status(), v1::RUN_STATUS_SUCCEEDED);
   ASSERT_EQ(firsts[1].status(), v1::RUN_STATUS_FAILED);
   // One retry, of shard 1 only, linked to its first attempt (and it fails
@@ -446,16 +465,16 @@ TEST_F(LifecycleE2E, BroadcastRetryRerunsOnlyTheFailedShard) {
 TEST_F(LifecycleE2E, AnExecutorWithAFullQueueIsSkippedAndFirstFailsOverToTheNext) {
   // Both executors of the group let no run of a job wait behind a running one.
   executor_.reset();
-  auto one = cluster_.StartExecutor("life-app", group_.access_token(),
-                                    {"--max-queued-runs-per-job=0"});
+  auto one =
+      cluster_.StartExecutor("life-app", group_.access_token(), {"--max-queued-runs-per-job=0"});
   ASSERT_TRUE(one->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30)));
   auto two = cluster_.StartExecutor(
       "life-app", group_.access_token(),
       {"--max-queued-runs-per-job=0", "--spool-dir=" + cluster_.dir() + "/spool-two",
        "--log-dir=" + cluster_.dir() + "/logs-two"});
   ASSERT_TRUE(two->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30)));
-  const int64_t job = CreateJob({"--handler", "slow", "--params", "60000", "--manual", "--route",
-                                 "first"});
+  const int64_t job =
+      CreateJob({"--handler", "slow", "--params", "60000", "--manual", "--route", "first"});
   // Wait until both are routable: a run fails 505 while one is missing.
   v1::Run first;
   ASSERT_TRUE(WaitFor([&] {
@@ -502,7 +521,8 @@ TEST_F(LifecycleE2E, QuickTriggersOfASerialJobExecuteInFireOrder) {
 
 TEST_F(LifecycleE2E, ManualGroupRoutesOnlyToAddressesThatAnswerBeats) {
   v1::Group manual;
-  ASSERT_TRUE(cluster_.CtlJson({"group", "create", "manual-app", "--addresses", "127.0.0.1:1"}, &manual));
+  ASSERT_TRUE(
+      cluster_.CtlJson({"group", "create", "manual-app", "--addresses", "127.0.0.1:1"}, &manual));
   auto live = cluster_.StartExecutor("manual-app", manual.access_token());
   auto line = live->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
   ASSERT_TRUE(line) << live->Output();

@@ -4,11 +4,10 @@
 //    the document cannot drift), and promtool finds nothing to lint;
 //  * a real Prometheus server scrapes both; after N manual triggers, PromQL
 //    sees exactly N runs ended and N lateness observations on each side.
+#include <curl/curl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <curl/curl.h>
 
 #include <fstream>
 #include <map>
@@ -26,10 +25,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "gmock/gmock.h"
 #include "gnomon/v1/admin.pb.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/http_get.h"
@@ -82,10 +81,12 @@ std::set<std::string> DocumentedFamilies() {
 }
 
 // promtool's verdict on an exposition: "" when clean, else its output.
-std::string PromtoolProblems(const std::string& dir, const std::string& name, const std::string& exposition) {
+std::string PromtoolProblems(const std::string& dir, const std::string& name,
+                             const std::string& exposition) {
   const std::string path = absl::StrCat(dir, "/", name, ".prom");
   std::ofstream(path) << exposition;
-  testing::CommandResult r = testing::RunCommand({"/bin/sh", "-c", "promtool check metrics < " + path});
+  testing::CommandResult r =
+      testing::RunCommand({"/bin/sh", "-c", "promtool check metrics < " + path});
   return r.exit_code == 0 ? "" : absl::StrCat("exit ", r.exit_code, ": ", r.out, r.err);
 }
 
@@ -109,20 +110,25 @@ class MetricsE2E : public ::testing::Test {
     gnomond_metrics_ = MetricsUrl(*cluster_.gnomond());
     ASSERT_FALSE(gnomond_metrics_.empty()) << cluster_.Output();
     ASSERT_TRUE(cluster_.CtlJson({"group", "create", "metrics-app"}, &group_));
-    executor_ = cluster_.StartExecutor("metrics-app", group_.access_token(), {"--metrics-listen=127.0.0.1:0"});
+    executor_ = cluster_.StartExecutor("metrics-app", group_.access_token(),
+                                       {"--metrics-listen=127.0.0.1:0"});
     executor_metrics_ = MetricsUrl(*executor_);
-    std::optional<std::string> listening = executor_->WaitForLine("listening on", absl::Seconds(30));
+    std::optional<std::string> listening =
+        executor_->WaitForLine("listening on", absl::Seconds(30));
     ASSERT_TRUE(listening && !executor_metrics_.empty()) << executor_->Output();
-    executor_address_ = std::string(absl::StripAsciiWhitespace(listening->substr(listening->rfind(' ') + 1)));
+    executor_address_ =
+        std::string(absl::StripAsciiWhitespace(listening->substr(listening->rfind(' ') + 1)));
     ASSERT_TRUE(cluster_.CtlJson(
-        {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "demo", "--manual"}, &job_));
+        {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "demo", "--manual"},
+        &job_));
   }
 
   // Fires the job once on the executor, named explicitly so the run does not
   // depend on when the scheduler's membership view catches up.
   void Trigger() {
     v1::TriggerJobResponse t;
-    ASSERT_TRUE(cluster_.CtlJson({"job", "trigger", absl::StrCat(job_.id()), "--executors", executor_address_}, &t));
+    ASSERT_TRUE(cluster_.CtlJson(
+        {"job", "trigger", absl::StrCat(job_.id()), "--executors", executor_address_}, &t));
     ASSERT_EQ(t.run_ids_size(), 1);
   }
 
@@ -168,8 +174,10 @@ TEST_F(MetricsE2E, DocsListExactlyTheExposedFamiliesAndPromtoolIsClean) {
   for (const std::string& f : documented) {
     if (!exposed.count(f)) absent.push_back(f);
   }
-  EXPECT_TRUE(undocumented.empty()) << "exposed but not in docs/metrics.md: " << absl::StrJoin(undocumented, ", ");
-  EXPECT_TRUE(absent.empty()) << "in docs/metrics.md but not exposed: " << absl::StrJoin(absent, ", ");
+  EXPECT_TRUE(undocumented.empty())
+      << "exposed but not in docs/metrics.md: " << absl::StrJoin(undocumented, ", ");
+  EXPECT_TRUE(absent.empty()) << "in docs/metrics.md but not exposed: "
+                              << absl::StrJoin(absent, ", ");
   EXPECT_EQ(PromtoolProblems(cluster_.dir(), "gnomond", *server), "");
   EXPECT_EQ(PromtoolProblems(cluster_.dir(), "executor", *executor), "");
 }
@@ -182,28 +190,33 @@ class Prometheus {
     std::ofstream out(config);
     out << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n";
     for (size_t i = 0; i < targets.size(); ++i) {
-      out << "  - job_name: target" << i << "\n    static_configs:\n      - targets: ['" << targets[i] << "']\n";
+      out << "  - job_name: target" << i << "\n    static_configs:\n      - targets: ['"
+          << targets[i] << "']\n";
     }
     out.close();
     process_ = std::make_unique<Subprocess>(std::vector<std::string>{
         "/usr/bin/prometheus", "--config.file=" + config, "--storage.tsdb.path=" + dir + "/tsdb",
         absl::StrCat("--web.listen-address=127.0.0.1:", port_)});
   }
-  bool AwaitReady() { return process_->WaitForLine("ready to receive web requests", absl::Seconds(30)).has_value(); }
+  bool AwaitReady() {
+    return process_->WaitForLine("ready to receive web requests", absl::Seconds(30)).has_value();
+  }
   std::string Output() const { return process_->Output(); }
 
   // The value of a PromQL query that yields one sample, or nullopt (no
   // sample yet, or not one).
   std::optional<double> Query(const std::string& promql) {
-    std::optional<std::string> body =
-        HttpGet(absl::StrCat("http://127.0.0.1:", port_, "/api/v1/query?query=", UrlEncode(promql)));
+    std::optional<std::string> body = HttpGet(
+        absl::StrCat("http://127.0.0.1:", port_, "/api/v1/query?query=", UrlEncode(promql)));
     google::protobuf::Struct doc;
-    if (!body || !google::protobuf::util::JsonStringToMessage(*body, &doc).ok()) return std::nullopt;
+    if (!body || !google::protobuf::util::JsonStringToMessage(*body, &doc).ok())
+      return std::nullopt;
     const auto& result = doc.fields().at("data").struct_value().fields().at("result").list_value();
     if (result.values_size() != 1) return std::nullopt;
     const auto& value = result.values(0).struct_value().fields().at("value").list_value();
     double v = 0;
-    if (value.values_size() != 2 || !absl::SimpleAtod(value.values(1).string_value(), &v)) return std::nullopt;
+    if (value.values_size() != 2 || !absl::SimpleAtod(value.values(1).string_value(), &v))
+      return std::nullopt;
     return v;
   }
 
@@ -253,7 +266,8 @@ TEST_F(MetricsE2E, PrometheusCountsEveryTriggeredRunExactlyOnce) {
   // Lateness of manual runs is small: all N observations within 10 s.
   EXPECT_EQ(prometheus.Query("sum(gnomon_scheduler_trigger_lateness_seconds_bucket{le=\"10\"})"),
             std::optional<double>(kRuns));
-  for (const auto& [name, url] : {std::pair{"gnomond", gnomond_metrics_}, std::pair{"executor", executor_metrics_}}) {
+  for (const auto& [name, url] :
+       {std::pair{"gnomond", gnomond_metrics_}, std::pair{"executor", executor_metrics_}}) {
     std::optional<std::string> text = HttpGet(url);
     ASSERT_TRUE(text) << name;
     EXPECT_EQ(PromtoolProblems(cluster_.dir(), name, *text), "") << name;

@@ -34,22 +34,24 @@ TEST(ReadmeTasteE2E, TasteExecutorRunsTheInvoiceJob) {
   ASSERT_TRUE(cluster.CtlJson({"group", "create", "billing"}, &group));
   ASSERT_FALSE(group.access_token().empty());
 
-  // GNOMON_APP=billing GNOMON_REGISTRY=$GNOMON_SERVER GNOMON_ACCESS_TOKEN=... gnomon-readme-taste_executor
-  testing::Subprocess executor({TASTE_EXECUTOR_PATH},
-                               std::map<std::string, std::string>{
-                                   {"GNOMON_APP", "billing"},
-                                   {"GNOMON_REGISTRY", cluster.address()},
-                                   {"GNOMON_ACCESS_TOKEN", group.access_token()},
-                                   {"GNOMON_LISTEN", "127.0.0.1:0"}});
+  // GNOMON_APP=billing GNOMON_REGISTRY=$GNOMON_SERVER GNOMON_ACCESS_TOKEN=...
+  // gnomon-readme-taste_executor
+  testing::Subprocess executor(
+      {TASTE_EXECUTOR_PATH},
+      std::map<std::string, std::string>{{"GNOMON_APP", "billing"},
+                                         {"GNOMON_REGISTRY", cluster.address()},
+                                         {"GNOMON_ACCESS_TOKEN", group.access_token()},
+                                         {"GNOMON_LISTEN", "127.0.0.1:0"}});
   ASSERT_TRUE(executor.WaitForLine("registered app \"billing\"", absl::Seconds(30)))
       << executor.Output() << cluster.Output();
 
-  // gnomonctl job create --group ID --name nightly-invoice --handler invoice --cron '0 0 6 * * ?' ...
+  // gnomonctl job create --group ID --name nightly-invoice --handler invoice --cron '0 0 6 * * ?'
+  // ...
   v1::Job job;
-  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--name", "nightly-invoice",
-                               "--handler", "invoice", "--cron", "0 0 6 * * ?", "--tz", "Europe/Berlin",
-                               "--start"},
-                              &job));
+  ASSERT_TRUE(cluster.CtlJson(
+      {"job", "create", "--group", absl::StrCat(group.id()), "--name", "nightly-invoice",
+       "--handler", "invoice", "--cron", "0 0 6 * * ?", "--tz", "Europe/Berlin", "--start"},
+      &job));
   ASSERT_EQ(job.state(), v1::JOB_STATE_RUNNING);
 
   // gnomonctl job trigger billing/nightly-invoice --params 'customer 7'

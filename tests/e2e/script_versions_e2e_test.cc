@@ -43,9 +43,10 @@ class ScriptVersionsE2E : public ::testing::Test {
 
 TEST_F(ScriptVersionsE2E, EditsAreVersionedListedShownDiffedAndRolledBack) {
   v1::Job job;
-  ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group_.id()), "--script-shell",
-                                Script("v1.sh", "echo one\necho same\n"), "--manual", "--remark", "first cut"},
-                               &job));
+  ASSERT_TRUE(cluster_.CtlJson(
+      {"job", "create", "--group", absl::StrCat(group_.id()), "--script-shell",
+       Script("v1.sh", "echo one\necho same\n"), "--manual", "--remark", "first cut"},
+      &job));
   EXPECT_EQ(job.script().version(), 1);
   const std::string id = absl::StrCat(job.id());
 
@@ -55,20 +56,23 @@ TEST_F(ScriptVersionsE2E, EditsAreVersionedListedShownDiffedAndRolledBack) {
   ASSERT_TRUE(cluster_.CtlJson({"user", "create", "alice", "--role", "operator", "--group",
                                 absl::StrCat(group_.id()), "--password-file", password_file},
                                &alice));
-  testing::CommandResult login = cluster_.Ctl({"user", "login", "alice", "--password-file", password_file});
+  testing::CommandResult login =
+      cluster_.Ctl({"user", "login", "alice", "--password-file", password_file});
   ASSERT_EQ(login.exit_code, 0) << login.err;
   const std::string alice_token = login.out.substr(0, login.out.find('\n'));
-  ASSERT_TRUE(cluster_.CtlJson({"job", "update", id, "--script-shell", Script("v2.sh", "echo two\necho same\n"),
-                                "--remark", "say two", "--token", alice_token},
-                               &job));
+  ASSERT_TRUE(cluster_.CtlJson(
+      {"job", "update", id, "--script-shell", Script("v2.sh", "echo two\necho same\n"), "--remark",
+       "say two", "--token", alice_token},
+      &job));
   EXPECT_EQ(job.script().version(), 2);
   EXPECT_EQ(job.script().remark(), "");  // Input only.
 
   // Not a script change: no version.
   ASSERT_TRUE(cluster_.CtlJson({"job", "update", id, "--desc", "described"}, &job));
   EXPECT_EQ(job.script().version(), 2);
-  ASSERT_TRUE(cluster_.CtlJson({"job", "update", id, "--script-shell", Script("v2-again.sh", "echo two\necho same\n")},
-                               &job));
+  ASSERT_TRUE(cluster_.CtlJson(
+      {"job", "update", id, "--script-shell", Script("v2-again.sh", "echo two\necho same\n")},
+      &job));
   EXPECT_EQ(job.script().version(), 2);
 
   v1::ListScriptVersionsResponse versions = Versions(job.id());
@@ -99,10 +103,12 @@ TEST_F(ScriptVersionsE2E, EditsAreVersionedListedShownDiffedAndRolledBack) {
 
   testing::CommandResult diff = cluster_.Ctl({"job", "script", "diff", id, "v1", "-o", "table"});
   ASSERT_EQ(diff.exit_code, 0) << diff.err;
-  EXPECT_EQ(diff.out, absl::StrCat("--- job ", id, " v1\n+++ job ", id,
-                                   " v2 (current)\n@@ -1,2 +1,2 @@\n-echo one\n+echo two\n echo same\n"));
+  EXPECT_EQ(diff.out,
+            absl::StrCat("--- job ", id, " v1\n+++ job ", id,
+                         " v2 (current)\n@@ -1,2 +1,2 @@\n-echo one\n+echo two\n echo same\n"));
 
-  testing::CommandResult rollback = cluster_.Ctl({"job", "script", "rollback", id, "1", "-o", "table"});
+  testing::CommandResult rollback =
+      cluster_.Ctl({"job", "script", "rollback", id, "1", "-o", "table"});
   ASSERT_EQ(rollback.exit_code, 0) << rollback.err;
   EXPECT_EQ(rollback.out, absl::StrCat("job ", id, "'s script is v1's again, as v3\n"));
   v1::Job now;
@@ -113,10 +119,12 @@ TEST_F(ScriptVersionsE2E, EditsAreVersionedListedShownDiffedAndRolledBack) {
   versions = Versions(job.id());
   ASSERT_EQ(versions.versions_size(), 3);
   EXPECT_EQ(versions.versions(0).remark(), "rollback to v1");
-  testing::CommandResult same = cluster_.Ctl({"job", "script", "diff", id, "1", "3", "-o", "table"});
+  testing::CommandResult same =
+      cluster_.Ctl({"job", "script", "diff", id, "1", "3", "-o", "table"});
   ASSERT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(same.out, "");
-  ASSERT_TRUE(cluster_.CtlJson({"job", "script", "rollback", id, "2", "--remark", "two was right"}, &now));
+  ASSERT_TRUE(
+      cluster_.CtlJson({"job", "script", "rollback", id, "2", "--remark", "two was right"}, &now));
   EXPECT_EQ(now.script().version(), 4);
   EXPECT_EQ(Versions(job.id()).versions(0).remark(), "two was right");
 
@@ -126,8 +134,10 @@ TEST_F(ScriptVersionsE2E, EditsAreVersionedListedShownDiffedAndRolledBack) {
   EXPECT_NE(missing.err.find("version 9"), std::string::npos) << missing.err;
   v1::Job bean;
   ASSERT_TRUE(cluster_.CtlJson(
-      {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "demo", "--manual"}, &bean));
-  testing::CommandResult not_script = cluster_.Ctl({"job", "script", "rollback", absl::StrCat(bean.id()), "1"});
+      {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "demo", "--manual"},
+      &bean));
+  testing::CommandResult not_script =
+      cluster_.Ctl({"job", "script", "rollback", absl::StrCat(bean.id()), "1"});
   EXPECT_EQ(not_script.exit_code, 1);
   EXPECT_NE(not_script.err.find("is not a script job"), std::string::npos) << not_script.err;
   EXPECT_EQ(cluster_.Ctl({"job", "script", "frobnicate", id}).exit_code, 2);
@@ -140,12 +150,13 @@ class FewScriptVersionsE2E : public ScriptVersionsE2E {
 
 TEST_F(FewScriptVersionsE2E, OnlyTheNewestAreKept) {
   v1::Job job;
-  ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group_.id()), "--script-python",
-                                Script("a.py", "print(1)\n"), "--manual"},
+  ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group_.id()),
+                                "--script-python", Script("a.py", "print(1)\n"), "--manual"},
                                &job));
   for (const char* source : {"print(2)\n", "print(3)\n"}) {
     ASSERT_TRUE(cluster_.CtlJson(
-        {"job", "update", absl::StrCat(job.id()), "--script-python", Script("b.py", source)}, &job));
+        {"job", "update", absl::StrCat(job.id()), "--script-python", Script("b.py", source)},
+        &job));
   }
   EXPECT_EQ(job.script().version(), 3);
   v1::ListScriptVersionsResponse versions = Versions(job.id());

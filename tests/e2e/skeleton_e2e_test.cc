@@ -6,21 +6,21 @@
 #include <signal.h>
 
 #include <fstream>
-#include <map>
-#include <sstream>
 #include <functional>
+#include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "gmock/gmock.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "gnomon/v1/log.grpc.pb.h"
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/client/auth_metadata.h"
 #include "tests/support/gnomon_cluster.h"
@@ -85,10 +85,10 @@ TEST_P(SkeletonE2E, FixRateJobRunsOnSampleExecutorAndDeadExecutorIsDropped) {
   EXPECT_THAT(msg.change().executor().handlers(), ::testing::Contains("demo"));
 
   v1::Job job;
-  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler",
-                               "demo", "--every", "1s", "--params", "hello-e2e", "--route",
-                               "first", "--start"},
-                              &job));
+  ASSERT_TRUE(
+      cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo",
+                       "--every", "1s", "--params", "hello-e2e", "--route", "first", "--start"},
+                      &job));
   ASSERT_GT(job.id(), 0);
   EXPECT_EQ(job.state(), v1::JOB_STATE_RUNNING);
 
@@ -144,9 +144,9 @@ TEST_P(SkeletonE2E, ReportBatchesAreAckedTogetherAndABadOneStoresNothing) {
   v1::Group group;
   ASSERT_TRUE(cluster.CtlJson({"group", "create", "report-app"}, &group));
   v1::Job job;
-  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler",
-                               "demo", "--every", "1h"},
-                              &job));
+  ASSERT_TRUE(cluster.CtlJson(
+      {"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo", "--every", "1h"},
+      &job));
   // A manual run (no executor: it fails at once, which is fine for its log).
   auto admin = v1::JobAdmin::NewStub(
       grpc::CreateChannel(cluster.address(), grpc::InsecureChannelCredentials()));
@@ -242,7 +242,8 @@ TEST_P(SkeletonE2E, BatchCreateStoresAllJobsOrNoneAndStartsThemFiring) {
   }
   // One bad job refuses the whole batch, naming its index; nothing is stored.
   v1::BatchCreateJobsRequest bad = req;
-  bad.mutable_requests(3)->mutable_job()->mutable_schedule()->mutable_cron()->set_expression("nope");
+  bad.mutable_requests(3)->mutable_job()->mutable_schedule()->mutable_cron()->set_expression(
+      "nope");
   v1::BatchCreateJobsResponse out;
   grpc::Status s = call(bad, &out);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
@@ -322,7 +323,8 @@ TEST_P(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {
     c.mutate(req);
     grpc::Status s = call(req);
     EXPECT_EQ(s.error_code(), c.code) << c.name << ": " << s.error_message();
-    EXPECT_NE(s.error_message().find(c.field), std::string::npos) << c.name << ": " << s.error_message();
+    EXPECT_NE(s.error_message().find(c.field), std::string::npos)
+        << c.name << ": " << s.error_message();
   }
   // Nothing was written, and the server is still serving.
   v1::ListJobsResponse jobs;
@@ -339,8 +341,8 @@ TEST_P(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {
   EXPECT_NE(r.err.find("NOT_FOUND"), std::string::npos) << r.err;
 
   // A call without a valid admin token is refused.
-  CommandResult anon = testing::RunCommand({GNOMONCTL_PATH, "--server", cluster.address(),
-                                            "--token", "not-a-token", "group", "list"});
+  CommandResult anon = testing::RunCommand(
+      {GNOMONCTL_PATH, "--server", cluster.address(), "--token", "not-a-token", "group", "list"});
   EXPECT_EQ(anon.exit_code, 4);
   EXPECT_NE(anon.err.find("UNAUTHENTICATED"), std::string::npos) << anon.err;
 }
@@ -348,7 +350,9 @@ TEST_P(SkeletonE2E, BadInputIsRejectedWithTheFieldNamed) {
 // Every binary says which version it is.
 TEST(Binaries, PrintTheirVersion) {
   for (const auto& [path, name] : std::vector<std::pair<std::string, std::string>>{
-           {GNOMOND_PATH, "gnomond"}, {GNOMONCTL_PATH, "gnomonctl"}, {SAMPLE_EXECUTOR_PATH, "gnomon-sample-executor"}}) {
+           {GNOMOND_PATH, "gnomond"},
+           {GNOMONCTL_PATH, "gnomonctl"},
+           {SAMPLE_EXECUTOR_PATH, "gnomon-sample-executor"}}) {
     CommandResult r = testing::RunCommand({path, "--version"});
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
     EXPECT_EQ(r.out.rfind(name + " 0.", 0), 0u) << name << ": " << r.out;
@@ -373,8 +377,8 @@ TEST(GnomonctlContext, ConnectsWithoutFlagsAndYieldsToEnvironmentAndFlags) {
     args.insert(args.begin(), GNOMONCTL_PATH);
     return testing::RunCommand(args, env);
   };
-  CommandResult r = ctl({"config", "set-context", "test", "--server", cluster.address(),
-                         "--token-file", token_file});
+  CommandResult r = ctl(
+      {"config", "set-context", "test", "--server", cluster.address(), "--token-file", token_file});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream config(home.path() + "/.config/gnomon/config.yaml");
   ASSERT_TRUE(config);

@@ -39,10 +39,10 @@ class TlsE2E : public ::testing::Test {
 };
 
 TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefused) {
-  testing::GnomonCluster cluster({absl::StrCat("--tls-cert=", pki_.crt("gnomond")),
-                                  absl::StrCat("--tls-key=", pki_.key("gnomond")),
-                                  absl::StrCat("--tls-ca=", pki_.crt("ca")), "--tls-require-client-cert",
-                                  "--metrics-listen=127.0.0.1:0", "--http-listen=127.0.0.1:0"});
+  testing::GnomonCluster cluster(
+      {absl::StrCat("--tls-cert=", pki_.crt("gnomond")),
+       absl::StrCat("--tls-key=", pki_.key("gnomond")), absl::StrCat("--tls-ca=", pki_.crt("ca")),
+       "--tls-require-client-cert", "--metrics-listen=127.0.0.1:0", "--http-listen=127.0.0.1:0"});
   cluster.set_ctl_flags(CtlTls("operator"));
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
 
@@ -50,9 +50,11 @@ TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefus
   ASSERT_TRUE(cluster.CtlJson({"group", "create", "tls-app"}, &group));
   auto executor = cluster.StartExecutor(
       "tls-app", group.access_token(),
-      {absl::StrCat("--tls-cert=", pki_.crt("executor")), absl::StrCat("--tls-key=", pki_.key("executor")),
-       absl::StrCat("--tls-ca=", pki_.crt("ca")), "--tls-require-client-cert", "--metrics-listen=127.0.0.1:0"});
-  std::optional<std::string> listening = executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+      {absl::StrCat("--tls-cert=", pki_.crt("executor")),
+       absl::StrCat("--tls-key=", pki_.key("executor")), absl::StrCat("--tls-ca=", pki_.crt("ca")),
+       "--tls-require-client-cert", "--metrics-listen=127.0.0.1:0"});
+  std::optional<std::string> listening =
+      executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
   ASSERT_TRUE(listening) << executor->Output();
   const std::string executor_address = listening->substr(listening->rfind(' ') + 1);
   // Both serve /metrics over HTTPS only (no client certificate asked by default).
@@ -65,22 +67,25 @@ TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefus
   }
   // The HTTP API too: HTTPS with gnomond's certificate, no plaintext.
   {
-    std::optional<std::string> line = cluster.gnomond()->WaitForLine("HTTP API on https://", absl::Seconds(5));
+    std::optional<std::string> line =
+        cluster.gnomond()->WaitForLine("HTTP API on https://", absl::Seconds(5));
     ASSERT_TRUE(line) << cluster.Output();
     const std::string base(absl::StripAsciiWhitespace(line->substr(line->find("https://"))));
     const std::vector<std::string> auth = {"Authorization: Bearer " + cluster.admin_token()};
-    testing::HttpResult groups = testing::HttpCall("POST", base + "/v1/JobAdmin/ListGroups", "", auth,
-                                                   {pki_.crt("ca"), "", ""});
+    testing::HttpResult groups = testing::HttpCall("POST", base + "/v1/JobAdmin/ListGroups", "",
+                                                   auth, {pki_.crt("ca"), "", ""});
     EXPECT_EQ(groups.status, 200) << groups.body;
     EXPECT_NE(groups.body.find("tls-app"), std::string::npos) << groups.body;
-    EXPECT_EQ(testing::HttpCall("POST", absl::StrCat("http://", base.substr(8), "/v1/JobAdmin/ListGroups"), "", auth)
-                  .status,
-              0);
+    EXPECT_EQ(
+        testing::HttpCall(
+            "POST", absl::StrCat("http://", base.substr(8), "/v1/JobAdmin/ListGroups"), "", auth)
+            .status,
+        0);
   }
 
   v1::Job job;
-  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo",
-                               "--every", "1s", "--params", "over-tls", "--start"},
+  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler",
+                               "demo", "--every", "1s", "--params", "over-tls", "--start"},
                               &job));
   v1::ListRunsResponse runs;
   const absl::Time deadline = absl::Now() + absl::Seconds(60);
@@ -127,9 +132,11 @@ TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefus
   EXPECT_EQ(live.exit_code, 0) << live.out << live.err;
   EXPECT_NE(live.out.find("SERVING"), std::string::npos) << live.out;
   EXPECT_EQ(cluster.Ctl({"health", "check", "--service", "gnomon.v1.JobAdmin"}).exit_code, 0);
-  EXPECT_EQ(cluster.Ctl({"health", "check", "--service", "no.such.Service"}).exit_code, 3);  // NOT_FOUND
+  EXPECT_EQ(cluster.Ctl({"health", "check", "--service", "no.such.Service"}).exit_code,
+            3);  // NOT_FOUND
   // The sample executor's pod probes the same way.
-  testing::CommandResult executor_live = cluster.Ctl({"health", "check", "--server", executor_address});
+  testing::CommandResult executor_live =
+      cluster.Ctl({"health", "check", "--server", executor_address});
   EXPECT_EQ(executor_live.exit_code, 0) << executor_live.out << executor_live.err;
   cluster.set_ctl_flags({});
   EXPECT_EQ(cluster.Ctl({"health", "check"}).exit_code, 5);  // Plaintext: refused, UNAVAILABLE.

@@ -20,7 +20,9 @@ constexpr char kClusterToken[] = "lifecycle-test-cluster-token-0123456789abc";
 class TokenLifecycleE2E : public ::testing::Test {
  protected:
   // gnomonctl group list with `token`: its exit code.
-  int ListWith(const std::string& token) { return cluster_.Ctl({"group", "list", "--token", token}).exit_code; }
+  int ListWith(const std::string& token) {
+    return cluster_.Ctl({"group", "list", "--token", token}).exit_code;
+  }
   // Polls until a call with `token` is refused; false if it is not within `limit`.
   bool RefusedWithin(const std::string& token, absl::Duration limit) {
     const absl::Time deadline = absl::Now() + limit;
@@ -57,7 +59,8 @@ TEST_F(TokenLifecycleE2E, ATokenWorksUntilRevokedOrExpiredAndItsSecretIsShownOnc
   for (const std::string& secret : {ci.secret(), brief.secret()}) {
     EXPECT_EQ(list.out.find(secret), std::string::npos);
     EXPECT_EQ(audit.out.find(secret), std::string::npos);
-    EXPECT_EQ(cluster_.Output().find(secret), std::string::npos) << "a secret reached gnomond's log";
+    EXPECT_EQ(cluster_.Output().find(secret), std::string::npos)
+        << "a secret reached gnomond's log";
   }
 
   // Revoked: refused by gnomond within its 5 s memory of valid tokens.
@@ -70,7 +73,7 @@ TEST_F(TokenLifecycleE2E, ATokenWorksUntilRevokedOrExpiredAndItsSecretIsShownOnc
   // The bootstrap token was never touched.
   EXPECT_EQ(ListWith(cluster_.admin_token()), 0);
   // A name is unique; an unknown one cannot be revoked.
-  EXPECT_EQ(cluster_.Ctl({"token", "create", "ci"}).exit_code, 1);    // ALREADY_EXISTS
+  EXPECT_EQ(cluster_.Ctl({"token", "create", "ci"}).exit_code, 1);      // ALREADY_EXISTS
   EXPECT_EQ(cluster_.Ctl({"token", "revoke", "nobody"}).exit_code, 3);  // NOT_FOUND
 }
 
@@ -78,7 +81,8 @@ TEST_F(TokenLifecycleE2E, ATokenWorksUntilRevokedOrExpiredAndItsSecretIsShownOnc
 // as it is, and never printed; without one, a new token goes to the file.
 TEST_F(TokenLifecycleE2E, TheFirstAdminTokenComesFromTheOperatorsFileAndNeverReachesTheLog) {
   const std::string chosen = "operator-chosen-admin-token-0123456789abcdef";
-  std::ofstream(cluster_.dir() + "/admin.token") << chosen << "\n";  // As a Secret file: with a newline.
+  std::ofstream(cluster_.dir() + "/admin.token")
+      << chosen << "\n";  // As a Secret file: with a newline.
   ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
   EXPECT_EQ(cluster_.admin_token(), chosen);
   EXPECT_EQ(ListWith(chosen), 0);
@@ -89,7 +93,8 @@ TEST_F(TokenLifecycleE2E, TheFirstAdminTokenComesFromTheOperatorsFileAndNeverRea
 TEST_F(TokenLifecycleE2E, AGeneratedFirstTokenIsWrittenToItsFileOnly) {
   ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
   ASSERT_FALSE(cluster_.admin_token().empty());
-  EXPECT_EQ(cluster_.Output().find(cluster_.admin_token()), std::string::npos) << "the token reached gnomond's log";
+  EXPECT_EQ(cluster_.Output().find(cluster_.admin_token()), std::string::npos)
+      << "the token reached gnomond's log";
   struct stat st {};
   ASSERT_EQ(::stat((cluster_.dir() + "/admin.token").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);

@@ -20,7 +20,8 @@ class TokenRotationE2E : public ::testing::Test {
   // Runs of `job` that succeeded after `since`, on which executors.
   std::set<std::string> SucceededSince(int64_t job, absl::Time since, int* count, int* failed) {
     v1::ListRunsResponse runs;
-    EXPECT_TRUE(cluster_.CtlJson({"run", "list", "--job", absl::StrCat(job), "--limit", "200"}, &runs));
+    EXPECT_TRUE(
+        cluster_.CtlJson({"run", "list", "--job", absl::StrCat(job), "--limit", "200"}, &runs));
     std::set<std::string> on;
     *count = 0;
     *failed = 0;
@@ -47,13 +48,14 @@ TEST_F(TokenRotationE2E, TheReplacedTokenWorksUntilItsGraceEndsAndTheNewOneAtOnc
   ASSERT_TRUE(line) << old_executor->Output();
   const std::string old_address = line->substr(line->rfind(' ') + 1);
   v1::Job job;
-  ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo",
-                                "--every", "1s", "--route", "round", "--start"},
+  ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler",
+                                "demo", "--every", "1s", "--route", "round", "--start"},
                                &job));
 
   // Rotated with an hour's grace: the new token is shown with the old one's end.
   const absl::Time rotated = absl::Now();
-  testing::CommandResult rotate = cluster_.Ctl({"group", "rotate-token", absl::StrCat(group.id()), "--grace", "1h"});
+  testing::CommandResult rotate =
+      cluster_.Ctl({"group", "rotate-token", absl::StrCat(group.id()), "--grace", "1h"});
   ASSERT_EQ(rotate.exit_code, 0) << rotate.err;
   EXPECT_NE(rotate.out.find("previous token"), std::string::npos) << rotate.out;
   EXPECT_NE(rotate.out.find("replaced token is accepted until"), std::string::npos) << rotate.out;
@@ -70,10 +72,12 @@ TEST_F(TokenRotationE2E, TheReplacedTokenWorksUntilItsGraceEndsAndTheNewOneAtOnc
 
   // The running executor is told, and keeps running the job beside one
   // started with the new token.
-  EXPECT_TRUE(old_executor->WaitForLine("was rotated", absl::Seconds(30))) << old_executor->Output();
-  auto new_executor = cluster_.StartExecutor(
-      "rotating", new_token,
-      {absl::StrCat("--spool-dir=", cluster_.dir(), "/spool-new"), absl::StrCat("--log-dir=", cluster_.dir(), "/logs-new")});
+  EXPECT_TRUE(old_executor->WaitForLine("was rotated", absl::Seconds(30)))
+      << old_executor->Output();
+  auto new_executor =
+      cluster_.StartExecutor("rotating", new_token,
+                             {absl::StrCat("--spool-dir=", cluster_.dir(), "/spool-new"),
+                              absl::StrCat("--log-dir=", cluster_.dir(), "/logs-new")});
   line = new_executor->WaitForLine("listening on", absl::Seconds(30));
   ASSERT_TRUE(line) << new_executor->Output();
   const std::string new_address = line->substr(line->rfind(' ') + 1);
@@ -92,9 +96,13 @@ TEST_F(TokenRotationE2E, TheReplacedTokenWorksUntilItsGraceEndsAndTheNewOneAtOnc
 
   // Rotated again without grace: both earlier tokens stop working, and the
   // executors using them are refused within a recheck (10 s).
-  ASSERT_EQ(cluster_.Ctl({"group", "rotate-token", absl::StrCat(group.id()), "--grace", "0s"}).exit_code, 0);
-  EXPECT_TRUE(old_executor->WaitForLine("no longer accepted", absl::Seconds(30))) << old_executor->Output();
-  EXPECT_TRUE(new_executor->WaitForLine("no longer accepted", absl::Seconds(30))) << new_executor->Output();
+  ASSERT_EQ(
+      cluster_.Ctl({"group", "rotate-token", absl::StrCat(group.id()), "--grace", "0s"}).exit_code,
+      0);
+  EXPECT_TRUE(old_executor->WaitForLine("no longer accepted", absl::Seconds(30)))
+      << old_executor->Output();
+  EXPECT_TRUE(new_executor->WaitForLine("no longer accepted", absl::Seconds(30)))
+      << new_executor->Output();
 }
 
 // A manual group's executors are dialled at their addresses with the group's
@@ -108,11 +116,16 @@ TEST_F(TokenRotationE2E, AManualGroupsExecutorOnTheOldTokenRefusesAndTheRunSaysW
   auto line = executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
   ASSERT_TRUE(line) << executor->Output();
   const std::string address(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
-  ASSERT_EQ(cluster_.Ctl({"group", "update", absl::StrCat(group.id()), "--addresses", address}).exit_code, 0);
+  ASSERT_EQ(
+      cluster_.Ctl({"group", "update", absl::StrCat(group.id()), "--addresses", address}).exit_code,
+      0);
   v1::Job job;
   ASSERT_TRUE(cluster_.CtlJson(
-      {"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo", "--manual"}, &job));
-  ASSERT_EQ(cluster_.Ctl({"group", "rotate-token", absl::StrCat(group.id()), "--grace", "0s"}).exit_code, 0);
+      {"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo", "--manual"},
+      &job));
+  ASSERT_EQ(
+      cluster_.Ctl({"group", "rotate-token", absl::StrCat(group.id()), "--grace", "0s"}).exit_code,
+      0);
 
   v1::TriggerJobResponse fired;
   ASSERT_TRUE(cluster_.CtlJson({"job", "trigger", absl::StrCat(job.id())}, &fired));
@@ -126,7 +139,8 @@ TEST_F(TokenRotationE2E, AManualGroupsExecutorOnTheOldTokenRefusesAndTheRunSaysW
   ASSERT_EQ(run.run().status(), v1::RUN_STATUS_FAILED) << run.DebugString();
   EXPECT_NE(run.run().trigger_message().find("refused the group's access token"), std::string::npos)
       << run.run().trigger_message();
-  EXPECT_EQ(run.run().trigger_message().find("executor lost"), std::string::npos) << run.run().trigger_message();
+  EXPECT_EQ(run.run().trigger_message().find("executor lost"), std::string::npos)
+      << run.run().trigger_message();
   EXPECT_FALSE(run.run().has_start_time()) << "the refused run started";
 }
 

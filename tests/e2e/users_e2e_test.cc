@@ -27,7 +27,8 @@ class UsersE2E : public ::testing::Test {
     std::ofstream(password_file_) << kPassword << "\n";
     ASSERT_TRUE(cluster_.CtlJson({"group", "create", "users-app"}, &group_));
     ASSERT_TRUE(cluster_.CtlJson(
-        {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "demo", "--manual"}, &job_));
+        {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "demo", "--manual"},
+        &job_));
   }
   testing::CommandResult TriggerAs(const std::string& token) {
     return cluster_.Ctl({"job", "trigger", absl::StrCat(job_.id()), "--token", token});
@@ -52,12 +53,14 @@ class UsersE2E : public ::testing::Test {
 TEST_F(UsersE2E, AUsersSessionsFollowItsRoleUntilItIsDeleted) {
   const std::string group = absl::StrCat(group_.id());
   v1::User alice;
-  ASSERT_TRUE(cluster_.CtlJson(
-      {"user", "create", "alice", "--role", "operator", "--group", group, "--password-file", password_file_}, &alice));
+  ASSERT_TRUE(cluster_.CtlJson({"user", "create", "alice", "--role", "operator", "--group", group,
+                                "--password-file", password_file_},
+                               &alice));
   EXPECT_EQ(alice.role(), v1::ROLE_OPERATOR);
 
   // Logging in prints only the session token on stdout.
-  testing::CommandResult login = cluster_.Ctl({"user", "login", "alice", "--password-file", password_file_});
+  testing::CommandResult login =
+      cluster_.Ctl({"user", "login", "alice", "--password-file", password_file_});
   ASSERT_EQ(login.exit_code, 0) << login.err;
   const std::string session = login.out.substr(0, login.out.find('\n'));
   ASSERT_GE(session.size(), 32u);
@@ -65,7 +68,8 @@ TEST_F(UsersE2E, AUsersSessionsFollowItsRoleUntilItIsDeleted) {
 
   testing::CommandResult fired = TriggerAs(session);
   ASSERT_EQ(fired.exit_code, 0) << fired.err;
-  testing::CommandResult audit = cluster_.Ctl({"audit", "list", "--object", absl::StrCat("job/", job_.id())});
+  testing::CommandResult audit =
+      cluster_.Ctl({"audit", "list", "--object", absl::StrCat("job/", job_.id())});
   ASSERT_EQ(audit.exit_code, 0) << audit.err;
   EXPECT_NE(audit.out.find("user:alice"), std::string::npos) << audit.out;
   testing::CommandResult tokens = cluster_.Ctl({"token", "list"});
@@ -76,13 +80,16 @@ TEST_F(UsersE2E, AUsersSessionsFollowItsRoleUntilItIsDeleted) {
   testing::CommandResult wrong =
       cluster_.Ctl({"user", "login", "alice", "--password-file", cluster_.dir() + "/wrong.pw"});
   EXPECT_NE(wrong.exit_code, 0);
-  EXPECT_NE(wrong.err.find("UNAUTHENTICATED: missing or invalid credentials"), std::string::npos) << wrong.err;
+  EXPECT_NE(wrong.err.find("UNAUTHENTICATED: missing or invalid credentials"), std::string::npos)
+      << wrong.err;
 
   // Demoted: the same session may read but no longer fire, within 5 s.
-  ASSERT_EQ(cluster_.Ctl({"user", "update", "alice", "--role", "viewer", "--group", group}).exit_code, 0);
+  ASSERT_EQ(
+      cluster_.Ctl({"user", "update", "alice", "--role", "viewer", "--group", group}).exit_code, 0);
   ASSERT_TRUE(Within(absl::Seconds(10), [&] { return TriggerAs(session).exit_code != 0; }));
   testing::CommandResult refused = TriggerAs(session);
-  EXPECT_NE(refused.err.find("PERMISSION_DENIED: role viewer may not call TriggerJob"), std::string::npos)
+  EXPECT_NE(refused.err.find("PERMISSION_DENIED: role viewer may not call TriggerJob"),
+            std::string::npos)
       << refused.err;
   EXPECT_EQ(cluster_.Ctl({"job", "get", absl::StrCat(job_.id()), "--token", session}).exit_code, 0);
 
@@ -91,7 +98,8 @@ TEST_F(UsersE2E, AUsersSessionsFollowItsRoleUntilItIsDeleted) {
   ASSERT_TRUE(Within(absl::Seconds(10), [&] {
     return cluster_.Ctl({"job", "get", absl::StrCat(job_.id()), "--token", session}).exit_code != 0;
   }));
-  testing::CommandResult gone = cluster_.Ctl({"job", "get", absl::StrCat(job_.id()), "--token", session});
+  testing::CommandResult gone =
+      cluster_.Ctl({"job", "get", absl::StrCat(job_.id()), "--token", session});
   EXPECT_NE(gone.err.find("UNAUTHENTICATED"), std::string::npos) << gone.err;
 
   testing::CommandResult users = cluster_.Ctl({"user", "list"});

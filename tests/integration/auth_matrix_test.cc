@@ -3,8 +3,8 @@
 // bad credentials: each is refused with the one answer docs/operations.md
 // gives, nothing is written, the server stays up and no token reaches its log.
 #include <optional>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -40,7 +40,8 @@ grpc::Status RawCall(grpc::GenericStub& stub, const MethodDescriptor* method, co
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
   for (const auto& [k, v] : md) ctx.AddMetadata(k, v);
   grpc::CompletionQueue cq;
-  auto call = stub.PrepareCall(&ctx, absl::StrCat("/", method->service()->full_name(), "/", method->name()), &cq);
+  auto call = stub.PrepareCall(
+      &ctx, absl::StrCat("/", method->service()->full_name(), "/", method->name()), &cq);
   // One operation at a time, so the next event is always the one just started.
   auto await = [&cq] {
     void* tag;
@@ -79,7 +80,8 @@ class AuthMatrixTest : public ::testing::Test {
     ASSERT_TRUE(cluster_.CtlJson({"group", "create", "matrix-app"}, &group_));
     v1::Job job;
     ASSERT_TRUE(cluster_.CtlJson(
-        {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "h", "--manual"}, &job));
+        {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "h", "--manual"},
+        &job));
   }
   // Groups and jobs in the store, read with the admin token.
   std::pair<int, int> Counts() {
@@ -112,7 +114,8 @@ class AuthMatrixTest : public ::testing::Test {
 
 TEST_F(AuthMatrixTest, EveryMethodRefusesBadCredentialsTheSameWay) {
   const std::string authorization(kAuthorizationKey), access(kAccessTokenKey), app(kAppNameKey);
-  const std::string wrong_bearer = "wrong-bearer-token-7f3a", wrong_group = "wrong-group-token-9c1d";
+  const std::string wrong_bearer = "wrong-bearer-token-7f3a",
+                    wrong_group = "wrong-group-token-9c1d";
   // API tokens that were valid: one revoked, one expired.
   v1::CreateTokenResponse revoked, expired;
   ASSERT_TRUE(cluster_.CtlJson({"token", "create", "revoked"}, &revoked));
@@ -150,8 +153,10 @@ TEST_F(AuthMatrixTest, EveryMethodRefusesBadCredentialsTheSameWay) {
       if (!between_roles) all.insert(all.end(), cluster_row.begin(), cluster_row.end());
       for (const auto& [row, md] : all) {
         grpc::Status s = RawCall(stub, m, md, messages);
-        const std::string where = absl::StrCat(m->full_name(), ", ", row, ", ", messages, " message(s)");
-        EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED) << where << ": " << s.error_message();
+        const std::string where =
+            absl::StrCat(m->full_name(), ", ", row, ", ", messages, " message(s)");
+        EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED)
+            << where << ": " << s.error_message();
         EXPECT_EQ(s.error_message(), kRefusedMessage) << where;
       }
     }
@@ -160,8 +165,9 @@ TEST_F(AuthMatrixTest, EveryMethodRefusesBadCredentialsTheSameWay) {
   EXPECT_EQ(cluster_.gnomond()->WaitFor(absl::ZeroDuration()), std::nullopt);  // Still running.
   const std::string log = cluster_.Output();
   EXPECT_NE(log.find("auth: refused"), std::string::npos);
-  for (const std::string& secret : {wrong_bearer, wrong_group, group_.access_token(), revoked.secret(),
-                                    expired.secret(), std::string(kClusterToken)}) {
+  for (const std::string& secret :
+       {wrong_bearer, wrong_group, group_.access_token(), revoked.secret(), expired.secret(),
+        std::string(kClusterToken)}) {
     EXPECT_EQ(log.find(secret), std::string::npos) << "a token in the log";
   }
 }
@@ -172,28 +178,37 @@ TEST_F(AuthMatrixTest, EveryMethodRefusesBadCredentialsTheSameWay) {
 // role's own methods are not refused for its role.
 TEST_F(AuthMatrixTest, EveryMethodRefusesARoleBelowItsLeastRole) {
   v1::CreateTokenResponse viewer, op;
-  ASSERT_TRUE(cluster_.CtlJson({"token", "create", "viewer", "--role", "viewer", "--all-groups"}, &viewer));
-  ASSERT_TRUE(cluster_.CtlJson({"token", "create", "operator", "--role", "operator", "--all-groups"}, &op));
+  ASSERT_TRUE(
+      cluster_.CtlJson({"token", "create", "viewer", "--role", "viewer", "--all-groups"}, &viewer));
+  ASSERT_TRUE(
+      cluster_.CtlJson({"token", "create", "operator", "--role", "operator", "--all-groups"}, &op));
   const std::pair<int, int> before = Counts();
   grpc::GenericStub stub(channel_);
   absl::StatusOr<std::vector<const MethodDescriptor*>> methods = testing::DeclaredMethods();
   ASSERT_TRUE(methods.ok()) << methods.status();
   int refused = 0;
   for (const MethodDescriptor* m : *methods) {
-    const Credential* credential = RequiredCredential(absl::StrCat("/", m->service()->full_name(), "/", m->name()));
-    if (credential == nullptr || *credential == Credential::kGroupOfApp || *credential == Credential::kPassword) {
+    const Credential* credential =
+        RequiredCredential(absl::StrCat("/", m->service()->full_name(), "/", m->name()));
+    if (credential == nullptr || *credential == Credential::kGroupOfApp ||
+        *credential == Credential::kPassword) {
       continue;
     }
-    const Permission needs = *RequiredPermission(absl::StrCat("/", m->service()->full_name(), "/", m->name()));
-    for (const auto& [role, secret, rank] : {std::tuple{"viewer", viewer.secret(), 1}, {"operator", op.secret(), 2}}) {
-      const int needed = needs == Permission::kAdminister ? 3 : needs == Permission::kOperate ? 2 : 1;
+    const Permission needs =
+        *RequiredPermission(absl::StrCat("/", m->service()->full_name(), "/", m->name()));
+    for (const auto& [role, secret, rank] :
+         {std::tuple{"viewer", viewer.secret(), 1}, {"operator", op.secret(), 2}}) {
+      const int needed = needs == Permission::kAdminister ? 3
+                         : needs == Permission::kOperate  ? 2
+                                                          : 1;
       // An allowed call may be a stream that stays open: a short deadline ends it.
       grpc::Status s = RawCall(stub, m, {{std::string(kAuthorizationKey), BearerValue(secret)}}, 1,
                                rank < needed ? absl::Seconds(20) : absl::Seconds(2));
       const std::string role_refusal = absl::StrCat("role ", role, " may not call ", m->name());
       if (rank < needed) {
         ++refused;
-        EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << m->full_name() << " as " << role;
+        EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+            << m->full_name() << " as " << role;
         EXPECT_EQ(s.error_message(), role_refusal) << m->full_name();
       } else {
         EXPECT_NE(s.error_message(), role_refusal) << m->full_name();

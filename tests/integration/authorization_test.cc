@@ -16,8 +16,8 @@
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "gnomon/v1/log.grpc.pb.h"
 #include "gnomon/v1/registry.grpc.pb.h"
-#include "grpcpp/grpcpp.h"
 #include "google/protobuf/util/time_util.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "proto/testing/declared_methods.h"
 #include "services/common/client/auth_metadata.h"
@@ -39,9 +39,9 @@ class AuthorizationTest : public ::testing::Test {
     ASSERT_TRUE(cluster_.CtlJson({"group", "create", "authz-a"}, &group_a_));
     ASSERT_TRUE(cluster_.CtlJson({"group", "create", "authz-b"}, &group_b_));
     for (auto [group, job] : {std::pair{&group_a_, &job_a_}, std::pair{&group_b_, &job_b_}}) {
-      ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group->id()), "--handler", "demo",
-                                    "--manual"},
-                                   job));
+      ASSERT_TRUE(cluster_.CtlJson(
+          {"job", "create", "--group", absl::StrCat(group->id()), "--handler", "demo", "--manual"},
+          job));
       executors_.push_back(cluster_.StartExecutor(group->app_name(), group->access_token()));
     }
     ASSERT_TRUE(AwaitExecutors(2));
@@ -49,9 +49,11 @@ class AuthorizationTest : public ::testing::Test {
     run_b_ = RunToEnd(job_b_.id());
     v1::CreateTokenResponse op, viewer;
     ASSERT_TRUE(cluster_.CtlJson(
-        {"token", "create", "op-b", "--role", "operator", "--group", absl::StrCat(group_b_.id())}, &op));
+        {"token", "create", "op-b", "--role", "operator", "--group", absl::StrCat(group_b_.id())},
+        &op));
     ASSERT_TRUE(cluster_.CtlJson(
-        {"token", "create", "view-a", "--role", "viewer", "--group", absl::StrCat(group_a_.id())}, &viewer));
+        {"token", "create", "view-a", "--role", "viewer", "--group", absl::StrCat(group_a_.id())},
+        &viewer));
     operator_b_ = op.secret();
     viewer_a_ = viewer.secret();
   }
@@ -70,7 +72,8 @@ class AuthorizationTest : public ::testing::Test {
     int online = 0;
     while (stream->Read(&msg)) {
       if (msg.has_snapshot()) online = msg.snapshot().executors_size();
-      if (msg.has_change()) online += msg.change().kind() == v1::EXECUTOR_CHANGE_KIND_JOINED ? 1 : 0;
+      if (msg.has_change())
+        online += msg.change().kind() == v1::EXECUTOR_CHANGE_KIND_JOINED ? 1 : 0;
       if (online >= n) {
         ctx->TryCancel();
         return true;
@@ -105,9 +108,13 @@ class AuthorizationTest : public ::testing::Test {
     v1::ListJobsResponse jobs;
     v1::ListRunsResponse runs;
     v1::ListGroupsResponse groups;
-    EXPECT_TRUE(admin_->ListJobs(As(cluster_.admin_token()).get(), v1::ListJobsRequest(), &jobs).ok());
-    EXPECT_TRUE(admin_->ListRuns(As(cluster_.admin_token()).get(), v1::ListRunsRequest(), &runs).ok());
-    EXPECT_TRUE(admin_->ListGroups(As(cluster_.admin_token()).get(), v1::ListGroupsRequest(), &groups).ok());
+    EXPECT_TRUE(
+        admin_->ListJobs(As(cluster_.admin_token()).get(), v1::ListJobsRequest(), &jobs).ok());
+    EXPECT_TRUE(
+        admin_->ListRuns(As(cluster_.admin_token()).get(), v1::ListRunsRequest(), &runs).ok());
+    EXPECT_TRUE(
+        admin_->ListGroups(As(cluster_.admin_token()).get(), v1::ListGroupsRequest(), &groups)
+            .ok());
     for (v1::Job& j : *jobs.mutable_jobs()) j.clear_update_time();
     return absl::StrCat(jobs.DebugString(), runs.DebugString(), groups.DebugString());
   }
@@ -156,7 +163,8 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     *r.mutable_job() = job_b_into_a;
     calls.push_back({"JobAdmin.UpdateJob b into a", admin_->UpdateJob(As(t).get(), r, &o)});
     *r.mutable_job() = job_b_with_child_in_a;
-    calls.push_back({"JobAdmin.UpdateJob b with a child in a", admin_->UpdateJob(As(t).get(), r, &o)});
+    calls.push_back(
+        {"JobAdmin.UpdateJob b with a child in a", admin_->UpdateJob(As(t).get(), r, &o)});
   }
   {
     v1::CreateJobRequest r;
@@ -169,7 +177,8 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     *batch.add_requests()->mutable_job() = in_b;
     *batch.add_requests()->mutable_job() = new_in_a;
     v1::BatchCreateJobsResponse bo;
-    calls.push_back({"JobAdmin.BatchCreateJobs with one in a", admin_->BatchCreateJobs(As(t).get(), batch, &bo)});
+    calls.push_back({"JobAdmin.BatchCreateJobs with one in a",
+                     admin_->BatchCreateJobs(As(t).get(), batch, &bo)});
   }
   {
     v1::DeleteJobRequest d;
@@ -200,7 +209,8 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     v1::ListScriptVersionsRequest l;
     l.set_job_id(job_a_.id());
     v1::ListScriptVersionsResponse lo;
-    calls.push_back({"JobAdmin.ListScriptVersions a", admin_->ListScriptVersions(As(t).get(), l, &lo)});
+    calls.push_back(
+        {"JobAdmin.ListScriptVersions a", admin_->ListScriptVersions(As(t).get(), l, &lo)});
     v1::GetScriptVersionRequest g;
     g.set_job_id(job_a_.id());
     g.set_version(1);
@@ -275,7 +285,8 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     v1::GetJobRequest r;
     r.set_job_id(987654);  // No such job: the same answer, so ids reveal nothing.
     v1::Job o;
-    calls.push_back({"JobAdmin.GetJob of a job that does not exist", admin_->GetJob(As(t).get(), r, &o)});
+    calls.push_back(
+        {"JobAdmin.GetJob of a job that does not exist", admin_->GetJob(As(t).get(), r, &o)});
   }
   {  // By name: naming another group's job is refused the same way.
     v1::GetJobRequest r;
@@ -302,24 +313,30 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
   // Every method that may name a group's object is tried (a new one must be
   // added here): those below an admin's, but for the ones naming none.
   std::set<std::string> tried, untried;
-  for (const Call& c : calls) tried.insert("gnomon.v1." + std::string(c.what).substr(0, std::string(c.what).find(' ')));
-  absl::StatusOr<std::vector<const google::protobuf::MethodDescriptor*>> methods = testing::DeclaredMethods();
+  for (const Call& c : calls)
+    tried.insert("gnomon.v1." + std::string(c.what).substr(0, std::string(c.what).find(' ')));
+  absl::StatusOr<std::vector<const google::protobuf::MethodDescriptor*>> methods =
+      testing::DeclaredMethods();
   ASSERT_TRUE(methods.ok()) << methods.status();
   for (const google::protobuf::MethodDescriptor* m : *methods) {
     const std::string full = absl::StrCat("/", m->service()->full_name(), "/", m->name());
     const Credential* credential = RequiredCredential(full);
-    if (credential == nullptr || *credential == Credential::kGroupOfApp || *credential == Credential::kPassword ||
+    if (credential == nullptr || *credential == Credential::kGroupOfApp ||
+        *credential == Credential::kPassword ||
         *RequiredPermission(full) == Permission::kAdminister) {
       continue;
     }
     // Names no object: a schedule to preview, the caller itself; groups are
     // listed filtered (ListsShowOnlyTheGrantedGroups).
-    if (m->name() == "PreviewSchedule" || m->name() == "ListGroups" || m->name() == "WhoAmI") continue;
+    if (m->name() == "PreviewSchedule" || m->name() == "ListGroups" || m->name() == "WhoAmI")
+      continue;
     if (!tried.count(m->full_name())) untried.insert(m->full_name());
   }
-  EXPECT_TRUE(untried.empty()) << "not tried on another group's objects: " << absl::StrJoin(untried, ", ");
+  EXPECT_TRUE(untried.empty()) << "not tried on another group's objects: "
+                               << absl::StrJoin(untried, ", ");
   for (const Call& c : calls) {
-    EXPECT_EQ(c.status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << c.what << ": " << c.status.error_message();
+    EXPECT_EQ(c.status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+        << c.what << ": " << c.status.error_message();
     const std::string& m = c.status.error_message();
     EXPECT_TRUE(m.find("not in a group this credential is granted") != std::string::npos ||
                 m.find("totals span every group") != std::string::npos)
@@ -424,11 +441,13 @@ TEST_F(AuthorizationTest, AViewerReadsItsGroupAndChangesNothing) {
   v1::KillRunRequest kill;
   kill.set_run_id(run_a_);
   v1::KillRunResponse killed;
-  EXPECT_EQ(admin_->KillRun(As(t).get(), kill, &killed).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(admin_->KillRun(As(t).get(), kill, &killed).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
   v1::CreateTokenRequest token;
   token.set_name("escalate");
   v1::CreateTokenResponse created;
-  EXPECT_EQ(admin_->CreateToken(As(t).get(), token, &created).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(admin_->CreateToken(As(t).get(), token, &created).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(Snapshot(), before);
 }
 

@@ -9,11 +9,11 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gnomon/v1/common.pb.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
-#include "gnomon/v1/common.pb.h"
 #include "grpcpp/grpcpp.h"
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/throwaway_mariadb.h"
@@ -101,23 +101,27 @@ TEST(HealthReflection, ReadinessFollowsTheStoreWhileLivenessStaysUp) {
   testing::GnomonCluster cluster({"--store=" + db->Url("gnomon_health")});
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
   const std::string address = cluster.address();
-  ASSERT_TRUE(WatchUntil(address, "", HealthCheckResponse::SERVING, absl::Seconds(30))) << cluster.Output();
+  ASSERT_TRUE(WatchUntil(address, "", HealthCheckResponse::SERVING, absl::Seconds(30)))
+      << cluster.Output();
 
   ASSERT_TRUE(db->Stop().ok());
   EXPECT_TRUE(WatchUntil(address, "", HealthCheckResponse::NOT_SERVING, absl::Seconds(30)))
       << cluster.Output();
   for (const char* svc : {"gnomon.v1.JobAdmin", "gnomon.v1.Registry", "gnomon.v1.LogService"}) {
-    EXPECT_TRUE(WatchUntil(address, svc, HealthCheckResponse::NOT_SERVING, absl::Seconds(30))) << svc;
+    EXPECT_TRUE(WatchUntil(address, svc, HealthCheckResponse::NOT_SERVING, absl::Seconds(30)))
+        << svc;
   }
   EXPECT_EQ(Check(address, "liveness"), HealthCheckResponse::SERVING);
 
   ASSERT_TRUE(db->Resume().ok());
-  EXPECT_TRUE(WatchUntil(address, "", HealthCheckResponse::SERVING, absl::Seconds(60))) << cluster.Output();
+  EXPECT_TRUE(WatchUntil(address, "", HealthCheckResponse::SERVING, absl::Seconds(60)))
+      << cluster.Output();
   for (const char* svc : {"gnomon.v1.JobAdmin", "gnomon.v1.Registry", "gnomon.v1.LogService"}) {
     EXPECT_EQ(Check(address, svc), HealthCheckResponse::SERVING) << svc;
   }
   // The log says why, as docs/operations.md shows.
-  EXPECT_THAT(cluster.Output(), ::testing::HasSubstr("health: gnomon.v1.JobAdmin NOT_SERVING: store unreachable"));
+  EXPECT_THAT(cluster.Output(),
+              ::testing::HasSubstr("health: gnomon.v1.JobAdmin NOT_SERVING: store unreachable"));
   EXPECT_THAT(cluster.Output(), ::testing::HasSubstr("health: gnomon.v1.JobAdmin SERVING again"));
 }
 

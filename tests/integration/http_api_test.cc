@@ -57,12 +57,14 @@ class HttpApiTest : public ::testing::Test {
   }
 
   testing::TempDir console_;
-  testing::GnomonCluster cluster_{{"--http-listen=127.0.0.1:0", "--console-dir=" + ConsoleDir(console_)}};
+  testing::GnomonCluster cluster_{
+      {"--http-listen=127.0.0.1:0", "--console-dir=" + ConsoleDir(console_)}};
   std::string base_;
 };
 
 TEST_F(HttpApiTest, CallsAreTheGrpcCallsInJson) {
-  HttpResult created = Admin("JobAdmin/CreateGroup", R"({"group": {"appName": "http-app", "title": "HTTP"}})");
+  HttpResult created =
+      Admin("JobAdmin/CreateGroup", R"({"group": {"appName": "http-app", "title": "HTTP"}})");
   ASSERT_EQ(created.status, 200) << created.body;
   EXPECT_EQ(created.content_type, "application/json");
   v1::Group group = Parse<v1::Group>(created);
@@ -72,11 +74,12 @@ TEST_F(HttpApiTest, CallsAreTheGrpcCallsInJson) {
       << "64-bit ids are JSON strings: " << created.body;
 
   HttpResult job = Admin("JobAdmin/CreateJob", absl::StrCat(R"({"job": {"groupId": ")", group.id(),
-                                                             R"(", "bean": {"handler": "demo"},
+                                                            R"(", "bean": {"handler": "demo"},
                      "schedule": {"cron": {"expression": "0 0 6 * * ?", "timeZone": "Europe/Berlin"}}}})"));
   ASSERT_EQ(job.status, 200) << job.body;
   v1::Job j = Parse<v1::Job>(job);
-  HttpResult got = Admin("JobAdmin/GetJob", absl::StrCat(R"({"jobId": )", j.id(), "}"));  // A number works too.
+  HttpResult got =
+      Admin("JobAdmin/GetJob", absl::StrCat(R"({"jobId": )", j.id(), "}"));  // A number works too.
   ASSERT_EQ(got.status, 200) << got.body;
   EXPECT_EQ(Parse<v1::Job>(got).schedule().cron().time_zone(), "Europe/Berlin");
   HttpResult list = Admin("JobAdmin/ListJobs", "");  // An empty body is the empty request.
@@ -97,15 +100,19 @@ TEST_F(HttpApiTest, ErrorsCarryTheGrpcCodeAndTheMatchingStatus) {
     const char* message;
   };
   v1::CreateTokenResponse viewer;
-  ASSERT_TRUE(cluster_.CtlJson({"token", "create", "dash", "--role", "viewer", "--all-groups"}, &viewer));
+  ASSERT_TRUE(
+      cluster_.CtlJson({"token", "create", "dash", "--role", "viewer", "--all-groups"}, &viewer));
   const std::vector<Case> cases = {
-      {"no token", Post("JobAdmin/ListJobs", "", ""), 401, "UNAUTHENTICATED", "missing or invalid credentials"},
+      {"no token", Post("JobAdmin/ListJobs", "", ""), 401, "UNAUTHENTICATED",
+       "missing or invalid credentials"},
       // Authenticated first: a bad body from a stranger is still 401.
       {"no token, bad body", Post("JobAdmin/CreateJob", "{not json", ""), 401, "UNAUTHENTICATED",
        "missing or invalid credentials"},
-      {"wrong token", Post("JobAdmin/ListJobs", "", "nope"), 401, "UNAUTHENTICATED", "missing or invalid credentials"},
+      {"wrong token", Post("JobAdmin/ListJobs", "", "nope"), 401, "UNAUTHENTICATED",
+       "missing or invalid credentials"},
       {"bad body", Admin("JobAdmin/CreateJob", "{not json"), 400, "INVALID_ARGUMENT", "body: "},
-      {"unknown field", Admin("JobAdmin/GetJob", R"({"jobIdd": 1})"), 400, "INVALID_ARGUMENT", "body: "},
+      {"unknown field", Admin("JobAdmin/GetJob", R"({"jobIdd": 1})"), 400, "INVALID_ARGUMENT",
+       "body: "},
       {"invalid field", Admin("JobAdmin/CreateGroup", R"({"group": {"appName": "bad/name"}})"), 400,
        "INVALID_ARGUMENT", "group.app_name: "},
       {"not found", Admin("JobAdmin/GetJob", R"({"jobId": "999"})"), 404, "NOT_FOUND", ""},
@@ -118,7 +125,8 @@ TEST_F(HttpApiTest, ErrorsCarryTheGrpcCodeAndTheMatchingStatus) {
   for (const Case& c : cases) {
     EXPECT_EQ(c.r.status, c.status) << c.what << ": " << c.r.body;
     google::protobuf::Struct error;
-    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(c.r.body, &error).ok()) << c.what << ": " << c.r.body;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(c.r.body, &error).ok())
+        << c.what << ": " << c.r.body;
     EXPECT_EQ(error.fields().at("code").string_value(), c.code) << c.what;
     EXPECT_EQ(error.fields().at("message").string_value().rfind(c.message, 0), 0u)
         << c.what << ": " << c.r.body;
@@ -136,9 +144,9 @@ TEST_F(HttpApiTest, ARunsLogStreamsAsServerSentEvents) {
   auto executor = cluster_.StartExecutor("sse-app", group.access_token());
   ASSERT_TRUE(executor->WaitForLine("listening on", absl::Seconds(30))) << executor->Output();
   v1::Job job;
-  ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo",
-                                "--manual"},
-                               &job));
+  ASSERT_TRUE(cluster_.CtlJson(
+      {"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo", "--manual"},
+      &job));
   // Until the executor has registered, a trigger finds no executor.
   v1::TriggerJobResponse fired;
   const absl::Time deadline = absl::Now() + absl::Seconds(30);
@@ -151,8 +159,9 @@ TEST_F(HttpApiTest, ARunsLogStreamsAsServerSentEvents) {
   ASSERT_EQ(trigger.status, 200) << trigger.body;
   fired = Parse<v1::TriggerJobResponse>(trigger);
   ASSERT_EQ(fired.run_ids_size(), 1);
-  HttpResult stream = Admin("LogService/StreamRunLog",
-                            absl::StrCat(R"({"runId": ")", fired.run_ids(0), R"(", "follow": true})"));
+  HttpResult stream =
+      Admin("LogService/StreamRunLog",
+            absl::StrCat(R"({"runId": ")", fired.run_ids(0), R"(", "follow": true})"));
   ASSERT_EQ(stream.status, 200) << stream.body;
   EXPECT_EQ(stream.content_type, "text/event-stream");
   EXPECT_NE(stream.body.find("data: {\"lineNumber\":\"1\""), std::string::npos) << stream.body;
@@ -179,7 +188,8 @@ TEST_F(HttpApiTest, TheOpenApiDocumentDescribesEveryPath) {
 
 TEST_F(HttpApiTest, WhoAmITellsTheCallersRoleAndGrants) {
   v1::CreateTokenResponse viewer;
-  ASSERT_TRUE(cluster_.CtlJson({"token", "create", "dash", "--role", "viewer", "--group", "7"}, &viewer));
+  ASSERT_TRUE(
+      cluster_.CtlJson({"token", "create", "dash", "--role", "viewer", "--group", "7"}, &viewer));
   HttpResult me = Post("JobAdmin/WhoAmI", "{}", viewer.secret());
   ASSERT_EQ(me.status, 200) << me.body;
   v1::WhoAmIResponse who = Parse<v1::WhoAmIResponse>(me);
@@ -202,7 +212,9 @@ TEST_F(HttpApiTest, TheConsoleIsServedFromItsDirectory) {
   EXPECT_EQ(asset.status, 200);
   EXPECT_EQ(asset.content_type, "text/javascript; charset=utf-8");
   EXPECT_EQ(HttpCall("GET", base_ + "/assets/missing.js", "").status, 404);
-  EXPECT_EQ(HttpCall("GET", base_ + "/a/../../../../etc/passwd", "", {}, {}, /*path_as_is=*/true).status, 404);
+  EXPECT_EQ(
+      HttpCall("GET", base_ + "/a/../../../../etc/passwd", "", {}, {}, /*path_as_is=*/true).status,
+      404);
   // The API is not a file.
   EXPECT_EQ(HttpCall("GET", base_ + "/v1/JobAdmin/ListJobs", "").status, 405);
 }

@@ -77,7 +77,8 @@ const std::set<std::string>& Valid() {
 
 // Methods whose credential is a group's (docs/operations.md, "Authentication").
 bool TakesGroupCredential(const MethodDescriptor* m) {
-  return m->full_name() == "gnomon.v1.Registry.Session" || m->full_name() == "gnomon.v1.LogService.ReportResults";
+  return m->full_name() == "gnomon.v1.Registry.Session" ||
+         m->full_name() == "gnomon.v1.LogService.ReportResults";
 }
 
 // Sends `messages` (serialized) on `method`, reads every answer, returns the status.
@@ -87,7 +88,8 @@ grpc::Status RawCall(grpc::GenericStub& stub, const MethodDescriptor* method, co
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
   for (const auto& [k, v] : md) ctx.AddMetadata(k, v);
   grpc::CompletionQueue cq;
-  auto call = stub.PrepareCall(&ctx, absl::StrCat("/", method->service()->full_name(), "/", method->name()), &cq);
+  auto call = stub.PrepareCall(
+      &ctx, absl::StrCat("/", method->service()->full_name(), "/", method->name()), &cq);
   bool ok = true;
   // One operation at a time, so the next event is always the one just started.
   auto await = [&cq, &ok] {
@@ -130,19 +132,22 @@ struct Baseline {
 
 class InputLimitsTest : public ::testing::Test {
  protected:
-  explicit InputLimitsTest(std::vector<std::string> flags = {"--admin-rate-limit=0"}) : cluster_(std::move(flags)) {}
+  explicit InputLimitsTest(std::vector<std::string> flags = {"--admin-rate-limit=0"})
+      : cluster_(std::move(flags)) {}
 
   void SetUp() override {
     ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
     channel_ = grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials());
     ASSERT_TRUE(cluster_.CtlJson({"group", "create", "walk-app"}, &group_));
     ASSERT_TRUE(cluster_.CtlJson(
-        {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "h", "--manual"}, &job_));
+        {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "h", "--manual"},
+        &job_));
     const std::string password_file = cluster_.dir() + "/walker.pw";
     std::ofstream(password_file) << kWalkerPassword << "\n";
     v1::User walker;
-    ASSERT_TRUE(cluster_.CtlJson(
-        {"user", "create", "walker", "--role", "viewer", "--all-groups", "--password-file", password_file}, &walker));
+    ASSERT_TRUE(cluster_.CtlJson({"user", "create", "walker", "--role", "viewer", "--all-groups",
+                                  "--password-file", password_file},
+                                 &walker));
   }
 
   Metadata AdminMetadata(const std::string& token) const {
@@ -150,10 +155,12 @@ class InputLimitsTest : public ::testing::Test {
   }
   Metadata MetadataFor(const MethodDescriptor* m) const {
     if (m->full_name() == "gnomon.v1.JobAdmin.Login") {
-      return {{std::string(kAuthorizationKey), "Basic " + absl::Base64Escape(absl::StrCat("walker:", kWalkerPassword))}};
+      return {{std::string(kAuthorizationKey),
+               "Basic " + absl::Base64Escape(absl::StrCat("walker:", kWalkerPassword))}};
     }
     if (!TakesGroupCredential(m)) return AdminMetadata(cluster_.admin_token());
-    return {{std::string(kAppNameKey), group_.app_name()}, {std::string(kAccessTokenKey), group_.access_token()}};
+    return {{std::string(kAppNameKey), group_.app_name()},
+            {std::string(kAccessTokenKey), group_.access_token()}};
   }
 
   // Everything the walk could have changed, as text.
@@ -190,83 +197,114 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
       R"(group_id: $0 script { language: SCRIPT_LANGUAGE_SHELL source: "echo" version: 1 remark: "r" }
          schedule { fix_rate { seconds: 60 } })",
       group_.id());
-  const std::string delay_job =
-      absl::Substitute(R"(group_id: $0 bean { handler: "h" } schedule { fix_delay { seconds: 60 } })", group_.id());
-  const std::string group = R"(app_name: "walk-new" title: "t" manual { addresses: "127.0.0.1:1" })";
+  const std::string delay_job = absl::Substitute(
+      R"(group_id: $0 bean { handler: "h" } schedule { fix_delay { seconds: 60 } })", group_.id());
+  const std::string group =
+      R"(app_name: "walk-new" title: "t" manual { addresses: "127.0.0.1:1" })";
   const std::string reg = absl::Substitute(
       R"(register { app_name: "$0" address: "127.0.0.1:1" handlers: "h" capacity: 4 version: "1"
                     labels { key: "zone" value: "a" } instance_id: "i-1" })",
       group_.app_name());
-  const std::string times = R"(start_time { seconds: 1700000000 } end_time { seconds: 1700086400 })";
+  const std::string times =
+      R"(start_time { seconds: 1700000000 } end_time { seconds: 1700086400 })";
   const std::string g = absl::StrCat(group_.id()), j = absl::StrCat(job_.id());
   return {
       {"gnomon.v1.JobAdmin.CreateGroup", {}, absl::StrCat("group { ", group, " }")},
       {"gnomon.v1.JobAdmin.GetGroup", {}, "group_id: " + g},
       {"gnomon.v1.JobAdmin.ListGroups", {}, ""},
-      {"gnomon.v1.JobAdmin.UpdateGroup", {},
+      {"gnomon.v1.JobAdmin.UpdateGroup",
+       {},
        absl::Substitute(R"(group { id: $0 title: "t" manual { addresses: "127.0.0.1:1" } }
-                           update_mask { paths: "title" })", g)},
+                           update_mask { paths: "title" })",
+                        g)},
       {"gnomon.v1.JobAdmin.DeleteGroup", {}, "group_id: " + g},
-      {"gnomon.v1.JobAdmin.RotateGroupToken", {}, absl::StrCat("group_id: ", g, " grace { seconds: 60 }")},
+      {"gnomon.v1.JobAdmin.RotateGroupToken",
+       {},
+       absl::StrCat("group_id: ", g, " grace { seconds: 60 }")},
       {"gnomon.v1.JobAdmin.CreateJob", {}, absl::StrCat("job { ", job, " }")},
       {"gnomon.v1.JobAdmin.CreateJob", {}, absl::StrCat("job { ", script_job, " }")},
       {"gnomon.v1.JobAdmin.CreateJob", {}, absl::StrCat("job { ", delay_job, " }")},
       {"gnomon.v1.JobAdmin.BatchCreateJobs", {}, absl::StrCat("requests { job { ", job, " } }")},
       {"gnomon.v1.JobAdmin.GetJob", {}, "job_id: " + j},
-      {"gnomon.v1.JobAdmin.ListJobs", {}, absl::StrCat("group_id: ", g, " page_size: 10 page_token: \"1\"")},
+      {"gnomon.v1.JobAdmin.ListJobs",
+       {},
+       absl::StrCat("group_id: ", g, " page_size: 10 page_token: \"1\"")},
       {"gnomon.v1.JobAdmin.UpdateJob", {}, absl::StrCat("job { id: ", j, " ", job, " }")},
       {"gnomon.v1.JobAdmin.DeleteJob", {}, "job_id: " + j},
       {"gnomon.v1.JobAdmin.StartJob", {}, "job_id: " + j},
       {"gnomon.v1.JobAdmin.StopJob", {}, "job_id: " + j},
-      {"gnomon.v1.JobAdmin.TriggerJob", {},
+      {"gnomon.v1.JobAdmin.TriggerJob",
+       {},
        absl::StrCat("job_id: ", j, R"( params: "p" executor_addresses: "127.0.0.1:1" shard_index: 0
                                       trigger_type: TRIGGER_TYPE_MANUAL)")},
-      {"gnomon.v1.JobAdmin.PreviewSchedule", {},
+      {"gnomon.v1.JobAdmin.PreviewSchedule",
+       {},
        R"(schedule { cron { expression: "0 0 0 * * ?" } } from_time { seconds: 1700000000 } count: 5)"},
-      {"gnomon.v1.JobAdmin.PreviewSchedule", {}, R"(schedule { fix_delay { seconds: 60 } } count: 5)"},
+      {"gnomon.v1.JobAdmin.PreviewSchedule",
+       {},
+       R"(schedule { fix_delay { seconds: 60 } } count: 5)"},
       {"gnomon.v1.JobAdmin.Backfill", {}, absl::StrCat("job_id: ", j, " ", times)},
-      {"gnomon.v1.JobAdmin.ListScriptVersions", {}, absl::StrCat("job_id: ", j, " page_size: 10 page_token: \"1\"")},
+      {"gnomon.v1.JobAdmin.ListScriptVersions",
+       {},
+       absl::StrCat("job_id: ", j, " page_size: 10 page_token: \"1\"")},
       {"gnomon.v1.JobAdmin.GetScriptVersion", {}, absl::StrCat("job_id: ", j, " version: 1")},
-      {"gnomon.v1.JobAdmin.RollbackScript", {}, absl::StrCat("job_id: ", j, R"( version: 1 remark: "r")")},
-      {"gnomon.v1.JobAdmin.ListRuns", {},
-       absl::StrCat("job_id: ", j, " group_id: ", g, " statuses: RUN_STATUS_FAILED page_size: 10 page_token: \"1\" ",
+      {"gnomon.v1.JobAdmin.RollbackScript",
+       {},
+       absl::StrCat("job_id: ", j, R"( version: 1 remark: "r")")},
+      {"gnomon.v1.JobAdmin.ListRuns",
+       {},
+       absl::StrCat("job_id: ", j, " group_id: ", g,
+                    " statuses: RUN_STATUS_FAILED page_size: 10 page_token: \"1\" ",
                     "trigger_type: TRIGGER_TYPE_CRON ", times)},
       {"gnomon.v1.JobAdmin.GetRun", {}, "run_id: 1 log_lines: 10"},
       {"gnomon.v1.JobAdmin.KillRun", {}, "run_id: 1"},
       {"gnomon.v1.JobAdmin.ListAudit", {}, R"(object: "job/1" page_size: 10 page_token: "1")"},
-      {"gnomon.v1.JobAdmin.CreateToken", {},
-       absl::StrCat(R"(name: "walk-token" ttl { seconds: 3600 } role: ROLE_OPERATOR grants { group_ids: )", g, " }")},
+      {"gnomon.v1.JobAdmin.CreateToken",
+       {},
+       absl::StrCat(
+           R"(name: "walk-token" ttl { seconds: 3600 } role: ROLE_OPERATOR grants { group_ids: )",
+           g, " }")},
       {"gnomon.v1.JobAdmin.ListTokens", {}, ""},
       {"gnomon.v1.JobAdmin.RevokeToken", {}, R"(name: "walk-token")"},
-      {"gnomon.v1.JobAdmin.CreateUser", {},
+      {"gnomon.v1.JobAdmin.CreateUser",
+       {},
        absl::StrCat(R"(user { name: "walk-user" role: ROLE_VIEWER grants { group_ids: )", g,
                     R"( } } password: "walk-password-1")")},
       {"gnomon.v1.JobAdmin.ListUsers", {}, ""},
-      {"gnomon.v1.JobAdmin.UpdateUser", {},
+      {"gnomon.v1.JobAdmin.UpdateUser",
+       {},
        absl::StrCat(R"(user { name: "walker" role: ROLE_OPERATOR grants { group_ids: )", g,
                     R"( } } password: "walk-password-2")")},
       {"gnomon.v1.JobAdmin.DeleteUser", {}, R"(name: "walker")"},
       {"gnomon.v1.JobAdmin.Login", {}, "ttl { seconds: 3600 }"},
       {"gnomon.v1.JobAdmin.WhoAmI", {}, ""},
       {"gnomon.v1.JobAdmin.ListExecutors", {}, "group_id: " + g},
-      {"gnomon.v1.LogService.ReportResults", {},
+      {"gnomon.v1.LogService.ReportResults",
+       {},
        R"(items { sequence: 1 started { run_id: 1 start_time { seconds: 1700000000 }
                                          executor_address: "127.0.0.1:1" } })"},
-      {"gnomon.v1.LogService.ReportResults", {},
+      {"gnomon.v1.LogService.ReportResults",
+       {},
        R"(items { sequence: 1 log { run_id: 1 lines { line_number: 1 time { seconds: 1700000000 } text: "x" } } })"},
-      {"gnomon.v1.LogService.ReportResults", {},
+      {"gnomon.v1.LogService.ReportResults",
+       {},
        R"(items { sequence: 1 result { run_id: 1 handle_code: 200 handle_message: "ok"
                                         start_time { seconds: 1700000000 } end_time { seconds: 1700000001 } } })"},
       {"gnomon.v1.LogService.StreamRunLog", {}, "run_id: 1 from_line: 1"},
       {"gnomon.v1.LogService.GetRun", {}, "run_id: 1 log_lines: 10"},
-      {"gnomon.v1.LogService.ListRuns", {},
-       absl::StrCat("job_id: ", j, " statuses: RUN_STATUS_FAILED trigger_type: TRIGGER_TYPE_BACKFILL ", times)},
+      {"gnomon.v1.LogService.ListRuns",
+       {},
+       absl::StrCat("job_id: ", j,
+                    " statuses: RUN_STATUS_FAILED trigger_type: TRIGGER_TYPE_BACKFILL ", times)},
       {"gnomon.v1.LogService.GetStats", {}, absl::StrCat("job_id: ", j, " ", times)},
       {"gnomon.v1.Registry.Session", {}, reg},
-      {"gnomon.v1.Registry.Session", {reg},
+      {"gnomon.v1.Registry.Session",
+       {reg},
        R"(beat { busy_jobs { job_id: 1 running: 1 queued: 1 } running_runs: 1 load: 0.5 })"},
       {"gnomon.v1.Registry.Session", {reg}, R"(deregister { reason: "bye" })"},
-      {"gnomon.v1.Registry.WatchExecutors", {}, absl::Substitute(R"(app_names: "$0")", group_.app_name())},
+      {"gnomon.v1.Registry.WatchExecutors",
+       {},
+       absl::Substitute(R"(app_names: "$0")", group_.app_name())},
   };
 }
 
@@ -294,21 +332,25 @@ TEST_F(InputLimitsTest, EveryFieldOfEveryRequestIsBounded) {
     walked_methods.insert(b.method);
     auto parse = [&](const std::string& text) {
       std::unique_ptr<Message> msg(factory.GetPrototype(m->input_type())->New());
-      EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, msg.get())) << b.method << ": " << text;
+      EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, msg.get()))
+          << b.method << ": " << text;
       return msg;
     };
     std::vector<std::string> messages;
     for (const std::string& text : b.before) messages.push_back(parse(text)->SerializeAsString());
     std::set<std::string> method_unlisted;
-    for (testing::Mutation& mu : testing::Mutate(*parse(b.request), *table, Exempt(), &method_unlisted, &used)) {
+    for (testing::Mutation& mu :
+         testing::Mutate(*parse(b.request), *table, Exempt(), &method_unlisted, &used)) {
       if (Valid().count(absl::StrCat(b.method, " ", mu.path, " = ", mu.what))) continue;
       messages.push_back(mu.request->SerializeAsString());
       grpc::Status s = RawCall(stub, m, MetadataFor(m), messages);
       messages.pop_back();
       ++calls;
-      const std::string where = absl::StrCat(b.method, " ", mu.path, " = ", mu.what, ": ", s.error_message());
+      const std::string where =
+          absl::StrCat(b.method, " ", mu.path, " = ", mu.what, ": ", s.error_message());
       EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << where;
-      EXPECT_NE(testing::BarePath(s.error_message()).find(testing::BarePath(mu.path)), std::string::npos)
+      EXPECT_NE(testing::BarePath(s.error_message()).find(testing::BarePath(mu.path)),
+                std::string::npos)
           << where << " (the field is not named)";
       EXPECT_LE(s.error_message().size(), kMaxMessageBytes) << where << " (too long)";
       EXPECT_NE(s.error_message().find(mu.expect_in_message), std::string::npos)
@@ -320,7 +362,8 @@ TEST_F(InputLimitsTest, EveryFieldOfEveryRequestIsBounded) {
   EXPECT_TRUE(unlisted.empty()) << "fields with no row in docs/operations.md \"Input limits\":\n"
                                 << absl::StrJoin(unlisted, "\n");
   for (const testing::LimitRow& row : *table) {
-    EXPECT_TRUE(used.count(row.field)) << "docs/operations.md lists " << row.field << ", which no request has";
+    EXPECT_TRUE(used.count(row.field))
+        << "docs/operations.md lists " << row.field << ", which no request has";
   }
   for (const MethodDescriptor* d : *methods) {
     if (d->service()->full_name() == kServedBySdk) continue;
@@ -341,8 +384,7 @@ TEST_F(InputLimitsTest, EveryFieldOfEveryRequestIsBounded) {
 class AdminRateLimitTest : public InputLimitsTest {
  protected:
   // A small burst and a slow refill, so the test's own calls cannot refill it.
-  AdminRateLimitTest()
-      : InputLimitsTest({"--admin-rate-limit=0.01", "--admin-rate-burst=20"}) {}
+  AdminRateLimitTest() : InputLimitsTest({"--admin-rate-limit=0.01", "--admin-rate-burst=20"}) {}
 };
 
 TEST_F(AdminRateLimitTest, ABurstOverTheLimitIsRefusedPerCredential) {
@@ -371,8 +413,9 @@ TEST_F(AdminRateLimitTest, ABurstOverTheLimitIsRefusedPerCredential) {
       ++ok;
     } else {
       EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
-      EXPECT_EQ(s.error_message(),
-                "rate limit: this credential may make 0.01 calls per second (bursts of 20); retry later");
+      EXPECT_EQ(
+          s.error_message(),
+          "rate limit: this credential may make 0.01 calls per second (bursts of 20); retry later");
       ++exhausted;
     }
   }
@@ -390,7 +433,8 @@ TEST(AdminRateLimitDocs, DefaultsAndMessageAreAsDocumented) {
   const std::string docs = absl::StrReplaceAll(ReadDocs(), {{"\n", " "}});
   EXPECT_NE(docs.find("| `--admin-rate-limit` | 50 |"), std::string::npos);
   EXPECT_NE(docs.find("| `--admin-rate-burst` | 100 |"), std::string::npos);
-  EXPECT_NE(docs.find("(`rate limit: this credential may make 50 calls per second (bursts of 100); retry later`)"),
+  EXPECT_NE(docs.find("(`rate limit: this credential may make 50 calls per second (bursts of 100); "
+                      "retry later`)"),
             std::string::npos);
   testing::Subprocess help({GNOMOND_PATH, "--help"});
   help.Wait();

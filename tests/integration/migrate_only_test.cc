@@ -26,7 +26,8 @@ int64_t SqliteScalar(const std::string& path, const std::string& query) {
   int64_t out = -1;
   sqlite3_stmt* st = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK &&
-      sqlite3_prepare_v2(db, query.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+      sqlite3_prepare_v2(db, query.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW) {
     out = sqlite3_column_int64(st, 0);
   }
   sqlite3_finalize(st);
@@ -62,8 +63,9 @@ TEST(MigrateOnly, MariadbStoreReachesTheLatestVersion) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("gnomond: store migrated"), std::string::npos) << r.out;
   }
-  CommandResult q = RunCommand({"mariadb", "--no-defaults", "--socket=" + m.db->socket(), "-uroot", "-N", "-e",
-                                "SELECT MAX(version) FROM gnomon_migrate.schema_migrations"});
+  CommandResult q =
+      RunCommand({"mariadb", "--no-defaults", "--socket=" + m.db->socket(), "-uroot", "-N", "-e",
+                  "SELECT MAX(version) FROM gnomon_migrate.schema_migrations"});
   ASSERT_EQ(q.exit_code, 0) << q.err;
   int64_t version = 0;
   ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(q.out), &version)) << q.out;

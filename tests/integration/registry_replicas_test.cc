@@ -49,7 +49,8 @@ TEST(RegistryReplicas, ExecutorOnAnotherReplicaIsSeenAliveAndDead) {
       {{"GNOMON_ACCESS_TOKEN", group.access_token()}});
   auto listening = executor.WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
   ASSERT_TRUE(listening) << executor.Output();
-  const std::string address(absl::StripAsciiWhitespace(listening->substr(listening->rfind(' ') + 1)));
+  const std::string address(
+      absl::StripAsciiWhitespace(listening->substr(listening->rfind(' ') + 1)));
 
   ASSERT_TRUE(watch->Read(&msg));
   ASSERT_TRUE(msg.has_change()) << msg.DebugString();
@@ -58,9 +59,9 @@ TEST(RegistryReplicas, ExecutorOnAnotherReplicaIsSeenAliveAndDead) {
 
   // A's scheduler routes a run to it.
   v1::Job job;
-  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo",
-                               "--manual"},
-                              &job));
+  ASSERT_TRUE(cluster.CtlJson(
+      {"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo", "--manual"},
+      &job));
   v1::TriggerJobResponse triggered;
   ASSERT_TRUE(cluster.CtlJson({"job", "trigger", absl::StrCat(job.id())}, &triggered));
   v1::GetRunResponse run;

@@ -65,11 +65,13 @@ class TlsCredentialsTest : public ::testing::Test {
     return port.ok() ? *port : 0;
   }
   // A health check over a fresh connection (never a cached one).
-  static grpc::Status Check(int port, const tls::TlsOptions& client, const std::string& host = "127.0.0.1") {
+  static grpc::Status Check(int port, const tls::TlsOptions& client,
+                            const std::string& host = "127.0.0.1") {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     absl::StatusOr<tls::Dialer> dial = tls::MakeDialer(client, args);
-    if (!dial.ok()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(dial.status().message()));
+    if (!dial.ok())
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(dial.status().message()));
     auto stub = grpc::health::v1::Health::NewStub((*dial)(absl::StrCat(host, ":", port)));
     grpc::ClientContext ctx;
     ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
@@ -104,7 +106,8 @@ TEST_F(TlsCredentialsTest, TheServersNameIsCheckedUnlessTheClientAsksForTheChain
   server.cert_file = pki_.crt("named");
   server.key_file = pki_.key("named");
   const int port = Serve(server);
-  EXPECT_EQ(Check(port, Client("ca")).error_code(), grpc::StatusCode::UNAVAILABLE);  // 127.0.0.1 not named
+  EXPECT_EQ(Check(port, Client("ca")).error_code(),
+            grpc::StatusCode::UNAVAILABLE);  // 127.0.0.1 not named
   tls::TlsOptions by_name = Client("ca");
   by_name.server_name = "gnomon.example";
   EXPECT_TRUE(Check(port, by_name).ok());
@@ -132,15 +135,17 @@ TEST_F(TlsCredentialsTest, ARotatedCertificateIsServedWithoutARestart) {
 }
 
 TEST_F(TlsCredentialsTest, MetricsAreServedOverHttpsOnlyAndARenewedCertificateIsPickedUp) {
-  absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> server = metrics::MetricsServer::Start(
-      "127.0.0.1:0", std::make_shared<metrics::MetricsRegistry>(), Server(/*require_client_cert=*/true));
+  absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> server =
+      metrics::MetricsServer::Start("127.0.0.1:0", std::make_shared<metrics::MetricsRegistry>(),
+                                    Server(/*require_client_cert=*/true));
   ASSERT_TRUE(server.ok()) << server.status();
   const std::string https = absl::StrCat("https://", (*server)->address(), "/metrics");
   const testing::HttpsClient client{pki_.crt("ca"), pki_.crt("client"), pki_.key("client")};
   EXPECT_TRUE(testing::HttpGet(https, client));
   EXPECT_FALSE(testing::HttpGet(absl::StrCat("http://", (*server)->address(), "/metrics")));
   EXPECT_FALSE(testing::HttpGet(https, {pki_.crt("ca"), "", ""}));  // No client certificate.
-  EXPECT_FALSE(testing::HttpGet(https, {pki_.crt("ca"), pki_.crt("stranger"), pki_.key("stranger")}));
+  EXPECT_FALSE(
+      testing::HttpGet(https, {pki_.crt("ca"), pki_.crt("stranger"), pki_.key("stranger")}));
 
   ASSERT_TRUE(pki_.MakeLeaf("renewed", "other-ca")) << pki_.error();
   ASSERT_TRUE(pki_.Install("renewed", "server")) << pki_.error();

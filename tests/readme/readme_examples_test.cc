@@ -45,9 +45,8 @@ int CheckReadme(const std::string& readme) {
       const bool marked =
           absl::ConsumePrefix(&marker, kMarker) && absl::ConsumeSuffix(&marker, " -->");
       if (!marked) {
-        ADD_FAILURE() << readme << ":" << line_number
-                      << ": a ```cpp block without a line \"" << kMarker
-                      << "examples/readme/NAME.cc -->\" before it";
+        ADD_FAILURE() << readme << ":" << line_number << ": a ```cpp block without a line \""
+                      << kMarker << "examples/readme/NAME.cc -->\" before it";
       }
       std::string block;
       while (std::getline(in, line) && line != "```") {

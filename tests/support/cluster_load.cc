@@ -29,20 +29,23 @@ bool Active(const v1::Run& r) {
 }  // namespace
 
 std::ostream& operator<<(std::ostream& out, const SlotAudit& a) {
-  out << a.slots << " slots: " << a.missing << " missing, " << a.repeated << " recorded twice, " << a.misfired
-      << " misfired, " << a.not_succeeded << " not succeeded, " << a.retried << " retried, " << a.never_executed
-      << " never executed; " << a.executed_twice << " runs executed twice";
+  out << a.slots << " slots: " << a.missing << " missing, " << a.repeated << " recorded twice, "
+      << a.misfired << " misfired, " << a.not_succeeded << " not succeeded, " << a.retried
+      << " retried, " << a.never_executed << " never executed; " << a.executed_twice
+      << " runs executed twice";
   for (const auto& [why, n] : a.failures) out << "\n  " << n << " x " << why;
   return out;
 }
 
-ClusterLoad::ClusterLoad(GnomonCluster* cluster, std::string app) : cluster_(cluster), app_(std::move(app)) {}
+ClusterLoad::ClusterLoad(GnomonCluster* cluster, std::string app)
+    : cluster_(cluster), app_(std::move(app)) {}
 
 bool ClusterLoad::Start(int executors) {
   if (!cluster_->CtlJson({"group", "create", app_}, &group_)) return false;
   for (int i = 0; i < executors; ++i) {
     const std::string dir = cluster_->dir();
-    executors_.push_back({nullptr, "",
+    executors_.push_back({nullptr,
+                          "",
                           {absl::StrCat("--invocations-file=", dir, "/invocations-", i),
                            absl::StrCat("--spool-dir=", dir, "/spool-", i),
                            absl::StrCat("--log-dir=", dir, "/logs-", i)}});
@@ -73,8 +76,8 @@ void ClusterLoad::StopExecutor(int i, int sig) {
 bool ClusterLoad::AwaitExecutorsOnEveryReplica(size_t n) {
   for (int i = 0; i < cluster_->replicas(); ++i) {
     if (!cluster_->running(i)) continue;
-    auto registry =
-        v1::Registry::NewStub(grpc::CreateChannel(cluster_->address(i), grpc::InsecureChannelCredentials()));
+    auto registry = v1::Registry::NewStub(
+        grpc::CreateChannel(cluster_->address(i), grpc::InsecureChannelCredentials()));
     grpc::ClientContext ctx;
     ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster_->admin_token()));
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
@@ -120,7 +123,8 @@ void ClusterLoad::StopJobs() {
 
 std::vector<v1::Run> ClusterLoad::Runs(int64_t job_id) const {
   v1::ListRunsResponse runs;
-  EXPECT_TRUE(cluster_->CtlJson({"run", "list", "--job", absl::StrCat(job_id), "--limit", "100000"}, &runs));
+  EXPECT_TRUE(cluster_->CtlJson({"run", "list", "--job", absl::StrCat(job_id), "--limit", "100000"},
+                                &runs));
   return {runs.runs().begin(), runs.runs().end()};
 }
 
@@ -159,8 +163,9 @@ SlotAudit ClusterLoad::Audit(int64_t period_ms) const {
   a.fewest_slots = std::numeric_limits<int>::max();
   a.earliest_last_slot_ms = std::numeric_limits<int64_t>::max();
   for (int64_t job : jobs_) {
-    std::map<std::pair<int64_t, uint32_t>, std::vector<v1::Run>> firsts;  // (slot, shard) -> first attempts
-    std::map<int64_t, std::vector<v1::Run>> attempts;                      // first attempt's id -> all attempts
+    std::map<std::pair<int64_t, uint32_t>, std::vector<v1::Run>>
+        firsts;                                        // (slot, shard) -> first attempts
+    std::map<int64_t, std::vector<v1::Run>> attempts;  // first attempt's id -> all attempts
     uint32_t shards = 1;
     for (v1::Run& r : Runs(job)) {
       if (!r.has_scheduled_time()) continue;
@@ -168,14 +173,16 @@ SlotAudit ClusterLoad::Audit(int64_t period_ms) const {
       attempts[r.attempt() == 0 ? r.id() : r.first_run_id()].push_back(r);
       if (r.attempt() == 0) {
         shards = std::max(shards, r.shard_total());
-        firsts[{TimeUtil::TimestampToMilliseconds(r.scheduled_time()), r.shard_index()}].push_back(std::move(r));
+        firsts[{TimeUtil::TimestampToMilliseconds(r.scheduled_time()), r.shard_index()}].push_back(
+            std::move(r));
       }
     }
     if (firsts.empty()) {
       a.fewest_slots = 0;
       continue;
     }
-    const int64_t first_slot = firsts.begin()->first.first, last_slot = firsts.rbegin()->first.first;
+    const int64_t first_slot = firsts.begin()->first.first,
+                  last_slot = firsts.rbegin()->first.first;
     a.fewest_slots = std::min<int>(a.fewest_slots, (last_slot - first_slot) / period_ms + 1);
     a.earliest_last_slot_ms = std::min(a.earliest_last_slot_ms, last_slot);
     for (int64_t slot = first_slot; slot <= last_slot; slot += period_ms) {
@@ -200,8 +207,8 @@ SlotAudit ClusterLoad::Audit(int64_t period_ms) const {
         if (executions == 0) ++a.never_executed;
         if (last->status() != v1::RUN_STATUS_SUCCEEDED) {
           ++a.not_succeeded;
-          ++a.failures[absl::StrCat(v1::RunStatus_Name(last->status()), " ", last->handle_code(), " ",
-                                  last->handle_message().substr(0, 120))];
+          ++a.failures[absl::StrCat(v1::RunStatus_Name(last->status()), " ", last->handle_code(),
+                                    " ", last->handle_message().substr(0, 120))];
         }
       }
     }

@@ -39,15 +39,15 @@ namespace gnomon::testing {
 // What happened to every (job, slot, shard) of a ClusterLoad's jobs, from
 // each job's first recorded slot to its last.
 struct SlotAudit {
-  int slots = 0;           // (job, slot, shard) in the window.
-  int missing = 0;         // No run recorded for it.
-  int repeated = 0;        // More than one first attempt recorded for it.
-  int misfired = 0;        // Fired late under the misfire policy (TRIGGER_TYPE_MISFIRE).
-  int not_succeeded = 0;   // Its last attempt did not succeed.
-  int retried = 0;         // More than one attempt.
-  int executed_twice = 0;  // Runs (any attempt) whose handler ran more than once.
-  int never_executed = 0;  // None of its attempts reached a handler.
-  int fewest_slots = 0;    // Slots of the job with the fewest.
+  int slots = 0;                      // (job, slot, shard) in the window.
+  int missing = 0;                    // No run recorded for it.
+  int repeated = 0;                   // More than one first attempt recorded for it.
+  int misfired = 0;                   // Fired late under the misfire policy (TRIGGER_TYPE_MISFIRE).
+  int not_succeeded = 0;              // Its last attempt did not succeed.
+  int retried = 0;                    // More than one attempt.
+  int executed_twice = 0;             // Runs (any attempt) whose handler ran more than once.
+  int never_executed = 0;             // None of its attempts reached a handler.
+  int fewest_slots = 0;               // Slots of the job with the fewest.
   int64_t earliest_last_slot_ms = 0;  // The last slot of the job that stopped first.
   // Runs that did not succeed, by status, handle code and message (its first 120 characters).
   std::map<std::string, int> failures;
@@ -55,7 +55,8 @@ struct SlotAudit {
   // Every slot recorded once, executed (at least one attempt reached a
   // handler, no run more than once) and succeeded in the end.
   bool ExactlyOnce() const {
-    return missing == 0 && repeated == 0 && not_succeeded == 0 && never_executed == 0 && executed_twice == 0;
+    return missing == 0 && repeated == 0 && not_succeeded == 0 && never_executed == 0 &&
+           executed_twice == 0;
   }
 };
 std::ostream& operator<<(std::ostream& out, const SlotAudit& audit);

@@ -35,7 +35,8 @@ bool GnomonCluster::StartReplica(int i) {
                                    "--beat-interval=500ms"};
   argv.insert(argv.end(), extra_flags_.begin(), extra_flags_.end());  // A later --store wins.
   r.process = std::make_unique<Subprocess>(argv);
-  std::optional<std::string> line = r.process->WaitForLine("gnomond listening on", absl::Seconds(30));
+  std::optional<std::string> line =
+      r.process->WaitForLine("gnomond listening on", absl::Seconds(30));
   if (!line) return false;
   r.running = true;
   // "gnomond listening on 127.0.0.1:PORT (roles ...)"
@@ -78,7 +79,9 @@ std::pair<int, int> LastHolds(const std::string& output) {
 
 }  // namespace
 
-int GnomonCluster::HeldPartitions(int i) const { return LastHolds(replicas_[i].process->Output()).first; }
+int GnomonCluster::HeldPartitions(int i) const {
+  return LastHolds(replicas_[i].process->Output()).first;
+}
 
 bool GnomonCluster::AwaitPartitionsShared(absl::Duration limit) const {
   const absl::Time deadline = absl::Now() + limit;
@@ -125,16 +128,16 @@ bool GnomonCluster::CtlJson(const std::vector<std::string>& args,
   with_json.push_back("json");
   CommandResult r = Ctl(with_json);
   if (r.exit_code != 0) {
-    ADD_FAILURE() << "gnomonctl " << args[0] << " " << args[1] << " exited " << r.exit_code
-                  << ": " << r.err;
+    ADD_FAILURE() << "gnomonctl " << args[0] << " " << args[1] << " exited " << r.exit_code << ": "
+                  << r.err;
     return false;
   }
   google::protobuf::util::JsonParseOptions opts;
   opts.ignore_unknown_fields = false;
   auto status = google::protobuf::util::JsonStringToMessage(r.out, out, opts);
   if (!status.ok()) {
-    ADD_FAILURE() << "gnomonctl output is not a " << out->GetTypeName() << ": " << status
-                  << "\n" << r.out;
+    ADD_FAILURE() << "gnomonctl output is not a " << out->GetTypeName() << ": " << status << "\n"
+                  << r.out;
     return false;
   }
   return true;
@@ -151,8 +154,8 @@ std::unique_ptr<Subprocess> GnomonCluster::StartExecutor(const std::string& app,
                                    absl::StrCat("--log-dir=", dir(), "/logs-", app)};
   argv.insert(argv.end(), extra.begin(), extra.end());
   // The token goes through the environment, as an operator would pass a secret.
-  return std::make_unique<Subprocess>(argv, std::map<std::string, std::string>{
-                                                {"GNOMON_ACCESS_TOKEN", token}});
+  return std::make_unique<Subprocess>(
+      argv, std::map<std::string, std::string>{{"GNOMON_ACCESS_TOKEN", token}});
 }
 
 void GnomonCluster::PollInterval(absl::Duration d) const {
@@ -164,7 +167,8 @@ std::string GnomonCluster::Output() const {
   std::string out;
   for (size_t i = 0; i < replicas_.size(); ++i) {
     if (replicas_[i].process) {
-      absl::StrAppend(&out, "--- gnomond replica ", i, " output ---\n", replicas_[i].process->Output());
+      absl::StrAppend(&out, "--- gnomond replica ", i, " output ---\n",
+                      replicas_[i].process->Output());
     }
   }
   return out;

@@ -5,7 +5,8 @@
 namespace gnomon::testing {
 
 HttpResult HttpCall(const std::string& method, const std::string& url, const std::string& body,
-                    const std::vector<std::string>& headers, const HttpsClient& tls, bool path_as_is) {
+                    const std::vector<std::string>& headers, const HttpsClient& tls,
+                    bool path_as_is) {
   CURL* curl = curl_easy_init();
   HttpResult out;
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
@@ -25,15 +26,17 @@ HttpResult HttpCall(const std::string& method, const std::string& url, const std
     curl_easy_setopt(curl, CURLOPT_SSLCERT, tls.cert_file.c_str());
     curl_easy_setopt(curl, CURLOPT_SSLKEY, tls.key_file.c_str());
   }
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, +[](char* p, size_t size, size_t n, void* sink) {
-    static_cast<std::string*>(sink)->append(p, size * n);
-    return size * n;
-  });
+  curl_easy_setopt(
+      curl, CURLOPT_WRITEFUNCTION, +[](char* p, size_t size, size_t n, void* sink) {
+        static_cast<std::string*>(sink)->append(p, size * n);
+        return size * n;
+      });
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out.body);
   if (curl_easy_perform(curl) == CURLE_OK) {
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out.status);
     char* type = nullptr;
-    if (curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type != nullptr) out.content_type = type;
+    if (curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type != nullptr)
+      out.content_type = type;
   }
   curl_slist_free_all(list);
   curl_easy_cleanup(curl);

@@ -6,7 +6,8 @@
 //
 //   std::optional<std::string> body = HttpGet("http://127.0.0.1:9090/metrics");
 //   HttpGet("https://127.0.0.1:9090/metrics", {.ca_file = pki.crt("ca")});
-//   HttpResult r = HttpCall("POST", url + "/v1/JobAdmin/ListGroups", "{}", {"Authorization: Bearer T"});
+//   HttpResult r = HttpCall("POST", url + "/v1/JobAdmin/ListGroups", "{}", {"Authorization: Bearer
+//   T"});
 //
 // Thread safety: thread-safe (curl_global_init must have run, as it does on
 // the first call from one thread).

@@ -28,7 +28,8 @@ absl::StatusOr<LimitTable> ReadLimitTable(const std::string& markdown) {
     std::string limit(absl::StripSuffix(cells[1], " |"));
     table.push_back({field, limit});
   }
-  if (table.empty()) return absl::NotFoundError("no \"| field | limit |\" table under \"## Input limits\"");
+  if (table.empty())
+    return absl::NotFoundError("no \"| field | limit |\" table under \"## Input limits\"");
   return table;
 }
 
@@ -53,7 +54,8 @@ Limit ParseLimit(const std::string& text) {
     l.hi_text = m[2];
   } else if (std::regex_search(text, m, std::regex(R"(^(\w+)\.\.(\w+))"))) {
     absl::Duration lo;
-    if (absl::ParseDuration(m[1].str(), &lo) && absl::ParseDuration(m[2].str(), &l.dhi)) l.kind = Limit::kDurations;
+    if (absl::ParseDuration(m[1].str(), &lo) && absl::ParseDuration(m[2].str(), &l.dhi))
+      l.kind = Limit::kDurations;
   }
   return l;
 }

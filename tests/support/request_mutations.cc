@@ -47,9 +47,11 @@ class Walker {
   static std::string PathOf(const Steps& steps, const FieldDescriptor* leaf, int index) {
     std::string p;
     for (const Step& s : steps) {
-      absl::StrAppend(&p, p.empty() ? "" : ".", s.field->name(), s.index < 0 ? "" : absl::StrCat("[", s.index, "]"));
+      absl::StrAppend(&p, p.empty() ? "" : ".", s.field->name(),
+                      s.index < 0 ? "" : absl::StrCat("[", s.index, "]"));
     }
-    absl::StrAppend(&p, p.empty() ? "" : ".", leaf->name(), index < 0 ? "" : absl::StrCat("[", index, "]"));
+    absl::StrAppend(&p, p.empty() ? "" : ".", leaf->name(),
+                    index < 0 ? "" : absl::StrCat("[", index, "]"));
     return p;
   }
 
@@ -57,7 +59,8 @@ class Walker {
     Message* m = root;
     for (const Step& s : steps) {
       const Reflection* r = m->GetReflection();
-      m = s.index < 0 ? r->MutableMessage(m, s.field) : r->MutableRepeatedMessage(m, s.field, s.index);
+      m = s.index < 0 ? r->MutableMessage(m, s.field)
+                      : r->MutableRepeatedMessage(m, s.field, s.index);
     }
     return m;
   }
@@ -163,9 +166,8 @@ class Walker {
         Emit(steps, path, absl::StrCat(n, " items"), row, absl::StrCat("at most ", l.max, " items"),
              [f, n](Message* parent) { Repeat(parent, f, n); });
         if (l.required) {
-          Emit(steps, path, "no items", row, "", [f](Message* parent) {
-            parent->GetReflection()->ClearField(parent, f);
-          });
+          Emit(steps, path, "no items", row, "",
+               [f](Message* parent) { parent->GetReflection()->ClearField(parent, f); });
         }
       }
     }
@@ -188,14 +190,22 @@ class Walker {
           Message* m = r->AddMessage(parent, f);
           m->CopyFrom(r->GetRepeatedMessage(*parent, f, 0));
           if (f->is_map()) {
-            m->GetReflection()->SetString(m, m->GetDescriptor()->FindFieldByName("key"), absl::StrCat("k", i));
+            m->GetReflection()->SetString(m, m->GetDescriptor()->FindFieldByName("key"),
+                                          absl::StrCat("k", i));
           }
           break;
         }
-        case FieldDescriptor::CPPTYPE_STRING: r->AddString(parent, f, r->GetRepeatedString(*parent, f, 0)); break;
-        case FieldDescriptor::CPPTYPE_INT64: r->AddInt64(parent, f, r->GetRepeatedInt64(*parent, f, 0)); break;
-        case FieldDescriptor::CPPTYPE_ENUM: r->AddEnumValue(parent, f, r->GetRepeatedEnumValue(*parent, f, 0)); break;
-        default: ADD_FAILURE() << "Repeat: unhandled type of " << f->full_name();
+        case FieldDescriptor::CPPTYPE_STRING:
+          r->AddString(parent, f, r->GetRepeatedString(*parent, f, 0));
+          break;
+        case FieldDescriptor::CPPTYPE_INT64:
+          r->AddInt64(parent, f, r->GetRepeatedInt64(*parent, f, 0));
+          break;
+        case FieldDescriptor::CPPTYPE_ENUM:
+          r->AddEnumValue(parent, f, r->GetRepeatedEnumValue(*parent, f, 0));
+          break;
+        default:
+          ADD_FAILURE() << "Repeat: unhandled type of " << f->full_name();
       }
     }
   }
@@ -230,7 +240,8 @@ class Walker {
     if (row == nullptr) return;
     auto set = [f, index](std::string v) {
       return [f, index, v = std::move(v)](Message* p) {
-        index < 0 ? p->GetReflection()->SetString(p, f, v) : p->GetReflection()->SetRepeatedString(p, f, index, v);
+        index < 0 ? p->GetReflection()->SetString(p, f, v)
+                  : p->GetReflection()->SetRepeatedString(p, f, index, v);
       };
     };
     Limit l = ParseLimit(row->limit);
@@ -239,13 +250,15 @@ class Walker {
         emit(absl::StrCat(l.max + 1, " bytes"), row, absl::StrCat("at most ", l.max, " bytes"),
              set(std::string(l.max + 1, 'a')));
         if (l.required) emit("empty", row, "", set(""));
-        if (l.min > 1) emit(absl::StrCat(l.min - 1, " bytes"), row, "", set(std::string(l.min - 1, 'a')));
+        if (l.min > 1)
+          emit(absl::StrCat(l.min - 1, " bytes"), row, "", set(std::string(l.min - 1, 'a')));
         if (l.name) emit("not a name", row, "", set("bad/name"));
         if (!l.any_bytes) emit("a control character", row, "", set("bad\x01"));
         return;
       case Limit::kHostPort:
         if (l.required) emit("empty", row, "", set(""));
-        for (const char* bad : {"host:notaport", "host:99999", "host:0", "999.1.1.1:80", "[zz]:80", "a b:80"}) {
+        for (const char* bad :
+             {"host:notaport", "host:99999", "host:0", "999.1.1.1:80", "[zz]:80", "a b:80"}) {
           emit(absl::StrCat("\"", bad, "\""), row, "", set(bad));
         }
         emit("1 MiB host", row, "", set(std::string(1 << 20, 'h') + ":80"));
@@ -265,13 +278,15 @@ class Walker {
     if (row == nullptr) return;
     Limit l = ParseLimit(row->limit);
     double lo = 0, hi = 0;
-    if (l.kind != Limit::kRange || !absl::SimpleAtod(l.lo_text, &lo) || !absl::SimpleAtod(l.hi_text, &hi)) {
+    if (l.kind != Limit::kRange || !absl::SimpleAtod(l.lo_text, &lo) ||
+        !absl::SimpleAtod(l.hi_text, &hi)) {
       unlisted_->insert(ListPath(path) + " (unparsed limit)");
       return;
     }
     for (double v : {std::nan(""), std::numeric_limits<double>::infinity(),
                      -std::numeric_limits<double>::infinity(), lo - 1, hi * 2 + 1}) {
-      emit(absl::StrCat(v), row, "", [f, v](Message* p) { p->GetReflection()->SetDouble(p, f, v); });
+      emit(absl::StrCat(v), row, "",
+           [f, v](Message* p) { p->GetReflection()->SetDouble(p, f, v); });
     }
   }
 
@@ -307,13 +322,15 @@ class Walker {
     if (row == nullptr) return;
     Limit l = ParseLimit(row->limit);
     int64_t lo = 0, hi = 0;
-    if (l.kind != Limit::kRange || !absl::SimpleAtoi(l.lo_text, &lo) || !absl::SimpleAtoi(l.hi_text, &hi)) {
+    if (l.kind != Limit::kRange || !absl::SimpleAtoi(l.lo_text, &lo) ||
+        !absl::SimpleAtoi(l.hi_text, &hi)) {
       unlisted_->insert(ListPath(path) + " (unparsed limit)");
       return;
     }
     const int64_t type_max = is_signed ? (wide ? std::numeric_limits<int64_t>::max() : INT32_MAX)
                                        : (wide ? std::numeric_limits<int64_t>::max() : UINT32_MAX);
-    const int64_t type_min = is_signed ? (wide ? std::numeric_limits<int64_t>::min() : INT32_MIN) : 0;
+    const int64_t type_min =
+        is_signed ? (wide ? std::numeric_limits<int64_t>::min() : INT32_MIN) : 0;
     const std::string range = absl::StrCat(lo, "..", hi);
     if (lo > type_min) emit(absl::StrCat(lo - 1), row, range, set(lo - 1));
     if (hi < type_max) emit(absl::StrCat(hi + 1), row, range, set(hi + 1));
@@ -330,13 +347,18 @@ class Walker {
 
 }  // namespace
 
-std::vector<Mutation> Mutate(const Message& baseline, const LimitTable& table, const std::set<std::string>& exempt,
-                             std::set<std::string>* unlisted, std::set<std::string>* used) {
+std::vector<Mutation> Mutate(const Message& baseline, const LimitTable& table,
+                             const std::set<std::string>& exempt, std::set<std::string>* unlisted,
+                             std::set<std::string>* used) {
   return Walker(baseline, table, exempt, unlisted, used).Run();
 }
 
-std::string ListPath(const std::string& path) { return std::regex_replace(path, std::regex(R"(\[\d+\])"), "[]"); }
+std::string ListPath(const std::string& path) {
+  return std::regex_replace(path, std::regex(R"(\[\d+\])"), "[]");
+}
 
-std::string BarePath(const std::string& path) { return std::regex_replace(path, std::regex(R"(\[\d*\])"), ""); }
+std::string BarePath(const std::string& path) {
+  return std::regex_replace(path, std::regex(R"(\[\d*\])"), "");
+}
 
 }  // namespace gnomon::testing

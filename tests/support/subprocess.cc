@@ -101,7 +101,8 @@ void Subprocess::Pump(int fd) {
   --open_streams_;
 }
 
-std::optional<std::string> Subprocess::WaitForLine(const std::string& needle, absl::Duration timeout) {
+std::optional<std::string> Subprocess::WaitForLine(const std::string& needle,
+                                                   absl::Duration timeout) {
   absl::MutexLock l(&mu_);
   size_t checked = 0;
   std::optional<std::string> found;

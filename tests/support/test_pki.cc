@@ -13,7 +13,8 @@ namespace gnomon::testing {
 namespace {
 
 // P-256 keys: quick to make, accepted by gRPC's TLS.
-const std::vector<std::string> kNewKey = {"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"};
+const std::vector<std::string> kNewKey = {"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                                          "-nodes"};
 
 }  // namespace
 
@@ -34,7 +35,8 @@ bool TestPki::MakeCa(const std::string& name) {
   return Run(argv);
 }
 
-bool TestPki::MakeLeaf(const std::string& name, const std::string& ca, const std::vector<std::string>& sans) {
+bool TestPki::MakeLeaf(const std::string& name, const std::string& ca,
+                       const std::vector<std::string>& sans) {
   const std::string csr = dir_ + "/" + name + ".csr";
   const std::string ext = dir_ + "/" + name + ".ext";
   std::ofstream(ext) << "subjectAltName=" << absl::StrJoin(sans, ",") << "\n"
@@ -51,7 +53,8 @@ bool TestPki::MakeLeaf(const std::string& name, const std::string& ca, const std
 }
 
 bool TestPki::Install(const std::string& source, const std::string& target) {
-  for (auto [from, to] : {std::pair{key(source), key(target)}, std::pair{crt(source), crt(target)}}) {
+  for (auto [from, to] :
+       {std::pair{key(source), key(target)}, std::pair{crt(source), crt(target)}}) {
     const std::string staged = to + ".new";
     std::error_code ec;
     std::filesystem::copy_file(from, staged, std::filesystem::copy_options::overwrite_existing, ec);

@@ -42,13 +42,15 @@ int FreePort() {
 
 absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start() {
   for (const char* tool : {kMariadbd, kInstallDb, kAdmin, "/usr/bin/mariadb", "/usr/bin/timeout"}) {
-    if (access(tool, X_OK) != 0) return absl::UnavailableError(absl::StrCat(tool, " is not installed"));
+    if (access(tool, X_OK) != 0)
+      return absl::UnavailableError(absl::StrCat(tool, " is not installed"));
   }
   std::unique_ptr<ThrowawayMariadb> db(new ThrowawayMariadb());
   const std::string dir = db->dir_.path();
-  CommandResult installed = RunCommand(
-      {"/usr/bin/timeout", "120", kInstallDb, "--no-defaults", absl::StrCat("--datadir=", dir, "/data"),
-       "--user=root", "--auth-root-authentication-method=normal", "--skip-test-db"});
+  CommandResult installed =
+      RunCommand({"/usr/bin/timeout", "120", kInstallDb, "--no-defaults",
+                  absl::StrCat("--datadir=", dir, "/data"), "--user=root",
+                  "--auth-root-authentication-method=normal", "--skip-test-db"});
   if (installed.exit_code != 0) {
     return absl::InternalError(
         absl::StrCat("mariadb-install-db exited ", installed.exit_code, ": ", installed.err));
@@ -62,14 +64,15 @@ absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start() {
 absl::Status ThrowawayMariadb::Launch() {
   const std::string& dir = dir_.path();
   server_ = std::make_unique<Subprocess>(std::vector<std::string>{
-      kMariadbd, "--no-defaults", absl::StrCat("--datadir=", dir, "/data"), absl::StrCat("--socket=", socket()),
-      absl::StrCat("--pid-file=", dir, "/mysqld.pid"), absl::StrCat("--port=", port_), "--bind-address=127.0.0.1",
-      "--user=root", absl::StrCat("--log-error=", dir, "/error.log"), "--skip-name-resolve",
+      kMariadbd, "--no-defaults", absl::StrCat("--datadir=", dir, "/data"),
+      absl::StrCat("--socket=", socket()), absl::StrCat("--pid-file=", dir, "/mysqld.pid"),
+      absl::StrCat("--port=", port_), "--bind-address=127.0.0.1", "--user=root",
+      absl::StrCat("--log-error=", dir, "/error.log"), "--skip-name-resolve",
       "--innodb-buffer-pool-size=128M"});
   // Ready in well under a second; 30 s is the failure guard.
   for (int i = 0; i < 300; ++i) {
-    if (RunCommand({"/usr/bin/timeout", "10", kAdmin, "--no-defaults", absl::StrCat("--socket=", socket()),
-                    "-uroot", "ping"})
+    if (RunCommand({"/usr/bin/timeout", "10", kAdmin, "--no-defaults",
+                    absl::StrCat("--socket=", socket()), "-uroot", "ping"})
             .exit_code == 0) {
       return absl::OkStatus();
     }
@@ -79,8 +82,8 @@ absl::Status ThrowawayMariadb::Launch() {
 }
 
 absl::Status ThrowawayMariadb::Stop() {
-  RunCommand({"/usr/bin/timeout", "30", kAdmin, "--no-defaults", absl::StrCat("--socket=", socket()), "-uroot",
-              "shutdown"});
+  RunCommand({"/usr/bin/timeout", "30", kAdmin, "--no-defaults",
+              absl::StrCat("--socket=", socket()), "-uroot", "shutdown"});
   if (!server_->WaitFor(absl::Seconds(30)).has_value()) {
     server_->Kill(SIGKILL);
     server_->Wait();
@@ -104,7 +107,8 @@ ThrowawayMariadb::~ThrowawayMariadb() {
     std::ifstream in(dir_.path() + "/error.log");
     std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (log.size() > 6000) log = "..." + log.substr(log.size() - 6000);
-    std::printf("NOTE: mariadbd exited on its own (exit %d); the end of its error log:\n%s\n", *code, log.c_str());
+    std::printf("NOTE: mariadbd exited on its own (exit %d); the end of its error log:\n%s\n",
+                *code, log.c_str());
     return;
   }
   if (!Stop().ok()) std::printf("NOTE: mariadbd did not shut down in 30 s; killed it\n");

@@ -20,9 +20,7 @@ inline constexpr std::string_view kAuthorizationKey = "authorization";
 // The app name an executor speaks for on LogService.ReportResults.
 inline constexpr std::string_view kAppNameKey = "x-gnomon-app";
 
-inline std::string BearerValue(std::string_view token) {
-  return "Bearer " + std::string(token);
-}
+inline std::string BearerValue(std::string_view token) { return "Bearer " + std::string(token); }
 
 }  // namespace gnomon
 

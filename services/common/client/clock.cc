@@ -67,9 +67,8 @@ int SimulatedClock::waiters() const {
 
 void SimulatedClock::BlockUntilWaiters(int n) const {
   absl::MutexLock l(&waiters_mu_);
-  auto enough = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(waiters_mu_) {
-    return waiter_count_ >= n;
-  };
+  auto enough = [this, n]()
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(waiters_mu_) { return waiter_count_ >= n; };
   waiters_mu_.Await(absl::Condition(&enough));
 }
 

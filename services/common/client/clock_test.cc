@@ -14,7 +14,8 @@ TEST(SimulatedClockTest, AdvanceWakesWaiterAtDeadline) {
   bool woke_by_cond = true;
   std::thread waiter([&] {
     absl::MutexLock l(&mu);
-    woke_by_cond = clock.AwaitWithDeadline(&mu, absl::Condition(&never), absl::FromUnixMillis(1500));
+    woke_by_cond =
+        clock.AwaitWithDeadline(&mu, absl::Condition(&never), absl::FromUnixMillis(1500));
   });
   clock.BlockUntilWaiters(1);
   clock.Advance(absl::Milliseconds(499));

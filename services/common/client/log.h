@@ -41,9 +41,9 @@ struct Voidify {
 
 }  // namespace gnomon::logging
 
-#define GNOMON_LOG(level)                                              \
-  !::gnomon::logging::Enabled(::gnomon::logging::Level::level)         \
-      ? (void)0                                                        \
+#define GNOMON_LOG(level)                                      \
+  !::gnomon::logging::Enabled(::gnomon::logging::Level::level) \
+      ? (void)0                                                \
       : ::gnomon::logging::Voidify() & ::gnomon::logging::LogLine(::gnomon::logging::Level::level)
 
 #endif  // GNOMON_SERVICES_COMMON_CLIENT_LOG_H_

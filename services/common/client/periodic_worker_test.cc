@@ -64,7 +64,8 @@ TEST(PeriodicWorkerTest, RunsAtOnceThenAPeriodAfterEachPass) {
   passes.Await(2);
   clock.BlockUntilWaiters(1);
   clock.Advance(absl::Seconds(1));
-  EXPECT_THAT(passes.Await(3), ElementsAre(At(absl::ZeroDuration()), At(absl::Seconds(1)), At(absl::Seconds(2))));
+  EXPECT_THAT(passes.Await(3),
+              ElementsAre(At(absl::ZeroDuration()), At(absl::Seconds(1)), At(absl::Seconds(2))));
   worker.Stop();
 }
 

@@ -28,7 +28,8 @@ inline constexpr size_t kQuotedPrefixBytes = 32;
 inline std::string QuotedPrefix(std::string_view value) {
   const bool cut = value.size() > kQuotedPrefixBytes;
   const std::string_view head = value.substr(0, kQuotedPrefixBytes);
-  return absl::StrCat("\"", absl::CHexEscape(absl::string_view(head.data(), head.size())), cut ? "…\"" : "\"");
+  return absl::StrCat("\"", absl::CHexEscape(absl::string_view(head.data(), head.size())),
+                      cut ? "…\"" : "\"");
 }
 
 }  // namespace gnomon

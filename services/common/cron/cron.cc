@@ -18,10 +18,8 @@ int NextBit64(uint64_t bits, int from) {
 }
 
 int DaysInMonth(int year, int month) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30,
-                                  31, 31, 30, 31, 30, 31};
-  if (month == 2 && (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)))
-    return 29;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month == 2 && (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))) return 29;
   return kDays[month - 1];
 }
 
@@ -48,8 +46,7 @@ absl::StatusOr<CronExpression> CronExpression::Parse(std::string_view text) {
 uint32_t CronExpression::DayMask(int year, int month) const {
   const CronFields& f = fields_;
   const int ldom = DaysInMonth(year, month);
-  const uint32_t valid =
-      static_cast<uint32_t>(((uint64_t{1} << (ldom + 1)) - 1) & ~uint64_t{1});
+  const uint32_t valid = static_cast<uint32_t>(((uint64_t{1} << (ldom + 1)) - 1) & ~uint64_t{1});
   if (f.dom_is_spec) {
     switch (f.dom_mode) {
       case CronFields::DomMode::kSet:
@@ -116,13 +113,11 @@ uint32_t CronExpression::DayMask(int year, int month) const {
   return 0;
 }
 
-std::optional<absl::CivilSecond> CronExpression::NextCivilAtOrAfter(
-    absl::CivilSecond from) const {
+std::optional<absl::CivilSecond> CronExpression::NextCivilAtOrAfter(absl::CivilSecond from) const {
   const CronFields& f = fields_;
   if (from.year() < kMinYear) from = absl::CivilSecond(kMinYear, 1, 1, 0, 0, 0);
   int y = static_cast<int>(from.year());
-  int mo = from.month(), d = from.day(), h = from.hour(), mi = from.minute(),
-      s = from.second();
+  int mo = from.month(), d = from.day(), h = from.hour(), mi = from.minute(), s = from.second();
   // Each pass either returns or moves strictly forward by at least one
   // field; the year bound ends the search for expressions that never fire.
   while (y <= kMaxYear) {
@@ -171,13 +166,12 @@ std::optional<absl::CivilSecond> CronExpression::NextCivilAtOrAfter(
   return std::nullopt;
 }
 
-std::optional<absl::Time> CronExpression::NextAfter(absl::Time after,
-                                                    absl::TimeZone zone) const {
+std::optional<absl::Time> CronExpression::NextAfter(absl::Time after, absl::TimeZone zone) const {
   // Keep civil arithmetic far from absl's representable limits.
-  const absl::Time lo = absl::FromCivil(
-      absl::CivilSecond(kMinYear - 1, 1, 1, 0, 0, 0), absl::UTCTimeZone());
-  const absl::Time hi = absl::FromCivil(
-      absl::CivilSecond(kMaxYear + 2, 1, 1, 0, 0, 0), absl::UTCTimeZone());
+  const absl::Time lo =
+      absl::FromCivil(absl::CivilSecond(kMinYear - 1, 1, 1, 0, 0, 0), absl::UTCTimeZone());
+  const absl::Time hi =
+      absl::FromCivil(absl::CivilSecond(kMaxYear + 2, 1, 1, 0, 0, 0), absl::UTCTimeZone());
   if (after >= hi) return std::nullopt;
   if (after < lo) after = lo;
   // Fire instants are whole seconds; find the earliest wall-clock time C

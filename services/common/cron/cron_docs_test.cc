@@ -69,8 +69,8 @@ TEST(CronDocsTest, EveryRowOfTheSchedulingDocsCronTableFiresAsListed) {
   for (const Row& row : rows) {
     absl::StatusOr<CronExpression> e = CronExpression::Parse(row.expression);
     ASSERT_TRUE(e.ok()) << row.expression << ": " << e.status();
-    saw_last_weekday_offset |= e->fields().dom_mode == CronFields::DomMode::kLastWeekday &&
-                               e->fields().dom_offset > 0;
+    saw_last_weekday_offset |=
+        e->fields().dom_mode == CronFields::DomMode::kLastWeekday && e->fields().dom_offset > 0;
     absl::Time after = absl::FromCivil(absl::CivilSecond(2024, 1, 1, 0, 0, 0), absl::UTCTimeZone());
     std::vector<std::string> got;
     for (size_t i = 0; i < row.fires.size(); ++i) {

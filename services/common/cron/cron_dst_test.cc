@@ -19,13 +19,11 @@ absl::TimeZone Zone(const std::string& name) {
 }
 
 absl::Time Utc(int y, int mo, int d, int h, int mi = 0, int s = 0) {
-  return absl::FromCivil(absl::CivilSecond(y, mo, d, h, mi, s),
-                         absl::UTCTimeZone());
+  return absl::FromCivil(absl::CivilSecond(y, mo, d, h, mi, s), absl::UTCTimeZone());
 }
 
 // The next `n` fires strictly after `from`, in `zone`.
-std::vector<absl::Time> Fires(const std::string& expr,
-                              const absl::TimeZone& zone, absl::Time from,
+std::vector<absl::Time> Fires(const std::string& expr, const absl::TimeZone& zone, absl::Time from,
                               int n) {
   absl::StatusOr<CronExpression> e = CronExpression::Parse(expr);
   EXPECT_TRUE(e.ok()) << e.status();
@@ -55,8 +53,7 @@ TEST(CronDstTest, NewYorkSpringForwardGapFiresAtGapEnd) {
   // 02:30 does not exist on 2024-03-10; the clock jumps 02:00 EST -> 03:00
   // EDT (07:00 UTC). Quartz skips the day; gnomon fires at 03:00 EDT.
   EXPECT_EQ(Fires("0 30 2 * * ?", ny, Utc(2024, 3, 9, 5), 3),
-            (Times{Utc(2024, 3, 9, 7, 30), Utc(2024, 3, 10, 7),
-                   Utc(2024, 3, 11, 6, 30)}));
+            (Times{Utc(2024, 3, 9, 7, 30), Utc(2024, 3, 10, 7), Utc(2024, 3, 11, 6, 30)}));
 }
 
 TEST(CronDstTest, NewYorkGapFiresOnceForManyWallClockTimes) {
@@ -68,8 +65,7 @@ TEST(CronDstTest, NewYorkGapFiresOnceForManyWallClockTimes) {
   // Every minute: 01:59 EST, 03:00 EDT (the gap's 60 minutes and 03:00
   // itself fire once), 03:01 EDT.
   EXPECT_EQ(Fires("0 * * * * ?", ny, Utc(2024, 3, 10, 6, 58), 3),
-            (Times{Utc(2024, 3, 10, 6, 59), Utc(2024, 3, 10, 7),
-                   Utc(2024, 3, 10, 7, 1)}));
+            (Times{Utc(2024, 3, 10, 6, 59), Utc(2024, 3, 10, 7), Utc(2024, 3, 10, 7, 1)}));
 }
 
 TEST(CronDstTest, NewYorkFallBackOverlapFiresAtFirstOccurrence) {
@@ -77,8 +73,8 @@ TEST(CronDstTest, NewYorkFallBackOverlapFiresAtFirstOccurrence) {
   ExpectKind(ny, absl::CivilSecond(2024, 11, 3, 1, 30, 0), kRepeated);
   // 01:30 happens at 05:30 UTC (EDT) and again at 06:30 UTC (EST).
   EXPECT_EQ(Fires("0 30 1 * * ?", ny, Utc(2024, 11, 2, 12), 3),
-            (Times{Utc(2024, 11, 2, 5, 30) + absl::Hours(24),
-                   Utc(2024, 11, 4, 6, 30), Utc(2024, 11, 5, 6, 30)}));
+            (Times{Utc(2024, 11, 2, 5, 30) + absl::Hours(24), Utc(2024, 11, 4, 6, 30),
+                   Utc(2024, 11, 5, 6, 30)}));
 }
 
 TEST(CronDstTest, NewYorkOverlapSecondPassDoesNotRepeatFires) {
@@ -86,12 +82,10 @@ TEST(CronDstTest, NewYorkOverlapSecondPassDoesNotRepeatFires) {
   // Every 15 minutes: 01:00-01:45 EDT fire, the second pass of 01:xx (EST)
   // does not, and 02:00 EST follows.
   EXPECT_EQ(Fires("0 */15 * * * ?", ny, Utc(2024, 11, 3, 4, 50), 6),
-            (Times{Utc(2024, 11, 3, 5), Utc(2024, 11, 3, 5, 15),
-                   Utc(2024, 11, 3, 5, 30), Utc(2024, 11, 3, 5, 45),
-                   Utc(2024, 11, 3, 7), Utc(2024, 11, 3, 7, 15)}));
+            (Times{Utc(2024, 11, 3, 5), Utc(2024, 11, 3, 5, 15), Utc(2024, 11, 3, 5, 30),
+                   Utc(2024, 11, 3, 5, 45), Utc(2024, 11, 3, 7), Utc(2024, 11, 3, 7, 15)}));
   // Asked from inside the second pass (01:10 EST = 06:10 UTC).
-  EXPECT_EQ(Fires("0 */15 * * * ?", ny, Utc(2024, 11, 3, 6, 10), 1),
-            (Times{Utc(2024, 11, 3, 7)}));
+  EXPECT_EQ(Fires("0 */15 * * * ?", ny, Utc(2024, 11, 3, 6, 10), 1), (Times{Utc(2024, 11, 3, 7)}));
 }
 
 TEST(CronDstTest, BerlinGapAndOverlap) {
@@ -126,8 +120,7 @@ TEST(CronDstTest, ChathamGapAt0245) {
   EXPECT_EQ(Fires("0 0 3 * * ?", ch, Utc(2024, 9, 28, 0), 2),
             (Times{Utc(2024, 9, 28, 14), Utc(2024, 9, 29, 13, 15)}));
   // 02:44 is just before the gap and fires normally (13:59 UTC).
-  EXPECT_EQ(Fires("0 44 2 * * ?", ch, Utc(2024, 9, 28, 0), 1),
-            (Times{Utc(2024, 9, 28, 13, 59)}));
+  EXPECT_EQ(Fires("0 44 2 * * ?", ch, Utc(2024, 9, 28, 0), 1), (Times{Utc(2024, 9, 28, 13, 59)}));
   // 2024-04-07 03:45 +13:45 -> 02:45 +12:45: 03:00 fires once, at 13:15 UTC.
   ExpectKind(ch, absl::CivilSecond(2024, 4, 7, 3, 0, 0), kRepeated);
   EXPECT_EQ(Fires("0 0 3 * * ?", ch, Utc(2024, 4, 6, 0), 2),
@@ -140,15 +133,13 @@ TEST(CronDstTest, SaoPauloMidnightChange) {
   ExpectKind(sp, absl::CivilSecond(2018, 11, 4, 0, 0, 0), kSkipped);
   EXPECT_EQ(Fires("0 0 0 * * ?", sp, Utc(2018, 11, 3, 12), 2),
             (Times{Utc(2018, 11, 4, 3), Utc(2018, 11, 5, 2)}));
-  EXPECT_EQ(Fires("0 0 0 4 11 ?", sp, Utc(2018, 1, 1, 0), 1),
-            (Times{Utc(2018, 11, 4, 3)}));
+  EXPECT_EQ(Fires("0 0 0 4 11 ?", sp, Utc(2018, 1, 1, 0), 1), (Times{Utc(2018, 11, 4, 3)}));
   // 2019-02-17 00:00 -02 -> 2019-02-16 23:00 -03: 23:30 on the 16th happens
   // twice and fires at the first (01:30 UTC).
   ExpectKind(sp, absl::CivilSecond(2019, 2, 16, 23, 30, 0), kRepeated);
   EXPECT_EQ(Fires("0 30 23 * * ?", sp, Utc(2019, 2, 16, 12), 2),
             (Times{Utc(2019, 2, 17, 1, 30), Utc(2019, 2, 18, 2, 30)}));
-  EXPECT_EQ(Fires("0 0 0 17 2 ?", sp, Utc(2019, 1, 1, 0), 1),
-            (Times{Utc(2019, 2, 17, 3)}));
+  EXPECT_EQ(Fires("0 0 0 17 2 ?", sp, Utc(2019, 1, 1, 0), 1), (Times{Utc(2019, 2, 17, 3)}));
 }
 
 TEST(CronDstTest, GapOnTheOnlyMatchingDayStillFires) {

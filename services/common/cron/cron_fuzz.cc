@@ -37,9 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const absl::Time froms[] = {
       absl::FromUnixSeconds(1710050000),  // near New York's 2024 spring gap
       absl::FromUnixSeconds(1730611000),  // near its 2024 fall-back overlap
-      absl::FromCivil(
-          absl::CivilSecond(gnomon::cron::kMaxYear, 12, 31, 0, 0, 0),
-          absl::UTCTimeZone()),
+      absl::FromCivil(absl::CivilSecond(gnomon::cron::kMaxYear, 12, 31, 0, 0, 0),
+                      absl::UTCTimeZone()),
       absl::InfinitePast(),
   };
   for (const absl::TimeZone& zone : zones) {

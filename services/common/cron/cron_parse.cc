@@ -23,11 +23,9 @@ struct FieldSpec {
   const char* const* names;  // 3-letter names for min, min+1, ... or null
 };
 
-constexpr const char* kMonthNames[] = {"JAN", "FEB", "MAR", "APR",
-                                       "MAY", "JUN", "JUL", "AUG",
-                                       "SEP", "OCT", "NOV", "DEC"};
-constexpr const char* kDayNames[] = {"SUN", "MON", "TUE", "WED",
-                                     "THU", "FRI", "SAT"};
+constexpr const char* kMonthNames[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN",
+                                       "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
+constexpr const char* kDayNames[] = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
 
 constexpr FieldSpec kSpecs[] = {
     {"seconds", 0, 59, 59, nullptr},
@@ -40,12 +38,8 @@ constexpr FieldSpec kSpecs[] = {
 };
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsAlpha(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
-char Upper(char c) {
-  return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c;
-}
+bool IsAlpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+char Upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c; }
 
 bool EqualsUpper(std::string_view s, std::string_view upper) {
   if (s.size() != upper.size()) return false;
@@ -55,23 +49,19 @@ bool EqualsUpper(std::string_view s, std::string_view upper) {
   return true;
 }
 
-absl::string_view Abs(std::string_view s) {
-  return absl::string_view(s.data(), s.size());
-}
+absl::string_view Abs(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 // Parses one field's text; `field` is the whole field (for messages).
 class FieldParser {
  public:
-  FieldParser(const FieldSpec& spec, std::string_view field)
-      : spec_(spec), field_(field) {}
+  FieldParser(const FieldSpec& spec, std::string_view field) : spec_(spec), field_(field) {}
 
   absl::Status Error(std::string_view what) const {
     return absl::InvalidArgumentError(
         absl::StrCat(spec_.name, ": ", Abs(what), " in ", QuotedPrefix(field_)));
   }
   absl::Status Unexpected(size_t pos) const {
-    return Error(
-        absl::StrCat("unexpected text ", QuotedPrefix(field_.substr(pos))));
+    return Error(absl::StrCat("unexpected text ", QuotedPrefix(field_.substr(pos))));
   }
 
   // A number or (if the field has names) a 3-letter name at pos_.
@@ -109,8 +99,7 @@ class FieldParser {
 
   absl::Status InRange(int v) const {
     if (v < spec_.min || v > spec_.max) {
-      return Error(absl::StrCat("value ", v, " is out of range ", spec_.min,
-                                "-", spec_.max));
+      return Error(absl::StrCat("value ", v, " is out of range ", spec_.min, "-", spec_.max));
     }
     return absl::OkStatus();
   }
@@ -125,8 +114,7 @@ class FieldParser {
     bool is_name = false;
     RETURN_IF_ERROR(Value(&v, &is_name));
     if (v < 1 || v > spec_.max_step) {
-      return Error(
-          absl::StrCat("step ", v, " is out of range 1-", spec_.max_step));
+      return Error(absl::StrCat("step ", v, " is out of range 1-", spec_.max_step));
     }
     *step = v;
     return absl::OkStatus();
@@ -157,9 +145,9 @@ class FieldParser {
         if (pos_ >= field_.size()) return Error("missing range end after '-'");
         RETURN_IF_ERROR(Value(&hi, &hi_name));
         if (hi_name != lo_name) {
-          return Error(absl::StrCat(
-              "range ", QuotedPrefix(field_.substr(item_start, pos_ - item_start)),
-              " mixes a name and a number"));
+          return Error(absl::StrCat("range ",
+                                    QuotedPrefix(field_.substr(item_start, pos_ - item_start)),
+                                    " mixes a name and a number"));
         }
         RETURN_IF_ERROR(InRange(hi));
         ranged = true;
@@ -191,8 +179,7 @@ class FieldParser {
   absl::Status List(Add add) {
     pos_ = 0;
     while (true) {
-      if (pos_ >= field_.size() || field_[pos_] == ',')
-        return Error("empty list item");
+      if (pos_ >= field_.size() || field_[pos_] == ',') return Error("empty list item");
       RETURN_IF_ERROR(Item(add));
       if (pos_ >= field_.size()) return absl::OkStatus();
       ++pos_;  // ','
@@ -206,8 +193,7 @@ class FieldParser {
     int64_t v = 0;
     for (size_t i = 0; i < digits.size(); ++i) {
       if (!IsDigit(digits[i])) {
-        return Error(
-            absl::StrCat("unexpected text ", QuotedPrefix(digits.substr(i))));
+        return Error(absl::StrCat("unexpected text ", QuotedPrefix(digits.substr(i))));
       }
       v = v * 10 + (digits[i] - '0');
       if (v > 1000000) return Error("number too large");
@@ -251,15 +237,12 @@ absl::Status ParseDom(std::string_view f, CronFields* out) {
       return absl::OkStatus();
     }
     if (f[1] != '-')
-      return p.Error(
-          absl::StrCat("unexpected text ", QuotedPrefix(f.substr(1)), " after 'L'"));
+      return p.Error(absl::StrCat("unexpected text ", QuotedPrefix(f.substr(1)), " after 'L'"));
     // L-n, or L-nW: the weekday nearest to that day.
     const bool weekday = f.size() > 2 && Upper(f.back()) == 'W';
     int n = 0;
     RETURN_IF_ERROR(p.Number(f.substr(2, f.size() - 2 - (weekday ? 1 : 0)), &n));
-    if (n > 30)
-      return p.Error(
-          absl::StrCat("offset ", n, " from the last day is above 30"));
+    if (n > 30) return p.Error(absl::StrCat("offset ", n, " from the last day is above 30"));
     out->dom_mode = weekday ? CronFields::DomMode::kLastWeekday : CronFields::DomMode::kLast;
     out->dom_offset = static_cast<uint8_t>(n);
     return absl::OkStatus();
@@ -287,8 +270,7 @@ absl::Status ParseDow(std::string_view f, CronFields* out) {
     RETURN_IF_ERROR(p.Weekday(f.substr(0, hash), &day));
     RETURN_IF_ERROR(p.Number(f.substr(hash + 1), &nth));
     if (nth < 1 || nth > 5)
-      return p.Error(
-          absl::StrCat("occurrence ", nth, " after '#' is out of range 1-5"));
+      return p.Error(absl::StrCat("occurrence ", nth, " after '#' is out of range 1-5"));
     out->dow_mode = CronFields::DowMode::kNth;
     out->dow_value = static_cast<uint8_t>(day);
     out->dow_nth = static_cast<uint8_t>(nth);
@@ -316,18 +298,18 @@ absl::StatusOr<CronFields> ParseCronFields(std::string_view text) {
     size_t start = i;
     while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
     if (n == 7) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected 6 or 7 fields (seconds minutes hours day-of-month month "
-          "day-of-week [year]); unexpected text ",
-          QuotedPrefix(text.substr(start)), " after the year"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected 6 or 7 fields (seconds minutes hours day-of-month month "
+                       "day-of-week [year]); unexpected text ",
+                       QuotedPrefix(text.substr(start)), " after the year"));
     }
     fields[n++] = text.substr(start, i - start);
   }
   if (n < 6) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected 6 or 7 fields (seconds minutes hours day-of-month month "
-        "day-of-week [year]), got ",
-        n));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected 6 or 7 fields (seconds minutes hours day-of-month month "
+                     "day-of-week [year]), got ",
+                     n));
   }
   CronFields out;
   const bool dom_q = fields[kDom] == "?";
@@ -357,17 +339,14 @@ absl::StatusOr<CronFields> ParseCronFields(std::string_view text) {
         s = ParseDom(t, &out);
         break;
       case kMonth:
-        s = p.List(
-            [&out](int v) { out.months |= static_cast<uint16_t>(1 << v); });
+        s = p.List([&out](int v) { out.months |= static_cast<uint16_t>(1 << v); });
         break;
       case kDow:
         s = ParseDow(t, &out);
         break;
       case kYear:
         s = p.List([&out](int v) {
-          if (v <= kMaxYear)
-            out.years[(v - kMinYear) / 64] |= uint64_t{1}
-                                              << ((v - kMinYear) % 64);
+          if (v <= kMaxYear) out.years[(v - kMinYear) / 64] |= uint64_t{1} << ((v - kMinYear) % 64);
         });
         break;
     }

@@ -34,11 +34,10 @@ void Fail(Tally* t, const std::string& line, const std::string& why) {
 }
 
 // Compares gnomon's fires with Quartz's for one A or L line.
-void Compare(const std::vector<std::string>& cols, const std::string& line,
-             const CronExpression& e, Tally* t) {
+void Compare(const std::vector<std::string>& cols, const std::string& line, const CronExpression& e,
+             Tally* t) {
   absl::TimeZone zone;
-  if (!absl::LoadTimeZone(cols[2], &zone))
-    return Fail(t, line, "zone not found");
+  if (!absl::LoadTimeZone(cols[2], &zone)) return Fail(t, line, "zone not found");
   int64_t from_ms = 0;
   if (!absl::SimpleAtoi(cols[3], &from_ms)) return Fail(t, line, "bad from_ms");
   absl::Time after = absl::FromUnixMillis(from_ms);
@@ -53,16 +52,14 @@ void Compare(const std::vector<std::string>& cols, const std::string& line,
       return;
     }
     int64_t want_ms = 0;
-    if (!absl::SimpleAtoi(want, &want_ms))
-      return Fail(t, line, "bad fire " + want);
+    if (!absl::SimpleAtoi(want, &want_ms)) return Fail(t, line, "bad fire " + want);
     ++t->fires;
     if (!got) return Fail(t, line, "Quartz: " + want + "; gnomon: none");
     if (absl::ToUnixMillis(*got) != want_ms) {
-      return Fail(
-          t, line,
-          "Quartz: " + absl::FormatTime(absl::FromUnixMillis(want_ms), zone) +
-              "; gnomon: " + absl::FormatTime(*got, zone) + " after " +
-              absl::FormatTime(after, zone));
+      return Fail(t, line,
+                  "Quartz: " + absl::FormatTime(absl::FromUnixMillis(want_ms), zone) +
+                      "; gnomon: " + absl::FormatTime(*got, zone) + " after " +
+                      absl::FormatTime(after, zone));
     }
     after = *got;
   }
@@ -105,9 +102,7 @@ TEST(CronQuartzAgreementTest, EveryGeneratedCase) {
     }
     if (!e.ok()) {
       if (kind == "A") {
-        Fail(&t, line,
-             "well-formed expression rejected: " +
-                 std::string(e.status().message()));
+        Fail(&t, line, "well-formed expression rejected: " + std::string(e.status().message()));
       } else {
         ++t.lenient_rejected;
       }
@@ -118,8 +113,7 @@ TEST(CronQuartzAgreementTest, EveryGeneratedCase) {
   EXPECT_TRUE(saw_max_year);
   EXPECT_EQ(t.failures, 0);
   EXPECT_GT(t.compared, 5000);
-  std::cout << "compared " << t.compared << " cases (" << t.fires
-            << " fire instants, " << t.nones
+  std::cout << "compared " << t.compared << " cases (" << t.fires << " fire instants, " << t.nones
             << " never-again results); both reject " << t.rejected_ok
             << "; Quartz-lenient rejected " << t.lenient_rejected << "\n";
 }

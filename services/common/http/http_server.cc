@@ -38,8 +38,9 @@ class Connection {
   }
   bool WriteAll(std::string_view data) {
     while (!data.empty()) {
-      const int n = ssl_ != nullptr ? SSL_write(ssl_, data.data(), static_cast<int>(data.size()))
-                                    : static_cast<int>(::send(fd_, data.data(), data.size(), MSG_NOSIGNAL));
+      const int n = ssl_ != nullptr
+                        ? SSL_write(ssl_, data.data(), static_cast<int>(data.size()))
+                        : static_cast<int>(::send(fd_, data.data(), data.size(), MSG_NOSIGNAL));
       if (n <= 0) return false;
       data.remove_prefix(static_cast<size_t>(n));
     }
@@ -70,7 +71,8 @@ absl::string_view A(std::string_view s) { return absl::string_view(s.data(), s.s
 bool ParseHead(std::string_view head, HttpRequest* req, bool* http10) {
   std::vector<absl::string_view> lines = absl::StrSplit(A(head), "\r\n");
   std::vector<absl::string_view> first = absl::StrSplit(lines[0], ' ');
-  if (first.size() != 3 || !absl::StartsWith(first[2], "HTTP/1.") || first[1].empty() || first[1][0] != '/') {
+  if (first.size() != 3 || !absl::StartsWith(first[2], "HTTP/1.") || first[1].empty() ||
+      first[1][0] != '/') {
     return false;
   }
   *http10 = first[2] == "HTTP/1.0";
@@ -91,8 +93,11 @@ bool ParseHead(std::string_view head, HttpRequest* req, bool* http10) {
 void Refuse(Connection& conn, int status, std::string_view why) {
   conn.keep_alive = false;
   HttpResponse resp(&conn);
-  const char* code = status == 501 ? "UNIMPLEMENTED" : status == 400 ? "INVALID_ARGUMENT" : "RESOURCE_EXHAUSTED";
-  resp.Send(status, "application/json", absl::StrCat(R"({"code":")", code, R"(","message":")", A(why), "\"}"));
+  const char* code = status == 501   ? "UNIMPLEMENTED"
+                     : status == 400 ? "INVALID_ARGUMENT"
+                                     : "RESOURCE_EXHAUSTED";
+  resp.Send(status, "application/json",
+            absl::StrCat(R"({"code":")", code, R"(","message":")", A(why), "\"}"));
 }
 
 }  // namespace
@@ -104,24 +109,42 @@ std::string HttpRequest::Header(const std::string& lower_name) const {
 
 std::string_view StatusText(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 204: return "No Content";
-    case 304: return "Not Modified";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 409: return "Conflict";
-    case 413: return "Payload Too Large";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 499: return "Client Closed Request";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "";
+    case 200:
+      return "OK";
+    case 204:
+      return "No Content";
+    case 304:
+      return "Not Modified";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 409:
+      return "Conflict";
+    case 413:
+      return "Payload Too Large";
+    case 429:
+      return "Too Many Requests";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 499:
+      return "Client Closed Request";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
+    default:
+      return "";
   }
 }
 
@@ -129,10 +152,10 @@ bool HttpResponse::Send(int status, std::string_view content_type, std::string_v
                         const std::map<std::string, std::string>& headers) {
   if (sent_) return false;
   sent_ = true;
-  std::string head = absl::StrCat("HTTP/1.1 ", status, " ", A(StatusText(status)), "\r\nContent-Type: ", A(content_type),
-                                  "\r\nContent-Length: ", body.size(),
-                                  "\r\nX-Content-Type-Options: nosniff\r\nConnection: ",
-                                  conn_->keep_alive ? "keep-alive" : "close", "\r\n");
+  std::string head = absl::StrCat(
+      "HTTP/1.1 ", status, " ", A(StatusText(status)), "\r\nContent-Type: ", A(content_type),
+      "\r\nContent-Length: ", body.size(), "\r\nX-Content-Type-Options: nosniff\r\nConnection: ",
+      conn_->keep_alive ? "keep-alive" : "close", "\r\n");
   // API answers are never cached unless the caller says otherwise.
   if (headers.count("Cache-Control") == 0) head += "Cache-Control: no-store\r\n";
   for (const auto& [k, v] : headers) absl::StrAppend(&head, k, ": ", v, "\r\n");
@@ -153,7 +176,8 @@ bool HttpResponse::Event(std::string_view event, std::string_view data) {
   std::string out;
   if (!event.empty()) absl::StrAppend(&out, "event: ", A(event), "\n");
   // A data line per line of `data` (JSON from protobuf has none; be safe).
-  for (absl::string_view line : absl::StrSplit(A(data), '\n')) absl::StrAppend(&out, "data: ", line, "\n");
+  for (absl::string_view line : absl::StrSplit(A(data), '\n'))
+    absl::StrAppend(&out, "data: ", line, "\n");
   out += "\n";
   return conn_->WriteAll(out);
 }
@@ -162,12 +186,14 @@ bool HttpResponse::KeepAlive() { return conn_->WriteAll(": keep-alive\n\n"); }
 
 bool HttpResponse::ClientGone() { return conn_->PeerClosed(); }
 
-absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address, Handler handler,
-                                                              const tls::TlsOptions& tls, std::string what,
-                                                              HttpLimits limits) {
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address,
+                                                              Handler handler,
+                                                              const tls::TlsOptions& tls,
+                                                              std::string what, HttpLimits limits) {
   std::unique_ptr<HttpServer> s(new HttpServer(std::move(handler), std::move(what), limits));
   if (tls.enabled) {
-    ASSIGN_OR_RETURN(std::unique_ptr<tls::ServerTlsContext> ctx, tls::ServerTlsContext::Create(tls, s->what_));
+    ASSIGN_OR_RETURN(std::unique_ptr<tls::ServerTlsContext> ctx,
+                     tls::ServerTlsContext::Create(tls, s->what_));
     s->tls_ = std::move(ctx);
   }
   ASSIGN_OR_RETURN(int fd, tls::Listen(address, s->what_));
@@ -275,10 +301,12 @@ void HttpServer::Converse(Connection& conn) {
       return Refuse(conn, 400, "malformed request");
     }
     buffer.erase(0, end + 4);
-    if (!req.Header("transfer-encoding").empty()) return Refuse(conn, 501, "chunked bodies are not accepted");
+    if (!req.Header("transfer-encoding").empty())
+      return Refuse(conn, 501, "chunked bodies are not accepted");
     size_t length = 0;
     const std::string cl = req.Header("content-length");
-    if (!cl.empty() && !absl::SimpleAtoi(cl, &length)) return Refuse(conn, 400, "bad Content-Length");
+    if (!cl.empty() && !absl::SimpleAtoi(cl, &length))
+      return Refuse(conn, 400, "bad Content-Length");
     if (length > limits_.max_body_bytes) return Refuse(conn, 413, "body too large");
     while (buffer.size() < length) {
       const int n = conn.Read(chunk, sizeof(chunk));

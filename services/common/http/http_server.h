@@ -6,7 +6,8 @@
 //   HttpServer::Handler h = [](const HttpRequest& req, HttpResponse& resp) {
 //     resp.Send(200, "application/json", "{}");
 //   };
-//   absl::StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start("127.0.0.1:0", h, tls_options);
+//   absl::StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start("127.0.0.1:0", h,
+//   tls_options);
 //   (*s)->port();
 //
 // A request whose head is over 16 KiB gets 431, a body over `max_body_bytes`
@@ -87,8 +88,10 @@ class HttpServer {
   using Handler = std::function<void(const HttpRequest&, HttpResponse&)>;
 
   // Serves on `address`; TLS when `tls.enabled`. `what` names it in logs.
-  static absl::StatusOr<std::unique_ptr<HttpServer>> Start(const std::string& address, Handler handler,
-                                                           const tls::TlsOptions& tls, std::string what = "http",
+  static absl::StatusOr<std::unique_ptr<HttpServer>> Start(const std::string& address,
+                                                           Handler handler,
+                                                           const tls::TlsOptions& tls,
+                                                           std::string what = "http",
                                                            HttpLimits limits = {});
   // Stops accepting, closes every connection and waits for their threads.
   ~HttpServer();

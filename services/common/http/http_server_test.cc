@@ -27,7 +27,9 @@ class RawClient {
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
   }
   ~RawClient() { ::close(fd_); }
-  bool Send(const std::string& bytes) { return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) >= 0; }
+  bool Send(const std::string& bytes) {
+    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) >= 0;
+  }
   // Reads until `needle` has arrived (or the connection ends); all read so far.
   std::string ReadUntil(const std::string& needle) {
     char buf[4096];
@@ -49,15 +51,17 @@ class RawClient {
 };
 
 std::unique_ptr<HttpServer> Serve(HttpServer::Handler h, HttpLimits limits = {}) {
-  absl::StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start("127.0.0.1:0", std::move(h), {}, "test", limits);
+  absl::StatusOr<std::unique_ptr<HttpServer>> s =
+      HttpServer::Start("127.0.0.1:0", std::move(h), {}, "test", limits);
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? *std::move(s) : nullptr;
 }
 
 HttpServer::Handler Echo() {
   return [](const HttpRequest& req, HttpResponse& resp) {
-    resp.Send(200, "text/plain", absl::StrCat(req.method, " ", req.path, " ", req.query, " [", req.body, "] ",
-                                              req.Header("x-thing")));
+    resp.Send(200, "text/plain",
+              absl::StrCat(req.method, " ", req.path, " ", req.query, " [", req.body, "] ",
+                           req.Header("x-thing")));
   };
 }
 
@@ -91,7 +95,8 @@ TEST(HttpServer, RefusesWhatItCannotReadAndClosesTheConnection) {
     RawClient client(server->port());
     client.Send(c.request);
     const std::string answer = client.ReadAll();
-    EXPECT_EQ(answer.rfind("HTTP/1.1 " + c.status, 0), 0u) << c.request.substr(0, 40) << " -> " << answer;
+    EXPECT_EQ(answer.rfind("HTTP/1.1 " + c.status, 0), 0u)
+        << c.request.substr(0, 40) << " -> " << answer;
   }
 }
 
@@ -129,10 +134,12 @@ TEST(HttpServer, BeyondMaxConnectionsAnswers503) {
   absl::Notification release;
   HttpLimits limits;
   limits.max_connections = 1;
-  auto server = Serve([&](const HttpRequest&, HttpResponse& resp) {
-    release.WaitForNotification();
-    resp.Send(200, "text/plain", "ok");
-  }, limits);
+  auto server = Serve(
+      [&](const HttpRequest&, HttpResponse& resp) {
+        release.WaitForNotification();
+        resp.Send(200, "text/plain", "ok");
+      },
+      limits);
   RawClient first(server->port());
   first.Send("GET / HTTP/1.1\r\nConnection: close\r\n\r\n");
   RawClient second(server->port());

@@ -59,7 +59,8 @@ bool Await(grpc::CompletionQueue& cq, Idle idle) {
 
 class GatewayCall {
  public:
-  GatewayCall(const GatewayOptions& opts, const MethodDescriptor& m, const HttpRequest& req, HttpResponse& resp)
+  GatewayCall(const GatewayOptions& opts, const MethodDescriptor& m, const HttpRequest& req,
+              HttpResponse& resp)
       : opts_(opts), m_(m), req_(req), resp_(resp) {}
 
   void Run() {
@@ -69,7 +70,9 @@ class GatewayCall {
     if (credential != nullptr && *credential != Credential::kPassword) {
       // Before anything else, as every gRPC call is.
       absl::StatusOr<Caller> caller = opts_.auth->Authorize(
-          [this](std::string_view key) { return key == kAuthorizationKey ? req_.Header("authorization") : ""; },
+          [this](std::string_view key) {
+            return key == kAuthorizationKey ? req_.Header("authorization") : "";
+          },
           service, m_.name());
       if (!caller.ok()) {
         return SendError(resp_, static_cast<grpc::StatusCode>(caller.status().code()),
@@ -97,7 +100,8 @@ class GatewayCall {
     if (!authorization.empty()) ctx.AddMetadata(std::string(kAuthorizationKey), authorization);
     if (!m_.server_streaming()) ctx.set_deadline(absl::ToChronoTime(absl::Now() + opts_.deadline));
     grpc::CompletionQueue cq;
-    auto call = stub.PrepareCall(&ctx, absl::StrCat("/", m_.service()->full_name(), "/", m_.name()), &cq);
+    auto call =
+        stub.PrepareCall(&ctx, absl::StrCat("/", m_.service()->full_name(), "/", m_.name()), &cq);
     bool gone = false;
     absl::Time last_write = absl::Now();
     auto idle = [&] {
@@ -163,7 +167,8 @@ class GatewayCall {
     std::vector<grpc::Slice> slices;
     std::string bytes;
     if (answer.Dump(&slices).ok()) {
-      for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+      for (const grpc::Slice& s : slices)
+        bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
     }
     std::unique_ptr<Message> out(factory_.GetPrototype(m_.output_type())->New());
     out->ParseFromString(bytes);
@@ -184,21 +189,33 @@ class GatewayCall {
 
 int HttpStatusOf(grpc::StatusCode code) {
   switch (code) {
-    case grpc::StatusCode::OK: return 200;
+    case grpc::StatusCode::OK:
+      return 200;
     case grpc::StatusCode::INVALID_ARGUMENT:
     case grpc::StatusCode::FAILED_PRECONDITION:
-    case grpc::StatusCode::OUT_OF_RANGE: return 400;
-    case grpc::StatusCode::UNAUTHENTICATED: return 401;
-    case grpc::StatusCode::PERMISSION_DENIED: return 403;
-    case grpc::StatusCode::NOT_FOUND: return 404;
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return 400;
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return 401;
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return 403;
+    case grpc::StatusCode::NOT_FOUND:
+      return 404;
     case grpc::StatusCode::ALREADY_EXISTS:
-    case grpc::StatusCode::ABORTED: return 409;
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return 429;
-    case grpc::StatusCode::CANCELLED: return 499;
-    case grpc::StatusCode::UNIMPLEMENTED: return 501;
-    case grpc::StatusCode::UNAVAILABLE: return 503;
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return 504;
-    default: return 500;
+    case grpc::StatusCode::ABORTED:
+      return 409;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return 429;
+    case grpc::StatusCode::CANCELLED:
+      return 499;
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return 501;
+    case grpc::StatusCode::UNAVAILABLE:
+      return 503;
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return 504;
+    default:
+      return 500;
   }
 }
 
@@ -206,11 +223,21 @@ std::string ErrorJson(grpc::StatusCode code, std::string_view message) {
   std::string escaped;
   for (unsigned char c : message) {
     switch (c) {
-      case '"': escaped += "\\\""; break;
-      case '\\': escaped += "\\\\"; break;
-      case '\n': escaped += "\\n"; break;
-      case '\r': escaped += "\\r"; break;
-      case '\t': escaped += "\\t"; break;
+      case '"':
+        escaped += "\\\"";
+        break;
+      case '\\':
+        escaped += "\\\\";
+        break;
+      case '\n':
+        escaped += "\\n";
+        break;
+      case '\r':
+        escaped += "\\r";
+        break;
+      case '\t':
+        escaped += "\\t";
+        break;
       default:
         if (c < 0x20) {
           absl::StrAppend(&escaped, "\\u00", absl::Hex(c, absl::kZeroPad2));
@@ -227,7 +254,8 @@ HttpServer::Handler JsonGateway(GatewayOptions options) {
   auto opts = std::make_shared<const GatewayOptions>(std::move(options));
   return [opts](const HttpRequest& req, HttpResponse& resp) {
     if (req.path == "/openapi.json") {
-      if (req.method != "GET") return SendError(resp, grpc::StatusCode::INVALID_ARGUMENT, "use GET");
+      if (req.method != "GET")
+        return SendError(resp, grpc::StatusCode::INVALID_ARGUMENT, "use GET");
       resp.Send(200, kJson, opts->openapi_json);
       return;
     }
@@ -240,7 +268,8 @@ HttpServer::Handler JsonGateway(GatewayOptions options) {
       return SendError(resp, grpc::StatusCode::NOT_FOUND, "no such method; see /openapi.json");
     }
     if (req.method != "POST") {
-      resp.Send(405, kJson, ErrorJson(grpc::StatusCode::INVALID_ARGUMENT, "use POST"), {{"Allow", "POST"}});
+      resp.Send(405, kJson, ErrorJson(grpc::StatusCode::INVALID_ARGUMENT, "use POST"),
+                {{"Allow", "POST"}});
       return;
     }
     GatewayCall(*opts, *m, req, resp).Run();

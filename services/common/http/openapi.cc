@@ -32,7 +32,9 @@ using json::Obj;
 using json::Set;
 using json::Str;
 
-Value Ref(const std::string& schema) { return Obj({{"$ref", Str("#/components/schemas/" + schema)}}); }
+Value Ref(const std::string& schema) {
+  return Obj({{"$ref", Str("#/components/schemas/" + schema)}});
+}
 
 // The proto comment of a descriptor, if the pool kept source info (the
 // generated pool usually does not).
@@ -46,7 +48,8 @@ std::string Comment(const D& d) {
   return c;
 }
 
-constexpr char kInt64Note[] = "64-bit integer, printed as a decimal string; numbers are accepted on input.";
+constexpr char kInt64Note[] =
+    "64-bit integer, printed as a decimal string; numbers are accepted on input.";
 
 // The gRPC codes an error body may carry (never OK).
 constexpr const char* kErrorCodes[] = {
@@ -57,7 +60,8 @@ constexpr const char* kErrorCodes[] = {
 
 constexpr char kErrorDescription[] =
     "An error: the gRPC status code name and message. HTTP status by code: INVALID_ARGUMENT, "
-    "FAILED_PRECONDITION, OUT_OF_RANGE 400; UNAUTHENTICATED 401; PERMISSION_DENIED 403; NOT_FOUND 404; "
+    "FAILED_PRECONDITION, OUT_OF_RANGE 400; UNAUTHENTICATED 401; PERMISSION_DENIED 403; NOT_FOUND "
+    "404; "
     "ALREADY_EXISTS, ABORTED 409; RESOURCE_EXHAUSTED 429; CANCELLED 499; UNIMPLEMENTED 501; "
     "UNAVAILABLE 503; DEADLINE_EXCEEDED 504; any other 500.";
 
@@ -89,9 +93,11 @@ class SchemaCollector {
                   {"description", Str("Seconds with an s suffix, e.g. 1.5s.")}});
     }
     if (n == "google.protobuf.FieldMask") {
-      return Obj({{"type", Str("string")}, {"description", Str("Comma-separated lowerCamel field paths.")}});
+      return Obj({{"type", Str("string")},
+                  {"description", Str("Comma-separated lowerCamel field paths.")}});
     }
-    if (n == "google.protobuf.Empty" || n == "google.protobuf.Struct" || n == "google.protobuf.Any") {
+    if (n == "google.protobuf.Empty" || n == "google.protobuf.Struct" ||
+        n == "google.protobuf.Any") {
       return Obj({{"type", Str("object")}});
     }
     if (n == "google.protobuf.Value") return Obj({});  // Any JSON value.
@@ -121,8 +127,8 @@ class SchemaCollector {
   Value FieldSchema(const FieldDescriptor& f) {
     Value schema;
     if (f.is_map()) {
-      schema = Obj(
-          {{"type", Str("object")}, {"additionalProperties", ValueSchema(*f.message_type()->map_value())}});
+      schema = Obj({{"type", Str("object")},
+                    {"additionalProperties", ValueSchema(*f.message_type()->map_value())}});
     } else if (f.is_repeated()) {
       schema = Obj({{"type", Str("array")}, {"items", ValueSchema(f)}});
     } else {
@@ -132,8 +138,8 @@ class SchemaCollector {
     if (const auto* oneof = f.real_containing_oneof()) {
       std::vector<std::string> names;
       for (int i = 0; i < oneof->field_count(); ++i) names.push_back(oneof->field(i)->json_name());
-      absl::StrAppend(&description, description.empty() ? "" : " ", "At most one of oneof ", oneof->name(),
-                      ": ", absl::StrJoin(names, ", "), ".");
+      absl::StrAppend(&description, description.empty() ? "" : " ", "At most one of oneof ",
+                      oneof->name(), ": ", absl::StrJoin(names, ", "), ".");
     }
     if (description.empty()) return schema;
     // A $ref takes no siblings in OpenAPI 3.0: wrap it to add a description.
@@ -161,7 +167,8 @@ class SchemaCollector {
       case FieldDescriptor::TYPE_SFIXED64:
       case FieldDescriptor::TYPE_UINT64:
       case FieldDescriptor::TYPE_FIXED64:
-        return Obj({{"type", Str("string")}, {"format", Str("int64")}, {"description", Str(kInt64Note)}});
+        return Obj(
+            {{"type", Str("string")}, {"format", Str("int64")}, {"description", Str(kInt64Note)}});
       case FieldDescriptor::TYPE_FLOAT:
         return Obj({{"type", Str("number")}, {"format", Str("float")}});
       case FieldDescriptor::TYPE_DOUBLE:
@@ -191,23 +198,27 @@ class SchemaCollector {
   std::map<std::string, Value> schemas_;
 };
 
-Value JsonContent(Value schema) { return Obj({{"application/json", Obj({{"schema", std::move(schema)}})}}); }
+Value JsonContent(Value schema) {
+  return Obj({{"application/json", Obj({{"schema", std::move(schema)}})}});
+}
 
 Value Operation(const MethodDescriptor& method, SchemaCollector& schemas) {
   const std::string& service = method.service()->name();
   std::string description = Comment(method);
-  if (description.empty()) description = absl::StrCat(service, ".", method.name(), " over HTTP/JSON.");
+  if (description.empty())
+    description = absl::StrCat(service, ".", method.name(), " over HTTP/JSON.");
   Value ok;
   if (method.server_streaming()) {
     const std::string& message = method.output_type()->full_name();
-    absl::StrAppend(&description, "\n\nThe reply is a stream of Server-Sent Events: one `data:` event per ",
+    absl::StrAppend(&description,
+                    "\n\nThe reply is a stream of Server-Sent Events: one `data:` event per ",
                     message,
                     " (as JSON), then `event: end` (data `{}`), or `event: error` with data "
                     "`{\"code\": ..., \"message\": ...}` if the call fails once streaming.");
-    Value schema =
-        Obj({{"type", Str("string")},
-             {"description", Str(absl::StrCat("Server-Sent Events; each data is a ", message, "."))},
-             {"x-gnomon-stream-message", schemas.TypeSchema(*method.output_type())}});
+    Value schema = Obj(
+        {{"type", Str("string")},
+         {"description", Str(absl::StrCat("Server-Sent Events; each data is a ", message, "."))},
+         {"x-gnomon-stream-message", schemas.TypeSchema(*method.output_type())}});
     ok = Obj({{"description", Str(absl::StrCat("A stream of ", message, "."))},
               {"content", Obj({{"text/event-stream", Obj({{"schema", std::move(schema)}})}})}});
   } else {
@@ -221,13 +232,14 @@ Value Operation(const MethodDescriptor& method, SchemaCollector& schemas) {
       {"tags", Arr({Str(service)})},
       {"summary", Str(absl::StrCat(service, ".", method.name()))},
       {"description", Str(description)},
-      {"requestBody", Obj({{"description", Str(absl::StrCat(method.input_type()->full_name(),
-                                                            "; an empty body is the empty message."))},
-                           {"required", Bool(false)},
-                           {"content", JsonContent(schemas.TypeSchema(*method.input_type()))}})},
-      {"responses",
-       Obj({{"200", ok},
-            {"default", Obj({{"description", Str("An error.")}, {"content", JsonContent(Ref("Error"))}})}})},
+      {"requestBody",
+       Obj({{"description", Str(absl::StrCat(method.input_type()->full_name(),
+                                             "; an empty body is the empty message."))},
+            {"required", Bool(false)},
+            {"content", JsonContent(schemas.TypeSchema(*method.input_type()))}})},
+      {"responses", Obj({{"200", ok},
+                         {"default", Obj({{"description", Str("An error.")},
+                                          {"content", JsonContent(Ref("Error"))}})}})},
       {"security", Arr({Obj({{login ? "basicAuth" : "bearerAuth", Arr({})}})})},
   });
 }
@@ -280,17 +292,19 @@ std::string OpenApiJson(const std::vector<std::string>& services, std::string_vi
 
   Value doc = Obj({
       {"openapi", Str("3.0.3")},
-      {"info", Obj({{"title", Str("gnomon")},
-                    {"version", Str(std::string(version))},
-                    {"description", Str("The HTTP/JSON transport of gnomon's gRPC services: each unary or "
-                                        "server-streaming method is POST /v1/<Service>/<Method> with the "
-                                        "request message as JSON (protobuf's JSON mapping).")}})},
+      {"info",
+       Obj({{"title", Str("gnomon")},
+            {"version", Str(std::string(version))},
+            {"description", Str("The HTTP/JSON transport of gnomon's gRPC services: each unary or "
+                                "server-streaming method is POST /v1/<Service>/<Method> with the "
+                                "request message as JSON (protobuf's JSON mapping).")}})},
       {"tags", tags},
       {"paths", paths},
-      {"components", Obj({{"schemas", components_schemas},
-                          {"securitySchemes",
-                           Obj({{"bearerAuth", Obj({{"type", Str("http")}, {"scheme", Str("bearer")}})},
-                                {"basicAuth", Obj({{"type", Str("http")}, {"scheme", Str("basic")}})}})}})},
+      {"components",
+       Obj({{"schemas", components_schemas},
+            {"securitySchemes",
+             Obj({{"bearerAuth", Obj({{"type", Str("http")}, {"scheme", Str("bearer")}})},
+                  {"basicAuth", Obj({{"type", Str("http")}, {"scheme", Str("basic")}})}})}})},
   });
   return json::PrintSorted(doc);
 }

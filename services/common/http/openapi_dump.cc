@@ -6,8 +6,9 @@
 #include "services/common/http/openapi.h"
 
 int main() {
-  std::cout << gnomon::http::OpenApiJson({"gnomon.v1.JobAdmin", "gnomon.v1.LogService", "gnomon.v1.Registry"},
-                                         "0.0.0-test")
+  std::cout << gnomon::http::OpenApiJson(
+                   {"gnomon.v1.JobAdmin", "gnomon.v1.LogService", "gnomon.v1.Registry"},
+                   "0.0.0-test")
             << "\n";
   return 0;
 }

@@ -41,7 +41,9 @@ const Value& At(const Value& v, const std::vector<std::string>& path) {
   return *at;
 }
 
-std::string StrAt(const Value& v, const std::vector<std::string>& path) { return At(v, path).string_value(); }
+std::string StrAt(const Value& v, const std::vector<std::string>& path) {
+  return At(v, path).string_value();
+}
 
 const google::protobuf::ServiceDescriptor& Service(const std::string& name) {
   const auto* s = google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(name);
@@ -101,22 +103,24 @@ TEST_F(OpenApiTest, EveryServedMethodHasItsOperation) {
       }
       ++served;
       ASSERT_TRUE(paths.contains(path)) << path;
-      EXPECT_EQ(StrAt(doc_, {"paths", path, "post", "operationId"}), service.name() + "_" + method.name());
+      EXPECT_EQ(StrAt(doc_, {"paths", path, "post", "operationId"}),
+                service.name() + "_" + method.name());
       EXPECT_EQ(At(doc_, {"paths", path, "post", "tags"}).list_value().values(0).string_value(),
                 service.name());
       // 200 and an Error for any other status.
       EXPECT_TRUE(At(doc_, {"paths", path, "post", "responses", "200"}).has_struct_value()) << path;
-      EXPECT_EQ(StrAt(doc_, {"paths", path, "post", "responses", "default", "content", "application/json",
-                             "schema", "$ref"}),
+      EXPECT_EQ(StrAt(doc_, {"paths", path, "post", "responses", "default", "content",
+                             "application/json", "schema", "$ref"}),
                 "#/components/schemas/Error");
-      EXPECT_EQ(StrAt(doc_, {"paths", path, "post", "requestBody", "content", "application/json", "schema",
-                             "$ref"}),
+      EXPECT_EQ(StrAt(doc_, {"paths", path, "post", "requestBody", "content", "application/json",
+                             "schema", "$ref"}),
                 "#/components/schemas/" + method.input_type()->full_name());
       const std::string scheme =
           method.full_name() == "gnomon.v1.JobAdmin.Login" ? "basicAuth" : "bearerAuth";
       const Value& security = At(doc_, {"paths", path, "post", "security"});
       ASSERT_EQ(security.list_value().values_size(), 1) << path;
-      EXPECT_THAT(security.list_value().values(0).struct_value().fields(), ::testing::SizeIs(1)) << path;
+      EXPECT_THAT(security.list_value().values(0).struct_value().fields(), ::testing::SizeIs(1))
+          << path;
       EXPECT_TRUE(security.list_value().values(0).struct_value().fields().contains(scheme)) << path;
     }
   }
@@ -134,14 +138,16 @@ TEST_F(OpenApiTest, EveryServedMethodHasItsOperation) {
 }
 
 TEST_F(OpenApiTest, StreamingRepliesAreServerSentEvents) {
-  const Value& ok = At(doc_, {"paths", "/v1/LogService/StreamRunLog", "post", "responses", "200", "content"});
+  const Value& ok =
+      At(doc_, {"paths", "/v1/LogService/StreamRunLog", "post", "responses", "200", "content"});
   ASSERT_TRUE(ok.struct_value().fields().contains("text/event-stream"));
   EXPECT_FALSE(ok.struct_value().fields().contains("application/json"));
   EXPECT_EQ(StrAt(ok, {"text/event-stream", "schema", "type"}), "string");
   EXPECT_EQ(StrAt(ok, {"text/event-stream", "schema", "x-gnomon-stream-message", "$ref"}),
             "#/components/schemas/gnomon.v1.LogLine");
-  EXPECT_THAT(StrAt(doc_, {"paths", "/v1/LogService/StreamRunLog", "post", "description"}),
-              ::testing::AllOf(::testing::HasSubstr("event: end"), ::testing::HasSubstr("event: error")));
+  EXPECT_THAT(
+      StrAt(doc_, {"paths", "/v1/LogService/StreamRunLog", "post", "description"}),
+      ::testing::AllOf(::testing::HasSubstr("event: end"), ::testing::HasSubstr("event: error")));
   EXPECT_EQ(StrAt(doc_, {"paths", "/v1/JobAdmin/CreateJob", "post", "responses", "200", "content",
                          "application/json", "schema", "$ref"}),
             "#/components/schemas/gnomon.v1.Job");
@@ -162,21 +168,27 @@ TEST_F(OpenApiTest, SchemasFollowTheJsonMapping) {
   for (const Value& v : At(job, {"routeStrategy", "enum"}).list_value().values())
     names.push_back(v.string_value());
   EXPECT_THAT(names, ::testing::Contains("ROUTE_STRATEGY_FIRST"));
-  const auto* route =
-      google::protobuf::DescriptorPool::generated_pool()->FindEnumTypeByName("gnomon.v1.RouteStrategy");
+  const auto* route = google::protobuf::DescriptorPool::generated_pool()->FindEnumTypeByName(
+      "gnomon.v1.RouteStrategy");
   ASSERT_NE(route, nullptr);
   EXPECT_EQ(names.size(), static_cast<size_t>(route->value_count()));
   // A message field of a oneof: a $ref, wrapped to carry the oneof's description.
-  EXPECT_EQ(
-      At(job, {"script", "allOf"}).list_value().values(0).struct_value().fields().at("$ref").string_value(),
-      "#/components/schemas/gnomon.v1.ScriptTask");
+  EXPECT_EQ(At(job, {"script", "allOf"})
+                .list_value()
+                .values(0)
+                .struct_value()
+                .fields()
+                .at("$ref")
+                .string_value(),
+            "#/components/schemas/gnomon.v1.ScriptTask");
   EXPECT_THAT(StrAt(job, {"script", "description"}), ::testing::HasSubstr("oneof task"));
 }
 
 TEST_F(OpenApiTest, EverySchemaHasEveryFieldByJsonName) {
   for (const auto& [name, schema] : At(doc_, {"components", "schemas"}).struct_value().fields()) {
     if (name == "Error") continue;
-    const auto* message = google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(name);
+    const auto* message =
+        google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(name);
     ASSERT_NE(message, nullptr) << name;
     std::set<std::string> want, got;
     for (int i = 0; i < message->field_count(); ++i) want.insert(message->field(i)->json_name());
@@ -208,9 +220,10 @@ TEST(JsonTree, PrintsSortedAndEscaped) {
   using json::Arr;
   using json::Obj;
   using json::Str;
-  const Value v = Obj({{"b", Arr({Str("q\"\\\n\x01 é"), json::Num(0), json::Num(1.5), json::Bool(true)})},
-                       {"a", Obj({})},
-                       {"c", Arr({})}});
+  const Value v =
+      Obj({{"b", Arr({Str("q\"\\\n\x01 é"), json::Num(0), json::Num(1.5), json::Bool(true)})},
+           {"a", Obj({})},
+           {"c", Arr({})}});
   const std::string text = json::PrintSorted(v);
   EXPECT_LT(text.find("\"a\""), text.find("\"b\""));
   EXPECT_LT(text.find("\"b\""), text.find("\"c\""));

@@ -12,11 +12,16 @@ namespace {
 
 std::string ContentType(const std::string& path) {
   static const std::pair<const char*, const char*> kTypes[] = {
-      {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
-      {".css", "text/css; charset=utf-8"},   {".json", "application/json"},
-      {".svg", "image/svg+xml"},             {".png", "image/png"},
-      {".ico", "image/x-icon"},              {".woff2", "font/woff2"},
-      {".map", "application/json"},          {".txt", "text/plain; charset=utf-8"},
+      {".html", "text/html; charset=utf-8"},
+      {".js", "text/javascript; charset=utf-8"},
+      {".css", "text/css; charset=utf-8"},
+      {".json", "application/json"},
+      {".svg", "image/svg+xml"},
+      {".png", "image/png"},
+      {".ico", "image/x-icon"},
+      {".woff2", "font/woff2"},
+      {".map", "application/json"},
+      {".txt", "text/plain; charset=utf-8"},
   };
   for (const auto& [ext, type] : kTypes) {
     if (absl::EndsWith(path, ext)) return type;
@@ -34,7 +39,8 @@ bool IsFile(const std::string& path) {
 bool ServeStatic(const std::string& dir, const HttpRequest& req, HttpResponse& resp) {
   if (dir.empty()) return false;
   const std::string& p = req.path;
-  if (absl::StrContains(p, "..") || absl::StrContains(p, "\\") || p.find('\0') != std::string::npos) {
+  if (absl::StrContains(p, "..") || absl::StrContains(p, "\\") ||
+      p.find('\0') != std::string::npos) {
     resp.Send(404, "text/plain; charset=utf-8", "not found\n");
     return true;
   }
@@ -59,7 +65,8 @@ bool ServeStatic(const std::string& dir, const HttpRequest& req, HttpResponse& r
       absl::StartsWith(p, "/assets/") ? "public, max-age=31536000, immutable" : "no-cache";
   if (absl::EndsWith(file, ".html")) {
     headers["Content-Security-Policy"] =
-        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'";
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+        "frame-ancestors 'none'";
     headers["X-Frame-Options"] = "DENY";
     headers["Referrer-Policy"] = "no-referrer";
   }

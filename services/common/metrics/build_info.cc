@@ -6,7 +6,8 @@ namespace gnomon::metrics {
 
 void AddBuildInfo(MetricsRegistry& metrics, const std::string& program) {
   metrics
-      .Gauge("gnomon_build_info", "Always 1; the labels say which gnomon program and version this is.",
+      .Gauge("gnomon_build_info",
+             "Always 1; the labels say which gnomon program and version this is.",
              {{"program", program}, {"version", gnomon::Version()}})
       .Set(1);
 }

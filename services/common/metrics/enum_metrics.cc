@@ -11,7 +11,8 @@ std::string EnumLabel(const google::protobuf::EnumDescriptor& d, int number) {
   // The prefix is what the UNSPECIFIED value's name has before it
   // ("TRIGGER_TYPE_UNSPECIFIED" -> "TRIGGER_TYPE_").
   std::string prefix;
-  if (const auto* zero = d.FindValueByNumber(0); zero != nullptr && absl::EndsWith(zero->name(), "UNSPECIFIED")) {
+  if (const auto* zero = d.FindValueByNumber(0);
+      zero != nullptr && absl::EndsWith(zero->name(), "UNSPECIFIED")) {
     prefix = zero->name().substr(0, zero->name().size() - sizeof("UNSPECIFIED") + 1);
   }
   std::string name = v->name();

@@ -67,7 +67,8 @@ class PerEnum {
   }
 
   M& operator[](int number) const {
-    if (number <= 0 || static_cast<size_t>(number) >= by_number_.size() || by_number_[number] == nullptr) {
+    if (number <= 0 || static_cast<size_t>(number) >= by_number_.size() ||
+        by_number_[number] == nullptr) {
       return *other_;
     }
     return *by_number_[number];

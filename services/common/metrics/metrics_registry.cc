@@ -25,17 +25,17 @@ void ScrapeHook::Reset() {
 
 // prometheus-cpp merges a family registered again under the same name.
 prometheus::Family<prometheus::Counter>& MetricsRegistry::CounterFamily(const std::string& name,
-                                                                       const std::string& help) {
+                                                                        const std::string& help) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(registry_);
 }
 
 prometheus::Family<prometheus::Gauge>& MetricsRegistry::GaugeFamily(const std::string& name,
-                                                                   const std::string& help) {
+                                                                    const std::string& help) {
   return prometheus::BuildGauge().Name(name).Help(help).Register(registry_);
 }
 
-prometheus::Family<prometheus::Histogram>& MetricsRegistry::HistogramFamily(const std::string& name,
-                                                                           const std::string& help) {
+prometheus::Family<prometheus::Histogram>& MetricsRegistry::HistogramFamily(
+    const std::string& name, const std::string& help) {
   return prometheus::BuildHistogram().Name(name).Help(help).Register(registry_);
 }
 
@@ -49,9 +49,9 @@ prometheus::Gauge& MetricsRegistry::Gauge(const std::string& name, const std::st
   return GaugeFamily(name, help).Add(labels);
 }
 
-prometheus::Histogram& MetricsRegistry::Histogram(const std::string& name, const std::string& help,
-                                                  const prometheus::Histogram::BucketBoundaries& buckets,
-                                                  const prometheus::Labels& labels) {
+prometheus::Histogram& MetricsRegistry::Histogram(
+    const std::string& name, const std::string& help,
+    const prometheus::Histogram::BucketBoundaries& buckets, const prometheus::Labels& labels) {
   return HistogramFamily(name, help).Add(labels, buckets);
 }
 

@@ -65,9 +65,12 @@ class MetricsRegistry final : public prometheus::Collectable {
 
   // The family `name` (registered by the first call; later calls with the
   // same name get the same family), and a metric of it with `labels`.
-  prometheus::Family<prometheus::Counter>& CounterFamily(const std::string& name, const std::string& help);
-  prometheus::Family<prometheus::Gauge>& GaugeFamily(const std::string& name, const std::string& help);
-  prometheus::Family<prometheus::Histogram>& HistogramFamily(const std::string& name, const std::string& help);
+  prometheus::Family<prometheus::Counter>& CounterFamily(const std::string& name,
+                                                         const std::string& help);
+  prometheus::Family<prometheus::Gauge>& GaugeFamily(const std::string& name,
+                                                     const std::string& help);
+  prometheus::Family<prometheus::Histogram>& HistogramFamily(const std::string& name,
+                                                             const std::string& help);
   prometheus::Counter& Counter(const std::string& name, const std::string& help,
                                const prometheus::Labels& labels = {});
   prometheus::Gauge& Gauge(const std::string& name, const std::string& help,

@@ -11,9 +11,9 @@
 
 namespace gnomon::metrics {
 
-absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& address,
-                                                                    std::shared_ptr<MetricsRegistry> registry,
-                                                                    const tls::TlsOptions& tls) {
+absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
+    const std::string& address, std::shared_ptr<MetricsRegistry> registry,
+    const tls::TlsOptions& tls) {
   std::unique_ptr<MetricsServer> server(new MetricsServer());
   if (tls.enabled) {
     auto serve = [registry](const http::HttpRequest& req, http::HttpResponse& resp) {
@@ -32,17 +32,20 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
     ASSIGN_OR_RETURN(std::unique_ptr<http::HttpServer> https,
                      http::HttpServer::Start(address, std::move(serve), tls, "metrics", limits));
     server->https_ = std::move(https);  // Its handler holds the registry.
-    server->address_ = absl::StrCat(address.substr(0, address.rfind(':')), ":", server->https_->port());
+    server->address_ =
+        absl::StrCat(address.substr(0, address.rfind(':')), ":", server->https_->port());
     return server;
   }
   try {
     // Exposer (civetweb) throws when it cannot bind; nothing else here does.
     server->exposer_ = std::make_unique<prometheus::Exposer>(address);
   } catch (const std::exception& e) {
-    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
   }
   const std::vector<int> ports = server->exposer_->GetListeningPorts();
-  if (ports.empty()) return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", address));
+  if (ports.empty())
+    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", address));
   server->registry_ = std::move(registry);
   server->exposer_->RegisterCollectable(server->registry_);
   server->address_ = absl::StrCat(address.substr(0, address.rfind(':')), ":", ports.front());

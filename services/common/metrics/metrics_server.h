@@ -34,9 +34,9 @@ class MetricsServer {
  public:
   // Listens on `address` (host:port; port 0 picks a free one). Unavailable
   // if it cannot bind.
-  static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& address,
-                                                              std::shared_ptr<MetricsRegistry> registry,
-                                                              const tls::TlsOptions& tls = {});
+  static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(
+      const std::string& address, std::shared_ptr<MetricsRegistry> registry,
+      const tls::TlsOptions& tls = {});
   ~MetricsServer();
 
   // host:port it listens on, with the bound port.
@@ -45,7 +45,7 @@ class MetricsServer {
  private:
   MetricsServer() = default;
 
-  std::shared_ptr<MetricsRegistry> registry_;  // Plain HTTP: served only while held.
+  std::shared_ptr<MetricsRegistry> registry_;     // Plain HTTP: served only while held.
   std::unique_ptr<prometheus::Exposer> exposer_;  // Plain HTTP, or
   std::unique_ptr<http::HttpServer> https_;       // HTTPS.
   std::string address_;

@@ -16,8 +16,8 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/text_serializer.h"
-#include "services/common/metrics/buckets.h"
 #include "services/common/client/version.h"
+#include "services/common/metrics/buckets.h"
 #include "services/common/metrics/build_info.h"
 #include "services/common/metrics/enum_metrics.h"
 #include "services/common/metrics/metrics_registry.h"
@@ -32,7 +32,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string Text(const MetricsRegistry& m) { return prometheus::TextSerializer().Serialize(m.Collect()); }
+std::string Text(const MetricsRegistry& m) {
+  return prometheus::TextSerializer().Serialize(m.Collect());
+}
 
 TEST(EnumLabel, NameWithoutPrefixLowerCase) {
   EXPECT_EQ(EnumLabel(v1::TRIGGER_TYPE_FIX_RATE), "fix_rate");
@@ -163,8 +165,8 @@ TEST(MetricsRegistry, AHookMayBeDroppedWhileScrapesRun) {
 TEST(BuildInfo, IsOneWithProgramAndVersion) {
   MetricsRegistry m;
   AddBuildInfo(m, "gnomond");
-  EXPECT_THAT(Text(m), HasSubstr(absl::StrCat("gnomon_build_info{program=\"gnomond\",version=\"", gnomon::Version(),
-                                              "\"} 1")));
+  EXPECT_THAT(Text(m), HasSubstr(absl::StrCat("gnomon_build_info{program=\"gnomond\",version=\"",
+                                              gnomon::Version(), "\"} 1")));
 }
 
 // GET /metrics over a plain socket (no HTTP client library needed here).
@@ -204,7 +206,8 @@ TEST(MetricsServer, AnAddressInUseIsUnavailable) {
   auto m = std::make_shared<MetricsRegistry>();
   absl::StatusOr<std::unique_ptr<MetricsServer>> first = MetricsServer::Start("127.0.0.1:0", m);
   ASSERT_TRUE(first.ok()) << first.status();
-  absl::StatusOr<std::unique_ptr<MetricsServer>> second = MetricsServer::Start((*first)->address(), m);
+  absl::StatusOr<std::unique_ptr<MetricsServer>> second =
+      MetricsServer::Start((*first)->address(), m);
   EXPECT_THAT(second, StatusIs(absl::StatusCode::kUnavailable));
 }
 

@@ -2,7 +2,8 @@
 
 namespace gnomon::metrics {
 
-RunEndCounters::RunEndCounters(MetricsRegistry& metrics, const std::string& name, const std::string& help)
+RunEndCounters::RunEndCounters(MetricsRegistry& metrics, const std::string& name,
+                               const std::string& help)
     : by_code_(metrics.CounterFamily(name, help),
                PerEnum<v1::HandleCode, prometheus::Counter>::LabelsOf([](int code) {
                  return prometheus::Labels{
@@ -11,9 +12,10 @@ RunEndCounters::RunEndCounters(MetricsRegistry& metrics, const std::string& name
                "handle_code") {}
 
 RunEndCounters ServerRunEnds(MetricsRegistry& metrics) {
-  return RunEndCounters(metrics, "gnomon_runs_total",
-                        "Runs that ended, by status and handle code: results executors reported (log "
-                        "role) and runs the scheduler failed itself (no executor, refused, executor lost).");
+  return RunEndCounters(
+      metrics, "gnomon_runs_total",
+      "Runs that ended, by status and handle code: results executors reported (log "
+      "role) and runs the scheduler failed itself (no executor, refused, executor lost).");
 }
 
 bool DueAtSlot(v1::TriggerType type) {

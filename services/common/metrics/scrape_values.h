@@ -36,7 +36,8 @@ void MirrorCount(prometheus::Counter& counter, uint64_t total);
 class GaugeSnapshot {
  public:
   explicit GaugeSnapshot(prometheus::Family<prometheus::Gauge>& family) : family_(family) {}
-  void Set(const std::vector<std::pair<prometheus::Labels, double>>& values) ABSL_LOCKS_EXCLUDED(mu_);
+  void Set(const std::vector<std::pair<prometheus::Labels, double>>& values)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   prometheus::Family<prometheus::Gauge>& family_;

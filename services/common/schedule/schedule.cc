@@ -11,9 +11,7 @@
 namespace gnomon::schedule {
 namespace {
 
-absl::string_view Abs(std::string_view s) {
-  return absl::string_view(s.data(), s.size());
-}
+absl::string_view Abs(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 absl::Duration FromProto(const google::protobuf::Duration& d) {
   return absl::Seconds(d.seconds()) + absl::Nanoseconds(d.nanos());
@@ -30,49 +28,44 @@ absl::Status ValidatePeriod(std::string_view field, std::string_view what,
                             const google::protobuf::Duration& p) {
   // google.protobuf.Duration: |seconds| <= 315576000000, |nanos| < 1e9,
   // and both carry the same sign.
-  if (p.nanos() <= -1000000000 || p.nanos() >= 1000000000 ||
-      (p.seconds() > 0 && p.nanos() < 0) ||
+  if (p.nanos() <= -1000000000 || p.nanos() >= 1000000000 || (p.seconds() > 0 && p.nanos() < 0) ||
       (p.seconds() < 0 && p.nanos() > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(Abs(field), ": not a valid duration (seconds ",
-                     p.seconds(), ", nanos ", p.nanos(), ")"));
+    return absl::InvalidArgumentError(absl::StrCat(Abs(field), ": not a valid duration (seconds ",
+                                                   p.seconds(), ", nanos ", p.nanos(), ")"));
   }
   absl::Duration d = FromProto(p);
   if (d < kMinPeriod) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(Abs(field), ": ", Abs(what), " ", Format(d),
-                     " is below the minimum of ", Format(kMinPeriod)));
+    return absl::InvalidArgumentError(absl::StrCat(Abs(field), ": ", Abs(what), " ", Format(d),
+                                                   " is below the minimum of ",
+                                                   Format(kMinPeriod)));
   }
   if (d > kMaxPeriod) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(Abs(field), ": ", Abs(what), " ", Format(d),
-                     " is above the maximum of ", Format(kMaxPeriod)));
+    return absl::InvalidArgumentError(absl::StrCat(Abs(field), ": ", Abs(what), " ", Format(d),
+                                                   " is above the maximum of ",
+                                                   Format(kMaxPeriod)));
   }
   if (d % absl::Milliseconds(1) != absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(Abs(field), ": ", Abs(what), " ", Format(d),
-                     " is not a whole number of milliseconds"));
+    return absl::InvalidArgumentError(absl::StrCat(Abs(field), ": ", Abs(what), " ", Format(d),
+                                                   " is not a whole number of milliseconds"));
   }
   return absl::OkStatus();
 }
 
 bool IsZoneNameChar(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-         (c >= '0' && c <= '9') || c == '/' || c == '_' || c == '-' || c == '+';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '/' ||
+         c == '_' || c == '-' || c == '+';
 }
 
 }  // namespace
 
 absl::StatusOr<absl::TimeZone> LoadZone(std::string_view name) {
   if (name.empty() || name == "UTC") return absl::UTCTimeZone();
-  bool plausible = name.size() <= 64 && name.front() != '/' &&
-                   name.back() != '/' && name != "localtime" &&
-                   name.find("//") == std::string_view::npos;
+  bool plausible = name.size() <= 64 && name.front() != '/' && name.back() != '/' &&
+                   name != "localtime" && name.find("//") == std::string_view::npos;
   for (char c : name) plausible = plausible && IsZoneNameChar(c);
   absl::TimeZone zone;
   if (!plausible || !absl::LoadTimeZone(Abs(name), &zone)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown zone ", QuotedPrefix(name)));
+    return absl::InvalidArgumentError(absl::StrCat("unknown zone ", QuotedPrefix(name)));
   }
   return zone;
 }
@@ -102,8 +95,8 @@ absl::Status ValidateSchedule(const gnomon::v1::Schedule& s) {
   return absl::InvalidArgumentError("schedule: unknown kind");
 }
 
-absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s,
-                                                absl::Time from, int count) {
+absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s, absl::Time from,
+                                                int count) {
   RETURN_IF_ERROR(ValidateSchedule(s));
   if (count < 0 || count > kMaxPreviewCount) {
     return absl::InvalidArgumentError(
@@ -136,8 +129,7 @@ absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s,
 }
 
 absl::StatusOr<CompiledCron> CompileCron(const gnomon::v1::CronSchedule& cron) {
-  absl::StatusOr<cron::CronExpression> e =
-      cron::CronExpression::Parse(cron.expression());
+  absl::StatusOr<cron::CronExpression> e = cron::CronExpression::Parse(cron.expression());
   if (!e.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("schedule.cron.expression: ", e.status().message()));
@@ -150,8 +142,7 @@ absl::StatusOr<CompiledCron> CompileCron(const gnomon::v1::CronSchedule& cron) {
   return CompiledCron{*std::move(e), *z};
 }
 
-std::optional<absl::Time> NextCronFire(const gnomon::v1::CronSchedule& cron,
-                                       absl::Time after) {
+std::optional<absl::Time> NextCronFire(const gnomon::v1::CronSchedule& cron, absl::Time after) {
   absl::StatusOr<CompiledCron> c = CompileCron(cron);
   if (!c.ok()) return std::nullopt;
   return c->NextAfter(after);

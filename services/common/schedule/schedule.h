@@ -52,8 +52,8 @@ absl::Status ValidateSchedule(const gnomon::v1::Schedule& s);
 //   NONE: empty.
 // Fails with the ValidateSchedule error for an invalid schedule and with
 // InvalidArgument when count is outside [0, kMaxPreviewCount].
-absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s,
-                                                absl::Time from, int count);
+absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s, absl::Time from,
+                                                int count);
 
 // A cron schedule ready to evaluate: the parsed expression and its loaded
 // zone. Compile once per job version and keep it; NextAfter allocates nothing.
@@ -74,8 +74,7 @@ absl::StatusOr<CompiledCron> CompileCron(const gnomon::v1::CronSchedule& cron);
 // The next fire of a cron schedule strictly after `after`, or nullopt if it
 // never fires again or is invalid. Parses on every call: hot paths should
 // keep a CompiledCron instead.
-std::optional<absl::Time> NextCronFire(const gnomon::v1::CronSchedule& cron,
-                                       absl::Time after);
+std::optional<absl::Time> NextCronFire(const gnomon::v1::CronSchedule& cron, absl::Time after);
 
 // Loads an IANA zone from the system tzdata; "" means UTC. Rejects names
 // that are not zone names ("localtime", paths, "..").

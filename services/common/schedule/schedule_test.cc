@@ -14,8 +14,7 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-gnomon::v1::Schedule Cron(const std::string& expr,
-                          const std::string& zone = "") {
+gnomon::v1::Schedule Cron(const std::string& expr, const std::string& zone = "") {
   gnomon::v1::Schedule s;
   s.mutable_cron()->set_expression(expr);
   s.mutable_cron()->set_time_zone(zone);
@@ -37,8 +36,7 @@ gnomon::v1::Schedule FixDelay(int64_t seconds, int32_t nanos) {
 }
 
 absl::Time Utc(int y, int mo, int d, int h = 0, int mi = 0, int s = 0) {
-  return absl::FromCivil(absl::CivilSecond(y, mo, d, h, mi, s),
-                         absl::UTCTimeZone());
+  return absl::FromCivil(absl::CivilSecond(y, mo, d, h, mi, s), absl::UTCTimeZone());
 }
 
 TEST(ValidateScheduleTest, AcceptsEachKind) {
@@ -59,23 +57,25 @@ TEST(ValidateScheduleTest, NamesTheCronExpressionField) {
 
 TEST(ValidateScheduleTest, RejectsUnknownZone) {
   absl::Status s = ValidateSchedule(Cron("0 0 12 * * ?", "Mars/Base"));
-  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, "schedule.cron.time_zone: unknown zone \"Mars/Base\""));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          "schedule.cron.time_zone: unknown zone \"Mars/Base\""));
   s = ValidateSchedule(Cron("0 0 12 * * ?", std::string(1 << 20, 'z')));
   EXPECT_EQ(s.message(), "schedule.cron.time_zone: unknown zone \"" + std::string(32, 'z') + "…\"");
 }
 
 TEST(ValidateScheduleTest, RejectsZoneNamesThatAreNotZones) {
-  for (const char* name :
-       {"localtime", "/etc/passwd", "../../etc/passwd", "Europe//Berlin",
-        "Europe/Berlin ", "europe/nowhere"}) {
-    EXPECT_THAT(ValidateSchedule(Cron("0 0 12 * * ?", name)), StatusIs(absl::StatusCode::kInvalidArgument)) << name;
+  for (const char* name : {"localtime", "/etc/passwd", "../../etc/passwd", "Europe//Berlin",
+                           "Europe/Berlin ", "europe/nowhere"}) {
+    EXPECT_THAT(ValidateSchedule(Cron("0 0 12 * * ?", name)),
+                StatusIs(absl::StatusCode::kInvalidArgument))
+        << name;
   }
 }
 
 TEST(ValidateScheduleTest, FixRateBelowMinimum) {
   absl::Status s = ValidateSchedule(FixRate(0, 50000000));
-  EXPECT_THAT(
-      s, StatusIs(absl::StatusCode::kInvalidArgument, "schedule.fix_rate: period 50ms is below the minimum of 100ms"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          "schedule.fix_rate: period 50ms is below the minimum of 100ms"));
   EXPECT_THAT(ValidateSchedule(FixRate(0, 99999999)), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(ValidateSchedule(FixRate(0, 0)), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(ValidateSchedule(FixRate(-1, 0)), StatusIs(absl::StatusCode::kInvalidArgument));
@@ -84,20 +84,22 @@ TEST(ValidateScheduleTest, FixRateBelowMinimum) {
 TEST(ValidateScheduleTest, FixRateMustBeWholeMilliseconds) {
   absl::Status s = ValidateSchedule(FixRate(0, 150500000));
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
-                          AllOf(HasSubstr("schedule.fix_rate: period"), HasSubstr("whole number of milliseconds"))));
+                          AllOf(HasSubstr("schedule.fix_rate: period"),
+                                HasSubstr("whole number of milliseconds"))));
 }
 
 TEST(ValidateScheduleTest, MalformedDurations) {
   EXPECT_THAT(ValidateSchedule(FixRate(1, -5)), StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(ValidateSchedule(FixRate(0, 1000000000)), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ValidateSchedule(FixRate(0, 1000000000)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   absl::Status s = ValidateSchedule(FixRate(315576000000, 0));
   EXPECT_THAT(s.message(), HasSubstr("above the maximum"));
 }
 
 TEST(ValidateScheduleTest, FixDelayNamesItsField) {
   absl::Status s = ValidateSchedule(FixDelay(0, 10000000));
-  EXPECT_THAT(
-      s, StatusIs(absl::StatusCode::kInvalidArgument, "schedule.fix_delay: delay 10ms is below the minimum of 100ms"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          "schedule.fix_delay: delay 10ms is below the minimum of 100ms"));
 }
 
 TEST(LoadZoneTest, EmptyAndUtcAreUtc) {
@@ -118,11 +120,9 @@ TEST(LoadZoneTest, LoadsIanaZones) {
 
 TEST(PreviewTest, CronInItsZone) {
   // 09:00 in Berlin is 08:00 UTC in winter (CET) and 07:00 in summer (CEST).
-  auto got = Preview(Cron("0 0 9 ? * MON-FRI", "Europe/Berlin"),
-                     Utc(2024, 3, 28, 12), 3);
+  auto got = Preview(Cron("0 0 9 ? * MON-FRI", "Europe/Berlin"), Utc(2024, 3, 28, 12), 3);
   ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_THAT(*got, ElementsAre(Utc(2024, 3, 29, 8), Utc(2024, 4, 1, 7),
-                                Utc(2024, 4, 2, 7)));
+  EXPECT_THAT(*got, ElementsAre(Utc(2024, 3, 29, 8), Utc(2024, 4, 1, 7), Utc(2024, 4, 2, 7)));
 }
 
 TEST(PreviewTest, CronStopsWhenTheExpressionDoes) {
@@ -135,8 +135,7 @@ TEST(PreviewTest, FixRateAddsPeriods) {
   absl::Time from = absl::FromUnixMillis(1700000000123);
   auto got = Preview(FixRate(0, 250000000), from, 3);
   ASSERT_TRUE(got.ok());
-  EXPECT_THAT(*got, ElementsAre(from + absl::Milliseconds(250),
-                                from + absl::Milliseconds(500),
+  EXPECT_THAT(*got, ElementsAre(from + absl::Milliseconds(250), from + absl::Milliseconds(500),
                                 from + absl::Milliseconds(750)));
 }
 
@@ -144,8 +143,7 @@ TEST(PreviewTest, FixDelayAssumesInstantRuns) {
   absl::Time from = Utc(2024, 1, 1);
   auto got = Preview(FixDelay(2, 0), from, 2);
   ASSERT_TRUE(got.ok());
-  EXPECT_THAT(*got,
-              ElementsAre(from + absl::Seconds(2), from + absl::Seconds(4)));
+  EXPECT_THAT(*got, ElementsAre(from + absl::Seconds(2), from + absl::Seconds(4)));
 }
 
 TEST(PreviewTest, NoneIsEmpty) {
@@ -155,8 +153,10 @@ TEST(PreviewTest, NoneIsEmpty) {
 }
 
 TEST(PreviewTest, InvalidScheduleOrCount) {
-  EXPECT_THAT(Preview(Cron("bogus"), Utc(2024, 1, 1), 3), StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(Preview(FixRate(1, 0), Utc(2024, 1, 1), -1), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Preview(Cron("bogus"), Utc(2024, 1, 1), 3),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Preview(FixRate(1, 0), Utc(2024, 1, 1), -1),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(Preview(FixRate(1, 0), Utc(2024, 1, 1), kMaxPreviewCount + 1),
               StatusIs(absl::StatusCode::kInvalidArgument));
   auto zero = Preview(FixRate(1, 0), Utc(2024, 1, 1), 0);
@@ -168,9 +168,8 @@ TEST(NextCronFireTest, DefaultsToUtcAndIsStrictlyAfter) {
   gnomon::v1::CronSchedule c;
   c.set_expression("0 30 * * * ?");
   EXPECT_EQ(NextCronFire(c, Utc(2024, 5, 5, 10, 30)), Utc(2024, 5, 5, 11, 30));
-  EXPECT_EQ(
-      NextCronFire(c, Utc(2024, 5, 5, 10, 29, 59) + absl::Milliseconds(999)),
-      Utc(2024, 5, 5, 10, 30));
+  EXPECT_EQ(NextCronFire(c, Utc(2024, 5, 5, 10, 29, 59) + absl::Milliseconds(999)),
+            Utc(2024, 5, 5, 10, 30));
   c.set_time_zone("Asia/Kolkata");  // +05:30
   EXPECT_EQ(NextCronFire(c, Utc(2024, 5, 5, 10, 0)), Utc(2024, 5, 5, 11, 0));
 }

@@ -11,24 +11,32 @@ namespace {
 // Higher is more: what each role may do.
 int Rank(v1::Role role) {
   switch (role) {
-    case v1::ROLE_ADMIN: return 3;
-    case v1::ROLE_OPERATOR: return 2;
-    case v1::ROLE_VIEWER: return 1;
-    default: return 0;
+    case v1::ROLE_ADMIN:
+      return 3;
+    case v1::ROLE_OPERATOR:
+      return 2;
+    case v1::ROLE_VIEWER:
+      return 1;
+    default:
+      return 0;
   }
 }
 
 int Needed(Permission p) {
   switch (p) {
-    case Permission::kAdminister: return 3;
-    case Permission::kOperate: return 2;
-    case Permission::kRead: return 1;
+    case Permission::kAdminister:
+      return 3;
+    case Permission::kOperate:
+      return 2;
+    case Permission::kRead:
+      return 1;
   }
   return 4;
 }
 
 absl::Status Denied(std::string_view what) {
-  return absl::PermissionDeniedError(absl::StrCat(std::string(what), ": not in a group this credential is granted"));
+  return absl::PermissionDeniedError(
+      absl::StrCat(std::string(what), ": not in a group this credential is granted"));
 }
 
 }  // namespace
@@ -74,8 +82,8 @@ absl::StatusOr<std::vector<int64_t>> Access::ListScope(int64_t requested) const 
 
 absl::Status CheckPermission(const Access& access, Permission permission, std::string_view method) {
   if (Rank(access.role) >= Needed(permission)) return absl::OkStatus();
-  return absl::PermissionDeniedError(
-      absl::StrCat("role ", std::string(RoleName(access.role)), " may not call ", std::string(method)));
+  return absl::PermissionDeniedError(absl::StrCat("role ", std::string(RoleName(access.role)),
+                                                  " may not call ", std::string(method)));
 }
 
 absl::Status CheckJobAccess(store::JobStore* jobs, const Access& access, int64_t job_id) {
@@ -96,10 +104,14 @@ absl::Status CheckRunAccess(store::RunStore* runs, const Access& access, int64_t
 
 std::string_view RoleName(v1::Role role) {
   switch (role) {
-    case v1::ROLE_ADMIN: return "admin";
-    case v1::ROLE_OPERATOR: return "operator";
-    case v1::ROLE_VIEWER: return "viewer";
-    default: return "unspecified";
+    case v1::ROLE_ADMIN:
+      return "admin";
+    case v1::ROLE_OPERATOR:
+      return "operator";
+    case v1::ROLE_VIEWER:
+      return "viewer";
+    default:
+      return "unspecified";
   }
 }
 

@@ -32,8 +32,8 @@ TEST(Access, AScopedCallerReachesOnlyItsGroups) {
   EXPECT_TRUE(a.Reaches(3));
   EXPECT_FALSE(a.Reaches(4));
   absl::Status denied = a.CheckGroup(4);
-  EXPECT_THAT(denied,
-              StatusIs(absl::StatusCode::kPermissionDenied, "group 4: not in a group this credential is granted"));
+  EXPECT_THAT(denied, StatusIs(absl::StatusCode::kPermissionDenied,
+                               "group 4: not in a group this credential is granted"));
   EXPECT_THAT(*a.ListScope(0), ElementsAre(3, 5));  // An unfiltered list: its groups.
   EXPECT_THAT(*a.ListScope(5), ElementsAre(5));
   EXPECT_THAT(a.ListScope(4), StatusIs(absl::StatusCode::kPermissionDenied));
@@ -51,7 +51,8 @@ TEST(Access, NoRoleOrNoGrantsReachNothing) {
   EXPECT_FALSE(none.Reaches(1));
   none.grants.set_all_groups(true);  // Grants without a role give nothing.
   EXPECT_FALSE(none.AllGroups());
-  EXPECT_THAT(Scoped(v1::ROLE_VIEWER, {}).ListScope(0), StatusIs(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(Scoped(v1::ROLE_VIEWER, {}).ListScope(0),
+              StatusIs(absl::StatusCode::kPermissionDenied));
 }
 
 TEST(Access, RolesAreRankedAdminOperatorViewer) {
@@ -72,8 +73,9 @@ TEST(Access, RolesAreRankedAdminOperatorViewer) {
     Access a = Scoped(c.role, {1});
     EXPECT_EQ(CheckPermission(a, c.permission, "M").ok(), c.allowed) << RoleName(c.role);
   }
-  EXPECT_EQ(CheckPermission(Scoped(v1::ROLE_VIEWER, {1}), Permission::kOperate, "StartJob").message(),
-            "role viewer may not call StartJob");
+  EXPECT_EQ(
+      CheckPermission(Scoped(v1::ROLE_VIEWER, {1}), Permission::kOperate, "StartJob").message(),
+      "role viewer may not call StartJob");
 }
 
 }  // namespace

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "absl/strings/match.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "google/protobuf/util/time_util.h"
-#include "services/common/client/log.h"
 #include "services/common/client/auth_metadata.h"
+#include "services/common/client/log.h"
 #include "services/common/server/passwords.h"
 #include "services/common/server/tokens.h"
 #include "services/common/status/status_macros.h"
@@ -53,11 +53,12 @@ Authenticator::Authenticator(store::CredentialStore* credentials, store::JobStor
 
 absl::StatusOr<Caller> Authenticator::Authorize(const grpc::ServerContext& context,
                                                 std::string_view service, std::string_view method) {
-  return Authorize([&context](std::string_view key) { return MetadataValue(context, key); }, service, method);
+  return Authorize([&context](std::string_view key) { return MetadataValue(context, key); },
+                   service, method);
 }
 
-absl::StatusOr<Caller> Authenticator::Authorize(const MetadataLookup& context, std::string_view service,
-                                                std::string_view method) {
+absl::StatusOr<Caller> Authenticator::Authorize(const MetadataLookup& context,
+                                                std::string_view service, std::string_view method) {
   const std::string full_method = FullMethodName(service, method);
   const Credential* required = RequiredCredential(full_method);
   if (required == nullptr) {
@@ -67,10 +68,17 @@ absl::StatusOr<Caller> Authenticator::Authorize(const MetadataLookup& context, s
   }
   absl::StatusOr<Caller> caller = absl::UnauthenticatedError(kRefusedMessage);
   switch (*required) {
-    case Credential::kAdmin: caller = CheckAdmin(context, full_method, /*cluster=*/false); break;
-    case Credential::kAdminOrCluster: caller = CheckAdmin(context, full_method, /*cluster=*/true); break;
-    case Credential::kPassword: caller = CheckPassword(context, full_method); break;
-    case Credential::kGroupOfApp: return CheckGroup(context, full_method);
+    case Credential::kAdmin:
+      caller = CheckAdmin(context, full_method, /*cluster=*/false);
+      break;
+    case Credential::kAdminOrCluster:
+      caller = CheckAdmin(context, full_method, /*cluster=*/true);
+      break;
+    case Credential::kPassword:
+      caller = CheckPassword(context, full_method);
+      break;
+    case Credential::kGroupOfApp:
+      return CheckGroup(context, full_method);
   }
   RETURN_IF_ERROR(caller);
   RETURN_IF_ERROR(CheckPermission(caller->access, *RequiredPermission(full_method), method));
@@ -97,7 +105,9 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const MetadataLookup& context,
   if (!absl::StartsWith(header, kBearer)) return Refuse(AuthFailure::kMalformed, full_method);
   std::string token = header.substr(kBearer.size());
   if (!cluster_token_.empty() && SecretsEqual(token, cluster_token_)) {
-    if (!cluster) return Refuse(AuthFailure::kInvalidAdminToken, full_method);  // Roles' secret, not an API token.
+    if (!cluster)
+      return Refuse(AuthFailure::kInvalidAdminToken,
+                    full_method);  // Roles' secret, not an API token.
     Caller c;
     c.credential = "cluster";
     c.access = Access::ClusterReader();
@@ -113,7 +123,8 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const MetadataLookup& context,
   absl::StatusOr<v1::ApiToken> found = credentials_->FindAdminToken(digest);
   if (absl::IsNotFound(found.status())) return Refuse(AuthFailure::kInvalidAdminToken, full_method);
   RETURN_IF_ERROR(found);
-  const int64_t expires = found->has_expire_time() ? TimeUtil::TimestampToMilliseconds(found->expire_time()) : 0;
+  const int64_t expires =
+      found->has_expire_time() ? TimeUtil::TimestampToMilliseconds(found->expire_time()) : 0;
   if (found->has_revoke_time() || (expires != 0 && expires <= now)) {
     return Refuse(AuthFailure::kInvalidAdminToken, full_method);
   }
@@ -121,7 +132,8 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const MetadataLookup& context,
   absl::MutexLock l(&mu_);
   // Remembered briefly: a revocation, or a change to a user's role, reaches
   // every replica within that.
-  valid_[digest] = Valid{expires != 0 ? std::min(now + kCacheMillis, expires) : now + kCacheMillis, caller};
+  valid_[digest] =
+      Valid{expires != 0 ? std::min(now + kCacheMillis, expires) : now + kCacheMillis, caller};
   return caller;
 }
 
@@ -150,14 +162,17 @@ absl::StatusOr<Caller> Authenticator::CheckPassword(const MetadataLookup& contex
   constexpr absl::string_view kBasic = "Basic ";
   if (header.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method);
   std::string decoded;
-  if (!absl::StartsWith(header, kBasic) || !absl::Base64Unescape(absl::string_view(header).substr(kBasic.size()), &decoded)) {
+  if (!absl::StartsWith(header, kBasic) ||
+      !absl::Base64Unescape(absl::string_view(header).substr(kBasic.size()), &decoded)) {
     return Refuse(AuthFailure::kMalformed, full_method);
   }
   const size_t colon = decoded.find(':');
-  if (colon == std::string::npos || colon == 0 || colon > 128) return Refuse(AuthFailure::kMalformed, full_method);
+  if (colon == std::string::npos || colon == 0 || colon > 128)
+    return Refuse(AuthFailure::kMalformed, full_method);
   const std::string name = decoded.substr(0, colon);
   const std::string password = decoded.substr(colon + 1);
-  if (!login_attempts_.Allow("user:" + name)) return Refuse(AuthFailure::kLoginThrottled, full_method, name);
+  if (!login_attempts_.Allow("user:" + name))
+    return Refuse(AuthFailure::kLoginThrottled, full_method, name);
   absl::StatusOr<store::StoredUser> user = credentials_->GetUser(name);
   if (!user.ok() && !absl::IsNotFound(user.status())) return user.status();
   const bool known = user.ok();
@@ -175,7 +190,8 @@ absl::StatusOr<Caller> Authenticator::CheckGroup(const MetadataLookup& context,
                                                  std::string_view full_method) {
   std::string app = context(kAppNameKey);
   std::string token = context(kAccessTokenKey);
-  if (app.empty() || token.empty()) return Refuse(AuthFailure::kMissingCredentials, full_method, app);
+  if (app.empty() || token.empty())
+    return Refuse(AuthFailure::kMissingCredentials, full_method, app);
   return GroupCaller(app, token, full_method);
 }
 
@@ -189,24 +205,33 @@ absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::str
   if (absl::IsNotFound(group.status())) return Refuse(AuthFailure::kUnknownApp, full_method, app);
   RETURN_IF_ERROR(group);
   if (SecretsEqual(token, group->access_token())) {
-    return Caller{*std::move(group), "app:" + std::string(app), TokenFingerprint(token), std::nullopt, {}, ""};
+    return Caller{*std::move(group),
+                  "app:" + std::string(app),
+                  TokenFingerprint(token),
+                  std::nullopt,
+                  {},
+                  ""};
   }
   // The token a rotation replaced, while its grace period lasts.
-  const int64_t expires = group->has_previous_token_expire_time()
-                              ? TimeUtil::TimestampToMilliseconds(group->previous_token_expire_time())
-                              : 0;
+  const int64_t expires =
+      group->has_previous_token_expire_time()
+          ? TimeUtil::TimestampToMilliseconds(group->previous_token_expire_time())
+          : 0;
   if (!group->previous_access_token().empty() && clock_->NowMillis() < expires &&
       SecretsEqual(token, group->previous_access_token())) {
-    return Caller{*std::move(group), "app:" + std::string(app), TokenFingerprint(token), expires, {}, ""};
+    return Caller{
+        *std::move(group), "app:" + std::string(app), TokenFingerprint(token), expires, {}, ""};
   }
   return Refuse(AuthFailure::kWrongAccessToken, full_method, app);
 }
 
-absl::StatusOr<std::optional<std::string>> Authenticator::BootstrapAdminToken(std::optional<std::string> given) {
+absl::StatusOr<std::optional<std::string>> Authenticator::BootstrapAdminToken(
+    std::optional<std::string> given) {
   ASSIGN_OR_RETURN(bool has, credentials_->HasAdminTokens());
   if (has) return std::optional<std::string>();
   std::string token = given ? *std::move(given) : NewToken();
-  absl::Status s = credentials_->CreateAdminToken("bootstrap", Sha256Hex(token), clock_->NowMillis());
+  absl::Status s =
+      credentials_->CreateAdminToken("bootstrap", Sha256Hex(token), clock_->NowMillis());
   // Another replica may have bootstrapped concurrently; then it printed the token.
   if (absl::IsAlreadyExists(s)) return std::optional<std::string>();
   RETURN_IF_ERROR(s);

@@ -17,8 +17,8 @@
 //
 //   Authenticator auth(store, store, cluster_token);  // or (..., &server_metrics)
 //   // In a handler of gnomon.v1.Registry, whose C++ name is the RPC's name:
-//   absl::StatusOr<Caller> caller = auth.Authorize(*context, v1::Registry::service_full_name(), __func__);
-//   if (!caller.ok()) return ToGrpcStatus(caller.status());
+//   absl::StatusOr<Caller> caller = auth.Authorize(*context, v1::Registry::service_full_name(),
+//   __func__); if (!caller.ok()) return ToGrpcStatus(caller.status());
 //
 // Thread safety: thread-safe.
 #ifndef GNOMON_SERVICES_COMMON_SERVER_AUTHENTICATOR_H_
@@ -36,8 +36,8 @@
 #include "grpcpp/server_context.h"
 #include "services/common/client/clock.h"
 #include "services/common/server/access.h"
-#include "services/common/server/rate_limiter.h"
 #include "services/common/server/method_credentials.h"
+#include "services/common/server/rate_limiter.h"
 #include "services/common/server/server_metrics.h"
 #include "services/common/store/credential_store.h"
 #include "services/common/store/job_store.h"
@@ -72,8 +72,8 @@ class Authenticator {
   // `cluster_token` may be empty (then only admin tokens are accepted).
   // `metrics` (may be null) counts refused credentials.
   // `groups` is read for apps' access tokens.
-  Authenticator(store::CredentialStore* credentials, store::JobStore* groups, std::string cluster_token,
-                ServerMetrics* metrics = nullptr,
+  Authenticator(store::CredentialStore* credentials, store::JobStore* groups,
+                std::string cluster_token, ServerMetrics* metrics = nullptr,
                 Clock* clock = &RealClock());
 
   // Checks the credential RequiredCredential("/service/method") names. Every refusal
@@ -97,12 +97,13 @@ class Authenticator {
 
   // On an empty store, creates the first admin token — `given`, or a new
   // one — and returns it; std::nullopt if admin tokens already exist.
-  absl::StatusOr<std::optional<std::string>> BootstrapAdminToken(std::optional<std::string> given = std::nullopt);
+  absl::StatusOr<std::optional<std::string>> BootstrapAdminToken(
+      std::optional<std::string> given = std::nullopt);
 
  private:
   // `cluster`: the cluster token is accepted too.
-  absl::StatusOr<Caller> CheckAdmin(const MetadataLookup& context, std::string_view full_method, bool cluster)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<Caller> CheckAdmin(const MetadataLookup& context, std::string_view full_method,
+                                    bool cluster) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<Caller> CheckGroup(const MetadataLookup& context, std::string_view full_method);
   absl::StatusOr<Caller> CheckPassword(const MetadataLookup& context, std::string_view full_method);
   // The role and grants a valid token gives: its own, or its user's.

@@ -36,25 +36,34 @@ class AuthenticatorCacheTest : public ::testing::Test {
     ASSERT_TRUE(store_->CreateAdminToken("ops", Sha256Hex("ops-token"), kStart).ok());
   }
   // Another gnomond replica: its own cache, the same store.
-  Authenticator Replica() { return Authenticator(&credentials_, store_.get(), "cluster-token", &metrics_, &clock_); }
+  Authenticator Replica() {
+    return Authenticator(&credentials_, store_.get(), "cluster-token", &metrics_, &clock_);
+  }
   // A JobAdmin call (GetJob: any role) carrying `token`.
-  absl::StatusOr<Caller> Call(Authenticator& auth, const std::string& token, std::string_view method = "GetJob",
+  absl::StatusOr<Caller> Call(Authenticator& auth, const std::string& token,
+                              std::string_view method = "GetJob",
                               std::string_view service = v1::JobAdmin::service_full_name()) {
     return auth.Authorize(
-        [&](std::string_view key) { return key == kAuthorizationKey ? BearerValue(token) : std::string(); },
+        [&](std::string_view key) {
+          return key == kAuthorizationKey ? BearerValue(token) : std::string();
+        },
         service, method);
   }
-  absl::Status Refused(Authenticator& auth, const std::string& token, std::string_view method = "GetJob") {
+  absl::Status Refused(Authenticator& auth, const std::string& token,
+                       std::string_view method = "GetJob") {
     absl::StatusOr<Caller> c = Call(auth, token, method);
     return c.ok() ? absl::OkStatus() : c.status();
   }
   void At(int64_t ms) { clock_.AdvanceTo(absl::FromUnixMillis(ms)); }
   // Fails every credential read with `s` (OK: the store is back).
   void StoreAnswers(absl::Status s) {
-    hook_.Set([s](std::string_view, CallPhase phase) { return phase == CallPhase::kBefore ? s : absl::OkStatus(); });
+    hook_.Set([s](std::string_view, CallPhase phase) {
+      return phase == CallPhase::kBefore ? s : absl::OkStatus();
+    });
   }
   double Failures(const std::string& reason) {
-    return SampleOf(registry_, "gnomon_auth_failures_total{reason=\"" + reason + "\"}").value_or(-1);
+    return SampleOf(registry_, "gnomon_auth_failures_total{reason=\"" + reason + "\"}")
+        .value_or(-1);
   }
   void AddUser(const std::string& name, v1::Role role) {
     v1::User u;
@@ -78,7 +87,8 @@ absl::Status Refusal() { return absl::UnauthenticatedError(kRefusedMessage); }
 // A caller that goes on calling after its token is revoked (a console
 // polling, a script's loop) is refused by every replica within 5 s of the
 // revocation, however recently each replica saw the token valid.
-TEST_F(AuthenticatorCacheTest, ARevokedTokenIsRefusedByEveryReplicaWithinFiveSecondsOfTheRevocation) {
+TEST_F(AuthenticatorCacheTest,
+       ARevokedTokenIsRefusedByEveryReplicaWithinFiveSecondsOfTheRevocation) {
   Authenticator a = Replica(), b = Replica();
   const int64_t revoked = kStart + 3'000;
   ASSERT_TRUE(Call(a, "ops-token").ok());  // Remembered until kStart + 5 s.
@@ -130,8 +140,9 @@ TEST_F(AuthenticatorCacheTest, AnExpiringTokenIsRefusedFromItsExpiryToTheMillise
 // before it ends within the same 5 s.
 TEST_F(AuthenticatorCacheTest, ASessionOfADeletedUserEndsWithinFiveSeconds) {
   ASSERT_NO_FATAL_FAILURE(AddUser("alice", v1::ROLE_OPERATOR));
-  ASSERT_TRUE(store_->CreateAdminToken("login.alice.1", Sha256Hex("alice-session"), kStart, 0,
-                                       store::TokenScope{v1::ROLE_VIEWER, {}, "alice"})
+  ASSERT_TRUE(store_
+                  ->CreateAdminToken("login.alice.1", Sha256Hex("alice-session"), kStart, 0,
+                                     store::TokenScope{v1::ROLE_VIEWER, {}, "alice"})
                   .ok());
   absl::StatusOr<Caller> before = Call(auth_, "alice-session", "CreateJob");
   ASSERT_TRUE(before.ok()) << before.status();
@@ -150,8 +161,9 @@ TEST_F(AuthenticatorCacheTest, ASessionOfADeletedUserEndsWithinFiveSeconds) {
 // after finds a live token of no user, and refuses it.
 TEST_F(AuthenticatorCacheTest, ASessionWhoseUserIsDeletedBetweenTheTwoReadsOfOneCheckIsRefused) {
   ASSERT_NO_FATAL_FAILURE(AddUser("bob", v1::ROLE_ADMIN));
-  ASSERT_TRUE(store_->CreateAdminToken("login.bob.1", Sha256Hex("bob-session"), kStart, 0,
-                                       store::TokenScope{v1::ROLE_ADMIN, {}, "bob"})
+  ASSERT_TRUE(store_
+                  ->CreateAdminToken("login.bob.1", Sha256Hex("bob-session"), kStart, 0,
+                                     store::TokenScope{v1::ROLE_ADMIN, {}, "bob"})
                   .ok());
   hook_.Set([this](std::string_view call, CallPhase phase) {
     if (call == "FindAdminToken" && phase == CallPhase::kAfter) {
@@ -169,8 +181,9 @@ TEST_F(AuthenticatorCacheTest, ASessionWhoseUserIsDeletedBetweenTheTwoReadsOfOne
 // credential the store holds — never a refusal, never counted as one.
 TEST_F(AuthenticatorCacheTest, AStoreOutageIsUnavailableNotARefusal) {
   ASSERT_NO_FATAL_FAILURE(AddUser("carol", v1::ROLE_OPERATOR));
-  ASSERT_TRUE(store_->CreateAdminToken("login.carol.1", Sha256Hex("carol-session"), kStart, 0,
-                                       store::TokenScope{v1::ROLE_OPERATOR, {}, "carol"})
+  ASSERT_TRUE(store_
+                  ->CreateAdminToken("login.carol.1", Sha256Hex("carol-session"), kStart, 0,
+                                     store::TokenScope{v1::ROLE_OPERATOR, {}, "carol"})
                   .ok());
   const absl::Status down = absl::UnavailableError("store: connection refused");
   StoreAnswers(down);
@@ -178,7 +191,8 @@ TEST_F(AuthenticatorCacheTest, AStoreOutageIsUnavailableNotARefusal) {
   EXPECT_EQ(Refused(auth_, "carol-session"), down);
   absl::StatusOr<Caller> login = auth_.Authorize(
       [](std::string_view key) {
-        return key == kAuthorizationKey ? "Basic " + absl::Base64Escape("carol:carol-password") : std::string();
+        return key == kAuthorizationKey ? "Basic " + absl::Base64Escape("carol:carol-password")
+                                        : std::string();
       },
       v1::JobAdmin::service_full_name(), "Login");
   EXPECT_EQ(login.status(), down);
@@ -207,7 +221,8 @@ TEST_F(AuthenticatorCacheTest, ATokenSeenBeforeAStoreOutageWorksUntilItsCacheWin
   At(kStart + 5'000);
   EXPECT_THAT(Call(auth_, "ops-token"), StatusIs(absl::StatusCode::kUnavailable));
   // Roles keep authenticating each other: the cluster token needs no store read.
-  EXPECT_TRUE(Call(auth_, "cluster-token", "WatchExecutors", v1::Registry::service_full_name()).ok());
+  EXPECT_TRUE(
+      Call(auth_, "cluster-token", "WatchExecutors", v1::Registry::service_full_name()).ok());
 }
 
 // An executor's session is checked again now and then (Recheck): after a

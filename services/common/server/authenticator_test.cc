@@ -35,40 +35,51 @@ using Metadata = std::vector<std::pair<std::string, std::string>>;
 class Authorizing final : public v1::JobAdmin::Service {
  public:
   explicit Authorizing(Authenticator* auth) : auth_(auth) {}
-  grpc::Status CreateJob(grpc::ServerContext* ctx, const v1::CreateJobRequest*, v1::Job* out) override {
-    absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "CreateJob");
+  grpc::Status CreateJob(grpc::ServerContext* ctx, const v1::CreateJobRequest*,
+                         v1::Job* out) override {
+    absl::StatusOr<Caller> caller =
+        auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "CreateJob");
     if (!caller.ok()) return ToGrpcStatus(caller.status());
-    out->set_description(absl::StrCat(std::string(RoleName(caller->access.role)), "/", caller->user));
+    out->set_description(
+        absl::StrCat(std::string(RoleName(caller->access.role)), "/", caller->user));
     return grpc::Status::OK;
   }
-  grpc::Status Login(grpc::ServerContext* ctx, const v1::LoginRequest*, v1::CreateTokenResponse* out) override {
-    absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "Login");
+  grpc::Status Login(grpc::ServerContext* ctx, const v1::LoginRequest*,
+                     v1::CreateTokenResponse* out) override {
+    absl::StatusOr<Caller> caller =
+        auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "Login");
     if (!caller.ok()) return ToGrpcStatus(caller.status());
     out->mutable_token()->set_role(caller->access.role);
     out->mutable_token()->set_user(caller->user);
     return grpc::Status::OK;
   }
   grpc::Status GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest*, v1::Job* out) override {
-    absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "GetJob");
+    absl::StatusOr<Caller> caller =
+        auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "GetJob");
     if (!caller.ok()) return ToGrpcStatus(caller.status());
     out->set_description(caller->credential);
     return grpc::Status::OK;
   }
-  grpc::Status GetGroup(grpc::ServerContext* ctx, const v1::GetGroupRequest*, v1::Group* out) override {
-    absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::Registry::service_full_name(), "Session");
+  grpc::Status GetGroup(grpc::ServerContext* ctx, const v1::GetGroupRequest*,
+                        v1::Group* out) override {
+    absl::StatusOr<Caller> caller =
+        auth_->Authorize(*ctx, v1::Registry::service_full_name(), "Session");
     if (!caller.ok()) return ToGrpcStatus(caller.status());
     *out = caller->group;
     return grpc::Status::OK;
   }
-  grpc::Status ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest*, v1::ListJobsResponse* out) override {
-    absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::Registry::service_full_name(), "WatchExecutors");
+  grpc::Status ListJobs(grpc::ServerContext* ctx, const v1::ListJobsRequest*,
+                        v1::ListJobsResponse* out) override {
+    absl::StatusOr<Caller> caller =
+        auth_->Authorize(*ctx, v1::Registry::service_full_name(), "WatchExecutors");
     if (!caller.ok()) return ToGrpcStatus(caller.status());
     out->set_next_page_token(caller->credential);
     return grpc::Status::OK;
   }
   grpc::Status ListGroups(grpc::ServerContext* ctx, const v1::ListGroupsRequest*,
                           v1::ListGroupsResponse*) override {
-    return ToGrpcStatus(auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "NotInTheTable").status());
+    return ToGrpcStatus(
+        auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "NotInTheTable").status());
   }
 
  private:
@@ -114,10 +125,12 @@ class AuthenticatorTest : public ::testing::Test {
     ctx.AddMetadata(authorization_, BearerValue(token));
     v1::Job out;
     grpc::Status s = stub_->CreateJob(&ctx, v1::CreateJobRequest(), &out);
-    if (!s.ok()) return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+    if (!s.ok())
+      return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
     return out.description();
   }
-  grpc::Status Login(const std::string& user, const std::string& password, v1::CreateTokenResponse* out) {
+  grpc::Status Login(const std::string& user, const std::string& password,
+                     v1::CreateTokenResponse* out) {
     grpc::ClientContext ctx;
     ctx.AddMetadata(authorization_, "Basic " + absl::Base64Escape(user + ":" + password));
     return stub_->Login(&ctx, v1::LoginRequest(), out);
@@ -136,7 +149,8 @@ class AuthenticatorTest : public ::testing::Test {
     return stub_->GetGroup(&ctx, v1::GetGroupRequest(), out);
   }
   double Failures(const std::string& reason) {
-    return SampleOf(registry_, "gnomon_auth_failures_total{reason=\"" + reason + "\"}").value_or(-1);
+    return SampleOf(registry_, "gnomon_auth_failures_total{reason=\"" + reason + "\"}")
+        .value_or(-1);
   }
 
   const std::string authorization_{kAuthorizationKey}, access_{kAccessTokenKey}, app_{kAppNameKey};
@@ -167,11 +181,14 @@ TEST_F(AuthenticatorTest, RevokedAndExpiredApiTokensAreRefused) {
   ASSERT_TRUE(store_->CreateAdminToken("gone", Sha256Hex("revoked-token"), 1).ok());
   ASSERT_TRUE(store_->RevokeAdminToken("gone", 2).ok());
   ASSERT_TRUE(store_->CreateAdminToken("old", Sha256Hex("expired-token"), 1, /*expire_ms=*/2).ok());
-  ASSERT_TRUE(store_->CreateAdminToken("new", Sha256Hex("fresh-token"), 1,
-                                       /*expire_ms=*/absl::ToUnixMillis(absl::Now() + absl::Hours(1)))
+  ASSERT_TRUE(store_
+                  ->CreateAdminToken("new", Sha256Hex("fresh-token"), 1,
+                                     /*expire_ms=*/absl::ToUnixMillis(absl::Now() + absl::Hours(1)))
                   .ok());
-  EXPECT_EQ(Admin({{authorization_, BearerValue("revoked-token")}}).error_code(), grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(Admin({{authorization_, BearerValue("expired-token")}}).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Admin({{authorization_, BearerValue("revoked-token")}}).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Admin({{authorization_, BearerValue("expired-token")}}).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_TRUE(Admin({{authorization_, BearerValue("fresh-token")}}).ok());
 }
 
@@ -180,7 +197,8 @@ TEST_F(AuthenticatorTest, RevokedAndExpiredApiTokensAreRefused) {
 TEST_F(AuthenticatorTest, CallersCarryTheirCredentialIdentityNeverTheToken) {
   std::string admin, again, cluster;
   ASSERT_TRUE(Admin({{authorization_, BearerValue("admin-token")}}, &admin).ok());
-  ASSERT_TRUE(Admin({{authorization_, BearerValue("admin-token")}}, &again).ok());  // From the cache.
+  ASSERT_TRUE(
+      Admin({{authorization_, BearerValue("admin-token")}}, &again).ok());  // From the cache.
   ASSERT_TRUE(BetweenRoles({{authorization_, BearerValue("cluster-token")}}, &cluster).ok());
   EXPECT_EQ(admin, "admin:" + Sha256Hex("admin-token"));
   EXPECT_EQ(again, admin);
@@ -205,9 +223,9 @@ TEST_F(AuthenticatorTest, EveryRefusalIsTheSameAnswer) {
       Admin({{authorization_, "Basic x"}}),
       Admin({{authorization_, BearerValue("wrong")}}),
       Group({}, &unused),
-      Group({{access_, "billing-token"}}, &unused),                   // No app.
+      Group({{access_, "billing-token"}}, &unused),                    // No app.
       Group({{access_, "billing-token"}, {app_, "nosuch"}}, &unused),  // Unknown app, a real token.
-      Group({{access_, "billing-token"}, {app_, "payroll"}}, &unused), // Another group's token.
+      Group({{access_, "billing-token"}, {app_, "payroll"}}, &unused),  // Another group's token.
   };
   for (size_t i = 0; i < refusals.size(); ++i) {
     EXPECT_EQ(refusals[i].error_code(), grpc::StatusCode::UNAUTHENTICATED) << i;
@@ -242,7 +260,8 @@ TEST_F(AuthenticatorTest, EachRoleReachesTheMethodsItsRankAllows) {
   ASSERT_TRUE(store_->CreateAdminToken("deploy", Sha256Hex("operator-token"), 1, 0, op).ok());
   EXPECT_TRUE(Admin({{authorization_, BearerValue("viewer-token")}}).ok());  // GetJob reads.
   absl::StatusOr<std::string> refused = Operate("viewer-token");
-  EXPECT_THAT(refused, StatusIs(absl::StatusCode::kPermissionDenied, "role viewer may not call CreateJob"));
+  EXPECT_THAT(refused,
+              StatusIs(absl::StatusCode::kPermissionDenied, "role viewer may not call CreateJob"));
   EXPECT_EQ(Operate("operator-token").value_or(""), "operator/");
   EXPECT_EQ(Operate("admin-token").value_or(""), "admin/");
 }
@@ -253,8 +272,9 @@ TEST_F(AuthenticatorTest, EachRoleReachesTheMethodsItsRankAllows) {
 TEST_F(AuthenticatorTest, ASessionTakesItsUsersRoleAsItIsNow) {
   AddUser("alice", "alice-password-1", v1::ROLE_OPERATOR);
   // The row says admin; the user's role wins.
-  ASSERT_TRUE(store_->CreateAdminToken("login.alice.1", Sha256Hex("alice-session"), 1, 0,
-                                       store::TokenScope{v1::ROLE_ADMIN, {}, "alice"})
+  ASSERT_TRUE(store_
+                  ->CreateAdminToken("login.alice.1", Sha256Hex("alice-session"), 1, 0,
+                                     store::TokenScope{v1::ROLE_ADMIN, {}, "alice"})
                   .ok());
   EXPECT_EQ(Operate("alice-session").value_or(""), "operator/alice");
   v1::User demoted;
@@ -299,8 +319,10 @@ TEST_F(AuthenticatorTest, LoginAttemptsAreThrottledPerUserName) {
   AddUser("alice", "alice-password-1", v1::ROLE_VIEWER);
   AddUser("bob", "bob-password-12", v1::ROLE_VIEWER);
   v1::CreateTokenResponse out;
-  for (int i = 0; i < 10; ++i) EXPECT_FALSE(Login("alice", "guess-" + std::to_string(i), &out).ok());
-  EXPECT_EQ(Login("alice", "alice-password-1", &out).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_FALSE(Login("alice", "guess-" + std::to_string(i), &out).ok());
+  EXPECT_EQ(Login("alice", "alice-password-1", &out).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(Failures("login_throttled"), 1);
   EXPECT_TRUE(Login("bob", "bob-password-12", &out).ok());  // Another name has its own budget.
   clock_.Advance(absl::Seconds(6));

@@ -64,7 +64,8 @@ class BatchedWriter {
   // Writes a batch; returns the items that failed (empty: all written).
   using Flush = std::function<std::vector<T>(std::vector<T> batch)>;
 
-  BatchedWriter(Options options, Flush flush) : options_(std::move(options)), flush_(std::move(flush)) {}
+  BatchedWriter(Options options, Flush flush)
+      : options_(std::move(options)), flush_(std::move(flush)) {}
   BatchedWriter(const BatchedWriter&) = delete;
   BatchedWriter& operator=(const BatchedWriter&) = delete;
 
@@ -88,7 +89,8 @@ class BatchedWriter {
       std::vector<T> batch;
       {
         absl::MutexLock l(&mu_);
-        auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || !queue_.empty(); };
+        auto ready = [this]()
+                         ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || !queue_.empty(); };
         mu_.Await(absl::Condition(&ready));
         auto full = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
           return stopped_ || queued_ >= options_.flush_at;

@@ -9,16 +9,16 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "services/common/client/version.h"
 
 namespace gnomon {
 
 std::string EnvNameForFlag(std::string_view flag_name) {
-  std::string name = absl::StrReplaceAll(absl::string_view(flag_name.data(), flag_name.size()),
-                                         {{"-", "_"}});
+  std::string name =
+      absl::StrReplaceAll(absl::string_view(flag_name.data(), flag_name.size()), {{"-", "_"}});
   return "GNOMON_" + absl::AsciiStrToUpper(name);
 }
 
@@ -43,9 +43,9 @@ std::vector<char*> ParseFlagsWithEnv(int argc, char** argv, std::string_view usa
                                        : "gnomon";
   config.version_string = [program] { return absl::StrCat(program, " ", Version(), "\n"); };
   absl::SetFlagsUsageConfig(config);
-  absl::SetProgramUsageMessage(
-      std::string(usage) + "\n\nEvery flag --name can also be set as GNOMON_NAME in the "
-                           "environment (dashes become underscores); the command line wins.");
+  absl::SetProgramUsageMessage(std::string(usage) +
+                               "\n\nEvery flag --name can also be set as GNOMON_NAME in the "
+                               "environment (dashes become underscores); the command line wins.");
   for (const auto& [name, flag] : absl::GetAllFlags()) {
     if (!IsOwnFile(flag->Filename())) continue;
     const char* value = std::getenv(EnvNameForFlag(std::string(name)).c_str());

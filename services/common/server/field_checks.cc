@@ -50,7 +50,8 @@ const char* Describe(Charset charset) {
 }
 
 bool AllDigits(absl::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return absl::ascii_isdigit(c); });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return absl::ascii_isdigit(c); });
 }
 
 bool IsIpv4(std::string_view host) {
@@ -91,7 +92,9 @@ absl::Status Invalid(std::string_view field, std::string_view problem) {
   return absl::InvalidArgumentError(absl::StrCat(Abs(field), ": ", Abs(problem)));
 }
 
-std::string Indexed(std::string_view field, int index) { return absl::StrCat(Abs(field), "[", index, "]"); }
+std::string Indexed(std::string_view field, int index) {
+  return absl::StrCat(Abs(field), "[", index, "]");
+}
 
 absl::Status FirstError(std::initializer_list<absl::Status> statuses) {
   for (const absl::Status& s : statuses) {
@@ -100,11 +103,12 @@ absl::Status FirstError(std::initializer_list<absl::Status> statuses) {
   return absl::OkStatus();
 }
 
-absl::Status CheckString(std::string_view field, std::string_view value, size_t max, Charset charset,
-                         size_t min) {
+absl::Status CheckString(std::string_view field, std::string_view value, size_t max,
+                         Charset charset, size_t min) {
   if (value.size() > max) return Invalid(field, absl::StrCat("at most ", max, " bytes"));
   if (value.size() < min) {
-    return Invalid(field, min == 1 ? std::string("empty") : absl::StrCat("at least ", min, " bytes"));
+    return Invalid(field,
+                   min == 1 ? std::string("empty") : absl::StrCat("at least ", min, " bytes"));
   }
   for (char c : value) {
     if (!InCharset(static_cast<unsigned char>(c), charset)) {
@@ -120,39 +124,47 @@ absl::Status CheckText(std::string_view field, std::string_view value, size_t ma
 
 absl::Status CheckCount(std::string_view field, int count, int max, int min) {
   if (count > max) return Invalid(field, absl::StrCat("at most ", max, " items"));
-  if (count < min) return Invalid(field, min == 1 ? std::string("empty") : absl::StrCat("at least ", min, " items"));
+  if (count < min)
+    return Invalid(field,
+                   min == 1 ? std::string("empty") : absl::StrCat("at least ", min, " items"));
   return absl::OkStatus();
 }
 
 absl::Status CheckRange(std::string_view field, int64_t value, int64_t lo, int64_t hi) {
-  if (value < lo || value > hi) return Invalid(field, absl::StrCat(value, " is outside ", lo, "..", hi));
+  if (value < lo || value > hi)
+    return Invalid(field, absl::StrCat(value, " is outside ", lo, "..", hi));
   return absl::OkStatus();
 }
 
 absl::Status CheckFinite(std::string_view field, double value, double lo, double hi) {
   if (!std::isfinite(value)) return Invalid(field, "must be a finite number");
-  if (value < lo || value > hi) return Invalid(field, absl::StrCat(value, " is outside ", lo, "..", hi));
+  if (value < lo || value > hi)
+    return Invalid(field, absl::StrCat(value, " is outside ", lo, "..", hi));
   return absl::OkStatus();
 }
 
 absl::Status CheckHostPort(std::string_view field, std::string_view value) {
   if (value.empty()) return Invalid(field, "empty");
-  if (value.size() > kMaxHostPortBytes) return Invalid(field, absl::StrCat("at most ", kMaxHostPortBytes, " bytes"));
+  if (value.size() > kMaxHostPortBytes)
+    return Invalid(field, absl::StrCat("at most ", kMaxHostPortBytes, " bytes"));
   const size_t colon = value.rfind(':');
   const std::string_view host = colon == std::string_view::npos ? value : value.substr(0, colon);
   const std::string_view port = colon == std::string_view::npos ? "" : value.substr(colon + 1);
   int p = 0;
-  if (!AllDigits(Abs(port)) || port.size() > 5 || !absl::SimpleAtoi(Abs(port), &p) || p < 1 || p > 65535) {
+  if (!AllDigits(Abs(port)) || port.size() > 5 || !absl::SimpleAtoi(Abs(port), &p) || p < 1 ||
+      p > 65535) {
     return Invalid(field, absl::StrCat(Prefix(value), " is not host:port (port 1-65535)"));
   }
   if (!IsIpv4(host) && !IsDnsName(host) && !IsBracketedIpv6(host)) {
-    return Invalid(field, absl::StrCat(Prefix(value),
-                                       " is not host:port (host a DNS name, an IPv4 address or [IPv6])"));
+    return Invalid(field,
+                   absl::StrCat(Prefix(value),
+                                " is not host:port (host a DNS name, an IPv4 address or [IPv6])"));
   }
   return absl::OkStatus();
 }
 
-absl::Status CheckOutputTimestamp(std::string_view field, bool has, const google::protobuf::Timestamp& t) {
+absl::Status CheckOutputTimestamp(std::string_view field, bool has,
+                                  const google::protobuf::Timestamp& t) {
   return has ? CheckTimestamp(field, t) : absl::OkStatus();
 }
 
@@ -164,13 +176,14 @@ absl::Status CheckTimestamp(std::string_view field, const google::protobuf::Time
   return absl::OkStatus();
 }
 
-absl::Status CheckDuration(std::string_view field, const google::protobuf::Duration& d, absl::Duration min,
-                           absl::Duration max) {
+absl::Status CheckDuration(std::string_view field, const google::protobuf::Duration& d,
+                           absl::Duration min, absl::Duration max) {
   if (d.nanos() < 0 || d.nanos() > 999'999'999) return Invalid(field, "nanos outside 0..999999999");
   if (d.seconds() < 0) return Invalid(field, "negative");
   const absl::Duration v = absl::Seconds(d.seconds()) + absl::Nanoseconds(d.nanos());
   if (v < min || v > max) {
-    return Invalid(field, absl::StrCat("outside ", absl::FormatDuration(min), "..", absl::FormatDuration(max)));
+    return Invalid(field, absl::StrCat("outside ", absl::FormatDuration(min), "..",
+                                       absl::FormatDuration(max)));
   }
   return absl::OkStatus();
 }
@@ -179,7 +192,8 @@ absl::StatusOr<int64_t> ParsePageToken(std::string_view field, std::string_view 
   if (token.empty()) return 0;
   int64_t id = 0;
   constexpr size_t kMaxPageToken = 20;
-  if (token.size() > kMaxPageToken) return Invalid(field, absl::StrCat("at most ", kMaxPageToken, " bytes"));
+  if (token.size() > kMaxPageToken)
+    return Invalid(field, absl::StrCat("at most ", kMaxPageToken, " bytes"));
   if (!AllDigits(Abs(token)) || !absl::SimpleAtoi(Abs(token), &id) || id <= 0) {
     return Invalid(field, "not a token from a previous response");
   }

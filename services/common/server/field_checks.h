@@ -46,10 +46,10 @@ absl::Status FirstError(std::initializer_list<absl::Status> statuses);
 
 // What a string may contain.
 enum class Charset {
-  kBytes,      // Any bytes (params, scripts, process output): only the length is checked.
-  kText,       // Anything but ASCII control characters other than tab and newline.
-  kToken,      // Printable ASCII without spaces (handler names, e-mail addresses, URLs).
-  kName,       // Letters, digits, '.', '_' and '-' (app names).
+  kBytes,  // Any bytes (params, scripts, process output): only the length is checked.
+  kText,   // Anything but ASCII control characters other than tab and newline.
+  kToken,  // Printable ASCII without spaces (handler names, e-mail addresses, URLs).
+  kName,   // Letters, digits, '.', '_' and '-' (app names).
 };
 
 // At most `max` bytes (and at least `min`), every byte of `charset`.
@@ -70,7 +70,8 @@ absl::Status CheckHostPort(std::string_view field, std::string_view value);
 // nanos in 0..999999999 and an instant in years 1970..9999 (UTC).
 absl::Status CheckTimestamp(std::string_view field, const google::protobuf::Timestamp& t);
 // The same for an output-only field a client may echo back (`has`: it is set).
-absl::Status CheckOutputTimestamp(std::string_view field, bool has, const google::protobuf::Timestamp& t);
+absl::Status CheckOutputTimestamp(std::string_view field, bool has,
+                                  const google::protobuf::Timestamp& t);
 // nanos in 0..999999999, seconds >= 0 (no negative durations) and a length
 // within min..max.
 absl::Status CheckDuration(std::string_view field, const google::protobuf::Duration& d,

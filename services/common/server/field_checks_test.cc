@@ -14,7 +14,9 @@ namespace {
 using google::protobuf::Duration;
 using google::protobuf::Timestamp;
 
-auto RefusedAs(const std::string& message) { return StatusIs(absl::StatusCode::kInvalidArgument, message); }
+auto RefusedAs(const std::string& message) {
+  return StatusIs(absl::StatusCode::kInvalidArgument, message);
+}
 
 TEST(FieldChecks, PrefixQuotesAShortPrefixEscaped) {
   EXPECT_EQ(Prefix("abc"), "\"abc\"");
@@ -26,7 +28,8 @@ TEST(FieldChecks, StringsAreBoundedAndNamed) {
   EXPECT_TRUE(CheckText("job.author", std::string(256, 'a'), 256).ok());
   EXPECT_THAT(CheckText("job.author", std::string(1 << 20, 'a'), 256),
               RefusedAs("job.author: at most 256 bytes"));
-  EXPECT_THAT(CheckString("group.app_name", "", 64, Charset::kName, 1), RefusedAs("group.app_name: empty"));
+  EXPECT_THAT(CheckString("group.app_name", "", 64, Charset::kName, 1),
+              RefusedAs("group.app_name: empty"));
   EXPECT_TRUE(CheckText("job.description", "two\nlines\tand ünïcode", 1024).ok());
   EXPECT_THAT(CheckText("job.description", "bell\x07", 1024),
               RefusedAs("job.description: \"bell\\x07\": control characters other than tab and "
@@ -37,7 +40,8 @@ TEST(FieldChecks, StringsAreBoundedAndNamed) {
 }
 
 TEST(FieldChecks, CountsAndRanges) {
-  EXPECT_THAT(CheckCount("job.child_job_ids", 101, 100), RefusedAs("job.child_job_ids: at most 100 items"));
+  EXPECT_THAT(CheckCount("job.child_job_ids", 101, 100),
+              RefusedAs("job.child_job_ids: at most 100 items"));
   EXPECT_THAT(CheckCount("requests", 0, 1000, 1), RefusedAs("requests: empty"));
   EXPECT_THAT(CheckRange("job.misfire.max_catch_up", 4294967295, 0, 1000),
               RefusedAs("job.misfire.max_catch_up: 4294967295 is outside 0..1000"));
@@ -57,9 +61,9 @@ TEST(FieldChecks, HostPortIsStrict) {
                          "[2001:db8::1]:443", "my_host:8080"}) {
     EXPECT_TRUE(CheckHostPort("a", ok).ok()) << ok;
   }
-  for (const char* bad : {"", "host", "host:", ":80", "host:notaport", "host:99999", "host:0", "host:+80",
-                          "999.1.1.1:80", "-bad.host:80", "a..b:80", "[]:80", "[zz::1]:80", "::1:80",
-                          "sp ace:80", "host:80 "}) {
+  for (const char* bad : {"", "host", "host:", ":80", "host:notaport", "host:99999", "host:0",
+                          "host:+80", "999.1.1.1:80", "-bad.host:80", "a..b:80", "[]:80",
+                          "[zz::1]:80", "::1:80", "sp ace:80", "host:80 "}) {
     absl::Status s = CheckHostPort("group.manual.addresses[0]", bad);
     EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument)) << bad;
     EXPECT_EQ(s.message().rfind("group.manual.addresses[0]: ", 0), 0u) << s;
@@ -83,7 +87,8 @@ TEST(FieldChecks, Timestamps) {
   EXPECT_FALSE(CheckTimestamp("start_time", t).ok());
   t.set_seconds(253'402'300'799);
   EXPECT_TRUE(CheckTimestamp("start_time", t).ok());
-  EXPECT_EQ(ToTime(t), absl::FromCivil(absl::CivilSecond(9999, 12, 31, 23, 59, 59), absl::UTCTimeZone()));
+  EXPECT_EQ(ToTime(t),
+            absl::FromCivil(absl::CivilSecond(9999, 12, 31, 23, 59, 59), absl::UTCTimeZone()));
 }
 
 TEST(FieldChecks, Durations) {
@@ -104,7 +109,8 @@ TEST(FieldChecks, Durations) {
 
 TEST(FieldChecks, FirstErrorKeepsOrder) {
   EXPECT_TRUE(FirstError({absl::OkStatus(), absl::OkStatus()}).ok());
-  EXPECT_THAT(FirstError({absl::OkStatus(), Invalid("a", "x"), Invalid("b", "y")}), RefusedAs("a: x"));
+  EXPECT_THAT(FirstError({absl::OkStatus(), Invalid("a", "x"), Invalid("b", "y")}),
+              RefusedAs("a: x"));
   EXPECT_EQ(Indexed("requests", 3), "requests[3]");
 }
 

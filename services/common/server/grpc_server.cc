@@ -14,7 +14,8 @@ GrpcServer::~GrpcServer() {
 }
 
 absl::StatusOr<int> GrpcServer::Start(const std::string& address, const tls::TlsOptions& tls) {
-  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, tls::ServerCredentials(tls));
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
+                   tls::ServerCredentials(tls));
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -30,7 +31,8 @@ absl::StatusOr<int> GrpcServer::Start(const std::string& address, const tls::Tls
   builder.SetMaxReceiveMessageSize(16 * 1024 * 1024);
   for (grpc::Service* s : services_) builder.RegisterService(s);
   if (metrics_ != nullptr) {
-    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+        interceptors;
     interceptors.push_back(metrics_->InterceptorFactory());
     builder.experimental().SetInterceptorCreators(std::move(interceptors));
   }

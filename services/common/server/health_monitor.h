@@ -39,11 +39,15 @@ class HealthMonitor {
                 absl::Duration interval = absl::Seconds(1))
       : health_(health), interval_(interval), worker_(clock) {}
 
-  void Add(std::string service, Check check) { checks_.push_back({std::move(service), std::move(check), true}); }
+  void Add(std::string service, Check check) {
+    checks_.push_back({std::move(service), std::move(check), true});
+  }
   // One pass: runs every check and sets the statuses.
   void CheckNow();
   // Passes every interval, on its own thread, until Stop().
-  void Start() { worker_.Start(interval_, [this] { CheckNow(); }); }
+  void Start() {
+    worker_.Start(interval_, [this] { CheckNow(); });
+  }
   void Stop() { worker_.Stop(); }
 
  private:

@@ -12,7 +12,9 @@ namespace {
 // Notes the statuses set, as grpc's health service would serve them.
 class NotedHealth final : public grpc::HealthCheckServiceInterface {
  public:
-  void SetServingStatus(const std::string& service, bool serving) override { status[service] = serving; }
+  void SetServingStatus(const std::string& service, bool serving) override {
+    status[service] = serving;
+  }
   void SetServingStatus(bool serving) override {
     for (auto& [name, s] : status) s = serving;
   }

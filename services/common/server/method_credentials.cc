@@ -71,7 +71,8 @@ constexpr Row kRows[] = {
 const Table& MethodTable() {
   static const Table* table = [] {
     auto* t = new Table;
-    for (const Row& r : kRows) t->emplace(FullMethodName(r.service, r.method), Rule{r.credential, r.permission});
+    for (const Row& r : kRows)
+      t->emplace(FullMethodName(r.service, r.method), Rule{r.credential, r.permission});
     return t;
   }();
   return *table;

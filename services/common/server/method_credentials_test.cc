@@ -27,7 +27,9 @@ void ForEachDeclaredMethod(Fn fn) {
   for (const MethodDescriptor* m : *methods) fn(m);
 }
 
-std::string FullName(const MethodDescriptor* m) { return FullMethodName(m->service()->full_name(), m->name()); }
+std::string FullName(const MethodDescriptor* m) {
+  return FullMethodName(m->service()->full_name(), m->name());
+}
 
 TEST(MethodCredentials, EveryMethodGnomondServesHasARow) {
   int methods = 0;
@@ -85,7 +87,9 @@ TEST(MethodCredentials, SecurityDocGivesEveryMethodsLeastRole) {
     const Credential* c = RequiredCredential(FullName(m));
     if (c == nullptr || *c == Credential::kGroupOfApp) return;
     const Permission p = *RequiredPermission(FullName(m));
-    table[FullName(m)] = p == Permission::kAdminister ? "admin" : p == Permission::kOperate ? "operator" : "viewer";
+    table[FullName(m)] = p == Permission::kAdminister ? "admin"
+                         : p == Permission::kOperate  ? "operator"
+                                                      : "viewer";
   });
   EXPECT_EQ(documented, table);
   EXPECT_GT(table.size(), 30u);

@@ -24,9 +24,10 @@ TEST(Passwords, TheDefaultCostIsStoredWithTheHash) {
 }
 
 TEST(Passwords, MalformedStoredHashesNeverVerify) {
-  for (const char* bad : {"", "plain", "pbkdf2-sha256$1000$c2FsdA==", "md5$1$c2FsdA==$aGFzaA==",
-                          "pbkdf2-sha256$0$c2FsdA==$aGFzaA==", "pbkdf2-sha256$99999999999$c2FsdA==$aGFzaA==",
-                          "pbkdf2-sha256$1000$c2FsdA==$dG9vc2hvcnQ="}) {
+  for (const char* bad :
+       {"", "plain", "pbkdf2-sha256$1000$c2FsdA==", "md5$1$c2FsdA==$aGFzaA==",
+        "pbkdf2-sha256$0$c2FsdA==$aGFzaA==", "pbkdf2-sha256$99999999999$c2FsdA==$aGFzaA==",
+        "pbkdf2-sha256$1000$c2FsdA==$dG9vc2hvcnQ="}) {
     EXPECT_FALSE(VerifyPassword("x", bad)) << bad;
   }
 }
@@ -35,7 +36,8 @@ TEST(Passwords, StrengthChecksNameTheFieldAndNeverEchoThePassword) {
   EXPECT_TRUE(CheckPasswordStrength("password", "twelve-bytes").ok());
   absl::Status short_one = CheckPasswordStrength("password", "short-pw");
   EXPECT_EQ(short_one.message(), "password: at least 12 bytes");
-  EXPECT_EQ(CheckPasswordStrength("password", std::string(1025, 'a')).message(), "password: at most 1024 bytes");
+  EXPECT_EQ(CheckPasswordStrength("password", std::string(1025, 'a')).message(),
+            "password: at most 1024 bytes");
   absl::Status control = CheckPasswordStrength("password", "secret\x01secret-1");
   EXPECT_THAT(control, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_FALSE(absl::StrContains(control.message(), "secret"));

@@ -18,7 +18,8 @@ bool RateLimiter::Allow(std::string_view key) {
   auto [it, fresh] = buckets_.try_emplace(std::string(key), Bucket{burst, now});
   Bucket& b = it->second;
   if (!fresh && now > b.updated) {
-    b.tokens = std::min(burst, b.tokens + absl::ToDoubleSeconds(now - b.updated) * limit_.per_second);
+    b.tokens =
+        std::min(burst, b.tokens + absl::ToDoubleSeconds(now - b.updated) * limit_.per_second);
     b.updated = now;
   }
   if (b.tokens < 1) return false;
@@ -29,7 +30,8 @@ bool RateLimiter::Allow(std::string_view key) {
 void RateLimiter::ForgetIdle(absl::Time now) {
   const double burst = std::max(1, limit_.burst);
   absl::erase_if(buckets_, [&](const auto& kv) {
-    return kv.second.tokens + absl::ToDoubleSeconds(now - kv.second.updated) * limit_.per_second >= burst;
+    return kv.second.tokens + absl::ToDoubleSeconds(now - kv.second.updated) * limit_.per_second >=
+           burst;
   });
 }
 

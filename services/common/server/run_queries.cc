@@ -10,14 +10,17 @@ namespace gnomon {
 using google::protobuf::util::TimeUtil;
 
 absl::StatusOr<v1::ListRunsResponse> ListRuns(store::JobStore* jobs, store::RunStore* runs_store,
-                                              const Access& access, const v1::ListRunsRequest& request) {
+                                              const Access& access,
+                                              const v1::ListRunsRequest& request) {
   constexpr int kMaxStatuses = 8;
   RETURN_IF_ERROR(checks::FirstError(
       {checks::CheckRange("job_id", request.job_id(), 0, INT64_MAX),
        checks::CheckRange("group_id", request.group_id(), 0, INT64_MAX),
        checks::CheckCount("statuses", request.statuses_size(), kMaxStatuses),
-       request.has_start_time() ? checks::CheckTimestamp("start_time", request.start_time()) : absl::OkStatus(),
-       request.has_end_time() ? checks::CheckTimestamp("end_time", request.end_time()) : absl::OkStatus(),
+       request.has_start_time() ? checks::CheckTimestamp("start_time", request.start_time())
+                                : absl::OkStatus(),
+       request.has_end_time() ? checks::CheckTimestamp("end_time", request.end_time())
+                              : absl::OkStatus(),
        checks::CheckRange("page_size", request.page_size(), 0, 1000)}));
   ASSIGN_OR_RETURN(int64_t before, checks::ParsePageToken("page_token", request.page_token()));
   store::RunFilter filter;
@@ -32,16 +35,20 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::JobStore* jobs, store::RunS
   for (int i = 0; i < request.statuses_size(); ++i) {
     const int s = request.statuses(i);
     if (s == v1::RUN_STATUS_UNSPECIFIED || !v1::RunStatus_IsValid(s)) {
-      return checks::Invalid(checks::Indexed("statuses", i), absl::StrCat(s, " is not a run status"));
+      return checks::Invalid(checks::Indexed("statuses", i),
+                             absl::StrCat(s, " is not a run status"));
     }
     filter.statuses.push_back(static_cast<v1::RunStatus>(s));
   }
   if (!v1::TriggerType_IsValid(request.trigger_type())) {
-    return checks::Invalid("trigger_type", absl::StrCat(request.trigger_type(), " is not a trigger type"));
+    return checks::Invalid("trigger_type",
+                           absl::StrCat(request.trigger_type(), " is not a trigger type"));
   }
   filter.trigger_type = request.trigger_type();
-  if (request.has_start_time()) filter.trigger_from_ms = TimeUtil::TimestampToMilliseconds(request.start_time());
-  if (request.has_end_time()) filter.trigger_to_ms = TimeUtil::TimestampToMilliseconds(request.end_time());
+  if (request.has_start_time())
+    filter.trigger_from_ms = TimeUtil::TimestampToMilliseconds(request.start_time());
+  if (request.has_end_time())
+    filter.trigger_to_ms = TimeUtil::TimestampToMilliseconds(request.end_time());
   if (filter.trigger_to_ms != 0 && filter.trigger_to_ms < filter.trigger_from_ms) {
     return absl::InvalidArgumentError("end_time: before start_time");
   }
@@ -77,8 +84,9 @@ absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::RunStore* runs,
                                                  const v1::GetRunRequest& request) {
   RETURN_IF_ERROR(ValidateGetRunRequest(request));
   ASSIGN_OR_RETURN(v1::Run run, GetRun(runs, request.run_id()));
-  ASSIGN_OR_RETURN(std::vector<v1::LogLine> lines,
-                   runs->ReadRunLog(request.run_id(), 1, request.log_lines() == 0 ? 1000 : request.log_lines()));
+  ASSIGN_OR_RETURN(
+      std::vector<v1::LogLine> lines,
+      runs->ReadRunLog(request.run_id(), 1, request.log_lines() == 0 ? 1000 : request.log_lines()));
   v1::GetRunResponse response;
   *response.mutable_run() = std::move(run);
   for (auto& l : lines) *response.add_log_lines() = std::move(l);

@@ -19,13 +19,15 @@ namespace gnomon {
 // InvalidArgument for a bad page size, page token or time range; limited to
 // the groups `access` reaches (PermissionDenied for a job or group beyond).
 absl::StatusOr<v1::ListRunsResponse> ListRuns(store::JobStore* jobs, store::RunStore* runs,
-                                              const Access& access, const v1::ListRunsRequest& request);
+                                              const Access& access,
+                                              const v1::ListRunsRequest& request);
 // NotFound naming the run id.
 absl::StatusOr<v1::Run> GetRun(store::RunStore* runs, int64_t run_id);
 // InvalidArgument for a bad run id or log_lines (before any store access).
 absl::Status ValidateGetRunRequest(const v1::GetRunRequest& request);
 // The run and up to `log_lines` (0 = 1000) of its log from the first line.
-absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::RunStore* runs, const v1::GetRunRequest& request);
+absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::RunStore* runs,
+                                                 const v1::GetRunRequest& request);
 
 inline bool IsTerminal(v1::RunStatus s) {
   return s == v1::RUN_STATUS_SUCCEEDED || s == v1::RUN_STATUS_FAILED;

@@ -47,45 +47,53 @@ class CallInterceptorFactory final : public grpc::experimental::ServerIntercepto
   ServerMetrics* const metrics_;
 };
 
-constexpr const char* kAuthFailureNames[] = {"missing_credentials", "malformed", "invalid_admin_token",
-                                             "unknown_app", "wrong_access_token", "wrong_password",
-                                             "login_throttled"};
+constexpr const char* kAuthFailureNames[] = {
+    "missing_credentials", "malformed",      "invalid_admin_token", "unknown_app",
+    "wrong_access_token",  "wrong_password", "login_throttled"};
 static_assert(std::size(kAuthFailureNames) == static_cast<size_t>(AuthFailure::kCount));
 
 }  // namespace
 
-const char* AuthFailureName(AuthFailure reason) { return kAuthFailureNames[static_cast<size_t>(reason)]; }
+const char* AuthFailureName(AuthFailure reason) {
+  return kAuthFailureNames[static_cast<size_t>(reason)];
+}
 
 std::pair<std::string, std::string> RpcLabels(const char* full_method) {
   const std::pair<std::string, std::string> other = {"other", "other"};
   if (full_method == nullptr || full_method[0] != '/') return other;
-  std::pair<std::string, std::string> parts = absl::StrSplit(full_method + 1, absl::MaxSplits('/', 1));
+  std::pair<std::string, std::string> parts =
+      absl::StrSplit(full_method + 1, absl::MaxSplits('/', 1));
   // gnomon's services and reflection are in the generated descriptor pool;
   // the health service is gRPC's own.
-  const bool known =
-      google::protobuf::DescriptorPool::generated_pool()->FindMethodByName(
-          absl::StrCat(parts.first, ".", parts.second)) != nullptr ||
-      (parts.first == "grpc.health.v1.Health" && (parts.second == "Check" || parts.second == "Watch"));
+  const bool known = google::protobuf::DescriptorPool::generated_pool()->FindMethodByName(
+                         absl::StrCat(parts.first, ".", parts.second)) != nullptr ||
+                     (parts.first == "grpc.health.v1.Health" &&
+                      (parts.second == "Check" || parts.second == "Watch"));
   return known ? parts : other;
 }
 
 ServerMetrics::ServerMetrics(metrics::MetricsRegistry& m)
-    : requests_(m.CounterFamily("gnomon_rpc_requests_total",
-                                "gRPC calls this server answered, by service, method and status code.")),
-      durations_(m.HistogramFamily("gnomon_rpc_request_duration_seconds",
-                                   "How long unary gRPC calls took to answer, by service and method.")) {
+    : requests_(
+          m.CounterFamily("gnomon_rpc_requests_total",
+                          "gRPC calls this server answered, by service, method and status code.")),
+      durations_(
+          m.HistogramFamily("gnomon_rpc_request_duration_seconds",
+                            "How long unary gRPC calls took to answer, by service and method.")) {
   for (size_t i = 0; i < auth_failures_.size(); ++i) {
-    auth_failures_[i] = &m.Counter("gnomon_auth_failures_total",
-                                   "Calls refused because their credentials did not authenticate, by reason.",
-                                   {{"reason", kAuthFailureNames[i]}});
+    auth_failures_[i] =
+        &m.Counter("gnomon_auth_failures_total",
+                   "Calls refused because their credentials did not authenticate, by reason.",
+                   {{"reason", kAuthFailureNames[i]}});
   }
 }
 
-std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> ServerMetrics::InterceptorFactory() {
+std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
+ServerMetrics::InterceptorFactory() {
   return std::make_unique<CallInterceptorFactory>(this);
 }
 
-void ServerMetrics::Handled(const char* full_method, grpc::StatusCode code, std::optional<absl::Duration> took) {
+void ServerMetrics::Handled(const char* full_method, grpc::StatusCode code,
+                            std::optional<absl::Duration> took) {
   // Not on the fire path (admin and query calls, stream ends): a labelled
   // lookup per call is cheap enough, and codes are not known up front.
   auto [service, method] = RpcLabels(full_method);

@@ -13,8 +13,8 @@
 #include "services/common/server/authenticator.h"
 #include "services/common/server/grpc_server.h"
 #include "services/common/server/grpc_status.h"
-#include "services/common/server/tokens.h"
 #include "services/common/server/store_metrics.h"
+#include "services/common/server/tokens.h"
 #include "services/common/store/observed_store.h"
 #include "services/common/store/testing/temp_store.h"
 
@@ -59,12 +59,15 @@ TEST_F(ServerMetricsTest, StoreCallsByOperationAndTheStoresOwnCounts) {
   g.set_access_token("t");
   ASSERT_TRUE(store.CreateGroup(g, 1).ok());
   EXPECT_TRUE(absl::IsNotFound(store.GetGroup(999).status()));
-  metrics.Observe(store::StoreCall::kInsertRuns, absl::UnavailableError("down"), absl::Milliseconds(3));
+  metrics.Observe(store::StoreCall::kInsertRuns, absl::UnavailableError("down"),
+                  absl::Milliseconds(3));
   EXPECT_EQ(Sample("gnomon_store_operation_duration_seconds_count{operation=\"CreateGroup\"}"), 1);
   EXPECT_EQ(Sample("gnomon_store_operation_duration_seconds_count{operation=\"GetGroup\"}"), 1);
-  EXPECT_EQ(Sample("gnomon_store_errors_total{operation=\"GetGroup\"}"), 0);  // Not found is an answer.
+  EXPECT_EQ(Sample("gnomon_store_errors_total{operation=\"GetGroup\"}"),
+            0);  // Not found is an answer.
   EXPECT_EQ(Sample("gnomon_store_errors_total{operation=\"InsertRuns\"}"), 1);
-  EXPECT_EQ(Sample("gnomon_store_operation_duration_seconds_count{operation=\"ListLeases\"}"), std::nullopt);
+  EXPECT_EQ(Sample("gnomon_store_operation_duration_seconds_count{operation=\"ListLeases\"}"),
+            std::nullopt);
   EXPECT_EQ(Sample("gnomon_store_transactions_total"), real_->committed_transactions());
   EXPECT_GT(Sample("gnomon_store_statements_total").value_or(0), 0);
 }
@@ -75,11 +78,13 @@ class AuthedAdmin final : public v1::JobAdmin::Service {
  public:
   explicit AuthedAdmin(Authenticator* auth) : auth_(auth) {}
   grpc::Status GetJob(grpc::ServerContext* ctx, const v1::GetJobRequest*, v1::Job*) override {
-    return ToGrpcStatus(auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "GetJob").status());
+    return ToGrpcStatus(
+        auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), "GetJob").status());
   }
   // Checked as the registry's Session, which takes a group token.
   grpc::Status GetGroup(grpc::ServerContext* ctx, const v1::GetGroupRequest*, v1::Group*) override {
-    return ToGrpcStatus(auth_->Authorize(*ctx, v1::Registry::service_full_name(), "Session").status());
+    return ToGrpcStatus(
+        auth_->Authorize(*ctx, v1::Registry::service_full_name(), "Session").status());
   }
 
  private:
@@ -114,12 +119,14 @@ TEST_F(ServerMetricsTest, EveryCallIsCountedAndRefusedCredentialsByReason) {
     ctx.AddMetadata(access, "nope");
     ctx.AddMetadata(std::string(kAppNameKey), "billing");
     v1::Group out;
-    EXPECT_EQ(stub->GetGroup(&ctx, v1::GetGroupRequest(), &out).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(stub->GetGroup(&ctx, v1::GetGroupRequest(), &out).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
   }
   {
     grpc::ClientContext ctx;
     v1::Job out;
-    EXPECT_EQ(stub->UpdateJob(&ctx, v1::UpdateJobRequest(), &out).error_code(), grpc::StatusCode::UNIMPLEMENTED);
+    EXPECT_EQ(stub->UpdateJob(&ctx, v1::UpdateJobRequest(), &out).error_code(),
+              grpc::StatusCode::UNIMPLEMENTED);
   }
   server.Shutdown(absl::ZeroDuration());
 

@@ -22,16 +22,20 @@ bool IsStoreError(const absl::Status& status) {
 }
 
 StoreMetrics::StoreMetrics(metrics::MetricsRegistry& m, const store::Store* store)
-    : durations_(m.HistogramFamily("gnomon_store_operation_duration_seconds",
-                                   "Store calls by operation (a Store method: one transaction or read), start to "
-                                   "end, including waits for a connection or the SQLite writer.")),
-      errors_(m.CounterFamily("gnomon_store_errors_total",
-                              "Store calls that failed with an error (unavailable, timeout, internal), by "
-                              "operation; answers such as not found are not errors.")),
-      transactions_(m.Counter("gnomon_store_transactions_total", "Write transactions the store committed.")),
-      statements_(m.Counter("gnomon_store_statements_total",
-                            "SQL statements the store executed (round trips; transaction control not counted). "
-                            "Per transaction: rate of this over rate of transactions.")),
+    : durations_(m.HistogramFamily(
+          "gnomon_store_operation_duration_seconds",
+          "Store calls by operation (a Store method: one transaction or read), start to "
+          "end, including waits for a connection or the SQLite writer.")),
+      errors_(m.CounterFamily(
+          "gnomon_store_errors_total",
+          "Store calls that failed with an error (unavailable, timeout, internal), by "
+          "operation; answers such as not found are not errors.")),
+      transactions_(
+          m.Counter("gnomon_store_transactions_total", "Write transactions the store committed.")),
+      statements_(m.Counter(
+          "gnomon_store_statements_total",
+          "SQL statements the store executed (round trips; transaction control not counted). "
+          "Per transaction: rate of this over rate of transactions.")),
       hook_(m.OnScrape([this, store] {
         metrics::MirrorCount(transactions_, store->committed_transactions());
         metrics::MirrorCount(statements_, store->executed_statements());
@@ -47,7 +51,8 @@ const StoreMetrics::CallMetrics& StoreMetrics::Of(store::StoreCall call) {
   // First use, possibly on two threads at once: Family::Add returns the
   // same metrics for the same labels, so the loser's entry is equal.
   const prometheus::Labels labels = {{"operation", std::string(store::StoreCallName(call))}};
-  auto* fresh = new CallMetrics{&durations_.Add(labels, metrics::LatencyBuckets()), &errors_.Add(labels)};
+  auto* fresh =
+      new CallMetrics{&durations_.Add(labels, metrics::LatencyBuckets()), &errors_.Add(labels)};
   const CallMetrics* expected = nullptr;
   if (!slot.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
     delete fresh;

@@ -44,12 +44,13 @@ absl::Status StatusOf(absl::StatusOr<T>&& s) {
 
 }  // namespace gnomon::status_internal
 
-#define RETURN_IF_ERROR(expr) \
-  GNOMON_STATUS_MACROS_RETURN_IF_ERROR_(GNOMON_STATUS_MACROS_CONCAT_(gnomon_status_macros_status_, __COUNTER__), expr)
+#define RETURN_IF_ERROR(expr)            \
+  GNOMON_STATUS_MACROS_RETURN_IF_ERROR_( \
+      GNOMON_STATUS_MACROS_CONCAT_(gnomon_status_macros_status_, __COUNTER__), expr)
 
-#define ASSIGN_OR_RETURN(lhs, rexpr)                                                                                  \
-  GNOMON_STATUS_MACROS_ASSIGN_OR_RETURN_(GNOMON_STATUS_MACROS_CONCAT_(gnomon_status_macros_value_, __COUNTER__), lhs, \
-                                         rexpr)
+#define ASSIGN_OR_RETURN(lhs, rexpr)      \
+  GNOMON_STATUS_MACROS_ASSIGN_OR_RETURN_( \
+      GNOMON_STATUS_MACROS_CONCAT_(gnomon_status_macros_value_, __COUNTER__), lhs, rexpr)
 
 // Implementation details. Temporaries are named by __COUNTER__ (the extra
 // level of CONCAT expands it) so that uses in one scope, or one inside a

@@ -53,7 +53,8 @@ const absl::Status& GetStatus(const absl::StatusOr<T>& s) {
 class IsOkMatcher {
  public:
   template <typename StatusType>
-  bool MatchAndExplain(const StatusType& value, ::testing::MatchResultListener* /*listener*/) const {
+  bool MatchAndExplain(const StatusType& value,
+                       ::testing::MatchResultListener* /*listener*/) const {
     return GetStatus(value).ok();  // gtest prints the status itself.
   }
   void DescribeTo(std::ostream* os) const { *os << "is OK"; }
@@ -62,7 +63,8 @@ class IsOkMatcher {
 
 class StatusIsMatcher {
  public:
-  StatusIsMatcher(absl::StatusCode code, std::optional<::testing::Matcher<const std::string&>> message)
+  StatusIsMatcher(absl::StatusCode code,
+                  std::optional<::testing::Matcher<const std::string&>> message)
       : code_(code), message_(std::move(message)) {}
 
   template <typename StatusType>
@@ -119,7 +121,8 @@ class IsOkAndHoldsMatcher {
    public:
     explicit Impl(::testing::Matcher<const Value&> inner) : inner_(std::move(inner)) {}
 
-    bool MatchAndExplain(StatusOrType value, ::testing::MatchResultListener* listener) const override {
+    bool MatchAndExplain(StatusOrType value,
+                         ::testing::MatchResultListener* listener) const override {
       if (!value.ok()) {
         *listener << "which is not OK";
         return false;
@@ -154,22 +157,27 @@ inline ::testing::PolymorphicMatcher<status_matchers_internal::IsOkMatcher> IsOk
 }
 
 // Matches a status (or a StatusOr's status) with this code.
-inline ::testing::PolymorphicMatcher<status_matchers_internal::StatusIsMatcher> StatusIs(absl::StatusCode code) {
-  return ::testing::MakePolymorphicMatcher(status_matchers_internal::StatusIsMatcher(code, std::nullopt));
+inline ::testing::PolymorphicMatcher<status_matchers_internal::StatusIsMatcher> StatusIs(
+    absl::StatusCode code) {
+  return ::testing::MakePolymorphicMatcher(
+      status_matchers_internal::StatusIsMatcher(code, std::nullopt));
 }
 
 // Matches a status with this code and a message matching `message` (a string
 // or a matcher of std::string such as HasSubstr).
 inline ::testing::PolymorphicMatcher<status_matchers_internal::StatusIsMatcher> StatusIs(
     absl::StatusCode code, ::testing::Matcher<const std::string&> message) {
-  return ::testing::MakePolymorphicMatcher(status_matchers_internal::StatusIsMatcher(code, std::move(message)));
+  return ::testing::MakePolymorphicMatcher(
+      status_matchers_internal::StatusIsMatcher(code, std::move(message)));
 }
 
 // Matches an OK absl::StatusOr<T> whose value matches `matcher` (a value or a
 // matcher of T).
 template <typename InnerMatcher>
-status_matchers_internal::IsOkAndHoldsMatcher<std::decay_t<InnerMatcher>> IsOkAndHolds(InnerMatcher&& matcher) {
-  return status_matchers_internal::IsOkAndHoldsMatcher<std::decay_t<InnerMatcher>>(std::forward<InnerMatcher>(matcher));
+status_matchers_internal::IsOkAndHoldsMatcher<std::decay_t<InnerMatcher>> IsOkAndHolds(
+    InnerMatcher&& matcher) {
+  return status_matchers_internal::IsOkAndHoldsMatcher<std::decay_t<InnerMatcher>>(
+      std::forward<InnerMatcher>(matcher));
 }
 
 }  // namespace gnomon

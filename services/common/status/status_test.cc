@@ -51,12 +51,14 @@ TEST(ReturnIfError, ReturnsTheFirstErrorAndEvaluatesEachExpressionOnce) {
 
   src = {};
   reached = 0;
-  EXPECT_EQ(CheckBoth(src, absl::NotFoundError("first"), absl::OkStatus(), &reached), absl::NotFoundError("first"));
+  EXPECT_EQ(CheckBoth(src, absl::NotFoundError("first"), absl::OkStatus(), &reached),
+            absl::NotFoundError("first"));
   EXPECT_EQ(reached, 0);
   EXPECT_EQ(src.calls, 1);
 
   src = {};
-  EXPECT_EQ(CheckBoth(src, absl::OkStatus(), absl::AbortedError("second"), &reached), absl::AbortedError("second"));
+  EXPECT_EQ(CheckBoth(src, absl::OkStatus(), absl::AbortedError("second"), &reached),
+            absl::AbortedError("second"));
   EXPECT_EQ(reached, 1);
   EXPECT_EQ(src.calls, 2);
 }
@@ -81,7 +83,8 @@ TEST(ReturnIfError, TakesAStatusOrAndAnLvalue) {
   EXPECT_EQ(kept.status(), absl::UnavailableError("down"));  // Copied, not moved from.
 }
 
-absl::StatusOr<int> Sum(Source& src, absl::StatusOr<std::vector<int>> a, absl::StatusOr<std::vector<int>> b) {
+absl::StatusOr<int> Sum(Source& src, absl::StatusOr<std::vector<int>> a,
+                        absl::StatusOr<std::vector<int>> b) {
   // Two declarations in one scope need distinct temporaries.
   ASSIGN_OR_RETURN(std::vector<int> first, src.Values(std::move(a)));
   ASSIGN_OR_RETURN(auto second, src.Values(std::move(b)));
@@ -97,11 +100,13 @@ TEST(AssignOrReturn, DeclaresTheValueOrReturnsTheStatus) {
   EXPECT_EQ(src.calls, 2);
 
   src = {};
-  EXPECT_EQ(Sum(src, absl::NotFoundError("a"), std::vector<int>{3}).status(), absl::NotFoundError("a"));
+  EXPECT_EQ(Sum(src, absl::NotFoundError("a"), std::vector<int>{3}).status(),
+            absl::NotFoundError("a"));
   EXPECT_EQ(src.calls, 1);
 
   src = {};
-  EXPECT_EQ(Sum(src, std::vector<int>{1}, absl::DataLossError("b")).status(), absl::DataLossError("b"));
+  EXPECT_EQ(Sum(src, std::vector<int>{1}, absl::DataLossError("b")).status(),
+            absl::DataLossError("b"));
   EXPECT_EQ(src.calls, 2);
 }
 
@@ -125,8 +130,8 @@ TEST(ReturnIfError, NestsInsideALambda) {
   EXPECT_EQ(reached, 0);
 }
 
-absl::Status Fill(absl::StatusOr<std::unique_ptr<std::string>> in, std::unique_ptr<std::string>& out,
-                  std::vector<std::string>& log) {
+absl::Status Fill(absl::StatusOr<std::unique_ptr<std::string>> in,
+                  std::unique_ptr<std::string>& out, std::vector<std::string>& log) {
   ASSIGN_OR_RETURN(out, std::move(in));  // An existing variable; a move-only value.
   log.push_back(*out);
   return absl::OkStatus();
@@ -158,7 +163,8 @@ TEST(StatusMatchers, IsOkOnStatusAndStatusOr) {
   EXPECT_THAT(absl::StatusOr<int>(3), IsOk());
   EXPECT_THAT(absl::NotFoundError("gone"), Not(IsOk()));
   EXPECT_EQ(Explain(IsOk(), absl::NotFoundError("gone")), std::make_pair(false, std::string()));
-  EXPECT_EQ(Explain(IsOk(), absl::StatusOr<int>(absl::AbortedError("busy"))), std::make_pair(false, std::string()));
+  EXPECT_EQ(Explain(IsOk(), absl::StatusOr<int>(absl::AbortedError("busy"))),
+            std::make_pair(false, std::string()));
   EXPECT_EQ(DescribeMatcher<absl::Status>(IsOk()), "is OK");
   EXPECT_EQ(DescribeMatcher<absl::Status>(IsOk(), /*negation=*/true), "is not OK");
 }
@@ -175,38 +181,46 @@ TEST(StatusMatchers, StatusIsComparesTheCodeAndOptionallyTheMessage) {
 
   EXPECT_EQ(Explain(StatusIs(absl::StatusCode::kNotFound), refused),
             std::make_pair(false, std::string("whose status code is wrong")));
-  EXPECT_EQ(Explain(StatusIs(absl::StatusCode::kInvalidArgument, "other"), absl::StatusOr<int>(refused)),
-            std::make_pair(false, std::string("whose message is wrong")));
-  EXPECT_EQ(Explain(StatusIs(absl::StatusCode::kInvalidArgument, ::testing::SizeIs(3)), refused),
-            std::make_pair(false, std::string("whose message is wrong, whose size 15 doesn't match")));
+  EXPECT_EQ(
+      Explain(StatusIs(absl::StatusCode::kInvalidArgument, "other"), absl::StatusOr<int>(refused)),
+      std::make_pair(false, std::string("whose message is wrong")));
+  EXPECT_EQ(
+      Explain(StatusIs(absl::StatusCode::kInvalidArgument, ::testing::SizeIs(3)), refused),
+      std::make_pair(false, std::string("whose message is wrong, whose size 15 doesn't match")));
   EXPECT_EQ(Explain(StatusIs(absl::StatusCode::kNotFound), absl::StatusOr<int>(1)),
             std::make_pair(false, std::string("whose status code is wrong")));
-  EXPECT_EQ(DescribeMatcher<absl::Status>(StatusIs(absl::StatusCode::kNotFound)), "has status code NOT_FOUND");
+  EXPECT_EQ(DescribeMatcher<absl::Status>(StatusIs(absl::StatusCode::kNotFound)),
+            "has status code NOT_FOUND");
   EXPECT_EQ(DescribeMatcher<absl::Status>(StatusIs(absl::StatusCode::kNotFound, HasSubstr("x"))),
             "has status code NOT_FOUND and a message that has substring \"x\"");
-  EXPECT_EQ(DescribeMatcher<absl::Status>(StatusIs(absl::StatusCode::kNotFound, "x"), /*negation=*/true),
-            "does not have status code NOT_FOUND or has a message that isn't equal to \"x\"");
+  EXPECT_EQ(
+      DescribeMatcher<absl::Status>(StatusIs(absl::StatusCode::kNotFound, "x"), /*negation=*/true),
+      "does not have status code NOT_FOUND or has a message that isn't equal to \"x\"");
 }
 
 TEST(StatusMatchers, IsOkAndHoldsMatchesTheValue) {
   EXPECT_THAT(absl::StatusOr<int>(3), IsOkAndHolds(3));
-  EXPECT_THAT(absl::StatusOr<std::vector<int>>(std::vector<int>{1, 2}), IsOkAndHolds(ElementsAre(1, 2)));
+  EXPECT_THAT(absl::StatusOr<std::vector<int>>(std::vector<int>{1, 2}),
+              IsOkAndHolds(ElementsAre(1, 2)));
   EXPECT_THAT(absl::StatusOr<int>(3), Not(IsOkAndHolds(4)));
   EXPECT_THAT(absl::StatusOr<int>(absl::NotFoundError("x")), Not(IsOkAndHolds(::testing::_)));
 
   EXPECT_EQ(Explain(IsOkAndHolds(4), absl::StatusOr<int>(3)),
             std::make_pair(false, std::string("whose value doesn't match")));
-  EXPECT_EQ(Explain(IsOkAndHolds(ElementsAre(1)), absl::StatusOr<std::vector<int>>(std::vector<int>{1, 2})),
+  EXPECT_EQ(Explain(IsOkAndHolds(ElementsAre(1)),
+                    absl::StatusOr<std::vector<int>>(std::vector<int>{1, 2})),
             std::make_pair(false, std::string("whose value doesn't match, which has 2 elements")));
   EXPECT_EQ(Explain(IsOkAndHolds(3), absl::StatusOr<int>(absl::NotFoundError("job 7"))),
             std::make_pair(false, std::string("which is not OK")));
-  EXPECT_EQ(DescribeMatcher<absl::StatusOr<int>>(IsOkAndHolds(3)), "is OK and holds a value that is equal to 3");
+  EXPECT_EQ(DescribeMatcher<absl::StatusOr<int>>(IsOkAndHolds(3)),
+            "is OK and holds a value that is equal to 3");
 }
 
 // What a failure shows on its "Actual:" line.
 TEST(StatusMatchers, PrintsAStatusOrAsItsStatusOrValue) {
   EXPECT_EQ(::testing::PrintToString(absl::StatusOr<int>(3)), "OK: 3");
-  EXPECT_EQ(::testing::PrintToString(absl::StatusOr<int>(absl::NotFoundError("x"))), "NOT_FOUND: x");
+  EXPECT_EQ(::testing::PrintToString(absl::StatusOr<int>(absl::NotFoundError("x"))),
+            "NOT_FOUND: x");
 }
 
 }  // namespace

@@ -27,8 +27,8 @@ class AuditStore {
   virtual absl::Status AppendAudit(const v1::AuditEntry& entry) = 0;
   // Entries newest first with id < before_id (0: from the newest), only
   // those whose object is `object` unless it is empty; at most `limit`.
-  virtual absl::StatusOr<std::vector<v1::AuditEntry>> ListAudit(std::string_view object, int64_t before_id,
-                                                                int limit) = 0;
+  virtual absl::StatusOr<std::vector<v1::AuditEntry>> ListAudit(std::string_view object,
+                                                                int64_t before_id, int limit) = 0;
   // Deletes at most `limit` of the oldest entries written before before_ms;
   // returns how many.
   virtual absl::StatusOr<int64_t> DeleteAuditBefore(int64_t before_ms, int limit) = 0;

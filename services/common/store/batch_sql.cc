@@ -79,7 +79,8 @@ absl::StatusOr<std::vector<SqlRow>> QueryPadded(SqlConn& c, const BatchSql& sql,
                                                 const std::vector<SqlRow>& rows) {
   std::vector<SqlRow> out;
   for (const Batch& b : CutBatches(rows.size(), /*padded=*/true)) {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> got, c.Query(sql.For(b.statement_rows), Flatten(rows, b, nullptr)));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> got,
+                     c.Query(sql.For(b.statement_rows), Flatten(rows, b, nullptr)));
     for (SqlRow& row : got) out.push_back(std::move(row));
   }
   return out;

@@ -43,8 +43,9 @@ class CredentialStore {
   virtual absl::StatusOr<bool> HasAdminTokens() = 0;
   // AlreadyExists if the name is taken; expire_ms 0: never expires.
   // `scope`: role, grants and (for a login session) user.
-  virtual absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
-                                        int64_t expire_ms = 0, const TokenScope& scope = {}) = 0;
+  virtual absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex,
+                                        int64_t now_ms, int64_t expire_ms = 0,
+                                        const TokenScope& scope = {}) = 0;
   // The token with that digest, revoked or expired ones too (the caller
   // judges); NotFound if none.
   virtual absl::StatusOr<v1::ApiToken> FindAdminToken(std::string_view sha256_hex) = 0;
@@ -63,7 +64,8 @@ class CredentialStore {
   // Every user, by name.
   virtual absl::StatusOr<std::vector<v1::User>> ListUsers() = 0;
   // Replaces role and grants (and the password hash, if given); NotFound if none.
-  virtual absl::StatusOr<v1::User> UpdateUser(const v1::User& user, std::optional<std::string> password_hash,
+  virtual absl::StatusOr<v1::User> UpdateUser(const v1::User& user,
+                                              std::optional<std::string> password_hash,
                                               int64_t now_ms) = 0;
   // Deletes the user and revokes its session tokens, in one transaction;
   // NotFound if none.

@@ -96,14 +96,14 @@ class JobStore {
   virtual absl::StatusOr<v1::Job> GetJob(int64_t job_id) = 0;
   // The jobs called `name` in `group_ids` (empty: any group), by id: at most
   // one per group, since names are unique within a group.
-  virtual absl::StatusOr<std::vector<v1::Job>> GetJobsNamed(std::string_view name,
-                                                           const std::vector<int64_t>& group_ids) = 0;
+  virtual absl::StatusOr<std::vector<v1::Job>> GetJobsNamed(
+      std::string_view name, const std::vector<int64_t>& group_ids) = 0;
   // The jobs among `job_ids` that exist (missing ids are left out), in one
   // statement per kMaxBatchRows ids: for passes that need many jobs at once.
   virtual absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) = 0;
   // Jobs with id > after_id (0 = from the start), ascending, at most `limit`.
-  virtual absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id,
-                                                        int limit) = 0;
+  virtual absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids,
+                                                        int64_t after_id, int limit) = 0;
   // Replaces the configuration of job.id; keeps state and cursor unless
   // next_fire_ms is given (then it replaces the cursor too).
   virtual absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
@@ -120,7 +120,8 @@ class JobStore {
   virtual absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit,
                                                           const std::vector<int>& partitions) = 0;
   // Applies each advance in one transaction; returns, per advance, whether it applied.
-  virtual absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) = 0;
+  virtual absl::StatusOr<std::vector<bool>> AdvanceJobs(
+      const std::vector<JobAdvance>& advances) = 0;
   // Jobs per (group, state), in one aggregate query (for metrics); groups
   // without jobs are left out.
   virtual absl::StatusOr<std::vector<JobCount>> CountJobs() = 0;

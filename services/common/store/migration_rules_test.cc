@@ -36,18 +36,21 @@ const Forbidden kForbidden[] = {
 // A violation of the rule in `stmt`, or "" when it only adds.
 std::string Violation(const std::string& stmt) {
   for (const Forbidden& f : kForbidden) {
-    if (std::regex_search(stmt, std::regex(f.pattern, std::regex::icase | std::regex::ECMAScript))) {
+    if (std::regex_search(stmt,
+                          std::regex(f.pattern, std::regex::icase | std::regex::ECMAScript))) {
       return f.why;
     }
   }
   // ADD [COLUMN] name type ... NOT NULL without DEFAULT.
   std::smatch m;
   const std::regex add(R"(\bADD\s+(COLUMN\s+)?([^,]*))", std::regex::icase);
-  for (auto it = std::sregex_iterator(stmt.begin(), stmt.end(), add); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(stmt.begin(), stmt.end(), add); it != std::sregex_iterator();
+       ++it) {
     const std::string clause = (*it)[2].str();
     const std::regex not_null(R"(\bNOT\s+NULL\b)", std::regex::icase);
     const std::regex dflt(R"(\bDEFAULT\b|\bAUTO_INCREMENT\b)", std::regex::icase);
-    const std::regex index(R"(^(INDEX|KEY|UNIQUE|PRIMARY|CONSTRAINT|FOREIGN)\b)", std::regex::icase);
+    const std::regex index(R"(^(INDEX|KEY|UNIQUE|PRIMARY|CONSTRAINT|FOREIGN)\b)",
+                           std::regex::icase);
     if (std::regex_search(clause, index)) continue;
     if (std::regex_search(clause, not_null) && !std::regex_search(clause, dflt)) {
       return "adds a NOT NULL column without a default";
@@ -65,7 +68,9 @@ void ExpectAdditive(const std::vector<Migration>& all, const char* backend) {
   }
 }
 
-TEST(MigrationRules, LatestSqliteMigrationOnlyAdds) { ExpectAdditive(SqliteMigrations(), "sqlite"); }
+TEST(MigrationRules, LatestSqliteMigrationOnlyAdds) {
+  ExpectAdditive(SqliteMigrations(), "sqlite");
+}
 TEST(MigrationRules, LatestMysqlMigrationOnlyAdds) { ExpectAdditive(MysqlMigrations(), "mysql"); }
 
 TEST(MigrationRules, BothBackendsEndAtTheSameVersion) {
@@ -74,12 +79,12 @@ TEST(MigrationRules, BothBackendsEndAtTheSameVersion) {
 
 // The check itself catches what the rule forbids and lets additions through.
 TEST(MigrationRules, ViolationSpotsEachForbiddenChange) {
-  for (const char* bad : {"DROP TABLE run", "drop table if exists audit_log",
-                          "ALTER TABLE run DROP COLUMN params", "ALTER TABLE run DROP params",
-                          "ALTER TABLE run RENAME COLUMN a TO b", "ALTER TABLE run RENAME TO runs",
-                          "ALTER TABLE run MODIFY params TEXT", "ALTER TABLE run CHANGE COLUMN a b INT",
-                          "ALTER TABLE run ADD COLUMN x INTEGER NOT NULL",
-                          "ALTER TABLE run ADD x BIGINT NOT NULL, ADD KEY run_x (x)"}) {
+  for (const char* bad :
+       {"DROP TABLE run", "drop table if exists audit_log", "ALTER TABLE run DROP COLUMN params",
+        "ALTER TABLE run DROP params", "ALTER TABLE run RENAME COLUMN a TO b",
+        "ALTER TABLE run RENAME TO runs", "ALTER TABLE run MODIFY params TEXT",
+        "ALTER TABLE run CHANGE COLUMN a b INT", "ALTER TABLE run ADD COLUMN x INTEGER NOT NULL",
+        "ALTER TABLE run ADD x BIGINT NOT NULL, ADD KEY run_x (x)"}) {
     EXPECT_NE(Violation(bad), "") << bad;
   }
   for (const char* good :

@@ -108,7 +108,7 @@ absl::StatusOr<std::unique_ptr<MysqlConn>> MysqlConn::Connect(
     opts["OPT_CONNECT_TIMEOUT"] = timeout;
     opts["OPT_READ_TIMEOUT"] = timeout;
     opts["OPT_WRITE_TIMEOUT"] = timeout;
-    opts["OPT_RECONNECT"] = false;  // Reconnects are ours: the pool replaces broken connections.
+    opts["OPT_RECONNECT"] = false;     // Reconnects are ours: the pool replaces broken connections.
     opts["CLIENT_FOUND_ROWS"] = true;  // UPDATE reports matched rows, as SQLite does.
     opts["OPT_CHARSET_NAME"] = Sql("utf8mb4");
     std::unique_ptr<sql::Connection> conn(driver->connect(opts));
@@ -133,14 +133,14 @@ absl::StatusOr<std::unique_ptr<MysqlConn>> MysqlConn::Connect(
   return out;
 }
 
-absl::Status MysqlConn::Script(const std::string& text) {
-  GNOMON_MYSQL_TRY(text, &broken_, {
-    std::unique_ptr<sql::Statement> st(conn_->createStatement());
-    st->execute(Sql(text));
-    ++succeeded_;
-    return absl::OkStatus();
-  })
-}
+absl::Status MysqlConn::Script(const std::string& text){
+    GNOMON_MYSQL_TRY(text, &broken_,
+                     {
+                       std::unique_ptr<sql::Statement> st(conn_->createStatement());
+                       st->execute(Sql(text));
+                       ++succeeded_;
+                       return absl::OkStatus();
+                     })}
 
 absl::StatusOr<sql::PreparedStatement*> MysqlConn::Prepare(const std::string& text) {
   auto it = cache_.find(text);
@@ -190,7 +190,7 @@ bool IsIntegerType(int type) {
 
 absl::StatusOr<std::vector<SqlRow>> MysqlConn::Query(const std::string& text,
                                                      const std::vector<SqlValue>& args) {
-  ASSIGN_OR_RETURN(sql::PreparedStatement* ps, Prepare(text));
+  ASSIGN_OR_RETURN(sql::PreparedStatement * ps, Prepare(text));
   GNOMON_MYSQL_TRY(text, &broken_, {
     Bind(ps, args);
     if (counter_ != nullptr) counter_->Add();
@@ -221,7 +221,7 @@ absl::StatusOr<std::vector<SqlRow>> MysqlConn::Query(const std::string& text,
 
 absl::StatusOr<ExecResult> MysqlConn::Exec(const std::string& text,
                                            const std::vector<SqlValue>& args) {
-  ASSIGN_OR_RETURN(sql::PreparedStatement* ps, Prepare(text));
+  ASSIGN_OR_RETURN(sql::PreparedStatement * ps, Prepare(text));
   GNOMON_MYSQL_TRY(text, &broken_, {
     Bind(ps, args);
     if (counter_ != nullptr) counter_->Add();

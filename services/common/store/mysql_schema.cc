@@ -34,8 +34,8 @@ const std::vector<Migration>& MysqlMigrations() {
            " update_ms BIGINT NOT NULL,"
            " KEY job_due (state, next_fire_ms),"
            " KEY job_group_id (group_id),"
-           " CONSTRAINT job_group_fk FOREIGN KEY (group_id) REFERENCES job_group(id))"
-           GNOMON_MYSQL_TABLE_OPTIONS,
+           " CONSTRAINT job_group_fk FOREIGN KEY (group_id) REFERENCES "
+           "job_group(id))" GNOMON_MYSQL_TABLE_OPTIONS,
 
            "CREATE TABLE IF NOT EXISTS run ("
            " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
@@ -232,7 +232,8 @@ const std::vector<Migration>& MysqlMigrations() {
        {
            // author: the caller as the audit log names it; the remark given
            // with the edit goes to the existing note column.
-           "ALTER TABLE glue_version ADD COLUMN IF NOT EXISTS author VARCHAR(255) NOT NULL DEFAULT ''",
+           "ALTER TABLE glue_version ADD COLUMN IF NOT EXISTS author VARCHAR(255) NOT NULL DEFAULT "
+           "''",
        }},
       {11,
        "job names, unique within a group",

@@ -144,8 +144,9 @@ absl::Status TakeMigrationLock(MysqlConn& c, const std::string& name, absl::Dura
   const int step = std::max(0, options.timeout_seconds - 1);
   const absl::Time deadline = absl::Now() + wait;
   while (true) {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                     c.Query(absl::StrCat("SELECT GET_LOCK(?, ", step, ")"), {internal::SqlText(name)}));
+    ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        c.Query(absl::StrCat("SELECT GET_LOCK(?, ", step, ")"), {internal::SqlText(name)}));
     if (!rows.empty() && internal::ColInt(rows.front(), 0) == 1) return absl::OkStatus();
     if (absl::Now() >= deadline) {
       return absl::UnavailableError(
@@ -179,8 +180,9 @@ absl::Status ApplyMigrations(MysqlConn& c, int64_t migrate_up_to) {
         return internal::Annotate(s, absl::StrCat("migration ", m->version));
       }
     }
-    RETURN_IF_ERROR(c.Exec(sql.insert_migration,
-                           {internal::SqlInt(m->version), internal::SqlInt(absl::ToUnixMillis(absl::Now()))}));
+    RETURN_IF_ERROR(
+        c.Exec(sql.insert_migration,
+               {internal::SqlInt(m->version), internal::SqlInt(absl::ToUnixMillis(absl::Now()))}));
   }
   return absl::OkStatus();
 }
@@ -190,13 +192,13 @@ absl::Status ApplyMigrations(MysqlConn& c, int64_t migrate_up_to) {
 absl::StatusOr<std::unique_ptr<Store>> OpenMysqlStore(const MysqlAddress& address,
                                                       const StoreOptions& options) {
   auto counter = std::make_shared<internal::StatementCounter>();
-  ASSIGN_OR_RETURN(std::unique_ptr<MysqlConn> conn, MysqlConn::Connect(address, options, false, counter));
+  ASSIGN_OR_RETURN(std::unique_ptr<MysqlConn> conn,
+                   MysqlConn::Connect(address, options, false, counter));
   MysqlConn& c = *conn;
   // The database name was validated by ParseStoreUrl (letters, digits, '_', '$').
-  for (const std::string& stmt :
-       {absl::StrCat("CREATE DATABASE IF NOT EXISTS `", address.database,
-                     "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"),
-        absl::StrCat("USE `", address.database, "`")}) {
+  for (const std::string& stmt : {absl::StrCat("CREATE DATABASE IF NOT EXISTS `", address.database,
+                                               "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"),
+                                  absl::StrCat("USE `", address.database, "`")}) {
     RETURN_IF_ERROR(c.Script(stmt));
   }
   // Lock names are limited to 64 characters; a shared prefix only serialises more.

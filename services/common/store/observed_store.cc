@@ -95,20 +95,22 @@ absl::StatusOr<v1::Group> ObservedStore::UpdateGroup(const v1::Group& group, int
 absl::Status ObservedStore::DeleteGroup(int64_t group_id) {
   return Observed(StoreCall::kDeleteGroup, [&] { return inner_->DeleteGroup(group_id); });
 }
-absl::StatusOr<v1::Job> ObservedStore::CreateJob(const v1::Job& job, v1::JobState state, int64_t next_fire_ms,
-                                                int64_t now_ms, std::string_view author) {
+absl::StatusOr<v1::Job> ObservedStore::CreateJob(const v1::Job& job, v1::JobState state,
+                                                 int64_t next_fire_ms, int64_t now_ms,
+                                                 std::string_view author) {
   return Observed(StoreCall::kCreateJob,
                   [&] { return inner_->CreateJob(job, state, next_fire_ms, now_ms, author); });
 }
 absl::StatusOr<std::vector<v1::Job>> ObservedStore::CreateJobs(const std::vector<NewJob>& jobs,
-                                                               int64_t now_ms, std::string_view author) {
+                                                               int64_t now_ms,
+                                                               std::string_view author) {
   return Observed(StoreCall::kCreateJobs, [&] { return inner_->CreateJobs(jobs, now_ms, author); });
 }
 absl::StatusOr<v1::Job> ObservedStore::GetJob(int64_t job_id) {
   return Observed(StoreCall::kGetJob, [&] { return inner_->GetJob(job_id); });
 }
-absl::StatusOr<std::vector<v1::Job>> ObservedStore::GetJobsNamed(std::string_view name,
-                                                                const std::vector<int64_t>& group_ids) {
+absl::StatusOr<std::vector<v1::Job>> ObservedStore::GetJobsNamed(
+    std::string_view name, const std::vector<int64_t>& group_ids) {
   return Observed(StoreCall::kGetJobsNamed, [&] { return inner_->GetJobsNamed(name, group_ids); });
 }
 absl::StatusOr<std::vector<v1::Run>> ObservedStore::LastRuns(const std::vector<int64_t>& job_ids) {
@@ -117,49 +119,55 @@ absl::StatusOr<std::vector<v1::Run>> ObservedStore::LastRuns(const std::vector<i
 absl::StatusOr<std::vector<v1::Job>> ObservedStore::GetJobs(const std::vector<int64_t>& job_ids) {
   return Observed(StoreCall::kGetJobs, [&] { return inner_->GetJobs(job_ids); });
 }
-absl::StatusOr<std::vector<v1::Job>> ObservedStore::ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id,
-                                                             int limit) {
-  return Observed(StoreCall::kListJobs, [&] { return inner_->ListJobs(group_ids, after_id, limit); });
+absl::StatusOr<std::vector<v1::Job>> ObservedStore::ListJobs(const std::vector<int64_t>& group_ids,
+                                                             int64_t after_id, int limit) {
+  return Observed(StoreCall::kListJobs,
+                  [&] { return inner_->ListJobs(group_ids, after_id, limit); });
 }
-absl::StatusOr<v1::Job> ObservedStore::UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
-                                                int64_t now_ms, std::string_view author) {
-  return Observed(StoreCall::kUpdateJob, [&] { return inner_->UpdateJob(job, next_fire_ms, now_ms, author); });
+absl::StatusOr<v1::Job> ObservedStore::UpdateJob(const v1::Job& job,
+                                                 std::optional<int64_t> next_fire_ms,
+                                                 int64_t now_ms, std::string_view author) {
+  return Observed(StoreCall::kUpdateJob,
+                  [&] { return inner_->UpdateJob(job, next_fire_ms, now_ms, author); });
 }
-absl::StatusOr<std::vector<v1::ScriptVersion>> ObservedStore::ListScriptVersions(int64_t job_id,
-                                                                                 int64_t before_version,
-                                                                                 int limit) {
+absl::StatusOr<std::vector<v1::ScriptVersion>> ObservedStore::ListScriptVersions(
+    int64_t job_id, int64_t before_version, int limit) {
   return Observed(StoreCall::kListScriptVersions,
                   [&] { return inner_->ListScriptVersions(job_id, before_version, limit); });
 }
 absl::StatusOr<v1::ScriptVersion> ObservedStore::GetScriptVersion(int64_t job_id, int64_t version) {
-  return Observed(StoreCall::kGetScriptVersion, [&] { return inner_->GetScriptVersion(job_id, version); });
+  return Observed(StoreCall::kGetScriptVersion,
+                  [&] { return inner_->GetScriptVersion(job_id, version); });
 }
 absl::Status ObservedStore::DeleteJob(int64_t job_id, bool purge_runs) {
   return Observed(StoreCall::kDeleteJob, [&] { return inner_->DeleteJob(job_id, purge_runs); });
 }
-absl::StatusOr<v1::Job> ObservedStore::SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
-                                                  int64_t now_ms) {
+absl::StatusOr<v1::Job> ObservedStore::SetJobState(int64_t job_id, v1::JobState state,
+                                                   int64_t next_fire_ms, int64_t now_ms) {
   return Observed(StoreCall::kSetJobState,
                   [&] { return inner_->SetJobState(job_id, state, next_fire_ms, now_ms); });
 }
 absl::StatusOr<std::vector<DueJob>> ObservedStore::ListDueJobs(int64_t until_ms, int limit,
-                                                              const std::vector<int>& partitions) {
-  return Observed(StoreCall::kListDueJobs, [&] { return inner_->ListDueJobs(until_ms, limit, partitions); });
+                                                               const std::vector<int>& partitions) {
+  return Observed(StoreCall::kListDueJobs,
+                  [&] { return inner_->ListDueJobs(until_ms, limit, partitions); });
 }
-absl::StatusOr<std::vector<bool>> ObservedStore::AdvanceJobs(const std::vector<JobAdvance>& advances) {
+absl::StatusOr<std::vector<bool>> ObservedStore::AdvanceJobs(
+    const std::vector<JobAdvance>& advances) {
   return Observed(StoreCall::kAdvanceJobs, [&] { return inner_->AdvanceJobs(advances); });
 }
 absl::StatusOr<std::vector<JobCount>> ObservedStore::CountJobs() {
   return Observed(StoreCall::kCountJobs, [&] { return inner_->CountJobs(); });
 }
-absl::StatusOr<std::vector<RunInsertOutcome>> ObservedStore::InsertRuns(std::vector<v1::Run>& runs) {
+absl::StatusOr<std::vector<RunInsertOutcome>> ObservedStore::InsertRuns(
+    std::vector<v1::Run>& runs) {
   return Observed(StoreCall::kInsertRuns, [&] { return inner_->InsertRuns(runs); });
 }
 absl::Status ObservedStore::RecordDispatches(const std::vector<DispatchUpdate>& updates) {
   return Observed(StoreCall::kRecordDispatches, [&] { return inner_->RecordDispatches(updates); });
 }
-absl::StatusOr<std::vector<v1::ReportAck>> ObservedStore::ApplyReports(const std::vector<v1::ReportItem>& items,
-                                                                      int64_t group_id) {
+absl::StatusOr<std::vector<v1::ReportAck>> ObservedStore::ApplyReports(
+    const std::vector<v1::ReportItem>& items, int64_t group_id) {
   return Observed(StoreCall::kApplyReports, [&] { return inner_->ApplyReports(items, group_id); });
 }
 absl::StatusOr<v1::Run> ObservedStore::GetRun(int64_t run_id) {
@@ -168,35 +176,41 @@ absl::StatusOr<v1::Run> ObservedStore::GetRun(int64_t run_id) {
 absl::StatusOr<std::vector<v1::Run>> ObservedStore::ListRuns(const RunFilter& filter) {
   return Observed(StoreCall::kListRuns, [&] { return inner_->ListRuns(filter); });
 }
-absl::StatusOr<std::vector<v1::LogLine>> ObservedStore::ReadRunLog(int64_t run_id, int64_t from_line,
-                                                                   int limit) {
-  return Observed(StoreCall::kReadRunLog, [&] { return inner_->ReadRunLog(run_id, from_line, limit); });
+absl::StatusOr<std::vector<v1::LogLine>> ObservedStore::ReadRunLog(int64_t run_id,
+                                                                   int64_t from_line, int limit) {
+  return Observed(StoreCall::kReadRunLog,
+                  [&] { return inner_->ReadRunLog(run_id, from_line, limit); });
 }
 absl::StatusOr<std::vector<v1::Run>> ObservedStore::ListActiveRunsOn(std::string_view address) {
   return Observed(StoreCall::kListActiveRunsOn, [&] { return inner_->ListActiveRunsOn(address); });
 }
-absl::StatusOr<std::vector<v1::Run>> ObservedStore::ListPendingFollowups(int limit, int64_t now_ms,
-                                                                        const std::vector<int>& partitions) {
+absl::StatusOr<std::vector<v1::Run>> ObservedStore::ListPendingFollowups(
+    int limit, int64_t now_ms, const std::vector<int>& partitions) {
   return Observed(StoreCall::kListPendingFollowups,
                   [&] { return inner_->ListPendingFollowups(limit, now_ms, partitions); });
 }
 absl::Status ObservedStore::CompleteFollowups(const std::vector<int64_t>& run_ids) {
-  return Observed(StoreCall::kCompleteFollowups, [&] { return inner_->CompleteFollowups(run_ids); });
+  return Observed(StoreCall::kCompleteFollowups,
+                  [&] { return inner_->CompleteFollowups(run_ids); });
 }
 absl::Status ObservedStore::DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) {
   return Observed(StoreCall::kDeferFollowups, [&] { return inner_->DeferFollowups(due); });
 }
-absl::StatusOr<int64_t> ObservedStore::FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
-                                               std::string_view handle_message, int64_t now_ms) {
+absl::StatusOr<int64_t> ObservedStore::FailRuns(const std::vector<int64_t>& run_ids,
+                                                int32_t handle_code,
+                                                std::string_view handle_message, int64_t now_ms) {
   return Observed(StoreCall::kFailRuns,
                   [&] { return inner_->FailRuns(run_ids, handle_code, handle_message, now_ms); });
 }
 absl::Status ObservedStore::RecordAlarmStatus(int64_t run_id, std::string_view status) {
-  return Observed(StoreCall::kRecordAlarmStatus, [&] { return inner_->RecordAlarmStatus(run_id, status); });
+  return Observed(StoreCall::kRecordAlarmStatus,
+                  [&] { return inner_->RecordAlarmStatus(run_id, status); });
 }
-absl::StatusOr<std::vector<v1::StatsRow>> ObservedStore::GetStats(int64_t from_day_ms, int64_t to_day_ms,
-                                                                   int64_t job_id) {
-  return Observed(StoreCall::kGetStats, [&] { return inner_->GetStats(from_day_ms, to_day_ms, job_id); });
+absl::StatusOr<std::vector<v1::StatsRow>> ObservedStore::GetStats(int64_t from_day_ms,
+                                                                  int64_t to_day_ms,
+                                                                  int64_t job_id) {
+  return Observed(StoreCall::kGetStats,
+                  [&] { return inner_->GetStats(from_day_ms, to_day_ms, job_id); });
 }
 absl::StatusOr<int64_t> ObservedStore::DeleteRunsEndedBefore(int64_t before_ms, int limit) {
   return Observed(StoreCall::kDeleteRunsEndedBefore,
@@ -205,12 +219,14 @@ absl::StatusOr<int64_t> ObservedStore::DeleteRunsEndedBefore(int64_t before_ms, 
 absl::Status ObservedStore::AppendAudit(const v1::AuditEntry& entry) {
   return Observed(StoreCall::kAppendAudit, [&] { return inner_->AppendAudit(entry); });
 }
-absl::StatusOr<std::vector<v1::AuditEntry>> ObservedStore::ListAudit(std::string_view object, int64_t before_id,
-                                                                     int limit) {
-  return Observed(StoreCall::kListAudit, [&] { return inner_->ListAudit(object, before_id, limit); });
+absl::StatusOr<std::vector<v1::AuditEntry>> ObservedStore::ListAudit(std::string_view object,
+                                                                     int64_t before_id, int limit) {
+  return Observed(StoreCall::kListAudit,
+                  [&] { return inner_->ListAudit(object, before_id, limit); });
 }
 absl::StatusOr<int64_t> ObservedStore::DeleteAuditBefore(int64_t before_ms, int limit) {
-  return Observed(StoreCall::kDeleteAuditBefore, [&] { return inner_->DeleteAuditBefore(before_ms, limit); });
+  return Observed(StoreCall::kDeleteAuditBefore,
+                  [&] { return inner_->DeleteAuditBefore(before_ms, limit); });
 }
 absl::StatusOr<int64_t> ObservedStore::TrimRunsPerJob(int64_t keep, int limit) {
   return Observed(StoreCall::kTrimRunsPerJob, [&] { return inner_->TrimRunsPerJob(keep, limit); });
@@ -232,10 +248,12 @@ absl::StatusOr<int64_t> ObservedStore::PruneExecutors(int64_t before_ms) {
 absl::StatusOr<bool> ObservedStore::HasAdminTokens() {
   return Observed(StoreCall::kHasAdminTokens, [&] { return inner_->HasAdminTokens(); });
 }
-absl::Status ObservedStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
-                                             int64_t expire_ms, const TokenScope& scope) {
-  return Observed(StoreCall::kCreateAdminToken,
-                  [&] { return inner_->CreateAdminToken(name, sha256_hex, now_ms, expire_ms, scope); });
+absl::Status ObservedStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex,
+                                             int64_t now_ms, int64_t expire_ms,
+                                             const TokenScope& scope) {
+  return Observed(StoreCall::kCreateAdminToken, [&] {
+    return inner_->CreateAdminToken(name, sha256_hex, now_ms, expire_ms, scope);
+  });
 }
 absl::StatusOr<v1::ApiToken> ObservedStore::FindAdminToken(std::string_view sha256_hex) {
   return Observed(StoreCall::kFindAdminToken, [&] { return inner_->FindAdminToken(sha256_hex); });
@@ -243,12 +261,15 @@ absl::StatusOr<v1::ApiToken> ObservedStore::FindAdminToken(std::string_view sha2
 absl::StatusOr<std::vector<v1::ApiToken>> ObservedStore::ListAdminTokens() {
   return Observed(StoreCall::kListAdminTokens, [&] { return inner_->ListAdminTokens(); });
 }
-absl::StatusOr<v1::ApiToken> ObservedStore::RevokeAdminToken(std::string_view name, int64_t now_ms) {
-  return Observed(StoreCall::kRevokeAdminToken, [&] { return inner_->RevokeAdminToken(name, now_ms); });
+absl::StatusOr<v1::ApiToken> ObservedStore::RevokeAdminToken(std::string_view name,
+                                                             int64_t now_ms) {
+  return Observed(StoreCall::kRevokeAdminToken,
+                  [&] { return inner_->RevokeAdminToken(name, now_ms); });
 }
-absl::StatusOr<v1::User> ObservedStore::CreateUser(const v1::User& user, std::string_view password_hash,
-                                                   int64_t now_ms) {
-  return Observed(StoreCall::kCreateUser, [&] { return inner_->CreateUser(user, password_hash, now_ms); });
+absl::StatusOr<v1::User> ObservedStore::CreateUser(const v1::User& user,
+                                                   std::string_view password_hash, int64_t now_ms) {
+  return Observed(StoreCall::kCreateUser,
+                  [&] { return inner_->CreateUser(user, password_hash, now_ms); });
 }
 absl::StatusOr<StoredUser> ObservedStore::GetUser(std::string_view name) {
   return Observed(StoreCall::kGetUser, [&] { return inner_->GetUser(name); });
@@ -256,7 +277,8 @@ absl::StatusOr<StoredUser> ObservedStore::GetUser(std::string_view name) {
 absl::StatusOr<std::vector<v1::User>> ObservedStore::ListUsers() {
   return Observed(StoreCall::kListUsers, [&] { return inner_->ListUsers(); });
 }
-absl::StatusOr<v1::User> ObservedStore::UpdateUser(const v1::User& user, std::optional<std::string> password_hash,
+absl::StatusOr<v1::User> ObservedStore::UpdateUser(const v1::User& user,
+                                                   std::optional<std::string> password_hash,
                                                    int64_t now_ms) {
   return Observed(StoreCall::kUpdateUser,
                   [&] { return inner_->UpdateUser(user, std::move(password_hash), now_ms); });
@@ -265,10 +287,12 @@ absl::Status ObservedStore::DeleteUser(std::string_view name, int64_t now_ms) {
   return Observed(StoreCall::kDeleteUser, [&] { return inner_->DeleteUser(name, now_ms); });
 }
 absl::StatusOr<Leases> ObservedStore::AcquireLeases(const std::vector<std::string>& names,
-                                                   std::string_view holder, int64_t ttl_ms) {
-  return Observed(StoreCall::kAcquireLeases, [&] { return inner_->AcquireLeases(names, holder, ttl_ms); });
+                                                    std::string_view holder, int64_t ttl_ms) {
+  return Observed(StoreCall::kAcquireLeases,
+                  [&] { return inner_->AcquireLeases(names, holder, ttl_ms); });
 }
-absl::Status ObservedStore::ReleaseLeases(const std::vector<std::string>& names, std::string_view holder) {
+absl::Status ObservedStore::ReleaseLeases(const std::vector<std::string>& names,
+                                          std::string_view holder) {
   return Observed(StoreCall::kReleaseLeases, [&] { return inner_->ReleaseLeases(names, holder); });
 }
 absl::Status ObservedStore::DeleteExpiredLeases(const std::vector<std::string>& names,

@@ -34,17 +34,64 @@ namespace gnomon::store {
 
 // Every call of the Store interface (kCount: how many there are).
 enum class StoreCall {
-  kCreateGroup, kGetGroup, kGetGroupByApp, kListGroups, kUpdateGroup, kDeleteGroup,
-  kCreateJob, kCreateJobs, kGetJob, kGetJobsNamed, kLastRuns, kGetJobs, kListJobs, kUpdateJob, kDeleteJob, kSetJobState,
-  kListDueJobs, kAdvanceJobs, kCountJobs, kListScriptVersions, kGetScriptVersion,
-  kInsertRuns, kRecordDispatches, kApplyReports, kGetRun, kListRuns, kReadRunLog, kListActiveRunsOn,
-  kListPendingFollowups, kCompleteFollowups, kDeferFollowups, kFailRuns, kRecordAlarmStatus,
-  kGetStats, kDeleteRunsEndedBefore, kTrimRunsPerJob,
-  kAppendAudit, kListAudit, kDeleteAuditBefore,
-  kUpsertExecutor, kRemoveExecutor, kListExecutors, kPruneExecutors,
-  kHasAdminTokens, kCreateAdminToken, kFindAdminToken, kListAdminTokens, kRevokeAdminToken,
-  kCreateUser, kGetUser, kListUsers, kUpdateUser, kDeleteUser,
-  kAcquireLeases, kReleaseLeases, kDeleteExpiredLeases, kListLeases, kPing,
+  kCreateGroup,
+  kGetGroup,
+  kGetGroupByApp,
+  kListGroups,
+  kUpdateGroup,
+  kDeleteGroup,
+  kCreateJob,
+  kCreateJobs,
+  kGetJob,
+  kGetJobsNamed,
+  kLastRuns,
+  kGetJobs,
+  kListJobs,
+  kUpdateJob,
+  kDeleteJob,
+  kSetJobState,
+  kListDueJobs,
+  kAdvanceJobs,
+  kCountJobs,
+  kListScriptVersions,
+  kGetScriptVersion,
+  kInsertRuns,
+  kRecordDispatches,
+  kApplyReports,
+  kGetRun,
+  kListRuns,
+  kReadRunLog,
+  kListActiveRunsOn,
+  kListPendingFollowups,
+  kCompleteFollowups,
+  kDeferFollowups,
+  kFailRuns,
+  kRecordAlarmStatus,
+  kGetStats,
+  kDeleteRunsEndedBefore,
+  kTrimRunsPerJob,
+  kAppendAudit,
+  kListAudit,
+  kDeleteAuditBefore,
+  kUpsertExecutor,
+  kRemoveExecutor,
+  kListExecutors,
+  kPruneExecutors,
+  kHasAdminTokens,
+  kCreateAdminToken,
+  kFindAdminToken,
+  kListAdminTokens,
+  kRevokeAdminToken,
+  kCreateUser,
+  kGetUser,
+  kListUsers,
+  kUpdateUser,
+  kDeleteUser,
+  kAcquireLeases,
+  kReleaseLeases,
+  kDeleteExpiredLeases,
+  kListLeases,
+  kPing,
   kCount
 };
 // The method's name ("InsertRuns").
@@ -77,10 +124,11 @@ class ObservedStore final : public Store {
                                                   std::string_view author) override;
   absl::StatusOr<v1::Job> GetJob(int64_t job_id) override;
   absl::StatusOr<std::vector<v1::Job>> GetJobsNamed(std::string_view name,
-                                                   const std::vector<int64_t>& group_ids) override;
+                                                    const std::vector<int64_t>& group_ids) override;
   absl::StatusOr<std::vector<v1::Run>> LastRuns(const std::vector<int64_t>& job_ids) override;
   absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override;
-  absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id, int limit) override;
+  absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids,
+                                                int64_t after_id, int limit) override;
   absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
                                     int64_t now_ms, std::string_view author) override;
   absl::Status DeleteJob(int64_t job_id, bool purge_runs) override;
@@ -90,7 +138,8 @@ class ObservedStore final : public Store {
                                                   const std::vector<int>& partitions) override;
   absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) override;
   absl::StatusOr<std::vector<JobCount>> CountJobs() override;
-  absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id, int64_t before_version,
+  absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id,
+                                                                    int64_t before_version,
                                                                     int limit) override;
   absl::StatusOr<v1::ScriptVersion> GetScriptVersion(int64_t job_id, int64_t version) override;
   absl::StatusOr<std::vector<RunInsertOutcome>> InsertRuns(std::vector<v1::Run>& runs) override;
@@ -99,10 +148,11 @@ class ObservedStore final : public Store {
                                                           int64_t group_id) override;
   absl::StatusOr<v1::Run> GetRun(int64_t run_id) override;
   absl::StatusOr<std::vector<v1::Run>> ListRuns(const RunFilter& filter) override;
-  absl::StatusOr<std::vector<v1::LogLine>> ReadRunLog(int64_t run_id, int64_t from_line, int limit) override;
+  absl::StatusOr<std::vector<v1::LogLine>> ReadRunLog(int64_t run_id, int64_t from_line,
+                                                      int limit) override;
   absl::StatusOr<std::vector<v1::Run>> ListActiveRunsOn(std::string_view address) override;
-  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit, int64_t now_ms,
-                                                            const std::vector<int>& partitions) override;
+  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(
+      int limit, int64_t now_ms, const std::vector<int>& partitions) override;
   absl::Status CompleteFollowups(const std::vector<int64_t>& run_ids) override;
   absl::Status DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) override;
   absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
@@ -113,11 +163,12 @@ class ObservedStore final : public Store {
                                                         int limit) override;
   absl::StatusOr<int64_t> DeleteAuditBefore(int64_t before_ms, int limit) override;
   absl::StatusOr<std::vector<v1::StatsRow>> GetStats(int64_t from_day_ms, int64_t to_day_ms,
-                                                       int64_t job_id) override;
+                                                     int64_t job_id) override;
   absl::StatusOr<int64_t> DeleteRunsEndedBefore(int64_t before_ms, int limit) override;
   absl::StatusOr<int64_t> TrimRunsPerJob(int64_t keep, int limit) override;
   absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) override;
-  absl::Status RemoveExecutor(std::string_view app_name, std::string_view address, int64_t register_ms) override;
+  absl::Status RemoveExecutor(std::string_view app_name, std::string_view address,
+                              int64_t register_ms) override;
   absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() override;
   absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) override;
   absl::StatusOr<bool> HasAdminTokens() override;
@@ -130,12 +181,14 @@ class ObservedStore final : public Store {
                                       int64_t now_ms) override;
   absl::StatusOr<StoredUser> GetUser(std::string_view name) override;
   absl::StatusOr<std::vector<v1::User>> ListUsers() override;
-  absl::StatusOr<v1::User> UpdateUser(const v1::User& user, std::optional<std::string> password_hash,
+  absl::StatusOr<v1::User> UpdateUser(const v1::User& user,
+                                      std::optional<std::string> password_hash,
                                       int64_t now_ms) override;
   absl::Status DeleteUser(std::string_view name, int64_t now_ms) override;
-  absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names, std::string_view holder,
-                                       int64_t ttl_ms) override;
-  absl::Status ReleaseLeases(const std::vector<std::string>& names, std::string_view holder) override;
+  absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names,
+                                       std::string_view holder, int64_t ttl_ms) override;
+  absl::Status ReleaseLeases(const std::vector<std::string>& names,
+                             std::string_view holder) override;
   absl::Status DeleteExpiredLeases(const std::vector<std::string>& names,
                                    int64_t expired_before_ms) override;
   absl::StatusOr<Leases> ListLeases(std::string_view prefix) override;

@@ -256,8 +256,8 @@ v1::Grants GrantsFromColumn(std::string_view column) {
     g.set_all_groups(true);
     return g;
   }
-  for (absl::string_view id : absl::StrSplit(absl::string_view(column.data(), column.size()), ',',
-                                             absl::SkipEmpty())) {
+  for (absl::string_view id :
+       absl::StrSplit(absl::string_view(column.data(), column.size()), ',', absl::SkipEmpty())) {
     int64_t v = 0;
     if (absl::SimpleAtoi(id, &v)) g.add_group_ids(v);
   }

@@ -34,9 +34,9 @@
 
 #include "absl/status/statusor.h"
 #include "gnomon/v1/common.pb.h"
-#include "services/common/store/stats_deltas.h"
 #include "services/common/store/sql_conn.h"
 #include "services/common/store/statements.h"
+#include "services/common/store/stats_deltas.h"
 
 namespace gnomon::store::internal {
 
@@ -57,7 +57,7 @@ struct RunState {
   bool followup_pending = false;
   int64_t log_line_count = 0;
   bool log_truncated = false;
-  int64_t scheduled_ms = 0;  // Read only.
+  int64_t scheduled_ms = 0;                                     // Read only.
   v1::TriggerType trigger_type = v1::TRIGGER_TYPE_UNSPECIFIED;  // Read only.
   // Set: replaces the stored message; unset: keeps it.
   std::optional<std::string> trigger_message;

@@ -44,14 +44,14 @@ struct DispatchUpdate {
 
 // Filter and page for ListRuns. Runs come newest first (by id, descending).
 struct RunFilter {
-  int64_t job_id = 0;    // 0 = any.
-  std::vector<int64_t> group_ids;       // Any of these; empty = any.
-  std::vector<v1::RunStatus> statuses;  // empty = any.
+  int64_t job_id = 0;                                           // 0 = any.
+  std::vector<int64_t> group_ids;                               // Any of these; empty = any.
+  std::vector<v1::RunStatus> statuses;                          // empty = any.
   v1::TriggerType trigger_type = v1::TRIGGER_TYPE_UNSPECIFIED;  // UNSPECIFIED = any.
-  int64_t trigger_from_ms = 0;          // inclusive; 0 = unbounded.
-  int64_t trigger_to_ms = 0;            // exclusive; 0 = unbounded.
-  int64_t before_id = 0;                // page cursor: ids < before_id; 0 = from newest.
-  std::vector<int> partitions;          // Jobs of these scheduler partitions; empty = any.
+  int64_t trigger_from_ms = 0;                                  // inclusive; 0 = unbounded.
+  int64_t trigger_to_ms = 0;                                    // exclusive; 0 = unbounded.
+  int64_t before_id = 0;        // page cursor: ids < before_id; 0 = from newest.
+  std::vector<int> partitions;  // Jobs of these scheduler partitions; empty = any.
   int limit = 50;
 };
 

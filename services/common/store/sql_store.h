@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "services/common/store/stats_deltas.h"
 #include "services/common/store/run_state.h"
 #include "services/common/store/sql_conn.h"
 #include "services/common/store/statements.h"
+#include "services/common/store/stats_deltas.h"
 #include "services/common/store/store.h"
 
 namespace gnomon::store::internal {
@@ -45,17 +45,17 @@ class SqlStore final : public Store {
   absl::Status DeleteGroup(int64_t group_id) override;
 
   // Jobs (sql_store_jobs.cc).
-  absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state,
-                                    int64_t next_fire_ms, int64_t now_ms,
-                                    std::string_view author) override;
-  absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs,
-                                                  int64_t now_ms, std::string_view author) override;
+  absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state, int64_t next_fire_ms,
+                                    int64_t now_ms, std::string_view author) override;
+  absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs, int64_t now_ms,
+                                                  std::string_view author) override;
   absl::StatusOr<v1::Job> GetJob(int64_t job_id) override;
   absl::StatusOr<std::vector<v1::Job>> GetJobsNamed(std::string_view name,
-                                                   const std::vector<int64_t>& group_ids) override;
+                                                    const std::vector<int64_t>& group_ids) override;
   absl::StatusOr<std::vector<v1::Run>> LastRuns(const std::vector<int64_t>& job_ids) override;
   absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override;
-  absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id, int limit) override;
+  absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids,
+                                                int64_t after_id, int limit) override;
   absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
                                     int64_t now_ms, std::string_view author) override;
   absl::Status DeleteJob(int64_t job_id, bool purge_runs) override;
@@ -67,15 +67,16 @@ class SqlStore final : public Store {
   absl::StatusOr<std::vector<JobCount>> CountJobs() override;
 
   // Script versions (sql_store_scripts.cc).
-  absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id, int64_t before_version,
+  absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id,
+                                                                    int64_t before_version,
                                                                     int limit) override;
   absl::StatusOr<v1::ScriptVersion> GetScriptVersion(int64_t job_id, int64_t version) override;
 
   // Runs (sql_store_runs.cc).
   absl::StatusOr<std::vector<RunInsertOutcome>> InsertRuns(std::vector<v1::Run>& runs) override;
   absl::Status RecordDispatches(const std::vector<DispatchUpdate>& updates) override;
-  absl::StatusOr<std::vector<v1::ReportAck>> ApplyReports(
-      const std::vector<v1::ReportItem>& items, int64_t group_id) override;
+  absl::StatusOr<std::vector<v1::ReportAck>> ApplyReports(const std::vector<v1::ReportItem>& items,
+                                                          int64_t group_id) override;
   absl::StatusOr<v1::Run> GetRun(int64_t run_id) override;
   absl::StatusOr<std::vector<v1::Run>> ListRuns(const RunFilter& filter) override;
   absl::StatusOr<std::vector<v1::LogLine>> ReadRunLog(int64_t run_id, int64_t from_line,
@@ -99,7 +100,7 @@ class SqlStore final : public Store {
 
   // Reports (sql_store_stats.cc).
   absl::StatusOr<std::vector<v1::StatsRow>> GetStats(int64_t from_day_ms, int64_t to_day_ms,
-                                                       int64_t job_id) override;
+                                                     int64_t job_id) override;
 
   // Registry (sql_store_misc.cc), API tokens and users (sql_store_credentials.cc),
   // leases (sql_store_leases.cc).
@@ -118,7 +119,8 @@ class SqlStore final : public Store {
                                       int64_t now_ms) override;
   absl::StatusOr<StoredUser> GetUser(std::string_view name) override;
   absl::StatusOr<std::vector<v1::User>> ListUsers() override;
-  absl::StatusOr<v1::User> UpdateUser(const v1::User& user, std::optional<std::string> password_hash,
+  absl::StatusOr<v1::User> UpdateUser(const v1::User& user,
+                                      std::optional<std::string> password_hash,
                                       int64_t now_ms) override;
   absl::Status DeleteUser(std::string_view name, int64_t now_ms) override;
   absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names,
@@ -132,11 +134,12 @@ class SqlStore final : public Store {
 
  private:
   // The jobs `sql` (selecting kJobColumns) reads with `args`, in one read.
-  absl::StatusOr<std::vector<v1::Job>> QueryJobs(const std::string& sql, const std::vector<SqlValue>& args);
+  absl::StatusOr<std::vector<v1::Job>> QueryJobs(const std::string& sql,
+                                                 const std::vector<SqlValue>& args);
   // Inserts one job (naming it "job-<id>" when it has no name); AlreadyExists
   // names the field when its group has a job of that name.
-  absl::StatusOr<int64_t> InsertJob(SqlConn& c, const v1::Job& job, v1::JobState state, int64_t next_fire_ms,
-                                    int64_t now_ms);
+  absl::StatusOr<int64_t> InsertJob(SqlConn& c, const v1::Job& job, v1::JobState state,
+                                    int64_t next_fire_ms, int64_t now_ms);
   // A new job's spec as stored: a script gets version 1 and loses its
   // remark (sql_store_scripts.cc).
   static v1::Job NewJobSpec(const v1::Job& job);
@@ -149,12 +152,14 @@ class SqlStore final : public Store {
   // new version stored (and old ones pruned) — and clears its remark.
   absl::Status RecordScriptEdit(SqlConn& c, const v1::Job& current, v1::Job& spec,
                                 std::string_view author, int64_t now_ms);
-  absl::Status InsertScriptVersion(SqlConn& c, int64_t job_id, int64_t version, const v1::ScriptTask& script,
-                                   std::string_view remark, std::string_view author, int64_t at_ms);
+  absl::Status InsertScriptVersion(SqlConn& c, int64_t job_id, int64_t version,
+                                   const v1::ScriptTask& script, std::string_view remark,
+                                   std::string_view author, int64_t at_ms);
   // Removes `job_id` from every job's child list (in DeleteJob's transaction).
   absl::Status DropChild(SqlConn& c, int64_t job_id);
   // The tokens `sql` selects (kTokenColumns), with `arg` as its one parameter if given.
-  absl::StatusOr<std::vector<v1::ApiToken>> ReadTokens(const std::string& sql, std::optional<std::string> arg);
+  absl::StatusOr<std::vector<v1::ApiToken>> ReadTokens(const std::string& sql,
+                                                       std::optional<std::string> arg);
   // Stored run-log lines, as (run id, line number).
   using LineSet = absl::flat_hash_set<std::pair<int64_t, int64_t>>;
 

@@ -15,19 +15,20 @@ absl::Status SqlStore::AppendAudit(const v1::AuditEntry& entry) {
   stored.clear_id();
   return db_->Transact([&](SqlConn& c) -> absl::Status {
     return c
-        .Insert(sql_.insert_audit,
-                {SqlInt(ToMs(entry.time())), SqlText(entry.object()), SqlBytes(stored.SerializeAsString())})
+        .Insert(sql_.insert_audit, {SqlInt(ToMs(entry.time())), SqlText(entry.object()),
+                                    SqlBytes(stored.SerializeAsString())})
         .status();
   });
 }
 
-absl::StatusOr<std::vector<v1::AuditEntry>> SqlStore::ListAudit(std::string_view object, int64_t before_id,
-                                                                int limit) {
+absl::StatusOr<std::vector<v1::AuditEntry>> SqlStore::ListAudit(std::string_view object,
+                                                                int64_t before_id, int limit) {
   const std::string o(object);
   std::vector<SqlRow> rows;
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> r, c.Query(sql_.select_audit, {SqlInt(before_id), SqlInt(before_id),
-                                                                        SqlText(o), SqlText(o), SqlInt(limit)}));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> r,
+                     c.Query(sql_.select_audit, {SqlInt(before_id), SqlInt(before_id), SqlText(o),
+                                                 SqlText(o), SqlInt(limit)}));
     rows = std::move(r);
     return absl::OkStatus();
   }));
@@ -46,11 +47,12 @@ absl::StatusOr<std::vector<v1::AuditEntry>> SqlStore::ListAudit(std::string_view
 absl::StatusOr<int64_t> SqlStore::DeleteAuditBefore(int64_t before_ms, int limit) {
   int64_t deleted = 0;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> ids, c.Query(sql_.select_audit_cutoff, {SqlInt(before_ms), SqlInt(limit)}));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> ids,
+                     c.Query(sql_.select_audit_cutoff, {SqlInt(before_ms), SqlInt(limit)}));
     if (ids.empty()) return absl::OkStatus();
     // Oldest first: everything up to the last id read that is also old enough.
-    ASSIGN_OR_RETURN(ExecResult r,
-                     c.Exec(sql_.delete_audit_through, {SqlInt(ColInt(ids.back(), 0)), SqlInt(before_ms)}));
+    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_audit_through,
+                                          {SqlInt(ColInt(ids.back(), 0)), SqlInt(before_ms)}));
     deleted = r.affected_rows;
     return absl::OkStatus();
   }));

@@ -22,24 +22,27 @@ absl::StatusOr<bool> SqlStore::HasAdminTokens() {
   return any;
 }
 
-absl::Status SqlStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
-                                        int64_t expire_ms, const TokenScope& scope) {
+absl::Status SqlStore::CreateAdminToken(std::string_view name, std::string_view sha256_hex,
+                                        int64_t now_ms, int64_t expire_ms,
+                                        const TokenScope& scope) {
   const std::string n(name);
   const std::string digest(sha256_hex);
   return db_->Transact([&](SqlConn& c) -> absl::Status {
     absl::StatusOr<ExecResult> r =
-        c.Exec(sql_.insert_admin_token, {SqlText(n), SqlText(digest), SqlInt(now_ms), SqlInt(expire_ms),
-                                         SqlInt(scope.role), SqlText(GrantsToColumn(scope.grants)),
-                                         SqlText(scope.user)});
+        c.Exec(sql_.insert_admin_token,
+               {SqlText(n), SqlText(digest), SqlInt(now_ms), SqlInt(expire_ms), SqlInt(scope.role),
+                SqlText(GrantsToColumn(scope.grants)), SqlText(scope.user)});
     if (absl::IsAlreadyExists(r.status())) {
-      return absl::AlreadyExistsError(absl::StrCat("a token named '", n, "' (or with the same secret) exists"));
+      return absl::AlreadyExistsError(
+          absl::StrCat("a token named '", n, "' (or with the same secret) exists"));
     }
     return r.status();
   });
 }
 
 absl::StatusOr<v1::ApiToken> SqlStore::FindAdminToken(std::string_view sha256_hex) {
-  ASSIGN_OR_RETURN(std::vector<v1::ApiToken> found, ReadTokens(sql_.select_admin_token, std::string(sha256_hex)));
+  ASSIGN_OR_RETURN(std::vector<v1::ApiToken> found,
+                   ReadTokens(sql_.select_admin_token, std::string(sha256_hex)));
   if (found.empty()) return absl::NotFoundError("no admin token with that digest");
   return found.front();
 }
@@ -53,7 +56,8 @@ absl::StatusOr<v1::ApiToken> SqlStore::RevokeAdminToken(std::string_view name, i
   v1::ApiToken revoked;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     RETURN_IF_ERROR(c.Exec(sql_.revoke_admin_token, {SqlInt(now_ms), SqlText(n)}));
-    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_admin_token_by_name, {SqlText(n)}));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(sql_.select_admin_token_by_name, {SqlText(n)}));
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("name: no token named '", n, "'"));
     revoked = TokenFromRow(rows.front());
     return absl::OkStatus();
@@ -74,16 +78,15 @@ absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ReadTokens(const std::string
   return out;
 }
 
-
 // ---- Users ------------------------------------------------------------------
 
 absl::StatusOr<v1::User> SqlStore::CreateUser(const v1::User& user, std::string_view password_hash,
                                               int64_t now_ms) {
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     absl::StatusOr<ExecResult> r =
-        c.Exec(sql_.insert_user, {SqlText(user.name()), SqlText(std::string(password_hash)),
-                                  SqlInt(user.role()), SqlText(GrantsToColumn(user.grants())),
-                                  SqlInt(now_ms), SqlInt(now_ms)});
+        c.Exec(sql_.insert_user,
+               {SqlText(user.name()), SqlText(std::string(password_hash)), SqlInt(user.role()),
+                SqlText(GrantsToColumn(user.grants())), SqlInt(now_ms), SqlInt(now_ms)});
     if (absl::IsAlreadyExists(r.status())) {
       return absl::AlreadyExistsError(absl::StrCat("a user named '", user.name(), "' exists"));
     }
@@ -117,17 +120,21 @@ absl::StatusOr<std::vector<v1::User>> SqlStore::ListUsers() {
   return out;
 }
 
-absl::StatusOr<v1::User> SqlStore::UpdateUser(const v1::User& user, std::optional<std::string> password_hash,
+absl::StatusOr<v1::User> SqlStore::UpdateUser(const v1::User& user,
+                                              std::optional<std::string> password_hash,
                                               int64_t now_ms) {
   v1::User updated;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
-    RETURN_IF_ERROR(c.Exec(sql_.update_user, {SqlInt(user.role()), SqlText(GrantsToColumn(user.grants())),
-                                              SqlInt(now_ms), SqlText(user.name())}));
+    RETURN_IF_ERROR(
+        c.Exec(sql_.update_user, {SqlInt(user.role()), SqlText(GrantsToColumn(user.grants())),
+                                  SqlInt(now_ms), SqlText(user.name())}));
     if (password_hash) {
-      RETURN_IF_ERROR(c.Exec(sql_.update_user_password, {SqlText(*password_hash), SqlText(user.name())}));
+      RETURN_IF_ERROR(
+          c.Exec(sql_.update_user_password, {SqlText(*password_hash), SqlText(user.name())}));
     }
     ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_user, {SqlText(user.name())}));
-    if (rows.empty()) return absl::NotFoundError(absl::StrCat("name: no user named '", user.name(), "'"));
+    if (rows.empty())
+      return absl::NotFoundError(absl::StrCat("name: no user named '", user.name(), "'"));
     updated = UserFromRow(rows.front(), nullptr);
     return absl::OkStatus();
   }));
@@ -138,7 +145,8 @@ absl::Status SqlStore::DeleteUser(std::string_view name, int64_t now_ms) {
   const std::string n(name);
   return db_->Transact([&](SqlConn& c) -> absl::Status {
     ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_user, {SqlText(n)}));
-    if (r.affected_rows == 0) return absl::NotFoundError(absl::StrCat("name: no user named '", n, "'"));
+    if (r.affected_rows == 0)
+      return absl::NotFoundError(absl::StrCat("name: no user named '", n, "'"));
     return c.Exec(sql_.revoke_user_tokens, {SqlInt(now_ms), SqlText(n)}).status();
   });
 }

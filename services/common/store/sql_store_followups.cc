@@ -8,10 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "services/common/status/status_macros.h"
 #include "services/common/store/batch_sql.h"
-#include "services/common/store/stats_deltas.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/run_state.h"
 #include "services/common/store/sql_store.h"
+#include "services/common/store/stats_deltas.h"
 
 namespace gnomon::store::internal {
 namespace {
@@ -24,9 +24,10 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::ListPendingFollowups(
     int limit, int64_t now_ms, const std::vector<int>& partitions) {
   std::vector<v1::Run> out;
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(partitions.empty() ? sql_.select_pending_followups
-                                                                          : PendingFollowupsInPartitionsSql(partitions),
-                                                       {SqlInt(now_ms), SqlInt(ClampBatch(limit))}));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(partitions.empty() ? sql_.select_pending_followups
+                                                : PendingFollowupsInPartitionsSql(partitions),
+                             {SqlInt(now_ms), SqlInt(ClampBatch(limit))}));
     out.reserve(rows.size());
     for (const SqlRow& row : rows) out.push_back(RunFromRow(row));
     return absl::OkStatus();
@@ -107,8 +108,9 @@ absl::StatusOr<int64_t> SqlStore::DeleteRunsEndedBefore(int64_t before_ms, int l
   if (limit <= 0) return 0;
   int64_t deleted = 0;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                     c.Query(sql_.select_runs_ended_before, {SqlInt(before_ms), SqlInt(ClampBatch(limit))}));
+    ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        c.Query(sql_.select_runs_ended_before, {SqlInt(before_ms), SqlInt(ClampBatch(limit))}));
     std::vector<int64_t> ids;
     ids.reserve(rows.size());
     for (const SqlRow& row : rows) ids.push_back(ColInt(row, 0));
@@ -130,15 +132,18 @@ absl::StatusOr<int64_t> SqlStore::TrimRunsPerJob(int64_t keep, int limit) {
     constexpr int64_t kJobPage = 500;
     int64_t after = 0;
     while (static_cast<int64_t>(ids.size()) < budget) {
-      ASSIGN_OR_RETURN(std::vector<SqlRow> jobs, c.Query(sql_.select_job_ids_after, {SqlInt(after), SqlInt(kJobPage)}));
+      ASSIGN_OR_RETURN(std::vector<SqlRow> jobs,
+                       c.Query(sql_.select_job_ids_after, {SqlInt(after), SqlInt(kJobPage)}));
       for (const SqlRow& job : jobs) {
         after = ColInt(job, 0);
         // The newest run beyond the `keep` newest: it and older ones may go.
-        ASSIGN_OR_RETURN(std::vector<SqlRow> cutoff, c.Query(sql_.select_keep_cutoff, {SqlInt(after), SqlInt(keep)}));
+        ASSIGN_OR_RETURN(std::vector<SqlRow> cutoff,
+                         c.Query(sql_.select_keep_cutoff, {SqlInt(after), SqlInt(keep)}));
         if (cutoff.empty()) continue;
         ASSIGN_OR_RETURN(std::vector<SqlRow> runs,
-                         c.Query(sql_.select_trimmable_runs, {SqlInt(after), SqlInt(ColInt(cutoff.front(), 0)),
-                                                              SqlInt(budget - static_cast<int64_t>(ids.size()))}));
+                         c.Query(sql_.select_trimmable_runs,
+                                 {SqlInt(after), SqlInt(ColInt(cutoff.front(), 0)),
+                                  SqlInt(budget - static_cast<int64_t>(ids.size()))}));
         for (const SqlRow& run : runs) ids.push_back(ColInt(run, 0));
         if (static_cast<int64_t>(ids.size()) >= budget) break;
       }

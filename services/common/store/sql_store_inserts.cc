@@ -26,9 +26,9 @@
 #include "absl/strings/str_cat.h"
 #include "services/common/status/status_macros.h"
 #include "services/common/store/batch_sql.h"
-#include "services/common/store/stats_deltas.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
+#include "services/common/store/stats_deltas.h"
 
 namespace gnomon::store::internal {
 namespace {

@@ -24,8 +24,8 @@ int64_t ClampLimit(int limit) { return limit <= 0 ? 100 : std::min(limit, 10000)
 
 absl::Status Annotate(const absl::Status& s, std::string_view context) {
   if (s.ok()) return s;
-  return absl::Status(s.code(), absl::StrCat(absl::string_view(context.data(), context.size()),
-                                             ": ", s.message()));
+  return absl::Status(
+      s.code(), absl::StrCat(absl::string_view(context.data(), context.size()), ": ", s.message()));
 }
 
 // ---- Groups -----------------------------------------------------------------
@@ -41,10 +41,9 @@ absl::StatusOr<v1::Group> SqlStore::CreateGroup(const v1::Group& group, int64_t 
   v1::Group out = group;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     absl::StatusOr<int64_t> id =
-        c.Insert(sql_.insert_group,
-                 {SqlText(group.app_name()), SqlText(group.title()),
-                  SqlBytes(MembershipBlob(group)), SqlText(group.access_token()),
-                  SqlInt(now_ms), SqlInt(now_ms)});
+        c.Insert(sql_.insert_group, {SqlText(group.app_name()), SqlText(group.title()),
+                                     SqlBytes(MembershipBlob(group)), SqlText(group.access_token()),
+                                     SqlInt(now_ms), SqlInt(now_ms)});
     if (absl::IsAlreadyExists(id.status())) {
       return absl::AlreadyExistsError(
           absl::StrCat("group app name '", group.app_name(), "' is taken"));
@@ -94,13 +93,14 @@ absl::StatusOr<std::vector<v1::Group>> SqlStore::ListGroups() {
 absl::StatusOr<v1::Group> SqlStore::UpdateGroup(const v1::Group& group, int64_t now_ms) {
   absl::StatusOr<v1::Group> out;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(
-        ExecResult r,
-        c.Exec(sql_.update_group,
-               {SqlText(group.title()), SqlBytes(MembershipBlob(group)), SqlText(group.access_token()), SqlInt(now_ms),
-                SqlText(group.previous_access_token()),
-                SqlInt(group.has_previous_token_expire_time() ? ToMs(group.previous_token_expire_time()) : 0),
-                SqlInt(group.id())}));
+    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.update_group,
+                                          {SqlText(group.title()), SqlBytes(MembershipBlob(group)),
+                                           SqlText(group.access_token()), SqlInt(now_ms),
+                                           SqlText(group.previous_access_token()),
+                                           SqlInt(group.has_previous_token_expire_time()
+                                                      ? ToMs(group.previous_token_expire_time())
+                                                      : 0),
+                                           SqlInt(group.id())}));
     if (r.affected_rows == 0) {
       return absl::NotFoundError(absl::StrCat("group ", group.id(), " does not exist"));
     }
@@ -115,8 +115,8 @@ absl::Status SqlStore::DeleteGroup(int64_t group_id) {
     ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.count_group_jobs, {SqlInt(group_id)}));
     const int64_t jobs = rows.empty() ? 0 : ColInt(rows.front(), 0);
     if (jobs > 0) {
-      return absl::FailedPreconditionError(absl::StrCat("group ", group_id, " is used by ", jobs,
-                                                        jobs == 1 ? " job" : " jobs"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("group ", group_id, " is used by ", jobs, jobs == 1 ? " job" : " jobs"));
     }
     ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_group, {SqlInt(group_id)}));
     if (r.affected_rows == 0) {
@@ -137,20 +137,21 @@ absl::StatusOr<v1::Job> SqlStore::ReadJob(SqlConn& c, int64_t job_id) {
 namespace {
 
 // The name column's value: NULL for a job to be named "job-<id>".
-SqlValue NameValue(const v1::Job& job) { return job.name().empty() ? SqlNull() : SqlText(job.name()); }
+SqlValue NameValue(const v1::Job& job) {
+  return job.name().empty() ? SqlNull() : SqlText(job.name());
+}
 
 // A clash of the (group, name) key, said in the API's words.
 absl::Status NameTaken(const absl::Status& s, const v1::Job& job) {
   if (!absl::IsAlreadyExists(s)) return s;
-  return absl::AlreadyExistsError(
-      absl::StrCat("job.name: group ", job.group_id(), " already has a job named '", job.name(), "'"));
+  return absl::AlreadyExistsError(absl::StrCat("job.name: group ", job.group_id(),
+                                               " already has a job named '", job.name(), "'"));
 }
 
 absl::Status CheckGroupExists(SqlConn& c, const Statements& sql, int64_t group_id) {
   ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql.select_group, {SqlInt(group_id)}));
   if (rows.empty()) {
-    return absl::NotFoundError(
-        absl::StrCat("job.group_id: group ", group_id, " does not exist"));
+    return absl::NotFoundError(absl::StrCat("job.group_id: group ", group_id, " does not exist"));
   }
   return absl::OkStatus();
 }
@@ -185,12 +186,14 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::CreateJobs(const std::vector<NewJ
     std::vector<int64_t> ids;
     ids.reserve(jobs.size());
     for (const NewJob& n : jobs) {
-      ASSIGN_OR_RETURN(int64_t id, InsertJob(c, NewJobSpec(n.job), n.state, n.next_fire_ms, now_ms));
+      ASSIGN_OR_RETURN(int64_t id,
+                       InsertJob(c, NewJobSpec(n.job), n.state, n.next_fire_ms, now_ms));
       RETURN_IF_ERROR(RecordFirstScript(c, id, n.job, author, now_ms));
       ids.push_back(id);
     }
     ASSIGN_OR_RETURN(std::vector<v1::Job> read, ReadJobs(c, ids));
-    if (read.size() != ids.size()) return absl::InternalError("created jobs could not be read back");
+    if (read.size() != ids.size())
+      return absl::InternalError("created jobs could not be read back");
     out = std::move(read);
     return absl::OkStatus();
   }));
@@ -200,8 +203,9 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::CreateJobs(const std::vector<NewJ
 absl::StatusOr<int64_t> SqlStore::InsertJob(SqlConn& c, const v1::Job& job, v1::JobState state,
                                             int64_t next_fire_ms, int64_t now_ms) {
   absl::StatusOr<int64_t> id =
-      c.Insert(sql_.insert_job, {SqlInt(job.group_id()), SqlInt(state), SqlInt(next_fire_ms),
-                                 SqlBytes(JobSpecBlob(job)), SqlInt(now_ms), SqlInt(now_ms), NameValue(job)});
+      c.Insert(sql_.insert_job,
+               {SqlInt(job.group_id()), SqlInt(state), SqlInt(next_fire_ms),
+                SqlBytes(JobSpecBlob(job)), SqlInt(now_ms), SqlInt(now_ms), NameValue(job)});
   if (!id.ok()) return NameTaken(id.status(), job);
   if (job.name().empty()) {
     RETURN_IF_ERROR(c.Exec(sql_.name_job_by_id, {SqlInt(*id)}));
@@ -256,7 +260,8 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::GetJobsNamed(std::string_view nam
   return QueryJobs(JobsNamedSql(static_cast<int>(group_ids.size())), args);
 }
 
-absl::StatusOr<std::vector<v1::Job>> SqlStore::QueryJobs(const std::string& sql, const std::vector<SqlValue>& args) {
+absl::StatusOr<std::vector<v1::Job>> SqlStore::QueryJobs(const std::string& sql,
+                                                         const std::vector<SqlValue>& args) {
   std::vector<v1::Job> out;
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
     out.clear();
@@ -295,8 +300,8 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::LastRuns(const std::vector<int64_
   return out;
 }
 
-absl::StatusOr<std::vector<v1::Job>> SqlStore::ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id,
-                                                        int limit) {
+absl::StatusOr<std::vector<v1::Job>> SqlStore::ListJobs(const std::vector<int64_t>& group_ids,
+                                                        int64_t after_id, int limit) {
   std::vector<SqlValue> args = {SqlInt(after_id)};
   for (int64_t g : group_ids) args.push_back(SqlInt(g));
   args.push_back(SqlInt(ClampLimit(limit)));
@@ -343,7 +348,8 @@ absl::Status SqlStore::DeleteJob(int64_t job_id, bool purge_runs) {
     if (purge_runs) {
       deletes.insert(deletes.end(), {&sql_.delete_job_logs, &sql_.delete_job_runs});
       for (const StatsTables* t : {&sql_.stats, &sql_.legacy_stats}) {
-        deletes.insert(deletes.end(), {&t->delete_job_days, &t->delete_job_durations, &t->delete_job_lateness});
+        deletes.insert(deletes.end(),
+                       {&t->delete_job_days, &t->delete_job_durations, &t->delete_job_lateness});
       }
     }
     for (const std::string* sql : deletes) {
@@ -368,8 +374,9 @@ absl::Status SqlStore::DropChild(SqlConn& c, int64_t job_id) {
     if (kept == children->end()) continue;
     children->erase(kept, children->end());
     RETURN_IF_ERROR(
-        c.Exec(sql_.update_job_spec, {SqlInt(parent.group_id()), SqlBytes(JobSpecBlob(parent)), SqlText(parent.name()),
-                                      SqlInt(ToMs(parent.update_time())), SqlInt(parent.id())}));
+        c.Exec(sql_.update_job_spec,
+               {SqlInt(parent.group_id()), SqlBytes(JobSpecBlob(parent)), SqlText(parent.name()),
+                SqlInt(ToMs(parent.update_time())), SqlInt(parent.id())}));
   }
   return absl::OkStatus();
 }
@@ -378,8 +385,8 @@ absl::StatusOr<v1::Job> SqlStore::SetJobState(int64_t job_id, v1::JobState state
                                               int64_t next_fire_ms, int64_t now_ms) {
   absl::StatusOr<v1::Job> out;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(ExecResult r,
-                     c.Exec(sql_.set_job_state, {SqlInt(state), SqlInt(next_fire_ms), SqlInt(now_ms), SqlInt(job_id)}));
+    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.set_job_state, {SqlInt(state), SqlInt(next_fire_ms),
+                                                               SqlInt(now_ms), SqlInt(job_id)}));
     if (r.affected_rows == 0) {
       return absl::NotFoundError(absl::StrCat("job ", job_id, " does not exist"));
     }
@@ -390,12 +397,14 @@ absl::StatusOr<v1::Job> SqlStore::SetJobState(int64_t job_id, v1::JobState state
 }
 
 absl::StatusOr<std::vector<DueJob>> SqlStore::ListDueJobs(int64_t until_ms, int limit,
-                                                         const std::vector<int>& partitions) {
+                                                          const std::vector<int>& partitions) {
   std::vector<DueJob> out;
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                     c.Query(partitions.empty() ? sql_.select_due_jobs : DueJobsInPartitionsSql(partitions),
-                             {SqlInt(until_ms), SqlInt(limit > 0 ? limit : std::numeric_limits<int64_t>::max())}));
+    ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        c.Query(
+            partitions.empty() ? sql_.select_due_jobs : DueJobsInPartitionsSql(partitions),
+            {SqlInt(until_ms), SqlInt(limit > 0 ? limit : std::numeric_limits<int64_t>::max())}));
     out.reserve(rows.size());
     for (const SqlRow& row : rows) {
       ASSIGN_OR_RETURN(DueJob due, DueJobFromRow(row));

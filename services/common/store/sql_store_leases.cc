@@ -58,8 +58,9 @@ absl::StatusOr<Leases> SqlStore::AcquireLeases(const std::vector<std::string>& n
       out = Leases{};
       ASSIGN_OR_RETURN(int64_t now, StoreNow(c, sql_));
       out.now_ms = now;
-      ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                       c.Query(absl::StrCat(sql_.lock_leases_prefix, in, sql_.lock_suffix), Texts(names)));
+      ASSIGN_OR_RETURN(
+          std::vector<SqlRow> rows,
+          c.Query(absl::StrCat(sql_.lock_leases_prefix, in, sql_.lock_suffix), Texts(names)));
       missing = rows.size() < names.size();
       std::vector<std::string> renewed;
       for (const SqlRow& row : rows) {
@@ -73,17 +74,18 @@ absl::StatusOr<Leases> SqlStore::AcquireLeases(const std::vector<std::string>& n
         } else {
           l.holder = h;
           ++l.epoch;
-          RETURN_IF_ERROR(
-              c.Exec(sql_.update_lease, {SqlText(h), SqlInt(l.epoch), SqlInt(l.expires_ms), SqlText(l.name)}));
+          RETURN_IF_ERROR(c.Exec(sql_.update_lease, {SqlText(h), SqlInt(l.epoch),
+                                                     SqlInt(l.expires_ms), SqlText(l.name)}));
         }
         out.leases.push_back(std::move(l));
       }
       if (renewed.empty()) return absl::OkStatus();
       std::vector<SqlValue> params = Texts(renewed);
       params.insert(params.begin(), {SqlInt(out.now_ms + ttl_ms), SqlText(h)});
-      return c.Exec(absl::StrCat(sql_.renew_leases_prefix,
-                                 Placeholders(static_cast<int>(renewed.size()))),
-                    params)
+      return c
+          .Exec(absl::StrCat(sql_.renew_leases_prefix,
+                             Placeholders(static_cast<int>(renewed.size()))),
+                params)
           .status();
     }));
     if (!missing || pass == 1) break;
@@ -115,8 +117,8 @@ absl::Status SqlStore::DeleteExpiredLeases(const std::vector<std::string>& names
   if (names.empty()) return absl::OkStatus();
   std::vector<SqlValue> params = Texts(names);
   params.insert(params.begin(), SqlInt(expired_before_ms));
-  const std::string sql = absl::StrCat(sql_.delete_expired_leases_prefix,
-                                       Placeholders(static_cast<int>(names.size())));
+  const std::string sql =
+      absl::StrCat(sql_.delete_expired_leases_prefix, Placeholders(static_cast<int>(names.size())));
   return db_->Transact([&](SqlConn& c) -> absl::Status { return c.Exec(sql, params).status(); });
 }
 
@@ -135,7 +137,8 @@ absl::StatusOr<Leases> SqlStore::ListLeases(std::string_view prefix) {
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
     ASSIGN_OR_RETURN(int64_t now, StoreNow(c, sql_));
     out.now_ms = now;
-    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.list_leases, {SqlText(std::string(prefix) + "%")}));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(sql_.list_leases, {SqlText(std::string(prefix) + "%")}));
     for (const SqlRow& row : rows) out.leases.push_back(LeaseFromRow(row));
     return absl::OkStatus();
   }));

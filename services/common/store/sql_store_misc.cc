@@ -17,12 +17,10 @@ absl::Status SqlStore::UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_
   stored.clear_register_time();
   stored.clear_last_beat_time();
   return db_->Transact([&](SqlConn& c) -> absl::Status {
-    absl::StatusOr<ExecResult> r =
-        c.Exec(has_register ? sql_.upsert_executor_set_register
-                            : sql_.upsert_executor_keep_register,
-               {SqlText(info.app_name()), SqlText(info.address()),
-                SqlBytes(stored.SerializeAsString()),
-                SqlInt(has_register ? ToMs(info.register_time()) : now_ms), SqlInt(now_ms)});
+    absl::StatusOr<ExecResult> r = c.Exec(
+        has_register ? sql_.upsert_executor_set_register : sql_.upsert_executor_keep_register,
+        {SqlText(info.app_name()), SqlText(info.address()), SqlBytes(stored.SerializeAsString()),
+         SqlInt(has_register ? ToMs(info.register_time()) : now_ms), SqlInt(now_ms)});
     return r.status();
   });
 }
@@ -32,7 +30,8 @@ absl::Status SqlStore::RemoveExecutor(std::string_view app_name, std::string_vie
   const std::string app(app_name);
   const std::string addr(address);
   return db_->Transact([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_executor, {SqlText(app), SqlText(addr), SqlInt(register_ms)}));
+    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_executor,
+                                          {SqlText(app), SqlText(addr), SqlInt(register_ms)}));
     if (r.affected_rows == 0) {
       return absl::NotFoundError(
           absl::StrCat("executor ", addr, " of app '", app, "' is not registered"));

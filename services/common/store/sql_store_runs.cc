@@ -8,10 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "services/common/status/status_macros.h"
 #include "services/common/store/batch_sql.h"
-#include "services/common/store/stats_deltas.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/run_state.h"
 #include "services/common/store/sql_store.h"
+#include "services/common/store/stats_deltas.h"
 
 namespace gnomon::store::internal {
 
@@ -37,8 +37,8 @@ int64_t RunIdOf(const v1::ReportItem& item) {
 // again is a replay (an executor may itself report 504), as is any result for
 // a run that ended any other way.
 bool ReplacesLostVerdict(const RunState& r, const v1::RunResult& res) {
-  return r.lost_verdict() && !(res.handle_code() == r.handle_code &&
-                               ToMs(res.end_time()) == r.end_ms);
+  return r.lost_verdict() &&
+         !(res.handle_code() == r.handle_code && ToMs(res.end_time()) == r.end_ms);
 }
 
 }  // namespace
@@ -256,9 +256,9 @@ absl::StatusOr<v1::Run> SqlStore::GetRun(int64_t run_id) {
 
 absl::StatusOr<std::vector<v1::Run>> SqlStore::ListRuns(const RunFilter& f) {
   const bool by_trigger = f.trigger_type != v1::TRIGGER_TYPE_UNSPECIFIED;
-  const std::string sql =
-      ListRunsSql(f.job_id != 0, static_cast<int>(f.group_ids.size()), static_cast<int>(f.statuses.size()),
-                  by_trigger, f.trigger_from_ms != 0, f.trigger_to_ms != 0, f.before_id != 0, f.partitions);
+  const std::string sql = ListRunsSql(
+      f.job_id != 0, static_cast<int>(f.group_ids.size()), static_cast<int>(f.statuses.size()),
+      by_trigger, f.trigger_from_ms != 0, f.trigger_to_ms != 0, f.before_id != 0, f.partitions);
   std::vector<SqlValue> args;
   if (f.job_id != 0) args.push_back(SqlInt(f.job_id));
   for (int64_t g : f.group_ids) args.push_back(SqlInt(g));
@@ -282,9 +282,10 @@ absl::StatusOr<std::vector<v1::LogLine>> SqlStore::ReadRunLog(int64_t run_id, in
                                                               int limit) {
   std::vector<v1::LogLine> out;
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                     c.Query(sql_.select_run_log, {SqlInt(run_id), SqlInt(std::max<int64_t>(from_line, 1)),
-                                                   SqlInt(limit <= 0 ? 1000 : limit)}));
+    ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        c.Query(sql_.select_run_log, {SqlInt(run_id), SqlInt(std::max<int64_t>(from_line, 1)),
+                                      SqlInt(limit <= 0 ? 1000 : limit)}));
     out.reserve(rows.size());
     for (const SqlRow& row : rows) {
       v1::LogLine line;
@@ -302,7 +303,8 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::ListActiveRunsOn(std::string_view
   std::vector<v1::Run> out;
   const std::string addr(address);
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_active_runs_on, {SqlText(addr)}));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(sql_.select_active_runs_on, {SqlText(addr)}));
     for (const SqlRow& row : rows) out.push_back(RunFromRow(row));
     return absl::OkStatus();
   }));

@@ -48,9 +48,10 @@ v1::Job SqlStore::NewJobSpec(const v1::Job& job) {
 absl::Status SqlStore::InsertScriptVersion(SqlConn& c, int64_t job_id, int64_t version,
                                            const v1::ScriptTask& script, std::string_view remark,
                                            std::string_view author, int64_t at_ms) {
-  RETURN_IF_ERROR(c.Insert(sql_.insert_script_version,
-                           {SqlInt(job_id), SqlInt(version), SqlInt(script.language()), SqlText(script.source()),
-                            SqlText(std::string(remark)), SqlText(std::string(author)), SqlInt(at_ms)}));
+  RETURN_IF_ERROR(c.Insert(
+      sql_.insert_script_version,
+      {SqlInt(job_id), SqlInt(version), SqlInt(script.language()), SqlText(script.source()),
+       SqlText(std::string(remark)), SqlText(std::string(author)), SqlInt(at_ms)}));
   const int64_t oldest_kept = version - std::max<int64_t>(options_.script_versions_kept, 1) + 1;
   if (oldest_kept <= 1) return absl::OkStatus();
   return c.Exec(sql_.prune_script_versions, {SqlInt(job_id), SqlInt(oldest_kept)}).status();
@@ -59,7 +60,8 @@ absl::Status SqlStore::InsertScriptVersion(SqlConn& c, int64_t job_id, int64_t v
 absl::Status SqlStore::RecordFirstScript(SqlConn& c, int64_t job_id, const v1::Job& requested,
                                          std::string_view author, int64_t now_ms) {
   if (!requested.has_script()) return absl::OkStatus();
-  return InsertScriptVersion(c, job_id, 1, requested.script(), requested.script().remark(), author, now_ms);
+  return InsertScriptVersion(c, job_id, 1, requested.script(), requested.script().remark(), author,
+                             now_ms);
 }
 
 absl::Status SqlStore::RecordScriptEdit(SqlConn& c, const v1::Job& current, v1::Job& spec,
@@ -72,14 +74,15 @@ absl::Status SqlStore::RecordScriptEdit(SqlConn& c, const v1::Job& current, v1::
     script.set_version(current.script().version());
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.max_script_version, {SqlInt(current.id())}));
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                   c.Query(sql_.max_script_version, {SqlInt(current.id())}));
   int64_t latest = rows.empty() ? 0 : ColInt(rows.front(), 0);
   if (latest == 0 && current.has_script()) {
     // A script job from before versions were stored: its script so far is
     // kept as the version it was, so the edit can be undone too.
     latest = std::max<int64_t>(current.script().version(), 1);
-    RETURN_IF_ERROR(InsertScriptVersion(c, current.id(), latest, current.script(), kEarlierScript, "",
-                                        ToMs(current.update_time())));
+    RETURN_IF_ERROR(InsertScriptVersion(c, current.id(), latest, current.script(), kEarlierScript,
+                                        "", ToMs(current.update_time())));
   }
   script.set_version(latest + 1);
   return InsertScriptVersion(c, current.id(), latest + 1, script, remark, author, now_ms);
@@ -90,9 +93,10 @@ absl::StatusOr<std::vector<v1::ScriptVersion>> SqlStore::ListScriptVersions(int6
                                                                             int limit) {
   std::vector<v1::ScriptVersion> out;
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_script_versions,
-                                                       {SqlInt(job_id), SqlInt(before_version), SqlInt(before_version),
-                                                        SqlInt(std::clamp(limit, 1, 10000))}));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(sql_.select_script_versions,
+                             {SqlInt(job_id), SqlInt(before_version), SqlInt(before_version),
+                              SqlInt(std::clamp(limit, 1, 10000))}));
     out.clear();
     for (const SqlRow& row : rows) {
       v1::ScriptVersion& v = out.emplace_back(VersionFromRow(job_id, row));
@@ -106,9 +110,11 @@ absl::StatusOr<std::vector<v1::ScriptVersion>> SqlStore::ListScriptVersions(int6
 absl::StatusOr<v1::ScriptVersion> SqlStore::GetScriptVersion(int64_t job_id, int64_t version) {
   absl::StatusOr<v1::ScriptVersion> out;
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_script_version, {SqlInt(job_id), SqlInt(version)}));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(sql_.select_script_version, {SqlInt(job_id), SqlInt(version)}));
     if (rows.empty()) {
-      out = absl::NotFoundError(absl::StrCat("version ", version, " of job ", job_id, "'s script is not kept"));
+      out = absl::NotFoundError(
+          absl::StrCat("version ", version, " of job ", job_id, "'s script is not kept"));
       return absl::OkStatus();
     }
     v1::ScriptVersion v = VersionFromRow(job_id, rows.front());

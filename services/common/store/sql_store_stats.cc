@@ -7,9 +7,9 @@
 
 #include "absl/status/status.h"
 #include "services/common/status/status_macros.h"
-#include "services/common/store/stats_histogram.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
+#include "services/common/store/stats_histogram.h"
 
 namespace gnomon::store::internal {
 namespace {
@@ -38,8 +38,8 @@ struct Days {
 };
 
 // Adds what `tables` hold for the range to `days`.
-absl::Status AddTables(SqlConn& c, const StatsTables& tables, bool total, const std::vector<SqlValue>& args,
-                       Days& days) {
+absl::Status AddTables(SqlConn& c, const StatsTables& tables, bool total,
+                       const std::vector<SqlValue>& args, Days& days) {
   ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
                    c.Query(total ? tables.select_days_total : tables.select_days_of_job, args));
   for (const SqlRow& row : rows) {
@@ -47,15 +47,16 @@ absl::Status AddTables(SqlConn& c, const StatsTables& tables, bool total, const 
     for (int i = 0; i < 3; ++i) n[i] += ColInt(row, i + 1);
   }
   RETURN_IF_ERROR(
-      ReadHistograms(c, total ? tables.select_durations_total : tables.select_durations_of_job, args, days.durations));
-  return ReadHistograms(c, total ? tables.select_lateness_total : tables.select_lateness_of_job, args,
-                        days.lateness);
+      ReadHistograms(c, total ? tables.select_durations_total : tables.select_durations_of_job,
+                     args, days.durations));
+  return ReadHistograms(c, total ? tables.select_lateness_total : tables.select_lateness_of_job,
+                        args, days.lateness);
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<v1::StatsRow>> SqlStore::GetStats(int64_t from_day_ms,
-                                                               int64_t to_day_ms, int64_t job_id) {
+absl::StatusOr<std::vector<v1::StatsRow>> SqlStore::GetStats(int64_t from_day_ms, int64_t to_day_ms,
+                                                             int64_t job_id) {
   std::vector<v1::StatsRow> out;
   if (to_day_ms <= from_day_ms) return out;
   const bool total = job_id == 0;

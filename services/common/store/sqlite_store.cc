@@ -68,19 +68,18 @@ class SqliteConn final : public SqlConn {
       const std::string& path, const StoreOptions& options,
       std::shared_ptr<internal::StatementCounter> counter) {
     sqlite3* db = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &db,
-                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                                       SQLITE_OPEN_NOMUTEX,
-                                   nullptr);
+    const int rc =
+        sqlite3_open_v2(path.c_str(), &db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     auto conn = std::unique_ptr<SqliteConn>(new SqliteConn(db, std::move(counter)));
     if (rc != SQLITE_OK) return SqliteError(rc, db, absl::StrCat("open ", path));
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, options.sqlite_busy_timeout_ms);
     // A larger page cache and memory-mapped reads: the run table's hot pages
     // are read from memory instead of one pread per page per transaction.
-    for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
-                               "PRAGMA foreign_keys=ON", "PRAGMA cache_size=-32768",
-                               "PRAGMA mmap_size=268435456"}) {
+    for (const char* pragma :
+         {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
+          "PRAGMA cache_size=-32768", "PRAGMA mmap_size=268435456"}) {
       RETURN_IF_ERROR(conn->Script(pragma));
     }
     return conn;
@@ -148,7 +147,7 @@ class SqliteConn final : public SqlConn {
 
   absl::Status Run(const std::string& sql, const std::vector<SqlValue>& args,
                    std::vector<SqlRow>* rows) {
-    ASSIGN_OR_RETURN(sqlite3_stmt* stmt, Prepare(sql));
+    ASSIGN_OR_RETURN(sqlite3_stmt * stmt, Prepare(sql));
     if (counter_ != nullptr) counter_->Add();
     // Reset on every exit so no statement keeps a read snapshot open.
     struct Resetter {
@@ -299,8 +298,9 @@ class SqliteDb final : public SqlDb {
             return internal::Annotate(s, absl::StrCat("migration ", m->version));
           }
         }
-        RETURN_IF_ERROR(conn.Exec(sql.insert_migration,
-                                  {internal::SqlInt(m->version), internal::SqlInt(absl::ToUnixMillis(absl::Now()))}));
+        RETURN_IF_ERROR(conn.Exec(
+            sql.insert_migration,
+            {internal::SqlInt(m->version), internal::SqlInt(absl::ToUnixMillis(absl::Now()))}));
       }
       return absl::OkStatus();
     });
@@ -346,7 +346,7 @@ class SqliteDb final : public SqlDb {
   absl::Mutex read_mu_;
   absl::CondVar reader_freed_;  // Signalled when a reader is returned or closed.
   std::vector<std::unique_ptr<SqliteConn>> idle_readers_ ABSL_GUARDED_BY(read_mu_);
-  int readers_ ABSL_GUARDED_BY(read_mu_) = 0;  // Open reader connections, idle or in use.
+  int readers_ ABSL_GUARDED_BY(read_mu_) = 0;         // Open reader connections, idle or in use.
   const std::unique_ptr<Checkpointer> checkpointer_;  // Null for ":memory:".
 };
 

@@ -38,7 +38,8 @@ struct Assignment {
 // `expr` with {t} as `table` and each $column as "?", appending to `order`
 // the row-major index of the value each "?" takes (row `row`).
 std::string ExpandForRow(const std::string& expr, const std::string& table,
-                         const std::vector<std::string>& columns, int row, std::vector<int>& order) {
+                         const std::vector<std::string>& columns, int row,
+                         std::vector<int>& order) {
   std::string out;
   for (size_t at = 0; at < expr.size();) {
     if (expr.compare(at, 3, "{t}") == 0) {
@@ -68,8 +69,7 @@ std::string ExpandForRow(const std::string& expr, const std::string& table,
 
 OrderedSql MultiRowUpdate(Dialect d, const std::string& table,
                           const std::vector<std::string>& columns,
-                          const std::vector<Assignment>& sets, const std::string& where,
-                          int rows) {
+                          const std::vector<Assignment>& sets, const std::string& where, int rows) {
   if (d == Dialect::kSqlite) {
     std::vector<std::pair<std::string, std::string>> refs;
     for (size_t i = 0; i < columns.size(); ++i) {
@@ -123,21 +123,21 @@ std::string IdIn(int rows) { return absl::StrCat("id IN (", RepeatJoined("?", ro
 // The multi-row statements (see batch_sql.h).
 void AddBatchStatements(Dialect d, Statements& s) {
   const bool mysql = d == Dialect::kMysql;
-  s.name_job_by_id = absl::StrCat("UPDATE job SET name = ", mysql ? "CONCAT('job-', id)" : "'job-' || id",
-                                  " WHERE id = ?");
+  s.name_job_by_id = absl::StrCat(
+      "UPDATE job SET name = ", mysql ? "CONCAT('job-', id)" : "'job-' || id", " WHERE id = ?");
   s.select_last_run_ids = BatchSql([](int n) {
     return absl::StrCat("SELECT MAX(id) FROM run WHERE job_id IN (", RepeatJoined("?", n, ", "),
                         ") GROUP BY job_id");
   });
-  s.select_runs_by_id = BatchSql([](int n) { return absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE ", IdIn(n)); });
+  s.select_runs_by_id = BatchSql(
+      [](int n) { return absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE ", IdIn(n)); });
   const std::string lock = mysql ? " FOR UPDATE" : "";
   s.lock_jobs = BatchSql([=](int n) {
     return absl::StrCat("SELECT id, state, next_fire_ms FROM job WHERE ", IdIn(n), " ORDER BY id",
                         lock);
   });
-  s.select_jobs_by_id = BatchSql([=](int n) {
-    return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE ", IdIn(n));
-  });
+  s.select_jobs_by_id = BatchSql(
+      [=](int n) { return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE ", IdIn(n)); });
   s.update_job_cursors = BatchSql([=](int n) {
     return MultiRowUpdate(d, "job", {"id", "next_fire_ms", "last_fire_ms"},
                           {{"next_fire_ms", "$next_fire_ms"}, {"last_fire_ms", "$last_fire_ms"}},
@@ -163,26 +163,26 @@ void AddBatchStatements(Dialect d, Statements& s) {
                         lock);
   });
   s.update_runs = BatchSql([=](int n) {
-    return MultiRowUpdate(d, "run",
-                          {"id", "status", "trigger_code", "trigger_message", "executor_address",
-                           "dispatch_ms", "handle_code", "handle_message", "start_ms", "end_ms",
-                           "fence_epoch", "followup_pending", "log_line_count", "log_truncated",
-                           "followup_due_ms"},
-                          {{"status", "$status"},
-                           {"trigger_code", "$trigger_code"},
-                           {"trigger_message", "COALESCE($trigger_message, {t}.trigger_message)"},
-                           {"executor_address", "$executor_address"},
-                           {"dispatch_ms", "$dispatch_ms"},
-                           {"handle_code", "$handle_code"},
-                           {"handle_message", "COALESCE($handle_message, {t}.handle_message)"},
-                           {"start_ms", "$start_ms"},
-                           {"end_ms", "$end_ms"},
-                           {"fence_epoch", "$fence_epoch"},
-                           {"followup_pending", "$followup_pending"},
-                           {"log_line_count", "$log_line_count"},
-                           {"log_truncated", "$log_truncated"},
-                           {"followup_due_ms", "COALESCE($followup_due_ms, {t}.followup_due_ms)"}},
-                          "", n);
+    return MultiRowUpdate(
+        d, "run",
+        {"id", "status", "trigger_code", "trigger_message", "executor_address", "dispatch_ms",
+         "handle_code", "handle_message", "start_ms", "end_ms", "fence_epoch", "followup_pending",
+         "log_line_count", "log_truncated", "followup_due_ms"},
+        {{"status", "$status"},
+         {"trigger_code", "$trigger_code"},
+         {"trigger_message", "COALESCE($trigger_message, {t}.trigger_message)"},
+         {"executor_address", "$executor_address"},
+         {"dispatch_ms", "$dispatch_ms"},
+         {"handle_code", "$handle_code"},
+         {"handle_message", "COALESCE($handle_message, {t}.handle_message)"},
+         {"start_ms", "$start_ms"},
+         {"end_ms", "$end_ms"},
+         {"fence_epoch", "$fence_epoch"},
+         {"followup_pending", "$followup_pending"},
+         {"log_line_count", "$log_line_count"},
+         {"log_truncated", "$log_truncated"},
+         {"followup_due_ms", "COALESCE($followup_due_ms, {t}.followup_due_ms)"}},
+        "", n);
   });
   s.insert_log_lines = BatchSql([](int n) {
     return absl::StrCat("INSERT INTO run_log(run_id, line_number, time_ms, text) VALUES ",
@@ -202,7 +202,8 @@ void AddBatchStatements(Dialect d, Statements& s) {
       absl::StrCat("INSERT INTO stats_day(day_ms, job_id, running, succeeded, failed) VALUES ");
   // The histogram tables (stats_duration, stats_lateness) share one shape.
   auto histogram_upsert = [=](const std::string& table) {
-    const std::string insert = absl::StrCat("INSERT INTO ", table, "(day_ms, job_id, bucket, runs) VALUES ");
+    const std::string insert =
+        absl::StrCat("INSERT INTO ", table, "(day_ms, job_id, bucket, runs) VALUES ");
     return BatchSql([=](int n) {
       return absl::StrCat(insert, RepeatJoined(Placeholders(4), n, ", "),
                           mysql ? " ON DUPLICATE KEY UPDATE runs = runs + VALUES(runs)"
@@ -232,20 +233,24 @@ void AddBatchStatements(Dialect d, Statements& s) {
 
 // `prefix`: "stats" (stats_day, stats_duration, stats_lateness) or "report".
 StatsTables StatsTablesOf(const std::string& prefix) {
-  const std::string day = prefix + "_day", duration = prefix + "_duration", lateness = prefix + "_lateness";
+  const std::string day = prefix + "_day", duration = prefix + "_duration",
+                    lateness = prefix + "_lateness";
   auto histogram_of_job = [](const std::string& table) {
     return absl::StrCat("SELECT day_ms, bucket, runs FROM ", table,
                         " WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms, bucket");
   };
   auto histogram_total = [](const std::string& table) {
-    return absl::StrCat("SELECT day_ms, bucket, SUM(runs) FROM ", table,
-                        " WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms, bucket ORDER BY day_ms, bucket");
+    return absl::StrCat(
+        "SELECT day_ms, bucket, SUM(runs) FROM ", table,
+        " WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms, bucket ORDER BY day_ms, bucket");
   };
   StatsTables t;
-  t.select_days_of_job = absl::StrCat("SELECT day_ms, running, succeeded, failed FROM ", day,
-                                      " WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms");
-  t.select_days_total = absl::StrCat("SELECT day_ms, SUM(running), SUM(succeeded), SUM(failed) FROM ", day,
-                                     " WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms ORDER BY day_ms");
+  t.select_days_of_job =
+      absl::StrCat("SELECT day_ms, running, succeeded, failed FROM ", day,
+                   " WHERE job_id = ? AND day_ms >= ? AND day_ms < ? ORDER BY day_ms");
+  t.select_days_total =
+      absl::StrCat("SELECT day_ms, SUM(running), SUM(succeeded), SUM(failed) FROM ", day,
+                   " WHERE day_ms >= ? AND day_ms < ? GROUP BY day_ms ORDER BY day_ms");
   t.select_durations_of_job = histogram_of_job(duration);
   t.select_durations_total = histogram_total(duration);
   t.select_lateness_of_job = histogram_of_job(lateness);
@@ -283,13 +288,15 @@ Statements Portable() {
   // A job created without a name is inserted with NULL (NULLs never clash
   // in a unique index) and named "job-<id>" in the same transaction.
   s.insert_job =
-      "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, name) "
+      "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, "
+      "name) "
       "VALUES (?, ?, ?, 0, ?, ?, ?, ?)";
   s.select_job = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id = ?");
   s.select_all_jobs = absl::StrCat("SELECT ", kJobColumns, " FROM job ORDER BY id");
   s.update_job_spec = "UPDATE job SET group_id = ?, spec = ?, name = ?, update_ms = ? WHERE id = ?";
   s.update_job_spec_and_cursor =
-      "UPDATE job SET group_id = ?, spec = ?, name = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
+      "UPDATE job SET group_id = ?, spec = ?, name = ?, next_fire_ms = ?, update_ms = ? WHERE id = "
+      "?";
   s.set_job_state = "UPDATE job SET state = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
   s.delete_job_logs = "DELETE FROM run_log WHERE run_id IN (SELECT id FROM run WHERE job_id = ?)";
   s.delete_job_runs = "DELETE FROM run WHERE job_id = ?";
@@ -319,9 +326,9 @@ Statements Portable() {
   s.select_run_log =
       "SELECT line_number, time_ms, text FROM run_log WHERE run_id = ? AND line_number >= ? "
       "ORDER BY line_number LIMIT ?";
-  s.select_active_runs_on = absl::StrCat("SELECT ", kRunColumns,
-                                         " FROM run WHERE executor_address = ? AND status IN ",
-                                         kActive, " ORDER BY id");
+  s.select_active_runs_on =
+      absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE executor_address = ? AND status IN ",
+                   kActive, " ORDER BY id");
 
   s.select_pending_followups = PendingFollowupsSql("");
   s.select_runs_ended_before =
@@ -354,11 +361,14 @@ Statements Portable() {
   s.insert_admin_token =
       "INSERT INTO admin_token(name, sha256, create_ms, expire_ms, role, grants, user_name)"
       " VALUES (?, ?, ?, ?, ?, ?, ?)";
-  s.select_admin_token = absl::StrCat("SELECT ", kTokenColumns, " FROM admin_token WHERE sha256 = ?");
-  s.select_admin_token_by_name = absl::StrCat("SELECT ", kTokenColumns, " FROM admin_token WHERE name = ?");
+  s.select_admin_token =
+      absl::StrCat("SELECT ", kTokenColumns, " FROM admin_token WHERE sha256 = ?");
+  s.select_admin_token_by_name =
+      absl::StrCat("SELECT ", kTokenColumns, " FROM admin_token WHERE name = ?");
   s.select_admin_tokens = absl::StrCat("SELECT ", kTokenColumns, " FROM admin_token ORDER BY name");
   s.revoke_admin_token = "UPDATE admin_token SET revoke_ms = ? WHERE name = ? AND revoke_ms = 0";
-  s.revoke_user_tokens = "UPDATE admin_token SET revoke_ms = ? WHERE user_name = ? AND revoke_ms = 0";
+  s.revoke_user_tokens =
+      "UPDATE admin_token SET revoke_ms = ? WHERE user_name = ? AND revoke_ms = 0";
 
   // USER is a keyword but not reserved in MySQL, and none in SQLite.
   s.insert_user =
@@ -372,10 +382,12 @@ Statements Portable() {
 
   s.update_lease = "UPDATE lease SET holder = ?, epoch = ?, expires_ms = ? WHERE name = ?";
   s.renew_leases_prefix = "UPDATE lease SET expires_ms = ? WHERE holder = ? AND name IN ";
-  s.release_leases_prefix = "UPDATE lease SET holder = '', expires_ms = 0 WHERE holder = ? AND name IN ";
+  s.release_leases_prefix =
+      "UPDATE lease SET holder = '', expires_ms = 0 WHERE holder = ? AND name IN ";
   s.lock_leases_prefix = "SELECT name, holder, epoch, expires_ms FROM lease WHERE name IN ";
   s.delete_expired_leases_prefix = "DELETE FROM lease WHERE expires_ms < ? AND name IN ";
-  s.list_leases = "SELECT name, holder, epoch, expires_ms FROM lease WHERE name LIKE ? ORDER BY name";
+  s.list_leases =
+      "SELECT name, holder, epoch, expires_ms FROM lease WHERE name LIKE ? ORDER BY name";
   return s;
 }
 
@@ -396,10 +408,10 @@ Statements Sqlite() {
   s.create_migrations_table =
       "CREATE TABLE IF NOT EXISTS schema_migrations ("
       "version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)";
-  const std::string upsert = absl::StrCat(
-      kRegistryInsert,
-      "ON CONFLICT(app_name, address) DO UPDATE SET info = excluded.info, "
-      "last_beat_ms = excluded.last_beat_ms");
+  const std::string upsert =
+      absl::StrCat(kRegistryInsert,
+                   "ON CONFLICT(app_name, address) DO UPDATE SET info = excluded.info, "
+                   "last_beat_ms = excluded.last_beat_ms");
   s.upsert_executor_keep_register = upsert;
   s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = excluded.register_ms");
   s.ensure_lease =
@@ -458,8 +470,8 @@ std::string PendingFollowupsInPartitionsSql(const std::vector<int>& partitions) 
 }
 
 std::string DueJobsSql(const std::string& and_where) {
-  return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE state = ",
-                      static_cast<int>(v1::JOB_STATE_RUNNING),
+  return absl::StrCat("SELECT ", kJobColumns,
+                      " FROM job WHERE state = ", static_cast<int>(v1::JOB_STATE_RUNNING),
                       " AND next_fire_ms >= 0 AND next_fire_ms <= ?", and_where,
                       " ORDER BY next_fire_ms, id LIMIT ?");
 }
@@ -479,13 +491,13 @@ std::string InPlaceholders(const char* column, int count) {
 }  // namespace
 
 std::string ListJobsSql(int group_count) {
-  return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id > ?", InPlaceholders("group_id", group_count),
-                      " ORDER BY id LIMIT ?");
+  return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id > ?",
+                      InPlaceholders("group_id", group_count), " ORDER BY id LIMIT ?");
 }
 
 std::string JobsNamedSql(int group_count) {
-  return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE name = ?", InPlaceholders("group_id", group_count),
-                      " ORDER BY id");
+  return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE name = ?",
+                      InPlaceholders("group_id", group_count), " ORDER BY id");
 }
 
 std::string ListRunsSql(bool job, int group_count, int status_count, bool trigger_type, bool from,
@@ -493,7 +505,8 @@ std::string ListRunsSql(bool job, int group_count, int status_count, bool trigge
   std::string sql = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE 1 = 1");
   if (!partitions.empty()) absl::StrAppend(&sql, InPartitions("job_id", partitions));
   if (job) absl::StrAppend(&sql, " AND job_id = ?");
-  absl::StrAppend(&sql, InPlaceholders("group_id", group_count), InPlaceholders("status", status_count));
+  absl::StrAppend(&sql, InPlaceholders("group_id", group_count),
+                  InPlaceholders("status", status_count));
   if (trigger_type) absl::StrAppend(&sql, " AND trigger_type = ?");
   if (from) absl::StrAppend(&sql, " AND trigger_ms >= ?");
   if (to) absl::StrAppend(&sql, " AND trigger_ms < ?");

@@ -32,7 +32,8 @@ inline constexpr char kGroupColumns[] =
     "previous_token_expire_ms";
 inline constexpr char kTokenColumns[] =
     "name, sha256, create_ms, expire_ms, revoke_ms, role, grants, user_name";
-inline constexpr char kUserColumns[] = "username, role, grants, create_ms, update_ms, password_hash";
+inline constexpr char kUserColumns[] =
+    "username, role, grants, create_ms, update_ms, password_hash";
 inline constexpr char kJobColumns[] =
     "id, group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, name";
 inline constexpr char kRunColumns[] =
@@ -87,7 +88,7 @@ struct Statements {
   std::string name_job_by_id;    // Names an unnamed job "job-<id>".
   BatchSql select_last_run_ids;  // Multi-row: rows of (job_id); each job's newest run id.
   BatchSql select_runs_by_id;    // Multi-row: rows of (id).
-  std::string select_all_jobs;  // Every job (DeleteJob looks for its parents).
+  std::string select_all_jobs;   // Every job (DeleteJob looks for its parents).
   std::string update_job_spec;
   std::string update_job_spec_and_cursor;
   std::string set_job_state;
@@ -96,8 +97,9 @@ struct Statements {
   std::string delete_job_glue;
   // Script versions (glue_version).
   std::string lock_job;  // (id): the job row, locked where the dialect has row locks.
-  std::string insert_script_version;  // (job_id, version, language, source, note, author, create_ms)
-  std::string max_script_version;     // (job_id)
+  std::string
+      insert_script_version;       // (job_id, version, language, source, note, author, create_ms)
+  std::string max_script_version;  // (job_id)
   std::string prune_script_versions;  // (job_id, oldest version kept)
   // (job_id, before_version, before_version, limit): newest first, with the
   // source's length in bytes in place of the source.
@@ -179,9 +181,9 @@ struct Statements {
 
   // Admin tokens.
   std::string insert_audit;
-  std::string select_audit;            // (before_id, before_id, object, object, limit)
-  std::string select_audit_cutoff;     // (before_ms, limit): ids to delete
-  std::string delete_audit_through;    // (max_id, before_ms)
+  std::string select_audit;          // (before_id, before_id, object, object, limit)
+  std::string select_audit_cutoff;   // (before_ms, limit): ids to delete
+  std::string delete_audit_through;  // (max_id, before_ms)
   std::string count_admin_tokens;
   std::string insert_admin_token;
   std::string select_admin_token;
@@ -204,9 +206,9 @@ struct Statements {
   std::string update_lease;
   // Renewal of every lease a holder keeps: expires_ms, holder, then names.
   std::string renew_leases_prefix;
-  std::string release_leases_prefix;  // holder, then names.
+  std::string release_leases_prefix;         // holder, then names.
   std::string delete_expired_leases_prefix;  // expired before (ms), then names.
-  std::string lock_leases_prefix;     // names; " FOR UPDATE" appended where the dialect has it.
+  std::string lock_leases_prefix;  // names; " FOR UPDATE" appended where the dialect has it.
   std::string lock_suffix;
   std::string list_leases;  // name LIKE ?.
 };

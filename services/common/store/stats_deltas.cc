@@ -4,8 +4,8 @@
 
 #include "services/common/status/status_macros.h"
 #include "services/common/store/batch_sql.h"
-#include "services/common/store/stats_histogram.h"
 #include "services/common/store/row_codec.h"
+#include "services/common/store/stats_histogram.h"
 
 namespace gnomon::store::internal {
 
@@ -23,7 +23,7 @@ bool LatenessCounted(v1::TriggerType type) {
 }
 
 void StatsDeltas::Dispatched(int64_t job_id, int64_t trigger_ms, v1::TriggerType type,
-                              int64_t scheduled_ms, int64_t dispatch_ms) {
+                             int64_t scheduled_ms, int64_t dispatch_ms) {
   if (!LatenessCounted(type) || scheduled_ms <= 0 || dispatch_ms <= 0) return;
   ++lateness_[{DayOf(trigger_ms), job_id, DurationBucket(dispatch_ms - scheduled_ms)}];
 }

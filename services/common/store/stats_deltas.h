@@ -36,9 +36,9 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "services/common/store/batch_sql.h"
 #include "absl/status/statusor.h"
 #include "gnomon/v1/common.pb.h"
+#include "services/common/store/batch_sql.h"
 #include "services/common/store/sql_conn.h"
 #include "services/common/store/statements.h"
 
@@ -91,7 +91,7 @@ class StatsDeltas {
   // Adds `sign` to the outcome counter and duration bucket of an ended run.
   void CountEnd(const RunFacts& facts, int sign);
 
-  std::map<std::pair<int64_t, int64_t>, Counters> days_;          // (day, job).
+  std::map<std::pair<int64_t, int64_t>, Counters> days_;                   // (day, job).
   using Histogram = std::map<std::tuple<int64_t, int64_t, int>, int64_t>;  // (day, job, bucket).
   static absl::Status ApplyHistogram(SqlConn& c, const BatchSql& upsert, const Histogram& h);
   Histogram buckets_;

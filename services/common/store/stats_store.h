@@ -31,7 +31,7 @@ class StatsStore {
   // of runs that started) go to a log-scale histogram, so p50/p99 are
   // within 12.5% of the true nearest-rank value (stats_histogram.h).
   virtual absl::StatusOr<std::vector<v1::StatsRow>> GetStats(int64_t from_day_ms, int64_t to_day_ms,
-                                                               int64_t job_id) = 0;
+                                                             int64_t job_id) = 0;
 };
 
 }  // namespace gnomon::store

@@ -1,11 +1,12 @@
 // OpenStore: picks the backend named by the URL.
+#include "services/common/store/store.h"
+
 #include <memory>
 #include <string_view>
 
 #include "services/common/status/status_macros.h"
 #include "services/common/store/mysql_store.h"
 #include "services/common/store/sqlite_store.h"
-#include "services/common/store/store.h"
 #include "services/common/store/store_url.h"
 
 namespace gnomon::store {

@@ -43,7 +43,8 @@ TEST_P(StoreTest, TokensKeepTheirRoleGrantsAndUser) {
 }
 
 TEST_P(StoreTest, UsersAreCreatedReadUpdatedAndListed) {
-  ASSERT_OK_AND_ASSIGN(alice, store().CreateUser(MakeUser("alice", v1::ROLE_OPERATOR, {2}), "hash-1", 1000));
+  ASSERT_OK_AND_ASSIGN(
+      alice, store().CreateUser(MakeUser("alice", v1::ROLE_OPERATOR, {2}), "hash-1", 1000));
   EXPECT_EQ(alice.name(), "alice");
   EXPECT_EQ(alice.create_time().seconds(), 1);
   EXPECT_THAT(store().CreateUser(MakeUser("alice", v1::ROLE_VIEWER, {1}), "hash-x", 1000),
@@ -57,7 +58,8 @@ TEST_P(StoreTest, UsersAreCreatedReadUpdatedAndListed) {
   EXPECT_THAT(store().GetUser("carol"), StatusIs(absl::StatusCode::kNotFound));
 
   // Role and grants replaced; the password only when a hash is given.
-  ASSERT_OK_AND_ASSIGN(demoted, store().UpdateUser(MakeUser("alice", v1::ROLE_VIEWER, {2, 5}), std::nullopt, 4000));
+  ASSERT_OK_AND_ASSIGN(
+      demoted, store().UpdateUser(MakeUser("alice", v1::ROLE_VIEWER, {2, 5}), std::nullopt, 4000));
   EXPECT_EQ(demoted.role(), v1::ROLE_VIEWER);
   EXPECT_EQ(demoted.update_time().seconds(), 4);
   ASSERT_OK_AND_ASSIGN(kept, store().GetUser("alice"));

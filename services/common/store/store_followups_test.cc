@@ -68,10 +68,11 @@ TEST_P(StoreTest, EveryWayARunEndsMakesAPendingFollowupEarliestEndFirst) {
   ASSERT_OK_AND_ASSIGN(first_two, store().ListPendingFollowups(2, kFarFuture, {}));
   EXPECT_THAT(Ids(first_two), ElementsAre(undispatched, inserted_failed));
   // Each scheduler replica reads the follow-ups of its own partitions.
-  ASSERT_OK_AND_ASSIGN(theirs, store().ListPendingFollowups(100, kFarFuture,
-                                                            {(PartitionOf(job_.id()) + 1) % kPartitions}));
+  ASSERT_OK_AND_ASSIGN(theirs, store().ListPendingFollowups(
+                                   100, kFarFuture, {(PartitionOf(job_.id()) + 1) % kPartitions}));
   EXPECT_TRUE(theirs.empty());
-  ASSERT_OK_AND_ASSIGN(mine, store().ListPendingFollowups(100, kFarFuture, {PartitionOf(job_.id())}));
+  ASSERT_OK_AND_ASSIGN(mine,
+                       store().ListPendingFollowups(100, kFarFuture, {PartitionOf(job_.id())}));
   EXPECT_EQ(mine.size(), 5u);
 
   // A deferred follow-up is not listed before its due instant, so it cannot
@@ -110,7 +111,8 @@ TEST_P(StoreTest, EveryWayARunEndsMakesAPendingFollowupEarliestEndFirst) {
 
 TEST_P(StoreTest, AlarmStatusIsRecordedOnTheRun) {
   ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("alarm-app"), 1000));
-  ASSERT_OK_AND_ASSIGN(j, store().CreateJob(MakeJob(g.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1000));
+  ASSERT_OK_AND_ASSIGN(
+      j, store().CreateJob(MakeJob(g.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1000));
   std::vector<v1::Run> runs = {MakeRun(j, 0)};
   ASSERT_OK(store().InsertRuns(runs).status());
   ASSERT_OK(store().RecordAlarmStatus(runs[0].id(), "sent: webhook"));

@@ -93,8 +93,9 @@ std::vector<std::string> RewindToV1(bool mysql) {
   // Version 9 gave tokens and users roles and grants, 8 made tokens expire
   // and revocable, 7 added the audit log, 6 a group's previous token.
   if (mysql) {
-    out.push_back("ALTER TABLE admin_token DROP INDEX admin_token_user, DROP COLUMN role, DROP COLUMN grants,"
-                  " DROP COLUMN user_name");
+    out.push_back(
+        "ALTER TABLE admin_token DROP INDEX admin_token_user, DROP COLUMN role, DROP COLUMN grants,"
+        " DROP COLUMN user_name");
     out.push_back("ALTER TABLE `user` DROP COLUMN grants");
   } else {
     out.push_back("DROP INDEX admin_token_user");
@@ -111,7 +112,9 @@ std::vector<std::string> RewindToV1(bool mysql) {
   }
   out.push_back("DROP TABLE audit_log");
   if (mysql) {
-    out.push_back("ALTER TABLE job_group DROP COLUMN previous_access_token, DROP COLUMN previous_token_expire_ms");
+    out.push_back(
+        "ALTER TABLE job_group DROP COLUMN previous_access_token, DROP COLUMN "
+        "previous_token_expire_ms");
   } else {
     out.push_back("ALTER TABLE job_group DROP COLUMN previous_access_token");
     out.push_back("ALTER TABLE job_group DROP COLUMN previous_token_expire_ms");
@@ -183,10 +186,10 @@ TEST_P(StoreTest, StatisticsThePreviousReleaseWritesToReportTablesAreAddedToThis
   const std::string job = absl::StrCat(job_.id());
   ASSERT_NO_FATAL_FAILURE(RawExec(
       url(), is_mysql(), is_mysql() ? RawMysqlConnection() : nullptr,
-      {absl::StrCat("INSERT INTO report_day(day_ms, job_id, running, succeeded, failed) VALUES (", kDay, ", ",
-                    job, ", 1, 2, 1)"),
-       absl::StrCat("INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES (", kDay, ", ", job,
-                    ", 0, 2)")}));
+      {absl::StrCat("INSERT INTO report_day(day_ms, job_id, running, succeeded, failed) VALUES (",
+                    kDay, ", ", job, ", 1, 2, 1)"),
+       absl::StrCat("INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES (", kDay,
+                    ", ", job, ", 0, 2)")}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
   for (int64_t asked : {job_.id(), int64_t{0}}) {
     SCOPED_TRACE(asked);
@@ -213,10 +216,9 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
   ASSERT_OK(store().ApplyReports({Result(id, 200, kDay + 5000)}, 0).status());
   // As if the server died after the ALTERs of versions 2 to 8 but before they were recorded.
   store_.reset();
-  ASSERT_NO_FATAL_FAILURE(
-      RawExec(url(), true, RawMysqlConnection(),
-              {"DELETE FROM schema_migrations WHERE version >= 2", "DELETE FROM report_day",
-               "DELETE FROM stats_day"}));
+  ASSERT_NO_FATAL_FAILURE(RawExec(url(), true, RawMysqlConnection(),
+                                  {"DELETE FROM schema_migrations WHERE version >= 2",
+                                   "DELETE FROM report_day", "DELETE FROM stats_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + kDayMs, job_.id()));

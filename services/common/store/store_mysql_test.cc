@@ -1,11 +1,11 @@
 // StoreTest cases about MySQL failure modes: a server that drops the store's
 // connections, and a lock held long enough to time a statement out. They need
 // a second, raw connection to the server, so they skip on SQLite.
-#include <mysql_connection.h>
-
 #include <cppconn/exception.h>
 #include <cppconn/resultset.h>
 #include <cppconn/statement.h>
+#include <mysql_connection.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,9 +21,9 @@ namespace {
 // Kills every connection to the current database except `self`'s; returns how many.
 int KillOtherConnections(sql::Connection& self) {
   std::unique_ptr<sql::Statement> st(self.createStatement());
-  std::unique_ptr<sql::ResultSet> rs(st->executeQuery(
-      "SELECT ID FROM information_schema.PROCESSLIST "
-      "WHERE DB = DATABASE() AND ID <> CONNECTION_ID()"));
+  std::unique_ptr<sql::ResultSet> rs(
+      st->executeQuery("SELECT ID FROM information_schema.PROCESSLIST "
+                       "WHERE DB = DATABASE() AND ID <> CONNECTION_ID()"));
   std::vector<int64_t> ids;
   while (rs->next()) ids.push_back(rs->getInt64(1));
   for (int64_t id : ids) st->execute(sql::SQLString(absl::StrCat("KILL CONNECTION ", id)));

@@ -21,8 +21,10 @@ v1::Job Named(v1::Job job, const std::string& name) {
 
 TEST_P(StoreTest, AJobWithoutANameIsCalledJobAndItsId) {
   ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("app"), 1000));
-  ASSERT_OK_AND_ASSIGN(a, store().CreateJob(MakeJob(g.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1));
-  ASSERT_OK_AND_ASSIGN(b, store().CreateJob(MakeJob(g.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(a,
+                       store().CreateJob(MakeJob(g.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(b,
+                       store().CreateJob(MakeJob(g.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1));
   EXPECT_EQ(a.name(), absl::StrCat("job-", a.id()));
   EXPECT_EQ(b.name(), absl::StrCat("job-", b.id()));
   std::vector<NewJob> batch(3);
@@ -43,10 +45,13 @@ TEST_P(StoreTest, AJobWithoutANameIsCalledJobAndItsId) {
 TEST_P(StoreTest, NamesAreUniqueWithinAGroupOnly) {
   ASSERT_OK_AND_ASSIGN(g1, store().CreateGroup(MakeGroup("one"), 1000));
   ASSERT_OK_AND_ASSIGN(g2, store().CreateGroup(MakeGroup("two"), 1000));
-  ASSERT_OK_AND_ASSIGN(a, store().CreateJob(Named(MakeJob(g1.id(), "h"), "report"), v1::JOB_STATE_STOPPED, kNever, 1));
-  absl::StatusOr<v1::Job> dup = store().CreateJob(Named(MakeJob(g1.id(), "h"), "report"), v1::JOB_STATE_STOPPED, kNever, 1);
+  ASSERT_OK_AND_ASSIGN(a, store().CreateJob(Named(MakeJob(g1.id(), "h"), "report"),
+                                            v1::JOB_STATE_STOPPED, kNever, 1));
+  absl::StatusOr<v1::Job> dup =
+      store().CreateJob(Named(MakeJob(g1.id(), "h"), "report"), v1::JOB_STATE_STOPPED, kNever, 1);
   EXPECT_THAT(dup, StatusIs(absl::StatusCode::kAlreadyExists,
-                            absl::StrCat("job.name: group ", g1.id(), " already has a job named 'report'")));
+                            absl::StrCat("job.name: group ", g1.id(),
+                                         " already has a job named 'report'")));
   // A batch with a clash stores none of its jobs.
   std::vector<NewJob> batch(2);
   batch[0].job = Named(MakeJob(g1.id(), "h"), "fresh");
@@ -55,7 +60,8 @@ TEST_P(StoreTest, NamesAreUniqueWithinAGroupOnly) {
   ASSERT_OK_AND_ASSIGN(fresh, store().GetJobsNamed("fresh", {}));
   EXPECT_THAT(fresh, IsEmpty());
 
-  ASSERT_OK_AND_ASSIGN(b, store().CreateJob(Named(MakeJob(g2.id(), "h"), "report"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(b, store().CreateJob(Named(MakeJob(g2.id(), "h"), "report"),
+                                            v1::JOB_STATE_STOPPED, kNever, 1));
   ASSERT_OK_AND_ASSIGN(both, store().GetJobsNamed("report", {}));
   ASSERT_EQ(both.size(), 2u);
   EXPECT_EQ(both[0].id(), a.id());
@@ -67,7 +73,8 @@ TEST_P(StoreTest, NamesAreUniqueWithinAGroupOnly) {
   // Moving a job into a group that has its name clashes; renaming does not.
   v1::Job moved = b;
   moved.set_group_id(g1.id());
-  EXPECT_THAT(store().UpdateJob(moved, std::nullopt, 2), StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT(store().UpdateJob(moved, std::nullopt, 2),
+              StatusIs(absl::StatusCode::kAlreadyExists));
   moved.set_name("report-two");
   ASSERT_OK_AND_ASSIGN(renamed, store().UpdateJob(moved, std::nullopt, 2));
   EXPECT_EQ(renamed.name(), "report-two");
@@ -76,8 +83,10 @@ TEST_P(StoreTest, NamesAreUniqueWithinAGroupOnly) {
 
 TEST_P(StoreTest, LastRunsAreEachJobsNewestRun) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
-  ASSERT_OK_AND_ASSIGN(other, store().CreateJob(MakeJob(group_.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1));
-  ASSERT_OK_AND_ASSIGN(idle, store().CreateJob(MakeJob(group_.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(
+      other, store().CreateJob(MakeJob(group_.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(
+      idle, store().CreateJob(MakeJob(group_.id(), "h"), v1::JOB_STATE_STOPPED, kNever, 1));
   Insert(MakeRun(job_, 1000));
   const int64_t newest = Insert(MakeRun(job_, 2000));
   const int64_t others = Insert(MakeRun(other, 1500));

@@ -15,7 +15,6 @@ namespace {
 
 using ::testing::ElementsAre;
 
-
 TEST_P(StoreTest, InsertRunsTakesEachSlotOnce) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   std::vector<v1::Run> runs = {MakeRun(job_, 60000), MakeRun(job_, 60000, 1),
@@ -148,10 +147,10 @@ TEST_P(StoreTest, GetRunFillsEveryField) {
   EXPECT_EQ(pending.parent_run_id(), 77);
   EXPECT_EQ(pending.status(), v1::RUN_STATUS_PENDING);
 
-  ASSERT_OK(store().RecordDispatches({{id, v1::RUN_STATUS_RUNNING, 200, "route=ROUND",
-                                       "10.0.0.1:9999", 62000, 0, "", 0, 7}}));
-  ASSERT_OK_AND_ASSIGN(acks, store().ApplyReports({Started(id, 63000), Result(id, 500, 65000)},
-                                                  group_.id()));
+  ASSERT_OK(store().RecordDispatches(
+      {{id, v1::RUN_STATUS_RUNNING, 200, "route=ROUND", "10.0.0.1:9999", 62000, 0, "", 0, 7}}));
+  ASSERT_OK_AND_ASSIGN(
+      acks, store().ApplyReports({Started(id, 63000), Result(id, 500, 65000)}, group_.id()));
   EXPECT_THAT(acks, ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED));
   ASSERT_OK_AND_ASSIGN(done, store().GetRun(id));
   EXPECT_EQ(done.dispatch_time().seconds(), 62);
@@ -200,8 +199,8 @@ TEST_P(StoreTest, RecordDispatchesAppliesOnlyToPendingRuns) {
 TEST_P(StoreTest, ReportsAreIdempotent) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   const int64_t id = Insert(MakeRun(job_, 1000));
-  std::vector<v1::ReportItem> batch = {Started(id, 3000), Lines(id, 1, 3),
-                                                 Lines(id, 4, 5), Result(id, 200, 9000)};
+  std::vector<v1::ReportItem> batch = {Started(id, 3000), Lines(id, 1, 3), Lines(id, 4, 5),
+                                       Result(id, 200, 9000)};
   ASSERT_OK_AND_ASSIGN(first, store().ApplyReports(batch, group_.id()));
   EXPECT_THAT(first, ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED,
                                  v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED));
@@ -277,7 +276,8 @@ TEST_P(StoreTest, LogLinesBeyondTheCapAreDroppedAndMarkTruncated) {
 TEST_P(StoreTest, ListRunsFiltersAndPagesNewestFirst) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   ASSERT_OK_AND_ASSIGN(g2, store().CreateGroup(MakeGroup("other"), 1));
-  ASSERT_OK_AND_ASSIGN(j2, store().CreateJob(MakeJob(g2.id(), "x"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(j2,
+                       store().CreateJob(MakeJob(g2.id(), "x"), v1::JOB_STATE_STOPPED, kNever, 1));
   std::vector<int64_t> ids;
   for (int i = 0; i < 6; ++i) {
     v1::Run r = MakeRun(i < 4 ? job_ : j2, (i + 1) * 10000);  // trigger_ms = slot + 1 s.
@@ -361,7 +361,6 @@ TEST_P(StoreTest, DeleteJobWithPurgeRemovesItsRunsAndLogs) {
   EXPECT_TRUE(lines.empty());
 }
 
-
 TEST_P(StoreTest, AStartAndItsResultInOneBatchAreAppliedTogether) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   // No dispatch outcome recorded yet (it can land after the executor's
@@ -383,8 +382,8 @@ TEST_P(StoreTest, AStartAndItsResultInOneBatchAreAppliedTogether) {
   EXPECT_EQ(started.start_time().seconds(), 3);
   EXPECT_FALSE(started.has_end_time());
   // Replayed (the ack was lost): the folded start is a duplicate like its result.
-  ASSERT_OK_AND_ASSIGN(replay, store().ApplyReports({Started(id, 3000), Result(id, 200, 5000)},
-                                                    group_.id()));
+  ASSERT_OK_AND_ASSIGN(
+      replay, store().ApplyReports({Started(id, 3000), Result(id, 200, 5000)}, group_.id()));
   EXPECT_THAT(replay, ElementsAre(v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_DUPLICATE));
 }
 

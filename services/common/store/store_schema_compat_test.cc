@@ -42,7 +42,8 @@ TEST_P(StoreTest, PreviousReleaseRunsAgainstTheLatestSchema) {
   const int64_t id = Insert(MakeRun(j, 5000));
   ASSERT_GT(id, 0);
   ASSERT_OK(store().RecordDispatches({Dispatched(id, "10.0.0.1:9999", 5100, 1)}));
-  ASSERT_OK_AND_ASSIGN(acks, store().ApplyReports({Started(id, 5200), Result(id, 200, 5300)}, g.id()));
+  ASSERT_OK_AND_ASSIGN(acks,
+                       store().ApplyReports({Started(id, 5200), Result(id, 200, 5300)}, g.id()));
   EXPECT_THAT(acks, ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED));
   ASSERT_OK_AND_ASSIGN(run, store().GetRun(id));
   EXPECT_EQ(run.status(), v1::RUN_STATUS_SUCCEEDED);

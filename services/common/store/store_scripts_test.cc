@@ -31,8 +31,8 @@ std::vector<int64_t> Numbers(const std::vector<v1::ScriptVersion>& versions) {
 
 TEST_P(StoreTest, ScriptEditsAreVersionedWithAuthorAndRemark) {
   ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("scripts"), 1));
-  ASSERT_OK_AND_ASSIGN(job, store().CreateJob(ScriptJob(g.id(), "echo one", "first"), v1::JOB_STATE_STOPPED,
-                                              kNever, 1000, "user:alice"));
+  ASSERT_OK_AND_ASSIGN(job, store().CreateJob(ScriptJob(g.id(), "echo one", "first"),
+                                              v1::JOB_STATE_STOPPED, kNever, 1000, "user:alice"));
   EXPECT_EQ(job.script().version(), 1);
   EXPECT_EQ(job.script().remark(), "");  // Never kept in the job.
 
@@ -51,7 +51,8 @@ TEST_P(StoreTest, ScriptEditsAreVersionedWithAuthorAndRemark) {
   EXPECT_EQ(kept.script().version(), 2);
 
   v1::Job python = kept;
-  python.mutable_script()->set_language(v1::SCRIPT_LANGUAGE_PYTHON);  // A language change is an edit.
+  python.mutable_script()->set_language(
+      v1::SCRIPT_LANGUAGE_PYTHON);  // A language change is an edit.
   python.mutable_script()->clear_remark();
   ASSERT_OK_AND_ASSIGN(three, store().UpdateJob(python, std::nullopt, 4000, "user:bob"));
   EXPECT_EQ(three.script().version(), 3);
@@ -63,7 +64,7 @@ TEST_P(StoreTest, ScriptEditsAreVersionedWithAuthorAndRemark) {
   EXPECT_EQ(all[1].author(), "token:ci");
   EXPECT_EQ(all[1].remark(), "second");
   EXPECT_EQ(all[1].create_time().seconds(), 2);
-  EXPECT_EQ(all[1].source(), "");  // Listed without the source...
+  EXPECT_EQ(all[1].source(), "");       // Listed without the source...
   EXPECT_EQ(all[1].source_bytes(), 8);  // ...but with its size.
   ASSERT_OK_AND_ASSIGN(older, store().ListScriptVersions(job.id(), 3, 1));  // The next page.
   EXPECT_THAT(Numbers(older), ElementsAre(2));
@@ -86,7 +87,8 @@ TEST_P(StoreTest, OnlyTheNewestScriptVersionsAreKept) {
   options_.script_versions_kept = 3;
   ASSERT_NO_FATAL_FAILURE(Reopen());
   ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("scripts"), 1));
-  ASSERT_OK_AND_ASSIGN(job, store().CreateJob(ScriptJob(g.id(), "v1", ""), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(
+      job, store().CreateJob(ScriptJob(g.id(), "v1", ""), v1::JOB_STATE_STOPPED, kNever, 1));
   for (int v = 2; v <= 5; ++v) {
     v1::Job edit = job;
     edit.mutable_script()->set_source(absl::StrCat("v", v));

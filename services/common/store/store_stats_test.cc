@@ -226,13 +226,15 @@ TEST_P(StoreTest, StatsLatenessOfScheduleSlotsOnly) {
   ASSERT_OK_AND_ASSIGN(inserted, store().InsertRuns(runs));
   std::vector<DispatchUpdate> dispatches;
   for (int i = 1; i <= 100; ++i) {
-    dispatches.push_back(Dispatched(inserted[i - 1].run_id, "10.0.0.5:9999", kDay + 1000 * i + 10 * i, 1));
+    dispatches.push_back(
+        Dispatched(inserted[i - 1].run_id, "10.0.0.5:9999", kDay + 1000 * i + 10 * i, 1));
   }
   dispatches.push_back(Dispatched(inserted[100].run_id, "10.0.0.5:9999", kDay + 7200100, 1));
   dispatches.push_back(Dispatched(inserted[101].run_id, "10.0.0.5:9999", kDay + 7200100, 1));
   ASSERT_OK(store().RecordDispatches(dispatches));
   // A dispatch recorded again (a resend) is not counted twice.
-  ASSERT_OK(store().RecordDispatches({Dispatched(inserted[0].run_id, "10.0.0.5:9999", kDay + 9000000, 1)}));
+  ASSERT_OK(store().RecordDispatches(
+      {Dispatched(inserted[0].run_id, "10.0.0.5:9999", kDay + 9000000, 1)}));
   for (int64_t job : {job_.id(), int64_t{0}}) {
     SCOPED_TRACE(job);
     ASSERT_OK_AND_ASSIGN(rows, store().GetStats(kDay, kDay + kDayMs, job));

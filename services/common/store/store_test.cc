@@ -38,7 +38,8 @@ TEST_P(StoreTest, GroupLifecycle) {
   EXPECT_EQ(by_app.id(), created.id());
   EXPECT_THAT(by_app.manual().addresses(), ElementsAre("10.0.0.1:9999", "10.0.0.2:9999"));
 
-  EXPECT_THAT(store().CreateGroup(MakeGroup("billing"), 2000), StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT(store().CreateGroup(MakeGroup("billing"), 2000),
+              StatusIs(absl::StatusCode::kAlreadyExists));
   EXPECT_THAT(store().GetGroup(created.id() + 100), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT(store().GetGroupByApp("Billing"), StatusIs(absl::StatusCode::kNotFound));
 
@@ -74,10 +75,13 @@ TEST_P(StoreTest, GroupLifecycle) {
 
 TEST_P(StoreTest, DeleteGroupRefusedWhileJobsUseIt) {
   ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("app"), 1000));
-  ASSERT_OK_AND_ASSIGN(j1, store().CreateJob(MakeJob(g.id(), "a"), v1::JOB_STATE_STOPPED, kNever, 1));
-  ASSERT_OK_AND_ASSIGN(j2, store().CreateJob(MakeJob(g.id(), "b"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(j1,
+                       store().CreateJob(MakeJob(g.id(), "a"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(j2,
+                       store().CreateJob(MakeJob(g.id(), "b"), v1::JOB_STATE_STOPPED, kNever, 1));
   absl::Status s = store().DeleteGroup(g.id());
-  EXPECT_THAT(s, StatusIs(absl::StatusCode::kFailedPrecondition, absl::StrCat("group ", g.id(), " is used by 2 jobs")));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kFailedPrecondition,
+                          absl::StrCat("group ", g.id(), " is used by 2 jobs")));
   ASSERT_OK(store().DeleteJob(j1.id(), false));
   ASSERT_OK(store().DeleteJob(j2.id(), false));
   ASSERT_OK(store().DeleteGroup(g.id()));
@@ -101,7 +105,8 @@ TEST_P(StoreTest, JobLifecycle) {
 
   absl::Status missing_group =
       store().CreateJob(MakeJob(9999, "x"), v1::JOB_STATE_STOPPED, kNever, 1).status();
-  EXPECT_THAT(missing_group, StatusIs(absl::StatusCode::kNotFound, "job.group_id: group 9999 does not exist"));
+  EXPECT_THAT(missing_group,
+              StatusIs(absl::StatusCode::kNotFound, "job.group_id: group 9999 does not exist"));
 
   // Update keeps state and cursor unless a cursor is given.
   v1::Job edit = got;
@@ -123,7 +128,8 @@ TEST_P(StoreTest, JobLifecycle) {
   ASSERT_OK_AND_ASSIGN(stopped, store().SetJobState(job.id(), v1::JOB_STATE_STOPPED, kNever, 6000));
   EXPECT_EQ(stopped.state(), v1::JOB_STATE_STOPPED);
   EXPECT_FALSE(stopped.has_next_fire_time());
-  EXPECT_THAT(store().SetJobState(job.id() + 100, v1::JOB_STATE_RUNNING, 1, 1), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store().SetJobState(job.id() + 100, v1::JOB_STATE_RUNNING, 1, 1),
+              StatusIs(absl::StatusCode::kNotFound));
 
   ASSERT_OK(store().DeleteJob(job.id(), false));
   EXPECT_THAT(store().GetJob(job.id()), StatusIs(absl::StatusCode::kNotFound));
@@ -134,8 +140,10 @@ TEST_P(StoreTest, JobLifecycle) {
 // (an update of a parent is not refused for a child that no longer exists).
 TEST_P(StoreTest, DeletingAJobTakesItOutOfItsParentsChildLists) {
   ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("app"), 1));
-  ASSERT_OK_AND_ASSIGN(child, store().CreateJob(MakeJob(g.id(), "c"), v1::JOB_STATE_STOPPED, kNever, 1));
-  ASSERT_OK_AND_ASSIGN(other, store().CreateJob(MakeJob(g.id(), "o"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(child,
+                       store().CreateJob(MakeJob(g.id(), "c"), v1::JOB_STATE_STOPPED, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(other,
+                       store().CreateJob(MakeJob(g.id(), "o"), v1::JOB_STATE_STOPPED, kNever, 1));
   v1::Job p = MakeJob(g.id(), "p");
   p.clear_child_job_ids();
   p.add_child_job_ids(child.id());
@@ -183,7 +191,9 @@ TEST_P(StoreTest, CountJobsByGroupAndState) {
   std::map<std::pair<std::string, v1::JobState>, int64_t> got;
   for (const JobCount& c : counts) got[{c.app_name, c.state}] = c.jobs;
   const std::map<std::pair<std::string, v1::JobState>, int64_t> want = {
-      {{"a", v1::JOB_STATE_RUNNING}, 3}, {{"a", v1::JOB_STATE_STOPPED}, 1}, {{"b", v1::JOB_STATE_STOPPED}, 1}};
+      {{"a", v1::JOB_STATE_RUNNING}, 3},
+      {{"a", v1::JOB_STATE_STOPPED}, 1},
+      {{"b", v1::JOB_STATE_STOPPED}, 1}};
   EXPECT_EQ(got, want);
 }
 
@@ -238,11 +248,16 @@ TEST_P(StoreTest, GetJobsReadsManyInOneCallAndLeavesOutMissingOnes) {
 
 TEST_P(StoreTest, DueJobsAndCompareAndSetAdvance) {
   ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("app"), 1));
-  ASSERT_OK_AND_ASSIGN(late, store().CreateJob(MakeJob(g.id(), "l"), v1::JOB_STATE_RUNNING, 5000, 1));
-  ASSERT_OK_AND_ASSIGN(early, store().CreateJob(MakeJob(g.id(), "e"), v1::JOB_STATE_RUNNING, 1000, 1));
-  ASSERT_OK_AND_ASSIGN(future, store().CreateJob(MakeJob(g.id(), "f"), v1::JOB_STATE_RUNNING, 90000, 1));
-  ASSERT_OK_AND_ASSIGN(stopped, store().CreateJob(MakeJob(g.id(), "s"), v1::JOB_STATE_STOPPED, 1000, 1));
-  ASSERT_OK_AND_ASSIGN(never, store().CreateJob(MakeJob(g.id(), "n"), v1::JOB_STATE_RUNNING, kNever, 1));
+  ASSERT_OK_AND_ASSIGN(late,
+                       store().CreateJob(MakeJob(g.id(), "l"), v1::JOB_STATE_RUNNING, 5000, 1));
+  ASSERT_OK_AND_ASSIGN(early,
+                       store().CreateJob(MakeJob(g.id(), "e"), v1::JOB_STATE_RUNNING, 1000, 1));
+  ASSERT_OK_AND_ASSIGN(future,
+                       store().CreateJob(MakeJob(g.id(), "f"), v1::JOB_STATE_RUNNING, 90000, 1));
+  ASSERT_OK_AND_ASSIGN(stopped,
+                       store().CreateJob(MakeJob(g.id(), "s"), v1::JOB_STATE_STOPPED, 1000, 1));
+  ASSERT_OK_AND_ASSIGN(never,
+                       store().CreateJob(MakeJob(g.id(), "n"), v1::JOB_STATE_RUNNING, kNever, 1));
 
   ASSERT_OK_AND_ASSIGN(due, store().ListDueJobs(10000, 10, {}));
   ASSERT_EQ(due.size(), 2u);
@@ -257,13 +272,14 @@ TEST_P(StoreTest, DueJobsAndCompareAndSetAdvance) {
   ASSERT_OK_AND_ASSIGN(mine, store().ListDueJobs(10000, 10, {PartitionOf(late.id())}));
   ASSERT_EQ(mine.size(), 1u);
   EXPECT_EQ(mine[0].job.id(), late.id());
-  ASSERT_OK_AND_ASSIGN(both, store().ListDueJobs(10000, 10, {PartitionOf(early.id()), PartitionOf(late.id())}));
+  ASSERT_OK_AND_ASSIGN(
+      both, store().ListDueJobs(10000, 10, {PartitionOf(early.id()), PartitionOf(late.id())}));
   EXPECT_EQ(both.size(), 2u);
 
   ASSERT_OK_AND_ASSIGN(applied, store().AdvanceJobs({
-                                    {early.id(), 1000, 2000, 1000},    // applies
-                                    {late.id(), 4000, 6000, 4000},     // stale expectation
-                                    {stopped.id(), 1000, 2000, 1000},  // not running
+                                    {early.id(), 1000, 2000, 1000},      // applies
+                                    {late.id(), 4000, 6000, 4000},       // stale expectation
+                                    {stopped.id(), 1000, 2000, 1000},    // not running
                                     {future.id(), 90000, 90000, 90000},  // same values: applies
                                 }));
   EXPECT_THAT(applied, ElementsAre(true, false, false, true));
@@ -305,9 +321,11 @@ TEST_P(StoreTest, ExecutorRegistry) {
   ASSERT_OK_AND_ASSIGN(pruned, store().PruneExecutors(1000));
   EXPECT_EQ(pruned, 1);
   // A stale session's removal leaves a newer registration alone.
-  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 999), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 999),
+              StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK(store().RemoveExecutor("app", "10.0.0.1:9999", 1000));
-  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 1000), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 1000),
+              StatusIs(absl::StatusCode::kNotFound));
   ASSERT_OK_AND_ASSIGN(none, store().ListExecutors());
   EXPECT_TRUE(none.empty());
 }
@@ -319,7 +337,8 @@ TEST_P(StoreTest, AdminTokens) {
   ASSERT_OK(store().CreateAdminToken("ci", digest, 1000));
   ASSERT_OK_AND_ASSIGN(any_after, store().HasAdminTokens());
   EXPECT_TRUE(any_after);
-  EXPECT_THAT(store().CreateAdminToken("ci", std::string(64, 'b'), 1000), StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT(store().CreateAdminToken("ci", std::string(64, 'b'), 1000),
+              StatusIs(absl::StatusCode::kAlreadyExists));
   ASSERT_OK_AND_ASSIGN(found, store().FindAdminToken(digest));
   EXPECT_EQ(found.name(), "ci");
   EXPECT_EQ(found.fingerprint(), digest.substr(0, 16));

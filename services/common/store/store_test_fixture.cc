@@ -1,14 +1,14 @@
 #include "services/common/store/store_test_fixture.h"
 
+#include <cppconn/exception.h>
+#include <cppconn/resultset.h>
+#include <cppconn/statement.h>
 #include <mysql_connection.h>
 #include <mysql_driver.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cppconn/exception.h>
-#include <cppconn/resultset.h>
-#include <cppconn/statement.h>
 #include <cstdlib>
 #include <filesystem>
 
@@ -58,7 +58,8 @@ void StoreTest::TearDown() {
     try {
       std::unique_ptr<sql::Connection> c = RawMysql(u->mysql);
       std::unique_ptr<sql::Statement> st(c->createStatement());
-      st->execute(sql::SQLString(absl::StrCat("DROP DATABASE IF EXISTS `", u->mysql.database, "`")));
+      st->execute(
+          sql::SQLString(absl::StrCat("DROP DATABASE IF EXISTS `", u->mysql.database, "`")));
     } catch (const sql::SQLException& e) {
       ADD_FAILURE() << "dropping " << u->mysql.database << ": " << e.what();
     }

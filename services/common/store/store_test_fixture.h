@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "gnomon/v1/log.pb.h"
+#include "gtest/gtest.h"
 #include "services/common/store/store.h"
 
 namespace sql {
@@ -28,14 +28,14 @@ namespace gnomon::store::testing {
 // A "now" after every deferred follow-up in these tests.
 inline constexpr int64_t kFarFuture = int64_t{1} << 60;
 
-#define ASSERT_OK(expr)                             \
-  do {                                              \
-    const absl::Status _s = (expr);                 \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s;    \
+#define ASSERT_OK(expr)                          \
+  do {                                           \
+    const absl::Status _s = (expr);              \
+    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s; \
   } while (0)
-#define ASSERT_OK_AND_ASSIGN(lhs, expr)                                  \
-  auto lhs##_or = (expr);                                                \
-  ASSERT_TRUE(lhs##_or.ok()) << #expr << ": " << lhs##_or.status();      \
+#define ASSERT_OK_AND_ASSIGN(lhs, expr)                             \
+  auto lhs##_or = (expr);                                           \
+  ASSERT_TRUE(lhs##_or.ok()) << #expr << ": " << lhs##_or.status(); \
   auto lhs = *std::move(lhs##_or)
 
 class StoreTest : public ::testing::TestWithParam<std::string> {
@@ -68,7 +68,6 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   void SeedGroupAndJob();
   // Inserts one run and returns its id (0 and a test failure if not inserted).
   int64_t Insert(v1::Run run);
-
 
   StoreOptions options_;
   std::string dir_;  // SQLite temp dir.

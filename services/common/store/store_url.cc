@@ -115,8 +115,7 @@ absl::StatusOr<StoreUrl> ParseStoreUrl(std::string_view url) {
     if (rest.substr(0, 2) != "//") return Bad("mysql url must start with mysql://");
     return ParseMysql(rest.substr(2));
   }
-  return Bad(absl::StrCat("unknown scheme '", AV(scheme),
-                          "'"));
+  return Bad(absl::StrCat("unknown scheme '", AV(scheme), "'"));
 }
 
 }  // namespace gnomon::store

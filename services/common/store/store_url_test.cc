@@ -49,8 +49,11 @@ TEST(StoreUrlTest, PercentDecodesUserAndPassword) {
 
 TEST(StoreUrlTest, RejectsUnknownScheme) {
   absl::StatusOr<StoreUrl> url = ParseStoreUrl("foo:bar");
-  EXPECT_THAT(url, StatusIs(absl::StatusCode::kInvalidArgument,
-                            "store url: unknown scheme 'foo'; want sqlite:PATH or mysql://user:pass@host:port/db"));
+  EXPECT_THAT(
+      url,
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          "store url: unknown scheme 'foo'; want sqlite:PATH or mysql://user:pass@host:port/db"));
 }
 
 TEST(StoreUrlTest, RejectsMalformedUrls) {

@@ -14,15 +14,18 @@ namespace gnomon::tls {
 
 absl::StatusOr<int> Listen(const std::string& address, const std::string& what, int backlog) {
   const size_t colon = address.rfind(':');
-  if (colon == std::string::npos) return absl::InvalidArgumentError(absl::StrCat("not host:port: ", address));
+  if (colon == std::string::npos)
+    return absl::InvalidArgumentError(absl::StrCat("not host:port: ", address));
   std::string host = address.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE;
   addrinfo* found = nullptr;
-  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), address.substr(colon + 1).c_str(), &hints, &found) != 0) {
+  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), address.substr(colon + 1).c_str(), &hints,
+                  &found) != 0) {
     return absl::UnavailableError(absl::StrCat("cannot resolve ", address));
   }
   int fd = -1;
@@ -37,7 +40,9 @@ absl::StatusOr<int> Listen(const std::string& address, const std::string& what, 
     }
   }
   freeaddrinfo(found);
-  if (fd < 0) return absl::UnavailableError(absl::StrCat("cannot serve ", what, " on ", address, ": ", std::strerror(errno)));
+  if (fd < 0)
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve ", what, " on ", address, ": ", std::strerror(errno)));
   return fd;
 }
 

@@ -32,7 +32,8 @@ absl::StatusOr<std::unique_ptr<X509, X509Free>> FirstCertificate(const std::stri
   ASSIGN_OR_RETURN(std::string pem, ReadFile(path));
   auto bio = Bio(pem);
   std::unique_ptr<X509, X509Free> cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
-  if (cert == nullptr) return absl::InvalidArgumentError(absl::StrCat("tls: no PEM certificate in ", path));
+  if (cert == nullptr)
+    return absl::InvalidArgumentError(absl::StrCat("tls: no PEM certificate in ", path));
   return cert;
 }
 
@@ -46,7 +47,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return out.str();
 }
 
-absl::Status CheckFiles(const std::string& cert_file, const std::string& key_file, const std::string& ca_file) {
+absl::Status CheckFiles(const std::string& cert_file, const std::string& key_file,
+                        const std::string& ca_file) {
   if (!ca_file.empty()) {
     RETURN_IF_ERROR(FirstCertificate(ca_file));
   }
@@ -54,11 +56,13 @@ absl::Status CheckFiles(const std::string& cert_file, const std::string& key_fil
   ASSIGN_OR_RETURN(auto cert, FirstCertificate(cert_file));
   ASSIGN_OR_RETURN(std::string pem, ReadFile(key_file));
   auto bio = Bio(pem);
-  std::unique_ptr<EVP_PKEY, KeyFree> key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
-  if (key == nullptr) return absl::InvalidArgumentError(absl::StrCat("tls: no PEM private key in ", key_file));
+  std::unique_ptr<EVP_PKEY, KeyFree> key(
+      PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+  if (key == nullptr)
+    return absl::InvalidArgumentError(absl::StrCat("tls: no PEM private key in ", key_file));
   if (X509_check_private_key(cert.get(), key.get()) != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("tls: the key in ", key_file, " does not match the certificate in ", cert_file));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tls: the key in ", key_file, " does not match the certificate in ", cert_file));
   }
   return absl::OkStatus();
 }

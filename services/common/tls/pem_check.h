@@ -21,7 +21,8 @@ namespace gnomon::tls {
 // The file's contents; NotFound naming it if it cannot be read.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 
-absl::Status CheckFiles(const std::string& cert_file, const std::string& key_file, const std::string& ca_file);
+absl::Status CheckFiles(const std::string& cert_file, const std::string& key_file,
+                        const std::string& ca_file);
 
 }  // namespace gnomon::tls
 

@@ -30,7 +30,8 @@ absl::StatusOr<std::shared_ptr<SSL_CTX>> NewContext(const TlsOptions& tls) {
   if (SSL_CTX_use_certificate_chain_file(ctx.get(), tls.cert_file.c_str()) != 1 ||
       SSL_CTX_use_PrivateKey_file(ctx.get(), tls.key_file.c_str(), SSL_FILETYPE_PEM) != 1 ||
       SSL_CTX_check_private_key(ctx.get()) != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("tls: cannot use ", tls.cert_file, " with ", tls.key_file));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tls: cannot use ", tls.cert_file, " with ", tls.key_file));
   }
   if (tls.require_client_cert) {
     if (SSL_CTX_load_verify_locations(ctx.get(), tls.ca_file.c_str(), nullptr) != 1) {
@@ -44,8 +45,8 @@ absl::StatusOr<std::shared_ptr<SSL_CTX>> NewContext(const TlsOptions& tls) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ServerTlsContext>> ServerTlsContext::Create(const TlsOptions& options,
-                                                                          std::string what) {
+absl::StatusOr<std::unique_ptr<ServerTlsContext>> ServerTlsContext::Create(
+    const TlsOptions& options, std::string what) {
   ASSIGN_OR_RETURN(std::string files, Contents(options));
   ASSIGN_OR_RETURN(std::shared_ptr<SSL_CTX> ctx, NewContext(options));
   std::unique_ptr<ServerTlsContext> c(new ServerTlsContext(options, std::move(what)));

@@ -2,8 +2,8 @@
 // re-read when they change — for the listeners gnomon serves with OpenSSL
 // itself (HTTPS /metrics, the HTTP/JSON API) rather than through gRPC.
 //
-//   absl::StatusOr<std::unique_ptr<ServerTlsContext>> tls = ServerTlsContext::Create(options, "http");
-//   std::shared_ptr<SSL_CTX> ctx = (*tls)->Current();  // per connection
+//   absl::StatusOr<std::unique_ptr<ServerTlsContext>> tls = ServerTlsContext::Create(options,
+//   "http"); std::shared_ptr<SSL_CTX> ctx = (*tls)->Current();  // per connection
 //
 // Current() looks at the files when `reload_interval` has passed since the
 // last look; changed and valid files serve that and later connections (a
@@ -30,13 +30,15 @@ namespace gnomon::tls {
 class ServerTlsContext {
  public:
   // `what` names the listener in log lines ("metrics", "http").
-  static absl::StatusOr<std::unique_ptr<ServerTlsContext>> Create(const TlsOptions& options, std::string what);
+  static absl::StatusOr<std::unique_ptr<ServerTlsContext>> Create(const TlsOptions& options,
+                                                                  std::string what);
 
   // The context to accept the next connection with.
   std::shared_ptr<ssl_ctx_st> Current() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  ServerTlsContext(TlsOptions options, std::string what) : options_(std::move(options)), what_(std::move(what)) {}
+  ServerTlsContext(TlsOptions options, std::string what)
+      : options_(std::move(options)), what_(std::move(what)) {}
 
   const TlsOptions options_;
   const std::string what_;

@@ -27,7 +27,8 @@ std::shared_ptr<CertificateProviderInterface> Provider(const TlsOptions& o) {
     return std::make_shared<FileWatcherCertificateProvider>(o.key_file, o.cert_file, o.ca_file,
                                                             RefreshSeconds(o));
   }
-  if (!o.ca_file.empty()) return std::make_shared<FileWatcherCertificateProvider>(o.ca_file, RefreshSeconds(o));
+  if (!o.ca_file.empty())
+    return std::make_shared<FileWatcherCertificateProvider>(o.ca_file, RefreshSeconds(o));
   return nullptr;
 }
 
@@ -39,7 +40,8 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const
     return absl::InvalidArgumentError("tls: serving TLS needs a certificate file and a key file");
   }
   if (o.require_client_cert && o.ca_file.empty()) {
-    return absl::InvalidArgumentError("tls: requiring client certificates needs a CA file to verify them");
+    return absl::InvalidArgumentError(
+        "tls: requiring client certificates needs a CA file to verify them");
   }
   RETURN_IF_ERROR(CheckFiles(o.cert_file, o.key_file, o.ca_file));
   grpc::experimental::TlsServerCredentialsOptions options(Provider(o));
@@ -56,7 +58,8 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(const TlsOptions& o) {
   if (!o.enabled) return grpc::InsecureChannelCredentials();
   if (o.cert_file.empty() != o.key_file.empty()) {
-    return absl::InvalidArgumentError("tls: a client certificate needs both its certificate file and key file");
+    return absl::InvalidArgumentError(
+        "tls: a client certificate needs both its certificate file and key file");
   }
   RETURN_IF_ERROR(CheckFiles(o.cert_file, o.key_file, o.ca_file));
   grpc::experimental::TlsChannelCredentialsOptions options;
@@ -68,7 +71,8 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(con
   options.set_verify_server_certs(true);
   if (o.server_name == "*") {
     // The chain is still verified against the roots; only the name is not.
-    options.set_certificate_verifier(std::make_shared<grpc::experimental::NoOpCertificateVerifier>());
+    options.set_certificate_verifier(
+        std::make_shared<grpc::experimental::NoOpCertificateVerifier>());
     options.set_check_call_host(false);
   }
   return grpc::experimental::TlsCredentials(options);
@@ -76,7 +80,8 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(con
 
 absl::StatusOr<Dialer> MakeDialer(const TlsOptions& o, grpc::ChannelArguments args) {
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> creds, ChannelCredentials(o));
-  if (o.enabled && !o.server_name.empty() && o.server_name != "*") args.SetSslTargetNameOverride(o.server_name);
+  if (o.enabled && !o.server_name.empty() && o.server_name != "*")
+    args.SetSslTargetNameOverride(o.server_name);
   return Dialer([creds = std::move(creds), args = std::move(args)](const std::string& target) {
     return grpc::CreateCustomChannel(target, creds, args);
   });

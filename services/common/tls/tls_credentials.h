@@ -48,8 +48,10 @@ struct TlsOptions {
   absl::Duration reload_interval = absl::Seconds(60);
 };
 
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const TlsOptions& options);
-absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(const TlsOptions& options);
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
+    const TlsOptions& options);
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(
+    const TlsOptions& options);
 // Makes a channel to a target ("host:port").
 using Dialer = std::function<std::shared_ptr<grpc::Channel>(const std::string& target)>;
 // Channels with `options`' credentials and `args` (plus the server name to

@@ -74,46 +74,68 @@ ABSL_NAMESPACE_BEGIN
 
 void Mutex::Lock() {
   GNOMON_REAL(real, void (*)(Mutex*), "_ZN4absl7debian35Mutex4LockEv");
-  [&] { IgnoreInside ignore; return real(this); }();
+  [&] {
+    IgnoreInside ignore;
+    return real(this);
+  }();
   Acquire(this);
 }
 
 void Mutex::Unlock() {
   GNOMON_REAL(real, void (*)(Mutex*), "_ZN4absl7debian35Mutex6UnlockEv");
   Release(this);
-  [&] { IgnoreInside ignore; return real(this); }();
+  [&] {
+    IgnoreInside ignore;
+    return real(this);
+  }();
 }
 
 void Mutex::ReaderLock() {
   GNOMON_REAL(real, void (*)(Mutex*), "_ZN4absl7debian35Mutex10ReaderLockEv");
-  [&] { IgnoreInside ignore; return real(this); }();
+  [&] {
+    IgnoreInside ignore;
+    return real(this);
+  }();
   Acquire(this);
 }
 
 void Mutex::ReaderUnlock() {
   GNOMON_REAL(real, void (*)(Mutex*), "_ZN4absl7debian35Mutex12ReaderUnlockEv");
   Release(this);
-  [&] { IgnoreInside ignore; return real(this); }();
+  [&] {
+    IgnoreInside ignore;
+    return real(this);
+  }();
 }
 
 bool Mutex::TryLock() {
   GNOMON_REAL(real, bool (*)(Mutex*), "_ZN4absl7debian35Mutex7TryLockEv");
-  bool ok = [&] { IgnoreInside ignore; return real(this); }();
+  bool ok = [&] {
+    IgnoreInside ignore;
+    return real(this);
+  }();
   if (ok) Acquire(this);
   return ok;
 }
 
 bool Mutex::ReaderTryLock() {
   GNOMON_REAL(real, bool (*)(Mutex*), "_ZN4absl7debian35Mutex13ReaderTryLockEv");
-  bool ok = [&] { IgnoreInside ignore; return real(this); }();
+  bool ok = [&] {
+    IgnoreInside ignore;
+    return real(this);
+  }();
   if (ok) Acquire(this);
   return ok;
 }
 
 void Mutex::Await(const Condition& cond) {
-  GNOMON_REAL(real, void (*)(Mutex*, const Condition&), "_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE");
+  GNOMON_REAL(real, void (*)(Mutex*, const Condition&),
+              "_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE");
   Release(this);
-  [&] { IgnoreInside ignore; return real(this, cond); }();
+  [&] {
+    IgnoreInside ignore;
+    return real(this, cond);
+  }();
   Acquire(this);
 }
 
@@ -121,7 +143,10 @@ bool Mutex::AwaitWithTimeout(const Condition& cond, Duration timeout) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Duration),
               "_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE");
   Release(this);
-  bool r = [&] { IgnoreInside ignore; return real(this, cond, timeout); }();
+  bool r = [&] {
+    IgnoreInside ignore;
+    return real(this, cond, timeout);
+  }();
   Acquire(this);
   return r;
 }
@@ -130,21 +155,31 @@ bool Mutex::AwaitWithDeadline(const Condition& cond, Time deadline) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Time),
               "_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE");
   Release(this);
-  bool r = [&] { IgnoreInside ignore; return real(this, cond, deadline); }();
+  bool r = [&] {
+    IgnoreInside ignore;
+    return real(this, cond, deadline);
+  }();
   Acquire(this);
   return r;
 }
 
 void Mutex::LockWhen(const Condition& cond) {
-  GNOMON_REAL(real, void (*)(Mutex*, const Condition&), "_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE");
-  [&] { IgnoreInside ignore; return real(this, cond); }();
+  GNOMON_REAL(real, void (*)(Mutex*, const Condition&),
+              "_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE");
+  [&] {
+    IgnoreInside ignore;
+    return real(this, cond);
+  }();
   Acquire(this);
 }
 
 bool Mutex::LockWhenWithTimeout(const Condition& cond, Duration timeout) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Duration),
               "_ZN4absl7debian35Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
-  bool r = [&] { IgnoreInside ignore; return real(this, cond, timeout); }();
+  bool r = [&] {
+    IgnoreInside ignore;
+    return real(this, cond, timeout);
+  }();
   Acquire(this);
   return r;
 }
@@ -152,7 +187,10 @@ bool Mutex::LockWhenWithTimeout(const Condition& cond, Duration timeout) {
 bool Mutex::LockWhenWithDeadline(const Condition& cond, Time deadline) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Time),
               "_ZN4absl7debian35Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
-  bool r = [&] { IgnoreInside ignore; return real(this, cond, deadline); }();
+  bool r = [&] {
+    IgnoreInside ignore;
+    return real(this, cond, deadline);
+  }();
   Acquire(this);
   return r;
 }
@@ -160,14 +198,20 @@ bool Mutex::LockWhenWithDeadline(const Condition& cond, Time deadline) {
 void Mutex::ReaderLockWhen(const Condition& cond) {
   GNOMON_REAL(real, void (*)(Mutex*, const Condition&),
               "_ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE");
-  [&] { IgnoreInside ignore; return real(this, cond); }();
+  [&] {
+    IgnoreInside ignore;
+    return real(this, cond);
+  }();
   Acquire(this);
 }
 
 bool Mutex::ReaderLockWhenWithTimeout(const Condition& cond, Duration timeout) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Duration),
               "_ZN4absl7debian35Mutex25ReaderLockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE");
-  bool r = [&] { IgnoreInside ignore; return real(this, cond, timeout); }();
+  bool r = [&] {
+    IgnoreInside ignore;
+    return real(this, cond, timeout);
+  }();
   Acquire(this);
   return r;
 }
@@ -175,7 +219,10 @@ bool Mutex::ReaderLockWhenWithTimeout(const Condition& cond, Duration timeout) {
 bool Mutex::ReaderLockWhenWithDeadline(const Condition& cond, Time deadline) {
   GNOMON_REAL(real, bool (*)(Mutex*, const Condition&, Time),
               "_ZN4absl7debian35Mutex26ReaderLockWhenWithDeadlineERKNS0_9ConditionENS0_4TimeE");
-  bool r = [&] { IgnoreInside ignore; return real(this, cond, deadline); }();
+  bool r = [&] {
+    IgnoreInside ignore;
+    return real(this, cond, deadline);
+  }();
   Acquire(this);
   return r;
 }
@@ -183,7 +230,10 @@ bool Mutex::ReaderLockWhenWithDeadline(const Condition& cond, Time deadline) {
 void CondVar::Wait(Mutex* mu) {
   GNOMON_REAL(real, void (*)(CondVar*, Mutex*), "_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE");
   Release(mu);
-  [&] { IgnoreInside ignore; return real(this, mu); }();
+  [&] {
+    IgnoreInside ignore;
+    return real(this, mu);
+  }();
   Acquire(mu);
 }
 
@@ -191,7 +241,10 @@ bool CondVar::WaitWithTimeout(Mutex* mu, Duration timeout) {
   GNOMON_REAL(real, bool (*)(CondVar*, Mutex*, Duration),
               "_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE");
   Release(mu);
-  bool r = [&] { IgnoreInside ignore; return real(this, mu, timeout); }();
+  bool r = [&] {
+    IgnoreInside ignore;
+    return real(this, mu, timeout);
+  }();
   Acquire(mu);
   return r;
 }
@@ -200,16 +253,23 @@ bool CondVar::WaitWithDeadline(Mutex* mu, Time deadline) {
   GNOMON_REAL(real, bool (*)(CondVar*, Mutex*, Time),
               "_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE");
   Release(mu);
-  bool r = [&] { IgnoreInside ignore; return real(this, mu, deadline); }();
+  bool r = [&] {
+    IgnoreInside ignore;
+    return real(this, mu, deadline);
+  }();
   Acquire(mu);
   return r;
 }
 
 void ReleasableMutexLock::Release() {
-  GNOMON_REAL(real, void (*)(ReleasableMutexLock*), "_ZN4absl7debian319ReleasableMutexLock7ReleaseEv");
+  GNOMON_REAL(real, void (*)(ReleasableMutexLock*),
+              "_ZN4absl7debian319ReleasableMutexLock7ReleaseEv");
   // The lock's only member is the Mutex* it holds.
   ::Release(*reinterpret_cast<Mutex**>(this));
-  [&] { IgnoreInside ignore; return real(this); }();
+  [&] {
+    IgnoreInside ignore;
+    return real(this);
+  }();
 }
 
 ABSL_NAMESPACE_END

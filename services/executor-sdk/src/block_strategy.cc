@@ -25,9 +25,12 @@ const BlockStrategy& BlockStrategyFor(v1::BlockStrategy s) {
   static const DiscardLater discard;
   static const CoverEarly cover;
   switch (s) {
-    case v1::BLOCK_STRATEGY_DISCARD_LATER: return discard;
-    case v1::BLOCK_STRATEGY_COVER_EARLY: return cover;
-    default: return serial;
+    case v1::BLOCK_STRATEGY_DISCARD_LATER:
+      return discard;
+    case v1::BLOCK_STRATEGY_COVER_EARLY:
+      return cover;
+    default:
+      return serial;
   }
 }
 

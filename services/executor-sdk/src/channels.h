@@ -29,8 +29,7 @@ tls::TlsOptions CommonTls(const TlsOptions& tls);
 // Fails (naming the file) if a TLS file is missing, not PEM, or a key does
 // not match its certificate.
 absl::StatusOr<Dialer> ClientDialer(const TlsOptions& tls);
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
-    const TlsOptions& tls);
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const TlsOptions& tls);
 
 // Constant-time comparison of the call's x-gnomon-access-token with `token`.
 bool TokenMatches(const grpc::ServerContext& context, const std::string& token);

@@ -176,8 +176,8 @@ absl::Status ExecutorImpl::Start() {
     tls::TlsOptions metrics_tls = internal::CommonTls(options_.tls);
     metrics_tls.enabled = !options_.tls.cert_file.empty();
     metrics_tls.require_client_cert = false;
-    ASSIGN_OR_RETURN(auto served,
-                     metrics::MetricsServer::Start(options_.metrics_listen, metrics_registry_, metrics_tls));
+    ASSIGN_OR_RETURN(auto served, metrics::MetricsServer::Start(options_.metrics_listen,
+                                                                metrics_registry_, metrics_tls));
     metrics_server_ = std::move(served);
   }
   // A Start that fails later stops serving metrics too (a retry binds again).
@@ -261,8 +261,8 @@ absl::Status ExecutorImpl::Start() {
   // A new instance per Start: runs the scheduler sent an earlier process at
   // this address are not here (it must not ask this one about them).
   absl::BitGen bits;
-  reg.set_instance_id(absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(bits),
-                                      absl::Uniform<uint64_t>(bits)));
+  reg.set_instance_id(
+      absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(bits), absl::Uniform<uint64_t>(bits)));
   session_ = std::make_unique<internal::RegistrySession>(
       std::move(session_options), [this] { return manager_->BeatState(); }, &logger_);
   session_ptr_.store(session_.get());
@@ -277,7 +277,8 @@ void ExecutorImpl::Shutdown(absl::Duration grace) {
     absl::MutexLock lock(&mu_);
     if (state_ == State::kStopping || state_ == State::kStopped) {
       // Another thread drains: return when it is done, as documented.
-      auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return state_ == State::kStopped; };
+      auto stopped = [this]()
+                         ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return state_ == State::kStopped; };
       mu_.Await(absl::Condition(&stopped));
       return;
     }
@@ -362,8 +363,7 @@ absl::Status ExecutorImpl::Run(absl::Duration grace) {
 
 absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(ExecutorOptions options) {
   if (!ValidName(options.app_name, 64, /*app=*/true)) {
-    return absl::InvalidArgumentError(
-        "app name must be 1 to 64 letters, digits, '.', '_' or '-'");
+    return absl::InvalidArgumentError("app name must be 1 to 64 letters, digits, '.', '_' or '-'");
   }
   if (options.access_token.empty()) {
     return absl::InvalidArgumentError("an access token is required (the group's token)");
@@ -383,7 +383,8 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(ExecutorOptions optio
     return absl::InvalidArgumentError("max_concurrent_runs must not be negative (0 = default)");
   }
   if (options.max_queued_runs < 0 || options.max_queued_runs_per_job < 0) {
-    return absl::InvalidArgumentError("max_queued_runs and max_queued_runs_per_job must not be negative");
+    return absl::InvalidArgumentError(
+        "max_queued_runs and max_queued_runs_per_job must not be negative");
   }
   if (options.remembered_runs < 0) {
     return absl::InvalidArgumentError("remembered_runs must not be negative");
@@ -393,7 +394,8 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(ExecutorOptions optio
     options.max_concurrent_runs = std::clamp(8 * cpus, 16, 64);
   }
   if (options.log_flush_lines < 1) options.log_flush_lines = 1;
-  return std::unique_ptr<Executor>(new Executor(std::make_unique<ExecutorImpl>(std::move(options))));
+  return std::unique_ptr<Executor>(
+      new Executor(std::make_unique<ExecutorImpl>(std::move(options))));
 }
 
 Executor::Executor(std::unique_ptr<ExecutorImpl> impl) : impl_(std::move(impl)) {}

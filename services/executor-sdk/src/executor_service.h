@@ -26,7 +26,10 @@ class ExecutorService final : public v1::Executor::Service {
   // `metrics` may be null.
   ExecutorService(RunManager* manager, const RunLogFiles* log_files, std::string access_token,
                   ExecutorMetrics* metrics = nullptr)
-      : manager_(manager), log_files_(log_files), access_token_(std::move(access_token)), metrics_(metrics) {}
+      : manager_(manager),
+        log_files_(log_files),
+        access_token_(std::move(access_token)),
+        metrics_(metrics) {}
 
   grpc::Status Dispatch(
       grpc::ServerContext* context,

@@ -31,8 +31,6 @@ absl::Time JobContext::deadline() const {
   return state_->deadline;
 }
 void JobContext::Log(std::string_view text) { state_->Log(text); }
-void JobContext::SetResult(int code, std::string_view message) {
-  state_->SetResult(code, message);
-}
+void JobContext::SetResult(int code, std::string_view message) { state_->SetResult(code, message); }
 
 }  // namespace gnomon::executor

@@ -1,3 +1,5 @@
+#include "gnomon/executor/options.h"
+
 #include <cstdlib>
 #include <string>
 
@@ -5,7 +7,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "gnomon/executor/options.h"
 #include "services/common/status/status_macros.h"
 
 namespace gnomon::executor {
@@ -42,8 +43,7 @@ void ParseString(const char* name, std::string* out) {
 
 std::vector<std::string> SplitEndpoints(std::string_view list) {
   std::vector<std::string> out;
-  for (absl::string_view part :
-       absl::StrSplit(absl::string_view(list.data(), list.size()), ',')) {
+  for (absl::string_view part : absl::StrSplit(absl::string_view(list.data(), list.size()), ',')) {
     part = absl::StripAsciiWhitespace(part);
     if (!part.empty()) out.emplace_back(part);
   }

@@ -35,7 +35,8 @@ void ReconnectingStream::Loop() {
     absl::MutexLock lock(mu_);
     if (*stopping_) return;
     if (hooks_.ended) hooks_.ended(index, status, progressed, delay);
-    options_.clock->AwaitWithDeadline(mu_, absl::Condition(stopping_), options_.clock->Now() + delay);
+    options_.clock->AwaitWithDeadline(mu_, absl::Condition(stopping_),
+                                      options_.clock->Now() + delay);
     if (*stopping_) return;
   }
 }

@@ -13,8 +13,10 @@
 // open stream), then calls Join().
 //
 //   ReconnectingStream loop({.endpoints = 2, .backoff = {...}}, &mu_, &stopping_);
-//   loop.Start({.run_stream = [&](size_t i, bool* progressed) { return RunSession(i, progressed); },
-//               .ended = [&](size_t i, const grpc::Status& s, bool progressed, absl::Duration delay) {
+//   loop.Start({.run_stream = [&](size_t i, bool* progressed) { return RunSession(i, progressed);
+//   },
+//               .ended = [&](size_t i, const grpc::Status& s, bool progressed, absl::Duration
+//               delay) {
 //                 /* log why, with mu_ held */ }});
 //   ...
 //   { absl::MutexLock l(&mu_); stopping_ = true; }
@@ -57,7 +59,8 @@ struct ReconnectHooks {
   std::function<grpc::Status(size_t index, bool* progressed)> run_stream;
   // With the mutex held and not stopping: the stream to `index` ended with
   // `status`; the next attempt comes after `delay`.
-  std::function<void(size_t index, const grpc::Status& status, bool progressed, absl::Duration delay)>
+  std::function<void(size_t index, const grpc::Status& status, bool progressed,
+                     absl::Duration delay)>
       ended;
 };
 

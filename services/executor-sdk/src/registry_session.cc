@@ -38,11 +38,13 @@ void RegistrySession::Start() {
   absl::MutexLock lock(&mu_);
   if (started_ || stubs_.empty()) return;
   started_ = true;
-  reconnect_.Start({.run_stream = [this](size_t index, bool* registered) { return RunSession(index, registered); },
-                    .ended = [this](size_t index, const grpc::Status& status, bool was_registered,
-                                    absl::Duration delay) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-                      LogEnded(index, status, was_registered, delay);
-                    }});
+  reconnect_.Start(
+      {.run_stream = [this](size_t index,
+                            bool* registered) { return RunSession(index, registered); },
+       .ended = [this](size_t index, const grpc::Status& status, bool was_registered,
+                       absl::Duration delay)
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(
+                        mu_) { LogEnded(index, status, was_registered, delay); }});
 }
 
 void RegistrySession::NotifyBusyChanged() {
@@ -90,11 +92,12 @@ void RegistrySession::LogEnded(size_t index, const grpc::Status& status, bool wa
 }
 
 void RegistrySession::WarnTokenRotated(const google::protobuf::Timestamp& expires) const {
-  logger_->Warning(absl::StrCat(
-      "the access token of app \"", options_.registration.app_name(),
-      "\" was rotated: the one this executor presents is accepted only until ",
-      absl::FormatTime(absl::RFC3339_sec, absl::FromUnixSeconds(expires.seconds()), absl::UTCTimeZone()),
-      "; restart it with the new token (GNOMON_ACCESS_TOKEN) before then"));
+  logger_->Warning(
+      absl::StrCat("the access token of app \"", options_.registration.app_name(),
+                   "\" was rotated: the one this executor presents is accepted only until ",
+                   absl::FormatTime(absl::RFC3339_sec, absl::FromUnixSeconds(expires.seconds()),
+                                    absl::UTCTimeZone()),
+                   "; restart it with the new token (GNOMON_ACCESS_TOKEN) before then"));
 }
 
 grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
@@ -123,9 +126,9 @@ grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
   if (!response.has_registered()) {
     context.TryCancel();
     grpc::Status status = finish();
-    return grpc::Status(grpc::StatusCode::INTERNAL,
-                        "registry answered Register without Registered (" +
-                            StatusText(status) + ")");
+    return grpc::Status(
+        grpc::StatusCode::INTERNAL,
+        "registry answered Register without Registered (" + StatusText(status) + ")");
   }
   absl::Duration interval = FromProto(response.registered().beat_interval());
   if (interval <= absl::ZeroDuration()) interval = absl::Seconds(10);
@@ -139,7 +142,8 @@ grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
                                options_.registration.address(), " with registry ",
                                options_.connection.registry_endpoints[index], " (beat every ",
                                absl::FormatDuration(interval), ")"));
-    if (response.registered().has_token_expire_time()) WarnTokenRotated(response.registered().token_expire_time());
+    if (response.registered().has_token_expire_time())
+      WarnTokenRotated(response.registered().token_expire_time());
     // A session that registered while Stop() was waiting must deregister now.
   }
   std::thread reader([&] {
@@ -159,14 +163,12 @@ grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
   absl::Time next_beat = last_beat + interval;
   while (true) {
     mu_.Lock();
-    auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return stopping_ || broken_ || dirty_;
-    };
+    auto wake = [this]()
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || broken_ || dirty_; };
     mu_.AwaitWithDeadline(absl::Condition(&wake), next_beat);
     if (!stopping_ && !broken_ && dirty_) {
-      auto stop_or_broken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_ || broken_;
-      };
+      auto stop_or_broken = [this]()
+                                ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || broken_; };
       mu_.AwaitWithDeadline(absl::Condition(&stop_or_broken), last_beat + options_.min_beat_gap);
     }
     bool stopping = stopping_;

@@ -41,10 +41,11 @@ void ResultReporter::Start() {
   absl::MutexLock lock(&mu_);
   if (started_) return;
   started_ = true;
-  reconnect_.Start({.ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !spool_->empty(); },
-                    .run_stream = [this](size_t index, bool* acked_any) { return RunStream(index, acked_any); },
-                    .ended = [this](size_t index, const grpc::Status& status, bool, absl::Duration delay)
-                                 ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { LogEnded(index, status, delay); }});
+  reconnect_.Start(
+      {.ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !spool_->empty(); },
+       .run_stream = [this](size_t index, bool* acked_any) { return RunStream(index, acked_any); },
+       .ended = [this](size_t index, const grpc::Status& status, bool, absl::Duration delay)
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { LogEnded(index, status, delay); }});
   flusher_.Start(options_.reporting.log_flush_interval, [this] {
     absl::MutexLock lock(&mu_);
     FlushAllLinesLocked();
@@ -55,8 +56,8 @@ void ResultReporter::SpoolLocked(const v1::ReportItem& item) {
   absl::Status disk;
   spool_->Append(item, &disk);
   if (!disk.ok()) {
-    logger_->Error(absl::StrCat("result spool write failed (kept in memory only): ",
-                                disk.ToString()));
+    logger_->Error(
+        absl::StrCat("result spool write failed (kept in memory only): ", disk.ToString()));
   }
 }
 
@@ -95,7 +96,8 @@ void ResultReporter::AddLine(int64_t run_id, const v1::LogLine& line) {
   std::vector<v1::LogLine>& lines = pending_lines_[run_id];
   lines.push_back(line);
   ++pending_line_count_;
-  if (static_cast<int>(lines.size()) >= options_.reporting.log_flush_lines) FlushLinesLocked(run_id);
+  if (static_cast<int>(lines.size()) >= options_.reporting.log_flush_lines)
+    FlushLinesLocked(run_id);
 }
 
 void ResultReporter::AddResult(const v1::RunResult& result) {
@@ -139,8 +141,7 @@ uint64_t ResultReporter::acked() const {
 }
 
 void ResultReporter::LogEnded(size_t index, const grpc::Status& status, absl::Duration delay) {
-  std::string error = absl::StrCat("log service ", endpoints_[index], ": ",
-                                   StatusText(status));
+  std::string error = absl::StrCat("log service ", endpoints_[index], ": ", StatusText(status));
   if (IsRefusal(status)) {
     logger_->Error(absl::StrCat(error, " (check the app name and access token; retrying in ",
                                 absl::FormatDuration(delay), ")"));
@@ -231,7 +232,8 @@ grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
     // they leave, and no worker waits for a sync (a write survives the
     // process dying; the sync covers the machine).
     if (absl::Status s = spool_->SyncThrough(sync_through); !s.ok()) {
-      logger_->Error(absl::StrCat("result spool sync failed (kept in memory only): ", s.ToString()));
+      logger_->Error(
+          absl::StrCat("result spool sync failed (kept in memory only): ", s.ToString()));
     }
     if (!stream->Write(request)) break;  // the reader sees the end too
   }

@@ -22,7 +22,9 @@ using google::protobuf::util::TimeUtil;
 
 RunLogFiles::RunLogFiles(std::string dir, int64_t max_bytes, int retention_days,
                          const Logger* logger)
-    : dir_(std::move(dir)), max_bytes_(max_bytes), retention_days_(retention_days),
+    : dir_(std::move(dir)),
+      max_bytes_(max_bytes),
+      retention_days_(retention_days),
       logger_(logger) {}
 
 RunLogFiles::~RunLogFiles() {
@@ -77,18 +79,17 @@ void RunLogFiles::Append(int64_t run_id, const v1::LogLine& line) {
   if (f.file == nullptr) {
     f.file = std::fopen(PathOf(run_id).c_str(), "we");
     if (f.file == nullptr) {
-      logger_->Warning(absl::StrCat("cannot create run log ", PathOf(run_id), ": ",
-                                    std::strerror(errno)));
+      logger_->Warning(
+          absl::StrCat("cannot create run log ", PathOf(run_id), ": ", std::strerror(errno)));
       f.truncated = true;  // No further attempts for this run.
       return;
     }
   }
-  std::string record = absl::StrCat(line.line_number(), "\t",
-                                    TimeUtil::TimestampToMilliseconds(line.time()), "\t",
-                                    line.text(), "\n");
+  std::string record =
+      absl::StrCat(line.line_number(), "\t", TimeUtil::TimestampToMilliseconds(line.time()), "\t",
+                   line.text(), "\n");
   if (f.bytes + static_cast<int64_t>(record.size()) > max_bytes_) {
-    record = absl::StrCat(line.line_number(), "\t",
-                          TimeUtil::TimestampToMilliseconds(line.time()),
+    record = absl::StrCat(line.line_number(), "\t", TimeUtil::TimestampToMilliseconds(line.time()),
                           "\t[local run log truncated at ", max_bytes_,
                           " bytes; the log service keeps the rest]\n");
     f.truncated = true;
@@ -113,8 +114,8 @@ absl::Status RunLogFiles::Read(int64_t run_id, int64_t from_line,
   }
   std::FILE* f = std::fopen(PathOf(run_id).c_str(), "re");
   if (f == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat("no local log for run ", run_id, " (it logged nothing here, or it was pruned)"));
+    return absl::NotFoundError(absl::StrCat("no local log for run ", run_id,
+                                            " (it logged nothing here, or it was pruned)"));
   }
   char* buf = nullptr;
   size_t cap = 0;

@@ -25,8 +25,8 @@ DispatchOutcome Reject(v1::RejectKind kind, std::string reason) {
 
 // One pool thread. Fields are guarded by Core::mu.
 struct WorkerThread {
-  absl::CondVar wake;    // signalled when `woken` is set
-  bool woken = false;    // handed work (or told to stop) while parked
+  absl::CondVar wake;      // signalled when `woken` is set
+  bool woken = false;      // handed work (or told to stop) while parked
   bool abandoned = false;  // stuck in a handler past its grace; replaced
 };
 
@@ -46,9 +46,7 @@ struct JobQueue {
   absl::flat_hash_set<std::string> inited;  // handlers whose init ran for this job
   std::vector<std::function<void()>> destroys;
   bool busy() const { return current != nullptr || !waiting.empty(); }
-  JobLoad load() const {
-    return {current ? 1u : 0u, static_cast<uint32_t>(waiting.size())};
-  }
+  JobLoad load() const { return {current ? 1u : 0u, static_cast<uint32_t>(waiting.size())}; }
 };
 
 // Work for a pool thread: a job with a run ready to start, or destroy hooks.
@@ -89,10 +87,10 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
   RecentRunIds recent ABSL_GUARDED_BY(mu);  // accepted runs, also once ended
   std::deque<Task> ready ABSL_GUARDED_BY(mu);
   std::vector<WorkerThread*> parked ABSL_GUARDED_BY(mu);  // idle threads, most recent last
-  int queued ABSL_GUARDED_BY(mu) = 0;    // runs waiting in job queues
-  int running ABSL_GUARDED_BY(mu) = 0;   // runs taken by a thread
-  int live_threads ABSL_GUARDED_BY(mu) = 0;       // pool threads (not abandoned)
-  int abandoned_threads ABSL_GUARDED_BY(mu) = 0;  // still inside a handler
+  int queued ABSL_GUARDED_BY(mu) = 0;                     // runs waiting in job queues
+  int running ABSL_GUARDED_BY(mu) = 0;                    // runs taken by a thread
+  int live_threads ABSL_GUARDED_BY(mu) = 0;               // pool threads (not abandoned)
+  int abandoned_threads ABSL_GUARDED_BY(mu) = 0;          // still inside a handler
   bool accepting ABSL_GUARDED_BY(mu) = true;
   bool stopping ABSL_GUARDED_BY(mu) = false;
   bool watchdog_stop ABSL_GUARDED_BY(mu) = false;
@@ -154,8 +152,7 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
       w->wake.Signal();
     } else if (live_threads < options.run.max_concurrent_runs) {
       ++live_threads;
-      std::thread(&Core::WorkerLoop, shared_from_this(), std::make_shared<WorkerThread>())
-          .detach();
+      std::thread(&Core::WorkerLoop, shared_from_this(), std::make_shared<WorkerThread>()).detach();
     }
   }
 
@@ -196,8 +193,8 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
     --queued;
   }
 
-  void TerminateCurrent(const std::shared_ptr<JobQueue>& job, Termination kind,
-                        std::string message, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+  void TerminateCurrent(const std::shared_ptr<JobQueue>& job, Termination kind, std::string message,
+                        absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (job->current && job->current->Terminate(kind, std::move(message))) {
       job->grace_deadline = now + GraceFor(*job->current);
       Rewatch(job);
@@ -428,8 +425,8 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
     auto found = c.jobs.find(request.job_id());
     const JobLoad load = found == c.jobs.end() ? JobLoad{} : found->second->load();
     const absl::Time now = c.clock().Now();
-    Admission admission = BlockStrategyFor(request.block_strategy())
-                              .Admit(request.job_id(), request.run_id(), load);
+    Admission admission =
+        BlockStrategyFor(request.block_strategy()).Admit(request.job_id(), request.run_id(), load);
     if (admission.verdict == Admission::kReject) {
       return Reject(v1::REJECT_KIND_BLOCK_STRATEGY, std::move(admission.reason));
     }
@@ -446,10 +443,10 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
                                  " runs queued on this executor (its queue is full)"));
     }
     if (c.queued >= opt.max_queued_runs) {
-      return Reject(v1::REJECT_KIND_QUEUE_FULL,
-                    absl::StrCat("executor is at capacity: ", c.queued,
-                                 " runs are waiting for its ", opt.max_concurrent_runs,
-                                 " workers (its queue is full)"));
+      return Reject(
+          v1::REJECT_KIND_QUEUE_FULL,
+          absl::StrCat("executor is at capacity: ", c.queued, " runs are waiting for its ",
+                       opt.max_concurrent_runs, " workers (its queue is full)"));
     }
     std::shared_ptr<JobQueue>& job = c.jobs[request.job_id()];
     if (!job) job = std::make_shared<JobQueue>(request.job_id());
@@ -562,8 +559,7 @@ void RunManager::Shutdown(absl::Time deadline) {
     if (!c.clock().AwaitWithDeadline(&c.mu, absl::Condition(&no_runs), deadline)) {
       const absl::Time now = c.clock().Now();
       for (auto& [job_id, job] : c.jobs) {
-        c.TerminateCurrent(job, Termination::kKilled, "killed: the executor is shutting down",
-                           now);
+        c.TerminateCurrent(job, Termination::kKilled, "killed: the executor is shutting down", now);
         for (auto& queued : job->waiting) {
           c.Drop(queued, "killed: the executor shut down before the run started", now);
         }

@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -23,9 +23,8 @@ namespace gnomon::executor::internal {
 namespace {
 
 absl::Status Errno(std::string_view what, const std::string& path) {
-  return absl::InternalError(
-      absl::StrCat(absl::string_view(what.data(), what.size()), " ", path, ": ",
-                   std::strerror(errno)));
+  return absl::InternalError(absl::StrCat(absl::string_view(what.data(), what.size()), " ", path,
+                                          ": ", std::strerror(errno)));
 }
 
 absl::Status MakeDirs(const std::string& dir) {
@@ -155,9 +154,7 @@ RunSpool::~RunSpool() {
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
 
-std::string RunSpool::PathOf(uint64_t first_id) const {
-  return SegmentPath(dir_, first_id);
-}
+std::string RunSpool::PathOf(uint64_t first_id) const { return SegmentPath(dir_, first_id); }
 
 absl::Status RunSpool::Load() {
   ASSIGN_OR_RETURN(std::vector<uint64_t> firsts, ListSegments(dir_));
@@ -270,7 +267,8 @@ absl::Status RunSpool::SyncThrough(uint64_t id) {
       mu_.Await(absl::Condition(&done));
       continue;
     }
-    if (fd_ < 0 || written_id_ < id) return absl::DataLossError("item was not written to the spool");
+    if (fd_ < 0 || written_id_ < id)
+      return absl::DataLossError("item was not written to the spool");
     syncing_ = true;
     const uint64_t target = written_id_;
     const int fd = fd_;

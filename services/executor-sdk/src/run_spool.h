@@ -48,8 +48,7 @@ class RunSpool {
   // Adds an item (its sequence is ignored) and returns its id. The item is
   // written to the journal but not synced; it is kept in memory even if
   // writing fails (`disk_status` says so).
-  uint64_t Append(const v1::ReportItem& item, absl::Status* disk_status)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  uint64_t Append(const v1::ReportItem& item, absl::Status* disk_status) ABSL_LOCKS_EXCLUDED(mu_);
   // Returns once every item up to `id` is on stable storage (or the sync
   // failed). One caller syncs for all who wait meanwhile.
   absl::Status SyncThrough(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
@@ -93,8 +92,8 @@ class RunSpool {
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::map<uint64_t, v1::ReportItem> items_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, size_t> segments_ ABSL_GUARDED_BY(mu_);  // first id -> items not yet removed
-  int fd_ ABSL_GUARDED_BY(mu_) = -1;                           // current segment
-  uint64_t current_ ABSL_GUARDED_BY(mu_) = 0;                  // its first id
+  int fd_ ABSL_GUARDED_BY(mu_) = -1;                          // current segment
+  uint64_t current_ ABSL_GUARDED_BY(mu_) = 0;                 // its first id
   size_t current_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t written_id_ ABSL_GUARDED_BY(mu_) = 0;  // Highest id written to the journal.
   uint64_t synced_id_ ABSL_GUARDED_BY(mu_) = 0;   // Highest id known durable.

@@ -56,8 +56,8 @@ absl::Time RunState::MarkStarted(absl::Time now) {
   is_started = true;
   start_time = now;
   if (request.has_timeout()) {
-    absl::Duration timeout = absl::Seconds(request.timeout().seconds()) +
-                             absl::Nanoseconds(request.timeout().nanos());
+    absl::Duration timeout =
+        absl::Seconds(request.timeout().seconds()) + absl::Nanoseconds(request.timeout().nanos());
     if (timeout > absl::ZeroDuration()) deadline = now + timeout;
   }
   sink->Started(request, now);

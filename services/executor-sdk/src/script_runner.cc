@@ -1,8 +1,8 @@
 #include "services/executor-sdk/src/script_runner.h"
 
 #include <ftw.h>
-#include <sys/stat.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -43,8 +43,11 @@ const std::vector<Interpreter>& Interpreters() {
       {v1::SCRIPT_LANGUAGE_SHELL, "/bin/sh", "a POSIX shell", {}, "script.sh"},
       {v1::SCRIPT_LANGUAGE_PYTHON, "python3", "Python 3", {}, "script.py"},
       {v1::SCRIPT_LANGUAGE_NODEJS, "node", "Node.js", {}, "script.js"},
-      {v1::SCRIPT_LANGUAGE_POWERSHELL, "pwsh", "PowerShell 7",
-       {"-NoLogo", "-NoProfile", "-NonInteractive", "-File"}, "script.ps1"},
+      {v1::SCRIPT_LANGUAGE_POWERSHELL,
+       "pwsh",
+       "PowerShell 7",
+       {"-NoLogo", "-NoProfile", "-NonInteractive", "-File"},
+       "script.ps1"},
   };
   return *all;
 }
@@ -76,7 +79,8 @@ std::string FindOnPath(const std::string& name) {
     if (dir.empty()) dir = ".";
     const std::string candidate = absl::StrCat(dir, "/", name);
     struct stat st;
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
       return candidate;
     }
     if (colon == std::string_view::npos) return "";
@@ -87,34 +91,35 @@ std::string FindOnPath(const std::string& name) {
 void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOptions& options) {
   const Interpreter* interpreter = InterpreterOf(script.language());
   if (interpreter == nullptr) {
-    ctx.SetResult(kHandleFailure, absl::StrCat("unknown script language ", static_cast<int>(script.language())));
+    ctx.SetResult(kHandleFailure,
+                  absl::StrCat("unknown script language ", static_cast<int>(script.language())));
     return;
   }
   // Looked up first, so a missing one is told as such (not as a failed exec).
   const std::string program = FindOnPath(interpreter->program);
   if (program.empty()) {
-    ctx.SetResult(kHandleFailure, absl::StrCat(interpreter->program, " (", interpreter->what,
-                                    ") is not installed on the executor on host ", HostName(),
-                                    " (not found on its PATH): install it there, or run this job "
-                                    "in a group whose executors have it"));
+    ctx.SetResult(kHandleFailure,
+                  absl::StrCat(interpreter->program, " (", interpreter->what,
+                               ") is not installed on the executor on host ", HostName(),
+                               " (not found on its PATH): install it there, or run this job "
+                               "in a group whose executors have it"));
     return;
   }
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      absl::StrCat((tmp != nullptr && *tmp != '\0') ? tmp : "/tmp", "/gnomon-run-", ctx.run_id(),
-                   "-XXXXXX");
+  std::string pattern = absl::StrCat((tmp != nullptr && *tmp != '\0') ? tmp : "/tmp",
+                                     "/gnomon-run-", ctx.run_id(), "-XXXXXX");
   std::vector<char> dir_buf(pattern.begin(), pattern.end());
   dir_buf.push_back('\0');
   if (::mkdtemp(dir_buf.data()) == nullptr) {  // mode 0700: private to this user
-    ctx.SetResult(kHandleFailure, absl::StrCat("cannot create a temporary directory: ", std::strerror(errno)));
+    ctx.SetResult(kHandleFailure,
+                  absl::StrCat("cannot create a temporary directory: ", std::strerror(errno)));
     return;
   }
   std::string dir(dir_buf.data());
   std::string path = absl::StrCat(dir, "/", interpreter->file);
   std::FILE* f = std::fopen(path.c_str(), "we");
-  bool written = f != nullptr &&
-                 std::fwrite(script.source().data(), 1, script.source().size(), f) ==
-                     script.source().size();
+  bool written = f != nullptr && std::fwrite(script.source().data(), 1, script.source().size(),
+                                             f) == script.source().size();
   if (f != nullptr) written = (std::fclose(f) == 0) && written;
   if (!written) {
     ctx.SetResult(kHandleFailure, absl::StrCat("cannot write the script to ", path));

@@ -94,7 +94,8 @@ absl::StatusOr<std::unique_ptr<TerminationSignals>> TerminationSignals::Install(
   }
   if (PipeReadFd() < 0) {
     g_owned.store(false);
-    return absl::InternalError(absl::StrCat("cannot create the signal pipe: ", std::strerror(errno)));
+    return absl::InternalError(
+        absl::StrCat("cannot create the signal pipe: ", std::strerror(errno)));
   }
   DiscardPending();
   std::unique_ptr<TerminationSignals> signals(new TerminationSignals(logger));

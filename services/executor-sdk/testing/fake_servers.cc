@@ -219,8 +219,8 @@ void TestServer::Stop() {
 }
 
 DispatchClient::DispatchClient(const std::string& address, const std::string& token)
-    : stub_(v1::Executor::NewStub(
-          grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))) {
+    : stub_(
+          v1::Executor::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))) {
   context_.AddMetadata(std::string(kAccessTokenKey), token);
   stream_ = stub_->Dispatch(&context_);
 }

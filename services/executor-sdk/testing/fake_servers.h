@@ -63,12 +63,12 @@ class FakeRegistry final : public v1::Registry::Service {
 
 class FakeLogService final : public v1::LogService::Service {
  public:
-  FakeLogService(std::string token, std::string app) : token_(std::move(token)), app_(std::move(app)) {}
+  FakeLogService(std::string token, std::string app)
+      : token_(std::move(token)), app_(std::move(app)) {}
 
-  grpc::Status ReportResults(
-      grpc::ServerContext* context,
-      grpc::ServerReaderWriter<v1::ReportResultsResponse, v1::ReportResultsRequest>* stream)
-      override;
+  grpc::Status ReportResults(grpc::ServerContext* context,
+                             grpc::ServerReaderWriter<v1::ReportResultsResponse,
+                                                      v1::ReportResultsRequest>* stream) override;
 
   std::optional<v1::RunResult> WaitForResult(int64_t run_id, absl::Duration timeout) const;
   bool WaitForStarted(int64_t run_id, absl::Duration timeout) const;

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 #include <string>
+#include <thread>
 
 #include "services/common/client/report_limits.h"
 #include "services/common/status/status_matchers.h"
@@ -99,7 +99,8 @@ TEST(RunSpoolTest, FullyAcknowledgedSegmentsAreDeleted) {
   }
   auto segments = [&] {
     int n = 0;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) n += e.path().extension() == ".seg";
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      n += e.path().extension() == ".seg";
     return n;
   };
   EXPECT_GE(segments(), 3);

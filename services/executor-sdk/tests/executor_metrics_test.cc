@@ -43,8 +43,12 @@ TEST_F(ExecutorMetricsTest, StartLatenessLeavesOutRunsWhoseDueInstantIsNotSent) 
   request.set_trigger_type(v1::TRIGGER_TYPE_RETRY);  // Its slot is the first attempt's.
   metrics_.Started(request, absl::FromUnixSeconds(900));
   EXPECT_EQ(Sample("gnomon_executor_start_lateness_seconds_count{trigger_type=\"cron\"}"), 1);
-  EXPECT_EQ(Sample("gnomon_executor_start_lateness_seconds_bucket{trigger_type=\"cron\",le=\"0.025\"}"), 0);
-  EXPECT_EQ(Sample("gnomon_executor_start_lateness_seconds_bucket{trigger_type=\"cron\",le=\"0.05\"}"), 1);
+  EXPECT_EQ(
+      Sample("gnomon_executor_start_lateness_seconds_bucket{trigger_type=\"cron\",le=\"0.025\"}"),
+      0);
+  EXPECT_EQ(
+      Sample("gnomon_executor_start_lateness_seconds_bucket{trigger_type=\"cron\",le=\"0.05\"}"),
+      1);
   EXPECT_EQ(Sample("gnomon_executor_start_lateness_seconds_count{trigger_type=\"retry\"}"), 0);
 }
 

@@ -1,10 +1,11 @@
 // End-to-end tests of the executor SDK against in-process fake registry and
 // log service: registration, dispatch, results and logs, auth, shutdown.
+#include "gnomon/executor/executor.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <thread>
 
-#include "gnomon/executor/executor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/client/auth_metadata.h"
@@ -24,8 +25,8 @@ using testing::BeanRun;
 using testing::DispatchClient;
 using testing::FakeLogService;
 using testing::FakeRegistry;
-using testing::TestServer;
 using ::testing::HasSubstr;
+using testing::TestServer;
 
 constexpr char kToken[] = "test-token-123";
 constexpr char kApp[] = "sdk-test";
@@ -47,9 +48,8 @@ class ExecutorTest : public ::testing::Test {
     return options;
   }
 
-  std::unique_ptr<Executor> StartExecutor(
-      ExecutorOptions options,
-      const std::function<void(Executor&)>& register_handlers) {
+  std::unique_ptr<Executor> StartExecutor(ExecutorOptions options,
+                                          const std::function<void(Executor&)>& register_handlers) {
     auto executor = Executor::Create(std::move(options));
     EXPECT_TRUE(executor.ok()) << executor.status();
     register_handlers(**executor);
@@ -84,10 +84,13 @@ TEST_F(ExecutorTest, RegisterHandlerRejectsDuplicatesAndLateRegistration) {
   auto executor = Executor::Create(Options());
   ASSERT_TRUE(executor.ok());
   ASSERT_TRUE((*executor)->RegisterHandler("a", [](JobContext&) {}).ok());
-  EXPECT_THAT((*executor)->RegisterHandler("a", [](JobContext&) {}), StatusIs(absl::StatusCode::kAlreadyExists));
-  EXPECT_THAT((*executor)->RegisterHandler("", [](JobContext&) {}), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT((*executor)->RegisterHandler("a", [](JobContext&) {}),
+              StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT((*executor)->RegisterHandler("", [](JobContext&) {}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   ASSERT_TRUE((*executor)->Start().ok());
-  EXPECT_THAT((*executor)->RegisterHandler("b", [](JobContext&) {}), StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT((*executor)->RegisterHandler("b", [](JobContext&) {}),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 TEST_F(ExecutorTest, RegistersWithHandlersAndBeats) {
@@ -139,11 +142,12 @@ TEST_F(ExecutorTest, RunsHandlerAndReportsLinesAndResult) {
 
 TEST_F(ExecutorTest, RunsOfOneDispatchMessageAreAnsweredTogetherInOrder) {
   auto executor = StartExecutor(Options(), [](Executor& e) {
-    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext& ctx) { ctx.SetResult(200, ctx.params()); }).ok());
+    ASSERT_TRUE(
+        e.RegisterHandler("demo", [](JobContext& ctx) { ctx.SetResult(200, ctx.params()); }).ok());
   });
   DispatchClient dispatch(executor->address(), kToken);
-  auto response = dispatch.SendBatch({BeanRun(2001, 7, "demo", "a"), BeanRun(2002, 8, "nope"),
-                                      BeanRun(2003, 9, "demo", "c")});
+  auto response = dispatch.SendBatch(
+      {BeanRun(2001, 7, "demo", "a"), BeanRun(2002, 8, "nope"), BeanRun(2003, 9, "demo", "c")});
   ASSERT_TRUE(response.has_value());
   ASSERT_EQ(response->answers_size(), 3);
   EXPECT_EQ(response->answers(0).run_id(), 2001);

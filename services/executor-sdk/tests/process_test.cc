@@ -87,7 +87,9 @@ class SampleExecutor {
   int out_ = -1;
 };
 
-int CountItems(const std::string& dir) { return static_cast<int>(internal::RunSpool::CountRecords(dir)); }
+int CountItems(const std::string& dir) {
+  return static_cast<int>(internal::RunSpool::CountRecords(dir));
+}
 
 class ProcessTest : public SdkTest {
  protected:
@@ -101,8 +103,8 @@ TEST_F(ProcessTest, ResultsSurviveAnExecutorCrashAndReachTheLogServiceAfterResta
   int log_port = placeholder->port();
   std::string log_address = placeholder->address();
   placeholder->Stop();  // the log service is down
-  std::vector<std::string> flags = {"--registry", server_.address(), "--log-service", log_address,
-                                    "--spool-dir", spool};
+  std::vector<std::string> flags = {"--registry", server_.address(), "--log-service",
+                                    log_address,  "--spool-dir",     spool};
   {
     SampleExecutor first(flags);
     std::string address = first.WaitListening(kTestWait);
@@ -133,8 +135,8 @@ TEST_F(ProcessTest, ResultsSurviveAnExecutorCrashAndReachTheLogServiceAfterResta
 TEST_F(ProcessTest, ResultsSurviveALogServiceOutage) {
   auto log_server = std::make_unique<TestServer>(std::vector<grpc::Service*>{&log_only_});
   int log_port = log_server->port();
-  SampleExecutor executor({"--registry", server_.address(), "--log-service",
-                           log_server->address(), "--spool-dir", TempDir("outage-spool")});
+  SampleExecutor executor({"--registry", server_.address(), "--log-service", log_server->address(),
+                           "--spool-dir", TempDir("outage-spool")});
   std::string address = executor.WaitListening(kTestWait);
   ASSERT_FALSE(address.empty());
   DispatchClient dispatch(address, kTestToken);

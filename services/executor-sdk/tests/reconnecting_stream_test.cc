@@ -20,7 +20,10 @@ using ::testing::IsEmpty;
 class Owner {
  public:
   ReconnectOptions Options(size_t endpoints, absl::Duration initial, absl::Duration max) {
-    return {.endpoints = endpoints, .backoff = {.initial = initial, .max = max}, .clock = &clock, .seed = 7};
+    return {.endpoints = endpoints,
+            .backoff = {.initial = initial, .max = max},
+            .clock = &clock,
+            .seed = 7};
   }
 
   // Hooks whose streams fail at once, except those listed in `progress` (by
@@ -33,11 +36,12 @@ class Owner {
                   attempts.push_back(index);
                   return grpc::Status(grpc::StatusCode::UNAVAILABLE, "down");
                 },
-            .ended = [this](size_t, const grpc::Status& status, bool,
-                            absl::Duration delay) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-              EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
-              delays.push_back(delay);
-            }};
+            .ended =
+                [this](size_t, const grpc::Status& status, bool, absl::Duration delay)
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+                      EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+                      delays.push_back(delay);
+                    }};
   }
 
   // Lets a loop that has not waited yet make `n` attempts: each time it
@@ -47,7 +51,8 @@ class Owner {
       absl::Duration delay;
       {
         absl::MutexLock l(&mu);
-        auto ended = [this, done]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return delays.size() > done; };
+        auto ended = [this, done]()
+                         ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return delays.size() > done; };
         mu.Await(absl::Condition(&ended));
         delay = delays[done];
       }

@@ -48,10 +48,12 @@ TEST(RunManagerTest, ThousandsOfDistinctJobsRunOnABoundedPool) {
   Concurrency seen;
   RunManagerOptions options;
   options.run.max_concurrent_runs = 4;
-  RunManager manager(options, Handlers({{"noop", [&](JobContext& ctx) {
-                                           seen.Enter(ctx);
-                                           seen.Leave(ctx);
-                                         }}}),
+  RunManager manager(options,
+                     Handlers({{"noop",
+                                [&](JobContext& ctx) {
+                                  seen.Enter(ctx);
+                                  seen.Leave(ctx);
+                                }}}),
                      &sink, nullptr);
   constexpr int kJobs = 5000;
   for (int i = 1; i <= kJobs; ++i) {
@@ -72,11 +74,13 @@ TEST(RunManagerTest, RunsOfOneJobRunOneAtATimeInArrivalOrder) {
   Concurrency seen;
   RunManagerOptions options;
   options.run.max_concurrent_runs = 8;
-  RunManager manager(options, Handlers({{"work", [&](JobContext& ctx) {
-                                           seen.Enter(ctx);
-                                           std::this_thread::yield();
-                                           seen.Leave(ctx);
-                                         }}}),
+  RunManager manager(options,
+                     Handlers({{"work",
+                                [&](JobContext& ctx) {
+                                  seen.Enter(ctx);
+                                  std::this_thread::yield();
+                                  seen.Leave(ctx);
+                                }}}),
                      &sink, nullptr);
   // Three jobs interleaved, 60 runs each, all submitted before any can finish.
   std::map<int64_t, std::vector<int64_t>> submitted;
@@ -195,16 +199,16 @@ TEST(RunManagerTest, TimeoutsFollowTheInjectedClock) {
   absl::Notification entered;
   RunManagerOptions options;
   options.clock = &clock;
-  RunManager manager(options, Handlers({{"wait", [&](JobContext& ctx) {
-                                           EXPECT_EQ(ctx.deadline(),
-                                                     absl::FromUnixSeconds(1'000'000 + 3600));
-                                           entered.Notify();
-                                           ctx.cancellation().WaitForCancellation(
-                                               absl::InfiniteDuration());
-                                         }}}),
+  RunManager manager(options,
+                     Handlers({{"wait",
+                                [&](JobContext& ctx) {
+                                  EXPECT_EQ(ctx.deadline(),
+                                            absl::FromUnixSeconds(1'000'000 + 3600));
+                                  entered.Notify();
+                                  ctx.cancellation().WaitForCancellation(absl::InfiniteDuration());
+                                }}}),
                      &sink, nullptr);
-  ASSERT_TRUE(manager.Submit(Req(1, 1, "wait", v1::BLOCK_STRATEGY_SERIAL_EXECUTION,
-                                 absl::Hours(1)))
+  ASSERT_TRUE(manager.Submit(Req(1, 1, "wait", v1::BLOCK_STRATEGY_SERIAL_EXECUTION, absl::Hours(1)))
                   .accepted);
   entered.WaitForNotification();
   clock.Advance(absl::Minutes(59));
@@ -215,8 +219,7 @@ TEST(RunManagerTest, TimeoutsFollowTheInjectedClock) {
   EXPECT_NE(result->handle_message().find("timed out after 1h"), std::string::npos);
   // Ended by the watchdog, it is still known: a resent dispatch does not run
   // it again (run_once_test.cc).
-  EXPECT_TRUE(manager.Submit(Req(1, 1, "wait", v1::BLOCK_STRATEGY_SERIAL_EXECUTION,
-                                 absl::Hours(1)))
+  EXPECT_TRUE(manager.Submit(Req(1, 1, "wait", v1::BLOCK_STRATEGY_SERIAL_EXECUTION, absl::Hours(1)))
                   .already_accepted);
   manager.Shutdown(clock.Now());
   EXPECT_EQ(sink.started(), 1u);
@@ -242,9 +245,9 @@ TEST(RunManagerTest, AHandlerIgnoringCancellationIsAbandonedAndThePoolRefilled) 
                                 }},
                                {"noop", [](JobContext&) {}}}),
                      &sink, nullptr);
-  ASSERT_TRUE(manager.Submit(Req(1, 1, "stuck", v1::BLOCK_STRATEGY_SERIAL_EXECUTION,
-                                 absl::Seconds(5)))
-                  .accepted);
+  ASSERT_TRUE(
+      manager.Submit(Req(1, 1, "stuck", v1::BLOCK_STRATEGY_SERIAL_EXECUTION, absl::Seconds(5)))
+          .accepted);
   ASSERT_TRUE(sink.WaitForStarted(1));
   ASSERT_TRUE(manager.Submit(Req(2, 2, "noop")).accepted);  // waits: the one worker is stuck
   clock.Advance(absl::Seconds(5));
@@ -258,7 +261,7 @@ TEST(RunManagerTest, AHandlerIgnoringCancellationIsAbandonedAndThePoolRefilled) 
   ASSERT_TRUE(next);
   EXPECT_EQ(next->handle_code(), 200);
   EXPECT_EQ(manager.threads(), 2);  // the replacement and the abandoned one
-  unblock->Notify();  // the abandoned thread returns; its late result is dropped
+  unblock->Notify();                // the abandoned thread returns; its late result is dropped
   manager.Shutdown(clock.Now());
   EXPECT_EQ(sink.finishes(1), 1);
 }

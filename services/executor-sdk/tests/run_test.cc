@@ -58,9 +58,11 @@ class RunTest : public SdkTest {
                                       [this](JobContext& ctx) {
                                         started_.Notify();
                                         while (!release_.HasBeenNotified() && !ctx.cancelled()) {
-                                          ctx.cancellation().WaitForCancellation(absl::Milliseconds(5));
+                                          ctx.cancellation().WaitForCancellation(
+                                              absl::Milliseconds(5));
                                         }
-                                        if (ctx.cancelled()) ctx.SetResult(kHandleFailure, "cancelled");
+                                        if (ctx.cancelled())
+                                          ctx.SetResult(kHandleFailure, "cancelled");
                                       })
                     .ok());
     EXPECT_TRUE((*executor)->RegisterHandler("probe", [](JobContext&) {}).ok());

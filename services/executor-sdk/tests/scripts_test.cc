@@ -50,7 +50,8 @@ int ReadPid(const std::string& path, absl::Duration timeout) {
   int pid = 0;
   while (absl::Now() < deadline) {
     std::string text = ReadFile(path);
-    if (!text.empty() && text.back() == '\n' && absl::SimpleAtoi(text.substr(0, text.size() - 1), &pid)) {
+    if (!text.empty() && text.back() == '\n' &&
+        absl::SimpleAtoi(text.substr(0, text.size() - 1), &pid)) {
       return pid;
     }
     absl::SleepFor(absl::Milliseconds(10));
@@ -59,10 +60,9 @@ int ReadPid(const std::string& path, absl::Duration timeout) {
 }
 
 v1::RunRequest ScriptRun(int64_t run_id, v1::ScriptLanguage language, const std::string& source,
-                         const std::string& params,
-                         absl::Duration timeout = absl::ZeroDuration()) {
-  v1::RunRequest run = BeanRun(run_id, run_id, "", params, v1::BLOCK_STRATEGY_SERIAL_EXECUTION,
-                               timeout);
+                         const std::string& params, absl::Duration timeout = absl::ZeroDuration()) {
+  v1::RunRequest run =
+      BeanRun(run_id, run_id, "", params, v1::BLOCK_STRATEGY_SERIAL_EXECUTION, timeout);
   run.mutable_script()->set_language(language);
   run.mutable_script()->set_source(source);
   run.set_shard_index(2);
@@ -115,14 +115,16 @@ TEST_F(ScriptsTest, PythonScriptExitCodeDecides) {
 }
 
 TEST_F(ScriptsTest, NodeScriptRunsWithNode) {
-  ASSERT_NE(internal::FindOnPath("node"), "") << "node is not on PATH (scripts/test's machines have it)";
+  ASSERT_NE(internal::FindOnPath("node"), "")
+      << "node is not on PATH (scripts/test's machines have it)";
   auto executor = StartScripting();
   DispatchClient dispatch(executor->address(), kTestToken);
-  ASSERT_TRUE(dispatch
-                  .Send(ScriptRun(5, v1::SCRIPT_LANGUAGE_NODEJS,
-                                  "console.log('node', process.argv.slice(2).join(' '));\nprocess.exit(4);\n",
-                                  "p"))
-                  ->has_accepted());
+  ASSERT_TRUE(
+      dispatch
+          .Send(ScriptRun(
+              5, v1::SCRIPT_LANGUAGE_NODEJS,
+              "console.log('node', process.argv.slice(2).join(' '));\nprocess.exit(4);\n", "p"))
+          ->has_accepted());
   auto result = logs_.WaitForResult(5, kTestWait);
   ASSERT_TRUE(result);
   EXPECT_EQ(result->handle_code(), 500);
@@ -132,20 +134,23 @@ TEST_F(ScriptsTest, NodeScriptRunsWithNode) {
 }
 
 TEST_F(ScriptsTest, AMissingInterpreterFailsTheRunNamingItAndTheExecutor) {
-  if (!internal::FindOnPath("pwsh").empty()) GTEST_SKIP() << "pwsh is installed here: nothing is missing";
+  if (!internal::FindOnPath("pwsh").empty())
+    GTEST_SKIP() << "pwsh is installed here: nothing is missing";
   auto executor = StartScripting();
   DispatchClient dispatch(executor->address(), kTestToken);
-  ASSERT_TRUE(dispatch.Send(ScriptRun(6, v1::SCRIPT_LANGUAGE_POWERSHELL, "Write-Output 'hi'\n", ""))
-                  ->has_accepted());
+  ASSERT_TRUE(
+      dispatch.Send(ScriptRun(6, v1::SCRIPT_LANGUAGE_POWERSHELL, "Write-Output 'hi'\n", ""))
+          ->has_accepted());
   auto result = logs_.WaitForResult(6, kTestWait);
   ASSERT_TRUE(result);
   EXPECT_EQ(result->handle_code(), 500);
   char host[256] = {};
   ASSERT_EQ(::gethostname(host, sizeof(host) - 1), 0);
-  EXPECT_EQ(result->handle_message(),
-            absl::StrCat("pwsh (PowerShell 7) is not installed on the executor on host ", host,
-                         " (not found on its PATH): install it there, or run this job in a group whose "
-                         "executors have it"));
+  EXPECT_EQ(
+      result->handle_message(),
+      absl::StrCat("pwsh (PowerShell 7) is not installed on the executor on host ", host,
+                   " (not found on its PATH): install it there, or run this job in a group whose "
+                   "executors have it"));
   EXPECT_TRUE(logs_.lines(6).empty());  // Nothing ran.
 }
 
@@ -153,11 +158,12 @@ TEST_F(ScriptsTest, KillStopsTheScriptsWholeProcessGroup) {
   auto executor = StartScripting();
   std::string dir = TempDir("kill");
   DispatchClient dispatch(executor->address(), kTestToken);
-  ASSERT_TRUE(dispatch
-                  .Send(ScriptRun(3, v1::SCRIPT_LANGUAGE_SHELL,
-                                  "sleep 1000 &\necho $! > \"$1.child\"\necho $$ > \"$1.pid\"\nwait\n",
-                                  dir + "/s"))
-                  ->has_accepted());
+  ASSERT_TRUE(
+      dispatch
+          .Send(ScriptRun(3, v1::SCRIPT_LANGUAGE_SHELL,
+                          "sleep 1000 &\necho $! > \"$1.child\"\necho $$ > \"$1.pid\"\nwait\n",
+                          dir + "/s"))
+          ->has_accepted());
   int shell = ReadPid(dir + "/s.pid", kTestWait);
   int child = ReadPid(dir + "/s.child", kTestWait);
   ASSERT_GT(shell, 0);
@@ -181,11 +187,12 @@ TEST_F(ScriptsTest, ScriptIgnoringSigtermIsKilledAfterTheGraceAndTimesOut) {
   auto executor = StartScripting();
   std::string dir = TempDir("term");
   DispatchClient dispatch(executor->address(), kTestToken);
-  ASSERT_TRUE(dispatch
-                  .Send(ScriptRun(4, v1::SCRIPT_LANGUAGE_SHELL,
-                                  "trap '' TERM\necho $$ > \"$1.pid\"\nwhile true; do sleep 0.05; done\n",
-                                  dir + "/t", absl::Milliseconds(300)))
-                  ->has_accepted());
+  ASSERT_TRUE(
+      dispatch
+          .Send(ScriptRun(4, v1::SCRIPT_LANGUAGE_SHELL,
+                          "trap '' TERM\necho $$ > \"$1.pid\"\nwhile true; do sleep 0.05; done\n",
+                          dir + "/t", absl::Milliseconds(300)))
+          ->has_accepted());
   int shell = ReadPid(dir + "/t.pid", kTestWait);
   ASSERT_GT(shell, 0);
   auto result = logs_.WaitForResult(4, kTestWait);
@@ -253,7 +260,8 @@ TEST_F(RunLogTest, LocalFileIsBounded) {
   options.max_log_file_bytes = 200;
   auto executor = StartExecutor(options, [](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("chatty", [](JobContext& ctx) {
-                   for (int i = 0; i < 100; ++i) ctx.Log("a fairly long log line number " + std::to_string(i));
+                   for (int i = 0; i < 100; ++i)
+                     ctx.Log("a fairly long log line number " + std::to_string(i));
                  }).ok());
   });
   DispatchClient dispatch(executor->address(), kTestToken);

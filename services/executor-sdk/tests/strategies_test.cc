@@ -33,9 +33,8 @@ class StrategiesTest : public SdkTest {};
 
 TEST_F(StrategiesTest, SerialExecutionQueuesRunsInOrder) {
   Gate gate;
-  auto executor = StartExecutor(Options(), [&](Executor& e) {
-    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
-  });
+  auto executor = StartExecutor(
+      Options(), [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
   DispatchClient dispatch(executor->address(), kTestToken);
   auto first = dispatch.Send(BeanRun(1, 7, "gate", "a"));
   auto second = dispatch.Send(BeanRun(2, 7, "gate", "b"));
@@ -63,8 +62,8 @@ TEST_F(StrategiesTest, SerialExecutionQueuesRunsInOrder) {
   EXPECT_EQ(idle.queued(), 2u);
   EXPECT_TRUE(registry_.WaitForBeat(
       [](const v1::Beat& b) {
-        return b.running_runs() == 1 && b.busy_jobs_size() == 1 &&
-               b.busy_jobs(0).job_id() == 7 && b.busy_jobs(0).queued() == 2;
+        return b.running_runs() == 1 && b.busy_jobs_size() == 1 && b.busy_jobs(0).job_id() == 7 &&
+               b.busy_jobs(0).queued() == 2;
       },
       kTestWait));
   gate.release.Notify();
@@ -84,20 +83,19 @@ TEST_F(StrategiesTest, SerialExecutionQueuesRunsInOrder) {
 
 TEST_F(StrategiesTest, DiscardLaterRejectsWhileRunning) {
   Gate gate;
-  auto executor = StartExecutor(Options(), [&](Executor& e) {
-    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
-  });
+  auto executor = StartExecutor(
+      Options(), [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
   DispatchClient dispatch(executor->address(), kTestToken);
-  ASSERT_TRUE(dispatch.Send(BeanRun(1, 7, "gate", "", v1::BLOCK_STRATEGY_DISCARD_LATER))
-                  ->has_accepted());
+  ASSERT_TRUE(
+      dispatch.Send(BeanRun(1, 7, "gate", "", v1::BLOCK_STRATEGY_DISCARD_LATER))->has_accepted());
   auto later = dispatch.Send(BeanRun(2, 7, "gate", "", v1::BLOCK_STRATEGY_DISCARD_LATER));
   ASSERT_TRUE(later && later->has_rejected());
   EXPECT_EQ(later->rejected().code(), 506);
   EXPECT_NE(later->rejected().reason().find("DISCARD_LATER"), std::string::npos);
   EXPECT_EQ(later->rejected().kind(), v1::REJECT_KIND_BLOCK_STRATEGY);
   // Another job is not affected.
-  EXPECT_TRUE(dispatch.Send(BeanRun(3, 8, "gate", "", v1::BLOCK_STRATEGY_DISCARD_LATER))
-                  ->has_accepted());
+  EXPECT_TRUE(
+      dispatch.Send(BeanRun(3, 8, "gate", "", v1::BLOCK_STRATEGY_DISCARD_LATER))->has_accepted());
   gate.release.Notify();
   ASSERT_TRUE(logs_.WaitForResult(1, kTestWait));
   EXPECT_EQ(logs_.WaitForResult(1, kTestWait)->handle_code(), 200);
@@ -105,14 +103,13 @@ TEST_F(StrategiesTest, DiscardLaterRejectsWhileRunning) {
 
 TEST_F(StrategiesTest, CoverEarlyKillsTheRunningRunAndStartsTheNewOne) {
   Gate gate;
-  auto executor = StartExecutor(Options(), [&](Executor& e) {
-    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
-  });
+  auto executor = StartExecutor(
+      Options(), [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
   DispatchClient dispatch(executor->address(), kTestToken);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 7, "gate"))->has_accepted());
   ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));
-  ASSERT_TRUE(dispatch.Send(BeanRun(2, 7, "gate", "", v1::BLOCK_STRATEGY_COVER_EARLY))
-                  ->has_accepted());
+  ASSERT_TRUE(
+      dispatch.Send(BeanRun(2, 7, "gate", "", v1::BLOCK_STRATEGY_COVER_EARLY))->has_accepted());
   auto covered = logs_.WaitForResult(1, kTestWait);
   ASSERT_TRUE(covered);
   EXPECT_EQ(covered->handle_code(), 503);
@@ -129,9 +126,8 @@ TEST_F(StrategiesTest, CapacityLimitsRunsExecutingAtOnceAndQueuesTheRest) {
   ExecutorOptions options = Options();
   options.max_concurrent_runs = 2;
   options.max_queued_runs = 2;
-  auto executor = StartExecutor(options, [&](Executor& e) {
-    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
-  });
+  auto executor = StartExecutor(
+      options, [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
   DispatchClient dispatch(executor->address(), kTestToken);
   EXPECT_TRUE(dispatch.Send(BeanRun(1, 1, "gate"))->has_accepted());
   EXPECT_TRUE(dispatch.Send(BeanRun(2, 2, "gate"))->has_accepted());
@@ -206,9 +202,8 @@ TEST_F(StrategiesTest, HandlerIgnoringCancellationIsReportedAndItsWorkerReplaced
 
 TEST_F(StrategiesTest, KillTargetsOneRunNotTheQueue) {
   Gate gate;
-  auto executor = StartExecutor(Options(), [&](Executor& e) {
-    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
-  });
+  auto executor = StartExecutor(
+      Options(), [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
   DispatchClient dispatch(executor->address(), kTestToken);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 7, "gate"))->has_accepted());
   ASSERT_TRUE(dispatch.Send(BeanRun(2, 7, "gate"))->has_accepted());
@@ -254,7 +249,9 @@ TEST_F(StrategiesTest, InitAndDestroyHooksRunPerJob) {
       return absl::OkStatus();
     };
     hooks.destroy = [&] { ++destroys; };
-    ASSERT_TRUE(e.RegisterHandler("hooked", [](JobContext&) {}, hooks).ok());
+    ASSERT_TRUE(e.RegisterHandler(
+                     "hooked", [](JobContext&) {}, hooks)
+                    .ok());
   });
   DispatchClient dispatch(executor->address(), kTestToken);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "hooked"))->has_accepted());
@@ -266,9 +263,8 @@ TEST_F(StrategiesTest, InitAndDestroyHooksRunPerJob) {
 
 TEST_F(StrategiesTest, ShutdownRejectsNewRunsAndCancelsStragglers) {
   Gate gate;
-  auto executor = StartExecutor(Options(), [&](Executor& e) {
-    ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok());
-  });
+  auto executor = StartExecutor(
+      Options(), [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
   DispatchClient dispatch(executor->address(), kTestToken);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "gate"))->has_accepted());
   ASSERT_TRUE(dispatch.Send(BeanRun(2, 1, "gate"))->has_accepted());

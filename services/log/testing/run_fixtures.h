@@ -64,7 +64,8 @@ class RunFixture {
     r.set_job_id(job.id());
     r.set_group_id(job.group_id());
     r.set_trigger_type(v1::TRIGGER_TYPE_CRON);
-    *r.mutable_scheduled_time() = google::protobuf::util::TimeUtil::MillisecondsToTimestamp(slot_ms);
+    *r.mutable_scheduled_time() =
+        google::protobuf::util::TimeUtil::MillisecondsToTimestamp(slot_ms);
     *r.mutable_trigger_time() = r.scheduled_time();
     r.set_handler(job.bean().handler());
     r.set_shard_total(1);
@@ -72,8 +73,8 @@ class RunFixture {
     std::vector<v1::Run> runs = {std::move(r)};
     absl::StatusOr<std::vector<store::RunInsertOutcome>> out = store_->InsertRuns(runs);
     if (!out.ok() || out->size() != 1 || !(*out)[0].inserted) {
-      ADD_FAILURE() << "run of job " << job.id() << " at " << slot_ms << " not inserted: "
-                    << (out.ok() ? absl::OkStatus() : out.status());
+      ADD_FAILURE() << "run of job " << job.id() << " at " << slot_ms
+                    << " not inserted: " << (out.ok() ? absl::OkStatus() : out.status());
       return 0;
     }
     return (*out)[0].run_id;
@@ -90,7 +91,8 @@ class RunFixture {
 inline v1::ReportItem Started(int64_t run_id, int64_t ms) {
   v1::ReportItem r;
   r.mutable_started()->set_run_id(run_id);
-  *r.mutable_started()->mutable_start_time() = google::protobuf::util::TimeUtil::MillisecondsToTimestamp(ms);
+  *r.mutable_started()->mutable_start_time() =
+      google::protobuf::util::TimeUtil::MillisecondsToTimestamp(ms);
   return r;
 }
 // ... log lines `from`..`to` ("line N") ...
@@ -110,7 +112,8 @@ inline v1::ReportItem Result(int64_t run_id, int32_t code, int64_t end_ms) {
   v1::ReportItem r;
   r.mutable_result()->set_run_id(run_id);
   r.mutable_result()->set_handle_code(code);
-  *r.mutable_result()->mutable_end_time() = google::protobuf::util::TimeUtil::MillisecondsToTimestamp(end_ms);
+  *r.mutable_result()->mutable_end_time() =
+      google::protobuf::util::TimeUtil::MillisecondsToTimestamp(end_ms);
   return r;
 }
 

@@ -101,7 +101,8 @@ TEST(EmailChannelTest, ARejectedRecipientIsAnErrorWithTheSmtpCode) {
   EmailChannel email(OptionsFor(sink, &clock));
   absl::Status s = email.Send(SampleAlarm());
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnavailable,
-                          AllOf(HasSubstr(absl::StrCat("smtp://127.0.0.1:", sink.port(), ": ")), HasSubstr("550"))));
+                          AllOf(HasSubstr(absl::StrCat("smtp://127.0.0.1:", sink.port(), ": ")),
+                                HasSubstr("550"))));
   EXPECT_TRUE(sink.mails().empty());
 }
 

@@ -84,7 +84,8 @@ TEST(WebhookChannelTest, ANon2xxAnswerIsAnErrorNamingUrlAndStatus) {
   a.job.mutable_alarm()->add_webhook_urls(server.Url("/hook"));
   WebhookChannel webhook({absl::Seconds(10)});
   absl::Status s = webhook.Send(a);
-  EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnavailable, absl::StrCat(server.Url("/hook"), ": HTTP 500")));
+  EXPECT_THAT(
+      s, StatusIs(absl::StatusCode::kUnavailable, absl::StrCat(server.Url("/hook"), ": HTTP 500")));
 }
 
 TEST(WebhookChannelTest, ATransportErrorNamesTheUrl) {
@@ -93,7 +94,8 @@ TEST(WebhookChannelTest, ATransportErrorNamesTheUrl) {
   a.job.mutable_alarm()->add_webhook_urls(url);
   WebhookChannel webhook({absl::Seconds(10)});
   absl::Status s = webhook.Send(a);
-  EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnavailable, AllOf(StartsWith(url + ": "), HasSubstr("onnect"))));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnavailable,
+                          AllOf(StartsWith(url + ": "), HasSubstr("onnect"))));
 }
 
 TEST(WebhookChannelTest, AnUnsupportedSchemeIsAPermanentError) {

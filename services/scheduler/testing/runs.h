@@ -23,7 +23,8 @@ namespace gnomon::scheduler::testing {
 
 // A PENDING run of `job` (an unslotted API fire) recorded at trigger_ms
 // under fencing epoch `epoch`; its id.
-inline int64_t PendingRun(store::RunStore* store, const v1::Job& job, int64_t trigger_ms, int64_t epoch = 0) {
+inline int64_t PendingRun(store::RunStore* store, const v1::Job& job, int64_t trigger_ms,
+                          int64_t epoch = 0) {
   v1::Run r;
   r.set_job_id(job.id());
   r.set_group_id(job.group_id());

@@ -1,6 +1,7 @@
 // Test helpers: what a MetricsRegistry would serve, and one series' value.
 //
-//   EXPECT_EQ(SampleOf(registry, "gnomon_runs_total{handle_code=\"success\",status=\"succeeded\"}"), 1);
+//   EXPECT_EQ(SampleOf(registry,
+//   "gnomon_runs_total{handle_code=\"success\",status=\"succeeded\"}"), 1);
 //
 // Thread safety: as MetricsRegistry::Collect.
 #ifndef GNOMON_SERVICES_COMMON_METRICS_TESTING_SAMPLES_H_
@@ -24,7 +25,8 @@ inline std::string Exposition(const MetricsRegistry& m) {
 // name), or nullopt when it is not served.
 inline std::optional<double> SampleOf(const MetricsRegistry& m, const std::string& series) {
   for (absl::string_view line : absl::StrSplit(Exposition(m), '\n')) {
-    if (line.size() <= series.size() || line.substr(0, series.size()) != series || line[series.size()] != ' ') {
+    if (line.size() <= series.size() || line.substr(0, series.size()) != series ||
+        line[series.size()] != ' ') {
       continue;
     }
     double v = 0;

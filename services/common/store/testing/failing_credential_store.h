@@ -23,15 +23,17 @@ namespace gnomon::store::testing {
 
 class FailingCredentialStore final : public CredentialStore {
  public:
-  FailingCredentialStore(CredentialStore* inner, StoreCallHook* hook) : inner_(inner), hook_(hook) {}
+  FailingCredentialStore(CredentialStore* inner, StoreCallHook* hook)
+      : inner_(inner), hook_(hook) {}
 
   absl::StatusOr<bool> HasAdminTokens() override {
     return hook_->Forward("HasAdminTokens", [&] { return inner_->HasAdminTokens(); });
   }
   absl::Status CreateAdminToken(std::string_view name, std::string_view sha256_hex, int64_t now_ms,
                                 int64_t expire_ms, const TokenScope& scope) override {
-    return hook_->Forward("CreateAdminToken",
-                          [&] { return inner_->CreateAdminToken(name, sha256_hex, now_ms, expire_ms, scope); });
+    return hook_->Forward("CreateAdminToken", [&] {
+      return inner_->CreateAdminToken(name, sha256_hex, now_ms, expire_ms, scope);
+    });
   }
   absl::StatusOr<v1::ApiToken> FindAdminToken(std::string_view sha256_hex) override {
     return hook_->Forward("FindAdminToken", [&] { return inner_->FindAdminToken(sha256_hex); });
@@ -40,11 +42,13 @@ class FailingCredentialStore final : public CredentialStore {
     return hook_->Forward("ListAdminTokens", [&] { return inner_->ListAdminTokens(); });
   }
   absl::StatusOr<v1::ApiToken> RevokeAdminToken(std::string_view name, int64_t now_ms) override {
-    return hook_->Forward("RevokeAdminToken", [&] { return inner_->RevokeAdminToken(name, now_ms); });
+    return hook_->Forward("RevokeAdminToken",
+                          [&] { return inner_->RevokeAdminToken(name, now_ms); });
   }
   absl::StatusOr<v1::User> CreateUser(const v1::User& user, std::string_view password_hash,
                                       int64_t now_ms) override {
-    return hook_->Forward("CreateUser", [&] { return inner_->CreateUser(user, password_hash, now_ms); });
+    return hook_->Forward("CreateUser",
+                          [&] { return inner_->CreateUser(user, password_hash, now_ms); });
   }
   absl::StatusOr<StoredUser> GetUser(std::string_view name) override {
     return hook_->Forward("GetUser", [&] { return inner_->GetUser(name); });
@@ -52,9 +56,11 @@ class FailingCredentialStore final : public CredentialStore {
   absl::StatusOr<std::vector<v1::User>> ListUsers() override {
     return hook_->Forward("ListUsers", [&] { return inner_->ListUsers(); });
   }
-  absl::StatusOr<v1::User> UpdateUser(const v1::User& user, std::optional<std::string> password_hash,
+  absl::StatusOr<v1::User> UpdateUser(const v1::User& user,
+                                      std::optional<std::string> password_hash,
                                       int64_t now_ms) override {
-    return hook_->Forward("UpdateUser", [&] { return inner_->UpdateUser(user, password_hash, now_ms); });
+    return hook_->Forward("UpdateUser",
+                          [&] { return inner_->UpdateUser(user, password_hash, now_ms); });
   }
   absl::Status DeleteUser(std::string_view name, int64_t now_ms) override {
     return hook_->Forward("DeleteUser", [&] { return inner_->DeleteUser(name, now_ms); });

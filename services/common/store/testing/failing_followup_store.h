@@ -23,8 +23,8 @@ class FailingFollowupStore final : public FollowupStore {
  public:
   FailingFollowupStore(FollowupStore* inner, StoreCallHook* hook) : inner_(inner), hook_(hook) {}
 
-  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(int limit, int64_t now_ms,
-                                                            const std::vector<int>& partitions) override {
+  absl::StatusOr<std::vector<v1::Run>> ListPendingFollowups(
+      int limit, int64_t now_ms, const std::vector<int>& partitions) override {
     return hook_->Forward("ListPendingFollowups",
                           [&] { return inner_->ListPendingFollowups(limit, now_ms, partitions); });
   }

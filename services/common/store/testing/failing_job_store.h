@@ -42,9 +42,10 @@ class FailingJobStore final : public JobStore {
   absl::Status DeleteGroup(int64_t group_id) override {
     return hook_->Forward("DeleteGroup", [&] { return inner_->DeleteGroup(group_id); });
   }
-  absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state, int64_t next_fire_ms, int64_t now_ms,
-                                    std::string_view author) override {
-    return hook_->Forward("CreateJob", [&] { return inner_->CreateJob(job, state, next_fire_ms, now_ms, author); });
+  absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, v1::JobState state, int64_t next_fire_ms,
+                                    int64_t now_ms, std::string_view author) override {
+    return hook_->Forward(
+        "CreateJob", [&] { return inner_->CreateJob(job, state, next_fire_ms, now_ms, author); });
   }
   absl::StatusOr<std::vector<v1::Job>> CreateJobs(const std::vector<NewJob>& jobs, int64_t now_ms,
                                                   std::string_view author) override {
@@ -53,31 +54,34 @@ class FailingJobStore final : public JobStore {
   absl::StatusOr<v1::Job> GetJob(int64_t job_id) override {
     return hook_->Forward("GetJob", [&] { return inner_->GetJob(job_id); });
   }
-  absl::StatusOr<std::vector<v1::Job>> GetJobsNamed(std::string_view name,
-                                                    const std::vector<int64_t>& group_ids) override {
+  absl::StatusOr<std::vector<v1::Job>> GetJobsNamed(
+      std::string_view name, const std::vector<int64_t>& group_ids) override {
     return hook_->Forward("GetJobsNamed", [&] { return inner_->GetJobsNamed(name, group_ids); });
   }
   absl::StatusOr<std::vector<v1::Job>> GetJobs(const std::vector<int64_t>& job_ids) override {
     return hook_->Forward("GetJobs", [&] { return inner_->GetJobs(job_ids); });
   }
-  absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids, int64_t after_id,
-                                                int limit) override {
+  absl::StatusOr<std::vector<v1::Job>> ListJobs(const std::vector<int64_t>& group_ids,
+                                                int64_t after_id, int limit) override {
     return hook_->Forward("ListJobs", [&] { return inner_->ListJobs(group_ids, after_id, limit); });
   }
-  absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms, int64_t now_ms,
-                                    std::string_view author) override {
-    return hook_->Forward("UpdateJob", [&] { return inner_->UpdateJob(job, next_fire_ms, now_ms, author); });
+  absl::StatusOr<v1::Job> UpdateJob(const v1::Job& job, std::optional<int64_t> next_fire_ms,
+                                    int64_t now_ms, std::string_view author) override {
+    return hook_->Forward("UpdateJob",
+                          [&] { return inner_->UpdateJob(job, next_fire_ms, now_ms, author); });
   }
   absl::Status DeleteJob(int64_t job_id, bool purge_runs) override {
     return hook_->Forward("DeleteJob", [&] { return inner_->DeleteJob(job_id, purge_runs); });
   }
   absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
                                       int64_t now_ms) override {
-    return hook_->Forward("SetJobState", [&] { return inner_->SetJobState(job_id, state, next_fire_ms, now_ms); });
+    return hook_->Forward("SetJobState",
+                          [&] { return inner_->SetJobState(job_id, state, next_fire_ms, now_ms); });
   }
   absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit,
                                                   const std::vector<int>& partitions) override {
-    return hook_->Forward("ListDueJobs", [&] { return inner_->ListDueJobs(until_ms, limit, partitions); });
+    return hook_->Forward("ListDueJobs",
+                          [&] { return inner_->ListDueJobs(until_ms, limit, partitions); });
   }
   absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) override {
     return hook_->Forward("AdvanceJobs", [&] { return inner_->AdvanceJobs(advances); });
@@ -85,13 +89,16 @@ class FailingJobStore final : public JobStore {
   absl::StatusOr<std::vector<JobCount>> CountJobs() override {
     return hook_->Forward("CountJobs", [&] { return inner_->CountJobs(); });
   }
-  absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id, int64_t before_version,
+  absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id,
+                                                                    int64_t before_version,
                                                                     int limit) override {
-    return hook_->Forward("ListScriptVersions",
-                          [&] { return inner_->ListScriptVersions(job_id, before_version, limit); });
+    return hook_->Forward("ListScriptVersions", [&] {
+      return inner_->ListScriptVersions(job_id, before_version, limit);
+    });
   }
   absl::StatusOr<v1::ScriptVersion> GetScriptVersion(int64_t job_id, int64_t version) override {
-    return hook_->Forward("GetScriptVersion", [&] { return inner_->GetScriptVersion(job_id, version); });
+    return hook_->Forward("GetScriptVersion",
+                          [&] { return inner_->GetScriptVersion(job_id, version); });
   }
 
  private:

@@ -22,13 +22,16 @@ namespace gnomon::store::testing {
 
 class FailingMembershipStore final : public MembershipStore {
  public:
-  FailingMembershipStore(MembershipStore* inner, StoreCallHook* hook) : inner_(inner), hook_(hook) {}
+  FailingMembershipStore(MembershipStore* inner, StoreCallHook* hook)
+      : inner_(inner), hook_(hook) {}
 
   absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) override {
     return hook_->Forward("UpsertExecutor", [&] { return inner_->UpsertExecutor(info, now_ms); });
   }
-  absl::Status RemoveExecutor(std::string_view app_name, std::string_view address, int64_t register_ms) override {
-    return hook_->Forward("RemoveExecutor", [&] { return inner_->RemoveExecutor(app_name, address, register_ms); });
+  absl::Status RemoveExecutor(std::string_view app_name, std::string_view address,
+                              int64_t register_ms) override {
+    return hook_->Forward("RemoveExecutor",
+                          [&] { return inner_->RemoveExecutor(app_name, address, register_ms); });
   }
   absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() override {
     return hook_->Forward("ListExecutors", [&] { return inner_->ListExecutors(); });

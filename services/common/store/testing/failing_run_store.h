@@ -46,21 +46,26 @@ class FailingRunStore final : public RunStore {
   absl::StatusOr<std::vector<v1::Run>> ListRuns(const RunFilter& filter) override {
     return hook_->Forward("ListRuns", [&] { return inner_->ListRuns(filter); });
   }
-  absl::StatusOr<std::vector<v1::LogLine>> ReadRunLog(int64_t run_id, int64_t from_line, int limit) override {
-    return hook_->Forward("ReadRunLog", [&] { return inner_->ReadRunLog(run_id, from_line, limit); });
+  absl::StatusOr<std::vector<v1::LogLine>> ReadRunLog(int64_t run_id, int64_t from_line,
+                                                      int limit) override {
+    return hook_->Forward("ReadRunLog",
+                          [&] { return inner_->ReadRunLog(run_id, from_line, limit); });
   }
   absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
                                    std::string_view handle_message, int64_t now_ms) override {
-    return hook_->Forward("FailRuns", [&] { return inner_->FailRuns(run_ids, handle_code, handle_message, now_ms); });
+    return hook_->Forward(
+        "FailRuns", [&] { return inner_->FailRuns(run_ids, handle_code, handle_message, now_ms); });
   }
   absl::Status RecordAlarmStatus(int64_t run_id, std::string_view status) override {
-    return hook_->Forward("RecordAlarmStatus", [&] { return inner_->RecordAlarmStatus(run_id, status); });
+    return hook_->Forward("RecordAlarmStatus",
+                          [&] { return inner_->RecordAlarmStatus(run_id, status); });
   }
   absl::StatusOr<std::vector<v1::Run>> ListActiveRunsOn(std::string_view address) override {
     return hook_->Forward("ListActiveRunsOn", [&] { return inner_->ListActiveRunsOn(address); });
   }
   absl::StatusOr<int64_t> DeleteRunsEndedBefore(int64_t before_ms, int limit) override {
-    return hook_->Forward("DeleteRunsEndedBefore", [&] { return inner_->DeleteRunsEndedBefore(before_ms, limit); });
+    return hook_->Forward("DeleteRunsEndedBefore",
+                          [&] { return inner_->DeleteRunsEndedBefore(before_ms, limit); });
   }
   absl::StatusOr<int64_t> TrimRunsPerJob(int64_t keep, int limit) override {
     return hook_->Forward("TrimRunsPerJob", [&] { return inner_->TrimRunsPerJob(keep, limit); });

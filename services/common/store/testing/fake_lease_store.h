@@ -36,8 +36,9 @@ class FakeLeaseStore final : public LeaseStore {
  public:
   explicit FakeLeaseStore(const Clock* clock) : clock_(clock) {}
 
-  absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names, std::string_view holder,
-                                       int64_t ttl_ms) override ABSL_LOCKS_EXCLUDED(mu_) {
+  absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names,
+                                       std::string_view holder, int64_t ttl_ms) override
+      ABSL_LOCKS_EXCLUDED(mu_) {
     if (holder.empty()) return absl::InvalidArgumentError("lease holder must not be empty");
     absl::MutexLock l(&mu_);
     if (down_) return Down();
@@ -47,8 +48,10 @@ class FakeLeaseStore final : public LeaseStore {
       Lease& lease = leases_[name];
       lease.name = name;
       const bool mine = lease.holder == holder;
-      const bool earlier_self = !mine && !lease.holder.empty() && ReplicaOf(lease.holder) == ReplicaOf(holder);
-      if (!mine && !earlier_self && !lease.holder.empty() && lease.expires_ms > out.now_ms) continue;
+      const bool earlier_self =
+          !mine && !lease.holder.empty() && ReplicaOf(lease.holder) == ReplicaOf(holder);
+      if (!mine && !earlier_self && !lease.holder.empty() && lease.expires_ms > out.now_ms)
+        continue;
       if (!mine) {
         lease.holder = std::string(holder);
         ++lease.epoch;
@@ -58,8 +61,8 @@ class FakeLeaseStore final : public LeaseStore {
     }
     return out;
   }
-  absl::Status ReleaseLeases(const std::vector<std::string>& names, std::string_view holder) override
-      ABSL_LOCKS_EXCLUDED(mu_) {
+  absl::Status ReleaseLeases(const std::vector<std::string>& names,
+                             std::string_view holder) override ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock l(&mu_);
     if (down_) return Down();
     for (const std::string& name : names) {
@@ -70,8 +73,8 @@ class FakeLeaseStore final : public LeaseStore {
     }
     return absl::OkStatus();
   }
-  absl::Status DeleteExpiredLeases(const std::vector<std::string>& names, int64_t expired_before_ms) override
-      ABSL_LOCKS_EXCLUDED(mu_) {
+  absl::Status DeleteExpiredLeases(const std::vector<std::string>& names,
+                                   int64_t expired_before_ms) override ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock l(&mu_);
     if (down_) return Down();
     for (const std::string& name : names) {

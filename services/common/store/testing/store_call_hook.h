@@ -58,7 +58,8 @@ class StoreCallHook {
   }
   // Waits until `call` has been made `n` times; false if `timeout` (a bound
   // for a broken test, not a pace) passes first.
-  bool AwaitCalls(std::string_view call, int n, absl::Duration timeout) const ABSL_LOCKS_EXCLUDED(mu_) {
+  bool AwaitCalls(std::string_view call, int n, absl::Duration timeout) const
+      ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock l(&mu_);
     const std::string name(call);
     auto enough = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -104,14 +105,16 @@ class StoreCallHook {
 // empty) fails with Unavailable before it reaches the store.
 inline StoreCallHook::Fn FailWhile(const std::atomic<bool>* down, std::string call = "") {
   return [down, call = std::move(call)](std::string_view c, CallPhase phase) {
-    return phase == CallPhase::kBefore && *down && (call.empty() || c == call) ? absl::UnavailableError("store down")
-                                                                               : absl::OkStatus();
+    return phase == CallPhase::kBefore && *down && (call.empty() || c == call)
+               ? absl::UnavailableError("store down")
+               : absl::OkStatus();
   };
 }
 
 // A hook function that holds `call` before it reaches the store: `entered`
 // is notified, then the caller waits for `release`.
-inline StoreCallHook::Fn HoldUntil(std::string call, absl::Notification* entered, absl::Notification* release) {
+inline StoreCallHook::Fn HoldUntil(std::string call, absl::Notification* entered,
+                                   absl::Notification* release) {
   return [call = std::move(call), entered, release](std::string_view c, CallPhase phase) {
     if (phase == CallPhase::kBefore && c == call) {
       entered->Notify();

@@ -30,8 +30,10 @@ namespace gnomon::store::testing {
 // store (nothing is written); later ones go through.
 inline StoreCallHook::Fn FailNext(std::string call, absl::Status status, int times = 1) {
   auto left = std::make_shared<std::atomic<int>>(times);
-  return [call = std::move(call), status = std::move(status), left](std::string_view c, CallPhase phase) {
-    if (phase != CallPhase::kBefore || c != call || left->fetch_sub(1) <= 0) return absl::OkStatus();
+  return [call = std::move(call), status = std::move(status), left](std::string_view c,
+                                                                    CallPhase phase) {
+    if (phase != CallPhase::kBefore || c != call || left->fetch_sub(1) <= 0)
+      return absl::OkStatus();
     return status;
   };
 }
@@ -39,7 +41,8 @@ inline StoreCallHook::Fn FailNext(std::string call, absl::Status status, int tim
 // `action` runs once, just before the first call of `call` reaches the store.
 inline StoreCallHook::Fn DoBefore(std::string call, std::function<void()> action) {
   auto done = std::make_shared<std::atomic<bool>>(false);
-  return [call = std::move(call), action = std::move(action), done](std::string_view c, CallPhase phase) {
+  return [call = std::move(call), action = std::move(action), done](std::string_view c,
+                                                                    CallPhase phase) {
     if (phase == CallPhase::kBefore && c == call && !done->exchange(true)) action();
     return absl::OkStatus();
   };

@@ -30,7 +30,8 @@ class TempStore {
       return;
     }
     dir_ = dir;
-    absl::StatusOr<std::unique_ptr<store::Store>> s = store::OpenStore("sqlite:" + dir + "/gnomon.db", {});
+    absl::StatusOr<std::unique_ptr<store::Store>> s =
+        store::OpenStore("sqlite:" + dir + "/gnomon.db", {});
     if (s.ok()) {
       store_ = *std::move(s);
     } else {
@@ -46,7 +47,8 @@ class TempStore {
 
   const absl::Status& status() const { return status_; }
   // Creates a group of `app` whose executors present `token`.
-  absl::StatusOr<v1::Group> AddGroup(const std::string& app, const std::string& token, int64_t now_ms) {
+  absl::StatusOr<v1::Group> AddGroup(const std::string& app, const std::string& token,
+                                     int64_t now_ms) {
     v1::Group g;
     g.set_app_name(app);
     g.set_access_token(token);

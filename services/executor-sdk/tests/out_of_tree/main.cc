@@ -12,9 +12,9 @@ int main() {
   options.logger = [](gnomon::executor::LogSeverity, std::string_view) {};
   auto executor = gnomon::executor::Executor::Create(options);
   if (!executor.ok()) return 1;
-  if (!(*executor)->RegisterHandler("hello", [](gnomon::executor::JobContext& ctx) {
-        ctx.Log("hello");
-      }).ok()) {
+  if (!(*executor)
+           ->RegisterHandler("hello", [](gnomon::executor::JobContext& ctx) { ctx.Log("hello"); })
+           .ok()) {
     return 1;
   }
   if (!(*executor)->Start().ok()) return 1;

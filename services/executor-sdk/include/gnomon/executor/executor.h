@@ -12,7 +12,8 @@
 //   options.access_token = token;
 //   auto executor = gnomon::executor::Executor::Create(options);
 //   if (!executor.ok()) return Fail(executor.status());
-//   absl::Status s = (*executor)->RegisterHandler("invoice", [](gnomon::executor::JobContext& ctx) {
+//   absl::Status s = (*executor)->RegisterHandler("invoice", [](gnomon::executor::JobContext& ctx)
+//   {
 //     ctx.Log("invoicing " + ctx.params());
 //   });
 //   if (!s.ok()) return Fail(s);
@@ -67,8 +68,7 @@ class Executor {
 
   // Registers `handler` under `name` (printable, 1 to 128 chars). Handlers must
   // be registered before Start(); a duplicate name is AlreadyExists.
-  absl::Status RegisterHandler(const std::string& name, Handler handler,
-                               HandlerHooks hooks = {});
+  absl::Status RegisterHandler(const std::string& name, Handler handler, HandlerHooks hooks = {});
 
   // Opens the spool (re-sending its leftovers), starts the Executor service,
   // registers with the registry and starts reporting. Fails if the listen

@@ -146,8 +146,8 @@ struct ExecutorOptions : ConnectionOptions, RunOptions, ReportingOptions {
 // GNOMON_TLS_CA, GNOMON_TLS_CERT, GNOMON_TLS_KEY, GNOMON_TLS_REQUIRE_CLIENT_CERT,
 // GNOMON_TLS_SERVER_NAME, GNOMON_SPOOL_DIR,
 // GNOMON_LOG_DIR, GNOMON_METRICS_LISTEN, GNOMON_LOG_RETENTION_DAYS, GNOMON_MAX_CONCURRENT_RUNS,
-// GNOMON_MAX_QUEUED_RUNS, GNOMON_REMEMBERED_RUNS, GNOMON_ALLOW_SCRIPTS (true/false/1/0). A malformed
-// number or boolean is an InvalidArgument error.
+// GNOMON_MAX_QUEUED_RUNS, GNOMON_REMEMBERED_RUNS, GNOMON_ALLOW_SCRIPTS (true/false/1/0). A
+// malformed number or boolean is an InvalidArgument error.
 absl::StatusOr<ExecutorOptions> OptionsFromEnvironment();
 
 // Splits "a:1, b:2" into {"a:1", "b:2"} (empty items dropped).
