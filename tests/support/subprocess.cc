@@ -136,7 +136,14 @@ int Subprocess::Wait() {
   waitpid(pid_, &status, 0);
   reaped_ = true;
   exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  AwaitDrained();
   return exit_code_;
+}
+
+void Subprocess::AwaitDrained() {
+  absl::MutexLock l(&mu_);
+  auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return open_streams_ == 0; };
+  mu_.AwaitWithTimeout(absl::Condition(&drained), absl::Seconds(5));
 }
 
 std::optional<int> Subprocess::WaitFor(absl::Duration timeout) {
@@ -146,6 +153,7 @@ std::optional<int> Subprocess::WaitFor(absl::Duration timeout) {
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       reaped_ = true;
       exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      AwaitDrained();
       break;
     }
     if (absl::Now() >= deadline) return std::nullopt;

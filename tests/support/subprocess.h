@@ -40,13 +40,17 @@ class Subprocess {
   // All output so far (for failure messages).
   std::string Output() const ABSL_LOCKS_EXCLUDED(mu_);
   void Kill(int sig);
-  // Waits for exit; returns the exit code, or 128+signal.
+  // Waits for exit, and for what it wrote before it to be read (so Output()
+  // is complete; at most 5 s, as a child it started may hold its pipes);
+  // returns the exit code, or 128+signal.
   int Wait();
   // Like Wait(), but gives up after `timeout` (nullopt: still running).
   std::optional<int> WaitFor(absl::Duration timeout);
 
  private:
   void Pump(int fd);
+  // Waits (at most 5 s) until both pipes are read to their end.
+  void AwaitDrained() ABSL_LOCKS_EXCLUDED(mu_);
 
   pid_t pid_ = -1;
   bool reaped_ = false;
