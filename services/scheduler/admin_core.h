@@ -50,6 +50,9 @@ class AdminCore {
         limits_(limits),
         token_grace_(token_grace) {}
 
+  // The store interfaces it was given (the gRPC adapter reads through them too).
+  const AdminStores& stores() const { return stores_; }
+
   absl::StatusOr<v1::Group> CreateGroup(const v1::CreateGroupRequest& req);
   absl::StatusOr<v1::Group> GetGroup(int64_t group_id);
   absl::StatusOr<v1::ListGroupsResponse> ListGroups();

@@ -34,9 +34,9 @@ struct AdminChange {
 class AdminService final : public v1::JobAdmin::Service {
  public:
   // `limiter` may be null (no rate limit); `audit` may be null (no audit log).
-  AdminService(AdminCore* core, Authenticator* auth, AdminStores stores,
-               RateLimiter* limiter = nullptr, AuditLog* audit = nullptr)
-      : core_(core), auth_(auth), stores_(stores), limiter_(limiter), audit_(audit) {}
+  AdminService(AdminCore* core, Authenticator* auth, RateLimiter* limiter = nullptr,
+               AuditLog* audit = nullptr)
+      : core_(core), auth_(auth), stores_(core->stores()), limiter_(limiter), audit_(audit) {}
 
   using Ctx = grpc::ServerContext;
   grpc::Status CreateGroup(Ctx*, const v1::CreateGroupRequest*, v1::Group*) override;

@@ -74,6 +74,13 @@ class DispatcherTest : public ::testing::Test {
     return Fire(std::move(f));
   }
   // The run as stored once every dispatch outcome so far is written.
+  // Failed at dispatch: no live executor in the group.
+  void ExpectFailedForNoExecutor(const v1::Run& run) {
+    EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
+    EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_NO_EXECUTOR);
+    EXPECT_EQ(run.trigger_message(),
+              absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
+  }
   v1::Run Stored(int64_t run_id) {
     outcomes_.Stop();
     outcomes_.Run();  // Stopped: writes what is queued and returns.
@@ -280,10 +287,7 @@ TEST_F(DispatcherTest, ARunWithNoExecutorToGoToFailsAsHavingNone) {
   ASSERT_EQ(ids.size(), 1u);
   EXPECT_TRUE(executors_.sent.empty());
   const v1::Run run = Stored(ids[0]);
-  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
-  EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_NO_EXECUTOR);
-  EXPECT_EQ(run.trigger_message(),
-            absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
+  ExpectFailedForNoExecutor(run);
   EXPECT_EQ(Fires("api", "no_executor"), 1);
   EXPECT_EQ(SampleOf(registry_, "gnomon_runs_total{handle_code=\"no_executor\",status=\"failed\"}"),
             1);
@@ -468,10 +472,7 @@ TEST_F(DispatcherTest, ARunWhoseExecutorsAllLeftBeforeItWasSentFailsAsHavingNone
   ASSERT_EQ(ids.size(), 1u);
   EXPECT_TRUE(executors_.sent.empty());
   const v1::Run run = Stored(ids[0]);
-  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
-  EXPECT_EQ(run.trigger_code(), v1::HANDLE_CODE_NO_EXECUTOR);
-  EXPECT_EQ(run.trigger_message(),
-            absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
+  ExpectFailedForNoExecutor(run);
 }
 
 TEST_F(DispatcherTest, ABroadcastShardWhoseExecutorLeftFailsAndIsNeverSentToAnother) {

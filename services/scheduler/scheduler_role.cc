@@ -56,7 +56,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
             clock, options.limits, options.token_grace),
       admin_limiter_(options.admin_rate, clock),
       audit_(store, clock),
-      service_(&core_, auth, AdminStores{store, store, store, store}, &admin_limiter_, &audit_) {
+      service_(&core_, auth, &admin_limiter_, &audit_) {
   // An executor that left gets no new runs; its link (and unanswered
   // dispatches) are failed at once.
   membership_.OnLeft([this](const v1::ExecutorInfo& e) {
