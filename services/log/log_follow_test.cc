@@ -1,11 +1,11 @@
 // FollowRunLog (StreamRunLog's logic): what `gnomonctl run log --follow`
 // and the console's live log rely on. A follower gets every line once, in
 // order, as the report writer stores it, and ends when the run ends without
-// missing the lines stored with its result; it stops when the client goes;
+// missing the lines stored with its result; it stops when the client goes
+// or its credential is refused;
 // a store failure ends it with that status (the client resumes from the
 // next line), and a bad request names its field. Real SQLite store, real
 // ReportWriter and LogTailHub, no server.
-#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -41,7 +41,7 @@ class FollowRunLogTest : public ::testing::Test {
     writer_thread_ = std::thread([this] { writer_.Run(); });
   }
   void TearDown() override {
-    cancelled_ = true;
+    Answer(absl::CancelledError("test over"));
     hub_.Notify({run_});
     if (follower_.joinable()) follower_.join();
     writer_.Stop();
@@ -59,7 +59,11 @@ class FollowRunLogTest : public ::testing::Test {
   void StartFollowing(v1::StreamRunLogRequest req) {
     follower_ = std::thread([this, req] {
       absl::Status s = FollowRunLog(
-          &runs_, &hub_, req, [this] { return cancelled_.load(); },
+          &runs_, &hub_, req,
+          [this] {
+            absl::MutexLock lock(&mu_);
+            return go_on_;
+          },
           [this](const v1::LogLine& l) {
             absl::MutexLock lock(&mu_);
             lines_.push_back(l.line_number());
@@ -88,7 +92,7 @@ class FollowRunLogTest : public ::testing::Test {
   // Follows to the end on this thread, collecting the line numbers.
   absl::Status FollowHere(const v1::StreamRunLogRequest& req, std::vector<int64_t>* out) {
     return FollowRunLog(
-        &runs_, &hub_, req, [] { return false; },
+        &runs_, &hub_, req, [] { return absl::OkStatus(); },
         [out](const v1::LogLine& l) {
           out->push_back(l.line_number());
           return true;
@@ -107,10 +111,17 @@ class FollowRunLogTest : public ::testing::Test {
   store::testing::FailingRunStore runs_{f_.store(), &hook_};
   ReportWriter writer_{f_.store(), &RealClock(), {}};
   LogTailHub hub_;
+  // What the handler's check answers (StreamRunLog's: the client gone, its
+  // credential refused).
+  void Answer(absl::Status s) {
+    absl::MutexLock lock(&mu_);
+    go_on_ = s;
+  }
+
   int64_t run_ = 0;
   std::thread writer_thread_, follower_;
-  std::atomic<bool> cancelled_{false};
   absl::Mutex mu_;
+  absl::Status go_on_ ABSL_GUARDED_BY(mu_);
   std::vector<int64_t> lines_ ABSL_GUARDED_BY(mu_);
   absl::Status result_ ABSL_GUARDED_BY(mu_);
   bool ended_ ABSL_GUARDED_BY(mu_) = false;
@@ -154,18 +165,30 @@ TEST_F(FollowRunLogTest, AFollowEndsWhenTheClientGoes) {
   ASSERT_NO_FATAL_FAILURE(Report({LogLines(run_, 1, 1)}));
   StartFollowing(Request(run_, /*follow=*/true));
   ASSERT_TRUE(AwaitLines(1));
-  cancelled_ = true;
+  Answer(absl::CancelledError("the client went away"));
   hub_.Notify({run_});  // Whatever wakes it next finds the client gone.
-  EXPECT_TRUE(Ended().ok());
+  EXPECT_THAT(Ended(), StatusIs(absl::StatusCode::kCancelled));
 
   // A client that stops reading (its stream's Write fails) ends it too.
   ASSERT_NO_FATAL_FAILURE(Report({LogLines(run_, 2, 5)}));
   int emitted = 0;
   absl::Status s = FollowRunLog(
-      &runs_, &hub_, Request(run_, /*follow=*/true), [] { return false; },
+      &runs_, &hub_, Request(run_, /*follow=*/true), [] { return absl::OkStatus(); },
       [&](const v1::LogLine&) { return ++emitted < 2; });
   EXPECT_TRUE(s.ok()) << s;
   EXPECT_EQ(emitted, 2);
+}
+
+// A follower whose token is revoked while the run goes on (StreamCredentials
+// refuses it) gets that refusal, and no line stored after it.
+TEST_F(FollowRunLogTest, AFollowEndsWithTheRefusalItsCredentialGetsAsItGoes) {
+  ASSERT_NO_FATAL_FAILURE(Report({LogLines(run_, 1, 2)}));
+  StartFollowing(Request(run_, /*follow=*/true));
+  ASSERT_TRUE(AwaitLines(2));
+  Answer(absl::UnauthenticatedError(kRefusedMessage));
+  ASSERT_NO_FATAL_FAILURE(Report({LogLines(run_, 3, 4)}));
+  EXPECT_THAT(Ended(), StatusIs(absl::StatusCode::kUnauthenticated, kRefusedMessage));
+  EXPECT_THAT(Lines(), ElementsAre(1, 2));
 }
 
 // The client learns the follow broke (and resumes from its next line)

@@ -7,6 +7,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
+#include "services/common/server/stream_credentials.h"
 #include "services/common/status/status_macros.h"
 #include "services/log/report_validation.h"
 
@@ -63,9 +64,18 @@ grpc::Status LogServiceImpl::ReportResults(
     absl::MutexLock l(&channel->mu);
     channel->stream = stream;
   }
+  // A reporter stays connected for the executor's life: its group's token is
+  // checked again as messages come (a rotated-out one is refused; the items
+  // of that message stay with the executor, unacknowledged, to be sent again).
+  StreamCredentials creds(auth_, *context, v1::LogService::service_full_name(), __func__, *caller,
+                          kGroupRecheck);
   grpc::Status status = grpc::Status::OK;
   v1::ReportResultsRequest req;
   while (stream->Read(&req)) {
+    if (absl::Status s = creds.Check(); !s.ok()) {
+      status = ToGrpcStatus(s);
+      break;
+    }
     // A message with one bad item is refused whole: nothing of it is stored.
     if (absl::Status s = ValidateReportRequest(req); !s.ok()) {
       status = ToGrpcStatus(s);
@@ -108,7 +118,7 @@ grpc::Status LogServiceImpl::ReportResults(
 
 absl::Status FollowRunLog(store::RunStore* runs, LogTailHub* hub,
                           const v1::StreamRunLogRequest& req,
-                          const std::function<bool()>& cancelled,
+                          const std::function<absl::Status()>& go_on,
                           const std::function<bool(const v1::LogLine&)>& emit) {
   RETURN_IF_ERROR(ValidateStreamRunLogRequest(req));
   RETURN_IF_ERROR(GetRun(runs, req.run_id()));
@@ -116,7 +126,9 @@ absl::Status FollowRunLog(store::RunStore* runs, LogTailHub* hub,
   int64_t version = hub->Watch(req.run_id());
   absl::Status result = absl::OkStatus();
   constexpr int kPage = 500;
-  while (!cancelled()) {
+  while (true) {
+    result = go_on();
+    if (!result.ok()) break;
     // Check whether the run has ended before reading, so no line stored
     // before its result can be missed.
     bool ended = !req.follow();
@@ -159,9 +171,16 @@ grpc::Status LogServiceImpl::StreamRunLog(grpc::ServerContext* context,
   if (absl::Status s = ValidateStreamRunLogRequest(*request); !s.ok()) return ToGrpcStatus(s);
   if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok())
     return ToGrpcStatus(s);
-  return ToGrpcStatus(FollowRunLog(
-      runs_, hub_, *request, [context] { return context->IsCancelled(); },
-      [writer](const v1::LogLine& l) { return writer->Write(l); }));
+  // A follow can last as long as the run: its credential is checked again as it goes.
+  StreamCredentials creds(auth_, *context, v1::LogService::service_full_name(), __func__,
+                          *std::move(caller), kBearerRecheck);
+  auto go_on = [&]() -> absl::Status {
+    if (context->IsCancelled()) return absl::CancelledError("the client went away");
+    return creds.Check(
+        [&](const Access& access) { return CheckRunAccess(runs_, access, request->run_id()); });
+  };
+  return ToGrpcStatus(FollowRunLog(runs_, hub_, *request, go_on,
+                                   [writer](const v1::LogLine& l) { return writer->Write(l); }));
 }
 
 grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetRunRequest* request,

@@ -51,10 +51,13 @@ class LogServiceImpl final : public v1::LogService::Service {
 void ConnectTailHub(ReportWriter* writer, LogTailHub* hub);
 
 // Follows a run's stored log from `from_line`, calling `emit` for each line,
-// until it ends (or at once without follow).
+// until it ends (or at once without follow), or `emit` returns false (the
+// client stopped reading). `go_on` is asked before each read, at least once a
+// second: OK to go on, or the status the follow ends with (the client gone,
+// its credential refused since the stream opened).
 absl::Status FollowRunLog(store::RunStore* runs, LogTailHub* hub,
                           const v1::StreamRunLogRequest& req,
-                          const std::function<bool()>& cancelled,
+                          const std::function<absl::Status()>& go_on,
                           const std::function<bool(const v1::LogLine&)>& emit);
 
 }  // namespace gnomon::logsvc

@@ -10,19 +10,13 @@
 #include "services/common/client/log.h"
 #include "services/common/server/field_checks.h"
 #include "services/common/server/grpc_status.h"
+#include "services/common/server/stream_credentials.h"
 #include "services/common/status/status_macros.h"
 #include "services/registry/session_validation.h"
 
 namespace gnomon::registry {
 
 using google::protobuf::util::TimeUtil;
-
-namespace {
-
-// How often a session's token is checked again (a store read per session).
-constexpr absl::Duration kTokenRecheck = absl::Seconds(10);
-
-}  // namespace
 
 grpc::Status RegistryService::Session(
     grpc::ServerContext* context,
@@ -72,8 +66,12 @@ grpc::Status RegistryService::Session(
     return grpc::Status::OK;
   }
 
+  // Now and then: is the session's token still accepted? A rotation makes it
+  // the previous token (the executor is told until when), and once that
+  // expires the session ends (and with it, dispatches to it).
+  StreamCredentials creds(auth_, *context, v1::Registry::service_full_name(), __func__,
+                          *std::move(caller), kGroupRecheck);
   v1::SessionRequest req;
-  absl::Time next_recheck = absl::Now() + kTokenRecheck;
   while (stream->Read(&req)) {
     absl::Status valid = req.has_beat()         ? ValidateBeat(req.beat())
                          : req.has_deregister() ? ValidateDeregister(req.deregister())
@@ -83,24 +81,15 @@ grpc::Status RegistryService::Session(
       return ToGrpcStatus(valid);
     }
     if (req.has_beat()) {
-      // Now and then: is the session's token still accepted? A rotation
-      // makes it the previous token (the executor is told until when), and
-      // once that expires the session ends (and with it, dispatches to it).
       v1::SessionResponse ack;
       ack.mutable_beat_ack();
-      if (absl::Now() >= next_recheck) {
-        next_recheck = absl::Now() + kTokenRecheck;
-        absl::StatusOr<Caller> now =
-            auth_->Recheck(reg.app_name(), MetadataValue(*context, kAccessTokenKey));
-        if (absl::IsUnauthenticated(now.status())) {
-          core_->Leave(*session, "its group's access token was rotated out");
-          return grpc::Status(
-              grpc::StatusCode::UNAUTHENTICATED,
-              "the group's access token was rotated and the one this executor presents "
-              "is no longer accepted; restart it with the new token");
-        }
-        if (now.ok()) token_expires = now->token_expires_ms;
+      if (absl::Status s = creds.Check(); !s.ok()) {
+        core_->Leave(*session, "its group's access token was rotated out");
+        return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                            "the group's access token was rotated and the one this executor "
+                            "presents is no longer accepted; restart it with the new token");
       }
+      token_expires = creds.caller().token_expires_ms;
       if (token_expires) {
         *ack.mutable_beat_ack()->mutable_token_expire_time() =
             TimeUtil::MillisecondsToTimestamp(*token_expires);
@@ -154,8 +143,29 @@ grpc::Status RegistryService::WatchExecutors(
   if (absl::Status s = ValidateWatchRequest(*request); !s.ok()) return ToGrpcStatus(s);
   absl::StatusOr<std::vector<std::string>> apps = WatchableApps(caller->access, *request);
   if (!apps.ok()) return ToGrpcStatus(apps.status());
-  std::shared_ptr<Watcher> watcher = core_->Watch(*std::move(apps));
+  std::shared_ptr<Watcher> watcher = core_->Watch(*apps);
+  // A watch lasts as long as its watcher: its credential is checked again as
+  // it goes, and a caller whose grants no longer reach an app it watches
+  // (a user's, narrowed) is refused.
+  StreamCredentials creds(auth_, *context, v1::Registry::service_full_name(), __func__,
+                          *std::move(caller), kBearerRecheck);
+  auto still_reaches = [&](const Access& access) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<std::string> now, WatchableApps(access, *request));
+    absl::flat_hash_set<std::string> reached(now.begin(), now.end());
+    for (const std::string& app : *apps) {
+      if (!reached.contains(app)) {
+        return absl::PermissionDeniedError(
+            "a watched app is no longer in a group this "
+            "credential is granted");
+      }
+    }
+    return absl::OkStatus();
+  };
   while (!context->IsCancelled()) {
+    if (absl::Status s = creds.Check(still_reaches); !s.ok()) {
+      watcher->Close();
+      return ToGrpcStatus(s);
+    }
     std::optional<v1::WatchExecutorsResponse> msg = watcher->Next(absl::Milliseconds(500));
     if (!msg) {
       if (watcher->closed()) break;

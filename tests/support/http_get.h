@@ -14,6 +14,7 @@
 #ifndef GNOMON_TESTS_SUPPORT_HTTP_GET_H_
 #define GNOMON_TESTS_SUPPORT_HTTP_GET_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,9 +36,12 @@ struct HttpResult {
 std::optional<std::string> HttpGet(const std::string& url, const HttpsClient& tls = {});
 // `headers` are "Name: value" lines; a body is sent as application/json.
 // `path_as_is`: send the path as written ("/a/../b"), as an attacker would.
+// `on_body`, if given, sees the body received so far each time more arrives
+// (a Server-Sent Event stream as it goes); such a call may last 90 s, others 30 s.
 HttpResult HttpCall(const std::string& method, const std::string& url, const std::string& body,
                     const std::vector<std::string>& headers = {}, const HttpsClient& tls = {},
-                    bool path_as_is = false);
+                    bool path_as_is = false,
+                    const std::function<void(const std::string&)>& on_body = nullptr);
 
 }  // namespace gnomon::testing
 

@@ -195,10 +195,6 @@ absl::StatusOr<Caller> Authenticator::CheckGroup(const MetadataLookup& context,
   return GroupCaller(app, token, full_method);
 }
 
-absl::StatusOr<Caller> Authenticator::Recheck(std::string_view app, std::string_view token) {
-  return GroupCaller(app, token, "session recheck");
-}
-
 absl::StatusOr<Caller> Authenticator::GroupCaller(std::string_view app, std::string_view token,
                                                   std::string_view full_method) {
   absl::StatusOr<v1::Group> group = groups_->GetGroupByApp(app);

@@ -88,10 +88,6 @@ class Authenticator {
   using MetadataLookup = std::function<std::string(std::string_view key)>;
   absl::StatusOr<Caller> Authorize(const MetadataLookup& metadata, std::string_view service,
                                    std::string_view method) ABSL_LOCKS_EXCLUDED(mu_);
-  // Whether `token` (whose fingerprint a Caller carried) still authenticates
-  // as `app`'s group: the Caller it would get now, or Unauthenticated (the
-  // token was rotated out, or the group is gone). For long-lived sessions.
-  absl::StatusOr<Caller> Recheck(std::string_view app, std::string_view token);
   // For clients: the cluster token to present to other roles.
   const std::string& cluster_token() const { return cluster_token_; }
 

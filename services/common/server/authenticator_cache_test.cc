@@ -225,33 +225,5 @@ TEST_F(AuthenticatorCacheTest, ATokenSeenBeforeAStoreOutageWorksUntilItsCacheWin
       Call(auth_, "cluster-token", "WatchExecutors", v1::Registry::service_full_name()).ok());
 }
 
-// An executor's session is checked again now and then (Recheck): after a
-// rotation its old token works until the grace period's last millisecond,
-// and not at all once its group is deleted.
-TEST_F(AuthenticatorCacheTest, ASessionOnARotatedOutTokenIsRefusedFromTheEndOfItsGracePeriod) {
-  absl::StatusOr<v1::Group> group = store_.AddGroup("billing", "old-token", kStart);
-  ASSERT_TRUE(group.ok()) << group.status();
-  const int64_t grace_ends = kStart + 60'000;
-  group->set_access_token("new-token");
-  group->set_previous_access_token("old-token");
-  group->mutable_previous_token_expire_time()->set_seconds(grace_ends / 1000);
-  ASSERT_TRUE(store_->UpdateGroup(*group, kStart).ok());
-
-  At(grace_ends - 1);
-  absl::StatusOr<Caller> old = auth_.Recheck("billing", "old-token");
-  ASSERT_TRUE(old.ok()) << old.status();
-  EXPECT_EQ(old->token_expires_ms, grace_ends);  // The executor is told until when.
-  At(grace_ends);
-  EXPECT_EQ(auth_.Recheck("billing", "old-token").status(), Refusal());
-  absl::StatusOr<Caller> current = auth_.Recheck("billing", "new-token");
-  ASSERT_TRUE(current.ok()) << current.status();
-  EXPECT_FALSE(current->token_expires_ms.has_value());
-
-  ASSERT_TRUE(store_->DeleteGroup(group->id()).ok());
-  EXPECT_EQ(auth_.Recheck("billing", "new-token").status(), Refusal());
-  EXPECT_EQ(Failures("wrong_access_token"), 1);
-  EXPECT_EQ(Failures("unknown_app"), 1);
-}
-
 }  // namespace
 }  // namespace gnomon
