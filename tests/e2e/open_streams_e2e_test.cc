@@ -91,8 +91,7 @@ class OpenStreamsE2E : public ::testing::Test {
     v1::TriggerJobResponse fired;
     testing::CommandResult r;
     // Until the executor has registered, a trigger finds no executor.
-    while ((r = cluster_.Ctl({"job", "trigger", absl::StrCat(job.id())})).exit_code !=
-               0 &&
+    while ((r = cluster_.Ctl({"job", "trigger", absl::StrCat(job.id())})).exit_code != 0 &&
            absl::Now() < deadline) {
       cluster_.PollInterval(absl::Milliseconds(200));
     }
@@ -101,22 +100,20 @@ class OpenStreamsE2E : public ::testing::Test {
   }
   std::string Token(const std::string& name) {
     v1::CreateTokenResponse t;
-    EXPECT_TRUE(cluster_.CtlJson({"token", "create", name, "--role", "viewer", "--group",
-                                  absl::StrCat(group_.id())},
-                                 &t));
+    EXPECT_TRUE(cluster_.CtlJson(
+        {"token", "create", name, "--role", "viewer", "--group", absl::StrCat(group_.id())}, &t));
     return t.secret();
   }
   // StreamRunLog following the run, with `token`.
   std::unique_ptr<Follower<v1::LogLine>> FollowLog(const std::string& token) {
-    return std::make_unique<Follower<v1::LogLine>>(
-        [this, token](grpc::ClientContext* ctx) {
-          ctx->AddMetadata(std::string(kAuthorizationKey), BearerValue(token));
-          v1::StreamRunLogRequest req;
-          req.set_run_id(runs_.runs(0).id());
-          req.set_follow(true);
-          auto stub = v1::LogService::NewStub(Channel());
-          return stub->StreamRunLog(ctx, req);
-        });
+    return std::make_unique<Follower<v1::LogLine>>([this, token](grpc::ClientContext* ctx) {
+      ctx->AddMetadata(std::string(kAuthorizationKey), BearerValue(token));
+      v1::StreamRunLogRequest req;
+      req.set_run_id(runs_.runs(0).id());
+      req.set_follow(true);
+      auto stub = v1::LogService::NewStub(Channel());
+      return stub->StreamRunLog(ctx, req);
+    });
   }
   // One channel for every stream (made in SetUp), alive as long as they are.
   std::shared_ptr<grpc::Channel> Channel() { return channel_; }

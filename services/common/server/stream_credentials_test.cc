@@ -6,6 +6,8 @@
 // executor's session on a rotated-out token ends when its grace period does;
 // a store outage ends nothing. Time is a SimulatedClock over a real SQLite
 // store; reads are counted through the failing-store decorators.
+#include "services/common/server/stream_credentials.h"
+
 #include <string>
 #include <string_view>
 
@@ -15,7 +17,6 @@
 #include "services/common/client/auth_metadata.h"
 #include "services/common/server/authenticator.h"
 #include "services/common/server/passwords.h"
-#include "services/common/server/stream_credentials.h"
 #include "services/common/server/tokens.h"
 #include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/failing_credential_store.h"
