@@ -340,7 +340,9 @@ await step("a script job's versions: history with author and remark, a diff of t
   await page.getByRole('heading', { name: `Script versions of job ${scriptJob}` }).waitFor();
   const row = (v) => page.locator(`tr[data-version="${v}"]`);
   await row(1).waitFor();
-  check((await row(2).locator('td[data-label="Version"]').textContent()) === 'v2 (current)', 'v2 is not the current version');
+  // "(current)" follows once the job itself has loaded beside the list: wait for it.
+  const v2Current = row(2).locator('td[data-label="Version"]', { hasText: /^v2 \(current\)$/ });
+  check(await v2Current.waitFor({ timeout: 10000 }).then(() => true, () => false), 'v2 is not the current version');
   check((await row(2).locator('td[data-label="Remark"]').textContent()) === 'say it twice', 'the edit\'s remark is not kept');
   check(/^admin:/.test(await row(2).locator('td[data-label="Author"]').textContent()), 'the version does not name its author');
   const diff = page.getByLabel('Diff of version 1 and version 2');
