@@ -26,6 +26,11 @@ grpc::Status RegistryService::Session(
   absl::StatusOr<Caller> caller =
       auth_->Authorize(*context, v1::Registry::service_full_name(), __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
+  // Now and then: is the session's token still accepted? A rotation makes it
+  // the previous token (the executor is told until when), and once that
+  // expires the session ends (and with it, dispatches to it).
+  StreamCredentials creds(auth_, *context, v1::Registry::service_full_name(), __func__,
+                          *std::move(caller), kGroupRecheck);
   v1::SessionRequest first;
   if (!stream->Read(&first)) return grpc::Status::OK;
   if (!first.has_register_()) {
@@ -36,13 +41,13 @@ grpc::Status RegistryService::Session(
   if (absl::Status s = ValidateRegister(reg); !s.ok()) return ToGrpcStatus(s);
   // The caller is authenticated for its own app only; naming another one is a
   // protocol error, not a credential question.
-  if (reg.app_name() != caller->group.app_name()) {
+  if (reg.app_name() != creds.caller().group.app_name()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "register.app_name must equal the x-gnomon-app metadata");
   }
-  std::optional<int64_t> token_expires = caller->token_expires_ms;
+  const std::optional<int64_t> token_expires = creds.caller().token_expires_ms;
   absl::StatusOr<uint64_t> session = core_->Join(
-      reg, [context] { context->TryCancel(); }, caller->token_fingerprint);
+      reg, [context] { context->TryCancel(); }, creds.caller().token_fingerprint);
   if (!session.ok()) return ToGrpcStatus(session.status());
   if (token_expires) {
     GNOMON_LOG(WARNING) << "registry: executor " << reg.address() << " of app \"" << reg.app_name()
@@ -66,11 +71,6 @@ grpc::Status RegistryService::Session(
     return grpc::Status::OK;
   }
 
-  // Now and then: is the session's token still accepted? A rotation makes it
-  // the previous token (the executor is told until when), and once that
-  // expires the session ends (and with it, dispatches to it).
-  StreamCredentials creds(auth_, *context, v1::Registry::service_full_name(), __func__,
-                          *std::move(caller), kGroupRecheck);
   v1::SessionRequest req;
   while (stream->Read(&req)) {
     absl::Status valid = req.has_beat()         ? ValidateBeat(req.beat())
@@ -89,10 +89,9 @@ grpc::Status RegistryService::Session(
                             "the group's access token was rotated and the one this executor "
                             "presents is no longer accepted; restart it with the new token");
       }
-      token_expires = creds.caller().token_expires_ms;
-      if (token_expires) {
+      if (std::optional<int64_t> expires = creds.caller().token_expires_ms) {
         *ack.mutable_beat_ack()->mutable_token_expire_time() =
-            TimeUtil::MillisecondsToTimestamp(*token_expires);
+            TimeUtil::MillisecondsToTimestamp(*expires);
       }
       if (absl::Status s = core_->Beat(*session, req.beat()); !s.ok()) {
         // Reaped for missed beats while this message was in flight.

@@ -73,7 +73,6 @@ class DispatcherTest : public ::testing::Test {
     f.params = "p";
     return Fire(std::move(f));
   }
-  // The run as stored once every dispatch outcome so far is written.
   // Failed at dispatch: no live executor in the group.
   void ExpectFailedForNoExecutor(const v1::Run& run) {
     EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
@@ -81,6 +80,7 @@ class DispatcherTest : public ::testing::Test {
     EXPECT_EQ(run.trigger_message(),
               absl::StrCat("no live executor in group ", group_.id(), " (app \"app\")"));
   }
+  // The run as stored once every dispatch outcome so far is written.
   v1::Run Stored(int64_t run_id) {
     outcomes_.Stop();
     outcomes_.Run();  // Stopped: writes what is queued and returns.

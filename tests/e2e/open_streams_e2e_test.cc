@@ -11,7 +11,6 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -75,9 +74,9 @@ class OpenStreamsE2E : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
-    auto line = cluster_.gnomond()->WaitForLine("gnomond HTTP API on ", absl::Seconds(30));
-    ASSERT_TRUE(line) << cluster_.Output();
-    http_ = std::string(absl::StripAsciiWhitespace(line->substr(line->find("http://"))));
+    std::optional<std::string> url = cluster_.HttpUrl();
+    ASSERT_TRUE(url) << cluster_.Output();
+    http_ = *url;
     channel_ = grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials());
     ASSERT_TRUE(cluster_.CtlJson({"group", "create", "streams-app"}, &group_));
     executor_ = cluster_.StartExecutor("streams-app", group_.access_token());

@@ -29,9 +29,9 @@ class HttpApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
-    auto line = cluster_.gnomond()->WaitForLine("gnomond HTTP API on ", absl::Seconds(30));
-    ASSERT_TRUE(line) << cluster_.Output();
-    base_ = std::string(absl::StripAsciiWhitespace(line->substr(line->find("http://"))));
+    std::optional<std::string> url = cluster_.HttpUrl();
+    ASSERT_TRUE(url) << cluster_.Output();
+    base_ = *url;
   }
   HttpResult Post(const std::string& method, const std::string& json, const std::string& token) {
     std::vector<std::string> headers;

@@ -107,6 +107,13 @@ std::string GnomonCluster::addresses() const {
   return out;
 }
 
+std::optional<std::string> GnomonCluster::HttpUrl(int i) {
+  std::optional<std::string> line =
+      replicas_[i].process->WaitForLine("gnomond HTTP API on ", absl::Seconds(30));
+  if (!line || line->find("http") == std::string::npos) return std::nullopt;
+  return std::string(absl::StripAsciiWhitespace(line->substr(line->find("http"))));
+}
+
 CommandResult GnomonCluster::Ctl(const std::vector<std::string>& args) const {
   std::string server = replicas_[0].address;
   for (const Replica& r : replicas_) {

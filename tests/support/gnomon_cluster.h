@@ -51,6 +51,9 @@ class GnomonCluster {
   const std::string& address(int i = 0) const { return replicas_[i].address; }
   // Every replica's address, comma-separated (an executor's --registry list).
   std::string addresses() const;
+  // The base URL ("http://127.0.0.1:PORT") of replica `i`'s HTTP API, started
+  // with --http-listen; waits for its log line; nullopt if none comes.
+  std::optional<std::string> HttpUrl(int i = 0);
   const std::string& admin_token() const { return admin_token_; }
   const std::string& dir() const { return dir_.path(); }
   Subprocess* gnomond(int i = 0) { return replicas_[i].process.get(); }

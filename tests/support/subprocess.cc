@@ -134,13 +134,13 @@ int Subprocess::Wait() {
   if (reaped_) return exit_code_;
   int status = 0;
   waitpid(pid_, &status, 0);
-  reaped_ = true;
-  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  AwaitDrained();
+  Reaped(status);
   return exit_code_;
 }
 
-void Subprocess::AwaitDrained() {
+void Subprocess::Reaped(int status) {
+  reaped_ = true;
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   absl::MutexLock l(&mu_);
   auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return open_streams_ == 0; };
   mu_.AwaitWithTimeout(absl::Condition(&drained), absl::Seconds(5));
@@ -151,9 +151,7 @@ std::optional<int> Subprocess::WaitFor(absl::Duration timeout) {
   while (!reaped_) {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      reaped_ = true;
-      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      AwaitDrained();
+      Reaped(status);
       break;
     }
     if (absl::Now() >= deadline) return std::nullopt;

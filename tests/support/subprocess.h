@@ -49,8 +49,9 @@ class Subprocess {
 
  private:
   void Pump(int fd);
-  // Waits (at most 5 s) until both pipes are read to their end.
-  void AwaitDrained() ABSL_LOCKS_EXCLUDED(mu_);
+  // Records the exit `status` waitpid gave, then waits (at most 5 s) until
+  // both pipes are read to their end.
+  void Reaped(int status) ABSL_LOCKS_EXCLUDED(mu_);
 
   pid_t pid_ = -1;
   bool reaped_ = false;

@@ -16,6 +16,7 @@
 #include "services/common/metrics/testing/samples.h"
 #include "services/common/server/authenticator.h"
 #include "services/common/server/passwords.h"
+#include "services/common/server/testing/call_metadata.h"
 #include "services/common/server/tokens.h"
 #include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/failing_credential_store.h"
@@ -43,11 +44,7 @@ class AuthenticatorCacheTest : public ::testing::Test {
   absl::StatusOr<Caller> Call(Authenticator& auth, const std::string& token,
                               std::string_view method = "GetJob",
                               std::string_view service = v1::JobAdmin::service_full_name()) {
-    return auth.Authorize(
-        [&](std::string_view key) {
-          return key == kAuthorizationKey ? BearerValue(token) : std::string();
-        },
-        service, method);
+    return auth.Authorize(testing::BearerMetadata(token), service, method);
   }
   absl::Status Refused(Authenticator& auth, const std::string& token,
                        std::string_view method = "GetJob") {

@@ -14,9 +14,9 @@
 #include "gnomon/v1/log.grpc.pb.h"
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "gtest/gtest.h"
-#include "services/common/client/auth_metadata.h"
 #include "services/common/server/authenticator.h"
 #include "services/common/server/passwords.h"
+#include "services/common/server/testing/call_metadata.h"
 #include "services/common/server/tokens.h"
 #include "services/common/status/status_matchers.h"
 #include "services/common/store/testing/failing_credential_store.h"
@@ -27,6 +27,8 @@ namespace gnomon {
 namespace {
 
 using store::testing::CallPhase;
+using testing::AppMetadata;
+using testing::BearerMetadata;
 
 constexpr int64_t kStart = 1'800'000'000'000;
 
@@ -35,17 +37,6 @@ class StreamCredentialsTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(store_.status().ok()) << store_.status();
     ASSERT_TRUE(store_->CreateAdminToken("ops", Sha256Hex("ops-token"), kStart).ok());
-  }
-  // The metadata of a call carrying `token` as a bearer, or as `app`'s access token.
-  static Authenticator::MetadataLookup Bearer(std::string token) {
-    return [token](std::string_view key) {
-      return key == kAuthorizationKey ? BearerValue(token) : std::string();
-    };
-  }
-  static Authenticator::MetadataLookup App(std::string app, std::string token) {
-    return [app, token](std::string_view key) {
-      return key == kAppNameKey ? app : key == kAccessTokenKey ? token : std::string();
-    };
   }
   // A StreamRunLog opened now with `metadata`, checked every second.
   StreamCredentials OpenLogStream(const Authenticator::MetadataLookup& metadata) {
@@ -98,7 +89,7 @@ absl::Status Refusal() { return absl::UnauthenticatedError(kRefusedMessage); }
 // the Authenticator remembers it 5 s more; the stream's next check after
 // that refuses it — within 6 s of the revocation, never before the 5 s.
 TEST_F(StreamCredentialsTest, AStreamOfARevokedTokenEndsWithinSixSecondsOfTheRevocation) {
-  StreamCredentials creds = OpenLogStream(Bearer("ops-token"));  // Remembered until +5 s.
+  StreamCredentials creds = OpenLogStream(BearerMetadata("ops-token"));  // Remembered until +5 s.
   At(kStart + 1);
   ASSERT_TRUE(store_->RevokeAdminToken("ops", kStart + 1).ok());
   absl::Status refusal;
@@ -112,8 +103,8 @@ TEST_F(StreamCredentialsTest, AStreamOfARevokedTokenEndsWithinSixSecondsOfTheRev
 // is read from the store) is checked every 10 s.
 TEST_F(StreamCredentialsTest, ChecksAreSpacedByTheirInterval) {
   ASSERT_TRUE(store_.AddGroup("billing", "app-token", kStart).ok());
-  StreamCredentials creds = Open(App("billing", "app-token"), v1::Registry::service_full_name(),
-                                 "Session", kGroupRecheck);
+  StreamCredentials creds = Open(AppMetadata("billing", "app-token"),
+                                 v1::Registry::service_full_name(), "Session", kGroupRecheck);
   const int reads = hook_.calls("GetGroupByApp");
   for (int64_t t = kStart; t < kStart + 10'000; t += 100) {
     At(t);
@@ -128,7 +119,7 @@ TEST_F(StreamCredentialsTest, ChecksAreSpacedByTheirInterval) {
 // `user delete` revokes the user's sessions: its open streams end too.
 TEST_F(StreamCredentialsTest, AStreamOfADeletedUsersSessionEnds) {
   ASSERT_NO_FATAL_FAILURE(AddUser("alice", v1::ROLE_VIEWER, {1}));
-  StreamCredentials creds = OpenLogStream(Bearer("alice-session"));
+  StreamCredentials creds = OpenLogStream(BearerMetadata("alice-session"));
   ASSERT_TRUE(store_->DeleteUser("alice", kStart).ok());
   absl::Status refusal;
   EXPECT_LE(FirstRefusal(creds, kStart + 20'000, &refusal), kStart + 6'000);
@@ -140,7 +131,7 @@ TEST_F(StreamCredentialsTest, AStreamOfADeletedUsersSessionEnds) {
 // refused when that no longer reaches it. Unchanged access is not checked again.
 TEST_F(StreamCredentialsTest, AStreamWhoseUsersGrantsNoLongerReachWhatItReadsIsRefused) {
   ASSERT_NO_FATAL_FAILURE(AddUser("bob", v1::ROLE_VIEWER, {1, 2}));
-  StreamCredentials creds = OpenLogStream(Bearer("bob-session"));
+  StreamCredentials creds = OpenLogStream(BearerMetadata("bob-session"));
   int reach_checks = 0;
   auto reaches_group_1 = [&](const Access& access) {
     ++reach_checks;
@@ -169,7 +160,7 @@ TEST_F(StreamCredentialsTest, AStreamWhoseUsersGrantsNoLongerReachWhatItReadsIsR
 // A store that cannot answer refuses nothing (a store restart must not cut
 // every console's live log); the refusal comes once it answers again.
 TEST_F(StreamCredentialsTest, AStoreOutageEndsNoStream) {
-  StreamCredentials creds = OpenLogStream(Bearer("ops-token"));
+  StreamCredentials creds = OpenLogStream(BearerMetadata("ops-token"));
   ASSERT_TRUE(store_->RevokeAdminToken("ops", kStart).ok());
   hook_.Set([](std::string_view, CallPhase phase) {
     return phase == CallPhase::kBefore ? absl::UnavailableError("store down") : absl::OkStatus();
@@ -187,8 +178,8 @@ TEST_F(StreamCredentialsTest, AStoreOutageEndsNoStream) {
 TEST_F(StreamCredentialsTest, ASessionOnARotatedOutTokenEndsWithItsGracePeriod) {
   absl::StatusOr<v1::Group> group = store_.AddGroup("billing", "old-token", kStart);
   ASSERT_TRUE(group.ok()) << group.status();
-  StreamCredentials old = Open(App("billing", "old-token"), v1::Registry::service_full_name(),
-                               "Session", kGroupRecheck);
+  StreamCredentials old = Open(AppMetadata("billing", "old-token"),
+                               v1::Registry::service_full_name(), "Session", kGroupRecheck);
   const int64_t grace_ends = kStart + 60'000;
   group->set_access_token("new-token");
   group->set_previous_access_token("old-token");
@@ -198,8 +189,8 @@ TEST_F(StreamCredentialsTest, ASessionOnARotatedOutTokenEndsWithItsGracePeriod) 
   At(grace_ends - 1);
   ASSERT_THAT(old.Check(), IsOk());
   EXPECT_EQ(old.caller().token_expires_ms, grace_ends);
-  StreamCredentials current = Open(App("billing", "new-token"), v1::Registry::service_full_name(),
-                                   "Session", kGroupRecheck);
+  StreamCredentials current = Open(AppMetadata("billing", "new-token"),
+                                   v1::Registry::service_full_name(), "Session", kGroupRecheck);
   At(grace_ends - 1 + 10'000);
   EXPECT_EQ(old.Check(), Refusal());
   ASSERT_THAT(current.Check(), IsOk());
