@@ -21,7 +21,10 @@
 //   burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql]
 //               [--replicas=2] [--seconds=30] [--warmup=5] [--route=round|first]
 //               [--capacity=N] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]
-//               [--metrics=off|on|off,on]
+//               [--metrics=off|on|off,on] [--mariadb-args=--log-bin,...]
+//
+// --mariadb-args adds settings to the throwaway MariaDB's command line (to
+// compare them). bench/store_cost_bench splits the store's CPU per run by step.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -73,12 +76,14 @@ struct BenchOptions {
   int64_t late_ms = 5000;
   // Metrics served and scraped, one configuration per entry.
   std::vector<bool> metrics = {false};
+  // Added to the throwaway MariaDB's command line (settings to compare).
+  std::vector<std::string> mariadb_args;
 };
 
 // One printed row; every cell is already text.
 struct Row {
   std::string jobs, store, delivered, fires_per_s, missed, duplicates, start_lateness,
-      dispatch_lateness, cpu, rss, threads, statements, commits;
+      dispatch_lateness, cpu, rss, threads, statements, commits, store_cpu_per_1000;
 };
 
 // One replica's share of a configuration's scheduling; every cell is text.
@@ -91,10 +96,11 @@ void PrintRow(const Row& r) {
       "RESULT J=%s %s: delivered %s (%s/s) | missed %s | duplicates %s | lateness ms p50/p99/max "
       "at start %s, "
       "at dispatch %s | CPU s %s | peak RSS MiB %s | threads/executor %s | statements/run %s | "
-      "commits/run %s\n",
+      "commits/run %s | store CPU s per 1,000 runs %s\n",
       r.jobs.c_str(), r.store.c_str(), r.delivered.c_str(), r.fires_per_s.c_str(), r.missed.c_str(),
       r.duplicates.c_str(), r.start_lateness.c_str(), r.dispatch_lateness.c_str(), r.cpu.c_str(),
-      r.rss.c_str(), r.threads.c_str(), r.statements.c_str(), r.commits.c_str());
+      r.rss.c_str(), r.threads.c_str(), r.statements.c_str(), r.commits.c_str(),
+      r.store_cpu_per_1000.c_str());
 }
 
 void PrintMarkdown(const std::vector<Row>& rows, const std::vector<ReplicaRow>& replicas) {
@@ -105,14 +111,14 @@ void PrintMarkdown(const std::vector<Row>& rows, const std::vector<ReplicaRow>& 
       "received) ms "
       "p50/p99/max | CPU s per process | peak RSS MiB per process | threads per executor (max) | "
       "statements/run | "
-      "commits/run |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "commits/run | mariadbd CPU s per 1,000 runs |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
-    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                 r.jobs.c_str(), r.store.c_str(), r.delivered.c_str(), r.fires_per_s.c_str(),
                 r.missed.c_str(), r.duplicates.c_str(), r.start_lateness.c_str(),
                 r.dispatch_lateness.c_str(), r.cpu.c_str(), r.rss.c_str(), r.threads.c_str(),
-                r.statements.c_str(), r.commits.c_str());
+                r.statements.c_str(), r.commits.c_str(), r.store_cpu_per_1000.c_str());
   }
   std::printf(
       "\n| J | store | replica | partitions held (window start -> end) | fires recorded in the "
@@ -264,6 +270,10 @@ void PerRunCosts(StoreReader& reader, const BurstDeployment& d, const WindowFigu
   }
   // The server's count of statements is the figure for the table.
   row.statements = Fixed(double(*delta("Questions")) / *server_runs, 2);
+  for (const ProcessFigures& p : w.processes) {
+    if (p.name == "mariadbd") row.store_cpu_per_1000 = Fixed(p.cpu_s * 1000 / *server_runs, 3);
+  }
+  std::printf("mariadbd CPU s per 1,000 runs recorded: %s\n", row.store_cpu_per_1000.c_str());
   std::printf("MariaDB server counters per run (%lld runs recorded between the samples): %s\n",
               static_cast<long long>(*server_runs), absl::StrJoin(parts, ", ").c_str());
 }
@@ -335,7 +345,8 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
   std::unique_ptr<ThrowawayMariadb> mariadb;
   const std::string database = absl::StrCat("gnomon_burst_", jobs);
   if (store == "mysql") {
-    absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> db = ThrowawayMariadb::Start();
+    std::vector<std::string> server_args = o.mariadb_args;
+    absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> db = ThrowawayMariadb::Start(server_args);
     if (absl::IsUnavailable(db.status())) {
       std::printf("SKIPPED J=%d mysql: %s\n", jobs, std::string(db.status().message()).c_str());
       return std::nullopt;
@@ -431,6 +442,7 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
   }
   row.cpu = absl::StrJoin(cpu_cells, ", ");
   row.rss = absl::StrJoin(rss_cells, ", ");
+  row.store_cpu_per_1000 = "n/a";
   row.threads = absl::StrJoin(thread_cells, ", ");
 
   std::printf(
@@ -490,6 +502,10 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
     if (absl::ConsumePrefix(&a, "--admin-threads=")) return PositiveInt(a, o.admin_threads);
     if (absl::ConsumePrefix(&a, "--admin-budget=")) return PositiveInt(a, o.admin_budget_seconds);
     if (absl::ConsumePrefix(&a, "--drain-max=")) return PositiveInt(a, o.drain_max_seconds);
+    if (absl::ConsumePrefix(&a, "--mariadb-args=")) {
+      o.mariadb_args = absl::StrSplit(a, ',', absl::SkipEmpty());
+      return true;
+    }
     if (absl::ConsumePrefix(&a, "--metrics=")) {
       o.metrics.clear();
       for (absl::string_view m : absl::StrSplit(a, ',')) {
@@ -505,7 +521,7 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
       "burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql] [--replicas=2] "
       "[--seconds=30] "
       "[--warmup=5] [--route=round|first] [--capacity=N] [--admin-threads=4] [--admin-budget=600] "
-      "[--drain-max=60] [--metrics=off|on|off,on]",
+      "[--drain-max=60] [--metrics=off|on|off,on] [--mariadb-args=A,B]",
       parse);
 }
 

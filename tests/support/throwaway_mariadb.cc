@@ -40,12 +40,14 @@ int FreePort() {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start() {
+absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start(
+    std::vector<std::string> server_args) {
   for (const char* tool : {kMariadbd, kInstallDb, kAdmin, "/usr/bin/mariadb", "/usr/bin/timeout"}) {
     if (access(tool, X_OK) != 0)
       return absl::UnavailableError(absl::StrCat(tool, " is not installed"));
   }
   std::unique_ptr<ThrowawayMariadb> db(new ThrowawayMariadb());
+  db->server_args_ = std::move(server_args);
   const std::string dir = db->dir_.path();
   CommandResult installed =
       RunCommand({"/usr/bin/timeout", "120", kInstallDb, "--no-defaults",
@@ -63,12 +65,19 @@ absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> ThrowawayMariadb::Start() {
 
 absl::Status ThrowawayMariadb::Launch() {
   const std::string& dir = dir_.path();
-  server_ = std::make_unique<Subprocess>(std::vector<std::string>{
-      kMariadbd, "--no-defaults", absl::StrCat("--datadir=", dir, "/data"),
-      absl::StrCat("--socket=", socket()), absl::StrCat("--pid-file=", dir, "/mysqld.pid"),
-      absl::StrCat("--port=", port_), "--bind-address=127.0.0.1", "--user=root",
-      absl::StrCat("--log-error=", dir, "/error.log"), "--skip-name-resolve",
-      "--innodb-buffer-pool-size=128M"});
+  std::vector<std::string> argv = {kMariadbd,
+                                   "--no-defaults",
+                                   absl::StrCat("--datadir=", dir, "/data"),
+                                   absl::StrCat("--socket=", socket()),
+                                   absl::StrCat("--pid-file=", dir, "/mysqld.pid"),
+                                   absl::StrCat("--port=", port_),
+                                   "--bind-address=127.0.0.1",
+                                   "--user=root",
+                                   absl::StrCat("--log-error=", dir, "/error.log"),
+                                   "--skip-name-resolve",
+                                   "--innodb-buffer-pool-size=128M"};
+  argv.insert(argv.end(), server_args_.begin(), server_args_.end());
+  server_ = std::make_unique<Subprocess>(std::move(argv));
   // Ready in well under a second; 30 s is the failure guard.
   for (int i = 0; i < 300; ++i) {
     if (RunCommand({"/usr/bin/timeout", "10", kAdmin, "--no-defaults",

@@ -28,7 +28,10 @@ namespace gnomon::testing {
 class ThrowawayMariadb {
  public:
   // Unavailable when mariadbd or mariadb-install-db is not installed.
-  static absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> Start();
+  // `server_args` are added to mariadbd's command line (a bench comparing
+  // settings: "--log-bin", "--performance-schema=ON", ...).
+  static absl::StatusOr<std::unique_ptr<ThrowawayMariadb>> Start(
+      std::vector<std::string> server_args = {});
   ~ThrowawayMariadb();
   ThrowawayMariadb(const ThrowawayMariadb&) = delete;
   ThrowawayMariadb& operator=(const ThrowawayMariadb&) = delete;
@@ -52,6 +55,7 @@ class ThrowawayMariadb {
   absl::Status Launch();
 
   TempDir dir_;
+  std::vector<std::string> server_args_;
   int port_ = 0;
   std::unique_ptr<Subprocess> server_;
 };

@@ -34,8 +34,11 @@ absl::StatusOr<RunStates> LockRuns(SqlConn& c, const Statements& sql, std::vecto
     r.followup_pending = ColInt(row, 12) != 0;
     r.log_line_count = ColInt(row, 13);
     r.log_truncated = ColInt(row, 14) != 0;
-    r.scheduled_ms = ColInt(row, 15);
-    r.trigger_type = static_cast<v1::TriggerType>(ColInt(row, 16));
+    r.trigger_message = ColStr(row, 15);
+    r.handle_message = ColStr(row, 16);
+    r.followup_due_ms = ColInt(row, 17);
+    r.scheduled_ms = ColInt(row, 18);
+    r.trigger_type = static_cast<v1::TriggerType>(ColInt(row, 19));
     out.emplace(r.id, std::move(r));
   }
   return out;
@@ -45,13 +48,13 @@ absl::Status WriteRuns(SqlConn& c, const Statements& sql, const RunStates& runs)
   std::vector<SqlRow> rows;
   for (const auto& [id, r] : runs) {
     if (!r.changed) continue;
-    rows.push_back({SqlInt(id), SqlInt(r.status), SqlInt(r.trigger_code),
-                    r.trigger_message ? SqlText(*r.trigger_message) : SqlNull(),
+    rows.push_back({SqlInt(id), SqlInt(r.job_id), SqlInt(r.group_id), SqlInt(r.trigger_type),
+                    SqlInt(r.status), SqlInt(r.trigger_code), SqlText(r.trigger_message),
                     SqlText(r.executor_address), SqlInt(r.dispatch_ms), SqlInt(r.handle_code),
-                    r.handle_message ? SqlText(*r.handle_message) : SqlNull(), SqlInt(r.start_ms),
-                    SqlInt(r.end_ms), SqlInt(r.fence_epoch), SqlInt(r.followup_pending ? 1 : 0),
+                    SqlText(r.handle_message), SqlInt(r.start_ms), SqlInt(r.end_ms),
+                    SqlInt(r.fence_epoch), SqlInt(r.followup_pending ? 1 : 0),
                     SqlInt(r.log_line_count), SqlInt(r.log_truncated ? 1 : 0),
-                    r.followup_due_ms ? SqlInt(*r.followup_due_ms) : SqlNull()});
+                    SqlInt(r.followup_due_ms)});
   }
   if (rows.empty()) return absl::OkStatus();
   return ExecPadded(c, sql.update_runs, rows);

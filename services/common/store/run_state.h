@@ -4,8 +4,9 @@
 // RecordDispatches, ApplyReports and FailRuns all read their runs with one
 // SELECT ... WHERE id IN (...) (LockRuns), apply each item to the in-memory
 // state in the order given (so a batch behaves exactly as the items applied
-// one after another), then write the changed runs back with one multi-row
-// UPDATE (WriteRuns).
+// one after another), then write the changed runs back whole with one
+// multi-row statement (WriteRuns: an UPDATE ... FROM VALUES on SQLite, an
+// upsert on the primary key on MySQL), whose cost grows with the rows.
 //
 // No deadlocks between writers of the same runs: on MySQL LockRuns takes
 // the row locks up front, with SELECT ... ORDER BY id FOR UPDATE, which
@@ -28,7 +29,6 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +40,7 @@
 
 namespace gnomon::store::internal {
 
-// The columns of kRunStateColumns; messages are written, never read.
+// The columns of kRunStateColumns.
 struct RunState {
   int64_t id = 0;
   int64_t job_id = 0;
@@ -57,14 +57,13 @@ struct RunState {
   bool followup_pending = false;
   int64_t log_line_count = 0;
   bool log_truncated = false;
+  std::string trigger_message;
+  std::string handle_message;
+  // When the pending follow-up is listed (0: at once).
+  int64_t followup_due_ms = 0;
   int64_t scheduled_ms = 0;                                     // Read only.
   v1::TriggerType trigger_type = v1::TRIGGER_TYPE_UNSPECIFIED;  // Read only.
-  // Set: replaces the stored message; unset: keeps it.
-  std::optional<std::string> trigger_message;
-  std::optional<std::string> handle_message;
-  // Set: replaces when the pending follow-up is listed (0: at once); unset: keeps it.
-  std::optional<int64_t> followup_due_ms;
-  bool changed = false;  // Written back by WriteRuns.
+  bool changed = false;                                         // Written back by WriteRuns.
 
   bool active() const {
     return status == v1::RUN_STATUS_PENDING || status == v1::RUN_STATUS_RUNNING;

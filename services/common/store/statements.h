@@ -42,10 +42,11 @@ inline constexpr char kRunColumns[] =
     "parent_run_id, trigger_code, trigger_message, handle_code, handle_message, start_ms, "
     "end_ms, status, fence_epoch, log_line_count, log_truncated, alarm_status";
 // What SqlStore reads of a run before it changes it (run_state.h), and
-// writes back, in this order.
+// writes back whole (WriteRuns), in this order.
 inline constexpr char kRunStateColumns[] =
     "id, job_id, group_id, trigger_ms, status, trigger_code, executor_address, dispatch_ms, "
     "handle_code, start_ms, end_ms, fence_epoch, followup_pending, log_line_count, log_truncated, "
+    "trigger_message, handle_message, followup_due_ms, "
     "scheduled_ms, trigger_type";  // The last two are read, never written back.
 // The key columns a run's unique keys are made of (after its id), as read
 // back by the select_runs_by_* statements.
@@ -131,11 +132,11 @@ struct Statements {
   // Multi-row: rows of (id); kRunStateColumns by id, locked for update
   // where the dialect has row locks.
   BatchSql lock_runs;
-  // Multi-row: rows of kRunStateColumns' writable part: (id, status,
+  // Multi-row: rows of (id, job_id, group_id, trigger_type, status,
   // trigger_code, trigger_message, executor_address, dispatch_ms,
   // handle_code, handle_message, start_ms, end_ms, fence_epoch,
-  // followup_pending, log_line_count, log_truncated); a NULL message keeps
-  // the stored one (messages are not read back).
+  // followup_pending, log_line_count, log_truncated, followup_due_ms): every
+  // writable column of runs locked by lock_runs in the same transaction.
   BatchSql update_runs;
   std::string select_run;
   // Multi-row: rows of (run_id, line_number, time_ms, text); fails as a
