@@ -29,6 +29,10 @@ absl::Duration RetryDelay(const v1::RetryPolicy& policy, uint32_t attempt) {
   return absl::Milliseconds(std::min(ms, 1e12));
 }
 
+bool SuccessHasFollowups(const v1::Job& job) {
+  return !job.child_job_ids().empty() || job.schedule().has_fix_delay();
+}
+
 void Followups::SetOwnership(std::shared_ptr<const Ownership> ownership) {
   absl::MutexLock l(&mu_);
   ownership_ = std::move(ownership);

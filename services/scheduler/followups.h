@@ -49,6 +49,12 @@ struct FollowupOptions {
 // Delay before retry number `attempt` (1-based) of a job.
 absl::Duration RetryDelay(const v1::RetryPolicy& policy, uint32_t attempt);
 
+// Whether a success of `job`'s runs has anything to follow it (child jobs, a
+// FIX_DELAY reschedule): Handle's success path. Decided when a run is
+// recorded (Run.success_has_followups); a run whose success has nothing to
+// follow never enters the outbox when it succeeds.
+bool SuccessHasFollowups(const v1::Job& job);
+
 class Followups {
  public:
   // `alarms` may be null (no alarms).

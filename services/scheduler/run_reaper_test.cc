@@ -47,6 +47,9 @@ class RunReaperTest : public ::testing::Test {
     v1::Job j;
     j.set_group_id(g->id());
     j.mutable_bean()->set_handler("h");
+    // A child job: every end, success too, has a follow-up, so the tests
+    // can count that each run's end queued exactly one.
+    j.add_child_job_ids(99);
     absl::StatusOr<v1::Job> job = temp_->CreateJob(j, v1::JOB_STATE_STOPPED, store::kNever, kNow);
     ASSERT_TRUE(job.ok()) << job.status();
     job_ = *job;

@@ -6,6 +6,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/status/status_macros.h"
+#include "services/scheduler/followups.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -66,6 +67,7 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
       r.set_first_run_id(f.first_run_id);
       r.set_status(v1::RUN_STATUS_PENDING);
       r.set_fence_epoch(ownership ? ownership->EpochOfJob(f.job->id()) : 0);
+      r.set_success_has_followups(SuccessHasFollowups(*f.job));
       out.runs.push_back({i, k, {}});
     }
   }

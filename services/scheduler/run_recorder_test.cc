@@ -77,6 +77,24 @@ TEST_F(RunRecorderTest, RecordsAPendingRunWithTheFiresSlotTypeHandlerAndJobParam
   EXPECT_EQ(stored.first_run_id(), stored.id());  // A first attempt is its own first run.
 }
 
+TEST_F(RunRecorderTest, ARunSaysWhetherItsSuccessHasAFollowupAsItsJobIsWhenRecorded) {
+  // Fixed rate, no child jobs: nothing follows a success.
+  EXPECT_FALSE(Stored(recorder_.Record({SlotFire()}, {Shards(1)})->runs[0].run.id())
+                   .success_has_followups());
+  v1::Job with_child = *job_;
+  with_child.add_child_job_ids(7);
+  v1::Job fix_delay = *job_;
+  *fix_delay.mutable_schedule()->mutable_fix_delay() = TimeUtil::MillisecondsToDuration(500);
+  for (const v1::Job& job : {with_child, fix_delay}) {
+    FireSpec f;
+    f.job = std::make_shared<const v1::Job>(job);
+    f.type = v1::TRIGGER_TYPE_API;
+    absl::StatusOr<RecordedFires> r = recorder_.Record({f}, {Shards(1)});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(Stored(r->runs[0].run.id()).success_has_followups()) << job.ShortDebugString();
+  }
+}
+
 TEST_F(RunRecorderTest, AFiresOwnParamsReplaceTheJobsAndAnUnslottedFireHasNoSlot) {
   FireSpec f;
   f.job = job_;

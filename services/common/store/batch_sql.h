@@ -10,7 +10,7 @@
 //
 // kMaxBatchRows keeps every statement within the bound-parameter limits
 // (SQLite's SQLITE_MAX_VARIABLE_NUMBER, 32766 since 3.32; MySQL's 65535):
-// the widest row, an inserted run, has 28 parameters (14336 per statement),
+// the widest row, an inserted run, has 29 parameters (14848 per statement),
 // and within SQLite's expression depth limit (1000) for OR lists.
 //
 // Example:

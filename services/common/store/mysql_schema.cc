@@ -287,6 +287,15 @@ const std::vector<Migration>& MysqlMigrations() {
            " runs BIGINT NOT NULL,"
            " PRIMARY KEY (day_ms, job_id, bucket))" GNOMON_MYSQL_TABLE_OPTIONS,
        }},
+      {14,
+       "runs that need no follow-up when they succeed",
+       {
+           // 1: a success has a follow-up (child jobs, FIX_DELAY), decided
+           // when the run is recorded; 0: a success ends the run in one
+           // write. Runs recorded before (and by an earlier binary during
+           // a rolling upgrade) keep the default, the old behaviour.
+           "ALTER TABLE run ADD COLUMN followup_on_success TINYINT NOT NULL DEFAULT 1",
+       }},
   };
   return *migrations;
 }

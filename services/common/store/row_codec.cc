@@ -180,11 +180,15 @@ std::vector<SqlValue> RunInsertArgs(const v1::Run& r) {
           SqlInt(r.fence_epoch()),
           SqlInt(r.log_line_count()),
           SqlInt(r.log_truncated() ? 1 : 0),
-          SqlInt(IsEnded(status) ? 1 : 0),
+          SqlInt(IsEnded(status) &&
+                         (status != v1::RUN_STATUS_SUCCEEDED || r.success_has_followups())
+                     ? 1
+                     : 0),
           r.attempt() > 0 && r.first_run_id() > 0 ? SqlInt(r.first_run_id()) : SqlNull(),
           r.trigger_type() == v1::TRIGGER_TYPE_PARENT && r.parent_run_id() > 0
               ? SqlInt(r.parent_run_id())
-              : SqlNull()};
+              : SqlNull(),
+          SqlInt(r.success_has_followups() ? 1 : 0)};
 }
 
 v1::Run RunFromRow(const SqlRow& row) {
@@ -218,6 +222,7 @@ v1::Run RunFromRow(const SqlRow& row) {
   r.set_log_line_count(ColInt(row, 24));
   r.set_log_truncated(ColInt(row, 25) != 0);
   r.set_alarm_status(ColStr(row, 26));
+  r.set_success_has_followups(ColInt(row, 27) != 0);
   return r;
 }
 

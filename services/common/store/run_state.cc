@@ -37,8 +37,9 @@ absl::StatusOr<RunStates> LockRuns(SqlConn& c, const Statements& sql, std::vecto
     r.trigger_message = ColStr(row, 15);
     r.handle_message = ColStr(row, 16);
     r.followup_due_ms = ColInt(row, 17);
-    r.scheduled_ms = ColInt(row, 18);
-    r.trigger_type = static_cast<v1::TriggerType>(ColInt(row, 19));
+    r.followup_on_success = ColInt(row, 18) != 0;
+    r.scheduled_ms = ColInt(row, 19);
+    r.trigger_type = static_cast<v1::TriggerType>(ColInt(row, 20));
     out.emplace(r.id, std::move(r));
   }
   return out;

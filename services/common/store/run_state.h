@@ -61,6 +61,8 @@ struct RunState {
   std::string handle_message;
   // When the pending follow-up is listed (0: at once).
   int64_t followup_due_ms = 0;
+  // Whether a success has a follow-up (Run.success_has_followups).
+  bool followup_on_success = true;                              // Read only.
   int64_t scheduled_ms = 0;                                     // Read only.
   v1::TriggerType trigger_type = v1::TRIGGER_TYPE_UNSPECIFIED;  // Read only.
   bool changed = false;                                         // Written back by WriteRuns.
@@ -77,6 +79,12 @@ struct RunState {
     return status == v1::RUN_STATUS_FAILED && handle_code == v1::HANDLE_CODE_EXECUTOR_LOST;
   }
   RunFacts facts() const { return RunFacts{job_id, trigger_ms, start_ms, end_ms, status}; }
+  // Whether the run, having just ended with `status`, has a follow-up to
+  // queue: a failure always (retries, alarms); a success only when its job
+  // had something to follow it when the run was recorded.
+  bool ends_with_followup() const {
+    return status != v1::RUN_STATUS_SUCCEEDED || followup_on_success;
+  }
 };
 
 using RunStates = std::map<int64_t, RunState>;  // By id, ascending.

@@ -187,7 +187,7 @@ v1::ReportAck SqlStore::ApplyReport(const v1::ReportItem& item, const v1::RunSta
   if (r.executor_address.empty() && started != nullptr) {
     r.executor_address = started->executor_address();
   }
-  if (was_active) r.followup_pending = true;
+  if (was_active) r.followup_pending = r.ends_with_followup();
   r.changed = true;
   deltas.Ended(r.facts(), was_active);
   return v1::REPORT_ACK_APPLIED;

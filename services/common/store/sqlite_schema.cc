@@ -288,6 +288,15 @@ const std::vector<Migration>& SqliteMigrations() {
            " runs INTEGER NOT NULL,"
            " PRIMARY KEY (day_ms, job_id, bucket)) WITHOUT ROWID",
        }},
+      {14,
+       "runs that need no follow-up when they succeed",
+       {
+           // 1: a success has a follow-up (child jobs, FIX_DELAY), decided
+           // when the run is recorded; 0: a success ends the run in one
+           // write. Runs recorded before (and by an earlier binary during
+           // a rolling upgrade) keep the default, the old behaviour.
+           "ALTER TABLE run ADD COLUMN followup_on_success INTEGER NOT NULL DEFAULT 1",
+       }},
   };
   return *migrations;
 }

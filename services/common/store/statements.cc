@@ -18,7 +18,7 @@ constexpr char kInsertRun[] =
     "dispatch_ms, executor_address, handler, params, shard_index, shard_total, attempt, "
     "first_run_id, parent_run_id, trigger_code, trigger_message, handle_code, handle_message, "
     "start_ms, end_ms, status, fence_epoch, log_line_count, log_truncated, "
-    "followup_pending, retry_of, child_of) VALUES ";
+    "followup_pending, retry_of, child_of, followup_on_success) VALUES ";
 
 // One assignment of a multi-row UPDATE: `column` = `expr`, where expr names
 // the new value of column c as $c and the stored one as {t}.c.
@@ -144,7 +144,7 @@ void AddBatchStatements(Dialect d, Statements& s) {
                           "", n);
   });
   s.insert_runs = BatchSql(
-      [](int n) { return absl::StrCat(kInsertRun, RepeatJoined(Placeholders(28), n, ", ")); });
+      [](int n) { return absl::StrCat(kInsertRun, RepeatJoined(Placeholders(29), n, ", ")); });
   const std::string keys = absl::StrCat("SELECT ", kRunKeyColumns, " FROM run WHERE ");
   s.select_runs_by_slot = BatchSql([=](int n) {
     return absl::StrCat(
@@ -342,7 +342,7 @@ Statements Portable() {
       "SELECT g.app_name, j.state, COUNT(*) FROM job j JOIN job_group g ON g.id = j.group_id "
       "GROUP BY g.app_name, j.state";
 
-  s.insert_run = absl::StrCat(kInsertRun, Placeholders(28));
+  s.insert_run = absl::StrCat(kInsertRun, Placeholders(29));
   s.select_slot_holder =
       "SELECT id FROM run WHERE job_id = ? AND slot_ms = ? AND shard_index = ? AND attempt = ?";
   s.select_retry_holder = "SELECT id FROM run WHERE retry_of = ? AND attempt = ?";

@@ -40,14 +40,14 @@ inline constexpr char kRunColumns[] =
     "id, job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, dispatch_ms, "
     "executor_address, handler, params, shard_index, shard_total, attempt, first_run_id, "
     "parent_run_id, trigger_code, trigger_message, handle_code, handle_message, start_ms, "
-    "end_ms, status, fence_epoch, log_line_count, log_truncated, alarm_status";
+    "end_ms, status, fence_epoch, log_line_count, log_truncated, alarm_status, followup_on_success";
 // What SqlStore reads of a run before it changes it (run_state.h), and
 // writes back whole (WriteRuns), in this order.
 inline constexpr char kRunStateColumns[] =
     "id, job_id, group_id, trigger_ms, status, trigger_code, executor_address, dispatch_ms, "
     "handle_code, start_ms, end_ms, fence_epoch, followup_pending, log_line_count, log_truncated, "
     "trigger_message, handle_message, followup_due_ms, "
-    "scheduled_ms, trigger_type";  // The last two are read, never written back.
+    "followup_on_success, scheduled_ms, trigger_type";  // The last three are read only.
 // The key columns a run's unique keys are made of (after its id), as read
 // back by the select_runs_by_* statements.
 inline constexpr char kRunKeyColumns[] =

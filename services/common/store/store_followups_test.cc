@@ -109,6 +109,50 @@ TEST_P(StoreTest, EveryWayARunEndsMakesAPendingFollowupEarliestEndFirst) {
   EXPECT_EQ(running.status(), v1::RUN_STATUS_RUNNING);
 }
 
+TEST_P(StoreTest, ASuccessWithNothingToFollowEndsTheRunWithoutAFollowup) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  v1::Job spec = MakeJob(group_.id(), "plain");
+  spec.clear_child_job_ids();
+  ASSERT_OK_AND_ASSIGN(plain, store().CreateJob(spec, v1::JOB_STATE_RUNNING, 0, 1));
+  const v1::Run plain_run = MakeRun(plain, 1000);
+  ASSERT_FALSE(plain_run.success_has_followups());
+  const int64_t succeeded = Insert(plain_run);
+  const int64_t failed = Insert(MakeRun(plain, 2000));
+  const int64_t lost_then_succeeded = Insert(MakeRun(plain, 3000));
+  const int64_t with_children = Insert(MakeRun(job_, 4000));
+  ASSERT_OK_AND_ASSIGN(stored_plain, store().GetRun(succeeded));
+  EXPECT_FALSE(stored_plain.success_has_followups());
+  ASSERT_OK_AND_ASSIGN(stored_with_children, store().GetRun(with_children));
+  EXPECT_TRUE(stored_with_children.success_has_followups());
+
+  ASSERT_OK(store().RecordDispatches({Dispatched(succeeded, "10.0.0.1:1", 1100, 1),
+                                      Dispatched(failed, "10.0.0.1:1", 2100, 1),
+                                      Dispatched(lost_then_succeeded, "10.0.0.1:1", 3100, 1),
+                                      Dispatched(with_children, "10.0.0.1:1", 4100, 1)}));
+  ASSERT_OK_AND_ASSIGN(
+      acks, store().ApplyReports({Result(succeeded, 200, 1500), Result(failed, 500, 2500),
+                                  Result(with_children, 200, 4500)},
+                                 0));
+  EXPECT_THAT(acks,
+              ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED));
+  ASSERT_OK_AND_ASSIGN(ended, store().GetRun(succeeded));
+  EXPECT_EQ(ended.status(), v1::RUN_STATUS_SUCCEEDED);
+  // A failure always has one (retries, alarms); a success only when its job
+  // had something to follow it when the run was recorded.
+  EXPECT_THAT(PendingFollowups(store()), ElementsAre(failed, with_children));
+
+  // An executor-lost verdict has its follow-up (a retry waiting out its
+  // delay); the executor's own success then makes it due at once.
+  ASSERT_OK_AND_ASSIGN(changed,
+                       store().FailRuns({lost_then_succeeded}, 504, "executor lost", 5000));
+  EXPECT_EQ(changed, 1);
+  ASSERT_OK(store().DeferFollowups({{lost_then_succeeded, 60'000}}));
+  ASSERT_OK_AND_ASSIGN(late, store().ApplyReports({Result(lost_then_succeeded, 200, 3500)}, 0));
+  EXPECT_THAT(late, ElementsAre(v1::REPORT_ACK_APPLIED));
+  ASSERT_OK_AND_ASSIGN(due, store().ListPendingFollowups(100, 5001, {}));
+  EXPECT_THAT(Ids(due), ElementsAre(failed, lost_then_succeeded, with_children));  // By end.
+}
+
 TEST_P(StoreTest, AlarmStatusIsRecordedOnTheRun) {
   ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("alarm-app"), 1000));
   ASSERT_OK_AND_ASSIGN(

@@ -55,7 +55,8 @@ void RawExec(const std::string& url, bool mysql, std::unique_ptr<sql::Connection
 
 // Statements that take a current database back to schema version 1.
 std::vector<std::string> RewindToV1(bool mysql) {
-  std::vector<std::string> out;
+  // Version 14 decided follow-ups on success when a run is recorded.
+  std::vector<std::string> out = {"ALTER TABLE run DROP COLUMN followup_on_success"};
   // Version 11 named jobs.
   std::vector<std::string> names =
       mysql ? std::vector<std::string>{"ALTER TABLE job DROP INDEX job_group_name, DROP INDEX job_name, DROP COLUMN name"}
@@ -63,24 +64,21 @@ std::vector<std::string> RewindToV1(bool mysql) {
                                        "ALTER TABLE job DROP COLUMN name"};
   // Version 5 dropped run_followup and run_executor (v1 has the latter).
   if (mysql) {
-    out = {"ALTER TABLE run ADD KEY run_executor (executor_address, status)",
-           "ALTER TABLE run DROP INDEX run_retry, DROP INDEX run_child,"
-           " DROP INDEX run_end, DROP INDEX run_followup_due, DROP COLUMN followup_pending,"
-           " DROP COLUMN retry_of, DROP COLUMN child_of, DROP COLUMN alarm_status,"
-           " DROP COLUMN followup_due_ms",
-           "ALTER TABLE report_day DROP INDEX report_day_job"};
+    out.insert(out.end(),
+               {"ALTER TABLE run ADD KEY run_executor (executor_address, status)",
+                "ALTER TABLE run DROP INDEX run_retry, DROP INDEX run_child,"
+                " DROP INDEX run_end, DROP INDEX run_followup_due, DROP COLUMN followup_pending,"
+                " DROP COLUMN retry_of, DROP COLUMN child_of, DROP COLUMN alarm_status,"
+                " DROP COLUMN followup_due_ms",
+                "ALTER TABLE report_day DROP INDEX report_day_job"});
   } else {
-    out = {"CREATE INDEX run_executor ON run(executor_address, status)",
-           "DROP INDEX run_followup_due",
-           "ALTER TABLE run DROP COLUMN followup_due_ms",
-           "DROP INDEX run_retry",
-           "DROP INDEX run_child",
-           "DROP INDEX run_end",
-           "DROP INDEX report_day_job",
-           "ALTER TABLE run DROP COLUMN followup_pending",
-           "ALTER TABLE run DROP COLUMN retry_of",
-           "ALTER TABLE run DROP COLUMN child_of",
-           "ALTER TABLE run DROP COLUMN alarm_status"};
+    out.insert(out.end(),
+               {"CREATE INDEX run_executor ON run(executor_address, status)",
+                "DROP INDEX run_followup_due", "ALTER TABLE run DROP COLUMN followup_due_ms",
+                "DROP INDEX run_retry", "DROP INDEX run_child", "DROP INDEX run_end",
+                "DROP INDEX report_day_job", "ALTER TABLE run DROP COLUMN followup_pending",
+                "ALTER TABLE run DROP COLUMN retry_of", "ALTER TABLE run DROP COLUMN child_of",
+                "ALTER TABLE run DROP COLUMN alarm_status"});
   }
   // Version 13 moved the daily statistics to stats_* tables.
   for (const char* table : {"stats_lateness", "stats_duration", "stats_day"}) {
@@ -150,7 +148,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1));
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -220,7 +218,7 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
                                   {"DELETE FROM schema_migrations WHERE version >= 2",
                                    "DELETE FROM report_day", "DELETE FROM stats_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);

@@ -148,6 +148,8 @@ v1::Run StoreTest::MakeRun(const v1::Job& job, int64_t slot_ms, uint32_t shard, 
   r.set_shard_total(1);
   r.set_attempt(attempt);
   r.set_status(v1::RUN_STATUS_PENDING);
+  // As the run recorder decides it (SuccessHasFollowups).
+  r.set_success_has_followups(!job.child_job_ids().empty() || job.schedule().has_fix_delay());
   return r;
 }
 

@@ -18,6 +18,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
 #include "services/common/store/run_store.h"
+#include "services/scheduler/followups.h"
 
 namespace gnomon::scheduler::testing {
 
@@ -34,6 +35,7 @@ inline int64_t PendingRun(store::RunStore* store, const v1::Job& job, int64_t tr
   r.set_shard_total(1);
   r.set_status(v1::RUN_STATUS_PENDING);
   r.set_fence_epoch(epoch);
+  r.set_success_has_followups(SuccessHasFollowups(job));  // As the run recorder decides.
   std::vector<v1::Run> runs = {r};
   absl::StatusOr<std::vector<store::RunInsertOutcome>> in = store->InsertRuns(runs);
   EXPECT_TRUE(in.ok()) << in.status();
