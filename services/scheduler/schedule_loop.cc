@@ -133,7 +133,6 @@ void ScheduleLoop::Disarm(int64_t job_id) {
 }
 
 void ScheduleLoop::Preread(int64_t now_ms) {
-  FlushAdvances(now_ms);  // So the store's cursors match what is in memory.
   const int64_t until = now_ms + absl::ToInt64Milliseconds(options_.preread_window);
   const absl::Time start = clock_->Now();
   const std::vector<int> partitions = ownership_ ? ownership_->partitions : std::vector<int>{};
@@ -149,13 +148,17 @@ void ScheduleLoop::Preread(int64_t now_ms) {
   for (store::DueJob& d : *due) {
     if (!Holds(d.job.id())) continue;  // The hold lapsed while the read ran.
     listed.insert(d.job.id());
+    // A cursor advanced in memory and not yet written is newer than the
+    // store's (an admin change meanwhile fails its compare-and-set, which
+    // disarms the job for the next pre-read to arm from the store).
+    if (pending_advances_.contains(d.job.id())) continue;
     auto it = armed_.find(d.job.id());
     const bool changed =
         it != armed_.end() && (it->second.cursor != d.next_fire_ms ||
                                TimeUtil::TimestampToMilliseconds(it->second.job->update_time()) !=
                                    TimeUtil::TimestampToMilliseconds(d.job.update_time()));
     // New, or changed by an admin call on any replica: take the store's view.
-    if (it == armed_.end() || (changed && !pending_advances_.contains(d.job.id()))) {
+    if (it == armed_.end() || changed) {
       Arm(std::move(d.job), d.next_fire_ms);
       ++armed;
     }
@@ -301,29 +304,33 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
     if (auto armed = armed_.find(a.job_id); armed != armed_.end())
       armed->second.caught_up = caught_up[i];
   }
-  if (pending_advances_.size() >= options_.advance_batch) FlushAdvances(now_ms);
 }
 
 void ScheduleLoop::FlushAdvances(int64_t now_ms) {
   last_flush_ms_ = now_ms;
   if (pending_advances_.empty()) return;
-  std::vector<store::JobAdvance> advances;
-  advances.reserve(pending_advances_.size());
-  for (auto& [id, a] : pending_advances_) advances.push_back(a);
+  std::vector<store::JobAdvance> all;
+  all.reserve(pending_advances_.size());
+  for (auto& [id, a] : pending_advances_) all.push_back(a);
   pending_advances_.clear();
-  absl::StatusOr<std::vector<bool>> applied = store_->AdvanceJobs(advances);
-  if (!applied.ok()) {
-    GNOMON_LOG(WARNING) << "scheduler: advancing cursors failed, will re-read: "
-                        << applied.status();
-    // The store's cursors are behind; re-reading re-fires those slots, whose
-    // keys are taken, so nothing is dispatched twice.
-    armed_.clear();
-    timer_.clear();
-    dirty_ = true;
-    return;
-  }
-  for (size_t i = 0; i < advances.size(); ++i) {
-    if (!(*applied)[i]) Disarm(advances[i].job_id);  // Changed in the store meanwhile.
+  const size_t chunk = std::max<size_t>(1, options_.advance_batch);
+  for (size_t begin = 0; begin < all.size(); begin += chunk) {
+    const std::vector<store::JobAdvance> advances(
+        all.begin() + begin, all.begin() + std::min(all.size(), begin + chunk));
+    absl::StatusOr<std::vector<bool>> applied = store_->AdvanceJobs(advances);
+    if (!applied.ok()) {
+      GNOMON_LOG(WARNING) << "scheduler: advancing cursors failed, will re-read: "
+                          << applied.status();
+      // The store's cursors are behind; re-reading re-fires those slots, whose
+      // keys are taken, so nothing is dispatched twice.
+      armed_.clear();
+      timer_.clear();
+      dirty_ = true;
+      return;
+    }
+    for (size_t i = 0; i < advances.size(); ++i) {
+      if (!(*applied)[i]) Disarm(advances[i].job_id);  // Changed in the store meanwhile.
+    }
   }
 }
 

@@ -53,10 +53,12 @@ struct ScheduleLoopOptions {
   // Due jobs read per pass; 0 = all of them (100,000 jobs due on one instant
   // are all armed by one pass, not 5,000 a second).
   int preread_limit = 0;
-  // Cursor advances are written in batches, at least this often (or every
-  // `advance_batch` advances). Safe to defer: a slot re-fired after a crash
-  // finds its key taken and is not dispatched again.
-  absl::Duration advance_flush_interval = absl::Milliseconds(200);
+  // Cursor advances are written once per interval, a job's latest only, in
+  // transactions of `advance_batch` jobs. Safe to defer: a slot re-fired
+  // after a crash finds its key taken and is not dispatched again. Longer
+  // than a second, so a job due every second has its cursor written every
+  // other fire, not at each (the job row is then written half as often).
+  absl::Duration advance_flush_interval = absl::Seconds(2);
   size_t advance_batch = 1000;
   // Record runs ahead of their slots: once the earliest slot is this close,
   // every slot up to twice this far ahead is recorded in one transaction and
@@ -75,7 +77,12 @@ class ScheduleLoop {
   // `metrics` may be null (not measured).
   ScheduleLoop(store::JobStore* store, FireSink* sink, Clock* clock, ScheduleLoopOptions options,
                SchedulerMetrics* metrics = nullptr)
-      : store_(store), trigger_(sink), clock_(clock), options_(options), metrics_(metrics) {}
+      : store_(store),
+        trigger_(sink),
+        clock_(clock),
+        options_(options),
+        metrics_(metrics),
+        last_flush_ms_(clock->NowMillis()) {}
 
   // The owner: ticks, then waits for the next slot, pre-read or message,
   // until Stop(); writes the pending cursor advances on its way out.

@@ -263,6 +263,28 @@ TEST_F(ScheduleLoopTest, CursorAdvancesAreWrittenInBatches) {
   EXPECT_EQ(Cursor(id), kStart + 600);
 }
 
+TEST_F(ScheduleLoopTest, ManyJobsDueEverySecondHaveTheirCursorsWrittenOncePerInterval) {
+  // More jobs than a write transaction takes: still one write per interval
+  // (in transactions of advance_batch), each job's latest cursor only.
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 25; ++i) ids.push_back(Create(RateJob(1000), kStart + 1000));
+  ScheduleLoopOptions o;
+  o.advance_flush_interval = absl::Seconds(2);
+  o.advance_batch = 10;
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, o);
+  loop.Tick();
+  for (int64_t slot = kStart + 1000; slot <= kStart + 4000; slot += 1000) {
+    clock_.AdvanceTo(absl::FromUnixMillis(slot));
+    loop.Tick();
+    // Written every other fire: at +2 s and +4 s, each job's latest cursor.
+    const int64_t written = slot - kStart >= 4000   ? kStart + 5000
+                            : slot - kStart >= 2000 ? kStart + 3000
+                                                    : kStart + 1000;
+    for (int64_t id : ids) EXPECT_EQ(Cursor(id), written) << "job " << id << " at " << slot;
+  }
+  EXPECT_EQ(sink_.seen.size(), 100u);
+}
+
 TEST_F(ScheduleLoopTest, AJobStoppedThroughAnotherReplicaIsDroppedAtThePreRead) {
   const int64_t id = Create(RateJob(1000), kStart + 3000);
   ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
@@ -477,7 +499,13 @@ class LeaseLostMidFireTest : public ScheduleLoopTest {
   // A replica: its recorder (its epochs), a sink recording through it, its loop.
   struct Replica {
     Replica(store::Store* store, SimulatedClock* clock)
-        : recorder(store, clock), sink(&recorder), loop(store, &sink, clock, {}) {}
+        : recorder(store, clock), sink(&recorder), loop(store, &sink, clock, Options()) {}
+    // Cursors written at ticks 200 ms apart, so each step of the story writes.
+    static ScheduleLoopOptions Options() {
+      ScheduleLoopOptions o;
+      o.advance_flush_interval = absl::Milliseconds(200);
+      return o;
+    }
     void Hold(int partition, int64_t epoch, int64_t valid_until_ms) {
       auto o = std::make_shared<Ownership>();
       o->partitions = {partition};
