@@ -1,27 +1,41 @@
 // burst_bench: the workload users run, with real processes on loopback.
-// J distinct jobs, each with cron "* * * * * ?" (all due on the same whole
-// second, every second), the noop handler, two sample executors, in two
-// deployments:
+// J distinct jobs, all due on the same instants, the noop handler, two sample
+// executors, in two deployments:
 //   sqlite  one gnomond (all roles) on SQLite
 //   mysql   N gnomond replicas (all roles each; --replicas, default 2) on a
 //           throwaway MariaDB the bench starts itself; executors list every
 //           replica's registry
-// For each (J, deployment, replicas): the jobs are created and started through
-// the admin API, the schedule warms up, then a window of whole seconds is
-// measured and, after a drain, every expected slot of the window is looked up
-// in the run table, and each replica's share of the partitions (lease table)
-// and of the fires (runs by partition and fencing epoch) is read. Figures are
-// printed, never asserted: a row per configuration as it is measured, and
-// Markdown tables at the end.
+// Two shapes of schedule (--shape):
+//   second  (default) cron "* * * * * ?": all J due every whole second. For
+//           each (J, deployment, replicas): the jobs are created and started
+//           through the admin API, the schedule warms up (--warmup, default
+//           5 s), then a window of --seconds whole seconds is measured and,
+//           after a drain (at most --drain-max, default 60 s), every expected
+//           slot of the window is looked up in the run table, and each
+//           replica's share of the partitions (lease table) and of the fires
+//           (runs by partition and fencing epoch) is read.
+//   minute  cron "0 * * * * ?": all J due at second 0 of every minute, as
+//           "0 0 * * * ?" jobs are at the top of the hour, and idle between.
+//           Two consecutive instants are measured, the first being the first
+//           whole minute at least --warmup (default 30) s after the jobs are
+//           started; the drain waits at most --drain-max (default 600) s for
+//           their last slots. Per instant: jobs due, runs recorded before it
+//           and in all, started, failed (and why), lateness at handler start,
+//           when the last slot started and how many never did, CPU and peak
+//           RSS per process over [M-10 s, M+50 s), mariadbd CPU s per 1,000
+//           runs (bench/burst_minute.h). --seconds does not apply.
+// Figures are printed, never asserted: a row per configuration (per instant
+// with --shape=minute) as it is measured, and Markdown tables at the end.
 //
 // With --metrics=on every process serves /metrics and the bench scrapes each
-// one every second through the window (--metrics=off,on: one configuration
-// each, to compare).
+// one every second through the measurement (--metrics=off,on: one
+// configuration each, to compare).
 //
-//   burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql]
-//               [--replicas=2] [--seconds=30] [--warmup=5] [--route=round|first]
-//               [--capacity=N] [--admin-threads=4] [--admin-budget=600] [--drain-max=60]
-//               [--metrics=off|on|off,on] [--mariadb-args=--log-bin,...]
+//   burst_bench [--quick] [--shape=second|minute] [--jobs=1000,10000,30000]
+//               [--stores=sqlite,mysql] [--replicas=2] [--seconds=30] [--warmup=S]
+//               [--route=round|first] [--capacity=N] [--admin-threads=4]
+//               [--admin-budget=600] [--drain-max=S] [--metrics=off|on|off,on]
+//               [--mariadb-args=--log-bin,...]
 //
 // --mariadb-args adds settings to the throwaway MariaDB's command line (to
 // compare them). bench/store_cost_bench splits the store's CPU per run by step.
@@ -45,10 +59,12 @@
 #include "bench/bench_args.h"
 #include "bench/burst_deployment.h"
 #include "bench/burst_figures.h"
+#include "bench/burst_minute.h"
 #include "bench/metrics_scraper.h"
 #include "bench/partition_shares.h"
 #include "bench/proc_stats.h"
 #include "bench/store_reader.h"
+#include "bench/window_figures.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "tests/support/throwaway_mariadb.h"
@@ -59,17 +75,19 @@ namespace {
 using testing::ThrowawayMariadb;
 
 struct BenchOptions {
+  bool minute = false;  // --shape=minute: "0 * * * * ?" instead of "* * * * * ?".
   std::vector<int> jobs = {1000, 10000, 30000};
   std::vector<std::string> stores = {"sqlite", "mysql"};
   // gnomond replicas on MariaDB, one configuration each (SQLite runs one).
   std::vector<int> replicas = {2};
   int seconds = 30;
-  int warmup_seconds = 5;
+  // -1: the shape's default (Warmup(), DrainMax()).
+  int warmup_seconds = -1;
   v1::RouteStrategy route = v1::ROUTE_STRATEGY_ROUND;
   // Each executor's --max-concurrent-runs; 0 leaves the executor's default.
   int capacity = 0;
   int admin_threads = 4;
-  int drain_max_seconds = 60;
+  int drain_max_seconds = -1;
   // Per admin pass (create, start): calls stop being issued after this.
   int admin_budget_seconds = 600;
   // A slot whose run started later than this after its instant is missed.
@@ -78,6 +96,12 @@ struct BenchOptions {
   std::vector<bool> metrics = {false};
   // Added to the throwaway MariaDB's command line (settings to compare).
   std::vector<std::string> mariadb_args;
+
+  // A minute's instant comes well after the jobs are started (they are
+  // armed, the admin pass's load is over), and its 100,000 slots may take
+  // minutes to drain.
+  int Warmup() const { return warmup_seconds >= 0 ? warmup_seconds : minute ? 30 : 5; }
+  int DrainMax() const { return drain_max_seconds > 0 ? drain_max_seconds : minute ? 600 : 60; }
 };
 
 // One printed row; every cell is already text.
@@ -104,31 +128,26 @@ void PrintRow(const Row& r) {
 }
 
 void PrintMarkdown(const std::vector<Row>& rows, const std::vector<ReplicaRow>& replicas) {
-  std::printf(
-      "\n| J | store | delivered/expected | fires/s delivered | missed (no run / not started / "
-      "late) | duplicates "
-      "(slots / executed twice) | lateness at start ms p50/p99/max | lateness at dispatch (accept "
-      "received) ms "
-      "p50/p99/max | CPU s per process | peak RSS MiB per process | threads per executor (max) | "
-      "statements/run | "
-      "commits/run | mariadbd CPU s per 1,000 runs |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::vector<std::vector<std::string>> cells;
   for (const Row& r : rows) {
-    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                r.jobs.c_str(), r.store.c_str(), r.delivered.c_str(), r.fires_per_s.c_str(),
-                r.missed.c_str(), r.duplicates.c_str(), r.start_lateness.c_str(),
-                r.dispatch_lateness.c_str(), r.cpu.c_str(), r.rss.c_str(), r.threads.c_str(),
-                r.statements.c_str(), r.commits.c_str(), r.store_cpu_per_1000.c_str());
+    cells.push_back({r.jobs, r.store, r.delivered, r.fires_per_s, r.missed, r.duplicates,
+                     r.start_lateness, r.dispatch_lateness, r.cpu, r.rss, r.threads, r.statements,
+                     r.commits, r.store_cpu_per_1000});
   }
-  std::printf(
-      "\n| J | store | replica | partitions held (window start -> end) | fires recorded in the "
-      "window (share) | "
-      "CPU s | CPU s per 1,000 fires |\n|---|---|---|---|---|---|---|\n");
+  PrintMarkdownTable(
+      {"J", "store", "delivered/expected", "fires/s delivered",
+       "missed (no run / not started / late)", "duplicates (slots / executed twice)",
+       "lateness at start ms p50/p99/max", "lateness at dispatch (accept received) ms p50/p99/max",
+       "CPU s per process", "peak RSS MiB per process", "threads per executor (max)",
+       "statements/run", "commits/run", "mariadbd CPU s per 1,000 runs"},
+      cells);
+  cells.clear();
   for (const ReplicaRow& r : replicas) {
-    std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", r.jobs.c_str(), r.store.c_str(),
-                r.replica.c_str(), r.partitions.c_str(), r.fires.c_str(), r.cpu.c_str(),
-                r.cpu_per_1000.c_str());
+    cells.push_back({r.jobs, r.store, r.replica, r.partitions, r.fires, r.cpu, r.cpu_per_1000});
   }
+  PrintMarkdownTable({"J", "store", "replica", "partitions held (window start -> end)",
+                      "fires recorded in the window (share)", "CPU s", "CPU s per 1,000 fires"},
+                     cells);
 }
 
 void SleepUntil(absl::Time t) { absl::SleepFor(t - absl::Now()); }  // The bench's own pacing.
@@ -140,32 +159,28 @@ std::string Tail(const std::string& out, size_t n) {
 
 std::string Fixed(double v, int digits) { return absl::StrFormat("%.*f", digits, v); }
 
-// The MariaDB server counters differenced over the window.
-const std::vector<std::string> kServerCounters = {"Questions",       "Com_insert", "Com_update",
-                                                  "Com_select",      "Com_delete", "Com_commit",
-                                                  "Innodb_deadlocks"};
-
 // Creates and starts the jobs with JobAdmin.BatchCreateJobs, 1,000 a call
 // (the way a user provisions thousands of jobs). Returns how many jobs were
 // created (fewer than `jobs` when the pass ran out of its budget), or nullopt
 // after a failure.
 std::optional<int> ProvisionJobs(v1::JobAdmin::Stub& admin, const std::string& token,
                                  int64_t group_id, int jobs, const BenchOptions& o) {
+  const char* cron = o.minute ? kMinuteCron : "* * * * * ?";
   CreatedJobs c = CreateJobsInBatches(
       admin, token, jobs, o.admin_threads, absl::Seconds(o.admin_budget_seconds),
       [&](int i, v1::CreateJobRequest& r) {
         v1::Job* job = r.mutable_job();
         job->set_group_id(group_id);
         job->set_description(absl::StrCat("burst ", i));
-        job->mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
+        job->mutable_schedule()->mutable_cron()->set_expression(cron);
         job->mutable_bean()->set_handler("noop");
         job->set_route_strategy(o.route);
         r.set_start(true);
       });
   std::printf(
-      "admin API, %d client threads: created and started %d/%d jobs in %.1f s with %d "
-      "BatchCreateJobs calls (%.0f jobs/s; call ms p50/p99/max %s)\n",
-      o.admin_threads, c.created, jobs, c.pass.seconds, c.calls, c.created / c.pass.seconds,
+      "admin API, %d client threads: created and started %d/%d jobs (cron \"%s\") in %.1f s with "
+      "%d BatchCreateJobs calls (%.0f jobs/s; call ms p50/p99/max %s)\n",
+      o.admin_threads, c.created, jobs, cron, c.pass.seconds, c.calls, c.created / c.pass.seconds,
       LatencyMs(c.pass.latency_us).c_str());
   if (!c.pass.error.ok()) {
     std::printf("FAILED: create jobs: %s\n", c.pass.error.ToString().c_str());
@@ -181,44 +196,16 @@ std::optional<int> ProvisionJobs(v1::JobAdmin::Stub& admin, const std::string& t
 // CPU, memory and threads of each process, and the MariaDB counters, over
 // the window [t0_ms, t0_ms + seconds). Process figures are sampled half a
 // second before each boundary, so the burst at t0 lies inside their interval.
-struct ProcessFigures {
-  std::string name;
-  pid_t pid = -1;
-  double cpu_s = 0;
-  int64_t peak_rss_kib = -1;
-  int64_t max_threads = 0;
-};
-struct WindowFigures {
-  std::vector<ProcessFigures> processes;
-  int64_t sample0_ms = 0, sample1_ms = 0;
-  std::map<std::string, int64_t> status0, status1;  // MariaDB only.
-};
-
 WindowFigures MeasureWindow(std::vector<ProcessFigures> procs, const ThrowawayMariadb* mariadb,
                             int64_t t0_ms, int seconds) {
-  WindowFigures w;
-  const int64_t t1_ms = t0_ms + int64_t{seconds} * 1000;
-  std::vector<double> cpu0(procs.size());
   SleepUntil(absl::FromUnixMillis(t0_ms - 500));
-  w.sample0_ms = absl::ToUnixMillis(absl::Now());
-  for (size_t i = 0; i < procs.size(); ++i) cpu0[i] = CpuSeconds(procs[i].pid);
-  if (mariadb)
-    w.status0 = MariadbGlobalStatus(mariadb->socket(), kServerCounters).value_or(w.status0);
+  WindowSampler sampler(std::move(procs), mariadb ? mariadb->socket() : "");
   for (int s = 0; s < seconds; ++s) {
     SleepUntil(absl::FromUnixMillis(t0_ms + int64_t{s} * 1000));
-    for (auto& p : procs) p.max_threads = std::max(p.max_threads, ThreadCount(p.pid));
+    sampler.SampleThreads();
   }
-  SleepUntil(absl::FromUnixMillis(t1_ms - 500));
-  w.sample1_ms = absl::ToUnixMillis(absl::Now());
-  for (size_t i = 0; i < procs.size(); ++i) {
-    procs[i].cpu_s = CpuSeconds(procs[i].pid) - cpu0[i];
-    procs[i].peak_rss_kib = PeakRssKib(procs[i].pid);
-    procs[i].max_threads = std::max(procs[i].max_threads, ThreadCount(procs[i].pid));
-  }
-  if (mariadb)
-    w.status1 = MariadbGlobalStatus(mariadb->socket(), kServerCounters).value_or(w.status1);
-  w.processes = std::move(procs);
-  return w;
+  SleepUntil(absl::FromUnixMillis(t0_ms + int64_t{seconds} * 1000 - 500));
+  return sampler.Finish();
 }
 
 // Commits and statements per run: each replica's rate over its own stats
@@ -247,37 +234,10 @@ void PerRunCosts(StoreReader& reader, const BurstDeployment& d, const WindowFigu
       "counted by gnomond: %s\n",
       runs_per_s, commits_per_s, row.commits.c_str(), row.statements.c_str());
   if (!mariadb) return;
-  absl::StatusOr<int64_t> server_runs = CountRunsRecorded(reader, w.sample0_ms, w.sample1_ms);
-  auto delta = [&](const std::string& name) -> std::optional<int64_t> {
-    auto a = w.status0.find(name), b = w.status1.find(name);
-    if (a == w.status0.end() || b == w.status1.end()) return std::nullopt;
-    return b->second - a->second;
-  };
-  if (!server_runs.ok() || *server_runs == 0 || !delta("Questions")) {
-    std::printf("MariaDB counters: n/a\n");
-    return;
-  }
-  std::vector<std::string> parts;
-  for (const std::string& name : kServerCounters) {
-    std::optional<int64_t> v = delta(name);
-    if (!v) {
-      parts.push_back(absl::StrCat(name, " n/a"));
-    } else if (name == "Innodb_deadlocks") {
-      parts.push_back(absl::StrCat(name, " ", *v, " in the window"));
-    } else {
-      parts.push_back(absl::StrCat(name, " ", Fixed(double(*v) / *server_runs, 3)));
-    }
-  }
-  // The server's count of statements is the figure for the table.
-  row.statements = Fixed(double(*delta("Questions")) / *server_runs, 2);
-  for (const ProcessFigures& p : w.processes) {
-    if (p.name == "mariadbd") row.store_cpu_per_1000 = Fixed(p.cpu_s * 1000 / *server_runs, 3);
-  }
-  std::printf("mariadbd CPU s per 1,000 runs recorded: %s\n", row.store_cpu_per_1000.c_str());
-  std::printf("MariaDB server counters per run (%lld runs recorded between the samples): %s\n",
-              static_cast<long long>(*server_runs), absl::StrJoin(parts, ", ").c_str());
+  ServerPerRun server = PrintServerPerRun(reader, w);
+  if (server.statements) row.statements = *server.statements;
+  row.store_cpu_per_1000 = server.mariadbd_cpu_per_1000;
 }
-
 // Each replica's share of the partitions (at the window's start and end) and
 // of the runs recorded in the window, and its CPU seconds per 1,000 of them.
 std::vector<ReplicaRow> ReplicaShares(StoreReader& reader, const WindowFigures& w, int64_t t0_ms,
@@ -329,20 +289,34 @@ PartitionHolders Holders(StoreReader& reader) {
   return PartitionHolders{};
 }
 
-std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool metrics,
-                          const BenchOptions& o, std::vector<ReplicaRow>& replica_rows) {
-  std::printf(
-      "\n=== J=%d store=%s, %d replica(s), metrics %s: %d s window after %d s warm-up, route %s, "
-      "executor "
-      "capacity %s\n",
-      jobs, store.c_str(), replicas, metrics ? "on" : "off", o.seconds, o.warmup_seconds,
-      v1::RouteStrategy_Name(o.route).c_str(),
-      o.capacity > 0 ? absl::StrCat(o.capacity).c_str() : "(the executor's default)");
+// One configuration's processes, started, with its jobs created and started.
+// Members are destroyed in reverse: gnomond and the executors stop before
+// the MariaDB server.
+struct Configuration {
+  std::unique_ptr<ThrowawayMariadb> mariadb;  // Null on SQLite.
+  std::unique_ptr<BurstDeployment> deployment;
+  std::unique_ptr<StoreReader> reader;
+  int started_jobs = 0;
+  std::string jobs, store;  // The rows' first cells.
+
+  std::string MariadbSocket() const { return mariadb ? mariadb->socket() : ""; }
+  std::vector<ProcessFigures> Processes() const {
+    std::vector<ProcessFigures> procs;
+    for (const auto& p : deployment->processes()) procs.push_back({p.name, p.process->pid()});
+    if (mariadb) procs.push_back({"mariadbd", mariadb->pid()});
+    return procs;
+  }
+};
+
+// Starts the store (MariaDB) and the processes, creates the group, starts
+// the executors and creates and starts the jobs.
+std::optional<Configuration> StartConfiguration(int jobs, const std::string& store, int replicas,
+                                                bool metrics, const BenchOptions& o) {
+  Configuration c;
   BurstDeploymentOptions d_options;
   d_options.gnomond_flags = {"--store-stats-interval=1s"};
   d_options.executor_capacity = o.capacity;
   d_options.metrics = metrics;
-  std::unique_ptr<ThrowawayMariadb> mariadb;
   const std::string database = absl::StrCat("gnomon_burst_", jobs);
   if (store == "mysql") {
     std::vector<std::string> server_args = o.mariadb_args;
@@ -355,16 +329,17 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
       std::printf("FAILED J=%d mysql: %s\n", jobs, db.status().ToString().c_str());
       return std::nullopt;
     }
-    mariadb = *std::move(db);
+    c.mariadb = *std::move(db);
     d_options.replicas = replicas;
-    d_options.store_url = mariadb->Url(database);
+    d_options.store_url = c.mariadb->Url(database);
   }
   absl::StatusOr<std::unique_ptr<BurstDeployment>> started = BurstDeployment::Start(d_options);
   if (!started.ok()) {
     std::printf("FAILED J=%d %s: %s\n", jobs, store.c_str(), started.status().ToString().c_str());
     return std::nullopt;
   }
-  BurstDeployment& d = **started;
+  c.deployment = *std::move(started);
+  BurstDeployment& d = *c.deployment;
   auto admin = v1::JobAdmin::NewStub(
       grpc::CreateChannel(d.addresses()[0], grpc::InsecureChannelCredentials()));
   absl::StatusOr<v1::Group> group =
@@ -379,54 +354,79 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
   }
   std::optional<int> started_jobs = ProvisionJobs(*admin, d.admin_token(), group->id(), jobs, o);
   if (!started_jobs) return std::nullopt;
+  c.started_jobs = *started_jobs;
+  c.reader = c.mariadb ? MariadbStoreReader(c.mariadb->socket(), database)
+                       : SqliteStoreReader(d.sqlite_path());
+  c.jobs = *started_jobs == jobs ? absl::StrCat(jobs)
+                                 : absl::StrCat(jobs, " (", *started_jobs, " started)");
+  c.store = c.mariadb
+                ? absl::StrCat("mysql (", replicas, replicas == 1 ? " replica)" : " replicas)")
+                : "sqlite";
+  if (metrics) c.store += ", metrics on";
+  return c;
+}
 
-  // The window: whole seconds [t0, t1), so each job has exactly o.seconds
-  // slots in it; at least a second away, so the first sample precedes t0.
-  absl::SleepFor(absl::Seconds(o.warmup_seconds));
-  const int64_t t0_ms = (absl::ToUnixMillis(absl::Now()) / 1000 + 2) * 1000;
-  const int64_t t1_ms = t0_ms + int64_t{o.seconds} * 1000;
-  std::vector<ProcessFigures> procs;
-  for (const auto& p : d.processes()) procs.push_back({p.name, p.process->pid()});
-  if (mariadb) procs.push_back({"mariadbd", mariadb->pid()});
-  std::unique_ptr<StoreReader> reader = mariadb ? MariadbStoreReader(mariadb->socket(), database)
-                                                : SqliteStoreReader(d.sqlite_path());
-  std::vector<PartitionHolders> holders = {Holders(*reader)};
-  std::optional<MetricsScraper> scraper;
-  if (metrics) scraper.emplace(d.metrics_urls(), absl::Seconds(1));
-  const WindowFigures w = MeasureWindow(std::move(procs), mariadb.get(), t0_ms, o.seconds);
-  if (scraper) {
-    const MetricsScraper::Totals t = scraper->Stop();
-    std::printf("metrics: %lld scrapes of %zu endpoints (%lld failed), %.0f KiB per scrape\n",
-                static_cast<long long>(t.scrapes), d.metrics_urls().size(),
-                static_cast<long long>(t.failures),
-                t.scrapes > t.failures ? t.bytes / 1024.0 / (t.scrapes - t.failures) : 0.0);
-  }
-  holders.push_back(Holders(*reader));
+void PrintScrapes(MetricsScraper& scraper, const BurstDeployment& d) {
+  const MetricsScraper::Totals t = scraper.Stop();
+  std::printf("metrics: %lld scrapes of %zu endpoints (%lld failed), %.0f KiB per scrape\n",
+              static_cast<long long>(t.scrapes), d.metrics_urls().size(),
+              static_cast<long long>(t.failures),
+              t.scrapes > t.failures ? t.bytes / 1024.0 / (t.scrapes - t.failures) : 0.0);
+}
+
+// A line (and the end of its output) for each process that has exited.
+void NoteExits(const BurstDeployment& d) {
   for (const auto& p : d.processes()) {
     if (std::optional<int> code = p.process->WaitFor(absl::ZeroDuration())) {
-      std::printf("NOTE: %s exited during the window (exit %d); its last output:\n%s\n",
+      std::printf("NOTE: %s exited during the measurement (exit %d); its last output:\n%s\n",
                   p.name.c_str(), *code, Tail(p.process->Output(), 1500).c_str());
     }
   }
-  Drain(*reader, t0_ms, t1_ms, o.late_ms, absl::Seconds(o.drain_max_seconds));
+}
+
+std::string Capacity(const BenchOptions& o) {
+  return o.capacity > 0 ? absl::StrCat(o.capacity) : "(the executor's default)";
+}
+
+std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool metrics,
+                          const BenchOptions& o, std::vector<ReplicaRow>& replica_rows) {
+  std::printf(
+      "\n=== J=%d store=%s, %d replica(s), metrics %s: %d s window after %d s warm-up, route %s, "
+      "executor capacity %s\n",
+      jobs, store.c_str(), replicas, metrics ? "on" : "off", o.seconds, o.Warmup(),
+      v1::RouteStrategy_Name(o.route).c_str(), Capacity(o).c_str());
+  std::optional<Configuration> c = StartConfiguration(jobs, store, replicas, metrics, o);
+  if (!c) return std::nullopt;
+  BurstDeployment& d = *c->deployment;
+  StoreReader& reader = *c->reader;
+
+  // The window: whole seconds [t0, t1), so each job has exactly o.seconds
+  // slots in it; at least a second away, so the first sample precedes t0.
+  absl::SleepFor(absl::Seconds(o.Warmup()));
+  const int64_t t0_ms = (absl::ToUnixMillis(absl::Now()) / 1000 + 2) * 1000;
+  const int64_t t1_ms = t0_ms + int64_t{o.seconds} * 1000;
+  std::vector<PartitionHolders> holders = {Holders(reader)};
+  std::optional<MetricsScraper> scraper;
+  if (metrics) scraper.emplace(d.metrics_urls(), absl::Seconds(1));
+  const WindowFigures w = MeasureWindow(c->Processes(), c->mariadb.get(), t0_ms, o.seconds);
+  if (scraper) PrintScrapes(*scraper, d);
+  holders.push_back(Holders(reader));
+  NoteExits(d);
+  Drain(reader, t0_ms, t1_ms, o.late_ms, absl::Seconds(o.DrainMax()));
   d.Stop();
 
-  absl::StatusOr<SlotOutcomes> out = ReadSlotOutcomes(*reader, t0_ms, t1_ms, o.late_ms);
+  absl::StatusOr<SlotOutcomes> out = ReadSlotOutcomes(reader, t0_ms, t1_ms, o.late_ms);
   if (!out.ok()) {
     std::printf("FAILED J=%d %s: reading the run table: %s\n", jobs, store.c_str(),
                 out.status().ToString().c_str());
     return std::nullopt;
   }
-  const int64_t expected = int64_t{*started_jobs} * o.seconds;
+  const int64_t expected = int64_t{c->started_jobs} * o.seconds;
   const int64_t no_run = expected - out->recorded_slots;
   const int64_t not_started = out->recorded_slots - out->started_slots;
   Row row;
-  row.jobs = *started_jobs == jobs ? absl::StrCat(jobs)
-                                   : absl::StrCat(jobs, " (", *started_jobs, " started)");
-  row.store = mariadb
-                  ? absl::StrCat("mysql (", replicas, replicas == 1 ? " replica)" : " replicas)")
-                  : "sqlite";
-  if (metrics) row.store += ", metrics on";
+  row.jobs = c->jobs;
+  row.store = c->store;
   row.delivered = absl::StrCat(out->started_slots, "/", expected);
   row.fires_per_s = Fixed(double(out->started_slots) / o.seconds, 0);
   row.missed = absl::StrCat(no_run + not_started + out->late_slots, " (", no_run, " / ",
@@ -434,14 +434,12 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
   row.duplicates = absl::StrCat(out->duplicate_slots, " / n/a");
   row.start_lateness = Percentiles(out->start_lateness_ms);
   row.dispatch_lateness = Percentiles(out->dispatch_lateness_ms);
-  std::vector<std::string> cpu_cells, rss_cells, thread_cells;
+  std::vector<std::string> thread_cells;
   for (const ProcessFigures& p : w.processes) {
-    cpu_cells.push_back(absl::StrCat(p.name, " ", Fixed(p.cpu_s, 1)));
-    rss_cells.push_back(absl::StrCat(p.name, " ", p.peak_rss_kib < 0 ? -1 : p.peak_rss_kib / 1024));
     if (absl::StartsWith(p.name, "executor")) thread_cells.push_back(absl::StrCat(p.max_threads));
   }
-  row.cpu = absl::StrJoin(cpu_cells, ", ");
-  row.rss = absl::StrJoin(rss_cells, ", ");
+  row.cpu = w.CpuCells();
+  row.rss = w.PeakRssCells();
   row.store_cpu_per_1000 = "n/a";
   row.threads = absl::StrJoin(thread_cells, ", ");
 
@@ -465,11 +463,37 @@ std::optional<Row> RunOne(int jobs, const std::string& store, int replicas, bool
   for (const auto& [why, n] : out->unsuccessful) {
     std::printf("    not succeeded: %lld x %s\n", static_cast<long long>(n), why.c_str());
   }
-  PerRunCosts(*reader, d, w, t0_ms, t1_ms, mariadb != nullptr, row);
-  std::vector<ReplicaRow> shares = ReplicaShares(*reader, w, t0_ms, t1_ms, holders, row);
+  PerRunCosts(reader, d, w, t0_ms, t1_ms, c->mariadb != nullptr, row);
+  std::vector<ReplicaRow> shares = ReplicaShares(reader, w, t0_ms, t1_ms, holders, row);
   replica_rows.insert(replica_rows.end(), shares.begin(), shares.end());
   PrintRow(row);
   return row;
+}
+
+// --shape=minute: the configuration's instants, one row each.
+std::vector<MinuteBurstRow> RunMinute(int jobs, const std::string& store, int replicas,
+                                      bool metrics, const BenchOptions& o) {
+  MinuteBurstOptions m;
+  m.lead = absl::Seconds(o.Warmup());
+  m.drain_max = absl::Seconds(o.DrainMax());
+  std::printf(
+      "\n=== J=%d store=%s, %d replica(s), metrics %s: cron \"%s\", %d consecutive instants, the "
+      "first at least %d s after the jobs are started, drain at most %d s; route %s, executor "
+      "capacity %s\n",
+      jobs, store.c_str(), replicas, metrics ? "on" : "off", kMinuteCron, m.bursts, o.Warmup(),
+      o.DrainMax(), v1::RouteStrategy_Name(o.route).c_str(), Capacity(o).c_str());
+  std::optional<Configuration> c = StartConfiguration(jobs, store, replicas, metrics, o);
+  if (!c) return {};
+  BurstDeployment& d = *c->deployment;
+  MinuteBurstTarget t{c->reader.get(), c->Processes(), c->MariadbSocket(),
+                      c->started_jobs, c->jobs,        c->store};
+  std::optional<MetricsScraper> scraper;
+  if (metrics) scraper.emplace(d.metrics_urls(), absl::Seconds(1));
+  const WatchedBursts w = WatchMinuteBursts(t, m);
+  if (scraper) PrintScrapes(*scraper, d);
+  NoteExits(d);
+  d.Stop();
+  return ReportMinuteBursts(t, w);
 }
 
 bool ParseArgs(int argc, char** argv, BenchOptions& o) {
@@ -479,6 +503,10 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
       o.stores = {"sqlite"};
       o.seconds = 10;
       return true;
+    }
+    if (absl::ConsumePrefix(&a, "--shape=")) {
+      o.minute = a == "minute";
+      return a == "second" || a == "minute";
     }
     if (absl::ConsumePrefix(&a, "--jobs=")) return PositiveInts(a, o.jobs);
     if (absl::ConsumePrefix(&a, "--stores=")) {
@@ -518,10 +546,10 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
   };
   return ParseBenchArgs(
       argc, argv,
-      "burst_bench [--quick] [--jobs=1000,10000,30000] [--stores=sqlite,mysql] [--replicas=2] "
-      "[--seconds=30] "
-      "[--warmup=5] [--route=round|first] [--capacity=N] [--admin-threads=4] [--admin-budget=600] "
-      "[--drain-max=60] [--metrics=off|on|off,on] [--mariadb-args=A,B]",
+      "burst_bench [--quick] [--shape=second|minute] [--jobs=1000,10000,30000] "
+      "[--stores=sqlite,mysql] [--replicas=2] [--seconds=30] [--warmup=S (5; minute: 30)] "
+      "[--route=round|first] [--capacity=N] [--admin-threads=4] [--admin-budget=600] "
+      "[--drain-max=S (60; minute: 600)] [--metrics=off|on|off,on] [--mariadb-args=A,B]",
       parse);
 }
 
@@ -534,16 +562,26 @@ int main(int argc, char** argv) {
   if (!gnomon::bench::ParseArgs(argc, argv, o)) return 2;
   std::vector<gnomon::bench::Row> rows;
   std::vector<gnomon::bench::ReplicaRow> replica_rows;
+  std::vector<gnomon::bench::MinuteBurstRow> minute_rows;
   for (int jobs : o.jobs) {
     for (const std::string& store : o.stores) {
       for (int replicas : store == "mysql" ? o.replicas : std::vector<int>{1}) {
         for (bool metrics : o.metrics) {
+          if (o.minute) {
+            auto r = gnomon::bench::RunMinute(jobs, store, replicas, metrics, o);
+            minute_rows.insert(minute_rows.end(), r.begin(), r.end());
+            continue;
+          }
           auto row = gnomon::bench::RunOne(jobs, store, replicas, metrics, o, replica_rows);
           if (row) rows.push_back(*row);
         }
       }
     }
   }
-  gnomon::bench::PrintMarkdown(rows, replica_rows);
+  if (o.minute) {
+    gnomon::bench::PrintMinuteBurstTable(minute_rows);
+  } else {
+    gnomon::bench::PrintMarkdown(rows, replica_rows);
+  }
   return 0;
 }

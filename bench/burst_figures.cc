@@ -1,10 +1,12 @@
 #include "bench/burst_figures.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "services/common/status/status_macros.h"
@@ -16,6 +18,9 @@ namespace {
 constexpr int kCron = 1;
 constexpr int kFixRate = 2;
 constexpr int kMisfire = 8;
+// RUN_STATUS_SUCCEEDED and RUN_STATUS_FAILED.
+constexpr int kSucceeded = 3;
+constexpr int kFailed = 4;
 
 // The window's schedule runs. The trigger_ms bound only lets both backends use
 // the run_trigger index: a slot is never recorded a minute before its instant.
@@ -70,16 +75,16 @@ absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, 
                       if (row[2] != "NULL") out.start_lateness_ms.push_back(AsInt(row[2]));
                       if (row[3] != "NULL") out.end_lateness_ms.push_back(AsInt(row[3]));
                     }));
-  // RUN_STATUS_SUCCEEDED = 3.
   RETURN_IF_ERROR(db.ForEachRow(
       absl::StrCat("SELECT status, trigger_code, handle_code, "
                    "substr(coalesce(nullif(handle_message, ''), trigger_message), 1, 70), "
                    "count(*) FROM run",
-                   where, "AND status <> 3 GROUP BY 1, 2, 3, 4"),
+                   where, "AND status <> ", kSucceeded, " GROUP BY 1, 2, 3, 4"),
       [&](absl::Span<const absl::string_view> row) {
         if (row.size() < 5) return;
         out.unsuccessful[absl::StrCat("status ", row[0], " ", row[1], "/", row[2], ": ", row[3])] +=
             AsInt(row[4]);
+        if (AsInt(row[0]) == kFailed) out.failed_runs += AsInt(row[4]);
       }));
   return out;
 }
@@ -94,19 +99,39 @@ absl::StatusOr<int64_t> CountStartedSlots(StoreReader& db, int64_t from_ms, int6
 void Drain(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms, absl::Duration max,
            JobIds jobs) {
   absl::SleepFor(absl::FromUnixMillis(to_ms + late_ms + 2000) - absl::Now());
-  const absl::Time deadline = absl::Now() + max;
+  WaitForStartedSlots(db, from_ms, to_ms, std::numeric_limits<int64_t>::max(), absl::Seconds(2),
+                      absl::Now() + max, jobs);
+}
+
+int64_t WaitForStartedSlots(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t expected,
+                            absl::Duration quiet, absl::Time deadline, JobIds jobs) {
   int64_t started = -1;
+  absl::Time moved = absl::Now();
   while (absl::Now() < deadline) {
     absl::StatusOr<int64_t> n = CountStartedSlots(db, from_ms, to_ms, jobs);
-    if (!n.ok() || *n == started) break;
-    started = *n;
+    if (!n.ok() || *n >= expected) return n.ok() ? *n : started;
+    if (*n != started) {
+      started = *n;
+      moved = absl::Now();
+    } else if (absl::Now() - moved >= quiet) {
+      break;
+    }
     absl::SleepFor(absl::Seconds(2));  // Polling the run table.
   }
+  return started;
 }
 
 absl::StatusOr<int64_t> CountRunsRecorded(StoreReader& db, int64_t from_ms, int64_t to_ms) {
   return db.QueryInt(absl::StrCat("SELECT count(*) FROM run WHERE trigger_ms >= ", from_ms,
                                   " AND trigger_ms < ", to_ms));
+}
+
+void PrintMarkdownTable(const std::vector<std::string>& header,
+                        const std::vector<std::vector<std::string>>& rows) {
+  std::printf("\n| %s |\n|%s\n", absl::StrJoin(header, " | ").c_str(),
+              absl::StrJoin(std::vector<std::string>(header.size(), "---|"), "").c_str());
+  for (const std::vector<std::string>& row : rows)
+    std::printf("| %s |\n", absl::StrJoin(row, " | ").c_str());
 }
 
 int64_t Quantile(const std::vector<int64_t>& sorted, double p) {

@@ -47,6 +47,7 @@ struct SlotOutcomes {
   std::vector<int64_t> end_lateness_ms;       // end_ms: the handler ended
   // Runs that did not succeed (yet), by "status trigger_code/handle_code: message".
   std::map<std::string, int64_t> unsuccessful;
+  int64_t failed_runs = 0;  // Of which RUN_STATUS_FAILED.
 };
 
 absl::StatusOr<SlotOutcomes> ReadSlotOutcomes(StoreReader& db, int64_t from_ms, int64_t to_ms,
@@ -58,11 +59,18 @@ absl::StatusOr<int64_t> CountStartedSlots(StoreReader& db, int64_t from_ms, int6
 // to_ms), then until the count of started slots stops moving, at most `max`.
 void Drain(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t late_ms, absl::Duration max,
            JobIds jobs = {});
+// Polls the count of started slots of the window every 2 s until it reaches
+// `expected`, or has not moved for `quiet`, or `deadline` passes; returns the
+// last count (-1 if none was read).
+int64_t WaitForStartedSlots(StoreReader& db, int64_t from_ms, int64_t to_ms, int64_t expected,
+                            absl::Duration quiet, absl::Time deadline, JobIds jobs = {});
 // Runs of any kind recorded (trigger_ms) in [from_ms, to_ms).
 absl::StatusOr<int64_t> CountRunsRecorded(StoreReader& db, int64_t from_ms, int64_t to_ms);
 
-// Differences of one gnomond's cumulative store stats lines between its first
-// line at or after `from_ms` and its last at or before `to_ms`.
+// Prints a Markdown table after a blank line: the header row, then each row
+// (cells are text, one per header cell).
+void PrintMarkdownTable(const std::vector<std::string>& header,
+                        const std::vector<std::vector<std::string>>& rows);
 
 // "p50 / p99 / max" in ms (nearest rank), or "-" without samples.
 std::string Percentiles(std::vector<int64_t> v);
