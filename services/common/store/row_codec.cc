@@ -155,40 +155,40 @@ std::vector<SqlValue> RunInsertArgs(const v1::Run& r) {
   const int64_t scheduled_ms = r.has_scheduled_time() ? ToMs(r.scheduled_time()) : 0;
   const v1::RunStatus status =
       r.status() == v1::RUN_STATUS_UNSPECIFIED ? v1::RUN_STATUS_PENDING : r.status();
-  return {SqlInt(r.job_id()),
-          SqlInt(r.group_id()),
-          SqlInt(r.trigger_type()),
-          TakesSlot(r) ? SqlInt(scheduled_ms) : SqlNull(),
-          SqlInt(scheduled_ms),
-          SqlInt(ToMs(r.trigger_time())),
-          SqlInt(ToMs(r.dispatch_time())),
-          SqlText(r.executor_address()),
-          SqlText(r.handler()),
-          SqlText(r.params()),
-          SqlInt(r.shard_index()),
-          SqlInt(r.shard_total()),
-          SqlInt(r.attempt()),
-          SqlInt(r.first_run_id()),
-          SqlInt(r.parent_run_id()),
-          SqlInt(r.trigger_code()),
-          SqlText(r.trigger_message()),
-          SqlInt(r.handle_code()),
-          SqlText(r.handle_message()),
-          SqlInt(ToMs(r.start_time())),
-          SqlInt(ToMs(r.end_time())),
-          SqlInt(status),
-          SqlInt(r.fence_epoch()),
-          SqlInt(r.log_line_count()),
-          SqlInt(r.log_truncated() ? 1 : 0),
-          SqlInt(IsEnded(status) &&
-                         (status != v1::RUN_STATUS_SUCCEEDED || r.success_has_followups())
-                     ? 1
-                     : 0),
-          r.attempt() > 0 && r.first_run_id() > 0 ? SqlInt(r.first_run_id()) : SqlNull(),
-          r.trigger_type() == v1::TRIGGER_TYPE_PARENT && r.parent_run_id() > 0
-              ? SqlInt(r.parent_run_id())
-              : SqlNull(),
-          SqlInt(r.success_has_followups() ? 1 : 0)};
+  return {
+      SqlInt(r.job_id()),
+      SqlInt(r.group_id()),
+      SqlInt(r.trigger_type()),
+      TakesSlot(r) ? SqlInt(scheduled_ms) : SqlNull(),
+      SqlInt(scheduled_ms),
+      SqlInt(ToMs(r.trigger_time())),
+      SqlInt(ToMs(r.dispatch_time())),
+      SqlText(r.executor_address()),
+      SqlText(r.handler()),
+      SqlText(r.params()),
+      SqlInt(r.shard_index()),
+      SqlInt(r.shard_total()),
+      SqlInt(r.attempt()),
+      SqlInt(r.first_run_id()),
+      SqlInt(r.parent_run_id()),
+      SqlInt(r.trigger_code()),
+      SqlText(r.trigger_message()),
+      SqlInt(r.handle_code()),
+      SqlText(r.handle_message()),
+      SqlInt(ToMs(r.start_time())),
+      SqlInt(ToMs(r.end_time())),
+      SqlInt(status),
+      SqlInt(r.fence_epoch()),
+      SqlInt(r.log_line_count()),
+      SqlInt(r.log_truncated() ? 1 : 0),
+      SqlInt(IsEnded(status) && (status != v1::RUN_STATUS_SUCCEEDED || r.success_has_followups())
+                 ? 1
+                 : 0),
+      r.attempt() > 0 && r.first_run_id() > 0 ? SqlInt(r.first_run_id()) : SqlNull(),
+      r.trigger_type() == v1::TRIGGER_TYPE_PARENT && r.parent_run_id() > 0
+          ? SqlInt(r.parent_run_id())
+          : SqlNull(),
+      SqlInt(r.success_has_followups() ? 1 : 0)};
 }
 
 v1::Run RunFromRow(const SqlRow& row) {

@@ -6,7 +6,8 @@
 //   auto store = std::make_unique<SqlStore>(std::move(db), Dialect::kSqlite, options);
 //   absl::StatusOr<v1::Group> g = store->CreateGroup(group, now_ms);
 //
-// Thread safety: thread-safe as its SqlDb is; holds no mutable state itself.
+// Thread safety: thread-safe as its SqlDb is; its only state of its own is the
+// statistics waiting to be written (StatsWriter, thread-safe).
 #ifndef GNOMON_SERVICES_COMMON_STORE_SQL_STORE_H_
 #define GNOMON_SERVICES_COMMON_STORE_SQL_STORE_H_
 
@@ -22,6 +23,7 @@
 #include "services/common/store/sql_conn.h"
 #include "services/common/store/statements.h"
 #include "services/common/store/stats_deltas.h"
+#include "services/common/store/stats_writer.h"
 #include "services/common/store/store.h"
 
 namespace gnomon::store::internal {
@@ -31,7 +33,8 @@ class SqlStore final : public Store {
   SqlStore(std::unique_ptr<SqlDb> db, Dialect dialect, const StoreOptions& options)
       : db_(std::make_unique<CountingSqlDb>(std::move(db))),
         sql_(StatementsFor(dialect)),
-        options_(options) {}
+        options_(options),
+        stats_(std::make_unique<StatsWriter>(db_.get(), sql_, options.stats_flush_interval)) {}
 
   uint64_t committed_transactions() const override { return db_->committed(); }
   uint64_t executed_statements() const override { return db_->executed_statements(); }
@@ -198,6 +201,8 @@ class SqlStore final : public Store {
   const std::unique_ptr<CountingSqlDb> db_;
   const Statements& sql_;
   const StoreOptions options_;
+  // The statistics of committed run transactions; destroyed (flushed) before db_.
+  const std::unique_ptr<StatsWriter> stats_;
 };
 
 // Prefixes a status message with context, keeping the code.

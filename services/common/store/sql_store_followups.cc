@@ -72,10 +72,11 @@ absl::StatusOr<int64_t> SqlStore::FailRuns(const std::vector<int64_t>& run_ids, 
   if (run_ids.empty()) return 0;
   const std::string message(handle_message);
   int64_t changed = 0;
+  StatsDeltas deltas;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     changed = 0;
     ASSIGN_OR_RETURN(RunStates runs, LockRuns(c, sql_, run_ids));
-    StatsDeltas deltas;
+    deltas = StatsDeltas();
     for (auto& [id, r] : runs) {
       if (!r.active()) continue;  // Already ended.
       r.status = v1::RUN_STATUS_FAILED;
@@ -87,9 +88,9 @@ absl::StatusOr<int64_t> SqlStore::FailRuns(const std::vector<int64_t>& run_ids, 
       deltas.Ended(r.facts(), /*was_active=*/true);
       ++changed;
     }
-    RETURN_IF_ERROR(WriteRuns(c, sql_, runs));
-    return deltas.Apply(c, sql_);
+    return WriteRuns(c, sql_, runs);
   }));
+  stats_->Add(deltas);
   return changed;
 }
 

@@ -115,6 +115,7 @@ class KeyHolders {
 absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v1::Run>& runs) {
   std::vector<RunInsertOutcome> out;
   if (runs.empty()) return out;
+  StatsDeltas deltas;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     out.assign(runs.size(), RunInsertOutcome{});
     // Runs with a unique key go in key order, so that two inserters of the
@@ -144,7 +145,7 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
       }
     }
     RETURN_IF_ERROR(InsertRunBatch(c, runs, keyed, /*retry=*/false, out));
-    StatsDeltas deltas;
+    deltas = StatsDeltas();
     for (size_t i = 0; i < runs.size(); ++i) {
       if (!out[i].inserted) continue;
       const v1::Run& run = runs[i];
@@ -156,8 +157,9 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
         deltas.Inserted(run.job_id(), ToMs(run.trigger_time()));
       }
     }
-    return deltas.Apply(c, sql_);
+    return absl::OkStatus();
   }));
+  stats_->Add(deltas);
   for (size_t i = 0; i < runs.size(); ++i) {
     if (!out[i].inserted) continue;
     runs[i].set_id(out[i].run_id);

@@ -342,7 +342,10 @@ absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& requested,
 absl::Status SqlStore::DeleteJob(int64_t job_id, bool purge_runs) {
   // Its runs stay by default (results of running ones still arrive and are
   // counted; retention removes them); purging takes them, their logs and the
-  // daily statistics rows at once. It is also taken out of its parents' child lists.
+  // daily statistics rows at once (what this process has not written yet
+  // first, so it does not bring them back). It is also taken out of its
+  // parents' child lists.
+  if (purge_runs) RETURN_IF_ERROR(stats_->Flush());
   return db_->Transact([&](SqlConn& c) -> absl::Status {
     std::vector<const std::string*> deletes = {&sql_.delete_job_glue};
     if (purge_runs) {

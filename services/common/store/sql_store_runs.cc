@@ -50,9 +50,10 @@ absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updat
   for (const DispatchUpdate& u : updates) ids.push_back(u.run_id);
   // One SELECT (locking, in id order) and one UPDATE per batch; the
   // outcomes are applied in memory in the order given (run_state.h).
-  return db_->Transact([&](SqlConn& c) -> absl::Status {
+  StatsDeltas deltas;
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     ASSIGN_OR_RETURN(RunStates runs, LockRuns(c, sql_, ids));
-    StatsDeltas deltas;
+    deltas = StatsDeltas();
     for (const DispatchUpdate& u : updates) {
       auto it = runs.find(u.run_id);
       if (it == runs.end()) continue;
@@ -85,9 +86,10 @@ absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updat
         r.changed = true;
       }
     }
-    RETURN_IF_ERROR(WriteRuns(c, sql_, runs));
-    return deltas.Apply(c, sql_);
-  });
+    return WriteRuns(c, sql_, runs);
+  }));
+  stats_->Add(deltas);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
@@ -119,12 +121,13 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
   // lines could repeat, one INSERT of the new lines, one UPDATE of the
   // runs, and the report counters; the items are applied in memory in the
   // order given, so the batch acts as the items applied one by one.
+  StatsDeltas deltas;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     acks.assign(items.size(), v1::REPORT_ACK_UNSPECIFIED);
     ASSIGN_OR_RETURN(RunStates runs, LockRuns(c, sql_, ids));
     ASSIGN_OR_RETURN(LineSet stored, ReadStoredLines(c, items, runs));
     std::vector<SqlRow> new_lines;
-    StatsDeltas deltas;
+    deltas = StatsDeltas();
     for (size_t i = 0; i < items.size(); ++i) {
       const v1::ReportItem& item = items[i];
       if (folded(item)) continue;
@@ -151,8 +154,9 @@ absl::StatusOr<std::vector<v1::ReportAck>> SqlStore::ApplyReports(
     for (size_t i = 0; i < items.size(); ++i) {
       if (folded(items[i])) acks[i] = acks[result_of[items[i].started().run_id()]];
     }
-    return deltas.Apply(c, sql_);
+    return absl::OkStatus();
   }));
+  stats_->Add(deltas);
   return acks;
 }
 

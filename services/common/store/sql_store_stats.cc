@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "services/common/client/log.h"
 #include "services/common/status/status_macros.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
@@ -64,6 +65,11 @@ absl::StatusOr<std::vector<v1::StatsRow>> SqlStore::GetStats(int64_t from_day_ms
   if (!total) args.push_back(SqlInt(job_id));
   args.push_back(SqlInt(from_day_ms));
   args.push_back(SqlInt(to_day_ms));
+  // What this process counted is read back too (other replicas' within
+  // their flush interval); the read goes on if the write fails.
+  if (absl::Status s = stats_->Flush(); !s.ok()) {
+    GNOMON_LOG(WARNING) << "store: daily statistics not written before a read: " << s;
+  }
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
     // Rows of releases before migration 13 are in the report_* tables.
     Days days;

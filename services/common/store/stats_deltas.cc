@@ -28,6 +28,17 @@ void StatsDeltas::Dispatched(int64_t job_id, int64_t trigger_ms, v1::TriggerType
   ++lateness_[{DayOf(trigger_ms), job_id, DurationBucket(dispatch_ms - scheduled_ms)}];
 }
 
+void StatsDeltas::Add(const StatsDeltas& other) {
+  for (const auto& [key, n] : other.days_) {
+    Counters& c = days_[key];
+    c.running += n.running;
+    c.succeeded += n.succeeded;
+    c.failed += n.failed;
+  }
+  for (const auto& [key, n] : other.buckets_) buckets_[key] += n;
+  for (const auto& [key, n] : other.lateness_) lateness_[key] += n;
+}
+
 void StatsDeltas::Retracted(const RunFacts& f) { CountEnd(f, -1); }
 
 void StatsDeltas::CountEnd(const RunFacts& f, int sign) {

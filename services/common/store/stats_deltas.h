@@ -1,6 +1,7 @@
 // StatsDeltas: the changes one transaction makes to the daily statistics
-// counters, collected as runs are inserted and end, then written at the end
-// of that same transaction (so statistics never disagree with the runs).
+// counters, collected as runs are inserted and end; once that transaction
+// has committed they go to the StatsWriter (stats_writer.h), which writes
+// them, merged with the others of a few seconds, in a transaction of its own.
 //
 // What is counted, per (UTC day of the run's trigger time, job):
 //   running    runs recorded and not yet ended (PENDING or RUNNING): +1 when
@@ -26,7 +27,7 @@
 //   deltas.Ended(facts, /*was_active=*/true);
 //   absl::Status s = deltas.Apply(conn, sql);
 //
-// Thread safety: not thread-safe; one per transaction.
+// Thread safety: not thread-safe.
 #ifndef GNOMON_SERVICES_COMMON_STORE_STATS_DELTAS_H_
 #define GNOMON_SERVICES_COMMON_STORE_STATS_DELTAS_H_
 
@@ -79,6 +80,9 @@ class StatsDeltas {
   // schedule slots (see LatenessCounted).
   void Dispatched(int64_t job_id, int64_t trigger_ms, v1::TriggerType type, int64_t scheduled_ms,
                   int64_t dispatch_ms);
+  // Adds `other`'s changes to these.
+  void Add(const StatsDeltas& other);
+  bool empty() const { return days_.empty() && buckets_.empty() && lateness_.empty(); }
   // Writes the collected changes.
   absl::Status Apply(SqlConn& c, const Statements& sql) const;
 

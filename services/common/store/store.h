@@ -33,6 +33,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "services/common/store/audit_store.h"
 #include "services/common/store/credential_store.h"
 #include "services/common/store/followup_store.h"
@@ -56,6 +57,9 @@ struct StoreOptions {
   int64_t migrate_up_to = 0;
   // Script versions kept per job (the newest; at least 1), as XXL-JOB's 30.
   int64_t script_versions_kept = 30;
+  // Daily statistics are written this long after the runs they count, merged
+  // (stats_writer.h); zero: after each run transaction.
+  absl::Duration stats_flush_interval = absl::Seconds(5);
 };
 
 // The whole store: every role-sized interface, implemented by one SQL store

@@ -187,6 +187,34 @@ TEST_P(StoreTest, StatsCountRunsByTriggerDayAndEstimatesDurations) {
   ExpectCounts(after_delete[0], kDay, {1, 1, 0});
 }
 
+TEST_P(StoreTest, StatsAreWrittenAfterTheRunsMergedAndOtherReplicasSeeThemOnceWritten) {
+  options_.stats_flush_interval = absl::Hours(1);  // Only reads and closing write them.
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  const int64_t t = kDay + 3600000;
+  std::vector<v1::Run> runs = {TriggeredAt(job_, t), TriggeredAt(job_, t)};
+  ASSERT_OK_AND_ASSIGN(inserted, store().InsertRuns(runs));
+  ASSERT_OK(store()
+                .ApplyReports({Finished(inserted[0].run_id, 200, t + 10, t + 1010),
+                               Finished(inserted[1].run_id, 200, t + 10, t + 2010)},
+                              0)
+                .status());
+  // Another replica on the same store: this one has not written them yet.
+  absl::StatusOr<std::unique_ptr<Store>> other = OpenStore(url(), options_);
+  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_OK_AND_ASSIGN(before, (*other)->GetStats(kDay, kDay + kDayMs, job_.id()));
+  EXPECT_TRUE(before.empty());
+  // A read in the process that counted them writes them first (running +1
+  // and -1 cancelled before the write).
+  ASSERT_OK_AND_ASSIGN(here, store().GetStats(kDay, kDay + kDayMs, job_.id()));
+  ASSERT_EQ(here.size(), 1u);
+  ExpectCounts(here[0], kDay, {0, 2, 0});
+  ASSERT_OK_AND_ASSIGN(there, (*other)->GetStats(kDay, kDay + kDayMs, job_.id()));
+  ASSERT_EQ(there.size(), 1u);
+  ExpectCounts(there[0], kDay, {0, 2, 0});
+  EXPECT_EQ(there[0].duration_p50_ms(), here[0].duration_p50_ms());
+}
+
 TEST_P(StoreTest, StatsPercentilesOfABatchOfResults) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   std::vector<v1::Run> runs(200, TriggeredAt(job_, kDay + 1000));
