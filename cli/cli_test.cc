@@ -268,6 +268,36 @@ TEST_F(CliTest, OutputWideAddsColumnsAndJobTimesAreInTheJobsZone) {
   EXPECT_THAT(r.out, HasSubstr("next fire:       2026-11-24 18:00:00 +08:00\n"));
 }
 
+TEST_F(CliTest, ExecutorListShowsTheBusyTotalsAndTheMostLoadedJobs) {
+  servers_.state.Set([](testing::AdminState& s) {
+    v1::GroupExecutors* g = s.executors.add_groups();
+    g->set_group_id(3);
+    g->set_app_name("billing");
+    v1::ExecutorInfo* busy = g->add_executors();
+    busy->set_address("10.0.0.7:9999");
+    for (int64_t job = 1; job <= 1000; ++job) {
+      v1::JobBusy* b = busy->add_busy_jobs();
+      b->set_job_id(job);
+      b->set_running(job <= 8 ? 1 : 0);
+      b->set_queued(job <= 8 ? 0 : 1);
+    }
+    busy->set_busy_job_count(25000);
+    busy->set_queued_runs(24992);
+    busy->set_busy_jobs_partial(true);
+    g->add_executors()->set_address("10.0.0.8:9999");  // Idle.
+  });
+  Result r = Run({"executor", "list"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("25000 jobs, 24992 runs queued: 1 (1 running, 0 queued), 2 (1 "
+                               "running, 0 queued), 3 (1 running, 0 queued), 4 (1 running, 0 "
+                               "queued), 5 (1 running, 0 queued) and 24995 more"));
+  EXPECT_THAT(r.out, Not(HasSubstr("6 (1 running")));
+  r = Run({"executor", "list", "-o", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"busy_job_count\": 25000"));
+  EXPECT_THAT(r.out, HasSubstr("\"busy_jobs_partial\": true"));
+}
+
 TEST_F(CliTest, RunTimesAreInTheirJobsZoneWhenTheJobIsNamed) {
   servers_.state.Set([](testing::AdminState& s) {
     s.job.set_id(7);

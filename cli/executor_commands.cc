@@ -1,6 +1,10 @@
 // gnomonctl executor list: the executors of each group as the scheduler sees
 // them — registered ones online, or a manual group's addresses with their
 // probe state.
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,14 +16,25 @@
 namespace gnomon::cli {
 namespace {
 
-// "12 (2 running, 1 queued)" per busy job.
+// The busy totals, then the five most loaded jobs (the registry keeps up to
+// 1,000; `-o json` prints them all): "25000 jobs, 24992 runs queued: 12 (1
+// running, 3 queued), 40 (0 running, 2 queued), <three more> and 24995 more".
 std::string BusyJobs(const v1::ExecutorInfo& e) {
+  constexpr int kShown = 5;
+  const uint32_t count = std::max(e.busy_job_count(), static_cast<uint32_t>(e.busy_jobs_size()));
+  if (count == 0) return "-";
   std::vector<std::string> jobs;
-  for (const v1::JobBusy& b : e.busy_jobs()) {
+  for (int i = 0; i < std::min(e.busy_jobs_size(), kShown); ++i) {
+    const v1::JobBusy& b = e.busy_jobs(i);
     jobs.push_back(
         absl::StrCat(b.job_id(), " (", b.running(), " running, ", b.queued(), " queued)"));
   }
-  return jobs.empty() ? "-" : absl::StrJoin(jobs, ", ");
+  std::string out =
+      absl::StrCat(count, count == 1 ? " job, " : " jobs, ", e.queued_runs(), " runs queued");
+  if (jobs.empty()) return out;
+  absl::StrAppend(&out, ": ", absl::StrJoin(jobs, ", "));
+  if (count > jobs.size()) absl::StrAppend(&out, " and ", count - jobs.size(), " more");
+  return out;
 }
 
 int List(CommandContext& c) {

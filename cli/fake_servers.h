@@ -46,6 +46,7 @@ struct AdminState {
   v1::TriggerJobResponse trigger;
   v1::BackfillResponse backfill;
   v1::KillRunResponse kill;
+  v1::ListExecutorsResponse executors;
   // LogService.StreamRunLog writes these, then ends with `fail` or OK.
   std::vector<v1::LogLine> stream_lines;
   std::vector<RecordedCall> calls;
@@ -142,6 +143,7 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
       if (!s.run_pages.empty()) * resp = s.run_pages[PageIndex(req->page_token(), s.run_pages)])
   GNOMON_FAKE_UNARY(GetRun, GetRunRequest, GetRunResponse, *resp = s.run)
   GNOMON_FAKE_UNARY(KillRun, KillRunRequest, KillRunResponse, *resp = s.kill)
+  GNOMON_FAKE_UNARY(ListExecutors, ListExecutorsRequest, ListExecutorsResponse, *resp = s.executors)
 #undef GNOMON_FAKE_UNARY
 
  private:

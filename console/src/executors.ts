@@ -48,3 +48,19 @@ export function watchExecutors(
     if ((e as Error).name !== 'AbortError') onError(e);
   });
 }
+
+/** An executor's busy totals, "25000 jobs, 24992 runs queued" ("—" when idle). */
+export function busyTotals(e: ExecutorInfo): string {
+  const jobs = Math.max(e.busyJobCount ?? 0, e.busyJobs?.length ?? 0);
+  if (jobs === 0) return '—';
+  return `${jobs} ${jobs === 1 ? 'job' : 'jobs'}, ${e.queuedRuns ?? 0} runs queued`;
+}
+
+/** Its most loaded jobs, for a tooltip: "12: 1 running, 3 queued" per line, and how many more. */
+export function busyDetail(e: ExecutorInfo, shown = 10): string {
+  const list = e.busyJobs ?? [];
+  const lines = list.slice(0, shown).map((b) => `job ${b.jobId}: ${b.running ?? 0} running, ${b.queued ?? 0} queued`);
+  const more = Math.max(e.busyJobCount ?? 0, list.length) - lines.length;
+  if (more > 0) lines.push(`and ${more} more`);
+  return lines.join('\n');
+}

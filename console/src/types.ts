@@ -121,6 +121,8 @@ export interface GroupExecutors {
   manual?: ManualExecutor[];
 }
 
+export interface JobBusy { jobId?: string; running?: number; queued?: number }
+
 export interface ExecutorInfo {
   appName?: string;
   address?: string;
@@ -128,6 +130,11 @@ export interface ExecutorInfo {
   capacity?: number;
   version?: string;
   runningRuns?: number;
+  /** The most loaded busy jobs (at most 1,000; all of them unless busyJobsPartial). */
+  busyJobs?: JobBusy[];
+  busyJobCount?: number;
+  queuedRuns?: number;
+  busyJobsPartial?: boolean;
   registerTime?: string;
   lastBeatTime?: string;
 }

@@ -1,6 +1,7 @@
 #include "services/registry/registry_core.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <utility>
 
@@ -14,6 +15,40 @@ namespace gnomon::registry {
 namespace {
 
 using google::protobuf::util::TimeUtil;
+
+// Puts what `beat` says into `info`, keeping at most kBusyJobsKept busy jobs
+// (the first ones listed: the most loaded). Returns whether that changed it.
+bool ApplyBeat(const v1::Beat& beat, v1::ExecutorInfo& info) {
+  const int kept = std::min(beat.busy_jobs_size(), kBusyJobsKept);
+  uint32_t busy_jobs = beat.busy_job_count();
+  uint32_t queued = beat.queued_runs();
+  if (busy_jobs == 0 && beat.busy_jobs_size() > 0) {
+    // An executor older than the totals lists every busy job.
+    busy_jobs = static_cast<uint32_t>(beat.busy_jobs_size());
+    uint64_t sum = 0;
+    for (const v1::JobBusy& b : beat.busy_jobs()) sum += b.queued();
+    queued = static_cast<uint32_t>(std::min<uint64_t>(sum, UINT32_MAX));
+  }
+  busy_jobs = std::max(busy_jobs, static_cast<uint32_t>(beat.busy_jobs_size()));
+  const bool partial = busy_jobs > static_cast<uint32_t>(kept);
+  bool changed = info.running_runs() != beat.running_runs() || info.busy_job_count() != busy_jobs ||
+                 info.queued_runs() != queued || info.busy_jobs_partial() != partial ||
+                 info.busy_jobs_size() != kept;
+  for (int i = 0; !changed && i < kept; ++i) {
+    const v1::JobBusy& a = info.busy_jobs(i);
+    const v1::JobBusy& b = beat.busy_jobs(i);
+    changed = a.job_id() != b.job_id() || a.running() != b.running() || a.queued() != b.queued();
+  }
+  if (!changed) return false;
+  info.mutable_busy_jobs()->Clear();
+  info.mutable_busy_jobs()->Reserve(kept);
+  for (int i = 0; i < kept; ++i) *info.add_busy_jobs() = beat.busy_jobs(i);
+  info.set_running_runs(beat.running_runs());
+  info.set_busy_job_count(busy_jobs);
+  info.set_queued_runs(queued);
+  info.set_busy_jobs_partial(partial);
+  return true;
+}
 
 }  // namespace
 
@@ -127,16 +162,7 @@ absl::Status RegistryCore::Beat(uint64_t session, const v1::Beat& beat) {
     Member& m = members_[s->second];
     m.last_beat_ms = now;
     *m.info.mutable_last_beat_time() = TimeUtil::MillisecondsToTimestamp(now);
-    bool changed = m.info.running_runs() != beat.running_runs() ||
-                   m.info.busy_jobs_size() != beat.busy_jobs_size();
-    for (int i = 0; !changed && i < beat.busy_jobs_size(); ++i) {
-      const v1::JobBusy& a = m.info.busy_jobs(i);
-      const v1::JobBusy& b = beat.busy_jobs(i);
-      changed = a.job_id() != b.job_id() || a.running() != b.running() || a.queued() != b.queued();
-    }
-    *m.info.mutable_busy_jobs() = beat.busy_jobs();
-    m.info.set_running_runs(beat.running_runs());
-    if (changed) Publish(v1::EXECUTOR_CHANGE_KIND_UPDATED, m.info);
+    if (ApplyBeat(beat, m.info)) Publish(v1::EXECUTOR_CHANGE_KIND_UPDATED, m.info);
     if (now - m.persisted_ms >= absl::ToInt64Milliseconds(options_.persist_interval)) {
       m.persisted_ms = now;
       persist = m.info;

@@ -7,6 +7,9 @@
 //   core.Beat(*id, beat);
 //   core.Leave(*id, "deregistered");
 //
+// A beat's busy state replaces the executor's: at most kBusyJobsKept busy
+// jobs, with the totals it reports (busy jobs, queued runs).
+//
 // An executor is removed from membership at once when its stream breaks, when
 // it deregisters, or when `missed_beats` beat intervals pass without a beat
 // (checked by the expiry pass). Membership is persisted in the store for other
@@ -38,6 +41,13 @@
 #include "services/registry/registry_metrics.h"
 
 namespace gnomon::registry {
+
+// Busy jobs an executor's membership (ExecutorInfo.busy_jobs, also its store
+// row and every watch message) keeps at most: the first ones its beat lists,
+// which are the most loaded. Beyond them ExecutorInfo says how many are busy
+// in all and that the list is partial, so a row's size does not grow with
+// the executor's load. The C++ SDK lists no more than this in a beat.
+inline constexpr int kBusyJobsKept = 1000;
 
 struct RegistryOptions {
   absl::Duration beat_interval = absl::Seconds(2);

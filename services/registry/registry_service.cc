@@ -77,7 +77,8 @@ grpc::Status RegistryService::Session(
                          : req.has_deregister() ? ValidateDeregister(req.deregister())
                                                 : absl::OkStatus();
     if (!valid.ok()) {
-      core_->Leave(*session, "protocol error");
+      // The message names the field and its limit (and quotes no long value).
+      core_->Leave(*session, absl::StrCat("protocol error: ", valid.message()));
       return ToGrpcStatus(valid);
     }
     if (req.has_beat()) {

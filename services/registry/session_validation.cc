@@ -19,6 +19,8 @@ using checks::Indexed;
 constexpr size_t kMaxAppName = 64;
 constexpr int kMaxHandlers = 1000;
 constexpr int kMaxLabels = 64;
+// A protocol maximum no executor reaches by load: the C++ SDK lists at most
+// 1,000 busy jobs a beat (and the totals), older SDKs listed every one.
 constexpr int kMaxBusyJobs = 10000;
 constexpr int kMaxWatchedApps = 1000;
 // Runs an executor may declare or report: far above any real machine.
@@ -52,6 +54,8 @@ absl::Status ValidateRegister(const v1::Register& reg) {
 }
 
 absl::Status ValidateBeat(const v1::Beat& beat) {
+  // busy_job_count and queued_runs are counts, any uint32: they cost nothing
+  // to carry, and refusing a large one would end a healthy executor's session.
   RETURN_IF_ERROR(FirstError({CheckCount("beat.busy_jobs", beat.busy_jobs_size(), kMaxBusyJobs),
                               CheckRange("beat.running_runs", beat.running_runs(), 0, kMaxRuns),
                               checks::CheckFinite("beat.load", beat.load(), 0, 1e6)}));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -158,28 +159,43 @@ class FailoverRouter final : public Router {
   ExecutorProbe* const probe_;
 };
 
-// First executor idle for the job: busy state from beats first (no network),
-// then IdleBeat for executors whose beat says busy, in case it is stale.
+// First executor idle for the job. Beats first (no network): an executor
+// whose beat lists every busy job and not this one is idle. Then IdleBeat:
+// first where the beat's list is partial and does not name the job (it may
+// be busy there, unlisted), then where the beat says busy, in case it is stale.
 class BusyoverRouter final : public Router {
  public:
   explicit BusyoverRouter(ExecutorProbe* probe) : probe_(probe) {}
   absl::StatusOr<std::string> Pick(int64_t job, const std::vector<v1::ExecutorInfo>& e) override {
+    std::vector<const v1::ExecutorInfo*> unknown, busy;
     for (const auto& x : e) {
-      if (!BusyByBeat(x, job)) return x.address();
+      switch (ByBeat(x, job)) {
+        case Beat::kIdle:
+          return x.address();
+        case Beat::kUnknown:
+          unknown.push_back(&x);
+          break;
+        case Beat::kBusy:
+          busy.push_back(&x);
+          break;
+      }
     }
-    for (const auto& x : e) {
-      if (probe_->Idle(x, job)) return x.address();
+    for (const auto* candidates : {&unknown, &busy}) {
+      for (const v1::ExecutorInfo* x : *candidates) {
+        if (probe_->Idle(*x, job)) return x->address();
+      }
     }
     return absl::UnavailableError(
         absl::StrCat("busyover: job ", job, " is busy on all ", e.size(), " executors"));
   }
 
  private:
-  static bool BusyByBeat(const v1::ExecutorInfo& x, int64_t job) {
+  enum class Beat { kIdle, kBusy, kUnknown };
+  static Beat ByBeat(const v1::ExecutorInfo& x, int64_t job) {
     for (const auto& b : x.busy_jobs()) {
-      if (b.job_id() == job && (b.running() > 0 || b.queued() > 0)) return true;
+      if (b.job_id() == job) return b.running() > 0 || b.queued() > 0 ? Beat::kBusy : Beat::kIdle;
     }
-    return false;
+    return x.busy_jobs_partial() ? Beat::kUnknown : Beat::kIdle;
   }
   ExecutorProbe* const probe_;
 };

@@ -70,10 +70,10 @@ TEST(RouterTest, ConsistentHashIsStableAndMovesAboutOneNthOnJoinAndLeave) {
     EXPECT_EQ(*router->Pick(j, five), before[j]);  // Stable.
     ++load[before[j]];
   }
-  // Spread: every executor holds a fair share (within ±40% of 1/N).
+  // Spread: every executor holds a fair share (within ±40% of 1/N; in tenths).
   for (const auto& [addr, n] : load) {
-    EXPECT_GT(n, kJobs / 5 * 0.6) << addr;
-    EXPECT_LT(n, kJobs / 5 * 1.4) << addr;
+    EXPECT_GT(n * 10, kJobs / 5 * 6) << addr;
+    EXPECT_LT(n * 10, kJobs / 5 * 14) << addr;
   }
   int moved = 0;
   for (int j = 1; j <= kJobs; ++j) {
@@ -83,9 +83,9 @@ TEST(RouterTest, ConsistentHashIsStableAndMovesAboutOneNthOnJoinAndLeave) {
       EXPECT_EQ(after[j], six.back().address()) << "a job moved between two old executors";
     }
   }
-  // A sixth executor takes about 1/6 of the jobs.
-  EXPECT_GT(moved, kJobs / 6 * 0.6);
-  EXPECT_LT(moved, kJobs / 6 * 1.4);
+  // A sixth executor takes about 1/6 of the jobs (±40%; in tenths).
+  EXPECT_GT(moved * 10, kJobs / 6 * 6);
+  EXPECT_LT(moved * 10, kJobs / 6 * 14);
   // Removing it again moves exactly those jobs back.
   for (int j = 1; j <= kJobs; ++j) EXPECT_EQ(*router->Pick(j, five), before[j]);
 }
@@ -139,6 +139,85 @@ TEST(RouterTest, BusyoverUsesBeatStateThenIdleBeat) {
   EXPECT_EQ(*router->Pick(5, e), "10.0.0.11:9999");
   probe.idle.clear();
   EXPECT_THAT(router->Pick(5, e), StatusIs(absl::StatusCode::kUnavailable));
+}
+
+// Answers Idle from a table like TableProbe, and records whom it asked about which job.
+class RecordingProbe final : public ExecutorProbe {
+ public:
+  bool Alive(const v1::ExecutorInfo&) override { return true; }
+  bool Idle(const v1::ExecutorInfo& e, int64_t job) override {
+    asked.push_back(absl::StrCat(e.address(), " job ", job));
+    return idle.count(e.address()) > 0;
+  }
+  std::set<std::string> idle;
+  std::vector<std::string> asked;
+};
+
+// An executor's beat lists at most 1,000 busy jobs (the most loaded); during
+// a burst the rest are only counted, and the list is marked partial.
+void MarkBusy(v1::ExecutorInfo& e, int64_t job) {
+  auto* b = e.add_busy_jobs();
+  b->set_job_id(job);
+  b->set_queued(3);
+}
+
+TEST(RouterTest, BusyoverAsksAnExecutorWhosePartialListDoesNotNameTheJob) {
+  RecordingProbe probe;
+  auto router = MakeRouter(v1::ROUTE_STRATEGY_BUSYOVER, &probe);
+  auto e = Executors(2);
+  // Executor 0 is in a burst: its list names job 5 and is partial.
+  MarkBusy(e[0], 5);
+  e[0].set_busy_job_count(25000);
+  e[0].set_busy_jobs_partial(true);
+  // Executor 1's list is complete: job 6 is busy there, and only job 6.
+  MarkBusy(e[1], 6);
+  e[1].set_busy_job_count(1);
+  // Job 6 is not listed on executor 0: unknown, not idle, so it is asked.
+  probe.idle = {"10.0.0.10:9999"};
+  EXPECT_EQ(*router->Pick(6, e), "10.0.0.10:9999");
+  EXPECT_EQ(probe.asked, std::vector<std::string>{"10.0.0.10:9999 job 6"});
+  // Busy there too: then executor 1 is asked as well (its beat may be stale).
+  probe.idle.clear();
+  probe.asked.clear();
+  EXPECT_THAT(router->Pick(6, e), StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_EQ(probe.asked,
+            (std::vector<std::string>{"10.0.0.10:9999 job 6", "10.0.0.11:9999 job 6"}));
+  // Job 5 is listed busy on executor 0, and executor 1's complete list shows
+  // it idle: taken without asking anyone.
+  probe.asked.clear();
+  EXPECT_EQ(*router->Pick(5, e), "10.0.0.11:9999");
+  // Job 7: unknown on executor 0, idle by executor 1's complete list. An
+  // executor known idle is taken before asking one whose state is unknown.
+  EXPECT_EQ(*router->Pick(7, e), "10.0.0.11:9999");
+  EXPECT_TRUE(probe.asked.empty());
+}
+
+TEST(RouterTest, BusyoverAsksUnlistedBeforeListedBusyExecutors) {
+  RecordingProbe probe;
+  auto router = MakeRouter(v1::ROUTE_STRATEGY_BUSYOVER, &probe);
+  auto e = Executors(3);
+  MarkBusy(e[0], 5);  // Listed busy (complete list).
+  MarkBusy(e[1], 7);  // A partial list without job 5.
+  e[1].set_busy_jobs_partial(true);
+  MarkBusy(e[2], 5);  // Listed busy (partial list).
+  e[2].set_busy_jobs_partial(true);
+  EXPECT_THAT(router->Pick(5, e), StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_EQ(probe.asked, (std::vector<std::string>{"10.0.0.11:9999 job 5", "10.0.0.10:9999 job 5",
+                                                   "10.0.0.12:9999 job 5"}));
+}
+
+TEST(RouterTest, BusyoverDoesNotAskWhenCompleteListsShowAnIdleExecutor) {
+  RecordingProbe probe;
+  auto router = MakeRouter(v1::ROUTE_STRATEGY_BUSYOVER, &probe);
+  auto e = Executors(3);
+  for (int i = 0; i < 3; ++i) {
+    for (int64_t job = 1; job <= 999; ++job) MarkBusy(e[i], job);
+    e[i].set_busy_job_count(999);
+  }
+  MarkBusy(e[2], 1000);  // Complete lists: job 1000 is busy on 2 only.
+  EXPECT_EQ(*router->Pick(1000, e), "10.0.0.10:9999");
+  EXPECT_EQ(*router->Pick(1001, e), "10.0.0.10:9999");
+  EXPECT_TRUE(probe.asked.empty());
 }
 
 }  // namespace

@@ -300,7 +300,8 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
       {"gnomon.v1.Registry.Session", {}, reg},
       {"gnomon.v1.Registry.Session",
        {reg},
-       R"(beat { busy_jobs { job_id: 1 running: 1 queued: 1 } running_runs: 1 load: 0.5 })"},
+       R"(beat { busy_jobs { job_id: 1 running: 1 queued: 1 } running_runs: 1 load: 0.5
+                 busy_job_count: 1 queued_runs: 1 })"},
       {"gnomon.v1.Registry.Session", {reg}, R"(deregister { reason: "bye" })"},
       {"gnomon.v1.Registry.WatchExecutors",
        {},

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { call } from '../api';
-import { watchExecutors } from '../executors';
+import { busyDetail, busyTotals, watchExecutors } from '../executors';
 import { fmtTime } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
@@ -105,6 +105,7 @@ export default function Executors() {
                     <th>Handlers</th>
                     <th>Capacity</th>
                     <th>Running</th>
+                    <th>Busy jobs</th>
                     <th>Version</th>
                     <th>Last beat</th>
                   </tr>
@@ -117,13 +118,14 @@ export default function Executors() {
                       <td>{e.handlers?.join(', ')}</td>
                       <td>{e.capacity ?? 0}</td>
                       <td>{e.runningRuns ?? 0}</td>
+                      <td title={busyDetail(e) || undefined}>{busyTotals(e)}</td>
                       <td>{e.version || '—'}</td>
                       <td>{fmtTime(e.lastBeatTime)}</td>
                     </tr>
                   ))}
                   {execs && !g.manual && online.length === 0 && (
                     <tr>
-                      <td colSpan={6}>No executor online.</td>
+                      <td colSpan={7}>No executor online.</td>
                     </tr>
                   )}
                 </tbody>

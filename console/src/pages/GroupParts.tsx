@@ -14,7 +14,7 @@ export function ManualRows({ addresses, probed }: { addresses: string[]; probed?
         return (
           <tr key={a} data-address={a}>
             <td>{a}</td>
-            <td colSpan={5}>
+            <td colSpan={6}>
               manual address · probe: <span className={p && !p.alive ? 'probe-down' : undefined}>{state}</span>
             </td>
           </tr>
@@ -22,7 +22,7 @@ export function ManualRows({ addresses, probed }: { addresses: string[]; probed?
       })}
       {addresses.length === 0 && (
         <tr>
-          <td colSpan={6}>No address listed.</td>
+          <td colSpan={7}>No address listed.</td>
         </tr>
       )}
     </>

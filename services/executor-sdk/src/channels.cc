@@ -107,6 +107,11 @@ bool IsRefusal(const grpc::Status& status) {
          status.error_code() == grpc::StatusCode::INVALID_ARGUMENT;
 }
 
+bool IsCredentialRefusal(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+         status.error_code() == grpc::StatusCode::PERMISSION_DENIED;
+}
+
 std::string StatusText(const grpc::Status& status) {
   return absl::StrCat(CodeName(status.error_code()), ": ", status.error_message());
 }

@@ -41,6 +41,9 @@ const std::vector<std::string>& LogEndpoints(const ConnectionOptions& connection
 // The peer refused the credentials or the request (UNAUTHENTICATED,
 // PERMISSION_DENIED, INVALID_ARGUMENT): retrying alone will not help.
 bool IsRefusal(const grpc::Status& status);
+// The peer refused the credentials (UNAUTHENTICATED, PERMISSION_DENIED): the
+// app name or the access token is wrong, not the request.
+bool IsCredentialRefusal(const grpc::Status& status);
 
 // Human text for a status, e.g. "UNAVAILABLE: failed to connect".
 std::string StatusText(const grpc::Status& status);

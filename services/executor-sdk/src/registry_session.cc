@@ -78,13 +78,20 @@ void RegistrySession::Stop(const std::string& reason, absl::Duration timeout) {
 
 void RegistrySession::LogEnded(size_t index, const grpc::Status& status, bool was_registered,
                                absl::Duration delay) {
-  std::string error = absl::StrCat("registry ", options_.connection.registry_endpoints[index], ": ",
-                                   StatusText(status));
+  const std::string& endpoint = options_.connection.registry_endpoints[index];
+  std::string error = absl::StrCat("registry ", endpoint, ": ", StatusText(status));
   if (IsRefusal(status)) {
-    logger_->Error(absl::StrCat(error, " -- registration of app \"",
-                                options_.registration.app_name(),
-                                "\" refused; check the app name and access token (retrying in ",
-                                absl::FormatDuration(delay), ")"));
+    // Say what was refused and the registry's reason (its message names the
+    // field and the limit); the credentials only when they were the reason.
+    const std::string app = absl::StrCat("app \"", options_.registration.app_name(), "\"");
+    logger_->Error(absl::StrCat(
+        was_registered
+            ? absl::StrCat("registry ", endpoint, " refused a message of the session of ", app,
+                           " and ended it: ")
+            : absl::StrCat("registry ", endpoint, " refused the registration of ", app, ": "),
+        StatusText(status),
+        IsCredentialRefusal(status) ? " -- check the app name and access token" : "",
+        " (retrying in ", absl::FormatDuration(delay), ")"));
   } else if (was_registered || error != last_error_) {
     logger_->Warning(absl::StrCat("registry session ended, ", error, "; reconnecting"));
   }

@@ -5,7 +5,8 @@
 // interval and promptly (at most every 100 ms) after NotifyBusyChanged().
 // A broken stream or a refusal reconnects with jittered backoff, rotating
 // through the endpoints; refusals for the token or the request are logged as
-// errors. Stop() sends Deregister.
+// errors with the registry's status code and message (what it refused and
+// why). Stop() sends Deregister.
 //
 //   RegistrySession session(options, [&] { return manager.BeatState(); }, &logger);
 //   session.Start();

@@ -143,8 +143,9 @@ uint64_t ResultReporter::acked() const {
 void ResultReporter::LogEnded(size_t index, const grpc::Status& status, absl::Duration delay) {
   std::string error = absl::StrCat("log service ", endpoints_[index], ": ", StatusText(status));
   if (IsRefusal(status)) {
-    logger_->Error(absl::StrCat(error, " (check the app name and access token; retrying in ",
-                                absl::FormatDuration(delay), ")"));
+    logger_->Error(absl::StrCat(
+        error, " (", IsCredentialRefusal(status) ? "check the app name and access token; " : "",
+        "retrying in ", absl::FormatDuration(delay), ")"));
   } else if (error != last_error_) {
     logger_->Warning(absl::StrCat("results stream ended, ", error, "; ", spool_->size(),
                                   " items waiting, retrying"));

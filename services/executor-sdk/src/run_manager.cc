@@ -1,5 +1,7 @@
 #include "services/executor-sdk/src/run_manager.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <deque>
 #include <exception>
 #include <map>
@@ -504,16 +506,39 @@ JobLoad RunManager::Load(int64_t job_id) const {
 }
 
 v1::Beat RunManager::BeatState() const {
-  absl::MutexLock lock(&core_->mu);
+  struct Busy {
+    int64_t job_id;
+    uint32_t running;
+    uint32_t queued;
+    uint64_t load() const { return uint64_t{running} + queued; }
+  };
+  std::vector<Busy> busy;
   v1::Beat beat;
-  for (const auto& [job_id, job] : core_->jobs) {
-    if (!job->busy()) continue;
-    v1::JobBusy* busy = beat.add_busy_jobs();
-    busy->set_job_id(job_id);
-    busy->set_running(job->current ? 1 : 0);
-    busy->set_queued(static_cast<uint32_t>(job->waiting.size()));
+  {
+    absl::MutexLock lock(&core_->mu);
+    for (const auto& [job_id, job] : core_->jobs) {
+      if (!job->busy()) continue;
+      busy.push_back({job_id, job->current ? 1u : 0u, static_cast<uint32_t>(job->waiting.size())});
+    }
+    beat.set_running_runs(static_cast<uint32_t>(core_->running));
+    beat.set_queued_runs(static_cast<uint32_t>(core_->queued));
   }
-  beat.set_running_runs(static_cast<uint32_t>(core_->running));
+  beat.set_busy_job_count(static_cast<uint32_t>(busy.size()));
+  // The most loaded first, ties by job id: the same state makes the same
+  // beat, and the jobs a router most needs to avoid here are the ones listed.
+  const auto listed =
+      static_cast<std::ptrdiff_t>(std::min(busy.size(), static_cast<size_t>(kBeatBusyJobs)));
+  std::partial_sort(busy.begin(), busy.begin() + listed, busy.end(),
+                    [](const Busy& a, const Busy& b) {
+                      return a.load() != b.load() ? a.load() > b.load() : a.job_id < b.job_id;
+                    });
+  beat.mutable_busy_jobs()->Reserve(static_cast<int>(listed));
+  for (std::ptrdiff_t i = 0; i < listed; ++i) {
+    v1::JobBusy* b = beat.add_busy_jobs();
+    b->set_job_id(busy[i].job_id);
+    b->set_running(busy[i].running);
+    b->set_queued(busy[i].queued);
+  }
   return beat;
 }
 

@@ -64,6 +64,12 @@ struct HandlerEntry {
 };
 using HandlerMap = absl::flat_hash_map<std::string, std::shared_ptr<const HandlerEntry>>;
 
+// Busy jobs a beat lists at most, however many are busy (Beat.busy_jobs):
+// a beat stays small during a burst of tens of thousands of distinct jobs,
+// and well under the registry's limit of 10,000; Beat.busy_job_count gives
+// the total.
+inline constexpr int kBeatBusyJobs = 1000;
+
 struct RunManagerOptions {
   // The executor's run options, whole; max_concurrent_runs is the pool's
   // size (the executor has resolved 0 already).
@@ -102,7 +108,9 @@ class RunManager {
   // the grace; queued: removed and reported 503). False if not here.
   bool Kill(int64_t run_id, const std::string& reason);
   JobLoad Load(int64_t job_id) const;
-  // Busy jobs and running runs for a registry beat.
+  // This executor's state for a registry beat: the totals (busy jobs,
+  // running and queued runs) and at most kBeatBusyJobs busy jobs, the most
+  // loaded first (running + queued), ties by ascending job id.
   v1::Beat BeatState() const;
   uint32_t running_runs() const;
   // Runs waiting (not running) by their block strategy (unknown ones as

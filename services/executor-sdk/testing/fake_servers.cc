@@ -1,5 +1,7 @@
 #include "services/executor-sdk/testing/fake_servers.h"
 
+#include <utility>
+
 #include "services/common/client/auth_metadata.h"
 
 namespace gnomon::executor::testing {
@@ -41,6 +43,11 @@ grpc::Status FakeRegistry::Session(
     if (request.has_beat()) {
       {
         absl::MutexLock lock(&mu_);
+        if (!beat_refusal_.ok()) {
+          ++refusals_;
+          --active_;
+          return beat_refusal_;
+        }
         beats_.push_back(request.beat());
       }
       v1::SessionResponse ack;
@@ -100,6 +107,11 @@ bool FakeRegistry::WaitForRefusals(int n, absl::Duration timeout) const {
 std::vector<v1::Register> FakeRegistry::registrations() const {
   absl::MutexLock lock(&mu_);
   return registrations_;
+}
+
+void FakeRegistry::RefuseBeats(grpc::Status status) {
+  absl::MutexLock lock(&mu_);
+  beat_refusal_ = std::move(status);
 }
 
 int FakeRegistry::active_sessions() const {

@@ -49,6 +49,9 @@ class FakeRegistry final : public v1::Registry::Service {
   bool WaitForRefusals(int n, absl::Duration timeout) const;
   std::vector<v1::Register> registrations() const;
   int active_sessions() const;
+  // From now on a beat ends its session with `status`, as the registry does
+  // with a beat it refuses (counted as a refusal); OK accepts beats again.
+  void RefuseBeats(grpc::Status status);
 
  private:
   const std::string token_;
@@ -59,6 +62,7 @@ class FakeRegistry final : public v1::Registry::Service {
   int deregistrations_ ABSL_GUARDED_BY(mu_) = 0;
   int refusals_ ABSL_GUARDED_BY(mu_) = 0;
   int active_ ABSL_GUARDED_BY(mu_) = 0;
+  grpc::Status beat_refusal_ ABSL_GUARDED_BY(mu_);
 };
 
 class FakeLogService final : public v1::LogService::Service {

@@ -3,9 +3,16 @@
 #include "gnomon/executor/executor.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/client/auth_metadata.h"
@@ -245,6 +252,69 @@ TEST_F(ExecutorTest, CallsWithoutTheTokenAreUnauthenticated) {
   good.AddMetadata(std::string(kAccessTokenKey), kToken);
   ASSERT_TRUE(stub->Beat(&good, v1::BeatRequest(), &beat).ok());
   EXPECT_EQ(beat.capacity(), DefaultCapacity());
+}
+
+// What the executor logs (options.logger), to wait for a line.
+class LogLines {
+ public:
+  std::function<void(LogSeverity, std::string_view)> sink() {
+    return [this](LogSeverity severity, std::string_view line) {
+      absl::MutexLock lock(&mu_);
+      lines_.push_back({severity, std::string(line)});
+    };
+  }
+  // The first line at `severity` containing `text`, once logged (empty after `timeout`).
+  std::string WaitFor(LogSeverity severity, std::string_view text, absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    std::string found;
+    auto logged = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      for (const auto& [s, line] : lines_) {
+        if (s == severity && line.find(text) != std::string::npos) {
+          found = line;
+          return true;
+        }
+      }
+      return false;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&logged), timeout);
+    return found;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::pair<LogSeverity, std::string>> lines_ ABSL_GUARDED_BY(mu_);
+};
+
+TEST_F(ExecutorTest, ARefusedBeatIsLoggedWithTheRegistrysReasonNotAsACredentialProblem) {
+  LogLines log;
+  ExecutorOptions options = Options();
+  options.logger = log.sink();
+  registry_.RefuseBeats(
+      grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "beat.busy_jobs: at most 10000 items"));
+  auto executor = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
+  });
+  ASSERT_TRUE(registry_.WaitForRefusals(1, kWait));
+  const std::string line = log.WaitFor(LogSeverity::kError, "refused", kWait);
+  EXPECT_THAT(line, HasSubstr(absl::StrCat("refused a message of the session of app \"", kApp,
+                                           "\" and ended it: INVALID_ARGUMENT: "
+                                           "beat.busy_jobs: at most 10000 items")));
+  EXPECT_THAT(line, ::testing::Not(HasSubstr("access token")));
+  EXPECT_THAT(line, ::testing::Not(HasSubstr("registration")));
+}
+
+TEST_F(ExecutorTest, ARefusedRegistrationIsLoggedWithTheRegistrysReason) {
+  LogLines log;
+  ExecutorOptions options = Options();
+  options.logger = log.sink();
+  options.access_token = "not-the-group-token";
+  auto executor = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
+  });
+  const std::string line = log.WaitFor(LogSeverity::kError, "refused", kWait);
+  EXPECT_THAT(line, HasSubstr(absl::StrCat("refused the registration of app \"", kApp,
+                                           "\": UNAUTHENTICATED: bad access token -- check the "
+                                           "app name and access token")));
 }
 
 TEST_F(ExecutorTest, WrongTokenIsRefusedByRegistryAndRetried) {

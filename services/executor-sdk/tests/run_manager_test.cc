@@ -116,6 +116,53 @@ TEST(RunManagerTest, ABurstBeyondThePoolWaitsInsteadOfBeingRefused) {
   EXPECT_LE(manager.threads(), 2);
 }
 
+// A top-of-the-hour burst: 25,000 distinct jobs with runs here. The beat
+// stays bounded — kBeatBusyJobs jobs listed, the most loaded first and ties
+// by job id — and its totals count every busy job and every queued run.
+TEST(RunManagerTest, ABeatDuringABurstListsTheMostLoadedJobsAndCountsThemAll) {
+  RecordingSink sink;
+  Gate gate;
+  RunManagerOptions options;
+  options.run.max_concurrent_runs = 2;
+  RunManager manager(options, Handlers({{"gate", gate.handler()}}), &sink, nullptr);
+  constexpr int kJobs = 25000;
+  int64_t run_id = 0;
+  for (int job = 1; job <= kJobs; ++job) {
+    ASSERT_TRUE(manager.Submit(Req(++run_id, job, "gate")).accepted) << job;
+  }
+  // Three jobs late in the burst have more runs queued: 4, 2 and 2 in all.
+  for (int64_t job : {20001, 20001, 20001, 20002, 20003}) {
+    ASSERT_TRUE(manager.Submit(Req(++run_id, job, "gate")).accepted) << job;
+  }
+  ASSERT_TRUE(sink.WaitForStarted(2));
+
+  const v1::Beat beat = manager.BeatState();
+  EXPECT_EQ(beat.busy_job_count(), static_cast<uint32_t>(kJobs));
+  EXPECT_EQ(beat.running_runs(), 2u);
+  EXPECT_EQ(beat.queued_runs(), static_cast<uint32_t>(run_id - 2));
+  ASSERT_EQ(beat.busy_jobs_size(), kBeatBusyJobs);
+  EXPECT_LT(kBeatBusyJobs, 10000);  // The registry's protocol maximum.
+  EXPECT_EQ(beat.busy_jobs(0).job_id(), 20001);
+  EXPECT_EQ(beat.busy_jobs(0).queued(), 4u);
+  EXPECT_EQ(beat.busy_jobs(1).job_id(), 20002);
+  EXPECT_EQ(beat.busy_jobs(2).job_id(), 20003);
+  // Then every other job has one run (running or queued): by job id.
+  for (int i = 3; i < beat.busy_jobs_size(); ++i) {
+    const v1::JobBusy& b = beat.busy_jobs(i);
+    ASSERT_EQ(b.job_id(), i - 2) << i;
+    EXPECT_EQ(b.running() + b.queued(), 1u) << i;
+  }
+  // The same state makes the same beat.
+  EXPECT_EQ(manager.BeatState().SerializeAsString(), beat.SerializeAsString());
+
+  gate.release.Notify();
+  ASSERT_TRUE(sink.WaitForResults(static_cast<size_t>(run_id)));
+  const v1::Beat idle = manager.BeatState();
+  EXPECT_EQ(idle.busy_job_count(), 0u);
+  EXPECT_EQ(idle.queued_runs(), 0u);
+  EXPECT_EQ(idle.busy_jobs_size(), 0);
+}
+
 TEST(RunManagerTest, AFullQueueIsRefusedAsQueueFull) {
   RecordingSink sink;
   Gate gate;
