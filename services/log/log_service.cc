@@ -71,7 +71,18 @@ grpc::Status LogServiceImpl::ReportResults(
                           kGroupRecheck);
   grpc::Status status = grpc::Status::OK;
   v1::ReportResultsRequest req;
-  while (stream->Read(&req)) {
+  while (true) {
+    // Flow control: the next message is read only once the store has caught
+    // up enough; meanwhile the executor's stream blocks and its results wait
+    // in its spool (durable), while acks for what was read keep going out.
+    bool cancelled = false;
+    while (!writer_->AwaitRoom(absl::Seconds(1))) {
+      if (context->IsCancelled()) {
+        cancelled = true;
+        break;
+      }
+    }
+    if (cancelled || !stream->Read(&req)) break;
     if (absl::Status s = creds.Check(); !s.ok()) {
       status = ToGrpcStatus(s);
       break;

@@ -9,6 +9,7 @@ namespace gnomon::logsvc {
 
 ReportWriter::ReportWriter(store::RunStore* runs, Clock* clock, ReportWriterOptions options)
     : runs_(runs),
+      max_queued_(options.max_queued),
       writer_({.flush_at = options.max_batch,
                .max_batch = options.max_batch,
                .min_interval = options.min_commit_interval,

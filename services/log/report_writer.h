@@ -39,6 +39,11 @@ struct ReportWriterOptions {
   // Transactions at least this far apart (unless max_batch items wait): at
   // low rates one transaction covers several executors' messages.
   absl::Duration min_commit_interval = absl::Milliseconds(10);
+  // Items received and not yet taken into a transaction, at most (roughly:
+  // a stream stops reading while this many wait, so what is queued stays
+  // under this plus one message per stream). The rest waits in the
+  // executors' spools, flow-controlled by their streams.
+  size_t max_queued = 16384;
 };
 
 // The items of one ReportResults message, acknowledged together (`done` gets
@@ -61,6 +66,9 @@ class ReportWriter {
   void Submit(PendingReport report) { writer_.Add(std::move(report)); }
   // Items submitted and not yet taken into a store transaction.
   size_t queued_items() const { return writer_.queued(); }
+  // Waits up to `timeout` until fewer than max_queued items are queued;
+  // whether they are (a stream reads its next message only then).
+  bool AwaitRoom(absl::Duration timeout) const { return writer_.AwaitBelow(max_queued_, timeout); }
   // Writes until Stop(); items still queued at Stop are not acknowledged.
   void Run() { writer_.Run(); }
   void Stop() { writer_.Stop(); }
@@ -71,6 +79,7 @@ class ReportWriter {
   std::vector<PendingReport> Apply(std::vector<PendingReport> batch) ABSL_LOCKS_EXCLUDED(mu_);
 
   store::RunStore* const runs_;
+  const size_t max_queued_;
   mutable absl::Mutex mu_;
   std::vector<Observer> observers_ ABSL_GUARDED_BY(mu_);
   BatchedWriter<PendingReport> writer_;

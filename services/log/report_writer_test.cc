@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -256,6 +257,24 @@ TEST_F(ReportWriterTest, ATransactionTakesWholeReportsUntilMaxBatchItems) {
   std::vector<std::string> order;
   for (const auto& [name, acks] : Acked()) order.push_back(name);
   EXPECT_THAT(order, ElementsAre("a", "b", "c", "d"));
+}
+
+TEST_F(ReportWriterTest, ThereIsRoomForAnotherMessageOnlyWhileFewerThanMaxQueuedItemsWait) {
+  ReportWriterOptions o = Batching(2, absl::ZeroDuration());
+  o.max_queued = 4;
+  ReportWriter writer(&runs_, &clock_, o);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_TRUE(writer.AwaitRoom(absl::ZeroDuration())) << i;
+    writer.Submit(Report(absl::StrCat("r", i), {LogLines(run_, i + 1, i + 1)}));
+  }
+  // Four wait and the writer is not running: a stream would stop reading.
+  EXPECT_FALSE(writer.AwaitRoom(absl::Milliseconds(10)));
+  std::thread t([&] { writer.Run(); });
+  EXPECT_TRUE(writer.AwaitRoom(kPatience));  // The store took some.
+  ASSERT_TRUE(AwaitAcked(4));
+  writer.Stop();
+  t.join();
+  EXPECT_THAT(StoredLines(), ElementsAre(1, 2, 3, 4));
 }
 
 // At low rates nothing waits for max_batch: a lone item is written once

@@ -6,12 +6,14 @@ namespace gnomon::scheduler {
 
 // Transactions at least 10 ms apart (real time: this paces store writes)
 // unless 1024 outcomes wait: at low rates one transaction then covers several
-// dispatches instead of one each. Stop records what is queued first.
+// dispatches instead of one each; at most 4096 in one, so a backlog is
+// written in transactions of a bounded time. Stop records what is queued first.
 DispatchRecorder::DispatchRecorder(store::RunStore* store, Clock* clock, InFlightRuns* in_flight)
     : store_(store),
       in_flight_(in_flight),
       writer_(
           {.flush_at = 1024,
+           .max_batch = 4096,
            .min_interval = absl::Milliseconds(10),
            .flush_on_stop = true,
            .clock = clock},

@@ -25,7 +25,16 @@ class DispatchRecorder {
   // `in_flight` (may be null) learns which runs' outcomes are committed.
   DispatchRecorder(store::RunStore* store, Clock* clock, InFlightRuns* in_flight = nullptr);
 
+  // Outcomes queued at most, roughly: a fire waits (AwaitRoom) while this
+  // many wait to be written, so a store slower than the runs offered makes
+  // runs late instead of filling memory.
+  static constexpr size_t kMaxQueued = 20000;
+
   void Add(store::DispatchUpdate update) { writer_.Add(std::move(update)); }
+  // Waits up to `timeout` until fewer than kMaxQueued outcomes wait; whether they do.
+  bool AwaitRoom(absl::Duration timeout) const { return writer_.AwaitBelow(kMaxQueued, timeout); }
+  // Outcomes waiting to be written.
+  size_t queued() const { return writer_.queued(); }
   void Run() { writer_.Run(); }
   void Stop() { writer_.Stop(); }
 

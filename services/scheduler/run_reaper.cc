@@ -85,12 +85,21 @@ void RunReaper::FailStalePending(int64_t now_ms, const std::vector<int>& partiti
   filter.statuses = {v1::RUN_STATUS_PENDING};
   filter.trigger_to_ms = now_ms - absl::ToInt64Milliseconds(options_.pending_timeout);
   filter.limit = 1000;
+  // Read after BeginScan: an outcome committed meanwhile is remembered.
+  if (in_flight_ != nullptr) in_flight_->BeginScan();
   absl::StatusOr<std::vector<v1::Run>> runs = store_->ListRuns(filter);
-  if (!runs.ok() || runs->empty()) return;
   std::vector<int64_t> ids;
-  for (const v1::Run& r : *runs) ids.push_back(r.id());
+  if (runs.ok()) {
+    for (const v1::Run& r : *runs) {
+      if (in_flight_ == nullptr || !in_flight_->Holds(r)) ids.push_back(r.id());
+    }
+  }
+  if (in_flight_ != nullptr) in_flight_->EndScan();
+  if (ids.empty()) return;
+  // Provisional (504): an executor that did accept it (its answer lost with
+  // the scheduler that sent it) reports its result, which replaces this.
   absl::StatusOr<int64_t> n = FailRuns(
-      ids, v1::HANDLE_CODE_FAILURE,
+      ids, v1::HANDLE_CODE_EXECUTOR_LOST,
       "dispatch never confirmed: the scheduler that recorded the run stopped before the executor "
       "answered",
       now_ms);

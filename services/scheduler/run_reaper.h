@@ -10,7 +10,11 @@
 //   are failed the same way, also when no scheduler saw it leave (it died
 //   while the whole cluster was down): the periodic scan finds them.
 // * PENDING runs whose dispatch was never confirmed for `pending_timeout`
-//   (their scheduler died between recording and dispatching) are failed.
+//   (their scheduler died between recording and dispatching) are failed —
+//   not those this replica is still sending or whose outcome waits to be
+//   written (InFlightRuns: a backlog is no reason to fail a run), and only
+//   provisionally (504, like a lost executor's runs): if an executor did run
+//   it after all, its result replaces the verdict.
 //
 // Each replica reaps the runs of the jobs in the partitions it holds (none
 // before it holds any; all without a SetOwnership call: one replica, tests).
@@ -39,6 +43,7 @@
 #include "services/common/client/clock.h"
 #include "services/common/client/periodic_worker.h"
 #include "services/common/store/run_store.h"
+#include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/membership.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/scheduler_metrics.h"
@@ -54,13 +59,15 @@ struct RunReaperOptions {
 class RunReaper {
  public:
   // `metrics` (may be null) counts the runs it fails.
+  // `in_flight` (may be null) holds the runs this replica is still sending.
   RunReaper(store::RunStore* store, Membership* membership, Clock* clock, RunReaperOptions options,
-            SchedulerMetrics* metrics = nullptr)
+            SchedulerMetrics* metrics = nullptr, InFlightRuns* in_flight = nullptr)
       : store_(store),
         membership_(membership),
         clock_(clock),
         options_(options),
         metrics_(metrics),
+        in_flight_(in_flight),
         worker_(clock) {}
 
   void ExecutorLeft(const v1::ExecutorInfo& executor) ABSL_LOCKS_EXCLUDED(mu_);
@@ -99,6 +106,7 @@ class RunReaper {
   Clock* const clock_;
   const RunReaperOptions options_;
   SchedulerMetrics* const metrics_;
+  InFlightRuns* const in_flight_;
   absl::Mutex mu_;
   std::deque<Left> left_ ABSL_GUARDED_BY(mu_);
   // Addresses of RUNNING runs not live at a scan -> since when (the worker's thread only).

@@ -116,7 +116,8 @@ class RunReaperTest : public ::testing::Test {
     o.scan_interval = absl::Milliseconds(1);
     return o;
   }();
-  RunReaper reaper_{&store_, &membership_, &clock_, options_};
+  InFlightRuns in_flight_;
+  RunReaper reaper_{&store_, &membership_, &clock_, options_, nullptr, &in_flight_};
 };
 
 TEST_F(RunReaperTest, ARunOnAnExecutorThatLeftAndStayedGoneIsFailedAsLostOnceTheGraceIsOver) {
@@ -193,8 +194,28 @@ TEST_F(RunReaperTest, ARunStillPendingAfterThePendingTimeoutIsFailedAsNeverConfi
   Pass(absl::Seconds(2));
   const v1::Run run = Stored(id);
   EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
-  EXPECT_EQ(run.handle_code(), v1::HANDLE_CODE_FAILURE);
+  EXPECT_EQ(run.handle_code(), v1::HANDLE_CODE_EXECUTOR_LOST);  // Provisional.
   EXPECT_THAT(run.handle_message(), HasSubstr("dispatch never confirmed"));
+}
+
+TEST_F(RunReaperTest, APendingRunThisReplicaIsStillSendingIsNotFailedHoweverLongItWaits) {
+  // Recorded here; its dispatch outcome is queued behind a backlog of writes.
+  in_flight_.BeginRecording(kNow);
+  const int64_t id = testing::PendingRun(temp_.get(), job_, kNow);
+  in_flight_.Sending(id);
+  in_flight_.EndRecording(kNow);
+  Start();
+  Pass(absl::Seconds(120));
+  EXPECT_EQ(Stored(id).status(), v1::RUN_STATUS_PENDING);
+  // Its outcome is written: RUNNING, nothing for the reaper.
+  store::DispatchUpdate u;
+  u.run_id = id;
+  u.executor_address = "a:1";
+  u.dispatch_ms = kNow + 120'000;
+  ASSERT_TRUE(temp_->RecordDispatches({u}).ok());
+  in_flight_.Committed({id});
+  Pass(absl::Seconds(31));
+  EXPECT_EQ(Stored(id).status(), v1::RUN_STATUS_RUNNING);
 }
 
 TEST_F(RunReaperTest, ARunOnAnExecutorNoSchedulerSawLeaveIsFailedByTheScan) {
@@ -293,15 +314,18 @@ TEST_F(RunReaperTest, ALateResultReplacesTheLostVerdictAndItsFollowupIsDecidedOn
   EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 500), v1::REPORT_ACK_DUPLICATE);
 }
 
-TEST_F(RunReaperTest, AFinalVerdictIsNotReplacedByALateResult) {
+TEST_F(RunReaperTest, ANeverConfirmedVerdictIsReplacedByTheResultOfTheExecutorThatRanIt) {
+  // The scheduler that sent it died with the executor's answer; the
+  // executor ran it, and its result arrives after the pending timeout.
   const int64_t id = testing::PendingRun(temp_.get(), job_, kNow);
   Start();
   Pass(absl::Seconds(31));
-  ASSERT_EQ(Stored(id).handle_code(), v1::HANDLE_CODE_FAILURE);
-  EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 31'000), v1::REPORT_ACK_DUPLICATE);
+  ASSERT_EQ(Stored(id).handle_code(), v1::HANDLE_CODE_EXECUTOR_LOST);
+  EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 31'000), v1::REPORT_ACK_APPLIED);
   const v1::Run run = Stored(id);
-  EXPECT_EQ(run.status(), v1::RUN_STATUS_FAILED);
-  EXPECT_THAT(run.handle_message(), HasSubstr("dispatch never confirmed"));
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_SUCCEEDED);
+  EXPECT_EQ(TimeUtil::TimestampToMilliseconds(run.end_time()), kNow + 31'000);
+  EXPECT_EQ(Report(id, v1::HANDLE_CODE_SUCCESS, kNow + 31'000), v1::REPORT_ACK_DUPLICATE);
 }
 
 TEST_F(RunReaperTest, ResultsRacingTheReaperEndTheirRunsSucceededWhicheverCommitsFirst) {

@@ -26,7 +26,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       run_recorder_(store, clock, &in_flight_),
       dispatcher_(store, &membership_, &links_, &dispatch_recorder_, clock, &pools_, &prober_,
                   &timer_, metrics_.get(), &in_flight_),
-      trigger_(&run_recorder_, &dispatcher_, metrics_.get()),
+      trigger_(&run_recorder_, &dispatcher_, metrics_.get(), &dispatch_recorder_),
       loop_(store, &trigger_, clock, options.loop, metrics_.get()),
       alarms_(AlarmChannels(options), AlarmOptions(options, clock),
               [store](int64_t run_id, const std::string& status) {
@@ -36,7 +36,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                 }
               }),
       followups_(store, store, store, &trigger_, &loop_, clock, options.followups, &alarms_),
-      reaper_(store, &membership_, clock, options.reaper, metrics_.get()),
+      reaper_(store, &membership_, clock, options.reaper, metrics_.get(), &in_flight_),
       redispatcher_(store, &dispatcher_, clock, options.redispatch, &in_flight_),
       lease_(store, options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
              options.lease,

@@ -2,11 +2,26 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "services/common/status/status_macros.h"
 
 namespace gnomon::scheduler {
+namespace {
+
+// How long a fire waits for the dispatch outcomes before it fails (the loop
+// then re-reads and fires again: nothing is lost).
+constexpr absl::Duration kOutcomePatience = absl::Seconds(30);
+
+}  // namespace
 
 absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fires) {
+  // Back-pressure from the store: new runs wait while earlier runs' outcomes
+  // are not yet written, so a store slower than the work offered shows as
+  // lateness (and, past a job's threshold, as misfires), not as memory.
+  if (outcomes_ != nullptr && !outcomes_->AwaitRoom(kOutcomePatience)) {
+    return absl::UnavailableError(absl::StrCat("the store is behind: ", outcomes_->queued(),
+                                               " dispatch outcomes still to be written"));
+  }
   std::vector<DispatchTargets> targets;
   std::vector<RoutePlan> plans;
   targets.reserve(fires.size());

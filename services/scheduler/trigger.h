@@ -23,18 +23,23 @@ namespace gnomon::scheduler {
 
 class Trigger final : public FireSink {
  public:
-  // `metrics` may be null.
-  Trigger(RunRecorder* recorder, Dispatcher* dispatcher, SchedulerMetrics* metrics = nullptr)
-      : recorder_(recorder), dispatcher_(dispatcher), metrics_(metrics) {}
+  // `metrics` may be null. `outcomes` (may be null): fires wait while it
+  // has too many dispatch outcomes to write (DispatchRecorder::AwaitRoom).
+  Trigger(RunRecorder* recorder, Dispatcher* dispatcher, SchedulerMetrics* metrics = nullptr,
+          DispatchRecorder* outcomes = nullptr)
+      : recorder_(recorder), dispatcher_(dispatcher), metrics_(metrics), outcomes_(outcomes) {}
 
   // Fails as a whole, recording nothing, if a group or the store cannot be
-  // read; every run recorded is then dispatched (or failed with the reason).
+  // read, or (Unavailable) if earlier dispatch outcomes are still not
+  // written after a while; every run recorded is then dispatched (or failed
+  // with the reason).
   absl::StatusOr<std::vector<FireOutcome>> Fire(std::vector<FireSpec> fires) override;
 
  private:
   RunRecorder* const recorder_;
   Dispatcher* const dispatcher_;
   SchedulerMetrics* const metrics_;
+  DispatchRecorder* const outcomes_;
 };
 
 }  // namespace gnomon::scheduler

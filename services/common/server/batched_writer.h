@@ -81,6 +81,18 @@ class BatchedWriter {
     return queued_;
   }
 
+  // Waits until less than `weight` is queued (or Stop), at most `timeout`
+  // on the pacing clock; whether it is. Producers that can wait (a stream
+  // that can stop reading) call it before Add, so the queue stays bounded
+  // and the back-pressure reaches whoever sends to them.
+  bool AwaitBelow(size_t weight, absl::Duration timeout) const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock l(&mu_);
+    auto below = [this, weight]()
+                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || queued_ < weight; };
+    return options_.pacing_clock->AwaitWithDeadline(&mu_, absl::Condition(&below),
+                                                    options_.pacing_clock->Now() + timeout);
+  }
+
   // Flushes until Stop() (see flush_on_stop).
   void Run() ABSL_LOCKS_EXCLUDED(mu_) {
     Backoff backoff(options_.retry);

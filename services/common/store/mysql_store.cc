@@ -1,6 +1,7 @@
 #include "services/common/store/mysql_store.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -28,40 +29,21 @@ using internal::SqlConn;
 using internal::SqlFn;
 using internal::SqlRow;
 
-constexpr int kMaxConnections = 8;
+// Connections per lane (sql_conn.h): the bulk writers of runs and every
+// other call share eight; control calls (leases, membership, credential
+// lookups, health) have two of their own, so a busy store never makes a live
+// replica miss its lease renewals for want of a connection.
+constexpr int kBulkConnections = 8;
+constexpr int kControlConnections = 2;
 
 // A pool of connections to one database. Connections are opened on demand,
 // reused, and dropped when a call saw a connection-type failure.
-class MysqlDb final : public internal::SqlDb {
+class ConnectionPool {
  public:
-  MysqlDb(MysqlAddress address, StoreOptions options,
-          std::shared_ptr<internal::StatementCounter> counter)
-      : address_(std::move(address)), options_(options), counter_(std::move(counter)) {}
+  ConnectionPool(const MysqlAddress& address, const StoreOptions& options,
+                 std::shared_ptr<internal::StatementCounter> counter, int max)
+      : address_(address), options_(options), counter_(std::move(counter)), max_(max) {}
 
-  absl::Status Transact(const SqlFn& fn) override ABSL_LOCKS_EXCLUDED(mu_) {
-    return WithConn([&](MysqlConn& c) -> absl::Status {
-      RETURN_IF_ERROR(c.Script("START TRANSACTION"));
-      absl::Status s = fn(c);
-      if (s.ok()) s = c.Script("COMMIT");
-      if (!s.ok() && !c.broken()) c.Script("ROLLBACK").IgnoreError();
-      return s;
-    });
-  }
-
-  absl::Status Read(const SqlFn& fn) override ABSL_LOCKS_EXCLUDED(mu_) {
-    return WithConn([&](MysqlConn& c) { return fn(c); });
-  }
-
-  uint64_t executed_statements() const override { return counter_->value(); }
-
-  // Adds an open connection (the one that ran the migrations) to the pool.
-  void Adopt(std::unique_ptr<MysqlConn> conn) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    ++open_;
-    idle_.push_back(std::move(conn));
-  }
-
- private:
   // Runs body on a pooled connection. If a reused connection fails with
   // Unavailable before any statement succeeded (the server closed it while
   // idle), body runs once more on a fresh connection: nothing was applied.
@@ -80,6 +62,14 @@ class MysqlDb final : public internal::SqlDb {
     }
   }
 
+  // Adds an open connection (the one that ran the migrations) to the pool.
+  void Adopt(std::unique_ptr<MysqlConn> conn) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    ++open_;
+    idle_.push_back(std::move(conn));
+  }
+
+ private:
   void DropIdle() ABSL_LOCKS_EXCLUDED(mu_) {
     std::vector<std::unique_ptr<MysqlConn>> dropped;
     {
@@ -95,7 +85,7 @@ class MysqlDb final : public internal::SqlDb {
       absl::MutexLock lock(&mu_);
       // A CondVar loop rather than Await: Debian's Abseil is not built for
       // TSan, and conditions evaluated by other threads inside it look racy.
-      while (idle_.empty() && open_ >= kMaxConnections) freed_.Wait(&mu_);
+      while (idle_.empty() && open_ >= max_) freed_.Wait(&mu_);
       if (!idle_.empty()) {
         std::unique_ptr<MysqlConn> conn = std::move(idle_.back());
         idle_.pop_back();
@@ -127,13 +117,58 @@ class MysqlDb final : public internal::SqlDb {
     freed_.Signal();
   }
 
-  const MysqlAddress address_;
-  const StoreOptions options_;
+  const MysqlAddress& address_;
+  const StoreOptions& options_;
   const std::shared_ptr<internal::StatementCounter> counter_;
+  const int max_;
   absl::Mutex mu_;
   absl::CondVar freed_;  // Signalled when a connection is returned or closed.
   std::vector<std::unique_ptr<MysqlConn>> idle_ ABSL_GUARDED_BY(mu_);
   int open_ ABSL_GUARDED_BY(mu_) = 0;  // Connections open, idle or in use.
+};
+
+// One database: a pool per lane.
+class MysqlDb final : public internal::SqlDb {
+ public:
+  MysqlDb(MysqlAddress address, StoreOptions options,
+          std::shared_ptr<internal::StatementCounter> counter)
+      : address_(std::move(address)),
+        options_(options),
+        counter_(std::move(counter)),
+        bulk_(address_, options_, counter_, kBulkConnections),
+        control_(address_, options_, counter_, kControlConnections) {}
+
+  using SqlDb::Read;
+  using SqlDb::Transact;
+  absl::Status Transact(internal::Lane lane, const SqlFn& fn) override {
+    return Pool(lane).WithConn([&](MysqlConn& c) -> absl::Status {
+      RETURN_IF_ERROR(c.Script("START TRANSACTION"));
+      absl::Status s = fn(c);
+      if (s.ok()) s = c.Script("COMMIT");
+      if (!s.ok() && !c.broken()) c.Script("ROLLBACK").IgnoreError();
+      return s;
+    });
+  }
+
+  absl::Status Read(internal::Lane lane, const SqlFn& fn) override {
+    return Pool(lane).WithConn([&](MysqlConn& c) { return fn(c); });
+  }
+
+  uint64_t executed_statements() const override { return counter_->value(); }
+
+  // Adds an open connection (the one that ran the migrations) to the bulk pool.
+  void Adopt(std::unique_ptr<MysqlConn> conn) { bulk_.Adopt(std::move(conn)); }
+
+ private:
+  ConnectionPool& Pool(internal::Lane lane) {
+    return lane == internal::Lane::kControl ? control_ : bulk_;
+  }
+
+  const MysqlAddress address_;
+  const StoreOptions options_;
+  const std::shared_ptr<internal::StatementCounter> counter_;
+  ConnectionPool bulk_;
+  ConnectionPool control_;
 };
 
 // Takes the named advisory lock, waiting up to `wait`.

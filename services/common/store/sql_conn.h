@@ -81,14 +81,23 @@ class SqlConn {
 
 using SqlFn = std::function<absl::Status(SqlConn&)>;
 
+// Which connections a call goes through. Control calls (partition leases,
+// executor membership, the credential lookups of requests, health pings)
+// must not wait behind the bulk writes of runs when the store is busy: a
+// live replica would otherwise lose its leases to its own load. MySQL gives
+// them connections of their own; SQLite (one writer) lets them write next.
+enum class Lane { kBulk, kControl };
+
 class SqlDb {
  public:
   virtual ~SqlDb() = default;
   // Runs fn in one write transaction; commits if it returns OK, else rolls back
   // and returns its status.
-  virtual absl::Status Transact(const SqlFn& fn) = 0;
+  virtual absl::Status Transact(Lane lane, const SqlFn& fn) = 0;
+  absl::Status Transact(const SqlFn& fn) { return Transact(Lane::kBulk, fn); }
   // Runs fn outside a transaction (each statement sees committed data).
-  virtual absl::Status Read(const SqlFn& fn) = 0;
+  virtual absl::Status Read(Lane lane, const SqlFn& fn) = 0;
+  absl::Status Read(const SqlFn& fn) { return Read(Lane::kBulk, fn); }
   // Statements run through Query, Exec, Insert and InsertRows on this
   // database's connections since it was opened, one per round trip to the
   // server (MySQL's Insert is two: the INSERT, then LAST_INSERT_ID()).
@@ -111,12 +120,14 @@ class StatementCounter {
 class CountingSqlDb final : public SqlDb {
  public:
   explicit CountingSqlDb(std::unique_ptr<SqlDb> db) : db_(std::move(db)) {}
-  absl::Status Transact(const SqlFn& fn) override {
-    absl::Status s = db_->Transact(fn);
+  using SqlDb::Read;
+  using SqlDb::Transact;
+  absl::Status Transact(Lane lane, const SqlFn& fn) override {
+    absl::Status s = db_->Transact(lane, fn);
     if (s.ok()) committed_.fetch_add(1, std::memory_order_relaxed);
     return s;
   }
-  absl::Status Read(const SqlFn& fn) override { return db_->Read(fn); }
+  absl::Status Read(Lane lane, const SqlFn& fn) override { return db_->Read(lane, fn); }
   uint64_t executed_statements() const override { return db_->executed_statements(); }
   uint64_t committed() const { return committed_.load(std::memory_order_relaxed); }
 

@@ -68,7 +68,7 @@ absl::StatusOr<v1::ApiToken> SqlStore::RevokeAdminToken(std::string_view name, i
 absl::StatusOr<std::vector<v1::ApiToken>> SqlStore::ReadTokens(const std::string& sql,
                                                                std::optional<std::string> arg) {
   std::vector<v1::ApiToken> out;
-  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Read(Lane::kControl, [&](SqlConn& c) -> absl::Status {
     std::vector<SqlValue> args;
     if (arg) args.push_back(SqlText(*arg));
     ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql, args));
@@ -99,7 +99,7 @@ absl::StatusOr<v1::User> SqlStore::CreateUser(const v1::User& user, std::string_
 absl::StatusOr<StoredUser> SqlStore::GetUser(std::string_view name) {
   const std::string n(name);
   std::optional<StoredUser> found;
-  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Read(Lane::kControl, [&](SqlConn& c) -> absl::Status {
     ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_user, {SqlText(n)}));
     if (rows.empty()) return absl::OkStatus();
     found.emplace();

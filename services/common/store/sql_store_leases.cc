@@ -54,7 +54,7 @@ absl::StatusOr<Leases> SqlStore::AcquireLeases(const std::vector<std::string>& n
   const std::string in = Placeholders(static_cast<int>(names.size()));
   for (int pass = 0; pass < 2; ++pass) {
     bool missing = false;
-    RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    RETURN_IF_ERROR(db_->Transact(Lane::kControl, [&](SqlConn& c) -> absl::Status {
       out = Leases{};
       ASSIGN_OR_RETURN(int64_t now, StoreNow(c, sql_));
       out.now_ms = now;
@@ -92,7 +92,7 @@ absl::StatusOr<Leases> SqlStore::AcquireLeases(const std::vector<std::string>& n
     // First use of some names: create their free rows in a transaction of
     // their own (so the locking one never races another process's insert of
     // the same key), then take them.
-    RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    RETURN_IF_ERROR(db_->Transact(Lane::kControl, [&](SqlConn& c) -> absl::Status {
       for (const std::string& n : names) {
         RETURN_IF_ERROR(c.Exec(sql_.ensure_lease, {SqlText(n)}));
       }
@@ -109,7 +109,8 @@ absl::Status SqlStore::ReleaseLeases(const std::vector<std::string>& names,
   params.insert(params.begin(), SqlText(std::string(holder)));
   const std::string sql =
       absl::StrCat(sql_.release_leases_prefix, Placeholders(static_cast<int>(names.size())));
-  return db_->Transact([&](SqlConn& c) -> absl::Status { return c.Exec(sql, params).status(); });
+  return db_->Transact(Lane::kControl,
+                       [&](SqlConn& c) -> absl::Status { return c.Exec(sql, params).status(); });
 }
 
 absl::Status SqlStore::DeleteExpiredLeases(const std::vector<std::string>& names,
@@ -119,11 +120,13 @@ absl::Status SqlStore::DeleteExpiredLeases(const std::vector<std::string>& names
   params.insert(params.begin(), SqlInt(expired_before_ms));
   const std::string sql =
       absl::StrCat(sql_.delete_expired_leases_prefix, Placeholders(static_cast<int>(names.size())));
-  return db_->Transact([&](SqlConn& c) -> absl::Status { return c.Exec(sql, params).status(); });
+  return db_->Transact(Lane::kControl,
+                       [&](SqlConn& c) -> absl::Status { return c.Exec(sql, params).status(); });
 }
 
 absl::Status SqlStore::Ping() {
-  return db_->Read([&](SqlConn& c) -> absl::Status { return StoreNow(c, sql_).status(); });
+  return db_->Read(Lane::kControl,
+                   [&](SqlConn& c) -> absl::Status { return StoreNow(c, sql_).status(); });
 }
 
 absl::StatusOr<Leases> SqlStore::ListLeases(std::string_view prefix) {
@@ -134,7 +137,7 @@ absl::StatusOr<Leases> SqlStore::ListLeases(std::string_view prefix) {
     }
   }
   Leases out;
-  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Read(Lane::kControl, [&](SqlConn& c) -> absl::Status {
     ASSIGN_OR_RETURN(int64_t now, StoreNow(c, sql_));
     out.now_ms = now;
     ASSIGN_OR_RETURN(std::vector<SqlRow> rows,

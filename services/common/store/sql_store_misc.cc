@@ -16,7 +16,7 @@ absl::Status SqlStore::UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_
   v1::ExecutorInfo stored = info;
   stored.clear_register_time();
   stored.clear_last_beat_time();
-  return db_->Transact([&](SqlConn& c) -> absl::Status {
+  return db_->Transact(Lane::kControl, [&](SqlConn& c) -> absl::Status {
     absl::StatusOr<ExecResult> r = c.Exec(
         has_register ? sql_.upsert_executor_set_register : sql_.upsert_executor_keep_register,
         {SqlText(info.app_name()), SqlText(info.address()), SqlBytes(stored.SerializeAsString()),
@@ -29,7 +29,7 @@ absl::Status SqlStore::RemoveExecutor(std::string_view app_name, std::string_vie
                                       int64_t register_ms) {
   const std::string app(app_name);
   const std::string addr(address);
-  return db_->Transact([&](SqlConn& c) -> absl::Status {
+  return db_->Transact(Lane::kControl, [&](SqlConn& c) -> absl::Status {
     ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_executor,
                                           {SqlText(app), SqlText(addr), SqlInt(register_ms)}));
     if (r.affected_rows == 0) {
@@ -42,7 +42,7 @@ absl::Status SqlStore::RemoveExecutor(std::string_view app_name, std::string_vie
 
 absl::StatusOr<std::vector<v1::ExecutorInfo>> SqlStore::ListExecutors() {
   std::vector<v1::ExecutorInfo> out;
-  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Read(Lane::kControl, [&](SqlConn& c) -> absl::Status {
     ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_executors, {}));
     for (const SqlRow& row : rows) {
       ASSIGN_OR_RETURN(v1::ExecutorInfo info, ExecutorFromRow(row));
@@ -55,7 +55,7 @@ absl::StatusOr<std::vector<v1::ExecutorInfo>> SqlStore::ListExecutors() {
 
 absl::StatusOr<int64_t> SqlStore::PruneExecutors(int64_t before_ms) {
   int64_t pruned = 0;
-  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+  RETURN_IF_ERROR(db_->Transact(Lane::kControl, [&](SqlConn& c) -> absl::Status {
     ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.prune_executors, {SqlInt(before_ms)}));
     pruned = r.affected_rows;
     return absl::OkStatus();

@@ -261,12 +261,23 @@ class SqliteDb final : public SqlDb {
         writer_(std::move(writer)),
         checkpointer_(std::move(checkpointer)) {}
 
-  absl::Status Transact(const SqlFn& fn) override ABSL_LOCKS_EXCLUDED(write_mu_) {
-    absl::MutexLock lock(&write_mu_);
-    return TransactLocked(*writer_, fn);
+  using SqlDb::Read;
+  using SqlDb::Transact;
+  absl::Status Transact(internal::Lane lane, const SqlFn& fn) override
+      ABSL_LOCKS_EXCLUDED(write_mu_, turn_mu_) {
+    TakeWriterTurn(lane);
+    absl::Status s;
+    {
+      absl::MutexLock lock(&write_mu_);
+      s = TransactLocked(*writer_, fn);
+    }
+    EndWriterTurn();
+    return s;
   }
 
-  absl::Status Read(const SqlFn& fn) override ABSL_LOCKS_EXCLUDED(read_mu_, write_mu_) {
+  // Reads use connections of their own (WAL): they wait for no writer.
+  absl::Status Read(internal::Lane, const SqlFn& fn) override
+      ABSL_LOCKS_EXCLUDED(read_mu_, write_mu_) {
     if (path_ == ":memory:") {
       absl::MutexLock lock(&write_mu_);
       return fn(*writer_);
@@ -307,6 +318,23 @@ class SqliteDb final : public SqlDb {
   }
 
  private:
+  // One writer at a time; a control transaction waiting goes before every
+  // bulk one that waits (it waits at most for the one writing now).
+  void TakeWriterTurn(internal::Lane lane) ABSL_LOCKS_EXCLUDED(turn_mu_) {
+    const bool control = lane == internal::Lane::kControl;
+    absl::MutexLock lock(&turn_mu_);
+    if (control) ++control_waiting_;
+    // A CondVar loop rather than Await (see TakeReader).
+    while (writing_ || (!control && control_waiting_ > 0)) turn_.Wait(&turn_mu_);
+    if (control) --control_waiting_;
+    writing_ = true;
+  }
+  void EndWriterTurn() ABSL_LOCKS_EXCLUDED(turn_mu_) {
+    absl::MutexLock lock(&turn_mu_);
+    writing_ = false;
+    turn_.SignalAll();
+  }
+
   absl::Status TransactLocked(SqliteConn& conn, const SqlFn& fn)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_) {
     RETURN_IF_ERROR(conn.Script("BEGIN IMMEDIATE"));
@@ -341,6 +369,10 @@ class SqliteDb final : public SqlDb {
   const std::string path_;
   const StoreOptions options_;
   const std::shared_ptr<internal::StatementCounter> counter_;
+  absl::Mutex turn_mu_;
+  absl::CondVar turn_;  // Signalled when the writer is free.
+  bool writing_ ABSL_GUARDED_BY(turn_mu_) = false;
+  int control_waiting_ ABSL_GUARDED_BY(turn_mu_) = 0;
   absl::Mutex write_mu_;
   const std::unique_ptr<SqliteConn> writer_ ABSL_PT_GUARDED_BY(write_mu_);
   absl::Mutex read_mu_;
