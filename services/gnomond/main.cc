@@ -31,6 +31,7 @@
 #include "services/common/server/env_flags.h"
 #include "services/common/server/grpc_server.h"
 #include "services/common/server/health_monitor.h"
+#include "services/common/server/overload_monitor.h"
 #include "services/common/server/server_metrics.h"
 #include "services/common/server/store_metrics.h"
 #include "services/common/server/tokens.h"
@@ -365,10 +366,36 @@ int Serve() {
       return db_ok.ok() ? s->Health() : db_ok;
     });
   }
+  // Overload is a state, not a failure: the process stays ready; it says it
+  // is behind (log lines at the edges, metrics, and the health service
+  // "gnomon.overload", a detail that readiness does not depend on).
+  OverloadMonitor overload(&RealClock(), metrics_registry.get(), {});
+  if (scheduler_role) {
+    overload.AddStage("schedule_loop_seconds", [s = scheduler_role.get()] {
+      const double behind = absl::ToDoubleSeconds(s->loop_behind());
+      return OverloadMonitor::Sample{behind, behind >= 2};
+    });
+    overload.AddStage("dispatch_outcomes_queued", [s = scheduler_role.get()] {
+      const double n = static_cast<double>(s->dispatch_outcomes_queued());
+      return OverloadMonitor::Sample{n, n >= 8192};
+    });
+    overload.AddCounter("slots_misfired_skipped",
+                        [s = scheduler_role.get()] { return s->misfires_skipped(); });
+    overload.AddCounter("slots_misfired_fired_late",
+                        [s = scheduler_role.get()] { return s->misfires_fired(); });
+  }
+  if (log_role) {
+    overload.AddStage("results_queued", [l = log_role.get()] {
+      const double n = static_cast<double>(l->queued_items());
+      return OverloadMonitor::Sample{n, n >= 8192};
+    });
+  }
+  health.AddDetail(kOverloadHealthService, [&overload] { return overload.Status(); });
   // Until the first check the health service answers its default, SERVING:
   // check once now, so nothing reports ready before the checks say so.
   health.CheckNow();
   health.Start();
+  overload.Start();
   if (log_role && scheduler_role) {
     // Both ends of the follow-up outbox in one process: no polling delay.
     log_role->OnResultsStored([s = scheduler_role.get()] { s->ResultsStored(); });
@@ -404,6 +431,7 @@ int Serve() {
   }
   GNOMON_LOG(INFO) << "gnomond: signal " << sig << ", shutting down";
   health.Stop();
+  overload.Stop();
   if (scheduler_role) scheduler_role->Stop();
   if (registry_role) registry_role->Stop();
   http_server.reset();  // Ends its event streams before the gRPC server goes.

@@ -38,6 +38,8 @@ class LogRole {
   ~LogRole() { Stop(); }
 
   grpc::Service* service() { return &service_; }
+  // Results and other report items waiting for the store.
+  size_t queued_items() const { return writer_.queued_items(); }
   // Called after every batch of reports that holds a result is stored (the
   // scheduler in the same process then handles follow-ups at once).
   void OnResultsStored(std::function<void()> cb) {

@@ -229,10 +229,33 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
   }
   if (!p.fires) {
     if (metrics_ != nullptr) metrics_->Fired(v1::TRIGGER_TYPE_MISFIRE, FireResult::kMisfireSkipped);
-    GNOMON_LOG(INFO) << "scheduler: job " << job.id() << " misfired slot " << armed.cursor
-                     << "; skipped by policy";
+    misfires_skipped_.fetch_add(1, std::memory_order_relaxed);
+    ++unlogged_skipped_;
+  } else {
+    misfires_fired_.fetch_add(1, std::memory_order_relaxed);
+    ++unlogged_fired_;
   }
+  example_job_ = job.id();
+  example_slot_ms_ = armed.cursor;
   return p;
+}
+
+void ScheduleLoop::LogMisfires(int64_t now_ms, bool force) {
+  if (unlogged_skipped_ + unlogged_fired_ == 0) return;
+  if (!force && now_ms - misfires_logged_ms_ < 10'000) return;
+  GNOMON_LOG(INFO) << "scheduler: " << unlogged_skipped_ + unlogged_fired_
+                   << " slots missed their misfire threshold (" << unlogged_skipped_
+                   << " skipped and " << unlogged_fired_
+                   << " fired late by their jobs' policies), the latest job " << example_job_
+                   << " slot " << example_slot_ms_;
+  unlogged_skipped_ = unlogged_fired_ = 0;
+  misfires_logged_ms_ = now_ms;
+}
+
+absl::Duration ScheduleLoop::Behind() const {
+  const int64_t earliest = earliest_slot_ms_.load(std::memory_order_relaxed);
+  const int64_t now = clock_->NowMillis();
+  return earliest >= now ? absl::ZeroDuration() : absl::Milliseconds(now - earliest);
 }
 
 void ScheduleLoop::FireDue(int64_t now_ms) {
@@ -245,6 +268,11 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
   int64_t horizon = now_ms;
   if (ahead > 0 && !timer_.empty() && timer_.begin()->first <= now_ms + RecordLeadMs()) {
     horizon = std::max(now_ms, timer_.begin()->first + ahead);
+  }
+  if (!timer_.empty() && timer_.begin()->first <= horizon) {
+    // Behind() counts from it while the batch records (the recording may
+    // wait for the store).
+    earliest_slot_ms_.store(timer_.begin()->first, std::memory_order_relaxed);
   }
   while (!timer_.empty() && timer_.begin()->first <= horizon) {
     const int64_t job_id = timer_.begin()->second;
@@ -374,6 +402,9 @@ int64_t ScheduleLoop::TickOwned() {
   const absl::Time start = clock_->Now();
   const int64_t wake = Pass();
   armed_count_.store(armed_.size(), std::memory_order_relaxed);
+  earliest_slot_ms_.store(timer_.empty() ? store::kNever : timer_.begin()->first,
+                          std::memory_order_relaxed);
+  LogMisfires(clock_->NowMillis(), /*force=*/false);
   if (metrics_ != nullptr) {
     // What is still due after the pass: none unless the hold lapsed or a
     // write failed (slots held back for the store).

@@ -110,6 +110,13 @@ class ScheduleLoop {
   // Jobs held in memory after the last tick: those whose next slot was
   // within the pre-read window when they were read or last fired.
   size_t ArmedJobs() const { return armed_count_.load(std::memory_order_relaxed); }
+  // How far behind its slots the loop is now: the age of the earliest slot
+  // due and not yet recorded (while a batch records too), else zero.
+  absl::Duration Behind() const;
+  // Slots that missed their misfire threshold, since start: skipped by
+  // their job's policy, and fired late by it.
+  int64_t misfires_skipped() const { return misfires_skipped_.load(std::memory_order_relaxed); }
+  int64_t misfires_fired() const { return misfires_fired_.load(std::memory_order_relaxed); }
 
  private:
   struct Armed {
@@ -144,6 +151,8 @@ class ScheduleLoop {
   // Re-reads the invalidated jobs one by one and arms those due in the window.
   void Refresh(int64_t now_ms);
   void FireDue(int64_t now_ms);
+  // Logs the misfires counted since the last line, at most once per 10 s.
+  void LogMisfires(int64_t now_ms, bool force);
   // Writes pending cursor advances; disarms jobs whose cursor changed meanwhile.
   void FlushAdvances(int64_t now_ms);
   // Whether this replica may fire `job_id` now (its partition held, the hold valid).
@@ -173,6 +182,16 @@ class ScheduleLoop {
   bool running_ ABSL_GUARDED_BY(mu_) = false;         // A Run() thread owns the state.
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<size_t> armed_count_{0};
+  // The earliest slot armed (kNever: none), published for Behind().
+  std::atomic<int64_t> earliest_slot_ms_{store::kNever};
+  std::atomic<int64_t> misfires_skipped_{0};
+  std::atomic<int64_t> misfires_fired_{0};
+  // Misfires not yet logged, and when they were last logged (the owner's):
+  // one line per interval, not one per slot (a backlog misfires thousands).
+  int64_t unlogged_skipped_ = 0;
+  int64_t unlogged_fired_ = 0;
+  int64_t example_job_ = 0, example_slot_ms_ = 0;
+  int64_t misfires_logged_ms_ = 0;
 
   // The schedule state: the owner's alone (see the class comment).
   absl::flat_hash_map<int64_t, Armed> armed_;

@@ -77,6 +77,11 @@ class SchedulerRole {
   // Why it cannot schedule its share now (partition leases not renewed, or
   // others keeping partitions it should hold); OK when it can.
   absl::Status Health() const { return lease_.Health(); }
+  // How far behind the work offered it is (gnomond's OverloadMonitor).
+  absl::Duration loop_behind() const { return loop_.Behind(); }
+  size_t dispatch_outcomes_queued() const { return dispatch_recorder_.queued(); }
+  int64_t misfires_skipped() const { return loop_.misfires_skipped(); }
+  int64_t misfires_fired() const { return loop_.misfires_fired(); }
 
  private:
   const SchedulerOptions options_;

@@ -8,8 +8,8 @@ void HealthMonitor::CheckNow() {
   bool all = true;
   for (Entry& e : checks_) {
     const absl::Status s = e.check();
-    all = all && s.ok();
-    if (s.ok() != e.serving) {
+    if (e.gates) all = all && s.ok();
+    if (e.gates && s.ok() != e.serving) {
       if (s.ok()) {
         GNOMON_LOG(INFO) << "health: " << e.service << " SERVING again";
       } else {

@@ -29,6 +29,9 @@
 namespace gnomon {
 
 inline constexpr char kLivenessService[] = "liveness";
+// The detail "is this process behind the work offered?" (OverloadMonitor):
+// NOT_SERVING while behind; readiness does not depend on it.
+inline constexpr char kOverloadHealthService[] = "gnomon.overload";
 
 class HealthMonitor {
  public:
@@ -40,7 +43,15 @@ class HealthMonitor {
       : health_(health), interval_(interval), worker_(clock) {}
 
   void Add(std::string service, Check check) {
-    checks_.push_back({std::move(service), std::move(check), true});
+    checks_.push_back({std::move(service), std::move(check), true, true});
+  }
+  // A detail: `service` answers as the check says, but the overall status
+  // (readiness) does not depend on it, and changes are not logged (its
+  // owner logs them). gnomond's "gnomon.overload" says whether the process
+  // is behind the work offered: a reason to look, not to take it out of
+  // service.
+  void AddDetail(std::string service, Check check) {
+    checks_.push_back({std::move(service), std::move(check), true, false});
   }
   // One pass: runs every check and sets the statuses.
   void CheckNow();
@@ -55,6 +66,7 @@ class HealthMonitor {
     std::string service;
     Check check;
     bool serving;  // As last set.
+    bool gates;    // Whether the overall status depends on it (else: a detail).
   };
 
   grpc::HealthCheckServiceInterface* const health_;

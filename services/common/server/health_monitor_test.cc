@@ -55,5 +55,20 @@ TEST(HealthMonitorTest, ReadinessIsServingOnlyWhileEveryCheckPassesAndLivenessAl
   EXPECT_TRUE(health.status["gnomon.v1.JobAdmin"]);
 }
 
+TEST(HealthMonitorTest, ADetailAnswersForItselfButReadinessDoesNotDependOnIt) {
+  NotedHealth health;
+  SimulatedClock clock(absl::FromUnixSeconds(1'800'000'000));
+  HealthMonitor monitor(&health, &clock);
+  absl::Status overload = absl::UnavailableError("behind since ...");
+  monitor.Add("gnomon.v1.JobAdmin", [] { return absl::OkStatus(); });
+  monitor.AddDetail(kOverloadHealthService, [&] { return overload; });
+  monitor.CheckNow();
+  EXPECT_TRUE(health.status[""]);  // Behind is no reason to take it out of service.
+  EXPECT_FALSE(health.status[kOverloadHealthService]);
+  overload = absl::OkStatus();
+  monitor.CheckNow();
+  EXPECT_TRUE(health.status[kOverloadHealthService]);
+}
+
 }  // namespace
 }  // namespace gnomon
