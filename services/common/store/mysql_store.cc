@@ -24,7 +24,6 @@ namespace {
 
 using internal::ExecResult;
 using internal::MysqlConn;
-using internal::SqlConn;
 using internal::SqlFn;
 using internal::SqlRow;
 
