@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "services/common/client/log.h"
 #include "services/common/server/tokens.h"
+#include "services/common/store/job_store.h"
 #include "services/scheduler/partition_assignment.h"
 
 namespace gnomon::scheduler {
@@ -21,23 +22,25 @@ constexpr int64_t kPruneDepartedMs = 60 * 60 * 1000;
 
 std::string PartitionName(int p) { return absl::StrCat(kPartitionPrefix, p); }
 
-// The partition a lease name stands for, or -1.
-int PartitionOfName(const std::string& name) {
-  int p = -1;
-  if (!absl::StartsWith(name, kPartitionPrefix)) return -1;
-  if (!absl::SimpleAtoi(name.substr(sizeof(kPartitionPrefix) - 1), &p)) return -1;
-  return p >= 0 && p < store::kPartitions ? p : -1;
-}
-
 }  // namespace
 
 bool Ownership::Holds(int partition) const {
   return std::binary_search(partitions.begin(), partitions.end(), partition);
 }
 
-PartitionLease::PartitionLease(store::LeaseStore* store, std::string replica_id, Clock* clock,
-                               PartitionLeaseOptions options, Listener listener)
+bool Ownership::HoldsJob(int64_t job_id) const {
+  return partition_count() > 0 && Holds(store::PartitionOf(job_id, partition_count()));
+}
+
+int64_t Ownership::EpochOfJob(int64_t job_id) const {
+  return partition_count() > 0 ? epochs[store::PartitionOf(job_id, partition_count())] : 0;
+}
+
+PartitionLease::PartitionLease(store::LeaseStore* store, int partition_count,
+                               std::string replica_id, Clock* clock, PartitionLeaseOptions options,
+                               Listener listener)
     : store_(store),
+      partition_count_(partition_count),
       replica_id_(std::move(replica_id)),
       holder_(absl::StrCat(replica_id_, "#", NewToken().substr(0, 8))),
       clock_(clock),
@@ -45,6 +48,13 @@ PartitionLease::PartitionLease(store::LeaseStore* store, std::string replica_id,
       listener_(std::move(listener)),
       ownership_(std::make_shared<const Ownership>()),
       worker_(clock) {}
+
+int PartitionLease::PartitionOfName(const std::string& name) const {
+  int p = -1;
+  if (!absl::StartsWith(name, kPartitionPrefix)) return -1;
+  if (!absl::SimpleAtoi(name.substr(sizeof(kPartitionPrefix) - 1), &p)) return -1;
+  return p >= 0 && p < partition_count_ ? p : -1;
+}
 
 absl::Duration PartitionLease::renew_interval() const {
   return options_.renew_interval > absl::ZeroDuration() ? options_.renew_interval
@@ -65,7 +75,7 @@ void PartitionLease::Publish(std::shared_ptr<const Ownership> o) {
   }
   if (before->partitions != o->partitions) {
     GNOMON_LOG(INFO) << "scheduler: " << holder_ << " holds " << o->partitions.size() << " of "
-                     << store::kPartitions << " partitions (" << o->live_replicas
+                     << partition_count_ << " partitions (" << o->live_replicas
                      << " live replicas)";
   }
   listener_(std::move(o));
@@ -77,6 +87,7 @@ void PartitionLease::Renew() {
   absl::StatusOr<store::Leases> all = store_->ListLeases("");
   absl::StatusOr<store::Leases> got = absl::UnavailableError("not tried");
   auto next = std::make_shared<Ownership>();
+  next->epochs.assign(partition_count_, 0);
   size_t share_size = 0;
   if (all.ok()) {
     std::vector<std::string> replicas = {replica_id_};
@@ -102,7 +113,7 @@ void PartitionLease::Renew() {
     std::sort(replicas.begin(), replicas.end());
     replicas.erase(std::unique(replicas.begin(), replicas.end()), replicas.end());
     next->live_replicas = static_cast<int>(replicas.size());
-    const std::vector<int> share = PartitionsFor(replica_id_, replicas);
+    const std::vector<int> share = PartitionsFor(replica_id_, replicas, partition_count_);
     share_size = share.size();
     // Hand over what is no longer ours: stop firing it first, then release.
     std::vector<std::string> release;

@@ -12,6 +12,9 @@
 namespace gnomon::scheduler {
 namespace {
 
+// The partition count of a new store (TempStore); the fake's tests use it too.
+constexpr int kCount = store::kDefaultPartitions;
+
 class PartitionLeaseTest : public ::testing::Test {
  protected:
   // A replica whose listener keeps the last ownership published.
@@ -19,15 +22,16 @@ class PartitionLeaseTest : public ::testing::Test {
     std::shared_ptr<const Ownership> last;
     std::unique_ptr<PartitionLease> lease;
   };
-  // On `leases` (null: the SQLite store, timed by the wall clock).
+  // On `leases` (null: the SQLite store, timed by the wall clock), of
+  // `partitions` partitions.
   std::unique_ptr<Replica> Start(const std::string& id, absl::Duration ttl = absl::Seconds(60),
-                                 store::LeaseStore* leases = nullptr) {
+                                 store::LeaseStore* leases = nullptr, int partitions = kCount) {
     auto r = std::make_unique<Replica>();
     Replica* raw = r.get();
     PartitionLeaseOptions o;
     o.ttl = ttl;
     r->lease = std::make_unique<PartitionLease>(
-        leases != nullptr ? leases : store_.get(), id, &clock_, o,
+        leases != nullptr ? leases : store_.get(), partitions, id, &clock_, o,
         [raw](std::shared_ptr<const Ownership> own) { raw->last = own; });
     return r;
   }
@@ -42,11 +46,31 @@ TEST_F(PartitionLeaseTest, ALoneReplicaHoldsEveryPartitionUntilItsHoldLapses) {
   auto a = Start("a:7070");
   a->lease->Renew();
   ASSERT_NE(a->last, nullptr);
-  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount));
   EXPECT_EQ(a->last->live_replicas, 1);
   // Valid for ttl minus one renewal interval on the local clock.
   EXPECT_EQ(a->last->valid_until_ms, clock_.NowMillis() + 60000 - 12000);
-  for (int p = 0; p < store::kPartitions; ++p) EXPECT_EQ(a->last->epochs[p], 1);
+  for (int p = 0; p < kCount; ++p) EXPECT_EQ(a->last->epochs[p], 1);
+}
+
+TEST_F(PartitionLeaseTest, TheReplicasShareTheInstallationsPartitionCount) {
+  auto a = Start("a:7070", absl::Seconds(10), &fake_, 8);
+  auto b = Start("b:7070", absl::Seconds(10), &fake_, 8);
+  a->lease->Renew();
+  EXPECT_THAT(a->last->partitions, ::testing::ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
+  EXPECT_EQ(a->last->partition_count(), 8);
+  EXPECT_EQ(fake_.Get("partition/8").name, "");  // No lease beyond the count.
+  b->lease->Renew();
+  a->lease->Renew();  // Hands b its share.
+  b->lease->Renew();  // b takes it.
+  a->lease->Renew();  // a reads b's epochs.
+  // Every partition has one holder; jobs map onto them by the same count.
+  EXPECT_EQ(a->last->partitions.size() + b->last->partitions.size(), 8u);
+  for (int64_t job : {3, 11, 4096 + 5}) {
+    EXPECT_NE(a->last->HoldsJob(job), b->last->HoldsJob(job)) << "job " << job;
+    EXPECT_EQ(a->last->EpochOfJob(job), b->last->EpochOfJob(job)) << "job " << job;
+  }
+  EXPECT_EQ(a->last->HoldsJob(3), a->last->HoldsJob(11));  // Both in partition 3.
 }
 
 TEST_F(PartitionLeaseTest, PresenceRowsOfReplicasLongGoneArePrunedAndPartitionRowsKept) {
@@ -95,8 +119,7 @@ TEST_F(PartitionLeaseTest, ASecondReplicaGetsItsShareOnceTheFirstHandsItOver) {
   b->lease->Renew();  // b takes it.
   ASSERT_FALSE(a->last->partitions.empty());
   ASSERT_FALSE(b->last->partitions.empty());
-  EXPECT_EQ(a->last->partitions.size() + b->last->partitions.size(),
-            static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->partitions.size() + b->last->partitions.size(), static_cast<size_t>(kCount));
   for (int p : b->last->partitions) {
     EXPECT_FALSE(a->last->Holds(p));
     EXPECT_EQ(b->last->epochs[p], 2);  // A new holder: a new epoch.
@@ -118,7 +141,7 @@ TEST_F(PartitionLeaseTest, AStoppedReplicasPartitionsAreTakenAtOnce) {
   b->lease->ReleaseAll();
   EXPECT_TRUE(b->last->partitions.empty());
   a->lease->Renew();
-  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount));
 }
 
 TEST_F(PartitionLeaseTest, ARestartedReplicaTakesOverItsPredecessorAtOnceWithNewEpochs) {
@@ -126,9 +149,9 @@ TEST_F(PartitionLeaseTest, ARestartedReplicaTakesOverItsPredecessorAtOnceWithNew
   old->lease->Renew();
   auto restarted = Start("a:7070");  // Same id, new incarnation; old never released.
   restarted->lease->Renew();
-  EXPECT_EQ(restarted->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(restarted->last->partitions.size(), static_cast<size_t>(kCount));
   EXPECT_NE(restarted->lease->holder(), old->lease->holder());
-  for (int p = 0; p < store::kPartitions; ++p) EXPECT_EQ(restarted->last->epochs[p], 2);
+  for (int p = 0; p < kCount; ++p) EXPECT_EQ(restarted->last->epochs[p], 2);
 }
 
 TEST_F(PartitionLeaseTest, ACrashedReplicasPartitionsGoToTheOthersWhenItsLeasesExpire) {
@@ -138,16 +161,15 @@ TEST_F(PartitionLeaseTest, ACrashedReplicasPartitionsGoToTheOthersWhenItsLeasesE
   b->lease->Renew();
   a->lease->Renew();
   b->lease->Renew();
-  ASSERT_LT(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  ASSERT_LT(a->last->partitions.size(), static_cast<size_t>(kCount));
   // b crashes (never renews again). Leases expire by the store's clock, so
   // this waits for real time to pass the ttl.
   const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (a->last->partitions.size() < static_cast<size_t>(store::kPartitions) &&
-         absl::Now() < deadline) {
+  while (a->last->partitions.size() < static_cast<size_t>(kCount) && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(50));
     a->lease->Renew();
   }
-  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount));
   EXPECT_EQ(a->last->live_replicas, 1);
 }
 
@@ -162,7 +184,7 @@ TEST_F(PartitionLeaseTest, APartitionTakenOverBetweenRenewalsIsGivenUpAtTheNextR
   fake_.Steal("partition/5", "b:7070#1");  // A newer holder, whatever a thinks.
   a->lease->Renew();
   EXPECT_FALSE(a->last->Holds(5));
-  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions - 1));
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount - 1));
   EXPECT_EQ(a->last->epochs[5], 2);  // Its fires of that partition's jobs now carry the new epoch.
   EXPECT_EQ(fake_.Get("partition/5").holder, "b:7070#1");
   EXPECT_TRUE(a->lease->Health().ok())
@@ -179,7 +201,7 @@ TEST_F(PartitionLeaseTest, AHolderCutOffFromTheStoreStopsFiringBeforeItsLeasesCa
   for (int s = 2; s <= 6; s += 2) {
     clock_.AdvanceTo(absl::FromUnixMillis(renewed + s * 1000));
     a->lease->Renew();
-    EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions)) << s << " s";
+    EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount)) << s << " s";
   }
   clock_.AdvanceTo(absl::FromUnixMillis(renewed + 8000));
   a->lease->Renew();
@@ -191,8 +213,8 @@ TEST_F(PartitionLeaseTest, AHolderCutOffFromTheStoreStopsFiringBeforeItsLeasesCa
   EXPECT_TRUE(b->last->partitions.empty());  // a's leases still live by the store's clock.
   clock_.AdvanceTo(absl::FromUnixMillis(renewed + 10'000));
   b->lease->Renew();
-  EXPECT_EQ(b->last->partitions.size(), static_cast<size_t>(store::kPartitions));
-  for (int p = 0; p < store::kPartitions; ++p) EXPECT_EQ(b->last->epochs[p], 2);
+  EXPECT_EQ(b->last->partitions.size(), static_cast<size_t>(kCount));
+  for (int p = 0; p < kCount; ++p) EXPECT_EQ(b->last->epochs[p], 2);
   EXPECT_TRUE(a->last->partitions.empty());
 }
 
@@ -210,7 +232,7 @@ TEST_F(PartitionLeaseTest, AReplicaThatStopsRenewingLosesItsShareToTheOthersWith
     clock_.Advance(absl::Seconds(2));
     a->lease->Renew();
   }
-  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount));
   EXPECT_EQ(a->last->live_replicas, 1);
   for (int p : b_share) EXPECT_EQ(a->last->epochs[p], 3) << "partition " << p;  // a, b, a again.
 }

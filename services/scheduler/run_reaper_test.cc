@@ -22,6 +22,7 @@
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
 #include "services/scheduler/testing/runs.h"
+#include "services/scheduler/testing/ownership.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -166,13 +167,11 @@ TEST_F(RunReaperTest, OnlyTheRunsOfPartitionsItHoldsAreReaped) {
   absl::StatusOr<v1::Job> created =
       temp_->CreateJob(other, v1::JOB_STATE_STOPPED, store::kNever, kNow);
   ASSERT_TRUE(created.ok()) << created.status();
-  ASSERT_NE(store::PartitionOf(created->id()), store::PartitionOf(job_.id()));
+  ASSERT_NE(testing::PartitionOf(created->id()), testing::PartitionOf(job_.id()));
   Live({Executor("a:1", "one")});
   const int64_t mine = RunningRun(temp_.get(), job_, "a:1", kNow);
   const int64_t theirs = RunningRun(temp_.get(), *created, "a:1", kNow);
-  auto held = std::make_shared<Ownership>();
-  held->partitions = {store::PartitionOf(job_.id())};
-  held->valid_until_ms = kNow + 60'000;
+  auto held = testing::Holding({testing::PartitionOf(job_.id())}, kNow + 60'000);
   reaper_.SetOwnership(held);
   Live({});
   Start();

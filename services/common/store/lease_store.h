@@ -19,12 +19,6 @@
 
 namespace gnomon::store {
 
-// Scheduler partitions: job j is scheduled by the holder of partition
-// j % kPartitions (a lease in the store, see AcquireLeases). Fixed: changing
-// it would move every job at once.
-inline constexpr int kPartitions = 64;
-inline int PartitionOf(int64_t job_id) { return static_cast<int>(job_id % kPartitions); }
-
 // A lease (a scheduler partition, a replica's presence) with its fencing epoch.
 struct Lease {
   std::string name;

@@ -290,6 +290,18 @@ const std::vector<Migration>& SqliteMigrations() {
            " runs INTEGER NOT NULL,"
            " PRIMARY KEY (day_ms, job_id, bucket)) WITHOUT ROWID",
        }},
+      {14,
+       "installation settings: the scheduler partition count",
+       {
+           // Chosen when a store is first initialised and fixed since
+           // (SqlStore::Create records it, sql_store_settings.cc).
+           "CREATE TABLE IF NOT EXISTS setting ("
+           " name TEXT NOT NULL PRIMARY KEY,"
+           " value TEXT NOT NULL) WITHOUT ROWID",
+           // A store in use before this version hashed its jobs into 64.
+           "INSERT OR IGNORE INTO setting(name, value) SELECT 'partitions', '64'"
+           " WHERE EXISTS (SELECT 1 FROM job) OR EXISTS (SELECT 1 FROM lease)",
+       }},
   };
   return *migrations;
 }

@@ -56,6 +56,11 @@ struct StoreOptions {
   int64_t migrate_up_to = 0;
   // Script versions kept per job (the newest; at least 1), as XXL-JOB's 30.
   int64_t script_versions_kept = 30;
+  // The scheduler partition count (1..kMaxPartitions) recorded when this
+  // open initialises the store; a store that has one keeps it, whatever
+  // this says (JobStore::partition_count() tells which; gnomond refuses to
+  // start when its --partitions differs).
+  int initial_partitions = kDefaultPartitions;
 };
 
 // The whole store: every role-sized interface, implemented by one SQL store
@@ -85,8 +90,10 @@ class Store : public JobStore,
   virtual uint64_t executed_statements() const { return 0; }
 };
 
-// Opens "sqlite:PATH" or "mysql://user:password@host:port/database" and
-// applies pending migrations. InvalidArgument names the problem with the URL.
+// Opens "sqlite:PATH" or "mysql://user:password@host:port/database",
+// applies pending migrations and, if the store has no partition count yet,
+// records options.initial_partitions. InvalidArgument names the problem
+// with the URL or the options.
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(std::string_view url, const StoreOptions& options);
 
 }  // namespace gnomon::store
