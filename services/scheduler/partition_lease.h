@@ -7,7 +7,10 @@
 // (partition_assignment.h), gives up what is no longer its share (after the
 // listener has stopped firing it) and takes what is. Leases expire by the
 // store's clock; renewals run every `renew_interval`, so a crashed replica's
-// partitions are taken over within about ttl + renew_interval.
+// partitions are taken over within about ttl + renew_interval. Presence
+// rows expired for longer than `prune_departed_after` are deleted (replica
+// ids are often pod names, which never come back); partition rows never are
+// (their epochs must only grow).
 //
 // A replica owns what it holds only until `valid_until_ms` on its own clock
 // (the last successful renewal's start + ttl − renew_interval): a replica
@@ -43,6 +46,10 @@ struct PartitionLeaseOptions {
   absl::Duration ttl = absl::Milliseconds(1500);
   // How often leases are renewed and live replicas re-read; 0: ttl / 5.
   absl::Duration renew_interval = absl::ZeroDuration();
+  // Presence rows of replicas expired (crashed, or stopped) for longer than
+  // this are deleted by the live replicas. Generous: a replica back within
+  // it finds its row (and nothing depends on a presence row's epoch).
+  absl::Duration prune_departed_after = absl::Minutes(10);
 };
 
 // What this replica holds, as of one renewal. Immutable once published.
@@ -93,8 +100,11 @@ class PartitionLease {
  private:
   void Publish(std::shared_ptr<const Ownership> o) ABSL_LOCKS_EXCLUDED(mu_);
   absl::Duration renew_interval() const;
+  std::string PresenceName() const;  // "replica/ID".
   // The partition a lease name stands for, or -1.
   int PartitionOfName(const std::string& name) const;
+  // Deletes the presence rows among `all` expired for prune_departed_after.
+  void PruneDeparted(const store::Leases& all);
 
   store::LeaseStore* const store_;
   const int partition_count_;

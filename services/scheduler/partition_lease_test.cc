@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/store/testing/fake_lease_store.h"
@@ -34,6 +35,13 @@ class PartitionLeaseTest : public ::testing::Test {
         leases != nullptr ? leases : store_.get(), partitions, id, &clock_, o,
         [raw](std::shared_ptr<const Ownership> own) { raw->last = own; });
     return r;
+  }
+  // Renews each of `replicas` every 5 s of the clock for `d`.
+  void RenewFor(absl::Duration d, const std::vector<Replica*>& replicas) {
+    for (const absl::Time end = clock_.Now() + d; clock_.Now() < end;) {
+      clock_.Advance(absl::Seconds(5));
+      for (Replica* r : replicas) r->lease->Renew();
+    }
   }
 
   store::testing::TempStore store_;
@@ -73,17 +81,57 @@ TEST_F(PartitionLeaseTest, TheReplicasShareTheInstallationsPartitionCount) {
   EXPECT_EQ(a->last->HoldsJob(3), a->last->HoldsJob(11));  // Both in partition 3.
 }
 
-TEST_F(PartitionLeaseTest, PresenceRowsOfReplicasLongGoneArePrunedAndPartitionRowsKept) {
-  // Pod names of a Deployment never come back: their rows must not pile up.
-  ASSERT_TRUE(store_->AcquireLeases({"replica/pod-old", "partition/5"}, "pod-old#1", 1000).ok());
-  ASSERT_TRUE(store_->ReleaseLeases({"replica/pod-old", "partition/5"}, "pod-old#1").ok());
-  auto a = Start("a:7070");
+// Pod names of a Deployment never come back: the presence rows of replicas
+// gone for longer than prune_departed_after (10 minutes) are deleted by
+// the live ones; never a live or recently expired one, never a partition's.
+
+TEST_F(PartitionLeaseTest, PresenceRowsOfReplicasGoneForLongArePrunedButNotPartitionRows) {
+  auto gone = Start("gone:7070", absl::Seconds(10), &fake_);
+  gone->lease->Renew();               // Holds every partition (epoch 1), then never renews again.
+  clock_.Advance(absl::Minutes(11));  // The whole cluster was down meanwhile.
+  auto a = Start("a:7070", absl::Seconds(10), &fake_);
   a->lease->Renew();
-  absl::StatusOr<store::Leases> replicas = store_->ListLeases("replica/");
-  ASSERT_TRUE(replicas.ok()) << replicas.status();
-  ASSERT_EQ(replicas->leases.size(), 1u);
-  EXPECT_EQ(replicas->leases[0].name, "replica/a:7070");
-  EXPECT_EQ(a->last->epochs[5], 2);  // The partition's row (and its epoch) stays.
+  EXPECT_EQ(fake_.Get("replica/gone:7070").name, "");  // Pruned.
+  EXPECT_EQ(fake_.Get("replica/a:7070").holder, a->lease->holder());
+  // Its partitions' rows, expired as long, stayed: their epochs only grow.
+  ASSERT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount));
+  for (int p = 0; p < kCount; ++p) EXPECT_EQ(a->last->epochs[p], 2) << "partition " << p;
+}
+
+TEST_F(PartitionLeaseTest, LiveAndRecentlyDepartedReplicasKeepTheirPresenceRows) {
+  auto a = Start("a:7070", absl::Seconds(10), &fake_);
+  auto b = Start("b:7070", absl::Seconds(10), &fake_);
+  auto crashed = Start("crashed:7070", absl::Seconds(10), &fake_);
+  auto stopped = Start("stopped:7070", absl::Seconds(10), &fake_);
+  for (auto* r : {a.get(), b.get(), crashed.get(), stopped.get()}) r->lease->Renew();
+  stopped->lease->ReleaseAll();  // Gone now: its row expired at once.
+  // crashed never renews again: its row expires 10 s from now.
+  RenewFor(absl::Seconds(595), {a.get(), b.get()});  // 9:55 since.
+  for (const char* id : {"a", "b", "crashed", "stopped"}) {
+    EXPECT_NE(fake_.Get(absl::StrCat("replica/", id, ":7070")).name, "") << id;
+  }
+  RenewFor(absl::Seconds(10), {a.get(), b.get()});  // 10:05.
+  EXPECT_EQ(fake_.Get("replica/stopped:7070").name, "");
+  EXPECT_NE(fake_.Get("replica/crashed:7070").name, "");  // Expired 9:55 ago.
+  RenewFor(absl::Seconds(10), {a.get(), b.get()});        // 10:15.
+  EXPECT_EQ(fake_.Get("replica/crashed:7070").name, "");
+  EXPECT_EQ(fake_.Get("replica/b:7070").holder, b->lease->holder());  // Live: kept.
+  EXPECT_EQ(a->last->live_replicas, 2);
+  EXPECT_EQ(a->last->partitions.size() + b->last->partitions.size(), static_cast<size_t>(kCount));
+}
+
+TEST_F(PartitionLeaseTest, AReplicaBackWithinThePruneAgeKeepsItsPresenceRow) {
+  auto a = Start("a:7070", absl::Seconds(10), &fake_);
+  auto pod = Start("pod:7070", absl::Seconds(10), &fake_);
+  a->lease->Renew();
+  pod->lease->Renew();
+  const int64_t epoch = fake_.Get("replica/pod:7070").epoch;
+  RenewFor(absl::Minutes(9), {a.get()});
+  auto back = Start("pod:7070", absl::Seconds(10), &fake_);  // Restarted with the same id.
+  RenewFor(absl::Minutes(5), {a.get(), back.get()});
+  EXPECT_EQ(fake_.Get("replica/pod:7070").holder, back->lease->holder());
+  EXPECT_EQ(fake_.Get("replica/pod:7070").epoch, epoch + 1);  // The same row, taken again.
+  EXPECT_EQ(a->last->live_replicas, 2);
 }
 
 TEST_F(PartitionLeaseTest, HealthyOnlyWhileRenewedAndHoldingItsShare) {

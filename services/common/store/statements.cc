@@ -411,7 +411,7 @@ Statements Portable() {
   s.update_lease = "UPDATE lease SET holder = ?, epoch = ?, expires_ms = ? WHERE name = ?";
   s.renew_leases_prefix = "UPDATE lease SET expires_ms = ? WHERE holder = ? AND name IN ";
   s.release_leases_prefix =
-      "UPDATE lease SET holder = '', expires_ms = 0 WHERE holder = ? AND name IN ";
+      "UPDATE lease SET holder = '', expires_ms = ? WHERE holder = ? AND name IN ";
   s.lock_leases_prefix = "SELECT name, holder, epoch, expires_ms FROM lease WHERE name IN ";
   s.delete_expired_leases_prefix = "DELETE FROM lease WHERE expires_ms < ? AND name IN ";
   s.list_leases =
@@ -443,7 +443,7 @@ Statements Sqlite() {
   s.upsert_executor_keep_register = upsert;
   s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = excluded.register_ms");
   s.ensure_lease =
-      "INSERT OR IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
+      "INSERT OR IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, ?)";
   s.ensure_setting = "INSERT OR IGNORE INTO setting(name, value) VALUES (?, ?)";
   // The write transaction (BEGIN IMMEDIATE) already excludes other writers.
   s.lock_suffix = "";
@@ -465,7 +465,7 @@ Statements Mysql() {
       "ON DUPLICATE KEY UPDATE info = VALUES(info), last_beat_ms = VALUES(last_beat_ms)");
   s.upsert_executor_keep_register = upsert;
   s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = VALUES(register_ms)");
-  s.ensure_lease = "INSERT IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
+  s.ensure_lease = "INSERT IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, ?)";
   s.ensure_setting = "INSERT IGNORE INTO setting(name, value) VALUES (?, ?)";
   s.lock_suffix = " FOR UPDATE";
   s.lock_job = "SELECT id FROM job WHERE id = ? FOR UPDATE";

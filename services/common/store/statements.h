@@ -206,11 +206,11 @@ struct Statements {
 
   // Leases.
   std::string store_now_ms;  // The database's clock, unix ms.
-  std::string ensure_lease;  // Insert-or-ignore of a free row.
+  std::string ensure_lease;  // Insert-or-ignore of a free row: name, expired since (ms).
   std::string update_lease;
   // Renewal of every lease a holder keeps: expires_ms, holder, then names.
   std::string renew_leases_prefix;
-  std::string release_leases_prefix;         // holder, then names.
+  std::string release_leases_prefix;         // expired since (ms), holder, then names.
   std::string delete_expired_leases_prefix;  // expired before (ms), then names.
   std::string lock_leases_prefix;  // names; " FOR UPDATE" appended where the dialect has it.
   std::string lock_suffix;
