@@ -8,6 +8,7 @@
 // clock and waits for the pass that follows (Pass()), never for real time.
 #include "services/scheduler/run_reaper.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,8 +22,8 @@
 #include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
-#include "services/scheduler/testing/runs.h"
 #include "services/scheduler/testing/ownership.h"
+#include "services/scheduler/testing/runs.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -179,6 +180,33 @@ TEST_F(RunReaperTest, OnlyTheRunsOfPartitionsItHoldsAreReaped) {
   Pass(kGrace);  // The scan for absent executors too.
   EXPECT_EQ(Stored(mine).status(), v1::RUN_STATUS_FAILED);
   EXPECT_EQ(Stored(theirs).status(), v1::RUN_STATUS_RUNNING);  // Another replica's to reap.
+}
+
+// Each replica's periodic scans cover its own partitions, and all of them
+// (not only on the holder of partition 0): a partition handed over is
+// scanned by its new holder.
+TEST_F(RunReaperTest, StalePendingRunsAreFailedByTheHolderOfTheirPartition) {
+  v1::Job other;
+  other.set_group_id(job_.group_id());
+  other.mutable_bean()->set_handler("h");
+  absl::StatusOr<v1::Job> created =
+      temp_->CreateJob(other, v1::JOB_STATE_STOPPED, store::kNever, kNow);
+  ASSERT_TRUE(created.ok()) << created.status();
+  const int mine = testing::PartitionOf(job_.id());
+  const int theirs = testing::PartitionOf(created->id());
+  ASSERT_NE(mine, theirs);
+  ASSERT_NE(mine, 0);  // Its holder does not hold partition 0.
+  const int64_t my_run = testing::PendingRun(temp_.get(), job_, kNow);
+  const int64_t their_run = testing::PendingRun(temp_.get(), *created, kNow);
+  reaper_.SetOwnership(testing::Holding({mine}, kNow + 600'000));
+  Start();
+  Pass(absl::Seconds(31));
+  EXPECT_EQ(Stored(my_run).status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(Stored(their_run).status(), v1::RUN_STATUS_PENDING);  // Not this replica's.
+  reaper_.SetOwnership(testing::Holding({std::min(mine, theirs), std::max(mine, theirs)},
+                                        kNow + 600'000));  // Handed over to it.
+  Pass(absl::Seconds(5));
+  EXPECT_EQ(Stored(their_run).status(), v1::RUN_STATUS_FAILED);
 }
 
 TEST_F(RunReaperTest, ARunStillPendingAfterThePendingTimeoutIsFailedAsNeverConfirmed) {
