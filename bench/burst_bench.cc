@@ -251,8 +251,8 @@ std::vector<ReplicaRow> ReplicaShares(StoreReader& reader, const WindowFigures& 
     return out;
   }
   int moved = 0;
-  for (int p = 0; p < store::kPartitions; ++p)
-    moved += holders.front().epoch[p] != holders.back().epoch[p];
+  const int count = std::min(holders.front().count(), holders.back().count());
+  for (int p = 0; p < count; ++p) moved += holders.front().epoch[p] != holders.back().epoch[p];
   std::printf(
       "partitions that changed holder during the window: %d; runs not attributable to a holder: "
       "%lld\n",
@@ -272,7 +272,7 @@ std::vector<ReplicaRow> ReplicaShares(StoreReader& reader, const WindowFigures& 
     r.cpu_per_1000 = n > 0 ? Fixed(p.cpu_s * 1000 / n, 2) : "n/a";
     std::printf(
         "replica %s: partitions %s of %d, runs recorded %s, CPU %s s, %s CPU s per 1,000 runs\n",
-        p.name.c_str(), r.partitions.c_str(), store::kPartitions, r.fires.c_str(), r.cpu.c_str(),
+        p.name.c_str(), r.partitions.c_str(), count, r.fires.c_str(), r.cpu.c_str(),
         r.cpu_per_1000.c_str());
     out.push_back(std::move(r));
   }

@@ -1,5 +1,6 @@
 #include "bench/partition_shares.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -11,7 +12,7 @@ namespace gnomon::bench {
 
 std::vector<int> PartitionHolders::Held(const std::string& id) const {
   std::vector<int> out;
-  for (int p = 0; p < store::kPartitions; ++p) {
+  for (int p = 0; p < count(); ++p) {
     if (replica[p] == id) out.push_back(p);
   }
   return out;
@@ -24,7 +25,14 @@ std::map<std::string, int> PartitionHolders::Counts() const {
 }
 
 absl::StatusOr<PartitionHolders> ReadPartitionHolders(StoreReader& db, int64_t now_ms) {
+  int count = store::kDefaultPartitions;  // A store from before the setting.
+  RETURN_IF_ERROR(db.ForEachRow("SELECT value FROM setting WHERE name = 'partitions'",
+                                [&](absl::Span<const absl::string_view> row) {
+                                  if (!row.empty()) count = static_cast<int>(AsInt(row[0], count));
+                                }));
   PartitionHolders h;
+  h.replica.resize(count);
+  h.epoch.resize(count, 0);
   RETURN_IF_ERROR(db.ForEachRow(
       "SELECT name, holder, epoch, expires_ms FROM lease WHERE name LIKE 'partition/%'",
       [&](absl::Span<const absl::string_view> row) {
@@ -32,7 +40,7 @@ absl::StatusOr<PartitionHolders> ReadPartitionHolders(StoreReader& db, int64_t n
         absl::string_view name = row[0];
         int p = -1;
         if (!absl::ConsumePrefix(&name, "partition/") || !absl::SimpleAtoi(name, &p) || p < 0 ||
-            p >= store::kPartitions) {
+            p >= count) {
           return;
         }
         h.epoch[p] = AsInt(row[2]);
@@ -46,14 +54,17 @@ absl::StatusOr<PartitionHolders> ReadPartitionHolders(StoreReader& db, int64_t n
 absl::StatusOr<FireShares> ReadFireShares(StoreReader& db, int64_t from_ms, int64_t to_ms,
                                           const std::vector<PartitionHolders>& snapshots) {
   std::map<std::pair<int, int64_t>, std::string> holder;  // (partition, epoch) -> replica
+  int count = 0;
   for (const PartitionHolders& h : snapshots) {
-    for (int p = 0; p < store::kPartitions; ++p) {
+    count = std::max(count, h.count());
+    for (int p = 0; p < h.count(); ++p) {
       if (!h.replica[p].empty()) holder[{p, h.epoch[p]}] = h.replica[p];
     }
   }
   FireShares out;
+  if (count == 0) return absl::FailedPreconditionError("no snapshot of the partition leases");
   RETURN_IF_ERROR(
-      db.ForEachRow(absl::StrCat("SELECT job_id % ", store::kPartitions,
+      db.ForEachRow(absl::StrCat("SELECT job_id % ", count,
                                  ", fence_epoch, count(*) FROM run WHERE trigger_ms >= ", from_ms,
                                  " AND trigger_ms < ", to_ms, " GROUP BY 1, 2"),
                     [&](absl::Span<const absl::string_view> row) {

@@ -1,7 +1,8 @@
 // Which gnomond replica schedules what, read back by the benchmarks from the
 // store: the holders of the scheduler partitions ("partition/N" rows of the
 // lease table, holder "REPLICA_ID#incarnation") and the fires each replica
-// recorded. A fire is attributed by its job's partition (job_id % 64) and the
+// recorded. A fire is attributed by its job's partition (job_id % the
+// installation's partition count, from the `setting` table) and the
 // fencing epoch it carries (run.fence_epoch): each new holder of a partition
 // takes a new epoch, so (partition, epoch) names one holder.
 //
@@ -24,12 +25,14 @@
 
 namespace gnomon::bench {
 
-// The partition leases at one instant. Index = partition.
+// The partition leases at one instant. Index = partition (so the vectors'
+// size is the installation's partition count; 0 when not read).
 struct PartitionHolders {
   // The holder's replica id; "" when the lease is free or expired at `now_ms`.
-  std::vector<std::string> replica = std::vector<std::string>(store::kPartitions);
-  std::vector<int64_t> epoch = std::vector<int64_t>(store::kPartitions, 0);
+  std::vector<std::string> replica;
+  std::vector<int64_t> epoch;
 
+  int count() const { return static_cast<int>(epoch.size()); }
   // Partitions `id` holds, ascending.
   std::vector<int> Held(const std::string& id) const;
   // Replica id -> partitions held ("" counts the unheld ones).

@@ -1,7 +1,7 @@
 // takeover_bench: how long a crashed replica's jobs wait for another one.
 // Three gnomond replicas (all roles each) on a throwaway MariaDB, two sample
 // executors, J FIX_RATE jobs every 100 ms (misfire CATCH_UP, so late slots
-// are fired, not skipped) spread over all 64 partitions. K times: the replica
+// are fired, not skipped) spread over all the partitions. K times: the replica
 // holding the most partitions (lease table) is kill -9'ed, stays down, is
 // restarted with the same --replica-id, and the partitions settle. Then the
 // run table is read:
@@ -77,7 +77,8 @@ int64_t NowMs() { return absl::ToUnixMillis(absl::Now()); }
 // One kill -9 and what followed it.
 struct Kill {
   int replica = 0;
-  std::vector<int> partitions;  // What it held when it was killed.
+  std::vector<int> partitions;  // What it held when it was killed...
+  int partition_count = 0;      // ...of how many.
   int64_t kill_ms = 0;
   int64_t restart_ms = 0;
   int64_t back_ms = -1;  // Its share held again (lease table), or -1.
@@ -175,6 +176,7 @@ std::vector<Kill> KillLoop(BurstDeployment& d, StoreReader& reader, const Option
     }
     const std::string id = BurstDeployment::ReplicaId(kill.replica);
     kill.partitions = h->Held(id);
+    kill.partition_count = h->count();
     kill.kill_ms = NowMs();
     d.KillReplica(kill.replica, SIGKILL);
     KeepLog(d, kill.replica, o);
@@ -224,7 +226,8 @@ KillFigures Measure(const Kill& kill, const std::map<int64_t, std::vector<RunRow
         continue;
       ++(r.trigger_ms < kill.restart_ms ? f.failed_while_down : f.failed_after_restart);
     }
-    if (!held.count(store::PartitionOf(job))) continue;
+    if (kill.partition_count == 0 || !held.count(store::PartitionOf(job, kill.partition_count)))
+      continue;
     int64_t recorded = -1, started = -1;
     for (const RunRow& r : rows) {
       if (r.trigger_ms >= kill.kill_ms) {
@@ -393,7 +396,7 @@ int Run(const Options& o) {
   }
   int moves = 0;
   if (before.ok() && after.ok()) {
-    for (int p = 0; p < store::kPartitions; ++p)
+    for (int p = 0; p < std::min(before->count(), after->count()); ++p)
       moves += static_cast<int>(after->epoch[p] - before->epoch[p]);
   }
   int partitions_killed = 0;

@@ -98,6 +98,12 @@ ABSL_FLAG(absl::Duration, lease_ttl, absl::Milliseconds(1500),
 ABSL_FLAG(absl::Duration, lease_renew, absl::ZeroDuration(),
           "How often partition leases are renewed and live replicas re-read (0: a fifth of "
           "--lease-ttl).");
+ABSL_FLAG(int, partitions, gnomon::store::kDefaultPartitions,
+          "Scheduler partitions the jobs are hashed into (1..4096), chosen once per "
+          "installation: recorded in the store when it is first initialised, and every gnomond "
+          "of the installation must then be given the same value (one that differs refuses to "
+          "start). More partitions balance jobs more finely across scheduler replicas, at the "
+          "cost of more lease rows to renew.");
 ABSL_FLAG(std::string, replica_id, "",
           "This replica's identity in the partition leases; must be unique and stable across "
           "restarts (a restarted replica takes its predecessor's partitions over at once). "
@@ -151,7 +157,8 @@ std::optional<std::vector<int64_t>> MetricsJobs() {
   return ids;
 }
 
-// The store of --store, migrated (OpenStore applies pending migrations).
+// The store of --store, migrated (OpenStore applies pending migrations),
+// with the partition count of --partitions (recorded if the store is new).
 absl::StatusOr<std::unique_ptr<store::Store>> OpenStoreFromFlags() {
   store::StoreOptions store_options;
   store_options.max_log_lines_per_run = absl::GetFlag(FLAGS_max_log_lines_per_run);
@@ -159,6 +166,12 @@ absl::StatusOr<std::unique_ptr<store::Store>> OpenStoreFromFlags() {
   if (store_options.script_versions_kept < 1) {
     return absl::InvalidArgumentError("--script-versions: must be at least 1");
   }
+  const int partitions = absl::GetFlag(FLAGS_partitions);
+  if (partitions < 1 || partitions > store::kMaxPartitions) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--partitions: ", partitions, " is not in 1..", store::kMaxPartitions));
+  }
+  store_options.initial_partitions = partitions;
   const std::string url = absl::GetFlag(FLAGS_store);
   if (absl::StartsWith(url, "sqlite:")) {
     // Create the parent directory of a relative or absolute SQLite path.
@@ -167,17 +180,34 @@ absl::StatusOr<std::unique_ptr<store::Store>> OpenStoreFromFlags() {
       ::mkdir(path.substr(0, slash).c_str(), 0755);
     }
   }
-  return store::OpenStore(url, store_options);
+  absl::StatusOr<std::unique_ptr<store::Store>> opened = store::OpenStore(url, store_options);
+  if (!opened.ok()) {
+    return absl::Status(opened.status().code(),
+                        absl::StrCat("--store: ", opened.status().ToString()));
+  }
+  std::unique_ptr<store::Store> store = *std::move(opened);
+  // Never re-hash: jobs would change partitions (and fencing epochs) under
+  // replicas that still use the recorded count, and fire twice or not at all.
+  if (store->partition_count() != partitions) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--partitions=", partitions, ", but the store was initialised with ",
+        store->partition_count(),
+        " partitions; the partition count cannot change after install: give every gnomond of "
+        "this installation --partitions=",
+        store->partition_count()));
+  }
+  return store;
 }
 
 // --migrate-only: migrates the store and exits, before any role exists.
 int MigrateOnly() {
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenStoreFromFlags();
   if (!store.ok()) {
-    std::cerr << "gnomond: --store: " << store.status() << "\n";
+    std::cerr << "gnomond: " << store.status().message() << "\n";
     return 1;
   }
-  std::cout << "gnomond: store migrated" << std::endl;
+  std::cout << "gnomond: store migrated (" << (*store)->partition_count() << " partitions)"
+            << std::endl;
   return 0;
 }
 
@@ -223,7 +253,7 @@ int Serve() {
 
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenStoreFromFlags();
   if (!store.ok()) {
-    std::cerr << "gnomond: --store: " << store.status() << "\n";
+    std::cerr << "gnomond: " << store.status().message() << "\n";
     return 1;
   }
   // With metrics, every role's store calls go through an ObservedStore.

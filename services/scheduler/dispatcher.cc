@@ -39,7 +39,8 @@ bool AnotherMayTake(const absl::StatusOr<v1::RunAnswer>& r) {
   }
 }
 
-v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job) {
+// `partition_count`: the installation's (JobStore::partition_count()).
+v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job, int partition_count) {
   v1::RunRequest req;
   req.set_run_id(run.id());
   req.set_job_id(run.job_id());
@@ -58,7 +59,7 @@ v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job) {
   *req.mutable_scheduled_time() =
       run.has_scheduled_time() ? run.scheduled_time() : run.trigger_time();
   req.set_fence_epoch(run.fence_epoch());
-  req.set_fence_partition(store::PartitionOf(run.job_id()));
+  req.set_fence_partition(store::PartitionOf(run.job_id(), partition_count));
   return req;
 }
 
@@ -138,7 +139,7 @@ void Dispatcher::Route(Delivery d) {
     if (e.address() == *address) executor = &e;
   }
   if (d.asking.empty()) d.instance = executor != nullptr ? executor->instance_id() : "";
-  v1::RunRequest req = RequestFor(d.run, *d.job);
+  v1::RunRequest req = RequestFor(d.run, *d.job, store_->partition_count());
   const std::string token = d.targets.TokenFor(executor, clock_->NowMillis());
   auto answered = [this, d = std::move(d), address = *address,
                    submitted](absl::StatusOr<v1::RunAnswer> r) mutable {

@@ -13,6 +13,7 @@
 #include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
+#include "services/scheduler/testing/ownership.h"
 #include "services/scheduler/trigger.h"
 
 namespace gnomon::scheduler {
@@ -166,8 +167,8 @@ TEST_F(DispatcherTest, ASlotFiredAgainIsCountedAsTakenAndSentNowhere) {
 TEST_F(DispatcherTest, TheRequestCarriesTheRunAndTheJobUnderTheGroupsToken) {
   Live({"a:1"});
   std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
-  auto ownership = std::make_shared<Ownership>();
-  ownership->epochs[store::PartitionOf(job->id())] = 3;
+  auto ownership = testing::Holding({});
+  ownership->epochs[testing::PartitionOf(job->id())] = 3;
   recorder_.set_ownership(ownership);
   const std::vector<int64_t> ids = Fire(job);
   ASSERT_EQ(executors_.sent.size(), 1u);
@@ -179,7 +180,7 @@ TEST_F(DispatcherTest, TheRequestCarriesTheRunAndTheJobUnderTheGroupsToken) {
   EXPECT_EQ(s.run.params(), "p");
   EXPECT_EQ(s.run.shard_total(), 1u);
   EXPECT_EQ(s.run.fence_epoch(), 3);
-  EXPECT_EQ(s.run.fence_partition(), store::PartitionOf(job->id()));
+  EXPECT_EQ(s.run.fence_partition(), testing::PartitionOf(job->id()));
   EXPECT_TRUE(s.run.has_scheduled_time());  // The trigger instant of an unslotted fire.
 }
 
@@ -208,8 +209,8 @@ TEST_F(DispatcherTest, AResentRunGoesOutAgainUnderItsPartitionsCurrentEpoch) {
   Live({"a:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
   executors_.sent.clear();  // Never answered: its sender died.
-  auto ownership = std::make_shared<Ownership>();
-  ownership->epochs[store::PartitionOf(Stored(ids[0]).job_id())] = 7;
+  auto ownership = testing::Holding({});
+  ownership->epochs[testing::PartitionOf(Stored(ids[0]).job_id())] = 7;
   dispatcher_.Resend({Stored(ids[0])}, ownership);
   ASSERT_EQ(executors_.sent.size(), 1u);
   EXPECT_EQ(executors_.sent[0].run.run_id(), ids[0]);  // The same run, not a new one.
@@ -225,7 +226,7 @@ TEST_F(DispatcherTest, AResentBroadcastShardGoesBackToItsOwnExecutor) {
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST));
   ASSERT_EQ(ids.size(), 3u);
   executors_.sent.clear();
-  dispatcher_.Resend({Stored(ids[1])}, std::make_shared<Ownership>());
+  dispatcher_.Resend({Stored(ids[1])}, testing::Holding({}));
   ASSERT_THAT(executors_.Addresses(), ElementsAre("b:1"));
   EXPECT_EQ(executors_.sent[0].run.shard_index(), 1u);
   EXPECT_EQ(executors_.sent[0].run.shard_total(), 3u);
@@ -421,8 +422,8 @@ TEST_F(DispatcherTest, AnExecutorThatNeverAnswersIsAskedFiveTimesThenDeclaredLos
 TEST_F(DispatcherTest, AnOldHoldersRunIsRefusedForItsEpochAndSentOnceByTheNewHolder) {
   Live({"a:1"});
   std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
-  const int p = store::PartitionOf(job->id());
-  auto old_holder = std::make_shared<Ownership>();
+  const int p = testing::PartitionOf(job->id());
+  auto old_holder = testing::Holding({});
   old_holder->epochs[p] = 1;
   recorder_.set_ownership(old_holder);
   const std::vector<int64_t> ids = Fire(job);
@@ -432,10 +433,8 @@ TEST_F(DispatcherTest, AnOldHoldersRunIsRefusedForItsEpochAndSentOnceByTheNewHol
   // has seen that epoch: it refuses the old holder's send.
   executors_.Answer(Rejected(v1::REJECT_KIND_STALE_EPOCH, "epoch 1 < 2"));
   EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_PENDING);
-  auto new_holder = std::make_shared<Ownership>();
-  new_holder->partitions = {p};
+  auto new_holder = testing::Holding({p}, kNow + 600'000);
   new_holder->epochs[p] = 2;
-  new_holder->valid_until_ms = kNow + 600'000;
   Redispatcher redispatcher(store_.get(), &dispatcher_, &clock_, {});
   redispatcher.SetOwnership(new_holder);
   EXPECT_EQ(redispatcher.Scan(), 0);  // Within the grace the old holder may still be sending it.

@@ -2,8 +2,6 @@
 
 #include <cstdint>
 
-#include "services/common/store/store.h"
-
 namespace gnomon::scheduler {
 namespace {
 
@@ -26,11 +24,11 @@ uint64_t Mix(uint64_t x) {
 
 }  // namespace
 
-std::vector<int> PartitionsFor(const std::string& replica,
-                               const std::vector<std::string>& replicas) {
+std::vector<int> PartitionsFor(const std::string& replica, const std::vector<std::string>& replicas,
+                               int partition_count) {
   std::vector<int> mine;
   const uint64_t self = Fnv1a(replica);
-  for (int p = 0; p < store::kPartitions; ++p) {
+  for (int p = 0; p < partition_count; ++p) {
     const uint64_t my_weight = Mix(self ^ Mix(static_cast<uint64_t>(p)));
     bool best = true;
     for (const std::string& other : replicas) {

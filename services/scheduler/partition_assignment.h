@@ -5,7 +5,7 @@
 // the others, shares come out near even, and a replica joining or leaving
 // moves only the partitions it gains or loses.
 //
-//   std::vector<int> mine = PartitionsFor("host-1:7070", {"host-1:7070", "host-2:7070"});
+//   std::vector<int> mine = PartitionsFor("host-1:7070", {"host-1:7070", "host-2:7070"}, 64);
 //
 // The hash is fixed (not absl::Hash, which differs per process) so replicas
 // of one version agree.
@@ -17,11 +17,11 @@
 
 namespace gnomon::scheduler {
 
-// The partitions (0 .. store::kPartitions-1, ascending) that `replica`
-// should hold among `replicas` (which should include it; order and
-// duplicates do not matter).
-std::vector<int> PartitionsFor(const std::string& replica,
-                               const std::vector<std::string>& replicas);
+// The partitions (0 .. partition_count-1, ascending) that `replica` should
+// hold among `replicas` (which should include it; order and duplicates do
+// not matter).
+std::vector<int> PartitionsFor(const std::string& replica, const std::vector<std::string>& replicas,
+                               int partition_count);
 
 }  // namespace gnomon::scheduler
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "services/common/client/log.h"
 #include "services/common/server/tokens.h"
+#include "services/common/store/job_store.h"
 #include "services/scheduler/partition_assignment.h"
 
 namespace gnomon::scheduler {
@@ -16,18 +17,8 @@ namespace {
 
 constexpr char kReplicaPrefix[] = "replica/";
 constexpr char kPartitionPrefix[] = "partition/";
-// Presence rows of replicas expired this long are deleted (by any replica).
-constexpr int64_t kPruneDepartedMs = 60 * 60 * 1000;
 
 std::string PartitionName(int p) { return absl::StrCat(kPartitionPrefix, p); }
-
-// The partition a lease name stands for, or -1.
-int PartitionOfName(const std::string& name) {
-  int p = -1;
-  if (!absl::StartsWith(name, kPartitionPrefix)) return -1;
-  if (!absl::SimpleAtoi(name.substr(sizeof(kPartitionPrefix) - 1), &p)) return -1;
-  return p >= 0 && p < store::kPartitions ? p : -1;
-}
 
 }  // namespace
 
@@ -35,9 +26,19 @@ bool Ownership::Holds(int partition) const {
   return std::binary_search(partitions.begin(), partitions.end(), partition);
 }
 
-PartitionLease::PartitionLease(store::LeaseStore* store, std::string replica_id, Clock* clock,
-                               PartitionLeaseOptions options, Listener listener)
+bool Ownership::HoldsJob(int64_t job_id) const {
+  return partition_count() > 0 && Holds(store::PartitionOf(job_id, partition_count()));
+}
+
+int64_t Ownership::EpochOfJob(int64_t job_id) const {
+  return partition_count() > 0 ? epochs[store::PartitionOf(job_id, partition_count())] : 0;
+}
+
+PartitionLease::PartitionLease(store::LeaseStore* store, int partition_count,
+                               std::string replica_id, Clock* clock, PartitionLeaseOptions options,
+                               Listener listener)
     : store_(store),
+      partition_count_(partition_count),
       replica_id_(std::move(replica_id)),
       holder_(absl::StrCat(replica_id_, "#", NewToken().substr(0, 8))),
       clock_(clock),
@@ -45,6 +46,17 @@ PartitionLease::PartitionLease(store::LeaseStore* store, std::string replica_id,
       listener_(std::move(listener)),
       ownership_(std::make_shared<const Ownership>()),
       worker_(clock) {}
+
+std::string PartitionLease::PresenceName() const {
+  return absl::StrCat(kReplicaPrefix, replica_id_);
+}
+
+int PartitionLease::PartitionOfName(const std::string& name) const {
+  int p = -1;
+  if (!absl::StartsWith(name, kPartitionPrefix)) return -1;
+  if (!absl::SimpleAtoi(name.substr(sizeof(kPartitionPrefix) - 1), &p)) return -1;
+  return p >= 0 && p < partition_count_ ? p : -1;
+}
 
 absl::Duration PartitionLease::renew_interval() const {
   return options_.renew_interval > absl::ZeroDuration() ? options_.renew_interval
@@ -65,7 +77,7 @@ void PartitionLease::Publish(std::shared_ptr<const Ownership> o) {
   }
   if (before->partitions != o->partitions) {
     GNOMON_LOG(INFO) << "scheduler: " << holder_ << " holds " << o->partitions.size() << " of "
-                     << store::kPartitions << " partitions (" << o->live_replicas
+                     << partition_count_ << " partitions (" << o->live_replicas
                      << " live replicas)";
   }
   listener_(std::move(o));
@@ -77,32 +89,22 @@ void PartitionLease::Renew() {
   absl::StatusOr<store::Leases> all = store_->ListLeases("");
   absl::StatusOr<store::Leases> got = absl::UnavailableError("not tried");
   auto next = std::make_shared<Ownership>();
+  next->epochs.assign(partition_count_, 0);
   size_t share_size = 0;
   if (all.ok()) {
     std::vector<std::string> replicas = {replica_id_};
-    std::vector<std::string> departed;  // Presence rows of replicas long gone.
     for (const store::Lease& l : all->leases) {
       if (const int p = PartitionOfName(l.name); p >= 0) next->epochs[p] = l.epoch;
-      if (!absl::StartsWith(l.name, kReplicaPrefix)) continue;
-      if (!l.holder.empty() && l.expires_ms > all->now_ms) {
+      if (absl::StartsWith(l.name, kReplicaPrefix) && !l.holder.empty() &&
+          l.expires_ms > all->now_ms) {
         replicas.push_back(l.name.substr(sizeof(kReplicaPrefix) - 1));
-      } else if (l.expires_ms < all->now_ms - kPruneDepartedMs) {
-        departed.push_back(l.name);
       }
     }
-    // Pod names of a Deployment never come back: without this their rows
-    // would pile up, one per pod ever started.
-    if (!departed.empty()) {
-      if (absl::Status s = store_->DeleteExpiredLeases(departed, all->now_ms - kPruneDepartedMs);
-          !s.ok()) {
-        GNOMON_LOG(WARNING) << "scheduler: pruning " << departed.size()
-                            << " departed replicas: " << s;
-      }
-    }
+    PruneDeparted(*all);
     std::sort(replicas.begin(), replicas.end());
     replicas.erase(std::unique(replicas.begin(), replicas.end()), replicas.end());
     next->live_replicas = static_cast<int>(replicas.size());
-    const std::vector<int> share = PartitionsFor(replica_id_, replicas);
+    const std::vector<int> share = PartitionsFor(replica_id_, replicas, partition_count_);
     share_size = share.size();
     // Hand over what is no longer ours: stop firing it first, then release.
     std::vector<std::string> release;
@@ -120,7 +122,7 @@ void PartitionLease::Renew() {
         GNOMON_LOG(WARNING) << "scheduler: releasing " << release.size() << " partitions: " << s;
       }
     }
-    std::vector<std::string> names = {absl::StrCat(kReplicaPrefix, replica_id_)};
+    std::vector<std::string> names = {PresenceName()};
     for (int p : share) names.push_back(PartitionName(p));
     got = store_->AcquireLeases(names, holder_, absl::ToInt64Milliseconds(options_.ttl));
   } else {
@@ -156,6 +158,29 @@ void PartitionLease::Renew() {
   Publish(std::move(next));
 }
 
+void PartitionLease::PruneDeparted(const store::Leases& all) {
+  // Pod names of a Deployment never come back: without this their rows
+  // would pile up, one per pod ever started. Only presence rows: a
+  // partition's row holds its fencing epoch, which must only grow.
+  const int64_t before = all.now_ms - absl::ToInt64Milliseconds(options_.prune_departed_after);
+  std::vector<std::string> departed;
+  for (const store::Lease& l : all.leases) {
+    if (absl::StartsWith(l.name, kReplicaPrefix) && l.expires_ms < before &&
+        l.name != PresenceName()) {
+      departed.push_back(l.name);
+    }
+  }
+  if (departed.empty()) return;
+  // The store deletes each only if it is still expired since before `before`.
+  if (absl::Status s = store_->DeleteExpiredLeases(departed, before); !s.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: pruning " << departed.size() << " departed replicas: " << s;
+  } else {
+    GNOMON_LOG(INFO) << "scheduler: pruned the presence rows of " << departed.size()
+                     << " replicas gone for over "
+                     << absl::FormatDuration(options_.prune_departed_after);
+  }
+}
+
 absl::Status PartitionLease::Health() const {
   absl::MutexLock l(&mu_);
   const int64_t now = clock_->NowMillis();
@@ -178,7 +203,7 @@ void PartitionLease::ReleaseAll() {
   none->partitions.clear();
   none->valid_until_ms = 0;
   Publish(none);
-  std::vector<std::string> names = {absl::StrCat(kReplicaPrefix, replica_id_)};
+  std::vector<std::string> names = {PresenceName()};
   for (int p : held->partitions) names.push_back(PartitionName(p));
   if (absl::Status s = store_->ReleaseLeases(names, holder_); !s.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: releasing partition leases failed: " << s;

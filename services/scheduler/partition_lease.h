@@ -1,12 +1,16 @@
 // PartitionLease: holds this replica's share of the scheduler partitions.
 //
-// Jobs are hashed into store::kPartitions partitions, each a lease in the
-// store with its own fencing epoch. Every replica also holds a presence
-// lease ("replica/ID"); from the live ones it computes its share
+// Jobs are hashed into the installation's partitions (JobStore::
+// partition_count, chosen at install), each a lease in the store with its
+// own fencing epoch. Every replica also holds a presence lease
+// ("replica/ID"); from the live ones it computes its share
 // (partition_assignment.h), gives up what is no longer its share (after the
 // listener has stopped firing it) and takes what is. Leases expire by the
 // store's clock; renewals run every `renew_interval`, so a crashed replica's
-// partitions are taken over within about ttl + renew_interval.
+// partitions are taken over within about ttl + renew_interval. Presence
+// rows expired for longer than `prune_departed_after` are deleted (replica
+// ids are often pod names, which never come back); partition rows never are
+// (their epochs must only grow).
 //
 // A replica owns what it holds only until `valid_until_ms` on its own clock
 // (the last successful renewal's start + ttl − renew_interval): a replica
@@ -14,7 +18,7 @@
 // The holder is "ID#incarnation"; a restarted process with the same ID
 // takes over its predecessor's leases at once (with a new epoch).
 //
-//   PartitionLease lease(store, "host-1:7070", &RealClock(), {},
+//   PartitionLease lease(store, store->partition_count(), "host-1:7070", &RealClock(), {},
 //                        [&](std::shared_ptr<const Ownership> o) { loop.SetOwnership(o); });
 //   lease.Start();   // renews now, then every renew_interval, on its own thread
 //   lease.Stop();    // stops firing, then releases: others take over at once
@@ -42,21 +46,29 @@ struct PartitionLeaseOptions {
   absl::Duration ttl = absl::Milliseconds(1500);
   // How often leases are renewed and live replicas re-read; 0: ttl / 5.
   absl::Duration renew_interval = absl::ZeroDuration();
+  // Presence rows of replicas expired (crashed, or stopped) for longer than
+  // this are deleted by the live replicas. Generous: a replica back within
+  // it finds its row (and nothing depends on a presence row's epoch).
+  absl::Duration prune_departed_after = absl::Minutes(10);
 };
 
 // What this replica holds, as of one renewal. Immutable once published.
 struct Ownership {
   std::vector<int> partitions;  // Held, ascending.
-  // Fencing epoch per partition (index = partition): ours for those held,
-  // the latest read for the others (admin-API fires of their jobs carry it).
-  std::vector<int64_t> epochs = std::vector<int64_t>(store::kPartitions, 0);
+  // Fencing epoch per partition (index = partition, so its size is the
+  // installation's partition count; empty before the first renewal): ours
+  // for those held, the latest read for the others (admin-API fires of
+  // their jobs carry it).
+  std::vector<int64_t> epochs;
   // Local clock: past this instant nothing held may be fired.
   int64_t valid_until_ms = 0;
   int live_replicas = 0;
 
+  int partition_count() const { return static_cast<int>(epochs.size()); }
   bool Holds(int partition) const;
-  bool HoldsJob(int64_t job_id) const { return Holds(store::PartitionOf(job_id)); }
-  int64_t EpochOfJob(int64_t job_id) const { return epochs[store::PartitionOf(job_id)]; }
+  // Both know no job before the first renewal (no count yet): false, 0.
+  bool HoldsJob(int64_t job_id) const;
+  int64_t EpochOfJob(int64_t job_id) const;
 };
 
 class PartitionLease {
@@ -64,8 +76,9 @@ class PartitionLease {
   // Called from the renewing thread after every renewal (and from Stop's on stand-down).
   using Listener = std::function<void(std::shared_ptr<const Ownership>)>;
 
-  PartitionLease(store::LeaseStore* store, std::string replica_id, Clock* clock,
-                 PartitionLeaseOptions options, Listener listener);
+  // `partition_count`: the installation's (JobStore::partition_count()).
+  PartitionLease(store::LeaseStore* store, int partition_count, std::string replica_id,
+                 Clock* clock, PartitionLeaseOptions options, Listener listener);
 
   void Start() ABSL_LOCKS_EXCLUDED(mu_);
   // Stops renewing, then ReleaseAll().
@@ -87,8 +100,14 @@ class PartitionLease {
  private:
   void Publish(std::shared_ptr<const Ownership> o) ABSL_LOCKS_EXCLUDED(mu_);
   absl::Duration renew_interval() const;
+  std::string PresenceName() const;  // "replica/ID".
+  // The partition a lease name stands for, or -1.
+  int PartitionOfName(const std::string& name) const;
+  // Deletes the presence rows among `all` expired for prune_departed_after.
+  void PruneDeparted(const store::Leases& all);
 
   store::LeaseStore* const store_;
+  const int partition_count_;
   const std::string replica_id_;
   const std::string holder_;
   Clock* const clock_;

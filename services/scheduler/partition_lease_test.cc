@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/store/testing/fake_lease_store.h"
@@ -12,6 +13,9 @@
 namespace gnomon::scheduler {
 namespace {
 
+// The partition count of a new store (TempStore); the fake's tests use it too.
+constexpr int kCount = store::kDefaultPartitions;
+
 class PartitionLeaseTest : public ::testing::Test {
  protected:
   // A replica whose listener keeps the last ownership published.
@@ -19,17 +23,25 @@ class PartitionLeaseTest : public ::testing::Test {
     std::shared_ptr<const Ownership> last;
     std::unique_ptr<PartitionLease> lease;
   };
-  // On `leases` (null: the SQLite store, timed by the wall clock).
+  // On `leases` (null: the SQLite store, timed by the wall clock), of
+  // `partitions` partitions.
   std::unique_ptr<Replica> Start(const std::string& id, absl::Duration ttl = absl::Seconds(60),
-                                 store::LeaseStore* leases = nullptr) {
+                                 store::LeaseStore* leases = nullptr, int partitions = kCount) {
     auto r = std::make_unique<Replica>();
     Replica* raw = r.get();
     PartitionLeaseOptions o;
     o.ttl = ttl;
     r->lease = std::make_unique<PartitionLease>(
-        leases != nullptr ? leases : store_.get(), id, &clock_, o,
+        leases != nullptr ? leases : store_.get(), partitions, id, &clock_, o,
         [raw](std::shared_ptr<const Ownership> own) { raw->last = own; });
     return r;
+  }
+  // Renews each of `replicas` every 5 s of the clock for `d`.
+  void RenewFor(absl::Duration d, const std::vector<Replica*>& replicas) {
+    for (const absl::Time end = clock_.Now() + d; clock_.Now() < end;) {
+      clock_.Advance(absl::Seconds(5));
+      for (Replica* r : replicas) r->lease->Renew();
+    }
   }
 
   store::testing::TempStore store_;
@@ -42,24 +54,84 @@ TEST_F(PartitionLeaseTest, ALoneReplicaHoldsEveryPartitionUntilItsHoldLapses) {
   auto a = Start("a:7070");
   a->lease->Renew();
   ASSERT_NE(a->last, nullptr);
-  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount));
   EXPECT_EQ(a->last->live_replicas, 1);
   // Valid for ttl minus one renewal interval on the local clock.
   EXPECT_EQ(a->last->valid_until_ms, clock_.NowMillis() + 60000 - 12000);
-  for (int p = 0; p < store::kPartitions; ++p) EXPECT_EQ(a->last->epochs[p], 1);
+  for (int p = 0; p < kCount; ++p) EXPECT_EQ(a->last->epochs[p], 1);
 }
 
-TEST_F(PartitionLeaseTest, PresenceRowsOfReplicasLongGoneArePrunedAndPartitionRowsKept) {
-  // Pod names of a Deployment never come back: their rows must not pile up.
-  ASSERT_TRUE(store_->AcquireLeases({"replica/pod-old", "partition/5"}, "pod-old#1", 1000).ok());
-  ASSERT_TRUE(store_->ReleaseLeases({"replica/pod-old", "partition/5"}, "pod-old#1").ok());
-  auto a = Start("a:7070");
+TEST_F(PartitionLeaseTest, TheReplicasShareTheInstallationsPartitionCount) {
+  auto a = Start("a:7070", absl::Seconds(10), &fake_, 8);
+  auto b = Start("b:7070", absl::Seconds(10), &fake_, 8);
   a->lease->Renew();
-  absl::StatusOr<store::Leases> replicas = store_->ListLeases("replica/");
-  ASSERT_TRUE(replicas.ok()) << replicas.status();
-  ASSERT_EQ(replicas->leases.size(), 1u);
-  EXPECT_EQ(replicas->leases[0].name, "replica/a:7070");
-  EXPECT_EQ(a->last->epochs[5], 2);  // The partition's row (and its epoch) stays.
+  EXPECT_THAT(a->last->partitions, ::testing::ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
+  EXPECT_EQ(a->last->partition_count(), 8);
+  EXPECT_EQ(fake_.Get("partition/8").name, "");  // No lease beyond the count.
+  b->lease->Renew();
+  a->lease->Renew();  // Hands b its share.
+  b->lease->Renew();  // b takes it.
+  a->lease->Renew();  // a reads b's epochs.
+  // Every partition has one holder; jobs map onto them by the same count.
+  EXPECT_EQ(a->last->partitions.size() + b->last->partitions.size(), 8u);
+  for (int64_t job : {3, 11, 4096 + 5}) {
+    EXPECT_NE(a->last->HoldsJob(job), b->last->HoldsJob(job)) << "job " << job;
+    EXPECT_EQ(a->last->EpochOfJob(job), b->last->EpochOfJob(job)) << "job " << job;
+  }
+  EXPECT_EQ(a->last->HoldsJob(3), a->last->HoldsJob(11));  // Both in partition 3.
+}
+
+// Pod names of a Deployment never come back: the presence rows of replicas
+// gone for longer than prune_departed_after (10 minutes) are deleted by
+// the live ones; never a live or recently expired one, never a partition's.
+
+TEST_F(PartitionLeaseTest, PresenceRowsOfReplicasGoneForLongArePrunedButNotPartitionRows) {
+  auto gone = Start("gone:7070", absl::Seconds(10), &fake_);
+  gone->lease->Renew();               // Holds every partition (epoch 1), then never renews again.
+  clock_.Advance(absl::Minutes(11));  // The whole cluster was down meanwhile.
+  auto a = Start("a:7070", absl::Seconds(10), &fake_);
+  a->lease->Renew();
+  EXPECT_EQ(fake_.Get("replica/gone:7070").name, "");  // Pruned.
+  EXPECT_EQ(fake_.Get("replica/a:7070").holder, a->lease->holder());
+  // Its partitions' rows, expired as long, stayed: their epochs only grow.
+  ASSERT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount));
+  for (int p = 0; p < kCount; ++p) EXPECT_EQ(a->last->epochs[p], 2) << "partition " << p;
+}
+
+TEST_F(PartitionLeaseTest, LiveAndRecentlyDepartedReplicasKeepTheirPresenceRows) {
+  auto a = Start("a:7070", absl::Seconds(10), &fake_);
+  auto b = Start("b:7070", absl::Seconds(10), &fake_);
+  auto crashed = Start("crashed:7070", absl::Seconds(10), &fake_);
+  auto stopped = Start("stopped:7070", absl::Seconds(10), &fake_);
+  for (auto* r : {a.get(), b.get(), crashed.get(), stopped.get()}) r->lease->Renew();
+  stopped->lease->ReleaseAll();  // Gone now: its row expired at once.
+  // crashed never renews again: its row expires 10 s from now.
+  RenewFor(absl::Seconds(595), {a.get(), b.get()});  // 9:55 since.
+  for (const char* id : {"a", "b", "crashed", "stopped"}) {
+    EXPECT_NE(fake_.Get(absl::StrCat("replica/", id, ":7070")).name, "") << id;
+  }
+  RenewFor(absl::Seconds(10), {a.get(), b.get()});  // 10:05.
+  EXPECT_EQ(fake_.Get("replica/stopped:7070").name, "");
+  EXPECT_NE(fake_.Get("replica/crashed:7070").name, "");  // Expired 9:55 ago.
+  RenewFor(absl::Seconds(10), {a.get(), b.get()});        // 10:15.
+  EXPECT_EQ(fake_.Get("replica/crashed:7070").name, "");
+  EXPECT_EQ(fake_.Get("replica/b:7070").holder, b->lease->holder());  // Live: kept.
+  EXPECT_EQ(a->last->live_replicas, 2);
+  EXPECT_EQ(a->last->partitions.size() + b->last->partitions.size(), static_cast<size_t>(kCount));
+}
+
+TEST_F(PartitionLeaseTest, AReplicaBackWithinThePruneAgeKeepsItsPresenceRow) {
+  auto a = Start("a:7070", absl::Seconds(10), &fake_);
+  auto pod = Start("pod:7070", absl::Seconds(10), &fake_);
+  a->lease->Renew();
+  pod->lease->Renew();
+  const int64_t epoch = fake_.Get("replica/pod:7070").epoch;
+  RenewFor(absl::Minutes(9), {a.get()});
+  auto back = Start("pod:7070", absl::Seconds(10), &fake_);  // Restarted with the same id.
+  RenewFor(absl::Minutes(5), {a.get(), back.get()});
+  EXPECT_EQ(fake_.Get("replica/pod:7070").holder, back->lease->holder());
+  EXPECT_EQ(fake_.Get("replica/pod:7070").epoch, epoch + 1);  // The same row, taken again.
+  EXPECT_EQ(a->last->live_replicas, 2);
 }
 
 TEST_F(PartitionLeaseTest, HealthyOnlyWhileRenewedAndHoldingItsShare) {
@@ -95,8 +167,7 @@ TEST_F(PartitionLeaseTest, ASecondReplicaGetsItsShareOnceTheFirstHandsItOver) {
   b->lease->Renew();  // b takes it.
   ASSERT_FALSE(a->last->partitions.empty());
   ASSERT_FALSE(b->last->partitions.empty());
-  EXPECT_EQ(a->last->partitions.size() + b->last->partitions.size(),
-            static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->partitions.size() + b->last->partitions.size(), static_cast<size_t>(kCount));
   for (int p : b->last->partitions) {
     EXPECT_FALSE(a->last->Holds(p));
     EXPECT_EQ(b->last->epochs[p], 2);  // A new holder: a new epoch.
@@ -118,7 +189,7 @@ TEST_F(PartitionLeaseTest, AStoppedReplicasPartitionsAreTakenAtOnce) {
   b->lease->ReleaseAll();
   EXPECT_TRUE(b->last->partitions.empty());
   a->lease->Renew();
-  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount));
 }
 
 TEST_F(PartitionLeaseTest, ARestartedReplicaTakesOverItsPredecessorAtOnceWithNewEpochs) {
@@ -126,9 +197,9 @@ TEST_F(PartitionLeaseTest, ARestartedReplicaTakesOverItsPredecessorAtOnceWithNew
   old->lease->Renew();
   auto restarted = Start("a:7070");  // Same id, new incarnation; old never released.
   restarted->lease->Renew();
-  EXPECT_EQ(restarted->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(restarted->last->partitions.size(), static_cast<size_t>(kCount));
   EXPECT_NE(restarted->lease->holder(), old->lease->holder());
-  for (int p = 0; p < store::kPartitions; ++p) EXPECT_EQ(restarted->last->epochs[p], 2);
+  for (int p = 0; p < kCount; ++p) EXPECT_EQ(restarted->last->epochs[p], 2);
 }
 
 TEST_F(PartitionLeaseTest, ACrashedReplicasPartitionsGoToTheOthersWhenItsLeasesExpire) {
@@ -138,16 +209,15 @@ TEST_F(PartitionLeaseTest, ACrashedReplicasPartitionsGoToTheOthersWhenItsLeasesE
   b->lease->Renew();
   a->lease->Renew();
   b->lease->Renew();
-  ASSERT_LT(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  ASSERT_LT(a->last->partitions.size(), static_cast<size_t>(kCount));
   // b crashes (never renews again). Leases expire by the store's clock, so
   // this waits for real time to pass the ttl.
   const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (a->last->partitions.size() < static_cast<size_t>(store::kPartitions) &&
-         absl::Now() < deadline) {
+  while (a->last->partitions.size() < static_cast<size_t>(kCount) && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(50));
     a->lease->Renew();
   }
-  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount));
   EXPECT_EQ(a->last->live_replicas, 1);
 }
 
@@ -162,7 +232,7 @@ TEST_F(PartitionLeaseTest, APartitionTakenOverBetweenRenewalsIsGivenUpAtTheNextR
   fake_.Steal("partition/5", "b:7070#1");  // A newer holder, whatever a thinks.
   a->lease->Renew();
   EXPECT_FALSE(a->last->Holds(5));
-  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions - 1));
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount - 1));
   EXPECT_EQ(a->last->epochs[5], 2);  // Its fires of that partition's jobs now carry the new epoch.
   EXPECT_EQ(fake_.Get("partition/5").holder, "b:7070#1");
   EXPECT_TRUE(a->lease->Health().ok())
@@ -179,7 +249,7 @@ TEST_F(PartitionLeaseTest, AHolderCutOffFromTheStoreStopsFiringBeforeItsLeasesCa
   for (int s = 2; s <= 6; s += 2) {
     clock_.AdvanceTo(absl::FromUnixMillis(renewed + s * 1000));
     a->lease->Renew();
-    EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions)) << s << " s";
+    EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount)) << s << " s";
   }
   clock_.AdvanceTo(absl::FromUnixMillis(renewed + 8000));
   a->lease->Renew();
@@ -191,8 +261,8 @@ TEST_F(PartitionLeaseTest, AHolderCutOffFromTheStoreStopsFiringBeforeItsLeasesCa
   EXPECT_TRUE(b->last->partitions.empty());  // a's leases still live by the store's clock.
   clock_.AdvanceTo(absl::FromUnixMillis(renewed + 10'000));
   b->lease->Renew();
-  EXPECT_EQ(b->last->partitions.size(), static_cast<size_t>(store::kPartitions));
-  for (int p = 0; p < store::kPartitions; ++p) EXPECT_EQ(b->last->epochs[p], 2);
+  EXPECT_EQ(b->last->partitions.size(), static_cast<size_t>(kCount));
+  for (int p = 0; p < kCount; ++p) EXPECT_EQ(b->last->epochs[p], 2);
   EXPECT_TRUE(a->last->partitions.empty());
 }
 
@@ -210,7 +280,7 @@ TEST_F(PartitionLeaseTest, AReplicaThatStopsRenewingLosesItsShareToTheOthersWith
     clock_.Advance(absl::Seconds(2));
     a->lease->Renew();
   }
-  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(store::kPartitions));
+  EXPECT_EQ(a->last->partitions.size(), static_cast<size_t>(kCount));
   EXPECT_EQ(a->last->live_replicas, 1);
   for (int p : b_share) EXPECT_EQ(a->last->epochs[p], 3) << "partition " << p;  // a, b, a again.
 }

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/in_flight_runs.h"
+#include "services/scheduler/testing/ownership.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -51,10 +52,9 @@ class RedispatcherTest : public ::testing::Test {
     return runs[0].id();
   }
   std::shared_ptr<const Ownership> Holding(bool holds, int64_t epoch) {
-    auto o = std::make_shared<Ownership>();
-    if (holds) o->partitions = {store::PartitionOf(job_.id())};
-    o->epochs[store::PartitionOf(job_.id())] = epoch;
-    o->valid_until_ms = kNow + 60'000;
+    const int p = testing::PartitionOf(job_.id());
+    auto o = testing::Holding(holds ? std::vector<int>{p} : std::vector<int>{}, kNow + 60'000);
+    o->epochs[p] = epoch;
     return o;
   }
 

@@ -8,6 +8,7 @@
 // clock and waits for the pass that follows (Pass()), never for real time.
 #include "services/scheduler/run_reaper.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,6 +22,7 @@
 #include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
 #include "services/scheduler/testing/fake_executors.h"
+#include "services/scheduler/testing/ownership.h"
 #include "services/scheduler/testing/runs.h"
 
 namespace gnomon::scheduler {
@@ -170,13 +172,11 @@ TEST_F(RunReaperTest, OnlyTheRunsOfPartitionsItHoldsAreReaped) {
   absl::StatusOr<v1::Job> created =
       temp_->CreateJob(other, v1::JOB_STATE_STOPPED, store::kNever, kNow);
   ASSERT_TRUE(created.ok()) << created.status();
-  ASSERT_NE(store::PartitionOf(created->id()), store::PartitionOf(job_.id()));
+  ASSERT_NE(testing::PartitionOf(created->id()), testing::PartitionOf(job_.id()));
   Live({Executor("a:1", "one")});
   const int64_t mine = RunningRun(temp_.get(), job_, "a:1", kNow);
   const int64_t theirs = RunningRun(temp_.get(), *created, "a:1", kNow);
-  auto held = std::make_shared<Ownership>();
-  held->partitions = {store::PartitionOf(job_.id())};
-  held->valid_until_ms = kNow + 60'000;
+  auto held = testing::Holding({testing::PartitionOf(job_.id())}, kNow + 60'000);
   reaper_.SetOwnership(held);
   Live({});
   Start();
@@ -184,6 +184,33 @@ TEST_F(RunReaperTest, OnlyTheRunsOfPartitionsItHoldsAreReaped) {
   Pass(kGrace);  // The scan for absent executors too.
   EXPECT_EQ(Stored(mine).status(), v1::RUN_STATUS_FAILED);
   EXPECT_EQ(Stored(theirs).status(), v1::RUN_STATUS_RUNNING);  // Another replica's to reap.
+}
+
+// Each replica's periodic scans cover its own partitions, and all of them
+// (not only on the holder of partition 0): a partition handed over is
+// scanned by its new holder.
+TEST_F(RunReaperTest, StalePendingRunsAreFailedByTheHolderOfTheirPartition) {
+  v1::Job other;
+  other.set_group_id(job_.group_id());
+  other.mutable_bean()->set_handler("h");
+  absl::StatusOr<v1::Job> created =
+      temp_->CreateJob(other, v1::JOB_STATE_STOPPED, store::kNever, kNow);
+  ASSERT_TRUE(created.ok()) << created.status();
+  const int mine = testing::PartitionOf(job_.id());
+  const int theirs = testing::PartitionOf(created->id());
+  ASSERT_NE(mine, theirs);
+  ASSERT_NE(mine, 0);  // Its holder does not hold partition 0.
+  const int64_t my_run = testing::PendingRun(temp_.get(), job_, kNow);
+  const int64_t their_run = testing::PendingRun(temp_.get(), *created, kNow);
+  reaper_.SetOwnership(testing::Holding({mine}, kNow + 600'000));
+  Start();
+  Pass(absl::Seconds(31));
+  EXPECT_EQ(Stored(my_run).status(), v1::RUN_STATUS_FAILED);
+  EXPECT_EQ(Stored(their_run).status(), v1::RUN_STATUS_PENDING);  // Not this replica's.
+  reaper_.SetOwnership(testing::Holding({std::min(mine, theirs), std::max(mine, theirs)},
+                                        kNow + 600'000));  // Handed over to it.
+  Pass(absl::Seconds(5));
+  EXPECT_EQ(Stored(their_run).status(), v1::RUN_STATUS_FAILED);
 }
 
 TEST_F(RunReaperTest, ARunStillPendingAfterThePendingTimeoutIsFailedAsNeverConfirmed) {

@@ -6,6 +6,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
 #include "services/common/store/testing/temp_store.h"
+#include "services/scheduler/testing/ownership.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -173,8 +174,8 @@ TEST_F(RunRecorderTest, ARetryLinksToItsFirstRunWithItsAttemptAndParent) {
 TEST_F(RunRecorderTest, RunsCarryTheFencingEpochOfTheirJobsPartition) {
   EXPECT_EQ(recorder_.Record({SlotFire()}, {Shards(1)})->runs[0].run.fence_epoch(),
             0);  // No lease yet.
-  auto ownership = std::make_shared<Ownership>();
-  ownership->epochs[store::PartitionOf(job_->id())] = 4;
+  auto ownership = testing::Holding({});
+  ownership->epochs[testing::PartitionOf(job_->id())] = 4;
   recorder_.set_ownership(ownership);
   FireSpec next = SlotFire();
   next.scheduled_ms = kSlot + 1000;

@@ -13,6 +13,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
 #include "services/scheduler/run_recorder.h"
+#include "services/scheduler/testing/ownership.h"
 #include "services/scheduler/testing/recording_sink.h"
 #include "services/scheduler/testing/runs.h"
 
@@ -390,20 +391,16 @@ TEST_F(MisfireTest, SlotWithinTheThresholdIsNotAMisfire) {
 namespace gnomon::scheduler {
 namespace {
 
-std::shared_ptr<const Ownership> Holding(std::vector<int> partitions, int64_t valid_until_ms) {
-  auto o = std::make_shared<Ownership>();
-  o->partitions = std::move(partitions);
-  o->valid_until_ms = valid_until_ms;
-  return o;
-}
+using testing::Holding;
+using testing::PartitionOf;
 
 TEST_F(ScheduleLoopTest, FiresOnlyThePartitionsHeldAndOnlyWhileTheHoldIsValid) {
   const int64_t slot = kStart + 1000;
   const int64_t mine = Create(RateJob(1000), slot);
   const int64_t theirs = Create(RateJob(1000), slot);
-  ASSERT_NE(store::PartitionOf(mine), store::PartitionOf(theirs));
+  ASSERT_NE(PartitionOf(mine), PartitionOf(theirs));
   ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
-  loop.SetOwnership(Holding({store::PartitionOf(mine)}, slot + 500));
+  loop.SetOwnership(Holding({PartitionOf(mine)}, slot + 500));
   loop.Tick();
   clock_.AdvanceTo(absl::FromUnixMillis(slot));
   loop.Tick();
@@ -417,13 +414,13 @@ TEST_F(ScheduleLoopTest, FiresOnlyThePartitionsHeldAndOnlyWhileTheHoldIsValid) {
   loop.Tick();
   EXPECT_EQ(sink_.seen.size(), 1u);
   // ...until a renewal succeeds; then the late slot fires.
-  loop.SetOwnership(Holding({store::PartitionOf(mine)}, slot + 10000));
+  loop.SetOwnership(Holding({PartitionOf(mine)}, slot + 10000));
   loop.Tick();
   ASSERT_EQ(sink_.seen.size(), 2u);
   EXPECT_EQ(sink_.seen[1].scheduled_ms, slot + 1000);
 
   // Given the other partition too: its job is pre-read and fires at once.
-  loop.SetOwnership(Holding({store::PartitionOf(mine), store::PartitionOf(theirs)}, slot + 10000));
+  loop.SetOwnership(Holding({PartitionOf(mine), PartitionOf(theirs)}, slot + 10000));
   loop.Tick();
   bool theirs_fired = false;
   for (const auto& f : sink_.seen) theirs_fired |= f.job_id == theirs;
@@ -431,7 +428,7 @@ TEST_F(ScheduleLoopTest, FiresOnlyThePartitionsHeldAndOnlyWhileTheHoldIsValid) {
 
   // Giving a partition up disarms its job and writes its cursor first
   // (applied by the owner: here the thread calling Tick).
-  loop.SetOwnership(Holding({store::PartitionOf(theirs)}, slot + 10000));
+  loop.SetOwnership(Holding({PartitionOf(theirs)}, slot + 10000));
   loop.Tick();
   EXPECT_GT(Cursor(mine), slot + 1000);
   const size_t before = sink_.seen.size();
@@ -449,7 +446,7 @@ TEST_F(ScheduleLoopTest, GivingPartitionsUpReturnsOnlyOnceTheOwnerHasWrittenThei
   o.advance_flush_interval = absl::Hours(1);  // Only a hand-over writes them.
   o.advance_batch = 1'000'000;
   ScheduleLoop loop(store_.get(), &sink_, &clock_, o);
-  loop.SetOwnership(Holding({store::PartitionOf(mine)}, slot + 60'000));
+  loop.SetOwnership(Holding({PartitionOf(mine)}, slot + 60'000));
   std::thread owner([&] { loop.Run(); });
   clock_.BlockUntilWaiters(1);  // Armed, waiting for the slot.
   clock_.AdvanceTo(absl::FromUnixMillis(slot));
@@ -507,10 +504,8 @@ class LeaseLostMidFireTest : public ScheduleLoopTest {
       return o;
     }
     void Hold(int partition, int64_t epoch, int64_t valid_until_ms) {
-      auto o = std::make_shared<Ownership>();
-      o->partitions = {partition};
+      auto o = Holding({partition}, valid_until_ms);
       o->epochs[partition] = epoch;
-      o->valid_until_ms = valid_until_ms;
       recorder.set_ownership(o);
       loop.SetOwnership(o);
     }
@@ -521,7 +516,7 @@ class LeaseLostMidFireTest : public ScheduleLoopTest {
   void SetUp() override {
     ScheduleLoopTest::SetUp();
     job_ = Create(RateJob(1000), kSlot);
-    partition_ = store::PartitionOf(job_);
+    partition_ = PartitionOf(job_);
     a_ = std::make_unique<Replica>(store_.get(), &clock_);
     b_ = std::make_unique<Replica>(store_.get(), &clock_);
     a_->Hold(partition_, 1, kSlot + 500);  // A holds the partition, for now.

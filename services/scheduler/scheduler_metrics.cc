@@ -52,13 +52,20 @@ SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
           "Slots due and not yet fired in this replica's schedule loop, after its last pass.")),
       oldest_due_(m.Gauge("gnomon_scheduler_oldest_due_slot_age_seconds",
                           "How long the oldest due slot not yet fired has waited (0: none).")),
-      partitions_held_(m.Gauge("gnomon_scheduler_partitions_held",
-                               "Scheduler partitions (of 64) this replica holds and fires.")),
+      partitions_(m.Gauge("gnomon_scheduler_partitions",
+                          "The installation's scheduler partition count (gnomond --partitions).")),
+      partitions_held_(
+          m.Gauge("gnomon_scheduler_partitions_held",
+                  "Scheduler partitions (of gnomon_scheduler_partitions) this replica holds and "
+                  "fires.")),
       live_replicas_(
           m.Gauge("gnomon_scheduler_live_replicas",
                   "Scheduler replicas with a live presence lease, as this replica last read.")),
       partitions_gained_(m.Counter(kTransitions, kTransitionsHelp, {{"change", "gained"}})),
       partitions_lost_(m.Counter(kTransitions, kTransitionsHelp, {{"change", "lost"}})),
+      epochs_(m.GaugeFamily(
+          "gnomon_scheduler_partition_epoch",
+          "Fencing epoch of each partition this replica holds (0: held here before, not now).")),
       fast_queued_(m.Gauge(kPoolQueued, kPoolQueuedHelp, {{"pool", "fast"}})),
       slow_queued_(m.Gauge(kPoolQueued, kPoolQueuedHelp, {{"pool", "slow"}})),
       backpressure_waits_(m.Counter("gnomon_scheduler_trigger_pool_backpressure_waits_total",
@@ -83,12 +90,6 @@ SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
         "gnomon_scheduler_trigger_lateness_seconds of the jobs listed in --metrics-jobs.",
         metrics::LatenessBuckets(), {{"job_id", absl::StrCat(id)}});
   }
-  for (int p = 0; p < store::kPartitions; ++p) {
-    epochs_.push_back(
-        &m.Gauge("gnomon_scheduler_partition_epoch",
-                 "Fencing epoch of each partition this replica holds (0: not held here).",
-                 {{"partition", absl::StrCat(p)}}));
-  }
   for (const std::string& channel : alarm_channels) {
     alarms_sent_[channel] =
         &m.Counter(kAlarms, kAlarmsHelp, {{"channel", channel}, {"result", "sent"}});
@@ -111,16 +112,23 @@ void SchedulerMetrics::Accepted(const v1::Run& run, int64_t now_ms) {
 }
 
 void SchedulerMetrics::Owned(const Ownership& o) {
+  if (o.partition_count() > 0) partitions_.Set(o.partition_count());
   partitions_held_.Set(static_cast<double>(o.partitions.size()));
   live_replicas_.Set(o.live_replicas);
-  for (int p = 0; p < store::kPartitions; ++p)
-    epochs_[p]->Set(o.Holds(p) ? static_cast<double>(o.epochs[p]) : 0);
   absl::MutexLock l(&mu_);
   std::vector<int> gained, lost;
   std::set_difference(o.partitions.begin(), o.partitions.end(), held_.begin(), held_.end(),
                       std::back_inserter(gained));
   std::set_difference(held_.begin(), held_.end(), o.partitions.begin(), o.partitions.end(),
                       std::back_inserter(lost));
+  // A series per partition ever held here (of up to kMaxPartitions), not
+  // one per partition of the installation on every replica.
+  for (int p : lost) epoch_of_[p]->Set(0);
+  for (int p : o.partitions) {
+    prometheus::Gauge*& g = epoch_of_[p];
+    if (g == nullptr) g = &epochs_.Add({{"partition", absl::StrCat(p)}});
+    g->Set(static_cast<double>(o.epochs[p]));
+  }
   partitions_gained_.Increment(static_cast<double>(gained.size()));
   partitions_lost_.Increment(static_cast<double>(lost.size()));
   held_ = o.partitions;

@@ -26,6 +26,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "prometheus/counter.h"
+#include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "services/common/metrics/enum_metrics.h"
@@ -99,11 +100,12 @@ class SchedulerMetrics {
   prometheus::Histogram& loop_pass_;
   prometheus::Gauge& due_slots_;
   prometheus::Gauge& oldest_due_;
+  prometheus::Gauge& partitions_;
   prometheus::Gauge& partitions_held_;
   prometheus::Gauge& live_replicas_;
   prometheus::Counter& partitions_gained_;
   prometheus::Counter& partitions_lost_;
-  std::vector<prometheus::Gauge*> epochs_;  // Index: partition.
+  prometheus::Family<prometheus::Gauge>& epochs_;
 
   prometheus::Gauge& fast_queued_;
   prometheus::Gauge& slow_queued_;
@@ -118,6 +120,8 @@ class SchedulerMetrics {
 
   absl::Mutex mu_;
   std::vector<int> held_ ABSL_GUARDED_BY(mu_);  // As of the last Owned().
+  // epochs_'s series of each partition held here since the start.
+  absl::flat_hash_map<int, prometheus::Gauge*> epoch_of_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace gnomon::scheduler

@@ -18,8 +18,10 @@ class SchedulerMetricsTest : public ::testing::Test {
   SchedulerMetrics metrics_{registry_, {7}, {"webhook", "email"}};
 };
 
+// Of 16 partitions.
 Ownership Holding(std::vector<int> partitions, int64_t epoch) {
   Ownership o;
+  o.epochs.assign(16, 0);
   o.partitions = std::move(partitions);
   for (int p : o.partitions) o.epochs[p] = epoch;
   o.live_replicas = 2;
@@ -29,12 +31,15 @@ Ownership Holding(std::vector<int> partitions, int64_t epoch) {
 TEST_F(SchedulerMetricsTest, OwnershipCountsWhatWasGainedAndLost) {
   metrics_.Owned(Holding({0, 1, 2}, 5));
   metrics_.Owned(Holding({1, 2, 3}, 6));
+  EXPECT_EQ(Sample("gnomon_scheduler_partitions"), 16);
   EXPECT_EQ(Sample("gnomon_scheduler_partitions_held"), 3);
   EXPECT_EQ(Sample("gnomon_scheduler_live_replicas"), 2);
   EXPECT_EQ(Sample("gnomon_scheduler_partition_transitions_total{change=\"gained\"}"), 4);
   EXPECT_EQ(Sample("gnomon_scheduler_partition_transitions_total{change=\"lost\"}"), 1);
   EXPECT_EQ(Sample("gnomon_scheduler_partition_epoch{partition=\"3\"}"), 6);
   EXPECT_EQ(Sample("gnomon_scheduler_partition_epoch{partition=\"0\"}"), 0);  // Given up.
+  // Only partitions ever held here have a series.
+  EXPECT_EQ(Sample("gnomon_scheduler_partition_epoch{partition=\"9\"}"), std::nullopt);
 }
 
 TEST_F(SchedulerMetricsTest, ListedJobsGetTheirOwnLateness) {

@@ -38,7 +38,8 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       followups_(store, store, store, &trigger_, &loop_, clock, options.followups, &alarms_),
       reaper_(store, &membership_, clock, options.reaper, metrics_.get(), &in_flight_),
       redispatcher_(store, &dispatcher_, clock, options.redispatch, &in_flight_),
-      lease_(store, options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
+      lease_(store, store->partition_count(),
+             options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
              options.lease,
              [this](std::shared_ptr<const Ownership> o) {
                // Runs carry their partition's epoch; the loop, the

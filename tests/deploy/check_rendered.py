@@ -175,6 +175,38 @@ def check_no_tls(objs):
         check(all(v["name"] != "tls" for v in pod.get("volumes", [])), f"{name}: TLS volume with TLS off")
 
 
+def partitions_of(objs):
+    """GNOMON_PARTITIONS of every gnomond container (Deployments, the migration Job), by where."""
+    out = {}
+    for kind in ("Deployment", "Job"):
+        for name, o in by_kind(objs, kind).items():
+            for c in o["spec"]["template"]["spec"]["containers"]:
+                if c["name"] in ("gnomond", "migrate"):
+                    out[f"{kind} {name}"] = env_of(c).get("GNOMON_PARTITIONS", {}).get("value")
+    return out
+
+
+def check_partitions(objs, want):
+    """Every gnomond, and the migration Job that records it in a new store, gets the same count."""
+    got = partitions_of(objs)
+    check(got, "no gnomond container rendered")
+    for where, value in got.items():
+        check(value == want, f"{where}: GNOMON_PARTITIONS is {value!r}, want {want!r}")
+
+
+def case_partitions(objs, text):
+    check_partitions(objs, "256")
+    check(any(c == "Job" for c in (o["kind"] for o in objs)), "no migration Job rendered")
+    rules = [r for o in by_kind(objs, "PrometheusRule").values()
+             for g in o["spec"]["groups"] for r in g["rules"]]
+    unowned = [r for r in rules if r.get("alert") == "GnomonPartitionUnowned"]
+    if check(len(unowned) == 1, "no GnomonPartitionUnowned alert"):
+        check(unowned[0]["expr"].strip().endswith("< 256"),
+              f"GnomonPartitionUnowned compares with another count: {unowned[0]['expr']}")
+        check("of the 256 partitions" in unowned[0]["annotations"]["description"],
+              f"GnomonPartitionUnowned description: {unowned[0]['annotations']['description']}")
+
+
 def case_default(objs, text):
     check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
                    f"{FULL}-store", "store-url", FULL, "cluster-token")
@@ -186,6 +218,7 @@ def case_default(objs, text):
     check("sample-executor" not in text, "sample executor rendered though disabled")
     check_http_ports(objs)
     check(not by_kind(objs, "Ingress"), "Ingress rendered though disabled")
+    check_partitions(objs, "64")
 
 
 def case_custom(objs, text):
@@ -577,6 +610,7 @@ CASES = {
     "existing": case_existing,
     "allinone": case_allinone,
     "allinone-mysql": case_allinone_mysql,
+    "partitions": case_partitions,
 }
 
 
@@ -600,6 +634,9 @@ def main():
                 check(not a.startswith(("--store", "--cluster-token", "--token")),
                       f"{d['metadata']['name']}: secret on the command line: {a}")
     check("mysql://" not in text, "a mysql:// URL appears in plain text")
+    # One partition count for the whole installation.
+    check(len(set(partitions_of(objs).values())) <= 1,
+          f"gnomond containers disagree on GNOMON_PARTITIONS: {partitions_of(objs)}")
     CASES[case](objs, text)
     if len(sys.argv) > 3:
         with open(sys.argv[3], "w") as f:

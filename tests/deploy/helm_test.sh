@@ -145,6 +145,7 @@ check_case monitoring --set metrics.serviceMonitor.enabled=true \
   --set networkPolicy.enabled=true --set sampleExecutor.enabled=true \
   --set sampleExecutor.accessTokenSecret.name=t
 check_case metrics-off --set metrics.enabled=false --set metrics.serviceMonitor.enabled=true
+check_case partitions --set partitions=256 --set metrics.prometheusRule.enabled=true
 check_case http-ingress --set http.ingress.enabled=true --set http.ingress.host=gnomon.example.com \
   --set http.ingress.className=nginx --set 'http.ingress.tls[0].secretName=web-tls' \
   --set 'http.ingress.tls[0].hosts[0]=gnomon.example.com'
@@ -318,6 +319,10 @@ expect_failure "schema: topologySpreadConstraints without topologyKey" "topology
 expect_failure "schema: extraVolumeMounts without mountPath" "mountPath" --set 'extraVolumeMounts[0].name=x'
 expect_failure "schema: sidecars without name" "name" --set 'sidecars[0].image=x'
 expect_failure "schema: misspelt migrations.job.enable" "enable" --set migrations.job.enable=false
+expect_failure "schema: partitions=0" "partitions" --set partitions=0
+expect_failure "schema: partitions=5000" "partitions" --set partitions=5000
+expect_failure "guard: partitions through config" "set the chart's partitions value" \
+  --set config.partitions=128
 expect_failure "guard: SQLite with separate role pods" "SQLite" --set store.url=sqlite:/data/g.db
 expect_failure "guard: TLS without a certificate source" "tls.enabled: the certificate needs a source" \
   --set tls.enabled=true

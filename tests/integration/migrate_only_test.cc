@@ -1,10 +1,13 @@
 // gnomond --migrate-only (the chart's pre-install/pre-upgrade Job): the real
 // binary migrates a real store to the latest schema version, serves
 // nothing, creates no admin token, exits 0, and does it again idempotently;
-// an unreachable store exits 1.
+// an unreachable store exits 1. The first gnomond to initialise a store
+// records its --partitions; any gnomond given another count then refuses
+// to start, naming both.
 #include <sqlite3.h>
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -35,9 +38,11 @@ int64_t SqliteScalar(const std::string& path, const std::string& query) {
   return out;
 }
 
-CommandResult MigrateOnly(const std::string& store) {
+CommandResult MigrateOnly(const std::string& store, const std::string& partitions = "") {
   // No cluster token, no admin token file, no listen address: none is needed.
-  return RunCommand({GNOMOND_PATH, "--migrate-only", "--store=" + store});
+  std::vector<std::string> argv = {GNOMOND_PATH, "--migrate-only", "--store=" + store};
+  if (!partitions.empty()) argv.push_back("--partitions=" + partitions);
+  return RunCommand(argv);
 }
 
 TEST(MigrateOnly, SqliteStoreReachesTheLatestVersion) {
@@ -70,6 +75,50 @@ TEST(MigrateOnly, MariadbStoreReachesTheLatestVersion) {
   int64_t version = 0;
   ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(q.out), &version)) << q.out;
   EXPECT_EQ(version, store::internal::MysqlMigrations().back().version);
+}
+
+TEST(MigrateOnly, ThePartitionCountIsFixedByTheFirstGnomondToInitialiseTheStore) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/gnomon.db";
+  CommandResult first = MigrateOnly("sqlite:" + path, "16");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("(16 partitions)"), std::string::npos) << first.out;
+  EXPECT_EQ(SqliteScalar(path, "SELECT value FROM setting WHERE name = 'partitions'"), 16);
+  CommandResult same = MigrateOnly("sqlite:" + path, "16");
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+
+  // Another count, or none (the default, 64): refused, with both values and the fix.
+  for (const std::string& flag : {std::string("32"), std::string()}) {
+    CommandResult other = MigrateOnly("sqlite:" + path, flag);
+    EXPECT_EQ(other.exit_code, 1) << other.out;
+    EXPECT_NE(other.err.find(absl::StrCat("--partitions=", flag.empty() ? "64" : flag,
+                                          ", but the store was initialised with 16 partitions")),
+              std::string::npos)
+        << other.err;
+    EXPECT_NE(other.err.find("give every gnomond of this installation --partitions=16"),
+              std::string::npos)
+        << other.err;
+  }
+  // A serving gnomond refuses the same way, before it listens.
+  CommandResult serve = RunCommand(
+      {GNOMOND_PATH, "--store=sqlite:" + path, "--partitions=32", "--listen=127.0.0.1:0"});
+  EXPECT_EQ(serve.exit_code, 1) << serve.out;
+  EXPECT_NE(serve.err.find("--partitions=32, but the store was initialised with 16"),
+            std::string::npos)
+      << serve.err;
+  EXPECT_EQ(serve.out.find("listening"), std::string::npos) << serve.out;
+  EXPECT_EQ(SqliteScalar(path, "SELECT value FROM setting WHERE name = 'partitions'"), 16);
+}
+
+TEST(MigrateOnly, APartitionCountOutOfRangeIsRefused) {
+  testing::TempDir dir;
+  for (const char* bad : {"0", "4097"}) {
+    CommandResult r = MigrateOnly("sqlite:" + dir.path() + "/gnomon.db", bad);
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.err.find(absl::StrCat("--partitions: ", bad, " is not in 1..4096")),
+              std::string::npos)
+        << r.err;
+  }
 }
 
 TEST(MigrateOnly, UnreachableStoreFails) {

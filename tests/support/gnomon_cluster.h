@@ -42,7 +42,7 @@ class GnomonCluster {
   bool StartReplica(int i);
   int replicas() const { return static_cast<int>(replicas_.size()); }
   bool running(int i) const { return replicas_[i].running; }
-  // Partitions replica `i` last said it holds ("holds N of 64 partitions").
+  // Partitions replica `i` last said it holds ("holds N of M partitions").
   int HeldPartitions(int i) const;
   // Polls until the running replicas together hold every partition, each
   // some of them (as their last "holds N of M partitions" lines say); false

@@ -25,6 +25,18 @@ namespace gnomon::store {
 // Sentinel for "no further fire" in next_fire_ms.
 inline constexpr int64_t kNever = -1;
 
+// Scheduler partitions: job j is scheduled by the holder of partition
+// PartitionOf(j, n) (the lease "partition/<p>", see LeaseStore), n being the
+// installation's partition count, JobStore::partition_count(). It is chosen
+// when a store is first initialised (StoreOptions::initial_partitions,
+// gnomond --partitions) and never changes: another count would move most
+// jobs to another partition at once, under another lease.
+inline constexpr int kDefaultPartitions = 64;
+inline constexpr int kMaxPartitions = 4096;
+inline int PartitionOf(int64_t job_id, int partition_count) {
+  return static_cast<int>(job_id % partition_count);
+}
+
 // A job to create (CreateJobs): its configuration, state and first cursor.
 struct NewJob {
   v1::Job job;
@@ -58,6 +70,12 @@ struct JobCount {
 class JobStore {
  public:
   virtual ~JobStore() = default;
+
+  // How many scheduler partitions the jobs are hashed into (PartitionOf):
+  // the count recorded when the store was initialised, fixed since. The
+  // partitions of ListDueJobs, ListPendingFollowups and RunFilter are
+  // numbers below it.
+  virtual int partition_count() const = 0;
 
   // ---- Groups -------------------------------------------------------------
   // Inserts `group` (id ignored; access_token must be set by the caller).

@@ -19,12 +19,6 @@
 
 namespace gnomon::store {
 
-// Scheduler partitions: job j is scheduled by the holder of partition
-// j % kPartitions (a lease in the store, see AcquireLeases). Fixed: changing
-// it would move every job at once.
-inline constexpr int kPartitions = 64;
-inline int PartitionOf(int64_t job_id) { return static_cast<int>(job_id % kPartitions); }
-
 // A lease (a scheduler partition, a replica's presence) with its fencing epoch.
 struct Lease {
   std::string name;
@@ -55,12 +49,15 @@ class LeaseStore {
   // the leases of `names` now held by `holder` (those held by others are left out).
   virtual absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names,
                                                std::string_view holder, int64_t ttl_ms) = 0;
-  // Gives up those of `names` that `holder` holds (their epochs stay).
+  // Gives up those of `names` that `holder` holds (their epochs stay): each
+  // is free, and expired since the store's now. A lease row first created
+  // (AcquireLeases) likewise counts as expired since its creation.
   virtual absl::Status ReleaseLeases(const std::vector<std::string>& names,
                                      std::string_view holder) = 0;
-  // Deletes those of `names` that expired before `expired_before_ms` (the
-  // store's clock; a lease taken again meanwhile stays). For presence rows
-  // only: a partition's row keeps its epoch for ever.
+  // Deletes those of `names` that have been expired since before
+  // `expired_before_ms` (the store's clock; a lease taken or released again
+  // meanwhile stays). For presence rows only: a partition's row keeps its
+  // epoch for ever.
   virtual absl::Status DeleteExpiredLeases(const std::vector<std::string>& names,
                                            int64_t expired_before_ms) = 0;
   // Every lease whose name starts with `prefix` (letters, digits, '/', '-',

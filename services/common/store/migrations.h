@@ -33,6 +33,10 @@ struct Migration {
   std::vector<std::string> statements;
 };
 
+// The version (on both backends) that adds the `setting` table, where the
+// partition count is recorded; a store before it hashed jobs into 64.
+inline constexpr int64_t kSettingsMigration = 14;
+
 const std::vector<Migration>& SqliteMigrations();
 const std::vector<Migration>& MysqlMigrations();
 

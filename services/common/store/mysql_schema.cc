@@ -288,6 +288,18 @@ const std::vector<Migration>& MysqlMigrations() {
            " PRIMARY KEY (day_ms, job_id, bucket))" GNOMON_MYSQL_TABLE_OPTIONS,
        }},
       {14,
+       "installation settings: the scheduler partition count",
+       {
+           // Chosen when a store is first initialised and fixed since
+           // (SqlStore::Create records it, sql_store_settings.cc).
+           "CREATE TABLE IF NOT EXISTS setting ("
+           " name VARCHAR(64) NOT NULL PRIMARY KEY,"
+           " value VARCHAR(255) NOT NULL)" GNOMON_MYSQL_TABLE_OPTIONS,
+           // A store in use before this version hashed its jobs into 64.
+           "INSERT IGNORE INTO setting(name, value) SELECT 'partitions', '64' FROM DUAL"
+           " WHERE EXISTS (SELECT 1 FROM job) OR EXISTS (SELECT 1 FROM lease)",
+       }},
+      {15,
        "runs that need no follow-up when they succeed",
        {
            // 1: a success has a follow-up (child jobs, FIX_DELAY), decided

@@ -25,7 +25,6 @@ namespace {
 
 using internal::ExecResult;
 using internal::MysqlConn;
-using internal::SqlConn;
 using internal::SqlFn;
 using internal::SqlRow;
 
@@ -248,7 +247,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenMysqlStore(const MysqlAddress& addres
 
   auto db = std::make_unique<MysqlDb>(address, options, std::move(counter));
   db->Adopt(std::move(conn));
-  return std::make_unique<internal::SqlStore>(std::move(db), internal::Dialect::kMysql, options);
+  return internal::SqlStore::Create(std::move(db), internal::Dialect::kMysql, options);
 }
 
 }  // namespace gnomon::store

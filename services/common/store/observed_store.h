@@ -111,6 +111,7 @@ class ObservedStore final : public Store {
 
   uint64_t committed_transactions() const override { return inner_->committed_transactions(); }
   uint64_t executed_statements() const override { return inner_->executed_statements(); }
+  int partition_count() const override { return inner_->partition_count(); }
 
   absl::StatusOr<v1::Group> CreateGroup(const v1::Group& group, int64_t now_ms) override;
   absl::StatusOr<v1::Group> GetGroup(int64_t group_id) override;

@@ -2,9 +2,10 @@
 // statements of one SQL dialect. The SQLite and MySQL backends construct it
 // with their own SqlDb (see sqlite_store.h, mysql_store.h).
 //
-// Example:
-//   auto store = std::make_unique<SqlStore>(std::move(db), Dialect::kSqlite, options);
-//   absl::StatusOr<v1::Group> g = store->CreateGroup(group, now_ms);
+// Example (on a migrated database):
+//   absl::StatusOr<std::unique_ptr<SqlStore>> store =
+//       SqlStore::Create(std::move(db), Dialect::kSqlite, options);
+//   absl::StatusOr<v1::Group> g = (*store)->CreateGroup(group, now_ms);
 //
 // Thread safety: thread-safe as its SqlDb is; its only state of its own is the
 // statistics waiting to be written (StatsWriter, thread-safe).
@@ -30,11 +31,15 @@ namespace gnomon::store::internal {
 
 class SqlStore final : public Store {
  public:
-  SqlStore(std::unique_ptr<SqlDb> db, Dialect dialect, const StoreOptions& options)
-      : db_(std::make_unique<CountingSqlDb>(std::move(db))),
-        sql_(StatementsFor(dialect)),
-        options_(options),
-        stats_(std::make_unique<StatsWriter>(db_.get(), sql_, options.stats_flush_interval)) {}
+  // The store over `db`, whose migrations are applied. Records
+  // options.initial_partitions as the partition count unless the store has
+  // one (sql_store_settings.cc); InvalidArgument if it is out of range,
+  // FailedPrecondition if the recorded one is not a count.
+  static absl::StatusOr<std::unique_ptr<SqlStore>> Create(std::unique_ptr<SqlDb> db,
+                                                          Dialect dialect,
+                                                          const StoreOptions& options);
+
+  int partition_count() const override { return partitions_; }
 
   uint64_t committed_transactions() const override { return db_->committed(); }
   uint64_t executed_statements() const override { return db_->executed_statements(); }
@@ -198,9 +203,18 @@ class SqlStore final : public Store {
   absl::StatusOr<v1::Group> ReadGroup(SqlConn& c, const std::string& sql, SqlValue key,
                                       const std::string& what);
 
+  SqlStore(std::unique_ptr<CountingSqlDb> db, const Statements& sql, const StoreOptions& options,
+           int partitions)
+      : db_(std::move(db)),
+        sql_(sql),
+        options_(options),
+        partitions_(partitions),
+        stats_(std::make_unique<StatsWriter>(db_.get(), sql_, options.stats_flush_interval)) {}
+
   const std::unique_ptr<CountingSqlDb> db_;
   const Statements& sql_;
   const StoreOptions options_;
+  const int partitions_;  // partition_count().
   // The statistics of committed run transactions; destroyed (flushed) before db_.
   const std::unique_ptr<StatsWriter> stats_;
 };

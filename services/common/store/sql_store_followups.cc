@@ -24,10 +24,11 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::ListPendingFollowups(
     int limit, int64_t now_ms, const std::vector<int>& partitions) {
   std::vector<v1::Run> out;
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                     c.Query(partitions.empty() ? sql_.select_pending_followups
-                                                : PendingFollowupsInPartitionsSql(partitions),
-                             {SqlInt(now_ms), SqlInt(ClampBatch(limit))}));
+    ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        c.Query(partitions.empty() ? sql_.select_pending_followups
+                                   : PendingFollowupsInPartitionsSql(partitions_, partitions),
+                {SqlInt(now_ms), SqlInt(ClampBatch(limit))}));
     out.reserve(rows.size());
     for (const SqlRow& row : rows) out.push_back(RunFromRow(row));
     return absl::OkStatus();

@@ -403,11 +403,11 @@ absl::StatusOr<std::vector<DueJob>> SqlStore::ListDueJobs(int64_t until_ms, int 
                                                           const std::vector<int>& partitions) {
   std::vector<DueJob> out;
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        c.Query(
-            partitions.empty() ? sql_.select_due_jobs : DueJobsInPartitionsSql(partitions),
-            {SqlInt(until_ms), SqlInt(limit > 0 ? limit : std::numeric_limits<int64_t>::max())}));
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(partitions.empty() ? sql_.select_due_jobs
+                                                : DueJobsInPartitionsSql(partitions_, partitions),
+                             {SqlInt(until_ms),
+                              SqlInt(limit > 0 ? limit : std::numeric_limits<int64_t>::max())}));
     out.reserve(rows.size());
     for (const SqlRow& row : rows) {
       ASSIGN_OR_RETURN(DueJob due, DueJobFromRow(row));

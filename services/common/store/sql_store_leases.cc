@@ -91,10 +91,12 @@ absl::StatusOr<Leases> SqlStore::AcquireLeases(const std::vector<std::string>& n
     if (!missing || pass == 1) break;
     // First use of some names: create their free rows in a transaction of
     // their own (so the locking one never races another process's insert of
-    // the same key), then take them.
+    // the same key), then take them. A new row is expired since now, so
+    // pruning (DeleteExpiredLeases) leaves it alone.
     RETURN_IF_ERROR(db_->Transact(Lane::kControl, [&](SqlConn& c) -> absl::Status {
+      ASSIGN_OR_RETURN(int64_t now, StoreNow(c, sql_));
       for (const std::string& n : names) {
-        RETURN_IF_ERROR(c.Exec(sql_.ensure_lease, {SqlText(n)}));
+        RETURN_IF_ERROR(c.Exec(sql_.ensure_lease, {SqlText(n), SqlInt(now)}));
       }
       return absl::OkStatus();
     }));
@@ -105,12 +107,15 @@ absl::StatusOr<Leases> SqlStore::AcquireLeases(const std::vector<std::string>& n
 absl::Status SqlStore::ReleaseLeases(const std::vector<std::string>& names,
                                      std::string_view holder) {
   if (names.empty()) return absl::OkStatus();
-  std::vector<SqlValue> params = Texts(names);
-  params.insert(params.begin(), SqlText(std::string(holder)));
   const std::string sql =
       absl::StrCat(sql_.release_leases_prefix, Placeholders(static_cast<int>(names.size())));
-  return db_->Transact(Lane::kControl,
-                       [&](SqlConn& c) -> absl::Status { return c.Exec(sql, params).status(); });
+  return db_->Transact(Lane::kControl, [&](SqlConn& c) -> absl::Status {
+    // Expired from now on: a presence row's age counts from its release.
+    ASSIGN_OR_RETURN(int64_t now, StoreNow(c, sql_));
+    std::vector<SqlValue> params = Texts(names);
+    params.insert(params.begin(), {SqlInt(now), SqlText(std::string(holder))});
+    return c.Exec(sql, params).status();
+  });
 }
 
 absl::Status SqlStore::DeleteExpiredLeases(const std::vector<std::string>& names,

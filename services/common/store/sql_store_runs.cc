@@ -260,9 +260,10 @@ absl::StatusOr<v1::Run> SqlStore::GetRun(int64_t run_id) {
 
 absl::StatusOr<std::vector<v1::Run>> SqlStore::ListRuns(const RunFilter& f) {
   const bool by_trigger = f.trigger_type != v1::TRIGGER_TYPE_UNSPECIFIED;
-  const std::string sql = ListRunsSql(
-      f.job_id != 0, static_cast<int>(f.group_ids.size()), static_cast<int>(f.statuses.size()),
-      by_trigger, f.trigger_from_ms != 0, f.trigger_to_ms != 0, f.before_id != 0, f.partitions);
+  const std::string sql =
+      ListRunsSql(f.job_id != 0, static_cast<int>(f.group_ids.size()),
+                  static_cast<int>(f.statuses.size()), by_trigger, f.trigger_from_ms != 0,
+                  f.trigger_to_ms != 0, f.before_id != 0, partitions_, f.partitions);
   std::vector<SqlValue> args;
   if (f.job_id != 0) args.push_back(SqlInt(f.job_id));
   for (int64_t g : f.group_ids) args.push_back(SqlInt(g));

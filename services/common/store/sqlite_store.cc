@@ -400,7 +400,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
   auto db = std::make_unique<SqliteDb>(path, options, std::move(counter), std::move(writer),
                                        std::move(checkpointer));
   RETURN_IF_ERROR(db->Migrate());
-  return std::make_unique<internal::SqlStore>(std::move(db), internal::Dialect::kSqlite, options);
+  return internal::SqlStore::Create(std::move(db), internal::Dialect::kSqlite, options);
 }
 
 }  // namespace gnomon::store

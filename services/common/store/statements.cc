@@ -297,6 +297,7 @@ Statements Portable() {
   Statements s;
   s.select_migrations = "SELECT version FROM schema_migrations ORDER BY version";
   s.insert_migration = "INSERT INTO schema_migrations(version, applied_ms) VALUES (?, ?)";
+  s.select_setting = "SELECT value FROM setting WHERE name = ?";
 
   s.insert_group =
       "INSERT INTO job_group(app_name, title, membership, access_token, create_ms, update_ms) "
@@ -410,7 +411,7 @@ Statements Portable() {
   s.update_lease = "UPDATE lease SET holder = ?, epoch = ?, expires_ms = ? WHERE name = ?";
   s.renew_leases_prefix = "UPDATE lease SET expires_ms = ? WHERE holder = ? AND name IN ";
   s.release_leases_prefix =
-      "UPDATE lease SET holder = '', expires_ms = 0 WHERE holder = ? AND name IN ";
+      "UPDATE lease SET holder = '', expires_ms = ? WHERE holder = ? AND name IN ";
   s.lock_leases_prefix = "SELECT name, holder, epoch, expires_ms FROM lease WHERE name IN ";
   s.delete_expired_leases_prefix = "DELETE FROM lease WHERE expires_ms < ? AND name IN ";
   s.list_leases =
@@ -442,7 +443,8 @@ Statements Sqlite() {
   s.upsert_executor_keep_register = upsert;
   s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = excluded.register_ms");
   s.ensure_lease =
-      "INSERT OR IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
+      "INSERT OR IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, ?)";
+  s.ensure_setting = "INSERT OR IGNORE INTO setting(name, value) VALUES (?, ?)";
   // The write transaction (BEGIN IMMEDIATE) already excludes other writers.
   s.lock_suffix = "";
   s.lock_job = "SELECT id FROM job WHERE id = ?";
@@ -463,7 +465,8 @@ Statements Mysql() {
       "ON DUPLICATE KEY UPDATE info = VALUES(info), last_beat_ms = VALUES(last_beat_ms)");
   s.upsert_executor_keep_register = upsert;
   s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = VALUES(register_ms)");
-  s.ensure_lease = "INSERT IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, 0)";
+  s.ensure_lease = "INSERT IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, ?)";
+  s.ensure_setting = "INSERT IGNORE INTO setting(name, value) VALUES (?, ?)";
   s.lock_suffix = " FOR UPDATE";
   s.lock_job = "SELECT id FROM job WHERE id = ? FOR UPDATE";
   s.select_script_versions = ScriptVersionsSql("LENGTH(source)");
@@ -485,15 +488,17 @@ std::string PendingFollowupsSql(const std::string& and_where) {
                       " ORDER BY followup_due_ms, end_ms, id LIMIT ?");
 }
 
-std::string InPartitions(const std::string& job_id_column, const std::vector<int>& partitions) {
+std::string InPartitions(const std::string& job_id_column, int partition_count,
+                         const std::vector<int>& partitions) {
   // Partition numbers are ints, never user text: safe to inline, and a
   // replica's partition set changes rarely, so the statement cache keeps hitting.
-  return absl::StrCat(" AND ", job_id_column, " % ", kPartitions, " IN (",
+  return absl::StrCat(" AND ", job_id_column, " % ", partition_count, " IN (",
                       absl::StrJoin(partitions, ", "), ")");
 }
 
-std::string PendingFollowupsInPartitionsSql(const std::vector<int>& partitions) {
-  return PendingFollowupsSql(InPartitions("job_id", partitions));
+std::string PendingFollowupsInPartitionsSql(int partition_count,
+                                            const std::vector<int>& partitions) {
+  return PendingFollowupsSql(InPartitions("job_id", partition_count, partitions));
 }
 
 std::string DueJobsSql(const std::string& and_where) {
@@ -503,8 +508,8 @@ std::string DueJobsSql(const std::string& and_where) {
                       " ORDER BY next_fire_ms, id LIMIT ?");
 }
 
-std::string DueJobsInPartitionsSql(const std::vector<int>& partitions) {
-  return DueJobsSql(InPartitions("id", partitions));
+std::string DueJobsInPartitionsSql(int partition_count, const std::vector<int>& partitions) {
+  return DueJobsSql(InPartitions("id", partition_count, partitions));
 }
 
 namespace {
@@ -528,9 +533,12 @@ std::string JobsNamedSql(int group_count) {
 }
 
 std::string ListRunsSql(bool job, int group_count, int status_count, bool trigger_type, bool from,
-                        bool to, bool before, const std::vector<int>& partitions) {
+                        bool to, bool before, int partition_count,
+                        const std::vector<int>& partitions) {
   std::string sql = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE 1 = 1");
-  if (!partitions.empty()) absl::StrAppend(&sql, InPartitions("job_id", partitions));
+  if (!partitions.empty()) {
+    absl::StrAppend(&sql, InPartitions("job_id", partition_count, partitions));
+  }
   if (job) absl::StrAppend(&sql, " AND job_id = ?");
   absl::StrAppend(&sql, InPlaceholders("group_id", group_count),
                   InPlaceholders("status", status_count));

@@ -73,6 +73,9 @@ struct Statements {
   std::string create_migrations_table;
   std::string select_migrations;
   std::string insert_migration;
+  // Installation settings (name, value), recorded once (SqlStore::Create).
+  std::string ensure_setting;  // Insert-or-ignore: name, value.
+  std::string select_setting;  // name.
 
   // Groups.
   std::string insert_group;
@@ -203,11 +206,11 @@ struct Statements {
 
   // Leases.
   std::string store_now_ms;  // The database's clock, unix ms.
-  std::string ensure_lease;  // Insert-or-ignore of a free row.
+  std::string ensure_lease;  // Insert-or-ignore of a free row: name, expired since (ms).
   std::string update_lease;
   // Renewal of every lease a holder keeps: expires_ms, holder, then names.
   std::string renew_leases_prefix;
-  std::string release_leases_prefix;         // holder, then names.
+  std::string release_leases_prefix;         // expired since (ms), holder, then names.
   std::string delete_expired_leases_prefix;  // expired before (ms), then names.
   std::string lock_leases_prefix;  // names; " FOR UPDATE" appended where the dialect has it.
   std::string lock_suffix;
@@ -218,14 +221,17 @@ const Statements& StatementsFor(Dialect dialect);
 
 // SELECT for ListPendingFollowups (now, limit), with an extra condition.
 std::string PendingFollowupsSql(const std::string& and_where);
-std::string PendingFollowupsInPartitionsSql(const std::vector<int>& partitions);
+std::string PendingFollowupsInPartitionsSql(int partition_count,
+                                            const std::vector<int>& partitions);
 
-// " AND <job_id_column> % kPartitions IN (...)": rows of jobs in `partitions`.
-std::string InPartitions(const std::string& job_id_column, const std::vector<int>& partitions);
+// " AND <job_id_column> % <partition_count> IN (...)": rows of jobs in
+// `partitions` (numbers below partition_count, JobStore::partition_count).
+std::string InPartitions(const std::string& job_id_column, int partition_count,
+                         const std::vector<int>& partitions);
 // SELECT for ListDueJobs (until, limit), with an extra condition.
 std::string DueJobsSql(const std::string& and_where);
-// SELECT for ListDueJobs restricted to `partitions` (ids of store::kPartitions).
-std::string DueJobsInPartitionsSql(const std::vector<int>& partitions);
+// SELECT for ListDueJobs restricted to `partitions` (of partition_count).
+std::string DueJobsInPartitionsSql(int partition_count, const std::vector<int>& partitions);
 
 // SELECT for ListJobs: parameters after_id, group_count group ids, limit.
 std::string ListJobsSql(int group_count);
@@ -233,9 +239,10 @@ std::string ListJobsSql(int group_count);
 std::string JobsNamedSql(int group_count);
 // SELECT for ListRuns with the optional conditions switched on, in this
 // parameter order: job_id, group ids..., statuses..., trigger_type, from, to,
-// before_id, limit (partitions, when given, are inlined).
+// before_id, limit (partitions, of partition_count, are inlined when given).
 std::string ListRunsSql(bool job, int group_count, int status_count, bool trigger_type, bool from,
-                        bool to, bool before, const std::vector<int>& partitions);
+                        bool to, bool before, int partition_count,
+                        const std::vector<int>& partitions);
 
 }  // namespace gnomon::store::internal
 

@@ -60,6 +60,11 @@ struct StoreOptions {
   // Daily statistics are written this long after the runs they count, merged
   // (stats_writer.h); zero: after each run transaction.
   absl::Duration stats_flush_interval = absl::Seconds(5);
+  // The scheduler partition count (1..kMaxPartitions) recorded when this
+  // open initialises the store; a store that has one keeps it, whatever
+  // this says (JobStore::partition_count() tells which; gnomond refuses to
+  // start when its --partitions differs).
+  int initial_partitions = kDefaultPartitions;
 };
 
 // The whole store: every role-sized interface, implemented by one SQL store
@@ -89,8 +94,10 @@ class Store : public JobStore,
   virtual uint64_t executed_statements() const { return 0; }
 };
 
-// Opens "sqlite:PATH" or "mysql://user:password@host:port/database" and
-// applies pending migrations. InvalidArgument names the problem with the URL.
+// Opens "sqlite:PATH" or "mysql://user:password@host:port/database",
+// applies pending migrations and, if the store has no partition count yet,
+// records options.initial_partitions. InvalidArgument names the problem
+// with the URL or the options.
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(std::string_view url, const StoreOptions& options);
 
 }  // namespace gnomon::store

@@ -68,8 +68,9 @@ TEST_P(StoreTest, EveryWayARunEndsMakesAPendingFollowupEarliestEndFirst) {
   ASSERT_OK_AND_ASSIGN(first_two, store().ListPendingFollowups(2, kFarFuture, {}));
   EXPECT_THAT(Ids(first_two), ElementsAre(undispatched, inserted_failed));
   // Each scheduler replica reads the follow-ups of its own partitions.
-  ASSERT_OK_AND_ASSIGN(theirs, store().ListPendingFollowups(
-                                   100, kFarFuture, {(PartitionOf(job_.id()) + 1) % kPartitions}));
+  ASSERT_OK_AND_ASSIGN(
+      theirs, store().ListPendingFollowups(
+                  100, kFarFuture, {(PartitionOf(job_.id()) + 1) % store().partition_count()}));
   EXPECT_TRUE(theirs.empty());
   ASSERT_OK_AND_ASSIGN(mine,
                        store().ListPendingFollowups(100, kFarFuture, {PartitionOf(job_.id())}));

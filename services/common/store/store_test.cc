@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <string>
 #include <thread>
@@ -397,14 +399,40 @@ TEST_P(StoreTest, LeasesAreTakenRenewedAndExcludeOtherHolders) {
   EXPECT_THAT(store().ListLeases("p%"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+// Pruning presence rows (PartitionLease deletes those of replicas long
+// gone): a lease's age as expired counts from its release or expiry.
 TEST_P(StoreTest, OnlyLeasesExpiredBeforeTheGivenInstantAreDeleted) {
   ASSERT_OK_AND_ASSIGN(held, store().AcquireLeases({"r/live", "r/gone"}, "A#1", 60000));
-  ASSERT_OK(store().ReleaseLeases({"r/gone"}, "A#1"));  // Expires at 0.
-  ASSERT_OK(store().DeleteExpiredLeases({"r/live", "r/gone"}, held.now_ms));
+  ASSERT_OK(store().ReleaseLeases({"r/gone"}, "A#1"));
+  ASSERT_OK_AND_ASSIGN(released, store().ListLeases("r/gone"));
+  ASSERT_EQ(released.leases.size(), 1u);
+  const Lease& gone = released.leases[0];
+  EXPECT_EQ(gone.holder, "");
+  EXPECT_EQ(gone.epoch, 1);  // Kept.
+  // Expired from its release on, by the store's clock.
+  EXPECT_GE(gone.expires_ms, held.now_ms);
+  EXPECT_LE(gone.expires_ms, released.now_ms);
+  // Not expired since before the instant yet: kept.
+  ASSERT_OK(store().DeleteExpiredLeases({"r/live", "r/gone"}, gone.expires_ms));
+  ASSERT_OK_AND_ASSIGN(both, store().ListLeases("r/"));
+  EXPECT_EQ(both.leases.size(), 2u);
+  ASSERT_OK(store().DeleteExpiredLeases({"r/live", "r/gone"}, gone.expires_ms + 1));
   ASSERT_OK_AND_ASSIGN(left, store().ListLeases("r/"));
   ASSERT_EQ(left.leases.size(), 1u);
-  EXPECT_EQ(left.leases[0].name, "r/live");
+  EXPECT_EQ(left.leases[0].name, "r/live");  // Live: kept whatever the instant.
   EXPECT_EQ(left.leases[0].holder, "A#1");
+}
+
+TEST_P(StoreTest, ALeaseTakenAgainBeforeItIsDeletedStays) {
+  ASSERT_OK(store().AcquireLeases({"r/pod"}, "pod#1", 60000).status());
+  ASSERT_OK(store().ReleaseLeases({"r/pod"}, "pod#1"));
+  ASSERT_OK_AND_ASSIGN(listed, store().ListLeases("r/"));                // What a pruner read...
+  ASSERT_OK(store().AcquireLeases({"r/pod"}, "pod#2", 60000).status());  // ...then.
+  ASSERT_OK(store().DeleteExpiredLeases({"r/pod"}, listed.now_ms + 1));
+  ASSERT_OK_AND_ASSIGN(left, store().ListLeases("r/"));
+  ASSERT_EQ(left.leases.size(), 1u);
+  EXPECT_EQ(left.leases[0].holder, "pod#2");
+  EXPECT_EQ(left.leases[0].epoch, 2);
 }
 
 TEST_P(StoreTest, ARestartedHolderTakesOverItsPredecessorsLeasesAtOnce) {
@@ -511,7 +539,9 @@ class ClosedPort {
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = 0;
-    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      ADD_FAILURE() << "bind: " << std::strerror(errno);
+    }
     socklen_t len = sizeof(addr);
     getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
     port_ = ntohs(addr.sin_port);

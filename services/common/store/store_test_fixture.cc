@@ -50,8 +50,17 @@ void StoreTest::SetUp() {
 }
 
 void StoreTest::TearDown() {
-  store_.reset();
+  Drop();
   if (!dir_.empty()) std::filesystem::remove_all(dir_);
+}
+
+void StoreTest::Drop() {
+  store_.reset();
+  if (!dir_.empty()) {
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      std::filesystem::remove(absl::StrCat(dir_, "/gnomon.db", suffix));
+    }
+  }
   if (is_mysql() && !url_.empty()) {
     absl::StatusOr<StoreUrl> u = ParseStoreUrl(url_);
     ASSERT_TRUE(u.ok());
@@ -64,6 +73,11 @@ void StoreTest::TearDown() {
       ADD_FAILURE() << "dropping " << u->mysql.database << ": " << e.what();
     }
   }
+}
+
+void StoreTest::Recreate() {
+  Drop();
+  Reopen();
 }
 
 void StoreTest::Reopen() {

@@ -54,10 +54,17 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   bool is_mysql() const { return GetParam() == "mysql"; }
   // Closes and reopens the store (re-running migrations).
   void Reopen();
+  // Deletes the store and opens a new one at the same URL with options_.
+  void Recreate();
+  // The partition of `job_id` in this store (of its partition_count()).
+  int PartitionOf(int64_t job_id) { return store::PartitionOf(job_id, store().partition_count()); }
   // Versions recorded in schema_migrations, read with the raw driver.
   std::vector<int64_t> AppliedMigrations();
   // For MySQL: a connection of our own to the test database (not the store's).
   std::unique_ptr<sql::Connection> RawMysqlConnection();
+
+  // Closes and deletes the store (the SQLite file, the MySQL database).
+  void Drop();
 
   // Fixtures: a group and a job in it.
   v1::Group MakeGroup(const std::string& app);

@@ -156,6 +156,9 @@ installer creates (the chart never invents a database password).
 
 {{/* Refuses settings that cannot work. */}}
 {{- define "gnomon.validate" -}}
+{{- if hasKey .Values.config "partitions" }}
+{{- fail "config.partitions: set the chart's partitions value instead (it also reaches the migration Job, which records it in a new store)" }}
+{{- end }}
 {{- if and (not .Values.allInOne) (hasPrefix "sqlite:" (toString .Values.store.url)) }}
 {{- fail "store.url: SQLite is a local file and cannot be shared between pods; use mysql://... or allInOne=true" }}
 {{- end }}
@@ -249,6 +252,10 @@ spec:
               name: {{ include "gnomon.clusterTokenSecretName" $ }}
               key: {{ include "gnomon.clusterTokenSecretKey" $ }}
         {{- end }}
+        # Fixed at install (docs/operations.md, "Scheduler partitions"): a
+        # pod given another count than the store's refuses to start.
+        - name: GNOMON_PARTITIONS
+          value: {{ $.Values.partitions | quote }}
         {{- if eq .role "scheduler" }}
         - name: GNOMON_REGISTRY_ENDPOINT
           value: {{ include "gnomon.endpoint" (list $ "registry") | quote }}

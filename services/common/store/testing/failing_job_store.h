@@ -24,6 +24,8 @@ class FailingJobStore final : public JobStore {
  public:
   FailingJobStore(JobStore* inner, StoreCallHook* hook) : inner_(inner), hook_(hook) {}
 
+  int partition_count() const override { return inner_->partition_count(); }
+
   absl::StatusOr<v1::Group> CreateGroup(const v1::Group& group, int64_t now_ms) override {
     return hook_->Forward("CreateGroup", [&] { return inner_->CreateGroup(group, now_ms); });
   }

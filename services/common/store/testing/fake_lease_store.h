@@ -69,7 +69,7 @@ class FakeLeaseStore final : public LeaseStore {
       auto it = leases_.find(name);
       if (it == leases_.end() || it->second.holder != holder) continue;
       it->second.holder.clear();
-      it->second.expires_ms = 0;
+      it->second.expires_ms = clock_->NowMillis();
     }
     return absl::OkStatus();
   }
