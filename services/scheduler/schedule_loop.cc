@@ -204,6 +204,7 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
     return p;
   }
   // A misfire: the slot was not fired in time (scheduler down, store slow).
+  // Every slot it passes over is counted (accounted for: run, or skipped).
   p.fire.type = v1::TRIGGER_TYPE_MISFIRE;
   switch (job.misfire().policy()) {
     case v1::MISFIRE_POLICY_DO_NOTHING:
@@ -227,13 +228,19 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
       p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, cron);
       break;
   }
+  // The slots from this one to the new cursor that will never run.
+  const int64_t skipped =
+      SlotsBetween(job, armed.cursor, p.advance.next_fire_ms, cron) - (p.fires ? 1 : 0);
   if (!p.fires) {
     if (metrics_ != nullptr) metrics_->Fired(v1::TRIGGER_TYPE_MISFIRE, FireResult::kMisfireSkipped);
-    misfires_skipped_.fetch_add(1, std::memory_order_relaxed);
-    ++unlogged_skipped_;
   } else {
     misfires_fired_.fetch_add(1, std::memory_order_relaxed);
     ++unlogged_fired_;
+  }
+  if (skipped > 0) {
+    if (metrics_ != nullptr) metrics_->SlotsSkipped(skipped);
+    misfires_skipped_.fetch_add(skipped, std::memory_order_relaxed);
+    unlogged_skipped_ += skipped;
   }
   example_job_ = job.id();
   example_slot_ms_ = armed.cursor;

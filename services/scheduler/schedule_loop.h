@@ -113,8 +113,8 @@ class ScheduleLoop {
   // How far behind its slots the loop is now: the age of the earliest slot
   // due and not yet recorded (while a batch records too), else zero.
   absl::Duration Behind() const;
-  // Slots that missed their misfire threshold, since start: skipped by
-  // their job's policy, and fired late by it.
+  // Slots that missed their misfire threshold, since start: passed over by
+  // their job's policy (never run; each slot counted), and fired late by it.
   int64_t misfires_skipped() const { return misfires_skipped_.load(std::memory_order_relaxed); }
   int64_t misfires_fired() const { return misfires_fired_.load(std::memory_order_relaxed); }
 

@@ -343,6 +343,9 @@ TEST_F(MisfireTest, DoNothingSkipsToTheNextFutureSlot) {
   clock_.Advance(absl::Milliseconds(500));
   loop.Tick();
   EXPECT_TRUE(sink_.seen.empty());
+  // Every slot from a minute ago to now is accounted for: all skipped.
+  EXPECT_EQ(loop.misfires_skipped(), 61);
+  EXPECT_EQ(loop.misfires_fired(), 0);
   loop.Stop();
   EXPECT_EQ(Cursor(id), kStart + 1000);
 }
@@ -356,6 +359,8 @@ TEST_F(MisfireTest, FireOnceNowFiresTheOldestMissedSlotOnceThenResumes) {
   ASSERT_EQ(sink_.seen.size(), 1u);
   EXPECT_EQ(sink_.seen[0].type, v1::TRIGGER_TYPE_MISFIRE);
   EXPECT_EQ(sink_.seen[0].scheduled_ms, kStart - 60'000);
+  EXPECT_EQ(loop.misfires_fired(), 1);
+  EXPECT_EQ(loop.misfires_skipped(), 60);  // The other slots up to now.
   loop.Stop();
   EXPECT_EQ(Cursor(id), kStart + 1000);
 }
@@ -370,6 +375,8 @@ TEST_F(MisfireTest, CatchUpFiresMissedSlotsOldestFirstUpToTheLimit) {
     EXPECT_EQ(sink_.seen[i].scheduled_ms, kStart - 60'000 + 1000 * i);
     EXPECT_EQ(sink_.seen[i].type, v1::TRIGGER_TYPE_MISFIRE);
   }
+  EXPECT_EQ(loop.misfires_fired(), 5);
+  EXPECT_EQ(loop.misfires_skipped(), 56);  // 5 + 56: the 61 slots up to now.
   loop.Stop();
   EXPECT_EQ(Cursor(id), kStart + 1000);
 }

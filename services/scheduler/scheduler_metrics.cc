@@ -73,6 +73,9 @@ SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
       to_slow_pool_(
           m.Counter("gnomon_scheduler_trigger_pool_slow_submits_total",
                     "Dispatches sent through the slow pool (their job was slow this minute).")),
+      slots_skipped_(m.Counter("gnomon_scheduler_slots_skipped_total",
+                               "Schedule slots their job's misfire policy passed over: later than "
+                               "the misfire threshold and never run (each slot counted).")),
       alarms_dropped_(m.Counter("gnomon_scheduler_alarms_dropped_total",
                                 "Alarms refused because the alarm queue was full.")),
       jobs_(m.GaugeFamily("gnomon_jobs",

@@ -63,6 +63,8 @@ class SchedulerMetrics {
   void Fired(v1::TriggerType type, FireResult result) {
     fires_[static_cast<size_t>(result)][type].Increment();
   }
+  // Slots a misfire policy passed over (never run): each one, not per fire.
+  void SlotsSkipped(int64_t n) { slots_skipped_.Increment(static_cast<double>(n)); }
   // An executor accepted `run` (first time) at now_ms: a fire dispatched,
   // and its lateness.
   void Accepted(const v1::Run& run, int64_t now_ms);
@@ -111,6 +113,7 @@ class SchedulerMetrics {
   prometheus::Gauge& slow_queued_;
   prometheus::Counter& backpressure_waits_;
   prometheus::Counter& to_slow_pool_;
+  prometheus::Counter& slots_skipped_;
 
   std::map<std::string, prometheus::Counter*> alarms_sent_;    // By channel.
   std::map<std::string, prometheus::Counter*> alarms_failed_;  // By channel.
