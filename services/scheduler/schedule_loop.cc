@@ -333,6 +333,9 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
       it->second.next_fire_ms = a.next_fire_ms;  // Keep the first expected cursor.
       it->second.last_fire_ms = a.last_fire_ms;
     }
+    // A FIX_DELAY job waits for its run's end, whose follow-up sets the next
+    // fire by compare-and-set from this cursor: written at once, not later.
+    if (a.next_fire_ms == store::kNever) advance_now_ = true;
     // An Invalidate sent meanwhile is applied at the next tick and disarms it again.
     if (armed_.contains(a.job_id) || a.next_fire_ms > until) continue;
     Arm(plans[i].fire.job, plans[i].cron, a.next_fire_ms);
@@ -343,6 +346,7 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
 
 void ScheduleLoop::FlushAdvances(int64_t now_ms) {
   last_flush_ms_ = now_ms;
+  advance_now_ = false;
   if (pending_advances_.empty()) return;
   std::vector<store::JobAdvance> all;
   all.reserve(pending_advances_.size());
@@ -446,7 +450,9 @@ int64_t ScheduleLoop::Pass() {
   FireDue(clock_->NowMillis());
   const int64_t after = clock_->NowMillis();
   const int64_t flush_every = absl::ToInt64Milliseconds(options_.advance_flush_interval);
-  if (!pending_advances_.empty() && after - last_flush_ms_ >= flush_every) FlushAdvances(after);
+  if (!pending_advances_.empty() && (advance_now_ || after - last_flush_ms_ >= flush_every)) {
+    FlushAdvances(after);
+  }
   if (dirty_) return after;  // A failed write: start again from the store now.
   int64_t wake = next_preread_ms_;
   if (!pending_advances_.empty()) wake = std::min(wake, last_flush_ms_ + flush_every);

@@ -202,6 +202,7 @@ class ScheduleLoop {
   // Advances not yet written, one per job (first expected, last next).
   absl::flat_hash_map<int64_t, store::JobAdvance> pending_advances_;
   int64_t last_flush_ms_ = 0;
+  bool advance_now_ = false;  // A pending advance must be written this pass.
   // Recording cost per fire (µs), a moving average over recorded batches.
   double record_us_per_fire_ = 20;
   bool dirty_ = true;  // Pre-read at the next tick.

@@ -83,6 +83,8 @@ class ClusterLoad {
   int64_t CreateJob(const std::vector<std::string>& flags);
   void StopJobs();
   const std::vector<int64_t>& jobs() const { return jobs_; }
+  // The group Start created.
+  const v1::Group& group() const { return group_; }
   std::vector<v1::Run> Runs(int64_t job_id) const;
   // Polls until no run of the jobs is PENDING or RUNNING; false if some
   // still are after `limit`.
