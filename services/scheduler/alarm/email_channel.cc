@@ -87,8 +87,10 @@ size_t ReadUpload(char* buffer, size_t size, size_t n, void* user) {
 }  // namespace
 
 std::string AlarmMailMessage(const Alarm& alarm, const std::string& from, absl::Time now) {
-  std::string subject =
-      OneLine(absl::StrCat("[gnomon] job ", alarm.job.id(), " failed: ", alarm.job.description()));
+  std::string count =
+      alarm.failed_runs > 1 ? absl::StrCat(" (", alarm.failed_runs, " runs)") : std::string();
+  std::string subject = OneLine(absl::StrCat("[gnomon] job ", alarm.job.id(), " failed", count,
+                                             ": ", alarm.job.description()));
   std::string m;
   absl::StrAppend(
       &m, "Date: ", absl::FormatTime("%a, %d %b %Y %H:%M:%S +0000", now, absl::UTCTimeZone()),
@@ -104,6 +106,7 @@ std::string AlarmMailMessage(const Alarm& alarm, const std::string& from, absl::
   m += "\r\n";
   AppendBodyText(&m, absl::StrCat("Run ", alarm.run.id(), " of job ", alarm.job.id(),
                                   " failed and will not be retried: ", alarm.reason));
+  if (std::string summary = SummaryLine(alarm); !summary.empty()) AppendBodyText(&m, summary);
   m += "\r\n";
   for (const AlarmField& f : AlarmFields(alarm)) {
     AppendBodyText(&m, absl::StrCat(f.name, ": ", f.value));
