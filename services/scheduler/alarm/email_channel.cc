@@ -1,7 +1,6 @@
 #include "services/scheduler/alarm/email_channel.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -79,7 +78,8 @@ struct Upload {
 size_t ReadUpload(char* buffer, size_t size, size_t n, void* user) {
   auto* u = static_cast<Upload*>(user);
   size_t len = std::min(size * n, u->data->size() - u->offset);
-  std::memcpy(buffer, u->data->data() + u->offset, len);
+  // curl's read buffer takes raw bytes, no terminating NUL.
+  std::copy_n(u->data->data() + u->offset, len, buffer);
   u->offset += len;
   return len;
 }
