@@ -76,8 +76,10 @@ SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
       slots_skipped_(m.Counter("gnomon_scheduler_slots_skipped_total",
                                "Schedule slots their job's misfire policy passed over: later than "
                                "the misfire threshold and never run (each slot counted).")),
-      alarms_dropped_(m.Counter("gnomon_scheduler_alarms_dropped_total",
-                                "Alarms refused because the alarm queue was full.")),
+      alarms_aggregated_(m.Counter(
+          "gnomon_scheduler_alarms_aggregated_total",
+          "Alarms folded into their job's summary (sent as one alarm with the count) "
+          "because an alarm of the job was still being delivered or the queue was full.")),
       jobs_(m.GaugeFamily("gnomon_jobs",
                           "Jobs by group (app name) and state, read from the store at scrape.")) {
   auto& fires = m.CounterFamily(
@@ -153,7 +155,7 @@ void SchedulerMetrics::SetAlarms(const alarm::AlarmCounters& c) {
     if (auto it = alarms_failed_.find(channel); it != alarms_failed_.end())
       metrics::MirrorCount(*it->second, n);
   }
-  metrics::MirrorCount(alarms_dropped_, c.dropped);
+  metrics::MirrorCount(alarms_aggregated_, c.aggregated);
 }
 
 void SchedulerMetrics::SetJobs(const std::vector<store::JobCount>& counts) {

@@ -117,7 +117,7 @@ class SchedulerMetrics {
 
   std::map<std::string, prometheus::Counter*> alarms_sent_;    // By channel.
   std::map<std::string, prometheus::Counter*> alarms_failed_;  // By channel.
-  prometheus::Counter& alarms_dropped_;
+  prometheus::Counter& alarms_aggregated_;
 
   metrics::GaugeSnapshot jobs_;
 

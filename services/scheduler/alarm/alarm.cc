@@ -40,7 +40,9 @@ void AppendJsonString(std::string* out, const std::string& s) {
   out->push_back('"');
 }
 
-bool IsTimeField(const std::string& name) { return name == "scheduled_time" || name == "end_time"; }
+bool IsTimeField(const std::string& name) {
+  return name == "scheduled_time" || name == "end_time" || name == "failed_since";
+}
 
 }  // namespace
 
@@ -70,7 +72,19 @@ std::vector<AlarmField> AlarmFields(const Alarm& alarm) {
       {"scheduled_time", FormatTimestamp(run.scheduled_time())},
       {"end_time", FormatTimestamp(run.end_time())},
       {"reason", alarm.reason},
+      {"failed_runs", absl::StrCat(alarm.failed_runs), true},
+      {"failed_since", FormatTimestamp(alarm.failed_since)},
   };
+}
+
+std::string SummaryLine(const Alarm& alarm) {
+  if (alarm.failed_runs <= 1) return "";
+  std::string since = FormatTimestamp(alarm.failed_since);
+  return absl::StrCat("Run ", alarm.run.id(), " is the latest of ", alarm.failed_runs,
+                      " failed runs of job ", alarm.job.id(),
+                      since.empty() ? "" : absl::StrCat(" since ", since),
+                      " (their alarms were folded into this one while earlier alarms of the job "
+                      "were being delivered).");
 }
 
 std::string AlarmJson(const Alarm& alarm) {

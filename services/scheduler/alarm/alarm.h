@@ -26,12 +26,24 @@
 
 namespace gnomon::scheduler::alarm {
 
-// One finally-failed run and the job it belongs to.
+// One finally-failed run and the job it belongs to, or a summary of several
+// failed runs of one job (see AlarmSender: alarms raised while an earlier
+// alarm of the job is still being delivered are folded into one).
 struct Alarm {
   v1::Job job;
+  // The run, or for a summary the latest run it stands for.
   v1::Run run;
-  // Why the alarm was raised, for people ("retries exhausted", ...).
+  // Why the alarm was raised, for people ("retries exhausted", ...); for a
+  // summary, the latest run's reason.
   std::string reason;
+  // How many failed runs of the job this alarm stands for: 1 for the alarm of
+  // one run, N > 1 for a summary made by AlarmSender (`run` is the latest of
+  // the N; the other N - 1 get no alarm of their own).
+  int64_t failed_runs = 1;
+  // For a summary (failed_runs > 1): when the earliest of its runs ended (or,
+  // for a run without an end time, when its alarm was raised). Unset
+  // otherwise.
+  google::protobuf::Timestamp failed_since{};
 };
 
 class AlarmChannel {
@@ -49,7 +61,8 @@ class AlarmChannel {
 
 // The alarm's fields as (name, value) pairs in a fixed order, values already
 // rendered as text; shared by the channels so every channel says the same.
-// Times are RFC 3339 UTC with milliseconds; unset times are empty.
+// Times are RFC 3339 UTC with milliseconds; unset times are empty. The last
+// two are "failed_runs" (Alarm::failed_runs) and "failed_since".
 struct AlarmField {
   std::string name;
   std::string value;
@@ -62,8 +75,15 @@ std::vector<AlarmField> AlarmFields(const Alarm& alarm);
 std::string FormatTimestamp(const google::protobuf::Timestamp& ts);
 
 // The JSON document a webhook receives: one object with AlarmFields (unset
-// times as null).
+// times as null), e.g. for a summary of 57 runs
+// {"job_id":42,...,"reason":"...","failed_runs":57,"failed_since":"2026-01-02T03:04:05.000Z"}.
 std::string AlarmJson(const Alarm& alarm);
+
+// One sentence for people about what the alarm stands for: "" for the alarm
+// of one run; for a summary, "Run 7 is the latest of 57 failed runs of job 42
+// since 2026-01-02T03:04:05.000Z (their alarms were folded into this one
+// while earlier alarms of the job were being delivered)."
+std::string SummaryLine(const Alarm& alarm);
 
 }  // namespace gnomon::scheduler::alarm
 

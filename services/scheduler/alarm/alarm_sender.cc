@@ -10,10 +10,22 @@
 namespace gnomon::scheduler::alarm {
 namespace {
 
-// Drops are logged at 1, 2, 4, ... and then every 1000th, so a flood of them
-// does not flood the log too.
+// Drops (Raise after Stop) are logged at 1, 2, 4, ... and then every 1000th,
+// so a flood of them does not flood the log too.
 bool ShouldLogDrop(int64_t dropped) {
   return (dropped & (dropped - 1)) == 0 || dropped % 1000 == 0;
+}
+
+absl::Time FromTimestamp(const google::protobuf::Timestamp& ts) {
+  return absl::FromUnixSeconds(ts.seconds()) + absl::Nanoseconds(ts.nanos());
+}
+
+google::protobuf::Timestamp ToTimestamp(absl::Time t) {
+  google::protobuf::Timestamp ts;
+  const int64_t seconds = absl::ToUnixSeconds(t);
+  ts.set_seconds(seconds);
+  ts.set_nanos(static_cast<int32_t>((t - absl::FromUnixSeconds(seconds)) / absl::Nanoseconds(1)));
+  return ts;
 }
 
 }  // namespace
@@ -39,27 +51,73 @@ void AlarmSender::Start() {
 }
 
 bool AlarmSender::Raise(Alarm alarm) {
-  int64_t run_id = alarm.run.id();
+  const int64_t run_id = alarm.run.id();
   int64_t dropped = 0;
-  bool stopped = false;
   {
     absl::MutexLock l(&mu_);
     ++counters_.raised;
-    if (!stopping_ && pending_.size() < options_.queue_capacity) {
-      uint64_t id = next_id_++;
-      pending_[id].alarm = std::move(alarm);
-      incoming_.push_back(id);
+    if (!stopping_) {
+      const int64_t job_id = alarm.job.id();
+      const bool room = pending_.size() < options_.queue_capacity;
+      if (room && !queued_jobs_.contains(job_id) && !summaries_.contains(job_id)) {
+        Enqueue(std::move(alarm));
+        return true;
+      }
+      if (!room && !full_logged_) {
+        full_logged_ = true;
+        GNOMON_LOG(WARNING) << "alarm: queue full (" << pending_.size()
+                            << " alarms not yet delivered); further alarms are folded into one "
+                               "summary per job until there is room";
+      }
+      Fold(std::move(alarm));
+      ++counters_.aggregated;
       return true;
     }
-    stopped = stopping_;
     dropped = ++counters_.dropped;
   }
   if (ShouldLogDrop(dropped)) {
-    GNOMON_LOG(WARNING) << "alarm: dropped the alarm for run " << run_id
-                        << (stopped ? " (sender stopped)" : " (queue full)") << "; " << dropped
-                        << " dropped so far";
+    GNOMON_LOG(WARNING) << "alarm: dropped the alarm for run " << run_id << " (sender stopped); "
+                        << dropped << " dropped so far";
   }
   return false;
+}
+
+void AlarmSender::Enqueue(Alarm alarm) {
+  const uint64_t id = next_id_++;
+  queued_jobs_.insert(alarm.job.id());
+  pending_[id].alarm = std::move(alarm);
+  incoming_.push_back(id);
+}
+
+void AlarmSender::Fold(Alarm alarm) {
+  const int64_t job_id = alarm.job.id();
+  auto [it, inserted] = summaries_.try_emplace(job_id);
+  Summary& s = it->second;
+  const absl::Time ended =
+      alarm.run.has_end_time() ? FromTimestamp(alarm.run.end_time()) : clock_->Now();
+  s.since = std::min(s.since, ended);
+  s.runs += std::max<int64_t>(1, alarm.failed_runs);
+  s.latest = std::move(alarm);
+  // A job with an alarm queued gets its summary in line when that finishes.
+  if (inserted && !queued_jobs_.contains(job_id)) summaries_ready_.push_back(job_id);
+}
+
+void AlarmSender::QueueSummaries() {
+  while (!summaries_ready_.empty() && pending_.size() < options_.queue_capacity) {
+    auto node = summaries_.extract(summaries_ready_.front());
+    summaries_ready_.pop_front();
+    Summary& s = node.mapped();
+    Alarm alarm = std::move(s.latest);
+    alarm.failed_runs = s.runs;
+    alarm.failed_since = s.runs > 1 ? ToTimestamp(s.since) : google::protobuf::Timestamp();
+    ++counters_.summaries;
+    Enqueue(std::move(alarm));
+  }
+  if (full_logged_ && summaries_ready_.empty() && pending_.size() < options_.queue_capacity) {
+    full_logged_ = false;
+    GNOMON_LOG(INFO) << "alarm: queue has room again; " << counters_.aggregated
+                     << " alarms folded into summaries so far";
+  }
 }
 
 void AlarmSender::Stop() {
@@ -69,14 +127,22 @@ void AlarmSender::Stop() {
     stopping_ = true;
   }
   if (worker_.joinable()) worker_.join();
-  size_t abandoned = 0;
+  size_t queued = 0;
+  size_t summaries = 0;
+  int64_t abandoned_runs = 0;
   std::vector<std::pair<int64_t, std::string>> reports;
   {
     absl::MutexLock l(&mu_);
     reports.swap(to_report_);
-    abandoned = pending_.size();
-    counters_.abandoned += static_cast<int64_t>(abandoned);
+    queued = pending_.size();
+    summaries = summaries_.size();
+    for (const auto& [id, p] : pending_) abandoned_runs += p.alarm.failed_runs;
+    for (const auto& [job_id, s] : summaries_) abandoned_runs += s.runs;
+    counters_.abandoned += abandoned_runs;
     pending_.clear();
+    queued_jobs_.clear();
+    summaries_.clear();
+    summaries_ready_.clear();
     incoming_.clear();
     ready_.clear();
     waiting_.clear();
@@ -89,14 +155,25 @@ void AlarmSender::Stop() {
     absl::MutexLock l(&mu_);
     counters_.finished += static_cast<int64_t>(reports.size());
   }
-  if (abandoned > 0) {
-    GNOMON_LOG(WARNING) << "alarm: stopped with " << abandoned << " alarm(s) not delivered";
+  if (abandoned_runs > 0) {
+    GNOMON_LOG(WARNING) << "alarm: stopped with the alarms of " << abandoned_runs
+                        << " failed run(s) not delivered: " << queued << " alarm(s) queued, "
+                        << summaries << " job summary(ies) not yet queued";
   }
 }
 
 AlarmCounters AlarmSender::counters() const {
   absl::MutexLock l(&mu_);
   return counters_;
+}
+
+AlarmBacklog AlarmSender::backlog() const {
+  absl::MutexLock l(&mu_);
+  AlarmBacklog b;
+  b.queued = pending_.size();
+  b.summaries = summaries_.size();
+  for (const auto& [job_id, s] : summaries_) b.summarized_runs += s.runs;
+  return b;
 }
 
 bool AlarmSender::AwaitCounters(const std::function<bool(const AlarmCounters&)>& pred,
@@ -131,8 +208,9 @@ void AlarmSender::Loop() {
       ready_.pop_front();
       const Alarm* alarm = &pending_.at(d.alarm_id).alarm;
       AlarmChannel* channel = channels_[d.channel].get();
-      // Raise only inserts into pending_ and only this thread erases, so
-      // `alarm` stays valid while the lock is released.
+      // Raise and this thread only insert into pending_ (a std::map: no
+      // element moves) and only this thread erases, so `alarm` stays valid
+      // while the lock is released.
       mu_.Unlock();
       absl::Status status = channel->Send(*alarm);
       mu_.Lock();
@@ -216,7 +294,12 @@ void AlarmSender::MaybeFinish(uint64_t alarm_id) {
   auto it = pending_.find(alarm_id);
   if (it == pending_.end() || it->second.remaining > 0) return;
   to_report_.emplace_back(it->second.alarm.run.id(), StatusLine(it->second));
+  const int64_t job_id = it->second.alarm.job.id();
   pending_.erase(it);
+  queued_jobs_.erase(job_id);
+  // The job's summary, if any, gets in line (at once unless the queue is full).
+  if (summaries_.contains(job_id)) summaries_ready_.push_back(job_id);
+  QueueSummaries();
 }
 
 std::string AlarmSender::StatusLine(const Pending& p) const {
@@ -226,11 +309,17 @@ std::string AlarmSender::StatusLine(const Pending& p) const {
     if (p.outcomes[i] == Outcome::kSent) sent.push_back(channels_[i]->name());
     if (p.outcomes[i] == Outcome::kFailed) failed.push_back(p.errors[i]);
   }
-  if (sent.empty() && failed.empty()) return "not sent: no alarm targets";
-  std::vector<std::string> parts;
-  if (!sent.empty()) parts.push_back(absl::StrCat("sent: ", absl::StrJoin(sent, ", ")));
-  if (!failed.empty()) parts.push_back(absl::StrCat("failed: ", absl::StrJoin(failed, "; ")));
-  return absl::StrJoin(parts, "; ");
+  std::string line;
+  if (sent.empty() && failed.empty()) {
+    line = "not sent: no alarm targets";
+  } else {
+    std::vector<std::string> parts;
+    if (!sent.empty()) parts.push_back(absl::StrCat("sent: ", absl::StrJoin(sent, ", ")));
+    if (!failed.empty()) parts.push_back(absl::StrCat("failed: ", absl::StrJoin(failed, "; ")));
+    line = absl::StrJoin(parts, "; ");
+  }
+  if (p.alarm.failed_runs > 1) absl::StrAppend(&line, " (for ", p.alarm.failed_runs, " runs)");
+  return line;
 }
 
 }  // namespace gnomon::scheduler::alarm

@@ -4,11 +4,12 @@
 //   std::vector<std::unique_ptr<AlarmChannel>> channels;
 //   channels.push_back(std::make_unique<WebhookChannel>(WebhookOptions{}));
 //   AlarmSender sender(std::move(channels), {}, [&](int64_t run_id, const std::string& s) {
-//     // s: "sent: webhook" or "failed: webhook ...: HTTP 500 after 5 attempts"
+//     // s: "sent: webhook", "failed: webhook ...: HTTP 500 after 5 attempts",
+//     // or for a summary "sent: webhook (for 57 runs)"
 //     (void)runs->RecordAlarmStatus(run_id, s);
 //   });
 //   sender.Start();
-//   sender.Raise({job, run, "retries exhausted"});  // never blocks
+//   sender.Raise({job, run, "retries exhausted"});  // never blocks; folded, not dropped
 //   sender.Stop();
 //
 // Each (alarm, channel) pair is one delivery. Deliveries are attempted in the
@@ -19,9 +20,33 @@
 // (bad address or URL). When every delivery of an alarm has finished, the
 // status callback gets one short line for the run.
 //
-// The queue is bounded by the number of alarms not yet finished (including
-// ones waiting for a retry); Raise on a full queue drops the alarm, counts and
-// logs it. Stop() abandons what is still pending (logged, counted).
+// Floods are aggregated, never dropped. A job has at most one alarm queued
+// (accepted and not finished: waiting, being sent or waiting for a retry).
+// An alarm raised while its job has one queued, or while the queue is full
+// (`queue_capacity` jobs with an alarm queued), is folded into the job's
+// summary: how many runs, since when, and the latest run with its reason. As
+// soon as the job has nothing queued and the queue has room, the summary is
+// queued as one alarm (Alarm::failed_runs = its count, `run` = the latest);
+// summaries waiting only for room go out oldest first. So one outage pages
+// each job's targets once, then once per delivery round with the count of the
+// runs that failed meanwhile, rather than once per run; sending more alarms of
+// a job whose previous alarm has not gone through (its channel is slow or
+// failing) would only queue pages behind it.
+//
+// Memory: at most `queue_capacity` queued alarms, at most one per job, plus at
+// most one summary per job (one Alarm and a count) — bounded by the number of
+// jobs, never by the number of runs.
+//
+// Status of runs: the run an alarm carries gets one status line, for a summary
+// with the count ("sent: webhook (for 57 runs)"). The other runs folded into
+// a summary get no status of their own (run.alarm_status stays empty): a write
+// per run would turn a flood of failures into a flood of store writes, the very
+// load aggregation avoids; the summary's run names how many it stood for, and
+// AlarmCounters::aggregated counts them.
+//
+// Stop() abandons what is still queued and the summaries not yet queued
+// (counted in AlarmCounters::abandoned by the runs they stand for, and
+// logged); Raise after Stop drops the alarm (counted, logged) — the only drop.
 //
 // Thread safety: thread-safe. Channels' Send and the status callback run on
 // the worker thread; Wants runs on the worker thread under the sender's lock
@@ -42,6 +67,8 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
@@ -50,7 +77,8 @@
 namespace gnomon::scheduler::alarm {
 
 struct AlarmSenderOptions {
-  // Alarms accepted but not yet finished, at most.
+  // Alarms queued (accepted, not yet finished; one per job at most), at most.
+  // Alarms beyond it are folded into their job's summary.
   size_t queue_capacity = 10000;
   // Attempts per (alarm, channel) delivery, the first included.
   int max_attempts = 5;
@@ -63,9 +91,14 @@ struct AlarmSenderOptions {
 
 // Monotonic counters, for tests and metrics.
 struct AlarmCounters {
-  // Raise calls, dropped ones included.
+  // Raise calls, aggregated and dropped ones included.
   int64_t raised = 0;
-  // Raise calls refused because the queue was full (or the sender stopped).
+  // Raise calls folded into their job's summary instead of queued on their own
+  // (an alarm of the job was queued, or the queue was full).
+  int64_t aggregated = 0;
+  // Summaries queued, each as one alarm for the runs folded into it.
+  int64_t summaries = 0;
+  // Raise calls refused because the sender had stopped.
   int64_t dropped = 0;
   // Deliveries (alarm, channel) that succeeded.
   int64_t sent = 0;
@@ -75,11 +108,22 @@ struct AlarmCounters {
   int64_t retries = 0;
   // Alarms whose status callback has returned.
   int64_t finished = 0;
-  // Alarms still pending when Stop() was called.
+  // Raised alarms not delivered because Stop() came first: those queued (a
+  // summary counting every run it stands for) and those folded into summaries
+  // not yet queued.
   int64_t abandoned = 0;
   // `sent` and `failed` by channel name.
   std::map<std::string, int64_t> sent_by_channel;
   std::map<std::string, int64_t> failed_by_channel;
+};
+
+// What the sender holds now, for tests and logs.
+struct AlarmBacklog {
+  // Alarms queued (summaries included), at most one per job.
+  size_t queued = 0;
+  // Jobs with a summary not yet queued, and the runs those summaries hold.
+  size_t summaries = 0;
+  int64_t summarized_runs = 0;
 };
 
 // Called once per finished alarm with the run id and a short status line.
@@ -96,13 +140,15 @@ class AlarmSender {
 
   // Starts the worker thread. Alarms raised before Start wait for it.
   void Start() ABSL_LOCKS_EXCLUDED(mu_);
-  // Queues an alarm; never blocks on delivery. False when it was dropped.
+  // Queues an alarm, or folds it into its job's summary; never blocks on
+  // delivery. False only when it was dropped (the sender stopped).
   bool Raise(Alarm alarm) ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the worker (after the attempt in progress, if any) and abandons
-  // pending alarms. Idempotent; later Raise calls are dropped.
+  // queued alarms and summaries. Idempotent; later Raise calls are dropped.
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
   AlarmCounters counters() const ABSL_LOCKS_EXCLUDED(mu_);
+  AlarmBacklog backlog() const ABSL_LOCKS_EXCLUDED(mu_);
   // Waits until `pred(counters())` holds or `timeout` (real time) passes;
   // returns whether it holds. For tests and orderly shutdown.
   bool AwaitCounters(const std::function<bool(const AlarmCounters&)>& pred,
@@ -116,6 +162,13 @@ class AlarmSender {
     std::vector<std::string> errors;  // Per channel, final error text.
     int remaining = 0;
   };
+  // Alarms of one job folded together while it had an alarm queued or the
+  // queue was full.
+  struct Summary {
+    Alarm latest;
+    int64_t runs = 0;
+    absl::Time since = absl::InfiniteFuture();
+  };
   struct Delivery {
     uint64_t alarm_id;
     size_t channel;
@@ -124,6 +177,12 @@ class AlarmSender {
 
   void Loop() ABSL_LOCKS_EXCLUDED(mu_);
   bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queues `alarm` (its job has nothing queued and there is room).
+  void Enqueue(Alarm alarm) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Folds `alarm` into its job's summary.
+  void Fold(Alarm alarm) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queues waiting summaries while there is room.
+  void QueueSummaries() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Turns new alarms into deliveries and due retries into ready deliveries.
   void ExpandIncoming() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void PromoteDue() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -144,6 +203,15 @@ class AlarmSender {
   // Accepted alarms not yet finished; std::map keeps element addresses stable
   // while the worker reads one outside the lock.
   std::map<uint64_t, Pending> pending_ ABSL_GUARDED_BY(mu_);
+  // Jobs with an alarm in pending_ (one each).
+  absl::flat_hash_set<int64_t> queued_jobs_ ABSL_GUARDED_BY(mu_);
+  // Summaries not yet queued, by job id.
+  absl::flat_hash_map<int64_t, Summary> summaries_ ABSL_GUARDED_BY(mu_);
+  // Jobs whose summary waits only for room (the job has nothing queued),
+  // oldest first. Not empty only while the queue is full.
+  std::deque<int64_t> summaries_ready_ ABSL_GUARDED_BY(mu_);
+  // Whether the queue-full edge was logged and its end is still to be.
+  bool full_logged_ ABSL_GUARDED_BY(mu_) = false;
   std::deque<uint64_t> incoming_ ABSL_GUARDED_BY(mu_);
   std::deque<Delivery> ready_ ABSL_GUARDED_BY(mu_);
   std::multimap<absl::Time, Delivery> waiting_ ABSL_GUARDED_BY(mu_);

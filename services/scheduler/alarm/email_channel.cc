@@ -1,7 +1,6 @@
 #include "services/scheduler/alarm/email_channel.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -79,7 +78,8 @@ struct Upload {
 size_t ReadUpload(char* buffer, size_t size, size_t n, void* user) {
   auto* u = static_cast<Upload*>(user);
   size_t len = std::min(size * n, u->data->size() - u->offset);
-  std::memcpy(buffer, u->data->data() + u->offset, len);
+  // curl's read buffer takes raw bytes, no terminating NUL.
+  std::copy_n(u->data->data() + u->offset, len, buffer);
   u->offset += len;
   return len;
 }
@@ -87,8 +87,10 @@ size_t ReadUpload(char* buffer, size_t size, size_t n, void* user) {
 }  // namespace
 
 std::string AlarmMailMessage(const Alarm& alarm, const std::string& from, absl::Time now) {
-  std::string subject =
-      OneLine(absl::StrCat("[gnomon] job ", alarm.job.id(), " failed: ", alarm.job.description()));
+  std::string count =
+      alarm.failed_runs > 1 ? absl::StrCat(" (", alarm.failed_runs, " runs)") : std::string();
+  std::string subject = OneLine(absl::StrCat("[gnomon] job ", alarm.job.id(), " failed", count,
+                                             ": ", alarm.job.description()));
   std::string m;
   absl::StrAppend(
       &m, "Date: ", absl::FormatTime("%a, %d %b %Y %H:%M:%S +0000", now, absl::UTCTimeZone()),
@@ -104,6 +106,7 @@ std::string AlarmMailMessage(const Alarm& alarm, const std::string& from, absl::
   m += "\r\n";
   AppendBodyText(&m, absl::StrCat("Run ", alarm.run.id(), " of job ", alarm.job.id(),
                                   " failed and will not be retried: ", alarm.reason));
+  if (std::string summary = SummaryLine(alarm); !summary.empty()) AppendBodyText(&m, summary);
   m += "\r\n";
   for (const AlarmField& f : AlarmFields(alarm)) {
     AppendBodyText(&m, absl::StrCat(f.name, ": ", f.value));

@@ -5,8 +5,10 @@
 //                       .from = "gnomon@example.com",
 //                       .username = "gnomon", .password = "..."});
 //
-// Subject: "[gnomon] job <id> failed: <description>"; the plain-text body
-// lists the same fields as the webhook's JSON document (AlarmFields).
+// Subject: "[gnomon] job <id> failed: <description>", or for a summary of N
+// runs "[gnomon] job <id> failed (N runs): <description>"; the plain-text body
+// says which run failed (and, for a summary, SummaryLine), then lists the same
+// fields as the webhook's JSON document (AlarmFields).
 //
 // Thread safety: thread-safe (each Send uses its own curl handle).
 #ifndef GNOMON_SERVICES_SCHEDULER_ALARM_EMAIL_CHANNEL_H_

@@ -81,6 +81,26 @@ TEST(EmailChannelTest, SendsOneMailToEveryRecipient) {
   EXPECT_THAT(text, HasSubstr("reason: retries exhausted\r\n"));
 }
 
+TEST(AlarmMailMessageTest, ASummarySaysHowManyRunsInTheSubjectAndTheBody) {
+  Alarm a = SampleAlarm();
+  a.failed_runs = 57;
+  a.failed_since.set_seconds(1767322800);  // 2026-01-02T03:00:00Z
+  std::string m = AlarmMailMessage(a, "gnomon@example.com", absl::FromUnixSeconds(0));
+  EXPECT_THAT(m, HasSubstr("\r\nSubject: [gnomon] job 42 failed (57 runs): nightly report\r\n"));
+  std::string body = m.substr(m.find("\r\n\r\n") + 4);
+  EXPECT_THAT(body, ::testing::StartsWith(
+                        "Run 7 of job 42 failed and will not be retried: retries exhausted\r\n"
+                        "Run 7 is the latest of 57 failed runs of job 42 since "
+                        "2026-01-02T03:00:00.000Z"));
+  EXPECT_THAT(body, HasSubstr("\r\nfailed_runs: 57\r\n"));
+  EXPECT_THAT(body, HasSubstr("\r\nfailed_since: 2026-01-02T03:00:00.000Z\r\n"));
+  // The alarm of one run says nothing of the kind.
+  m = AlarmMailMessage(SampleAlarm(), "gnomon@example.com", absl::FromUnixSeconds(0));
+  EXPECT_THAT(m, HasSubstr("\r\nSubject: [gnomon] job 42 failed: nightly report\r\n"));
+  EXPECT_THAT(m, Not(HasSubstr("latest of")));
+  EXPECT_THAT(m, HasSubstr("\r\nfailed_runs: 1\r\n"));
+}
+
 TEST(EmailChannelTest, AuthenticatesWhenTheServerOffersAuth) {
   SmtpSink sink(/*offer_auth=*/true);
   SimulatedClock clock(absl::FromUnixSeconds(0));

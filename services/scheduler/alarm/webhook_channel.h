@@ -1,5 +1,7 @@
 // WebhookChannel: POSTs one JSON document per alarm (see AlarmJson) to each
-// of the job's alarm.webhook_urls.
+// of the job's alarm.webhook_urls. A summary of several failed runs is one
+// document too: its "failed_runs" says how many runs it stands for (1 for the
+// alarm of one run) and "failed_since" since when (null for one run).
 //
 //   WebhookChannel webhook({.timeout = absl::Seconds(5)});
 //   absl::Status s = webhook.Send(alarm);  // "http://x/hook: HTTP 500" on failure
