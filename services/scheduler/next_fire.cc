@@ -1,6 +1,7 @@
 #include "services/scheduler/next_fire.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "google/protobuf/util/time_util.h"
 #include "services/common/schedule/schedule.h"
@@ -72,13 +73,19 @@ int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms,
 
 int64_t SlotsBetween(const v1::Job& job, int64_t from_ms, int64_t to_ms,
                      const schedule::CompiledCron* cron, int64_t cap) {
+  if (from_ms == store::kNever) return 0;
+  // kNever: the schedule has no slot after; every one left counts.
+  if (to_ms == store::kNever) to_ms = std::numeric_limits<int64_t>::max();
   if (from_ms >= to_ms) return 0;
-  if (job.schedule().has_fix_rate()) {
+  if (job.schedule().has_fix_rate() && to_ms != std::numeric_limits<int64_t>::max()) {
     const int64_t period = TimeUtil::DurationToMilliseconds(job.schedule().fix_rate());
     if (period > 0) return std::min(cap, (to_ms - from_ms + period - 1) / period);
   }
   int64_t n = 0;
-  for (int64_t t = from_ms; t < to_ms && n < cap; t = SlotAfter(job, t, cron)) ++n;
+  for (int64_t t = from_ms; t != store::kNever && t < to_ms && n < cap;
+       t = SlotAfter(job, t, cron)) {
+    ++n;
+  }
   return n;
 }
 

@@ -32,9 +32,9 @@ int64_t SlotAfter(const v1::Job& job, int64_t slot_ms,
                   const schedule::CompiledCron* cron = nullptr);
 int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms,
                           const schedule::CompiledCron* cron = nullptr);
-// The job's slots in [from_ms, to_ms) (from_ms a slot), counted up to `cap`:
-// how many a misfire policy passes over when it moves a cursor from one to
-// the other.
+// The job's slots in [from_ms, to_ms) (from_ms a slot; to_ms kNever: all the
+// slots left), counted up to `cap`: how many a misfire policy passes over
+// when it moves a cursor from one to the other.
 int64_t SlotsBetween(const v1::Job& job, int64_t from_ms, int64_t to_ms,
                      const schedule::CompiledCron* cron, int64_t cap = 1'000'000);
 

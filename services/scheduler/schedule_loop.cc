@@ -262,7 +262,8 @@ void ScheduleLoop::LogMisfires(int64_t now_ms, bool force) {
 absl::Duration ScheduleLoop::Behind() const {
   const int64_t earliest = earliest_slot_ms_.load(std::memory_order_relaxed);
   const int64_t now = clock_->NowMillis();
-  return earliest >= now ? absl::ZeroDuration() : absl::Milliseconds(now - earliest);
+  if (earliest == store::kNever || earliest >= now) return absl::ZeroDuration();
+  return absl::Milliseconds(now - earliest);
 }
 
 void ScheduleLoop::FireDue(int64_t now_ms) {

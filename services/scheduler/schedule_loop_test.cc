@@ -350,6 +350,27 @@ TEST_F(MisfireTest, DoNothingSkipsToTheNextFutureSlot) {
   EXPECT_EQ(Cursor(id), kStart + 1000);
 }
 
+TEST_F(MisfireTest, SlotsSkippedPastTheEndOfAScheduleAreCountedToo) {
+  // Ten slots, a minute ago, never again (a cron with its date and year).
+  const absl::Time first = absl::FromUnixMillis(kStart - 60'000);
+  const absl::CivilSecond c = absl::ToCivilSecond(first, absl::UTCTimeZone());
+  v1::Job j = RateJob(1000);
+  j.mutable_schedule()->mutable_cron()->set_expression(
+      absl::StrCat(c.second(), "-", c.second() + 9, " ", c.minute(), " ", c.hour(), " ", c.day(),
+                   " ", c.month(), " ? ", c.year()));
+  ASSERT_LE(c.second() + 9, 59);
+  j.mutable_misfire()->set_policy(v1::MISFIRE_POLICY_DO_NOTHING);
+  const int64_t id = Create(j, kStart - 60'000);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  clock_.Advance(absl::Milliseconds(500));
+  loop.Tick();
+  EXPECT_TRUE(sink_.seen.empty());
+  EXPECT_EQ(loop.misfires_skipped(), 10);
+  EXPECT_EQ(loop.Behind(), absl::ZeroDuration());  // Nothing is due any more.
+  loop.Stop();
+  EXPECT_EQ(Cursor(id), store::kNever);
+}
+
 TEST_F(MisfireTest, FireOnceNowFiresTheOldestMissedSlotOnceThenResumes) {
   const int64_t id = LateJob(v1::MISFIRE_POLICY_FIRE_ONCE_NOW);
   ScheduleLoop loop(store_.get(), &sink_, &clock_, {});

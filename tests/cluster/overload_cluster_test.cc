@@ -152,26 +152,31 @@ TEST(OverloadClusterTest, PastTheStoresCapacityOnlyLatenessGrowsAndEverySlotIsAc
       "SELECT name, holder, epoch FROM lease WHERE name LIKE 'partition/%' ORDER BY name";
   const std::vector<std::vector<std::string>> epochs_before = Query(db, epochs_sql);
 
-  // The window, then until every run has ended (bounded).
+  // The window, then until every slot of it has been dealt with (each burst
+  // job's cursor is past its last: -1, never) and every run has ended (bounded).
   const absl::Time settle_by = start + absl::Seconds(kWindowSeconds + 240);
-  int64_t active = -1;
+  int64_t unfinished = -1;
   do {
     cluster.PollInterval(absl::Seconds(2));
     if (absl::Now() < start + absl::Seconds(kWindowSeconds)) continue;
-    active = QueryInt(db, "SELECT COUNT(*) FROM run WHERE status IN (1, 2)");
-  } while (active != 0 && absl::Now() < settle_by);
+    unfinished = QueryInt(db,
+                          "SELECT COUNT(*) FROM job WHERE name LIKE 'burst-%' AND next_fire_ms "
+                          "<> -1") +
+                 QueryInt(db, "SELECT COUNT(*) FROM run WHERE status IN (1, 2)");
+  } while (unfinished != 0 && absl::Now() < settle_by);
   const absl::Duration drained = absl::Now() - (start + absl::Seconds(kWindowSeconds));
-  ASSERT_EQ(active, 0) << "runs still pending or running " << drained << " after the window";
+  ASSERT_EQ(unfinished, 0) << "slots not yet dealt with or runs not ended " << drained
+                           << " after the window";
   // Each replica says it is on time again (it checks every second, 5 in a row).
   std::vector<std::string> metrics;
   for (int i = 0; i < kReplicas; ++i) {
     std::optional<std::string> url =
         cluster.gnomond(i)->WaitForLine("metrics on http://", absl::ZeroDuration());
     ASSERT_TRUE(url) << cluster.Output();
-    const std::string base = url->substr(url->find("http://"));
+    const std::string base(absl::StripAsciiWhitespace(url->substr(url->find("http://"))));
     std::optional<std::string> page;
     for (int tries = 0; tries < 30; ++tries) {
-      page = testing::HttpGet(std::string(absl::StripAsciiWhitespace(base)));
+      page = testing::HttpGet(base);
       if (page && Sum(*page, "gnomon_overloaded") == 0) break;
       cluster.PollInterval(absl::Seconds(1));
     }
@@ -235,8 +240,35 @@ TEST(OverloadClusterTest, PastTheStoresCapacityOnlyLatenessGrowsAndEverySlotIsAc
   const int64_t slots = int64_t{kBurstJobs} * kWindowSeconds;
   EXPECT_EQ(burst_runs, distinct_slots) << "a slot has two runs";
   EXPECT_EQ(burst_runs + static_cast<int64_t>(skipped), slots)
-      << burst_runs << " runs + " << skipped << " skipped slots != " << slots << " slots";
+      << burst_runs << " runs + " << skipped << " skipped slots != " << slots << " slots; "
+      << "runs per job by policy (DO_NOTHING 0, FIRE_ONCE_NOW 1): "
+      << absl::StrJoin(
+             Query(db, absl::StrCat("SELECT CAST(SUBSTRING(j.name, 7) AS SIGNED) % 2 AS p,"
+                                    " COUNT(*), COUNT(DISTINCT r.job_id),"
+                                    " SUM(r.trigger_type = ",
+                                    v1::TRIGGER_TYPE_MISFIRE, ")", in_window, " GROUP BY p")),
+             "; ", [](std::string* out, const std::vector<std::string>& row) {
+               absl::StrAppend(out, absl::StrJoin(row, " "));
+             });
 
+  if (getenv("OVERLOAD_DEBUG")) {
+    for (const auto& row :
+         Query(db, absl::StrCat("SELECT n, COUNT(*) FROM (SELECT r.job_id, COUNT(*) n", in_window,
+                                " GROUP BY r.job_id) x GROUP BY n")))
+      std::printf("runs/job %s\n", absl::StrJoin(row, " x ").c_str());
+    for (const auto& row : Query(
+             db, absl::StrCat("SELECT r.job_id, j.name, GROUP_CONCAT((r.scheduled_ms - ", start_ms,
+                              ") DIV 1000, ':', r.trigger_type ORDER BY r.scheduled_ms)", in_window,
+                              " GROUP BY r.job_id ORDER BY COUNT(*) LIMIT 5")))
+      std::printf("job %s\n", absl::StrJoin(row, " ").c_str());
+    for (int i = 0; i < kReplicas; ++i) {
+      for (absl::string_view line : absl::StrSplit(cluster.gnomond(i)->Output(), '\n')) {
+        if (absl::StrContains(line, "misfire") || absl::StrContains(line, "failed") ||
+            absl::StrContains(line, "overload") || absl::StrContains(line, "pre-read"))
+          std::printf("r%d %s\n", i, std::string(line).c_str());
+      }
+    }
+  }
   std::printf(
       "overload: %d jobs due every second for %d s beside %d steady ones; %lld runs in all, %lld "
       "of the window's %lld slots run and %.0f skipped by policy; every run ended %.1f s after "
