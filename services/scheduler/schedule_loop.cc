@@ -164,12 +164,14 @@ void ScheduleLoop::Preread(int64_t now_ms) {
     }
   }
   // Armed jobs due within the window that the store no longer lists were
-  // stopped or deleted (possibly through another replica).
+  // stopped or deleted (possibly through another replica) — also those with
+  // an advance not yet written: the store's cursor is never ahead of the one
+  // in memory, so a running job would still be listed (its pending advance
+  // then fails its compare-and-set, harmlessly).
   if (limit <= 0 || static_cast<int>(due->size()) < limit) {
     std::vector<int64_t> gone;
     for (const auto& [id, a] : armed_) {
-      if (a.cursor <= until && !listed.contains(id) && !pending_advances_.contains(id))
-        gone.push_back(id);
+      if (a.cursor <= until && !listed.contains(id)) gone.push_back(id);
     }
     for (int64_t id : gone) Disarm(id);
   }

@@ -299,6 +299,25 @@ TEST_F(ScheduleLoopTest, AJobStoppedThroughAnotherReplicaIsDroppedAtThePreRead) 
   EXPECT_TRUE(sink_.seen.empty());
 }
 
+TEST_F(ScheduleLoopTest, AJobStoppedElsewhereWhileItsCursorIsNotWrittenYetStopsAtThePreRead) {
+  const int64_t id = Create(RateJob(200), kStart + 200);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  loop.Tick();
+  for (int64_t t = kStart + 200; t <= kStart + 600; t += 200) {
+    clock_.AdvanceTo(absl::FromUnixMillis(t));
+    loop.Tick();  // Fires; the cursor waits for the 2 s write.
+  }
+  ASSERT_EQ(sink_.seen.size(), 3u);
+  ASSERT_TRUE(store_->SetJobState(id, v1::JOB_STATE_STOPPED, store::kNever, kStart).ok());
+  for (int64_t t = kStart + 800; t <= kStart + 3000; t += 200) {
+    clock_.AdvanceTo(absl::FromUnixMillis(t));
+    loop.Tick();
+  }
+  // The slot at +800 may still fire (before the pre-read at +1 s), none after.
+  EXPECT_LE(sink_.seen.size(), 4u);
+  EXPECT_EQ(Cursor(id), store::kNever);  // Its late cursor write did not revive it.
+}
+
 TEST_F(ScheduleLoopTest, StoppedJobIsNotFiredAndInvalidateForgetsIt) {
   const int64_t id = Create(RateJob(100), kStart + 100);
   ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
