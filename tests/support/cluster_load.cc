@@ -204,7 +204,18 @@ SlotAudit ClusterLoad::Audit(int64_t period_ms) const {
           executions += calls(r.id());
           if (r.attempt() > last->attempt()) last = &r;
         }
-        if (executions == 0) ++a.never_executed;
+        if (executions == 0) {
+          ++a.never_executed;
+          for (const v1::Run& r : tries) {
+            ++a.failures[absl::StrCat(
+                "never executed: run ", r.id(), " attempt ", r.attempt(), " ",
+                v1::RunStatus_Name(r.status()), " type ", v1::TriggerType_Name(r.trigger_type()),
+                " on ", r.executor_address(), " '", r.trigger_message(), "' ", r.handle_code(),
+                " '", r.handle_message().substr(0, 80), "' start ", r.start_time().seconds(), ".",
+                r.start_time().nanos() / 1000000, " end ", r.end_time().seconds(), ".",
+                r.end_time().nanos() / 1000000)];
+          }
+        }
         if (last->status() != v1::RUN_STATUS_SUCCEEDED) {
           ++a.not_succeeded;
           ++a.failures[absl::StrCat(v1::RunStatus_Name(last->status()), " ", last->handle_code(),
