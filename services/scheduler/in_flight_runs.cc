@@ -23,7 +23,7 @@ void InFlightRuns::Sending(int64_t run_id) {
 void InFlightRuns::Committed(const std::vector<int64_t>& run_ids) {
   absl::MutexLock l(&mu_);
   for (int64_t id : run_ids) {
-    if (sending_.erase(id) > 0 && scanning_) committed_in_scan_.insert(id);
+    if (sending_.erase(id) > 0 && scans_ > 0) committed_in_scan_.insert(id);
   }
 }
 
@@ -34,14 +34,12 @@ void InFlightRuns::Dropped(int64_t run_id) {
 
 void InFlightRuns::BeginScan() {
   absl::MutexLock l(&mu_);
-  scanning_ = true;
-  committed_in_scan_.clear();
+  if (scans_++ == 0) committed_in_scan_.clear();
 }
 
 void InFlightRuns::EndScan() {
   absl::MutexLock l(&mu_);
-  scanning_ = false;
-  committed_in_scan_.clear();
+  if (--scans_ == 0) committed_in_scan_.clear();
 }
 
 bool InFlightRuns::Holds(const v1::Run& run) {

@@ -14,8 +14,9 @@
 //
 // A scan reads the store after BeginScan, so an outcome committed before
 // then is not PENDING in what it read; one committed during the scan is
-// remembered until EndScan. Memory: the runs being sent plus one scan's
-// commits.
+// remembered until EndScan. Scans may overlap (the redispatcher's and the
+// run reaper's): commits are remembered until the last one ends. Memory:
+// the runs being sent plus the commits during scans.
 //
 // Thread safety: thread-safe.
 #ifndef GNOMON_SERVICES_SCHEDULER_IN_FLIGHT_RUNS_H_
@@ -54,7 +55,9 @@ class InFlightRuns {
   absl::Mutex mu_;
   absl::flat_hash_map<int64_t, int> recording_ ABSL_GUARDED_BY(mu_);  // trigger ms -> count
   absl::flat_hash_set<int64_t> sending_ ABSL_GUARDED_BY(mu_);
-  bool scanning_ ABSL_GUARDED_BY(mu_) = false;
+  // Scans under way (the redispatcher's and the run reaper's may overlap):
+  // commits are remembered until the last of them ends.
+  int scans_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_set<int64_t> committed_in_scan_ ABSL_GUARDED_BY(mu_);
 };
 

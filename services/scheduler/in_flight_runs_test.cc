@@ -51,6 +51,19 @@ TEST(InFlightRunsTest, AnOutcomeCommittedDuringAScanIsHeldUntilTheScanEnds) {
   EXPECT_FALSE(in.Holds(RunOf(2, 0)));
 }
 
+TEST(InFlightRunsTest, OverlappingScansEachSeeTheOutcomesCommittedDuringThem) {
+  // The redispatcher's scan and the run reaper's, on two threads.
+  InFlightRuns in;
+  in.Sending(7);
+  in.BeginScan();  // The redispatcher reads PENDING runs (7 among them).
+  in.BeginScan();  // The reaper starts its own scan.
+  in.Committed({7});
+  in.EndScan();                        // The reaper's ends first.
+  EXPECT_TRUE(in.Holds(RunOf(7, 0)));  // The redispatcher still must not resend 7.
+  in.EndScan();
+  EXPECT_FALSE(in.Holds(RunOf(7, 0)));
+}
+
 TEST(InFlightRunsTest, AFencedOffRunIsNoLongerHeld) {
   InFlightRuns in;
   in.Sending(3);
