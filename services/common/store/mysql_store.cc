@@ -29,11 +29,15 @@ using internal::SqlFn;
 using internal::SqlRow;
 
 // Connections per lane (sql_conn.h): the bulk writers of runs and every
-// other call share eight; control calls (leases, membership, credential
+// other call share four; control calls (leases, membership, credential
 // lookups, health) have two of their own, so a busy store never makes a live
-// replica miss its lease renewals for want of a connection.
-constexpr int kBulkConnections = 8;
+// replica miss its lease renewals for want of a connection. Four, not
+// more: past the server's capacity more bulk transactions at once only make
+// every statement, a lease renewal's too, wait longer for the server's CPU.
+constexpr int kBulkConnections = 4;
 constexpr int kControlConnections = 2;
+// The read timeout of the connection that applies migrations (see OpenMysqlStore).
+constexpr int kMigrationTimeoutSeconds = 3600;
 
 // A pool of connections to one database. Connections are opened on demand,
 // reused, and dropped when a call saw a connection-type failure.
@@ -59,13 +63,6 @@ class ConnectionPool {
       if (!retry) return s;
       DropIdle();  // They most likely died with it (server restart, idle timeout).
     }
-  }
-
-  // Adds an open connection (the one that ran the migrations) to the pool.
-  void Adopt(std::unique_ptr<MysqlConn> conn) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    ++open_;
-    idle_.push_back(std::move(conn));
   }
 
  private:
@@ -155,9 +152,6 @@ class MysqlDb final : public internal::SqlDb {
 
   uint64_t executed_statements() const override { return counter_->value(); }
 
-  // Adds an open connection (the one that ran the migrations) to the bulk pool.
-  void Adopt(std::unique_ptr<MysqlConn> conn) { bulk_.Adopt(std::move(conn)); }
-
  private:
   ConnectionPool& Pool(internal::Lane lane) {
     return lane == internal::Lane::kControl ? control_ : bulk_;
@@ -226,8 +220,14 @@ absl::Status ApplyMigrations(MysqlConn& c, int64_t migrate_up_to) {
 absl::StatusOr<std::unique_ptr<Store>> OpenMysqlStore(const MysqlAddress& address,
                                                       const StoreOptions& options) {
   auto counter = std::make_shared<internal::StatementCounter>();
+  // Migrations get a connection of their own with a long read timeout: DDL
+  // waits for the server's disk (a CREATE TABLE on a busy server took over
+  // 5 s in CI) and an ALTER of a large run table takes minutes, neither of
+  // which is a dead server. The connection is closed when they are done.
+  StoreOptions migrating = options;
+  migrating.timeout_seconds = std::max(options.timeout_seconds, kMigrationTimeoutSeconds);
   ASSIGN_OR_RETURN(std::unique_ptr<MysqlConn> conn,
-                   MysqlConn::Connect(address, options, false, counter));
+                   MysqlConn::Connect(address, migrating, false, counter));
   MysqlConn& c = *conn;
   // The database name was validated by ParseStoreUrl (letters, digits, '_', '$').
   for (const std::string& stmt : {absl::StrCat("CREATE DATABASE IF NOT EXISTS `", address.database,
@@ -245,8 +245,8 @@ absl::StatusOr<std::unique_ptr<Store>> OpenMysqlStore(const MysqlAddress& addres
   RETURN_IF_ERROR(migrated);
   RETURN_IF_ERROR(released);
 
+  conn.reset();
   auto db = std::make_unique<MysqlDb>(address, options, std::move(counter));
-  db->Adopt(std::move(conn));
   return internal::SqlStore::Create(std::move(db), internal::Dialect::kMysql, options);
 }
 
