@@ -155,6 +155,13 @@ void PartitionLease::Renew() {
     }
   }
   next->valid_until_ms = start_ms + absl::ToInt64Milliseconds(options_.ttl - renew_interval());
+  // A renewal that takes half the lease is a lease about to be lost to the
+  // store's latency alone: say so (what the TTL must be judged against).
+  if (const int64_t took = clock_->NowMillis() - start_ms;
+      took * 2 >= absl::ToInt64Milliseconds(options_.ttl)) {
+    GNOMON_LOG(WARNING) << "scheduler: renewing partition leases took " << took << " ms of a "
+                        << absl::ToInt64Milliseconds(options_.ttl) << " ms lease";
+  }
   Publish(std::move(next));
 }
 
