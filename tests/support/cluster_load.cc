@@ -119,6 +119,7 @@ void ClusterLoad::StopJobs() {
     CommandResult r = cluster_->Ctl({"job", "stop", absl::StrCat(id)});
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
+  stopped_ = absl::Now();
 }
 
 std::vector<v1::Run> ClusterLoad::Runs(int64_t job_id) const {
@@ -130,8 +131,11 @@ std::vector<v1::Run> ClusterLoad::Runs(int64_t job_id) const {
 
 bool ClusterLoad::AwaitSettled(absl::Duration limit) const {
   const absl::Time deadline = absl::Now() + limit;
+  // The pre-read interval (1 s) with a second's margin: by then no replica
+  // fires a stopped job, so a run counted settled stays the last one.
+  const absl::Time stop_reached = stopped_ + absl::Seconds(2);
   while (true) {
-    bool active = false;
+    bool active = absl::Now() < stop_reached;
     for (size_t j = 0; j < jobs_.size() && !active; ++j) {
       for (const v1::Run& r : Runs(jobs_[j])) active |= Active(r);
     }

@@ -81,13 +81,17 @@ class ClusterLoad {
   // `gnomonctl job create --group G <flags> --start`; the job's id (0, with
   // a test failure, if it was refused).
   int64_t CreateJob(const std::vector<std::string>& flags);
+  // Stops every job. A stop made through one replica reaches the replica
+  // firing the job at its next pre-read (scheduling.md), so a job may still
+  // fire for about a second after this returns; AwaitSettled waits that out.
   void StopJobs();
   const std::vector<int64_t>& jobs() const { return jobs_; }
   // The group Start created.
   const v1::Group& group() const { return group_; }
   std::vector<v1::Run> Runs(int64_t job_id) const;
-  // Polls until no run of the jobs is PENDING or RUNNING; false if some
-  // still are after `limit`.
+  // Polls until no run of the jobs is PENDING or RUNNING, and (after
+  // StopJobs) the stop has reached every replica; false if some run is
+  // still active after `limit`.
   bool AwaitSettled(absl::Duration limit) const;
   // Run id -> handler invocations, over every executor's invocations file.
   std::map<int64_t, int> Invocations() const;
@@ -106,6 +110,7 @@ class ClusterLoad {
   v1::Group group_;
   std::vector<Executor> executors_;
   std::vector<int64_t> jobs_;
+  absl::Time stopped_ = absl::InfinitePast();  // When StopJobs returned.
 };
 
 // gnomond flags for a cluster test's store: a fresh database on
