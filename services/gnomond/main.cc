@@ -67,6 +67,10 @@ ABSL_FLAG(int64_t, max_params_bytes, 64 * 1024,
 ABSL_FLAG(absl::Duration, token_grace, absl::Hours(1),
           "After a group's token is rotated, the replaced one is still accepted this long (unless "
           "the rotation says otherwise), so running executors keep working until restarted.");
+ABSL_FLAG(absl::Duration, executor_return_grace, absl::Seconds(10),
+          "After a start, how long the executors connected before it get to reconnect before "
+          "this replica takes partitions (slots due meanwhile follow their misfire policies) "
+          "and before their runs count as lost; 0: do not wait.");
 ABSL_FLAG(double, admin_rate_limit, 50,
           "Sustained JobAdmin calls per second per credential (0: no limit); beyond it "
           "RESOURCE_EXHAUSTED.");
@@ -302,6 +306,7 @@ int Serve() {
     o.executor_dial = tls->executor_dial;
     o.limits.max_params_bytes = absl::GetFlag(FLAGS_max_params_bytes);
     o.token_grace = absl::GetFlag(FLAGS_token_grace);
+    o.executor_return_grace = absl::GetFlag(FLAGS_executor_return_grace);
     o.admin_rate.per_second = absl::GetFlag(FLAGS_admin_rate_limit);
     o.admin_rate.burst = absl::GetFlag(FLAGS_admin_rate_burst);
     o.loop.preread_window = absl::GetFlag(FLAGS_preread_window);

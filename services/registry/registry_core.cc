@@ -299,6 +299,12 @@ void RegistryCore::RefreshRemote(int64_t now_ms) {
   for (v1::ExecutorInfo& e : *rows) {
     Key key{e.app_name(), e.address()};
     if (members_.contains(key)) continue;  // Ours.
+    // A row this replica wrote that no session here holds is a predecessor's:
+    // this process restarted and the executor has not registered again yet.
+    // It is not live (counting it so routed runs to executors that may be
+    // gone, and failed them once the row went stale); the scheduler waits
+    // for such executors to come back instead (executor_return_grace).
+    if (!options_.replica_id.empty() && e.registry_replica() == options_.replica_id) continue;
     const bool stale = TimeUtil::TimestampToMilliseconds(e.last_beat_time()) < fresh_after;
     if (stale && !(settling && remote_.contains(key))) continue;
     now_remote.emplace(std::move(key), std::move(e));

@@ -272,5 +272,33 @@ TEST_F(RegistryLivenessTest, AStoreOutageDoesNotMakeAnotherReplicasExecutorLeave
   EXPECT_EQ(Changes(*watch), std::vector{v1::EXECUTOR_CHANGE_KIND_LEFT});
 }
 
+// Replica a's process dies (no Leave: its row stays) and a new process
+// starts as replica a. The row is its predecessor's session, which nothing
+// holds now: the new process does not count the executor as live until it
+// registers again (routing to it, then failing runs once the row went stale,
+// was the old behaviour) — while replica b, which cannot know, still does.
+TEST_F(RegistryLivenessTest, ARestartedReplicaDoesNotCountItsPredecessorsRowsAsLive) {
+  {
+    RegistryCore dead(&rows_a_, &clock_, Options("a"));
+    ASSERT_TRUE(dead.Join(Registration(), [] {}).ok());
+  }  // Destroyed without Leave, as a killed process.
+  ASSERT_EQ(Rows().size(), 1u);
+  clock_.Advance(absl::Seconds(1));
+  RegistryCore a(&rows_a_, &clock_, Options("a", absl::Milliseconds(500)));
+  RegistryCore b(&rows_b_, &clock_, Options("b", absl::Milliseconds(500)));
+  {
+    Expiry expiry_a(&a, &hook_a_, &clock_);
+    std::optional<v1::WatchExecutorsResponse> snapshot =
+        a.Watch({"billing"})->Next(absl::ZeroDuration());
+    ASSERT_TRUE(snapshot && snapshot->has_snapshot());
+    EXPECT_EQ(snapshot->snapshot().executors_size(), 0);
+  }
+  Expiry expiry_b(&b, &hook_b_, &clock_);
+  std::optional<v1::WatchExecutorsResponse> snapshot =
+      b.Watch({"billing"})->Next(absl::ZeroDuration());
+  ASSERT_TRUE(snapshot && snapshot->has_snapshot());
+  EXPECT_EQ(snapshot->snapshot().executors_size(), 1);
+}
+
 }  // namespace
 }  // namespace gnomon::registry

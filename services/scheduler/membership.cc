@@ -54,6 +54,23 @@ bool Membership::synced() const {
   return synced_;
 }
 
+std::vector<std::string> Membership::AwaitExecutors(std::vector<std::string> addresses,
+                                                    absl::Duration timeout) const {
+  absl::MutexLock l(&mu_);
+  auto missing = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    std::vector<std::string> out;
+    for (const std::string& address : addresses) {
+      bool live = false;
+      for (const auto& [app, members] : apps_) live = live || members.count(address) > 0;
+      if (!live) out.push_back(address);
+    }
+    return out;
+  };
+  auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopped_ || missing().empty(); };
+  mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
+  return missing();
+}
+
 void Membership::OnLeft(LeftCallback cb) {
   absl::MutexLock l(&mu_);
   left_callbacks_.push_back(std::move(cb));

@@ -50,6 +50,10 @@ class Membership {
   // Waits (real time) until synced or `timeout` passes; returns synced().
   bool WaitSynced(absl::Duration timeout) const ABSL_LOCKS_EXCLUDED(mu_);
   void OnLeft(LeftCallback cb) ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits (real time) until an executor is live at each of `addresses`, or
+  // `timeout` passes, or Stop(); returns the addresses still without one.
+  std::vector<std::string> AwaitExecutors(std::vector<std::string> addresses,
+                                          absl::Duration timeout) const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Watches the registry at `endpoint` (host:port), reconnecting, until Stop().
   void Run(const std::string& endpoint) ABSL_LOCKS_EXCLUDED(mu_);

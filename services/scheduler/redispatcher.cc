@@ -33,6 +33,7 @@ int Redispatcher::Scan() {
   }
   const int64_t now = clock_->NowMillis();
   if (!own || own->partitions.empty() || now >= own->valid_until_ms) return 0;
+  if (now < hold_until_ms_.load()) return 0;
   store::RunFilter filter;
   filter.statuses = {v1::RUN_STATUS_PENDING};
   filter.partitions = own->partitions;

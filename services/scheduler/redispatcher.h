@@ -20,6 +20,7 @@
 #ifndef GNOMON_SERVICES_SCHEDULER_REDISPATCHER_H_
 #define GNOMON_SERVICES_SCHEDULER_REDISPATCHER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -72,6 +73,11 @@ class Redispatcher {
 
   // A gain of partitions triggers a scan at once.
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
+  // Resends nothing before `ms` (the clock's): after this process started,
+  // results of runs a predecessor sent wait in the executors' spools until
+  // their result streams reconnect; a resend before they arrive could reach
+  // another executor and run the slot twice.
+  void HoldUntil(int64_t ms) { hold_until_ms_.store(ms); }
   // One scan at the clock's time; returns how many runs it resent.
   int Scan() ABSL_LOCKS_EXCLUDED(mu_);
   void Start() {
@@ -89,6 +95,7 @@ class Redispatcher {
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
   // Run id -> when it was last resent (Scan's caller only: one thread).
   absl::flat_hash_map<int64_t, int64_t> resent_;
+  std::atomic<int64_t> hold_until_ms_{0};
   PeriodicWorker worker_;
 };
 

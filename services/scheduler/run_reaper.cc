@@ -108,6 +108,7 @@ void RunReaper::FailStalePending(int64_t now_ms, const std::vector<int>& partiti
 
 void RunReaper::FailOrphaned(int64_t now_ms, const std::vector<int>& partitions) {
   if (!membership_->synced()) return;  // "Not live" is unknown before the first snapshot.
+  if (now_ms < started_ms_ + absl::ToInt64Milliseconds(options_.returning_grace)) return;
   store::RunFilter filter;
   filter.partitions = partitions;
   filter.statuses = {v1::RUN_STATUS_RUNNING};

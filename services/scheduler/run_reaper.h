@@ -54,6 +54,10 @@ struct RunReaperOptions {
   absl::Duration lost_grace = absl::Seconds(2);
   absl::Duration pending_timeout = absl::Seconds(30);
   absl::Duration scan_interval = absl::Seconds(5);
+  // For this long after Start no executor counts as absent: after the
+  // scheduler's own restart its executors are still reconnecting, and their
+  // runs are not lost (SchedulerOptions::executor_return_grace).
+  absl::Duration returning_grace = absl::ZeroDuration();
 };
 
 class RunReaper {
@@ -73,6 +77,7 @@ class RunReaper {
   void ExecutorLeft(const v1::ExecutorInfo& executor) ABSL_LOCKS_EXCLUDED(mu_);
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
   void Start() {
+    started_ms_ = clock_->NowMillis();
     worker_.Start([this] { return Pass(); });
   }
   void Stop() { worker_.Stop(); }
@@ -112,6 +117,7 @@ class RunReaper {
   // Addresses of RUNNING runs not live at a scan -> since when (the worker's thread only).
   absl::flat_hash_map<std::string, int64_t> absent_since_;
   int64_t next_scan_ms_ = 0;  // The worker's thread only.
+  int64_t started_ms_ = 0;    // Set by Start before the worker runs.
   // Null: every partition's runs.
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
   PeriodicWorker worker_;

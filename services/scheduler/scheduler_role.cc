@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "services/common/client/log.h"
 
 namespace gnomon::scheduler {
@@ -13,10 +16,22 @@ alarm::AlarmSenderOptions AlarmOptions(const SchedulerOptions& o, Clock* clock);
 std::unique_ptr<SchedulerMetrics> MetricsOf(metrics::MetricsRegistry* registry,
                                             const SchedulerOptions& o);
 
+namespace {
+
+RunReaperOptions ReaperOptions(const SchedulerOptions& o) {
+  RunReaperOptions out = o.reaper;
+  out.returning_grace = o.executor_return_grace;
+  return out;
+}
+
+}  // namespace
+
 SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, SchedulerOptions options,
                              metrics::MetricsRegistry* registry, Clock* clock)
     : options_(options),
       metrics_(MetricsOf(registry, options)),
+      executor_rows_(store),
+      clock_(clock),
       membership_(auth->cluster_token(), clock, options.registry_dial),
       links_(clock, absl::Seconds(10), options.executor_dial),
       dispatch_recorder_(store, clock, &in_flight_),
@@ -36,7 +51,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                 }
               }),
       followups_(store, store, store, &trigger_, &loop_, clock, options.followups, &alarms_),
-      reaper_(store, &membership_, clock, options.reaper, metrics_.get(), &in_flight_),
+      reaper_(store, &membership_, clock, ReaperOptions(options), metrics_.get(), &in_flight_),
       redispatcher_(store, &dispatcher_, clock, options.redispatch, &in_flight_),
       lease_(store, store->partition_count(),
              options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
@@ -124,8 +139,46 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
     GNOMON_LOG(WARNING)
         << "scheduler: no executor snapshot from the registry yet; scheduling anyway";
   }
+  AwaitReturningExecutors();
   lease_.Start();
   prober_.Start();
+}
+
+void SchedulerRole::AwaitReturningExecutors() {
+  if (options_.executor_return_grace <= absl::ZeroDuration()) return;
+  // Rows outlive their sessions when this process stopped or died (the
+  // registry keeps them on shutdown; pruning takes 10 minutes): they are the
+  // executors that were connected before, reconnecting with their backoff.
+  absl::StatusOr<std::vector<v1::ExecutorInfo>> rows = executor_rows_->ListExecutors();
+  if (!rows.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: cannot read the executors known before this start: "
+                        << rows.status();
+    return;
+  }
+  std::vector<std::string> known;
+  for (const v1::ExecutorInfo& e : *rows) known.push_back(e.address());
+  std::vector<std::string> missing = membership_.AwaitExecutors(known, absl::ZeroDuration());
+  if (!missing.empty()) {
+    GNOMON_LOG(INFO) << "scheduler: waiting up to "
+                     << absl::FormatDuration(options_.executor_return_grace) << " for "
+                     << missing.size() << " executors known before this start to reconnect";
+    const absl::Time started = absl::Now();
+    missing = membership_.AwaitExecutors(std::move(missing), options_.executor_return_grace);
+    if (missing.empty()) {
+      GNOMON_LOG(INFO) << "scheduler: executors back after "
+                       << absl::FormatDuration(
+                              absl::Trunc(absl::Now() - started, absl::Milliseconds(1)));
+    } else {
+      GNOMON_LOG(WARNING) << "scheduler: " << missing.size()
+                          << " executors did not come back in time ("
+                          << absl::StrJoin(missing, ", ") << "); scheduling anyway";
+    }
+  }
+  // Their results reach the log service once their result streams have
+  // reconnected too: the runs a predecessor left in doubt are resent only
+  // after the usual grace from now.
+  redispatcher_.HoldUntil(clock_->NowMillis() +
+                          absl::ToInt64Milliseconds(options_.redispatch.grace));
 }
 
 void SchedulerRole::Stop() {

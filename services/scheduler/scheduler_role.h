@@ -50,6 +50,12 @@ struct SchedulerOptions {
   alarm::EmailOptions email;
   alarm::AlarmSenderOptions alarms;
   JobLimits limits;
+  // After a start, how long executors known before it (rows in the store,
+  // not yet pruned) get to reconnect: partitions are taken once every such
+  // app has a live executor again or this passes, and no executor's runs
+  // count as lost meanwhile. Slots due while it waits are fired late by
+  // their jobs' misfire policies, not failed "no live executor".
+  absl::Duration executor_return_grace = absl::Seconds(10);
   // How long a rotated group token stays accepted unless the rotation says.
   absl::Duration token_grace = absl::Hours(1);
   // Calls per admin credential on JobAdmin (--admin-rate-limit, --admin-rate-burst).
@@ -84,8 +90,14 @@ class SchedulerRole {
   int64_t misfires_fired() const { return loop_.misfires_fired(); }
 
  private:
+  // Waits up to executor_return_grace for the apps of the executors known
+  // before this start to have a live executor again.
+  void AwaitReturningExecutors();
+
   const SchedulerOptions options_;
   const std::unique_ptr<SchedulerMetrics> metrics_;  // Null: not measured.
+  store::MembershipStore* const executor_rows_;
+  Clock* const clock_;
   Membership membership_;
   ExecutorLinks links_;
   InFlightRuns in_flight_;  // Before everything that records or sends runs.
