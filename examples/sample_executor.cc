@@ -53,7 +53,9 @@ ABSL_FLAG(std::string, log_service, Env("GNOMON_LOG_SERVICE"),
           "Comma-separated log service host:port list; empty means the registry "
           "endpoints (GNOMON_LOG_SERVICE).");
 ABSL_FLAG(std::string, token, Env("GNOMON_ACCESS_TOKEN"),
-          "The group's access token (GNOMON_ACCESS_TOKEN). Required.");
+          "The group's access token. Required. Prefer GNOMON_ACCESS_TOKEN: a flag's value is "
+          "readable by every user of the host (ps, /proc/PID/cmdline), the environment only by "
+          "this user (and, with --allow-scripts, not by its scripts).");
 ABSL_FLAG(std::string, listen, Env("GNOMON_LISTEN", "127.0.0.1:0"),
           "Where the Executor service listens; port 0 picks a free port (GNOMON_LISTEN).");
 ABSL_FLAG(std::string, advertise, Env("GNOMON_ADVERTISE"),

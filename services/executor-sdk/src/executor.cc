@@ -1,11 +1,14 @@
 #include "gnomon/executor/executor.h"
 
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <thread>
 #include <utility>
 
@@ -34,6 +37,25 @@
 
 namespace gnomon::executor {
 namespace {
+
+// Scripts run as the executor's user, and a process of the same user may read
+// another's /proc/PID/environ (the environment it was started with:
+// GNOMON_ACCESS_TOKEN), its memory through /proc/PID/mem, or ptrace it,
+// unless that process is not dumpable. Not dumpable, the executor's /proc
+// entries belong to root and only CAP_SYS_PTRACE attaches. The costs: no core
+// dumps of the executor, and profiling or debugging it (perf -p, gdb -p)
+// needs root. The flag is process-wide and stays set. A child is dumpable
+// again after its execve (of a binary it may read, not set-id), so scripts
+// themselves run as before.
+absl::Status HideFromScripts(const internal::Logger& logger) {
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    return absl::InternalError(absl::StrCat("prctl(PR_SET_DUMPABLE, 0): ", std::strerror(errno)));
+  }
+  logger.Info(
+      "scripts are allowed: this process is now not dumpable, so scripts (running as its user) "
+      "cannot read its environment or memory or ptrace it; it leaves no core dumps");
+  return absl::OkStatus();
+}
 
 bool ValidName(const std::string& name, size_t max_len, bool app) {
   if (name.empty() || name.size() > max_len) return false;
@@ -170,6 +192,7 @@ class ExecutorImpl final : public internal::RunSink {
 absl::Status ExecutorImpl::Start() {
   absl::MutexLock lock(&mu_);
   if (state_ != State::kCreated) return absl::FailedPreconditionError("Start() called twice");
+  if (options_.allow_scripts) RETURN_IF_ERROR(HideFromScripts(logger_));
   if (!options_.metrics_listen.empty()) {
     // With a certificate, /metrics is served over HTTPS (no client
     // certificates asked: scrapers rarely have one).

@@ -1,4 +1,5 @@
 // Script (GLUE) runs, RunProcess cancellation, and local run-log files.
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utime.h>
@@ -112,6 +113,25 @@ TEST_F(ScriptsTest, PythonScriptExitCodeDecides) {
   EXPECT_NE(result->handle_message().find("code 3"), std::string::npos);
   ASSERT_TRUE(logs_.WaitForLines(2, 1, kTestWait));
   EXPECT_EQ(logs_.lines(2)[0].text(), "py ['x', '2', '5']");
+}
+
+// An executor that runs scripts is not dumpable (a script of its user cannot
+// read its /proc/PID/environ or memory); its scripts are, after their execve.
+TEST_F(ScriptsTest, ScriptingExecutorIsNotDumpableButItsScriptsAre) {
+  auto executor = StartScripting();
+  EXPECT_EQ(::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+  DispatchClient dispatch(executor->address(), kTestToken);
+  ASSERT_TRUE(dispatch
+                  .Send(ScriptRun(8, v1::SCRIPT_LANGUAGE_PYTHON,
+                                  "import ctypes\n"
+                                  "print('dumpable', ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))\n",
+                                  ""))
+                  ->has_accepted());
+  auto result = logs_.WaitForResult(8, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 200) << result->handle_message();
+  ASSERT_TRUE(logs_.WaitForLines(8, 1, kTestWait));
+  EXPECT_EQ(logs_.lines(8)[0].text(), "dumpable 1");  // PR_GET_DUMPABLE is 3
 }
 
 TEST_F(ScriptsTest, NodeScriptRunsWithNode) {

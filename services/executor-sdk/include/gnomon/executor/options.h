@@ -86,6 +86,9 @@ struct RunOptions {
   // bytes an id. 0 remembers only runs still queued or running.
   int remembered_runs = 100000;
   // Accept script (GLUE) runs. Off by default: a script is arbitrary code.
+  // With it, Start() makes the whole process not dumpable (PR_SET_DUMPABLE),
+  // so scripts running as its user cannot read its environment or memory:
+  // no core dumps then, and debuggers need root.
   bool allow_scripts = false;
   // How long a cancelled (killed, timed-out) handler may take to return before
   // its worker is abandoned and replaced.

@@ -6,6 +6,12 @@
 // (killed, timed out, covered), the whole process group gets SIGTERM, then
 // SIGKILL after `kill_grace`.
 //
+// The child's environment is the executor's minus every variable whose name
+// starts with GNOMON_: those configure the SDK and carry its credentials
+// (GNOMON_ACCESS_TOKEN, the group's token; GNOMON_TLS_KEY), which a job's code
+// must not get. The rest (PATH, HOME, LANG, TMPDIR, ...) is passed on; a value
+// a child needs must be in the executor's environment under another name.
+//
 //   absl::StatusOr<int> exit = gnomon::executor::RunProcess(ctx, {"/bin/sh", "-c", cmd});
 //   if (!exit.ok()) ctx.SetResult(500, std::string(exit.status().message()));
 //   else if (*exit != 0) ctx.SetResult(500, "exit code " + std::to_string(*exit));

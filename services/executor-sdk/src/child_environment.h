@@ -1,0 +1,26 @@
+// ChildEnvironment: the environment RunProcess gives a child process (a
+// script run, or a command a handler starts): the executor's own minus every
+// variable whose name starts with GNOMON_. Those configure the SDK and carry
+// its credentials (GNOMON_ACCESS_TOKEN is the group's token; GNOMON_TLS_KEY
+// names the executor's private key), and a job is arbitrary code that must not
+// get them. Everything else (PATH, HOME, LANG, TMPDIR, ...) is kept.
+//
+//   std::vector<std::string> env = ChildEnvironment(environ);  // "NAME=value"
+//
+// Thread safety: reads `env` only. Passing the process's `environ` races with
+// a setenv() in another thread, as getenv() does.
+#ifndef GNOMON_SERVICES_EXECUTOR_SDK_SRC_CHILD_ENVIRONMENT_H_
+#define GNOMON_SERVICES_EXECUTOR_SDK_SRC_CHILD_ENVIRONMENT_H_
+
+#include <string>
+#include <vector>
+
+namespace gnomon::executor::internal {
+
+// The entries of the null-terminated `env` ("NAME=value"; null is empty) a
+// child gets, in their order.
+std::vector<std::string> ChildEnvironment(const char* const* env);
+
+}  // namespace gnomon::executor::internal
+
+#endif  // GNOMON_SERVICES_EXECUTOR_SDK_SRC_CHILD_ENVIRONMENT_H_
