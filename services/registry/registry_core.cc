@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -114,10 +115,12 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg, std::functi
 
   std::function<void()> replaced_cancel;
   uint64_t id;
+  int64_t registration_id;
   {
     absl::MutexLock l(&mu_);
     if (stopped_) return absl::UnavailableError("registry is shutting down");
     id = next_session_++;
+    registration_id = absl::Uniform<int64_t>(bits_, 1, std::numeric_limits<int64_t>::max());
     Key key{reg.app_name(), reg.address()};
     auto it = members_.find(key);
     bool rejoin = it != members_.end();
@@ -130,6 +133,7 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg, std::functi
     remote_.erase(key);  // It moved here from another replica.
     Member& m = members_[key];
     m.session = id;
+    m.registration_id = registration_id;
     m.info = info;
     m.last_beat_ms = now;
     m.persisted_ms = now;
@@ -142,7 +146,7 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg, std::functi
     if (replaced_cancel) metrics_->Closed(SessionEnd::kReplaced);
   }
   if (replaced_cancel) replaced_cancel();
-  if (absl::Status s = rows_->UpsertExecutor(info, now); !s.ok()) {
+  if (absl::Status s = rows_->UpsertExecutor(info, now, registration_id); !s.ok()) {
     GNOMON_LOG(WARNING) << "registry: cannot persist " << info.address() << ": " << s;
   }
   GNOMON_LOG(INFO) << "registry: " << reg.app_name() << " executor " << reg.address()
@@ -153,6 +157,7 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg, std::functi
 absl::Status RegistryCore::Beat(uint64_t session, const v1::Beat& beat) {
   int64_t now = clock_->NowMillis();
   std::optional<v1::ExecutorInfo> persist;
+  int64_t registration_id = 0;
   {
     absl::MutexLock l(&mu_);
     auto s = sessions_.find(session);
@@ -166,10 +171,11 @@ absl::Status RegistryCore::Beat(uint64_t session, const v1::Beat& beat) {
     if (now - m.persisted_ms >= absl::ToInt64Milliseconds(options_.persist_interval)) {
       m.persisted_ms = now;
       persist = m.info;
+      registration_id = m.registration_id;
     }
   }
   if (persist) {
-    if (absl::Status s = rows_->UpsertExecutor(*persist, now); !s.ok()) {
+    if (absl::Status s = rows_->UpsertExecutor(*persist, now, registration_id); !s.ok()) {
       GNOMON_LOG(WARNING) << "registry: cannot persist beat of " << persist->address() << ": " << s;
     }
   }
@@ -177,14 +183,16 @@ absl::Status RegistryCore::Beat(uint64_t session, const v1::Beat& beat) {
 }
 
 void RegistryCore::Leave(uint64_t session, const std::string& reason) {
-  v1::ExecutorInfo info;
+  Ended ended;
+  const v1::ExecutorInfo& info = ended.info;
   bool shutting_down;
   {
     absl::MutexLock l(&mu_);
     auto s = sessions_.find(session);
     if (s == sessions_.end()) return;  // Already replaced or reaped.
     auto m = members_.find(s->second);
-    info = m->second.info;
+    ended.info = m->second.info;
+    ended.registration_id = m->second.registration_id;
     members_.erase(m);
     sessions_.erase(s);
     Publish(v1::EXECUTOR_CHANGE_KIND_LEFT, info);
@@ -201,17 +209,21 @@ void RegistryCore::Leave(uint64_t session, const std::string& reason) {
     return;
   }
   if (metrics_ != nullptr) metrics_->Closed(SessionEnd::kLeft);
-  RemoveRow(info);
+  RemoveRow(ended);
   GNOMON_LOG(INFO) << "registry: " << info.app_name() << " executor " << info.address()
                    << " left: " << reason;
 }
 
-void RegistryCore::RemoveRow(const v1::ExecutorInfo& info) {
+void RegistryCore::RemoveRow(const Ended& ended) {
   // Only our registration's row: if the executor already registered with
   // another replica, its row there is left alone (else every other replica
-  // would see it leave until its next beat is persisted).
+  // would see it leave until its next beat is persisted). The registration
+  // id tells the rows apart; the register time alone does not when both
+  // replicas registered it in the same millisecond.
+  const v1::ExecutorInfo& info = ended.info;
   if (absl::Status s = rows_->RemoveExecutor(
-          info.app_name(), info.address(), TimeUtil::TimestampToMilliseconds(info.register_time()));
+          info.app_name(), info.address(), TimeUtil::TimestampToMilliseconds(info.register_time()),
+          ended.registration_id);
       !s.ok() && !absl::IsNotFound(s)) {
     GNOMON_LOG(WARNING) << "registry: cannot remove " << info.address() << ": " << s;
   }
@@ -257,8 +269,8 @@ void RegistryCore::Publish(v1::ExecutorChangeKind kind, const v1::ExecutorInfo& 
   }
 }
 
-std::vector<std::function<void()>> RegistryCore::ExpireLocked(
-    int64_t now_ms, std::vector<v1::ExecutorInfo>* expired) {
+std::vector<std::function<void()>> RegistryCore::ExpireLocked(int64_t now_ms,
+                                                              std::vector<Ended>* expired) {
   const int64_t timeout = absl::ToInt64Milliseconds(options_.beat_interval * options_.missed_beats);
   std::vector<std::function<void()>> cancels;
   for (auto it = members_.begin(); it != members_.end();) {
@@ -273,7 +285,7 @@ std::vector<std::function<void()>> RegistryCore::ExpireLocked(
     if (metrics_ != nullptr) metrics_->Closed(SessionEnd::kMissedBeats);
     sessions_.erase(m.session);
     cancels.push_back(std::move(m.cancel));
-    expired->push_back(std::move(m.info));
+    expired->push_back({std::move(m.info), m.registration_id});
     members_.erase(it++);
   }
   return cancels;
@@ -333,7 +345,7 @@ void RegistryCore::StartExpiry() {
 
 void RegistryCore::ExpiryPass() {
   std::vector<std::function<void()>> cancels;
-  std::vector<v1::ExecutorInfo> expired;
+  std::vector<Ended> expired;
   {
     absl::MutexLock l(&mu_);
     cancels = ExpireLocked(clock_->NowMillis(), &expired);
@@ -344,7 +356,7 @@ void RegistryCore::ExpiryPass() {
   // Its stream's end finds the session gone (Leave does nothing): the row
   // goes here, so other replicas drop it at their next read, not only once
   // it is stale.
-  for (const v1::ExecutorInfo& info : expired) RemoveRow(info);
+  for (const Ended& ended : expired) RemoveRow(ended);
   int64_t now = clock_->NowMillis();
   // The first pass reads at once: watches wait for it.
   if (options_.remote_refresh > absl::ZeroDuration() &&

@@ -31,6 +31,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/random/random.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -118,6 +119,10 @@ class RegistryCore {
  private:
   struct Member {
     uint64_t session = 0;
+    // Identifies this registration's store row (MembershipStore): random, so
+    // that no other replica's registration has it, even one made in the same
+    // millisecond.
+    int64_t registration_id = 0;
     v1::ExecutorInfo info;
     int64_t last_beat_ms = 0;
     int64_t persisted_ms = 0;
@@ -132,12 +137,17 @@ class RegistryCore {
   void RefreshRemote(int64_t now_ms) ABSL_LOCKS_EXCLUDED(mu_);
   // One expiry pass: expired members out, other replicas' rows read, stale rows pruned.
   void ExpiryPass() ABSL_LOCKS_EXCLUDED(mu_);
+  // A registration that ended, whose store row is to be removed.
+  struct Ended {
+    v1::ExecutorInfo info;
+    int64_t registration_id = 0;
+  };
   // Removes expired members; returns their cancel callbacks, and adds them to `expired`.
-  std::vector<std::function<void()>> ExpireLocked(int64_t now_ms,
-                                                  std::vector<v1::ExecutorInfo>* expired)
+  std::vector<std::function<void()>> ExpireLocked(int64_t now_ms, std::vector<Ended>* expired)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Removes the store row of `info`'s registration (not a later one's).
-  void RemoveRow(const v1::ExecutorInfo& info) ABSL_LOCKS_EXCLUDED(mu_);
+  // Removes the store row of `ended`'s registration (not a later one's, nor
+  // another replica's).
+  void RemoveRow(const Ended& ended) ABSL_LOCKS_EXCLUDED(mu_);
 
   store::MembershipStore* const rows_;  // The executors' rows in the store.
   Clock* const clock_;
@@ -151,6 +161,7 @@ class RegistryCore {
   absl::flat_hash_map<Key, v1::ExecutorInfo> remote_ ABSL_GUARDED_BY(mu_);
   std::vector<std::weak_ptr<Watcher>> watchers_ ABSL_GUARDED_BY(mu_);
   uint64_t next_session_ ABSL_GUARDED_BY(mu_) = 1;
+  absl::BitGen bits_ ABSL_GUARDED_BY(mu_);  // Registration ids.
   // Since when store reads have succeeded (-1: the last one failed; 0: from start).
   int64_t store_ok_since_ms_ ABSL_GUARDED_BY(mu_) = 0;
   // Whether executors held by other replicas have been read once.

@@ -46,7 +46,7 @@ class RegistryCoreTest : public ::testing::Test {
     info.set_address("10.0.0.8:9999");
     info.set_instance_id(instance);
     *info.mutable_register_time() = TimeUtil::MillisecondsToTimestamp(clock_.NowMillis());
-    ASSERT_TRUE(store_->UpsertExecutor(info, clock_.NowMillis()).ok());
+    ASSERT_TRUE(store_->UpsertExecutor(info, clock_.NowMillis(), /*registration_id=*/77).ok());
   }
   void TearDown() override {
     core_.reset();

@@ -188,7 +188,7 @@ TEST_F(RegistryLivenessTest, AnExecutorWhoseBeatsStopIsRemovedOnceMissedBeatsInt
 
 // The executor's stream to replica a broke and it registered with b while
 // a was removing its old registration: b's row stays (RemoveExecutor is
-// keyed by the registration's time), or every replica would route around a
+// keyed by the registration), or every replica would route around a
 // live executor until its next persisted beat.
 TEST_F(RegistryLivenessTest, AnExecutorThatMovedToAnotherReplicaKeepsItsRowWhenTheFirstRemovesIt) {
   RegistryCore a(&rows_a_, &clock_, Options("a")), b(&rows_b_, &clock_, Options("b"));
@@ -206,6 +206,22 @@ TEST_F(RegistryLivenessTest, AnExecutorThatMovedToAnotherReplicaKeepsItsRowWhenT
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].registry_replica(), "b");
   EXPECT_EQ(TimeUtil::TimestampToMilliseconds(rows[0].register_time()), kStart + 40);
+}
+
+// As above, but the executor registered with a and with b in the same
+// millisecond, so both registrations have the same register time: a's
+// removal must still leave the row b wrote (removal is keyed by the
+// registration, not by its time).
+TEST_F(RegistryLivenessTest, ARemovalLeavesAnotherReplicasRegistrationMadeInTheSameMillisecond) {
+  RegistryCore a(&rows_a_, &clock_, Options("a")), b(&rows_b_, &clock_, Options("b"));
+  absl::StatusOr<uint64_t> at_a = a.Join(Registration(), [] {});
+  ASSERT_TRUE(at_a.ok()) << at_a.status();
+  ASSERT_TRUE(b.Join(Registration(), [] {}).ok());  // The clock has not moved.
+  a.Leave(*at_a, "stream broken");
+  std::vector<v1::ExecutorInfo> rows = Rows();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].registry_replica(), "b");
+  EXPECT_EQ(TimeUtil::TimestampToMilliseconds(rows[0].register_time()), kStart);
 }
 
 // Membership lives in the registry, not the store: while the store is down

@@ -23,13 +23,19 @@ class MembershipStore {
  public:
   virtual ~MembershipStore() = default;
 
-  // Inserts or replaces the row of (app_name, address) with last beat now_ms.
-  virtual absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) = 0;
-  // Removes the row of (app_name, address) if it is still the registration
-  // made at register_ms: an executor that registered again meanwhile
-  // (through another registry replica) keeps its row. NotFound otherwise.
+  // Inserts or replaces the row of (app_name, address) with last beat now_ms,
+  // written for the registration `registration_id`: a number the registry
+  // replica chose for this registration of the executor, unique among all
+  // replicas' registrations (random, not 0). A row written without a
+  // register time (a beat) keeps its register time and registration.
+  virtual absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms,
+                                      int64_t registration_id) = 0;
+  // Removes the row of (app_name, address) if it is still the one written
+  // for `registration_id`, made at register_ms: an executor that registered
+  // again meanwhile (through another registry replica, even in the same
+  // millisecond) keeps its row. NotFound otherwise.
   virtual absl::Status RemoveExecutor(std::string_view app_name, std::string_view address,
-                                      int64_t register_ms) = 0;
+                                      int64_t register_ms, int64_t registration_id) = 0;
   virtual absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() = 0;
   // Deletes rows whose last beat is older than before_ms; returns how many.
   virtual absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) = 0;

@@ -308,6 +308,17 @@ const std::vector<Migration>& MysqlMigrations() {
            // a rolling upgrade) keep the default, the old behaviour.
            "ALTER TABLE run ADD COLUMN followup_on_success TINYINT NOT NULL DEFAULT 1",
        }},
+      {16,
+       "executor rows: the registration that wrote each",
+       {
+           // A registry replica removes an executor's row only if it is
+           // still the one its registration wrote: two replicas can
+           // register the same executor in the same millisecond, so the
+           // register time alone does not tell them apart. 0: written by
+           // an earlier binary (it leaves the value of the row it replaces).
+           "ALTER TABLE registry ADD COLUMN IF NOT EXISTS registration_id BIGINT NOT NULL"
+           " DEFAULT 0",
+       }},
   };
   return *migrations;
 }

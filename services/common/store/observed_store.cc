@@ -231,13 +231,16 @@ absl::StatusOr<int64_t> ObservedStore::DeleteAuditBefore(int64_t before_ms, int 
 absl::StatusOr<int64_t> ObservedStore::TrimRunsPerJob(int64_t keep, int limit) {
   return Observed(StoreCall::kTrimRunsPerJob, [&] { return inner_->TrimRunsPerJob(keep, limit); });
 }
-absl::Status ObservedStore::UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) {
-  return Observed(StoreCall::kUpsertExecutor, [&] { return inner_->UpsertExecutor(info, now_ms); });
+absl::Status ObservedStore::UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms,
+                                           int64_t registration_id) {
+  return Observed(StoreCall::kUpsertExecutor,
+                  [&] { return inner_->UpsertExecutor(info, now_ms, registration_id); });
 }
 absl::Status ObservedStore::RemoveExecutor(std::string_view app_name, std::string_view address,
-                                           int64_t register_ms) {
-  return Observed(StoreCall::kRemoveExecutor,
-                  [&] { return inner_->RemoveExecutor(app_name, address, register_ms); });
+                                           int64_t register_ms, int64_t registration_id) {
+  return Observed(StoreCall::kRemoveExecutor, [&] {
+    return inner_->RemoveExecutor(app_name, address, register_ms, registration_id);
+  });
 }
 absl::StatusOr<std::vector<v1::ExecutorInfo>> ObservedStore::ListExecutors() {
   return Observed(StoreCall::kListExecutors, [&] { return inner_->ListExecutors(); });

@@ -167,9 +167,10 @@ class ObservedStore final : public Store {
                                                      int64_t job_id) override;
   absl::StatusOr<int64_t> DeleteRunsEndedBefore(int64_t before_ms, int limit) override;
   absl::StatusOr<int64_t> TrimRunsPerJob(int64_t keep, int limit) override;
-  absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) override;
+  absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms,
+                              int64_t registration_id) override;
   absl::Status RemoveExecutor(std::string_view app_name, std::string_view address,
-                              int64_t register_ms) override;
+                              int64_t register_ms, int64_t registration_id) override;
   absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() override;
   absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) override;
   absl::StatusOr<bool> HasAdminTokens() override;

@@ -112,9 +112,10 @@ class SqlStore final : public Store {
 
   // Registry (sql_store_misc.cc), API tokens and users (sql_store_credentials.cc),
   // leases (sql_store_leases.cc).
-  absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) override;
+  absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms,
+                              int64_t registration_id) override;
   absl::Status RemoveExecutor(std::string_view app_name, std::string_view address,
-                              int64_t register_ms) override;
+                              int64_t register_ms, int64_t registration_id) override;
   absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() override;
   absl::StatusOr<int64_t> PruneExecutors(int64_t before_ms) override;
   absl::StatusOr<bool> HasAdminTokens() override;

@@ -11,7 +11,8 @@ namespace gnomon::store::internal {
 
 // ---- Registry ---------------------------------------------------------------
 
-absl::Status SqlStore::UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) {
+absl::Status SqlStore::UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms,
+                                      int64_t registration_id) {
   const bool has_register = info.has_register_time();
   v1::ExecutorInfo stored = info;
   stored.clear_register_time();
@@ -20,18 +21,20 @@ absl::Status SqlStore::UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_
     absl::StatusOr<ExecResult> r = c.Exec(
         has_register ? sql_.upsert_executor_set_register : sql_.upsert_executor_keep_register,
         {SqlText(info.app_name()), SqlText(info.address()), SqlBytes(stored.SerializeAsString()),
-         SqlInt(has_register ? ToMs(info.register_time()) : now_ms), SqlInt(now_ms)});
+         SqlInt(has_register ? ToMs(info.register_time()) : now_ms), SqlInt(now_ms),
+         SqlInt(registration_id)});
     return r.status();
   });
 }
 
 absl::Status SqlStore::RemoveExecutor(std::string_view app_name, std::string_view address,
-                                      int64_t register_ms) {
+                                      int64_t register_ms, int64_t registration_id) {
   const std::string app(app_name);
   const std::string addr(address);
   return db_->Transact(Lane::kControl, [&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_executor,
-                                          {SqlText(app), SqlText(addr), SqlInt(register_ms)}));
+    ASSIGN_OR_RETURN(ExecResult r,
+                     c.Exec(sql_.delete_executor, {SqlText(app), SqlText(addr), SqlInt(register_ms),
+                                                   SqlInt(registration_id)}));
     if (r.affected_rows == 0) {
       return absl::NotFoundError(
           absl::StrCat("executor ", addr, " of app '", app, "' is not registered"));

@@ -311,6 +311,16 @@ const std::vector<Migration>& SqliteMigrations() {
            // a rolling upgrade) keep the default, the old behaviour.
            "ALTER TABLE run ADD COLUMN followup_on_success INTEGER NOT NULL DEFAULT 1",
        }},
+      {16,
+       "executor rows: the registration that wrote each",
+       {
+           // A registry replica removes an executor's row only if it is
+           // still the one its registration wrote: two replicas can
+           // register the same executor in the same millisecond, so the
+           // register time alone does not tell them apart. 0: written by
+           // an earlier binary (it leaves the value of the row it replaces).
+           "ALTER TABLE registry ADD COLUMN registration_id INTEGER NOT NULL DEFAULT 0",
+       }},
   };
   return *migrations;
 }

@@ -374,7 +374,13 @@ Statements Portable() {
   s.stats = StatsTablesOf("stats");
   s.legacy_stats = StatsTablesOf("report");
 
-  s.delete_executor = "DELETE FROM registry WHERE app_name = ? AND address = ? AND register_ms = ?";
+  // Only the registration's own row: the registration id tells apart two
+  // replicas' registrations made in the same millisecond, the register time
+  // a row that a replica of the release before migration 16 wrote over it
+  // (such a write keeps the registration_id of the row it replaces).
+  s.delete_executor =
+      "DELETE FROM registry WHERE app_name = ? AND address = ? AND register_ms = ? "
+      "AND registration_id = ?";
   s.select_executors =
       "SELECT info, register_ms, last_beat_ms FROM registry ORDER BY app_name, address";
   s.prune_executors = "DELETE FROM registry WHERE last_beat_ms < ?";
@@ -427,8 +433,8 @@ std::string ScriptVersionsSql(const std::string& bytes) {
 }
 
 constexpr char kRegistryInsert[] =
-    "INSERT INTO registry(app_name, address, info, register_ms, last_beat_ms) "
-    "VALUES (?, ?, ?, ?, ?) ";
+    "INSERT INTO registry(app_name, address, info, register_ms, last_beat_ms, registration_id) "
+    "VALUES (?, ?, ?, ?, ?, ?) ";
 
 Statements Sqlite() {
   Statements s = Portable();
@@ -441,7 +447,8 @@ Statements Sqlite() {
                    "ON CONFLICT(app_name, address) DO UPDATE SET info = excluded.info, "
                    "last_beat_ms = excluded.last_beat_ms");
   s.upsert_executor_keep_register = upsert;
-  s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = excluded.register_ms");
+  s.upsert_executor_set_register = absl::StrCat(
+      upsert, ", register_ms = excluded.register_ms, registration_id = excluded.registration_id");
   s.ensure_lease =
       "INSERT OR IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, ?)";
   s.ensure_setting = "INSERT OR IGNORE INTO setting(name, value) VALUES (?, ?)";
@@ -464,7 +471,8 @@ Statements Mysql() {
       kRegistryInsert,
       "ON DUPLICATE KEY UPDATE info = VALUES(info), last_beat_ms = VALUES(last_beat_ms)");
   s.upsert_executor_keep_register = upsert;
-  s.upsert_executor_set_register = absl::StrCat(upsert, ", register_ms = VALUES(register_ms)");
+  s.upsert_executor_set_register = absl::StrCat(
+      upsert, ", register_ms = VALUES(register_ms), registration_id = VALUES(registration_id)");
   s.ensure_lease = "INSERT IGNORE INTO lease(name, holder, epoch, expires_ms) VALUES (?, '', 0, ?)";
   s.ensure_setting = "INSERT IGNORE INTO setting(name, value) VALUES (?, ?)";
   s.lock_suffix = " FOR UPDATE";

@@ -305,12 +305,12 @@ TEST_P(StoreTest, ExecutorRegistry) {
   info.add_handlers("report");
   info.set_capacity(8);
   (*info.mutable_labels())["zone"] = "a";
-  ASSERT_OK(store().UpsertExecutor(info, 1000));
+  ASSERT_OK(store().UpsertExecutor(info, 1000, 11));
   info.set_running_runs(3);
-  ASSERT_OK(store().UpsertExecutor(info, 2000));  // A beat: keeps the register time.
+  ASSERT_OK(store().UpsertExecutor(info, 2000, 11));  // A beat: keeps the register time.
   v1::ExecutorInfo other = info;
   other.set_address("10.0.0.2:9999");
-  ASSERT_OK(store().UpsertExecutor(other, 500));
+  ASSERT_OK(store().UpsertExecutor(other, 500, 12));
 
   ASSERT_OK_AND_ASSIGN(all, store().ListExecutors());
   ASSERT_EQ(all.size(), 2u);
@@ -323,11 +323,40 @@ TEST_P(StoreTest, ExecutorRegistry) {
   ASSERT_OK_AND_ASSIGN(pruned, store().PruneExecutors(1000));
   EXPECT_EQ(pruned, 1);
   // A stale session's removal leaves a newer registration alone.
-  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 999),
+  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 999, 11),
               StatusIs(absl::StatusCode::kNotFound));
-  ASSERT_OK(store().RemoveExecutor("app", "10.0.0.1:9999", 1000));
-  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 1000),
+  ASSERT_OK(store().RemoveExecutor("app", "10.0.0.1:9999", 1000, 11));
+  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 1000, 11),
               StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_OK_AND_ASSIGN(none, store().ListExecutors());
+  EXPECT_TRUE(none.empty());
+}
+
+// Two registry replicas register the same executor in the same millisecond:
+// the row is the second one's, and the first one's removal leaves it (the
+// registration id tells them apart where the register time cannot).
+TEST_P(StoreTest, ExecutorRowIsRemovedOnlyByTheRegistrationThatWroteIt) {
+  v1::ExecutorInfo info;
+  info.set_app_name("app");
+  info.set_address("10.0.0.1:9999");
+  info.mutable_register_time()->set_seconds(1);  // 1000 ms.
+  info.set_registry_replica("a");
+  ASSERT_OK(store().UpsertExecutor(info, 1000, /*registration_id=*/21));
+  info.set_registry_replica("b");
+  ASSERT_OK(store().UpsertExecutor(info, 1000, /*registration_id=*/22));
+
+  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 1000, 21),
+              StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_OK_AND_ASSIGN(rows, store().ListExecutors());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].registry_replica(), "b");
+
+  // A beat without a register time keeps the registration: only b removes it.
+  info.clear_register_time();
+  ASSERT_OK(store().UpsertExecutor(info, 1500, /*registration_id=*/21));
+  EXPECT_THAT(store().RemoveExecutor("app", "10.0.0.1:9999", 1000, 21),
+              StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_OK(store().RemoveExecutor("app", "10.0.0.1:9999", 1000, 22));
   ASSERT_OK_AND_ASSIGN(none, store().ListExecutors());
   EXPECT_TRUE(none.empty());
 }

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/random/random.h"
@@ -220,6 +221,8 @@ absl::Status ExecutorImpl::Start() {
   log_files_ = std::make_unique<internal::RunLogFiles>(
       options_.log_dir, options_.max_log_file_bytes, options_.log_retention_days, &logger_);
   RETURN_IF_ERROR(log_files_->Init());
+  // Runs the previous process finished are not run again if resent.
+  std::vector<int64_t> spooled_runs = spool->recovered_result_runs();
 
   // Each part takes its sub-struct of the options whole.
   internal::ReporterOptions reporter_options;
@@ -231,6 +234,7 @@ absl::Status ExecutorImpl::Start() {
 
   internal::RunManagerOptions manager_options;
   manager_options.run = static_cast<const RunOptions&>(options_);
+  manager_options.remembered_run_ids = std::move(spooled_runs);
   manager_ = std::make_unique<internal::RunManager>(manager_options, handlers_, this, [this] {
     if (internal::RegistrySession* session = session_ptr_.load()) session->NotifyBusyChanged();
   });

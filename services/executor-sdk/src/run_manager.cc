@@ -75,7 +75,10 @@ struct RunManager::Core : std::enable_shared_from_this<RunManager::Core> {
         handlers(std::move(h)),
         sink(s),
         on_busy_changed(std::move(cb)),
-        recent(static_cast<size_t>(options.run.remembered_runs)) {}
+        recent(static_cast<size_t>(options.run.remembered_runs)) {
+    absl::MutexLock lock(&mu);
+    for (int64_t run_id : options.remembered_run_ids) recent.Add(run_id);
+  }
 
   const RunManagerOptions options;
   const HandlerMap handlers;

@@ -18,7 +18,8 @@
 // that is queued, running, or among the last `remembered_runs` accepted here
 // is answered "already accepted" (its result goes out once, through the
 // sink) and not run again. A refused run is not remembered, so a later
-// dispatch of it may be accepted.
+// dispatch of it may be accepted. After a restart, the runs whose results the
+// spool kept are remembered too (RunManagerOptions::remembered_run_ids).
 //
 // Handler hooks: init runs before a job's first run of that handler here;
 // destroy runs on a worker once the job has been idle for `idle_job_ttl`,
@@ -44,6 +45,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
@@ -75,6 +77,11 @@ struct RunManagerOptions {
   // size (the executor has resolved 0 already).
   RunOptions run = {.max_concurrent_runs = 8};
   Clock* clock = &RealClock();
+  // Runs accepted by an earlier process of this executor, oldest first (the
+  // results its spool holds, RunSpool::recovered_result_runs): remembered
+  // as if accepted here, so a resend is answered "already accepted" and not
+  // run again. At most run.remembered_runs of them are kept (the newest).
+  std::vector<int64_t> remembered_run_ids;
 };
 
 // Answer to one RunRequest: accepted (with the number of runs of the job

@@ -163,6 +163,9 @@ absl::Status RunSpool::Load() {
     RETURN_IF_ERROR(LoadSegment(first));
   }
   recovered_ = items_.size();
+  for (const auto& [id, item] : items_) {
+    if (item.has_result()) recovered_result_runs_.push_back(item.result().run_id());
+  }
   written_id_ = synced_id_ = next_id_ - 1;
   for (uint64_t first : firsts) MaybeDelete(first);
   return absl::OkStatus();

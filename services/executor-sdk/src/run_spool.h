@@ -28,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -66,6 +67,23 @@ class RunSpool {
   bool durable() const { return !dir_.empty(); }
   // Items loaded from disk by Open().
   size_t recovered() const { return recovered_; }
+  // The run ids of the results among them, in the order they were added:
+  // runs an earlier process of this executor accepted and finished, which a
+  // restarted executor must not run again if a scheduler resends them
+  // (RunManagerOptions::remembered_run_ids). Acknowledged results of a
+  // segment still in use come back too, so these are the unacknowledged
+  // results and the recently acknowledged ones.
+  //
+  // No separate list of accepted run ids is kept on disk. A run whose result
+  // was acknowledged and whose segment is gone has its result committed in
+  // the store, which ends it there, and schedulers resend only runs still
+  // PENDING there (after a take-over) or to the same executor instance;
+  // a list written as runs are accepted would cost a write per run, and an
+  // fsync per run to be of use after a crash. A run that an earlier process
+  // accepted but did not finish has no result here and is run again if
+  // resent: answering "already accepted" for it would leave it RUNNING with
+  // no result ever coming.
+  const std::vector<int64_t>& recovered_result_runs() const { return recovered_result_runs_; }
 
   // Intact records in the segments of `dir`, read without taking the lock
   // (for inspection and tests; a live spool may be appending meanwhile).
@@ -87,6 +105,7 @@ class RunSpool {
   const std::string dir_;
   int lock_fd_ = -1;
   size_t recovered_ = 0;
+  std::vector<int64_t> recovered_result_runs_;  // Set by Load(), then read-only.
 
   mutable absl::Mutex mu_;
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;

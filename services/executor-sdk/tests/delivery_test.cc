@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "services/common/client/report_limits.h"
 #include "services/common/status/status_matchers.h"
@@ -63,6 +64,29 @@ TEST(RunSpoolTest, ItemsSurviveReopenUntilRemoved) {
   absl::Status disk;
   uint64_t next = (*reopened)->Append(ResultItem(4, 200), &disk);
   EXPECT_GT(next, last);
+}
+
+// The runs whose results a restarted executor finds in its spool, which it
+// remembers as accepted: the unacknowledged ones, and the acknowledged ones
+// of a segment still in use; not a run that only started.
+TEST(RunSpoolTest, ReopenListsTheRunsOfTheRecoveredResults) {
+  std::string dir = TempDir("spool-runs");
+  {
+    auto spool = internal::RunSpool::Open(dir);
+    ASSERT_TRUE(spool.ok()) << spool.status();
+    EXPECT_TRUE((*spool)->recovered_result_runs().empty());
+    absl::Status disk;
+    const uint64_t acked = (*spool)->Append(ResultItem(7, 200), &disk);
+    v1::ReportItem started;
+    started.mutable_started()->set_run_id(8);
+    (*spool)->Append(started, &disk);
+    const uint64_t last = (*spool)->Append(ResultItem(9, 500), &disk);
+    ASSERT_TRUE((*spool)->SyncThrough(last).ok());
+    (*spool)->Remove(acked);
+  }
+  auto reopened = internal::RunSpool::Open(dir);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_EQ((*reopened)->recovered_result_runs(), (std::vector<int64_t>{7, 9}));
 }
 
 TEST(RunSpoolTest, TheOldestResultIsTheFirstStillThere) {

@@ -2,12 +2,18 @@
 // same stream, re-dispatched by another scheduler replica, by a deposed one
 // with a stale epoch, and after the run ended — executes its handler once and
 // reports one result; every answer after the first says "already accepted".
+// So does an executor restarted on the same spool, for the runs whose results
+// its spool holds.
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "services/executor-sdk/testing/fake_servers.h"
 #include "services/executor-sdk/tests/test_env.h"
 
 namespace gnomon::executor {
@@ -15,6 +21,8 @@ namespace {
 
 using testing::BeanRun;
 using testing::DispatchClient;
+using testing::FakeLogService;
+using testing::TestServer;
 
 // Counts handler invocations per run; runs of "held" wait for `release`.
 struct Invocations {
@@ -86,6 +94,51 @@ TEST_F(RedispatchTest, ASecondDispatchOfTheSameRunDoesNotRunItAgain) {
   EXPECT_EQ(calls.of(501), 1);
   EXPECT_EQ(calls.of(503), 1);
   EXPECT_EQ(logs_.result_items(), 2);
+}
+
+// The executor ran a run and was restarted, with the same spool, before the
+// log service acknowledged its result; a scheduler that never had the answer
+// (its stream broke, or it took the partition over) sends the run again. The
+// restarted executor knows the run from its spool: it answers "already
+// accepted" and does not run the handler a second time, and the result the
+// first process spooled is the one reported.
+TEST_F(RedispatchTest, ARestartedExecutorRemembersTheRunsItsSpoolHolds) {
+  FakeLogService log_only(kTestToken, kTestApp);
+  // Nothing listens on the log endpoint yet: results stay in the spool.
+  auto placeholder = std::make_unique<TestServer>(std::vector<grpc::Service*>{&log_only});
+  const int log_port = placeholder->port();
+  const std::string log_address = placeholder->address();
+  placeholder->Stop();
+  ExecutorOptions options = Options();
+  options.log_endpoints = {log_address};
+  options.spool_dir = TempDir("redispatch-spool");
+  Invocations calls;
+  calls.release.Notify();  // Runs end at once.
+  const v1::RunRequest run = BeanRun(601, 9, "held");
+  {
+    auto executor = StartExecutor(options, [&](Executor& e) {
+      ASSERT_TRUE(e.RegisterHandler("held", calls.handler()).ok());
+    });
+    ASSERT_NE(executor, nullptr);
+    DispatchClient scheduler(executor->address(), kTestToken);
+    EXPECT_FALSE(Accept(scheduler, run).already_accepted());
+    executor->Shutdown(absl::Seconds(2));  // Its result cannot be delivered.
+    EXPECT_EQ(calls.of(601), 1);
+  }
+
+  auto restarted = StartExecutor(
+      options, [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("held", calls.handler()).ok()); });
+  ASSERT_NE(restarted, nullptr);
+  DispatchClient scheduler(restarted->address(), kTestToken);
+  EXPECT_TRUE(Accept(scheduler, run).already_accepted());
+  // A run it never had is still run.
+  EXPECT_FALSE(Accept(scheduler, BeanRun(602, 9, "held")).already_accepted());
+
+  TestServer log_server({&log_only}, log_port);
+  ASSERT_TRUE(log_only.WaitForResult(601, kTestWait).has_value());
+  ASSERT_TRUE(log_only.WaitForResult(602, kTestWait).has_value());
+  EXPECT_EQ(calls.of(601), 1);
+  EXPECT_EQ(calls.of(602), 1);
 }
 
 }  // namespace

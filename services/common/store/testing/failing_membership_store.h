@@ -25,13 +25,16 @@ class FailingMembershipStore final : public MembershipStore {
   FailingMembershipStore(MembershipStore* inner, StoreCallHook* hook)
       : inner_(inner), hook_(hook) {}
 
-  absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms) override {
-    return hook_->Forward("UpsertExecutor", [&] { return inner_->UpsertExecutor(info, now_ms); });
+  absl::Status UpsertExecutor(const v1::ExecutorInfo& info, int64_t now_ms,
+                              int64_t registration_id) override {
+    return hook_->Forward("UpsertExecutor",
+                          [&] { return inner_->UpsertExecutor(info, now_ms, registration_id); });
   }
   absl::Status RemoveExecutor(std::string_view app_name, std::string_view address,
-                              int64_t register_ms) override {
-    return hook_->Forward("RemoveExecutor",
-                          [&] { return inner_->RemoveExecutor(app_name, address, register_ms); });
+                              int64_t register_ms, int64_t registration_id) override {
+    return hook_->Forward("RemoveExecutor", [&] {
+      return inner_->RemoveExecutor(app_name, address, register_ms, registration_id);
+    });
   }
   absl::StatusOr<std::vector<v1::ExecutorInfo>> ListExecutors() override {
     return hook_->Forward("ListExecutors", [&] { return inner_->ListExecutors(); });
