@@ -7,6 +7,7 @@
 #include "gnomon/v1/admin.pb.h"
 #include "gnomon/v1/common.pb.h"
 #include "gnomon/v1/executor.pb.h"
+#include "gnomon/v1/handlers.pb.h"
 #include "gnomon/v1/log.pb.h"
 #include "gnomon/v1/manifest.pb.h"
 #include "gnomon/v1/registry.pb.h"
@@ -26,7 +27,8 @@ absl::StatusOr<std::vector<const MethodDescriptor*>> DeclaredMethods() {
                                     v1::DispatchRequest::descriptor()->file(),
                                     v1::ReportResultsRequest::descriptor()->file(),
                                     v1::CreateGroupRequest::descriptor()->file(),
-                                    v1::Manifest::descriptor()->file()};
+                                    v1::Manifest::descriptor()->file(),
+                                    v1::HttpTask::descriptor()->file()};
   (void)linked;
   std::vector<const MethodDescriptor*> out;
   for (absl::string_view file : absl::StrSplit(GNOMON_PROTO_FILES, ',')) {

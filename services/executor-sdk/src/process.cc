@@ -41,6 +41,9 @@ void LogLines(JobContext& ctx, std::string& pending, bool flush_partial) {
 absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& argv,
                                const ProcessOptions& options) {
   if (argv.empty()) return absl::InvalidArgumentError("empty command");
+  if (absl::Status env_ok = internal::ValidateExtraEnvironment(options.env); !env_ok.ok()) {
+    return env_ok;
+  }
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
@@ -67,7 +70,7 @@ absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& 
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const std::vector<std::string> env = internal::ChildEnvironment(environ);
+  const std::vector<std::string> env = internal::ChildEnvironment(environ, options.env);
   std::vector<char*> envp;
   for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
@@ -86,6 +89,8 @@ absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& 
   bool pipe_open = true;
   bool exited = false;
   int status = 0;
+  const absl::Time started = absl::Now();
+  bool timed_out = false;
   absl::Time term_sent = absl::InfiniteFuture();
   bool kill_sent = false;
   char buf[8192];
@@ -106,7 +111,11 @@ absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& 
       pipe_open = false;  // background grandchildren keep the pipe: stop reading
     }
     if (!exited && ::waitpid(pid, &status, WNOHANG) == pid) exited = true;
-    if (!exited && ctx.cancelled()) {
+    if (!exited && !timed_out && options.timeout != absl::InfiniteDuration() &&
+        absl::Now() - started >= options.timeout) {
+      timed_out = true;
+    }
+    if (!exited && (ctx.cancelled() || timed_out)) {
       absl::Time now = absl::Now();
       if (term_sent == absl::InfiniteFuture()) {
         ::kill(-pid, SIGTERM);
@@ -117,9 +126,14 @@ absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& 
       }
     }
   }
-  if (ctx.cancelled() && !kill_sent) ::kill(-pid, SIGKILL);  // leftover group members
+  if ((ctx.cancelled() || timed_out) && !kill_sent) ::kill(-pid, SIGKILL);  // leftover members
   LogLines(ctx, pending, true);
   ::close(fds[0]);
+  if (timed_out) {
+    return absl::DeadlineExceededError(absl::StrCat(argv[0], " ran longer than its timeout of ",
+                                                    absl::FormatDuration(options.timeout),
+                                                    " and was stopped"));
+  }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 255;

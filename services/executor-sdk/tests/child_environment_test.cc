@@ -48,5 +48,22 @@ TEST(ChildEnvironmentTest, EmptyAndNullEnvironments) {
   EXPECT_THAT(ChildEnvironment(only_gnomon), IsEmpty());
 }
 
+TEST(ChildEnvironmentTest, ExtraVariablesReplaceInheritedOnesAndComeLast) {
+  const char* env[] = {"PATH=/usr/bin", "HOME=/home/app", "GNOMON_APP=billing", nullptr};
+  EXPECT_THAT(ChildEnvironment(env, {{"HOME", "/srv"}, {"REPORT_DAY", "today"}}),
+              ElementsAre("PATH=/usr/bin", "HOME=/srv", "REPORT_DAY=today"));
+}
+
+TEST(ChildEnvironmentTest, ExtraVariablesMayNotBeGnomonOnesOrMalformed) {
+  EXPECT_TRUE(ValidateExtraEnvironment({{"REPORT_DAY", "today"}, {"EMPTY", ""}}).ok());
+  absl::Status gnomon = ValidateExtraEnvironment({{"GNOMON_ACCESS_TOKEN", "stolen"}});
+  EXPECT_TRUE(absl::IsInvalidArgument(gnomon));
+  EXPECT_NE(gnomon.message().find("GNOMON_ACCESS_TOKEN"), std::string::npos) << gnomon;
+  EXPECT_EQ(gnomon.message().find("stolen"), std::string::npos) << "echoes the value: " << gnomon;
+  EXPECT_TRUE(absl::IsInvalidArgument(ValidateExtraEnvironment({{"", "x"}})));
+  EXPECT_TRUE(absl::IsInvalidArgument(ValidateExtraEnvironment({{"A=B", "x"}})));
+  EXPECT_TRUE(absl::IsInvalidArgument(ValidateExtraEnvironment({{"A", std::string("x\0y", 3)}})));
+}
+
 }  // namespace
 }  // namespace gnomon::executor::internal

@@ -6,7 +6,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "services/scheduler/alarm/curl_util.h"
+#include "services/common/curl/curl_util.h"
 
 namespace gnomon::scheduler::alarm {
 namespace {
@@ -116,7 +116,7 @@ std::string AlarmMailMessage(const Alarm& alarm, const std::string& from, absl::
 
 EmailChannel::EmailChannel(EmailOptions options)
     : options_(std::move(options)), clock_(options_.clock ? options_.clock : &RealClock()) {
-  internal::CurlGlobalInit();
+  curl::CurlGlobalInit();
 }
 
 bool EmailChannel::Wants(const v1::Job& job) const {
@@ -124,13 +124,13 @@ bool EmailChannel::Wants(const v1::Job& job) const {
 }
 
 absl::Status EmailChannel::Send(const Alarm& alarm) {
-  const std::string shown = internal::RedactUrl(options_.smtp_url);
+  const std::string shown = curl::RedactUrl(options_.smtp_url);
   if (!ValidAddress(options_.from)) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid sender address \"", options_.from, "\""));
   }
-  internal::CurlEasy curl(curl_easy_init());
-  internal::CurlSlist rcpt;
+  curl::CurlEasy curl(curl_easy_init());
+  curl::CurlSlist rcpt;
   if (curl == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(shown, ": cannot allocate a curl handle"));
   }
@@ -139,7 +139,7 @@ absl::Status EmailChannel::Send(const Alarm& alarm) {
       return absl::InvalidArgumentError(
           absl::StrCat("invalid recipient address \"", OneLine(to), "\""));
     }
-    if (!internal::SlistAppend(&rcpt, absl::StrCat("<", to, ">"))) {
+    if (!curl::SlistAppend(&rcpt, absl::StrCat("<", to, ">"))) {
       return absl::ResourceExhaustedError("out of memory");
     }
   }
@@ -172,7 +172,7 @@ absl::Status EmailChannel::Send(const Alarm& alarm) {
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
   CURLcode rc = curl_easy_perform(c);
   if (rc == CURLE_OK) return absl::OkStatus();
-  std::string text = absl::StrCat(shown, ": ", internal::CurlErrorText(rc, errbuf));
+  std::string text = absl::StrCat(shown, ": ", curl::CurlErrorText(rc, errbuf));
   long reply = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply);
   if (reply != 0) absl::StrAppend(&text, " (SMTP ", reply, ")");

@@ -126,6 +126,11 @@ void HttpServer::SetStatuses(std::deque<int> first, int then) {
   then_ = then;
 }
 
+void HttpServer::SetResponseHeaders(std::vector<std::string> lines) {
+  absl::MutexLock l(&mu_);
+  response_headers_ = std::move(lines);
+}
+
 std::vector<HttpServer::Request> HttpServer::requests() const {
   absl::MutexLock l(&mu_);
   return requests_;
@@ -150,8 +155,10 @@ void HttpServer::Serve(int fd) {
   if (it != req.headers.end() && !absl::SimpleAtoi(it->second, &length)) return;
   if (!ReadExactly(fd, &buffer, length, &req.body)) return;
   int status;
+  std::string extra_headers;
   {
     absl::MutexLock l(&mu_);
+    for (const std::string& h : response_headers_) absl::StrAppend(&extra_headers, h, "\r\n");
     requests_.push_back(req);
     if (statuses_.empty()) {
       status = then_;
@@ -160,7 +167,7 @@ void HttpServer::Serve(int fd) {
       statuses_.pop_front();
     }
   }
-  WriteAll(fd, absl::StrCat("HTTP/1.1 ", status, " Test\r\nContent-Length: 2\r\n",
+  WriteAll(fd, absl::StrCat("HTTP/1.1 ", status, " Test\r\nContent-Length: 2\r\n", extra_headers,
                             "Connection: close\r\n\r\nok"));
 }
 

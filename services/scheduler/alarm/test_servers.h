@@ -60,6 +60,8 @@ class HttpServer final : public LoopbackServer {
   std::string Url(const std::string& path) const;
   // Answers the next requests with `first` in order, then always `then`.
   void SetStatuses(std::deque<int> first, int then) ABSL_LOCKS_EXCLUDED(mu_);
+  // Adds "Name: value" header lines to every answer (e.g. a Location).
+  void SetResponseHeaders(std::vector<std::string> lines) ABSL_LOCKS_EXCLUDED(mu_);
   std::vector<Request> requests() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
@@ -68,6 +70,7 @@ class HttpServer final : public LoopbackServer {
   mutable absl::Mutex mu_;
   std::deque<int> statuses_ ABSL_GUARDED_BY(mu_);
   int then_ ABSL_GUARDED_BY(mu_) = 200;
+  std::vector<std::string> response_headers_ ABSL_GUARDED_BY(mu_);
   std::vector<Request> requests_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "services/scheduler/alarm/curl_util.h"
+#include "services/common/curl/curl_util.h"
 
 namespace gnomon::scheduler::alarm {
 namespace {
@@ -15,7 +15,7 @@ size_t DiscardBody(char* /*data*/, size_t size, size_t n, void* /*user*/) { retu
 }  // namespace
 
 WebhookChannel::WebhookChannel(WebhookOptions options) : options_(options) {
-  internal::CurlGlobalInit();
+  curl::CurlGlobalInit();
 }
 
 bool WebhookChannel::Wants(const v1::Job& job) const { return job.alarm().webhook_urls_size() > 0; }
@@ -38,11 +38,11 @@ absl::Status WebhookChannel::Send(const Alarm& alarm) {
 }
 
 absl::Status WebhookChannel::Post(const std::string& url, const std::string& body) {
-  const std::string shown = internal::RedactUrl(url);
-  internal::CurlEasy curl(curl_easy_init());
-  internal::CurlSlist headers;
-  if (curl == nullptr || !internal::SlistAppend(&headers, "Content-Type: application/json") ||
-      !internal::SlistAppend(&headers, "Expect:")) {
+  const std::string shown = curl::RedactUrl(url);
+  curl::CurlEasy curl(curl_easy_init());
+  curl::CurlSlist headers;
+  if (curl == nullptr || !curl::SlistAppend(&headers, "Content-Type: application/json") ||
+      !curl::SlistAppend(&headers, "Expect:")) {
     return absl::ResourceExhaustedError(absl::StrCat(shown, ": cannot allocate a curl handle"));
   }
   char errbuf[CURL_ERROR_SIZE] = {0};
@@ -63,11 +63,10 @@ absl::Status WebhookChannel::Post(const std::string& url, const std::string& bod
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
   CURLcode rc = curl_easy_perform(c);
   if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(shown, ": ", internal::CurlErrorText(rc, errbuf)));
+    return absl::InvalidArgumentError(absl::StrCat(shown, ": ", curl::CurlErrorText(rc, errbuf)));
   }
   if (rc != CURLE_OK) {
-    return absl::UnavailableError(absl::StrCat(shown, ": ", internal::CurlErrorText(rc, errbuf)));
+    return absl::UnavailableError(absl::StrCat(shown, ": ", curl::CurlErrorText(rc, errbuf)));
   }
   long code = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);

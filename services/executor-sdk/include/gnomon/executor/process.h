@@ -9,8 +9,9 @@
 // The child's environment is the executor's minus every variable whose name
 // starts with GNOMON_: those configure the SDK and carry its credentials
 // (GNOMON_ACCESS_TOKEN, the group's token; GNOMON_TLS_KEY), which a job's code
-// must not get. The rest (PATH, HOME, LANG, TMPDIR, ...) is passed on; a value
-// a child needs must be in the executor's environment under another name.
+// must not get. The rest (PATH, HOME, LANG, TMPDIR, ...) is passed on, with
+// ProcessOptions::env added on top; a value a child needs must be there or in
+// the executor's environment under another name.
 //
 //   absl::StatusOr<int> exit = gnomon::executor::RunProcess(ctx, {"/bin/sh", "-c", cmd});
 //   if (!exit.ok()) ctx.SetResult(500, std::string(exit.status().message()));
@@ -20,6 +21,7 @@
 #ifndef GNOMON_EXECUTOR_PROCESS_H_
 #define GNOMON_EXECUTOR_PROCESS_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,13 +34,21 @@ namespace gnomon::executor {
 struct ProcessOptions {
   // The child's working directory; empty means the executor's.
   std::string working_dir;
-  // Between SIGTERM and SIGKILL after cancellation.
+  // Variables set in the child's environment, replacing inherited ones of the
+  // same name. A name must be non-empty without '=' and must not start with
+  // GNOMON_ (InvalidArgument otherwise); no name or value may hold a NUL.
+  std::map<std::string, std::string> env;
+  // The child's own limit: when it runs longer, its process group is stopped
+  // as on cancellation and RunProcess returns DeadlineExceeded. Infinite:
+  // only the run's cancellation stops it.
+  absl::Duration timeout = absl::InfiniteDuration();
+  // Between SIGTERM and SIGKILL after cancellation or the timeout.
   absl::Duration kill_grace = absl::Seconds(3);
 };
 
 // Returns the exit code (0-255), 128 + the signal number if the child died of
-// a signal, or an error if it could not be started. argv[0] is looked up in
-// PATH.
+// a signal, DeadlineExceeded if options.timeout stopped it, or an error if it
+// could not be started. argv[0] is looked up in PATH unless it holds a '/'.
 absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& argv,
                                const ProcessOptions& options = {});
 

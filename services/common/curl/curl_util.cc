@@ -1,8 +1,8 @@
-#include "services/scheduler/alarm/curl_util.h"
+#include "services/common/curl/curl_util.h"
 
 #include <mutex>
 
-namespace gnomon::scheduler::alarm::internal {
+namespace gnomon::curl {
 
 void CurlGlobalInit() {
   static std::once_flag once;
@@ -34,4 +34,4 @@ std::string CurlErrorText(CURLcode code, const char* errbuf) {
   return curl_easy_strerror(code);
 }
 
-}  // namespace gnomon::scheduler::alarm::internal
+}  // namespace gnomon::curl

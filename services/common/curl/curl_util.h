@@ -1,16 +1,18 @@
-// Small RAII helpers over libcurl's easy interface, shared by the channels.
+// Small RAII helpers over libcurl's easy interface, shared by the alarm
+// channels (services/scheduler/alarm/) and gnomon-executor's http handler.
+// A library of its own: only what uses curl links it (the executor SDK does not).
 //
 // Thread safety: CurlGlobalInit is thread-safe; each handle is used by one
 // thread.
-#ifndef GNOMON_SERVICES_SCHEDULER_ALARM_CURL_UTIL_H_
-#define GNOMON_SERVICES_SCHEDULER_ALARM_CURL_UTIL_H_
+#ifndef GNOMON_SERVICES_COMMON_CURL_CURL_UTIL_H_
+#define GNOMON_SERVICES_COMMON_CURL_CURL_UTIL_H_
 
 #include <curl/curl.h>
 
 #include <memory>
 #include <string>
 
-namespace gnomon::scheduler::alarm::internal {
+namespace gnomon::curl {
 
 // curl_global_init once per process (first channel constructed).
 void CurlGlobalInit();
@@ -34,6 +36,6 @@ std::string RedactUrl(const std::string& url);
 // The transport error text: curl's error buffer when set, else the code's text.
 std::string CurlErrorText(CURLcode code, const char* errbuf);
 
-}  // namespace gnomon::scheduler::alarm::internal
+}  // namespace gnomon::curl
 
-#endif  // GNOMON_SERVICES_SCHEDULER_ALARM_CURL_UTIL_H_
+#endif  // GNOMON_SERVICES_COMMON_CURL_CURL_UTIL_H_
