@@ -108,6 +108,7 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg, std::functi
   info.set_version(reg.version());
   *info.mutable_labels() = reg.labels();
   info.set_instance_id(reg.instance_id());
+  info.set_answers_probes(reg.answers_probes());
   info.set_token_fingerprint(std::move(token_fingerprint));
   info.set_registry_replica(options_.replica_id);
   *info.mutable_register_time() = TimeUtil::MillisecondsToTimestamp(now);

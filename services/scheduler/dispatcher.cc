@@ -39,7 +39,10 @@ bool AnotherMayTake(const absl::StatusOr<v1::RunAnswer>& r) {
   }
 }
 
-// `partition_count`: the installation's (JobStore::partition_count()).
+}  // namespace
+
+namespace internal {
+
 v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job, int partition_count) {
   v1::RunRequest req;
   req.set_run_id(run.id());
@@ -63,7 +66,7 @@ v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job, int partition_
   return req;
 }
 
-}  // namespace
+}  // namespace internal
 
 Dispatcher::Dispatcher(store::JobStore* store, Membership* membership, ExecutorClient* executors,
                        DispatchRecorder* outcomes, Clock* clock, TriggerPools* pools,
@@ -139,7 +142,7 @@ void Dispatcher::Route(Delivery d) {
     if (e.address() == *address) executor = &e;
   }
   if (d.asking.empty()) d.instance = executor != nullptr ? executor->instance_id() : "";
-  v1::RunRequest req = RequestFor(d.run, *d.job, store_->partition_count());
+  v1::RunRequest req = internal::RequestFor(d.run, *d.job, store_->partition_count());
   const std::string token = d.targets.TokenFor(executor, clock_->NowMillis());
   auto answered = [this, d = std::move(d), address = *address,
                    submitted](absl::StatusOr<v1::RunAnswer> r) mutable {
@@ -148,16 +151,24 @@ void Dispatcher::Route(Delivery d) {
   executors_->Send(*address, token, std::move(req), std::move(answered));
 }
 
-void Dispatcher::Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownership> ownership) {
+std::optional<absl::flat_hash_map<int64_t, std::shared_ptr<const v1::Job>>> Dispatcher::JobsOf(
+    const std::vector<v1::Run>& runs) {
   std::vector<int64_t> ids;
   for (const v1::Run& r : runs) ids.push_back(r.job_id());
   absl::StatusOr<std::vector<v1::Job>> read = store_->GetJobs(ids);
-  if (!read.ok()) return;  // The Redispatcher tries again later.
+  if (!read.ok()) return std::nullopt;
   absl::flat_hash_map<int64_t, std::shared_ptr<const v1::Job>> jobs;
   for (v1::Job& j : *read) {
     const int64_t id = j.id();  // Read before the move (the right side is evaluated first).
     jobs[id] = std::make_shared<const v1::Job>(std::move(j));
   }
+  return jobs;
+}
+
+void Dispatcher::Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownership> ownership) {
+  auto read = JobsOf(runs);
+  if (!read) return;  // The Redispatcher tries again later.
+  const auto& jobs = *read;
   for (v1::Run& run : runs) {
     auto job = jobs.find(run.job_id());
     if (job == jobs.end()) {

@@ -64,6 +64,12 @@
 
 namespace gnomon::scheduler {
 
+namespace internal {
+// The request that sends `run` of `job`; `partition_count`: the
+// installation's (JobStore::partition_count()).
+v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job, int partition_count);
+}  // namespace internal
+
 // What a fire's runs are dispatched among: its job's group and the
 // executors the fire may use, sorted by address (shared, never copied).
 struct DispatchTargets {
@@ -111,6 +117,13 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   // manual trigger is routed among the group); a run whose job was deleted
   // is failed.
   void Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownership> ownership) override;
+  // RunResender: asks each run's group's live executors with one probe each
+  // (dispatcher_ask.cc). A run one of them holds is recorded RUNNING there;
+  // one that every executor answered it does not hold is sent again at once,
+  // as Resend; otherwise (an executor that does not answer probes, cannot be
+  // reached or does not answer; no live executor; a manual group) kUnknown.
+  void Ask(std::vector<v1::Run> runs, std::shared_ptr<const Ownership> ownership,
+           InDoubtDone done) override;
   // Drops the cached group (after an update or token rotation).
   void ForgetGroup(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
   // OK if every address is an executor of the group: one of its manual
@@ -144,6 +157,12 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
     int asks = 0;
   };
 
+  // The runs' jobs (a job deleted meanwhile is absent); nullopt if unreadable.
+  std::optional<absl::flat_hash_map<int64_t, std::shared_ptr<const v1::Job>>> JobsOf(
+      const std::vector<v1::Run>& runs);
+  struct Asking;
+  void Asked(const std::shared_ptr<Asking>& asking, const std::string& address,
+             const absl::StatusOr<v1::RunAnswer>& answer);
   // The group (cached), without executors.
   absl::StatusOr<DispatchTargets> GroupOf(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
   ExecutorList Candidates(const FireSpec& fire, const DispatchTargets& group);

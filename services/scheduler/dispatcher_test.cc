@@ -45,6 +45,15 @@ class DispatcherTest : public ::testing::Test {
       executors.push_back(testing::Registered("app", a, instance));
     membership_.Apply(testing::Snapshot(executors));
   }
+  // As Live, executors of an SDK that answers probes (RunRequest.probe).
+  void LiveAnsweringProbes(const std::vector<std::string>& addresses) {
+    std::vector<v1::ExecutorInfo> executors;
+    for (const std::string& a : addresses) {
+      executors.push_back(testing::Registered("app", a));
+      executors.back().set_answers_probes(true);
+    }
+    membership_.Apply(testing::Snapshot(executors));
+  }
   std::shared_ptr<const v1::Job> Job(v1::RouteStrategy strategy) {
     v1::Job j;
     j.set_group_id(group_.id());
@@ -219,6 +228,75 @@ TEST_F(DispatcherTest, AResentRunGoesOutAgainUnderItsPartitionsCurrentEpoch) {
   const v1::Run run = Stored(ids[0]);
   EXPECT_EQ(run.status(), v1::RUN_STATUS_RUNNING);
   EXPECT_EQ(run.fence_epoch(), 7);
+}
+
+// After a takeover: every live executor of the group is asked about a run
+// the predecessor left in doubt, with the new epoch; none holds it, so it
+// is sent at once (not after the redispatch grace).
+TEST_F(DispatcherTest, ARunNobodyHoldsIsSentAtOnceAfterEveryExecutorSaidSo) {
+  LiveAnsweringProbes({"a:1", "b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_LAST));
+  executors_.sent.clear();  // Its sender died before any answer.
+  auto ownership = testing::Holding({});
+  ownership->epochs[testing::PartitionOf(Stored(ids[0]).job_id())] = 7;
+  std::vector<std::pair<int64_t, InDoubt>> done;
+  dispatcher_.Ask({Stored(ids[0])}, ownership,
+                  [&](int64_t id, InDoubt what) { done.emplace_back(id, what); });
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("a:1", "b:1"));
+  for (const auto& sent : executors_.sent) {
+    EXPECT_TRUE(sent.run.probe());
+    EXPECT_EQ(sent.run.fence_epoch(), 7);
+  }
+  executors_.Answer(Rejected(v1::REJECT_KIND_NOT_HELD, "not held"));
+  EXPECT_TRUE(done.empty());  // Until every executor answered.
+  executors_.Answer(Rejected(v1::REJECT_KIND_NOT_HELD, "not held"));
+  EXPECT_THAT(done, ElementsAre(std::pair{ids[0], InDoubt::kResent}));
+  ASSERT_THAT(executors_.Addresses(), ElementsAre("b:1"));  // Sent for real, routed LAST.
+  EXPECT_FALSE(executors_.sent[0].run.probe());
+  EXPECT_EQ(executors_.sent[0].run.fence_epoch(), 7);
+  executors_.Answer(Accepted());
+  EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_RUNNING);
+}
+
+TEST_F(DispatcherTest, ARunAnExecutorHoldsIsRecordedRunningThereAndNotSent) {
+  LiveAnsweringProbes({"a:1", "b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_LAST));
+  executors_.sent.clear();
+  std::vector<std::pair<int64_t, InDoubt>> done;
+  dispatcher_.Ask({Stored(ids[0])}, testing::Holding({}),
+                  [&](int64_t id, InDoubt what) { done.emplace_back(id, what); });
+  v1::RunAnswer held = Accepted();
+  held.mutable_accepted()->set_already_accepted(true);
+  executors_.Answer(held);  // a:1 holds it.
+  executors_.Answer(Rejected(v1::REJECT_KIND_NOT_HELD, "not held"));
+  EXPECT_THAT(done, ElementsAre(std::pair{ids[0], InDoubt::kHeld}));
+  EXPECT_TRUE(executors_.sent.empty());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_EQ(run.executor_address(), "a:1");
+  EXPECT_THAT(run.trigger_message(), HasSubstr("held by a:1"));
+}
+
+// Unknown, left for the grace: an executor that cannot be reached, or one
+// registered without answers_probes (it would take the question for a run).
+TEST_F(DispatcherTest, ARunIsLeftPendingWhenSomeExecutorCannotBeAsked) {
+  LiveAnsweringProbes({"a:1", "b:1"});
+  const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_LAST));
+  executors_.sent.clear();
+  std::vector<std::pair<int64_t, InDoubt>> done;
+  auto record = [&](int64_t id, InDoubt what) { done.emplace_back(id, what); };
+  dispatcher_.Ask({Stored(ids[0])}, testing::Holding({}), record);
+  executors_.Answer(Rejected(v1::REJECT_KIND_NOT_HELD, "not held"));
+  executors_.Answer(absl::UnavailableError("connection refused"));
+  EXPECT_THAT(done, ElementsAre(std::pair{ids[0], InDoubt::kUnknown}));
+  EXPECT_TRUE(executors_.sent.empty());
+
+  Live({"a:1", "b:1"});  // Older executors: not asked at all.
+  dispatcher_.Ask({Stored(ids[0])}, testing::Holding({}), record);
+  EXPECT_TRUE(executors_.sent.empty());
+  EXPECT_THAT(done, ElementsAre(std::pair{ids[0], InDoubt::kUnknown},
+                                std::pair{ids[0], InDoubt::kUnknown}));
+  EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_PENDING);
 }
 
 TEST_F(DispatcherTest, AResentBroadcastShardGoesBackToItsOwnExecutor) {

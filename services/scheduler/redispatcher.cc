@@ -50,31 +50,63 @@ int Redispatcher::Scan() {
     return 0;
   }
   const int64_t again_ms = absl::ToInt64Milliseconds(options_.resend_after);
-  absl::flat_hash_map<int64_t, int64_t> still;  // Forget runs no longer PENDING.
   std::vector<v1::Run> stranded;
+  std::vector<v1::Run> in_doubt;
   const int64_t grace_ms = absl::ToInt64Milliseconds(options_.grace);
-  for (v1::Run& r : *runs) {
-    if (r.fence_epoch() >= own->EpochOfJob(r.job_id()) &&
-        (in_flight_ == nullptr || in_flight_->Holds(r))) {
-      continue;  // Ours, in flight.
+  {
+    absl::MutexLock l(&mu_);
+    absl::flat_hash_map<int64_t, int64_t> still;  // Forget runs no longer PENDING.
+    absl::flat_hash_map<int64_t, bool> still_asked;
+    for (v1::Run& r : *runs) {
+      const bool earlier = r.fence_epoch() < own->EpochOfJob(r.job_id());
+      if (!earlier && (in_flight_ == nullptr || in_flight_->Holds(r))) {
+        continue;  // Ours, in flight.
+      }
+      auto asked = asked_.find(r.id());
+      if (asked != asked_.end()) {
+        still_asked.emplace(r.id(), asked->second);
+        if (asked->second) continue;  // The answers are awaited.
+      }
+      const int64_t instant = std::max(TimeUtil::TimestampToMilliseconds(r.scheduled_time()),
+                                       TimeUtil::TimestampToMilliseconds(r.trigger_time()));
+      if (now < instant + grace_ms) {
+        // An earlier holder may still be sending it: ask the executors.
+        if (earlier && asked == asked_.end()) {
+          still_asked.emplace(r.id(), true);
+          in_doubt.push_back(std::move(r));
+        }
+        continue;
+      }
+      auto it = resent_.find(r.id());
+      if (it != resent_.end() && now - it->second < again_ms) {
+        still.emplace(r.id(), it->second);
+        continue;
+      }
+      still.emplace(r.id(), now);
+      stranded.push_back(std::move(r));
     }
-    const int64_t instant = std::max(TimeUtil::TimestampToMilliseconds(r.scheduled_time()),
-                                     TimeUtil::TimestampToMilliseconds(r.trigger_time()));
-    if (now < instant + grace_ms) continue;  // An earlier holder may still be sending it.
-    auto it = resent_.find(r.id());
-    if (it != resent_.end() && now - it->second < again_ms) {
-      still.emplace(r.id(), it->second);
-      continue;
-    }
-    still.emplace(r.id(), now);
-    stranded.push_back(std::move(r));
+    resent_ = std::move(still);
+    asked_ = std::move(still_asked);
   }
-  resent_ = std::move(still);
+  if (!in_doubt.empty()) {
+    GNOMON_LOG(INFO) << "scheduler: asking the executors about " << in_doubt.size()
+                     << " runs recorded under an earlier holder";
+    resender_->Ask(std::move(in_doubt), own,
+                   [this](int64_t run_id, InDoubt what) { Answered(run_id, what); });
+  }
   if (stranded.empty()) return 0;
   const int n = static_cast<int>(stranded.size());
   GNOMON_LOG(INFO) << "scheduler: resending " << n << " runs recorded under an earlier holder";
   resender_->Resend(std::move(stranded), std::move(own));
   return n;
+}
+
+void Redispatcher::Answered(int64_t run_id, InDoubt what) {
+  absl::MutexLock l(&mu_);
+  if (auto it = asked_.find(run_id); it != asked_.end()) it->second = false;
+  // Held: its RUNNING outcome is on its way to the store; resent now, the
+  // run could start on a second executor before that outcome is written.
+  if (what != InDoubt::kUnknown) resent_[run_id] = clock_->NowMillis();
 }
 
 }  // namespace gnomon::scheduler

@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -37,6 +38,14 @@
 
 namespace gnomon::scheduler {
 
+// What asking the executors about a run left in doubt found out.
+enum class InDoubt {
+  kResent,   // No executor holds it, every one said so: sent again at once.
+  kHeld,     // An executor holds it: recorded RUNNING there.
+  kUnknown,  // Some executor could not be asked or did not answer: left PENDING.
+};
+using InDoubtDone = std::function<void(int64_t run_id, InDoubt what)>;
+
 // Where stranded runs go (the dispatcher in production, a fake in tests).
 class RunResender {
  public:
@@ -44,6 +53,14 @@ class RunResender {
   // Routes and sends each run again, recording its outcome (and `epoch` of
   // its partition from `ownership`) as a first dispatch would.
   virtual void Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownership> ownership) = 0;
+  // Asks every live executor of each run's group whether it holds the run
+  // (RunRequest.probe, carrying the partition's epoch from `ownership`) and
+  // acts on the answers; `done` is called once per run, from any thread.
+  // By default nobody is asked (kUnknown).
+  virtual void Ask(std::vector<v1::Run> runs, std::shared_ptr<const Ownership> ownership,
+                   InDoubtDone done) {
+    for (const v1::Run& r : runs) done(r.id(), InDoubt::kUnknown);
+  }
 };
 
 struct RedispatcherOptions {
@@ -53,7 +70,9 @@ struct RedispatcherOptions {
   // A run is resent only this long after its instant (its slot, or when it
   // was recorded): an earlier holder that is alive (it handed the partition
   // over) still sends what it recorded ahead, and two sends could reach two
-  // executors.
+  // executors. Before then the executors are asked (RunRequest.probe) about
+  // the runs of an earlier epoch: the question fences the earlier holder
+  // off on each executor, so a run none of them holds is sent at once.
   absl::Duration grace = absl::Seconds(3);
   int batch = 1000;
 };
@@ -93,8 +112,14 @@ class Redispatcher {
   InFlightRuns* const in_flight_;
   absl::Mutex mu_;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
-  // Run id -> when it was last resent (Scan's caller only: one thread).
-  absl::flat_hash_map<int64_t, int64_t> resent_;
+  // What asking about `run_id` found (see Ask).
+  void Answered(int64_t run_id, InDoubt what) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Run id -> when it was last resent.
+  absl::flat_hash_map<int64_t, int64_t> resent_ ABSL_GUARDED_BY(mu_);
+  // Runs of an earlier epoch asked about (once each) -> whether the answers
+  // are still awaited; forgotten once no longer PENDING.
+  absl::flat_hash_map<int64_t, bool> asked_ ABSL_GUARDED_BY(mu_);
   std::atomic<int64_t> hold_until_ms_{0};
   PeriodicWorker worker_;
 };

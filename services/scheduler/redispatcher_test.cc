@@ -20,7 +20,19 @@ class FakeResender final : public RunResender {
   void Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownership>) override {
     for (const v1::Run& r : runs) sent.push_back(r.id());
   }
+  void Ask(std::vector<v1::Run> runs, std::shared_ptr<const Ownership>, InDoubtDone done) override {
+    for (const v1::Run& r : runs) {
+      asked.push_back(r.id());
+      if (!hold_answers) done(r.id(), InDoubt::kUnknown);
+    }
+    answer = std::move(done);
+  }
   std::vector<int64_t> sent;
+  std::vector<int64_t> asked;
+  // Whether the test answers (through `answer`, the last Ask's) for the
+  // executors; else every run is answered kUnknown at once.
+  bool hold_answers = false;
+  InDoubtDone answer;
 };
 
 class RedispatcherTest : public ::testing::Test {
@@ -77,6 +89,27 @@ TEST_F(RedispatcherTest, ResendsOnlyPendingRunsRecordedUnderAnEarlierEpochOfAHel
   clock_.Advance(absl::Seconds(3));
   EXPECT_EQ(r.Scan(), 2);  // ...not any more.
   EXPECT_THAT(resender_.sent, UnorderedElementsAre(predecessors, refused_as_stale));
+}
+
+// Within the grace the executors are asked about a predecessor's run, once;
+// while their answers are awaited it is not resent, even past the grace, and
+// one they hold is not resent either (its RUNNING outcome is on its way).
+TEST_F(RedispatcherTest, APredecessorsRunIsAskedAboutOnceAndNotResentWhileAskedOrHeld) {
+  const int64_t held = Pending(1);
+  const int64_t unknown = Pending(1);
+  resender_.hold_answers = true;
+  Redispatcher r(store_.get(), &resender_, &clock_, {});
+  r.SetOwnership(Holding(true, 2));
+  EXPECT_EQ(r.Scan(), 0);
+  EXPECT_THAT(resender_.asked, UnorderedElementsAre(held, unknown));
+  EXPECT_EQ(r.Scan(), 0);
+  EXPECT_EQ(resender_.asked.size(), 2u);  // Asked once.
+  clock_.Advance(absl::Seconds(3));
+  EXPECT_EQ(r.Scan(), 0);  // Past the grace, but the answers are awaited.
+  resender_.answer(held, InDoubt::kHeld);
+  resender_.answer(unknown, InDoubt::kUnknown);
+  EXPECT_EQ(r.Scan(), 1);  // Unknown: resent as before the question.
+  EXPECT_THAT(resender_.sent, UnorderedElementsAre(unknown));
 }
 
 TEST_F(RedispatcherTest, AResentRunStillPendingIsResentOnlyAfterAWhile) {

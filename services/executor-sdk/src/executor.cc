@@ -290,6 +290,7 @@ absl::Status ExecutorImpl::Start() {
   absl::BitGen bits;
   reg.set_instance_id(
       absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(bits), absl::Uniform<uint64_t>(bits)));
+  reg.set_answers_probes(true);  // ExecutorService::Dispatch answers RunRequest.probe.
   session_ = std::make_unique<internal::RegistrySession>(
       std::move(session_options), [this] { return manager_->BeatState(); }, &logger_);
   session_ptr_.store(session_.get());

@@ -37,12 +37,21 @@ grpc::Status ExecutorService::Dispatch(
       answer->set_run_id(run.run_id());
       DispatchOutcome outcome;
       int64_t seen = 0;
+      // The epoch's check and the run's admission are one step: a probe with
+      // a newer epoch (on another stream) either finds the run accepted or
+      // fences this dispatch off, never neither.
+      absl::MutexLock admitting(&admit_mu_);
       // A newer epoch is noted even on a run accepted before...
       const bool current = AdmitEpoch(run.fence_partition(), run.fence_epoch(), &seen);
       if (std::optional<DispatchOutcome> known = manager_->Recall(run.run_id())) {
         // ...which is answered "already accepted" whatever the epoch: that
         // starts nothing, and a refusal would have its sender record it failed.
         outcome = *known;
+      } else if (run.probe()) {
+        // Only a question (after a takeover): not held here, nothing started.
+        outcome.code = v1::HANDLE_CODE_REJECTED;
+        outcome.kind = v1::REJECT_KIND_NOT_HELD;
+        outcome.reason = "not held by this executor";
       } else if (!current) {
         outcome.code = v1::HANDLE_CODE_REJECTED;
         outcome.kind = v1::REJECT_KIND_STALE_EPOCH;
@@ -51,7 +60,7 @@ grpc::Status ExecutorService::Dispatch(
       } else {
         outcome = manager_->Submit(run);
       }
-      if (metrics_ != nullptr) metrics_->Answered(outcome);
+      if (metrics_ != nullptr && !run.probe()) metrics_->Answered(outcome);
       if (outcome.accepted) {
         answer->mutable_accepted()->set_queue_position(outcome.queue_position);
         answer->mutable_accepted()->set_already_accepted(outcome.already_accepted);

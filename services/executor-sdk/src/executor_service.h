@@ -56,6 +56,8 @@ class ExecutorService final : public v1::Executor::Service {
 
   // Highest scheduler fencing epoch seen per partition; dispatches with a
   // smaller (stale) one are refused, so a deposed holder cannot start runs.
+  // Held while one run is admitted (epoch check, recall, submit).
+  absl::Mutex admit_mu_;
   absl::Mutex epochs_mu_;
   absl::flat_hash_map<int32_t, int64_t> max_epochs_ ABSL_GUARDED_BY(epochs_mu_);
 };

@@ -141,5 +141,42 @@ TEST_F(RedispatchTest, ARestartedExecutorRemembersTheRunsItsSpoolHolds) {
   EXPECT_EQ(calls.of(602), 1);
 }
 
+// A new partition holder's question (RunRequest.probe) about runs its
+// predecessor left in doubt: "already accepted" for a run held here, "not
+// held" for one that is not, and nothing ever starts; the question's epoch
+// fences the predecessor off, so its late dispatch of the run is refused.
+TEST_F(RedispatchTest, AProbeOnlyAsksAndFencesThePredecessorOff) {
+  Invocations calls;
+  auto executor = StartExecutor(Options(), [&](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("held", calls.handler()).ok());
+  });
+  ASSERT_NE(executor, nullptr);
+  DispatchClient predecessor(executor->address(), kTestToken);
+  EXPECT_FALSE(Accept(predecessor, Fenced(BeanRun(601, 9, "held"), 4)).already_accepted());
+
+  DispatchClient successor(executor->address(), kTestToken);
+  v1::RunRequest held = Fenced(BeanRun(601, 9, "held"), 5);
+  held.set_probe(true);
+  EXPECT_TRUE(Accept(successor, held).already_accepted());
+  v1::RunRequest not_held = Fenced(BeanRun(602, 9, "held"), 5);
+  not_held.set_probe(true);
+  std::optional<v1::RunAnswer> answer = successor.Send(not_held);
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->rejected().kind(), v1::REJECT_KIND_NOT_HELD) << answer->ShortDebugString();
+
+  // The predecessor's dispatch of 602 arrives after the question: refused.
+  std::optional<v1::RunAnswer> late = predecessor.Send(Fenced(BeanRun(602, 9, "held"), 4));
+  ASSERT_TRUE(late.has_value());
+  EXPECT_EQ(late->rejected().kind(), v1::REJECT_KIND_STALE_EPOCH) << late->ShortDebugString();
+  // The successor sends it for real: it runs, once.
+  EXPECT_FALSE(Accept(successor, Fenced(BeanRun(602, 9, "held"), 5)).already_accepted());
+  calls.release.Notify();
+  ASSERT_TRUE(logs_.WaitForResult(601, kTestWait).has_value());
+  ASSERT_TRUE(logs_.WaitForResult(602, kTestWait).has_value());
+  EXPECT_EQ(calls.of(601), 1);
+  EXPECT_EQ(calls.of(602), 1);
+  EXPECT_EQ(logs_.result_items(), 2);
+}
+
 }  // namespace
 }  // namespace gnomon::executor
