@@ -33,7 +33,6 @@ int Redispatcher::Scan() {
   }
   const int64_t now = clock_->NowMillis();
   if (!own || own->partitions.empty() || now >= own->valid_until_ms) return 0;
-  if (now < hold_until_ms_.load()) return 0;
   store::RunFilter filter;
   filter.statuses = {v1::RUN_STATUS_PENDING};
   filter.partitions = own->partitions;
@@ -57,32 +56,31 @@ int Redispatcher::Scan() {
     absl::MutexLock l(&mu_);
     absl::flat_hash_map<int64_t, int64_t> still;  // Forget runs no longer PENDING.
     absl::flat_hash_map<int64_t, bool> still_asked;
+    const int64_t hold_until = hold_until_ms_.load();
     for (v1::Run& r : *runs) {
       const bool earlier = r.fence_epoch() < own->EpochOfJob(r.job_id());
       if (!earlier && (in_flight_ == nullptr || in_flight_->Holds(r))) {
         continue;  // Ours, in flight.
       }
-      auto asked = asked_.find(r.id());
-      if (asked != asked_.end()) {
-        still_asked.emplace(r.id(), asked->second);
+      const int64_t id = r.id();
+      auto resent = resent_.find(id);
+      if (resent != resent_.end()) still.emplace(id, resent->second);
+      if (auto asked = asked_.find(id); asked != asked_.end()) {
+        still_asked.emplace(id, asked->second);
         if (asked->second) continue;  // The answers are awaited.
+      } else if (earlier) {
+        // An earlier holder's run: ask the executors first, whatever its
+        // instant; only if that settles nothing does the grace apply.
+        still_asked.emplace(id, true);
+        in_doubt.push_back(std::move(r));
+        continue;
       }
       const int64_t instant = std::max(TimeUtil::TimestampToMilliseconds(r.scheduled_time()),
                                        TimeUtil::TimestampToMilliseconds(r.trigger_time()));
-      if (now < instant + grace_ms) {
-        // An earlier holder may still be sending it: ask the executors.
-        if (earlier && asked == asked_.end()) {
-          still_asked.emplace(r.id(), true);
-          in_doubt.push_back(std::move(r));
-        }
-        continue;
-      }
-      auto it = resent_.find(r.id());
-      if (it != resent_.end() && now - it->second < again_ms) {
-        still.emplace(r.id(), it->second);
-        continue;
-      }
-      still.emplace(r.id(), now);
+      // An earlier holder may still be sending it.
+      if (now < instant + grace_ms || now < hold_until) continue;
+      if (resent != resent_.end() && now - resent->second < again_ms) continue;
+      still[id] = now;
       stranded.push_back(std::move(r));
     }
     resent_ = std::move(still);

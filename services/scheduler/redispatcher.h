@@ -92,10 +92,12 @@ class Redispatcher {
 
   // A gain of partitions triggers a scan at once.
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
-  // Resends nothing before `ms` (the clock's): after this process started,
-  // results of runs a predecessor sent wait in the executors' spools until
-  // their result streams reconnect; a resend before they arrive could reach
-  // another executor and run the slot twice.
+  // Resends nothing without asking before `ms` (the clock's): after this
+  // process started, results of runs a predecessor sent wait in the
+  // executors' spools until their result streams reconnect; a resend
+  // before they arrive could reach another executor and run the slot twice.
+  // (Questions are asked meanwhile: an executor that answers them says
+  // whether it holds a run whatever its spool holds.)
   void HoldUntil(int64_t ms) { hold_until_ms_.store(ms); }
   // One scan at the clock's time; returns how many runs it resent.
   int Scan() ABSL_LOCKS_EXCLUDED(mu_);

@@ -117,7 +117,9 @@ TEST_F(RedispatcherTest, AResentRunStillPendingIsResentOnlyAfterAWhile) {
   Redispatcher r(store_.get(), &resender_, &clock_, {});
   r.SetOwnership(Holding(true, 2));
   clock_.Advance(absl::Seconds(3));
-  EXPECT_EQ(r.Scan(), 1);
+  EXPECT_EQ(r.Scan(), 0);  // The executors are asked first (here nobody can tell)...
+  EXPECT_THAT(resender_.asked, UnorderedElementsAre(stranded));
+  EXPECT_EQ(r.Scan(), 1);  // ...then it is resent, its grace being over.
   clock_.Advance(absl::Seconds(1));
   EXPECT_EQ(r.Scan(), 0);  // Its outcome is being recorded.
   clock_.Advance(absl::Seconds(10));
@@ -150,6 +152,21 @@ TEST_F(RedispatcherTest, ARunBeingRecordedIsNotResentEvenAfterTheGrace) {
   clock_.Advance(absl::Seconds(10));
   EXPECT_EQ(r.Scan(), 0);
   in_flight.EndRecording(kNow / 1000 * 1000);  // Ended without handing it on.
+  EXPECT_EQ(r.Scan(), 1);
+}
+
+// After this process started (HoldUntil): questions go out at once, a run
+// nobody could answer for waits for the hold to end, however old it is.
+TEST_F(RedispatcherTest, AfterAStartRunsAreAskedAboutAtOnceAndResentOnlyAfterTheHold) {
+  const int64_t stranded = Pending(1);
+  Redispatcher r(store_.get(), &resender_, &clock_, {});
+  r.SetOwnership(Holding(true, 2));
+  clock_.Advance(absl::Seconds(30));  // Long past its grace.
+  r.HoldUntil(clock_.NowMillis() + 3000);
+  EXPECT_EQ(r.Scan(), 0);
+  EXPECT_THAT(resender_.asked, UnorderedElementsAre(stranded));
+  EXPECT_EQ(r.Scan(), 0);
+  clock_.Advance(absl::Seconds(3));
   EXPECT_EQ(r.Scan(), 1);
 }
 

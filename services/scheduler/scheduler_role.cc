@@ -175,8 +175,8 @@ void SchedulerRole::AwaitReturningExecutors() {
     }
   }
   // Their results reach the log service once their result streams have
-  // reconnected too: the runs a predecessor left in doubt are resent only
-  // after the usual grace from now.
+  // reconnected too: a run a predecessor left in doubt that the executors
+  // cannot be asked about is resent only after the usual grace from now.
   redispatcher_.HoldUntil(clock_->NowMillis() +
                           absl::ToInt64Milliseconds(options_.redispatch.grace));
 }
