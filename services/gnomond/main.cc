@@ -67,6 +67,9 @@ ABSL_FLAG(int64_t, max_params_bytes, 64 * 1024,
 ABSL_FLAG(absl::Duration, token_grace, absl::Hours(1),
           "After a group's token is rotated, the replaced one is still accepted this long (unless "
           "the rotation says otherwise), so running executors keep working until restarted.");
+ABSL_FLAG(int, max_executors_per_app, 1000,
+          "Live executors one app may have across the replicas; a registration past it is "
+          "refused (RESOURCE_EXHAUSTED). 0: no cap.");
 ABSL_FLAG(absl::Duration, executor_return_grace, absl::Seconds(10),
           "After a start, how long the executors connected before it get to reconnect before "
           "this replica takes partitions (slots due meanwhile follow their misfire policies) "
@@ -286,6 +289,7 @@ int Serve() {
     registry::RegistryOptions o;
     o.beat_interval = absl::GetFlag(FLAGS_beat_interval);
     o.missed_beats = absl::GetFlag(FLAGS_missed_beats);
+    o.max_executors_per_app = absl::GetFlag(FLAGS_max_executors_per_app);
     o.replica_id = absl::GetFlag(FLAGS_replica_id);
     if (o.replica_id.empty()) o.replica_id = DefaultReplicaId(absl::GetFlag(FLAGS_listen));
     registry_role =

@@ -125,6 +125,21 @@ absl::StatusOr<uint64_t> RegistryCore::Join(const v1::Register& reg, std::functi
     Key key{reg.app_name(), reg.address()};
     auto it = members_.find(key);
     bool rejoin = it != members_.end();
+    if (!rejoin && options_.max_executors_per_app > 0) {
+      // A registration is cheap to make and every scheduler routes over the
+      // app's members: their number is bounded.
+      int of_app = 0;
+      for (const auto& [k, m] : members_) of_app += k.first == reg.app_name() ? 1 : 0;
+      for (const auto& [k, info] : remote_) {
+        of_app += k.first == reg.app_name() && k != key ? 1 : 0;
+      }
+      if (of_app >= options_.max_executors_per_app) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("app_name: app already has ", of_app,
+                         " live executors, the most "
+                         "this installation allows (gnomond --max-executors-per-app)"));
+      }
+    }
     if (rejoin) {
       // A quick reconnect keeps its identity: the old stream is ended and the
       // member is updated in place, without a LEFT/JOINED pair.

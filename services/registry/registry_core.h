@@ -63,6 +63,9 @@ struct RegistryOptions {
   absl::Duration remote_refresh = absl::Seconds(1);
   // This replica's identity, recorded on the executors whose sessions it holds.
   std::string replica_id;
+  // Live executors one app may have (here and at the other replicas); a
+  // registration past it is refused RESOURCE_EXHAUSTED. 0: no cap.
+  int max_executors_per_app = 1000;
 };
 
 // A subscriber to membership changes: a snapshot first, then changes.

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
@@ -74,6 +75,28 @@ class RegistryCoreTest : public ::testing::Test {
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<RegistryCore> core_;
 };
+
+TEST_F(RegistryCoreTest, RegistrationsPastTheAppsCapAreRefusedAndAReconnectIsNot) {
+  RegistryOptions options;
+  options.remote_refresh = absl::ZeroDuration();
+  options.max_executors_per_app = 2;
+  RegistryCore core(store_.get(), &clock_, options);
+  auto reg = [](const std::string& app, const std::string& address) {
+    v1::Register r;
+    r.set_app_name(app);
+    r.set_address(address);
+    r.add_handlers("noop");
+    return r;
+  };
+  ASSERT_TRUE(core.Join(reg("billing", "10.0.0.1:9999"), [] {}).ok());
+  ASSERT_TRUE(core.Join(reg("billing", "10.0.0.2:9999"), [] {}).ok());
+  absl::StatusOr<uint64_t> third = core.Join(reg("billing", "10.0.0.3:9999"), [] {});
+  ASSERT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted) << third.status();
+  EXPECT_TRUE(absl::StartsWith(third.status().message(), "app_name: ")) << third.status();
+  EXPECT_TRUE(core.Join(reg("billing", "10.0.0.2:9999"), [] {}).ok());  // Reconnects.
+  EXPECT_TRUE(core.Join(reg("orders", "10.0.0.3:9999"), [] {}).ok());   // Another app.
+  core.Stop();
+}
 
 TEST_F(RegistryCoreTest, AnExecutorThatLeavesIsRemovedFromTheStore) {
   bool cancelled = false;
