@@ -66,6 +66,14 @@ v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job, int partition_
   return req;
 }
 
+FireSpec ResendSpec(const v1::Run& run, std::shared_ptr<const v1::Job> job) {
+  FireSpec f;
+  f.job = std::move(job);
+  f.shard = run.shard_index();
+  f.shard_total = run.shard_total();
+  return f;
+}
+
 }  // namespace internal
 
 Dispatcher::Dispatcher(store::JobStore* store, Membership* membership, ExecutorClient* executors,
@@ -176,10 +184,7 @@ void Dispatcher::Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownersh
            "job was deleted before its run was sent");
       continue;
     }
-    FireSpec f;
-    f.job = job->second;
-    f.shard = run.shard_index();
-    f.shard_total = run.shard_total();
+    const FireSpec f = internal::ResendSpec(run, job->second);
     absl::StatusOr<DispatchTargets> targets = TargetsOf(f);
     if (!targets.ok()) continue;
     const RoutePlan plan = PlanRoute(f, *targets->executors);

@@ -68,6 +68,9 @@ namespace internal {
 // The request that sends `run` of `job`; `partition_count`: the
 // installation's (JobStore::partition_count()).
 v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job, int partition_count);
+// The fire a recorded run of `job` is routed as when sent again: its shard
+// of its total, among the job's group.
+FireSpec ResendSpec(const v1::Run& run, std::shared_ptr<const v1::Job> job);
 }  // namespace internal
 
 // What a fire's runs are dispatched among: its job's group and the

@@ -43,10 +43,7 @@ void Dispatcher::Ask(std::vector<v1::Run> runs, std::shared_ptr<const Ownership>
       done(run_id, InDoubt::kUnknown);  // Resend fails the run of a deleted job.
       continue;
     }
-    FireSpec f;
-    f.job = job->second;
-    f.shard = run.shard_index();
-    f.shard_total = run.shard_total();
+    const FireSpec f = internal::ResendSpec(run, job->second);
     absl::StatusOr<DispatchTargets> targets = TargetsOf(f);
     // Only registered executors can be asked (and all of them must be: one
     // not asked may hold the run), and only those that answer probes: an
