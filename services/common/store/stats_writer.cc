@@ -9,10 +9,17 @@ namespace gnomon::store::internal {
 StatsWriter::StatsWriter(SqlDb* db, const Statements& sql, absl::Duration interval)
     : db_(db), sql_(sql), interval_(interval) {
   if (interval_ > absl::ZeroDuration()) {
-    worker_.Start(interval_, [this] {
-      if (absl::Status s = Flush(); !s.ok()) {
-        GNOMON_LOG(WARNING) << "store: writing daily statistics failed, will retry: " << s;
+    // The first write is an interval after the start, not at once: a pass
+    // run "at once" by a thread that starts late would write whatever was
+    // counted meanwhile, earlier than the interval says.
+    worker_.Start([this, first = true]() mutable {
+      if (!first) {
+        if (absl::Status s = Flush(); !s.ok()) {
+          GNOMON_LOG(WARNING) << "store: writing daily statistics failed, will retry: " << s;
+        }
       }
+      first = false;
+      return absl::Now() + interval_;
     });
   }
 }
