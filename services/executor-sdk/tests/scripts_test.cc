@@ -11,6 +11,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "gnomon/executor/process.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/executor-sdk/src/script_runner.h"
@@ -226,47 +227,65 @@ TEST_F(ScriptsTest, ScriptIgnoringSigtermIsKilledAfterTheGraceAndTimesOut) {
 // a GNOMON_ name), ProcessOptions::timeout stops its process group.
 TEST_F(ScriptsTest, RunProcessSetsExtraEnvironmentAndStopsAtItsTimeout) {
   std::string dir = TempDir("process");
-  absl::StatusOr<int> env_exit, gnomon_exit, slow_exit;
-  absl::Duration slow_took;
+  // Written by the handlers' threads, read here once their results are in
+  // (results travel through the spool and gRPC, which TSan cannot see as
+  // ordering): under a lock.
+  struct Outcomes {
+    absl::Mutex mu;
+    absl::StatusOr<int> env_exit ABSL_GUARDED_BY(mu),
+        gnomon_exit ABSL_GUARDED_BY(mu), slow_exit ABSL_GUARDED_BY(mu);
+    absl::Duration slow_took ABSL_GUARDED_BY(mu);
+  } out;
   auto executor = StartExecutor(Options(), [&](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("env", [&](JobContext& ctx) {
                    ProcessOptions options;
                    options.env = {{"JOB_COLOUR", "teal"}, {"HOME", "/nonexistent-home"}};
-                   env_exit = RunProcess(
+                   absl::StatusOr<int> env_exit = RunProcess(
                        ctx, {"/bin/sh", "-c", "echo colour=$JOB_COLOUR home=$HOME"}, options);
                    options.env = {{"GNOMON_ACCESS_TOKEN", "x"}};
-                   gnomon_exit = RunProcess(ctx, {"/bin/true"}, options);
+                   absl::StatusOr<int> gnomon_exit = RunProcess(ctx, {"/bin/true"}, options);
+                   absl::MutexLock l(&out.mu);
+                   out.env_exit = std::move(env_exit);
+                   out.gnomon_exit = std::move(gnomon_exit);
                  }).ok());
     ASSERT_TRUE(e.RegisterHandler("slow", [&](JobContext& ctx) {
                    ProcessOptions options;
                    options.timeout = absl::Milliseconds(200);
                    options.kill_grace = absl::Milliseconds(200);
                    const absl::Time start = absl::Now();
-                   slow_exit =
+                   absl::StatusOr<int> slow_exit =
                        RunProcess(ctx,
                                   {"/bin/sh", "-c",
                                    "trap '' TERM; echo $$ > \"$0\"; while :; do sleep 0.05; done",
                                    dir + "/slow.pid"},
                                   options);
-                   slow_took = absl::Now() - start;
+                   absl::MutexLock l(&out.mu);
+                   out.slow_took = absl::Now() - start;
+                   out.slow_exit = std::move(slow_exit);
                  }).ok());
   });
   DispatchClient dispatch(executor->address(), kTestToken);
   ASSERT_TRUE(dispatch.Send(BeanRun(21, 21, "env"))->has_accepted());
   auto result = logs_.WaitForResult(21, kTestWait);
   ASSERT_TRUE(result);
-  ASSERT_TRUE(env_exit.ok()) << env_exit.status();
-  EXPECT_EQ(*env_exit, 0);
+  {
+    absl::MutexLock l(&out.mu);
+    ASSERT_TRUE(out.env_exit.ok()) << out.env_exit.status();
+    EXPECT_EQ(*out.env_exit, 0);
+    EXPECT_TRUE(absl::IsInvalidArgument(out.gnomon_exit.status())) << out.gnomon_exit.status();
+  }
   std::string log;
   for (const v1::LogLine& line : logs_.lines(21)) absl::StrAppend(&log, line.text(), "\n");
   EXPECT_NE(log.find("colour=teal home=/nonexistent-home"), std::string::npos) << log;
-  EXPECT_TRUE(absl::IsInvalidArgument(gnomon_exit.status())) << gnomon_exit.status();
 
   ASSERT_TRUE(dispatch.Send(BeanRun(22, 22, "slow"))->has_accepted());
   result = logs_.WaitForResult(22, kTestWait);
   ASSERT_TRUE(result);
-  EXPECT_TRUE(absl::IsDeadlineExceeded(slow_exit.status())) << slow_exit.status();
-  EXPECT_GE(slow_took, absl::Milliseconds(200));
+  {
+    absl::MutexLock l(&out.mu);
+    EXPECT_TRUE(absl::IsDeadlineExceeded(out.slow_exit.status())) << out.slow_exit.status();
+    EXPECT_GE(out.slow_took, absl::Milliseconds(200));
+  }
   int shell = ReadPid(dir + "/slow.pid", kTestWait);
   ASSERT_GT(shell, 0);
   EXPECT_TRUE(WaitGone(shell, kTestWait)) << "a SIGTERM-deaf child outlived its timeout";
