@@ -22,7 +22,7 @@ constexpr Credential kAdmin = Credential::kAdmin, kGroup = Credential::kGroupOfA
 constexpr Permission kRead = Permission::kRead, kOperate = Permission::kOperate,
                      kAdminister = Permission::kAdminister;
 constexpr char kJobAdmin[] = "gnomon.v1.JobAdmin", kLog[] = "gnomon.v1.LogService",
-               kRegistry[] = "gnomon.v1.Registry";
+               kRegistry[] = "gnomon.v1.Registry", kDispatch[] = "gnomon.v1.Dispatch";
 constexpr Row kRows[] = {
     {kJobAdmin, "CreateGroup", kAdmin, kAdminister},
     {kJobAdmin, "GetGroup", kAdmin, kRead},
@@ -66,6 +66,7 @@ constexpr Row kRows[] = {
     {kLog, "GetStats", kAdmin, kRead},
     {kRegistry, "Session", kGroup, kRead},
     {kRegistry, "WatchExecutors", Credential::kAdminOrCluster, kRead},
+    {kDispatch, "Connect", kGroup, kRead},
 };
 
 const Table& MethodTable() {
