@@ -307,7 +307,6 @@ int Serve() {
   if (roles.count("scheduler")) {
     scheduler::SchedulerOptions o;
     o.registry_dial = tls->registry_dial;
-    o.executor_dial = tls->executor_dial;
     o.limits.max_params_bytes = absl::GetFlag(FLAGS_max_params_bytes);
     o.token_grace = absl::GetFlag(FLAGS_token_grace);
     o.executor_return_grace = absl::GetFlag(FLAGS_executor_return_grace);
@@ -336,6 +335,7 @@ int Serve() {
     scheduler_role =
         std::make_unique<scheduler::SchedulerRole>(roles_store, &auth, o, metrics_registry.get());
     server.AddService(scheduler_role->service(), v1::JobAdmin::service_full_name());
+    server.AddService(scheduler_role->executors_service(), v1::Dispatch::service_full_name());
   }
   std::unique_ptr<metrics::MetricsServer> metrics_server;
   if (metrics_registry) {

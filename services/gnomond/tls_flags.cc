@@ -9,20 +9,18 @@
 #include "services/common/status/status_macros.h"
 
 ABSL_FLAG(std::string, tls_cert, "",
-          "PEM certificate chain: gnomond serves gRPC over TLS only (plaintext is refused) and "
-          "presents it to executors and registries that require client certificates. Empty: "
-          "plaintext everywhere.");
+          "PEM certificate chain: gnomond serves gRPC over TLS only (plaintext is refused), which "
+          "is how executors know they reach gnomond, and presents it to registries that require "
+          "client certificates. Empty: plaintext everywhere.");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls-cert.");
 ABSL_FLAG(std::string, tls_ca, "",
-          "PEM roots that verify the executors and registries gnomond dials and, with "
-          "--tls-require-client-cert, its clients (empty: the system's roots).");
+          "PEM roots that verify the registry gnomond dials and, with "
+          "--tls-require-client-cert, its clients (executors included; empty: the system's "
+          "roots).");
 ABSL_FLAG(bool, tls_require_client_cert, false,
           "Mutual TLS: refuse clients without a certificate signed by --tls-ca.");
 ABSL_FLAG(std::string, tls_server_name, "",
           "Name the certificate of --registry-endpoint must carry (empty: the host dialled).");
-ABSL_FLAG(std::string, executor_tls_server_name, "*",
-          "Name executors' certificates must carry; \"*\": any, the chain is still verified "
-          "against --tls-ca (executors register by pod IP, which certificates rarely name).");
 ABSL_FLAG(
     bool, http_require_client_cert, false,
     "With --tls-cert, the HTTP API (--http-listen) is served over HTTPS; this also refuses clients "
@@ -68,10 +66,6 @@ absl::StatusOr<GnomondTls> TlsFromFlags() {
   registry.server_name = absl::GetFlag(FLAGS_tls_server_name);
   ASSIGN_OR_RETURN(tls::Dialer registry_dial, DefaultDialer(registry));
   out.registry_dial = std::move(registry_dial);
-  tls::TlsOptions executors = base;
-  executors.server_name = absl::GetFlag(FLAGS_executor_tls_server_name);
-  ASSIGN_OR_RETURN(tls::Dialer executor_dial, DefaultDialer(executors));
-  out.executor_dial = std::move(executor_dial);
   return out;
 }
 

@@ -10,7 +10,7 @@
 namespace gnomon::logsvc {
 namespace {
 
-using checks::CheckHostPort;
+using checks::CheckExecutorName;
 using checks::CheckRange;
 using checks::CheckTimestamp;
 using checks::FirstError;
@@ -46,7 +46,7 @@ absl::Status CheckItem(const std::string& item, const v1::ReportItem& r) {
                          CheckTimestamp(item + ".started.start_time", r.started().start_time()),
                          r.started().executor_address().empty()
                              ? absl::OkStatus()
-                             : CheckHostPort(item + ".started.executor_address",
+                             : CheckExecutorName(item + ".started.executor_address",
                                              r.started().executor_address())});
     case v1::ReportItem::kLog:
       return CheckLines(item, r.log());

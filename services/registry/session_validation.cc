@@ -35,7 +35,7 @@ absl::Status CheckAppName(const std::string& field, const std::string& app) {
 absl::Status ValidateRegister(const v1::Register& reg) {
   RETURN_IF_ERROR(FirstError({
       CheckAppName("register.app_name", reg.app_name()),
-      checks::CheckHostPort("register.address", reg.address()),
+      checks::CheckExecutorName("register.address", reg.address()),
       CheckCount("register.handlers", reg.handlers_size(), kMaxHandlers),
       CheckRange("register.capacity", reg.capacity(), 0, kMaxRuns),
       checks::CheckText("register.version", reg.version(), 64),

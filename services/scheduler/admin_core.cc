@@ -442,7 +442,7 @@ absl::StatusOr<v1::KillRunResponse> AdminCore::KillRun(int64_t run_id) {
   kreq.set_reason("killed by an admin");
   ASSIGN_OR_RETURN(
       v1::KillResponse kresp,
-      links_->Get(run.executor_address(), g.access_token())->Kill(kreq, absl::Seconds(5)));
+      executors_->Kill(run.executor_address(), g.app_name(), kreq, absl::Seconds(5)));
   v1::KillRunResponse resp;
   resp.set_found(kresp.found());
   return resp;

@@ -2,7 +2,7 @@
 // previews and run queries — with validation. The gRPC adapter
 // (admin_service.h) only authenticates and converts statuses.
 //
-//   AdminCore admin({store, store, store, store}, &trigger, &dispatcher, &loop, &links,
+//   AdminCore admin({store, store, store, store}, &trigger, &dispatcher, &loop, &executors,
 //   &RealClock(), JobLimits{}); absl::StatusOr<v1::Job> job = admin.CreateJob(request);
 //
 // Thread safety: thread-safe.
@@ -17,7 +17,7 @@
 #include "services/common/store/job_store.h"
 #include "services/common/store/run_store.h"
 #include "services/scheduler/dispatcher.h"
-#include "services/scheduler/executor_link.h"
+#include "services/scheduler/executor_client.h"
 #include "services/scheduler/fire_sink.h"
 #include "services/scheduler/job_validation.h"
 #include "services/scheduler/schedule_loop.h"
@@ -39,13 +39,13 @@ class AdminCore {
   // `token_grace`: how long a rotated group token is still accepted when a
   // rotation does not say.
   AdminCore(AdminStores stores, FireSink* sink, Dispatcher* dispatcher, ScheduleLoop* loop,
-            ExecutorLinks* links, Clock* clock, JobLimits limits,
+            ExecutorClient* executors, Clock* clock, JobLimits limits,
             absl::Duration token_grace = absl::Hours(1))
       : stores_(stores),
         sink_(sink),
         dispatcher_(dispatcher),
         loop_(loop),
-        links_(links),
+        executors_(executors),
         clock_(clock),
         limits_(limits),
         token_grace_(token_grace) {}
@@ -118,7 +118,7 @@ class AdminCore {
   FireSink* const sink_;
   Dispatcher* const dispatcher_;
   ScheduleLoop* const loop_;
-  ExecutorLinks* const links_;
+  ExecutorClient* const executors_;
   Clock* const clock_;
   const JobLimits limits_;
   const absl::Duration token_grace_;

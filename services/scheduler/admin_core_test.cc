@@ -99,12 +99,11 @@ class AdminCoreTest : public ::testing::Test {
   RunRecorder recorder_{store_.get(), &clock_};
   Trigger trigger_{&recorder_, &dispatcher_};
   ScheduleLoop loop_{store_.get(), &trigger_, &clock_, {}};
-  ExecutorLinks links_{&clock_};  // Never dialled here (KillRun's refusals only).
   AdminCore admin_{{store_.get(), store_.get(), store_.get(), store_.get()},
                    &trigger_,
                    &dispatcher_,
                    &loop_,
-                   &links_,
+                   &executors_,
                    &clock_,
                    JobLimits{},
                    absl::Hours(1)};
@@ -135,7 +134,7 @@ TEST_F(AdminCoreTest, AGroupIsRefusedNamingTheFieldAndNothingIsStored) {
   EXPECT_THAT(admin_.CreateGroup(req).status(),
               FailsWith(absl::StatusCode::kInvalidArgument, "group.app_name: empty"));
   req.mutable_group()->set_app_name("reports");
-  req.mutable_group()->mutable_manual()->add_addresses("no-port");
+  req.mutable_group()->mutable_manual()->add_addresses("has space");
   EXPECT_THAT(admin_.CreateGroup(req).status(),
               FailsWith(absl::StatusCode::kInvalidArgument, "group.manual.addresses[0]: "));
   absl::StatusOr<v1::ListGroupsResponse> list = admin_.ListGroups();
@@ -389,7 +388,7 @@ TEST_F(AdminCoreTest, ATriggerRecordsARunAndSendsIt) {
   ASSERT_THAT(executors_.Addresses(), ElementsAre("b:1"));
   EXPECT_EQ(executors_.sent[0].run.params(), "now");
   EXPECT_EQ(executors_.sent[0].run.trigger_type(), v1::TRIGGER_TYPE_MANUAL);
-  EXPECT_EQ(executors_.sent[0].token, group_.access_token());
+  EXPECT_EQ(executors_.sent[0].app, group_.app_name());
 }
 
 TEST_F(AdminCoreTest, ATriggerIsRefusedNamingWhatIsWrongAndRecordsNothing) {

@@ -60,7 +60,7 @@ absl::Status ValidateTriggerRequest(const v1::TriggerJobRequest& req, const JobL
                              : absl::OkStatus()}));
   for (int i = 0; i < req.executor_addresses_size(); ++i) {
     const std::string field = checks::Indexed("executor_addresses", i);
-    RETURN_IF_ERROR(checks::CheckHostPort(field, req.executor_addresses(i)));
+    RETURN_IF_ERROR(checks::CheckExecutorName(field, req.executor_addresses(i)));
   }
   if (req.trigger_type() != v1::TRIGGER_TYPE_UNSPECIFIED &&
       req.trigger_type() != v1::TRIGGER_TYPE_MANUAL && req.trigger_type() != v1::TRIGGER_TYPE_API) {

@@ -151,12 +151,12 @@ void Dispatcher::Route(Delivery d) {
   }
   if (d.asking.empty()) d.instance = executor != nullptr ? executor->instance_id() : "";
   v1::RunRequest req = internal::RequestFor(d.run, *d.job, store_->partition_count());
-  const std::string token = d.targets.TokenFor(executor, clock_->NowMillis());
+  const std::string app = d.targets.group.app_name();
   auto answered = [this, d = std::move(d), address = *address,
                    submitted](absl::StatusOr<v1::RunAnswer> r) mutable {
     Answered(std::move(d), address, submitted, std::move(r));
   };
-  executors_->Send(*address, token, std::move(req), std::move(answered));
+  executors_->Send(*address, app, std::move(req), std::move(answered));
 }
 
 std::optional<absl::flat_hash_map<int64_t, std::shared_ptr<const v1::Job>>> Dispatcher::JobsOf(

@@ -51,7 +51,7 @@
 #include "services/common/store/job_store.h"
 #include "services/scheduler/dispatch_recorder.h"
 #include "services/scheduler/dispatch_timer.h"
-#include "services/scheduler/executor_link.h"
+#include "services/scheduler/executor_client.h"
 #include "services/scheduler/fire_sink.h"
 #include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/manual_prober.h"
@@ -77,19 +77,11 @@ FireSpec ResendSpec(const v1::Run& run, std::shared_ptr<const v1::Job> job);
 // executors the fire may use, sorted by address (shared, never copied).
 struct DispatchTargets {
   v1::Group group;
-  // TokenFingerprint of the group's previous token ("" if none), hashed once
-  // per group read: executors presenting it are still on that token.
-  std::string previous_token_fingerprint;
   ExecutorList executors;
   // Whether `executors` are the group's registered executors as they were
   // live when the fire was planned (not a trigger's explicit addresses, not
   // a manual group's, which are used as given): routed among only while live.
   bool registered = false;
-
-  // The group token to present to `executor` (null: not a registered one):
-  // the previous token while the executor still uses it and it is accepted
-  // (a rotation's grace period), else the current one.
-  const std::string& TokenFor(const v1::ExecutorInfo* executor, int64_t now_ms) const;
 };
 
 class Dispatcher final : public ExecutorProbe, public RunResender {
@@ -131,8 +123,8 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   void ForgetGroup(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
   // OK if every address is an executor of the group: one of its manual
   // addresses, or an online executor of its app. FailedPrecondition naming
-  // executor_addresses[i] otherwise: a trigger's explicit addresses are
-  // dialled with the group's token, so they must not reach anything else.
+  // executor_addresses[i] otherwise: a run goes only to an executor of its
+  // own group.
   absl::Status CheckMembers(int64_t group_id, const std::vector<std::string>& addresses);
   // `group`'s executors as routing sees them: registered ones online, or a
   // manual group's addresses with whether each answered its latest probe.
@@ -169,10 +161,6 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   // The group (cached), without executors.
   absl::StatusOr<DispatchTargets> GroupOf(int64_t group_id) ABSL_LOCKS_EXCLUDED(mu_);
   ExecutorList Candidates(const FireSpec& fire, const DispatchTargets& group);
-  // Notes each executor's group token (for Beat/IdleBeat probes).
-  void RememberTokens(const std::vector<v1::ExecutorInfo>& executors, const DispatchTargets& group)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  std::string TokenFor(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
   // Routes on the job's pool (in order after its earlier runs), or at once
   // without pools.
   void RouteOnPool(Delivery d);
@@ -215,8 +203,6 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
   absl::Mutex mu_;
   // Group id -> (group, cached until ms).
   absl::flat_hash_map<int64_t, std::pair<DispatchTargets, int64_t>> groups_ ABSL_GUARDED_BY(mu_);
-  // Address -> token of the group last dispatched there (for probes).
-  absl::flat_hash_map<std::string, std::string> tokens_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace gnomon::scheduler

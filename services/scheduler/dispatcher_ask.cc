@@ -75,7 +75,7 @@ void Dispatcher::Ask(std::vector<v1::Run> runs, std::shared_ptr<const Ownership>
         internal::RequestFor(asking->run, *asking->job, store_->partition_count());
     probe.set_probe(true);
     for (const v1::ExecutorInfo& e : *executors) {
-      executors_->Send(e.address(), asking->targets.TokenFor(&e, clock_->NowMillis()), probe,
+      executors_->Send(e.address(), asking->targets.group.app_name(), probe,
                        [this, asking, address = e.address()](absl::StatusOr<v1::RunAnswer> r) {
                          Asked(asking, address, r);
                        });

@@ -1,7 +1,6 @@
-// Dispatcher, where a fire may go: its group (cached), its candidate
-// executors, and the token each address was last sent under, which the
-// routers' probes (FAILOVER, BUSYOVER) present. Dispatching itself is in
-// dispatcher.cc.
+// Dispatcher, where a fire may go: its group (cached) and its candidate
+// executors; the routers' probes (FAILOVER, BUSYOVER). Dispatching itself is
+// in dispatcher.cc.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -11,13 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/server/field_checks.h"
-#include "services/common/server/tokens.h"
 #include "services/common/status/status_macros.h"
 #include "services/scheduler/dispatcher.h"
 
 namespace gnomon::scheduler {
-
-using google::protobuf::util::TimeUtil;
 
 namespace {
 
@@ -36,8 +32,6 @@ absl::StatusOr<DispatchTargets> Dispatcher::GroupOf(int64_t group_id) {
   }
   ASSIGN_OR_RETURN(v1::Group g, store_->GetGroup(group_id));
   DispatchTargets t;
-  if (!g.previous_access_token().empty())
-    t.previous_token_fingerprint = TokenFingerprint(g.previous_access_token());
   t.group = std::move(g);
   absl::MutexLock l(&mu_);
   groups_[group_id] = {t, now + kGroupCacheMillis};
@@ -95,9 +89,7 @@ absl::Status Dispatcher::CheckMembers(int64_t group_id, const std::vector<std::s
 ExecutorList Dispatcher::Candidates(const FireSpec& f, const DispatchTargets& t) {
   const v1::Group& g = t.group;
   if (f.addresses.empty() && !g.has_manual()) {
-    ExecutorList live = membership_->Live(g.app_name());
-    RememberTokens(*live, t);
-    return live;
+    return membership_->Live(g.app_name());
   }
   std::vector<std::string> addresses = f.addresses;
   if (addresses.empty())
@@ -114,40 +106,15 @@ ExecutorList Dispatcher::Candidates(const FireSpec& f, const DispatchTargets& t)
   }
   std::sort(out->begin(), out->end(),
             [](const auto& a, const auto& b) { return a.address() < b.address(); });
-  RememberTokens(*out, t);
   return out;
 }
 
-const std::string& DispatchTargets::TokenFor(const v1::ExecutorInfo* executor,
-                                             int64_t now_ms) const {
-  if (executor == nullptr || previous_token_fingerprint.empty() ||
-      executor->token_fingerprint() != previous_token_fingerprint ||
-      TimeUtil::TimestampToMilliseconds(group.previous_token_expire_time()) <= now_ms) {
-    return group.access_token();
-  }
-  return group.previous_access_token();
-}
-
-void Dispatcher::RememberTokens(const std::vector<v1::ExecutorInfo>& executors,
-                                const DispatchTargets& t) {
-  const int64_t now = clock_->NowMillis();
-  absl::MutexLock l(&mu_);
-  for (const auto& e : executors) tokens_.insert_or_assign(e.address(), t.TokenFor(&e, now));
-}
-
-std::string Dispatcher::TokenFor(const std::string& address) {
-  absl::MutexLock l(&mu_);
-  auto it = tokens_.find(address);
-  return it == tokens_.end() ? "" : it->second;
-}
-
 bool Dispatcher::Alive(const v1::ExecutorInfo& executor) {
-  return executors_->Beat(executor.address(), TokenFor(executor.address()), absl::Seconds(1));
+  return executors_->Beat(executor.address(), executor.app_name(), absl::Seconds(1));
 }
 
 bool Dispatcher::Idle(const v1::ExecutorInfo& executor, int64_t job_id) {
-  return executors_->Idle(executor.address(), TokenFor(executor.address()), job_id,
-                          absl::Seconds(1));
+  return executors_->Idle(executor.address(), executor.app_name(), job_id, absl::Seconds(1));
 }
 
 }  // namespace gnomon::scheduler

@@ -182,7 +182,7 @@ TEST_F(DispatcherTest, TheRequestCarriesTheRunAndTheJobUnderTheGroupsToken) {
   const std::vector<int64_t> ids = Fire(job);
   ASSERT_EQ(executors_.sent.size(), 1u);
   const FakeExecutors::Sent& s = executors_.sent[0];
-  EXPECT_EQ(s.token, "group-token");
+  EXPECT_EQ(s.app, "app");
   EXPECT_EQ(s.run.run_id(), ids[0]);
   EXPECT_EQ(s.run.job_id(), job->id());
   EXPECT_EQ(s.run.bean().handler(), "invoice");
@@ -394,8 +394,8 @@ TEST_F(DispatcherTest, AFiresExplicitAddressesReplaceTheGroupsExecutors) {
   EXPECT_THAT(executors_.Addresses(), ElementsAre("y:1"));  // In address order.
 }
 
-// A trigger's explicit addresses are dialled with the group's token: only
-// the group's own executors may be named (no token sent elsewhere, no SSRF).
+// A trigger's explicit addresses name executors: only the group's own may be
+// named (a run never goes to another group's executor).
 TEST_F(DispatcherTest, ExplicitAddressesMustBeTheGroupsExecutors) {
   Live({"a:1", "b:1"});
   EXPECT_TRUE(dispatcher_.CheckMembers(group_.id(), {"b:1", "a:1"}).ok());
@@ -427,25 +427,23 @@ TEST_F(DispatcherTest, AGroupIsReadAgainOnceForgottenOrAfterAFewSeconds) {
   Live({"a:1"});
   std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
   Fire(job);
-  group_.set_access_token("rotated");
+  group_.mutable_manual()->add_addresses("m1:1");
   ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
-  Fire(job);
+  Fire(job);  // The cached group: not manual yet.
   dispatcher_.ForgetGroup(group_.id());
   Fire(job);
-  group_.set_access_token("rotated again");
+  group_.mutable_manual()->set_addresses(0, "m2:1");
   ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
   clock_.Advance(absl::Seconds(6));
   Fire(job);
-  std::vector<std::string> tokens;
-  for (const auto& s : executors_.sent) tokens.push_back(s.token);
-  EXPECT_THAT(tokens, ElementsAre("group-token", "group-token", "rotated", "rotated again"));
+  EXPECT_THAT(executors_.Addresses(), ElementsAre("a:1", "a:1", "m1:1", "m2:1"));
 }
 
-TEST_F(DispatcherTest, FailoverProbesPresentTheTokenOfTheExecutorsGroup) {
+TEST_F(DispatcherTest, FailoverProbesAskTheExecutorsOfTheJobsGroup) {
   Live({"a:1", "b:1"});
   executors_.alive = {"b:1"};
   Fire(Job(v1::ROUTE_STRATEGY_FAILOVER));
-  EXPECT_THAT(executors_.beats, ElementsAre("a:1 group-token", "b:1 group-token"));
+  EXPECT_THAT(executors_.beats, ElementsAre("a:1 app", "b:1 app"));
   EXPECT_THAT(executors_.Addresses(), ElementsAre("b:1"));
 }
 

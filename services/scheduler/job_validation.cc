@@ -93,7 +93,7 @@ absl::Status CheckGroupFields(const v1::Group& group, size_t min_app_name) {
   const auto& addresses = group.manual().addresses();
   RETURN_IF_ERROR(CheckCount("group.manual.addresses", addresses.size(), kMaxAddresses, 1));
   for (int i = 0; i < addresses.size(); ++i) {
-    RETURN_IF_ERROR(checks::CheckHostPort(Indexed("group.manual.addresses", i), addresses[i]));
+    RETURN_IF_ERROR(checks::CheckExecutorName(Indexed("group.manual.addresses", i), addresses[i]));
   }
   return absl::OkStatus();
 }

@@ -17,7 +17,7 @@ void ManualProber::ProbeAll() {
   for (const v1::Group& g : *groups) {
     if (!g.has_manual()) continue;
     for (const std::string& address : g.manual().addresses()) {
-      result[address] = executors_->Beat(address, g.access_token(), absl::Seconds(1));
+      result[address] = executors_->Beat(address, g.app_name(), absl::Seconds(1));
     }
   }
   absl::MutexLock l(&mu_);

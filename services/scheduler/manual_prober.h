@@ -1,8 +1,9 @@
-// ManualProber: liveness of executors in manual groups (a fixed address list,
-// no registration), checked with Executor.Beat in the background so routing
-// skips dead addresses without probing on the dispatch path.
+// ManualProber: liveness of executors in manual groups (a fixed list of
+// executor names, no registration), checked with a beat over each one's
+// stream in the background so routing skips dead ones without probing on
+// the dispatch path.
 //
-//   ManualProber prober(store, &links, &RealClock(), absl::Seconds(2));  // links: ExecutorLinks
+//   ManualProber prober(store, &executors, &RealClock(), absl::Seconds(2));
 //   prober.Start();   // probes now, then every interval, on its own thread
 //   bool up = prober.Alive("10.0.0.5:9999");   // unknown addresses count as alive
 //   prober.Stop();
@@ -20,14 +21,14 @@
 #include "services/common/client/clock.h"
 #include "services/common/client/periodic_worker.h"
 #include "services/common/store/job_store.h"
-#include "services/scheduler/executor_link.h"
+#include "services/scheduler/executor_client.h"
 
 namespace gnomon::scheduler {
 
 class ManualProber {
  public:
-  // `executors` beats each address with its group's token (ExecutorLinks;
-  // a fake in tests).
+  // `executors` beats each executor of each manual group
+  // (ConnectedExecutors; a fake in tests).
   ManualProber(store::JobStore* store, ExecutorClient* executors, Clock* clock,
                absl::Duration interval)
       : store_(store), executors_(executors), interval_(interval), worker_(clock) {}

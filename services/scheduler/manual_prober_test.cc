@@ -57,10 +57,10 @@ TEST_F(ManualProberTest, AnAddressNotProbedYetCountsAsAlive) {
   EXPECT_TRUE(executors_.beats.empty());
 }
 
-TEST_F(ManualProberTest, EveryAddressOfEveryManualGroupIsBeatenWithItsGroupsToken) {
+TEST_F(ManualProberTest, EveryAddressOfEveryManualGroupIsBeatenAsAnExecutorOfItsGroup) {
   prober_.ProbeAll();
   EXPECT_THAT(executors_.beats,
-              UnorderedElementsAre("x:1 billing-token", "y:1 billing-token", "z:1 reports-token"));
+              UnorderedElementsAre("x:1 billing", "y:1 billing", "z:1 reports"));
 }
 
 TEST_F(ManualProberTest, AnAddressThatMissesABeatIsDeadUntilItAnswersAgain) {

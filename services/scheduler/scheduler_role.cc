@@ -31,13 +31,16 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       executor_rows_(store),
       clock_(clock),
       membership_(auth->cluster_token(), clock, options.registry_dial),
-      links_(clock, absl::Seconds(10), options.executor_dial),
+      executors_(auth,
+                 {.replica_id = options.replica_id.empty() ? DefaultReplicaId()
+                                                           : options.replica_id},
+                 clock),
       dispatch_recorder_(store, clock, &in_flight_),
       pools_(clock, options.pools),
-      prober_(store, &links_, clock, absl::Seconds(2)),
+      prober_(store, &executors_, clock, absl::Seconds(2)),
       timer_(clock),
       run_recorder_(store, clock, &in_flight_),
-      dispatcher_(store, &membership_, &links_, &dispatch_recorder_, clock, &pools_, &prober_,
+      dispatcher_(store, &membership_, &executors_, &dispatch_recorder_, clock, &pools_, &prober_,
                   &timer_, metrics_.get(), &in_flight_),
       trigger_(&run_recorder_, &dispatcher_, metrics_.get(), &dispatch_recorder_),
       loop_(store, &trigger_, clock, options.loop, metrics_.get()),
@@ -66,7 +69,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                if (metrics_ != nullptr) metrics_->Owned(*o);
                loop_.SetOwnership(std::move(o));
              }),
-      core_(AdminStores{store, store, store, store}, &trigger_, &dispatcher_, &loop_, &links_,
+      core_(AdminStores{store, store, store, store}, &trigger_, &dispatcher_, &loop_, &executors_,
             clock, options.limits, options.token_grace),
       admin_limiter_(options.admin_rate, clock),
       audit_(store, clock),
@@ -74,7 +77,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
   // An executor that left gets no new runs; its link (and unanswered
   // dispatches) are failed at once.
   membership_.OnLeft([this](const v1::ExecutorInfo& e) {
-    links_.Drop(e.address());
+    executors_.Drop(e.address());
     reaper_.ExecutorLeft(e);
   });
   // Nothing fires until partitions are held.
@@ -124,6 +127,7 @@ SchedulerRole::~SchedulerRole() { Stop(); }
 
 void SchedulerRole::Start(const std::string& registry_endpoint) {
   alarms_.Start();
+  executors_.Start();
   threads_.emplace_back([this, registry_endpoint] { membership_.Run(registry_endpoint); });
   threads_.emplace_back([this] { dispatch_recorder_.Run(); });
   timer_thread_ = std::thread([this] { timer_.Run(); });
@@ -155,6 +159,7 @@ void SchedulerRole::AwaitReturningExecutors() {
   }
   std::vector<std::string> known;
   for (const v1::ExecutorInfo& e : *rows) known.push_back(e.address());
+  const absl::Time deadline = absl::Now() + options_.executor_return_grace;
   std::vector<std::string> missing = membership_.AwaitExecutors(known, absl::ZeroDuration());
   if (!missing.empty()) {
     GNOMON_LOG(INFO) << "scheduler: waiting up to "
@@ -171,6 +176,14 @@ void SchedulerRole::AwaitReturningExecutors() {
                           << " executors did not come back in time ("
                           << absl::StrJoin(missing, ", ") << "); scheduling anyway";
     }
+  }
+  // Registered (through any replica) is not enough: runs reach an executor
+  // over its stream to this replica.
+  missing = executors_.AwaitConnected(*rows, deadline);
+  if (!missing.empty()) {
+    GNOMON_LOG(WARNING) << "scheduler: " << missing.size()
+                        << " executors known before this start are not connected here yet ("
+                        << absl::StrJoin(missing, ", ") << "); scheduling anyway";
   }
   // Their results reach the log service once their result streams have
   // reconnected too: a run a predecessor left in doubt that the executors
@@ -192,14 +205,14 @@ void SchedulerRole::Stop() {
   followups_.Stop();
   redispatcher_.Stop();
   pools_.Stop();  // Runs every queued dispatch: each run is now on its executor's link.
-  if (!links_.AwaitAnswered(absl::Seconds(5))) {
+  if (!executors_.AwaitAnswered(absl::Seconds(5))) {
     GNOMON_LOG(WARNING) << "scheduler: stopping with dispatches unanswered after 5 s; they fail";
   }
   lease_.Stop();
   prober_.Stop();
   reaper_.Stop();
   membership_.Stop();
-  links_.CloseAll();
+  executors_.CloseAll();
   dispatch_recorder_.Stop();
   for (auto& t : threads_) t.join();
   threads_.clear();

@@ -1,9 +1,11 @@
-// SchedulerRole: assembles the scheduler — membership watch, executor links,
+// SchedulerRole: assembles the scheduler — membership watch, the executors'
+// streams,
 // run recorder and dispatcher (composed by Trigger), schedule loop and the
 // JobAdmin service — and runs its threads.
 //
 //   SchedulerRole role(store, &auth, options);  // or (..., options, &metrics) to measure it
 //   server.AddService(role.service());
+//   server.AddService(role.executors_service());  // gnomon.v1.Dispatch
 //   role.Start("127.0.0.1:7070");  // after the server listens (the registry may be in it)
 //   ...
 //   role.Stop();
@@ -24,6 +26,7 @@
 #include "services/scheduler/admin_service.h"
 #include "services/scheduler/alarm/email_channel.h"
 #include "services/scheduler/alarm/webhook_channel.h"
+#include "services/scheduler/connected_executors.h"
 #include "services/scheduler/followups.h"
 #include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/partition_lease.h"
@@ -62,9 +65,8 @@ struct SchedulerOptions {
   RateLimit admin_rate;
   // Jobs whose lateness gets a series of its own (--metrics-jobs).
   std::vector<int64_t> metrics_jobs;
-  // Make the channels to the registry and to executors (null: plaintext).
+  // Makes the channel to the registry (null: plaintext).
   tls::Dialer registry_dial;
-  tls::Dialer executor_dial;
 };
 
 class SchedulerRole {
@@ -75,6 +77,8 @@ class SchedulerRole {
   ~SchedulerRole();
 
   grpc::Service* service() { return &service_; }
+  // gnomon.v1.Dispatch: where executors connect.
+  grpc::Service* executors_service() { return executors_.service(); }
   // Starts watching the registry at `registry_endpoint` (host:port) and scheduling.
   void Start(const std::string& registry_endpoint);
   void Stop();
@@ -99,7 +103,7 @@ class SchedulerRole {
   store::MembershipStore* const executor_rows_;
   Clock* const clock_;
   Membership membership_;
-  ExecutorLinks links_;
+  ConnectedExecutors executors_;
   InFlightRuns in_flight_;  // Before everything that records or sends runs.
   DispatchRecorder dispatch_recorder_;
   TriggerPools pools_;

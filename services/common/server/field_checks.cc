@@ -54,37 +54,6 @@ bool AllDigits(absl::string_view s) {
          std::all_of(s.begin(), s.end(), [](char c) { return absl::ascii_isdigit(c); });
 }
 
-bool IsIpv4(std::string_view host) {
-  std::vector<absl::string_view> parts = absl::StrSplit(Abs(host), '.');
-  if (parts.size() != 4) return false;
-  for (absl::string_view p : parts) {
-    int v = 0;
-    if (!AllDigits(p) || p.size() > 3 || !absl::SimpleAtoi(p, &v) || v > 255) return false;
-  }
-  return true;
-}
-
-bool IsDnsName(std::string_view host) {
-  if (host.empty() || host.size() > kMaxHostBytes) return false;
-  std::vector<absl::string_view> labels = absl::StrSplit(Abs(host), '.');
-  for (absl::string_view l : labels) {
-    if (l.empty() || l.size() > 63 || l.front() == '-' || l.back() == '-') return false;
-    for (char c : l) {
-      if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
-    }
-  }
-  // All-numeric dotted names are IPv4 addresses or nothing ("999.1.1.1").
-  return !AllDigits(labels.back());
-}
-
-bool IsBracketedIpv6(std::string_view host) {
-  if (host.size() < 4 || host.front() != '[' || host.back() != ']') return false;
-  std::string_view inner = host.substr(1, host.size() - 2);
-  if (inner.size() > 45 || inner.find(':') == std::string_view::npos) return false;
-  return std::all_of(inner.begin(), inner.end(), [](char c) {
-    return absl::ascii_isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
-  });
-}
 
 }  // namespace
 
@@ -143,24 +112,8 @@ absl::Status CheckFinite(std::string_view field, double value, double lo, double
   return absl::OkStatus();
 }
 
-absl::Status CheckHostPort(std::string_view field, std::string_view value) {
-  if (value.empty()) return Invalid(field, "empty");
-  if (value.size() > kMaxHostPortBytes)
-    return Invalid(field, absl::StrCat("at most ", kMaxHostPortBytes, " bytes"));
-  const size_t colon = value.rfind(':');
-  const std::string_view host = colon == std::string_view::npos ? value : value.substr(0, colon);
-  const std::string_view port = colon == std::string_view::npos ? "" : value.substr(colon + 1);
-  int p = 0;
-  if (!AllDigits(Abs(port)) || port.size() > 5 || !absl::SimpleAtoi(Abs(port), &p) || p < 1 ||
-      p > 65535) {
-    return Invalid(field, absl::StrCat(Prefix(value), " is not host:port (port 1-65535)"));
-  }
-  if (!IsIpv4(host) && !IsDnsName(host) && !IsBracketedIpv6(host)) {
-    return Invalid(field,
-                   absl::StrCat(Prefix(value),
-                                " is not host:port (host a DNS name, an IPv4 address or [IPv6])"));
-  }
-  return absl::OkStatus();
+absl::Status CheckExecutorName(std::string_view field, std::string_view value) {
+  return CheckString(field, value, kMaxExecutorNameBytes, Charset::kToken, 1);
 }
 
 absl::Status CheckOutputTimestamp(std::string_view field, bool has,

@@ -5,7 +5,7 @@
 //
 //   if (absl::Status s = FirstError({
 //           CheckText("job.author", job.author(), 256),
-//           CheckHostPort("register.address", reg.address()),
+//           CheckExecutorName("register.address", reg.address()),
 //           CheckFinite("job.retry.multiplier", m, 0, 100)});
 //       !s.ok()) return s;
 //
@@ -63,10 +63,10 @@ absl::Status CheckCount(std::string_view field, int count, int max, int min = 0)
 absl::Status CheckRange(std::string_view field, int64_t value, int64_t lo, int64_t hi);
 // A finite number with lo <= value <= hi (NaN and infinities are refused).
 absl::Status CheckFinite(std::string_view field, double value, double lo, double hi);
-// "host:port": host a DNS name, an IPv4 address or "[IPv6]"; port 1..65535;
-// at most kMaxHostPortBytes.
-inline constexpr size_t kMaxHostPortBytes = 259;  // 253-byte host, ":", 5 digits
-absl::Status CheckHostPort(std::string_view field, std::string_view value);
+// An executor's name (what it registers as, Register.address): 1 to
+// kMaxExecutorNameBytes printable ASCII characters without spaces.
+inline constexpr size_t kMaxExecutorNameBytes = 255;
+absl::Status CheckExecutorName(std::string_view field, std::string_view value);
 // nanos in 0..999999999 and an instant in years 1970..9999 (UTC).
 absl::Status CheckTimestamp(std::string_view field, const google::protobuf::Timestamp& t);
 // The same for an output-only field a client may echo back (`has`: it is set).

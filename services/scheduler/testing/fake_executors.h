@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "gnomon/v1/registry.pb.h"
-#include "services/scheduler/executor_link.h"
+#include "services/scheduler/executor_client.h"
 
 namespace gnomon::scheduler::testing {
 
@@ -28,20 +28,27 @@ class FakeExecutors final : public ExecutorClient {
  public:
   struct Sent {
     std::string address;
-    std::string token;
+    std::string app;
     v1::RunRequest run;
     DispatchCallback cb;
   };
-  void Send(const std::string& address, const std::string& token, v1::RunRequest run,
+  void Send(const std::string& address, const std::string& app, v1::RunRequest run,
             DispatchCallback cb) override {
-    sent.push_back({address, token, std::move(run), std::move(cb)});
+    sent.push_back({address, app, std::move(run), std::move(cb)});
   }
-  bool Beat(const std::string& address, const std::string& token, absl::Duration) override {
-    beats.push_back(address + " " + token);
+  bool Beat(const std::string& address, const std::string& app, absl::Duration) override {
+    beats.push_back(address + " " + app);
     return alive.count(address) > 0;
   }
   bool Idle(const std::string& address, const std::string&, int64_t, absl::Duration) override {
     return idle.count(address) > 0;
+  }
+  absl::StatusOr<v1::KillResponse> Kill(const std::string& address, const std::string&,
+                                        const v1::KillRequest& request, absl::Duration) override {
+    kills.push_back(address + " " + std::to_string(request.run_id()));
+    v1::KillResponse r;
+    r.set_found(true);
+    return r;
   }
   // Answers the earliest unanswered run (which may send it on elsewhere).
   void Answer(absl::StatusOr<v1::RunAnswer> answer) {
@@ -56,7 +63,8 @@ class FakeExecutors final : public ExecutorClient {
   }
 
   std::deque<Sent> sent;
-  std::vector<std::string> beats;  // "address token"
+  std::vector<std::string> beats;  // "address app"
+  std::vector<std::string> kills;  // "address run_id"
   std::set<std::string> alive, idle;
 };
 
