@@ -99,7 +99,6 @@ absl::Status BurstDeployment::StartExecutors(const std::string& app,
     std::vector<std::string> argv = {SAMPLE_EXECUTOR_PATH,
                                      absl::StrCat("--app=", app),
                                      absl::StrCat("--registry=", absl::StrJoin(registries, ",")),
-                                     "--listen=127.0.0.1:0",
                                      absl::StrCat("--spool-dir=", dir(), "/spool-", i),
                                      absl::StrCat("--log-dir=", dir(), "/logs-", i)};
     if (options_.executor_capacity > 0) {
@@ -110,7 +109,7 @@ absl::Status BurstDeployment::StartExecutors(const std::string& app,
     // The token goes through the environment, as an operator would pass a secret.
     executors_.push_back(std::make_unique<testing::Subprocess>(
         argv, std::map<std::string, std::string>{{"GNOMON_ACCESS_TOKEN", access_token}}));
-    if (!executors_.back()->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30))) {
+    if (!executors_.back()->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30))) {
       return absl::UnavailableError(
           absl::StrCat("executor ", i + 1, " did not start:\n", Tail(*executors_.back())));
     }

@@ -47,7 +47,7 @@ std::string Percentiles(std::vector<double> v) {
 }
 
 std::string AddressOf(testing::Subprocess* p) {
-  auto line = p->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+  auto line = p->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30));
   if (!line) return "";
   return std::string(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
 }

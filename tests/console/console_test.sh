@@ -58,7 +58,7 @@ json() { node -e 'const j=JSON.parse(require("fs").readFileSync(process.argv[1],
 group_id=$(json "$tmp/group.json" id) || { cat "$tmp/group.err" >&2; die "group create failed"; }
 access=$(json "$tmp/group.json" access_token)
 
-GNOMON_ACCESS_TOKEN=$access "$executor" --app=console-app --allow_scripts --registry="$grpc" --listen=127.0.0.1:0 >"$tmp/executor.out" 2>&1 &
+GNOMON_ACCESS_TOKEN=$access "$executor" --app=console-app --allow_scripts --registry="$grpc" >"$tmp/executor.out" 2>&1 &
 pids+=($!)
 wait_for "$tmp/executor.out" 'registered app' 30 >/dev/null
 

@@ -26,7 +26,7 @@ TEST(AlarmE2E, FinallyFailedRunAlarmsOnceByWebhookAndMailAndRecordsIt) {
   v1::Group group;
   ASSERT_TRUE(cluster.CtlJson({"group", "create", "alarm-app"}, &group));
   auto executor = cluster.StartExecutor("alarm-app", group.access_token());
-  ASSERT_TRUE(executor->WaitForLine("listening on", absl::Seconds(30))) << executor->Output();
+  ASSERT_TRUE(executor->WaitForLine("started as", absl::Seconds(30))) << executor->Output();
 
   v1::Job job;
   ASSERT_TRUE(cluster.CtlJson(

@@ -35,7 +35,7 @@ TEST(ExactlyOnceE2E, KillNineAtRandomMomentsNeitherRepeatsNorLosesASlot) {
   v1::Group group;
   ASSERT_TRUE(cluster.CtlJson({"group", "create", "once-app"}, &group));
   auto executor = cluster.StartExecutor("once-app", group.access_token());
-  ASSERT_TRUE(executor->WaitForLine("listening on", absl::Seconds(30))) << executor->Output();
+  ASSERT_TRUE(executor->WaitForLine("started as", absl::Seconds(30))) << executor->Output();
 
   std::vector<int64_t> jobs;
   for (int i = 0; i < kJobs; ++i) {

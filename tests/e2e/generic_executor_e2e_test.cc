@@ -35,11 +35,11 @@ class GenericExecutorE2E : public ::testing::Test {
     executor_ = std::make_unique<testing::Subprocess>(
         std::vector<std::string>{
             GENERIC_EXECUTOR_PATH, "--app=ops", absl::StrCat("--registry=", cluster_.addresses()),
-            "--listen=127.0.0.1:0", absl::StrCat("--spool-dir=", cluster_.dir(), "/spool-ops"),
+            absl::StrCat("--spool-dir=", cluster_.dir(), "/spool-ops"),
             absl::StrCat("--log-dir=", cluster_.dir(), "/logs-ops"), "--http-allow=127.0.0.1",
             "--command-allow=/bin/,/usr/bin/"},
         std::map<std::string, std::string>{{"GNOMON_ACCESS_TOKEN", group_.access_token()}});
-    ASSERT_TRUE(executor_->WaitForLine("gnomon-executor listening on", absl::Seconds(30)))
+    ASSERT_TRUE(executor_->WaitForLine("gnomon-executor started as", absl::Seconds(30)))
         << executor_->Output();
     // Runs are routed once the scheduler sees the executor online.
     const absl::Time deadline = absl::Now() + absl::Seconds(60);

@@ -30,7 +30,7 @@ class LifecycleE2E : public ::testing::Test {
     ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
     ASSERT_TRUE(cluster_.CtlJson({"group", "create", "life-app"}, &group_));
     executor_ = cluster_.StartExecutor("life-app", group_.access_token());
-    auto line = executor_->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+    auto line = executor_->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30));
     ASSERT_TRUE(line) << executor_->Output();
     address_ = std::string(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
   }
@@ -94,7 +94,7 @@ class LifecycleE2E : public ::testing::Test {
     auto second = cluster_.StartExecutor("life-app", group_.access_token(),
                                          {"--spool-dir=" + cluster_.dir() + "/spool-second",
                                           "--log-dir=" + cluster_.dir() + "/logs-second"});
-    auto line = second->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+    auto line = second->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30));
     EXPECT_TRUE(line) << second->Output();
     return line ? std::move(second) : nullptr;
   }
@@ -467,12 +467,12 @@ TEST_F(LifecycleE2E, AnExecutorWithAFullQueueIsSkippedAndFirstFailsOverToTheNext
   executor_.reset();
   auto one =
       cluster_.StartExecutor("life-app", group_.access_token(), {"--max-queued-runs-per-job=0"});
-  ASSERT_TRUE(one->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30)));
+  ASSERT_TRUE(one->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30)));
   auto two = cluster_.StartExecutor(
       "life-app", group_.access_token(),
       {"--max-queued-runs-per-job=0", "--spool-dir=" + cluster_.dir() + "/spool-two",
        "--log-dir=" + cluster_.dir() + "/logs-two"});
-  ASSERT_TRUE(two->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30)));
+  ASSERT_TRUE(two->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30)));
   const int64_t job =
       CreateJob({"--handler", "slow", "--params", "60000", "--manual", "--route", "first"});
   // Wait until both are routable: a run fails 505 while one is missing.
@@ -524,7 +524,7 @@ TEST_F(LifecycleE2E, ManualGroupRoutesOnlyToAddressesThatAnswerBeats) {
   ASSERT_TRUE(
       cluster_.CtlJson({"group", "create", "manual-app", "--addresses", "127.0.0.1:1"}, &manual));
   auto live = cluster_.StartExecutor("manual-app", manual.access_token());
-  auto line = live->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+  auto line = live->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30));
   ASSERT_TRUE(line) << live->Output();
   const std::string live_address(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
   // 127.0.0.1:1 sorts first, so FIRST would pick it if dead addresses were not skipped.

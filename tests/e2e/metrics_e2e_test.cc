@@ -114,7 +114,7 @@ class MetricsE2E : public ::testing::Test {
                                        {"--metrics-listen=127.0.0.1:0"});
     executor_metrics_ = MetricsUrl(*executor_);
     std::optional<std::string> listening =
-        executor_->WaitForLine("listening on", absl::Seconds(30));
+        executor_->WaitForLine("started as", absl::Seconds(30));
     ASSERT_TRUE(listening && !executor_metrics_.empty()) << executor_->Output();
     executor_address_ =
         std::string(absl::StripAsciiWhitespace(listening->substr(listening->rfind(' ') + 1)));

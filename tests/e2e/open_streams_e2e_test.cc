@@ -80,7 +80,7 @@ class OpenStreamsE2E : public ::testing::Test {
     channel_ = grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials());
     ASSERT_TRUE(cluster_.CtlJson({"group", "create", "streams-app"}, &group_));
     executor_ = cluster_.StartExecutor("streams-app", group_.access_token());
-    ASSERT_TRUE(executor_->WaitForLine("listening on", absl::Seconds(30))) << executor_->Output();
+    ASSERT_TRUE(executor_->WaitForLine("started as", absl::Seconds(30))) << executor_->Output();
     // A run that goes on long after the test is over.
     v1::Job job;
     ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group_.id()),

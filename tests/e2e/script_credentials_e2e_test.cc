@@ -53,7 +53,7 @@ std::unique_ptr<testing::Subprocess> StartScriptingExecutor(const testing::Gnomo
             "--clear-groups"};
   }
   argv.insert(argv.end(), {SAMPLE_EXECUTOR_PATH, absl::StrCat("--app=", app),
-                           absl::StrCat("--registry=", cluster.addresses()), "--listen=127.0.0.1:0",
+                           absl::StrCat("--registry=", cluster.addresses()),
                            "--allow-scripts", absl::StrCat("--spool-dir=", dir.path(), "/spool"),
                            absl::StrCat("--log-dir=", dir.path(), "/logs")});
   return std::make_unique<testing::Subprocess>(
@@ -70,7 +70,7 @@ TEST(ScriptCredentialsE2E, ScriptSeesNoGnomonVariableAndCannotReadTheExecutorsEn
   ASSERT_GE(token.size(), 16u);
   testing::TempDir executor_dir;
   auto executor = StartScriptingExecutor(cluster, executor_dir, "script-env", token);
-  ASSERT_TRUE(executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30)))
+  ASSERT_TRUE(executor->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30)))
       << executor->Output();
 
   const std::string script = cluster.dir() + "/print-env.sh";

@@ -73,7 +73,7 @@ TEST_P(SkeletonE2E, FixRateJobRunsOnSampleExecutorAndDeadExecutorIsDropped) {
 
   auto executor = cluster.StartExecutor("e2e-app", group.access_token());
   std::optional<std::string> listening =
-      executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+      executor->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30));
   ASSERT_TRUE(listening) << executor->Output();
   const std::string executor_address(
       absl::StripAsciiWhitespace(listening->substr(listening->rfind(' ') + 1)));

@@ -54,7 +54,7 @@ TEST_F(TlsE2E, AJobRunsOverMutualTlsAndClientsWithoutTheRightCertificateAreRefus
        absl::StrCat("--tls-key=", pki_.key("executor")), absl::StrCat("--tls-ca=", pki_.crt("ca")),
        "--tls-require-client-cert", "--metrics-listen=127.0.0.1:0"});
   std::optional<std::string> listening =
-      executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+      executor->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30));
   ASSERT_TRUE(listening) << executor->Output();
   const std::string executor_address = listening->substr(listening->rfind(' ') + 1);
   // Both serve /metrics over HTTPS only (no client certificate asked by default).

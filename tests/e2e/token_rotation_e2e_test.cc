@@ -44,7 +44,7 @@ TEST_F(TokenRotationE2E, TheReplacedTokenWorksUntilItsGraceEndsAndTheNewOneAtOnc
   v1::Group group;
   ASSERT_TRUE(cluster_.CtlJson({"group", "create", "rotating"}, &group));
   auto old_executor = cluster_.StartExecutor("rotating", group.access_token());
-  std::optional<std::string> line = old_executor->WaitForLine("listening on", absl::Seconds(30));
+  std::optional<std::string> line = old_executor->WaitForLine("started as", absl::Seconds(30));
   ASSERT_TRUE(line) << old_executor->Output();
   const std::string old_address = line->substr(line->rfind(' ') + 1);
   v1::Job job;
@@ -78,7 +78,7 @@ TEST_F(TokenRotationE2E, TheReplacedTokenWorksUntilItsGraceEndsAndTheNewOneAtOnc
       cluster_.StartExecutor("rotating", new_token,
                              {absl::StrCat("--spool-dir=", cluster_.dir(), "/spool-new"),
                               absl::StrCat("--log-dir=", cluster_.dir(), "/logs-new")});
-  line = new_executor->WaitForLine("listening on", absl::Seconds(30));
+  line = new_executor->WaitForLine("started as", absl::Seconds(30));
   ASSERT_TRUE(line) << new_executor->Output();
   const std::string new_address = line->substr(line->rfind(' ') + 1);
   int succeeded = 0;
@@ -113,7 +113,7 @@ TEST_F(TokenRotationE2E, AManualGroupsExecutorOnTheOldTokenRefusesAndTheRunSaysW
   v1::Group group;
   ASSERT_TRUE(cluster_.CtlJson({"group", "create", "rot-manual"}, &group));
   auto executor = cluster_.StartExecutor("rot-manual", group.access_token());
-  auto line = executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+  auto line = executor->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30));
   ASSERT_TRUE(line) << executor->Output();
   const std::string address(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
   ASSERT_EQ(

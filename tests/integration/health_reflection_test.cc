@@ -125,20 +125,5 @@ TEST(HealthReflection, ReadinessFollowsTheStoreWhileLivenessStaysUp) {
   EXPECT_THAT(cluster.Output(), ::testing::HasSubstr("health: gnomon.v1.JobAdmin SERVING again"));
 }
 
-TEST(HealthReflection, SampleExecutorServesHealthAndReflection) {
-  testing::GnomonCluster cluster;
-  ASSERT_TRUE(cluster.Start()) << cluster.Output();
-  gnomon::v1::Group group;
-  ASSERT_TRUE(cluster.CtlJson({"group", "create", "health-app"}, &group));
-  auto executor = cluster.StartExecutor("health-app", group.access_token());
-  std::optional<std::string> line =
-      executor->WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
-  ASSERT_TRUE(line) << executor->Output();
-  const std::string address(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
-  EXPECT_EQ(Check(address, ""), HealthCheckResponse::SERVING);
-  EXPECT_EQ(Check(address, "gnomon.v1.Executor"), HealthCheckResponse::SERVING);
-  EXPECT_TRUE(ListServices(address).count("gnomon.v1.Executor"));
-}
-
 }  // namespace
 }  // namespace gnomon

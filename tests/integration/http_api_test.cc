@@ -142,7 +142,7 @@ TEST_F(HttpApiTest, ARunsLogStreamsAsServerSentEvents) {
   v1::Group group;
   ASSERT_TRUE(cluster_.CtlJson({"group", "create", "sse-app"}, &group));
   auto executor = cluster_.StartExecutor("sse-app", group.access_token());
-  ASSERT_TRUE(executor->WaitForLine("listening on", absl::Seconds(30))) << executor->Output();
+  ASSERT_TRUE(executor->WaitForLine("started as", absl::Seconds(30))) << executor->Output();
   v1::Job job;
   ASSERT_TRUE(cluster_.CtlJson(
       {"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo", "--manual"},

@@ -44,10 +44,11 @@ TEST(RegistryReplicas, ExecutorOnAnotherReplicaIsSeenAliveAndDead) {
   // The executor registers with replica B.
   testing::Subprocess executor(
       {SAMPLE_EXECUTOR_PATH, "--app=replica-app", absl::StrCat("--registry=", b_address),
-       absl::StrCat("--log-service=", cluster.address()), "--listen=127.0.0.1:0",
+       absl::StrCat("--log-service=", cluster.address()),
+       absl::StrCat("--schedulers=", cluster.address()),
        absl::StrCat("--spool-dir=", cluster.dir(), "/spool-b")},
       {{"GNOMON_ACCESS_TOKEN", group.access_token()}});
-  auto listening = executor.WaitForLine("gnomon-sample-executor listening on", absl::Seconds(30));
+  auto listening = executor.WaitForLine("gnomon-sample-executor started as", absl::Seconds(30));
   ASSERT_TRUE(listening) << executor.Output();
   const std::string address(
       absl::StripAsciiWhitespace(listening->substr(listening->rfind(' ') + 1)));

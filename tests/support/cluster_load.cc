@@ -57,9 +57,9 @@ bool ClusterLoad::Start(int executors) {
 bool ClusterLoad::StartExecutor(int i) {
   Executor& e = executors_[i];
   std::vector<std::string> flags = e.flags;
-  if (!e.address.empty()) flags.push_back("--listen=" + e.address);  // A later flag wins.
+  if (!e.address.empty()) flags.push_back("--name=" + e.address);  // A restart keeps its name.
   e.process = cluster_->StartExecutor(app_, group_.access_token(), flags);
-  std::optional<std::string> line = e.process->WaitForLine("listening on", absl::Seconds(30));
+  std::optional<std::string> line = e.process->WaitForLine("started as", absl::Seconds(30));
   if (!line) {
     ADD_FAILURE() << "executor " << i << " did not start:\n" << e.process->Output();
     return false;

@@ -156,7 +156,6 @@ std::unique_ptr<Subprocess> GnomonCluster::StartExecutor(const std::string& app,
   std::vector<std::string> argv = {SAMPLE_EXECUTOR_PATH,
                                    absl::StrCat("--app=", app),
                                    absl::StrCat("--registry=", addresses()),
-                                   "--listen=127.0.0.1:0",
                                    absl::StrCat("--spool-dir=", dir(), "/spool-", app),
                                    absl::StrCat("--log-dir=", dir(), "/logs-", app)};
   argv.insert(argv.end(), extra.begin(), extra.end());
