@@ -121,7 +121,7 @@ std::vector<Command> GroupCommands() {
       {"group", "create", "APP [--title T] [--addresses A,B]",
        "Create an executor group; prints its access token once.", GroupCreateFlagSpecs(),
        "gnomonctl group create billing --title 'Billing workers'\n"
-       "gnomonctl group create legacy --addresses 10.0.0.5:9999,10.0.0.6:9999",
+       "gnomonctl group create legacy --addresses billing-0,billing-1",
        Create},
       {"group", "list", "", "List all groups.", {}, "gnomonctl group list -o json", List},
       {"group",

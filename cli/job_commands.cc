@@ -256,7 +256,7 @@ std::vector<Command> JobCommands() {
       {"job", "trigger", "JOB [--params P] [--executors A,B] [--shard N]",
        "Fire a job now (trigger type manual).", TriggerFlagSpecs(),
        "gnomonctl job trigger 7 --params 'date=2024-05-01'\n"
-       "gnomonctl job trigger 7 --executors 10.0.0.5:9999 --shard 0",
+       "gnomonctl job trigger 7 --executors billing-0 --shard 0",
        Trigger},
       {"job", "backfill", "JOB --from TIME --to TIME",
        "Fire the job's slots in [from, to); slots fired already are skipped.", BackfillFlagSpecs(),

@@ -72,7 +72,7 @@ std::vector<FlagSpec> GroupCreateFlagSpecs() {
   return {
       {"title", "", true, "T", "Human title of the group."},
       {"addresses", "", true, "A,B",
-       "Manual group: fixed executor addresses host:port,host:port "
+       "Manual group: a fixed list of executor names (name,name) "
        "(default: executors register themselves)."},
   };
 }
@@ -93,7 +93,7 @@ absl::StatusOr<v1::CreateGroupRequest> BuildCreateGroupRequest(const ParsedArgs&
   if (args.Has("addresses")) {
     std::vector<std::string> addresses = SplitList(args.GetAll("addresses"));
     if (addresses.empty()) {
-      return absl::InvalidArgumentError("--addresses needs at least one host:port");
+      return absl::InvalidArgumentError("--addresses needs at least one executor name");
     }
     for (auto& a : addresses) group->mutable_manual()->add_addresses(a);
   } else {
@@ -117,7 +117,7 @@ absl::StatusOr<v1::UpdateGroupRequest> BuildUpdateGroupRequest(const ParsedArgs&
   if (args.Has("addresses")) {
     std::vector<std::string> addresses = SplitList(args.GetAll("addresses"));
     if (addresses.empty()) {
-      return absl::InvalidArgumentError("--addresses needs at least one host:port");
+      return absl::InvalidArgumentError("--addresses needs at least one executor name");
     }
     for (auto& a : addresses) group->mutable_manual()->add_addresses(a);
     req.mutable_update_mask()->add_paths("membership");
@@ -169,7 +169,7 @@ std::vector<FlagSpec> TriggerFlagSpecs() {
   return {
       {"params", "", true, "P", "Parameters for this run instead of the job's."},
       {"executors", "", true, "A,B",
-       "Route among these of the group's executors only (host:port,...)."},
+       "Route among these of the group's executors only (names, comma-separated)."},
       {"shard", "", true, "N", "Run only shard N (0-based) of a broadcast job."},
   };
 }
