@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/notification.h"
 #include "gnomon/v1/admin.pb.h"
 #include "gnomon/v1/registry.grpc.pb.h"
