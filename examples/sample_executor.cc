@@ -92,8 +92,7 @@ ABSL_FLAG(std::string, metrics_listen, Env("GNOMON_METRICS_LISTEN"),
 ABSL_FLAG(std::string, tls_ca, Env("GNOMON_TLS_CA"), "PEM roots (GNOMON_TLS_CA).");
 ABSL_FLAG(std::string, tls_cert, Env("GNOMON_TLS_CERT"),
           "PEM client certificate presented to gnomond, for mutual TLS (GNOMON_TLS_CERT).");
-ABSL_FLAG(std::string, tls_key, Env("GNOMON_TLS_KEY"),
-          "PEM key of --tls-cert (GNOMON_TLS_KEY).");
+ABSL_FLAG(std::string, tls_key, Env("GNOMON_TLS_KEY"), "PEM key of --tls-cert (GNOMON_TLS_KEY).");
 ABSL_FLAG(
     std::string, tls_server_name, Env("GNOMON_TLS_SERVER_NAME"),
     "Name gnomond's certificate must carry; empty: the host dialled (GNOMON_TLS_SERVER_NAME).");

@@ -62,8 +62,9 @@ absl::StatusOr<ExecutorOptions> OptionsFromEnvironment() {
   for (const char* removed : {"GNOMON_LISTEN", "GNOMON_ADVERTISE"}) {
     if (Env(removed) != nullptr) {
       return absl::InvalidArgumentError(
-          absl::StrCat(removed, " is no longer supported: executors connect out; use "
-                                "GNOMON_EXECUTOR_NAME to name the executor"));
+          absl::StrCat(removed,
+                       " is no longer supported: executors connect out; use "
+                       "GNOMON_EXECUTOR_NAME to name the executor"));
     }
   }
   ParseString("GNOMON_EXECUTOR_NAME", &options.executor_name);

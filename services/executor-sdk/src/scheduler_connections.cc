@@ -98,7 +98,7 @@ struct SchedulerConnections::Link {
   bool was_connected = false;  // The last stream got past Hello.
   // The last stream reached a replica already connected through this address.
   std::string duplicate_of;
-  std::string last_error;  // Last logged, so that a repeated failure is logged once.
+  std::string last_error;   // Last logged, so that a repeated failure is logged once.
   ReconnectingStream loop;  // Last: destroyed (joined) first.
 };
 
@@ -225,12 +225,10 @@ std::vector<std::unique_ptr<SchedulerConnections::Link>> SchedulerConnections::A
     auto link = std::make_unique<Link>(address, endpoint, options_.dial[endpoint](address),
                                        reconnect, &mu_);
     Link* l = link.get();
-    l->loop.Start({.run_stream = [this, l](size_t, bool* progressed) {
-                     return RunStream(*l, progressed);
-                   },
-                   .ended = [this, l](size_t, const grpc::Status& status, bool,
-                                      absl::Duration delay)
-                                ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { LogEnded(*l, status, delay); }});
+    l->loop.Start(
+        {.run_stream = [this, l](size_t, bool* progressed) { return RunStream(*l, progressed); },
+         .ended = [this, l](size_t, const grpc::Status& status, bool, absl::Duration delay)
+                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { LogEnded(*l, status, delay); }});
     links_.emplace(address, std::move(link));
   }
   return gone;
@@ -238,8 +236,7 @@ std::vector<std::unique_ptr<SchedulerConnections::Link>> SchedulerConnections::A
 
 std::string SchedulerConnections::Describe(const Link& link) const {
   const std::string& endpoint = endpoints_[link.endpoint];
-  return endpoint == link.address ? link.address
-                                  : absl::StrCat(link.address, " (", endpoint, ")");
+  return endpoint == link.address ? link.address : absl::StrCat(link.address, " (", endpoint, ")");
 }
 
 grpc::Status SchedulerConnections::RunStream(Link& link, bool* progressed) {
@@ -269,8 +266,9 @@ grpc::Status SchedulerConnections::RunStream(Link& link, bool* progressed) {
   if (!message.has_welcome()) {
     context.TryCancel();
     grpc::Status status = finish();
-    return grpc::Status(grpc::StatusCode::INTERNAL,
-                        "gnomond did not open the stream with Welcome (" + StatusText(status) + ")");
+    return grpc::Status(
+        grpc::StatusCode::INTERNAL,
+        "gnomond did not open the stream with Welcome (" + StatusText(status) + ")");
   }
   const std::string replica = message.welcome().replica_id();
   std::string other;

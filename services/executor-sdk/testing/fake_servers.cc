@@ -383,8 +383,7 @@ std::optional<v1::ConnectRequest> FakeDispatch::Exchange(const v1::ConnectRespon
   };
   absl::MutexLock lock(&mu_);
   auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return !stream->open ||
-           std::any_of(stream->inbox.begin(), stream->inbox.end(), answers);
+    return !stream->open || std::any_of(stream->inbox.begin(), stream->inbox.end(), answers);
   };
   mu_.AwaitWithDeadline(absl::Condition(&done), deadline);
   auto it = std::find_if(stream->inbox.begin(), stream->inbox.end(), answers);

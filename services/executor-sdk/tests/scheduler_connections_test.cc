@@ -21,9 +21,9 @@
 namespace gnomon::executor::internal {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::DispatchClient;
 using testing::FakeDispatch;
+using ::testing::HasSubstr;
 using testing::TestServer;
 
 constexpr char kToken[] = "connections-token";
@@ -92,8 +92,8 @@ class SchedulerConnectionsTest : public ::testing::Test {
     options.hello.set_app_name(kApp);
     options.hello.set_executor("exec-1");
     options.hello.set_instance_id("instance-1");
-    options.resolve = [this](const std::string& endpoint)
-        -> absl::StatusOr<std::vector<std::string>> {
+    options.resolve =
+        [this](const std::string& endpoint) -> absl::StatusOr<std::vector<std::string>> {
       EXPECT_EQ(endpoint, kEndpoint);
       absl::MutexLock lock(&mu_);
       return resolved_;
