@@ -56,16 +56,18 @@ ABSL_FLAG(std::string, token, Env("GNOMON_ACCESS_TOKEN"),
           "The group's access token. Required. Prefer GNOMON_ACCESS_TOKEN: a flag's value is "
           "readable by every user of the host (ps, /proc/PID/cmdline), the environment only by "
           "this user (and, with --allow-scripts, not by its scripts).");
-ABSL_FLAG(std::string, listen, Env("GNOMON_LISTEN", "127.0.0.1:0"),
-          "Where the Executor service listens; port 0 picks a free port (GNOMON_LISTEN).");
-ABSL_FLAG(std::string, advertise, Env("GNOMON_ADVERTISE"),
-          "host:port advertised to the registry; empty means the listen host and the "
-          "bound port (GNOMON_ADVERTISE).");
+ABSL_FLAG(std::string, schedulers, Env("GNOMON_SCHEDULERS"),
+          "Comma-separated gnomond (scheduler) host:port list the executor connects out to, one "
+          "stream per resolved address; empty means the registry endpoints (GNOMON_SCHEDULERS).");
+ABSL_FLAG(std::string, name, Env("GNOMON_EXECUTOR_NAME"),
+          "The name this executor registers with, unique in its group (at most 255 printable "
+          "characters); empty means <hostname>:<pid> (GNOMON_EXECUTOR_NAME).");
 ABSL_FLAG(std::string, spool_dir, Env("GNOMON_SPOOL_DIR"),
           "Durable spool for unacknowledged results; empty keeps them in memory only "
           "(GNOMON_SPOOL_DIR).");
 ABSL_FLAG(std::string, log_dir, Env("GNOMON_LOG_DIR"),
-          "Directory for local run-log files served by ReadLog; empty disables them "
+          "Directory for local run-log files (one per run, for people on the host); empty "
+          "disables them "
           "(GNOMON_LOG_DIR).");
 ABSL_FLAG(int, log_retention_days, 7, "Days local run-log files are kept.");
 ABSL_FLAG(
@@ -88,11 +90,9 @@ ABSL_FLAG(std::string, metrics_listen, Env("GNOMON_METRICS_LISTEN"),
           "host:port to serve Prometheus metrics on, at /metrics (port 0 picks a free port; empty: "
           "not served) (GNOMON_METRICS_LISTEN).");
 ABSL_FLAG(std::string, tls_ca, Env("GNOMON_TLS_CA"), "PEM roots (GNOMON_TLS_CA).");
-ABSL_FLAG(std::string, tls_cert, Env("GNOMON_TLS_CERT"), "PEM certificate (GNOMON_TLS_CERT).");
-ABSL_FLAG(std::string, tls_key, Env("GNOMON_TLS_KEY"), "PEM key (GNOMON_TLS_KEY).");
-ABSL_FLAG(bool, tls_require_client_cert, EnvBool("GNOMON_TLS_REQUIRE_CLIENT_CERT"),
-          "Mutual TLS: refuse schedulers without a certificate signed by --tls-ca "
-          "(GNOMON_TLS_REQUIRE_CLIENT_CERT).");
+ABSL_FLAG(std::string, tls_cert, Env("GNOMON_TLS_CERT"),
+          "PEM client certificate presented to gnomond, for mutual TLS (GNOMON_TLS_CERT).");
+ABSL_FLAG(std::string, tls_key, Env("GNOMON_TLS_KEY"), "PEM key of --tls-cert (GNOMON_TLS_KEY).");
 ABSL_FLAG(
     std::string, tls_server_name, Env("GNOMON_TLS_SERVER_NAME"),
     "Name gnomond's certificate must carry; empty: the host dialled (GNOMON_TLS_SERVER_NAME).");
@@ -115,7 +115,8 @@ int main(int argc, char** argv) {
       "may be spelled with dashes (--spool-dir) or underscores (--spool_dir).\n\n"
       "  GNOMON_ACCESS_TOKEN=<group token> gnomon-sample-executor --app sample \\\n"
       "      --registry 127.0.0.1:7070 --spool-dir /var/tmp/sample-spool\n\n"
-      "Prints \"gnomon-sample-executor listening on HOST:PORT\" once serving; stops\n"
+      "It opens no port: it connects out to every gnomond replica (--schedulers).\n"
+      "Prints \"gnomon-sample-executor started as NAME\" once started; stops\n"
       "gracefully on SIGTERM or SIGINT (a second signal exits at once).");
   // Accept --spool-dir as well as absl's --spool_dir spelling.
   std::vector<std::string> args(argv, argv + argc);
@@ -145,8 +146,8 @@ int main(int argc, char** argv) {
   options.registry_endpoints = gnomon::executor::SplitEndpoints(absl::GetFlag(FLAGS_registry));
   options.log_endpoints = gnomon::executor::SplitEndpoints(absl::GetFlag(FLAGS_log_service));
   options.access_token = absl::GetFlag(FLAGS_token);
-  options.listen_address = absl::GetFlag(FLAGS_listen);
-  options.advertise_address = absl::GetFlag(FLAGS_advertise);
+  options.scheduler_endpoints = gnomon::executor::SplitEndpoints(absl::GetFlag(FLAGS_schedulers));
+  options.executor_name = absl::GetFlag(FLAGS_name);
   options.spool_dir = absl::GetFlag(FLAGS_spool_dir);
   options.log_dir = absl::GetFlag(FLAGS_log_dir);
   options.log_retention_days = absl::GetFlag(FLAGS_log_retention_days);
@@ -159,7 +160,6 @@ int main(int argc, char** argv) {
   options.tls.ca_file = absl::GetFlag(FLAGS_tls_ca);
   options.tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
   options.tls.key_file = absl::GetFlag(FLAGS_tls_key);
-  options.tls.require_client_cert = absl::GetFlag(FLAGS_tls_require_client_cert);
   options.tls.server_name = absl::GetFlag(FLAGS_tls_server_name);
   options.tls.reload_interval = absl::GetFlag(FLAGS_tls_reload_interval);
   options.version = "gnomon-sample-executor/0.1";
@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
     std::printf("gnomon-sample-executor metrics on %s://%s/metrics\n",
                 options.tls.cert_file.empty() ? "http" : "https", metrics.c_str());
   }
-  std::printf("gnomon-sample-executor listening on %s\n", (*executor)->address().c_str());
+  std::printf("gnomon-sample-executor started as %s\n", (*executor)->name().c_str());
   std::fflush(stdout);
 
   if (absl::Status s = (*executor)->Run(absl::GetFlag(FLAGS_shutdown_grace)); !s.ok()) {

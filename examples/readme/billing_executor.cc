@@ -7,7 +7,7 @@ int main() {
   if (!options.ok()) return 2;
   options->app_name = "billing";
   options->spool_dir = "/var/lib/billing/gnomon-spool";  // results survive restarts
-  options->log_dir = "/var/log/billing/gnomon";          // local run logs (ReadLog)
+  options->log_dir = "/var/log/billing/gnomon";          // local run logs, on this host
 
   auto executor = gnomon::executor::Executor::Create(*options);
   if (!executor.ok()) return 2;

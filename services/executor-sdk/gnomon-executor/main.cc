@@ -49,11 +49,12 @@ ABSL_FLAG(std::string, log_service, "",
 ABSL_FLAG(std::string, token, "",
           "The group's access token (GNOMON_ACCESS_TOKEN). Required. Prefer the environment: a "
           "flag's value is readable by every user of the host (ps, /proc/PID/cmdline).");
-ABSL_FLAG(std::string, listen, "127.0.0.1:0",
-          "Where the Executor service listens; port 0 picks a free port (GNOMON_LISTEN).");
-ABSL_FLAG(std::string, advertise, "",
-          "host:port advertised to the registry; empty: the listen host and the bound port "
-          "(GNOMON_ADVERTISE).");
+ABSL_FLAG(std::string, schedulers, "",
+          "Comma-separated gnomond (scheduler) host:port list this executor connects out to, one "
+          "stream per resolved address; empty: the registry endpoints (GNOMON_SCHEDULERS).");
+ABSL_FLAG(std::string, name, "",
+          "The name this executor registers with, unique in its group (at most 255 printable "
+          "characters); empty: <hostname>:<pid> (GNOMON_EXECUTOR_NAME).");
 ABSL_FLAG(std::string, spool_dir, "",
           "Durable spool for unacknowledged results; empty keeps them in memory only "
           "(GNOMON_SPOOL_DIR).");
@@ -72,11 +73,10 @@ ABSL_FLAG(std::string, metrics_listen, "",
           "host:port serving Prometheus metrics at /metrics; empty: not served "
           "(GNOMON_METRICS_LISTEN).");
 ABSL_FLAG(std::string, tls_ca, "", "PEM roots verifying gnomond (GNOMON_TLS_CA).");
-ABSL_FLAG(std::string, tls_cert, "", "PEM certificate of this executor (GNOMON_TLS_CERT).");
-ABSL_FLAG(std::string, tls_key, "", "PEM key of this executor (GNOMON_TLS_KEY).");
-ABSL_FLAG(bool, tls_require_client_cert, false,
-          "Mutual TLS: refuse schedulers without a certificate signed by --tls-ca "
-          "(GNOMON_TLS_REQUIRE_CLIENT_CERT).");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM client certificate of this executor, presented to gnomond for mutual TLS "
+          "(GNOMON_TLS_CERT).");
+ABSL_FLAG(std::string, tls_key, "", "PEM key of --tls-cert (GNOMON_TLS_KEY).");
 ABSL_FLAG(
     std::string, tls_server_name, "",
     "Name gnomond's certificate must carry; empty: the host dialled (GNOMON_TLS_SERVER_NAME).");
@@ -133,8 +133,9 @@ Handler `command`: one program, without a shell; succeeds on an expected exit co
   and interpreter variables such as PYTHONPATH are refused). Output goes to the
   run log.
 
-Prints "gnomon-executor listening on HOST:PORT" once serving; stops gracefully
-on SIGTERM or SIGINT (a second signal exits at once).)";
+It opens no port: it connects out to every gnomond replica (--schedulers).
+Prints "gnomon-executor started as NAME" once started; stops gracefully on
+SIGTERM or SIGINT (a second signal exits at once).)";
 
 // Flags named on the command line (absl 20220623 keeps its own record private).
 std::set<std::string>& GivenFlags() {
@@ -195,8 +196,10 @@ int main(int argc, char** argv) {
     options.log_endpoints = gnomon::executor::SplitEndpoints(absl::GetFlag(FLAGS_log_service));
   }
   if (Given("token")) options.access_token = absl::GetFlag(FLAGS_token);
-  if (Given("listen")) options.listen_address = absl::GetFlag(FLAGS_listen);
-  if (Given("advertise")) options.advertise_address = absl::GetFlag(FLAGS_advertise);
+  if (Given("schedulers")) {
+    options.scheduler_endpoints = gnomon::executor::SplitEndpoints(absl::GetFlag(FLAGS_schedulers));
+  }
+  if (Given("name")) options.executor_name = absl::GetFlag(FLAGS_name);
   if (Given("spool_dir")) options.spool_dir = absl::GetFlag(FLAGS_spool_dir);
   if (Given("log_dir")) options.log_dir = absl::GetFlag(FLAGS_log_dir);
   if (Given("log_retention_days")) {
@@ -211,9 +214,6 @@ int main(int argc, char** argv) {
   if (Given("tls_ca")) options.tls.ca_file = absl::GetFlag(FLAGS_tls_ca);
   if (Given("tls_cert")) options.tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
   if (Given("tls_key")) options.tls.key_file = absl::GetFlag(FLAGS_tls_key);
-  if (Given("tls_require_client_cert")) {
-    options.tls.require_client_cert = absl::GetFlag(FLAGS_tls_require_client_cert);
-  }
   if (Given("tls_server_name")) options.tls.server_name = absl::GetFlag(FLAGS_tls_server_name);
   options.cancel_grace = absl::GetFlag(FLAGS_cancel_grace);
   options.script_kill_grace = absl::GetFlag(FLAGS_kill_grace);
@@ -254,7 +254,7 @@ int main(int argc, char** argv) {
     std::printf("gnomon-executor metrics on %s://%s/metrics\n",
                 options.tls.cert_file.empty() ? "http" : "https", metrics.c_str());
   }
-  std::printf("gnomon-executor listening on %s\n", (*executor)->address().c_str());
+  std::printf("gnomon-executor started as %s\n", (*executor)->name().c_str());
   std::fflush(stdout);
   if (absl::Status s = (*executor)->Run(absl::GetFlag(FLAGS_shutdown_grace)); !s.ok()) {
     return Fail(1, s.ToString());

@@ -1,7 +1,6 @@
 #include "services/executor-sdk/src/channels.h"
 
 #include "absl/strings/str_cat.h"
-#include "services/common/client/auth_metadata.h"
 #include "services/common/tls/tls_credentials.h"
 
 namespace gnomon::executor::internal {
@@ -12,7 +11,6 @@ tls::TlsOptions CommonTls(const TlsOptions& tls) {
   o.ca_file = tls.ca_file;
   o.cert_file = tls.cert_file;
   o.key_file = tls.key_file;
-  o.require_client_cert = tls.require_client_cert;
   o.server_name = tls.server_name;
   o.reload_interval = tls.reload_interval;
   return o;
@@ -63,42 +61,27 @@ const char* CodeName(grpc::StatusCode code) {
 
 }  // namespace
 
-absl::StatusOr<Dialer> ClientDialer(const TlsOptions& tls) {
+absl::StatusOr<Dialer> ClientDialer(const TlsOptions& tls, const std::string& verify_name) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  return tls::MakeDialer(CommonTls(tls), std::move(args));
-}
-
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const TlsOptions& tls) {
-  if (tls.enabled() && tls.cert_file.empty()) {
-    return absl::InvalidArgumentError(
-        "tls: with TLS the Executor service is served over TLS too: set the certificate and key "
-        "files");
-  }
-  return tls::ServerCredentials(CommonTls(tls));
-}
-
-bool TokenMatches(const grpc::ServerContext& context, const std::string& token) {
-  const auto& md = context.client_metadata();
-  auto it = md.find(grpc::string_ref(kAccessTokenKey.data(), kAccessTokenKey.size()));
-  if (it == md.end() || token.empty()) return false;
-  const grpc::string_ref& got = it->second;
-  // Constant time in the token's length: every byte is compared.
-  unsigned char diff = got.size() == token.size() ? 0 : 1;
-  for (size_t i = 0; i < token.size(); ++i) {
-    unsigned char g = i < got.size() ? static_cast<unsigned char>(got.data()[i]) : 0;
-    diff |= static_cast<unsigned char>(g ^ static_cast<unsigned char>(token[i]));
-  }
-  return diff == 0;
+  tls::TlsOptions common = CommonTls(tls);
+  // MakeDialer sets it as grpc's SSL target name override.
+  if (common.server_name.empty()) common.server_name = verify_name;
+  return tls::MakeDialer(common, std::move(args));
 }
 
 const std::vector<std::string>& LogEndpoints(const ConnectionOptions& connection) {
   return connection.log_endpoints.empty() ? connection.registry_endpoints
                                           : connection.log_endpoints;
+}
+
+const std::vector<std::string>& SchedulerEndpoints(const ConnectionOptions& connection) {
+  return connection.scheduler_endpoints.empty() ? connection.registry_endpoints
+                                                : connection.scheduler_endpoints;
 }
 
 bool IsRefusal(const grpc::Status& status) {

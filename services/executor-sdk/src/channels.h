@@ -1,9 +1,10 @@
 // Channel and credential helpers shared by the registry session, the result
-// reporter and the Executor server, plus the access-token check.
+// reporter and the scheduler connections.
 //
 //   absl::StatusOr<Dialer> dial = ClientDialer(options.tls);  // plaintext without TLS files
 //   std::shared_ptr<grpc::Channel> channel = (*dial)("127.0.0.1:7070");
-//   if (!TokenMatches(context, token)) return UNAUTHENTICATED;
+//   // Dials resolved addresses of "gnomond:7070", verifying the name "gnomond":
+//   absl::StatusOr<Dialer> by_ip = ClientDialer(options.tls, "gnomond");
 //
 // Thread safety: pure functions.
 #ifndef GNOMON_SERVICES_EXECUTOR_SDK_SRC_CHANNELS_H_
@@ -27,12 +28,14 @@ using Dialer = tls::Dialer;
 // The SDK's public TLS options as common's.
 tls::TlsOptions CommonTls(const TlsOptions& tls);
 // Fails (naming the file) if a TLS file is missing, not PEM, or a key does
-// not match its certificate.
-absl::StatusOr<Dialer> ClientDialer(const TlsOptions& tls);
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(const TlsOptions& tls);
+// not match its certificate. With TLS, gnomond's certificate must carry
+// tls.server_name if set, else `verify_name` if given (for channels dialled
+// to an address resolved from that name), else the host dialled.
+absl::StatusOr<Dialer> ClientDialer(const TlsOptions& tls, const std::string& verify_name = "");
 
-// Constant-time comparison of the call's x-gnomon-access-token with `token`.
-bool TokenMatches(const grpc::ServerContext& context, const std::string& token);
+// Where the scheduler streams go: the scheduler endpoints, or else the
+// registry's (one gnomond serves all roles by default).
+const std::vector<std::string>& SchedulerEndpoints(const ConnectionOptions& connection);
 
 // Where results and run logs go: the log endpoints, or else the registry's
 // (one gnomond serves all roles by default).

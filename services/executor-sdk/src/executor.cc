@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <thread>
 #include <utility>
@@ -19,9 +18,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
-#include "grpcpp/ext/proto_server_reflection_plugin.h"
-#include "grpcpp/grpcpp.h"
-#include "grpcpp/health_check_service_interface.h"
 #include "services/common/metrics/build_info.h"
 #include "services/common/metrics/metrics_registry.h"
 #include "services/common/metrics/metrics_server.h"
@@ -34,6 +30,7 @@
 #include "services/executor-sdk/src/result_reporter.h"
 #include "services/executor-sdk/src/run_log_files.h"
 #include "services/executor-sdk/src/run_manager.h"
+#include "services/executor-sdk/src/scheduler_connections.h"
 #include "services/executor-sdk/src/termination_signals.h"
 
 namespace gnomon::executor {
@@ -68,17 +65,14 @@ bool ValidName(const std::string& name, size_t max_len, bool app) {
   return true;
 }
 
-// "host:port" -> host ("[::1]:80" -> "[::1]").
-std::string HostOf(const std::string& address) {
-  size_t colon = address.rfind(':');
-  size_t bracket = address.rfind(']');
-  if (colon == std::string::npos || (bracket != std::string::npos && colon < bracket)) {
-    return address;
+// The default executor name: "<hostname>:<pid>", unique on the host.
+std::string DefaultExecutorName() {
+  char host[256] = {0};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') {
+    std::strncpy(host, "localhost", sizeof host - 1);
   }
-  return address.substr(0, colon);
+  return absl::StrCat(host, ":", ::getpid());
 }
-
-bool HasPort(const std::string& address) { return HostOf(address) != address; }
 
 }  // namespace
 
@@ -125,13 +119,9 @@ class ExecutorImpl final : public internal::RunSink {
   void Stop(absl::Duration grace);
   void Wait() const;
 
-  std::string address() const {
+  std::string name() const {
     absl::MutexLock lock(&mu_);
-    return address_;
-  }
-  int port() const {
-    absl::MutexLock lock(&mu_);
-    return port_;
+    return name_;
   }
   std::shared_ptr<metrics::MetricsRegistry> metrics() const { return metrics_registry_; }
   std::string metrics_address() const {
@@ -143,7 +133,7 @@ class ExecutorImpl final : public internal::RunSink {
   void Started(const v1::RunRequest& request, absl::Time start) override {
     metrics_.Started(request, start);
     log_files_->Open(request.run_id());
-    reporter_->AddStarted(request.run_id(), start, advertised_);
+    reporter_->AddStarted(request.run_id(), start, registered_name_);
   }
   void Line(int64_t run_id, const v1::LogLine& line) override {
     log_files_->Append(run_id, line);
@@ -169,20 +159,20 @@ class ExecutorImpl final : public internal::RunSink {
   mutable absl::Mutex mu_;
   State state_ ABSL_GUARDED_BY(mu_) = State::kCreated;
   internal::HandlerMap handlers_ ABSL_GUARDED_BY(mu_);
-  std::string address_ ABSL_GUARDED_BY(mu_);
-  int port_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string name_ ABSL_GUARDED_BY(mu_);
   // The signals of a Run() waiting for a signal or a stop (woken by Shutdown).
   internal::TerminationSignals* run_signals_ ABSL_GUARDED_BY(mu_) = nullptr;
   // Stop()'s drain; joined by the destructor.
   std::thread stopper_ ABSL_GUARDED_BY(mu_);
-  // Set once by Start() before any run exists; read-only afterwards.
-  std::string advertised_;
+  // name_, set once by Start() before any run exists; read-only afterwards
+  // (read by workers without mu_).
+  std::string registered_name_;
   std::unique_ptr<internal::RunLogFiles> log_files_;
   std::unique_ptr<internal::ResultReporter> reporter_;
   std::unique_ptr<internal::RunManager> manager_;
   std::unique_ptr<internal::ExecutorService> service_;
-  std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<internal::RegistrySession> session_;
+  std::unique_ptr<internal::SchedulerConnections> connections_;
   // Read by worker threads (busy-state changes) while Start() may still run.
   std::atomic<internal::RegistrySession*> session_ptr_{nullptr};
   // After what they read: gone first.
@@ -209,7 +199,14 @@ absl::Status ExecutorImpl::Start() {
       absl::MakeCleanup([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { metrics_server_.reset(); });
 
   ASSIGN_OR_RETURN(internal::Dialer dial, internal::ClientDialer(options_.tls));
-  ASSIGN_OR_RETURN(auto server_creds, internal::ServerCredentials(options_.tls));
+  // Scheduler endpoints are dialled by resolved address: each verifies
+  // gnomond's certificate for its configured host name.
+  std::vector<internal::Dialer> scheduler_dial;
+  for (const std::string& endpoint : internal::SchedulerEndpoints(options_)) {
+    ASSIGN_OR_RETURN(internal::Dialer d,
+                     internal::ClientDialer(options_.tls, internal::EndpointHost(endpoint)));
+    scheduler_dial.push_back(std::move(d));
+  }
 
   ASSIGN_OR_RETURN(auto spool, internal::RunSpool::Open(options_.spool_dir));
   if (!spool->durable()) {
@@ -238,39 +235,13 @@ absl::Status ExecutorImpl::Start() {
   manager_ = std::make_unique<internal::RunManager>(manager_options, handlers_, this, [this] {
     if (internal::RegistrySession* session = session_ptr_.load()) session->NotifyBusyChanged();
   });
-  service_ = std::make_unique<internal::ExecutorService>(manager_.get(), log_files_.get(),
-                                                         options_.access_token, &metrics_);
+  service_ = std::make_unique<internal::ExecutorService>(manager_.get(), &metrics_);
   scrape_hook_ = metrics_registry_->OnScrape([this] {
     metrics_.SetState(manager_->running_runs(), manager_->QueuedByStrategy(), reporter_->pending(),
                       reporter_->oldest_unacked_result_end(), absl::Now());
   });
-
-  grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  grpc::ServerBuilder builder;
-  int bound_port = 0;
-  builder.AddListeningPort(options_.listen_address, server_creds, &bound_port);
-  builder.RegisterService(service_.get());
-  server_ = builder.BuildAndStart();
-  if (server_ == nullptr || bound_port == 0) {
-    scrape_hook_ = metrics::ScrapeHook();
-    manager_.reset();
-    reporter_.reset();
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", options_.listen_address));
-  }
-  port_ = bound_port;
-  if (auto* health = server_->GetHealthCheckService()) {
-    health->SetServingStatus(v1::Executor::service_full_name(), true);
-  }
-  std::string host = options_.advertise_address.empty() ? HostOf(options_.listen_address)
-                                                        : options_.advertise_address;
-  if (options_.advertise_address.empty() &&
-      (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::")) {
-    char name[256] = {0};
-    host = ::gethostname(name, sizeof name - 1) == 0 ? name : "127.0.0.1";
-  }
-  address_ = HasPort(host) ? host : absl::StrCat(host, ":", bound_port);
-  advertised_ = address_;
+  name_ = options_.executor_name.empty() ? DefaultExecutorName() : options_.executor_name;
+  registered_name_ = name_;
 
   reporter_->Start();
 
@@ -279,22 +250,35 @@ absl::Status ExecutorImpl::Start() {
   session_options.dial = dial;
   v1::Register& reg = session_options.registration;
   reg.set_app_name(options_.app_name);
-  reg.set_address(address_);
+  reg.set_address(name_);
   for (const auto& [name, entry] : handlers_) reg.add_handlers(name);
   std::sort(reg.mutable_handlers()->begin(), reg.mutable_handlers()->end());
   reg.set_capacity(static_cast<uint32_t>(options_.max_concurrent_runs));
   reg.set_version(options_.version.empty() ? "gnomon-executor/0.1" : options_.version);
   for (const auto& [k, v] : options_.labels) (*reg.mutable_labels())[k] = v;
-  // A new instance per Start: runs the scheduler sent an earlier process at
-  // this address are not here (it must not ask this one about them).
+  // A new instance per Start: runs the scheduler sent an earlier process
+  // under this name are not here (it must not ask this one about them).
   absl::BitGen bits;
   reg.set_instance_id(
       absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(bits), absl::Uniform<uint64_t>(bits)));
-  reg.set_answers_probes(true);  // ExecutorService::Dispatch answers RunRequest.probe.
+  reg.set_answers_probes(true);  // ExecutorService::Answer answers RunRequest.probe.
+
+  internal::SchedulerConnectionsOptions connection_options;
+  connection_options.connection = static_cast<const ConnectionOptions&>(options_);
+  connection_options.dial = std::move(scheduler_dial);
+  connection_options.hello.set_app_name(options_.app_name);
+  connection_options.hello.set_executor(name_);
+  connection_options.hello.set_instance_id(reg.instance_id());
+  connections_ = std::make_unique<internal::SchedulerConnections>(
+      std::move(connection_options),
+      [this](const v1::DispatchRequest& request) { return service_->Answer(request); },
+      [this](const v1::Call& call) { return service_->Reply(call); }, &logger_);
+
   session_ = std::make_unique<internal::RegistrySession>(
       std::move(session_options), [this] { return manager_->BeatState(); }, &logger_);
   session_ptr_.store(session_.get());
   session_->Start();
+  connections_->Start();
   state_ = State::kStarted;
   std::move(stop_metrics).Cancel();
   return absl::OkStatus();
@@ -318,9 +302,10 @@ void ExecutorImpl::Shutdown(absl::Duration grace) {
     state_ = State::kStopping;
   }
   absl::Time deadline = absl::Now() + grace;
-  // Runs first (new dispatches are rejected meanwhile), then their results,
-  // and only then leave the registry: a scheduler must not think the
-  // executor is lost while its results are still on the way.
+  // Runs first (new dispatches are rejected meanwhile, still answered on the
+  // scheduler streams, as are Beat and Kill), then their results, and only
+  // then leave the registry and close the streams: a scheduler must not
+  // think the executor is lost while its results are still on the way.
   manager_->Shutdown(deadline);
   if (!reporter_->Drain(absl::Now() + options_.shutdown_flush_timeout)) {
     logger_.Warning(absl::StrCat(reporter_->pending(),
@@ -328,8 +313,8 @@ void ExecutorImpl::Shutdown(absl::Duration grace) {
                                  "spool and are re-sent on the next start"));
   }
   session_->Stop("executor shutting down");
-  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
-  server_->Wait();
+  // An answer being written is finished first (for up to a second).
+  connections_->Stop();
   reporter_->Stop();
   absl::MutexLock lock(&mu_);
   state_ = State::kStopped;
@@ -407,6 +392,10 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(ExecutorOptions optio
   if (options.registry_endpoints.empty() && options.log_endpoints.empty()) {
     return absl::InvalidArgumentError("no registry or log service endpoints given");
   }
+  if (!options.executor_name.empty() && !ValidName(options.executor_name, 255, /*app=*/false)) {
+    return absl::InvalidArgumentError(
+        "executor_name (GNOMON_EXECUTOR_NAME) must be 1 to 255 printable characters");
+  }
   if (options.max_concurrent_runs < 0) {
     return absl::InvalidArgumentError("max_concurrent_runs must not be negative (0 = default)");
   }
@@ -434,8 +423,7 @@ absl::Status Executor::RegisterHandler(const std::string& name, Handler handler,
   return impl_->RegisterHandler(name, std::move(handler), std::move(hooks));
 }
 absl::Status Executor::Start() { return impl_->Start(); }
-std::string Executor::address() const { return impl_->address(); }
-int Executor::port() const { return impl_->port(); }
+std::string Executor::name() const { return impl_->name(); }
 std::shared_ptr<prometheus::Collectable> Executor::metrics() const { return impl_->metrics(); }
 std::string Executor::metrics_address() const { return impl_->metrics_address(); }
 void Executor::Shutdown(absl::Duration grace) { impl_->Shutdown(grace); }

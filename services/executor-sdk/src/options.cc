@@ -55,14 +55,23 @@ absl::StatusOr<ExecutorOptions> OptionsFromEnvironment() {
   ParseString("GNOMON_APP", &options.app_name);
   if (const char* v = Env("GNOMON_REGISTRY")) options.registry_endpoints = SplitEndpoints(v);
   if (const char* v = Env("GNOMON_LOG_SERVICE")) options.log_endpoints = SplitEndpoints(v);
+  if (const char* v = Env("GNOMON_SCHEDULERS")) options.scheduler_endpoints = SplitEndpoints(v);
   ParseString("GNOMON_ACCESS_TOKEN", &options.access_token);
-  ParseString("GNOMON_LISTEN", &options.listen_address);
-  ParseString("GNOMON_ADVERTISE", &options.advertise_address);
+  // Left over from executors that served a port: said plainly, not ignored
+  // (the deployment still expects gnomond to dial that address).
+  for (const char* removed : {"GNOMON_LISTEN", "GNOMON_ADVERTISE"}) {
+    if (Env(removed) != nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(removed,
+                       " is no longer supported: executors connect out; use "
+                       "GNOMON_EXECUTOR_NAME to name the executor"));
+    }
+  }
+  ParseString("GNOMON_EXECUTOR_NAME", &options.executor_name);
   ParseString("GNOMON_TLS_CA", &options.tls.ca_file);
   ParseString("GNOMON_TLS_CERT", &options.tls.cert_file);
   ParseString("GNOMON_TLS_KEY", &options.tls.key_file);
   ParseString("GNOMON_TLS_SERVER_NAME", &options.tls.server_name);
-  RETURN_IF_ERROR(ParseBool("GNOMON_TLS_REQUIRE_CLIENT_CERT", &options.tls.require_client_cert));
   ParseString("GNOMON_SPOOL_DIR", &options.spool_dir);
   ParseString("GNOMON_LOG_DIR", &options.log_dir);
   ParseString("GNOMON_METRICS_LISTEN", &options.metrics_listen);

@@ -1,7 +1,7 @@
 // RunLogFiles: the local copy of each run's log, one bounded file per run
-// that logs ("<dir>/<run_id>.log", created by its first line), served by
-// Executor.ReadLog and deleted after the retention period (checked at start
-// and at most hourly as runs open).
+// that logs ("<dir>/<run_id>.log", created by its first line), for people
+// on the host (every line also goes to the log service), deleted after the
+// retention period (checked at start and at most hourly as runs open).
 //
 //   RunLogFiles files("/var/log/app/gnomon", 16 << 20, /*retention_days=*/7, &logger);
 //   files.Init();

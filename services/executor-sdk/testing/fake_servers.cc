@@ -1,5 +1,6 @@
 #include "services/executor-sdk/testing/fake_servers.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "services/common/client/auth_metadata.h"
@@ -230,18 +231,171 @@ void TestServer::Stop() {
   server_.reset();
 }
 
-DispatchClient::DispatchClient(const std::string& address, const std::string& token)
-    : stub_(
-          v1::Executor::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))) {
-  context_.AddMetadata(std::string(kAccessTokenKey), token);
-  stream_ = stub_->Dispatch(&context_);
+struct FakeDispatch::Stream {
+  Stream(grpc::ServerContext* c,
+         grpc::ServerReaderWriter<v1::ConnectResponse, v1::ConnectRequest>* s)
+      : context(c), rw(s) {}
+  grpc::ServerContext* const context;
+  grpc::ServerReaderWriter<v1::ConnectResponse, v1::ConnectRequest>* const rw;
+  // Guarded by FakeDispatch::mu_.
+  bool open = true;
+  std::vector<v1::ConnectRequest> inbox;  // Answers and replies not yet taken.
+  // Held by an Exchange while it writes and waits; Connect takes it before
+  // returning, so that no Write outlives the call.
+  absl::Mutex exchange_mu;
+};
+
+grpc::Status FakeDispatch::Connect(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<v1::ConnectResponse, v1::ConnectRequest>* rw) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (Metadata(*context, kAccessTokenKey) != token_ || Metadata(*context, kAppNameKey) != app_) {
+      ++refusals_;
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "bad access token or app");
+    }
+    if (!refusal_.ok()) {
+      ++refusals_;
+      return refusal_;
+    }
+  }
+  v1::ConnectResponse welcome;
+  welcome.mutable_welcome()->set_replica_id(replica_id_);
+  if (!rw->Write(welcome)) return grpc::Status::OK;
+  v1::ConnectRequest hello;
+  if (!rw->Read(&hello)) {
+    absl::MutexLock lock(&mu_);
+    ++without_hello_;
+    return grpc::Status::OK;
+  }
+  if (!hello.has_hello()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "Hello must come first");
+  }
+  auto stream = std::make_shared<Stream>(context, rw);
+  {
+    absl::MutexLock lock(&mu_);
+    hellos_.push_back(hello.hello());
+    streams_.push_back(stream);
+  }
+  v1::ConnectRequest message;
+  while (rw->Read(&message)) {
+    absl::MutexLock lock(&mu_);
+    stream->inbox.push_back(message);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    stream->open = false;
+    streams_.erase(std::find(streams_.begin(), streams_.end(), stream));
+  }
+  absl::MutexLock no_exchange(&stream->exchange_mu);
+  return grpc::Status::OK;
 }
 
-DispatchClient::~DispatchClient() {
-  if (!finished_) {
-    context_.TryCancel();
-    stream_->Finish();
+bool FakeDispatch::WaitForConnected(absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto cond = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !streams_.empty(); };
+  return mu_.AwaitWithTimeout(absl::Condition(&cond), timeout);
+}
+
+bool FakeDispatch::WaitForOpenStreams(int n, absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto cond = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return static_cast<int>(streams_.size()) == n;
+  };
+  return mu_.AwaitWithTimeout(absl::Condition(&cond), timeout);
+}
+
+bool FakeDispatch::WaitForHellos(int n, absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto cond = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return static_cast<int>(hellos_.size()) >= n;
+  };
+  return mu_.AwaitWithTimeout(absl::Condition(&cond), timeout);
+}
+
+bool FakeDispatch::WaitForStreamsWithoutHello(int n, absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto cond = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return without_hello_ >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&cond), timeout);
+}
+
+bool FakeDispatch::WaitForRefusals(int n, absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto cond = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return refusals_ >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&cond), timeout);
+}
+
+std::vector<v1::Hello> FakeDispatch::hellos() const {
+  absl::MutexLock lock(&mu_);
+  return hellos_;
+}
+
+int FakeDispatch::open_streams() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(streams_.size());
+}
+
+int FakeDispatch::streams_without_hello() const {
+  absl::MutexLock lock(&mu_);
+  return without_hello_;
+}
+
+int FakeDispatch::refusals() const {
+  absl::MutexLock lock(&mu_);
+  return refusals_;
+}
+
+void FakeDispatch::Refuse(grpc::Status status) {
+  absl::MutexLock lock(&mu_);
+  refusal_ = std::move(status);
+}
+
+void FakeDispatch::Break() {
+  absl::MutexLock lock(&mu_);
+  for (const auto& stream : streams_) stream->context->TryCancel();
+}
+
+uint64_t FakeDispatch::NextCallId() {
+  absl::MutexLock lock(&mu_);
+  return next_call_id_++;
+}
+
+std::optional<v1::ConnectRequest> FakeDispatch::Exchange(const v1::ConnectResponse& message,
+                                                         absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  std::shared_ptr<Stream> stream;
+  {
+    absl::MutexLock lock(&mu_);
+    auto open = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !streams_.empty(); };
+    if (!mu_.AwaitWithDeadline(absl::Condition(&open), deadline)) return std::nullopt;
+    stream = streams_.back();
   }
+  absl::MutexLock exchanging(&stream->exchange_mu);
+  {
+    absl::MutexLock lock(&mu_);
+    if (!stream->open) return std::nullopt;
+  }
+  if (!stream->rw->Write(message)) return std::nullopt;
+  // The executor answers runs in order and each call by its id.
+  auto answers = [&](const v1::ConnectRequest& r) {
+    return message.has_runs() ? r.has_answers()
+                              : r.has_reply() && r.reply().id() == message.call().id();
+  };
+  absl::MutexLock lock(&mu_);
+  auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return !stream->open || std::any_of(stream->inbox.begin(), stream->inbox.end(), answers);
+  };
+  mu_.AwaitWithDeadline(absl::Condition(&done), deadline);
+  auto it = std::find_if(stream->inbox.begin(), stream->inbox.end(), answers);
+  if (it == stream->inbox.end()) return std::nullopt;
+  v1::ConnectRequest answer = std::move(*it);
+  stream->inbox.erase(it);
+  return answer;
+}
+
+DispatchClient::DispatchClient(FakeDispatch& dispatch, absl::Duration timeout)
+    : dispatch_(dispatch), timeout_(timeout) {
+  connected_ = dispatch_.WaitForConnected(timeout);
 }
 
 std::optional<v1::RunAnswer> DispatchClient::Send(const v1::RunRequest& run) {
@@ -252,17 +406,45 @@ std::optional<v1::RunAnswer> DispatchClient::Send(const v1::RunRequest& run) {
 
 std::optional<v1::DispatchResponse> DispatchClient::SendBatch(
     const std::vector<v1::RunRequest>& runs) {
-  v1::DispatchRequest request;
-  for (const v1::RunRequest& run : runs) *request.add_runs() = run;
-  v1::DispatchResponse response;
-  if (!stream_->Write(request) || !stream_->Read(&response)) return std::nullopt;
-  return response;
+  v1::ConnectResponse message;
+  for (const v1::RunRequest& run : runs) *message.mutable_runs()->add_runs() = run;
+  std::optional<v1::ConnectRequest> answer = dispatch_.Exchange(message, timeout_);
+  if (!answer.has_value()) return std::nullopt;
+  return answer->answers();
 }
 
-grpc::Status DispatchClient::Finish() {
-  finished_ = true;
-  stream_->WritesDone();
-  return stream_->Finish();
+std::optional<v1::CallReply> DispatchClient::Call(v1::Call call) {
+  call.set_id(dispatch_.NextCallId());
+  v1::ConnectResponse message;
+  *message.mutable_call() = std::move(call);
+  std::optional<v1::ConnectRequest> reply = dispatch_.Exchange(message, timeout_);
+  if (!reply.has_value()) return std::nullopt;
+  return reply->reply();
+}
+
+std::optional<v1::BeatResponse> DispatchClient::Beat() {
+  v1::Call call;
+  call.mutable_beat();
+  std::optional<v1::CallReply> reply = Call(std::move(call));
+  if (!reply.has_value() || !reply->has_beat()) return std::nullopt;
+  return reply->beat();
+}
+
+std::optional<v1::IdleBeatResponse> DispatchClient::IdleBeat(int64_t job_id) {
+  v1::Call call;
+  call.mutable_idle_beat()->set_job_id(job_id);
+  std::optional<v1::CallReply> reply = Call(std::move(call));
+  if (!reply.has_value() || !reply->has_idle_beat()) return std::nullopt;
+  return reply->idle_beat();
+}
+
+std::optional<v1::KillResponse> DispatchClient::Kill(int64_t run_id, const std::string& reason) {
+  v1::Call call;
+  call.mutable_kill()->set_run_id(run_id);
+  call.mutable_kill()->set_reason(reason);
+  std::optional<v1::CallReply> reply = Call(std::move(call));
+  if (!reply.has_value() || !reply->has_kill()) return std::nullopt;
+  return reply->kill();
 }
 
 v1::RunRequest BeanRun(int64_t run_id, int64_t job_id, const std::string& handler,

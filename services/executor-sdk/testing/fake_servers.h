@@ -1,14 +1,17 @@
-// In-process fakes of the registry and the log service, and a scheduler-side
-// Dispatch client, for the executor SDK's tests. Servers listen on port 0 (or a
-// given port, to come back after an outage on the same address).
+// In-process fakes of gnomond for the executor SDK's tests: the registry, the
+// log service and the Dispatch service (the scheduler's end of the stream an
+// executor opens), and a client that drives runs and calls over that stream.
+// Servers listen on port 0 (or a given port, to come back after an outage on
+// the same address).
 //
 //   FakeRegistry registry("token");
-//   FakeLogService logs("token");
-//   TestServer server({&registry, &logs});
+//   FakeLogService logs("token", "app");
+//   FakeDispatch dispatch("token", "app");
+//   TestServer server({&registry, &logs, &dispatch});
 //   ... executor with registry_endpoints = {server.address()} ...
 //   ASSERT_TRUE(registry.WaitForRegistrations(1, absl::Seconds(10)));
-//   DispatchClient dispatch(executor_address, "token");
-//   std::optional<v1::RunAnswer> r = dispatch.Send(run);
+//   DispatchClient scheduler(dispatch);  // waits for the executor's stream
+//   std::optional<v1::RunAnswer> r = scheduler.Send(run);
 //   std::optional<v1::RunResult> result = logs.WaitForResult(run.run_id(), absl::Seconds(10));
 //
 // Thread safety: all methods are thread-safe.
@@ -96,6 +99,59 @@ class FakeLogService final : public v1::LogService::Service {
   int refusals_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
+// The gnomond end of Dispatch.Connect: checks the executor's metadata
+// (x-gnomon-access-token, x-gnomon-app), writes Welcome{replica_id}, reads
+// Hello, then keeps the stream open for the test to drive (Exchange, or a
+// DispatchClient); the latest stream past Hello is the one driven.
+class FakeDispatch final : public v1::Dispatch::Service {
+ public:
+  FakeDispatch(std::string token, std::string app, std::string replica_id = "fake")
+      : token_(std::move(token)), app_(std::move(app)), replica_id_(std::move(replica_id)) {}
+
+  grpc::Status Connect(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::ConnectResponse, v1::ConnectRequest>* stream) override;
+
+  // Waits until a stream past Hello is open.
+  bool WaitForConnected(absl::Duration timeout) const;
+  // Waits until exactly `n` streams past Hello are open.
+  bool WaitForOpenStreams(int n, absl::Duration timeout) const;
+  // Waits until `n` Hellos have arrived since construction.
+  bool WaitForHellos(int n, absl::Duration timeout) const;
+  // Waits until `n` streams were ended by the executor after Welcome, without Hello.
+  bool WaitForStreamsWithoutHello(int n, absl::Duration timeout) const;
+  bool WaitForRefusals(int n, absl::Duration timeout) const;
+  std::vector<v1::Hello> hellos() const;
+  int open_streams() const;
+  int streams_without_hello() const;
+  int refusals() const;
+  // From now on Connect ends with `status` before Welcome (counted as a
+  // refusal), as gnomond does with refused credentials; OK accepts again.
+  void Refuse(grpc::Status status);
+  // Cancels every open stream: the executor sees it break and reconnects.
+  void Break();
+  // Writes `message` (runs or a call) on the latest open stream and returns
+  // the executor's answer to it (answers, or the reply with the call's id);
+  // nullopt if no stream opens within `timeout`, it breaks, or no answer comes.
+  std::optional<v1::ConnectRequest> Exchange(const v1::ConnectResponse& message,
+                                             absl::Duration timeout);
+  // A fresh call id.
+  uint64_t NextCallId();
+
+ private:
+  struct Stream;
+  const std::string token_;
+  const std::string app_;
+  const std::string replica_id_;
+  mutable absl::Mutex mu_;
+  std::vector<std::shared_ptr<Stream>> streams_ ABSL_GUARDED_BY(mu_);  // Open, past Hello.
+  std::vector<v1::Hello> hellos_ ABSL_GUARDED_BY(mu_);
+  int without_hello_ ABSL_GUARDED_BY(mu_) = 0;
+  int refusals_ ABSL_GUARDED_BY(mu_) = 0;
+  grpc::Status refusal_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_call_id_ ABSL_GUARDED_BY(mu_) = 1;
+};
+
 // A gRPC server on 127.0.0.1 with the given services.
 class TestServer {
  public:
@@ -110,23 +166,31 @@ class TestServer {
   int port_ = 0;
 };
 
-// The scheduler's side of Executor.Dispatch, one response per request.
+// The scheduler's side of the executor's Dispatch.Connect stream to a
+// FakeDispatch: one runs message answered per Send/SendBatch, one call per
+// Beat/IdleBeat/Kill. Every method returns nullopt if the stream broke (or
+// none opened within the timeout).
 class DispatchClient {
  public:
-  DispatchClient(const std::string& address, const std::string& token);
-  ~DispatchClient();
-  // Sends the run and waits for its answer (nullopt if the stream broke).
+  // Waits up to `timeout` for the executor's stream (see connected()).
+  explicit DispatchClient(FakeDispatch& dispatch, absl::Duration timeout = absl::Seconds(30));
+  // Whether a stream was open when constructed.
+  bool connected() const { return connected_; }
+  // Sends the run and waits for its answer.
   std::optional<v1::RunAnswer> Send(const v1::RunRequest& run);
   // All runs in one DispatchRequest; the one DispatchResponse that answers it.
   std::optional<v1::DispatchResponse> SendBatch(const std::vector<v1::RunRequest>& runs);
-  grpc::Status Finish();
-  v1::Executor::Stub* stub() { return stub_.get(); }
+  std::optional<v1::BeatResponse> Beat();
+  std::optional<v1::IdleBeatResponse> IdleBeat(int64_t job_id);
+  std::optional<v1::KillResponse> Kill(int64_t run_id, const std::string& reason = "killed");
+  // Breaks the stream (the executor reconnects).
+  void Break() { dispatch_.Break(); }
 
  private:
-  std::unique_ptr<v1::Executor::Stub> stub_;
-  grpc::ClientContext context_;
-  std::unique_ptr<grpc::ClientReaderWriter<v1::DispatchRequest, v1::DispatchResponse>> stream_;
-  bool finished_ = false;
+  std::optional<v1::CallReply> Call(v1::Call call);
+  FakeDispatch& dispatch_;
+  const absl::Duration timeout_;
+  bool connected_ = false;
 };
 
 // A bean run request for tests.

@@ -199,7 +199,7 @@ TEST_F(DeliveryTest, ResultsSurviveALogServiceOutage) {
   auto executor = StartExecutor(options, [](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext& ctx) { ctx.Log("line"); }).ok());
   });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "demo"))->has_accepted());
   ASSERT_TRUE(log_only_.WaitForResult(1, kTestWait));
 
@@ -234,7 +234,7 @@ TEST_F(DeliveryTest, SpooledResultsAreDeliveredAfterAnExecutorRestart) {
                      ctx.SetResult(500, "boom");
                    }).ok());
     });
-    DispatchClient dispatch(executor->address(), kTestToken);
+    DispatchClient dispatch(dispatch_);
     ASSERT_TRUE(dispatch.Send(BeanRun(42, 1, "fail"))->has_accepted());
     executor->Shutdown(absl::Seconds(2));  // the result cannot be delivered
   }
@@ -265,7 +265,7 @@ TEST_F(DeliveryTest, FailsOverToTheNextLogEndpoint) {
   auto executor = StartExecutor(options, [](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
   });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "demo"))->has_accepted());
   EXPECT_TRUE(log_only_.WaitForResult(1, kTestWait));
 }
@@ -288,7 +288,7 @@ TEST_F(DeliveryTest, LogLinesAreBatched) {
                    for (int i = 1; i <= 250; ++i) ctx.Log("line " + std::to_string(i));
                  }).ok());
   });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "chatty"))->has_accepted());
   ASSERT_TRUE(logs_.WaitForResult(1, kTestWait));
   std::vector<v1::LogLine> lines = logs_.lines(1);
@@ -313,7 +313,7 @@ TEST_F(DeliveryTest, LongLinesAndMessagesStayWithinTheLogServiceLimits) {
                    ctx.SetResult(kHandleFailure, std::string(kMaxHandleMessageBytes + 10, 'm'));
                  }).ok());
   });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "long"))->has_accepted());
   std::optional<v1::RunResult> result = logs_.WaitForResult(1, kTestWait);
   ASSERT_TRUE(result);
@@ -332,7 +332,7 @@ TEST_F(DeliveryTest, LogServiceRefusingTheAppIsRetried) {
   auto executor = StartExecutor(options, [](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
   });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "demo"))->has_accepted());
   EXPECT_TRUE(other_app.WaitForRefusals(2, kTestWait));
   EXPECT_FALSE(other_app.WaitForResult(1, absl::ZeroDuration()));

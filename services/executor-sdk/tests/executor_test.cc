@@ -1,6 +1,10 @@
-// End-to-end tests of the executor SDK against in-process fake registry and
-// log service: registration, dispatch, results and logs, auth, shutdown.
+// End-to-end tests of the executor SDK against in-process fakes of gnomond
+// (registry, log service, Dispatch): registration, the scheduler stream,
+// dispatch, calls, results and logs, refusals, shutdown, options.
 #include "gnomon/executor/executor.h"
+
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <functional>
@@ -30,6 +34,7 @@ uint32_t DefaultCapacity() {
 
 using testing::BeanRun;
 using testing::DispatchClient;
+using testing::FakeDispatch;
 using testing::FakeLogService;
 using testing::FakeRegistry;
 using ::testing::HasSubstr;
@@ -44,7 +49,8 @@ class ExecutorTest : public ::testing::Test {
   ExecutorTest()
       : registry_(kToken, absl::Milliseconds(200)),
         logs_(kToken, kApp),
-        server_({&registry_, &logs_}) {}
+        dispatch_(kToken, kApp),
+        server_({&registry_, &logs_, &dispatch_}) {}
 
   ExecutorOptions Options() {
     ExecutorOptions options;
@@ -67,6 +73,7 @@ class ExecutorTest : public ::testing::Test {
 
   FakeRegistry registry_;
   FakeLogService logs_;
+  FakeDispatch dispatch_;
   TestServer server_;
 };
 
@@ -85,6 +92,42 @@ TEST_F(ExecutorTest, CreateValidatesOptions) {
   absl::Status newline = Executor::Create(options).status();
   EXPECT_THAT(newline, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_NE(newline.message().find("newline"), std::string::npos) << newline;
+  options = Options();
+  options.executor_name = std::string(256, 'n');
+  EXPECT_THAT(Executor::Create(options), StatusIs(absl::StatusCode::kInvalidArgument));
+  options.executor_name = "tab\there";
+  EXPECT_THAT(Executor::Create(options), StatusIs(absl::StatusCode::kInvalidArgument));
+  options.executor_name = std::string(255, 'n');
+  EXPECT_TRUE(Executor::Create(options).ok());
+}
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+TEST_F(ExecutorTest, OptionsFromEnvironmentReadTheNameAndSchedulersAndRefuseListen) {
+  {
+    ScopedEnv name("GNOMON_EXECUTOR_NAME", "billing-7");
+    ScopedEnv schedulers("GNOMON_SCHEDULERS", "gnomond-0:7070, gnomond-1:7070");
+    absl::StatusOr<ExecutorOptions> options = OptionsFromEnvironment();
+    ASSERT_TRUE(options.ok()) << options.status();
+    EXPECT_EQ(options->executor_name, "billing-7");
+    EXPECT_THAT(options->scheduler_endpoints,
+                ::testing::ElementsAre("gnomond-0:7070", "gnomond-1:7070"));
+  }
+  for (const char* removed : {"GNOMON_LISTEN", "GNOMON_ADVERTISE"}) {
+    ScopedEnv set(removed, "0.0.0.0:9999");
+    absl::Status status = OptionsFromEnvironment().status();
+    EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument));
+    EXPECT_THAT(status.message(), HasSubstr(removed));
+    EXPECT_THAT(status.message(), HasSubstr("executors connect out; use GNOMON_EXECUTOR_NAME"));
+  }
 }
 
 TEST_F(ExecutorTest, RegisterHandlerRejectsDuplicatesAndLateRegistration) {
@@ -108,8 +151,11 @@ TEST_F(ExecutorTest, RegistersWithHandlersAndBeats) {
   ASSERT_TRUE(registry_.WaitForRegistrations(1, kWait));
   v1::Register reg = registry_.registrations()[0];
   EXPECT_EQ(reg.app_name(), kApp);
-  EXPECT_EQ(reg.address(), "127.0.0.1:" + std::to_string(executor->port()));
-  EXPECT_EQ(reg.address(), executor->address());
+  // The default name: "<hostname>:<pid>".
+  char host[256] = {0};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  EXPECT_EQ(reg.address(), absl::StrCat(host, ":", ::getpid()));
+  EXPECT_EQ(reg.address(), executor->name());
   ASSERT_EQ(reg.handlers_size(), 2);
   EXPECT_EQ(reg.handlers(0), "alpha");
   EXPECT_EQ(reg.handlers(1), "zeta");
@@ -127,7 +173,7 @@ TEST_F(ExecutorTest, RunsHandlerAndReportsLinesAndResult) {
                    ctx.SetResult(201, "custom");
                  }).ok());
   });
-  DispatchClient dispatch(executor->address(), kToken);
+  DispatchClient dispatch(dispatch_);
   auto response = dispatch.Send(BeanRun(1001, 7, "demo", "world"));
   ASSERT_TRUE(response.has_value());
   EXPECT_EQ(response->run_id(), 1001);
@@ -152,7 +198,7 @@ TEST_F(ExecutorTest, RunsOfOneDispatchMessageAreAnsweredTogetherInOrder) {
     ASSERT_TRUE(
         e.RegisterHandler("demo", [](JobContext& ctx) { ctx.SetResult(200, ctx.params()); }).ok());
   });
-  DispatchClient dispatch(executor->address(), kToken);
+  DispatchClient dispatch(dispatch_);
   auto response = dispatch.SendBatch(
       {BeanRun(2001, 7, "demo", "a"), BeanRun(2002, 8, "nope"), BeanRun(2003, 9, "demo", "c")});
   ASSERT_TRUE(response.has_value());
@@ -178,7 +224,7 @@ TEST_F(ExecutorTest, HandlerWithoutResultSucceedsAndThrowingHandlerFails) {
                    throw std::runtime_error("disk on fire");
                  }).ok());
   });
-  DispatchClient dispatch(executor->address(), kToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "quiet"))->has_accepted());
   ASSERT_TRUE(dispatch.Send(BeanRun(2, 2, "throws"))->has_accepted());
   auto quiet = logs_.WaitForResult(1, kWait);
@@ -193,7 +239,7 @@ TEST_F(ExecutorTest, RejectsUnknownHandlerAndScriptsWhenNotAllowed) {
   auto executor = StartExecutor(Options(), [](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
   });
-  DispatchClient dispatch(executor->address(), kToken);
+  DispatchClient dispatch(dispatch_);
   auto unknown = dispatch.Send(BeanRun(5, 5, "nope"));
   ASSERT_TRUE(unknown && unknown->has_rejected());
   EXPECT_EQ(unknown->rejected().code(), 506);
@@ -212,7 +258,7 @@ TEST_F(ExecutorTest, AStaleFencingEpochIsRefusedPerPartition) {
   auto executor = StartExecutor(Options(), [](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
   });
-  DispatchClient dispatch(executor->address(), kToken);
+  DispatchClient dispatch(dispatch_);
   auto run = [](int64_t id, int32_t partition, int64_t epoch) {
     v1::RunRequest r = BeanRun(id, id, "demo");
     r.set_fence_partition(partition);
@@ -234,24 +280,46 @@ TEST_F(ExecutorTest, AStaleFencingEpochIsRefusedPerPartition) {
   ASSERT_TRUE(older && older->has_rejected());
 }
 
-TEST_F(ExecutorTest, CallsWithoutTheTokenAreUnauthenticated) {
-  auto executor = StartExecutor(Options(), [](Executor& e) {
+TEST_F(ExecutorTest, ConnectsOutWithHelloAndAnswersCalls) {
+  ExecutorOptions options = Options();
+  options.executor_name = "billing-7";
+  auto executor = StartExecutor(options, [](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
   });
-  DispatchClient wrong(executor->address(), "wrong-token");
-  EXPECT_FALSE(wrong.Send(BeanRun(9, 9, "demo")).has_value());
-  EXPECT_EQ(wrong.Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(executor->name(), "billing-7");
+  ASSERT_TRUE(registry_.WaitForRegistrations(1, kWait));
+  DispatchClient dispatch(dispatch_);
+  ASSERT_TRUE(dispatch.connected());
+  // Hello names the executor as registered, with the same instance id.
+  v1::Hello hello = dispatch_.hellos()[0];
+  EXPECT_EQ(hello.app_name(), kApp);
+  EXPECT_EQ(hello.executor(), "billing-7");
+  EXPECT_EQ(hello.instance_id(), registry_.registrations()[0].instance_id());
+  EXPECT_EQ(registry_.registrations()[0].address(), "billing-7");
 
-  auto stub = v1::Executor::NewStub(
-      grpc::CreateChannel(executor->address(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  v1::BeatResponse beat;
-  EXPECT_EQ(stub->Beat(&context, v1::BeatRequest(), &beat).error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
-  grpc::ClientContext good;
-  good.AddMetadata(std::string(kAccessTokenKey), kToken);
-  ASSERT_TRUE(stub->Beat(&good, v1::BeatRequest(), &beat).ok());
-  EXPECT_EQ(beat.capacity(), DefaultCapacity());
+  std::optional<v1::BeatResponse> beat = dispatch.Beat();
+  ASSERT_TRUE(beat.has_value());
+  EXPECT_EQ(beat->capacity(), DefaultCapacity());
+  EXPECT_EQ(beat->running_runs(), 0u);
+  std::optional<v1::IdleBeatResponse> idle = dispatch.IdleBeat(7);
+  ASSERT_TRUE(idle.has_value());
+  EXPECT_TRUE(idle->idle());
+  std::optional<v1::KillResponse> kill = dispatch.Kill(12345);
+  ASSERT_TRUE(kill.has_value());
+  EXPECT_FALSE(kill->found());
+
+  // A broken stream is opened again, and carries runs.
+  dispatch.Break();
+  ASSERT_TRUE(dispatch_.WaitForHellos(2, kWait));
+  DispatchClient again(dispatch_);
+  auto answer = again.Send(BeanRun(77, 7, "demo"));
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_TRUE(answer->has_accepted());
+  EXPECT_TRUE(logs_.WaitForResult(77, kWait).has_value());
+
+  // Shutdown closes the stream.
+  executor->Shutdown(absl::Seconds(5));
+  EXPECT_TRUE(dispatch_.WaitForOpenStreams(0, kWait));
 }
 
 // What the executor logs (options.logger), to wait for a line.
@@ -311,7 +379,7 @@ TEST_F(ExecutorTest, ARefusedRegistrationIsLoggedWithTheRegistrysReason) {
   auto executor = StartExecutor(options, [](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
   });
-  const std::string line = log.WaitFor(LogSeverity::kError, "refused", kWait);
+  const std::string line = log.WaitFor(LogSeverity::kError, "refused the registration", kWait);
   EXPECT_THAT(line, HasSubstr(absl::StrCat("refused the registration of app \"", kApp,
                                            "\": UNAUTHENTICATED: bad access token -- check the "
                                            "app name and access token")));
@@ -327,6 +395,28 @@ TEST_F(ExecutorTest, WrongTokenIsRefusedByRegistryAndRetried) {
   // Refused, then retried with backoff (the admin may fix the token).
   EXPECT_TRUE(registry_.WaitForRefusals(2, kWait));
   EXPECT_TRUE(registry_.registrations().empty());
+  // gnomond refuses the scheduler stream too, which is retried as well.
+  EXPECT_TRUE(dispatch_.WaitForRefusals(2, kWait));
+  EXPECT_TRUE(dispatch_.hellos().empty());
+}
+
+TEST_F(ExecutorTest, ARefusedSchedulerStreamIsLoggedAsAnErrorAndRetried) {
+  LogLines log;
+  ExecutorOptions options = Options();
+  options.logger = log.sink();
+  options.reconnect_max = absl::Milliseconds(200);
+  dispatch_.Refuse(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "app is disabled"));
+  auto executor = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("demo", [](JobContext&) {}).ok());
+  });
+  const std::string line = log.WaitFor(LogSeverity::kError, "refused the scheduler stream", kWait);
+  EXPECT_THAT(line, HasSubstr(absl::StrCat("refused the scheduler stream of app \"", kApp,
+                                           "\": PERMISSION_DENIED: app is disabled -- check the "
+                                           "app name and access token")));
+  EXPECT_TRUE(dispatch_.WaitForRefusals(2, kWait));
+  // Accepted once gnomond accepts it again.
+  dispatch_.Refuse(grpc::Status::OK);
+  EXPECT_TRUE(dispatch_.WaitForConnected(kWait));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Tests with the real gnomon-sample-executor process: a crash with results in
 // the spool, a log-service outage, timeouts of a deaf handler, and graceful
-// SIGTERM. The registry and log service are in-process fakes.
+// SIGTERM. The registry, log service and Dispatch service are in-process fakes.
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -54,11 +54,11 @@ class SampleExecutor {
     ::close(out_);
   }
 
-  // Reads stdout until the "listening on HOST:PORT" line; returns HOST:PORT.
-  std::string WaitListening(absl::Duration timeout) {
+  // Reads stdout until the "started as NAME" line; returns NAME.
+  std::string WaitStarted(absl::Duration timeout) {
     absl::Time deadline = absl::Now() + timeout;
     std::string text;
-    const std::string marker = "gnomon-sample-executor listening on ";
+    const std::string marker = "gnomon-sample-executor started as ";
     while (absl::Now() < deadline) {
       struct pollfd p = {out_, POLLIN, 0};
       int ms = static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()));
@@ -107,9 +107,8 @@ TEST_F(ProcessTest, ResultsSurviveAnExecutorCrashAndReachTheLogServiceAfterResta
                                     log_address,  "--spool-dir",     spool};
   {
     SampleExecutor first(flags);
-    std::string address = first.WaitListening(kTestWait);
-    ASSERT_FALSE(address.empty());
-    DispatchClient dispatch(address, kTestToken);
+    ASSERT_FALSE(first.WaitStarted(kTestWait).empty());
+    DispatchClient dispatch(dispatch_);
     ASSERT_TRUE(dispatch.Send(BeanRun(501, 1, "fail"))->has_accepted());
     ASSERT_TRUE(dispatch.Send(BeanRun(502, 2, "demo", "p"))->has_accepted());
     // started + log batch + result for each run, on disk.
@@ -121,7 +120,7 @@ TEST_F(ProcessTest, ResultsSurviveAnExecutorCrashAndReachTheLogServiceAfterResta
   }
   TestServer log_server({&log_only_}, log_port);
   SampleExecutor second(flags);
-  ASSERT_FALSE(second.WaitListening(kTestWait).empty());
+  ASSERT_FALSE(second.WaitStarted(kTestWait).empty());
   auto failed = log_only_.WaitForResult(501, kTestWait);
   auto demo = log_only_.WaitForResult(502, kTestWait);
   ASSERT_TRUE(failed && demo);
@@ -137,9 +136,8 @@ TEST_F(ProcessTest, ResultsSurviveALogServiceOutage) {
   int log_port = log_server->port();
   SampleExecutor executor({"--registry", server_.address(), "--log-service", log_server->address(),
                            "--spool-dir", TempDir("outage-spool")});
-  std::string address = executor.WaitListening(kTestWait);
-  ASSERT_FALSE(address.empty());
-  DispatchClient dispatch(address, kTestToken);
+  ASSERT_FALSE(executor.WaitStarted(kTestWait).empty());
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "demo"))->has_accepted());
   ASSERT_TRUE(log_only_.WaitForResult(1, kTestWait));
   log_server->Stop();
@@ -155,9 +153,8 @@ TEST_F(ProcessTest, ResultsSurviveALogServiceOutage) {
 
 TEST_F(ProcessTest, DeafHandlerTimesOutAndTheJobKeepsRunning) {
   SampleExecutor executor({"--registry", server_.address(), "--cancel-grace", "200ms"});
-  std::string address = executor.WaitListening(kTestWait);
-  ASSERT_FALSE(address.empty());
-  DispatchClient dispatch(address, kTestToken);
+  ASSERT_FALSE(executor.WaitStarted(kTestWait).empty());
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch
                   .Send(BeanRun(1, 9, "slow", "60000 ignore-cancel",
                                 v1::BLOCK_STRATEGY_SERIAL_EXECUTION, absl::Milliseconds(200)))
@@ -174,12 +171,13 @@ TEST_F(ProcessTest, DeafHandlerTimesOutAndTheJobKeepsRunning) {
 }
 
 TEST_F(ProcessTest, SigtermLetsTheRunningRunFinishThenDeregisters) {
-  SampleExecutor executor({"--registry", server_.address()});
-  std::string address = executor.WaitListening(kTestWait);
-  ASSERT_FALSE(address.empty());
+  SampleExecutor executor({"--registry", server_.address(), "--name", "sample under test"});
+  EXPECT_EQ(executor.WaitStarted(kTestWait), "sample under test");
   ASSERT_TRUE(registry_.WaitForRegistrations(1, kTestWait));
-  EXPECT_EQ(registry_.registrations()[0].address(), address);
-  DispatchClient dispatch(address, kTestToken);
+  EXPECT_EQ(registry_.registrations()[0].address(), "sample under test");
+  DispatchClient dispatch(dispatch_);
+  ASSERT_TRUE(dispatch.connected());
+  EXPECT_EQ(dispatch_.hellos()[0].executor(), "sample under test");
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "slow", "300"))->has_accepted());
   ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));
   EXPECT_EQ(executor.Stop(SIGTERM), 0);

@@ -60,23 +60,37 @@ v1::Accepted Accept(DispatchClient& scheduler, const v1::RunRequest& run) {
   return answer->accepted();
 }
 
-class RedispatchTest : public SdkTest {};
+// A second gnomond replica ("b") besides the fixture's: the executor holds a
+// stream to each, and both dispatch to it.
+class RedispatchTest : public SdkTest {
+ protected:
+  RedispatchTest() : replica_b_(kTestToken, kTestApp, "b"), replica_b_server_({&replica_b_}) {}
+
+  ExecutorOptions TwoReplicas() {
+    ExecutorOptions options = Options();
+    options.scheduler_endpoints = {server_.address(), replica_b_server_.address()};
+    return options;
+  }
+
+  testing::FakeDispatch replica_b_;
+  TestServer replica_b_server_;
+};
 
 TEST_F(RedispatchTest, ASecondDispatchOfTheSameRunDoesNotRunItAgain) {
   Invocations calls;
-  auto executor = StartExecutor(Options(), [&](Executor& e) {
+  auto executor = StartExecutor(TwoReplicas(), [&](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("held", calls.handler()).ok());
   });
   ASSERT_NE(executor, nullptr);
   const v1::RunRequest run = BeanRun(501, 9, "held");
 
-  DispatchClient replica_a(executor->address(), kTestToken);
+  DispatchClient replica_a(dispatch_);
   EXPECT_FALSE(Accept(replica_a, Fenced(run, 2)).already_accepted());
   // Resent on the same stream (the answer was lost, say), then by the replica
   // that took the partition over, then by the deposed one: its stale epoch
   // would refuse a new run, but this one is only answered.
   EXPECT_TRUE(Accept(replica_a, Fenced(run, 2)).already_accepted());
-  DispatchClient replica_b(executor->address(), kTestToken);
+  DispatchClient replica_b(replica_b_);
   EXPECT_TRUE(Accept(replica_b, Fenced(run, 3)).already_accepted());
   EXPECT_TRUE(Accept(replica_a, Fenced(run, 2)).already_accepted());
   std::optional<v1::RunAnswer> stale = replica_a.Send(Fenced(BeanRun(502, 9, "held"), 2));
@@ -120,7 +134,7 @@ TEST_F(RedispatchTest, ARestartedExecutorRemembersTheRunsItsSpoolHolds) {
       ASSERT_TRUE(e.RegisterHandler("held", calls.handler()).ok());
     });
     ASSERT_NE(executor, nullptr);
-    DispatchClient scheduler(executor->address(), kTestToken);
+    DispatchClient scheduler(dispatch_);
     EXPECT_FALSE(Accept(scheduler, run).already_accepted());
     executor->Shutdown(absl::Seconds(2));  // Its result cannot be delivered.
     EXPECT_EQ(calls.of(601), 1);
@@ -129,7 +143,9 @@ TEST_F(RedispatchTest, ARestartedExecutorRemembersTheRunsItsSpoolHolds) {
   auto restarted = StartExecutor(
       options, [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("held", calls.handler()).ok()); });
   ASSERT_NE(restarted, nullptr);
-  DispatchClient scheduler(restarted->address(), kTestToken);
+  // The restarted process's stream (the first one's may not have ended yet).
+  ASSERT_TRUE(dispatch_.WaitForHellos(2, kTestWait));
+  DispatchClient scheduler(dispatch_);
   EXPECT_TRUE(Accept(scheduler, run).already_accepted());
   // A run it never had is still run.
   EXPECT_FALSE(Accept(scheduler, BeanRun(602, 9, "held")).already_accepted());
@@ -147,14 +163,14 @@ TEST_F(RedispatchTest, ARestartedExecutorRemembersTheRunsItsSpoolHolds) {
 // fences the predecessor off, so its late dispatch of the run is refused.
 TEST_F(RedispatchTest, AProbeOnlyAsksAndFencesThePredecessorOff) {
   Invocations calls;
-  auto executor = StartExecutor(Options(), [&](Executor& e) {
+  auto executor = StartExecutor(TwoReplicas(), [&](Executor& e) {
     ASSERT_TRUE(e.RegisterHandler("held", calls.handler()).ok());
   });
   ASSERT_NE(executor, nullptr);
-  DispatchClient predecessor(executor->address(), kTestToken);
+  DispatchClient predecessor(dispatch_);
   EXPECT_FALSE(Accept(predecessor, Fenced(BeanRun(601, 9, "held"), 4)).already_accepted());
 
-  DispatchClient successor(executor->address(), kTestToken);
+  DispatchClient successor(replica_b_);
   v1::RunRequest held = Fenced(BeanRun(601, 9, "held"), 5);
   held.set_probe(true);
   EXPECT_TRUE(Accept(successor, held).already_accepted());

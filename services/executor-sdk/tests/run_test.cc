@@ -35,8 +35,8 @@ class RunTest : public SdkTest {
 
   // Sends probe runs (new ids, job 99) until one is refused because the
   // executor is shutting down: the signal has been taken and the drain began.
-  bool WaitUntilShuttingDown(const std::string& address) {
-    DispatchClient dispatch(address, kTestToken);
+  bool WaitUntilShuttingDown() {
+    DispatchClient dispatch(dispatch_);
     const absl::Time deadline = absl::Now() + kTestWait;
     for (int64_t id = 9000; absl::Now() < deadline; ++id) {
       std::optional<v1::RunAnswer> answer = dispatch.Send(BeanRun(id, 99, "probe"));
@@ -79,13 +79,13 @@ TEST_F(RunTest, SigtermToTheProcessDrainsTheRunningRunAndRunReturns) {
   std::thread runner([&] { run_status = executor->Run(absl::Seconds(60)); });
   ASSERT_TRUE(WaitRegistered());
 
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   std::optional<v1::RunAnswer> answer = dispatch.Send(BeanRun(1, 7, "hold"));
   ASSERT_TRUE(answer.has_value() && answer->has_accepted());
   ASSERT_TRUE(started_.WaitForNotificationWithTimeout(kTestWait));
 
   ASSERT_EQ(::kill(::getpid(), SIGTERM), 0);  // process-directed: any thread may take it
-  ASSERT_TRUE(WaitUntilShuttingDown(executor->address()));
+  ASSERT_TRUE(WaitUntilShuttingDown());
   // Still running and not cancelled: the drain waits for it.
   EXPECT_FALSE(logs_.WaitForResult(1, absl::ZeroDuration()).has_value());
   release_.Notify();
@@ -140,13 +140,13 @@ TEST_F(RunTest, StopFromAnotherThreadEndsRunAndWait) {
   absl::Status run_status = absl::UnknownError("Run() has not returned");
   std::thread runner([&] { run_status = executor->Run(absl::Seconds(60)); });
   ASSERT_TRUE(registry_.WaitForRegistrations(1, kTestWait));
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   std::optional<v1::RunAnswer> answer = dispatch.Send(BeanRun(1, 7, "hold"));
   ASSERT_TRUE(answer.has_value() && answer->has_accepted());
   ASSERT_TRUE(started_.WaitForNotificationWithTimeout(kTestWait));
 
   std::thread stopper([&] { executor->Stop(absl::Seconds(60)); });
-  ASSERT_TRUE(WaitUntilShuttingDown(executor->address()));
+  ASSERT_TRUE(WaitUntilShuttingDown());
   release_.Notify();
   executor->Wait();
   // Wait() returned: the drain is over, the run's result is in.
@@ -178,7 +178,7 @@ TEST_F(RunTest, StopFromAHandlerEndsRun) {
   ASSERT_TRUE(executor->RegisterHandler("quit", [self](JobContext&) { self->Stop(); }).ok());
   std::thread sender([&] {
     if (!registry_.WaitForRegistrations(1, kTestWait)) return;
-    DispatchClient dispatch(self->address(), kTestToken);
+    DispatchClient dispatch(dispatch_);
     dispatch.Send(BeanRun(1, 7, "quit"));
   });
   EXPECT_TRUE(executor->Run().ok());
@@ -223,12 +223,12 @@ TEST_F(RunDeathTest, ASecondSignalDuringTheDrainEndsTheProcess) {
         std::unique_ptr<Executor> executor = HoldingExecutor();
         std::thread runner([&] { (void)executor->Run(absl::Seconds(60)); });
         if (!registry_.WaitForRegistrations(1, kTestWait)) std::_Exit(10);
-        DispatchClient dispatch(executor->address(), kTestToken);
+        DispatchClient dispatch(dispatch_);
         std::optional<v1::RunAnswer> answer = dispatch.Send(BeanRun(1, 7, "hold"));
         if (!answer.has_value() || !answer->has_accepted()) std::_Exit(11);
         if (!started_.WaitForNotificationWithTimeout(kTestWait)) std::_Exit(12);
         ::kill(::getpid(), SIGTERM);
-        if (!WaitUntilShuttingDown(executor->address())) std::_Exit(13);
+        if (!WaitUntilShuttingDown()) std::_Exit(13);
         ::kill(::getpid(), SIGTERM);
         // The handler holds the drain until it is released, which never
         // happens: only the second signal can end the process.

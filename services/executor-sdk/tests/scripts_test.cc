@@ -13,7 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "gnomon/executor/process.h"
-#include "services/common/client/auth_metadata.h"
+#include "services/executor-sdk/src/logger.h"
+#include "services/executor-sdk/src/run_log_files.h"
 #include "services/executor-sdk/src/script_runner.h"
 #include "services/executor-sdk/tests/test_env.h"
 
@@ -85,7 +86,7 @@ class ScriptsTest : public SdkTest {
 
 TEST_F(ScriptsTest, ShellScriptGetsArgumentsAndAPrivateDirectory) {
   auto executor = StartScripting();
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch
                   .Send(ScriptRun(1, v1::SCRIPT_LANGUAGE_SHELL,
                                   "echo \"args: $1 $2 $3\"\npwd\necho oops >&2\n", "hello"))
@@ -104,7 +105,7 @@ TEST_F(ScriptsTest, ShellScriptGetsArgumentsAndAPrivateDirectory) {
 
 TEST_F(ScriptsTest, PythonScriptExitCodeDecides) {
   auto executor = StartScripting();
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch
                   .Send(ScriptRun(2, v1::SCRIPT_LANGUAGE_PYTHON,
                                   "import sys\nprint('py', sys.argv[1:])\nsys.exit(3)\n", "x"))
@@ -122,7 +123,7 @@ TEST_F(ScriptsTest, PythonScriptExitCodeDecides) {
 TEST_F(ScriptsTest, ScriptingExecutorIsNotDumpableButItsScriptsAre) {
   auto executor = StartScripting();
   EXPECT_EQ(::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch
                   .Send(ScriptRun(8, v1::SCRIPT_LANGUAGE_PYTHON,
                                   "import ctypes\n"
@@ -140,7 +141,7 @@ TEST_F(ScriptsTest, NodeScriptRunsWithNode) {
   ASSERT_NE(internal::FindOnPath("node"), "")
       << "node is not on PATH (scripts/test's machines have it)";
   auto executor = StartScripting();
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(
       dispatch
           .Send(ScriptRun(
@@ -159,7 +160,7 @@ TEST_F(ScriptsTest, AMissingInterpreterFailsTheRunNamingItAndTheExecutor) {
   if (!internal::FindOnPath("pwsh").empty())
     GTEST_SKIP() << "pwsh is installed here: nothing is missing";
   auto executor = StartScripting();
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(
       dispatch.Send(ScriptRun(6, v1::SCRIPT_LANGUAGE_POWERSHELL, "Write-Output 'hi'\n", ""))
           ->has_accepted());
@@ -179,7 +180,7 @@ TEST_F(ScriptsTest, AMissingInterpreterFailsTheRunNamingItAndTheExecutor) {
 TEST_F(ScriptsTest, KillStopsTheScriptsWholeProcessGroup) {
   auto executor = StartScripting();
   std::string dir = TempDir("kill");
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(
       dispatch
           .Send(ScriptRun(3, v1::SCRIPT_LANGUAGE_SHELL,
@@ -191,13 +192,9 @@ TEST_F(ScriptsTest, KillStopsTheScriptsWholeProcessGroup) {
   ASSERT_GT(shell, 0);
   ASSERT_GT(child, 0);
   ASSERT_TRUE(Alive(shell) && Alive(child));
-  grpc::ClientContext ctx;
-  ctx.AddMetadata(std::string(kAccessTokenKey), kTestToken);
-  v1::KillRequest kill;
-  kill.set_run_id(3);
-  v1::KillResponse found;
-  ASSERT_TRUE(dispatch.stub()->Kill(&ctx, kill, &found).ok());
-  EXPECT_TRUE(found.found());
+  std::optional<v1::KillResponse> found = dispatch.Kill(3);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_TRUE(found->found());
   auto result = logs_.WaitForResult(3, kTestWait);
   ASSERT_TRUE(result);
   EXPECT_EQ(result->handle_code(), 503);
@@ -208,7 +205,7 @@ TEST_F(ScriptsTest, KillStopsTheScriptsWholeProcessGroup) {
 TEST_F(ScriptsTest, ScriptIgnoringSigtermIsKilledAfterTheGraceAndTimesOut) {
   auto executor = StartScripting();
   std::string dir = TempDir("term");
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(
       dispatch
           .Send(ScriptRun(4, v1::SCRIPT_LANGUAGE_SHELL,
@@ -264,7 +261,7 @@ TEST_F(ScriptsTest, RunProcessSetsExtraEnvironmentAndStopsAtItsTimeout) {
                    out.slow_exit = std::move(slow_exit);
                  }).ok());
   });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(21, 21, "env"))->has_accepted());
   auto result = logs_.WaitForResult(21, kTestWait);
   ASSERT_TRUE(result);
@@ -293,7 +290,7 @@ TEST_F(ScriptsTest, RunProcessSetsExtraEnvironmentAndStopsAtItsTimeout) {
 
 class RunLogTest : public SdkTest {};
 
-TEST_F(RunLogTest, ReadLogServesTheLocalFileFromALine) {
+TEST_F(RunLogTest, TheLocalFileHoldsTheRunsLinesAndOldFilesArePruned) {
   std::string dir = TempDir("runlogs");
   // An old file is pruned at start; a fresh one stays.
   std::ofstream(dir + "/5.log") << "1\t0\told\n";
@@ -315,32 +312,26 @@ TEST_F(RunLogTest, ReadLogServesTheLocalFileFromALine) {
   EXPECT_NE(::stat((dir + "/5.log").c_str(), &st), 0);
   EXPECT_EQ(::stat((dir + "/6.log").c_str(), &st), 0);
 
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(77, 1, "demo"))->has_accepted());
   ASSERT_TRUE(logs_.WaitForResult(77, kTestWait));
 
-  grpc::ClientContext ctx;
-  ctx.AddMetadata(std::string(kAccessTokenKey), kTestToken);
-  v1::ReadLogRequest request;
-  request.set_run_id(77);
-  request.set_from_line(2);
-  auto reader = dispatch.stub()->ReadLog(&ctx, request);
+  // The file the executor wrote, read back from a line.
+  internal::Logger logger;
+  internal::RunLogFiles files(dir, 16 << 20, /*retention_days=*/7, &logger);
   std::vector<v1::LogLine> lines;
-  v1::LogLine line;
-  while (reader->Read(&line)) lines.push_back(line);
-  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_TRUE(files
+                  .Read(77, /*from_line=*/2,
+                        [&](const v1::LogLine& line) {
+                          lines.push_back(line);
+                          return true;
+                        })
+                  .ok());
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].line_number(), 2);
   EXPECT_EQ(lines[0].text(), "two");
   EXPECT_EQ(lines[1].text(), "three\twith tab");
-
-  grpc::ClientContext missing_ctx;
-  missing_ctx.AddMetadata(std::string(kAccessTokenKey), kTestToken);
-  request.set_run_id(78);
-  auto missing = dispatch.stub()->ReadLog(&missing_ctx, request);
-  while (missing->Read(&line)) {
-  }
-  EXPECT_EQ(missing->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(absl::IsNotFound(files.Read(78, 1, [](const v1::LogLine&) { return true; })));
 }
 
 TEST_F(RunLogTest, LocalFileIsBounded) {
@@ -354,7 +345,7 @@ TEST_F(RunLogTest, LocalFileIsBounded) {
                      ctx.Log("a fairly long log line number " + std::to_string(i));
                  }).ok());
   });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "chatty"))->has_accepted());
   ASSERT_TRUE(logs_.WaitForResult(1, kTestWait));
   std::string text = ReadFile(dir + "/1.log");

@@ -1,4 +1,5 @@
-// Block strategies, capacity, timeouts, kills and worker replacement, over gRPC.
+// Block strategies, capacity, timeouts, kills and worker replacement, over the
+// executor's scheduler stream.
 #include <atomic>
 
 #include "absl/synchronization/notification.h"
@@ -35,7 +36,7 @@ TEST_F(StrategiesTest, SerialExecutionQueuesRunsInOrder) {
   Gate gate;
   auto executor = StartExecutor(
       Options(), [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   auto first = dispatch.Send(BeanRun(1, 7, "gate", "a"));
   auto second = dispatch.Send(BeanRun(2, 7, "gate", "b"));
   auto third = dispatch.Send(BeanRun(3, 7, "gate", "c"));
@@ -50,16 +51,11 @@ TEST_F(StrategiesTest, SerialExecutionQueuesRunsInOrder) {
   // reported just before the handler is called and may arrive first).
   ASSERT_TRUE(logs_.WaitForLines(1, 1, kTestWait));
   EXPECT_EQ(gate.entered.load(), 1);
-  auto stub = dispatch.stub();
-  grpc::ClientContext ctx;
-  ctx.AddMetadata("x-gnomon-access-token", kTestToken);
-  v1::IdleBeatRequest idle_request;
-  idle_request.set_job_id(7);
-  v1::IdleBeatResponse idle;
-  ASSERT_TRUE(stub->IdleBeat(&ctx, idle_request, &idle).ok());
-  EXPECT_FALSE(idle.idle());
-  EXPECT_EQ(idle.running(), 1u);
-  EXPECT_EQ(idle.queued(), 2u);
+  std::optional<v1::IdleBeatResponse> idle = dispatch.IdleBeat(7);
+  ASSERT_TRUE(idle.has_value());
+  EXPECT_FALSE(idle->idle());
+  EXPECT_EQ(idle->running(), 1u);
+  EXPECT_EQ(idle->queued(), 2u);
   EXPECT_TRUE(registry_.WaitForBeat(
       [](const v1::Beat& b) {
         return b.running_runs() == 1 && b.busy_jobs_size() == 1 && b.busy_jobs(0).job_id() == 7 &&
@@ -85,7 +81,7 @@ TEST_F(StrategiesTest, DiscardLaterRejectsWhileRunning) {
   Gate gate;
   auto executor = StartExecutor(
       Options(), [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(
       dispatch.Send(BeanRun(1, 7, "gate", "", v1::BLOCK_STRATEGY_DISCARD_LATER))->has_accepted());
   auto later = dispatch.Send(BeanRun(2, 7, "gate", "", v1::BLOCK_STRATEGY_DISCARD_LATER));
@@ -105,7 +101,7 @@ TEST_F(StrategiesTest, CoverEarlyKillsTheRunningRunAndStartsTheNewOne) {
   Gate gate;
   auto executor = StartExecutor(
       Options(), [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 7, "gate"))->has_accepted());
   ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));
   ASSERT_TRUE(
@@ -128,7 +124,7 @@ TEST_F(StrategiesTest, CapacityLimitsRunsExecutingAtOnceAndQueuesTheRest) {
   options.max_queued_runs = 2;
   auto executor = StartExecutor(
       options, [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   EXPECT_TRUE(dispatch.Send(BeanRun(1, 1, "gate"))->has_accepted());
   EXPECT_TRUE(dispatch.Send(BeanRun(2, 2, "gate"))->has_accepted());
   ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));
@@ -163,7 +159,7 @@ TEST_F(StrategiesTest, CooperativeHandlerTimesOutWith502) {
                    ctx.SetResult(200, "the handler's own result is overridden");
                  }).ok());
   });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch
                   .Send(BeanRun(1, 1, "wait", "", v1::BLOCK_STRATEGY_SERIAL_EXECUTION,
                                 absl::Milliseconds(200)))
@@ -182,7 +178,7 @@ TEST_F(StrategiesTest, HandlerIgnoringCancellationIsReportedAndItsWorkerReplaced
                    ctx.Log("ran " + ctx.params());
                  }).ok());
   });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch
                   .Send(BeanRun(1, 1, "stuck", "block", v1::BLOCK_STRATEGY_SERIAL_EXECUTION,
                                 absl::Milliseconds(100)))
@@ -204,21 +200,16 @@ TEST_F(StrategiesTest, KillTargetsOneRunNotTheQueue) {
   Gate gate;
   auto executor = StartExecutor(
       Options(), [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 7, "gate"))->has_accepted());
   ASSERT_TRUE(dispatch.Send(BeanRun(2, 7, "gate"))->has_accepted());
   ASSERT_TRUE(dispatch.Send(BeanRun(3, 7, "gate"))->has_accepted());
   ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));
 
   auto kill = [&](int64_t run) {
-    grpc::ClientContext ctx;
-    ctx.AddMetadata("x-gnomon-access-token", kTestToken);
-    v1::KillRequest request;
-    request.set_run_id(run);
-    request.set_reason("by test");
-    v1::KillResponse response;
-    EXPECT_TRUE(dispatch.stub()->Kill(&ctx, request, &response).ok());
-    return response.found();
+    std::optional<v1::KillResponse> response = dispatch.Kill(run, "by test");
+    EXPECT_TRUE(response.has_value());
+    return response.has_value() && response->found();
   };
   EXPECT_TRUE(kill(2));  // queued
   auto queued = logs_.WaitForResult(2, kTestWait);
@@ -253,7 +244,7 @@ TEST_F(StrategiesTest, InitAndDestroyHooksRunPerJob) {
                      "hooked", [](JobContext&) {}, hooks)
                     .ok());
   });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "hooked"))->has_accepted());
   ASSERT_TRUE(logs_.WaitForResult(1, kTestWait));
   executor->Shutdown(absl::Seconds(5));
@@ -265,7 +256,7 @@ TEST_F(StrategiesTest, ShutdownRejectsNewRunsAndCancelsStragglers) {
   Gate gate;
   auto executor = StartExecutor(
       Options(), [&](Executor& e) { ASSERT_TRUE(e.RegisterHandler("gate", gate.handler()).ok()); });
-  DispatchClient dispatch(executor->address(), kTestToken);
+  DispatchClient dispatch(dispatch_);
   ASSERT_TRUE(dispatch.Send(BeanRun(1, 1, "gate"))->has_accepted());
   ASSERT_TRUE(dispatch.Send(BeanRun(2, 1, "gate"))->has_accepted());
   ASSERT_TRUE(logs_.WaitForStarted(1, kTestWait));

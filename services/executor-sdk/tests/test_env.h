@@ -1,4 +1,5 @@
-// Shared fixture for SDK tests: a fake registry and log service on port 0 and
+// Shared fixture for SDK tests: a fake registry, log service and Dispatch
+// service (gnomond's end of the executor's scheduler stream) on port 0 and
 // helpers to start an executor against them.
 #ifndef GNOMON_SERVICES_EXECUTOR_SDK_TESTS_TEST_ENV_H_
 #define GNOMON_SERVICES_EXECUTOR_SDK_TESTS_TEST_ENV_H_
@@ -36,7 +37,8 @@ class SdkTest : public ::testing::Test {
   SdkTest()
       : registry_(kTestToken, absl::Milliseconds(200)),
         logs_(kTestToken, kTestApp),
-        server_({&registry_, &logs_}) {}
+        dispatch_(kTestToken, kTestApp),
+        server_({&registry_, &logs_, &dispatch_}) {}
 
   ExecutorOptions Options() {
     ExecutorOptions options;
@@ -61,6 +63,7 @@ class SdkTest : public ::testing::Test {
 
   testing::FakeRegistry registry_;
   testing::FakeLogService logs_;
+  testing::FakeDispatch dispatch_;
   testing::TestServer server_;
 };
 

@@ -1,5 +1,5 @@
-// The http and command handlers in a real SDK executor (fake registry and
-// log service), against a loopback HTTP server and real programs.
+// The http and command handlers in a real SDK executor (fake registry, log
+// service and Dispatch), against a loopback HTTP server and real programs.
 #include <string>
 #include <vector>
 
@@ -55,7 +55,7 @@ class HandlersTest : public executor::SdkTest {
   Outcome Run(const std::string& handler, const std::string& params,
               absl::Duration timeout = absl::ZeroDuration()) {
     const int64_t id = ++next_run_;
-    DispatchClient dispatch(executor_->address(), kTestToken);
+    DispatchClient dispatch(dispatch_);
     auto answer = dispatch.Send(
         BeanRun(id, id, handler, params, v1::BLOCK_STRATEGY_SERIAL_EXECUTION, timeout));
     EXPECT_TRUE(answer && answer->has_accepted());

@@ -9,6 +9,7 @@ int main() {
   options.app_name = "tiny";
   options.registry_endpoints = {"127.0.0.1:1"};
   options.access_token = "token";
+  options.executor_name = "tiny-1";
   options.logger = [](gnomon::executor::LogSeverity, std::string_view) {};
   auto executor = gnomon::executor::Executor::Create(options);
   if (!executor.ok()) return 1;
@@ -18,7 +19,7 @@ int main() {
     return 1;
   }
   if (!(*executor)->Start().ok()) return 1;
-  std::printf("tiny executor listening on %s\n", (*executor)->address().c_str());
+  std::printf("tiny executor started as %s\n", (*executor)->name().c_str());
   (*executor)->Shutdown(absl::Seconds(1));
   return 0;
 }

@@ -1,10 +1,12 @@
 // Executor: hosts an application's job handlers for gnomon.
 //
 // Link gnomon::executor, register handlers by name, Run() (or Start() and
-// later Shutdown()). The executor registers with the registry, serves the
-// gnomon.v1.Executor service to schedulers, runs each job's runs in order on
-// a bounded worker pool (queue, block strategy, timeout), and reports starts,
-// log lines and results to the log service through a durable spool.
+// later Shutdown()). The executor registers with the registry, holds one
+// outbound stream (gnomon.v1.Dispatch.Connect) to every gnomond replica, on
+// which it takes runs and answers Beat, IdleBeat and Kill (it opens no port),
+// runs each job's runs in order on a bounded worker pool (queue, block
+// strategy, timeout), and reports starts, log lines and results to the log
+// service through a durable spool.
 //
 //   gnomon::executor::ExecutorOptions options;
 //   options.app_name = "billing";
@@ -70,15 +72,15 @@ class Executor {
   // be registered before Start(); a duplicate name is AlreadyExists.
   absl::Status RegisterHandler(const std::string& name, Handler handler, HandlerHooks hooks = {});
 
-  // Opens the spool (re-sending its leftovers), starts the Executor service,
-  // registers with the registry and starts reporting. Fails if the listen
-  // address cannot be bound or the spool cannot be opened.
+  // Opens the spool (re-sending its leftovers), starts reporting, registers
+  // with the registry and connects to the schedulers (all in the background,
+  // retried until they succeed). Fails if the spool or a TLS file cannot be
+  // read, or metrics_listen cannot be bound.
   absl::Status Start();
 
-  // "host:port" advertised to the registry (valid after Start).
-  std::string address() const;
-  // The port the Executor service is bound to (valid after Start).
-  int port() const;
+  // The name this executor registered with: options.executor_name, or
+  // "<hostname>:<pid>" (valid after Start).
+  std::string name() const;
 
   // The executor's Prometheus metrics (runs in flight, queues, spool,
   // lateness, handler durations), for an application with its own exposer:
@@ -92,7 +94,7 @@ class Executor {
   // has passed (then cancels them, reporting 503), flushes results and logs
   // to the log service for up to options.shutdown_flush_timeout (what is not
   // acknowledged by then stays in the spool for the next start),
-  // deregisters and stops serving. Idempotent: a call while another thread
+  // deregisters and closes its scheduler streams. Idempotent: a call while another thread
   // drains returns when that drain is done. Also called by the destructor.
   // Not from a handler (it would wait for its own run until `grace`): use Stop().
   void Shutdown(absl::Duration grace = absl::Seconds(30));
@@ -110,7 +112,7 @@ class Executor {
   //   * results and logs are flushed for up to options.shutdown_flush_timeout;
   //     what the log service has not acknowledged stays in the spool (with
   //     options.spool_dir) and is re-sent by the next start;
-  //   * the executor deregisters and stops serving.
+  //   * the executor deregisters and closes its scheduler streams.
   // Returns Start()'s error if starting fails, FailedPrecondition if the
   // executor was already stopped or another Run() in the process owns the
   // signals.

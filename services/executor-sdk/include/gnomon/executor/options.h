@@ -24,22 +24,20 @@
 
 namespace gnomon::executor {
 
-// TLS for every connection the executor makes and serves, from PEM files
-// re-read when they change (rotated certificates need no restart). Empty
-// ca_file and cert_file means plaintext. With TLS the Executor service is
-// served over TLS, so cert_file and key_file are then required.
+// TLS for every connection the executor makes (it serves none: it connects
+// out to gnomond), from PEM files re-read when they change (rotated
+// certificates need no restart). Empty ca_file and cert_file means plaintext.
 struct TlsOptions {
-  // Roots that verify gnomond's certificate (empty: the system's roots)
-  // and, with require_client_cert, the scheduler's client certificate.
+  // Roots that verify gnomond's certificate (empty: the system's roots).
   std::string ca_file;
-  // This executor's certificate chain and key: served by its Executor
-  // service and presented to the registry and log service.
+  // Optional: this executor's client certificate chain and key, presented to
+  // gnomond (registry, log service, schedulers) for mutual TLS; with a
+  // certificate, /metrics (metrics_listen) is served over HTTPS too.
   std::string cert_file;
   std::string key_file;
-  // Refuse callers of the Executor service without a certificate signed by
-  // ca_file (mutual TLS).
-  bool require_client_cert = false;
-  // The name gnomond's certificate must carry; empty: the host dialled.
+  // The name gnomond's certificate must carry; empty: the host name of the
+  // endpoint dialled (for a scheduler endpoint resolved to several addresses,
+  // the configured name, not the address). "*" verifies the chain only.
   std::string server_name;
   absl::Duration reload_interval = absl::Seconds(60);
   bool enabled() const { return !ca_file.empty() || !cert_file.empty(); }
@@ -57,10 +55,19 @@ struct ConnectionOptions {
   // Log service endpoints; empty means the registry endpoints (one gnomond
   // serves all roles by default).
   std::vector<std::string> log_endpoints;
+  // Scheduler (gnomond) "host:port" endpoints; empty means the registry
+  // endpoints. The executor holds one Dispatch.Connect stream to every gnomond
+  // replica: each endpoint is resolved (IPv4 addresses if it has any, else
+  // IPv6) and every address gets a stream, so a Kubernetes headless Service
+  // name reaches every pod. Two addresses reaching one replica keep one stream.
+  std::vector<std::string> scheduler_endpoints;
+  // How often the scheduler endpoints are resolved again (new replicas are
+  // connected, streams to addresses no longer resolved are closed).
+  absl::Duration scheduler_resolve_interval = absl::Seconds(5);
   // The group's access token (required).
   std::string access_token;
   TlsOptions tls;
-  // Reconnect backoff bounds for the registry and log service streams.
+  // Reconnect backoff bounds for the registry, log service and scheduler streams.
   absl::Duration reconnect_initial = absl::Milliseconds(100);
   absl::Duration reconnect_max = absl::Seconds(5);
 };
@@ -113,17 +120,17 @@ struct ReportingOptions {
 // Every option, flat: `options.app_name`, `options.max_concurrent_runs` and
 // `options.log_flush_lines` name fields of the parts above.
 struct ExecutorOptions : ConnectionOptions, RunOptions, ReportingOptions {
-  // Where the Executor service listens; port 0 picks a free port.
-  std::string listen_address = "127.0.0.1:0";
-  // "host:port" advertised to the registry; empty means the listen host with
-  // the bound port. A host without a port gets the bound port.
-  std::string advertise_address;
+  // The name this executor registers with (Register.address) and announces
+  // on its scheduler streams (Hello.executor): printable, at most 255
+  // characters, unique in the group. Empty: "<hostname>:<pid>". Executors
+  // open no port: gnomond reaches them over the streams they open.
+  std::string executor_name;
 
   // Durable spool of unacknowledged results and log lines. Empty keeps the
   // spool in memory only: results then do not survive a restart.
   std::string spool_dir;
-  // Local run-log files (one bounded file per run, served by ReadLog). Empty
-  // disables them.
+  // Local run-log files (one bounded file per run, for people on the host;
+  // every line also goes to the log service). Empty disables them.
   std::string log_dir;
   // Local run-log files older than this are deleted.
   int log_retention_days = 7;
@@ -144,13 +151,14 @@ struct ExecutorOptions : ConnectionOptions, RunOptions, ReportingOptions {
 };
 
 // Options from GNOMON_* environment variables (unset ones keep defaults):
-// GNOMON_APP, GNOMON_REGISTRY and GNOMON_LOG_SERVICE (comma-separated
-// host:port lists), GNOMON_ACCESS_TOKEN, GNOMON_LISTEN, GNOMON_ADVERTISE,
-// GNOMON_TLS_CA, GNOMON_TLS_CERT, GNOMON_TLS_KEY, GNOMON_TLS_REQUIRE_CLIENT_CERT,
-// GNOMON_TLS_SERVER_NAME, GNOMON_SPOOL_DIR,
-// GNOMON_LOG_DIR, GNOMON_METRICS_LISTEN, GNOMON_LOG_RETENTION_DAYS, GNOMON_MAX_CONCURRENT_RUNS,
-// GNOMON_MAX_QUEUED_RUNS, GNOMON_REMEMBERED_RUNS, GNOMON_ALLOW_SCRIPTS (true/false/1/0). A
-// malformed number or boolean is an InvalidArgument error.
+// GNOMON_APP, GNOMON_REGISTRY, GNOMON_LOG_SERVICE and GNOMON_SCHEDULERS
+// (comma-separated host:port lists), GNOMON_ACCESS_TOKEN, GNOMON_EXECUTOR_NAME,
+// GNOMON_TLS_CA, GNOMON_TLS_CERT, GNOMON_TLS_KEY, GNOMON_TLS_SERVER_NAME,
+// GNOMON_SPOOL_DIR, GNOMON_LOG_DIR, GNOMON_METRICS_LISTEN, GNOMON_LOG_RETENTION_DAYS,
+// GNOMON_MAX_CONCURRENT_RUNS, GNOMON_MAX_QUEUED_RUNS, GNOMON_REMEMBERED_RUNS,
+// GNOMON_ALLOW_SCRIPTS (true/false/1/0). A malformed number or boolean is an
+// InvalidArgument error, and so is GNOMON_LISTEN or GNOMON_ADVERTISE (executors
+// no longer listen: they connect out; GNOMON_EXECUTOR_NAME names them).
 absl::StatusOr<ExecutorOptions> OptionsFromEnvironment();
 
 // Splits "a:1, b:2" into {"a:1", "b:2"} (empty items dropped).
