@@ -28,8 +28,6 @@ using Metadata = std::vector<std::pair<std::string, std::string>>;
 
 // docs/operations.md, "Authentication": the answer to every refusal.
 constexpr char kRefusedMessage[] = "missing or invalid credentials";
-// Served by the executor SDK, not gnomond (executor_test covers its checks).
-constexpr char kServedBySdk[] = "gnomon.v1.Executor";
 
 // Calls `method` without knowing its types: an empty message (valid for any
 // type) is sent `messages` times (0 or 1), the first answer (if any) is read,
@@ -145,7 +143,6 @@ TEST_F(AuthMatrixTest, EveryMethodRefusesBadCredentialsTheSameWay) {
   ASSERT_TRUE(methods.ok()) << methods.status();
   ASSERT_GT(methods->size(), 20u);
   for (const MethodDescriptor* m : *methods) {
-    if (m->service()->full_name() == kServedBySdk) continue;
     // A client stream is tried with no message and with one; the others need one.
     for (int messages = m->client_streaming() ? 0 : 1; messages <= 1; ++messages) {
       const bool between_roles = m->full_name() == "gnomon.v1.Registry.WatchExecutors";

@@ -41,8 +41,6 @@ using google::protobuf::Message;
 using google::protobuf::MethodDescriptor;
 using Metadata = std::vector<std::pair<std::string, std::string>>;
 
-// Served by the executor SDK, not gnomond (executor_test covers its checks).
-constexpr char kServedBySdk[] = "gnomon.v1.Executor";
 // A user the walk logs in as.
 constexpr char kWalkerPassword[] = "walker-password-1";
 // Refusals quote at most a short prefix of a value: no message is longer.
@@ -367,7 +365,6 @@ TEST_F(InputLimitsTest, EveryFieldOfEveryRequestIsBounded) {
         << "docs/operations.md lists " << row.field << ", which no request has";
   }
   for (const MethodDescriptor* d : *methods) {
-    if (d->service()->full_name() == kServedBySdk) continue;
     EXPECT_TRUE(walked_methods.count(d->full_name())) << d->full_name() << " has no baseline here";
   }
 
