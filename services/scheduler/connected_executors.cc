@@ -9,6 +9,7 @@
 #include "services/common/server/field_checks.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/stream_credentials.h"
+#include "services/common/status/status_macros.h"
 
 namespace gnomon::scheduler {
 
@@ -31,12 +32,14 @@ class Refused final : public Reactor {
 absl::Status ValidateHello(const v1::ConnectRequest& in, const std::string& app) {
   if (!in.has_hello()) return checks::Invalid("hello", "must be the first message");
   const v1::Hello& h = in.hello();
+  RETURN_IF_ERROR(checks::FirstError(
+      {checks::CheckString("hello.app_name", h.app_name(), 64, checks::Charset::kName, 1),
+       checks::CheckExecutorName("hello.executor", h.executor()),
+       checks::CheckString("hello.instance_id", h.instance_id(), 64, checks::Charset::kToken)}));
   if (h.app_name() != app) {
     return checks::Invalid("hello.app_name", "must equal the x-gnomon-app metadata");
   }
-  return checks::FirstError(
-      {checks::CheckExecutorName("hello.executor", h.executor()),
-       checks::CheckString("hello.instance_id", h.instance_id(), 64, checks::Charset::kToken)});
+  return absl::OkStatus();
 }
 
 }  // namespace

@@ -76,7 +76,8 @@ const std::set<std::string>& Valid() {
 // Methods whose credential is a group's (docs/operations.md, "Authentication").
 bool TakesGroupCredential(const MethodDescriptor* m) {
   return m->full_name() == "gnomon.v1.Registry.Session" ||
-         m->full_name() == "gnomon.v1.LogService.ReportResults";
+         m->full_name() == "gnomon.v1.LogService.ReportResults" ||
+         m->full_name() == "gnomon.v1.Dispatch.Connect";
 }
 
 // Sends `messages` (serialized) on `method`, reads every answer, returns the status.
@@ -301,6 +302,10 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
        R"(beat { busy_jobs { job_id: 1 running: 1 queued: 1 } running_runs: 1 load: 0.5
                  busy_job_count: 1 queued_runs: 1 })"},
       {"gnomon.v1.Registry.Session", {reg}, R"(deregister { reason: "bye" })"},
+      {"gnomon.v1.Dispatch.Connect",
+       {},
+       absl::Substitute(R"(hello { app_name: "$0" executor: "e:1" instance_id: "i-1" })",
+                        group_.app_name())},
       {"gnomon.v1.Registry.WatchExecutors",
        {},
        absl::Substitute(R"(app_names: "$0")", group_.app_name())},

@@ -43,9 +43,6 @@ Limit ParseLimit(const std::string& text) {
     l.max = std::stoll(m[3]);
     l.name = absl::StartsWith(m.suffix().str(), ", name");
     l.any_bytes = absl::StartsWith(m.suffix().str(), ", any bytes");
-  } else if (absl::StartsWith(text, "host:port")) {
-    l.kind = Limit::kHostPort;
-    l.required = !absl::StartsWith(text, "host:port or empty");
   } else if (absl::StartsWith(text, "one of")) {
     l.kind = Limit::kOneOf;
   } else if (std::regex_search(text, m, std::regex(R"(^(-?\d+)\.\.(\d+)(?:[ ,(]|$))"))) {

@@ -29,16 +29,15 @@ using LimitTable = std::vector<LimitRow>;
 absl::StatusOr<LimitTable> ReadLimitTable(const std::string& markdown);
 
 // A limit cell, parsed. The forms: "at most N bytes|items" and "M to N
-// bytes|items" (M >= 1: then empty, and fewer than M, are refused), with ", name" (letters, digits,
-// '.',
-// '_', '-') or ", any bytes" (no charset; otherwise control characters are
-// refused) after them; "host:port" ("host:port or empty"); "one of ...";
+// bytes|items" (M >= 1: then empty, and fewer than M, are refused), with
+// ", name" (letters, digits, '.', '_', '-') or ", any bytes" (no charset;
+// otherwise control characters are refused) after them; "one of ...";
 // "A..B" (numbers) and "D1..D2" (durations such as 0..24h).
 struct Limit {
-  enum Kind { kUnknown, kBytes, kItems, kRange, kDurations, kHostPort, kOneOf } kind = kUnknown;
+  enum Kind { kUnknown, kBytes, kItems, kRange, kDurations, kOneOf } kind = kUnknown;
   int64_t max = 0;               // kBytes, kItems
   int64_t min = 0;               // kBytes, kItems: "M to N"
-  bool required = false;         // "M to N", or host:port without "or empty"
+  bool required = false;         // "M to N"
   bool name = false;             // ", name"
   bool any_bytes = false;        // ", any bytes" (otherwise control characters are refused)
   std::string lo_text, hi_text;  // kRange

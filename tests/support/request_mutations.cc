@@ -255,14 +255,6 @@ class Walker {
         if (l.name) emit("not a name", row, "", set("bad/name"));
         if (!l.any_bytes) emit("a control character", row, "", set("bad\x01"));
         return;
-      case Limit::kHostPort:
-        if (l.required) emit("empty", row, "", set(""));
-        for (const char* bad :
-             {"host:notaport", "host:99999", "host:0", "999.1.1.1:80", "[zz]:80", "a b:80"}) {
-          emit(absl::StrCat("\"", bad, "\""), row, "", set(bad));
-        }
-        emit("1 MiB host", row, "", set(std::string(1 << 20, 'h') + ":80"));
-        return;
       case Limit::kOneOf:
         emit("\"bogus\"", row, "", set("bogus"));
         emit("1 MiB", row, "", set(std::string(1 << 20, 'p')));
