@@ -116,6 +116,76 @@ def check_pod_basics(where, dep, port=7070, tls=False):
     check("/tmp" in mounts, f"{where}: no writable /tmp with a read-only root")
 
 
+HEADLESS = f"{FULL}-schedulers"
+
+
+def is_headless(svc):
+    return svc["spec"].get("clusterIP") == "None"
+
+
+def check_schedulers_service(objs, component):
+    """The headless Service of the scheduler pods, which executors resolve to reach every replica."""
+    svcs = by_kind(objs, "Service")
+    headless = sorted(n for n, s in svcs.items() if is_headless(s))
+    check(headless == [HEADLESS], f"want one headless Service {HEADLESS}, have {headless}")
+    svc = svcs.get(HEADLESS)
+    if not check(svc is not None, f"no Service {HEADLESS}"):
+        return
+    spec = svc["spec"]
+    check(spec.get("clusterIP") == "None", f"{HEADLESS}: clusterIP {spec.get('clusterIP')!r}, want None")
+    # A starting scheduler waits for its executors to connect before it takes
+    # partitions (and only then is ready): they must find it while unready.
+    check(spec.get("publishNotReadyAddresses") is True, f"{HEADLESS}: publishNotReadyAddresses not true")
+    check([(p["name"], p["port"], p["targetPort"]) for p in spec["ports"]] == [("grpc", 7070, "grpc")],
+          f"{HEADLESS}: ports {spec['ports']}, want grpc 7070 only")
+    want = {"app.kubernetes.io/name": "gnomon", "app.kubernetes.io/instance": RELEASE,
+            "app.kubernetes.io/component": component}
+    check(spec.get("selector") == want, f"{HEADLESS}: selects {spec.get('selector')}, want {want}")
+    # It selects exactly the pods that run the scheduler role.
+    runs_scheduler = []
+    for name, d in by_kind(objs, "Deployment").items():
+        labels = d["spec"]["template"]["metadata"]["labels"]
+        if all(labels.get(k) == v for k, v in want.items()):
+            runs_scheduler.append(name)
+            roles = (roles_arg(d) or ["--roles="])[0].split("=", 1)[1].split(",")
+            check("scheduler" in roles, f"{HEADLESS} selects {name}, which runs {roles}")
+    check(runs_scheduler, f"{HEADLESS} selects no Deployment's pods")
+    # The ServiceMonitor scrapes each pod once, through the role Services.
+    check(svc["metadata"]["labels"].get("app.kubernetes.io/component") not in
+          ("server", "scheduler", "registry", "log"), f"{HEADLESS} has a role's component label")
+
+
+def check_sample_executor(objs, app, registry, log):
+    """The sample executor connects out: no gRPC port, no probes, its name from the pod, every scheduler pod."""
+    se = by_kind(objs, "Deployment").get(f"{FULL}-sample-executor")
+    if not check(se is not None, "sample executor Deployment missing"):
+        return None
+    c = container(se)
+    env = env_of(c)
+    check(env.get("GNOMON_REGISTRY", {}).get("value") == registry, "sample executor GNOMON_REGISTRY")
+    check(env.get("GNOMON_LOG_SERVICE", {}).get("value") == log, "sample executor GNOMON_LOG_SERVICE")
+    check(env.get("GNOMON_APP", {}).get("value") == app, "sample executor GNOMON_APP")
+    sched = env.get("GNOMON_SCHEDULERS", {}).get("value")
+    check(sched == f"{HEADLESS}:7070", f"sample executor GNOMON_SCHEDULERS {sched!r}, want {HEADLESS}:7070")
+    svc = by_kind(objs, "Service").get((sched or "").split(":")[0])
+    check(svc is not None and is_headless(svc), f"sample executor GNOMON_SCHEDULERS {sched!r} is not a headless Service")
+    check(env.get("GNOMON_EXECUTOR_NAME", {}).get("value") == "$(POD_NAME)",
+          f"sample executor GNOMON_EXECUTOR_NAME {env.get('GNOMON_EXECUTOR_NAME')}")
+    names = [e["name"] for e in c.get("env", [])]
+    pod_name = env.get("POD_NAME", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+    check(pod_name == "metadata.name" and "GNOMON_EXECUTOR_NAME" in names
+          and names.index("POD_NAME") < names.index("GNOMON_EXECUTOR_NAME"),
+          f"sample executor: POD_NAME ({pod_name!r}) from the downward API before GNOMON_EXECUTOR_NAME: {names}")
+    for gone in ("GNOMON_LISTEN", "GNOMON_ADVERTISE", "POD_IP", "GNOMON_TLS_REQUIRE_CLIENT_CERT"):
+        check(gone not in env, f"sample executor still has {gone}")
+    ports = [p["name"] for p in c.get("ports", [])]
+    check(ports in ([], ["metrics"]), f"sample executor ports {ports}: it serves nothing but metrics")
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        check(probe not in c, f"sample executor has a {probe}: it serves no gRPC")
+    check(not [s for s in by_kind(objs, "Service") if "sample-executor" in s], "a Service for the sample executor")
+    return se
+
+
 def roles_arg(dep):
     return [a for a in container(dep).get("args", []) if a.startswith("--roles=")]
 
@@ -164,6 +234,7 @@ def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_
                   f"{role}: has GNOMON_REGISTRY_ENDPOINT")
     servers = sorted(n for n in deps if not n.endswith("-sample-executor"))
     check(len(servers) == 3, f"want 3 gnomond Deployments, have {servers}")
+    check_schedulers_service(objs, "scheduler")
     check(not by_kind(objs, "PersistentVolumeClaim"), "per-role mode renders a PersistentVolumeClaim")
 
 
@@ -244,20 +315,22 @@ def case_custom(objs, text):
     check(by_kind(objs, "Service").get(f"{FULL}-registry", {}).get("spec", {}).get("type") == "LoadBalancer",
           "registry.service.type LoadBalancer not rendered")
     nps = by_kind(objs, "NetworkPolicy")
-    if check(len(nps) == 1, f"want one NetworkPolicy, have {sorted(nps)}"):
-        np = next(iter(nps.values()))
+    if check(sorted(nps) == [FULL, f"{FULL}-sample-executor"], f"want NetworkPolicies of gnomond and the sample executor, have {sorted(nps)}"):
+        np = nps[FULL]
         froms = np["spec"]["ingress"][0]["from"]
         check({"ipBlock": {"cidr": "10.20.0.0/16"}} in froms, f"networkPolicy.ingressFrom not rendered: {froms}")
-    se = deps.get(f"{FULL}-sample-executor")
-    if check(se is not None, "sample executor Deployment missing"):
-        c = container(se)
-        env = env_of(c)
-        check(env.get("GNOMON_REGISTRY", {}).get("value") == f"{FULL}-registry:7070", "sample executor GNOMON_REGISTRY")
-        check(env.get("GNOMON_LOG_SERVICE", {}).get("value") == f"{FULL}-log:7070", "sample executor GNOMON_LOG_SERVICE")
-        check(env.get("GNOMON_APP", {}).get("value") == "billing", "sample executor GNOMON_APP")
-        check_secret_ref(objs, "sample-executor", env, "GNOMON_ACCESS_TOKEN", "billing-token", "token", must_exist=False)
-        check(env.get("GNOMON_ADVERTISE", {}).get("value") == "$(POD_IP):9999", "sample executor GNOMON_ADVERTISE")
-        check(c.get("readinessProbe", {}).get("grpc", {}).get("port") == 9999, "sample executor gRPC readiness probe")
+        # Executors connect to gnomond; nothing connects to an executor but Prometheus.
+        se_np = nps[f"{FULL}-sample-executor"]["spec"]
+        check(se_np["podSelector"]["matchLabels"].get("app.kubernetes.io/component") == "sample-executor",
+              f"sample executor NetworkPolicy selects {se_np['podSelector']}")
+        check(se_np.get("policyTypes") == ["Ingress"], f"sample executor NetworkPolicy types {se_np.get('policyTypes')}")
+        ports = [p["port"] for rule in se_np.get("ingress", []) for p in rule.get("ports", [])]
+        check(ports == ["metrics"] and all("from" not in r for r in se_np["ingress"]),
+              f"sample executor NetworkPolicy admits {se_np.get('ingress')}, want the metrics port only")
+    se = check_sample_executor(objs, "billing", f"{FULL}-registry:7070", f"{FULL}-log:7070")
+    if se is not None:
+        check_secret_ref(objs, "sample-executor", env_of(container(se)), "GNOMON_ACCESS_TOKEN", "billing-token",
+                         "token", must_exist=False)
 
 
 def case_existing(objs, text):
@@ -289,7 +362,8 @@ def check_all_in_one(objs, text, store_url, tls=False):
     mounts = {m["name"]: m["mountPath"] for m in container(dep)["volumeMounts"]}
     check(mounts.get("data") == "/var/lib/gnomon", f"allInOne: data volume mounted at {mounts.get('data')}")
     svcs = by_kind(objs, "Service")
-    check(list(svcs) == [FULL], f"allInOne: want one Service {FULL}, have {sorted(svcs)}")
+    check(sorted(svcs) == [FULL, HEADLESS], f"allInOne: want Services {FULL} and {HEADLESS}, have {sorted(svcs)}")
+    check_schedulers_service(objs, "server")
     check(not by_kind(objs, "PodDisruptionBudget"), "allInOne: PDB rendered")
 
 
@@ -313,6 +387,8 @@ def check_metrics_ports(objs):
         check(env_of(c).get("GNOMON_METRICS_LISTEN", {}).get("value") == "0.0.0.0:7071",
               f"{name}: GNOMON_METRICS_LISTEN not 0.0.0.0:7071")
     for name, s in by_kind(objs, "Service").items():
+        if is_headless(s):  # executors' way to every scheduler pod: gRPC only
+            continue
         ports = {p["name"]: p for p in s["spec"]["ports"]}
         check(ports.get("metrics", {}).get("targetPort") == "metrics", f"{name}: no metrics Service port")
 
@@ -320,6 +396,7 @@ def check_metrics_ports(objs):
 def case_monitoring(objs, text):
     check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
                    f"{FULL}-store", "store-url", FULL, "cluster-token")
+    check_sample_executor(objs, "sample", f"{FULL}-registry:7070", f"{FULL}-log:7070")
     check_metrics_ports(objs)
     sm = by_kind(objs, "ServiceMonitor").get(FULL)
     if check(sm is not None, "no ServiceMonitor"):
@@ -380,7 +457,7 @@ def check_http_ports(objs, on=True):
         else:
             check("http" not in ports and listen is None, f"{name}: HTTP API on though disabled")
     for name, s in by_kind(objs, "Service").items():
-        if name.endswith("sample-executor"):
+        if name.endswith("sample-executor") or is_headless(s):
             continue
         ports = {p["name"]: p for p in s["spec"]["ports"]}
         check(("http" in ports) == on, f"{name}: http Service port {'missing' if on else 'though disabled'}")
@@ -428,11 +505,15 @@ NAMESPACE = "jobs"
 
 
 def check_tls_pod(where, dep, secret, mtls, port):
-    """The pod mounts `secret` whole, read-only, and points the TLS variables at its files."""
+    """The pod mounts `secret` whole, read-only, and points the TLS variables at its files.
+
+    port None: an executor, which serves no gRPC (no probes, and no
+    GNOMON_TLS_REQUIRE_CLIENT_CERT: its certificate is a client certificate).
+    """
     pod = dep["spec"]["template"]["spec"]
     c = container(dep)
     # kubelet's gRPC probe cannot do TLS: gnomonctl asks the served port.
-    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe") if port else ():
         p = c.get(probe)
         if p is None:
             check(probe == "startupProbe", f"{where}: no {probe}")
@@ -461,7 +542,7 @@ def check_tls_pod(where, dep, secret, mtls, port):
     for var, f in (("GNOMON_TLS_CERT", "tls.crt"), ("GNOMON_TLS_KEY", "tls.key"), ("GNOMON_TLS_CA", "ca.crt")):
         got = env.get(var, {}).get("value")
         check(got == f"{m['mountPath']}/{f}", f"{where}: {var}={got!r}, want {m['mountPath']}/{f}")
-    want = "true" if mtls else "false"
+    want = ("true" if mtls else "false") if port else None
     got = env.get("GNOMON_TLS_REQUIRE_CLIENT_CERT", {}).get("value")
     check(got == want, f"{where}: GNOMON_TLS_REQUIRE_CLIENT_CERT={got!r}, want {want}")
 
@@ -503,14 +584,17 @@ def check_tls(objs, secret, mtls, executor_secret=None, server_name=None):
             check(sn is None, f"{name}: GNOMON_TLS_SERVER_NAME set in a pod that dials nothing")
     se = deps.get(f"{FULL}-sample-executor")
     if se is not None:
-        check_tls_pod("sample-executor", se, executor_secret or secret, mtls, 9999)
+        check_tls_pod("sample-executor", se, executor_secret or secret, mtls, None)
         c = container(se)
         env = env_of(c)
         check("--tls-reload-interval=60s" in c.get("args", []), f"sample executor args {c.get('args')}")
         sn = env.get("GNOMON_TLS_SERVER_NAME", {}).get("value")
         check(sn == server_name, f"sample executor: GNOMON_TLS_SERVER_NAME={sn!r}, want {server_name!r}")
-        for var in ("GNOMON_REGISTRY", "GNOMON_LOG_SERVICE"):
+        # The scheduler pods are dialled by address but verified for the
+        # name GNOMON_SCHEDULERS gives (the headless Service's).
+        for var in ("GNOMON_REGISTRY", "GNOMON_LOG_SERVICE", "GNOMON_SCHEDULERS"):
             host = env.get(var, {}).get("value", "").split(":")[0]
+            check(host, f"sample executor: no {var}")
             verified[f"sample executor -> {var}"] = sn or host
     return verified
 
@@ -562,6 +646,8 @@ def check_monitors_https(objs, cert_names, secret, executor_secret):
             check(cert_names is None or tc.get("serverName") in cert_names,
                   f"{kind}: serverName {tc.get('serverName')!r} not in the certificate")
     for name, svc in by_kind(objs, "Service").items():
+        if is_headless(svc):
+            continue
         ports = {p["name"]: p for p in svc["spec"]["ports"]}
         check(ports.get("metrics", {}).get("appProtocol") == "https", f"Service {name}: metrics appProtocol not https")
 
@@ -571,6 +657,7 @@ def case_tls_secret(objs, text):
     check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
                    f"{FULL}-store", "store-url", FULL, "cluster-token", tls=True)
     check_tls(objs, "gnomon-tls", mtls=False, executor_secret="executor-tls", server_name="gnomon.example.com")
+    check_sample_executor(objs, "sample", f"{FULL}-registry:7070", f"{FULL}-log:7070")
     check(not by_kind(objs, "Certificate"), "a Certificate rendered though tls.existingSecret is given")
     check("gnomon-tls" not in by_kind(objs, "Secret"), "the chart renders the user's TLS Secret")
     check_monitors_https(objs, {"gnomon.example.com"}, "gnomon-tls", "executor-tls")
@@ -591,9 +678,11 @@ def case_tls_certmanager(objs, text):
     if cert:
         verified = check_tls(objs, cert["spec"]["secretName"], mtls=True)
         check(any(k.startswith("sample executor") for k in verified), "sample executor not rendered")
+        check("sample executor -> GNOMON_SCHEDULERS" in verified, "sample executor verifies no scheduler name")
         check_names_verified(cert, verified)
         check("gnomon.example.com" in cert["spec"]["dnsNames"], "Certificate lacks tls.certManager.extraDnsNames")
         check_monitors_https(objs, set(cert["spec"]["dnsNames"]), cert["spec"]["secretName"], cert["spec"]["secretName"])
+    check_sample_executor(objs, "sample", f"{FULL}-registry:7070", f"{FULL}-log:7070")
 
 
 CASES = {
@@ -634,6 +723,13 @@ def main():
                 check(not a.startswith(("--store", "--cluster-token", "--token")),
                       f"{d['metadata']['name']}: secret on the command line: {a}")
     check("mysql://" not in text, "a mysql:// URL appears in plain text")
+    # Executors connect out: nothing advertises or serves an executor address.
+    for gone in ("GNOMON_ADVERTISE", "GNOMON_LISTEN", "executor-tls-server-name"):
+        check(gone not in text, f"{gone} appears in the rendered output (executors connect out now)")
+    for d in by_kind(objs, "Deployment").values():
+        for c in d["spec"]["template"]["spec"]["containers"]:
+            ports = [p.get("containerPort") for p in c.get("ports", [])]
+            check(9999 not in ports, f"{d['metadata']['name']}: containerPort 9999 (the old Executor service port)")
     # One partition count for the whole installation.
     check(len(set(partitions_of(objs).values())) <= 1,
           f"gnomond containers disagree on GNOMON_PARTITIONS: {partitions_of(objs)}")

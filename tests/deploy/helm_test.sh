@@ -425,13 +425,21 @@ import json, sys, yaml
 objs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
 json.dump(objs, open(sys.argv[2], "w"))
 kinds = sorted(o["kind"] for o in objs)
-want = ["Deployment", "PersistentVolumeClaim", "Secret", "Service", "ServiceAccount"]
+want = ["Deployment", "PersistentVolumeClaim", "Secret", "Service", "Service", "ServiceAccount"]
 if kinds != want:
     sys.exit(f"kinds {kinds}, want {want}")
 dep = next(o for o in objs if o["kind"] == "Deployment")
 args = dep["spec"]["template"]["spec"]["containers"][0]["args"]
 if "--roles=scheduler,registry,log" not in args or dep["spec"]["replicas"] != 1:
     sys.exit(f"Deployment args {args} replicas {dep['spec']['replicas']}")
+# The headless Service executors resolve (GNOMON_SCHEDULERS=gnomon-schedulers:7070)
+# to reach the scheduler: the one pod.
+svcs = {o["metadata"]["name"]: o for o in objs if o["kind"] == "Service"}
+headless = svcs.get("gnomon-schedulers", {}).get("spec", {})
+pod_labels = dep["spec"]["template"]["metadata"]["labels"]
+if headless.get("clusterIP") != "None" or not headless.get("selector") or \
+        any(pod_labels.get(k) != v for k, v in headless["selector"].items()):
+    sys.exit(f"no headless Service gnomon-schedulers selecting the gnomond pod: {sorted(svcs)} {headless}")
 EOF
 then
   pass "plain manifests: all-in-one objects"
@@ -442,7 +450,7 @@ else
 fi
 if command -v kubectl >/dev/null && kubectl kustomize --help >/dev/null 2>&1; then
   if kubectl kustomize "$manifests" >"$work/kustomized.yaml" 2>"$work/out" &&
-    $python -c 'import sys, yaml; k = sorted(d["kind"] for d in yaml.safe_load_all(open(sys.argv[1])) if d); sys.exit(0 if len(k) == 5 else f"kustomize gave {k}")' \
+    $python -c 'import sys, yaml; k = sorted(d["kind"] for d in yaml.safe_load_all(open(sys.argv[1])) if d); sys.exit(0 if len(k) == 6 else f"kustomize gave {k}")' \
       "$work/kustomized.yaml" 2>>"$work/out"; then
     pass "kubectl kustomize deploy/k8s/manifests"
   else

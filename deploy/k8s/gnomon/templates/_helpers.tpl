@@ -189,6 +189,24 @@ installer creates (the chart never invents a database password).
 {{- end }}
 
 {{/*
+The headless Service of the pods that run the scheduler role (all in one:
+the gnomond pod; per role: the scheduler pods), one DNS record per pod.
+Executors connect out to every scheduler replica (gnomon.v1.Dispatch.Connect):
+GNOMON_SCHEDULERS names this Service and the executor resolves it to every
+pod's address. See docs/executor-protocol.md, "Finding the replicas".
+*/}}
+{{- define "gnomon.schedulersService" -}}
+{{ include "gnomon.fullname" . }}-schedulers
+{{- end }}
+{{- define "gnomon.schedulersEndpoint" -}}
+{{ include "gnomon.schedulersService" . }}:{{ .Values.port }}
+{{- end }}
+{{/* The component label of the pods that run the scheduler role. */}}
+{{- define "gnomon.schedulerComponent" -}}
+{{ ternary "server" "scheduler" .Values.allInOne }}
+{{- end }}
+
+{{/*
 The gnomond pod spec shared by the role Deployments.
 Call with (dict "root" $ "role" "scheduler" "roles" "scheduler" "cfg" .Values.scheduler).
 */}}
@@ -261,7 +279,7 @@ spec:
           value: {{ include "gnomon.endpoint" (list $ "registry") | quote }}
         {{- end }}
         {{- if $.Values.tls.enabled }}
-        {{- include "gnomon.tlsFileEnv" $ | nindent 8 }}
+        {{- include "gnomon.serverTlsEnv" $ | nindent 8 }}
         - name: GNOMON_TLS_RELOAD_INTERVAL
           value: {{ $.Values.tls.reloadInterval | quote }}
         {{- if has .role (list "scheduler" "server") }}
@@ -415,7 +433,7 @@ spec:
     {{- end }}
 {{- end }}
 
-{{/* Names of the gnomond Services, comma-separated. */}}
+{{/* Names of the gnomond Services, comma-separated (the headless one of the scheduler pods last). */}}
 {{- define "gnomon.serviceNames" -}}
 {{- $fn := include "gnomon.fullname" . -}}
 {{- if .Values.allInOne -}}
@@ -423,6 +441,7 @@ spec:
 {{- else -}}
 {{ $fn }}-scheduler,{{ $fn }}-registry,{{ $fn }}-log
 {{- end -}}
+,{{ include "gnomon.schedulersService" . }}
 {{- end }}
 
 {{/* The name scrapers verify in gnomond's certificate: tls.serverName, else the first Service's. */}}
@@ -510,7 +529,11 @@ an fsGroup to read them through, else world-readable (0444). */}}
   readOnly: true
 {{- end }}
 
-{{/* The certificate files as environment (gnomond's flags, the executor SDK's and gnomonctl's variables). */}}
+{{/*
+The certificate files as environment (gnomond's flags, the executor SDK's and
+gnomonctl's variables). An executor serves nothing: its certificate is only
+the client certificate it presents to gnomond.
+*/}}
 {{- define "gnomon.tlsFileEnv" -}}
 {{- $dir := include "gnomon.tlsDir" . -}}
 - name: GNOMON_TLS_CERT
@@ -519,6 +542,10 @@ an fsGroup to read them through, else world-readable (0444). */}}
   value: {{ $dir }}/tls.key
 - name: GNOMON_TLS_CA
   value: {{ $dir }}/ca.crt
+{{- end }}
+{{/* gnomond's TLS environment: the files, and whether clients need a certificate. */}}
+{{- define "gnomon.serverTlsEnv" -}}
+{{ include "gnomon.tlsFileEnv" . }}
 - name: GNOMON_TLS_REQUIRE_CLIENT_CERT
   value: {{ .Values.tls.requireClientCert | toString | quote }}
 {{- end }}
