@@ -531,8 +531,8 @@ an fsGroup to read them through, else world-readable (0444). */}}
 
 {{/*
 The certificate files as environment (gnomond's flags, the executor SDK's and
-gnomonctl's variables). An executor serves nothing: its certificate is only
-the client certificate it presents to gnomond.
+gnomonctl's variables). An executor serves no gRPC: its certificate is the
+client certificate it presents to gnomond (and serves its /metrics over HTTPS).
 */}}
 {{- define "gnomon.tlsFileEnv" -}}
 {{- $dir := include "gnomon.tlsDir" . -}}
