@@ -562,7 +562,8 @@ void ConnectedExecutors::Sweep() {
     {
       absl::MutexLock l(&mu_);
       auto it = streams_.find(id);
-      if (it != streams_.end() && BeginFinish(it->second, ended)) stream = it->second;
+      Stream* found = it == streams_.end() ? nullptr : it->second;  // BeginFinish erases it.
+      if (found != nullptr && BeginFinish(found, ended)) stream = found;
     }
     if (stream != nullptr) stream->Finish(ToGrpcStatus(s));
     Report(std::move(ended));

@@ -15,6 +15,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "services/common/client/auth_metadata.h"
+#include "services/common/server/stream_credentials.h"
 #include "services/common/store/testing/temp_store.h"
 
 namespace gnomon::scheduler {
@@ -262,6 +263,55 @@ TEST_F(ConnectedExecutorsTest, CloseAllEndsEveryStreamAndRefusesNewOnes) {
   Outcome outcome;
   executors_->Send("e:1", kApp, RunOf(1), outcome.Callback());
   EXPECT_TRUE(absl::IsUnavailable(outcome.Wait().status()));
+}
+
+// A group token rotated out ends its executors' streams at the next
+// credential check (every kGroupRecheck), and nothing more is sent on them.
+TEST(ConnectedExecutorsRecheckTest, AStreamWhoseTokenWasRotatedOutEnds) {
+  store::testing::TempStore store;
+  ASSERT_TRUE(store.status().ok()) << store.status();
+  SimulatedClock clock(absl::FromUnixMillis(1'800'000'000'000));
+  absl::StatusOr<v1::Group> group = store.AddGroup(kApp, kToken, clock.NowMillis());
+  ASSERT_TRUE(group.ok()) << group.status();
+  Authenticator auth(store.get(), store.get(), "");
+  ConnectedExecutors executors(&auth, {.replica_id = "replica-a"}, &clock);
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(executors.service());
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  executors.Start();
+  auto stub = v1::Dispatch::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext ctx;
+  ctx.AddMetadata(std::string(kAppNameKey), kApp);
+  ctx.AddMetadata(std::string(kAccessTokenKey), kToken);
+  std::unique_ptr<Stream> stream = stub->Connect(&ctx);
+  v1::ConnectResponse in;
+  ASSERT_TRUE(stream->Read(&in));
+  v1::ConnectRequest hello;
+  hello.mutable_hello()->set_app_name(kApp);
+  hello.mutable_hello()->set_executor("e:1");
+  ASSERT_TRUE(stream->Write(hello));
+  ASSERT_TRUE(executors.AwaitConnected({[] {
+                                         v1::ExecutorInfo e;
+                                         e.set_app_name(kApp);
+                                         e.set_address("e:1");
+                                         return e;
+                                       }()},
+                                       absl::Now() + absl::Seconds(30))
+                  .empty());
+
+  v1::Group rotated = *group;
+  rotated.set_access_token("a-new-token-789");
+  ASSERT_TRUE(store->UpdateGroup(rotated, clock.NowMillis()).ok());
+  clock.BlockUntilWaiters(1);  // The sweeper waits for its next pass...
+  clock.Advance(kGroupRecheck + absl::Seconds(1));  // ...which checks the credentials.
+  EXPECT_FALSE(stream->Read(&in));
+  EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_FALSE(executors.Connected("e:1", kApp));
+  executors.CloseAll();
+  server->Shutdown(std::chrono::system_clock::now());
 }
 
 }  // namespace

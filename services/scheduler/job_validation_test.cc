@@ -381,14 +381,15 @@ TEST(GroupValidationTest, EveryGroupRuleNamesItsField) {
            g.mutable_manual()->add_addresses(absl::StrCat("h", i, ":1"));
        },
        "group.manual.addresses: at most 100 items"},
-      {"not host:port",
+      {"not an executor name",
        [](v1::Group& g) {
-         g.mutable_manual()->add_addresses("10.0.0.1:9999");
-         g.mutable_manual()->add_addresses("10.0.0.2");
+         g.mutable_manual()->add_addresses("billing-0");
+         g.mutable_manual()->add_addresses("billing 1");
        },
-       "group.manual.addresses[1]: \"10.0.0.2\" is not host:port"},
-      {"port out of range", [](v1::Group& g) { g.mutable_manual()->add_addresses("h:70000"); },
-       "group.manual.addresses[0]: "},
+       "group.manual.addresses[1]: "},
+      {"a name too long",
+       [](v1::Group& g) { g.mutable_manual()->add_addresses(std::string(256, 'h')); },
+       "group.manual.addresses[0]: at most 255 bytes"},
   };
   for (const GroupRule& rule : rules) {
     SCOPED_TRACE(rule.breaks);

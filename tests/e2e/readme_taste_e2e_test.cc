@@ -40,8 +40,7 @@ TEST(ReadmeTasteE2E, TasteExecutorRunsTheInvoiceJob) {
       {TASTE_EXECUTOR_PATH},
       std::map<std::string, std::string>{{"GNOMON_APP", "billing"},
                                          {"GNOMON_REGISTRY", cluster.address()},
-                                         {"GNOMON_ACCESS_TOKEN", group.access_token()},
-                                         {"GNOMON_LISTEN", "127.0.0.1:0"}});
+                                         {"GNOMON_ACCESS_TOKEN", group.access_token()}});
   ASSERT_TRUE(executor.WaitForLine("registered app \"billing\"", absl::Seconds(30)))
       << executor.Output() << cluster.Output();
 
