@@ -74,6 +74,12 @@ absl::StatusOr<Dialer> ClientDialer(const TlsOptions& tls, const std::string& ve
   return tls::MakeDialer(common, std::move(args));
 }
 
+void ReadyForAttempt(grpc::Channel* channel, absl::Duration limit) {
+  if (channel->GetState(/*try_to_connect=*/false) == GRPC_CHANNEL_READY) return;
+  grpc::experimental::ChannelResetConnectionBackoff(channel);
+  channel->WaitForConnected(absl::ToChronoTime(absl::Now() + limit));
+}
+
 const std::vector<std::string>& LogEndpoints(const ConnectionOptions& connection) {
   return connection.log_endpoints.empty() ? connection.registry_endpoints
                                           : connection.log_endpoints;

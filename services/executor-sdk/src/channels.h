@@ -33,6 +33,14 @@ tls::TlsOptions CommonTls(const TlsOptions& tls);
 // to an address resolved from that name), else the host dialled.
 absl::StatusOr<Dialer> ClientDialer(const TlsOptions& tls, const std::string& verify_name = "");
 
+// Before a reconnect attempt on `channel`: a channel whose last connection
+// failed keeps answering with that failure until gRPC's own backoff ends
+// (seconds after the peer is back), so a restarted gnomond would be reached
+// late. The SDK's reconnect loops pace attempts themselves: this clears
+// gRPC's backoff and waits up to `limit` for the connection (the attempt
+// then reports whatever is still wrong).
+void ReadyForAttempt(grpc::Channel* channel, absl::Duration limit = absl::Seconds(2));
+
 // Where the scheduler streams go: the scheduler endpoints, or else the
 // registry's (one gnomond serves all roles by default).
 const std::vector<std::string>& SchedulerEndpoints(const ConnectionOptions& connection);

@@ -28,7 +28,8 @@ RegistrySession::RegistrySession(RegistrySessionOptions options,
                               .max = options_.connection.reconnect_max}},
                  &mu_, &stopping_) {
   for (const std::string& endpoint : options_.connection.registry_endpoints) {
-    stubs_.push_back(v1::Registry::NewStub(options_.dial(endpoint)));
+    channels_.push_back(options_.dial(endpoint));
+    stubs_.push_back(v1::Registry::NewStub(channels_.back()));
   }
 }
 
@@ -118,6 +119,7 @@ grpc::Status RegistrySession::RunSession(size_t index, bool* was_registered) {
     active_context_ = &context;
     broken_ = false;
   }
+  ReadyForAttempt(channels_[index].get());
   auto stream = stubs_[index]->Session(&context);
   auto finish = [&] {
     grpc::Status status = stream->Finish();

@@ -73,6 +73,7 @@ class RegistrySession {
   const RegistrySessionOptions options_;
   const std::function<v1::Beat()> beat_source_;
   const Logger* const logger_;
+  std::vector<std::shared_ptr<grpc::Channel>> channels_;  // One per endpoint.
   std::vector<std::unique_ptr<v1::Registry::Stub>> stubs_;
 
   mutable absl::Mutex mu_;

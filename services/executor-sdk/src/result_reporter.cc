@@ -31,7 +31,8 @@ ResultReporter::ResultReporter(ReporterOptions options, std::unique_ptr<RunSpool
                               .max = options_.connection.reconnect_max}},
                  &mu_, &stopping_) {
   for (const std::string& endpoint : endpoints_) {
-    stubs_.push_back(v1::LogService::NewStub(options_.dial(endpoint)));
+    channels_.push_back(options_.dial(endpoint));
+    stubs_.push_back(v1::LogService::NewStub(channels_.back()));
   }
 }
 
@@ -166,6 +167,7 @@ grpc::Status ResultReporter::RunStream(size_t index, bool* acked_any) {
     next_sequence_ = 1;
     in_flight_.clear();
   }
+  ReadyForAttempt(channels_[index].get());
   auto stream = stubs_[index]->ReportResults(&context);
   std::thread reader([&] {
     v1::ReportResultsResponse response;

@@ -98,6 +98,7 @@ class ResultReporter {
   const ReporterOptions options_;
   const std::vector<std::string> endpoints_;  // LogEndpoints(options_.connection)
   const Logger* const logger_;
+  std::vector<std::shared_ptr<grpc::Channel>> channels_;  // One per endpoint.
   std::vector<std::unique_ptr<v1::LogService::Stub>> stubs_;
 
   mutable absl::Mutex mu_;

@@ -82,11 +82,13 @@ struct SchedulerConnections::Link {
        ReconnectOptions reconnect, absl::Mutex* mu)
       : address(std::move(address_in)),
         endpoint(endpoint_in),
+        channel(channel),
         stub(v1::Dispatch::NewStub(channel)),
         loop(reconnect, mu, &stopping) {}
 
   const std::string address;
   const size_t endpoint;  // Index of the endpoint it was resolved from.
+  const std::shared_ptr<grpc::Channel> channel;
   const std::unique_ptr<v1::Dispatch::Stub> stub;
   bool stopping = false;
   grpc::ClientContext* context = nullptr;  // Of the open stream.
@@ -240,6 +242,7 @@ std::string SchedulerConnections::Describe(const Link& link) const {
 }
 
 grpc::Status SchedulerConnections::RunStream(Link& link, bool* progressed) {
+  ReadyForAttempt(link.channel.get());
   grpc::ClientContext context;
   // As on Registry.Session: gnomond authenticates the app before Welcome.
   context.AddMetadata(std::string(kAccessTokenKey), options_.connection.access_token);
