@@ -115,20 +115,7 @@ TEST(DialNothingE2E, ARegisteredAddressIsNeverDialledAndItsRunsFailNotConnected)
   auto line = executor->WaitForLine("gnomon-sample-executor started as", absl::Seconds(30));
   ASSERT_TRUE(line) << executor->Output();
   const std::string name(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
-  v1::Run ran;
-  while (absl::Now() < deadline + absl::Seconds(60) && ran.status() != v1::RUN_STATUS_SUCCEEDED) {
-    v1::TriggerJobResponse again;
-    ASSERT_TRUE(cluster.CtlJson({"job", "trigger", absl::StrCat(job.id()), "--executors", name},
-                                &again));
-    for (int i = 0; i < 100 && ran.status() != v1::RUN_STATUS_SUCCEEDED; ++i) {
-      v1::ListRunsResponse runs;
-      ASSERT_TRUE(cluster.CtlJson({"run", "list", "--job", absl::StrCat(job.id())}, &runs));
-      for (const v1::Run& r : runs.runs()) {
-        if (r.id() == again.run_ids(0) && r.status() == v1::RUN_STATUS_SUCCEEDED) ran = r;
-      }
-      cluster.PollInterval(absl::Milliseconds(100));
-    }
-  }
+  const v1::Run ran = cluster.TriggerUntilSucceeded(job.id(), {"--executors", name});
   EXPECT_EQ(ran.status(), v1::RUN_STATUS_SUCCEEDED) << cluster.Output() << executor->Output();
   EXPECT_EQ(ran.executor_address(), name);
   EXPECT_FALSE(target.Connected());

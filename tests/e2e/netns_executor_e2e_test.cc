@@ -90,20 +90,7 @@ TEST(NetnsExecutorE2E, AnExecutorThatListensOnNothingInItsOwnNamespaceRunsJobs) 
   ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler",
                                "demo", "--manual"},
                               &job));
-  v1::Run ran;
-  const absl::Time deadline = absl::Now() + absl::Seconds(90);
-  while (absl::Now() < deadline && ran.status() != v1::RUN_STATUS_SUCCEEDED) {
-    v1::TriggerJobResponse t;
-    ASSERT_TRUE(cluster.CtlJson({"job", "trigger", absl::StrCat(job.id())}, &t));
-    for (int i = 0; i < 100 && ran.status() != v1::RUN_STATUS_SUCCEEDED; ++i) {
-      v1::ListRunsResponse runs;
-      ASSERT_TRUE(cluster.CtlJson({"run", "list", "--job", absl::StrCat(job.id())}, &runs));
-      for (const v1::Run& r : runs.runs()) {
-        if (r.id() == t.run_ids(0) && r.status() == v1::RUN_STATUS_SUCCEEDED) ran = r;
-      }
-      cluster.PollInterval(absl::Milliseconds(100));
-    }
-  }
+  const v1::Run ran = cluster.TriggerUntilSucceeded(job.id());
   EXPECT_EQ(ran.status(), v1::RUN_STATUS_SUCCEEDED) << cluster.Output() << executor.Output();
   EXPECT_EQ(ran.executor_address(), name);
 }

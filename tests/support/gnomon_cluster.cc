@@ -150,6 +150,30 @@ bool GnomonCluster::CtlJson(const std::vector<std::string>& args,
   return true;
 }
 
+v1::Run GnomonCluster::TriggerUntilSucceeded(int64_t job_id,
+                                             const std::vector<std::string>& extra_args,
+                                             absl::Duration limit) const {
+  v1::Run last;
+  const absl::Time deadline = absl::Now() + limit;
+  while (absl::Now() < deadline) {
+    std::vector<std::string> args = {"job", "trigger", absl::StrCat(job_id)};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    v1::TriggerJobResponse fired;
+    if (!CtlJson(args, &fired) || fired.run_ids_size() == 0) return last;
+    // Until this run ends (or a few seconds pass), then trigger again.
+    const absl::Time run_deadline = std::min(deadline, absl::Now() + absl::Seconds(10));
+    while (absl::Now() < run_deadline) {
+      v1::GetRunResponse run;
+      if (!CtlJson({"run", "get", absl::StrCat(fired.run_ids(0))}, &run)) return last;
+      last = run.run();
+      if (last.status() == v1::RUN_STATUS_SUCCEEDED) return last;
+      if (last.status() == v1::RUN_STATUS_FAILED) break;
+      PollInterval(absl::Milliseconds(100));
+    }
+  }
+  return last;
+}
+
 std::unique_ptr<Subprocess> GnomonCluster::StartExecutor(const std::string& app,
                                                          const std::string& token,
                                                          std::vector<std::string> extra) const {

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
+#include "gnomon/v1/admin.pb.h"
 #include "google/protobuf/message.h"
 #include "tests/support/subprocess.h"
 
@@ -64,6 +66,12 @@ class GnomonCluster {
   void set_ctl_flags(std::vector<std::string> flags) { ctl_flags_ = std::move(flags); }
   // gnomonctl ... -o json, parsed into `out`; false (with a gtest failure) otherwise.
   bool CtlJson(const std::vector<std::string>& args, google::protobuf::Message* out) const;
+
+  // Triggers `job_id` (gnomonctl job trigger JOB `extra_args`...) until one
+  // of its runs succeeds or `limit` passes (an executor that has just
+  // started may not be routable yet); that run, or the last one seen.
+  v1::Run TriggerUntilSucceeded(int64_t job_id, const std::vector<std::string>& extra_args = {},
+                                absl::Duration limit = absl::Seconds(90)) const;
 
   std::unique_ptr<Subprocess> StartExecutor(const std::string& app, const std::string& token,
                                             std::vector<std::string> extra_flags = {}) const;

@@ -19,15 +19,19 @@
 #define GNOMON_SERVICES_EXECUTOR_SDK_TESTING_FAKE_SERVERS_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "gnomon/executor/options.h"
 #include "gnomon/v1/executor.grpc.pb.h"
 #include "gnomon/v1/log.grpc.pb.h"
 #include "gnomon/v1/registry.grpc.pb.h"
@@ -150,6 +154,37 @@ class FakeDispatch final : public v1::Dispatch::Service {
   int refusals_ ABSL_GUARDED_BY(mu_) = 0;
   grpc::Status refusal_ ABSL_GUARDED_BY(mu_);
   uint64_t next_call_id_ ABSL_GUARDED_BY(mu_) = 1;
+};
+
+// What a component or executor logs (options.logger), to wait for a line.
+class LogLines {
+ public:
+  std::function<void(LogSeverity, std::string_view)> sink() {
+    return [this](LogSeverity severity, std::string_view line) {
+      absl::MutexLock lock(&mu_);
+      lines_.push_back({severity, std::string(line)});
+    };
+  }
+  // The first line at `severity` containing `text`, once logged ("" after `timeout`).
+  std::string WaitFor(LogSeverity severity, std::string_view text, absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    std::string found;
+    auto logged = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      for (const auto& [s, line] : lines_) {
+        if (s == severity && line.find(text) != std::string::npos) {
+          found = line;
+          return true;
+        }
+      }
+      return false;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&logged), timeout);
+    return found;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::pair<LogSeverity, std::string>> lines_ ABSL_GUARDED_BY(mu_);
 };
 
 // A gRPC server on 127.0.0.1 with the given services.

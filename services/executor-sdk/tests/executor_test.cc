@@ -26,6 +26,8 @@
 namespace gnomon::executor {
 namespace {
 
+using testing::LogLines;
+
 // The documented default pool size: 8 x the CPU count, 16 to 64.
 uint32_t DefaultCapacity() {
   return static_cast<uint32_t>(
@@ -322,36 +324,6 @@ TEST_F(ExecutorTest, ConnectsOutWithHelloAndAnswersCalls) {
   EXPECT_TRUE(dispatch_.WaitForOpenStreams(0, kWait));
 }
 
-// What the executor logs (options.logger), to wait for a line.
-class LogLines {
- public:
-  std::function<void(LogSeverity, std::string_view)> sink() {
-    return [this](LogSeverity severity, std::string_view line) {
-      absl::MutexLock lock(&mu_);
-      lines_.push_back({severity, std::string(line)});
-    };
-  }
-  // The first line at `severity` containing `text`, once logged (empty after `timeout`).
-  std::string WaitFor(LogSeverity severity, std::string_view text, absl::Duration timeout) {
-    absl::MutexLock lock(&mu_);
-    std::string found;
-    auto logged = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      for (const auto& [s, line] : lines_) {
-        if (s == severity && line.find(text) != std::string::npos) {
-          found = line;
-          return true;
-        }
-      }
-      return false;
-    };
-    mu_.AwaitWithTimeout(absl::Condition(&logged), timeout);
-    return found;
-  }
-
- private:
-  absl::Mutex mu_;
-  std::vector<std::pair<LogSeverity, std::string>> lines_ ABSL_GUARDED_BY(mu_);
-};
 
 TEST_F(ExecutorTest, ARefusedBeatIsLoggedWithTheRegistrysReasonNotAsACredentialProblem) {
   LogLines log;

@@ -21,6 +21,8 @@
 namespace gnomon::executor::internal {
 namespace {
 
+using testing::LogLines;
+
 using testing::DispatchClient;
 using testing::FakeDispatch;
 using ::testing::HasSubstr;
@@ -31,36 +33,6 @@ constexpr char kApp[] = "connections-app";
 constexpr char kEndpoint[] = "gnomond.test:7070";
 const absl::Duration kWait = absl::Seconds(20);
 
-// What the component logs, to wait for a line.
-class LogLines {
- public:
-  std::function<void(LogSeverity, std::string_view)> sink() {
-    return [this](LogSeverity severity, std::string_view line) {
-      absl::MutexLock lock(&mu_);
-      lines_.push_back({severity, std::string(line)});
-    };
-  }
-  // The first line at `severity` containing `text`, once logged ("" after `timeout`).
-  std::string WaitFor(LogSeverity severity, std::string_view text, absl::Duration timeout) {
-    absl::MutexLock lock(&mu_);
-    std::string found;
-    auto logged = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      for (const auto& [s, line] : lines_) {
-        if (s == severity && line.find(text) != std::string::npos) {
-          found = line;
-          return true;
-        }
-      }
-      return false;
-    };
-    mu_.AwaitWithTimeout(absl::Condition(&logged), timeout);
-    return found;
-  }
-
- private:
-  absl::Mutex mu_;
-  std::vector<std::pair<LogSeverity, std::string>> lines_ ABSL_GUARDED_BY(mu_);
-};
 
 // A fake gnomond replica on its own port.
 struct Replica {
