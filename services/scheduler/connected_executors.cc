@@ -390,6 +390,13 @@ absl::StatusOr<v1::KillResponse> ConnectedExecutors::Kill(const std::string& add
   return r->kill();
 }
 
+size_t ConnectedExecutors::connected() const {
+  absl::MutexLock l(&mu_);
+  size_t n = 0;
+  for (const auto& [key, link] : links_) n += link.stream != nullptr ? 1 : 0;
+  return n;
+}
+
 bool ConnectedExecutors::Connected(const std::string& address, const std::string& app) const {
   absl::MutexLock l(&mu_);
   auto it = links_.find(Key(app, address));

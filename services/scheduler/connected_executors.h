@@ -90,6 +90,8 @@ class ConnectedExecutors final : public ExecutorClient {
                                         const v1::KillRequest& request,
                                         absl::Duration timeout) override ABSL_LOCKS_EXCLUDED(mu_);
 
+  // Executors with a stream here now.
+  size_t connected() const ABSL_LOCKS_EXCLUDED(mu_);
   // Whether executor `address` of `app` has a stream here now.
   bool Connected(const std::string& address, const std::string& app) const
       ABSL_LOCKS_EXCLUDED(mu_);

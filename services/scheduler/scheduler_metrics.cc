@@ -61,6 +61,9 @@ SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
       live_replicas_(
           m.Gauge("gnomon_scheduler_live_replicas",
                   "Scheduler replicas with a live presence lease, as this replica last read.")),
+      executor_streams_(m.Gauge("gnomon_scheduler_executor_streams",
+                                "Executors connected to this replica (their Dispatch.Connect "
+                                "streams, after Hello).")),
       partitions_gained_(m.Counter(kTransitions, kTransitionsHelp, {{"change", "gained"}})),
       partitions_lost_(m.Counter(kTransitions, kTransitionsHelp, {{"change", "lost"}})),
       epochs_(m.GaugeFamily(

@@ -90,6 +90,8 @@ class SchedulerMetrics {
   void SetPools(const TriggerPools::Stats& stats);
   void SetAlarms(const alarm::AlarmCounters& counters);
   void SetJobs(const std::vector<store::JobCount>& counts);
+  // Executors' Dispatch.Connect streams open on this replica.
+  void SetExecutorStreams(size_t n) { executor_streams_.Set(static_cast<double>(n)); }
 
  private:
   std::vector<metrics::PerEnum<v1::TriggerType, prometheus::Counter>> fires_;  // Index: FireResult.
@@ -105,6 +107,7 @@ class SchedulerMetrics {
   prometheus::Gauge& partitions_;
   prometheus::Gauge& partitions_held_;
   prometheus::Gauge& live_replicas_;
+  prometheus::Gauge& executor_streams_;
   prometheus::Counter& partitions_gained_;
   prometheus::Counter& partitions_lost_;
   prometheus::Family<prometheus::Gauge>& epochs_;

@@ -87,6 +87,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
   if (metrics_ != nullptr) {
     scrape_hook_ = registry->OnScrape([this, store] {
       metrics_->SetPools(pools_.stats());
+      metrics_->SetExecutorStreams(executors_.connected());
       metrics_->SetAlarms(alarms_.counters());
       // A cheap aggregate; a store that is down leaves the last counts.
       if (absl::StatusOr<std::vector<store::JobCount>> jobs = store->CountJobs(); jobs.ok()) {
