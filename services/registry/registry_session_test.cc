@@ -3,16 +3,23 @@
 // (25,000 busy jobs: 1,000 listed, the rest counted) is accepted, its session
 // stays, and its membership shows the totals with a list kept bounded. A
 // message over a protocol limit is refused INVALID_ARGUMENT naming the field
-// and the limit, and ends that session.
+// and the limit, and ends that session. Sessions are served without a
+// thread each: hundreds of executors stay registered and beating against a
+// server allowed 16 threads, and a newer registration of an executor ends
+// its older session.
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "grpcpp/resource_quota.h"
 #include "gtest/gtest.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/common/client/clock.h"
@@ -60,6 +67,11 @@ class RegistrySessionTest : public ::testing::Test {
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(service_.get());
+    if (max_threads_ > 0) {
+      grpc::ResourceQuota quota("registry_session_test");
+      quota.SetMaxThreads(max_threads_);
+      builder.SetResourceQuota(quota);
+    }
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
     stub_ = v1::Registry::NewStub(
@@ -74,16 +86,22 @@ class RegistrySessionTest : public ::testing::Test {
     core_->Stop();
   }
 
-  // Opens a session and registers; the stream is ready for beats.
-  void Register() {
-    context_.AddMetadata(std::string(kAppNameKey), kApp);
-    context_.AddMetadata(std::string(kAccessTokenKey), kToken);
-    stream_ = stub_->Session(&context_);
+  static v1::SessionRequest Registration(const std::string& address) {
     v1::SessionRequest reg;
     reg.mutable_register_()->set_app_name(kApp);
-    reg.mutable_register_()->set_address(kAddress);
+    reg.mutable_register_()->set_address(address);
     reg.mutable_register_()->add_handlers("noop");
-    ASSERT_TRUE(stream_->Write(reg));
+    return reg;
+  }
+  static void AddCredentials(grpc::ClientContext& context) {
+    context.AddMetadata(std::string(kAppNameKey), kApp);
+    context.AddMetadata(std::string(kAccessTokenKey), kToken);
+  }
+  // Opens a session and registers; the stream is ready for beats.
+  void Register() {
+    AddCredentials(context_);
+    stream_ = stub_->Session(&context_);
+    ASSERT_TRUE(stream_->Write(Registration(kAddress)));
     v1::SessionResponse registered;
     ASSERT_TRUE(stream_->Read(&registered));
     ASSERT_TRUE(registered.has_registered());
@@ -101,6 +119,13 @@ class RegistrySessionTest : public ::testing::Test {
     if (!snapshot || snapshot->snapshot().executors_size() == 0) return std::nullopt;
     return snapshot->snapshot().executors(0);
   }
+  // How many executors schedulers see.
+  int MemberCount() {
+    std::shared_ptr<Watcher> watch = core_->Watch({kApp});
+    std::optional<v1::WatchExecutorsResponse> snapshot = watch->Next(absl::Seconds(10));
+    watch->Close();
+    return snapshot ? snapshot->snapshot().executors_size() : -1;
+  }
   // Its row in the store, as other registry replicas read it.
   std::optional<v1::ExecutorInfo> Row() {
     absl::StatusOr<std::vector<v1::ExecutorInfo>> rows = store_->ListExecutors();
@@ -109,6 +134,7 @@ class RegistrySessionTest : public ::testing::Test {
     return rows->front();
   }
 
+  int max_threads_ = 0;  // The server's thread quota (0: gRPC's default).
   SimulatedClock clock_{absl::FromUnixSeconds(1'800'000'000)};
   store::testing::TempStore store_;
   std::unique_ptr<RegistryCore> core_;
@@ -174,6 +200,103 @@ TEST_F(RegistrySessionTest, ABeatOverTheProtocolLimitIsRefusedNamingTheFieldAndT
   EXPECT_EQ(status.error_message(), "beat.busy_jobs: at most 10000 items");
   stream_.reset();
   EXPECT_FALSE(Member().has_value());  // Its session ended.
+}
+
+TEST_F(RegistrySessionTest, ANewerRegistrationOfTheSameExecutorEndsItsOlderSession) {
+  ASSERT_NO_FATAL_FAILURE(Register());
+  grpc::ClientContext newer_context;
+  AddCredentials(newer_context);
+  auto newer = stub_->Session(&newer_context);
+  ASSERT_TRUE(newer->Write(Registration(kAddress)));
+  v1::SessionResponse response;
+  ASSERT_TRUE(newer->Read(&response));
+  ASSERT_TRUE(response.has_registered());
+
+  // The registry cancels the older stream: its executor reconnects.
+  EXPECT_FALSE(stream_->Read(&response));
+  EXPECT_EQ(stream_->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  stream_.reset();
+  // The newer session is the member, and beats on; its end removes it.
+  ASSERT_TRUE(newer->Write(BurstBeat(1, 1, 1)));
+  ASSERT_TRUE(newer->Read(&response));
+  EXPECT_TRUE(response.has_beat_ack());
+  EXPECT_EQ(MemberCount(), 1);
+  ASSERT_TRUE(newer->WritesDone());
+  EXPECT_TRUE(newer->Finish().ok());
+  EXPECT_EQ(MemberCount(), 0);
+}
+
+// A server allowed 16 threads, as a synchronous Session handler (a thread
+// per connected executor) could not serve this many.
+class RegistryManySessionsTest : public RegistrySessionTest {
+ protected:
+  RegistryManySessionsTest() { max_threads_ = 16; }
+};
+
+TEST_F(RegistryManySessionsTest, HundredsOfExecutorsStayRegisteredAndBeatingAtOnce) {
+  constexpr int kExecutors = 300;
+  constexpr absl::Duration kPatience = absl::Seconds(120);  // Bounds a broken test only.
+  absl::Mutex mu;
+  int acknowledged = 0, refused = 0, closed = 0;
+  std::string first_error;
+  absl::Notification release;
+  auto fail = [&](const std::string& what) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (first_error.empty()) first_error = what;
+  };
+  // Each executor registers, beats once and, acknowledged, holds its session
+  // open until every executor is; then it ends it.
+  auto executor = [&](int i) {
+    grpc::ClientContext context;
+    AddCredentials(context);
+    context.set_deadline(absl::ToChronoTime(absl::Now() + kPatience));
+    auto stream = stub_->Session(&context);
+    v1::SessionResponse registered, ack;
+    const bool ok =
+        stream->Write(Registration(absl::StrCat("10.1.", i / 100, ".", i % 100, ":9999"))) &&
+        stream->Read(&registered) && registered.has_registered() &&
+        stream->Write(BurstBeat(1, 1, 0)) && stream->Read(&ack) && ack.has_beat_ack();
+    if (!ok) {
+      stream->WritesDone();
+      grpc::Status status = stream->Finish();
+      absl::MutexLock l(&mu);
+      ++refused;
+      fail(absl::StrCat("executor ", i, ": ", status.error_code(), " ", status.error_message()));
+      return;
+    }
+    {
+      absl::MutexLock l(&mu);
+      ++acknowledged;
+    }
+    release.WaitForNotificationWithTimeout(kPatience);
+    stream->WritesDone();
+    grpc::Status status = stream->Finish();
+    absl::MutexLock l(&mu);
+    if (status.ok()) {
+      ++closed;
+    } else {
+      fail(absl::StrCat("executor ", i, " closing: ", status.error_code(), " ",
+                        status.error_message()));
+    }
+  };
+  std::vector<std::thread> executors;
+  executors.reserve(kExecutors);
+  for (int i = 0; i < kExecutors; ++i) executors.emplace_back(executor, i);
+  {
+    absl::MutexLock l(&mu);
+    auto answered = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+      return acknowledged + refused == kExecutors;
+    };
+    EXPECT_TRUE(mu.AwaitWithTimeout(absl::Condition(&answered), kPatience))
+        << acknowledged << " acknowledged, " << refused << " refused";
+    EXPECT_EQ(acknowledged, kExecutors) << first_error;
+  }
+  // All of them at once.
+  EXPECT_EQ(MemberCount(), kExecutors);
+  release.Notify();
+  for (std::thread& t : executors) t.join();
+  absl::MutexLock l(&mu);
+  EXPECT_EQ(closed, acknowledged) << first_error;
+  EXPECT_EQ(MemberCount(), 0);  // Each left as its stream closed.
 }
 
 }  // namespace
