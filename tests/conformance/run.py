@@ -48,6 +48,7 @@ def main() -> int:
     p.add_argument("-v", action="store_true")
     args = p.parse_args()
 
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
     stubs = tempfile.mkdtemp(prefix="gnomon-conformance-stubs-")
     try:
         generate_stubs(stubs)
@@ -58,7 +59,8 @@ def main() -> int:
         harness.CONFIG.update(gnomond=os.path.abspath(args.gnomond),
                               gnomonctl=os.path.abspath(args.gnomonctl),
                               executor=args.executor,
-                              env={"GNOMON_PY_STUBS": stubs, "PYTHONPATH": pythonpath})
+                              env={"GNOMON_PY_STUBS": stubs, "PYTHONPATH": pythonpath,
+                                   "PYTHONDONTWRITEBYTECODE": "1"})
         loader = unittest.TestLoader()
         if args.k:
             loader.testNamePatterns = [f"*{k}*" for k in args.k]
