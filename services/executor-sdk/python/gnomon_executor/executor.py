@@ -6,7 +6,6 @@ import secrets
 import signal
 import sys
 import threading
-import time
 from typing import Any, Callable, Dict, Optional
 
 from . import channels, stubs

@@ -7,7 +7,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Protocol
+from typing import Any, Callable, Deque, Dict, Iterable, Optional, Protocol
 
 SUCCESS, FAILURE, TIMEOUT, KILLED, REJECTED = 200, 500, 502, 503, 506
 MAX_LINE_BYTES = 64 * 1024
