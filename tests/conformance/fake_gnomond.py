@@ -5,7 +5,7 @@ from __future__ import annotations
 import queue
 import threading
 from concurrent import futures
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import grpc
 
@@ -23,7 +23,7 @@ class FakeGnomond:
         self.replies: List[Any] = []
         self.report_streams: List[List[Any]] = []  # items per ReportResults stream
         self.ack = True
-        self._outbox: "queue.Queue[Any]" = queue.Queue()
+        self._outbox: "Optional[queue.Queue[Any]]" = None  # The newest stream's.
         self._end_reports = 0
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=32))
         me = self
@@ -80,12 +80,18 @@ class FakeGnomond:
 
     # --- Dispatch.Connect ------------------------------------------------------
     def send(self, message: Any) -> None:
-        """Queues a ConnectResponse (runs or call) for the executor's stream."""
-        self._outbox.put(message)
+        """Queues a ConnectResponse (runs or call) for the executor's newest
+        stream (the one that said Hello last: a killed executor's old stream
+        may not have been noticed as gone yet, and must not swallow it)."""
+        self.wait(lambda: self._outbox is not None, 10, "a stream that said Hello")
+        with self.cv:
+            outbox = self._outbox
+        outbox.put(message)
 
     def _connect(self, it, context):
         self._note("connect", context)
         done = threading.Event()
+        outbox: "queue.Queue[Any]" = queue.Queue()
 
         def read():
             try:
@@ -94,6 +100,7 @@ class FakeGnomond:
                         kind = m.WhichOneof("kind")
                         if kind == "hello":
                             self.hellos.append(m.hello)
+                            self._outbox = outbox
                         elif kind == "answers":
                             self.answers.append(m.answers)
                         elif kind == "reply":
@@ -106,7 +113,7 @@ class FakeGnomond:
         yield self.pb.executor.ConnectResponse(welcome={"replica_id": "fake-0"})
         while not done.is_set() and context.is_active():
             try:
-                m = self._outbox.get(timeout=0.05)
+                m = outbox.get(timeout=0.05)
             except queue.Empty:
                 continue
             yield m
