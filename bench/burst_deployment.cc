@@ -96,8 +96,7 @@ absl::Status BurstDeployment::StartExecutors(const std::string& app,
     std::vector<std::string> registries;
     for (size_t k = 0; k < addresses_.size(); ++k)
       registries.push_back(addresses_[(i + k) % addresses_.size()]);
-    std::vector<std::string> argv = {SAMPLE_EXECUTOR_PATH,
-                                     absl::StrCat("--app=", app),
+    std::vector<std::string> argv = {SAMPLE_EXECUTOR_PATH, absl::StrCat("--app=", app),
                                      absl::StrCat("--registry=", absl::StrJoin(registries, ",")),
                                      absl::StrCat("--spool-dir=", dir(), "/spool-", i),
                                      absl::StrCat("--log-dir=", dir(), "/logs-", i)};

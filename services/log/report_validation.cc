@@ -47,7 +47,7 @@ absl::Status CheckItem(const std::string& item, const v1::ReportItem& r) {
                          r.started().executor_address().empty()
                              ? absl::OkStatus()
                              : CheckExecutorName(item + ".started.executor_address",
-                                             r.started().executor_address())});
+                                                 r.started().executor_address())});
     case v1::ReportItem::kLog:
       return CheckLines(item, r.log());
     case v1::ReportItem::kResult:

@@ -440,9 +440,8 @@ absl::StatusOr<v1::KillRunResponse> AdminCore::KillRun(int64_t run_id) {
   v1::KillRequest kreq;
   kreq.set_run_id(run_id);
   kreq.set_reason("killed by an admin");
-  ASSIGN_OR_RETURN(
-      v1::KillResponse kresp,
-      executors_->Kill(run.executor_address(), g.app_name(), kreq, absl::Seconds(5)));
+  ASSIGN_OR_RETURN(v1::KillResponse kresp,
+                   executors_->Kill(run.executor_address(), g.app_name(), kreq, absl::Seconds(5)));
   v1::KillRunResponse resp;
   resp.set_found(kresp.found());
   return resp;

@@ -148,13 +148,13 @@ Reactor* ConnectedExecutors::Open(grpc::CallbackServerContext* context) {
     auto it = metadata->find(key);
     return it == metadata->end() ? "" : it->second;
   };
-  absl::StatusOr<Caller> caller = auth_->Authorize(lookup, v1::Dispatch::service_full_name(),
-                                                   "Connect");
+  absl::StatusOr<Caller> caller =
+      auth_->Authorize(lookup, v1::Dispatch::service_full_name(), "Connect");
   if (!caller.ok()) return new Refused(ToGrpcStatus(caller.status()));
   const std::string app = caller->group.app_name();
-  auto creds = std::make_shared<StreamCredentials>(auth_, lookup, v1::Dispatch::service_full_name(),
-                                                   "Connect", *std::move(caller), kGroupRecheck,
-                                                   clock_);
+  auto creds =
+      std::make_shared<StreamCredentials>(auth_, lookup, v1::Dispatch::service_full_name(),
+                                          "Connect", *std::move(caller), kGroupRecheck, clock_);
   absl::MutexLock l(&mu_);
   if (closed_) {
     return new Refused(grpc::Status(grpc::StatusCode::UNAVAILABLE,
@@ -268,10 +268,9 @@ bool ConnectedExecutors::BeginFinish(Stream* s, Failures& failures) {
   for (auto& [run_id, sent] : s->pending) {
     for (Stream::Pending& p : sent) {
       failures.push_back(
-          {std::move(p.cb),
-           absl::UnknownError(absl::StrCat("the stream of executor ", s->executor,
-                                           " ended after run ", run_id,
-                                           " was sent; the executor may have accepted it"))});
+          {std::move(p.cb), absl::UnknownError(absl::StrCat(
+                                "the stream of executor ", s->executor, " ended after run ", run_id,
+                                " was sent; the executor may have accepted it"))});
     }
   }
   s->pending.clear();
@@ -426,17 +425,16 @@ void ConnectedExecutors::Drop(const std::string& address) {
     for (auto& [key, link] : links_) {
       if (key.substr(key.find('\n') + 1) != address) continue;
       for (Queued& q : link.queue) {
-        failures.push_back({std::move(q.cb),
-                            absl::UnavailableError(absl::StrCat("executor ", address, " left"))});
+        failures.push_back(
+            {std::move(q.cb), absl::UnavailableError(absl::StrCat("executor ", address, " left"))});
       }
       link.queue.clear();
       if (link.stream == nullptr) continue;
       for (auto& [run_id, sent] : link.stream->pending) {
         for (Stream::Pending& p : sent) {
-          failures.push_back(
-              {std::move(p.cb), absl::UnknownError(absl::StrCat(
-                                    "executor ", address, " left after run ", run_id,
-                                    " was sent; it may have accepted it"))});
+          failures.push_back({std::move(p.cb), absl::UnknownError(absl::StrCat(
+                                                   "executor ", address, " left after run ", run_id,
+                                                   " was sent; it may have accepted it"))});
         }
       }
       link.stream->pending.clear();
@@ -509,17 +507,17 @@ void ConnectedExecutors::Sweep() {
       while (!link.queue.empty()) {
         Queued& q = link.queue.front();
         if (link.stream != nullptr && now - q.queued_ms >= answer_ms) {
-          failures.push_back({std::move(q.cb),
-                              absl::ResourceExhaustedError(absl::StrCat(
-                                  "run ", q.run.run_id(), " waited ",
-                                  absl::FormatDuration(options_.answer_timeout),
-                                  " behind the runs in flight to executor ", executor))});
+          failures.push_back(
+              {std::move(q.cb), absl::ResourceExhaustedError(absl::StrCat(
+                                    "run ", q.run.run_id(), " waited ",
+                                    absl::FormatDuration(options_.answer_timeout),
+                                    " behind the runs in flight to executor ", executor))});
         } else if (link.stream == nullptr &&
                    now - std::max(q.queued_ms, link.unconnected_since_ms) >= connect_ms) {
           failures.push_back(
-              {std::move(q.cb), absl::UnavailableError(absl::StrCat(
-                                    "executor ", executor, " is not connected to replica ",
-                                    options_.replica_id))});
+              {std::move(q.cb),
+               absl::UnavailableError(absl::StrCat(
+                   "executor ", executor, " is not connected to replica ", options_.replica_id))});
         } else {
           break;
         }
@@ -544,10 +542,9 @@ void ConnectedExecutors::Sweep() {
             continue;
           }
           failures.push_back(
-              {std::move(p->cb),
-               absl::UnknownError(absl::StrCat("executor ", s->executor,
-                                               " did not answer run ", it->first, " within ",
-                                               absl::FormatDuration(options_.answer_timeout)))});
+              {std::move(p->cb), absl::UnknownError(absl::StrCat(
+                                     "executor ", s->executor, " did not answer run ", it->first,
+                                     " within ", absl::FormatDuration(options_.answer_timeout)))});
           p = sent.erase(p);
           --s->pending_count;
         }

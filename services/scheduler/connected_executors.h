@@ -93,8 +93,7 @@ class ConnectedExecutors final : public ExecutorClient {
   // Executors with a stream here now.
   size_t connected() const ABSL_LOCKS_EXCLUDED(mu_);
   // Whether executor `address` of `app` has a stream here now.
-  bool Connected(const std::string& address, const std::string& app) const
-      ABSL_LOCKS_EXCLUDED(mu_);
+  bool Connected(const std::string& address, const std::string& app) const ABSL_LOCKS_EXCLUDED(mu_);
   // Waits (real time) until each of `executors` (app and address) has a
   // stream here, or `deadline`; returns the addresses still without one.
   std::vector<std::string> AwaitConnected(const std::vector<v1::ExecutorInfo>& executors,

@@ -72,8 +72,8 @@ class ConnectedExecutorsTest : public ::testing::Test {
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
     executors_->Start();
-    stub_ = v1::Dispatch::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_),
-                                                      grpc::InsecureChannelCredentials()));
+    stub_ = v1::Dispatch::NewStub(
+        grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_), grpc::InsecureChannelCredentials()));
   }
   void TearDown() override {
     executors_->CloseAll();
@@ -293,19 +293,20 @@ TEST(ConnectedExecutorsRecheckTest, AStreamWhoseTokenWasRotatedOutEnds) {
   hello.mutable_hello()->set_app_name(kApp);
   hello.mutable_hello()->set_executor("e:1");
   ASSERT_TRUE(stream->Write(hello));
-  ASSERT_TRUE(executors.AwaitConnected({[] {
-                                         v1::ExecutorInfo e;
-                                         e.set_app_name(kApp);
-                                         e.set_address("e:1");
-                                         return e;
-                                       }()},
-                                       absl::Now() + absl::Seconds(30))
+  ASSERT_TRUE(executors
+                  .AwaitConnected({[] {
+                                    v1::ExecutorInfo e;
+                                    e.set_app_name(kApp);
+                                    e.set_address("e:1");
+                                    return e;
+                                  }()},
+                                  absl::Now() + absl::Seconds(30))
                   .empty());
 
   v1::Group rotated = *group;
   rotated.set_access_token("a-new-token-789");
   ASSERT_TRUE(store->UpdateGroup(rotated, clock.NowMillis()).ok());
-  clock.BlockUntilWaiters(1);  // The sweeper waits for its next pass...
+  clock.BlockUntilWaiters(1);                       // The sweeper waits for its next pass...
   clock.Advance(kGroupRecheck + absl::Seconds(1));  // ...which checks the credentials.
   EXPECT_FALSE(stream->Read(&in));
   EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);

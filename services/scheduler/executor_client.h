@@ -33,14 +33,12 @@ class ExecutorClient {
   virtual void Send(const std::string& address, const std::string& app, v1::RunRequest run,
                     DispatchCallback cb) = 0;
   // The executor answered a beat within `timeout`.
-  virtual bool Beat(const std::string& address, const std::string& app,
-                    absl::Duration timeout) = 0;
+  virtual bool Beat(const std::string& address, const std::string& app, absl::Duration timeout) = 0;
   // The executor says `job_id` is idle there (answered within `timeout`).
   virtual bool Idle(const std::string& address, const std::string& app, int64_t job_id,
                     absl::Duration timeout) = 0;
   // Stops one run there.
-  virtual absl::StatusOr<v1::KillResponse> Kill(const std::string& address,
-                                                const std::string& app,
+  virtual absl::StatusOr<v1::KillResponse> Kill(const std::string& address, const std::string& app,
                                                 const v1::KillRequest& request,
                                                 absl::Duration timeout) = 0;
 };

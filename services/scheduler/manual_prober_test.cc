@@ -18,7 +18,6 @@
 namespace gnomon::scheduler {
 namespace {
 
-using ::testing::ElementsAre;
 using testing::FakeExecutors;
 using ::testing::UnorderedElementsAre;
 
@@ -59,8 +58,7 @@ TEST_F(ManualProberTest, AnAddressNotProbedYetCountsAsAlive) {
 
 TEST_F(ManualProberTest, EveryAddressOfEveryManualGroupIsBeatenAsAnExecutorOfItsGroup) {
   prober_.ProbeAll();
-  EXPECT_THAT(executors_.beats,
-              UnorderedElementsAre("x:1 billing", "y:1 billing", "z:1 reports"));
+  EXPECT_THAT(executors_.beats, UnorderedElementsAre("x:1 billing", "y:1 billing", "z:1 reports"));
 }
 
 TEST_F(ManualProberTest, AnAddressThatMissesABeatIsDeadUntilItAnswersAgain) {

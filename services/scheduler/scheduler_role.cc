@@ -31,10 +31,10 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       executor_rows_(store),
       clock_(clock),
       membership_(auth->cluster_token(), clock, options.registry_dial),
-      executors_(auth,
-                 {.replica_id = options.replica_id.empty() ? DefaultReplicaId()
-                                                           : options.replica_id},
-                 clock),
+      executors_(
+          auth,
+          {.replica_id = options.replica_id.empty() ? DefaultReplicaId() : options.replica_id},
+          clock),
       dispatch_recorder_(store, clock, &in_flight_),
       pools_(clock, options.pools),
       prober_(store, &executors_, clock, absl::Seconds(2)),

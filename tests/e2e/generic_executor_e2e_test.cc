@@ -33,11 +33,11 @@ class GenericExecutorE2E : public ::testing::Test {
     ASSERT_TRUE(cluster_.CtlJson({"group", "create", "ops"}, &group_));
     // The token through the environment, as an operator passes a secret.
     executor_ = std::make_unique<testing::Subprocess>(
-        std::vector<std::string>{
-            GENERIC_EXECUTOR_PATH, "--app=ops", absl::StrCat("--registry=", cluster_.addresses()),
-            absl::StrCat("--spool-dir=", cluster_.dir(), "/spool-ops"),
-            absl::StrCat("--log-dir=", cluster_.dir(), "/logs-ops"), "--http-allow=127.0.0.1",
-            "--command-allow=/bin/,/usr/bin/"},
+        std::vector<std::string>{GENERIC_EXECUTOR_PATH, "--app=ops",
+                                 absl::StrCat("--registry=", cluster_.addresses()),
+                                 absl::StrCat("--spool-dir=", cluster_.dir(), "/spool-ops"),
+                                 absl::StrCat("--log-dir=", cluster_.dir(), "/logs-ops"),
+                                 "--http-allow=127.0.0.1", "--command-allow=/bin/,/usr/bin/"},
         std::map<std::string, std::string>{{"GNOMON_ACCESS_TOKEN", group_.access_token()}});
     ASSERT_TRUE(executor_->WaitForLine("gnomon-executor started as", absl::Seconds(30)))
         << executor_->Output();

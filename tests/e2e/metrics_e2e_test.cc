@@ -96,7 +96,7 @@ int FreePort() {
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof(a);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) ADD_FAILURE() << "bind";
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
   ::close(fd);
   return ntohs(a.sin_port);
@@ -113,8 +113,7 @@ class MetricsE2E : public ::testing::Test {
     executor_ = cluster_.StartExecutor("metrics-app", group_.access_token(),
                                        {"--metrics-listen=127.0.0.1:0"});
     executor_metrics_ = MetricsUrl(*executor_);
-    std::optional<std::string> listening =
-        executor_->WaitForLine("started as", absl::Seconds(30));
+    std::optional<std::string> listening = executor_->WaitForLine("started as", absl::Seconds(30));
     ASSERT_TRUE(listening && !executor_metrics_.empty()) << executor_->Output();
     executor_address_ =
         std::string(absl::StripAsciiWhitespace(listening->substr(listening->rfind(' ') + 1)));

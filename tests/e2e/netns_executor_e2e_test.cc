@@ -70,11 +70,11 @@ TEST(NetnsExecutorE2E, AnExecutorThatListensOnNothingInItsOwnNamespaceRunsJobs) 
   v1::Group group;
   ASSERT_TRUE(cluster.CtlJson({"group", "create", "walled-app"}, &group));
 
-  testing::Subprocess executor(
-      {"ip", "netns", "exec", ns.name(), SAMPLE_EXECUTOR_PATH, "--app=walled-app",
-       absl::StrCat("--registry=", gnomond), absl::StrCat("--spool-dir=", cluster.dir(), "/spool-w"),
-       absl::StrCat("--log-dir=", cluster.dir(), "/logs-w")},
-      {{"GNOMON_ACCESS_TOKEN", group.access_token()}});
+  testing::Subprocess executor({"ip", "netns", "exec", ns.name(), SAMPLE_EXECUTOR_PATH,
+                                "--app=walled-app", absl::StrCat("--registry=", gnomond),
+                                absl::StrCat("--spool-dir=", cluster.dir(), "/spool-w"),
+                                absl::StrCat("--log-dir=", cluster.dir(), "/logs-w")},
+                               {{"GNOMON_ACCESS_TOKEN", group.access_token()}});
   auto line = executor.WaitForLine("gnomon-sample-executor started as", absl::Seconds(30));
   ASSERT_TRUE(line) << executor.Output();
   const std::string name(absl::StripAsciiWhitespace(line->substr(line->rfind(' ') + 1)));
@@ -87,9 +87,9 @@ TEST(NetnsExecutorE2E, AnExecutorThatListensOnNothingInItsOwnNamespaceRunsJobs) 
   }
 
   v1::Job job;
-  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler",
-                               "demo", "--manual"},
-                              &job));
+  ASSERT_TRUE(cluster.CtlJson(
+      {"job", "create", "--group", absl::StrCat(group.id()), "--handler", "demo", "--manual"},
+      &job));
   const v1::Run ran = cluster.TriggerUntilSucceeded(job.id());
   EXPECT_EQ(ran.status(), v1::RUN_STATUS_SUCCEEDED) << cluster.Output() << executor.Output();
   EXPECT_EQ(ran.executor_address(), name);

@@ -53,8 +53,8 @@ std::unique_ptr<testing::Subprocess> StartScriptingExecutor(const testing::Gnomo
             "--clear-groups"};
   }
   argv.insert(argv.end(), {SAMPLE_EXECUTOR_PATH, absl::StrCat("--app=", app),
-                           absl::StrCat("--registry=", cluster.addresses()),
-                           "--allow-scripts", absl::StrCat("--spool-dir=", dir.path(), "/spool"),
+                           absl::StrCat("--registry=", cluster.addresses()), "--allow-scripts",
+                           absl::StrCat("--spool-dir=", dir.path(), "/spool"),
                            absl::StrCat("--log-dir=", dir.path(), "/logs")});
   return std::make_unique<testing::Subprocess>(
       argv,

@@ -128,8 +128,7 @@ TEST_F(TokenRotationE2E, AManualGroupsExecutorOnTheOldTokenIsDisconnectedAndTheR
       cluster_.Ctl({"group", "rotate-token", absl::StrCat(group.id()), "--grace", "0s"}).exit_code,
       0);
   ASSERT_TRUE(cluster_.gnomond()->WaitForLine(
-      absl::StrCat("executor ", address, " of app \"rot-manual\" disconnected"),
-      absl::Seconds(30)))
+      absl::StrCat("executor ", address, " of app \"rot-manual\" disconnected"), absl::Seconds(30)))
       << cluster_.Output();
 
   v1::TriggerJobResponse fired;

@@ -177,8 +177,7 @@ v1::Run GnomonCluster::TriggerUntilSucceeded(int64_t job_id,
 std::unique_ptr<Subprocess> GnomonCluster::StartExecutor(const std::string& app,
                                                          const std::string& token,
                                                          std::vector<std::string> extra) const {
-  std::vector<std::string> argv = {SAMPLE_EXECUTOR_PATH,
-                                   absl::StrCat("--app=", app),
+  std::vector<std::string> argv = {SAMPLE_EXECUTOR_PATH, absl::StrCat("--app=", app),
                                    absl::StrCat("--registry=", addresses()),
                                    absl::StrCat("--spool-dir=", dir(), "/spool-", app),
                                    absl::StrCat("--log-dir=", dir(), "/logs-", app)};

@@ -54,7 +54,6 @@ bool AllDigits(absl::string_view s) {
          std::all_of(s.begin(), s.end(), [](char c) { return absl::ascii_isdigit(c); });
 }
 
-
 }  // namespace
 
 absl::Status Invalid(std::string_view field, std::string_view problem) {

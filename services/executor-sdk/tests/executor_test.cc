@@ -324,7 +324,6 @@ TEST_F(ExecutorTest, ConnectsOutWithHelloAndAnswersCalls) {
   EXPECT_TRUE(dispatch_.WaitForOpenStreams(0, kWait));
 }
 
-
 TEST_F(ExecutorTest, ARefusedBeatIsLoggedWithTheRegistrysReasonNotAsACredentialProblem) {
   LogLines log;
   ExecutorOptions options = Options();

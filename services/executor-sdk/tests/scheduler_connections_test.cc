@@ -33,7 +33,6 @@ constexpr char kApp[] = "connections-app";
 constexpr char kEndpoint[] = "gnomond.test:7070";
 const absl::Duration kWait = absl::Seconds(20);
 
-
 // A fake gnomond replica on its own port.
 struct Replica {
   explicit Replica(const std::string& id, const std::string& token = kToken)
