@@ -30,7 +30,6 @@ namespace gnomon {
 namespace {
 
 using testing::CommandResult;
-using testing::Subprocess;
 
 // Runs against SQLite (the embedded default) and against the MariaDB server
 // scripts/test starts (GNOMON_TEST_MYSQL_URL).

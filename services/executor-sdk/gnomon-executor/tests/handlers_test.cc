@@ -16,7 +16,6 @@ namespace gnomon::generic_executor {
 namespace {
 
 using executor::Executor;
-using executor::kTestToken;
 using executor::kTestWait;
 using executor::testing::BeanRun;
 using executor::testing::DispatchClient;
