@@ -341,7 +341,8 @@ void Dispatcher::AskAgain(Delivery d, const std::string& address, const absl::St
 
 std::optional<std::string> Dispatcher::LiveInstance(const std::string& app,
                                                     const std::string& address) {
-  for (const v1::ExecutorInfo& e : *membership_->Live(app)) {
+  const ExecutorList live = membership_->Live(app);  // Kept alive by the loop.
+  for (const v1::ExecutorInfo& e : *live) {
     if (e.address() == address) return e.instance_id();
   }
   return std::nullopt;

@@ -55,7 +55,8 @@ v1::GroupExecutors Dispatcher::Members(const v1::Group& g) {
   out.set_group_id(g.id());
   out.set_app_name(g.app_name());
   if (!g.has_manual()) {
-    for (const v1::ExecutorInfo& e : *membership_->Live(g.app_name())) *out.add_executors() = e;
+    const ExecutorList live = membership_->Live(g.app_name());  // Kept alive by the loop.
+    for (const v1::ExecutorInfo& e : *live) *out.add_executors() = e;
     return out;
   }
   for (const std::string& a : g.manual().addresses()) {
@@ -73,7 +74,8 @@ absl::Status Dispatcher::CheckMembers(int64_t group_id, const std::vector<std::s
   absl::flat_hash_set<std::string> members(g.manual().addresses().begin(),
                                            g.manual().addresses().end());
   if (!g.has_manual()) {
-    for (const v1::ExecutorInfo& e : *membership_->Live(g.app_name())) members.insert(e.address());
+    const ExecutorList live = membership_->Live(g.app_name());  // Kept alive by the loop.
+    for (const v1::ExecutorInfo& e : *live) members.insert(e.address());
   }
   for (size_t i = 0; i < addresses.size(); ++i) {
     if (!members.contains(addresses[i])) {

@@ -33,7 +33,10 @@ std::shared_ptr<const Ownership> RunReaper::Held() {
 void RunReaper::FailLost(const Left& left, const Ownership* held) {
   const v1::ExecutorInfo& executor = left.executor;
   bool restarted = false;
-  for (const v1::ExecutorInfo& live : *membership_->Live(executor.app_name())) {
+  // Held in a local: a temporary in the range expression would be freed
+  // before the loop runs, and a rebuild may drop the last other reference.
+  const ExecutorList executors = membership_->Live(executor.app_name());
+  for (const v1::ExecutorInfo& live : *executors) {
     if (live.address() != executor.address()) continue;
     // The same process came back in time (a registry blip); a new instance
     // at the address does not hold the runs the old one had.
