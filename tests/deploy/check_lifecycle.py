@@ -76,7 +76,7 @@ def cases(r):
 
     def check_spread(objs, want_keys):
         for name, d in kinds(objs, "Deployment").items():
-            if name.endswith("sample-executor"):
+            if r.is_executor(name):
                 continue
             role = d["spec"]["selector"]["matchLabels"]["app.kubernetes.io/component"]
             tsc = d["spec"]["template"]["spec"].get("topologySpreadConstraints", [])

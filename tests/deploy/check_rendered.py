@@ -117,6 +117,12 @@ def check_pod_basics(where, dep, port=7070, tls=False):
 
 
 HEADLESS = f"{FULL}-schedulers"
+EXECUTORS = ("-sample-executor", "-generic-executor")
+
+
+def is_executor(name):
+    """A Deployment (or Service, NetworkPolicy) of an executor the chart deploys, not of gnomond."""
+    return name.endswith(EXECUTORS)
 
 
 def is_headless(svc):
@@ -186,6 +192,101 @@ def check_sample_executor(objs, app, registry, log):
     return se
 
 
+def check_generic_executor(objs, app, token_secret, http_allow, command_allow, metrics=True):
+    """gnomon-executor connects out like the sample executor; the allow-lists reach its command line."""
+    ge = by_kind(objs, "Deployment").get(f"{FULL}-generic-executor")
+    if not check(ge is not None, "generic executor Deployment missing"):
+        return None
+    where = "generic executor"
+    c = container(ge)
+    check(c.get("command") == ["gnomon-executor"], f"{where}: command {c.get('command')}, want [gnomon-executor]")
+    env = env_of(c)
+    check(env.get("GNOMON_APP", {}).get("value") == app, f"{where}: GNOMON_APP {env.get('GNOMON_APP')}")
+    check_secret_ref(objs, where, env, "GNOMON_ACCESS_TOKEN", token_secret, "access-token", must_exist=False)
+    check(env.get("GNOMON_REGISTRY", {}).get("value") == f"{FULL}-registry:7070", f"{where}: GNOMON_REGISTRY")
+    sched = env.get("GNOMON_SCHEDULERS", {}).get("value")
+    check(sched == f"{HEADLESS}:7070", f"{where}: GNOMON_SCHEDULERS {sched!r}, want {HEADLESS}:7070")
+    svc = by_kind(objs, "Service").get((sched or "").split(":")[0])
+    check(svc is not None and is_headless(svc), f"{where}: GNOMON_SCHEDULERS {sched!r} is not a headless Service")
+    check(env.get("GNOMON_EXECUTOR_NAME", {}).get("value") == "$(POD_NAME)",
+          f"{where}: GNOMON_EXECUTOR_NAME {env.get('GNOMON_EXECUTOR_NAME')}")
+    names = [e["name"] for e in c.get("env", [])]
+    pod_name = env.get("POD_NAME", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+    check(pod_name == "metadata.name" and "GNOMON_EXECUTOR_NAME" in names
+          and names.index("POD_NAME") < names.index("GNOMON_EXECUTOR_NAME"),
+          f"{where}: POD_NAME ({pod_name!r}) from the downward API before GNOMON_EXECUTOR_NAME: {names}")
+    check(env.get("GNOMON_SPOOL_DIR", {}).get("value") == "/var/spool/gnomon", f"{where}: GNOMON_SPOOL_DIR")
+    vols = {v["name"]: v for v in ge["spec"]["template"]["spec"].get("volumes", [])}
+    check("emptyDir" in vols.get("spool", {}), f"{where}: spool is not an emptyDir: {vols.get('spool')}")
+    mounts = {m["name"]: m["mountPath"] for m in c.get("volumeMounts", [])}
+    check(mounts.get("spool") == "/var/spool/gnomon", f"{where}: spool mounted at {mounts.get('spool')}")
+    args = c.get("args", [])
+    for flag, allowed in (("--http-allow", http_allow), ("--command-allow", command_allow)):
+        given = [a for a in args if a.startswith(flag + "=")]
+        want = [f"{flag}={','.join(allowed)}"] if allowed else []
+        check(given == want, f"{where}: {flag} args {given}, want {want}")
+    check("--allow-scripts" not in args, f"{where}: --allow-scripts though allowScripts is off")
+    for gone in ("GNOMON_LISTEN", "GNOMON_ADVERTISE", "POD_IP", "GNOMON_TLS_REQUIRE_CLIENT_CERT"):
+        check(gone not in env, f"{where} has {gone}")
+    ports = [(p["name"], p["containerPort"]) for p in c.get("ports", [])]
+    check(ports == ([("metrics", 7071)] if metrics else []), f"{where}: ports {ports}: it serves nothing but metrics")
+    if metrics:
+        check(env.get("GNOMON_METRICS_LISTEN", {}).get("value") == "0.0.0.0:7071", f"{where}: GNOMON_METRICS_LISTEN")
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        check(probe not in c, f"{where} has a {probe}: it serves no gRPC")
+    check(not [s for s in by_kind(objs, "Service") if "generic-executor" in s], "a Service for the generic executor")
+    sc = c.get("securityContext", {})
+    check(sc.get("readOnlyRootFilesystem") is True and sc.get("allowPrivilegeEscalation") is False
+          and sc.get("capabilities", {}).get("drop") == ["ALL"], f"{where}: securityContext {sc}")
+    check(ge["spec"]["template"]["spec"].get("securityContext", {}).get("runAsNonRoot") is True,
+          f"{where}: runAsNonRoot not set")
+    check("/tmp" in mounts.values(), f"{where}: no writable /tmp with a read-only root")
+    return ge
+
+
+def case_generic_executor(objs, text):
+    """genericExecutor.enabled with allow-lists, the NetworkPolicy and the PodMonitor."""
+    check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
+                   f"{FULL}-store", "store-url", FULL, "cluster-token")
+    check_no_tls(objs)
+    check_http_ports(objs)
+    check(f"{FULL}-sample-executor" not in by_kind(objs, "Deployment"), "sample executor rendered though disabled")
+    ge = check_generic_executor(objs, "ops", "ops-token", ["api.example.com", "*.corp.example", "10.20.0.0/16"],
+                                ["/usr/local/bin/backup", "/opt/jobs/"])
+    if ge is not None:
+        check(ge["spec"]["replicas"] == 3, f"generic executor replicas {ge['spec']['replicas']}, want 3")
+        limits = container(ge)["resources"].get("limits", {})
+        check(limits.get("memory") == "256Mi", f"generic executor resources {container(ge)['resources']}")
+    nps = by_kind(objs, "NetworkPolicy")
+    np = nps.get(f"{FULL}-generic-executor")
+    if check(np is not None, f"no NetworkPolicy for the generic executor: {sorted(nps)}"):
+        spec = np["spec"]
+        check(spec["podSelector"]["matchLabels"].get("app.kubernetes.io/component") == "generic-executor",
+              f"generic executor NetworkPolicy selects {spec['podSelector']}")
+        check(spec.get("policyTypes") == ["Ingress"], f"generic executor NetworkPolicy types {spec.get('policyTypes')}")
+        ports = [p["port"] for rule in spec.get("ingress", []) for p in rule.get("ports", [])]
+        check(ports == ["metrics"] and all("from" not in r for r in spec["ingress"]),
+              f"generic executor NetworkPolicy admits {spec.get('ingress')}, want the metrics port only")
+        if ge is not None:
+            labels = ge["spec"]["template"]["metadata"]["labels"]
+            check(all(labels.get(k) == v for k, v in spec["podSelector"]["matchLabels"].items()),
+                  "generic executor NetworkPolicy does not select its pods")
+    pm = by_kind(objs, "PodMonitor").get(f"{FULL}-generic-executor")
+    if check(pm is not None, f"no PodMonitor for the generic executor: {sorted(by_kind(objs, 'PodMonitor'))}"):
+        check(pm["spec"]["selector"]["matchLabels"].get("app.kubernetes.io/component") == "generic-executor",
+              f"generic executor PodMonitor selects {pm['spec']['selector']}")
+        check([e["port"] for e in pm["spec"]["podMetricsEndpoints"]] == ["metrics"], "PodMonitor not on port metrics")
+
+
+def case_generic_executor_minimal(objs, text):
+    """Only the required values: no allow-list on the command line (nothing allowed), metrics off."""
+    ge = check_generic_executor(objs, "ops", "t", [], [], metrics=False)
+    if ge is not None:
+        check("args" not in container(ge), f"generic executor args {container(ge).get('args')}: want none")
+    check(not by_kind(objs, "NetworkPolicy") and not by_kind(objs, "PodMonitor"),
+          "NetworkPolicy or PodMonitor rendered though disabled")
+
+
 def roles_arg(dep):
     return [a for a in container(dep).get("args", []) if a.startswith("--roles=")]
 
@@ -232,7 +333,7 @@ def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_
         if f"{FULL}-{role}" in deps:
             check("GNOMON_REGISTRY_ENDPOINT" not in env_of(container(deps[f"{FULL}-{role}"])),
                   f"{role}: has GNOMON_REGISTRY_ENDPOINT")
-    servers = sorted(n for n in deps if not n.endswith("-sample-executor"))
+    servers = sorted(n for n in deps if not is_executor(n))
     check(len(servers) == 3, f"want 3 gnomond Deployments, have {servers}")
     check_schedulers_service(objs, "scheduler")
     check(not by_kind(objs, "PersistentVolumeClaim"), "per-role mode renders a PersistentVolumeClaim")
@@ -287,6 +388,8 @@ def case_default(objs, text):
     check(secret_value(objs, FULL, "store-url") is None, "default values invent a store URL")
     check(not by_kind(objs, "NetworkPolicy"), "NetworkPolicy rendered though disabled")
     check("sample-executor" not in text, "sample executor rendered though disabled")
+    check("generic-executor" not in text and "gnomon-executor" not in text,
+          "generic executor (gnomon-executor) rendered though disabled")
     check_http_ports(objs)
     check(not by_kind(objs, "Ingress"), "Ingress rendered though disabled")
     check_partitions(objs, "64")
@@ -444,7 +547,7 @@ def case_metrics_off(objs, text):
 def check_http_ports(objs, on=True):
     """Every gnomond serves the HTTP API on port 7080 and its Service exposes it (or none, when off)."""
     for name, d in by_kind(objs, "Deployment").items():
-        if name.endswith("sample-executor"):
+        if is_executor(name):
             continue
         c = container(d)
         ports = {p["name"]: p["containerPort"] for p in c.get("ports", [])}
@@ -457,7 +560,7 @@ def check_http_ports(objs, on=True):
         else:
             check("http" not in ports and listen is None, f"{name}: HTTP API on though disabled")
     for name, s in by_kind(objs, "Service").items():
-        if name.endswith("sample-executor") or is_headless(s):
+        if is_executor(name) or is_headless(s):
             continue
         ports = {p["name"]: p for p in s["spec"]["ports"]}
         check(("http" in ports) == on, f"{name}: http Service port {'missing' if on else 'though disabled'}")
@@ -558,14 +661,14 @@ def check_no_subpath_secrets(objs):
                       f"{name}/{c['name']}: Secret volume {m['name']} mounted with subPath")
 
 
-def check_tls(objs, secret, mtls, executor_secret=None, server_name=None):
+def check_tls(objs, secret, mtls, executor_secret=None, server_name=None, generic_secret=None):
     """Every gnomond pod and the sample executor serve and dial with TLS from `secret`.
 
     Returns {client: name it verifies in gnomond's certificate}.
     """
     deps = by_kind(objs, "Deployment")
     check_no_subpath_secrets(objs)
-    servers = {n: d for n, d in deps.items() if not n.endswith("-sample-executor")}
+    servers = {n: d for n, d in deps.items() if not is_executor(n)}
     check(servers, "no gnomond Deployment")
     verified = {}
     for name, d in servers.items():
@@ -596,6 +699,20 @@ def check_tls(objs, secret, mtls, executor_secret=None, server_name=None):
             host = env.get(var, {}).get("value", "").split(":")[0]
             check(host, f"sample executor: no {var}")
             verified[f"sample executor -> {var}"] = sn or host
+    ge = deps.get(f"{FULL}-generic-executor")
+    if ge is not None:
+        check_tls_pod("generic-executor", ge, generic_secret or secret, mtls, None)
+        c = container(ge)
+        env = env_of(c)
+        # gnomon-executor has no --tls-reload-interval (an unknown flag stops it): the SDK's 60 s.
+        check(not [a for a in c.get("args", []) if a.startswith("--tls-reload")],
+              f"generic executor args {c.get('args')}: gnomon-executor has no --tls-reload-interval")
+        sn = env.get("GNOMON_TLS_SERVER_NAME", {}).get("value")
+        check(sn == server_name, f"generic executor: GNOMON_TLS_SERVER_NAME={sn!r}, want {server_name!r}")
+        for var in ("GNOMON_REGISTRY", "GNOMON_LOG_SERVICE", "GNOMON_SCHEDULERS"):
+            host = env.get(var, {}).get("value", "").split(":")[0]
+            check(host, f"generic executor: no {var}")
+            verified[f"generic executor -> {var}"] = sn or host
     return verified
 
 
@@ -679,10 +796,18 @@ def case_tls_certmanager(objs, text):
         verified = check_tls(objs, cert["spec"]["secretName"], mtls=True)
         check(any(k.startswith("sample executor") for k in verified), "sample executor not rendered")
         check("sample executor -> GNOMON_SCHEDULERS" in verified, "sample executor verifies no scheduler name")
+        check("generic executor -> GNOMON_SCHEDULERS" in verified, "generic executor not rendered with TLS")
         check_names_verified(cert, verified)
         check("gnomon.example.com" in cert["spec"]["dnsNames"], "Certificate lacks tls.certManager.extraDnsNames")
         check_monitors_https(objs, set(cert["spec"]["dnsNames"]), cert["spec"]["secretName"], cert["spec"]["secretName"])
+        pm = by_kind(objs, "PodMonitor").get(f"{FULL}-generic-executor")
+        if check(pm is not None, "no PodMonitor for the generic executor with TLS"):
+            for e in pm["spec"]["podMetricsEndpoints"]:
+                check(e.get("scheme") == "https" and e.get("tlsConfig", {}).get("ca", {}).get("secret")
+                      == {"name": cert["spec"]["secretName"], "key": "ca.crt"},
+                      f"generic executor PodMonitor endpoint {e}")
     check_sample_executor(objs, "sample", f"{FULL}-registry:7070", f"{FULL}-log:7070")
+    check_generic_executor(objs, "ops", "t", ["api.example.com"], [])
 
 
 CASES = {
@@ -700,6 +825,8 @@ CASES = {
     "allinone": case_allinone,
     "allinone-mysql": case_allinone_mysql,
     "partitions": case_partitions,
+    "generic-executor": case_generic_executor,
+    "generic-executor-minimal": case_generic_executor_minimal,
 }
 
 

@@ -86,6 +86,11 @@ run "helm lint (TLS from cert-manager, mTLS, sample executor)" "$helm" lint --st
   --set tls.enabled=true --set tls.certManager.enabled=true --set tls.certManager.issuerRef.name=ca \
   --set tls.requireClientCert=true --set sampleExecutor.enabled=true --set sampleExecutor.accessTokenSecret.name=t
 
+run "helm lint (generic executor, network policy, PodMonitor)" "$helm" lint --strict "$chart" \
+  --set genericExecutor.enabled=true --set genericExecutor.app=ops --set genericExecutor.accessTokenSecret.name=t \
+  --set 'genericExecutor.httpAllow={api.example.com}' --set networkPolicy.enabled=true \
+  --set metrics.podMonitor.enabled=true
+
 # --- render and assert --------------------------------------------------------
 cat >"$work/custom-values.yaml" <<'EOF'
 store:
@@ -152,6 +157,25 @@ check_case http-ingress --set http.ingress.enabled=true --set http.ingress.host=
 check_case http-ingress-allinone --set allInOne=true --set http.ingress.enabled=true
 check_case http-off --set http.enabled=false --set http.ingress.enabled=true
 
+# The generic executor (gnomon-executor): allow-lists, NetworkPolicy, PodMonitor.
+cat >"$work/generic-values.yaml" <<'EOF'
+genericExecutor:
+  enabled: true
+  app: ops
+  replicas: 3
+  accessTokenSecret: {name: ops-token}
+  httpAllow: [api.example.com, "*.corp.example", 10.20.0.0/16]
+  commandAllow: [/usr/local/bin/backup, /opt/jobs/]
+  resources:
+    limits: {memory: 256Mi}
+networkPolicy: {enabled: true}
+metrics:
+  podMonitor: {enabled: true}
+EOF
+check_case generic-executor -f "$work/generic-values.yaml"
+check_case generic-executor-minimal --set genericExecutor.enabled=true --set genericExecutor.app=ops \
+  --set genericExecutor.accessTokenSecret.name=t --set metrics.enabled=false
+
 # The release's life: the migration Job, the helm test Pod, spreading, extras.
 check_case lifecycle
 check_case migrate-url --set store.url=mysql://gnomon:Pw-s3cret-XYZ@db.example:3306/gnomon
@@ -205,7 +229,9 @@ check_case tls-certmanager --set tls.enabled=true --set tls.certManager.enabled=
   --set tls.certManager.issuerRef.name=gnomon-ca --set tls.certManager.issuerRef.kind=ClusterIssuer \
   --set 'tls.certManager.extraDnsNames={gnomon.example.com}' --set tls.requireClientCert=true \
   --set sampleExecutor.enabled=true --set sampleExecutor.accessTokenSecret.name=t \
-  --set metrics.serviceMonitor.enabled=true --set metrics.podMonitor.enabled=true --set networkPolicy.enabled=true
+  --set metrics.serviceMonitor.enabled=true --set metrics.podMonitor.enabled=true --set networkPolicy.enabled=true \
+  --set genericExecutor.enabled=true --set genericExecutor.app=ops --set genericExecutor.accessTokenSecret.name=t \
+  --set 'genericExecutor.httpAllow={api.example.com}'
 
 # The alerting rules: valid for Prometheus, and each alert fires when (and
 # only when) it should (tests/deploy/alerts_test.yaml, default thresholds).
@@ -331,6 +357,13 @@ expect_failure "guard: TLS from a Secret and cert-manager at once" "not both" --
 expect_failure "guard: cert-manager without an issuer" "tls.certManager.issuerRef.name" \
   --set tls.enabled=true --set tls.certManager.enabled=true
 expect_failure "guard: sample executor without token Secret" "accessTokenSecret" --set sampleExecutor.enabled=true
+expect_failure "guard: generic executor without app" "genericExecutor.app" --set genericExecutor.enabled=true \
+  --set genericExecutor.accessTokenSecret.name=t
+expect_failure "guard: generic executor without token Secret" "genericExecutor.accessTokenSecret.name" \
+  --set genericExecutor.enabled=true --set genericExecutor.app=ops
+expect_failure "schema: genericExecutor.httpAllow entry with a comma" "httpAllow" \
+  --set 'genericExecutor.httpAllow[0]=a.example\,b.example'
+expect_failure "schema: misspelt genericExecutor.httpAllowList" "httpAllowList" --set 'genericExecutor.httpAllowList={x}'
 if "$helm" template g "$chart" --kube-version 1.23.0 >"$work/out" 2>&1; then
   fail "kubeVersion: Kubernetes 1.23 (no gRPC probes) accepted"
 else

@@ -165,6 +165,14 @@ installer creates (the chart never invents a database password).
 {{- if and .Values.sampleExecutor.enabled (not .Values.sampleExecutor.accessTokenSecret.name) }}
 {{- fail "sampleExecutor.accessTokenSecret.name: name the Secret holding the group's access token (gnomonctl group create prints it)" }}
 {{- end }}
+{{- if .Values.genericExecutor.enabled }}
+{{- if not .Values.genericExecutor.app }}
+{{- fail "genericExecutor.app: name the group (app name) the generic executor registers under (gnomonctl group create <app>)" }}
+{{- end }}
+{{- if not .Values.genericExecutor.accessTokenSecret.name }}
+{{- fail "genericExecutor.accessTokenSecret.name: name the Secret holding the group's access token (gnomonctl group create prints it)" }}
+{{- end }}
+{{- end }}
 {{- if .Values.tls.enabled }}
 {{- if and .Values.tls.existingSecret .Values.tls.certManager.enabled }}
 {{- fail "tls: give either tls.existingSecret or tls.certManager.enabled, not both (cert-manager writes its own Secret; name it with tls.certManager.secretName)" }}
@@ -452,6 +460,11 @@ spec:
 {{/* The sample executor's TLS Secret: its own, else gnomond's. */}}
 {{- define "gnomon.executorTlsSecretName" -}}
 {{- default (include "gnomon.tlsSecretName" .) .Values.sampleExecutor.tls.existingSecret }}
+{{- end }}
+
+{{/* The generic executor's TLS Secret: its own, else gnomond's. */}}
+{{- define "gnomon.genericExecutorTlsSecretName" -}}
+{{- default (include "gnomon.tlsSecretName" .) .Values.genericExecutor.tls.existingSecret }}
 {{- end }}
 
 {{/*
