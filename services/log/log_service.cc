@@ -251,15 +251,15 @@ class ReportStream final : public ReportReactor, public std::enable_shared_from_
       return;
     }
     // The last ack written ends it (OnWriteDone), or the alarm does. It is
-    // set outside mu_ (its callback takes mu_); only this reaction touches
-    // drain_alarm_ until the stream is destroyed, which waits for OnDone,
-    // which waits for this reaction to return.
-    drain_alarm_ = std::make_unique<grpc::Alarm>();
-    drain_alarm_->Set(absl::ToChronoTime(absl::Now() + kDrainTimeout),
-                      [weak = weak_from_this()](bool fired) {
-                        if (!fired) return;  // Cancelled: the stream is gone.
-                        if (std::shared_ptr<ReportStream> s = weak.lock()) s->DrainTimedOut();
-                      });
+    // set outside mu_: its callback takes mu_.
+    auto alarm = std::make_unique<grpc::Alarm>();
+    alarm->Set(absl::ToChronoTime(absl::Now() + kDrainTimeout),
+               [weak = weak_from_this()](bool fired) {
+                 if (!fired) return;  // Cancelled: the stream is gone.
+                 if (std::shared_ptr<ReportStream> s = weak.lock()) s->DrainTimedOut();
+               });
+    absl::MutexLock l(&mu_);
+    drain_alarm_ = std::move(alarm);
   }
 
   void DrainTimedOut() {
@@ -286,8 +286,7 @@ class ReportStream final : public ReportReactor, public std::enable_shared_from_
   const int64_t group_id_;
   // Used by the read reactions only (one at a time).
   StreamCredentials creds_;
-  v1::ReportResultsRequest in_;               // The message read; only reactions to reads touch it.
-  std::unique_ptr<grpc::Alarm> drain_alarm_;  // Set once reading is over, if acks are due.
+  v1::ReportResultsRequest in_;  // The message read; only reactions to reads touch it.
 
   absl::Mutex mu_;
   std::shared_ptr<ReportStream> self_ ABSL_GUARDED_BY(mu_);  // Until OnDone.
@@ -297,6 +296,9 @@ class ReportStream final : public ReportReactor, public std::enable_shared_from_
   // No more reads: the stream ends, with end_status_, once its acks are out.
   bool reads_over_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status end_status_ ABSL_GUARDED_BY(mu_);
+  // Set once reading is over, if acks are due (destroyed with the stream:
+  // cancelled, if it has not fired).
+  std::unique_ptr<grpc::Alarm> drain_alarm_ ABSL_GUARDED_BY(mu_);
   // Finish is called or about to be: nothing more starts, and End does nothing.
   bool finishing_ ABSL_GUARDED_BY(mu_) = false;
   v1::ReportResultsResponse out_ ABSL_GUARDED_BY(mu_);

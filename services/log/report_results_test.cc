@@ -6,6 +6,7 @@
 // stream naming its field once what came before is acknowledged; a server
 // stopping ends the streams that wait on the store.
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -175,6 +176,25 @@ TEST_F(ReportResultsTest, ABadItemEndsTheStreamNamingItsFieldAfterWhatCameBefore
   EXPECT_THAT(sequences, ::testing::ElementsAre(1));
   // The bad message is refused whole.
   EXPECT_THAT(StoredLines(run), ::testing::ElementsAre(1));
+}
+
+TEST_F(ReportResultsTest, AHalfClosedStreamWhoseAcksDoNotComeEndsOkAfterAWhile) {
+  const int64_t run = f_.AddRun(f_.job(), 60'000);
+  std::atomic<bool> down{true};  // For good: a store outage.
+  hook_.Set(store::testing::FailWhile(&down, "ApplyReports"));
+  grpc::ClientContext context;
+  AddCredentials(context);
+  auto stream = stub_->ReportResults(&context);
+  ASSERT_TRUE(stream->Write(Line(run, 1, 1)));
+  ASSERT_TRUE(hook_.AwaitCalls("ApplyReports", 1, kPatience));
+  ASSERT_TRUE(stream->WritesDone());
+  // The stream waits a while for the acks, then ends: the executor keeps
+  // the item, unacknowledged, to send again.
+  v1::ReportResultsResponse resp;
+  EXPECT_FALSE(stream->Read(&resp));
+  grpc::Status status = stream->Finish();
+  EXPECT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
+  EXPECT_TRUE(StoredLines(run).empty());
 }
 
 // A store slower than the reporter: the writer may hold 4 items, and takes
