@@ -35,6 +35,11 @@ using ReportReactor = grpc::ServerBidiReactor<v1::ReportResultsRequest, v1::Repo
 // executor).
 constexpr absl::Duration kDrainTimeout = absl::Seconds(5);
 
+// Ack messages waiting behind the write in flight at most; past it, the next
+// message is read once the writes catch up, so an executor that sends without
+// reading its acks cannot queue them without bound.
+constexpr size_t kMaxQueuedAcks = 8;
+
 int64_t ItemRunId(const v1::ReportItem& r) {
   switch (r.item_case()) {
     case v1::ReportItem::kStarted:
@@ -65,7 +70,8 @@ class Refused final : public ReportReactor {
 // (ReportWriter::HasRoomOrNotify); until then no read is in flight, the
 // executor's stream blocks and its results wait in its spool (durable), while
 // acks for what was read keep going out. The writer's thread starts the read
-// (OnRoom) when it takes a batch: no thread waits.
+// (OnRoom) when it takes a batch: no thread waits. Nor is it read while
+// kMaxQueuedAcks acks wait to be written (OnWriteDone reads on).
 //
 // The end: when reading is over (the executor half-closed: OK; a message
 // refused: its status) the acks of what was read are written first, for up
@@ -136,6 +142,15 @@ class ReportStream final : public ReportReactor, public std::enable_shared_from_
         queue_.pop_front();
         writing_ = true;
         StartWrite(&out_);
+        if (read_paused_ && queue_.size() < kMaxQueuedAcks) {
+          read_paused_ = false;
+          ReadNext();
+        }
+        return;
+      }
+      if (ok && read_paused_) {
+        read_paused_ = false;
+        ReadNext();
         return;
       }
       if (ok && (!reads_over_ || outstanding_ > 0)) return;
@@ -174,9 +189,14 @@ class ReportStream final : public ReportReactor, public std::enable_shared_from_
         creds_(auth, std::move(metadata), v1::LogService::service_full_name(), "ReportResults",
                std::move(caller), kGroupRecheck) {}
 
-  // Reads the next message if the writer has room; otherwise the writer
-  // calls OnRoom when it has.
+  // Reads the next message if the writer has room and the acks are
+  // written; otherwise the writer calls OnRoom when it has room, or
+  // OnWriteDone reads on. (No read is in flight, nor one about to be.)
   void ReadNext() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (queue_.size() >= kMaxQueuedAcks) {
+      read_paused_ = true;
+      return;
+    }
     std::weak_ptr<ReportStream> weak = weak_from_this();
     if (!writer_->HasRoomOrNotify([weak] {
           if (std::shared_ptr<ReportStream> s = weak.lock()) s->OnRoom();
@@ -190,6 +210,10 @@ class ReportStream final : public ReportReactor, public std::enable_shared_from_
   void OnRoom() {
     absl::MutexLock l(&mu_);
     if (finishing_) return;
+    if (queue_.size() >= kMaxQueuedAcks) {
+      read_paused_ = true;  // Acks came meanwhile: OnWriteDone reads on.
+      return;
+    }
     StartRead(&in_);
   }
 
@@ -293,6 +317,8 @@ class ReportStream final : public ReportReactor, public std::enable_shared_from_
   // Messages handed to the writer whose acks have not come back.
   int outstanding_ ABSL_GUARDED_BY(mu_) = 0;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;  // out_ is being written.
+  // No read in flight, for the acks to be written first.
+  bool read_paused_ ABSL_GUARDED_BY(mu_) = false;
   // No more reads: the stream ends, with end_status_, once its acks are out.
   bool reads_over_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status end_status_ ABSL_GUARDED_BY(mu_);
