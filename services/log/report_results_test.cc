@@ -3,8 +3,9 @@
 // are served at once by a server of few threads; a store slower than the
 // reporters slows them (a stream reads on only as the writer has room) and
 // drops nothing; a refused credential reads nothing; a bad item ends the
-// stream naming its field once what came before is acknowledged; a server
-// stopping ends the streams that wait on the store.
+// stream naming its field once what came before is acknowledged; a
+// half-closed stream whose acks do not come (the store down) ends OK after a
+// while; a server stopping ends the streams that wait on the store.
 #include <algorithm>
 #include <atomic>
 #include <memory>
