@@ -1,7 +1,6 @@
 #include "services/scheduler/connected_executors.h"
 
 #include <algorithm>
-#include <map>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -138,16 +137,9 @@ std::string ConnectedExecutors::Key(const std::string& app, const std::string& a
 }
 
 Reactor* ConnectedExecutors::Open(grpc::CallbackServerContext* context) {
-  // The metadata copied, so the credentials can be checked again after the
-  // call's context is gone (the sweeper holds them).
-  auto metadata = std::make_shared<std::map<std::string, std::string, std::less<>>>();
-  for (const auto& [k, v] : context->client_metadata()) {
-    metadata->emplace(std::string(k.data(), k.size()), std::string(v.data(), v.size()));
-  }
-  Authenticator::MetadataLookup lookup = [metadata](std::string_view key) -> std::string {
-    auto it = metadata->find(key);
-    return it == metadata->end() ? "" : it->second;
-  };
+  // Copied, so the credentials can be checked again after the call's
+  // context is gone (the sweeper holds them).
+  Authenticator::MetadataLookup lookup = CopiedMetadata(*context);
   absl::StatusOr<Caller> caller =
       auth_->Authorize(lookup, v1::Dispatch::service_full_name(), "Connect");
   if (!caller.ok()) return new Refused(ToGrpcStatus(caller.status()));

@@ -1,6 +1,8 @@
 #include "services/common/server/authenticator.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -34,6 +36,17 @@ Access AccessOf(const v1::User& user) {
 }
 
 }  // namespace
+
+Authenticator::MetadataLookup CopiedMetadata(const grpc::ServerContextBase& context) {
+  auto metadata = std::make_shared<std::map<std::string, std::string, std::less<>>>();
+  for (const auto& [k, v] : context.client_metadata()) {
+    metadata->emplace(std::string(k.data(), k.size()), std::string(v.data(), v.size()));
+  }
+  return [metadata](std::string_view key) -> std::string {
+    auto it = metadata->find(key);
+    return it == metadata->end() ? "" : it->second;
+  };
+}
 
 std::string MetadataValue(const grpc::ServerContext& context, std::string_view key) {
   const auto& md = context.client_metadata();

@@ -129,6 +129,9 @@ class Authenticator {
 
 // The value of metadata `key`, or empty.
 std::string MetadataValue(const grpc::ServerContext& context, std::string_view key);
+// The call's metadata copied into a lookup that outlives the call's context
+// (a long-lived stream checks its credentials again from it later).
+Authenticator::MetadataLookup CopiedMetadata(const grpc::ServerContextBase& context);
 
 }  // namespace gnomon
 
