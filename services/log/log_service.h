@@ -5,7 +5,17 @@
 // go to the store through run_queries.h; StreamRunLog follows a run through
 // the LogTailHub.
 //
-// Thread safety: gRPC calls it from many threads; state lives in its parts.
+// ReportResults (one stream per connected executor, open for its life) uses
+// gRPC's callback API: a connected executor holds no server thread between
+// its messages, nor while its stream waits for room in the writer's queue.
+// The other methods are synchronous.
+//
+//   LogServiceImpl service(store, store, store, &auth, &writer, &hub);
+//   builder.RegisterService(&service);  // Outlives the server's Shutdown,
+//   ...                                 // and `writer` outlives both.
+//
+// Thread safety: gRPC calls it from many threads; state lives in its parts,
+// and each ReportResults stream's under its own mutex.
 #ifndef GNOMON_SERVICES_LOG_LOG_SERVICE_H_
 #define GNOMON_SERVICES_LOG_LOG_SERVICE_H_
 
@@ -19,16 +29,16 @@
 
 namespace gnomon::logsvc {
 
-class LogServiceImpl final : public v1::LogService::Service {
+class LogServiceImpl final
+    : public v1::LogService::WithCallbackMethod_ReportResults<v1::LogService::Service> {
  public:
   // `jobs` is read for access checks only.
   LogServiceImpl(store::JobStore* jobs, store::RunStore* runs, store::StatsStore* stats,
                  Authenticator* auth, ReportWriter* writer, LogTailHub* hub)
       : jobs_(jobs), runs_(runs), stats_(stats), auth_(auth), writer_(writer), hub_(hub) {}
 
-  grpc::Status ReportResults(grpc::ServerContext* context,
-                             grpc::ServerReaderWriter<v1::ReportResultsResponse,
-                                                      v1::ReportResultsRequest>* stream) override;
+  grpc::ServerBidiReactor<v1::ReportResultsRequest, v1::ReportResultsResponse>* ReportResults(
+      grpc::CallbackServerContext* context) override;
   grpc::Status StreamRunLog(grpc::ServerContext* context, const v1::StreamRunLogRequest* request,
                             grpc::ServerWriter<v1::LogLine>* writer) override;
   grpc::Status GetRun(grpc::ServerContext* context, const v1::GetRunRequest* request,

@@ -16,7 +16,39 @@ ReportWriter::ReportWriter(store::RunStore* runs, Clock* clock, ReportWriterOpti
                .flush_on_stop = false,
                .clock = clock,
                .weight = [](const PendingReport& r) { return r.items.size(); }},
-              [this](std::vector<PendingReport> batch) { return Apply(std::move(batch)); }) {}
+              [this](std::vector<PendingReport> batch) {
+                // The batch has left the queue: streams waiting for room read
+                // on while it is stored.
+                NotifyRoom();
+                return Apply(std::move(batch));
+              }) {}
+
+bool ReportWriter::HasRoomOrNotify(std::function<void()> on_room) {
+  absl::MutexLock l(&room_mu_);
+  if (stopped_ || writer_.queued() < max_queued_) return true;
+  room_waiters_.push_back(std::move(on_room));
+  return false;
+}
+
+void ReportWriter::NotifyRoom() {
+  std::vector<std::function<void()>> ready;
+  {
+    absl::MutexLock l(&room_mu_);
+    if (room_waiters_.empty() || (!stopped_ && writer_.queued() >= max_queued_)) return;
+    ready.swap(room_waiters_);
+  }
+  for (std::function<void()>& f : ready) f();
+}
+
+void ReportWriter::Stop() {
+  writer_.Stop();
+  {
+    absl::MutexLock l(&room_mu_);
+    stopped_ = true;
+  }
+  // As AwaitRoom returns at Stop, so do the streams waiting for room.
+  NotifyRoom();
+}
 
 void ReportWriter::AddObserver(Observer observer) {
   absl::MutexLock l(&mu_);

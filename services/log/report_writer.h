@@ -69,19 +69,35 @@ class ReportWriter {
   // Waits up to `timeout` until fewer than max_queued items are queued;
   // whether they are (a stream reads its next message only then).
   bool AwaitRoom(absl::Duration timeout) const { return writer_.AwaitBelow(max_queued_, timeout); }
+  // AwaitRoom without waiting, for a caller that must not block (a callback
+  // stream's reaction): true if fewer than max_queued items are queued (or
+  // the writer is stopped), and `on_room` is dropped. Otherwise false, and
+  // `on_room` is called once, later, when there is room: on the writer's
+  // thread as it takes a batch from the queue (before storing it), or in
+  // Stop. It must not block, nor call this writer back but for Submit and
+  // HasRoomOrNotify (it may start the stream's next read, and no more).
+  bool HasRoomOrNotify(std::function<void()> on_room) ABSL_LOCKS_EXCLUDED(room_mu_);
   // Writes until Stop(); items still queued at Stop are not acknowledged.
   void Run() { writer_.Run(); }
-  void Stop() { writer_.Stop(); }
+  void Stop() ABSL_LOCKS_EXCLUDED(room_mu_);
 
  private:
   // Stores a batch (one transaction per group), acknowledges what was
   // stored and hands back the reports of the groups that failed.
   std::vector<PendingReport> Apply(std::vector<PendingReport> batch) ABSL_LOCKS_EXCLUDED(mu_);
+  // Calls the HasRoomOrNotify callbacks if there is room now.
+  void NotifyRoom() ABSL_LOCKS_EXCLUDED(room_mu_);
 
   store::RunStore* const runs_;
   const size_t max_queued_;
   mutable absl::Mutex mu_;
   std::vector<Observer> observers_ ABSL_GUARDED_BY(mu_);
+  // Taken before writer_'s own lock (queued() is read under it), so a
+  // callback is never left behind: the queue shrinks only as the writer's
+  // thread takes a batch, and NotifyRoom then looks under room_mu_.
+  absl::Mutex room_mu_;
+  std::vector<std::function<void()>> room_waiters_ ABSL_GUARDED_BY(room_mu_);
+  bool stopped_ ABSL_GUARDED_BY(room_mu_) = false;
   BatchedWriter<PendingReport> writer_;
 };
 

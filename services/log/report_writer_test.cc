@@ -277,6 +277,41 @@ TEST_F(ReportWriterTest, ThereIsRoomForAnotherMessageOnlyWhileFewerThanMaxQueued
   EXPECT_THAT(StoredLines(), ElementsAre(1, 2, 3, 4));
 }
 
+// The same, for a stream that must not wait (a callback reactor): no room,
+// and it is called back once the store takes some; at Stop, too.
+TEST_F(ReportWriterTest, WithoutRoomAStreamIsCalledBackOnceTheWriterTakesABatchOrStops) {
+  ReportWriterOptions o = Batching(2, absl::ZeroDuration());
+  o.max_queued = 4;
+  ReportWriter writer(&runs_, &clock_, o);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_TRUE(writer.HasRoomOrNotify([] { ADD_FAILURE() << "called back with room"; })) << i;
+    writer.Submit(Report(absl::StrCat("r", i), {LogLines(run_, i + 1, i + 1)}));
+  }
+  absl::Notification room;
+  EXPECT_FALSE(writer.HasRoomOrNotify([&room] { room.Notify(); }));
+  EXPECT_FALSE(room.HasBeenNotified());  // The writer is not running.
+  std::thread t([&] { writer.Run(); });
+  EXPECT_TRUE(room.WaitForNotificationWithTimeout(kPatience));  // Called once (or it crashes).
+  ASSERT_TRUE(AwaitAcked(4));
+  EXPECT_TRUE(writer.HasRoomOrNotify([] { ADD_FAILURE() << "called back with room"; }));
+  writer.Stop();
+  t.join();
+  EXPECT_THAT(StoredLines(), ElementsAre(1, 2, 3, 4));
+}
+
+TEST_F(ReportWriterTest, AStreamWaitingForRoomIsCalledBackAtStop) {
+  ReportWriterOptions o = Batching(2, absl::ZeroDuration());
+  o.max_queued = 1;
+  ReportWriter writer(&runs_, &clock_, o);  // Not running: nothing leaves the queue.
+  writer.Submit(Report("r", {LogLines(run_, 1, 1)}));
+  absl::Notification room;
+  EXPECT_FALSE(writer.HasRoomOrNotify([&room] { room.Notify(); }));
+  writer.Stop();
+  EXPECT_TRUE(room.HasBeenNotified());
+  // Stopped, there is room (as AwaitRoom returns): nothing would wake a stream.
+  EXPECT_TRUE(writer.HasRoomOrNotify([] { ADD_FAILURE() << "called back after Stop"; }));
+}
+
 // At low rates nothing waits for max_batch: a lone item is written once
 // min_commit_interval has passed since the last commit.
 TEST_F(ReportWriterTest, ALoneItemIsWrittenWithoutWaitingForMaxBatch) {
