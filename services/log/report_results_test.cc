@@ -60,6 +60,8 @@ class ReportResultsTest : public ::testing::Test {
         grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
   }
   void TearDown() override {
+    // A test that failed before releasing the store lets it go now.
+    if (!store_release_.HasBeenNotified()) store_release_.Notify();
     // As gnomond stops: the server (every stream ended), then the writer.
     StopServer();
     if (writer_ != nullptr) writer_->Stop();
@@ -97,6 +99,11 @@ class ReportResultsTest : public ::testing::Test {
   }
 
   testing::RunFixture f_;
+  // What the store hooks read lives here, not in a test's body: the writer's
+  // thread may call the store (a retry, a batch queued at the end) after the
+  // body has returned, until TearDown stops it.
+  std::atomic<bool> store_down_{false};
+  absl::Notification store_entered_, store_release_;
   store::testing::StoreCallHook hook_;
   store::testing::FailingRunStore runs_{f_.store(), &hook_};
   Authenticator auth_{f_.store(), f_.store(), "cluster-token"};
@@ -181,8 +188,8 @@ TEST_F(ReportResultsTest, ABadItemEndsTheStreamNamingItsFieldAfterWhatCameBefore
 
 TEST_F(ReportResultsTest, AHalfClosedStreamWhoseAcksDoNotComeEndsOkAfterAWhile) {
   const int64_t run = f_.AddRun(f_.job(), 60'000);
-  std::atomic<bool> down{true};  // For good: a store outage.
-  hook_.Set(store::testing::FailWhile(&down, "ApplyReports"));
+  store_down_ = true;  // For good: a store outage.
+  hook_.Set(store::testing::FailWhile(&store_down_, "ApplyReports"));
   grpc::ClientContext context;
   AddCredentials(context);
   auto stream = stub_->ReportResults(&context);
@@ -260,11 +267,11 @@ TEST_F(ReportResultsBackPressureTest, AServerStoppingEndsTheStreamsThatWaitOnThe
   // The store holds its first transaction until the server has stopped:
   // one stream waits for room in the writer's queue, another, half-closed,
   // for the acks of what it sent.
-  absl::Notification entered, release;
-  hook_.Set([&](std::string_view call, CallPhase phase) {
-    if (call == "ApplyReports" && phase == CallPhase::kBefore && !entered.HasBeenNotified()) {
-      entered.Notify();  // Only the writer's thread calls the store.
-      release.WaitForNotification();
+  hook_.Set([this](std::string_view call, CallPhase phase) {
+    if (call == "ApplyReports" && phase == CallPhase::kBefore &&
+        !store_entered_.HasBeenNotified()) {
+      store_entered_.Notify();  // Only the writer's thread calls the store.
+      store_release_.WaitForNotification();
     }
     return absl::OkStatus();
   });
@@ -273,14 +280,14 @@ TEST_F(ReportResultsBackPressureTest, AServerStoppingEndsTheStreamsThatWaitOnThe
   AddCredentials(draining_context);
   auto draining = stub_->ReportResults(&draining_context);
   ASSERT_TRUE(draining->Write(Line(run, 1, 1)));
-  ASSERT_TRUE(entered.WaitForNotificationWithTimeout(kPatience));
+  ASSERT_TRUE(store_entered_.WaitForNotificationWithTimeout(kPatience));
   ASSERT_TRUE(draining->Write(Line(run, 2, 2)));
   ASSERT_TRUE(draining->WritesDone());
   auto waiting = stub_->ReportResults(&waiting_context);
   for (int i = 3; i < 3 + 2 * static_cast<int>(kMaxQueued); ++i)
     ASSERT_TRUE(waiting->Write(Line(run, i, i))) << i;
   StopServer();  // Returns once every stream has ended.
-  release.Notify();
+  store_release_.Notify();
   v1::ReportResultsResponse resp;
   while (waiting->Read(&resp)) {
   }
