@@ -30,7 +30,6 @@ namespace gnomon::logsvc {
 namespace {
 
 using store::testing::CallPhase;
-using ::testing::HasSubstr;
 using testing::LogLines;
 using testing::Started;
 using ::testing::StartsWith;
