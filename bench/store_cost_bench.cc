@@ -8,8 +8,11 @@
 //
 //   advance   AdvanceJobs: the schedule loop's cursors (every 2 s, batches of 1,000)
 //   record    InsertRuns: PENDING runs (the run recorder; one batch per 2,048 fires)
-//   dispatch  RecordDispatches: RUNNING, executor, epoch (the dispatch recorder, 1,024)
-//   report    ApplyReports: start + result of each run (the report writer, 4,096 items)
+//   report    ApplyReports: start (with its dispatch receipt) + result of each run
+//             (the report writer, 4,096 items)
+//   dispatch  RecordDispatches: RUNNING, executor, epoch (the dispatch recorder, 1,024),
+//             deferred: after the report, which recorded it already (--no-receipts:
+//             before the report, as for an executor that does not echo receipts)
 //   followup  ListPendingFollowups + CompleteFollowups (the follow-up loop, 500)
 //   stats     the daily statistics, written every 5 s (StatsWriter)
 //
@@ -17,7 +20,7 @@
 // all, statements per run, and the same per backend side by side.
 //
 //   store_cost_bench [--jobs=10000] [--seconds=10] [--stores=sqlite,mysql]
-//                    [--mariadb-args=--log-bin,...]
+//                    [--mariadb-args=--log-bin,...] [--no-receipts]
 #include <sys/resource.h>
 #include <time.h>
 
@@ -50,7 +53,12 @@ struct Options {
   int seconds = 10;
   std::vector<std::string> stores = {"sqlite", "mysql"};
   std::vector<std::string> mariadb_args;
+  bool receipts = true;  // Executors echo RunRequest.receipt (--no-receipts: they do not).
 };
+
+std::string RouteOf(int64_t run_id) {
+  return absl::StrCat("route ROUND_ROBIN -> 127.0.0.1:", 40001 + run_id % 2);
+}
 
 const char* const kSteps[] = {"advance", "record", "dispatch", "report", "followup", "stats"};
 
@@ -159,13 +167,13 @@ absl::StatusOr<Figures> Measure(const std::string& url, pid_t mariadbd, const Op
       }
       return absl::OkStatus();
     }));
-    RETURN_IF_ERROR(step("dispatch", [&]() -> absl::Status {
+    auto dispatch = [&]() -> absl::Status {
       std::vector<store::DispatchUpdate> ups;
       for (int64_t id : run_ids) {
         store::DispatchUpdate u;
         u.run_id = id;
         u.executor_address = "127.0.0.1:40001";
-        u.trigger_message = "ROUND to 127.0.0.1:40001";
+        u.trigger_message = RouteOf(id);
         u.dispatch_ms = slot + 5;
         u.fence_epoch = 7;
         ups.push_back(std::move(u));
@@ -174,14 +182,22 @@ absl::StatusOr<Figures> Measure(const std::string& url, pid_t mariadbd, const Op
         RETURN_IF_ERROR(st->RecordDispatches(chunk));
       }
       return absl::OkStatus();
-    }));
-    RETURN_IF_ERROR(step("report", [&]() -> absl::Status {
+    };
+    auto report = [&]() -> absl::Status {
       std::vector<v1::ReportItem> items;
       for (int64_t id : run_ids) {
         v1::RunStarted* started = items.emplace_back().mutable_started();
         started->set_run_id(id);
         started->mutable_start_time()->set_seconds(slot / 1000);
         started->set_executor_address("127.0.0.1:40001");
+        if (o.receipts) {
+          v1::DispatchReceipt receipt;
+          receipt.set_run_id(id);
+          receipt.set_trigger_message(RouteOf(id));
+          receipt.set_dispatch_ms(slot + 5);
+          receipt.set_fence_epoch(7);
+          started->set_receipt(receipt.SerializeAsString());
+        }
         v1::RunResult* res = items.emplace_back().mutable_result();
         res->set_run_id(id);
         res->set_handle_code(v1::HANDLE_CODE_SUCCESS);
@@ -193,7 +209,18 @@ absl::StatusOr<Figures> Measure(const std::string& url, pid_t mariadbd, const Op
         RETURN_IF_ERROR(st->ApplyReports(chunk, group.id()).status());
       }
       return absl::OkStatus();
-    }));
+    };
+    // With receipts the run's start records its dispatch, and the dispatch
+    // recorder's deferred write comes after it (and finds nothing to write);
+    // without, the dispatch is recorded first, as an executor that does not
+    // echo receipts has it.
+    if (o.receipts) {
+      RETURN_IF_ERROR(step("report", report));
+      RETURN_IF_ERROR(step("dispatch", dispatch));
+    } else {
+      RETURN_IF_ERROR(step("dispatch", dispatch));
+      RETURN_IF_ERROR(step("report", report));
+    }
     RETURN_IF_ERROR(step("followup", [&]() -> absl::Status {
       while (true) {
         ASSIGN_OR_RETURN(std::vector<v1::Run> pending,
@@ -218,7 +245,7 @@ absl::StatusOr<Figures> Measure(const std::string& url, pid_t mariadbd, const Op
 bool ParseArgs(int argc, char** argv, Options& o) {
   return ParseBenchArgs(argc, argv,
                         "store_cost_bench [--jobs=10000] [--seconds=10] [--stores=sqlite,mysql] "
-                        "[--mariadb-args=A,B]",
+                        "[--mariadb-args=A,B] [--no-receipts]",
                         [&](absl::string_view a) {
                           if (absl::ConsumePrefix(&a, "--jobs=")) return PositiveInt(a, o.jobs);
                           if (absl::ConsumePrefix(&a, "--seconds="))
@@ -229,6 +256,10 @@ bool ParseArgs(int argc, char** argv, Options& o) {
                               if (s != "sqlite" && s != "mysql") return false;
                             }
                             return !o.stores.empty();
+                          }
+                          if (a == "--no-receipts") {
+                            o.receipts = false;
+                            return true;
                           }
                           if (absl::ConsumePrefix(&a, "--mariadb-args=")) {
                             o.mariadb_args = absl::StrSplit(a, ',', absl::SkipEmpty());

@@ -42,12 +42,14 @@ absl::Status CheckLines(const std::string& item, const v1::RunLogLines& log) {
 absl::Status CheckItem(const std::string& item, const v1::ReportItem& r) {
   switch (r.item_case()) {
     case v1::ReportItem::kStarted:
-      return FirstError({CheckRunId(item, r.started().run_id(), "started"),
-                         CheckTimestamp(item + ".started.start_time", r.started().start_time()),
-                         r.started().executor_address().empty()
-                             ? absl::OkStatus()
-                             : CheckExecutorName(item + ".started.executor_address",
-                                                 r.started().executor_address())});
+      return FirstError(
+          {CheckRunId(item, r.started().run_id(), "started"),
+           CheckTimestamp(item + ".started.start_time", r.started().start_time()),
+           r.started().executor_address().empty()
+               ? absl::OkStatus()
+               : CheckExecutorName(item + ".started.executor_address",
+                                   r.started().executor_address()),
+           CheckLength(item + ".started.receipt", r.started().receipt(), kMaxReceiptBytes)});
     case v1::ReportItem::kLog:
       return CheckLines(item, r.log());
     case v1::ReportItem::kResult:

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
+#include "services/common/client/report_limits.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -151,6 +152,16 @@ void Dispatcher::Route(Delivery d) {
   }
   if (d.asking.empty()) d.instance = executor != nullptr ? executor->instance_id() : "";
   v1::RunRequest req = internal::RequestFor(d.run, *d.job, store_->partition_count());
+  // The receipt records the dispatch with the run's start (one store write
+  // for both); the accepted outcome then waits (DispatchRecorder::Defer).
+  d.sent_ms = clock_->NowMillis();
+  v1::DispatchReceipt receipt;
+  receipt.set_run_id(d.run.id());
+  receipt.set_trigger_message(TriggerMessage(d, *address));
+  receipt.set_dispatch_ms(d.sent_ms);
+  receipt.set_fence_epoch(d.run.fence_epoch());
+  d.receipt = receipt.ByteSizeLong() <= kMaxReceiptBytes;
+  if (d.receipt) req.set_receipt(receipt.SerializeAsString());
   const std::string app = d.targets.group.app_name();
   auto answered = [this, d = std::move(d), address = *address,
                    submitted](absl::StatusOr<v1::RunAnswer> r) mutable {
@@ -296,20 +307,31 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
   u.status = v1::RUN_STATUS_RUNNING;
   u.executor_address = address;
   u.trigger_code = 200;
-  u.trigger_message =
-      d.refused.empty() ? route
-                        : absl::StrCat(route, " (refused by ", absl::StrJoin(d.refused, ", "), ")");
   // An answer to a resent dispatch of a run the executor had already
   // accepted: it did not start it again (RecordDispatches keeps the outcome
   // of a run that ended meanwhile).
-  if (r->accepted().already_accepted()) u.trigger_message += " (already accepted)";
-  if (d.asks > 0) absl::StrAppend(&u.trigger_message, " (answer lost; asked again ", d.asks, "x)");
-  u.dispatch_ms = clock_->NowMillis();
+  const bool again = r->accepted().already_accepted();
+  u.trigger_message = TriggerMessage(d, address, again);
+  // As the receipt says, if one was sent.
+  u.dispatch_ms = d.receipt ? d.sent_ms : clock_->NowMillis();
   u.fence_epoch = d.run.fence_epoch();
   // A resent run already accepted was counted by its first dispatch.
-  if (metrics_ != nullptr && !r->accepted().already_accepted())
-    metrics_->Accepted(d.run, u.dispatch_ms);
-  outcomes_->Add(std::move(u));
+  if (metrics_ != nullptr && !again) metrics_->Accepted(d.run, clock_->NowMillis());
+  // The run's start, with the receipt, most likely records this first.
+  if (d.receipt && !again) {
+    outcomes_->Defer(std::move(u));
+  } else {
+    outcomes_->Add(std::move(u));
+  }
+}
+
+std::string Dispatcher::TriggerMessage(const Delivery& d, const std::string& address,
+                                       bool already_accepted) {
+  std::string m = absl::StrCat("route ", RouteName(d.job->route_strategy()), " -> ", address);
+  if (!d.refused.empty()) absl::StrAppend(&m, " (refused by ", absl::StrJoin(d.refused, ", "), ")");
+  if (already_accepted) m += " (already accepted)";
+  if (d.asks > 0) absl::StrAppend(&m, " (answer lost; asked again ", d.asks, "x)");
+  return m;
 }
 
 void Dispatcher::AskAgain(Delivery d, const std::string& address, const absl::Status& why) {

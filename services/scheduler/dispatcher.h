@@ -150,7 +150,14 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
     std::string asking;
     std::string instance;
     int asks = 0;
+    // When it was last sent, and whether with a receipt (RunRequest.receipt).
+    int64_t sent_ms = 0;
+    bool receipt = false;
   };
+  // The run's trigger message as sent to `address`: the route, and any
+  // refusals, an earlier acceptance and lost answers on the way.
+  static std::string TriggerMessage(const Delivery& d, const std::string& address,
+                                    bool already_accepted = false);
 
   // The runs' jobs (a job deleted meanwhile is absent); nullopt if unreadable.
   std::optional<absl::flat_hash_map<int64_t, std::shared_ptr<const v1::Job>>> JobsOf(

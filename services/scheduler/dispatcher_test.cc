@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
 #include "services/common/metrics/testing/samples.h"
 #include "services/common/status/status_matchers.h"
@@ -191,6 +192,20 @@ TEST_F(DispatcherTest, TheRequestCarriesTheRunAndTheJobUnderTheGroupsToken) {
   EXPECT_EQ(s.run.fence_epoch(), 3);
   EXPECT_EQ(s.run.fence_partition(), testing::PartitionOf(job->id()));
   EXPECT_TRUE(s.run.has_scheduled_time());  // The trigger instant of an unslotted fire.
+  // The receipt the executor echoes with the run's start: the dispatch as
+  // the accepted outcome records it.
+  v1::DispatchReceipt receipt;
+  ASSERT_TRUE(receipt.ParseFromString(s.run.receipt()));
+  EXPECT_EQ(receipt.run_id(), ids[0]);
+  EXPECT_EQ(receipt.trigger_message(), "route FIRST -> a:1");
+  EXPECT_EQ(receipt.dispatch_ms(), kNow);
+  EXPECT_EQ(receipt.fence_epoch(), 3);
+  clock_.Advance(absl::Milliseconds(5));
+  executors_.Answer(Accepted());
+  const v1::Run run = Stored(ids[0]);
+  EXPECT_EQ(run.trigger_message(), receipt.trigger_message());
+  EXPECT_EQ(google::protobuf::util::TimeUtil::TimestampToMilliseconds(run.dispatch_time()),
+            kNow);  // When it was sent.
 }
 
 TEST_F(DispatcherTest, AnAcceptanceOfARunTheExecutorHadAlreadyAcceptedIsNoted) {

@@ -35,7 +35,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
           auth,
           {.replica_id = options.replica_id.empty() ? DefaultReplicaId() : options.replica_id},
           clock),
-      dispatch_recorder_(store, clock, &in_flight_),
+      dispatch_recorder_(store, clock, &in_flight_, options.dispatch_record_delay),
       pools_(clock, options.pools),
       prober_(store, &executors_, clock, absl::Seconds(2)),
       timer_(clock),

@@ -59,6 +59,9 @@ struct SchedulerOptions {
   // count as lost meanwhile. Slots due while it waits are fired late by
   // their jobs' misfire policies, not failed "no live executor".
   absl::Duration executor_return_grace = absl::Seconds(10);
+  // How long an accepted run's outcome waits before it is written, for the
+  // run's start to record it first (DispatchRecorder::Defer).
+  absl::Duration dispatch_record_delay = absl::Seconds(1);
   // How long a rotated group token stays accepted unless the rotation says.
   absl::Duration token_grace = absl::Hours(1);
   // Calls per admin credential on JobAdmin (--admin-rate-limit, --admin-rate-burst).

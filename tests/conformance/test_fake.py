@@ -22,10 +22,10 @@ SERIAL, DISCARD = common_pb2.BLOCK_STRATEGY_SERIAL_EXECUTION, common_pb2.BLOCK_S
 
 
 def run(run_id, job_id, handler="demo", epoch=1, partition=0, probe=False, params="",
-        block=SERIAL, script=False):
+        block=SERIAL, script=False, receipt=b""):
     r = E.RunRequest(run_id=run_id, job_id=job_id, params=params, shard_total=1,
                      block_strategy=block, fence_epoch=epoch, fence_partition=partition,
-                     probe=probe)
+                     probe=probe, receipt=receipt)
     if script:
         r.script.language = common_pb2.SCRIPT_LANGUAGE_SHELL
         r.script.source = "echo hi"
@@ -169,6 +169,17 @@ class FakeGnomondChecks(unittest.TestCase):
         self.assertEqual([i.WhichOneof("item") for i in again][:len(kinds)], kinds)
         lines = [l.text for i in again if i.WhichOneof("item") == "log" for l in i.log.lines]
         self.assertEqual(lines, ["demo handler started", "params: x", "demo handler done"])
+
+    def test_the_start_echoes_the_runs_receipt(self) -> None:
+        f = self.fake
+        receipt = bytes(range(256))  # Opaque: any bytes, echoed unchanged.
+        self.dispatch(run(311, 11, receipt=receipt))
+        f.wait(lambda: 311 in f.results(), 10, "the result of 311")
+        with f.cv:
+            starts = [i.started for s in f.report_streams for i in s
+                      if i.WhichOneof("item") == "started" and i.started.run_id == 311]
+        self.assertTrue(starts, "a start reported for 311")
+        self.assertEqual(starts[0].receipt, receipt)
 
     def test_spool_survives_kill9_and_remembers_finished_runs(self) -> None:
         f = self.fake

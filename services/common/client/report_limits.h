@@ -19,6 +19,8 @@ inline constexpr int kMaxReportLines = 10000;
 inline constexpr size_t kMaxLogLineBytes = 64 * 1024;
 // Bytes of RunResult.handle_message.
 inline constexpr size_t kMaxHandleMessageBytes = 64 * 1024;
+// Bytes of RunStarted.receipt (the scheduler issues none longer).
+inline constexpr size_t kMaxReceiptBytes = 1024;
 
 }  // namespace gnomon
 

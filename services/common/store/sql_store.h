@@ -183,9 +183,13 @@ class SqlStore final : public Store {
                                   std::vector<RunInsertOutcome>& out);
   // The id of the run holding a unique key `run` clashed on; 0 if none.
   absl::StatusOr<int64_t> FindClashingRun(SqlConn& c, const v1::Run& run);
+  // A start's dispatch receipt (RunStarted.receipt): a PENDING run whose
+  // dispatch is not recorded yet takes it as RecordDispatches would take the
+  // accepted outcome (RUNNING, route, dispatch time, epoch).
+  static void ApplyReceipt(const v1::RunStarted& started, RunState& run, StatsDeltas& deltas);
   // Applies a start or result to its run in memory. `started` (may be null)
-  // is the run's start folded into this result: its executor address (if
-  // the run has none yet) and start time (if the result lacks one).
+  // is the run's start folded into this result: its receipt, executor
+  // address (if the run has none yet) and start time (if the result lacks one).
   v1::ReportAck ApplyReport(const v1::ReportItem& item, const v1::RunStarted* started,
                             RunState& run, StatsDeltas& deltas);
   // The stored lines among those the log items of `items` send.

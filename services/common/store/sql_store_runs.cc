@@ -63,6 +63,8 @@ absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updat
       }
       if (r.status == v1::RUN_STATUS_PENDING) {
         const bool failed = u.status == v1::RUN_STATUS_FAILED;
+        // (A run whose start brought its dispatch receipt is RUNNING already:
+        // nothing is written for it.)
         r.status = u.status;
         r.trigger_code = u.trigger_code;
         r.trigger_message = u.trigger_message;
@@ -77,13 +79,19 @@ absl::Status SqlStore::RecordDispatches(const std::vector<DispatchUpdate>& updat
         if (failed) deltas.Ended(r.facts(), /*was_active=*/true);
       } else if (r.ended()) {
         // Its result raced ahead: keep the outcome but record how and
-        // where it was dispatched.
-        r.trigger_code = u.trigger_code;
-        r.trigger_message = u.trigger_message;
-        if (r.executor_address.empty()) r.executor_address = u.executor_address;
-        r.dispatch_ms = u.dispatch_ms;
-        r.fence_epoch = u.fence_epoch;
-        r.changed = true;
+        // where it was dispatched, unless its receipt recorded just that.
+        const std::string address =
+            r.executor_address.empty() ? u.executor_address : r.executor_address;
+        if (r.trigger_code != u.trigger_code || r.trigger_message != u.trigger_message ||
+            r.executor_address != address || r.dispatch_ms != u.dispatch_ms ||
+            r.fence_epoch != u.fence_epoch) {
+          r.trigger_code = u.trigger_code;
+          r.trigger_message = u.trigger_message;
+          r.executor_address = address;
+          r.dispatch_ms = u.dispatch_ms;
+          r.fence_epoch = u.fence_epoch;
+          r.changed = true;
+        }
       }
     }
     return WriteRuns(c, sql_, runs);
@@ -165,12 +173,14 @@ v1::ReportAck SqlStore::ApplyReport(const v1::ReportItem& item, const v1::RunSta
   if (item.has_started()) {
     const v1::RunStarted& st = item.started();
     if (!r.active() || r.start_ms != 0) return v1::REPORT_ACK_DUPLICATE;
+    ApplyReceipt(st, r, deltas);
     r.start_ms = ToMs(st.start_time());
     if (r.executor_address.empty()) r.executor_address = st.executor_address();
     r.changed = true;
     return v1::REPORT_ACK_APPLIED;
   }
   const v1::RunResult& res = item.result();
+  if (started != nullptr && r.active()) ApplyReceipt(*started, r, deltas);
   const bool was_active = r.active();
   if (!was_active) {
     if (!ReplacesLostVerdict(r, res)) return v1::REPORT_ACK_DUPLICATE;
@@ -195,6 +205,25 @@ v1::ReportAck SqlStore::ApplyReport(const v1::ReportItem& item, const v1::RunSta
   r.changed = true;
   deltas.Ended(r.facts(), was_active);
   return v1::REPORT_ACK_APPLIED;
+}
+
+void SqlStore::ApplyReceipt(const v1::RunStarted& started, RunState& r, StatsDeltas& deltas) {
+  if (started.receipt().empty() || r.status != v1::RUN_STATUS_PENDING || r.dispatch_ms != 0) return;
+  v1::DispatchReceipt receipt;
+  // One that does not parse, or names another run, is ignored: the
+  // scheduler's own record of the dispatch follows.
+  if (!receipt.ParseFromString(started.receipt()) || receipt.run_id() != r.id ||
+      receipt.dispatch_ms() <= 0) {
+    return;
+  }
+  deltas.Dispatched(r.job_id, r.trigger_ms, r.trigger_type, r.scheduled_ms, receipt.dispatch_ms());
+  r.status = v1::RUN_STATUS_RUNNING;
+  r.trigger_code = v1::HANDLE_CODE_SUCCESS;
+  r.trigger_message = receipt.trigger_message();
+  if (r.executor_address.empty()) r.executor_address = started.executor_address();
+  r.dispatch_ms = receipt.dispatch_ms();
+  r.fence_epoch = receipt.fence_epoch();
+  r.changed = true;
 }
 
 absl::StatusOr<SqlStore::LineSet> SqlStore::ReadStoredLines(

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
 #include "services/common/status/status_matchers.h"
 #include "services/common/store/store_test_fixture.h"
@@ -13,6 +14,7 @@
 namespace gnomon::store::testing {
 namespace {
 
+using ::google::protobuf::util::TimeUtil;
 using ::testing::ElementsAre;
 
 TEST_P(StoreTest, InsertRunsTakesEachSlotOnce) {
@@ -385,6 +387,73 @@ TEST_P(StoreTest, AStartAndItsResultInOneBatchAreAppliedTogether) {
   ASSERT_OK_AND_ASSIGN(
       replay, store().ApplyReports({Started(id, 3000), Result(id, 200, 5000)}, group_.id()));
   EXPECT_THAT(replay, ElementsAre(v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_DUPLICATE));
+}
+
+TEST_P(StoreTest, AStartsReceiptRecordsItsDispatchAndTheDispatchOutcomeThenWritesNothing) {
+  // A start carrying its dispatch receipt (RunStarted.receipt).
+  auto StartedWithReceipt = [](int64_t run, int64_t ms, int64_t receipt_run,
+                               const std::string& route, int64_t dispatch_ms, int64_t epoch) {
+    v1::ReportItem item = Started(run, ms);
+    v1::DispatchReceipt receipt;
+    receipt.set_run_id(receipt_run);
+    receipt.set_trigger_message(route);
+    receipt.set_dispatch_ms(dispatch_ms);
+    receipt.set_fence_epoch(epoch);
+    item.mutable_started()->set_receipt(receipt.SerializeAsString());
+    return item;
+  };
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  const int64_t id = Insert(MakeRun(job_, 1000));
+  const int64_t done = Insert(MakeRun(job_, 2000));
+  const int64_t forged = Insert(MakeRun(job_, 3000));
+  const int64_t garbled = Insert(MakeRun(job_, 4000));
+  v1::ReportItem garbage = Started(garbled, 4100);
+  garbage.mutable_started()->set_receipt("not a receipt");
+  // One started alone, one started and ended in the same batch, one echoing
+  // another run's receipt, one echoing bytes that are no receipt.
+  ASSERT_OK_AND_ASSIGN(
+      acks, store().ApplyReports(
+                {StartedWithReceipt(id, 1200, id, "route FIRST -> a", 1100, 7),
+                 StartedWithReceipt(done, 2200, done, "route LAST -> b", 2100, 7),
+                 Result(done, 200, 2300),
+                 StartedWithReceipt(forged, 3200, id, "route FIRST -> a", 3100, 9), garbage},
+                group_.id()));
+  EXPECT_THAT(acks,
+              ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED,
+                          v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED));
+  ASSERT_OK_AND_ASSIGN(running, store().GetRun(id));
+  EXPECT_EQ(running.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_EQ(running.trigger_code(), 200);
+  EXPECT_EQ(running.trigger_message(), "route FIRST -> a");
+  EXPECT_EQ(TimeUtil::TimestampToMilliseconds(running.dispatch_time()), 1100);
+  EXPECT_EQ(running.fence_epoch(), 7);
+  EXPECT_EQ(running.executor_address(), Started(id, 0).started().executor_address());
+  ASSERT_OK_AND_ASSIGN(succeeded, store().GetRun(done));
+  EXPECT_EQ(succeeded.status(), v1::RUN_STATUS_SUCCEEDED);
+  EXPECT_EQ(succeeded.trigger_message(), "route LAST -> b");
+  EXPECT_EQ(TimeUtil::TimestampToMilliseconds(succeeded.dispatch_time()), 2100);
+  for (int64_t ignored : {forged, garbled}) {
+    ASSERT_OK_AND_ASSIGN(run, store().GetRun(ignored));
+    EXPECT_EQ(run.status(), v1::RUN_STATUS_PENDING) << ignored;
+    EXPECT_EQ(run.trigger_message(), "") << ignored;
+    EXPECT_FALSE(run.has_dispatch_time()) << ignored;
+    EXPECT_EQ(run.start_time().seconds(), ignored == forged ? 3 : 4);
+  }
+  // The scheduler's own outcomes, as its receipts said: nothing is written
+  // for the two runs whose start recorded them (one locking read, no update).
+  const uint64_t before = store().executed_statements();
+  ASSERT_OK(store().RecordDispatches(
+      {{id, v1::RUN_STATUS_RUNNING, 200, "route FIRST -> a", "executor-a", 1100, 0, "", 0, 7},
+       {done, v1::RUN_STATUS_RUNNING, 200, "route LAST -> b", "executor-a", 2100, 0, "", 0, 7}}));
+  EXPECT_EQ(store().executed_statements() - before, 1u);
+  // The run whose receipt was ignored takes its outcome as ever.
+  ASSERT_OK(store().RecordDispatches({{forged, v1::RUN_STATUS_RUNNING, 200, "route FIRST -> c",
+                                       "executor-c", 3150, 0, "", 0, 9}}));
+  ASSERT_OK_AND_ASSIGN(late, store().GetRun(forged));
+  EXPECT_EQ(late.status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_EQ(late.trigger_message(), "route FIRST -> c");
+  ASSERT_OK_AND_ASSIGN(after, store().GetRun(done));
+  EXPECT_EQ(after.status(), v1::RUN_STATUS_SUCCEEDED);
 }
 
 }  // namespace

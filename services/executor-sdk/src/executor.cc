@@ -133,7 +133,7 @@ class ExecutorImpl final : public internal::RunSink {
   void Started(const v1::RunRequest& request, absl::Time start) override {
     metrics_.Started(request, start);
     log_files_->Open(request.run_id());
-    reporter_->AddStarted(request.run_id(), start, registered_name_);
+    reporter_->AddStarted(request.run_id(), start, registered_name_, request.receipt());
   }
   void Line(int64_t run_id, const v1::LogLine& line) override {
     log_files_->Append(run_id, line);

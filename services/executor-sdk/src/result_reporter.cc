@@ -81,13 +81,14 @@ void ResultReporter::FlushAllLinesLocked() {
 }
 
 void ResultReporter::AddStarted(int64_t run_id, absl::Time start,
-                                const std::string& executor_address) {
+                                const std::string& executor_address, const std::string& receipt) {
   v1::ReportItem item;
   v1::RunStarted* started = item.mutable_started();
   started->set_run_id(run_id);
   *started->mutable_start_time() =
       google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(start));
   started->set_executor_address(executor_address);
+  started->set_receipt(receipt);
   absl::MutexLock lock(&mu_);
   SpoolLocked(item);
 }

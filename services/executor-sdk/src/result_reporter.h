@@ -66,7 +66,9 @@ class ResultReporter {
   ResultReporter& operator=(const ResultReporter&) = delete;
 
   void Start();
-  void AddStarted(int64_t run_id, absl::Time start, const std::string& executor_address);
+  // `receipt`: the run's RunRequest.receipt, echoed.
+  void AddStarted(int64_t run_id, absl::Time start, const std::string& executor_address,
+                  const std::string& receipt = "");
   void AddLine(int64_t run_id, const v1::LogLine& line);
   // Spools the run's pending lines, then the result (the sender syncs the
   // spool once per message before sending it).

@@ -60,11 +60,12 @@ class Reporter:
 
     # --- the RunSink ------------------------------------------------------
 
-    def started(self, run_id: int, start: float) -> None:
+    def started(self, run_id: int, start: float, receipt: bytes = b"") -> None:
         item = self._pb.log.ReportItem()
         item.started.run_id = run_id
         _ts(item.started.start_time, start)
         item.started.executor_address = self._name
+        item.started.receipt = receipt
         with self._cv:
             self._spool_locked(item)
 

@@ -31,7 +31,7 @@ def _head(text: str, limit: int) -> str:
 class RunSink(Protocol):
     """Where a run's start, lines and result go (the result reporter)."""
 
-    def started(self, run_id: int, start: float) -> None: ...
+    def started(self, run_id: int, start: float, receipt: bytes = b"") -> None: ...
     def line(self, run_id: int, number: int, when: float, text: str) -> None: ...
     def finished(self, run_id: int, code: int, message: str, start: float, end: float) -> None: ...
 
@@ -81,7 +81,8 @@ class RunState:
                 return False
             self._started = True
             self._start = now
-            self._sink.started(self.run_id, now)
+            # The receipt is echoed: the scheduler records the dispatch with the start.
+            self._sink.started(self.run_id, now, self.request.receipt)
             return True
 
     def log(self, text: str) -> None:
