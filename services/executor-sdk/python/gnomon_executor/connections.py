@@ -20,12 +20,12 @@ class RegistrySession:
     MIN_BEAT_GAP = 0.1
 
     def __init__(self, pb: Any, endpoints: List[str], md: Any, register: Any,
-                 beat_source: Callable[[], Any], tls_ca: str, backoff: channels.Backoff,
+                 beat_source: Callable[[], Any], tls: channels.Tls, backoff: channels.Backoff,
                  log: Callable[[str], None]):
         self._pb, self._endpoints, self._md = pb, endpoints, md
         self._register = register
         self._beat_source = beat_source
-        self._tls_ca = tls_ca
+        self._tls = tls
         self._backoff = backoff
         self._log = log
         self._cv = threading.Condition()
@@ -121,7 +121,7 @@ class RegistrySession:
 
     def _session(self, endpoint: str):
         state: Dict[str, Any] = {"interval": 0.0, "done": False, "deregistered": False}
-        channel = channels.dial(endpoint, self._tls_ca)
+        channel = channels.dial(endpoint, self._tls)
         registered, error = False, ""
         try:
             stub = self._pb.registry_grpc.RegistryStub(channel)
@@ -194,7 +194,7 @@ class _Link:
                 yield m
 
         host = channels.split_host_port(self.endpoint)
-        channel = channels.dial(self.address, o.tls_ca, host[0] if host else "")
+        channel = channels.dial(self.address, o.tls, host[0] if host else "")
         progressed, error = False, ""
         try:
             stub = o.pb.executor_grpc.DispatchStub(channel)
@@ -255,12 +255,12 @@ class SchedulerConnections:
     Dispatch.Connect stream per address (one per replica_id)."""
 
     def __init__(self, pb: Any, endpoints: List[str], md: Any, hello: Any,
-                 answer: Callable[[Any], Any], reply: Callable[[Any], Any], tls_ca: str,
+                 answer: Callable[[Any], Any], reply: Callable[[Any], Any], tls: channels.Tls,
                  resolve_interval: float, backoff_initial: float, backoff_max: float,
                  log: Callable[[str], None]):
         self.pb, self.endpoints, self.md, self.hello = pb, endpoints, md, hello
         self.answer, self.reply = answer, reply
-        self.tls_ca = tls_ca
+        self.tls = tls
         self.resolve_interval = resolve_interval
         self.backoff_initial, self.backoff_max = backoff_initial, backoff_max
         self.log = log

@@ -56,7 +56,12 @@ class Executor:
     # --- lifecycle ----------------------------------------------------------
 
     def start(self) -> None:
+        """Starts registering, serving and reporting. Raises ValueError (naming
+        the option or file) for TLS settings that cannot work, before
+        connecting anywhere."""
         o, pb = self.options, self.pb
+        tls = o.tls
+        tls.check()
         md = channels.metadata(o.app_name, o.access_token)
         spool = Spool(o.spool_dir, pb.log.ReportItem.FromString, o.remembered_runs)
         if not spool.durable:
@@ -65,7 +70,7 @@ class Executor:
         elif spool.recovered:
             self._log(f"re-sending {spool.recovered} unacknowledged items from the spool "
                       f"{o.spool_dir}")
-        self._reporter = Reporter(pb, spool, o.log_services, md, self.name, o.tls_ca,
+        self._reporter = Reporter(pb, spool, o.log_services, md, self.name, tls,
                                   channels.Backoff(o.reconnect_initial, o.reconnect_max),
                                   self._log)
         self._manager = RunManager(
@@ -78,12 +83,12 @@ class Executor:
             capacity=o.max_concurrent_runs, version=o.version, labels=o.labels,
             instance_id=self.instance_id, answers_probes=True)
         self._session = RegistrySession(
-            pb, o.registry_endpoints, md, register, self._manager.beat_state, o.tls_ca,
+            pb, o.registry_endpoints, md, register, self._manager.beat_state, tls,
             channels.Backoff(o.reconnect_initial, o.reconnect_max), self._log)
         hello = pb.executor.Hello(app_name=o.app_name, executor=self.name,
                                   instance_id=self.instance_id)
         self._connections = SchedulerConnections(
-            pb, o.schedulers, md, hello, self.answer, self.reply, o.tls_ca, o.resolve_interval,
+            pb, o.schedulers, md, hello, self.answer, self.reply, tls, o.resolve_interval,
             o.reconnect_initial, o.reconnect_max, self._log)
         self._reporter.start()
         self._session.start()

@@ -6,6 +6,8 @@ import socket
 from dataclasses import dataclass, field
 from typing import Dict, List
 
+from . import channels
+
 
 def split_endpoints(text: str) -> List[str]:
     """"a:1, b:2" -> ["a:1", "b:2"]."""
@@ -28,7 +30,10 @@ class Options:
     log_endpoints: List[str] = field(default_factory=list)
     executor_name: str = ""
     spool_dir: str = ""
-    tls_ca: str = ""
+    tls_ca: str = ""           # PEM roots verifying gnomond; with tls_cert, TLS
+    tls_cert: str = ""         # PEM client certificate (mutual TLS), with tls_key
+    tls_key: str = ""
+    tls_server_name: str = ""  # name gnomond's certificate carries; empty: host dialled
     version: str = "gnomon-python-executor/0.1"
     labels: Dict[str, str] = field(default_factory=dict)
     max_concurrent_runs: int = 16
@@ -53,11 +58,19 @@ class Options:
     def log_services(self) -> List[str]:
         return self.log_endpoints or self.registry_endpoints
 
+    @property
+    def tls(self) -> channels.Tls:
+        """The TLS settings every channel uses (plaintext without tls_ca and tls_cert)."""
+        return channels.Tls(self.tls_ca, self.tls_cert, self.tls_key, self.tls_server_name)
+
     @classmethod
     def from_env(cls, env: Dict[str, str] | None = None) -> "Options":
         """Reads GNOMON_APP, GNOMON_ACCESS_TOKEN, GNOMON_REGISTRY,
         GNOMON_SCHEDULERS, GNOMON_LOG_SERVICE, GNOMON_EXECUTOR_NAME,
-        GNOMON_SPOOL_DIR, GNOMON_TLS_CA (unset ones keep the defaults)."""
+        GNOMON_SPOOL_DIR, GNOMON_TLS_CA, GNOMON_TLS_CERT, GNOMON_TLS_KEY,
+        GNOMON_TLS_SERVER_NAME (unset ones keep the defaults). Raises
+        ValueError naming the variable when GNOMON_TLS_CERT is set without
+        GNOMON_TLS_KEY or the other way round."""
         e = os.environ if env is None else env
         o = cls()
         o.app_name = e.get("GNOMON_APP") or o.app_name
@@ -69,4 +82,12 @@ class Options:
         o.executor_name = e.get("GNOMON_EXECUTOR_NAME", "")
         o.spool_dir = e.get("GNOMON_SPOOL_DIR", "")
         o.tls_ca = e.get("GNOMON_TLS_CA", "")
+        o.tls_cert = e.get("GNOMON_TLS_CERT", "")
+        o.tls_key = e.get("GNOMON_TLS_KEY", "")
+        o.tls_server_name = e.get("GNOMON_TLS_SERVER_NAME", "")
+        for given, missing in (("GNOMON_TLS_CERT", "GNOMON_TLS_KEY"),
+                               ("GNOMON_TLS_KEY", "GNOMON_TLS_CERT")):
+            if e.get(given) and not e.get(missing):
+                raise ValueError(f"{given} is set but {missing} is not: a client certificate "
+                                 "needs both its certificate file and its key file")
         return o

@@ -35,13 +35,13 @@ class Reporter:
     resends whatever is unacknowledged on every new stream."""
 
     def __init__(self, pb: Any, spool: Spool, endpoints: List[str], md: Any, executor_name: str,
-                 tls_ca: str, backoff: channels.Backoff, log: Callable[[str], None]):
+                 tls: channels.Tls, backoff: channels.Backoff, log: Callable[[str], None]):
         self._pb = pb
         self._spool = spool
         self._endpoints = endpoints
         self._md = md
         self._name = executor_name
-        self._tls_ca = tls_ca
+        self._tls = tls
         self._backoff = backoff
         self._log = log
         self._cv = threading.Condition()
@@ -194,7 +194,7 @@ class Reporter:
 
     def _run_stream(self, endpoint: str):
         st = _Stream()
-        channel = channels.dial(endpoint, self._tls_ca)
+        channel = channels.dial(endpoint, self._tls)
         error = ""
         try:
             stub = self._pb.log_grpc.LogServiceStub(channel)

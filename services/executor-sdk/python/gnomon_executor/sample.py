@@ -157,8 +157,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--shutdown-grace", type=float, default=30.0, help="seconds")
     p.add_argument("--stubs-dir", default=None,
                    help="generated stubs (GNOMON_PY_STUBS; default: generated from proto/)")
+    p.add_argument("--tls-ca", help="PEM roots verifying gnomond (GNOMON_TLS_CA)")
+    p.add_argument("--tls-cert", help="PEM client certificate presented to gnomond, for "
+                                      "mutual TLS (GNOMON_TLS_CERT)")
+    p.add_argument("--tls-key", help="PEM key of --tls-cert (GNOMON_TLS_KEY)")
+    p.add_argument("--tls-server-name", help="name gnomond's certificate must carry; empty: "
+                                             "the host dialled (GNOMON_TLS_SERVER_NAME)")
     args = p.parse_args(argv)
-    options = Options.from_env()
+    # A flag given overrides its variable.
+    env = dict(os.environ)
+    for flag, var in (("tls_ca", "GNOMON_TLS_CA"), ("tls_cert", "GNOMON_TLS_CERT"),
+                      ("tls_key", "GNOMON_TLS_KEY"),
+                      ("tls_server_name", "GNOMON_TLS_SERVER_NAME")):
+        if getattr(args, flag) is not None:
+            env[var] = getattr(args, flag)
+    try:
+        options = Options.from_env(env)
+    except ValueError as e:
+        print(f"gnomon-python-executor: {e}", file=sys.stderr)
+        return 2
     if args.name:
         options.executor_name = args.name
     if args.spool_dir:
@@ -175,7 +192,11 @@ def main(argv: list[str] | None = None) -> int:
         fd = os.open(args.invocations_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     for name, fn in HANDLERS.items():
         executor.add_handler(name, counted(fn, fd) if fd >= 0 else fn)
-    executor.start()
+    try:
+        executor.start()
+    except ValueError as e:
+        print(f"gnomon-python-executor: {e}", file=sys.stderr)
+        return 2
     print(f"gnomon-python-executor started as {executor.name}", flush=True)
     executor.run(args.shutdown_grace)
     return 0
