@@ -34,17 +34,21 @@ int main(int argc, char** argv) {
       "gnomon-sample-executor", "sample_executor",
       "gnomon-sample-executor: a sample gnomon executor with the handlers demo, invoice, shell,\n"
       "http, sharding, slow, fail and noop. Every flag has a GNOMON_* environment equivalent, and\n"
-      "may be spelled with dashes (--spool-dir) or underscores (--spool_dir).\n\n"
+      "may be spelled with dashes (--spool-dir) or underscores (--spool_dir). Without\n"
+      "--app or GNOMON_APP the app is \"sample\"; without --registry or GNOMON_REGISTRY,\n"
+      "127.0.0.1:7070.\n\n"
       "  GNOMON_ACCESS_TOKEN=<group token> gnomon-sample-executor --app sample \\\n"
       "      --registry 127.0.0.1:7070 --spool-dir /var/tmp/sample-spool\n\n"
       "It opens no port: it connects out to every gnomond replica (--schedulers).\n"
       "Prints \"gnomon-sample-executor started as NAME\" once started; stops\n"
-      "gracefully on SIGTERM or SIGINT (a second signal exits at once).",
-      cli::Style::kSample};
+      "gracefully on SIGTERM or SIGINT (a second signal exits at once)."};
   cli::ParseCommandLine(kSpec, argc, argv);
 
   absl::StatusOr<gnomon::executor::ExecutorOptions> options = cli::OptionsFromFlags();
   if (!options.ok()) return cli::Fail(2, options.status().ToString());
+  // The sample's defaults: the quickstart's app and a local gnomond.
+  if (options->app_name.empty()) options->app_name = "sample";
+  if (options->registry_endpoints.empty()) options->registry_endpoints = {"127.0.0.1:7070"};
   options->max_queued_runs_per_job = absl::GetFlag(FLAGS_max_queued_runs_per_job);
   options->tls.reload_interval = absl::GetFlag(FLAGS_tls_reload_interval);
   options->version = "gnomon-sample-executor/0.1";

@@ -23,25 +23,8 @@
 namespace gnomon::executor::cli {
 namespace {
 
-// Set before the command line is parsed; the flags' defaults and help texts
-// below are generated lazily (on first use), so they see it.
+// Set by ParseCommandLine: the binary's name and usage.
 const CliSpec* g_spec = nullptr;
-
-bool Sample() { return g_spec != nullptr && g_spec->style == Style::kSample; }
-
-// The help text of the binary's style.
-const char* Text(const char* sample, const char* generic) { return Sample() ? sample : generic; }
-
-// Style::kSample: the variable (or fallback); Style::kGeneric: "" (the SDK
-// reads the variable).
-std::string SampleEnv(const char* name, const char* fallback = "") {
-  return Sample() ? Env(name, fallback) : "";
-}
-
-bool SampleEnvBool(const char* name) {
-  bool b = false;
-  return Sample() && absl::SimpleAtob(Env(name), &b) && b;
-}
 
 // Flags named on the command line (absl 20220623 keeps its own record private).
 std::set<std::string>& GivenFlags() {
@@ -49,8 +32,8 @@ std::set<std::string>& GivenFlags() {
   return *given;
 }
 
-// Style::kSample sets every option from its flag.
-bool Set(const char* flag) { return Sample() || GivenFlags().count(flag) > 0; }
+// Whether `flag` was given: only flags given override the environment.
+bool Set(const char* flag) { return GivenFlags().count(flag) > 0; }
 
 }  // namespace
 
@@ -61,75 +44,45 @@ std::string Env(const char* name, const char* fallback) {
 
 }  // namespace gnomon::executor::cli
 
-using gnomon::executor::cli::SampleEnv;
-using gnomon::executor::cli::SampleEnvBool;
-using gnomon::executor::cli::Text;
-
-ABSL_FLAG(std::string, app, SampleEnv("GNOMON_APP", "sample"),
-          Text("App name of the executor group (GNOMON_APP).",
-               "App name of the executor group (GNOMON_APP). Required."));
-ABSL_FLAG(std::string, registry, SampleEnv("GNOMON_REGISTRY", "127.0.0.1:7070"),
-          Text("Comma-separated registry host:port list (GNOMON_REGISTRY).",
-               "Comma-separated registry host:port list (GNOMON_REGISTRY). Required."));
-ABSL_FLAG(std::string, log_service, SampleEnv("GNOMON_LOG_SERVICE"),
-          Text("Comma-separated log service host:port list; empty means the registry "
-               "endpoints (GNOMON_LOG_SERVICE).",
-               "Comma-separated log service host:port list; empty: the registry endpoints "
-               "(GNOMON_LOG_SERVICE)."));
-ABSL_FLAG(std::string, token, SampleEnv("GNOMON_ACCESS_TOKEN"),
-          Text("The group's access token. Required. Prefer GNOMON_ACCESS_TOKEN: a flag's value is "
-               "readable by every user of the host (ps, /proc/PID/cmdline), the environment only "
-               "by this user (and, with --allow-scripts, not by its scripts).",
-               "The group's access token (GNOMON_ACCESS_TOKEN). Required. Prefer the environment: "
-               "a flag's value is readable by every user of the host (ps, /proc/PID/cmdline)."));
-ABSL_FLAG(std::string, schedulers, SampleEnv("GNOMON_SCHEDULERS"),
-          Text("Comma-separated gnomond (scheduler) host:port list the executor connects out to, "
-               "one stream per resolved address; empty means the registry endpoints "
-               "(GNOMON_SCHEDULERS).",
-               "Comma-separated gnomond (scheduler) host:port list this executor connects out to, "
-               "one stream per resolved address; empty: the registry endpoints "
-               "(GNOMON_SCHEDULERS)."));
-ABSL_FLAG(std::string, name, SampleEnv("GNOMON_EXECUTOR_NAME"),
-          Text("The name this executor registers with, unique in its group (at most 255 printable "
-               "characters); empty means <hostname>:<pid> (GNOMON_EXECUTOR_NAME).",
-               "The name this executor registers with, unique in its group (at most 255 printable "
-               "characters); empty: <hostname>:<pid> (GNOMON_EXECUTOR_NAME)."));
-ABSL_FLAG(std::string, spool_dir, SampleEnv("GNOMON_SPOOL_DIR"),
+ABSL_FLAG(std::string, app, "", "App name of the executor group (GNOMON_APP).");
+ABSL_FLAG(std::string, registry, "", "Comma-separated registry host:port list (GNOMON_REGISTRY).");
+ABSL_FLAG(std::string, log_service, "",
+          "Comma-separated log service host:port list; empty: the registry endpoints "
+          "(GNOMON_LOG_SERVICE).");
+ABSL_FLAG(std::string, token, "",
+          "The group's access token (GNOMON_ACCESS_TOKEN). Required. Prefer the environment: "
+          "a flag's value is readable by every user of the host (ps, /proc/PID/cmdline).");
+ABSL_FLAG(std::string, schedulers, "",
+          "Comma-separated gnomond (scheduler) host:port list this executor connects out to, "
+          "one stream per resolved address; empty: the registry endpoints "
+          "(GNOMON_SCHEDULERS).");
+ABSL_FLAG(std::string, name, "",
+          "The name this executor registers with, unique in its group (at most 255 printable "
+          "characters); empty: <hostname>:<pid> (GNOMON_EXECUTOR_NAME).");
+ABSL_FLAG(std::string, spool_dir, "",
           "Durable spool for unacknowledged results; empty keeps them in memory only "
           "(GNOMON_SPOOL_DIR).");
-ABSL_FLAG(std::string, log_dir, SampleEnv("GNOMON_LOG_DIR"),
-          Text("Directory for local run-log files (one per run, for people on the host); empty "
-               "disables them (GNOMON_LOG_DIR).",
-               "Directory for local run-log files; empty disables them (GNOMON_LOG_DIR)."));
+ABSL_FLAG(std::string, log_dir, "",
+          "Directory for local run-log files; empty disables them (GNOMON_LOG_DIR).");
 ABSL_FLAG(int, log_retention_days, 7,
-          Text("Days local run-log files are kept.",
-               "Days local run-log files are kept (GNOMON_LOG_RETENTION_DAYS)."));
+          "Days local run-log files are kept (GNOMON_LOG_RETENTION_DAYS).");
 ABSL_FLAG(int, max_concurrent_runs, 0,
-          Text("Worker threads: runs executing at once (the advertised capacity; 0 = 8 x CPUs, "
-               "16..64).",
-               "Runs executing at once; 0: 8 x CPUs, 16..64 (GNOMON_MAX_CONCURRENT_RUNS)."));
+          "Runs executing at once; 0: 8 x CPUs, 16..64 (GNOMON_MAX_CONCURRENT_RUNS).");
 ABSL_FLAG(int, max_queued_runs, 65536,
-          Text("Runs waiting for a worker, all jobs together; more are refused as queue full.",
-               "Runs waiting for a worker, all jobs together (GNOMON_MAX_QUEUED_RUNS)."));
-ABSL_FLAG(bool, allow_scripts, SampleEnvBool("GNOMON_ALLOW_SCRIPTS"),
-          Text("Accept shell/python script runs (GNOMON_ALLOW_SCRIPTS).",
-               "Accept script (GLUE) jobs: shell, python, node, powershell (GNOMON_ALLOW_SCRIPTS). "
-               "A script is arbitrary code: the allow-lists below do not apply to it."));
-ABSL_FLAG(std::string, metrics_listen, SampleEnv("GNOMON_METRICS_LISTEN"),
-          Text("host:port to serve Prometheus metrics on, at /metrics (port 0 picks a free port; "
-               "empty: not served) (GNOMON_METRICS_LISTEN).",
-               "host:port serving Prometheus metrics at /metrics; empty: not served "
-               "(GNOMON_METRICS_LISTEN)."));
-ABSL_FLAG(std::string, tls_ca, SampleEnv("GNOMON_TLS_CA"),
-          Text("PEM roots (GNOMON_TLS_CA).", "PEM roots verifying gnomond (GNOMON_TLS_CA)."));
-ABSL_FLAG(std::string, tls_cert, SampleEnv("GNOMON_TLS_CERT"),
-          Text("PEM client certificate presented to gnomond, for mutual TLS (GNOMON_TLS_CERT).",
-               "PEM client certificate of this executor, presented to gnomond for mutual TLS "
-               "(GNOMON_TLS_CERT)."));
-ABSL_FLAG(std::string, tls_key, SampleEnv("GNOMON_TLS_KEY"),
-          "PEM key of --tls-cert (GNOMON_TLS_KEY).");
+          "Runs waiting for a worker, all jobs together (GNOMON_MAX_QUEUED_RUNS).");
+ABSL_FLAG(bool, allow_scripts, false,
+          "Accept script (GLUE) jobs: shell, python, node, powershell (GNOMON_ALLOW_SCRIPTS). "
+          "A script is arbitrary code: no allow-list applies to it.");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "host:port serving Prometheus metrics at /metrics; empty: not served "
+          "(GNOMON_METRICS_LISTEN).");
+ABSL_FLAG(std::string, tls_ca, "", "PEM roots verifying gnomond (GNOMON_TLS_CA).");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM client certificate of this executor, presented to gnomond for mutual TLS "
+          "(GNOMON_TLS_CERT).");
+ABSL_FLAG(std::string, tls_key, "", "PEM key of --tls-cert (GNOMON_TLS_KEY).");
 ABSL_FLAG(
-    std::string, tls_server_name, SampleEnv("GNOMON_TLS_SERVER_NAME"),
+    std::string, tls_server_name, "",
     "Name gnomond's certificate must carry; empty: the host dialled (GNOMON_TLS_SERVER_NAME).");
 ABSL_FLAG(absl::Duration, cancel_grace, absl::Seconds(2),
           "How long a cancelled handler may take before its worker is replaced.");
@@ -170,12 +123,9 @@ void ParseCommandLine(const CliSpec& spec, int argc, char** argv) {
 }
 
 absl::StatusOr<ExecutorOptions> OptionsFromFlags() {
-  ExecutorOptions options;
-  if (!Sample()) {
-    absl::StatusOr<ExecutorOptions> from_env = OptionsFromEnvironment();
-    if (!from_env.ok()) return from_env.status();
-    options = *std::move(from_env);
-  }
+  absl::StatusOr<ExecutorOptions> from_env = OptionsFromEnvironment();
+  if (!from_env.ok()) return from_env.status();
+  ExecutorOptions options = *std::move(from_env);
   if (Set("app")) options.app_name = absl::GetFlag(FLAGS_app);
   if (Set("registry")) options.registry_endpoints = SplitEndpoints(absl::GetFlag(FLAGS_registry));
   if (Set("log_service")) options.log_endpoints = SplitEndpoints(absl::GetFlag(FLAGS_log_service));

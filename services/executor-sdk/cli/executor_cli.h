@@ -12,21 +12,10 @@
 
 namespace gnomon::executor::cli {
 
-// The two binaries grew different flag texts and environment handling; each
-// keeps its own.
-enum class Style {
-  // Flags default to their GNOMON_* variables (--app to "sample", --registry
-  // to 127.0.0.1:7070) and always set the options.
-  kSample,
-  // Options start from OptionsFromEnvironment(); flags given override them.
-  kGeneric,
-};
-
 struct CliSpec {
   const char* program;     // in errors, --version and the start-up lines
   const char* flags_file;  // part of the path of the binary's own flags, for --help
   const char* usage;
-  Style style;
 };
 
 // $name, or fallback when unset or empty.
@@ -37,7 +26,8 @@ std::string Env(const char* name, const char* fallback = "");
 // mask and a signal arriving before Run() waits for it.
 void ParseCommandLine(const CliSpec& spec, int argc, char** argv);
 
-// The options the shared flags (and, in Style::kGeneric, the environment) say.
+// The options the environment (OptionsFromEnvironment) says, overridden by
+// the shared flags given on the command line.
 absl::StatusOr<ExecutorOptions> OptionsFromFlags();
 
 // Prints "PROGRAM: what" to stderr and returns code.

@@ -83,8 +83,7 @@ SIGTERM or SIGINT (a second signal exits at once).)";
 namespace cli = gnomon::executor::cli;
 
 int main(int argc, char** argv) {
-  static constexpr cli::CliSpec kSpec{"gnomon-executor", "gnomon-executor", kUsage,
-                                      cli::Style::kGeneric};
+  static constexpr cli::CliSpec kSpec{"gnomon-executor", "gnomon-executor", kUsage};
   cli::ParseCommandLine(kSpec, argc, argv);
 
   absl::StatusOr<gnomon::executor::ExecutorOptions> from_flags = cli::OptionsFromFlags();
