@@ -85,8 +85,8 @@ export default function Dashboard() {
       e.p50 = Number(row.durationP50Ms ?? 0) / 1000;
       e.p99 = Number(row.durationP99Ms ?? 0) / 1000;
     }
-    // Unset (0) when no slot was dispatched that day; a real 0 ms is rare enough to leave out too.
-    if (row.latenessP99Ms) {
+    // Absent when no slot was dispatched that day; "0" is a run sent on its instant.
+    if (row.latenessP99Ms !== undefined) {
       e.l50 = Number(row.latenessP50Ms ?? 0) / 1000;
       e.l99 = Number(row.latenessP99Ms) / 1000;
     }

@@ -277,6 +277,29 @@ TEST_P(StoreTest, StatsLatenessOfScheduleSlotsOnly) {
   EXPECT_TRUE(after.empty());
 }
 
+TEST_P(StoreTest, StatsLatenessOfZeroIsReportedAndNoSlotsReportNone) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  // Day one: an API run only (no lateness); day two: a cron slot sent on
+  // its instant, to the millisecond.
+  std::vector<v1::Run> runs = {TriggeredAt(job_, kDay + 1000)};
+  v1::Run slot = TriggeredAt(job_, kDay + kDayMs + 900);
+  slot.set_trigger_type(v1::TRIGGER_TYPE_CRON);
+  SetTime(kDay + kDayMs + 1000, slot.mutable_scheduled_time());
+  runs.push_back(slot);
+  ASSERT_OK_AND_ASSIGN(inserted, store().InsertRuns(runs));
+  ASSERT_OK(store().RecordDispatches(
+      {Dispatched(inserted[0].run_id, "10.0.0.5:9999", kDay + 1000, 1),
+       Dispatched(inserted[1].run_id, "10.0.0.5:9999", kDay + kDayMs + 1000, 1)}));
+  ASSERT_OK_AND_ASSIGN(rows, store().GetStats(kDay, kDay + 2 * kDayMs, job_.id()));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].has_lateness_p50_ms());
+  EXPECT_FALSE(rows[0].has_lateness_p99_ms());
+  ASSERT_TRUE(rows[1].has_lateness_p50_ms());
+  ASSERT_TRUE(rows[1].has_lateness_p99_ms());
+  EXPECT_EQ(rows[1].lateness_p50_ms(), 0);
+  EXPECT_EQ(rows[1].lateness_p99_ms(), 0);
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace gnomon::store
