@@ -1,6 +1,7 @@
 // Block strategies, capacity, timeouts, kills and worker replacement, over the
 // executor's scheduler stream.
 #include <atomic>
+#include <memory>
 
 #include "absl/synchronization/notification.h"
 #include "google/protobuf/util/time_util.h"
@@ -171,10 +172,17 @@ TEST_F(StrategiesTest, CooperativeHandlerTimesOutWith502) {
 }
 
 TEST_F(StrategiesTest, HandlerIgnoringCancellationIsReportedAndItsWorkerReplaced) {
-  absl::Notification unblock;
-  auto executor = StartExecutor(Options(), [&](Executor& e) {
-    ASSERT_TRUE(e.RegisterHandler("stuck", [&](JobContext& ctx) {
-                   if (ctx.params() == "block") unblock.WaitForNotification();
+  // Shared with the handler, which copies it before waiting: the abandoned
+  // thread returns after Notify, possibly after this test body (and the
+  // executor holding the handler) is gone.
+  auto unblock = std::make_shared<absl::Notification>();
+  auto executor = StartExecutor(Options(), [unblock](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("stuck", [unblock](JobContext& ctx) {
+                   const std::shared_ptr<absl::Notification> keep = unblock;
+                   if (ctx.params() == "block") {
+                     keep->WaitForNotification();
+                     return;  // abandoned by now: touches nothing of the executor's
+                   }
                    ctx.Log("ran " + ctx.params());
                  }).ok());
   });
@@ -191,7 +199,7 @@ TEST_F(StrategiesTest, HandlerIgnoringCancellationIsReportedAndItsWorkerReplaced
   auto next = logs_.WaitForResult(2, kTestWait);
   ASSERT_TRUE(next);
   EXPECT_EQ(next->handle_code(), 200);
-  unblock.Notify();  // the abandoned thread finishes; its late result is dropped
+  unblock->Notify();  // the abandoned thread finishes; its late result is dropped
   executor->Shutdown(absl::Seconds(5));
   EXPECT_EQ(logs_.result_items(), 2);
 }
