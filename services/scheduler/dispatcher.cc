@@ -244,12 +244,18 @@ ExecutorList Dispatcher::StillLive(const DispatchTargets& t) {
   if (!t.registered) return t.executors;
   ExecutorList live = membership_->Live(t.group.app_name());
   if (live == t.executors) return live;  // Unchanged since planned: the common case.
-  auto still = std::make_shared<std::vector<v1::ExecutorInfo>>();
-  for (const v1::ExecutorInfo& e : *t.executors) {  // Both sorted by address.
+  // Beats replace the snapshot often while its members stay: the planned list
+  // is kept, and copied (per run, in a burst) only if one of them left.
+  auto is_live = [&live](const v1::ExecutorInfo& e) {  // Both lists sorted by address.
     auto it = std::lower_bound(
         live->begin(), live->end(), e.address(),
         [](const v1::ExecutorInfo& l, const std::string& a) { return l.address() < a; });
-    if (it != live->end() && it->address() == e.address()) still->push_back(e);
+    return it != live->end() && it->address() == e.address();
+  };
+  if (std::all_of(t.executors->begin(), t.executors->end(), is_live)) return t.executors;
+  auto still = std::make_shared<std::vector<v1::ExecutorInfo>>();
+  for (const v1::ExecutorInfo& e : *t.executors) {
+    if (is_live(e)) still->push_back(e);
   }
   return still;
 }
