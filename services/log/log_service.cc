@@ -2,7 +2,6 @@
 
 #include <deque>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -347,14 +346,7 @@ ReportReactor* LogServiceImpl::ReportResults(grpc::CallbackServerContext* contex
   // The metadata copied, so the credentials can be checked again without
   // the call's context. The group is authenticated from metadata, so
   // nothing is read from an unauthenticated caller.
-  auto metadata = std::make_shared<std::map<std::string, std::string, std::less<>>>();
-  for (const auto& [k, v] : context->client_metadata()) {
-    metadata->emplace(std::string(k.data(), k.size()), std::string(v.data(), v.size()));
-  }
-  Authenticator::MetadataLookup lookup = [metadata](std::string_view key) -> std::string {
-    auto it = metadata->find(key);
-    return it == metadata->end() ? "" : it->second;
-  };
+  Authenticator::MetadataLookup lookup = CopiedMetadata(*context);
   absl::StatusOr<Caller> caller =
       auth_->Authorize(lookup, v1::LogService::service_full_name(), __func__);
   if (!caller.ok()) return new Refused(ToGrpcStatus(caller.status()));

@@ -214,6 +214,11 @@ class ReportResultsBackPressureTest : public ReportResultsTest {
     options_.max_batch = 1;
     options_.min_commit_interval = absl::ZeroDuration();
   }
+  // Read by a store hook (see store_down_): whether the reporter has sent
+  // everything, and the most items queued seen at a transaction.
+  absl::Mutex progress_mu_;
+  bool sent_ ABSL_GUARDED_BY(progress_mu_) = false;
+  size_t most_queued_ ABSL_GUARDED_BY(progress_mu_) = 0;
 };
 
 TEST_F(ReportResultsBackPressureTest, AReporterAheadOfTheStoreIsSlowedAndNothingIsDropped) {
@@ -223,14 +228,11 @@ TEST_F(ReportResultsBackPressureTest, AReporterAheadOfTheStoreIsSlowedAndNothing
   // then, at each transaction, the items read and not yet taken by the
   // writer are at most max_queued: the stream read its next message only
   // while fewer waited (and one message is one item).
-  absl::Mutex mu;
-  bool sent = false;
-  size_t most_queued = 0;
-  hook_.Set([&](std::string_view call, CallPhase phase) {
+  hook_.Set([this](std::string_view call, CallPhase phase) {
     if (call != "ApplyReports" || phase != CallPhase::kBefore) return absl::OkStatus();
-    absl::MutexLock l(&mu);
-    mu.AwaitWithTimeout(absl::Condition(&sent), kPatience);
-    most_queued = std::max(most_queued, writer_->queued_items());
+    absl::MutexLock l(&progress_mu_);
+    progress_mu_.AwaitWithTimeout(absl::Condition(&sent_), kPatience);
+    most_queued_ = std::max(most_queued_, writer_->queued_items());
     return absl::OkStatus();
   });
   grpc::ClientContext context;
@@ -239,8 +241,8 @@ TEST_F(ReportResultsBackPressureTest, AReporterAheadOfTheStoreIsSlowedAndNothing
   for (int i = 1; i <= kMessages; ++i) ASSERT_TRUE(stream->Write(Line(run, i, i))) << i;
   ASSERT_TRUE(stream->WritesDone());
   {
-    absl::MutexLock l(&mu);
-    sent = true;
+    absl::MutexLock l(&progress_mu_);
+    sent_ = true;
   }
   std::vector<int64_t> sequences;
   v1::ReportResultsResponse resp;
@@ -256,8 +258,8 @@ TEST_F(ReportResultsBackPressureTest, AReporterAheadOfTheStoreIsSlowedAndNothing
   for (int i = 1; i <= kMessages; ++i) all.push_back(i);
   EXPECT_EQ(sequences, all);         // Every item acknowledged, once, in order ...
   EXPECT_EQ(StoredLines(run), all);  // ... and stored.
-  absl::MutexLock l(&mu);
-  EXPECT_LE(most_queued, kMaxQueued);
+  absl::MutexLock l(&progress_mu_);
+  EXPECT_LE(most_queued_, kMaxQueued);
   EXPECT_GE(hook_.calls("ApplyReports"), kMessages);
 }
 

@@ -157,7 +157,8 @@ void Dispatcher::Route(Delivery d) {
   d.sent_ms = clock_->NowMillis();
   v1::DispatchReceipt receipt;
   receipt.set_run_id(d.run.id());
-  receipt.set_trigger_message(TriggerMessage(d, *address));
+  d.message = TriggerMessage(d, *address);
+  receipt.set_trigger_message(d.message);
   receipt.set_dispatch_ms(d.sent_ms);
   receipt.set_fence_epoch(d.run.fence_epoch());
   d.receipt = receipt.ByteSizeLong() <= kMaxReceiptBytes;
@@ -283,8 +284,6 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
     RouteOnPool(std::move(d));
     return;
   }
-  const std::string route =
-      absl::StrCat("route ", RouteName(d.job->route_strategy()), " -> ", address);
   if (r.ok() && r->has_rejected() && r->rejected().kind() == v1::REJECT_KIND_STALE_EPOCH) {
     // A newer holder of the run's partition exists: the run stays PENDING
     // under its old epoch, and that holder's Redispatcher sends it.
@@ -303,6 +302,8 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
                            : r->rejected().kind() == v1::REJECT_KIND_BLOCK_STRATEGY
                                ? FireResult::kBlockDiscarded
                                : FireResult::kRejected;
+    const std::string route =
+        absl::StrCat("route ", RouteName(d.job->route_strategy()), " -> ", address);
     Fail(d.run, why, r.ok() ? r->rejected().code() : v1::HANDLE_CODE_FAILURE,
          absl::StrCat(route, ": ", r.ok() ? r->rejected().reason() : r.status().ToString()),
          address);
@@ -317,7 +318,7 @@ void Dispatcher::Answered(Delivery d, const std::string& address, absl::Time sub
   // accepted: it did not start it again (RecordDispatches keeps the outcome
   // of a run that ended meanwhile).
   const bool again = r->accepted().already_accepted();
-  u.trigger_message = TriggerMessage(d, address, again);
+  u.trigger_message = again ? TriggerMessage(d, address, again) : std::move(d.message);
   // As the receipt says, if one was sent.
   u.dispatch_ms = d.receipt ? d.sent_ms : clock_->NowMillis();
   u.fence_epoch = d.run.fence_epoch();

@@ -150,8 +150,10 @@ class Dispatcher final : public ExecutorProbe, public RunResender {
     std::string asking;
     std::string instance;
     int asks = 0;
-    // When it was last sent, and whether with a receipt (RunRequest.receipt).
+    // When it was last sent, its trigger message then, and whether with a
+    // receipt (RunRequest.receipt) carrying both.
     int64_t sent_ms = 0;
+    std::string message;
     bool receipt = false;
   };
   // The run's trigger message as sent to `address`: the route, and any
