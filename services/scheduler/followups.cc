@@ -101,7 +101,7 @@ bool Followups::FireChildren(const v1::Run& run, const v1::Job& job) {
 }
 
 bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, int64_t now_ms,
-                       int64_t* next_due_ms) {
+                       int64_t* next_due_ms, std::optional<store::JobAdvance>* reschedule) {
   if (absl::IsNotFound(job.status())) return true;
   if (!job.ok()) return false;
   if (run.status() == v1::RUN_STATUS_FAILED) {
@@ -149,7 +149,8 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
   } else if (!FireChildren(run, *job)) {
     return false;
   }
-  // FIX_DELAY: the next scheduled fire is this (final) run's end + delay.
+  // FIX_DELAY: the next scheduled fire is this (final) run's end + delay,
+  // written by the schedule loop (Tick sends the batch's in one message).
   if (job->schedule().has_fix_delay() && run.has_scheduled_time() &&
       job->state() == v1::JOB_STATE_RUNNING) {
     store::JobAdvance a;
@@ -158,9 +159,7 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
     a.next_fire_ms =
         Ms(run.end_time()) + TimeUtil::DurationToMilliseconds(job->schedule().fix_delay());
     a.last_fire_ms = Ms(run.scheduled_time());
-    absl::StatusOr<std::vector<bool>> applied = jobs_->AdvanceJobs({a});
-    if (!applied.ok()) return false;
-    if ((*applied)[0]) loop_->Invalidate(job->id());
+    *reschedule = a;
   }
   return true;
 }
@@ -204,14 +203,32 @@ absl::Time Followups::Tick() {
     for (v1::Job& job : *read) jobs.insert_or_assign(job.id(), std::move(job));
   }
   int64_t due = next_due;
+  // FIX_DELAY next fires, and the runs done once they are written.
+  std::vector<store::JobAdvance> reschedules;
+  std::vector<int64_t> rescheduled;
   for (const v1::Run& r : *runs) {
     auto it = jobs.find(r.job_id());
     int64_t run_due = std::numeric_limits<int64_t>::max();
-    if (Handle(r, it->second, now, &run_due)) {
-      done.push_back(r.id());
+    std::optional<store::JobAdvance> reschedule;
+    if (Handle(r, it->second, now, &run_due, &reschedule)) {
+      if (reschedule) {
+        reschedules.push_back(*reschedule);
+        rescheduled.push_back(r.id());
+      } else {
+        done.push_back(r.id());
+      }
     } else if (run_due != std::numeric_limits<int64_t>::max()) {
       deferred.emplace_back(r.id(), run_due);
       due = std::min(due, run_due);
+    }
+  }
+  if (!reschedules.empty()) {
+    // One message for the batch: the loop owns the cursors (ScheduleLoop::Reschedule).
+    if (absl::Status s = loop_->Reschedule(std::move(reschedules)); s.ok()) {
+      done.insert(done.end(), rescheduled.begin(), rescheduled.end());
+    } else {
+      GNOMON_LOG(WARNING) << "scheduler: the next fires of " << rescheduled.size()
+                          << " FIX_DELAY job(s) were not written (they will be redone): " << s;
     }
   }
   if (!done.empty()) {

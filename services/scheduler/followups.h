@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -90,9 +91,10 @@ class Followups {
  private:
   // Handles one ended run of `job` (NotFound: the job was deleted); false if
   // it must be retried later (store error or
-  // a retry not yet due, whose due time goes to `next_due_ms`).
+  // a retry not yet due, whose due time goes to `next_due_ms`). A FIX_DELAY
+  // job's next fire goes to `reschedule`: the run is done once it is written.
   bool Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, int64_t now_ms,
-              int64_t* next_due_ms);
+              int64_t* next_due_ms, std::optional<store::JobAdvance>* reschedule);
   bool FireChildren(const v1::Run& run, const v1::Job& job);
   bool AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id);
 

@@ -110,6 +110,45 @@ TEST_F(FollowupsTest, ALateResultWithinTheWaitReplacesTheLostVerdictAndNothingIs
   EXPECT_EQ(run->status(), v1::RUN_STATUS_SUCCEEDED);
 }
 
+TEST_F(FollowupsTest, AFixDelayJobsNextFireIsItsRunsEndPlusTheDelayWrittenByTheLoop) {
+  v1::Job j = job_;
+  j.clear_id();
+  j.set_name("delayed");
+  *j.mutable_schedule()->mutable_fix_delay() =
+      google::protobuf::util::TimeUtil::SecondsToDuration(5);
+  // Between runs: the cursor waits at kNever for the run's end.
+  absl::StatusOr<v1::Job> job = store_->CreateJob(j, v1::JOB_STATE_RUNNING, store::kNever, kNow);
+  ASSERT_TRUE(job.ok()) << job.status();
+  v1::Run r;
+  r.set_job_id(job->id());
+  r.set_group_id(job->group_id());
+  r.set_trigger_type(v1::TRIGGER_TYPE_FIX_DELAY);
+  *r.mutable_trigger_time() = google::protobuf::util::TimeUtil::MillisecondsToTimestamp(kNow);
+  *r.mutable_scheduled_time() = google::protobuf::util::TimeUtil::MillisecondsToTimestamp(kNow);
+  r.set_handler("h");
+  r.set_shard_total(1);
+  r.set_status(v1::RUN_STATUS_PENDING);
+  r.set_success_has_followups(SuccessHasFollowups(*job));
+  std::vector<v1::Run> runs = {r};
+  absl::StatusOr<std::vector<store::RunInsertOutcome>> in = store_->InsertRuns(runs);
+  ASSERT_TRUE(in.ok()) << in.status();
+  const int64_t id = (*in)[0].run_id;
+  ASSERT_TRUE(store_
+                  ->ApplyReports({testing::Result(id, v1::HANDLE_CODE_SUCCESS, kNow + 1500)},
+                                 job->group_id())
+                  .ok());
+  TickAt(absl::Seconds(2));
+  absl::StatusOr<v1::Job> after = store_->GetJob(job->id());
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(google::protobuf::util::TimeUtil::TimestampToMilliseconds(after->next_fire_time()),
+            kNow + 1500 + 5000);
+  // Done once written: the follow-up is not listed again.
+  absl::StatusOr<std::vector<v1::Run>> pending =
+      store_->ListPendingFollowups(10, kNow + 10'000, {});
+  ASSERT_TRUE(pending.ok()) << pending.status();
+  EXPECT_TRUE(pending->empty());
+}
+
 // A follow-up claimed twice: two replicas (two Followups) handle the same
 // ended run — one lists it while the other is handling it. The store's
 // unique keys make the second handling record nothing: one retry, one child

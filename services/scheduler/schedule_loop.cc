@@ -39,12 +39,12 @@ void ScheduleLoop::Stop() {
   }
   // No owner thread: the caller owns the state.
   ApplyMessages();
-  FlushAdvances(clock_->NowMillis());
+  FlushAdvances(clock_->NowMillis()).IgnoreError();  // Logged; the next holder re-reads.
 }
 
 void ScheduleLoop::Invalidate(int64_t job_id) {
   absl::MutexLock l(&mu_);
-  inbox_.push_back(Message{job_id, nullptr});
+  inbox_.push_back(Message{job_id, nullptr, {}, nullptr});
   ++sent_;
 }
 
@@ -57,12 +57,48 @@ void ScheduleLoop::SetOwnership(std::shared_ptr<const Ownership> ownership) {
   }
   sent_partitions_ = ownership->partitions;
   everything_sent_ = false;
-  inbox_.push_back(Message{0, std::move(ownership)});
+  inbox_.push_back(Message{0, std::move(ownership), {}, nullptr});
   const uint64_t mine = ++sent_;
   if (!gives_up) return;
   auto applied = [this, mine]()
                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return applied_ >= mine || !running_; };
   mu_.Await(absl::Condition(&applied));
+}
+
+absl::Status ScheduleLoop::Reschedule(std::vector<store::JobAdvance> advances) {
+  auto reply = std::make_shared<Reply>();
+  {
+    absl::MutexLock l(&mu_);
+    if (running_) {
+      inbox_.push_back(Message{0, nullptr, std::move(advances), reply});
+      ++sent_;
+      auto answered = [this, &reply]()
+                          ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return reply->done || !running_; };
+      mu_.Await(absl::Condition(&answered));
+      if (reply->done) return reply->status;
+      return absl::UnavailableError("the schedule loop stopped before writing the next fires");
+    }
+  }
+  return ApplyReschedule(advances);  // No owner thread: the caller owns the state.
+}
+
+absl::Status ScheduleLoop::ApplyReschedule(const std::vector<store::JobAdvance>& advances) {
+  for (const store::JobAdvance& a : advances) {
+    // A cursor of the loop's own not yet written for the job (a failed
+    // write re-read since) is what the store will hold first.
+    auto [it, inserted] = pending_advances_.try_emplace(a.job_id, a);
+    if (!inserted) {
+      it->second.next_fire_ms = a.next_fire_ms;
+      it->second.last_fire_ms = a.last_fire_ms;
+    }
+  }
+  absl::Status written = FlushAdvances(clock_->NowMillis());
+  if (!written.ok()) return written;
+  for (const store::JobAdvance& a : advances) {
+    Disarm(a.job_id);
+    refresh_.insert(a.job_id);  // Armed by the next pass if due in the window.
+  }
+  return absl::OkStatus();
 }
 
 void ScheduleLoop::ApplyMessages() {
@@ -73,9 +109,12 @@ void ScheduleLoop::ApplyMessages() {
     inbox.swap(inbox_);
     sent = sent_;
   }
+  std::vector<std::pair<std::shared_ptr<Reply>, absl::Status>> replies;
   for (Message& m : inbox) {
     if (m.ownership) {
       ApplyOwnership(std::move(m.ownership));
+    } else if (m.reply) {
+      replies.emplace_back(m.reply, ApplyReschedule(m.reschedule));
     } else {
       Disarm(m.invalidate);
       refresh_.insert(m.invalidate);
@@ -83,6 +122,10 @@ void ScheduleLoop::ApplyMessages() {
   }
   absl::MutexLock l(&mu_);
   applied_ = sent;
+  for (auto& [reply, status] : replies) {
+    reply->status = std::move(status);
+    reply->done = true;
+  }
 }
 
 void ScheduleLoop::Refresh(int64_t now_ms) {
@@ -336,8 +379,8 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
       it->second.next_fire_ms = a.next_fire_ms;  // Keep the first expected cursor.
       it->second.last_fire_ms = a.last_fire_ms;
     }
-    // A FIX_DELAY job waits for its run's end, whose follow-up sets the next
-    // fire by compare-and-set from this cursor: written at once, not later.
+    // A FIX_DELAY job waits for its run's end, whose follow-up sends the next
+    // fire (Reschedule), a compare-and-set from this cursor: written at once.
     if (a.next_fire_ms == store::kNever) advance_now_ = true;
     // An Invalidate sent meanwhile is applied at the next tick and disarms it again.
     if (armed_.contains(a.job_id) || a.next_fire_ms > until) continue;
@@ -347,10 +390,10 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
   }
 }
 
-void ScheduleLoop::FlushAdvances(int64_t now_ms) {
+absl::Status ScheduleLoop::FlushAdvances(int64_t now_ms) {
   last_flush_ms_ = now_ms;
   advance_now_ = false;
-  if (pending_advances_.empty()) return;
+  if (pending_advances_.empty()) return absl::OkStatus();
   std::vector<store::JobAdvance> all;
   all.reserve(pending_advances_.size());
   for (auto& [id, a] : pending_advances_) all.push_back(a);
@@ -368,12 +411,13 @@ void ScheduleLoop::FlushAdvances(int64_t now_ms) {
       armed_.clear();
       timer_.clear();
       dirty_ = true;
-      return;
+      return applied.status();
     }
     for (size_t i = 0; i < advances.size(); ++i) {
       if (!(*applied)[i]) Disarm(advances[i].job_id);  // Changed in the store meanwhile.
     }
   }
+  return absl::OkStatus();
 }
 
 void ScheduleLoop::ApplyOwnership(std::shared_ptr<const Ownership> ownership) {
@@ -388,7 +432,7 @@ void ScheduleLoop::ApplyOwnership(std::shared_ptr<const Ownership> ownership) {
   }
   // Cursors of jobs given up are written before the new holder reads them
   // (a cursor left behind only re-fires a slot whose key is taken).
-  FlushAdvances(now);
+  FlushAdvances(now).IgnoreError();  // Logged; everything is re-read after a failure.
   std::vector<int64_t> gone;
   for (const auto& [id, a] : armed_) {
     if (!ownership_->HoldsJob(id)) gone.push_back(id);
@@ -454,7 +498,7 @@ int64_t ScheduleLoop::Pass() {
   const int64_t after = clock_->NowMillis();
   const int64_t flush_every = absl::ToInt64Milliseconds(options_.advance_flush_interval);
   if (!pending_advances_.empty() && (advance_now_ || after - last_flush_ms_ >= flush_every)) {
-    FlushAdvances(after);
+    FlushAdvances(after).IgnoreError();  // Logged; dirty_ makes the next pass re-read.
   }
   if (dirty_) return after;  // A failed write: start again from the store now.
   int64_t wake = next_preread_ms_;
@@ -480,7 +524,7 @@ void ScheduleLoop::Run() {
     if (stopped_) break;
   }
   ApplyMessages();
-  FlushAdvances(clock_->NowMillis());
+  FlushAdvances(clock_->NowMillis()).IgnoreError();  // Logged; the next holder re-reads.
   absl::MutexLock l(&mu_);
   running_ = false;  // Releases SetOwnership callers waiting for a hand-over.
 }

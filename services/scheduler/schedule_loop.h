@@ -36,6 +36,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
@@ -107,6 +108,15 @@ class ScheduleLoop {
   // applied it (drain, then release: the caller may hand them over), or at
   // once when no Run() thread is running; other changes return at once.
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
+  // Message: the next fires of FIX_DELAY jobs whose runs ended (Followups),
+  // each a compare-and-set from the cursor such a job waits with (kNever) to
+  // its run's end + delay. The loop is the only writer of job cursors: the
+  // owner writes these at once, with its own pending advances, then re-reads
+  // those jobs to arm them. Returns once they are written, or the error that
+  // kept them from it (the caller tries again later; Unavailable if the loop
+  // stopped first). Without a Run() thread the caller is the owner and
+  // writes them itself.
+  absl::Status Reschedule(std::vector<store::JobAdvance> advances) ABSL_LOCKS_EXCLUDED(mu_);
   // Jobs held in memory after the last tick: those whose next slot was
   // within the pre-read window when they were read or last fired.
   size_t ArmedJobs() const { return armed_count_.load(std::memory_order_relaxed); }
@@ -139,6 +149,9 @@ class ScheduleLoop {
   int64_t Pass() ABSL_LOCKS_EXCLUDED(mu_);
   // Takes the messages received and applies them, oldest first.
   void ApplyMessages() ABSL_LOCKS_EXCLUDED(mu_);
+  // The owner's part of Reschedule: queues the advances, writes every
+  // pending one and marks those jobs to be re-read.
+  absl::Status ApplyReschedule(const std::vector<store::JobAdvance>& advances);
   void ApplyOwnership(std::shared_ptr<const Ownership> ownership);
   void Arm(std::shared_ptr<const v1::Job> job, std::shared_ptr<const schedule::CompiledCron> cron,
            int64_t cursor);
@@ -153,8 +166,10 @@ class ScheduleLoop {
   void FireDue(int64_t now_ms);
   // Logs the misfires counted since the last line, at most once per 10 s.
   void LogMisfires(int64_t now_ms, bool force);
-  // Writes pending cursor advances; disarms jobs whose cursor changed meanwhile.
-  void FlushAdvances(int64_t now_ms);
+  // Writes pending cursor advances; disarms jobs whose cursor changed
+  // meanwhile. The store's error if a write failed (then every job is
+  // re-read from the store).
+  absl::Status FlushAdvances(int64_t now_ms);
   // Whether this replica may fire `job_id` now (its partition held, the hold valid).
   bool Holds(int64_t job_id) const;
   // How long before the earliest slot recording starts: record_ahead plus
@@ -169,9 +184,16 @@ class ScheduleLoop {
 
   // The mailbox: messages not yet applied by the owner.
   absl::Mutex mu_;
+  // Reschedule's answer, set by the owner under mu_.
+  struct Reply {
+    bool done = false;
+    absl::Status status;
+  };
   struct Message {
     int64_t invalidate = 0;                      // A job to re-read, or...
-    std::shared_ptr<const Ownership> ownership;  // ...a new ownership.
+    std::shared_ptr<const Ownership> ownership;  // ...a new ownership, or...
+    std::vector<store::JobAdvance> reschedule;   // ...FIX_DELAY next fires,
+    std::shared_ptr<Reply> reply;                // answered here.
   };
   std::vector<Message> inbox_ ABSL_GUARDED_BY(mu_);
   // The partitions of the last ownership sent (to tell a give-up).

@@ -186,6 +186,55 @@ TEST_F(ScheduleLoopTest, AnInvalidatedJobIsReReadAloneAndArmed) {
   EXPECT_EQ(sink_.seen.size(), 1u);
 }
 
+// A FIX_DELAY job waits with no cursor (kNever) until its run's end; the
+// follow-up's next fire is a message to the loop, the only cursor writer.
+TEST_F(ScheduleLoopTest, AFixDelayJobsNextFireIsWrittenByTheLoopAndFires) {
+  v1::Job j = RateJob(100);
+  *j.mutable_schedule()->mutable_fix_delay() = TimeUtil::MillisecondsToDuration(300);
+  const int64_t id = Create(j, kStart + 100);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  clock_.AdvanceTo(absl::FromUnixMillis(kStart + 100));
+  loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), 1u);
+  EXPECT_EQ(sink_.seen[0].type, v1::TRIGGER_TYPE_FIX_DELAY);
+  EXPECT_EQ(Cursor(id), store::kNever) << "written at once: it waits for the run's end";
+  // The run ended at +150: the next fire is 300 ms later.
+  store::JobAdvance next{.job_id = id,
+                         .expected_next_fire_ms = store::kNever,
+                         .next_fire_ms = kStart + 450,
+                         .last_fire_ms = kStart + 100};
+  ASSERT_TRUE(loop.Reschedule({next}).ok());  // No Run() thread: written by this call.
+  EXPECT_EQ(Cursor(id), kStart + 450);
+  // The same follow-up redone (its completion was lost) changes nothing: a
+  // compare-and-set from kNever.
+  store::JobAdvance again = next;
+  again.next_fire_ms = kStart + 9000;
+  ASSERT_TRUE(loop.Reschedule({again}).ok());
+  EXPECT_EQ(Cursor(id), kStart + 450);
+  EXPECT_EQ(loop.Tick(), absl::FromUnixMillis(kStart + 450));  // re-read and armed
+  clock_.AdvanceTo(absl::FromUnixMillis(kStart + 450));
+  loop.Tick();
+  ASSERT_EQ(sink_.seen.size(), 2u);
+  EXPECT_EQ(sink_.seen[1].scheduled_ms, kStart + 450);
+  EXPECT_EQ(Cursor(id), store::kNever);  // waiting for that run's end
+}
+
+TEST_F(ScheduleLoopTest, RescheduleReturnsOnceTheRunningLoopHasWrittenTheCursor) {
+  v1::Job j = RateJob(100);
+  *j.mutable_schedule()->mutable_fix_delay() = TimeUtil::MillisecondsToDuration(300);
+  const int64_t id = Create(j, store::kNever);  // between runs
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  std::thread owner([&] { loop.Run(); });
+  const absl::Status written = loop.Reschedule({{.job_id = id,
+                                                 .expected_next_fire_ms = store::kNever,
+                                                 .next_fire_ms = kStart + 60'000,
+                                                 .last_fire_ms = kStart}});
+  EXPECT_TRUE(written.ok()) << written;
+  EXPECT_EQ(Cursor(id), kStart + 60'000);
+  loop.Stop();
+  owner.join();
+}
+
 TEST_F(ScheduleLoopTest, ABurstStartsRecordingEarlierByItsLearntRecordingTime) {
   constexpr int kJobs = 2000;
   const int64_t slot = kStart + 1000;

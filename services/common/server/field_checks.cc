@@ -17,7 +17,6 @@ namespace {
 // 0001-01-01 is not wanted; 1970-01-01T00:00:00Z .. 9999-12-31T23:59:59Z.
 constexpr int64_t kMinTimestampSeconds = 0;
 constexpr int64_t kMaxTimestampSeconds = 253'402'300'799;
-constexpr size_t kMaxHostBytes = 253;
 
 absl::string_view Abs(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
