@@ -37,7 +37,8 @@ void ScheduleLoop::Stop() {
     stopped_ = true;
     if (running_) return;  // Run() writes the advances on its way out.
   }
-  // No owner thread: the caller owns the state.
+  // No owner thread (nor will one start: stopped_): the caller owns the state.
+  absl::MutexLock owner(&owner_mu_);
   ApplyMessages();
   FlushAdvances(clock_->NowMillis()).IgnoreError();  // Logged; the next holder re-reads.
 }
@@ -79,7 +80,19 @@ absl::Status ScheduleLoop::Reschedule(std::vector<store::JobAdvance> advances) {
       return absl::UnavailableError("the schedule loop stopped before writing the next fires");
     }
   }
-  return ApplyReschedule(advances);  // No owner thread: the caller owns the state.
+  // No owner thread: the caller owns the state, unless a Run() thread took
+  // it meanwhile (then this is a message after all).
+  absl::ReleasableMutexLock owner(&owner_mu_);
+  bool message = false;
+  {
+    absl::MutexLock l(&mu_);
+    message = running_;
+  }
+  if (message) {
+    owner.Release();
+    return Reschedule(std::move(advances));
+  }
+  return ApplyReschedule(advances);
 }
 
 absl::Status ScheduleLoop::ApplyReschedule(const std::vector<store::JobAdvance>& advances) {
@@ -510,6 +523,7 @@ int64_t ScheduleLoop::Pass() {
 absl::Time ScheduleLoop::Tick() { return absl::FromUnixMillis(TickOwned()); }
 
 void ScheduleLoop::Run() {
+  absl::MutexLock owner(&owner_mu_);  // Waits out a caller acting as the owner.
   {
     absl::MutexLock l(&mu_);
     if (stopped_) return;  // Stop() came first and did the owner's part.

@@ -182,6 +182,9 @@ class ScheduleLoop {
   const ScheduleLoopOptions options_;
   SchedulerMetrics* const metrics_;
 
+  // Held by Run() for its whole life, and by a caller acting as the owner
+  // while no Run() thread is (Reschedule, Stop): never two owners at once.
+  absl::Mutex owner_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   // The mailbox: messages not yet applied by the owner.
   absl::Mutex mu_;
   // Reschedule's answer, set by the owner under mu_.
