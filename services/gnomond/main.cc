@@ -129,6 +129,13 @@ ABSL_FLAG(
 ABSL_FLAG(std::string, console_dir, "",
           "Directory of the built web console (console/dist), served by --http-listen at / (empty: "
           "none).");
+ABSL_FLAG(int, http_max_connections_per_client, 32,
+          "HTTP connections served at once from one client address (of 256 in all); beyond, "
+          "503. Behind a proxy every client has its address: raise this.");
+ABSL_FLAG(absl::Duration, http_head_timeout, absl::Seconds(10),
+          "Time an HTTP request's head may take to arrive, from its first byte (then 408).");
+ABSL_FLAG(absl::Duration, http_body_timeout, absl::Seconds(30),
+          "Time an HTTP request's body may take to arrive, after its head (then 408).");
 ABSL_FLAG(std::string, metrics_jobs, "",
           "Comma-separated job ids whose trigger lateness also gets a series of its own (job_id "
           "label); other jobs are only counted in aggregate.");
@@ -147,6 +154,15 @@ std::string DefaultReplicaId(const std::string& listen) {
   ::gethostname(host, sizeof(host) - 1);
   const std::string port = listen.substr(listen.rfind(':') + 1);
   return absl::StrCat(host, ":", port == "0" ? absl::StrCat("pid", ::getpid()) : port);
+}
+
+http::HttpLimits HttpLimitsFromFlags() {
+  http::HttpLimits limits;
+  limits.max_connections_per_client =
+      std::max(1, absl::GetFlag(FLAGS_http_max_connections_per_client));
+  limits.head_timeout = absl::GetFlag(FLAGS_http_head_timeout);
+  limits.body_timeout = absl::GetFlag(FLAGS_http_body_timeout);
+  return limits;
 }
 
 // --metrics-jobs as ids; nullopt (with a message) if one is not a positive number.
@@ -365,7 +381,8 @@ int Serve() {
                            v1::Registry::service_full_name()},
                           Version());
     absl::StatusOr<std::unique_ptr<http::HttpServer>> started =
-        http::HttpServer::Start(http_listen, http::JsonGateway(std::move(gateway)), tls->http);
+        http::HttpServer::Start(http_listen, http::JsonGateway(std::move(gateway)), tls->http,
+                                "http", HttpLimitsFromFlags(), http::GatewayHeadCheck(&auth));
     if (!started.ok()) {
       std::cerr << "gnomond: --http-listen: " << started.status() << "\n";
       return 1;

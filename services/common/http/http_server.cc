@@ -1,5 +1,7 @@
 #include "services/common/http/http_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
@@ -8,12 +10,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "services/common/client/log.h"
 #include "services/common/status/status_macros.h"
 #include "services/common/tls/listen.h"
@@ -31,8 +37,12 @@ class Connection {
       ERR_clear_error();
     }
   }
-  // Up to n bytes; 0 at the end of the stream, < 0 on error or timeout.
-  int Read(char* buf, int n) {
+  // Up to n bytes, waiting until `deadline` at most; 0 at the end of the
+  // stream, < 0 on error or timeout.
+  int Read(char* buf, int n, absl::Time deadline) {
+    const absl::Duration left = std::max(deadline - absl::Now(), absl::Milliseconds(1));
+    const timeval limit = absl::ToTimeval(left);
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
     if (ssl_ != nullptr) return SSL_read(ssl_, buf, n);
     return static_cast<int>(::recv(fd_, buf, static_cast<size_t>(n), 0));
   }
@@ -67,13 +77,34 @@ constexpr size_t kMaxHead = 16 * 1024;
 // Debian's Abseil has its own string_view.
 absl::string_view A(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
-// Parses the request line and headers of `head` (without the blank line).
-bool ParseHead(std::string_view head, HttpRequest* req, bool* http10) {
+// RFC 9110's token characters (method and header names).
+bool IsToken(absl::string_view s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s) {
+    if (absl::ascii_isalnum(c)) continue;
+    if (std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) == std::string_view::npos)
+      return false;
+  }
+  return true;
+}
+
+// Headers that must not repeat: two framings (or hosts, or credentials) are
+// how a request is smuggled past a proxy that reads the other one.
+bool Unique(absl::string_view lower_name) {
+  return lower_name == "content-length" || lower_name == "transfer-encoding" ||
+         lower_name == "host" || lower_name == "authorization";
+}
+
+// Parses the request line and headers of `head` (without the blank line);
+// what is wrong with them, or "".
+std::string ParseHead(std::string_view head, HttpRequest* req, bool* http10) {
+  if (head.find('\0') != std::string_view::npos) return "NUL in the request head";
   std::vector<absl::string_view> lines = absl::StrSplit(A(head), "\r\n");
   std::vector<absl::string_view> first = absl::StrSplit(lines[0], ' ');
-  if (first.size() != 3 || !absl::StartsWith(first[2], "HTTP/1.") || first[1].empty() ||
+  if (first.size() != 3 || !IsToken(first[0]) ||
+      (first[2] != "HTTP/1.1" && first[2] != "HTTP/1.0") || first[1].empty() ||
       first[1][0] != '/') {
-    return false;
+    return "malformed request line";
   }
   *http10 = first[2] == "HTTP/1.0";
   req->method = std::string(first[0]);
@@ -81,12 +112,36 @@ bool ParseHead(std::string_view head, HttpRequest* req, bool* http10) {
   req->path = std::string(first[1].substr(0, q));
   req->query = q == absl::string_view::npos ? "" : std::string(first[1].substr(q + 1));
   for (size_t i = 1; i < lines.size(); ++i) {
-    const size_t colon = lines[i].find(':');
-    if (colon == absl::string_view::npos || colon == 0) return false;
-    req->headers[absl::AsciiStrToLower(lines[i].substr(0, colon))] =
-        std::string(absl::StripAsciiWhitespace(lines[i].substr(colon + 1)));
+    const absl::string_view line = lines[i];
+    if (line.find_first_of("\r\n") != absl::string_view::npos) return "bare CR or LF in a header";
+    if (line.empty() || line[0] == ' ' || line[0] == '\t') return "folded header line";
+    const size_t colon = line.find(':');
+    // No whitespace before the colon: the name must be a token.
+    if (colon == absl::string_view::npos || !IsToken(line.substr(0, colon))) {
+      return "malformed header name";
+    }
+    std::string name = absl::AsciiStrToLower(line.substr(0, colon));
+    std::string value(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+    auto [it, added] = req->headers.try_emplace(name, value);
+    if (!added) {
+      if (Unique(name)) return absl::StrCat("repeated ", name, " header");
+      it->second = std::move(value);  // The last value of others.
+    }
   }
-  return true;
+  return "";
+}
+
+// The client's address without its port ("" if unknown): connections are
+// counted per address.
+std::string ClientAddress(const sockaddr_storage& peer) {
+  char text[INET6_ADDRSTRLEN] = "";
+  if (peer.ss_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in&>(peer).sin_addr, text, sizeof(text));
+  } else if (peer.ss_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6&>(peer).sin6_addr, text,
+                sizeof(text));
+  }
+  return text;
 }
 
 // Answers an error the connection cannot recover from, and closes it.
@@ -95,6 +150,7 @@ void Refuse(Connection& conn, int status, std::string_view why) {
   HttpResponse resp(&conn);
   const char* code = status == 501   ? "UNIMPLEMENTED"
                      : status == 400 ? "INVALID_ARGUMENT"
+                     : status == 408 ? "DEADLINE_EXCEEDED"
                                      : "RESOURCE_EXHAUSTED";
   resp.Send(status, "application/json",
             absl::StrCat(R"({"code":")", code, R"(","message":")", A(why), "\"}"));
@@ -125,6 +181,8 @@ std::string_view StatusText(int status) {
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
     case 409:
       return "Conflict";
     case 413:
@@ -189,8 +247,10 @@ bool HttpResponse::ClientGone() { return conn_->PeerClosed(); }
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address,
                                                               Handler handler,
                                                               const tls::TlsOptions& tls,
-                                                              std::string what, HttpLimits limits) {
-  std::unique_ptr<HttpServer> s(new HttpServer(std::move(handler), std::move(what), limits));
+                                                              std::string what, HttpLimits limits,
+                                                              HeadCheck check) {
+  std::unique_ptr<HttpServer> s(
+      new HttpServer(std::move(handler), std::move(check), std::move(what), limits));
   if (tls.enabled) {
     ASSIGN_OR_RETURN(std::unique_ptr<tls::ServerTlsContext> ctx,
                      tls::ServerTlsContext::Create(tls, s->what_));
@@ -230,23 +290,27 @@ void HttpServer::AcceptLoop() {
       return;
     }
     if (fds[1].revents != 0) return;
-    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    sockaddr_storage peer{};
+    socklen_t peer_len = sizeof(peer);
+    const int fd =
+        ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_CLOEXEC);
     if (fd < 0) continue;
     const int64_t idle_s = std::max<int64_t>(1, absl::ToInt64Seconds(limits_.idle_timeout));
     const timeval limit{idle_s, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
     ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
-    absl::MutexLock l(&conns_->mu);
-    if (conns_->threads >= limits_.max_connections) {
+    std::string client = ClientAddress(peer);
+    if (!Admit(client)) {
       static constexpr char kBusy[] =
           "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-      ::send(fd, kBusy, sizeof(kBusy) - 1, MSG_NOSIGNAL);
+      ::send(fd, kBusy, sizeof(kBusy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
       ::close(fd);
       continue;
     }
-    ++conns_->threads;
-    conns_->fds.insert(fd);
-    std::thread([this, fd, conns = conns_] {
+    {
+      absl::MutexLock l(&conns_->mu);
+      conns_->fds.insert(fd);
+    }
+    std::thread([this, fd, conns = conns_, client = std::move(client)] {
       Serve(fd);
       {
         // Out of the set before the number can be reused by another open.
@@ -255,9 +319,26 @@ void HttpServer::AcceptLoop() {
       }
       ::close(fd);
       absl::MutexLock l(&conns->mu);
+      if (auto it = conns->per_client.find(client);
+          it != conns->per_client.end() && --it->second == 0) {
+        conns->per_client.erase(it);
+      }
       --conns->threads;
     }).detach();
   }
+}
+
+bool HttpServer::Admit(const std::string& client) {
+  absl::MutexLock l(&conns_->mu);
+  if (conns_->threads >= limits_.max_connections) return false;
+  int& mine = conns_->per_client[client];
+  if (mine >= limits_.max_connections_per_client) {
+    if (mine == 0) conns_->per_client.erase(client);
+    return false;
+  }
+  ++mine;
+  ++conns_->threads;
+  return true;
 }
 
 void HttpServer::Serve(int fd) {
@@ -287,30 +368,60 @@ void HttpServer::Converse(Connection& conn) {
   std::string buffer;
   char chunk[8192];
   while (conn.keep_alive) {
+    // Idle until the request's first byte, then its head has head_timeout.
+    bool started = !buffer.empty();
+    absl::Time deadline = absl::Now() + (started ? limits_.head_timeout : limits_.idle_timeout);
     size_t end;
     while ((end = buffer.find("\r\n\r\n")) == std::string::npos) {
       if (buffer.size() > kMaxHead) return Refuse(conn, 431, "request head over 16 KiB");
-      const int n = conn.Read(chunk, sizeof(chunk));
-      if (n <= 0) return;  // Closed, idle too long, or broken.
+      const int n = conn.Read(chunk, sizeof(chunk), deadline);
+      if (n <= 0) {
+        if (started && absl::Now() >= deadline) {
+          return Refuse(conn, 408, "request head not received in time");
+        }
+        return;  // Closed, idle too long, or broken.
+      }
       buffer.append(chunk, static_cast<size_t>(n));
+      if (!started) {
+        started = true;
+        deadline = absl::Now() + limits_.head_timeout;
+      }
     }
     if (end > kMaxHead) return Refuse(conn, 431, "request head over 16 KiB");
     HttpRequest req;
     bool http10 = false;
-    if (!ParseHead(std::string_view(buffer).substr(0, end), &req, &http10)) {
-      return Refuse(conn, 400, "malformed request");
+    if (const std::string bad = ParseHead(std::string_view(buffer).substr(0, end), &req, &http10);
+        !bad.empty()) {
+      return Refuse(conn, 400, bad);
     }
     buffer.erase(0, end + 4);
     if (!req.Header("transfer-encoding").empty())
       return Refuse(conn, 501, "chunked bodies are not accepted");
     size_t length = 0;
     const std::string cl = req.Header("content-length");
-    if (!cl.empty() && !absl::SimpleAtoi(cl, &length))
+    if (!cl.empty() && (cl.size() > 18 || !std::all_of(cl.begin(), cl.end(), absl::ascii_isdigit) ||
+                        !absl::SimpleAtoi(cl, &length))) {
       return Refuse(conn, 400, "bad Content-Length");
-    if (length > limits_.max_body_bytes) return Refuse(conn, 413, "body too large");
+    }
+    size_t max_body = limits_.max_body_bytes;
+    if (check_) {
+      HeadVerdict verdict = check_(req);
+      if (verdict.refuse_status != 0) {
+        conn.keep_alive = false;  // Its body, if any, is never read.
+        HttpResponse resp(&conn);
+        resp.Send(verdict.refuse_status, "application/json", verdict.refusal);
+        return;
+      }
+      max_body = std::min(max_body, verdict.max_body_bytes);
+    }
+    if (length > max_body) return Refuse(conn, 413, "body too large");
+    deadline = absl::Now() + limits_.body_timeout;
     while (buffer.size() < length) {
-      const int n = conn.Read(chunk, sizeof(chunk));
-      if (n <= 0) return;
+      const int n = conn.Read(chunk, sizeof(chunk), deadline);
+      if (n <= 0) {
+        if (absl::Now() >= deadline) return Refuse(conn, 408, "request body not received in time");
+        return;
+      }
       buffer.append(chunk, static_cast<size_t>(n));
     }
     req.body = buffer.substr(0, length);

@@ -10,9 +10,22 @@
 //   tls_options);
 //   (*s)->port();
 //
-// A request whose head is over 16 KiB gets 431, a body over `max_body_bytes`
-// 413, a malformed request 400; a connection idle for `idle_timeout` is
-// closed. TLS certificates are re-read as ServerTlsContext says.
+// Requests are parsed strictly (RFC 9112): a malformed request line or
+// header, a header name with whitespace before its colon, a folded header
+// line, a repeated Content-Length, Transfer-Encoding, Host or Authorization,
+// or a Content-Length that is not plain digits gets 400 and the connection
+// closed — no guessing that a proxy in front might guess differently. A head
+// over 16 KiB gets 431, a body over the limit 413, a chunked body 501.
+//
+// No client holds the server by being slow: at most
+// `max_connections_per_client` connections per client address (beyond, 503);
+// a request's head must arrive within `head_timeout` of its first byte and
+// its body within `body_timeout` (408 otherwise); a connection idle for
+// `idle_timeout` is closed. An optional HeadCheck decides from the head —
+// before the body is read — whether the request may go on, and how large a
+// body it may send: a caller without a valid credential is refused without
+// gnomond reading (or holding) its body. TLS certificates are re-read as
+// ServerTlsContext says.
 //
 // Thread safety: Start/the destructor from one thread; the handler is called
 // on connection threads, concurrently.
@@ -20,6 +33,7 @@
 #define GNOMON_SERVICES_COMMON_HTTP_HTTP_SERVER_H_
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,6 +41,7 @@
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -79,20 +94,34 @@ class HttpResponse {
 
 struct HttpLimits {
   int max_connections = 256;
+  int max_connections_per_client = 32;
   size_t max_body_bytes = 8 << 20;
   absl::Duration idle_timeout = absl::Seconds(60);
+  absl::Duration head_timeout = absl::Seconds(10);
+  absl::Duration body_timeout = absl::Seconds(30);
+};
+
+// What a request may do, decided from its head alone.
+struct HeadVerdict {
+  // Non-zero: the request is answered with this status and `refusal` (JSON)
+  // and the connection closed, its body unread.
+  int refuse_status = 0;
+  std::string refusal;
+  // The largest body this request may send (below HttpLimits' own).
+  size_t max_body_bytes = std::numeric_limits<size_t>::max();
 };
 
 class HttpServer {
  public:
   using Handler = std::function<void(const HttpRequest&, HttpResponse&)>;
+  // Called with the request's head (body empty), from connection threads.
+  using HeadCheck = std::function<HeadVerdict(const HttpRequest&)>;
 
   // Serves on `address`; TLS when `tls.enabled`. `what` names it in logs.
-  static absl::StatusOr<std::unique_ptr<HttpServer>> Start(const std::string& address,
-                                                           Handler handler,
-                                                           const tls::TlsOptions& tls,
-                                                           std::string what = "http",
-                                                           HttpLimits limits = {});
+  // `check` (may be null: every request goes on) sees each head first.
+  static absl::StatusOr<std::unique_ptr<HttpServer>> Start(
+      const std::string& address, Handler handler, const tls::TlsOptions& tls,
+      std::string what = "http", HttpLimits limits = {}, HeadCheck check = nullptr);
   // Stops accepting, closes every connection and waits for their threads.
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
@@ -101,14 +130,20 @@ class HttpServer {
   int port() const { return port_; }
 
  private:
-  HttpServer(Handler handler, std::string what, HttpLimits limits)
-      : handler_(std::move(handler)), what_(std::move(what)), limits_(limits) {}
+  HttpServer(Handler handler, HeadCheck check, std::string what, HttpLimits limits)
+      : handler_(std::move(handler)),
+        check_(std::move(check)),
+        what_(std::move(what)),
+        limits_(limits) {}
   void AcceptLoop();
+  // Whether a connection from `client` may be served now (counted in if so).
+  bool Admit(const std::string& client);
   void Serve(int fd);
   // Requests on one connection until it closes, errs or idles out.
   void Converse(Connection& conn);
 
   const Handler handler_;
+  const HeadCheck check_;
   const std::string what_;
   const HttpLimits limits_;
   std::unique_ptr<tls::ServerTlsContext> tls_;  // Null: plaintext.
@@ -122,6 +157,7 @@ class HttpServer {
     absl::Mutex mu;
     absl::flat_hash_set<int> fds ABSL_GUARDED_BY(mu);
     int threads ABSL_GUARDED_BY(mu) = 0;
+    absl::flat_hash_map<std::string, int> per_client ABSL_GUARDED_BY(mu);  // By address.
     bool stopping ABSL_GUARDED_BY(mu) = false;
   };
   const std::shared_ptr<Connections> conns_ = std::make_shared<Connections>();

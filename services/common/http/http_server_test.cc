@@ -1,58 +1,23 @@
 #include "services/common/http/http_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
+#include <atomic>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "tests/support/raw_http_client.h"
 
 namespace gnomon::http {
 namespace {
 
-// A raw client connection, to send exactly the bytes a test wants.
-class RawClient {
- public:
-  explicit RawClient(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-    const timeval limit{10, 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
-  }
-  ~RawClient() { ::close(fd_); }
-  bool Send(const std::string& bytes) {
-    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) >= 0;
-  }
-  // Reads until `needle` has arrived (or the connection ends); all read so far.
-  std::string ReadUntil(const std::string& needle) {
-    char buf[4096];
-    while (got_.find(needle) == std::string::npos) {
-      const ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
-      if (n <= 0) break;
-      got_.append(buf, static_cast<size_t>(n));
-    }
-    return got_;
-  }
-  // Reads until the server closes the connection.
-  std::string ReadAll() { return ReadUntil(std::string(1, '\0') + "never"); }
-  bool connected() const { return connected_; }
+using RawClient = testing::RawHttpClient;
 
- private:
-  const int fd_;
-  bool connected_ = false;
-  std::string got_;
-};
-
-std::unique_ptr<HttpServer> Serve(HttpServer::Handler h, HttpLimits limits = {}) {
+std::unique_ptr<HttpServer> Serve(HttpServer::Handler h, HttpLimits limits = {},
+                                  HttpServer::HeadCheck check = nullptr) {
   absl::StatusOr<std::unique_ptr<HttpServer>> s =
-      HttpServer::Start("127.0.0.1:0", std::move(h), {}, "test", limits);
+      HttpServer::Start("127.0.0.1:0", std::move(h), {}, "test", limits, std::move(check));
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? *std::move(s) : nullptr;
 }
@@ -62,6 +27,14 @@ HttpServer::Handler Echo() {
     resp.Send(200, "text/plain",
               absl::StrCat(req.method, " ", req.path, " ", req.query, " [", req.body, "] ",
                            req.Header("x-thing")));
+  };
+}
+
+// Answers "ok" once `release` is notified: holds its connection until then.
+HttpServer::Handler AfterRelease(absl::Notification* release) {
+  return [release](const HttpRequest&, HttpResponse& resp) {
+    release->WaitForNotification();
+    resp.Send(200, "text/plain", "ok");
   };
 }
 
@@ -91,6 +64,18 @@ TEST(HttpServer, RefusesWhatItCannotReadAndClosesTheConnection) {
            {"POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n", "400 Bad Request"},
            {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "501 Not Implemented"},
            {"GET / HTTP/1.1\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n", "431 "},
+           // Shapes that smuggle a request past a proxy reading them otherwise.
+           {"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc",
+            "400 Bad Request"},
+           {"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 0\r\n\r\nabc",
+            "400 Bad Request"},
+           {"POST / HTTP/1.1\r\nTransfer-Encoding : chunked\r\n\r\n", "400 Bad Request"},
+           {"POST / HTTP/1.1\r\nX-A: 1\r\n folded\r\n\r\n", "400 Bad Request"},
+           {"POST / HTTP/1.1\r\nContent-Length: +3\r\n\r\nabc", "400 Bad Request"},
+           {"POST / HTTP/1.1\r\nContent-Length: 3 \r\nX: \n\r\n\r\nabc", "400 Bad Request"},
+           {"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", "400 Bad Request"},
+           {"GET / HTTP/1.2\r\n\r\n", "400 Bad Request"},
+           {"G(T / HTTP/1.1\r\n\r\n", "400 Bad Request"},
        }) {
     RawClient client(server->port());
     client.Send(c.request);
@@ -134,18 +119,77 @@ TEST(HttpServer, BeyondMaxConnectionsAnswers503) {
   absl::Notification release;
   HttpLimits limits;
   limits.max_connections = 1;
-  auto server = Serve(
-      [&](const HttpRequest&, HttpResponse& resp) {
-        release.WaitForNotification();
-        resp.Send(200, "text/plain", "ok");
-      },
-      limits);
+  auto server = Serve(AfterRelease(&release), limits);
   RawClient first(server->port());
   first.Send("GET / HTTP/1.1\r\nConnection: close\r\n\r\n");
   RawClient second(server->port());
   EXPECT_EQ(second.ReadAll().rfind("HTTP/1.1 503", 0), 0u);
   release.Notify();
   EXPECT_NE(first.ReadAll().find("200 OK"), std::string::npos);
+}
+
+TEST(HttpServer, AHeadOrBodyThatDoesNotArriveInTimeGets408) {
+  HttpLimits limits;
+  limits.head_timeout = absl::Milliseconds(300);
+  limits.body_timeout = absl::Milliseconds(300);
+  auto server = Serve(Echo(), limits);
+  RawClient slow_head(server->port());
+  slow_head.Send("GET / HTTP/1.1\r\nX-Thing: one");  // ... and nothing more
+  EXPECT_EQ(slow_head.ReadAll().rfind("HTTP/1.1 408 Request Timeout", 0), 0u);
+  RawClient slow_body(server->port());
+  slow_body.Send("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc");
+  EXPECT_EQ(slow_body.ReadAll().rfind("HTTP/1.1 408 Request Timeout", 0), 0u);
+  // A request that arrives whole is served as ever.
+  RawClient prompt(server->port());
+  prompt.Send("GET /a HTTP/1.1\r\n\r\n");
+  EXPECT_NE(prompt.ReadUntil("[] ").find("200 OK"), std::string::npos);
+}
+
+TEST(HttpServer, OneClientAddressCannotTakeEveryConnection) {
+  absl::Notification release;
+  HttpLimits limits;
+  limits.max_connections_per_client = 2;
+  auto server = Serve(AfterRelease(&release), limits);
+  RawClient a1(server->port(), "127.0.0.2"), a2(server->port(), "127.0.0.2");
+  a1.Send("GET / HTTP/1.1\r\nConnection: close\r\n\r\n");
+  a2.Send("GET / HTTP/1.1\r\nConnection: close\r\n\r\n");
+  RawClient a3(server->port(), "127.0.0.2");
+  EXPECT_EQ(a3.ReadAll().rfind("HTTP/1.1 503", 0), 0u);
+  RawClient other(server->port(), "127.0.0.3");  // Another client is served.
+  other.Send("GET / HTTP/1.1\r\nConnection: close\r\n\r\n");
+  release.Notify();
+  EXPECT_NE(other.ReadAll().find("200 OK"), std::string::npos);
+  EXPECT_NE(a1.ReadAll().find("200 OK"), std::string::npos);
+}
+
+TEST(HttpServer, AHeadCheckRefusesBeforeTheBodyIsRead) {
+  std::atomic<int> handled{0};
+  auto server = Serve(
+      [&](const HttpRequest&, HttpResponse& resp) {
+        ++handled;
+        resp.Send(200, "text/plain", "ok");
+      },
+      {},
+      [](const HttpRequest& req) {
+        HeadVerdict v;
+        if (req.Header("authorization").empty()) {
+          v.refuse_status = 401;
+          v.refusal = R"({"code":"UNAUTHENTICATED"})";
+        }
+        v.max_body_bytes = 16;
+        return v;
+      });
+  // 8 MiB announced and never sent: answered at once, from the head.
+  RawClient anonymous(server->port());
+  anonymous.Send("POST / HTTP/1.1\r\nContent-Length: 8388608\r\n\r\n");
+  const std::string refused = anonymous.ReadAll();
+  EXPECT_EQ(refused.rfind("HTTP/1.1 401 Unauthorized", 0), 0u) << refused;
+  EXPECT_NE(refused.find("Connection: close"), std::string::npos) << refused;
+  // The check's own body limit.
+  RawClient big(server->port());
+  big.Send("POST / HTTP/1.1\r\nAuthorization: x\r\nContent-Length: 17\r\n\r\n");
+  EXPECT_EQ(big.ReadAll().rfind("HTTP/1.1 413", 0), 0u);
+  EXPECT_EQ(handled.load(), 0);
 }
 
 }  // namespace

@@ -26,6 +26,9 @@ using google::protobuf::MethodDescriptor;
 constexpr char kJson[] = "application/json";
 // Messages quote at most this much of what the client sent.
 constexpr size_t kMaxEcho = 160;
+// The body a request may send before a credential vouches for it (Login's
+// name and password, a stray body on a GET).
+constexpr size_t kMaxUncheckedBody = 64 << 10;
 // A comment on a quiet event stream this often keeps proxies from closing it.
 constexpr absl::Duration kKeepAlive = absl::Seconds(15);
 
@@ -248,6 +251,40 @@ std::string ErrorJson(grpc::StatusCode code, std::string_view message) {
   }
   return absl::StrCat(R"({"code":")", absl::StatusCodeToString(static_cast<absl::StatusCode>(code)),
                       R"(","message":")", escaped, "\"}");
+}
+
+HttpServer::HeadCheck GatewayHeadCheck(Authenticator* auth) {
+  return [auth](const HttpRequest& req) {
+    HeadVerdict verdict;
+    const MethodDescriptor* m = absl::StartsWith(req.path, "/v1/") ? Find(req.path) : nullptr;
+    const Credential* credential =
+        m == nullptr ? nullptr
+                     : RequiredCredential(FullMethodName(m->service()->full_name(), m->name()));
+    if (req.method != "POST" || credential == nullptr || *credential == Credential::kPassword) {
+      // The console's files, a refusal to come, or Login (whose Basic
+      // credentials its call checks): nothing large to read.
+      verdict.max_body_bytes = kMaxUncheckedBody;
+      return verdict;
+    }
+    absl::StatusOr<Caller> caller = auth->Authorize(
+        [&req](std::string_view key) {
+          return key == kAuthorizationKey ? req.Header("authorization") : "";
+        },
+        m->service()->full_name(), m->name());
+    if (caller.ok()) return verdict;
+    // A refusal as the call would give it (unauthenticated, or a role
+    // without the method); a store error is not shown to a caller whose
+    // credential could not be checked.
+    const bool refused =
+        absl::IsUnauthenticated(caller.status()) || absl::IsPermissionDenied(caller.status());
+    const grpc::StatusCode code = refused ? static_cast<grpc::StatusCode>(caller.status().code())
+                                          : grpc::StatusCode::UNAVAILABLE;
+    verdict.refuse_status = HttpStatusOf(code);
+    verdict.refusal = ErrorJson(
+        code, refused ? std::string(caller.status().message())
+                      : std::string("credentials cannot be checked right now; try again"));
+    return verdict;
+  };
 }
 
 HttpServer::Handler JsonGateway(GatewayOptions options) {

@@ -43,6 +43,11 @@ struct GatewayOptions {
 };
 
 HttpServer::Handler JsonGateway(GatewayOptions options);
+// The gateway's check of a request's head (HttpServer::HeadCheck): a method
+// call without a valid credential is refused (401) before its body is read;
+// requests that no credential vouches for yet (Login, the console's files)
+// may send 64 KiB at most.
+HttpServer::HeadCheck GatewayHeadCheck(Authenticator* auth);
 
 // The HTTP status of a gRPC status code (google.rpc's mapping: 400 for
 // INVALID_ARGUMENT, 401 UNAUTHENTICATED, 403 PERMISSION_DENIED, 404, 409, 429, ...).
