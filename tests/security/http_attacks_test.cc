@@ -4,15 +4,20 @@
 // admin's calls keep being answered meanwhile, and that gnomond's memory
 // stays bounded. (The admin calls' lateness is printed, not asserted: the
 // machines that run this are shared.)
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -60,6 +65,20 @@ class HttpAttacksTest : public ::testing::Test {
       }
     }
     return -1;
+  }
+
+  // gnomond's CPU time (user + system) so far, in seconds.
+  double CpuSeconds() {
+    std::ifstream stat(absl::StrCat("/proc/", cluster_.gnomond()->pid(), "/stat"));
+    std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    // Fields after the command's closing parenthesis; utime and stime are 14 and 15.
+    std::istringstream rest(all.substr(all.rfind(')') + 2));
+    std::string field;
+    double ticks = 0;
+    for (int i = 3; i <= 15 && rest >> field; ++i) {
+      if (i >= 14) ticks += std::stod(field);
+    }
+    return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
   }
 
   // `n` admin calls, one every `every` (an operator's pace): how many were
@@ -155,6 +174,39 @@ TEST_F(HttpAttacksTest, BodiesAnnouncedWithoutACredentialAreRefusedUnread) {
   RawHttpClient login(port_, "127.0.0.3");
   login.Send("POST /v1/JobAdmin/Login HTTP/1.1\r\nContent-Length: 1048576\r\n\r\n");
   EXPECT_TRUE(absl::StartsWith(login.ReadAll(), "HTTP/1.1 413"));
+}
+
+// 240 logins with made-up names from 24 clients at once. Each costs a full
+// password check (so that the time taken does not tell which names exist),
+// but at most Authenticator::kPasswordChecksAtOnce run at once: the rest
+// wait a moment or are refused 429, and the admin is served meanwhile.
+TEST_F(HttpAttacksTest, ALoginFloodWithMadeUpNamesCostsABoundedShareOfTheServer) {
+  constexpr int kClients = 24, kEach = 10;
+  std::atomic<int> refused{0}, busy{0}, other{0};
+  const double cpu_before = CpuSeconds();
+  const absl::Time start = absl::Now();
+  std::vector<std::thread> flood;
+  for (int c = 0; c < kClients; ++c) {
+    flood.emplace_back([&, c] {
+      for (int i = 0; i < kEach; ++i) {
+        const std::string basic =
+            absl::Base64Escape(absl::StrCat("made-up-", c, "-", i, ":a-password-guess"));
+        const HttpResult r =
+            HttpCall("POST", base_ + "/v1/JobAdmin/Login", "{}", {"Authorization: Basic " + basic});
+        (r.status == 401 ? refused : r.status == 429 ? busy : other)++;
+      }
+    });
+  }
+  std::vector<absl::Duration> took;
+  const int answered = AdminCalls(40, &took, absl::Milliseconds(50));
+  for (std::thread& t : flood) t.join();
+  const double wall = absl::ToDoubleSeconds(absl::Now() - start);
+  EXPECT_EQ(answered, 40);
+  EXPECT_EQ(refused + busy, kClients * kEach) << other << " answered otherwise";
+  PrintLatencies("login flood, 24 clients", took);
+  std::printf("login flood: %d refused 401, %d refused 429; gnomond used %.2f cores over %.1f s\n",
+              refused.load(), busy.load(), (CpuSeconds() - cpu_before) / wall, wall);
+  EXPECT_LE(RssKiB(), kMaxRssKiB);
 }
 
 // Request-smuggling shapes are refused (400) and close the connection, so

@@ -189,8 +189,24 @@ absl::StatusOr<Caller> Authenticator::CheckPassword(const MetadataLookup& contex
   absl::StatusOr<store::StoredUser> user = credentials_->GetUser(name);
   if (!user.ok() && !absl::IsNotFound(user.status())) return user.status();
   const bool known = user.ok();
+  {
+    absl::MutexLock l(&password_mu_);
+    auto slot = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(password_mu_) {
+      return password_checks_ < kPasswordChecksAtOnce;
+    };
+    if (!clock_->AwaitWithDeadline(&password_mu_, absl::Condition(&slot),
+                                   clock_->Now() + kPasswordCheckWait)) {
+      return absl::ResourceExhaustedError(
+          "too many password checks at once; try again in a moment");
+    }
+    ++password_checks_;
+  }
   // Verified either way, so the time taken does not tell whether the user exists.
   const bool match = VerifyPassword(password, known ? user->password_hash : DecoyHash());
+  {
+    absl::MutexLock l(&password_mu_);
+    --password_checks_;
+  }
   if (!known || !match) return Refuse(AuthFailure::kWrongPassword, full_method, name);
   Caller caller;
   caller.credential = "user:" + name;

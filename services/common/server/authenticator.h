@@ -88,6 +88,10 @@ class Authenticator {
   using MetadataLookup = std::function<std::string(std::string_view key)>;
   absl::StatusOr<Caller> Authorize(const MetadataLookup& metadata, std::string_view service,
                                    std::string_view method) ABSL_LOCKS_EXCLUDED(mu_);
+  // Password checks at once, and how long a login waits for one (see password_mu_).
+  static constexpr int kPasswordChecksAtOnce = 2;
+  static constexpr absl::Duration kPasswordCheckWait = absl::Seconds(1);
+
   // For clients: the cluster token to present to other roles.
   const std::string& cluster_token() const { return cluster_token_; }
 
@@ -125,6 +129,14 @@ class Authenticator {
   // Digest -> the caller it made: valid API tokens seen recently.
   absl::flat_hash_map<std::string, Valid> valid_ ABSL_GUARDED_BY(mu_);
   RateLimiter login_attempts_;
+  // Password checks (PBKDF2, about 80 ms of a core each) running now. A
+  // login with a made-up name costs a full check, by design (the time taken
+  // must not tell whether a user exists), so a flood of them is bounded
+  // here instead: at most kPasswordChecksAtOnce run at once, and a login
+  // that cannot start one within kPasswordCheckWait is refused
+  // RESOURCE_EXHAUSTED. A flood then costs at most that many cores.
+  absl::Mutex password_mu_;
+  int password_checks_ ABSL_GUARDED_BY(password_mu_) = 0;
 };
 
 // The value of metadata `key`, or empty.
