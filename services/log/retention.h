@@ -10,6 +10,7 @@
 #ifndef GNOMON_SERVICES_LOG_RETENTION_H_
 #define GNOMON_SERVICES_LOG_RETENTION_H_
 
+#include <algorithm>
 #include <cstdint>
 
 #include "absl/time/time.h"
@@ -23,14 +24,14 @@ namespace gnomon::logsvc {
 struct RetentionOptions {
   int days = 30;                 // 0 keeps runs forever.
   int64_t max_runs_per_job = 0;  // 0 = no per-job limit.
-  int batch = 500;
+  int batch = 500;               // Rows per transaction; below 1 counts as 1.
   absl::Duration interval = absl::Minutes(1);
 };
 
 class Retention {
  public:
   Retention(store::RunStore* runs, store::AuditStore* audit, Clock* clock, RetentionOptions options)
-      : runs_(runs), audit_(audit), clock_(clock), options_(options), worker_(clock) {}
+      : runs_(runs), audit_(audit), clock_(clock), options_(Checked(options)), worker_(clock) {}
 
   // One full pass; returns how many runs were deleted.
   int64_t Sweep();
@@ -40,6 +41,13 @@ class Retention {
   void Stop() { worker_.Stop(); }
 
  private:
+  // A batch of at least one row: a sweep that deletes nothing per batch
+  // would never end.
+  static RetentionOptions Checked(RetentionOptions o) {
+    o.batch = std::max(o.batch, 1);
+    return o;
+  }
+
   store::RunStore* const runs_;
   store::AuditStore* const audit_;
   Clock* const clock_;

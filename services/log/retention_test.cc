@@ -153,6 +153,13 @@ TEST_F(RetentionTest, OldRunsAreDeletedInBatchesUntilNoneIsLeft) {
   EXPECT_TRUE(Exists(kept));
 }
 
+TEST_F(RetentionTest, ABatchBelowOneCountsAsOneAndTheSweepEnds) {
+  for (int i = 0; i < 3; ++i) EndedRun(f_.job(), kNow - 40 * kDayMs + i);
+  Retention retention = Make(Options(/*days=*/30, /*max_runs_per_job=*/0, /*batch=*/0));
+  EXPECT_EQ(retention.Sweep(), 3);
+  EXPECT_EQ(hook_.calls("DeleteRunsEndedBefore"), 4);  // 1 + 1 + 1, then one that finds none.
+}
+
 TEST_F(RetentionTest, TrimmingPerJobKeepsTheNewestRunsOfEachJob) {
   absl::StatusOr<v1::Job> other = f_.AddJob(f_.group().id(), "other");
   ASSERT_TRUE(other.ok()) << other.status();
