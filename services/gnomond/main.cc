@@ -41,6 +41,7 @@
 #include "services/gnomond/tls_flags.h"
 #include "services/log/log_role.h"
 #include "services/registry/registry_role.h"
+#include "services/scheduler/alarm/webhook_channel.h"
 #include "services/scheduler/scheduler_role.h"
 
 ABSL_FLAG(std::string, roles, "scheduler,registry,log",
@@ -88,6 +89,10 @@ ABSL_FLAG(int64_t, script_versions, 30,
 ABSL_FLAG(int, retention_days, 30,
           "Runs and their logs older than this many days are deleted (0: never).");
 ABSL_FLAG(int64_t, max_runs_per_job, 0, "Keep at most this many runs per job (0: no limit).");
+ABSL_FLAG(std::string, alarm_webhook_allow, gnomon::scheduler::alarm::kDefaultWebhookAllow,
+          "Where alarm webhooks may be posted: host names (api.example.com, *.corp.example, *) "
+          "and addresses or ranges (10.0.0.0/8); loopback, private and link-local addresses "
+          "only when listed by an address entry inside their range. Default: any public host.");
 ABSL_FLAG(std::string, smtp_url, "",
           "SMTP server for alarm mails: smtp://host:port or smtps://host:port (empty: no mail).");
 ABSL_FLAG(std::string, smtp_from, "gnomon@localhost", "Sender address of alarm mails.");
@@ -336,6 +341,13 @@ int Serve() {
     if (o.replica_id.empty()) o.replica_id = DefaultReplicaId(absl::GetFlag(FLAGS_listen));
     o.followups.alarm_every_attempt = absl::GetFlag(FLAGS_alarm_every_attempt);
     o.followups.lost_retry_wait = absl::GetFlag(FLAGS_lost_retry_wait);
+    absl::StatusOr<curl::DestinationAllowList> webhook_allow =
+        scheduler::alarm::WebhookAllowList(absl::GetFlag(FLAGS_alarm_webhook_allow));
+    if (!webhook_allow.ok()) {
+      std::cerr << "gnomond: " << webhook_allow.status().message() << "\n";
+      return 2;
+    }
+    o.webhook.allow = *std::move(webhook_allow);
     o.email.smtp_url = absl::GetFlag(FLAGS_smtp_url);
     o.email.from = absl::GetFlag(FLAGS_smtp_from);
     o.email.username = absl::GetFlag(FLAGS_smtp_user);

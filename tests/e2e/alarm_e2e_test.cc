@@ -21,7 +21,9 @@ TEST(AlarmE2E, FinallyFailedRunAlarmsOnceByWebhookAndMailAndRecordsIt) {
   HttpServer hook;
   SmtpSink smtp;
   testing::GnomonCluster cluster({absl::StrCat("--smtp-url=smtp://127.0.0.1:", smtp.port()),
-                                  "--smtp-from=gnomon@example.test"});
+                                  "--smtp-from=gnomon@example.test",
+                                  // The receiver is on loopback, refused by default.
+                                  "--alarm-webhook-allow=127.0.0.1"});
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
   v1::Group group;
   ASSERT_TRUE(cluster.CtlJson({"group", "create", "alarm-app"}, &group));
@@ -67,7 +69,7 @@ TEST(AlarmE2E, FinallyFailedRunAlarmsOnceByWebhookAndMailAndRecordsIt) {
 
   // One POST and one mail, about the final attempt.
   const std::vector<HttpServer::Request> posts = hook.requests();
-  ASSERT_EQ(posts.size(), 1u);
+  ASSERT_EQ(posts.size(), 1u) << final_run.alarm_status();
   const HttpServer::Request& post = posts[0];
   EXPECT_EQ(post.method, "POST");
   EXPECT_EQ(post.target, "/gnomon-alarm");

@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "absl/strings/str_cat.h"
+
 namespace gnomon::curl {
 
 void CurlGlobalInit() {
@@ -27,6 +29,20 @@ std::string RedactUrl(const std::string& url) {
   size_t at = out.rfind('@', path == std::string::npos ? out.size() : path);
   if (at != std::string::npos && at >= host_start) out.erase(host_start, at + 1 - host_start);
   return out;
+}
+
+std::string UrlOrigin(const std::string& url) {
+  const std::string redacted = RedactUrl(url);
+  const size_t scheme = redacted.find("://");
+  const size_t path = redacted.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  if (path == std::string::npos) return redacted;
+  return redacted.substr(0, path) + "/...";
+}
+
+std::string Shown(absl::string_view text) {
+  constexpr size_t kMax = 100;
+  if (text.size() <= kMax) return std::string(text);
+  return absl::StrCat(text.substr(0, kMax), "...");
 }
 
 std::string CurlErrorText(CURLcode code, const char* errbuf) {

@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/string_view.h"
+
 namespace gnomon::curl {
 
 // curl_global_init once per process (first channel constructed).
@@ -32,6 +34,13 @@ bool SlistAppend(CurlSlist* list, const std::string& item);
 
 // A URL fit for logs and run records: user info and query removed.
 std::string RedactUrl(const std::string& url);
+// Less still, for URLs whose path is a secret (Slack-style webhooks): the
+// scheme, host and port only, then "/..." if there was a path.
+std::string UrlOrigin(const std::string& url);
+
+// At most 100 characters of a value taken from a user (a job, a flag), for
+// messages.
+std::string Shown(absl::string_view text);
 
 // The transport error text: curl's error buffer when set, else the code's text.
 std::string CurlErrorText(CURLcode code, const char* errbuf);

@@ -25,101 +25,6 @@ namespace {
 
 using executor::JobContext;
 
-struct CurlUrlDeleter {
-  void operator()(CURLU* u) const { curl_url_cleanup(u); }
-};
-using CurlUrl = std::unique_ptr<CURLU, CurlUrlDeleter>;
-
-// A URL part as curl sees it ("" when absent).
-std::string UrlPart(CURLU* url, CURLUPart part, unsigned flags = 0) {
-  char* value = nullptr;
-  if (curl_url_get(url, part, &value, flags) != CURLUE_OK || value == nullptr) return "";
-  std::string out(value);
-  curl_free(value);
-  return out;
-}
-
-// One destination, checked and resolved: what a hop connects to.
-struct Target {
-  CurlUrl url;         // parsed by curl, host normalised
-  std::string host;    // lower case; an IPv6 literal without brackets
-  std::string port;    // "443"
-  std::string scheme;  // "http" or "https"
-  bool host_is_address = false;
-  std::vector<IpAddress> addresses;  // vetted; the only ones curl may connect to
-  std::string shown;                 // for logs and messages: no credentials, no query
-};
-
-absl::StatusOr<Target> Resolve(const HttpHandlerOptions& options, const std::string& raw_url) {
-  Target t;
-  t.url.reset(curl_url());
-  if (t.url == nullptr) return absl::ResourceExhaustedError("cannot allocate a curl URL");
-  // The same parser as the request: what is checked is what is requested.
-  if (CURLUcode rc = curl_url_set(t.url.get(), CURLUPART_URL, raw_url.c_str(), 0);
-      rc != CURLUE_OK) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("url '", Shown(curl::RedactUrl(raw_url)), "': ", curl_url_strerror(rc)));
-  }
-  t.scheme = absl::AsciiStrToLower(UrlPart(t.url.get(), CURLUPART_SCHEME));
-  t.shown = Shown(curl::RedactUrl(UrlPart(t.url.get(), CURLUPART_URL)));
-  if (t.scheme != "http" && t.scheme != "https") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("url ", t.shown, ": only http:// and https:// URLs are allowed"));
-  }
-  std::string host = absl::AsciiStrToLower(UrlPart(t.url.get(), CURLUPART_HOST));
-  if (absl::StartsWith(host, "[") && absl::EndsWith(host, "]")) {
-    host = host.substr(1, host.size() - 2);
-  } else {
-    // "Example.COM." and "example.com" are one host: normalise it in the URL
-    // too, so the pinned entry below is the one curl looks up.
-    host = std::string(absl::StripSuffix(host, "."));
-    curl_url_set(t.url.get(), CURLUPART_HOST, host.c_str(), 0);
-  }
-  if (host.empty() || !UrlPart(t.url.get(), CURLUPART_ZONEID).empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("url ", t.shown, ": no host, or an IPv6 zone (not allowed)"));
-  }
-  t.host = host;
-  t.port = UrlPart(t.url.get(), CURLUPART_PORT, CURLU_DEFAULT_PORT);
-  if (absl::Status allowed = options.allow.CheckHost(host); !allowed.ok()) return allowed;
-  if (std::optional<IpAddress> literal = IpAddress::Parse(host)) {
-    t.host_is_address = true;
-    t.addresses = {*literal};
-    return t;
-  }
-  absl::StatusOr<std::vector<IpAddress>> resolved = options.resolver(host);
-  if (!resolved.ok()) return resolved.status();
-  if (absl::Status allowed = options.allow.CheckAddresses(host, *resolved); !allowed.ok()) {
-    return allowed;
-  }
-  t.addresses = *std::move(resolved);
-  return t;
-}
-
-std::optional<IpAddress> FromSockaddr(const sockaddr* sa) {
-  char buf[INET6_ADDRSTRLEN] = {0};
-  if (sa->sa_family == AF_INET) {
-    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(sa)->sin_addr, buf, sizeof buf);
-  } else if (sa->sa_family == AF_INET6) {
-    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr, buf, sizeof buf);
-  } else {
-    return std::nullopt;
-  }
-  return IpAddress::Parse(buf);
-}
-
-// curl asks for every socket it connects: only to a vetted address (the
-// pinning's backstop), and close-on-exec, since commands run beside us.
-curl_socket_t OpenVettedSocket(void* user, curlsocktype purpose, curl_sockaddr* address) {
-  const auto* vetted = static_cast<const std::vector<IpAddress>*>(user);
-  std::optional<IpAddress> ip = FromSockaddr(&address->addr);
-  if (purpose != CURLSOCKTYPE_IPCXN || !ip ||
-      std::find(vetted->begin(), vetted->end(), *ip) == vetted->end()) {
-    return CURL_SOCKET_BAD;
-  }
-  return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-}
-
 struct Response {
   std::string head;  // the first `limit` bytes of the body
   size_t limit = 0;
@@ -145,10 +50,10 @@ struct Hop {
   absl::Duration took;
 };
 
-absl::StatusOr<Hop> Send(JobContext& ctx, const HttpHandlerOptions& options, Target& target,
-                         const std::string& method, const std::string* body,
-                         const std::map<std::string, std::string>& headers, absl::Time deadline,
-                         size_t log_bytes) {
+absl::StatusOr<Hop> Send(JobContext& ctx, const HttpHandlerOptions& options,
+                         curl::VettedTarget& target, const std::string& method,
+                         const std::string* body, const std::map<std::string, std::string>& headers,
+                         absl::Time deadline, size_t log_bytes) {
   curl::CurlEasy curl(curl_easy_init());
   curl::CurlSlist header_list;
   curl::CurlSlist resolve;
@@ -165,16 +70,6 @@ absl::StatusOr<Hop> Send(JobContext& ctx, const HttpHandlerOptions& options, Tar
   if (!expect_given && !curl::SlistAppend(&header_list, "Expect:")) {
     return absl::ResourceExhaustedError("cannot allocate headers");
   }
-  if (!target.host_is_address) {
-    std::vector<std::string> ips;
-    for (const IpAddress& ip : target.addresses) {
-      ips.push_back(ip.v6 ? absl::StrCat("[", ip.ToString(), "]") : ip.ToString());
-    }
-    if (!curl::SlistAppend(
-            &resolve, absl::StrCat(target.host, ":", target.port, ":", absl::StrJoin(ips, ",")))) {
-      return absl::ResourceExhaustedError("cannot allocate the resolve list");
-    }
-  }
   const absl::Duration left = deadline - absl::Now();
   if (left <= absl::ZeroDuration()) return absl::DeadlineExceededError("no time left");
   const long left_ms = static_cast<long>(std::max<int64_t>(1, absl::ToInt64Milliseconds(left)));
@@ -183,14 +78,7 @@ absl::StatusOr<Hop> Send(JobContext& ctx, const HttpHandlerOptions& options, Tar
   hop.body.limit = log_bytes;
   char errbuf[CURL_ERROR_SIZE] = {0};
   CURL* c = curl.get();
-  curl_easy_setopt(c, CURLOPT_CURLU, target.url.get());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);  // redirects are ours to check
-  curl_easy_setopt(c, CURLOPT_PROXY, "");           // no proxy from the environment
-  curl_easy_setopt(c, CURLOPT_RESOLVE, resolve.get());
-  curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, &OpenVettedSocket);
-  curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &target.addresses);
+  if (absl::Status pinned = curl::Pin(c, target, &resolve); !pinned.ok()) return pinned;
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, left_ms);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, left_ms);
@@ -246,24 +134,6 @@ bool StatusExpected(const v1::HttpTask& task, long status) {
 }
 
 }  // namespace
-
-absl::StatusOr<std::vector<IpAddress>> SystemResolve(const std::string& host) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot resolve host ", Shown(host), ": ", ::gai_strerror(rc)));
-  }
-  std::vector<IpAddress> out;
-  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
-    std::optional<IpAddress> ip = FromSockaddr(a->ai_addr);
-    if (ip && std::find(out.begin(), out.end(), *ip) == out.end()) out.push_back(*ip);
-  }
-  ::freeaddrinfo(found);
-  return out;
-}
 
 std::string PrintableUtf8(absl::string_view text) {
   std::string out;
@@ -335,7 +205,7 @@ void HttpHandler::operator()(JobContext& ctx) const {
   std::string origin;  // scheme://host:port of the previous hop
   for (uint32_t redirects = 0;; ++redirects) {
     if (ctx.cancelled()) return;  // reported as killed / timed out
-    absl::StatusOr<Target> target = Resolve(options, url);
+    absl::StatusOr<curl::VettedTarget> target = curl::Vet(options.allow, options.resolver, url);
     if (!target.ok()) {
       ctx.SetResult(executor::kHandleFailure,
                     absl::StrCat("http: ", redirects > 0 ? "redirect refused: " : "",

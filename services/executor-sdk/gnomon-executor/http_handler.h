@@ -2,15 +2,11 @@
 // The job's params are a gnomon.v1.HttpTask in JSON; the handler sends that
 // one request with libcurl and succeeds when the final status is expected.
 //
-// Every destination passes the DestinationAllowList twice: the URL's host
-// before anything is looked up, then every address it resolves to. The
-// connection is then pinned to those vetted addresses (CURLOPT_RESOLVE), and
-// curl may open sockets only to them (CURLOPT_OPENSOCKETFUNCTION), so a name
-// that answers differently on a second lookup (DNS rebinding) cannot move the
-// request elsewhere. Proxies from the environment (http_proxy, ...) are not
-// used: a proxy would connect to a destination nobody checked. Only http and
-// https; redirects are followed only when the task asks, each hop checked
-// like the first.
+// Every destination is vetted against the DestinationAllowList and the
+// request pinned to its vetted addresses (services/common/curl/vetted_request.h:
+// no DNS rebinding, no proxy from the environment, http and https only);
+// redirects are followed only when the task asks, each hop vetted like the
+// first.
 //
 // The request's time is bounded by the task's timeout and the run's deadline,
 // and a kill or timeout of the run aborts it (curl's progress callback, at
@@ -31,15 +27,15 @@
 
 #include "absl/status/statusor.h"
 #include "gnomon/executor/job_context.h"
-#include "services/executor-sdk/gnomon-executor/destination_allow_list.h"
+#include "services/common/curl/destination_allow_list.h"
+#include "services/common/curl/vetted_request.h"
 
 namespace gnomon::generic_executor {
 
-// Looks a host name up: its addresses, or an error saying why not.
-using Resolver = std::function<absl::StatusOr<std::vector<IpAddress>>(const std::string& host)>;
-
-// getaddrinfo (IPv4 and IPv6), duplicates removed.
-absl::StatusOr<std::vector<IpAddress>> SystemResolve(const std::string& host);
+using curl::DestinationAllowList;
+using curl::IpAddress;
+using curl::Resolver;
+using curl::SystemResolve;
 
 struct HttpHandlerOptions {
   DestinationAllowList allow;

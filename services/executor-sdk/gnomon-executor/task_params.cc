@@ -59,12 +59,6 @@ absl::Status CheckDuration(absl::string_view handler, absl::string_view field,
 
 }  // namespace
 
-std::string Shown(absl::string_view text) {
-  constexpr size_t kMax = 100;
-  if (text.size() <= kMax) return std::string(text);
-  return absl::StrCat(text.substr(0, kMax), "...");
-}
-
 absl::Duration ToDuration(const google::protobuf::Duration& d) {
   return absl::Seconds(d.seconds()) + absl::Nanoseconds(d.nanos());
 }

@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "gnomon/v1/handlers.pb.h"
+#include "services/common/curl/curl_util.h"
 
 namespace gnomon::generic_executor {
 
@@ -30,7 +31,7 @@ inline constexpr uint32_t kDefaultMaxRedirects = 5;
 inline constexpr uint32_t kMaxRedirects = 20;
 
 // At most 100 characters of a value taken from a job, for messages.
-std::string Shown(absl::string_view text);
+using curl::Shown;
 
 // The params as an HttpTask, validated: a URL is given, the method is known
 // (returned upper-cased, GET when empty), headers are well-formed and not

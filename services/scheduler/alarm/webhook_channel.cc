@@ -1,6 +1,7 @@
 #include "services/scheduler/alarm/webhook_channel.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -14,7 +15,12 @@ size_t DiscardBody(char* /*data*/, size_t size, size_t n, void* /*user*/) { retu
 
 }  // namespace
 
-WebhookChannel::WebhookChannel(WebhookOptions options) : options_(options) {
+absl::StatusOr<curl::DestinationAllowList> WebhookAllowList(absl::string_view list) {
+  return curl::DestinationAllowList::Parse(list, "--alarm-webhook-allow",
+                                           "GNOMON_ALARM_WEBHOOK_ALLOW");
+}
+
+WebhookChannel::WebhookChannel(WebhookOptions options) : options_(std::move(options)) {
   curl::CurlGlobalInit();
 }
 
@@ -38,8 +44,21 @@ absl::Status WebhookChannel::Send(const Alarm& alarm) {
 }
 
 absl::Status WebhookChannel::Post(const std::string& url, const std::string& body) {
-  const std::string shown = curl::RedactUrl(url);
+  const std::string shown = curl::UrlOrigin(url);
+  absl::StatusOr<curl::VettedTarget> target = curl::Vet(options_.allow, options_.resolver, url);
+  if (!target.ok()) {
+    // A URL that is not http(s), or a destination not allowed, never works:
+    // permanent. A name that does not resolve now may later.
+    if (absl::IsUnavailable(target.status())) {
+      return absl::UnavailableError(absl::StrCat(shown, ": ", target.status().message()));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        shown, ": ",
+        absl::IsPermissionDenied(target.status()) ? target.status().message()
+                                                  : "not an http:// or https:// URL with a host"));
+  }
   curl::CurlEasy curl(curl_easy_init());
+  curl::CurlSlist resolve;
   curl::CurlSlist headers;
   if (curl == nullptr || !curl::SlistAppend(&headers, "Content-Type: application/json") ||
       !curl::SlistAppend(&headers, "Expect:")) {
@@ -49,8 +68,9 @@ absl::Status WebhookChannel::Post(const std::string& url, const std::string& bod
   long timeout_ms =
       static_cast<long>(std::max<int64_t>(1, absl::ToInt64Milliseconds(options_.timeout)));
   CURL* c = curl.get();
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  if (absl::Status pinned = curl::Pin(c, *target, &resolve); !pinned.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat(shown, ": ", pinned.message()));
+  }
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);

@@ -8,7 +8,11 @@
 //
 // Every URL is tried on each Send; a non-2xx answer or a transport error on
 // any of them makes Send fail with a message naming those URLs, so a retry
-// posts to every URL again (receivers can deduplicate on run_id).
+// posts to every URL again (receivers can deduplicate on run_id). A URL is
+// named by its origin only ("https://hooks.slack.com/..."): a webhook's path
+// is often its secret. Each POST goes only where the allow list lets it
+// (services/common/curl/vetted_request.h), so that whoever may set a job's
+// webhooks cannot make gnomond call internal services.
 //
 // Thread safety: thread-safe (each Send uses its own curl handle).
 #ifndef GNOMON_SERVICES_SCHEDULER_ALARM_WEBHOOK_CHANNEL_H_
@@ -16,14 +20,29 @@
 
 #include <string>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "services/common/curl/destination_allow_list.h"
+#include "services/common/curl/vetted_request.h"
 #include "services/scheduler/alarm/alarm.h"
 
 namespace gnomon::scheduler::alarm {
 
+// Any public destination, by name or address: loopback, private and
+// link-local addresses (the cloud metadata service) only when listed.
+inline constexpr char kDefaultWebhookAllow[] = "*,0.0.0.0/0,::/0";
+
+// `list` as gnomond's --alarm-webhook-allow (InvalidArgument naming a bad entry).
+absl::StatusOr<curl::DestinationAllowList> WebhookAllowList(absl::string_view list);
+
 struct WebhookOptions {
   // Bound on one POST (connect, send, answer).
   absl::Duration timeout = absl::Seconds(10);
+  // Where webhooks may go (a destination refused is a permanent failure).
+  curl::DestinationAllowList allow = *WebhookAllowList(kDefaultWebhookAllow);
+  // Tests substitute a fake DNS.
+  curl::Resolver resolver = curl::SystemResolve;
 };
 
 class WebhookChannel final : public AlarmChannel {

@@ -1,6 +1,8 @@
 #include "services/scheduler/alarm/webhook_channel.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -16,6 +18,15 @@ using loopback::HttpServer;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
+
+// Webhooks to the test's servers on 127.0.0.1, which the default allow list
+// refuses (as it refuses every loopback address).
+WebhookOptions LoopbackAllowed(absl::Duration timeout) {
+  WebhookOptions o;
+  o.timeout = timeout;
+  o.allow = *WebhookAllowList("127.0.0.1");
+  return o;
+}
 
 Alarm SampleAlarm() {
   Alarm a;
@@ -70,7 +81,7 @@ TEST(WebhookChannelTest, PostsTheJsonDocumentToEveryUrl) {
   Alarm a = SampleAlarm();
   a.job.mutable_alarm()->add_webhook_urls(server.Url("/hook/one"));
   a.job.mutable_alarm()->add_webhook_urls(server.Url("/hook/two"));
-  WebhookChannel webhook({absl::Seconds(10)});
+  WebhookChannel webhook(LoopbackAllowed(absl::Seconds(10)));
   EXPECT_TRUE(webhook.Wants(a.job));
   ASSERT_TRUE(webhook.Send(a).ok());
   auto requests = server.requests();
@@ -85,7 +96,7 @@ TEST(WebhookChannelTest, PostsTheJsonDocumentToEveryUrl) {
 }
 
 TEST(WebhookChannelTest, WantsOnlyJobsWithWebhookUrls) {
-  WebhookChannel webhook({absl::Seconds(1)});
+  WebhookChannel webhook(LoopbackAllowed(absl::Seconds(1)));
   v1::Job job;
   EXPECT_FALSE(webhook.Wants(job));
   job.mutable_alarm()->add_emails("ops@example.com");
@@ -97,26 +108,26 @@ TEST(WebhookChannelTest, ANon2xxAnswerIsAnErrorNamingUrlAndStatus) {
   server.SetStatuses({}, 500);
   Alarm a = SampleAlarm();
   a.job.mutable_alarm()->add_webhook_urls(server.Url("/hook"));
-  WebhookChannel webhook({absl::Seconds(10)});
+  WebhookChannel webhook(LoopbackAllowed(absl::Seconds(10)));
   absl::Status s = webhook.Send(a);
-  EXPECT_THAT(
-      s, StatusIs(absl::StatusCode::kUnavailable, absl::StrCat(server.Url("/hook"), ": HTTP 500")));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnavailable,
+                          absl::StrCat(curl::UrlOrigin(server.Url("/hook")), ": HTTP 500")));
 }
 
 TEST(WebhookChannelTest, ATransportErrorNamesTheUrl) {
   Alarm a = SampleAlarm();
   std::string url = absl::StrCat("http://127.0.0.1:", loopback::UnusedPort(), "/hook");
   a.job.mutable_alarm()->add_webhook_urls(url);
-  WebhookChannel webhook({absl::Seconds(10)});
+  WebhookChannel webhook(LoopbackAllowed(absl::Seconds(10)));
   absl::Status s = webhook.Send(a);
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnavailable,
-                          AllOf(StartsWith(url + ": "), HasSubstr("onnect"))));
+                          AllOf(StartsWith(curl::UrlOrigin(url) + ": "), HasSubstr("onnect"))));
 }
 
 TEST(WebhookChannelTest, AnUnsupportedSchemeIsAPermanentError) {
   Alarm a = SampleAlarm();
   a.job.mutable_alarm()->add_webhook_urls("file:///etc/passwd");
-  WebhookChannel webhook({absl::Seconds(1)});
+  WebhookChannel webhook(LoopbackAllowed(absl::Seconds(1)));
   EXPECT_THAT(webhook.Send(a), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
@@ -124,10 +135,47 @@ TEST(WebhookChannelTest, CredentialsAndQueriesStayOutOfErrors) {
   Alarm a = SampleAlarm();
   a.job.mutable_alarm()->add_webhook_urls(
       absl::StrCat("http://user:secret@127.0.0.1:", loopback::UnusedPort(), "/hook?token=secret"));
-  WebhookChannel webhook({absl::Seconds(10)});
+  WebhookChannel webhook(LoopbackAllowed(absl::Seconds(10)));
   absl::Status s = webhook.Send(a);
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()), ::testing::Not(HasSubstr("secret")));
+}
+
+TEST(WebhookChannelTest, TheSecretPathOfAWebhookStaysOutOfErrors) {
+  HttpServer server;
+  server.SetStatuses({}, 500);
+  Alarm a = SampleAlarm();
+  a.job.mutable_alarm()->add_webhook_urls(server.Url("/services/T000/B000/XXXXsecret"));
+  WebhookChannel webhook(LoopbackAllowed(absl::Seconds(10)));
+  absl::Status s = webhook.Send(a);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), ::testing::Not(HasSubstr("secret")));
+}
+
+// Whoever may set a job's webhooks must not reach internal services through
+// gnomond: loopback, link-local (cloud metadata) and private addresses are
+// refused unless listed, by address or by a name resolving there. A refusal
+// is permanent (not retried) and says how to allow it.
+TEST(WebhookChannelTest, NonPublicDestinationsAreRefusedByDefault) {
+  HttpServer server;
+  WebhookOptions o;  // The default list.
+  o.resolver = [](const std::string& host) -> absl::StatusOr<std::vector<curl::IpAddress>> {
+    if (host == "rebind.example")
+      return std::vector<curl::IpAddress>{*curl::IpAddress::Parse("127.0.0.1")};
+    return absl::UnavailableError("no such host");
+  };
+  WebhookChannel webhook(std::move(o));
+  for (const std::string& url :
+       {server.Url("/hook"), std::string("http://169.254.169.254/latest/meta-data/"),
+        std::string("http://10.0.0.7:8080/admin"), std::string("http://[::1]:9/x"),
+        absl::StrCat("http://rebind.example:", server.port(), "/hook")}) {
+    Alarm a = SampleAlarm();
+    a.job.mutable_alarm()->add_webhook_urls(url);
+    absl::Status s = webhook.Send(a);
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--alarm-webhook-allow")))
+        << url;
+  }
+  EXPECT_TRUE(server.requests().empty());
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
-// DestinationAllowList: where gnomon-executor's http handler may send
-// requests (--http-allow / GNOMON_HTTP_ALLOW). An unrestricted HTTP job
-// handler is a server-side request forgery tool: whoever may create a job
-// could make the executor call its cloud's metadata service
-// (169.254.169.254), a database's admin port or any internal service, from
-// inside the network (XXL-JOB's httpJobHandler, CVE-2025-7787). So the list
-// is fail-closed: an empty list allows nothing.
+// DestinationAllowList: where an outbound HTTP request made on a user's
+// behalf may go — gnomon-executor's http handler (--http-allow /
+// GNOMON_HTTP_ALLOW) and gnomond's alarm webhooks (--alarm-webhook-allow).
+// An unrestricted one is a server-side request forgery tool: whoever may
+// create a job could make the executor (or gnomond) call its cloud's
+// metadata service (169.254.169.254), a database's admin port or any
+// internal service, from inside the network (XXL-JOB's httpJobHandler,
+// CVE-2025-7787). So the list is fail-closed: an empty list allows nothing.
 //
 // Entries, comma-separated:
 //   api.example.com     that host name exactly (case-insensitive)
@@ -32,8 +33,8 @@
 //   ok = allow->CheckAddresses("api.example.com", resolved);   // after
 //
 // Thread safety: immutable after Parse; safe to share.
-#ifndef GNOMON_SERVICES_EXECUTOR_SDK_GNOMON_EXECUTOR_DESTINATION_ALLOW_LIST_H_
-#define GNOMON_SERVICES_EXECUTOR_SDK_GNOMON_EXECUTOR_DESTINATION_ALLOW_LIST_H_
+#ifndef GNOMON_SERVICES_COMMON_CURL_DESTINATION_ALLOW_LIST_H_
+#define GNOMON_SERVICES_COMMON_CURL_DESTINATION_ALLOW_LIST_H_
 
 #include <array>
 #include <cstdint>
@@ -45,7 +46,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace gnomon::generic_executor {
+namespace gnomon::curl {
 
 // An IPv4 or IPv6 address. IPv4-mapped IPv6 addresses are stored as IPv4.
 struct IpAddress {
@@ -85,8 +86,10 @@ class DestinationAllowList {
  public:
   // Parses a comma-separated list (blanks around entries are ignored; an
   // empty list is valid and allows nothing). InvalidArgument naming the
-  // first malformed entry.
-  static absl::StatusOr<DestinationAllowList> Parse(absl::string_view list);
+  // first malformed entry. `flag` and `env` name the setting in messages.
+  static absl::StatusOr<DestinationAllowList> Parse(absl::string_view list,
+                                                    std::string flag = "--http-allow",
+                                                    std::string env = "GNOMON_HTTP_ALLOW");
 
   bool empty() const { return names_.empty() && ranges_.empty(); }
   // The list as given, normalised (for messages and the start-up log line).
@@ -107,8 +110,9 @@ class DestinationAllowList {
 
   std::vector<std::string> names_;  // "api.example.com", "*.corp.example", "*"
   std::vector<IpRange> ranges_;
+  std::string flag_, env_;  // The setting, for messages.
 };
 
-}  // namespace gnomon::generic_executor
+}  // namespace gnomon::curl
 
-#endif  // GNOMON_SERVICES_EXECUTOR_SDK_GNOMON_EXECUTOR_DESTINATION_ALLOW_LIST_H_
+#endif  // GNOMON_SERVICES_COMMON_CURL_DESTINATION_ALLOW_LIST_H_

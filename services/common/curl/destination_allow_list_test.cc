@@ -1,13 +1,14 @@
-// The allow-lists read as their specification: which destinations the http
-// handler may reach and which programs the command handler may run.
+// The destination allow-list read as its specification: which destinations
+// an outbound request (gnomon-executor's http handler, gnomond's webhooks)
+// may reach.
+#include "services/common/curl/destination_allow_list.h"
+
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "services/executor-sdk/gnomon-executor/command_allow_list.h"
-#include "services/executor-sdk/gnomon-executor/destination_allow_list.h"
 
-namespace gnomon::generic_executor {
+namespace gnomon::curl {
 namespace {
 
 DestinationAllowList Allow(const std::string& list) {
@@ -141,40 +142,5 @@ TEST(DestinationAllowListTest, ToStringNormalises) {
             "api.example.com,10.0.0.0/8,::1");
 }
 
-TEST(CommandAllowListTest, EmptyListRefusesEveryProgram) {
-  absl::StatusOr<CommandAllowList> allow = CommandAllowList::Parse("");
-  ASSERT_TRUE(allow.ok());
-  absl::Status s = allow->Check("/bin/echo");
-  EXPECT_TRUE(absl::IsPermissionDenied(s));
-  EXPECT_NE(s.message().find("--command-allow"), std::string::npos) << s;
-}
-
-TEST(CommandAllowListTest, ProgramsAndDirectoryPrefixes) {
-  absl::StatusOr<CommandAllowList> allow = CommandAllowList::Parse("/usr/bin/, /opt/tools/report");
-  ASSERT_TRUE(allow.ok()) << allow.status();
-  EXPECT_TRUE(allow->Check("/usr/bin/echo").ok());
-  EXPECT_TRUE(allow->Check("/usr/bin/sub/dir/tool").ok());
-  EXPECT_TRUE(allow->Check("/opt/tools/report").ok());
-  EXPECT_TRUE(absl::IsPermissionDenied(allow->Check("/opt/tools/report2")));
-  EXPECT_TRUE(absl::IsPermissionDenied(allow->Check("/opt/tools/other")));
-  EXPECT_TRUE(absl::IsPermissionDenied(allow->Check("/usr/binx/echo")));
-  EXPECT_TRUE(absl::IsPermissionDenied(allow->Check("/bin/echo")));
-}
-
-TEST(CommandAllowListTest, PathsThatCouldEscapeAreRefused) {
-  absl::StatusOr<CommandAllowList> allow = CommandAllowList::Parse("/usr/bin/");
-  ASSERT_TRUE(allow.ok());
-  for (const char* program : {"/usr/bin/../../tmp/evil", "/usr/bin/./echo", "/usr/bin//echo",
-                              "echo", "usr/bin/echo", "/usr/bin/", ""}) {
-    EXPECT_TRUE(absl::IsInvalidArgument(allow->Check(program))) << program;
-  }
-}
-
-TEST(CommandAllowListTest, MalformedEntriesAreRefused) {
-  for (const char* bad : {"/", "bin/", "relative", "/usr/../bin/", "/usr//bin/", "/opt/./x"}) {
-    EXPECT_TRUE(absl::IsInvalidArgument(CommandAllowList::Parse(bad).status())) << bad;
-  }
-}
-
 }  // namespace
-}  // namespace gnomon::generic_executor
+}  // namespace gnomon::curl

@@ -1,4 +1,4 @@
-#include "services/executor-sdk/gnomon-executor/destination_allow_list.h"
+#include "services/common/curl/destination_allow_list.h"
 
 #include <arpa/inet.h>
 
@@ -11,9 +11,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "services/executor-sdk/gnomon-executor/task_params.h"
+#include "services/common/curl/curl_util.h"
 
-namespace gnomon::generic_executor {
+namespace gnomon::curl {
 namespace {
 
 // A DNS name or a name pattern's fixed part: labels of letters, digits, '-'
@@ -151,8 +151,12 @@ std::optional<SpecialRange> SpecialRangeOf(const IpAddress& ip) {
   return found;
 }
 
-absl::StatusOr<DestinationAllowList> DestinationAllowList::Parse(absl::string_view list) {
+absl::StatusOr<DestinationAllowList> DestinationAllowList::Parse(absl::string_view list,
+                                                                 std::string flag,
+                                                                 std::string env) {
   DestinationAllowList out;
+  out.flag_ = std::move(flag);
+  out.env_ = std::move(env);
   for (absl::string_view raw : absl::StrSplit(absl::string_view(list.data(), list.size()), ',')) {
     const std::string entry = absl::AsciiStrToLower(absl::StripAsciiWhitespace(raw));
     if (entry.empty()) continue;
@@ -167,7 +171,7 @@ absl::StatusOr<DestinationAllowList> DestinationAllowList::Parse(absl::string_vi
       continue;
     }
     return absl::InvalidArgumentError(absl::StrCat(
-        "--http-allow entry '", Shown(entry),
+        out.flag_, " entry '", Shown(entry),
         "' is neither a host name, a *.domain pattern, '*', an address nor an address/prefix "
         "(such as 10.0.0.0/8 with the host bits zero); schemes, ports and paths are not part "
         "of an entry"));
@@ -200,12 +204,12 @@ bool DestinationAllowList::AddressAllowed(const IpAddress& ip, bool host_named) 
 absl::Status DestinationAllowList::CheckHost(absl::string_view host) const {
   if (empty()) {
     return absl::PermissionDeniedError(
-        "http requests are refused: this executor's --http-allow list (GNOMON_HTTP_ALLOW) is "
-        "empty. Start it with the hosts jobs may call, e.g. "
-        "--http-allow=api.example.com,*.corp.example,10.0.0.0/8");
+        absl::StrCat("http requests are refused: the ", flag_, " list (", env_,
+                     ") is empty. Start the process with the hosts that may be called, e.g. ",
+                     flag_, "=api.example.com,*.corp.example,10.0.0.0/8"));
   }
-  const std::string how = absl::StrCat(
-      " by this executor's --http-allow list (GNOMON_HTTP_ALLOW: ", Shown(ToString()), ")");
+  const std::string how =
+      absl::StrCat(" by the ", flag_, " list (", env_, ": ", Shown(ToString()), ")");
   if (std::optional<IpAddress> ip = IpAddress::Parse(host)) {
     if (AddressAllowed(*ip, /*host_named=*/false)) return absl::OkStatus();
     std::optional<SpecialRange> special = SpecialRangeOf(*ip);
@@ -241,13 +245,13 @@ absl::Status DestinationAllowList::CheckAddresses(absl::string_view host,
     std::optional<SpecialRange> special = SpecialRangeOf(ip);
     return absl::PermissionDeniedError(absl::StrCat(
         "host ", Shown(host), " resolves to ", ip.ToString(), " (",
-        special ? special->what : "not public",
-        "), which is not allowed by this executor's "
-        "--http-allow list (GNOMON_HTTP_ALLOW); a name entry admits public addresses only: "
-        "to reach this one, also list it or a range inside ",
+        special ? special->what : "not public", "), which is not allowed by the ", flag_, " list (",
+        env_,
+        "); a name entry admits public addresses only: to reach this one, also list it or a "
+        "range inside ",
         special ? special->range.ToString() : ip.ToString()));
   }
   return absl::OkStatus();
 }
 
-}  // namespace gnomon::generic_executor
+}  // namespace gnomon::curl
