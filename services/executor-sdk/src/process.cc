@@ -126,7 +126,9 @@ absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& 
       }
     }
   }
-  if ((ctx.cancelled() || timed_out) && !kill_sent) ::kill(-pid, SIGKILL);  // leftover members
+  // Whatever is left of the group goes with the run, however it ended: a
+  // job's background children do not outlive it (nor hold the pipe).
+  if (!kill_sent) ::kill(-pid, SIGKILL);
   LogLines(ctx, pending, true);
   ::close(fds[0]);
   if (timed_out) {

@@ -202,6 +202,23 @@ TEST_F(ScriptsTest, KillStopsTheScriptsWholeProcessGroup) {
   EXPECT_TRUE(WaitGone(child, kTestWait)) << "background child of the script survived";
 }
 
+TEST_F(ScriptsTest, ABackgroundChildDoesNotOutliveAScriptThatExits) {
+  auto executor = StartScripting();
+  std::string dir = TempDir("background");
+  DispatchClient dispatch(dispatch_);
+  ASSERT_TRUE(dispatch
+                  .Send(ScriptRun(7, v1::SCRIPT_LANGUAGE_SHELL,
+                                  "sleep 1000 >/dev/null 2>&1 &\necho $! > \"$1.child\"\nexit 0\n",
+                                  dir + "/b"))
+                  ->has_accepted());
+  auto result = logs_.WaitForResult(7, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 200);
+  int child = ReadPid(dir + "/b.child", kTestWait);
+  ASSERT_GT(child, 0);
+  EXPECT_TRUE(WaitGone(child, kTestWait)) << "the script's background child outlived its run";
+}
+
 TEST_F(ScriptsTest, ScriptIgnoringSigtermIsKilledAfterTheGraceAndTimesOut) {
   auto executor = StartScripting();
   std::string dir = TempDir("term");
