@@ -147,6 +147,17 @@ int Login(CommandContext& c) {
   return kExitOk;
 }
 
+int Logout(CommandContext& c) {
+  if (absl::Status s = ExpectPositionals(c.args(), {}); !s.ok()) return c.UsageError(s);
+  v1::LogoutResponse resp;
+  auto rpc = c.NewRpcContext();
+  grpc::Status s = c.admin().Logout(rpc.get(), v1::LogoutRequest(), &resp);
+  if (!s.ok()) return c.RpcError(s);
+  if (c.structured()) return c.PrintMessage(resp);
+  c.out() << "session ended: its token is refused from now on\n";
+  return kExitOk;
+}
+
 const FlagSpec kPasswordFile{
     "password-file", "", true, "FILE",
     "Read the password from the first line of FILE (else GNOMON_PASSWORD)."};
@@ -160,8 +171,8 @@ std::vector<Command> UserCommands() {
        "gnomonctl user create alice --role operator --group 3 --password-file alice.pw", Create},
       {"user", "list", "", "List users (never their passwords).", {}, "gnomonctl user list", List},
       {"user", "update", "NAME --role ROLE [--group ID]... [--all-groups] [--password-file FILE]",
-       "Replace a user's role and groups (and password, if given); applies to its sessions within "
-       "5 s.",
+       "Replace a user's role and groups (and password, if given: that ends its sessions); "
+       "applies to its sessions within 5 s.",
        WithRoleFlags({kPasswordFile}), "gnomonctl user update alice --role viewer --all-groups",
        Update},
       {"user",
@@ -178,6 +189,13 @@ std::vector<Command> UserCommands() {
        {kPasswordFile, {"ttl", "", true, "DUR", "Valid this long (at most 720h)."}},
        "export GNOMON_TOKEN=$(gnomonctl user login alice --password-file alice.pw)",
        Login},
+      {"user",
+       "logout",
+       "",
+       "End the login session whose token this call presents (--token / GNOMON_TOKEN).",
+       {},
+       "gnomonctl user logout",
+       Logout},
   };
 }
 

@@ -38,11 +38,18 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [token, setTok] = useState<string | null>(getToken());
   const [who, setWho] = useState<WhoAmI | null>(null);
 
-  const logout = useCallback(() => {
+  const forget = useCallback(() => {
     setToken(null);
     setTok(null);
     setWho(null);
   }, []);
+
+  // Ends the session on the server too (a login session's token is revoked;
+  // an API token pasted in is not a session and stays valid), then forgets it.
+  const logout = useCallback(() => {
+    if (who?.user) void call('JobAdmin/Logout', {}).catch(() => undefined);
+    forget();
+  }, [who, forget]);
 
   const login = useCallback(async (t: string) => {
     setToken(t);
@@ -58,11 +65,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   // The token stopped working (expired, revoked): back to the login screen.
   useEffect(() => {
     const onUnauthenticated = () => {
-      if (getToken()) logout();
+      if (getToken()) forget();
     };
     window.addEventListener(UNAUTHENTICATED_EVENT, onUnauthenticated);
     return () => window.removeEventListener(UNAUTHENTICATED_EVENT, onUnauthenticated);
-  }, [logout]);
+  }, [forget]);
 
   // A reload keeps the token (sessionStorage): ask again who it is.
   useEffect(() => {

@@ -101,6 +101,10 @@ class AdminCore {
   // A session token for `user` (whose password the caller proved).
   absl::StatusOr<v1::CreateTokenResponse> Login(const std::string& user,
                                                 const v1::LoginRequest& req);
+  // Revokes the login session a call was made with (its Caller's
+  // credential and user); its token's name. FailedPrecondition if the
+  // credential is not a login session.
+  absl::StatusOr<std::string> Logout(const std::string& credential, const std::string& user);
 
  private:
   // A create request made into a row to insert: validated, with its state

@@ -1,6 +1,7 @@
 // AdminCore, credentials: API tokens (a secret shown once, only its SHA-256
 // stored; listed without secrets; revoked), users (a role, grants and a
 // PBKDF2 password hash) and their login sessions (tokens tied to the user).
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/server/access.h"
@@ -157,6 +158,22 @@ absl::StatusOr<v1::CreateTokenResponse> AdminCore::Login(const std::string& user
   store::TokenScope scope{u.user.role(), u.user.grants(), user};
   // Unique per session: the user's name and a random suffix.
   return NewApiToken(absl::StrCat("login.", user, ".", NewToken().substr(0, 8)), ttl_ms, scope);
+}
+
+absl::StatusOr<std::string> AdminCore::Logout(const std::string& credential,
+                                              const std::string& user) {
+  const absl::Status not_a_session = absl::FailedPreconditionError(
+      "this call's token is not a login session: revoke API tokens with RevokeToken");
+  constexpr absl::string_view kAdmin = "admin:";
+  if (user.empty() || !absl::StartsWith(credential, kAdmin)) return not_a_session;
+  absl::StatusOr<v1::ApiToken> token =
+      stores_.credentials->FindAdminToken(credential.substr(kAdmin.size()));
+  if (absl::IsNotFound(token.status())) return not_a_session;
+  RETURN_IF_ERROR(token.status());
+  if (token->user().empty()) return not_a_session;
+  RETURN_IF_ERROR(
+      stores_.credentials->RevokeAdminToken(token->name(), clock_->NowMillis()).status());
+  return token->name();
 }
 
 }  // namespace gnomon::scheduler

@@ -327,7 +327,13 @@ grpc::Status AdminService::ListUsers(Ctx* c, const v1::ListUsersRequest*,
   return Answer(__func__, c, o, [&](const Caller&) { return core_->ListUsers(); });
 }
 grpc::Status AdminService::UpdateUser(Ctx* c, const v1::UpdateUserRequest* r, v1::User* o) {
-  return Answer(__func__, c, o, [&](const Caller&) { return core_->UpdateUser(*r); },
+  return Answer(__func__, c, o,
+                [&](const Caller&) -> absl::StatusOr<v1::User> {
+                  absl::StatusOr<v1::User> u = core_->UpdateUser(*r);
+                  // A new password ended the user's sessions (the store revoked them).
+                  if (u.ok() && !r->password().empty()) auth_->ForgetUser(r->user().name());
+                  return u;
+                },
                 {r, [r] { return absl::StrCat("user/", r->user().name()); },
                  [&] { return UserJson(r->user().name()); }});
 }
@@ -335,12 +341,28 @@ grpc::Status AdminService::DeleteUser(Ctx* c, const v1::DeleteUserRequest* r,
                                       v1::DeleteUserResponse* o) {
   return Answer(
       __func__, c, o,
-      [&](const Caller&) { return Empty<v1::DeleteUserResponse>(core_->DeleteUser(r->name())); },
+      [&](const Caller&) {
+        absl::Status deleted = core_->DeleteUser(r->name());
+        if (deleted.ok()) auth_->ForgetUser(r->name());  // Its sessions were revoked.
+        return Empty<v1::DeleteUserResponse>(deleted);
+      },
       {r, [r] { return absl::StrCat("user/", r->name()); }, [&] { return UserJson(r->name()); }});
 }
 grpc::Status AdminService::Login(Ctx* c, const v1::LoginRequest* r, v1::CreateTokenResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) { return core_->Login(who.user, *r); },
                 {r, [&] { return absl::StrCat("token/", o->token().name()); }, {}});
+}
+
+grpc::Status AdminService::Logout(Ctx* c, const v1::LogoutRequest* r, v1::LogoutResponse* o) {
+  std::string ended;  // The session's token name, for the audit record.
+  return Answer(
+      __func__, c, o,
+      [&](const Caller& who) -> absl::StatusOr<v1::LogoutResponse> {
+        ASSIGN_OR_RETURN(ended, core_->Logout(who.credential, who.user));
+        auth_->Forget(who);  // This replica refuses it at once; others within their cache.
+        return v1::LogoutResponse();
+      },
+      {r, [&] { return absl::StrCat("token/", ended); }, {}});
 }
 
 grpc::Status AdminService::WhoAmI(Ctx* c, const v1::WhoAmIRequest*, v1::WhoAmIResponse* o) {

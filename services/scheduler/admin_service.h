@@ -75,6 +75,7 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status UpdateUser(Ctx*, const v1::UpdateUserRequest*, v1::User*) override;
   grpc::Status DeleteUser(Ctx*, const v1::DeleteUserRequest*, v1::DeleteUserResponse*) override;
   grpc::Status Login(Ctx*, const v1::LoginRequest*, v1::CreateTokenResponse*) override;
+  grpc::Status Logout(Ctx*, const v1::LogoutRequest*, v1::LogoutResponse*) override;
   grpc::Status WhoAmI(Ctx*, const v1::WhoAmIRequest*, v1::WhoAmIResponse*) override;
   grpc::Status ListExecutors(Ctx*, const v1::ListExecutorsRequest*,
                              v1::ListExecutorsResponse*) override;

@@ -276,6 +276,7 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
                     R"( } } password: "walk-password-2")")},
       {"gnomon.v1.JobAdmin.DeleteUser", {}, R"(name: "walker")"},
       {"gnomon.v1.JobAdmin.Login", {}, "ttl { seconds: 3600 }"},
+      {"gnomon.v1.JobAdmin.Logout", {}, ""},
       {"gnomon.v1.JobAdmin.WhoAmI", {}, ""},
       {"gnomon.v1.JobAdmin.ListExecutors", {}, "group_id: " + g},
       {"gnomon.v1.LogService.ReportResults",

@@ -169,6 +169,18 @@ absl::StatusOr<Caller> Authenticator::TokenCaller(const v1::ApiToken& token, std
   return caller;
 }
 
+void Authenticator::Forget(const Caller& caller) {
+  constexpr absl::string_view kAdmin = "admin:";
+  if (!absl::StartsWith(caller.credential, kAdmin)) return;
+  absl::MutexLock l(&mu_);
+  valid_.erase(caller.credential.substr(kAdmin.size()));
+}
+
+void Authenticator::ForgetUser(std::string_view user) {
+  absl::MutexLock l(&mu_);
+  absl::erase_if(valid_, [user](const auto& entry) { return entry.second.caller.user == user; });
+}
+
 absl::StatusOr<Caller> Authenticator::CheckPassword(const MetadataLookup& context,
                                                     std::string_view full_method) {
   std::string header = context(kAuthorizationKey);

@@ -92,6 +92,13 @@ class Authenticator {
   static constexpr int kPasswordChecksAtOnce = 2;
   static constexpr absl::Duration kPasswordCheckWait = absl::Seconds(1);
 
+  // Forgets the token `caller` presented (after its revocation): this
+  // replica refuses it from now on, not only once its cache entry expires.
+  void Forget(const Caller& caller) ABSL_LOCKS_EXCLUDED(mu_);
+  // The same for every session of `user` (after its password changed or the
+  // user was deleted).
+  void ForgetUser(std::string_view user) ABSL_LOCKS_EXCLUDED(mu_);
+
   // For clients: the cluster token to present to other roles.
   const std::string& cluster_token() const { return cluster_token_; }
 

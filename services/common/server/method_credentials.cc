@@ -57,6 +57,7 @@ constexpr Row kRows[] = {
     {kJobAdmin, "DeleteUser", kAdmin, kAdminister},
     // Any role may log in; what its session may do is the user's role.
     {kJobAdmin, "Login", Credential::kPassword, kRead},
+    {kJobAdmin, "Logout", kAdmin, kRead},
     {kJobAdmin, "WhoAmI", kAdmin, kRead},
     {kJobAdmin, "ListExecutors", kAdmin, kRead},
     {kLog, "ReportResults", kGroup, kRead},

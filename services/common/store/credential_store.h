@@ -63,7 +63,9 @@ class CredentialStore {
   virtual absl::StatusOr<StoredUser> GetUser(std::string_view name) = 0;
   // Every user, by name.
   virtual absl::StatusOr<std::vector<v1::User>> ListUsers() = 0;
-  // Replaces role and grants (and the password hash, if given); NotFound if none.
+  // Replaces role and grants (and the password hash, if given: then the
+  // user's session tokens are revoked, in the same transaction); NotFound if
+  // none.
   virtual absl::StatusOr<v1::User> UpdateUser(const v1::User& user,
                                               std::optional<std::string> password_hash,
                                               int64_t now_ms) = 0;

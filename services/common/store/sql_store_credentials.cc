@@ -131,6 +131,8 @@ absl::StatusOr<v1::User> SqlStore::UpdateUser(const v1::User& user,
     if (password_hash) {
       RETURN_IF_ERROR(
           c.Exec(sql_.update_user_password, {SqlText(*password_hash), SqlText(user.name())}));
+      // A new password ends every session the old one opened.
+      RETURN_IF_ERROR(c.Exec(sql_.revoke_user_tokens, {SqlInt(now_ms), SqlText(user.name())}));
     }
     ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_user, {SqlText(user.name())}));
     if (rows.empty())

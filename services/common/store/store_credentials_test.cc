@@ -98,5 +98,21 @@ TEST_P(StoreTest, DeletingAUserRevokesItsSessionsOnly) {
   EXPECT_THAT(store().DeleteUser("alice", 9500), StatusIs(absl::StatusCode::kNotFound));
 }
 
+TEST_P(StoreTest, ANewPasswordEndsTheUsersSessionsAndARoleChangeDoesNot) {
+  ASSERT_OK(store().CreateUser(MakeUser("alice", v1::ROLE_OPERATOR, {2}), "hash", 1000).status());
+  ASSERT_OK(store().CreateAdminToken("login.alice.1", std::string(64, 'a'), 1000, 0,
+                                     TokenScope{v1::ROLE_OPERATOR, {}, "alice"}));
+  ASSERT_OK(store().CreateAdminToken("ci", std::string(64, 'c'), 1000));
+  ASSERT_OK(
+      store().UpdateUser(MakeUser("alice", v1::ROLE_VIEWER, {2}), std::nullopt, 2000).status());
+  ASSERT_OK_AND_ASSIGN(still, store().FindAdminToken(std::string(64, 'a')));
+  EXPECT_FALSE(still.has_revoke_time()) << "a role change applies to sessions as they are used";
+  ASSERT_OK(store().UpdateUser(MakeUser("alice", v1::ROLE_VIEWER, {2}), "hash-2", 3000).status());
+  ASSERT_OK_AND_ASSIGN(ended, store().FindAdminToken(std::string(64, 'a')));
+  EXPECT_EQ(ended.revoke_time().seconds(), 3);
+  ASSERT_OK_AND_ASSIGN(ci, store().FindAdminToken(std::string(64, 'c')));
+  EXPECT_FALSE(ci.has_revoke_time());
+}
+
 }  // namespace
 }  // namespace gnomon::store::testing
