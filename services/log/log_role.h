@@ -26,7 +26,7 @@ class LogRole {
       : metrics_(registry != nullptr ? std::make_unique<LogMetrics>(*registry) : nullptr),
         writer_(store, clock, options),
         service_(store, store, store, auth, &writer_, &hub_),
-        retention_(store, store, clock, retention) {
+        retention_(store, store, clock, retention, store) {
     ConnectTailHub(&writer_, &hub_);
     if (metrics_ == nullptr) return;
     writer_.AddObserver([m = metrics_.get(), clock](const std::vector<v1::ReportItem>& items,

@@ -38,6 +38,18 @@ int64_t Retention::Sweep() {
       if (*n < options_.batch) break;
     }
   }
+  if (sessions_ != nullptr) {
+    // Ended sessions are no use once a day has passed (Login is audited).
+    const int64_t before = clock_->NowMillis() - 86'400'000;
+    while (true) {
+      absl::StatusOr<int64_t> n = sessions_->DeleteEndedSessions(before, options_.batch);
+      if (!n.ok()) {
+        GNOMON_LOG(WARNING) << "log service: pruning ended sessions failed: " << n.status();
+        break;
+      }
+      if (*n < options_.batch) break;
+    }
+  }
   if (total > 0) GNOMON_LOG(INFO) << "log service: retention deleted " << total << " runs";
   return total;
 }

@@ -1,5 +1,6 @@
 // Retention: deletes runs (and their log lines) and audit entries older than
-// `days`, and the oldest runs beyond `max_runs_per_job` per job, in small
+// `days`, the oldest runs beyond `max_runs_per_job` per job, and login
+// sessions that ended (expired or revoked) more than a day ago, in small
 // batches so no transaction holds locks for long.
 //
 //   Retention r(store, store, &RealClock(), {.days = 30});
@@ -17,6 +18,7 @@
 #include "services/common/client/clock.h"
 #include "services/common/client/periodic_worker.h"
 #include "services/common/store/audit_store.h"
+#include "services/common/store/credential_store.h"
 #include "services/common/store/run_store.h"
 
 namespace gnomon::logsvc {
@@ -30,8 +32,15 @@ struct RetentionOptions {
 
 class Retention {
  public:
-  Retention(store::RunStore* runs, store::AuditStore* audit, Clock* clock, RetentionOptions options)
-      : runs_(runs), audit_(audit), clock_(clock), options_(Checked(options)), worker_(clock) {}
+  // `sessions` (may be null: kept) holds the login sessions.
+  Retention(store::RunStore* runs, store::AuditStore* audit, Clock* clock, RetentionOptions options,
+            store::CredentialStore* sessions = nullptr)
+      : runs_(runs),
+        audit_(audit),
+        sessions_(sessions),
+        clock_(clock),
+        options_(Checked(options)),
+        worker_(clock) {}
 
   // One full pass; returns how many runs were deleted.
   int64_t Sweep();
@@ -50,6 +59,7 @@ class Retention {
 
   store::RunStore* const runs_;
   store::AuditStore* const audit_;
+  store::CredentialStore* const sessions_;
   Clock* const clock_;
   const RetentionOptions options_;
   PeriodicWorker worker_;

@@ -6,6 +6,7 @@
 // store; time is a SimulatedClock.
 #include "services/log/retention.h"
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -73,7 +74,7 @@ class RetentionTest : public ::testing::Test {
     return entries.ok() ? entries->size() : 0;
   }
   Retention Make(RetentionOptions options) {
-    return Retention(&runs_, f_.store(), &clock_, options);
+    return Retention(&runs_, f_.store(), &clock_, options, f_.store());
   }
 
   testing::RunFixture f_;
@@ -158,6 +159,37 @@ TEST_F(RetentionTest, ABatchBelowOneCountsAsOneAndTheSweepEnds) {
   Retention retention = Make(Options(/*days=*/30, /*max_runs_per_job=*/0, /*batch=*/0));
   EXPECT_EQ(retention.Sweep(), 3);
   EXPECT_EQ(hook_.calls("DeleteRunsEndedBefore"), 4);  // 1 + 1 + 1, then one that finds none.
+}
+
+TEST_F(RetentionTest, LoginSessionsThatEndedOverADayAgoArePrunedAndApiTokensKept) {
+  store::Store& s = *f_.store();
+  const auto session = [](const char* user) {
+    return store::TokenScope{v1::ROLE_VIEWER, {}, user};
+  };
+  // Ended two days ago (revoked, expired), ended an hour ago, still valid.
+  ASSERT_TRUE(
+      s.CreateAdminToken("login.a.1", std::string(64, '1'), kNow - 3 * kDayMs, 0, session("a"))
+          .ok());
+  ASSERT_TRUE(s.RevokeAdminToken("login.a.1", kNow - 2 * kDayMs).ok());
+  ASSERT_TRUE(s.CreateAdminToken("login.a.2", std::string(64, '2'), kNow - 3 * kDayMs,
+                                 kNow - 2 * kDayMs, session("a"))
+                  .ok());
+  ASSERT_TRUE(s.CreateAdminToken("login.a.3", std::string(64, '3'), kNow - kDayMs, kNow - 3'600'000,
+                                 session("a"))
+                  .ok());
+  ASSERT_TRUE(
+      s.CreateAdminToken("login.a.4", std::string(64, '4'), kNow, kNow + kDayMs, session("a"))
+          .ok());
+  // An API token revoked long ago stays listed.
+  ASSERT_TRUE(s.CreateAdminToken("ci", std::string(64, '5'), kNow - 9 * kDayMs).ok());
+  ASSERT_TRUE(s.RevokeAdminToken("ci", kNow - 8 * kDayMs).ok());
+  Make(Options(/*days=*/30, /*max_runs_per_job=*/0, /*batch=*/1)).Sweep();
+  absl::StatusOr<std::vector<v1::ApiToken>> left = s.ListAdminTokens();
+  ASSERT_TRUE(left.ok()) << left.status();
+  std::vector<std::string> names;
+  for (const v1::ApiToken& t : *left) names.push_back(t.name());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"ci", "login.a.3", "login.a.4"}));
 }
 
 TEST_F(RetentionTest, TrimmingPerJobKeepsTheNewestRunsOfEachJob) {

@@ -72,6 +72,10 @@ class CredentialStore {
   // Deletes the user and revokes its session tokens, in one transaction;
   // NotFound if none.
   virtual absl::Status DeleteUser(std::string_view name, int64_t now_ms) = 0;
+  // Deletes at most `limit` login-session tokens (those of a user) that were
+  // revoked or expired before `before_ms`; how many. API tokens are kept
+  // (their revocation stays listed).
+  virtual absl::StatusOr<int64_t> DeleteEndedSessions(int64_t before_ms, int limit) = 0;
 };
 
 }  // namespace gnomon::store

@@ -65,6 +65,7 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"ListUsers", false},
     {"UpdateUser", true},
     {"DeleteUser", true},
+    {"DeleteEndedSessions", true},
     {"AcquireLeases", true},
     {"ReleaseLeases", true},
     {"DeleteExpiredLeases", true},
@@ -288,6 +289,11 @@ absl::StatusOr<v1::User> ObservedStore::UpdateUser(const v1::User& user,
 }
 absl::Status ObservedStore::DeleteUser(std::string_view name, int64_t now_ms) {
   return Observed(StoreCall::kDeleteUser, [&] { return inner_->DeleteUser(name, now_ms); });
+}
+
+absl::StatusOr<int64_t> ObservedStore::DeleteEndedSessions(int64_t before_ms, int limit) {
+  return Observed(StoreCall::kDeleteEndedSessions,
+                  [&] { return inner_->DeleteEndedSessions(before_ms, limit); });
 }
 absl::StatusOr<Leases> ObservedStore::AcquireLeases(const std::vector<std::string>& names,
                                                     std::string_view holder, int64_t ttl_ms) {

@@ -132,6 +132,7 @@ class SqlStore final : public Store {
                                       std::optional<std::string> password_hash,
                                       int64_t now_ms) override;
   absl::Status DeleteUser(std::string_view name, int64_t now_ms) override;
+  absl::StatusOr<int64_t> DeleteEndedSessions(int64_t before_ms, int limit) override;
   absl::StatusOr<Leases> AcquireLeases(const std::vector<std::string>& names,
                                        std::string_view holder, int64_t ttl_ms) override;
   absl::Status ReleaseLeases(const std::vector<std::string>& names,

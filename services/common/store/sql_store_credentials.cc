@@ -153,4 +153,20 @@ absl::Status SqlStore::DeleteUser(std::string_view name, int64_t now_ms) {
   });
 }
 
+absl::StatusOr<int64_t> SqlStore::DeleteEndedSessions(int64_t before_ms, int limit) {
+  int64_t deleted = 0;
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    deleted = 0;
+    ASSIGN_OR_RETURN(
+        std::vector<SqlRow> names,
+        c.Query(sql_.select_ended_sessions, {SqlInt(before_ms), SqlInt(before_ms), SqlInt(limit)}));
+    for (const SqlRow& row : names) {
+      ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_token, {row[0]}));
+      deleted += r.affected_rows;
+    }
+    return absl::OkStatus();
+  }));
+  return deleted;
+}
+
 }  // namespace gnomon::store::internal

@@ -403,6 +403,10 @@ Statements Portable() {
   s.revoke_admin_token = "UPDATE admin_token SET revoke_ms = ? WHERE name = ? AND revoke_ms = 0";
   s.revoke_user_tokens =
       "UPDATE admin_token SET revoke_ms = ? WHERE user_name = ? AND revoke_ms = 0";
+  s.select_ended_sessions =
+      "SELECT name FROM admin_token WHERE user_name <> '' AND "
+      "((revoke_ms > 0 AND revoke_ms < ?) OR (expire_ms > 0 AND expire_ms < ?)) LIMIT ?";
+  s.delete_token = "DELETE FROM admin_token WHERE name = ?";
 
   // USER is a keyword but not reserved in MySQL, and none in SQLite.
   s.insert_user =

@@ -193,8 +193,10 @@ struct Statements {
   std::string select_admin_token;
   std::string select_admin_token_by_name;
   std::string select_admin_tokens;
-  std::string revoke_admin_token;  // (now_ms, name)
-  std::string revoke_user_tokens;  // (now_ms, user_name)
+  std::string revoke_admin_token;     // (now_ms, name)
+  std::string revoke_user_tokens;     // (now_ms, user_name)
+  std::string select_ended_sessions;  // (before_ms, before_ms, limit) -> name
+  std::string delete_token;           // (name)
 
   // Users.
   std::string insert_user;  // (username, password_hash, role, grants, create_ms, update_ms)

@@ -114,5 +114,23 @@ TEST_P(StoreTest, ANewPasswordEndsTheUsersSessionsAndARoleChangeDoesNot) {
   EXPECT_FALSE(ci.has_revoke_time());
 }
 
+TEST_P(StoreTest, EndedSessionsAreDeletedInBatchesAndApiTokensKept) {
+  const TokenScope alice{v1::ROLE_VIEWER, {}, "alice"};
+  ASSERT_OK(store().CreateAdminToken("login.alice.1", std::string(64, 'a'), 1000, 0, alice));
+  ASSERT_OK(store().RevokeAdminToken("login.alice.1", 2000).status());
+  ASSERT_OK(store().CreateAdminToken("login.alice.2", std::string(64, 'b'), 1000, 3000, alice));
+  ASSERT_OK(store().CreateAdminToken("login.alice.3", std::string(64, 'c'), 1000, 9000, alice));
+  ASSERT_OK(store().CreateAdminToken("ci", std::string(64, 'd'), 1000));
+  ASSERT_OK(store().RevokeAdminToken("ci", 2000).status());
+  ASSERT_OK_AND_ASSIGN(first, store().DeleteEndedSessions(5000, 1));
+  EXPECT_EQ(first, 1);
+  ASSERT_OK_AND_ASSIGN(second, store().DeleteEndedSessions(5000, 10));
+  EXPECT_EQ(second, 1);
+  ASSERT_OK_AND_ASSIGN(tokens, store().ListAdminTokens());
+  ASSERT_EQ(tokens.size(), 2u);
+  EXPECT_EQ(tokens[0].name(), "ci");
+  EXPECT_EQ(tokens[1].name(), "login.alice.3");
+}
+
 }  // namespace
 }  // namespace gnomon::store::testing

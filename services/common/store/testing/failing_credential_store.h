@@ -65,6 +65,10 @@ class FailingCredentialStore final : public CredentialStore {
   absl::Status DeleteUser(std::string_view name, int64_t now_ms) override {
     return hook_->Forward("DeleteUser", [&] { return inner_->DeleteUser(name, now_ms); });
   }
+  absl::StatusOr<int64_t> DeleteEndedSessions(int64_t before_ms, int limit) override {
+    return hook_->Forward("DeleteEndedSessions",
+                          [&] { return inner_->DeleteEndedSessions(before_ms, limit); });
+  }
 
  private:
   CredentialStore* const inner_;
