@@ -73,6 +73,13 @@ ABSL_FLAG(int, max_queued_runs, 65536,
 ABSL_FLAG(bool, allow_scripts, false,
           "Accept script (GLUE) jobs: shell, python, node, powershell (GNOMON_ALLOW_SCRIPTS). "
           "A script is arbitrary code: no allow-list applies to it.");
+ABSL_FLAG(int, script_max_memory_mib, 0,
+          "Each script's memory limit (RLIMIT_DATA), MiB; 0: none (GNOMON_SCRIPT_MAX_MEMORY_MIB).");
+ABSL_FLAG(int, script_max_open_files, 0,
+          "Files each script may have open at once; 0: the executor's limit "
+          "(GNOMON_SCRIPT_MAX_OPEN_FILES).");
+ABSL_FLAG(int, script_max_file_mib, 0,
+          "The largest file a script may write, MiB; 0: none (GNOMON_SCRIPT_MAX_FILE_MIB).");
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port serving Prometheus metrics at /metrics; empty: not served "
           "(GNOMON_METRICS_LISTEN).");
@@ -144,6 +151,15 @@ absl::StatusOr<ExecutorOptions> OptionsFromFlags() {
   }
   if (Set("max_queued_runs")) options.max_queued_runs = absl::GetFlag(FLAGS_max_queued_runs);
   if (Set("allow_scripts")) options.allow_scripts = absl::GetFlag(FLAGS_allow_scripts);
+  if (Set("script_max_memory_mib")) {
+    options.script_max_memory_mib = absl::GetFlag(FLAGS_script_max_memory_mib);
+  }
+  if (Set("script_max_open_files")) {
+    options.script_max_open_files = absl::GetFlag(FLAGS_script_max_open_files);
+  }
+  if (Set("script_max_file_mib")) {
+    options.script_max_file_mib = absl::GetFlag(FLAGS_script_max_file_mib);
+  }
   if (Set("metrics_listen")) options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   if (Set("tls_ca")) options.tls.ca_file = absl::GetFlag(FLAGS_tls_ca);
   if (Set("tls_cert")) options.tls.cert_file = absl::GetFlag(FLAGS_tls_cert);

@@ -80,6 +80,9 @@ absl::StatusOr<ExecutorOptions> OptionsFromEnvironment() {
   RETURN_IF_ERROR(ParseInt("GNOMON_MAX_QUEUED_RUNS", &options.max_queued_runs));
   RETURN_IF_ERROR(ParseInt("GNOMON_REMEMBERED_RUNS", &options.remembered_runs));
   RETURN_IF_ERROR(ParseBool("GNOMON_ALLOW_SCRIPTS", &options.allow_scripts));
+  RETURN_IF_ERROR(ParseInt("GNOMON_SCRIPT_MAX_MEMORY_MIB", &options.script_max_memory_mib));
+  RETURN_IF_ERROR(ParseInt("GNOMON_SCRIPT_MAX_OPEN_FILES", &options.script_max_open_files));
+  RETURN_IF_ERROR(ParseInt("GNOMON_SCRIPT_MAX_FILE_MIB", &options.script_max_file_mib));
   return options;
 }
 

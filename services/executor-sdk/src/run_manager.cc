@@ -242,6 +242,9 @@ void RunManager::Core::Execute(const std::shared_ptr<RunState>& run, JobQueue& j
     if (run->is_script()) {
       ScriptOptions script_options;
       script_options.kill_grace = options.run.script_kill_grace;
+      script_options.max_memory_mib = options.run.script_max_memory_mib;
+      script_options.max_open_files = options.run.script_max_open_files;
+      script_options.max_file_mib = options.run.script_max_file_mib;
       RunScript(ctx, run->request.script(), script_options);
       return;
     }

@@ -88,6 +88,38 @@ std::string FindOnPath(const std::string& name) {
   }
 }
 
+namespace {
+
+// util-linux's prlimit with the limits `options` sets (nothing if none):
+// the limits are in place before the interpreter runs, for it and every
+// process it starts.
+absl::Status LimitsPrefix(const ScriptOptions& options, std::vector<std::string>* argv) {
+  std::vector<std::string> limits;
+  constexpr int64_t kMiB = 1 << 20;
+  if (options.max_memory_mib > 0) {
+    limits.push_back(absl::StrCat("--data=", options.max_memory_mib * kMiB));
+  }
+  if (options.max_open_files > 0)
+    limits.push_back(absl::StrCat("--nofile=", options.max_open_files));
+  if (options.max_file_mib > 0) {
+    limits.push_back(absl::StrCat("--fsize=", options.max_file_mib * kMiB));
+  }
+  if (limits.empty()) return absl::OkStatus();
+  const std::string prlimit = FindOnPath("prlimit");
+  if (prlimit.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "script limits are set but prlimit (util-linux) is not installed on the executor on "
+        "host ",
+        HostName(), " (not found on its PATH)"));
+  }
+  argv->push_back(prlimit);
+  argv->insert(argv->end(), limits.begin(), limits.end());
+  argv->push_back("--");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOptions& options) {
   const Interpreter* interpreter = InterpreterOf(script.language());
   if (interpreter == nullptr) {
@@ -126,7 +158,13 @@ void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOption
     RemoveTree(dir);
     return;
   }
-  std::vector<std::string> argv = {program};
+  std::vector<std::string> argv;
+  if (absl::Status limited = LimitsPrefix(options, &argv); !limited.ok()) {
+    ctx.SetResult(kHandleFailure, std::string(limited.message()));
+    RemoveTree(dir);
+    return;
+  }
+  argv.push_back(program);
   argv.insert(argv.end(), interpreter->flags.begin(), interpreter->flags.end());
   argv.insert(argv.end(), {path, ctx.params(), std::to_string(ctx.shard_index()),
                            std::to_string(ctx.shard_total())});

@@ -27,6 +27,10 @@ namespace gnomon::executor::internal {
 
 struct ScriptOptions {
   absl::Duration kill_grace = absl::Seconds(3);
+  // Resource limits (RunOptions::script_max_*); 0: not limited.
+  int max_memory_mib = 0;
+  int max_open_files = 0;
+  int max_file_mib = 0;
 };
 
 void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOptions& options);

@@ -103,6 +103,30 @@ TEST_F(ScriptsTest, ShellScriptGetsArgumentsAndAPrivateDirectory) {
   EXPECT_NE(::stat(lines[1].text().c_str(), &st), 0) << "temp dir not removed";
 }
 
+// Limits set for scripts are in place when the script starts (and for what
+// it starts): the shell reports them.
+TEST_F(ScriptsTest, AScriptRunsUnderTheExecutorsScriptLimits) {
+  ExecutorOptions options = Options();
+  options.allow_scripts = true;
+  options.script_max_open_files = 64;
+  options.script_max_memory_mib = 256;
+  options.script_max_file_mib = 8;
+  auto executor = StartExecutor(options, [](Executor&) {});
+  DispatchClient dispatch(dispatch_);
+  ASSERT_TRUE(dispatch
+                  .Send(ScriptRun(8, v1::SCRIPT_LANGUAGE_SHELL,
+                                  "ulimit -n\nulimit -d\nsh -c 'ulimit -n'\n", ""))
+                  ->has_accepted());
+  auto result = logs_.WaitForResult(8, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 200) << result->handle_message();
+  std::vector<v1::LogLine> lines = logs_.lines(8);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].text(), "64");
+  EXPECT_EQ(lines[1].text(), "262144");  // KiB
+  EXPECT_EQ(lines[2].text(), "64");      // and its children
+}
+
 TEST_F(ScriptsTest, PythonScriptExitCodeDecides) {
   auto executor = StartScripting();
   DispatchClient dispatch(dispatch_);

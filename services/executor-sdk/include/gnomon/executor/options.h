@@ -102,6 +102,13 @@ struct RunOptions {
   absl::Duration cancel_grace = absl::Seconds(2);
   // Between SIGTERM and SIGKILL for a cancelled script's process group.
   absl::Duration script_kill_grace = absl::Seconds(3);
+  // Resource limits of each script, set (with util-linux's prlimit) before
+  // its interpreter starts; 0: not limited. Memory is RLIMIT_DATA (heap and
+  // other private writable memory), in MiB; files are RLIMIT_NOFILE (open
+  // at once) and RLIMIT_FSIZE (the largest file it may write, in MiB).
+  int script_max_memory_mib = 0;
+  int script_max_open_files = 0;
+  int script_max_file_mib = 0;
   // A job idle this long has its handlers' destroy hooks run (see HandlerHooks).
   absl::Duration idle_job_ttl = absl::Seconds(60);
 };
