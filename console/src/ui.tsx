@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { errorText } from './api';
 import { enumLabel } from './format';
@@ -168,11 +168,19 @@ export function Details({ label, rows }: { label: string; rows: [string, ReactNo
 export function useUrlFilters() {
   const [sp, setSp] = useSearchParams();
   const [pages, setPages] = useState<string[]>(['']);
+  // Filters set since the last render: two changes before React renders
+  // again (clearing one filter, then choosing another) must both stand, and
+  // setSearchParams does not queue updates the way setState does.
+  const pending = useRef<URLSearchParams | null>(null);
+  useEffect(() => {
+    pending.current = null; // rendered: `sp` is current
+  }, [sp]);
   const get = (k: string) => sp.get(k) ?? '';
   const set = (k: string, v: string) => {
-    const next = new URLSearchParams(sp);
+    const next = new URLSearchParams(pending.current ?? sp);
     if (v) next.set(k, v);
     else next.delete(k);
+    pending.current = next;
     setSp(next, { replace: true });
     setPages(['']);
   };
