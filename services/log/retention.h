@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
@@ -52,6 +53,9 @@ class Retention {
  private:
   // A batch of at least one row: a sweep that deletes nothing per batch
   // would never end.
+  // Calls `batch` until it deletes fewer than a batch (or fails: logged,
+  // naming `what`); how many it deleted.
+  int64_t InBatches(const char* what, const std::function<absl::StatusOr<int64_t>()>& batch) const;
   static RetentionOptions Checked(RetentionOptions o) {
     o.batch = std::max(o.batch, 1);
     return o;

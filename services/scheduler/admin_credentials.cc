@@ -1,10 +1,10 @@
 // AdminCore, credentials: API tokens (a secret shown once, only its SHA-256
 // stored; listed without secrets; revoked), users (a role, grants and a
 // PBKDF2 password hash) and their login sessions (tokens tied to the user).
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/server/access.h"
+#include "services/common/server/authenticator.h"
 #include "services/common/server/field_checks.h"
 #include "services/common/server/passwords.h"
 #include "services/common/server/tokens.h"
@@ -164,10 +164,9 @@ absl::StatusOr<std::string> AdminCore::Logout(const std::string& credential,
                                               const std::string& user) {
   const absl::Status not_a_session = absl::FailedPreconditionError(
       "this call's token is not a login session: revoke API tokens with RevokeToken");
-  constexpr absl::string_view kAdmin = "admin:";
-  if (user.empty() || !absl::StartsWith(credential, kAdmin)) return not_a_session;
-  absl::StatusOr<v1::ApiToken> token =
-      stores_.credentials->FindAdminToken(credential.substr(kAdmin.size()));
+  const std::string_view digest = TokenDigestOf(credential);
+  if (user.empty() || digest.empty()) return not_a_session;
+  absl::StatusOr<v1::ApiToken> token = stores_.credentials->FindAdminToken(digest);
   if (absl::IsNotFound(token.status())) return not_a_session;
   RETURN_IF_ERROR(token.status());
   if (token->user().empty()) return not_a_session;

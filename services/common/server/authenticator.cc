@@ -18,6 +18,8 @@ namespace gnomon {
 using google::protobuf::util::TimeUtil;
 namespace {
 constexpr int64_t kCacheMillis = 5'000;
+// A token caller's credential: this, then the token's digest.
+constexpr std::string_view kTokenCredential = "admin:";
 // Login attempts per user name: 10 at once, then one per 6 s.
 constexpr RateLimit kLoginAttempts{1.0 / 6, 10};
 
@@ -46,6 +48,11 @@ Authenticator::MetadataLookup CopiedMetadata(const grpc::ServerContextBase& cont
     auto it = metadata->find(key);
     return it == metadata->end() ? "" : it->second;
   };
+}
+
+std::string_view TokenDigestOf(std::string_view credential) {
+  if (credential.substr(0, kTokenCredential.size()) != kTokenCredential) return {};
+  return credential.substr(kTokenCredential.size());
 }
 
 std::string MetadataValue(const grpc::ServerContext& context, std::string_view key) {
@@ -153,7 +160,7 @@ absl::StatusOr<Caller> Authenticator::CheckAdmin(const MetadataLookup& context,
 absl::StatusOr<Caller> Authenticator::TokenCaller(const v1::ApiToken& token, std::string digest,
                                                   std::string_view full_method) {
   Caller caller;
-  caller.credential = "admin:" + std::move(digest);
+  caller.credential = std::string(kTokenCredential) + digest;
   if (token.user().empty()) {
     caller.access.role = token.role();
     caller.access.grants = token.grants();
@@ -170,10 +177,10 @@ absl::StatusOr<Caller> Authenticator::TokenCaller(const v1::ApiToken& token, std
 }
 
 void Authenticator::Forget(const Caller& caller) {
-  constexpr absl::string_view kAdmin = "admin:";
-  if (!absl::StartsWith(caller.credential, kAdmin)) return;
+  const std::string_view digest = TokenDigestOf(caller.credential);
+  if (digest.empty()) return;
   absl::MutexLock l(&mu_);
-  valid_.erase(caller.credential.substr(kAdmin.size()));
+  valid_.erase(std::string(digest));
 }
 
 void Authenticator::ForgetUser(std::string_view user) {

@@ -146,6 +146,10 @@ class Authenticator {
   int password_checks_ ABSL_GUARDED_BY(password_mu_) = 0;
 };
 
+// The SHA-256 digest (hex) of the API or login-session token a caller's
+// `credential` (Caller::credential) names; "" for any other credential.
+std::string_view TokenDigestOf(std::string_view credential);
+
 // The value of metadata `key`, or empty.
 std::string MetadataValue(const grpc::ServerContext& context, std::string_view key);
 // The call's metadata copied into a lookup that outlives the call's context
