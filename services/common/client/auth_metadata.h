@@ -20,6 +20,10 @@ inline constexpr std::string_view kAuthorizationKey = "authorization";
 // The app name an executor speaks for on LogService.ReportResults.
 inline constexpr std::string_view kAppNameKey = "x-gnomon-app";
 
+// The address of an HTTP/JSON client, set by gnomond's own gateway on its
+// in-process calls (trusted only on those: see ClientAddress).
+inline constexpr std::string_view kHttpClientKey = "x-gnomon-http-client";
+
 inline std::string BearerValue(std::string_view token) { return "Bearer " + std::string(token); }
 
 }  // namespace gnomon

@@ -311,7 +311,7 @@ void HttpServer::AcceptLoop() {
       conns_->fds.insert(fd);
     }
     std::thread([this, fd, conns = conns_, client = std::move(client)] {
-      Serve(fd);
+      Serve(fd, client);
       {
         // Out of the set before the number can be reused by another open.
         absl::MutexLock l(&conns->mu);
@@ -341,7 +341,7 @@ bool HttpServer::Admit(const std::string& client) {
   return true;
 }
 
-void HttpServer::Serve(int fd) {
+void HttpServer::Serve(int fd, const std::string& client) {
   // A client hanging up mid-answer must not kill the process (TLS writes
   // with write(2)): SIGPIPE is blocked on this thread; the write fails.
   sigset_t pipe;
@@ -359,12 +359,12 @@ void HttpServer::Serve(int fd) {
   }
   {
     Connection conn(fd, ready ? ssl : nullptr);
-    if (ready) Converse(conn);
+    if (ready) Converse(conn, client);
   }
   if (!ready && ssl != nullptr) SSL_free(ssl);
 }
 
-void HttpServer::Converse(Connection& conn) {
+void HttpServer::Converse(Connection& conn, const std::string& client) {
   std::string buffer;
   char chunk[8192];
   while (conn.keep_alive) {
@@ -389,6 +389,7 @@ void HttpServer::Converse(Connection& conn) {
     }
     if (end > kMaxHead) return Refuse(conn, 431, "request head over 16 KiB");
     HttpRequest req;
+    req.client = client;
     bool http10 = false;
     if (const std::string bad = ParseHead(std::string_view(buffer).substr(0, end), &req, &http10);
         !bad.empty()) {

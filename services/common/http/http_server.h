@@ -58,6 +58,8 @@ struct HttpRequest {
   // Header names in lower case; the last value of a repeated header.
   std::map<std::string, std::string> headers;
   std::string body;
+  // The client's address (without the port).
+  std::string client;
 
   // The header's value, or "".
   std::string Header(const std::string& lower_name) const;
@@ -138,9 +140,9 @@ class HttpServer {
   void AcceptLoop();
   // Whether a connection from `client` may be served now (counted in if so).
   bool Admit(const std::string& client);
-  void Serve(int fd);
+  void Serve(int fd, const std::string& client);
   // Requests on one connection until it closes, errs or idles out.
-  void Converse(Connection& conn);
+  void Converse(Connection& conn, const std::string& client);
 
   const Handler handler_;
   const HeadCheck check_;

@@ -101,6 +101,7 @@ class GatewayCall {
     grpc::ClientContext ctx;
     const std::string authorization = req_.Header("authorization");
     if (!authorization.empty()) ctx.AddMetadata(std::string(kAuthorizationKey), authorization);
+    if (!req_.client.empty()) ctx.AddMetadata(std::string(kHttpClientKey), req_.client);
     if (!m_.server_streaming()) ctx.set_deadline(absl::ToChronoTime(absl::Now() + opts_.deadline));
     grpc::CompletionQueue cq;
     auto call =

@@ -6,6 +6,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/common/client/log.h"
@@ -20,8 +21,13 @@ namespace {
 constexpr int64_t kCacheMillis = 5'000;
 // A token caller's credential: this, then the token's digest.
 constexpr std::string_view kTokenCredential = "admin:";
-// Login attempts per user name: 10 at once, then one per 6 s.
-constexpr RateLimit kLoginAttempts{1.0 / 6, 10};
+// Failed logins per user name from one client address: 10, then one per
+// 6 s. Keyed by address too, so a stranger's guesses do not lock the user
+// out elsewhere; only failures count, so the user's own logins never do.
+constexpr RateLimit kLoginFailures{1.0 / 6, 10};
+// Failed logins from one client address, whatever the names: 30, then one
+// per 2 s (guessing across names from one place).
+constexpr RateLimit kClientLoginFailures{1.0 / 2, 30};
 
 // Compared against when a login names no user, so an unknown name costs as
 // much time as a wrong password.
@@ -56,10 +62,23 @@ std::string_view TokenDigestOf(std::string_view credential) {
 }
 
 std::string MetadataValue(const grpc::ServerContext& context, std::string_view key) {
+  if (key == kClientAddressKey) return ClientAddress(context);
   const auto& md = context.client_metadata();
   auto it = md.find(grpc::string_ref(key.data(), key.size()));
   if (it == md.end()) return "";
   return std::string(it->second.data(), it->second.size());
+}
+
+std::string ClientAddress(const grpc::ServerContext& context) {
+  std::string peer = context.peer();
+  // "ipv4:10.0.0.1:5000", "ipv6:[::1]:5000": the address without the port.
+  if (absl::StartsWith(peer, "ipv4:") || absl::StartsWith(peer, "ipv6:"))
+    return peer.substr(0, peer.rfind(':'));
+  if (absl::StartsWith(peer, "unix:")) return peer;
+  // No socket: gRPC's in-process transport (its peer is "unknown"), which
+  // only gnomond's own HTTP/JSON gateway can reach; it names its client.
+  std::string http_client = MetadataValue(context, kHttpClientKey);
+  return http_client.empty() ? peer : http_client;
 }
 
 Authenticator::Authenticator(store::CredentialStore* credentials, store::JobStore* groups,
@@ -69,7 +88,8 @@ Authenticator::Authenticator(store::CredentialStore* credentials, store::JobStor
       cluster_token_(std::move(cluster_token)),
       metrics_(metrics),
       clock_(clock),
-      login_attempts_(kLoginAttempts, clock) {}
+      login_failures_(kLoginFailures, clock),
+      client_login_failures_(kClientLoginFailures, clock) {}
 
 absl::StatusOr<Caller> Authenticator::Authorize(const grpc::ServerContext& context,
                                                 std::string_view service, std::string_view method) {
@@ -203,7 +223,9 @@ absl::StatusOr<Caller> Authenticator::CheckPassword(const MetadataLookup& contex
     return Refuse(AuthFailure::kMalformed, full_method);
   const std::string name = decoded.substr(0, colon);
   const std::string password = decoded.substr(colon + 1);
-  if (!login_attempts_.Allow("user:" + name))
+  const std::string client = context(kClientAddressKey);
+  const std::string name_key = absl::StrCat(name, "|", client);
+  if (!login_failures_.Peek(name_key) || !client_login_failures_.Peek(client))
     return Refuse(AuthFailure::kLoginThrottled, full_method, name);
   absl::StatusOr<store::StoredUser> user = credentials_->GetUser(name);
   if (!user.ok() && !absl::IsNotFound(user.status())) return user.status();
@@ -226,7 +248,11 @@ absl::StatusOr<Caller> Authenticator::CheckPassword(const MetadataLookup& contex
     absl::MutexLock l(&password_mu_);
     --password_checks_;
   }
-  if (!known || !match) return Refuse(AuthFailure::kWrongPassword, full_method, name);
+  if (!known || !match) {
+    login_failures_.Allow(name_key);
+    client_login_failures_.Allow(client);
+    return Refuse(AuthFailure::kWrongPassword, full_method, name);
+  }
   Caller caller;
   caller.credential = "user:" + name;
   caller.user = name;

@@ -135,7 +135,9 @@ class Authenticator {
   };
   // Digest -> the caller it made: valid API tokens seen recently.
   absl::flat_hash_map<std::string, Valid> valid_ ABSL_GUARDED_BY(mu_);
-  RateLimiter login_attempts_;
+  // Failed logins, by user name and client address, and by client address.
+  RateLimiter login_failures_;
+  RateLimiter client_login_failures_;
   // Password checks (PBKDF2, about 80 ms of a core each) running now. A
   // login with a made-up name costs a full check, by design (the time taken
   // must not tell whether a user exists), so a flood of them is bounded
@@ -150,8 +152,14 @@ class Authenticator {
 // `credential` (Caller::credential) names; "" for any other credential.
 std::string_view TokenDigestOf(std::string_view credential);
 
-// The value of metadata `key`, or empty.
+// A MetadataLookup key that is no metadata entry: the caller's address
+// (ClientAddress).
+inline constexpr std::string_view kClientAddressKey = ":client-address";
+// The value of metadata `key` (or of kClientAddressKey), or empty.
 std::string MetadataValue(const grpc::ServerContext& context, std::string_view key);
+// The address the call came from, without the port: the peer's, or for a
+// call through gnomond's HTTP/JSON gateway, the HTTP client's.
+std::string ClientAddress(const grpc::ServerContext& context);
 // The call's metadata copied into a lookup that outlives the call's context
 // (a long-lived stream checks its credentials again from it later).
 Authenticator::MetadataLookup CopiedMetadata(const grpc::ServerContextBase& context);

@@ -129,11 +129,16 @@ class AuthenticatorTest : public ::testing::Test {
       return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
     return out.description();
   }
+  // A login over TCP from 127.0.0.1, or, with `http_client`, as gnomond's
+  // HTTP/JSON gateway makes it (in process, naming its client's address).
   grpc::Status Login(const std::string& user, const std::string& password,
-                     v1::CreateTokenResponse* out) {
+                     v1::CreateTokenResponse* out, const std::string& http_client = "") {
     grpc::ClientContext ctx;
     ctx.AddMetadata(authorization_, "Basic " + absl::Base64Escape(user + ":" + password));
-    return stub_->Login(&ctx, v1::LoginRequest(), out);
+    if (http_client.empty()) return stub_->Login(&ctx, v1::LoginRequest(), out);
+    ctx.AddMetadata(std::string(kHttpClientKey), http_client);
+    auto in_process = v1::JobAdmin::NewStub(server_.server()->InProcessChannel({}));
+    return in_process->Login(&ctx, v1::LoginRequest(), out);
   }
   // A user with a cheap hash (the iteration count is stored with it).
   void AddUser(const std::string& name, const std::string& password, v1::Role role) {
@@ -313,20 +318,41 @@ TEST_F(AuthenticatorTest, LoginTakesAUsersPasswordAndRefusesAllElseAlike) {
   EXPECT_EQ(Failures("malformed"), 1);
 }
 
-// Guessing is slowed per user name: after 10 attempts, one per 6 s, and a
-// throttled attempt is refused even with the right password.
-TEST_F(AuthenticatorTest, LoginAttemptsAreThrottledPerUserName) {
+// Guessing is slowed per user name and client address: after 10 failures,
+// one per 6 s, and a throttled attempt is refused even with the right
+// password. The user's own logins cost nothing, and a stranger's guesses do
+// not lock the user out at another address.
+TEST_F(AuthenticatorTest, FailedLoginsAreThrottledPerUserNameAndAddress) {
   AddUser("alice", "alice-password-1", v1::ROLE_VIEWER);
   AddUser("bob", "bob-password-12", v1::ROLE_VIEWER);
   v1::CreateTokenResponse out;
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(Login("alice", "alice-password-1", &out).ok()) << i;
   for (int i = 0; i < 10; ++i)
     EXPECT_FALSE(Login("alice", "guess-" + std::to_string(i), &out).ok());
   EXPECT_EQ(Login("alice", "alice-password-1", &out).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(Failures("login_throttled"), 1);
   EXPECT_TRUE(Login("bob", "bob-password-12", &out).ok());  // Another name has its own budget.
+  // Alice elsewhere (through the HTTP gateway, from another address) is not locked out.
+  EXPECT_TRUE(Login("alice", "alice-password-1", &out, "192.0.2.7").ok());
   clock_.Advance(absl::Seconds(6));
   EXPECT_TRUE(Login("alice", "alice-password-1", &out).ok());
+}
+
+// Guessing across names from one address is slowed too: 30 failures, then
+// one per 2 s; other addresses are unaffected.
+TEST_F(AuthenticatorTest, FailedLoginsAreThrottledPerAddressAcrossNames) {
+  AddUser("alice", "alice-password-1", v1::ROLE_VIEWER);
+  v1::CreateTokenResponse out;
+  for (int i = 0; i < 30; ++i)
+    EXPECT_FALSE(Login("name-" + std::to_string(i), "guess-guess-1", &out, "198.51.100.9").ok());
+  EXPECT_EQ(Failures("wrong_password"), 30);
+  EXPECT_FALSE(Login("alice", "alice-password-1", &out, "198.51.100.9").ok());
+  EXPECT_EQ(Failures("login_throttled"), 1);
+  EXPECT_TRUE(Login("alice", "alice-password-1", &out, "203.0.113.5").ok());
+  EXPECT_TRUE(Login("alice", "alice-password-1", &out).ok());
+  clock_.Advance(absl::Seconds(2));
+  EXPECT_TRUE(Login("alice", "alice-password-1", &out, "198.51.100.9").ok());
 }
 
 }  // namespace

@@ -11,9 +11,21 @@ constexpr size_t kForgetAbove = 4096;
 
 bool RateLimiter::Allow(std::string_view key) {
   if (limit_.per_second <= 0) return true;
-  const absl::Time now = clock_->Now();
-  const double burst = std::max(1, limit_.burst);
   absl::MutexLock l(&mu_);
+  Bucket& b = Refilled(key, clock_->Now());
+  if (b.tokens < 1) return false;
+  b.tokens -= 1;
+  return true;
+}
+
+bool RateLimiter::Peek(std::string_view key) {
+  if (limit_.per_second <= 0) return true;
+  absl::MutexLock l(&mu_);
+  return Refilled(key, clock_->Now()).tokens >= 1;
+}
+
+RateLimiter::Bucket& RateLimiter::Refilled(std::string_view key, absl::Time now) {
+  const double burst = std::max(1, limit_.burst);
   if (buckets_.size() > kForgetAbove) ForgetIdle(now);
   auto [it, fresh] = buckets_.try_emplace(std::string(key), Bucket{burst, now});
   Bucket& b = it->second;
@@ -22,9 +34,7 @@ bool RateLimiter::Allow(std::string_view key) {
         std::min(burst, b.tokens + absl::ToDoubleSeconds(now - b.updated) * limit_.per_second);
     b.updated = now;
   }
-  if (b.tokens < 1) return false;
-  b.tokens -= 1;
-  return true;
+  return b;
 }
 
 void RateLimiter::ForgetIdle(absl::Time now) {

@@ -38,6 +38,9 @@ class RateLimiter {
 
   // Takes one call from `key`'s bucket; false when it is empty.
   bool Allow(std::string_view key) ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether `key`'s bucket holds a call, without taking it: for limits that
+  // count only some outcomes (Peek first, Allow once the outcome is known).
+  bool Peek(std::string_view key) ABSL_LOCKS_EXCLUDED(mu_);
   const RateLimit& limit() const { return limit_; }
 
  private:
@@ -45,6 +48,8 @@ class RateLimiter {
     double tokens = 0;
     absl::Time updated;
   };
+  // `key`'s bucket, refilled up to `now`.
+  Bucket& Refilled(std::string_view key, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Drops buckets that are full again (as good as new).
   void ForgetIdle(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -36,6 +36,16 @@ TEST(RateLimiter, KeysAreIndependent) {
   EXPECT_FALSE(limiter.Allow("admin:a"));
 }
 
+TEST(RateLimiter, PeekTakesNothing) {
+  SimulatedClock clock(absl::FromUnixSeconds(1000));
+  RateLimiter limiter(RateLimit{1, 2}, &clock);
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(limiter.Peek("login:a"));
+  EXPECT_EQ(Allowed(limiter, "login:a", 10), 2);
+  EXPECT_FALSE(limiter.Peek("login:a"));
+  clock.Advance(absl::Seconds(1));
+  EXPECT_TRUE(limiter.Peek("login:a"));
+}
+
 TEST(RateLimiter, ZeroRateIsUnlimited) {
   SimulatedClock clock(absl::FromUnixSeconds(1000));
   RateLimiter limiter(RateLimit{0, 1}, &clock);
