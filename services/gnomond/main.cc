@@ -76,10 +76,15 @@ ABSL_FLAG(absl::Duration, executor_return_grace, absl::Seconds(10),
           "this replica takes partitions (slots due meanwhile follow their misfire policies) "
           "and before their runs count as lost; 0: do not wait.");
 ABSL_FLAG(double, admin_rate_limit, 50,
-          "Sustained JobAdmin calls per second per credential (0: no limit); beyond it "
-          "RESOURCE_EXHAUSTED.");
+          "Sustained JobAdmin calls, and LogService queries, per second per credential (0: no "
+          "limit); beyond it RESOURCE_EXHAUSTED.");
 ABSL_FLAG(int, admin_rate_burst, 100,
-          "JobAdmin calls a credential may make at once before --admin-rate-limit applies.");
+          "Calls a credential may make at once before --admin-rate-limit applies.");
+ABSL_FLAG(int, log_follows_per_credential, 8,
+          "Run logs one credential may follow at once (StreamRunLog, the console's live log); "
+          "beyond it RESOURCE_EXHAUSTED (0: no limit).");
+ABSL_FLAG(int, log_follows, 256,
+          "Run logs followed at once by everyone, on this replica (0: no limit).");
 ABSL_FLAG(absl::Duration, beat_interval, absl::Seconds(2), "How often executors beat.");
 ABSL_FLAG(int, missed_beats, 3, "Beats an executor may miss before it is removed.");
 ABSL_FLAG(int64_t, max_log_lines_per_run, 10000, "Run-log lines kept per run; more are dropped.");
@@ -321,8 +326,12 @@ int Serve() {
     logsvc::RetentionOptions retention;
     retention.days = absl::GetFlag(FLAGS_retention_days);
     retention.max_runs_per_job = absl::GetFlag(FLAGS_max_runs_per_job);
+    logsvc::QueryLimits queries;
+    queries.rate = {absl::GetFlag(FLAGS_admin_rate_limit), absl::GetFlag(FLAGS_admin_rate_burst)};
+    queries.follows_per_credential = absl::GetFlag(FLAGS_log_follows_per_credential);
+    queries.follows = absl::GetFlag(FLAGS_log_follows);
     log_role = std::make_unique<logsvc::LogRole>(roles_store, &auth, logsvc::ReportWriterOptions{},
-                                                 retention, metrics_registry.get());
+                                                 retention, queries, metrics_registry.get());
     server.AddService(log_role->service(), v1::LogService::service_full_name());
   }
   if (roles.count("scheduler")) {

@@ -11,6 +11,7 @@
 #include "grpcpp/test/server_context_test_spouse.h"
 #include "gtest/gtest.h"
 #include "services/common/client/auth_metadata.h"
+#include "services/common/server/run_queries.h"
 #include "services/common/server/tokens.h"
 #include "services/log/log_service.h"
 #include "services/log/testing/run_fixtures.h"
@@ -172,6 +173,34 @@ TEST_F(LogQueriesTest, ABadQueryIsRefusedNamingTheFieldWhoeverSendsIt) {
     v1::GetStatsResponse out;
     ExpectInvalid(Call(&LogServiceImpl::GetStats, token, no_start, &out), "start_time");
   }
+}
+
+// GetRun's log is read a page at a time and answered up to 3 MiB of text, so
+// a run with a large log cannot make one call build a huge answer.
+TEST_F(LogQueriesTest, GetRunAnswersItsLogInPagesUpToABoundOfBytes) {
+  // 1,200 short lines: the first 1,000 asked for, across pages, in order.
+  ASSERT_TRUE(
+      f_.store()->ApplyReports({testing::LogLines(own_run_, 1, 1200)}, f_.group().id()).ok());
+  v1::GetRunRequest req;
+  req.set_run_id(own_run_);
+  absl::StatusOr<v1::GetRunResponse> small = GetRunWithLog(f_.store(), req);
+  ASSERT_TRUE(small.ok()) << small.status();
+  ASSERT_EQ(small->log_lines_size(), 1000);
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(small->log_lines(i).line_number(), i + 1);
+
+  // 120 lines of 60 KiB (7 MiB) on another run: as many as fit in 3 MiB.
+  const int64_t big = f_.AddRun(f_.job(), 120'000);
+  v1::ReportItem lines = testing::LogLines(big, 1, 120);
+  for (v1::LogLine& l : *lines.mutable_log()->mutable_lines())
+    l.set_text(std::string(60 << 10, 'x'));
+  ASSERT_TRUE(f_.store()->ApplyReports({lines}, f_.group().id()).ok());
+  req.set_run_id(big);
+  req.set_log_lines(100000);
+  absl::StatusOr<v1::GetRunResponse> capped = GetRunWithLog(f_.store(), req);
+  ASSERT_TRUE(capped.ok()) << capped.status();
+  EXPECT_EQ(capped->log_lines_size(), static_cast<int>(kMaxGetRunLogBytes / (60 << 10)));
+  EXPECT_EQ(capped->log_lines(capped->log_lines_size() - 1).line_number(),
+            capped->log_lines_size());
 }
 
 }  // namespace

@@ -21,11 +21,11 @@ class LogRole {
  public:
   // `registry` (may be null: not measured) must outlive the role.
   LogRole(store::Store* store, Authenticator* auth, ReportWriterOptions options,
-          RetentionOptions retention, metrics::MetricsRegistry* registry = nullptr,
-          Clock* clock = &RealClock())
+          RetentionOptions retention, QueryLimits queries,
+          metrics::MetricsRegistry* registry = nullptr, Clock* clock = &RealClock())
       : metrics_(registry != nullptr ? std::make_unique<LogMetrics>(*registry) : nullptr),
         writer_(store, clock, options),
-        service_(store, store, store, auth, &writer_, &hub_),
+        service_(store, store, store, auth, &writer_, &hub_, queries, clock),
         retention_(store, store, clock, retention, store) {
     ConnectTailHub(&writer_, &hub_);
     if (metrics_ == nullptr) return;

@@ -3,6 +3,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -399,15 +400,30 @@ absl::Status FollowRunLog(store::RunStore* runs, LogTailHub* hub,
   return result;
 }
 
+absl::StatusOr<Caller> LogServiceImpl::Admit(const grpc::ServerContext& context,
+                                             std::string_view method) {
+  absl::StatusOr<Caller> caller =
+      auth_->Authorize(context, v1::LogService::service_full_name(), method);
+  if (caller.ok() && !limiter_.Allow(caller->credential)) return RateLimitedError(limiter_.limit());
+  return caller;
+}
+
 grpc::Status LogServiceImpl::StreamRunLog(grpc::ServerContext* context,
                                           const v1::StreamRunLogRequest* request,
                                           grpc::ServerWriter<v1::LogLine>* writer) {
-  auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
+  auto caller = Admit(*context, __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   // Bad input is named as such before any object is looked up, whoever asks.
   if (absl::Status s = ValidateStreamRunLogRequest(*request); !s.ok()) return ToGrpcStatus(s);
   if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok())
     return ToGrpcStatus(s);
+  std::optional<ConcurrencyCap::Permit> permit = follows_.TryAcquire(caller->credential);
+  if (!permit) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        absl::StrCat("too many log follows open: at most ", follows_.per_key(),
+                                     " per credential and ", follows_.total(),
+                                     " in all; close one or retry later"));
+  }
   // A follow can last as long as the run: its credential is checked again as it goes.
   StreamCredentials creds(auth_, *context, v1::LogService::service_full_name(), __func__,
                           *std::move(caller), kBearerRecheck);
@@ -422,7 +438,7 @@ grpc::Status LogServiceImpl::StreamRunLog(grpc::ServerContext* context,
 
 grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetRunRequest* request,
                                     v1::Run* response) {
-  auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
+  auto caller = Admit(*context, __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (absl::Status s = ValidateGetRunRequest(*request); !s.ok()) return ToGrpcStatus(s);
   if (absl::Status s = CheckRunAccess(runs_, caller->access, request->run_id()); !s.ok())
@@ -436,7 +452,7 @@ grpc::Status LogServiceImpl::GetRun(grpc::ServerContext* context, const v1::GetR
 grpc::Status LogServiceImpl::ListRuns(grpc::ServerContext* context,
                                       const v1::ListRunsRequest* request,
                                       v1::ListRunsResponse* response) {
-  auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
+  auto caller = Admit(*context, __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   absl::StatusOr<v1::ListRunsResponse> page =
       gnomon::ListRuns(jobs_, runs_, caller->access, *request);
@@ -448,7 +464,7 @@ grpc::Status LogServiceImpl::ListRuns(grpc::ServerContext* context,
 grpc::Status LogServiceImpl::GetStats(grpc::ServerContext* context,
                                       const v1::GetStatsRequest* request,
                                       v1::GetStatsResponse* response) {
-  auto caller = auth_->Authorize(*context, v1::LogService::service_full_name(), __func__);
+  auto caller = Admit(*context, __func__);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   constexpr int64_t kDay = 86'400'000;
   if (absl::Status s = ValidateGetStatsRequest(*request); !s.ok()) return ToGrpcStatus(s);

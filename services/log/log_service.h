@@ -21,6 +21,8 @@
 
 #include "gnomon/v1/log.grpc.pb.h"
 #include "services/common/server/authenticator.h"
+#include "services/common/server/concurrency_cap.h"
+#include "services/common/server/rate_limiter.h"
 #include "services/common/store/job_store.h"
 #include "services/common/store/run_store.h"
 #include "services/common/store/stats_store.h"
@@ -29,13 +31,33 @@
 
 namespace gnomon::logsvc {
 
+// Limits of the queries (GetRun, ListRuns, GetStats, StreamRunLog) per
+// credential, so one viewer cannot starve the others; ReportResults, the
+// executors' stream, has flow control of its own instead.
+struct QueryLimits {
+  // Calls per second per credential, as JobAdmin's (--admin-rate-limit).
+  RateLimit rate;
+  // Log follows (StreamRunLog, each holding a server thread while open)
+  // open at once per credential, and in all.
+  int follows_per_credential = 8;
+  int follows = 256;
+};
+
 class LogServiceImpl final
     : public v1::LogService::WithCallbackMethod_ReportResults<v1::LogService::Service> {
  public:
   // `jobs` is read for access checks only.
   LogServiceImpl(store::JobStore* jobs, store::RunStore* runs, store::StatsStore* stats,
-                 Authenticator* auth, ReportWriter* writer, LogTailHub* hub)
-      : jobs_(jobs), runs_(runs), stats_(stats), auth_(auth), writer_(writer), hub_(hub) {}
+                 Authenticator* auth, ReportWriter* writer, LogTailHub* hub,
+                 QueryLimits limits = {}, Clock* clock = &RealClock())
+      : jobs_(jobs),
+        runs_(runs),
+        stats_(stats),
+        auth_(auth),
+        writer_(writer),
+        hub_(hub),
+        limiter_(limits.rate, clock),
+        follows_(limits.follows_per_credential, limits.follows) {}
 
   grpc::ServerBidiReactor<v1::ReportResultsRequest, v1::ReportResultsResponse>* ReportResults(
       grpc::CallbackServerContext* context) override;
@@ -49,12 +71,17 @@ class LogServiceImpl final
                         v1::GetStatsResponse* response) override;
 
  private:
+  // The caller, authorized for `method` and within its rate limit.
+  absl::StatusOr<Caller> Admit(const grpc::ServerContext& context, std::string_view method);
+
   store::JobStore* const jobs_;
   store::RunStore* const runs_;
   store::StatsStore* const stats_;
   Authenticator* const auth_;
   ReportWriter* const writer_;
   LogTailHub* const hub_;
+  RateLimiter limiter_;
+  ConcurrencyCap follows_;
 };
 
 // Wires the writer's batches into the hub (wakes tails of changed runs).

@@ -39,12 +39,8 @@ grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn,
                                   const AdminChange& change, JobRef* job) {
   absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), method);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (limiter_ != nullptr && !limiter_->Allow(caller->credential)) {
-    return grpc::Status(
-        grpc::StatusCode::RESOURCE_EXHAUSTED,
-        absl::StrCat("rate limit: this credential may make ", limiter_->limit().per_second,
-                     " calls per second (bursts of ", limiter_->limit().burst, "); retry later"));
-  }
+  if (limiter_ != nullptr && !limiter_->Allow(caller->credential))
+    return ToGrpcStatus(RateLimitedError(limiter_->limit()));
   if (job != nullptr) {
     if (absl::Status s = ResolveJob(stores_.jobs, caller->access, *job); !s.ok())
       return ToGrpcStatus(s);

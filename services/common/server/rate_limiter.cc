@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+
 namespace gnomon {
 namespace {
 
@@ -43,6 +45,12 @@ void RateLimiter::ForgetIdle(absl::Time now) {
     return kv.second.tokens + absl::ToDoubleSeconds(now - kv.second.updated) * limit_.per_second >=
            burst;
   });
+}
+
+absl::Status RateLimitedError(const RateLimit& limit) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("rate limit: this credential may make ", limit.per_second,
+                   " calls per second (bursts of ", limit.burst, "); retry later"));
 }
 
 }  // namespace gnomon

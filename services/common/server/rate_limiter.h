@@ -19,6 +19,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
@@ -58,6 +59,9 @@ class RateLimiter {
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, Bucket> buckets_ ABSL_GUARDED_BY(mu_);
 };
+
+// The refusal of a call beyond `limit`: RESOURCE_EXHAUSTED saying the limit.
+absl::Status RateLimitedError(const RateLimit& limit);
 
 }  // namespace gnomon
 

@@ -1,5 +1,7 @@
 #include "services/common/server/run_queries.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/server/field_checks.h"
@@ -84,12 +86,26 @@ absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::RunStore* runs,
                                                  const v1::GetRunRequest& request) {
   RETURN_IF_ERROR(ValidateGetRunRequest(request));
   ASSIGN_OR_RETURN(v1::Run run, GetRun(runs, request.run_id()));
-  ASSIGN_OR_RETURN(
-      std::vector<v1::LogLine> lines,
-      runs->ReadRunLog(request.run_id(), 1, request.log_lines() == 0 ? 1000 : request.log_lines()));
   v1::GetRunResponse response;
   *response.mutable_run() = std::move(run);
-  for (auto& l : lines) *response.add_log_lines() = std::move(l);
+  // Read a page at a time, so neither this answer nor the store's rows for
+  // it outgrow kMaxGetRunLogBytes (and a default client's 4 MiB).
+  constexpr int kPage = 500;
+  const int wanted = request.log_lines() == 0 ? 1000 : request.log_lines();
+  size_t bytes = 0;
+  int64_t next = 1;
+  while (response.log_lines_size() < wanted) {
+    const int page = std::min(kPage, wanted - response.log_lines_size());
+    ASSIGN_OR_RETURN(std::vector<v1::LogLine> lines,
+                     runs->ReadRunLog(request.run_id(), next, page));
+    for (v1::LogLine& l : lines) {
+      bytes += l.text().size();
+      if (bytes > kMaxGetRunLogBytes && response.log_lines_size() > 0) return response;
+      next = l.line_number() + 1;
+      *response.add_log_lines() = std::move(l);
+    }
+    if (static_cast<int>(lines.size()) < page) break;
+  }
   return response;
 }
 

@@ -25,7 +25,11 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::JobStore* jobs, store::RunS
 absl::StatusOr<v1::Run> GetRun(store::RunStore* runs, int64_t run_id);
 // InvalidArgument for a bad run id or log_lines (before any store access).
 absl::Status ValidateGetRunRequest(const v1::GetRunRequest& request);
-// The run and up to `log_lines` (0 = 1000) of its log from the first line.
+// Bytes of log text GetRunWithLog answers at most (the rest: StreamRunLog
+// from the line after its last).
+inline constexpr size_t kMaxGetRunLogBytes = 3 * 1024 * 1024;
+// The run and up to `log_lines` (0 = 1000) of its log from the first line,
+// as many as fit in kMaxGetRunLogBytes (at least one).
 absl::StatusOr<v1::GetRunResponse> GetRunWithLog(store::RunStore* runs,
                                                  const v1::GetRunRequest& request);
 
