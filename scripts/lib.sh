@@ -10,7 +10,7 @@ GNOMON_PACKAGES=(
   libabsl-dev libssl-dev libmysqlcppconn-dev libsqlite3-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev libcivetweb-dev civetweb
   prometheus-cpp-dev libyaml-cpp-dev mariadb-server prometheus python3 python3-grpcio python3-grpc-tools
-  default-jdk-headless libquartz2-java tzdata procps python3-yaml openssl iproute2
+  default-jdk-headless libquartz2-java tzdata procps python3-yaml python3-cryptography openssl iproute2
 )
 
 # Tools from the npm registry (Node.js and npm are on the machine): Helm and

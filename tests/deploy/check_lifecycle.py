@@ -1,9 +1,12 @@
 """Cases of check_rendered.py for the release's life: the migration Job
-(pre-install/pre-upgrade hook), the helm test Pod, topology spreading and
+(pre-install/pre-upgrade hook), the helm test Pods (list-groups, and tls,
+which fails on a plaintext endpoint), TLS turned off, topology spreading and
 the pod extras (volumes, init containers, sidecars, annotations, digest).
 
 check_rendered.py calls cases(module) with itself, for its check helpers.
 """
+
+import re
 
 HOOK = "helm.sh/hook"
 SCHED_SVC = "g-gnomon-scheduler:7070"
@@ -73,6 +76,58 @@ def cases(r):
             r.check(env.get("GNOMON_TLS", {}).get("value") == "true", "test Pod without TLS")
             r.check(env.get("GNOMON_TLS_CA", {}).get("value") == "/etc/gnomon/tls/ca.crt", "test Pod without ca.crt")
             r.check(any(v["name"] == "tls" for v in pod["spec"].get("volumes", [])), "test Pod lacks the TLS volume")
+        else:
+            r.check(not [e for e in env if e.startswith("GNOMON_TLS")], f"test Pod has TLS env with TLS off: {sorted(env)}")
+
+    def check_tls_test_pod(objs, tls_secret, server_name=None, http=True, metrics=True):
+        """The helm test that fails on a plaintext endpoint: every gnomond Service's
+        gRPC port over TLS (verified for the name clients verify) and refused in
+        plaintext, its HTTP and metrics ports giving no plaintext HTTP answer.
+        tls_secret None: TLS off, and the script fails whatever it finds.
+        """
+        pod = kinds(objs, "Pod").get(f"{full}-test-tls")
+        if not r.check(pod is not None, f"no helm test Pod {full}-test-tls (have {sorted(kinds(objs, 'Pod'))})"):
+            return
+        r.check(hook_of(pod) == "test", f"TLS test Pod hook {hook_of(pod)}")
+        spec = pod["spec"]
+        r.check(spec.get("restartPolicy") == "Never" and spec.get("automountServiceAccountToken") is False,
+                "TLS test Pod: restartPolicy Never, no ServiceAccount token")
+        c = spec["containers"][0]
+        r.check(c.get("command") == ["bash", "-c"] and len(c.get("args", [])) == 1, f"TLS test Pod runs {c.get('command')}")
+        r.check(not [e for e in c.get("env", []) if e["name"].startswith("GNOMON_")],
+                "TLS test Pod: GNOMON_* env would make gnomonctl's plaintext call TLS")
+        sc = c.get("securityContext", {})
+        r.check(sc.get("readOnlyRootFilesystem") is True and sc.get("allowPrivilegeEscalation") is False,
+                f"TLS test Pod securityContext {sc}")
+        lists = kinds(objs, "Pod").get(f"{full}-test-list-groups")
+        if lists is not None:
+            r.check(c["image"] == lists["spec"]["containers"][0]["image"], "the test Pods run different images")
+        script = (c.get("args") or [""])[0]
+        r.check(f"tls={'on' if tls_secret else 'off'}\n" in script, f"TLS test Pod's script: tls is not {'on' if tls_secret else 'off'}")
+        vols = [v for v in spec.get("volumes", []) if "secret" in v]
+        if tls_secret:
+            r.check([v["secret"]["secretName"] for v in vols] == [tls_secret], f"TLS test Pod mounts {vols}, want {tls_secret}")
+            r.check("--ca=/etc/gnomon/tls/ca.crt" in script, "TLS test Pod does not verify against ca.crt")
+        else:
+            r.check(not vols, f"TLS test Pod mounts {vols} with TLS off")
+            r.check(re.search(r'tls" != on.*\n.*tls.enabled is false.*\n\s*exit 1', script),
+                    "TLS test Pod does not fail with TLS off")
+        # The calls: one per Service and port, nothing else.
+        calls = re.findall(r"^\s*(grpc|http) (\S+)(?: (\S+))?(?: (\S+))?$", script, re.M)
+        want = []
+        for name, svc in sorted(kinds(objs, "Service").items()):
+            grpc_port = next(p["port"] for p in svc["spec"]["ports"] if p["name"] == "grpc")
+            want.append(("grpc", f"{name}:{grpc_port}", server_name or name, ""))
+            for port in svc["spec"]["ports"]:
+                if port["name"] in ("http", "metrics"):
+                    want.append(("http", name, str(port["port"]), port["name"]))
+        r.check(sorted(calls) == sorted(want), f"TLS test Pod checks {sorted(calls)}, want {sorted(want)}")
+        r.check(any(w[3] == "http" for w in want) == http and any(w[3] == "metrics" for w in want) == metrics,
+                "TLS test Pod: HTTP or metrics ports not as configured")
+        # Plaintext gRPC: the same call without flags must fail; an HTTP/1 answer fails the test.
+        r.check(re.search(r'if gnomonctl --server="\$1" --rpc-timeout=5s health check --service=liveness; then\s*\n\s*bad',
+                          script), "TLS test Pod: no plaintext gRPC call that fails the test when it succeeds")
+        r.check("[[ $line == HTTP/* ]]" in script, "TLS test Pod: no plaintext HTTP check")
 
     def check_spread(objs, want_keys):
         for name, d in kinds(objs, "Deployment").items():
@@ -88,7 +143,8 @@ def cases(r):
     def case_lifecycle(objs, text):
         """Defaults: the Job and test Pod, spreading over zones and nodes."""
         check_migrate_job(objs, f"{full}-store", "store-url", hook_secret=False)
-        check_test_pod(objs, full, "admin-token")
+        check_test_pod(objs, full, "admin-token", tls=True)
+        check_tls_test_pod(objs, f"{full}-tls")
         check_spread(objs, ["topology.kubernetes.io/zone", "kubernetes.io/hostname"])
         for name, d in kinds(objs, "Deployment").items():
             r.check(r.container(d)["image"] == "gnomon/gnomond:0.1.0", f"{name}: image {r.container(d)['image']}")
@@ -106,7 +162,8 @@ def cases(r):
             r.check_secret_ref(objs, name, env, "GNOMON_CLUSTER_TOKEN", "gnomon-auth", "cluster-token", must_exist=False)
             r.check_admin_token(objs, name, d, "gnomon-auth", "admin-token")
         check_migrate_job(objs, "gnomon-store", "store-url", hook_secret=False)
-        check_test_pod(objs, "gnomon-auth", "admin-token")
+        check_test_pod(objs, "gnomon-auth", "admin-token", tls=True)
+        check_tls_test_pod(objs, "gnomon-tls")
 
     def case_allinone_hooks(objs, text):
         """All in one: the pod migrates at start (Recreate); no Job."""
@@ -115,10 +172,12 @@ def cases(r):
         r.check(f"{full}-test-list-groups" in pods, "no helm test Pod all in one")
         c = pods.get(f"{full}-test-list-groups", {"spec": {"containers": [{}]}})["spec"]["containers"][0]
         r.check(f"--server={full}:7070" in c.get("args", []), f"test Pod args {c.get('args')}")
+        check_tls_test_pod(objs, f"{full}-tls")
 
     def case_extras(objs, text):
         """extraVolumes/Mounts (the SMTP password), initContainers, sidecars, spreading overridden, digest."""
         check_test_pod(objs, "ops-token", "token", tls=True)
+        check_tls_test_pod(objs, "gnomon-tls")
         digest = "sha256:" + "ab" * 32
         for name, d in kinds(objs, "Deployment").items():
             pod = d["spec"]["template"]["spec"]
@@ -148,6 +207,19 @@ def cases(r):
             r.check(p["spec"]["containers"][0]["image"] == f"registry.example/gnomond@{digest}",
                     f"{name}: image not by digest")
 
+    def case_tls_off(objs, text):
+        """tls.enabled=false, the explicit opt-out: plaintext everywhere, and the TLS test fails."""
+        r.check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
+                         f"{full}-store", "store-url", full, "cluster-token", tls=False)
+        r.check_no_tls(objs)
+        r.check_http_ports(objs)
+        check_test_pod(objs, full, "admin-token", tls=False)
+        check_tls_test_pod(objs, None)
+
+    def case_tls_ports(objs, text):
+        """The TLS test checks only the ports that are served."""
+        check_tls_test_pod(objs, f"{full}-tls", server_name="gnomon.example.com", http=False, metrics=False)
+
     def case_no_spread(objs, text):
         check_spread(objs, [])
         r.check(not kinds(objs, "Job") and not kinds(objs, "Pod"), "Job or test Pod rendered though disabled")
@@ -159,4 +231,6 @@ def cases(r):
         "allinone-hooks": case_allinone_hooks,
         "extras": case_extras,
         "no-spread": case_no_spread,
+        "tls-off": case_tls_off,
+        "tls-ports": case_tls_ports,
     }

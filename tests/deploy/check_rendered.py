@@ -7,10 +7,16 @@ line per failed assertion and exits 1 if any failed. With JSON_OUT, also
 writes the objects as a JSON array for the kubernetes-models validator.
 """
 import base64
+import datetime
+import ipaddress
 import json
 import sys
 
 import yaml
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.x509.oid import ExtendedKeyUsageOID
 
 RELEASE = "g"
 FULL = "g-gnomon"
@@ -247,8 +253,11 @@ def check_generic_executor(objs, app, token_secret, http_allow, command_allow, m
 def case_generic_executor(objs, text):
     """genericExecutor.enabled with allow-lists, the NetworkPolicy and the PodMonitor."""
     check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
-                   f"{FULL}-store", "store-url", FULL, "cluster-token")
-    check_no_tls(objs)
+                   f"{FULL}-store", "store-url", FULL, "cluster-token", tls=True)
+    names = check_generated_tls(objs)
+    verified = check_tls(objs, f"{FULL}-tls", mtls=False)
+    check("generic executor -> GNOMON_SCHEDULERS" in verified, "generic executor not rendered with TLS")
+    check_names_verified(names, verified)
     check_http_ports(objs)
     check(f"{FULL}-sample-executor" not in by_kind(objs, "Deployment"), "sample executor rendered though disabled")
     ge = check_generic_executor(objs, "ops", "ops-token", ["api.example.com", "*.corp.example", "10.20.0.0/16"],
@@ -341,6 +350,8 @@ def check_per_role(objs, replicas, store_secret, store_key, token_secret, token_
 
 def check_no_tls(objs):
     check(not by_kind(objs, "Certificate"), "a Certificate rendered with TLS off")
+    tls_secrets = [n for n, s in by_kind(objs, "Secret").items() if s.get("type") == "kubernetes.io/tls"]
+    check(not tls_secrets, f"TLS Secrets rendered with TLS off: {tls_secrets}")
     for name, d in by_kind(objs, "Deployment").items():
         pod = d["spec"]["template"]["spec"]
         check(not [e for e in env_of(container(d)) if e.startswith("GNOMON_TLS")], f"{name}: TLS env with TLS off")
@@ -381,8 +392,11 @@ def case_partitions(objs, text):
 
 def case_default(objs, text):
     check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
-                   f"{FULL}-store", "store-url", FULL, "cluster-token")
-    check_no_tls(objs)
+                   f"{FULL}-store", "store-url", FULL, "cluster-token", tls=True)
+    # TLS by default, from a certificate the chart generates.
+    check(not by_kind(objs, "Certificate"), "a Certificate rendered without tls.certManager")
+    names = check_generated_tls(objs)
+    check_names_verified(names, check_tls(objs, f"{FULL}-tls", mtls=False))
     token = secret_value(objs, FULL, "cluster-token")
     check(token is not None and len(token) >= 32, f"generated cluster token too short: {token!r}")
     check(secret_value(objs, FULL, "store-url") is None, "default values invent a store URL")
@@ -396,7 +410,8 @@ def case_default(objs, text):
 
 
 def case_custom(objs, text):
-    check_per_role(objs, {"scheduler": 3, "registry": 4, "log": 1}, FULL, "store-url", FULL, "cluster-token")
+    check_per_role(objs, {"scheduler": 3, "registry": 4, "log": 1}, FULL, "store-url", FULL, "cluster-token",
+                   tls=True)
     check(PASSWORD not in text, "the store password appears in plain text in the rendered output")
     check(secret_value(objs, FULL, "store-url") == CUSTOM_URL, "Secret store-url is not the given URL")
     check(secret_value(objs, FULL, "cluster-token") == CUSTOM_TOKEN, "Secret cluster-token is not the given value")
@@ -438,8 +453,9 @@ def case_custom(objs, text):
 
 def case_existing(objs, text):
     check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2}, "my-db", "url", "my-token", "token",
-                   admin_secret="my-admin", admin_key="token")
+                   admin_secret="my-admin", admin_key="token", tls=True)
     check(not by_kind(objs, "Secret"), f"Secrets rendered though existing ones were named: {sorted(by_kind(objs, 'Secret'))}")
+    check_tls(objs, "my-tls", mtls=False)
 
 
 def check_all_in_one(objs, text, store_url, tls=False):
@@ -471,13 +487,14 @@ def check_all_in_one(objs, text, store_url, tls=False):
 
 
 def case_allinone(objs, text):
-    check_all_in_one(objs, text, "sqlite:/var/lib/gnomon/gnomon.db")
-    check_no_tls(objs)
+    check_all_in_one(objs, text, "sqlite:/var/lib/gnomon/gnomon.db", tls=True)
+    names = check_generated_tls(objs)
+    check_names_verified(names, check_tls(objs, f"{FULL}-tls", mtls=False))
 
 
 def case_allinone_mysql(objs, text):
     # Role replicas are ignored in allInOne mode; a MySQL URL is kept secret.
-    check_all_in_one(objs, text, CUSTOM_URL)
+    check_all_in_one(objs, text, CUSTOM_URL, tls=True)
     check(PASSWORD not in text, "the store password appears in plain text in the rendered output")
 
 
@@ -497,8 +514,10 @@ def check_metrics_ports(objs):
 
 
 def case_monitoring(objs, text):
+    """Rendered with tls.enabled=false: plain http scrapes (tls-generated and tls-* check https)."""
     check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
                    f"{FULL}-store", "store-url", FULL, "cluster-token")
+    check_no_tls(objs)
     check_sample_executor(objs, "sample", f"{FULL}-registry:7070", f"{FULL}-log:7070")
     check_metrics_ports(objs)
     sm = by_kind(objs, "ServiceMonitor").get(FULL)
@@ -740,12 +759,105 @@ def check_certificate(objs, issuer_ref):
     return cert
 
 
-def check_names_verified(cert, verified):
-    """Whatever name a client verifies in gnomond's certificate, the certificate carries it."""
-    names = set(cert["spec"].get("dnsNames", []))
+def check_names_verified(names, verified):
+    """Whatever name a client verifies in gnomond's certificate, the certificate (`names`) carries it."""
     check(verified, "no client verifies a name")
     for client, name in verified.items():
-        check(name in names, f"{client} verifies {name!r}, which the Certificate does not name")
+        check(name in names, f"{client} verifies {name!r}, which the certificate does not name")
+
+
+def pem_cert(b64):
+    return x509.load_pem_x509_certificate(base64.b64decode(b64))
+
+
+def signed_by(cert, issuer):
+    """Whether `issuer`'s key signed `cert` (RSA or ECDSA)."""
+    key = issuer.public_key()
+    try:
+        if isinstance(key, rsa.RSAPublicKey):
+            key.verify(cert.signature, cert.tbs_certificate_bytes, padding.PKCS1v15(), cert.signature_hash_algorithm)
+        else:
+            key.verify(cert.signature, cert.tbs_certificate_bytes, ec.ECDSA(cert.signature_hash_algorithm))
+    except Exception:  # cryptography's InvalidSignature, or a key of another kind
+        return False
+    return True
+
+
+def days_valid(cert):
+    return (cert.not_valid_after - cert.not_valid_before).total_seconds() / 86400
+
+
+def check_generated_tls(objs, extra_dns=(), extra_ips=()):
+    """The certificate the chart generates: a CA Secret no pod mounts, and
+    <fullname>-tls (kubernetes.io/tls: tls.crt, tls.key, ca.crt) whose
+    certificate parses, is signed by that CA, names every rendered Service in
+    every form plus localhost and 127.0.0.1, and allows server and client
+    auth. Both kept on uninstall. Returns the certificate's DNS names.
+    """
+    secrets = by_kind(objs, "Secret")
+    tls, ca = secrets.get(f"{FULL}-tls"), secrets.get(f"{FULL}-tls-ca")
+    if not check(tls is not None and ca is not None,
+                 f"no generated Secrets {FULL}-tls and {FULL}-tls-ca: {sorted(secrets)}"):
+        return set()
+    for s in (tls, ca):
+        name = s["metadata"]["name"]
+        check(s.get("type") == "kubernetes.io/tls", f"Secret {name}: type {s.get('type')}")
+        check(s["metadata"].get("annotations", {}).get("helm.sh/resource-policy") == "keep",
+              f"Secret {name}: not kept on uninstall (helm.sh/resource-policy)")
+    check(sorted(tls["data"]) == ["ca.crt", "tls.crt", "tls.key"], f"{FULL}-tls keys {sorted(tls['data'])}")
+    check(sorted(ca["data"]) == ["tls.crt", "tls.key"], f"{FULL}-tls-ca keys {sorted(ca['data'])}")
+    check(tls["data"].get("ca.crt") == ca["data"].get("tls.crt"), f"{FULL}-tls ca.crt is not the CA of {FULL}-tls-ca")
+    try:
+        leaf, root = pem_cert(tls["data"]["tls.crt"]), pem_cert(tls["data"]["ca.crt"])
+        key = serialization.load_pem_private_key(base64.b64decode(tls["data"]["tls.key"]), None)
+        ca_key = serialization.load_pem_private_key(base64.b64decode(ca["data"]["tls.key"]), None)
+    except (KeyError, ValueError) as e:
+        check(False, f"generated certificate or key does not parse: {e}")
+        return set()
+    pub = serialization.PublicFormat.SubjectPublicKeyInfo
+    der = serialization.Encoding.DER
+    check(key.public_key().public_bytes(der, pub) == leaf.public_key().public_bytes(der, pub),
+          "tls.key is not the key of tls.crt")
+    check(ca_key.public_key().public_bytes(der, pub) == root.public_key().public_bytes(der, pub),
+          "the CA Secret's key is not the CA certificate's")
+    check(root.extensions.get_extension_for_class(x509.BasicConstraints).value.ca, "ca.crt is not a CA")
+    check(signed_by(leaf, root) and leaf.issuer == root.subject, "tls.crt is not signed by ca.crt")
+    check(signed_by(root, root), "ca.crt is not self-signed")
+    bc = leaf.extensions.get_extension_for_class(x509.BasicConstraints).value if any(
+        isinstance(e.value, x509.BasicConstraints) for e in leaf.extensions) else None
+    check(bc is None or not bc.ca, "tls.crt is a CA")
+    check(abs(days_valid(leaf) - 825) < 1, f"tls.crt valid {days_valid(leaf):.1f} days, want 825")
+    check(abs(days_valid(root) - 3650) < 1, f"ca.crt valid {days_valid(root):.1f} days, want 3650")
+    eku = set(leaf.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value)
+    check({ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH} <= eku,
+          f"tls.crt extended key usages {eku}")
+    san = leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    dns = set(san.get_values_for_type(x509.DNSName))
+    ips = {str(a) for a in san.get_values_for_type(x509.IPAddress)}
+    svcs = by_kind(objs, "Service")
+    check(svcs, "no Service")
+    for svc in svcs:
+        for form in (svc, f"{svc}.{NAMESPACE}", f"{svc}.{NAMESPACE}.svc", f"{svc}.{NAMESPACE}.svc.cluster.local"):
+            check(form in dns, f"generated certificate lacks {form}")
+    for name in ("localhost", *extra_dns):
+        check(name in dns, f"generated certificate lacks {name}")
+    for ip in ("127.0.0.1", *extra_ips):
+        check(str(ipaddress.ip_address(ip)) in ips, f"generated certificate lacks IP {ip}: {ips}")
+    ann = tls["metadata"].get("annotations", {})
+    try:
+        not_after = datetime.datetime.strptime(ann.get("gnomon/not-after", ""), "%Y-%m-%dT%H:%M:%SZ")
+        check(abs((not_after - leaf.not_valid_after).total_seconds()) < 300,
+              f"annotation gnomon/not-after {not_after} is not the certificate's {leaf.not_valid_after}")
+    except ValueError:
+        check(False, f"{FULL}-tls: annotation gnomon/not-after {ann.get('gnomon/not-after')!r}")
+    check(len(ann.get("gnomon/names-sha256", "")) == 64, f"{FULL}-tls: no gnomon/names-sha256 annotation")
+    # The CA's key reaches no pod.
+    for kind in ("Deployment", "Job", "Pod"):
+        for name, o in by_kind(objs, kind).items():
+            pod = o["spec"] if kind == "Pod" else o["spec"]["template"]["spec"]
+            mounted = [v for v in pod.get("volumes", []) if v.get("secret", {}).get("secretName") == f"{FULL}-tls-ca"]
+            check(not mounted, f"{kind} {name} mounts the CA's Secret")
+    return dns
 
 
 def check_monitors_https(objs, cert_names, secret, executor_secret):
@@ -777,6 +889,7 @@ def case_tls_secret(objs, text):
     check_sample_executor(objs, "sample", f"{FULL}-registry:7070", f"{FULL}-log:7070")
     check(not by_kind(objs, "Certificate"), "a Certificate rendered though tls.existingSecret is given")
     check("gnomon-tls" not in by_kind(objs, "Secret"), "the chart renders the user's TLS Secret")
+    check(f"{FULL}-tls-ca" not in by_kind(objs, "Secret"), "a CA generated though tls.existingSecret is given")
     check_monitors_https(objs, {"gnomon.example.com"}, "gnomon-tls", "executor-tls")
 
 
@@ -784,7 +897,7 @@ def case_tls_allinone(objs, text):
     check_all_in_one(objs, text, "sqlite:/var/lib/gnomon/gnomon.db", tls=True)
     cert = check_certificate(objs, {"name": "ca", "kind": "Issuer", "group": "cert-manager.io"})
     if cert:
-        check_names_verified(cert, check_tls(objs, cert["spec"]["secretName"], mtls=False))
+        check_names_verified(set(cert["spec"]["dnsNames"]), check_tls(objs, cert["spec"]["secretName"], mtls=False))
 
 
 def case_tls_certmanager(objs, text):
@@ -797,7 +910,7 @@ def case_tls_certmanager(objs, text):
         check(any(k.startswith("sample executor") for k in verified), "sample executor not rendered")
         check("sample executor -> GNOMON_SCHEDULERS" in verified, "sample executor verifies no scheduler name")
         check("generic executor -> GNOMON_SCHEDULERS" in verified, "generic executor not rendered with TLS")
-        check_names_verified(cert, verified)
+        check_names_verified(set(cert["spec"]["dnsNames"]), verified)
         check("gnomon.example.com" in cert["spec"]["dnsNames"], "Certificate lacks tls.certManager.extraDnsNames")
         check_monitors_https(objs, set(cert["spec"]["dnsNames"]), cert["spec"]["secretName"], cert["spec"]["secretName"])
         pm = by_kind(objs, "PodMonitor").get(f"{FULL}-generic-executor")
@@ -808,9 +921,27 @@ def case_tls_certmanager(objs, text):
                       f"generic executor PodMonitor endpoint {e}")
     check_sample_executor(objs, "sample", f"{FULL}-registry:7070", f"{FULL}-log:7070")
     check_generic_executor(objs, "ops", "t", ["api.example.com"], [])
+    check(not [n for n, s in by_kind(objs, "Secret").items() if s.get("type") == "kubernetes.io/tls"],
+          "a TLS Secret generated though cert-manager writes it")
+
+
+def case_tls_generated(objs, text):
+    """The generated certificate with every consumer: mTLS, both executors, the monitors, extra names."""
+    check_per_role(objs, {"scheduler": 2, "registry": 2, "log": 2},
+                   f"{FULL}-store", "store-url", FULL, "cluster-token", tls=True)
+    check(not by_kind(objs, "Certificate"), "a Certificate rendered without tls.certManager")
+    names = check_generated_tls(objs, extra_dns=["gnomon.example.com"], extra_ips=["10.1.2.3"])
+    verified = check_tls(objs, f"{FULL}-tls", mtls=True)
+    for client in ("sample executor", "generic executor"):
+        check(f"{client} -> GNOMON_SCHEDULERS" in verified, f"{client} not rendered with TLS")
+    check_names_verified(names, verified)
+    check_monitors_https(objs, names, f"{FULL}-tls", f"{FULL}-tls")
+    check_sample_executor(objs, "sample", f"{FULL}-registry:7070", f"{FULL}-log:7070")
+    check_generic_executor(objs, "ops", "t", ["api.example.com"], [])
 
 
 CASES = {
+    "tls-generated": case_tls_generated,
     "tls-secret": case_tls_secret,
     "tls-allinone": case_tls_allinone,
     "tls-certmanager": case_tls_certmanager,

@@ -7,8 +7,9 @@
 #
 # Installs nothing: scripts/lib.sh's install_k8s_tools puts Helm and
 # kubernetes-models under ~/.cache/gnomon-tools (GNOMON_TOOLS_DIR). Needs
-# /usr/bin/python3 with yaml (python3-yaml) and node. Exits non-zero on any
-# failure and says what failed.
+# /usr/bin/python3 with yaml and cryptography (python3-yaml,
+# python3-cryptography) and node. Exits non-zero on any failure and says what
+# failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../scripts/lib.sh"
@@ -26,6 +27,7 @@ fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 missing=()
 [ -x "$helm" ] || missing+=("helm ($helm)")
 $python -c 'import yaml' 2>/dev/null || missing+=("python3-yaml for $python")
+$python -c 'import cryptography' 2>/dev/null || missing+=("python3-cryptography for $python")
 command -v node >/dev/null || missing+=("node")
 [ -f "$GNOMON_TOOLS_DIR/node_modules/kubernetes-models/package.json" ] || missing+=("kubernetes-models in $GNOMON_TOOLS_DIR")
 [ -f "$GNOMON_TOOLS_DIR/node_modules/@kubernetes-models/prometheus-operator/package.json" ] ||
@@ -86,6 +88,7 @@ run "helm lint (TLS from cert-manager, mTLS, sample executor)" "$helm" lint --st
   --set tls.enabled=true --set tls.certManager.enabled=true --set tls.certManager.issuerRef.name=ca \
   --set tls.requireClientCert=true --set sampleExecutor.enabled=true --set sampleExecutor.accessTokenSecret.name=t
 
+run "helm lint (TLS off)" "$helm" lint --strict "$chart" --set tls.enabled=false
 run "helm lint (generic executor, network policy, PodMonitor)" "$helm" lint --strict "$chart" \
   --set genericExecutor.enabled=true --set genericExecutor.app=ops --set genericExecutor.accessTokenSecret.name=t \
   --set 'genericExecutor.httpAllow={api.example.com}' --set networkPolicy.enabled=true \
@@ -139,12 +142,14 @@ check_case default
 check_case custom -f "$work/custom-values.yaml"
 check_case existing --set store.existingSecret=my-db --set store.existingSecretKey=url \
   --set clusterToken.existingSecret=my-token --set clusterToken.existingSecretKey=token \
-  --set adminToken.existingSecret=my-admin --set adminToken.existingSecretKey=token
+  --set adminToken.existingSecret=my-admin --set adminToken.existingSecretKey=token \
+  --set tls.existingSecret=my-tls
 check_case allinone --set allInOne=true
 check_case allinone-mysql --set allInOne=true --set scheduler.replicas=5 \
   --set store.url=mysql://gnomon:Pw-s3cret-XYZ@db.example:3306/gnomon
 
-check_case monitoring --set metrics.serviceMonitor.enabled=true \
+# Plain http scrapes (TLS off); tls-generated and tls-* check the https ones.
+check_case monitoring --set tls.enabled=false --set metrics.serviceMonitor.enabled=true \
   --set metrics.serviceMonitor.labels.release=kube-prometheus --set metrics.podMonitor.enabled=true \
   --set metrics.prometheusRule.enabled=true --set metrics.grafanaDashboard.enabled=true \
   --set networkPolicy.enabled=true --set sampleExecutor.enabled=true \
@@ -180,7 +185,7 @@ check_case generic-executor-minimal --set genericExecutor.enabled=true --set gen
 check_case lifecycle
 check_case migrate-url --set store.url=mysql://gnomon:Pw-s3cret-XYZ@db.example:3306/gnomon
 check_case gitops --set store.existingSecret=gnomon-store --set clusterToken.existingSecret=gnomon-auth \
-  --set adminToken.existingSecret=gnomon-auth
+  --set adminToken.existingSecret=gnomon-auth --set tls.existingSecret=gnomon-tls
 check_case allinone-hooks --set allInOne=true
 cat >"$work/extras-values.yaml" <<'EOF'
 image:
@@ -218,7 +223,17 @@ check_case extras -f "$work/extras-values.yaml"
 check_case no-spread --set topologySpreadConstraints=null --set migrations.job.enabled=false \
   --set tests.enabled=false
 
-# TLS: the certificate from a Secret of the user's, or from cert-manager.
+# TLS: the certificate the chart generates (the default) with every consumer,
+# turned off, from a Secret of the user's, or from cert-manager.
+check_case tls-generated --set tls.requireClientCert=true \
+  --set 'tls.certManager.extraDnsNames={gnomon.example.com}' --set 'tls.certManager.ipAddresses={10.1.2.3}' \
+  --set sampleExecutor.enabled=true --set sampleExecutor.accessTokenSecret.name=t \
+  --set metrics.serviceMonitor.enabled=true --set metrics.podMonitor.enabled=true --set networkPolicy.enabled=true \
+  --set genericExecutor.enabled=true --set genericExecutor.app=ops --set genericExecutor.accessTokenSecret.name=t \
+  --set 'genericExecutor.httpAllow={api.example.com}'
+check_case tls-off --set tls.enabled=false
+check_case tls-ports --set http.enabled=false --set metrics.enabled=false --set tls.serverName=gnomon.example.com \
+  --set 'tls.certManager.extraDnsNames={gnomon.example.com}'
 check_case tls-secret --set tls.enabled=true --set tls.existingSecret=gnomon-tls \
   --set tls.serverName=gnomon.example.com --set sampleExecutor.enabled=true \
   --set sampleExecutor.accessTokenSecret.name=t --set sampleExecutor.tls.existingSecret=executor-tls \
@@ -282,7 +297,7 @@ fi
 # renders without cluster access are identical (nothing random), so Argo CD
 # or Flux sees no change and rolls nothing.
 gitops=(--set store.existingSecret=gnomon-store --set clusterToken.existingSecret=gnomon-auth
-  --set adminToken.existingSecret=gnomon-auth)
+  --set adminToken.existingSecret=gnomon-auth --set tls.existingSecret=gnomon-tls)
 if render git1 "${gitops[@]}" && render git2 "${gitops[@]}" && cmp -s "$work/git1.yaml" "$work/git2.yaml"; then
   pass "GitOps: renders with operator-supplied Secrets are identical"
 else
@@ -312,6 +327,24 @@ else
   fail "cluster and first admin tokens kept from the existing Secret on upgrade"
   sed 's/^/     /' "$work/out"
   grep -n cluster-token "$work/lookup.yaml" "$work/lookup2.yaml" 2>/dev/null | sed 's/^/     /'
+fi
+# The generated certificate likewise, from its own Secrets: kept while it
+# names the Services and is not near expiry, else signed again by the kept CA.
+tls_lookup_chart=$work/tls-lookup-chart
+cp -r "$chart" "$tls_lookup_chart"
+sed -i -e 's/lookup "v1" "Secret" .Release.Namespace (include "gnomon.tlsCaSecretName" .)/(.Values.testLookupTlsCa | default dict)/' \
+  -e 's/lookup "v1" "Secret" .Release.Namespace (include "gnomon.tlsSecretName" .)/(.Values.testLookupTls | default dict)/' \
+  "$tls_lookup_chart/templates/_helpers.tpl"
+if [ "$(grep -c 'testLookupTls' "$tls_lookup_chart/templates/_helpers.tpl")" = 2 ]; then
+  run "generated certificate: kept on upgrade, renewed by the kept CA (tls_upgrade.py)" \
+    $python "$here/tls_upgrade.py" "$helm" "$tls_lookup_chart" "$work"
+else
+  fail "generated certificate on upgrade: the lookups of gnomon.generatedTls were not found to replace"
+fi
+# The TLS helm test's script, run offline against TLS and plaintext listeners.
+if [ -f "$work/default.yaml" ] && [ -f "$work/tls-off.yaml" ]; then
+  run "helm test Pod test-tls: passes TLS only, fails on a plaintext endpoint (tls_test_pod.py)" \
+    $python "$here/tls_test_pod.py" "$work/default.yaml" "$work/tls-off.yaml"
 fi
 # ...and an upgrade that finds the same Secret renders the same checksum: no roll.
 if "$helm" template g "$lookup_chart" --kube-version "$KUBE_VERSION" \
@@ -350,8 +383,8 @@ expect_failure "schema: partitions=5000" "partitions" --set partitions=5000
 expect_failure "guard: partitions through config" "set the chart's partitions value" \
   --set config.partitions=128
 expect_failure "guard: SQLite with separate role pods" "SQLite" --set store.url=sqlite:/data/g.db
-expect_failure "guard: TLS without a certificate source" "tls.enabled: the certificate needs a source" \
-  --set tls.enabled=true
+expect_failure "schema: tls.generated.validityDays=0" "validityDays" --set tls.generated.validityDays=0
+expect_failure "schema: misspelt tls.generated.days" "days" --set tls.generated.days=30
 expect_failure "guard: TLS from a Secret and cert-manager at once" "not both" --set tls.enabled=true \
   --set tls.existingSecret=x --set tls.certManager.enabled=true --set tls.certManager.issuerRef.name=ca
 expect_failure "guard: cert-manager without an issuer" "tls.certManager.issuerRef.name" \
@@ -404,6 +437,8 @@ check_notes allinone "first admin token" "svc/g-gnomon 7070:7070" "get secret g-
   --set allInOne=true
 check_notes own-admin-token "get secret ops-admin -o jsonpath='{.data.token}'" -- \
   --set adminToken.existingSecret=ops-admin --set adminToken.existingSecretKey=token
+check_notes tls-generated "TLS is on" "generated by the chart" "secret g-gnomon-tls " "g-gnomon-tls-ca" --
+check_notes tls-off "WARNING: TLS is off" "in plaintext" "helm test g -n jobs" "fails" -- --set tls.enabled=false
 check_notes tls "TLS is on" "--tls-server-name g-gnomon-scheduler" "--ca ca.crt" "secret g-gnomon-tls" \
   "--cert client.crt" "exec deploy/g-gnomon-scheduler -- gnomonctl" "GNOMON_TLS_CERT" -- --set tls.enabled=true --set tls.certManager.enabled=true \
   --set tls.certManager.issuerRef.name=ca --set tls.requireClientCert=true
@@ -473,12 +508,52 @@ pod_labels = dep["spec"]["template"]["metadata"]["labels"]
 if headless.get("clusterIP") != "None" or not headless.get("selector") or \
         any(pod_labels.get(k) != v for k, v in headless["selector"].items()):
     sys.exit(f"no headless Service gnomon-schedulers selecting the gnomond pod: {sorted(svcs)} {headless}")
+# TLS on, from the Secret gnomon-tls the user creates: no key in the repository.
+text = open(sys.argv[1]).read()
+if "PRIVATE KEY" in text or "LS0tLS1CRUdJTi" in text or any(o.get("type") == "kubernetes.io/tls" for o in objs):
+    sys.exit("a certificate or key in the plain manifests")
+vols = [v["secret"]["secretName"] for v in dep["spec"]["template"]["spec"]["volumes"] if v["name"] == "tls"]
+env = {e["name"]: e.get("value") for e in dep["spec"]["template"]["spec"]["containers"][0]["env"]}
+if vols != ["gnomon-tls"] or env.get("GNOMON_TLS_CA") != "/etc/gnomon/tls/ca.crt":
+    sys.exit(f"the plain manifests do not serve TLS from the Secret gnomon-tls: volumes {vols}")
 EOF
 then
   pass "plain manifests: all-in-one objects"
   jsons+=("$work/manifests.json")
 else
   fail "plain manifests: all-in-one objects"
+  sed 's/^/     /' "$work/out"
+fi
+# tls-cert.sh makes the certificate they need: signed by its CA, naming every
+# Service of gnomon.yaml in each form (namespace "jobs"), localhost and
+# 127.0.0.1, for server and client auth.
+if bash "$manifests/tls-cert.sh" "$work/manifests-tls" jobs >"$work/out" 2>&1 &&
+  PYTHONPATH=$here $python - "$manifests/gnomon.yaml" "$work/manifests-tls" >>"$work/out" 2>&1 <<'EOF'
+import base64, sys, yaml
+from cryptography import x509
+from cryptography.x509.oid import ExtendedKeyUsageOID as EKU
+import check_rendered as r
+d = sys.argv[2]
+b64 = lambda f: base64.b64encode(open(f"{d}/{f}", "rb").read()).decode()
+leaf, root = r.pem_cert(b64("tls.crt")), r.pem_cert(b64("ca.crt"))
+san = leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+dns = set(san.get_values_for_type(x509.DNSName))
+want = {"localhost"}
+for o in yaml.safe_load_all(open(sys.argv[1])):
+    if o and o["kind"] == "Service":
+        n = o["metadata"]["name"]
+        want |= {n, f"{n}.jobs", f"{n}.jobs.svc", f"{n}.jobs.svc.cluster.local"}
+eku = set(leaf.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value)
+bad = [f"lacks {sorted(want - dns)}"] if want - dns else []
+bad += [] if [str(a) for a in san.get_values_for_type(x509.IPAddress)] == ["127.0.0.1"] else ["no IP 127.0.0.1"]
+bad += [] if {EKU.SERVER_AUTH, EKU.CLIENT_AUTH} <= eku else [f"usages {eku}"]
+bad += [] if r.signed_by(leaf, root) else ["tls.crt not signed by ca.crt"]
+sys.exit("; ".join(bad) or None)
+EOF
+then
+  pass "plain manifests: tls-cert.sh makes the certificate gnomon.yaml needs"
+else
+  fail "plain manifests: tls-cert.sh makes the certificate gnomon.yaml needs"
   sed 's/^/     /' "$work/out"
 fi
 if command -v kubectl >/dev/null && kubectl kustomize --help >/dev/null 2>&1; then
@@ -500,9 +575,9 @@ if ((${#jsons[@]})); then
     node "$here/validate_k8s.js" "${jsons[@]}"
   grep -h '^kubernetes-models:' "$work/out" | sed 's/^/     /'
   # The validator itself must catch a broken object.
-  $python - "$work/default.json" "$work/broken.json" <<'EOF'
+  $python - "$work/tls-off.json" "$work/broken.json" <<'EOF'
 import json, sys
-objs = json.load(open(sys.argv[1]))
+objs = json.load(open(sys.argv[1]))  # TLS off: kubelet's gRPC probes
 dep = next(o for o in objs if o["kind"] == "Deployment")
 dep["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]["grpc"]["port"] = "grpc"
 json.dump([dep], open(sys.argv[2], "w"))

@@ -177,9 +177,6 @@ installer creates (the chart never invents a database password).
 {{- if and .Values.tls.existingSecret .Values.tls.certManager.enabled }}
 {{- fail "tls: give either tls.existingSecret or tls.certManager.enabled, not both (cert-manager writes its own Secret; name it with tls.certManager.secretName)" }}
 {{- end }}
-{{- if not (or .Values.tls.existingSecret .Values.tls.certManager.enabled) }}
-{{- fail "tls.enabled: the certificate needs a source: tls.existingSecret (a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt) or tls.certManager.enabled with tls.certManager.issuerRef.name" }}
-{{- end }}
 {{- if and .Values.tls.certManager.enabled (not .Values.tls.certManager.issuerRef.name) }}
 {{- fail "tls.certManager.issuerRef.name: name the cert-manager Issuer (or ClusterIssuer, with issuerRef.kind) that signs gnomon's certificate" }}
 {{- end }}
@@ -492,13 +489,104 @@ tlsConfig:
 /etc/gnomon/tls
 {{- end }}
 
-{{/* The Secret holding gnomond's certificate: the user's, or the one cert-manager writes. */}}
+{{/*
+The Secret holding gnomond's certificate: the user's, the one cert-manager
+writes, or else the one the chart generates (see gnomon.generatedTls).
+*/}}
 {{- define "gnomon.tlsSecretName" -}}
 {{- if .Values.tls.existingSecret }}
 {{- .Values.tls.existingSecret }}
-{{- else }}
+{{- else if .Values.tls.certManager.enabled }}
 {{- default (printf "%s-tls" (include "gnomon.fullname" .)) .Values.tls.certManager.secretName }}
+{{- else }}
+{{- include "gnomon.fullname" . }}-tls
 {{- end }}
+{{- end }}
+
+{{/* Whether the chart generates gnomond's certificate: TLS on, and neither a Secret of the user's nor cert-manager. */}}
+{{- define "gnomon.tlsGenerated" -}}
+{{- if and .Values.tls.enabled (not .Values.tls.existingSecret) (not .Values.tls.certManager.enabled) }}true{{ end }}
+{{- end }}
+
+{{/* The Secret holding the generated CA's certificate and key; mounted nowhere. */}}
+{{- define "gnomon.tlsCaSecretName" -}}
+{{- include "gnomon.fullname" . }}-tls-ca
+{{- end }}
+
+{{/*
+The DNS names of gnomond's certificate, as a JSON list: every gnomon
+Service in each form a client may dial (the headless one too, the name
+executors verify on the scheduler pods they dial by address), then
+tls.certManager.extraDnsNames. cert-manager's Certificate and the generated
+certificate both carry exactly these.
+*/}}
+{{- define "gnomon.tlsDnsNames" -}}
+{{- $ns := .Release.Namespace }}
+{{- $names := list }}
+{{- range $svc := splitList "," (include "gnomon.serviceNames" .) }}
+{{- $names = concat $names (list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns $.Values.tls.certManager.clusterDomain)) }}
+{{- end }}
+{{- toJson (concat $names ($.Values.tls.certManager.extraDnsNames | default list)) }}
+{{- end }}
+
+{{/*
+The generated certificate (tls.enabled without tls.existingSecret or
+tls.certManager), as JSON: {"ca": CA Secret data, "tls": TLS Secret data,
+"annotations": the TLS Secret's}. A CA (tls.generated.caValidityDays) signs
+one certificate (tls.generated.validityDays) for the names of
+gnomon.tlsDnsNames plus localhost and 127.0.0.1 (and
+tls.certManager.ipAddresses), extended key usages server and client auth.
+
+Stable across upgrades: the Secrets already in the cluster are read back
+(lookup) and kept as they are while the CA is the same, the names are the
+same (their hash is an annotation) and the certificate has more than
+tls.generated.renewBeforeDays left (its expiry is an annotation). Otherwise
+a new certificate is signed by the kept CA: ca.crt, which clients outside
+the cluster hold, does not change; the pods re-read the files in place.
+Only a render without the CA's Secret (install, or helm template, which
+cannot lookup) makes a new CA. Computed once per render (kept in .Release).
+*/}}
+{{- define "gnomon.generatedTls" -}}
+{{- $memo := printf "gnomonGeneratedTls/%s" (include "gnomon.tlsSecretName" .) }}
+{{- if not (hasKey .Release $memo) }}
+{{- $g := .Values.tls.generated }}
+{{- $dns := concat (fromJsonArray (include "gnomon.tlsDnsNames" .)) (list "localhost") }}
+{{- $ips := concat (list "127.0.0.1") (.Values.tls.certManager.ipAddresses | default list) }}
+{{- $namesHash := toJson (dict "dns" $dns "ips" $ips) | sha256sum }}
+{{- $oldCa := lookup "v1" "Secret" .Release.Namespace (include "gnomon.tlsCaSecretName" .) }}
+{{- $oldTls := lookup "v1" "Secret" .Release.Namespace (include "gnomon.tlsSecretName" .) }}
+{{- /* Helm's templates do not short-circuit "and": test step by step. */}}
+{{- $caData := dict }}
+{{- if $oldCa }}
+{{- $caData = $oldCa.data | default dict }}
+{{- end }}
+{{- $ca := dict }}
+{{- if and (hasKey $caData "tls.crt") (hasKey $caData "tls.key") }}
+{{- $ca = buildCustomCert (index $caData "tls.crt") (index $caData "tls.key") }}
+{{- else }}
+{{- $ca = genCA (printf "%s-ca" (include "gnomon.fullname" .)) (int $g.caValidityDays) }}
+{{- $caData = dict "tls.crt" ($ca.Cert | b64enc) "tls.key" ($ca.Key | b64enc) }}
+{{- end }}
+{{- $keep := false }}
+{{- $tlsData := dict }}
+{{- $ann := dict }}
+{{- if $oldTls }}
+{{- $tlsData = $oldTls.data | default dict }}
+{{- $ann = ($oldTls.metadata | default dict).annotations | default dict }}
+{{- if and (hasKey $tlsData "tls.crt") (hasKey $tlsData "tls.key") (eq (index $tlsData "ca.crt" | default "") (index $caData "tls.crt")) (eq (index $ann "gnomon/names-sha256" | default "") $namesHash) }}
+{{- $left := sub (toDate "2006-01-02T15:04:05Z07:00" (index $ann "gnomon/not-after" | default "") | unixEpoch | atoi) (now | unixEpoch | atoi) }}
+{{- $keep = gt $left (mul $g.renewBeforeDays 86400 | int) }}
+{{- end }}
+{{- end }}
+{{- if not $keep }}
+{{- $cert := genSignedCert (first $dns) $ips $dns (int $g.validityDays) $ca }}
+{{- $tlsData = dict "tls.crt" ($cert.Cert | b64enc) "tls.key" ($cert.Key | b64enc) "ca.crt" (index $caData "tls.crt") }}
+{{- $notAfter := dateInZone "2006-01-02T15:04:05Z07:00" (now | dateModify (printf "+%dh" (mul $g.validityDays 24))) "UTC" }}
+{{- $ann = dict "gnomon/names-sha256" $namesHash "gnomon/not-after" $notAfter }}
+{{- end }}
+{{- $_ := set .Release $memo (dict "ca" $caData "tls" (pick $tlsData "tls.crt" "tls.key" "ca.crt") "annotations" (pick $ann "gnomon/names-sha256" "gnomon/not-after")) }}
+{{- end }}
+{{- toJson (index .Release $memo) }}
 {{- end }}
 
 {{/*
