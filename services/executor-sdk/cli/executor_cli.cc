@@ -75,7 +75,7 @@ ABSL_FLAG(bool, allow_scripts, false,
           "A script is arbitrary code: no allow-list applies to it.");
 ABSL_FLAG(int, script_max_memory_mib, 0,
           "Each script's memory limit (RLIMIT_DATA), MiB; 0: none (GNOMON_SCRIPT_MAX_MEMORY_MIB).");
-ABSL_FLAG(int, script_max_open_files, 0,
+ABSL_FLAG(int, script_max_open_files, 1024,
           "Files each script may have open at once; 0: the executor's limit "
           "(GNOMON_SCRIPT_MAX_OPEN_FILES).");
 ABSL_FLAG(int, script_max_file_mib, 0,

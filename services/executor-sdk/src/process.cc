@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "services/executor-sdk/src/child_environment.h"
+#include "services/executor-sdk/src/reaped_spawn.h"
 
 extern char** environ;
 
@@ -48,42 +48,14 @@ absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& 
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  if (!options.working_dir.empty()) {
-    posix_spawn_file_actions_addchdir_np(&actions, options.working_dir.c_str());
-  }
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t empty, defaults;
-  sigemptyset(&empty);
-  sigemptyset(&defaults);
-  for (int sig : {SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGQUIT}) sigaddset(&defaults, sig);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const std::vector<std::string> env = internal::ChildEnvironment(environ, options.env);
-  std::vector<char*> envp;
-  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  absl::StatusOr<pid_t> spawned = internal::SpawnReaped(
+      {argv, internal::ChildEnvironment(environ, options.env), options.working_dir, fds[1]});
   ::close(fds[1]);
-  if (rc != 0) {
+  if (!spawned.ok()) {
     ::close(fds[0]);
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot start ", argv[0], ": ", std::strerror(rc)));
+    return spawned.status();
   }
+  const pid_t pid = *spawned;
 
   std::string pending;
   bool pipe_open = true;
@@ -92,7 +64,6 @@ absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& 
   const absl::Time started = absl::Now();
   bool timed_out = false;
   absl::Time term_sent = absl::InfiniteFuture();
-  bool kill_sent = false;
   char buf[8192];
   while (!exited || pipe_open) {
     // Polls the output (fd -1 is ignored once closed) with a short timeout so
@@ -118,17 +89,17 @@ absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& 
     if (!exited && (ctx.cancelled() || timed_out)) {
       absl::Time now = absl::Now();
       if (term_sent == absl::InfiniteFuture()) {
-        ::kill(-pid, SIGTERM);
+        ::kill(-pid, SIGTERM);  // The child's group; its reaper ignores it.
         term_sent = now;
-      } else if (!kill_sent && now - term_sent >= options.kill_grace) {
-        ::kill(-pid, SIGKILL);
-        kill_sent = true;
+      } else if (now - term_sent >= options.kill_grace) {
+        // The reaper SIGKILLs everything below it and exits. Asked again
+        // each turn: a signal that came just before it waited is not lost.
+        ::kill(pid, SIGUSR1);
       }
     }
   }
-  // Whatever is left of the group goes with the run, however it ended: a
-  // job's background children do not outlive it (nor hold the pipe).
-  if (!kill_sent) ::kill(-pid, SIGKILL);
+  // The reaper (reaped_spawn.h) killed whatever the child left behind, in
+  // its group or not, before it exited: nothing a job starts outlives it.
   LogLines(ctx, pending, true);
   ::close(fds[0]);
   if (timed_out) {

@@ -1,5 +1,6 @@
 // Script (GLUE) runs, RunProcess cancellation, and local run-log files.
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utime.h>
@@ -127,6 +128,32 @@ TEST_F(ScriptsTest, AScriptRunsUnderTheExecutorsScriptLimits) {
   EXPECT_EQ(lines[2].text(), "64");      // and its children
 }
 
+// By default a script may open 1024 files at once, whatever the executor's
+// own limit; its memory and the files it writes are not limited.
+TEST_F(ScriptsTest, AScriptHasDefaultLimitsOfOpenFilesOnly) {
+  auto executor = StartScripting();
+  DispatchClient dispatch(dispatch_);
+  ASSERT_TRUE(
+      dispatch
+          .Send(ScriptRun(10, v1::SCRIPT_LANGUAGE_SHELL, "ulimit -n\nulimit -d\nulimit -f\n", ""))
+          ->has_accepted());
+  auto result = logs_.WaitForResult(10, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 200) << result->handle_message();
+  std::vector<v1::LogLine> lines = logs_.lines(10);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].text(), "1024");
+  // The others are the executor's own, as the shell prints them.
+  auto shown = [](int resource, rlim_t unit) {
+    struct rlimit l;
+    ::getrlimit(resource, &l);
+    return l.rlim_cur == RLIM_INFINITY ? std::string("unlimited")
+                                       : std::to_string(l.rlim_cur / unit);
+  };
+  EXPECT_EQ(lines[1].text(), shown(RLIMIT_DATA, 1024));
+  EXPECT_EQ(lines[2].text(), shown(RLIMIT_FSIZE, 512));  // ulimit -f counts 512-byte blocks in sh
+}
+
 TEST_F(ScriptsTest, PythonScriptExitCodeDecides) {
   auto executor = StartScripting();
   DispatchClient dispatch(dispatch_);
@@ -241,6 +268,57 @@ TEST_F(ScriptsTest, ABackgroundChildDoesNotOutliveAScriptThatExits) {
   int child = ReadPid(dir + "/b.child", kTestWait);
   ASSERT_GT(child, 0);
   EXPECT_TRUE(WaitGone(child, kTestWait)) << "the script's background child outlived its run";
+}
+
+// A child that leaves the script's process group (setsid) or double-forks
+// away from it is still collected and killed when the script exits.
+TEST_F(ScriptsTest, AChildThatLeftTheGroupDoesNotOutliveAScriptThatExits) {
+  auto executor = StartScripting();
+  std::string dir = TempDir("setsid");
+  DispatchClient dispatch(dispatch_);
+  ASSERT_TRUE(dispatch
+                  .Send(ScriptRun(8, v1::SCRIPT_LANGUAGE_SHELL,
+                                  "setsid sleep 1000 >/dev/null 2>&1 &\n"
+                                  "echo $! > \"$1.child\"\n"
+                                  "( setsid sh -c 'echo $$ > \"$0.orphan\"; exec sleep 1000' "
+                                  "\"$1\" >/dev/null 2>&1 & )\n"
+                                  "while [ ! -s \"$1.orphan\" ]; do sleep 0.01; done\n"
+                                  "exit 0\n",
+                                  dir + "/x"))
+                  ->has_accepted());
+  auto result = logs_.WaitForResult(8, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->handle_code(), 200);
+  int child = ReadPid(dir + "/x.child", kTestWait);
+  int orphan = ReadPid(dir + "/x.orphan", kTestWait);
+  ASSERT_GT(child, 0);
+  ASSERT_GT(orphan, 0);
+  EXPECT_TRUE(WaitGone(child, kTestWait)) << "a setsid child outlived its run";
+  EXPECT_TRUE(WaitGone(orphan, kTestWait)) << "a double-forked setsid child outlived its run";
+}
+
+// The same when the run is killed while the script still runs.
+TEST_F(ScriptsTest, KillReachesAChildThatLeftTheGroup) {
+  auto executor = StartScripting();
+  std::string dir = TempDir("setsid-kill");
+  DispatchClient dispatch(dispatch_);
+  ASSERT_TRUE(dispatch
+                  .Send(ScriptRun(9, v1::SCRIPT_LANGUAGE_SHELL,
+                                  "setsid sleep 1000 >/dev/null 2>&1 &\n"
+                                  "echo $! > \"$1.child\"\necho $$ > \"$1.pid\"\nwait\n",
+                                  dir + "/k"))
+                  ->has_accepted());
+  int shell = ReadPid(dir + "/k.pid", kTestWait);
+  int child = ReadPid(dir + "/k.child", kTestWait);
+  ASSERT_GT(shell, 0);
+  ASSERT_GT(child, 0);
+  std::optional<v1::KillResponse> found = dispatch.Kill(9);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_TRUE(found->found());
+  auto result = logs_.WaitForResult(9, kTestWait);
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(WaitGone(shell, kTestWait));
+  EXPECT_TRUE(WaitGone(child, kTestWait)) << "a setsid child survived the kill";
 }
 
 TEST_F(ScriptsTest, ScriptIgnoringSigtermIsKilledAfterTheGraceAndTimesOut) {

@@ -106,8 +106,12 @@ struct RunOptions {
   // its interpreter starts; 0: not limited. Memory is RLIMIT_DATA (heap and
   // other private writable memory), in MiB; files are RLIMIT_NOFILE (open
   // at once) and RLIMIT_FSIZE (the largest file it may write, in MiB).
+  // Open files are limited by default (1024, Linux's usual soft limit, so a
+  // script cannot take the executor's much higher one); memory and file size
+  // are not, as no default fits every job (an export writes gigabytes; some
+  // runtimes reserve large heaps): set them, or size the container.
   int script_max_memory_mib = 0;
-  int script_max_open_files = 0;
+  int script_max_open_files = 1024;
   int script_max_file_mib = 0;
   // A job idle this long has its handlers' destroy hooks run (see HandlerHooks).
   absl::Duration idle_job_ttl = absl::Seconds(60);

@@ -4,10 +4,11 @@
 // The child gets its own process group, /dev/null as stdin, and its stdout and
 // stderr become run-log lines as they are written. If the run is cancelled
 // (killed, timed out, covered), the whole process group gets SIGTERM, then
-// SIGKILL after `kill_grace`. When the child exits, whatever is left of its
-// group (background children) is killed: nothing a job starts outlives it in
-// its group. (A child that leaves the group with setsid(2) escapes this; run
-// scripts under a container or cgroup limit where that matters.)
+// everything the child started gets SIGKILL after `kill_grace`. When the
+// child exits, whatever it left running is killed: nothing a job starts
+// outlives it — background children, and those that left the group with
+// setsid(2) or double forks too (a subreaper process per run collects them;
+// Linux only).
 //
 // The child's environment is the executor's minus every variable whose name
 // starts with GNOMON_: those configure the SDK and carry its credentials
