@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/alarm.h"
+#include "proto/decoding/request_decoding.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
 #include "services/common/server/stream_credentials.h"
@@ -107,9 +108,10 @@ class ReportStream final : public ReportReactor, public std::enable_shared_from_
       if (finishing_) return;
     }
     // Not ok: the executor half-closed (or the stream broke, and a cancel
-    // follows).
+    // follows), or sent a message that did not decode (invalid UTF-8: gRPC
+    // reports it the same way), refused naming the field.
     if (!ok) {
-      EndReads(grpc::Status::OK);
+      EndReads(in_failure_.Take());
       return;
     }
     // A reporter stays connected for the executor's life: its group's token
@@ -310,7 +312,8 @@ class ReportStream final : public ReportReactor, public std::enable_shared_from_
   const int64_t group_id_;
   // Used by the read reactions only (one at a time).
   StreamCredentials creds_;
-  v1::ReportResultsRequest in_;  // The message read; only reactions to reads touch it.
+  v1::ReportResultsRequest in_;               // The message read; only reactions to reads touch it.
+  proto::ReadFailureWatch in_failure_{&in_};  // Why a read into in_ failed.
 
   absl::Mutex mu_;
   std::shared_ptr<ReportStream> self_ ABSL_GUARDED_BY(mu_);  // Until OnDone.

@@ -14,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/util/time_util.h"
+#include "proto/decoding/request_decoding.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/common/client/log.h"
 #include "services/common/server/field_checks.h"
@@ -79,6 +80,14 @@ class RegistryService::SessionStream final : public SessionReactor {
       absl::MutexLock l(&mu_);
       if (finishing_) return;
       phase = phase_;
+    }
+    // A message that did not decode (invalid UTF-8) is refused, naming the
+    // field; gRPC reports it as if the executor had closed its stream.
+    if (grpc::Status failed = ok ? grpc::Status::OK : in_failure_.Take(); !failed.ok()) {
+      std::optional<std::string> leave;
+      if (phase != Phase::kRegistering) leave = "protocol error: " + failed.error_message();
+      End(std::move(failed), std::move(leave));
+      return;
     }
     if (phase == Phase::kRegistering) {
       Register(ok);
@@ -309,7 +318,8 @@ class RegistryService::SessionStream final : public SessionReactor {
   grpc::CallbackServerContext* const context_;
   // Read by the read reactions only (one at a time).
   StreamCredentials creds_;
-  v1::SessionRequest in_;  // The message read; only reactions to reads touch it.
+  v1::SessionRequest in_;                     // The message read; only reactions to reads touch it.
+  proto::ReadFailureWatch in_failure_{&in_};  // Why a read into in_ failed.
 
   absl::Mutex mu_;
   std::shared_ptr<SessionStream> self_ ABSL_GUARDED_BY(mu_);  // Until OnDone.

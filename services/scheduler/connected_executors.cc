@@ -4,6 +4,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "proto/decoding/request_decoding.h"
 #include "services/common/client/log.h"
 #include "services/common/server/field_checks.h"
 #include "services/common/server/grpc_status.h"
@@ -58,7 +59,10 @@ class ConnectedExecutors::Stream final : public Reactor {
 
   void OnReadDone(bool ok) override {
     if (!ok) {
-      owner_->Close(this, grpc::Status::OK);
+      // The executor closed its stream, or sent a message that did not
+      // decode (invalid UTF-8: gRPC reports it the same way), refused
+      // naming the field.
+      owner_->Close(this, in_failure.Take());
       return;
     }
     if (key.empty()) {
@@ -104,6 +108,7 @@ class ConnectedExecutors::Stream final : public Reactor {
   absl::flat_hash_map<int64_t, absl::InlinedVector<Pending, 1>> pending;
   size_t pending_count = 0;
   v1::ConnectRequest in;
+  proto::ReadFailureWatch in_failure{&in};  // Why a read into `in` failed.
   v1::ConnectResponse out;
 };
 

@@ -116,6 +116,15 @@ TEST_F(HttpApiTest, ErrorsCarryTheGrpcCodeAndTheMatchingStatus) {
        "body: "},
       {"invalid field", Admin("JobAdmin/CreateGroup", R"({"group": {"appName": "bad/name"}})"), 400,
        "INVALID_ARGUMENT", "group.app_name: "},
+      // Bytes that are not UTF-8 in a string, named as gRPC names them.
+      {"not UTF-8", Admin("JobAdmin/CreateJob", "{\"job\": {\"author\": \"a\xc3(\"}}"), 400,
+       "INVALID_ARGUMENT", "job.author: not valid UTF-8"},
+      {"not UTF-8, nested",
+       Admin("JobAdmin/BatchCreateJobs",
+             R"({"requests": [{"job": {}}, {"job": {"alarm": {"emails": ["a@b.c", ")"
+             "\xff\xfe"
+             R"("]}}}]})"),
+       400, "INVALID_ARGUMENT", "requests[1].job.alarm.emails[1]: not valid UTF-8"},
       {"not found", Admin("JobAdmin/GetJob", R"({"jobId": "999"})"), 404, "NOT_FOUND", ""},
       {"role", Post("JobAdmin/CreateGroup", R"({"group": {"appName": "x"}})", viewer.secret()), 403,
        "PERMISSION_DENIED", "role viewer may not call CreateGroup"},

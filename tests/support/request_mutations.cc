@@ -236,14 +236,19 @@ class Walker {
 
   template <typename EmitFn>
   void WalkString(const std::string& path, const FieldDescriptor* f, int index, EmitFn& emit) {
-    const LimitRow* row = Row(ListPath(path));
-    if (row == nullptr) return;
     auto set = [f, index](std::string v) {
       return [f, index, v = std::move(v)](Message* p) {
         index < 0 ? p->GetReflection()->SetString(p, f, v)
                   : p->GetReflection()->SetRepeatedString(p, f, index, v);
       };
     };
+    // Whatever its limits: protobuf refuses to parse it (a lead byte
+    // without its continuation byte).
+    if (f->type() == FieldDescriptor::TYPE_STRING) {
+      emit("invalid UTF-8", nullptr, "not valid UTF-8", set("ok \xc3("));
+    }
+    const LimitRow* row = Row(ListPath(path));
+    if (row == nullptr) return;
     Limit l = ParseLimit(row->limit);
     switch (l.kind) {
       case Limit::kBytes:

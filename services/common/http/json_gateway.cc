@@ -1,17 +1,23 @@
 #include "services/common/http/json_gateway.h"
 
+#include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/dynamic_message.h"
+#include "google/protobuf/stubs/common.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
+#include "proto/decoding/invalid_utf8.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/common/http/openapi.h"
 #include "services/common/http/static_files.h"
@@ -41,6 +47,40 @@ const MethodDescriptor* Find(const std::string& path) {
   if (service == nullptr) return nullptr;
   const MethodDescriptor* m = service->FindMethodByName(std::string(parts[2]));
   return m != nullptr && ServedOverHttp(*m) ? m : nullptr;
+}
+
+// The string field of `json` (a `prototype` that did not parse) holding
+// bytes that are not UTF-8, named as gRPC's decoding names it
+// (proto/decoding/invalid_utf8.h). protobuf's JSON parser refuses those
+// without naming the field: each bad byte is replaced by a character the body
+// lacks, the result parsed, serialized, and the character's bytes (as many)
+// made invalid again for FindInvalidUtf8.
+std::optional<std::string> InvalidUtf8Field(const std::string& json, const Message& prototype) {
+  if (google::protobuf::internal::IsStructurallyValidUTF8(json)) return std::nullopt;
+  std::string marker;  // A noncharacter, U+FDD0..U+FDEF: valid UTF-8, not in the body.
+  for (unsigned last = 0x90; last <= 0xaf && marker.empty(); ++last) {
+    std::string m = std::string("\xef\xb7") + static_cast<char>(last);
+    if (!absl::StrContains(json, m)) marker = std::move(m);
+  }
+  if (marker.empty()) return std::nullopt;
+  std::string fixed;
+  for (size_t i = 0; i < json.size();) {
+    const auto lead = static_cast<unsigned char>(json[i]);
+    const size_t n = lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+    if (i + n <= json.size() &&
+        google::protobuf::internal::IsStructurallyValidUTF8(json.data() + i, static_cast<int>(n))) {
+      fixed.append(json, i, n);
+      i += n;
+    } else {
+      fixed += marker;
+      ++i;
+    }
+  }
+  std::unique_ptr<Message> parsed(prototype.New());
+  if (!google::protobuf::util::JsonStringToMessage(fixed, parsed.get()).ok()) return std::nullopt;
+  const std::string wire =
+      absl::StrReplaceAll(parsed->SerializeAsString(), {{marker, "\xff\xff\xff"}});
+  return proto::FindInvalidUtf8(wire, *prototype.GetDescriptor());
 }
 
 void SendError(HttpResponse& resp, grpc::StatusCode code, std::string_view message) {
@@ -87,6 +127,10 @@ class GatewayCall {
       google::protobuf::util::JsonParseOptions parse;
       auto parsed = google::protobuf::util::JsonStringToMessage(req_.body, request.get(), parse);
       if (!parsed.ok()) {
+        if (std::optional<std::string> field = InvalidUtf8Field(req_.body, *request)) {
+          return SendError(resp_, grpc::StatusCode::INVALID_ARGUMENT,
+                           absl::StrCat(*field, ": not valid UTF-8"));
+        }
         std::string why(parsed.message());
         if (why.size() > kMaxEcho) why = why.substr(0, kMaxEcho) + "…";
         return SendError(resp_, grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat("body: ", why));
