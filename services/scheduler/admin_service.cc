@@ -266,6 +266,8 @@ grpc::Status AdminService::ListRuns(Ctx* c, const v1::ListRunsRequest* r, v1::Li
 }
 grpc::Status AdminService::GetRun(Ctx* c, const v1::GetRunRequest* r, v1::GetRunResponse* o) {
   return Answer(__func__, c, o, [&](const Caller& who) -> absl::StatusOr<v1::GetRunResponse> {
+    // Bad input is named as such before any run is looked up, whoever asks.
+    RETURN_IF_ERROR(ValidateGetRunRequest(*r));
     RETURN_IF_ERROR(CheckRunAccess(stores_.runs, who.access, r->run_id()));
     return GetRunWithLog(stores_.runs, *r);
   });
@@ -273,6 +275,7 @@ grpc::Status AdminService::GetRun(Ctx* c, const v1::GetRunRequest* r, v1::GetRun
 grpc::Status AdminService::KillRun(Ctx* c, const v1::KillRunRequest* r, v1::KillRunResponse* o) {
   return Answer(__func__, c, o,
                 [&](const Caller& who) -> absl::StatusOr<v1::KillRunResponse> {
+                  RETURN_IF_ERROR(checks::CheckRange("run_id", r->run_id(), 1, INT64_MAX));
                   RETURN_IF_ERROR(CheckRunAccess(stores_.runs, who.access, r->run_id()));
                   return core_->KillRun(r->run_id());
                 },

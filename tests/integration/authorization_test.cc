@@ -453,5 +453,25 @@ TEST_F(AuthorizationTest, AViewerReadsItsGroupAndChangesNothing) {
   EXPECT_EQ(Snapshot(), before);
 }
 
+// A bad run id is named as such before any run is looked up, whoever asks:
+// a scoped caller learns that its request is malformed, not whether it may
+// see a run that cannot exist.
+TEST_F(AuthorizationTest, ABadRunIdIsInvalidBeforeAccessIsChecked) {
+  for (int64_t id : {int64_t{0}, int64_t{-5}}) {
+    v1::GetRunRequest get;
+    get.set_run_id(id);
+    v1::GetRunResponse got;
+    grpc::Status s = admin_->GetRun(As(operator_b_).get(), get, &got);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << id << " " << s.error_message();
+    EXPECT_EQ(s.error_message().rfind("run_id", 0), 0u) << s.error_message();
+    v1::KillRunRequest kill;
+    kill.set_run_id(id);
+    v1::KillRunResponse killed;
+    s = admin_->KillRun(As(operator_b_).get(), kill, &killed);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << id << " " << s.error_message();
+    EXPECT_EQ(s.error_message().rfind("run_id", 0), 0u) << s.error_message();
+  }
+}
+
 }  // namespace
 }  // namespace gnomon
