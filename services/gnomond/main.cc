@@ -65,6 +65,8 @@ ABSL_FLAG(std::string, admin_token_file, "",
           "without this flag a new token is printed once.");
 ABSL_FLAG(int64_t, max_params_bytes, 64 * 1024,
           "Largest job or trigger params accepted, in bytes.");
+ABSL_FLAG(int64_t, max_jobs_per_group, 1'000'000,
+          "Jobs one group may hold; a create past it is refused RESOURCE_EXHAUSTED (0: no limit).");
 ABSL_FLAG(absl::Duration, token_grace, absl::Hours(1),
           "After a group's token is rotated, the replaced one is still accepted this long (unless "
           "the rotation says otherwise), so running executors keep working until restarted.");
@@ -338,6 +340,7 @@ int Serve() {
     scheduler::SchedulerOptions o;
     o.registry_dial = tls->registry_dial;
     o.limits.max_params_bytes = absl::GetFlag(FLAGS_max_params_bytes);
+    o.limits.max_jobs_per_group = absl::GetFlag(FLAGS_max_jobs_per_group);
     o.token_grace = absl::GetFlag(FLAGS_token_grace);
     o.executor_return_grace = absl::GetFlag(FLAGS_executor_return_grace);
     o.admin_rate.per_second = absl::GetFlag(FLAGS_admin_rate_limit);

@@ -1,6 +1,7 @@
 #include "services/scheduler/admin_core.h"
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -197,6 +198,7 @@ absl::StatusOr<v1::Job> AdminCore::CreateJob(const v1::CreateJobRequest& req,
                                              std::string_view author) {
   const int64_t now = clock_->NowMillis();
   ASSIGN_OR_RETURN(store::NewJob n, PrepareNewJob(req, now));
+  RETURN_IF_ERROR(CheckGroupQuota(n.job.group_id(), 1, "job.group_id"));
   absl::StatusOr<v1::Job> created =
       stores_.jobs->CreateJob(n.job, n.state, n.next_fire_ms, now, author);
   if (created.ok() && req.start()) loop_->Invalidate(created->id());
@@ -218,6 +220,17 @@ absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
     }
     jobs.push_back(*std::move(n));
   }
+  // Per group: how many the batch adds, and the first request naming it.
+  std::map<int64_t, std::pair<int64_t, int>> adding;
+  for (int i = 0; i < static_cast<int>(jobs.size()); ++i) {
+    auto [it, added] = adding.try_emplace(jobs[i].job.group_id(), 0, i);
+    ++it->second.first;
+  }
+  for (const auto& [group_id, count_first] : adding) {
+    RETURN_IF_ERROR(
+        CheckGroupQuota(group_id, count_first.first,
+                        absl::StrCat("requests[", count_first.second, "].job.group_id")));
+  }
   ASSIGN_OR_RETURN(std::vector<v1::Job> created, stores_.jobs->CreateJobs(jobs, now, author));
   v1::BatchCreateJobsResponse resp;
   for (v1::Job& job : created) {
@@ -225,6 +238,17 @@ absl::StatusOr<v1::BatchCreateJobsResponse> AdminCore::BatchCreateJobs(
     *resp.add_jobs() = std::move(job);
   }
   return resp;
+}
+
+absl::Status AdminCore::CheckGroupQuota(int64_t group_id, int64_t adding, std::string_view field) {
+  if (limits_.max_jobs_per_group <= 0) return absl::OkStatus();
+  // Checked before the write, not in its transaction: concurrent creates may
+  // pass it together, so the limit holds to within a batch or two.
+  ASSIGN_OR_RETURN(int64_t held, stores_.jobs->CountGroupJobs(group_id));
+  if (held + adding <= limits_.max_jobs_per_group) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      std::string(field), ": group ", group_id, " holds ", held, " jobs, and may hold at most ",
+      limits_.max_jobs_per_group, " (gnomond's --max-jobs-per-group); delete some first"));
 }
 
 absl::StatusOr<v1::Job> AdminCore::GetJob(int64_t job_id) {
@@ -309,6 +333,8 @@ absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req,
   ASSIGN_OR_RETURN(v1::Job current, FindJob(req.job().id()));
   v1::Job job = req.job();
   RETURN_IF_ERROR(ValidateJob(job, limits_, stores_.jobs));
+  if (job.group_id() != current.group_id())
+    RETURN_IF_ERROR(CheckGroupQuota(job.group_id(), 1, "job.group_id"));
   std::optional<int64_t> next;
   const bool schedule_changed =
       job.schedule().SerializeAsString() != current.schedule().SerializeAsString();

@@ -124,6 +124,9 @@ class AdminCore {
   ScheduleLoop* const loop_;
   ExecutorClient* const executors_;
   Clock* const clock_;
+  // ResourceExhausted naming `field` if `group_id` cannot take `adding` more jobs.
+  absl::Status CheckGroupQuota(int64_t group_id, int64_t adding, std::string_view field);
+
   const JobLimits limits_;
   const absl::Duration token_grace_;
 };

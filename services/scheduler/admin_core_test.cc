@@ -341,6 +341,51 @@ TEST_F(AdminCoreTest, ABatchIsCreatedWholeOrNotAtAllAndNamesTheBadRequest) {
               FailsWith(absl::StatusCode::kInvalidArgument, "requests: empty"));
 }
 
+// A group holds at most --max-jobs-per-group jobs: a create, a batch or a
+// move into it past that is refused naming the field, and nothing is stored.
+TEST_F(AdminCoreTest, AGroupHoldsAtMostItsQuotaOfJobs) {
+  JobLimits limits;
+  limits.max_jobs_per_group = 3;
+  AdminCore admin{{store_.get(), store_.get(), store_.get(), store_.get()},
+                  &trigger_,
+                  &dispatcher_,
+                  &loop_,
+                  &executors_,
+                  &clock_,
+                  limits,
+                  absl::Hours(1)};
+  v1::CreateJobRequest one;
+  *one.mutable_job() = JobSpec(1000);
+  ASSERT_TRUE(admin.CreateJob(one).ok());
+  v1::BatchCreateJobsRequest batch;
+  for (int i = 0; i < 3; ++i) *batch.add_requests()->mutable_job() = JobSpec(1000);
+  EXPECT_THAT(admin.BatchCreateJobs(batch).status(),
+              FailsWith(absl::StatusCode::kResourceExhausted,
+                        absl::StrCat("requests[0].job.group_id: group ", group_.id(),
+                                     " holds 1 jobs, and may hold at most 3")));
+  EXPECT_EQ(JobCount(), 1);
+  batch.mutable_requests()->RemoveLast();
+  ASSERT_TRUE(admin.BatchCreateJobs(batch).ok());
+  EXPECT_THAT(admin.CreateJob(one).status(),
+              FailsWith(absl::StatusCode::kResourceExhausted, "job.group_id: group "));
+  EXPECT_EQ(JobCount(), 3);
+
+  // Moving a job of another group in counts too.
+  v1::CreateGroupRequest other;
+  other.mutable_group()->set_app_name("payroll");
+  absl::StatusOr<v1::Group> payroll = admin.CreateGroup(other);
+  ASSERT_TRUE(payroll.ok()) << payroll.status();
+  v1::CreateJobRequest elsewhere = one;
+  elsewhere.mutable_job()->set_group_id(payroll->id());
+  absl::StatusOr<v1::Job> moved = admin.CreateJob(elsewhere);
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  v1::UpdateJobRequest move;
+  *move.mutable_job() = *moved;
+  move.mutable_job()->set_group_id(group_.id());
+  EXPECT_THAT(admin.UpdateJob(move).status(),
+              FailsWith(absl::StatusCode::kResourceExhausted, "job.group_id: group "));
+}
+
 TEST_F(AdminCoreTest, AJobListIsFilteredPagedAndShowsEachJobsLastRun) {
   std::vector<int64_t> ids;
   for (int i = 0; i < 5; ++i) {

@@ -25,6 +25,9 @@ struct JobLimits {
   size_t max_params_bytes = 64 * 1024;
   size_t max_script_bytes = 1024 * 1024;
   uint32_t max_retries = 100;
+  // Jobs one group may hold (<= 0: no limit): an operator of one group
+  // cannot fill the store (--max-jobs-per-group).
+  int64_t max_jobs_per_group = 1'000'000;
 };
 
 // A group to store (app_name required). Fields the server sets (id, token,

@@ -143,6 +143,9 @@ class JobStore {
   // Jobs per (group, state), in one aggregate query (for metrics); groups
   // without jobs are left out.
   virtual absl::StatusOr<std::vector<JobCount>> CountJobs() = 0;
+  // Jobs of one group, any state (its index: a group's quota is checked
+  // against it on every create).
+  virtual absl::StatusOr<int64_t> CountGroupJobs(int64_t group_id) = 0;
   // A job's kept script versions with version < before_version (0: from
   // the newest), newest first, at most `limit`, without their source (its
   // length is in source_bytes). Empty for a job without any.

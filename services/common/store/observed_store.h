@@ -53,6 +53,7 @@ enum class StoreCall {
   kListDueJobs,
   kAdvanceJobs,
   kCountJobs,
+  kCountGroupJobs,
   kListScriptVersions,
   kGetScriptVersion,
   kInsertRuns,
@@ -140,6 +141,7 @@ class ObservedStore final : public Store {
                                                   const std::vector<int>& partitions) override;
   absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) override;
   absl::StatusOr<std::vector<JobCount>> CountJobs() override;
+  absl::StatusOr<int64_t> CountGroupJobs(int64_t group_id) override;
   absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id,
                                                                     int64_t before_version,
                                                                     int limit) override;

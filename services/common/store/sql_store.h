@@ -73,6 +73,7 @@ class SqlStore final : public Store {
                                                   const std::vector<int>& partitions) override;
   absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) override;
   absl::StatusOr<std::vector<JobCount>> CountJobs() override;
+  absl::StatusOr<int64_t> CountGroupJobs(int64_t group_id) override;
 
   // Script versions (sql_store_scripts.cc).
   absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id,

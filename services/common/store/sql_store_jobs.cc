@@ -479,4 +479,14 @@ absl::StatusOr<std::vector<JobCount>> SqlStore::CountJobs() {
   return out;
 }
 
+absl::StatusOr<int64_t> SqlStore::CountGroupJobs(int64_t group_id) {
+  int64_t n = 0;
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.count_group_jobs, {SqlInt(group_id)}));
+    if (!rows.empty()) n = ColInt(rows.front(), 0);
+    return absl::OkStatus();
+  }));
+  return n;
+}
+
 }  // namespace gnomon::store::internal

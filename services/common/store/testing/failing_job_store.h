@@ -91,6 +91,9 @@ class FailingJobStore final : public JobStore {
   absl::StatusOr<std::vector<JobCount>> CountJobs() override {
     return hook_->Forward("CountJobs", [&] { return inner_->CountJobs(); });
   }
+  absl::StatusOr<int64_t> CountGroupJobs(int64_t group_id) override {
+    return hook_->Forward("CountGroupJobs", [&] { return inner_->CountGroupJobs(group_id); });
+  }
   absl::StatusOr<std::vector<v1::ScriptVersion>> ListScriptVersions(int64_t job_id,
                                                                     int64_t before_version,
                                                                     int limit) override {
