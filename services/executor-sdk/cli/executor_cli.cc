@@ -80,6 +80,9 @@ ABSL_FLAG(int, script_max_open_files, 1024,
           "(GNOMON_SCRIPT_MAX_OPEN_FILES).");
 ABSL_FLAG(int, script_max_file_mib, 0,
           "The largest file a script may write, MiB; 0: none (GNOMON_SCRIPT_MAX_FILE_MIB).");
+ABSL_FLAG(int, max_log_mib_per_run, 16,
+          "Log text a run may send, MiB; past it one line says so and the rest is dropped; 0: no "
+          "limit (GNOMON_MAX_LOG_MIB_PER_RUN).");
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port serving Prometheus metrics at /metrics; empty: not served "
           "(GNOMON_METRICS_LISTEN).");
@@ -156,6 +159,9 @@ absl::StatusOr<ExecutorOptions> OptionsFromFlags() {
   }
   if (Set("script_max_open_files")) {
     options.script_max_open_files = absl::GetFlag(FLAGS_script_max_open_files);
+  }
+  if (Set("max_log_mib_per_run")) {
+    options.max_log_mib_per_run = absl::GetFlag(FLAGS_max_log_mib_per_run);
   }
   if (Set("script_max_file_mib")) {
     options.script_max_file_mib = absl::GetFlag(FLAGS_script_max_file_mib);

@@ -83,6 +83,7 @@ absl::StatusOr<ExecutorOptions> OptionsFromEnvironment() {
   RETURN_IF_ERROR(ParseInt("GNOMON_SCRIPT_MAX_MEMORY_MIB", &options.script_max_memory_mib));
   RETURN_IF_ERROR(ParseInt("GNOMON_SCRIPT_MAX_OPEN_FILES", &options.script_max_open_files));
   RETURN_IF_ERROR(ParseInt("GNOMON_SCRIPT_MAX_FILE_MIB", &options.script_max_file_mib));
+  RETURN_IF_ERROR(ParseInt("GNOMON_MAX_LOG_MIB_PER_RUN", &options.max_log_mib_per_run));
   return options;
 }
 

@@ -460,7 +460,8 @@ DispatchOutcome RunManager::Submit(const v1::RunRequest& request) {
     if (!job) job = std::make_shared<JobQueue>(request.job_id());
     out.accepted = true;
     out.queue_position = static_cast<uint32_t>(job->waiting.size()) + (job->current ? 1 : 0);
-    job->waiting.push_back(std::make_shared<RunState>(request, c.sink));
+    job->waiting.push_back(
+        std::make_shared<RunState>(request, c.sink, int64_t{opt.max_log_mib_per_run} << 20));
     job->idle_since = absl::InfiniteFuture();
     ++c.queued;
     c.run_jobs[request.run_id()] = request.job_id();

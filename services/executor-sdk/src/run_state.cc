@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/report_limits.h"
@@ -47,8 +48,11 @@ bool CancelState::WaitFor(absl::Duration timeout) const {
   return mu.AwaitWithTimeout(absl::Condition(&is_cancelled), timeout);
 }
 
-RunState::RunState(v1::RunRequest req, RunSink* run_sink)
-    : request(std::move(req)), cancel(std::make_shared<CancelState>()), sink(run_sink) {}
+RunState::RunState(v1::RunRequest req, RunSink* run_sink, int64_t max_log_bytes)
+    : request(std::move(req)),
+      cancel(std::make_shared<CancelState>()),
+      sink(run_sink),
+      max_log_bytes(max_log_bytes) {}
 
 absl::Time RunState::MarkStarted(absl::Time now) {
   absl::MutexLock lock(&mu);
@@ -75,10 +79,19 @@ void RunState::Log(std::string_view text) {
     do {
       std::string_view piece = Head(rest, kMaxLogLineBytes);
       rest.remove_prefix(piece.size());
+      if (log_over_budget) return;
+      std::string text(piece);
+      if (max_log_bytes > 0 && log_bytes + static_cast<int64_t>(piece.size()) > max_log_bytes) {
+        log_over_budget = true;
+        text = absl::StrCat("[gnomon] this run's log reached its budget of ", max_log_bytes,
+                            " bytes (the executor's --max-log-mib-per-run): later lines are "
+                            "not sent");
+      }
+      log_bytes += static_cast<int64_t>(piece.size());
       v1::LogLine line;
       line.set_line_number(next_line++);
       *line.mutable_time() = ToProto(now);
-      line.set_text(std::string(piece));
+      line.set_text(std::move(text));
       sink->Line(request.run_id(), line);
     } while (!rest.empty());
   }

@@ -53,12 +53,16 @@ class RunSink {
 enum class Termination { kNone, kKilled, kTimedOut };
 
 struct RunState {
-  RunState(v1::RunRequest request, RunSink* sink);
+  // `max_log_bytes` (<= 0: no limit): the run's log text sent, at most (see Log).
+  RunState(v1::RunRequest request, RunSink* sink, int64_t max_log_bytes = 0);
 
   // Records the start, computes the deadline and reports RunStarted. Returns
   // the deadline (InfiniteFuture without timeout), or InfinitePast if the run
   // was already finished (killed while queued) and must not execute.
   absl::Time MarkStarted(absl::Time now) ABSL_LOCKS_EXCLUDED(mu);
+  // Sends `text` as log lines (pieces of at most kMaxLogLineBytes). Past the
+  // run's budget of bytes, one line says so and later lines are dropped:
+  // a chatty run cannot fill the spool, the log service or the store.
   void Log(std::string_view text) ABSL_LOCKS_EXCLUDED(mu);
   void SetResult(int code, std::string_view message) ABSL_LOCKS_EXCLUDED(mu);
   // Asks the run to stop (killed or timed out) and cancels its token. The
@@ -84,6 +88,9 @@ struct RunState {
   absl::Time start_time ABSL_GUARDED_BY(mu);
   absl::Time deadline ABSL_GUARDED_BY(mu) = absl::InfiniteFuture();
   int64_t next_line ABSL_GUARDED_BY(mu) = 1;
+  const int64_t max_log_bytes;
+  int64_t log_bytes ABSL_GUARDED_BY(mu) = 0;
+  bool log_over_budget ABSL_GUARDED_BY(mu) = false;
   bool result_set ABSL_GUARDED_BY(mu) = false;
   int result_code ABSL_GUARDED_BY(mu) = 200;
   std::string result_message ABSL_GUARDED_BY(mu);

@@ -195,6 +195,32 @@ TEST_F(ExecutorTest, RunsHandlerAndReportsLinesAndResult) {
   EXPECT_EQ(lines[2].line_number(), 3);
 }
 
+// A run's log is sent up to its budget (--max-log-mib-per-run): then one
+// line says so, the rest is dropped, and the run's result still arrives.
+TEST_F(ExecutorTest, ARunsLogStopsAtItsBudgetWithOneLineSayingSo) {
+  ExecutorOptions options = Options();
+  options.max_log_mib_per_run = 1;
+  auto executor = StartExecutor(options, [](Executor& e) {
+    ASSERT_TRUE(e.RegisterHandler("chatty", [](JobContext& ctx) {
+                   const std::string kib(1023, 'x');
+                   for (int i = 0; i < 3000; ++i) ctx.Log(kib);  // 3 MiB
+                 }).ok());
+  });
+  DispatchClient dispatch(dispatch_);
+  ASSERT_TRUE(dispatch.Send(BeanRun(1002, 8, "chatty"))->has_accepted());
+  auto result = logs_.WaitForResult(1002, kWait);
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->handle_code(), 200);
+  std::vector<v1::LogLine> lines = logs_.lines(1002);
+  ASSERT_EQ(lines.size(), 1026u);  // 1025 lines of 1023 bytes fit in 1 MiB, then the notice.
+  EXPECT_EQ(lines[1024].text(), std::string(1023, 'x'));
+  EXPECT_EQ(
+      lines[1025].text().rfind("[gnomon] this run's log reached its budget of 1048576 bytes", 0),
+      0u)
+      << lines[1025].text();
+  EXPECT_EQ(lines[1025].line_number(), 1026);
+}
+
 TEST_F(ExecutorTest, RunsOfOneDispatchMessageAreAnsweredTogetherInOrder) {
   auto executor = StartExecutor(Options(), [](Executor& e) {
     ASSERT_TRUE(

@@ -113,6 +113,11 @@ struct RunOptions {
   int script_max_memory_mib = 0;
   int script_max_open_files = 1024;
   int script_max_file_mib = 0;
+  // Log text a run may send, in MiB (<= 0: no limit). Past it the run's log
+  // says so in one line and later lines are dropped, so a chatty run cannot
+  // fill the spool, the log service or the store (which keeps at most
+  // gnomond's --max-log-lines-per-run lines of a run anyway).
+  int max_log_mib_per_run = 16;
   // A job idle this long has its handlers' destroy hooks run (see HandlerHooks).
   absl::Duration idle_job_ttl = absl::Seconds(60);
 };
