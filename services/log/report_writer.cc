@@ -1,5 +1,6 @@
 #include "services/log/report_writer.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -15,13 +16,25 @@ ReportWriter::ReportWriter(store::RunStore* runs, Clock* clock, ReportWriterOpti
                .min_interval = options.min_commit_interval,
                .flush_on_stop = false,
                .clock = clock,
-               .weight = [](const PendingReport& r) { return r.items.size(); }},
+               .weight = [](const PendingReport& r) { return r.weight; }},
               [this](std::vector<PendingReport> batch) {
                 // The batch has left the queue: streams waiting for room read
                 // on while it is stored.
                 NotifyRoom();
                 return Apply(std::move(batch));
               }) {}
+
+void ReportWriter::Submit(PendingReport report) {
+  report.weight = 0;
+  for (const v1::ReportItem& item : report.items) {
+    size_t bytes = 0;
+    if (item.has_log()) {
+      for (const v1::LogLine& line : item.log().lines()) bytes += line.text().size();
+    }
+    report.weight += std::max<size_t>(1, bytes / kReportWeightBytes);
+  }
+  writer_.Add(std::move(report));
+}
 
 bool ReportWriter::HasRoomOrNotify(std::function<void()> on_room) {
   absl::MutexLock l(&room_mu_);

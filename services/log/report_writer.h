@@ -42,7 +42,9 @@ struct ReportWriterOptions {
   // Items received and not yet taken into a transaction, at most (roughly:
   // a stream stops reading while this many wait, so what is queued stays
   // under this plus one message per stream). The rest waits in the
-  // executors' spools, flow-controlled by their streams.
+  // executors' spools, flow-controlled by their streams. An item counts
+  // once per kReportWeightBytes of its size, so log lines queue at most
+  // max_queued x 4 KiB (64 MiB), whatever their messages' size.
   size_t max_queued = 16384;
 };
 
@@ -52,7 +54,13 @@ struct PendingReport {
   std::vector<v1::ReportItem> items;
   int64_t group_id = 0;
   std::function<void(std::vector<v1::ReportAck>)> done;
+  // Its weight in the writer's queue (set by Submit).
+  size_t weight = 0;
 };
+
+// What one unit of a queue's weight stands for: an item, or this many bytes
+// of one (its log lines' text).
+inline constexpr size_t kReportWeightBytes = 4096;
 
 class ReportWriter {
  public:
@@ -63,8 +71,9 @@ class ReportWriter {
   ReportWriter(store::RunStore* runs, Clock* clock, ReportWriterOptions options);
 
   void AddObserver(Observer observer) ABSL_LOCKS_EXCLUDED(mu_);
-  void Submit(PendingReport report) { writer_.Add(std::move(report)); }
-  // Items submitted and not yet taken into a store transaction.
+  void Submit(PendingReport report);
+  // Items submitted and not yet taken into a store transaction (weighted as
+  // max_queued counts them).
   size_t queued_items() const { return writer_.queued(); }
   // Waits up to `timeout` until fewer than max_queued items are queued;
   // whether they are (a stream reads its next message only then).

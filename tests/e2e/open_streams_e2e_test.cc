@@ -22,6 +22,7 @@
 #include "services/common/client/auth_metadata.h"
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/http_get.h"
+#include "tests/support/slow_run.h"
 #include "tests/support/stream_follower.h"
 
 namespace gnomon {
@@ -38,29 +39,13 @@ class OpenStreamsE2E : public ::testing::Test {
     ASSERT_TRUE(url) << cluster_.Output();
     http_ = *url;
     channel_ = grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials());
-    ASSERT_TRUE(cluster_.CtlJson({"group", "create", "streams-app"}, &group_));
-    executor_ = cluster_.StartExecutor("streams-app", group_.access_token());
-    ASSERT_TRUE(executor_->WaitForLine("started as", absl::Seconds(30))) << executor_->Output();
-    // A run that goes on long after the test is over.
-    v1::Job job;
-    ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group_.id()),
-                                  "--handler", "slow", "--params", "600000", "--manual"},
-                                 &job));
-    const absl::Time deadline = absl::Now() + absl::Seconds(30);
-    v1::TriggerJobResponse fired;
-    testing::CommandResult r;
-    // Until the executor has registered, a trigger finds no executor.
-    while ((r = cluster_.Ctl({"job", "trigger", absl::StrCat(job.id())})).exit_code != 0 &&
-           absl::Now() < deadline) {
-      cluster_.PollInterval(absl::Milliseconds(200));
-    }
-    ASSERT_TRUE(cluster_.CtlJson({"run", "list", "--job", absl::StrCat(job.id())}, &runs_));
-    ASSERT_EQ(runs_.runs_size(), 1) << r.err;
+    ASSERT_TRUE(testing::StartSlowRun(cluster_, "streams-app", &slow_));
   }
   std::string Token(const std::string& name) {
     v1::CreateTokenResponse t;
     EXPECT_TRUE(cluster_.CtlJson(
-        {"token", "create", name, "--role", "viewer", "--group", absl::StrCat(group_.id())}, &t));
+        {"token", "create", name, "--role", "viewer", "--group", absl::StrCat(slow_.group.id())},
+        &t));
     return t.secret();
   }
   // StreamRunLog following the run, with `token`.
@@ -68,7 +53,7 @@ class OpenStreamsE2E : public ::testing::Test {
     return std::make_unique<Follower<v1::LogLine>>([this, token](grpc::ClientContext* ctx) {
       ctx->AddMetadata(std::string(kAuthorizationKey), BearerValue(token));
       v1::StreamRunLogRequest req;
-      req.set_run_id(runs_.runs(0).id());
+      req.set_run_id(slow_.run_id);
       req.set_follow(true);
       auto stub = v1::LogService::NewStub(Channel());
       return stub->StreamRunLog(ctx, req);
@@ -80,9 +65,7 @@ class OpenStreamsE2E : public ::testing::Test {
   testing::GnomonCluster cluster_{{"--http-listen=127.0.0.1:0"}};
   std::shared_ptr<grpc::Channel> channel_;
   std::string http_;
-  v1::Group group_;
-  std::unique_ptr<testing::Subprocess> executor_;
-  v1::ListRunsResponse runs_;
+  testing::SlowRun slow_;
 };
 
 TEST_F(OpenStreamsE2E, StreamsEndWhenTheirTokenIsRevokedOrTheirUserDeleted) {
@@ -92,7 +75,7 @@ TEST_F(OpenStreamsE2E, StreamsEndWhenTheirTokenIsRevokedOrTheirUserDeleted) {
   std::ofstream(password_file) << "watcher-password-0123\n";
   ASSERT_EQ(cluster_
                 .Ctl({"user", "create", "watcher", "--role", "viewer", "--group",
-                      absl::StrCat(group_.id()), "--password-file", password_file})
+                      absl::StrCat(slow_.group.id()), "--password-file", password_file})
                 .exit_code,
             0);
   testing::CommandResult login =
@@ -117,7 +100,7 @@ TEST_F(OpenStreamsE2E, StreamsEndWhenTheirTokenIsRevokedOrTheirUserDeleted) {
   std::thread http([&] {
     testing::HttpResult r = testing::HttpCall(
         "POST", http_ + "/v1/LogService/StreamRunLog",
-        absl::StrCat(R"({"runId": ")", runs_.runs(0).id(), R"(", "follow": true})"),
+        absl::StrCat(R"({"runId": ")", slow_.run_id, R"(", "follow": true})"),
         {"Authorization: Bearer " + http_token}, {}, false, [&](const std::string& so_far) {
           if (so_far.find("data: {\"lineNumber\"") != std::string::npos &&
               !http_opened.HasBeenNotified()) {

@@ -26,6 +26,7 @@
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/http_get.h"
 #include "tests/support/raw_http_client.h"
+#include "tests/support/slow_run.h"
 
 namespace gnomon {
 namespace {
@@ -55,17 +56,7 @@ class HttpAttacksTest : public ::testing::Test {
   }
 
   // gnomond's resident memory (KiB) now.
-  int64_t RssKiB() {
-    std::ifstream status(absl::StrCat("/proc/", cluster_.gnomond()->pid(), "/status"));
-    std::string line;
-    while (std::getline(status, line)) {
-      int64_t kib = -1;
-      if (absl::StartsWith(line, "VmRSS:") && (std::istringstream(line.substr(6)) >> kib)) {
-        return kib;
-      }
-    }
-    return -1;
-  }
+  int64_t RssKiB() { return testing::ResidentKiB(cluster_.gnomond()->pid()); }
 
   // gnomond's CPU time (user + system) so far, in seconds.
   double CpuSeconds() {

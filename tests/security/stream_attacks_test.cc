@@ -6,10 +6,9 @@
 // admin's calls are answered — and that gnomond's memory stays bounded. (The
 // admin calls' lateness is printed, not asserted: the machines are shared.)
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +23,7 @@
 #include "services/common/client/auth_metadata.h"
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/http_get.h"
+#include "tests/support/slow_run.h"
 #include "tests/support/stream_follower.h"
 
 namespace gnomon {
@@ -44,31 +44,15 @@ class StreamAttacksTest : public ::testing::Test {
     ASSERT_TRUE(url) << cluster_.Output();
     http_ = *url;
     channel_ = grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials());
-    ASSERT_TRUE(cluster_.CtlJson({"group", "create", "flood-app"}, &group_));
-    executor_ = cluster_.StartExecutor("flood-app", group_.access_token());
-    ASSERT_TRUE(executor_->WaitForLine("started as", absl::Seconds(30))) << executor_->Output();
-    // A run that goes on long after the test is over, whose log is followed.
-    v1::Job job;
-    ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group_.id()),
-                                  "--handler", "slow", "--params", "600000", "--manual"},
-                                 &job));
-    const absl::Time deadline = absl::Now() + absl::Seconds(30);
-    testing::CommandResult r;
-    // Until the executor has registered, a trigger finds no executor.
-    while ((r = cluster_.Ctl({"job", "trigger", absl::StrCat(job.id())})).exit_code != 0 &&
-           absl::Now() < deadline) {
-      cluster_.PollInterval(absl::Milliseconds(200));
-    }
-    v1::ListRunsResponse runs;
-    ASSERT_TRUE(cluster_.CtlJson({"run", "list", "--job", absl::StrCat(job.id())}, &runs));
-    ASSERT_EQ(runs.runs_size(), 1) << r.err;
-    run_id_ = runs.runs(0).id();
+    ASSERT_TRUE(testing::StartSlowRun(cluster_, "flood-app", &slow_));
+    run_id_ = slow_.run_id;
   }
 
   std::string ViewerToken(const std::string& name) {
     v1::CreateTokenResponse t;
     EXPECT_TRUE(cluster_.CtlJson(
-        {"token", "create", name, "--role", "viewer", "--group", absl::StrCat(group_.id())}, &t));
+        {"token", "create", name, "--role", "viewer", "--group", absl::StrCat(slow_.group.id())},
+        &t));
     return t.secret();
   }
   std::unique_ptr<Follower<v1::LogLine>> FollowLog(const std::string& token) {
@@ -106,24 +90,12 @@ class StreamAttacksTest : public ::testing::Test {
     v1::ListJobsResponse out;
     return v1::JobAdmin::NewStub(channel_)->ListJobs(&ctx, v1::ListJobsRequest(), &out);
   }
-  int64_t RssKiB() {
-    std::ifstream status(absl::StrCat("/proc/", cluster_.gnomond()->pid(), "/status"));
-    std::string line;
-    while (std::getline(status, line)) {
-      int64_t kib = -1;
-      if (absl::StartsWith(line, "VmRSS:") && (std::istringstream(line.substr(6)) >> kib))
-        return kib;
-    }
-    return -1;
-  }
-
   testing::GnomonCluster cluster_{{"--http-listen=127.0.0.1:0",
                                    absl::StrCat("--log-follows-per-credential=", kPerCredential),
                                    absl::StrCat("--log-follows=", kInAll)}};
   std::shared_ptr<grpc::Channel> channel_;
   std::string http_;
-  v1::Group group_;
-  std::unique_ptr<testing::Subprocess> executor_;
+  testing::SlowRun slow_;
   int64_t run_id_ = 0;
 };
 
@@ -175,7 +147,7 @@ TEST_F(StreamAttacksTest, AViewersFollowFloodIsCappedAndOthersKeepTheirShare) {
     Flood(fourth, 1, &open, &opened, &refused);
   } while (opened == 0 && absl::Now() < deadline);
   EXPECT_EQ(opened, 1);
-  EXPECT_LE(RssKiB(), kMaxRssKiB);
+  EXPECT_LE(testing::ResidentKiB(cluster_.gnomond()->pid()), kMaxRssKiB);
 }
 
 // A viewer's query flood is rate limited per credential like JobAdmin's
@@ -200,6 +172,70 @@ TEST_F(StreamAttacksTest, AViewersQueryFloodIsRateLimited) {
   EXPECT_TRUE(absl::StrContains(refusal.error_message(), "rate limit")) << refusal.error_message();
   EXPECT_GE(ok, 100);  // The burst (--admin-rate-burst) came first.
   EXPECT_TRUE(AdminListJobs().ok());
+}
+
+// An executor's credential (a leaked group token) pushing results as fast as
+// it can: 400 messages of 1 MiB of log lines for one run. gnomond reads a
+// stream's next message only when its writer has room, so its memory stays
+// bounded whatever is offered, the stream is acknowledged all along, the
+// run keeps at most --max-log-lines-per-run lines, and the admin is served.
+TEST_F(StreamAttacksTest, AnExecutorFloodingResultsIsFlowControlled) {
+  auto stub = v1::LogService::NewStub(channel_);
+  grpc::ClientContext ctx;
+  ctx.AddMetadata(std::string(kAppNameKey), slow_.group.app_name());
+  ctx.AddMetadata(std::string(kAccessTokenKey), slow_.group.access_token());
+  auto stream = stub->ReportResults(&ctx);
+  std::atomic<int64_t> acked{0};
+  std::thread reader([&] {
+    v1::ReportResultsResponse r;
+    while (stream->Read(&r)) acked += r.acks_size();
+  });
+  constexpr int kMessages = 400, kLines = 500;
+  const int64_t before_kib = testing::ResidentKiB(cluster_.gnomond()->pid());
+  int64_t peak_kib = 0;
+  std::vector<absl::Duration> took;
+  int64_t line = 1'000'000;  // After the slow handler's own lines.
+  bool sent_all = true;
+  for (int m = 0; m < kMessages && sent_all; ++m) {
+    v1::ReportResultsRequest req;
+    v1::ReportItem* item = req.add_items();
+    item->set_sequence(m + 1);
+    item->mutable_log()->set_run_id(run_id_);
+    for (int i = 0; i < kLines; ++i) {
+      v1::LogLine* l = item->mutable_log()->add_lines();
+      l->set_line_number(line++);
+      l->set_text(std::string(2000, 'x'));
+    }
+    sent_all = stream->Write(req);
+    if (m % 40 == 0) {
+      peak_kib = std::max(peak_kib, testing::ResidentKiB(cluster_.gnomond()->pid()));
+      const absl::Time start = absl::Now();
+      EXPECT_TRUE(AdminListJobs().ok());
+      took.push_back(absl::Now() - start);
+    }
+  }
+  EXPECT_TRUE(sent_all) << "the stream broke";
+  stream->WritesDone();
+  reader.join();
+  const grpc::Status end = stream->Finish();
+  EXPECT_TRUE(end.ok()) << end.error_message();
+  EXPECT_EQ(acked.load(), kMessages);
+  peak_kib = std::max(peak_kib, testing::ResidentKiB(cluster_.gnomond()->pid()));
+  EXPECT_LE(peak_kib, kMaxRssKiB);
+  std::sort(took.begin(), took.end());
+  std::printf(
+      "results flood (%d MiB offered): gnomond RSS %lld MiB before, peak %lld MiB; admin "
+      "ListJobs max %s\n",
+      kMessages, static_cast<long long>(before_kib / 1024), static_cast<long long>(peak_kib / 1024),
+      absl::FormatDuration(took.back()).c_str());
+  v1::GetRunRequest get;
+  get.set_run_id(run_id_);
+  get.set_log_lines(100000);
+  v1::GetRunResponse run;
+  grpc::ClientContext admin;
+  admin.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster_.admin_token()));
+  ASSERT_TRUE(v1::JobAdmin::NewStub(channel_)->GetRun(&admin, get, &run).ok());
+  EXPECT_TRUE(run.run().log_truncated());
 }
 
 }  // namespace

@@ -1,0 +1,51 @@
+#include "tests/support/slow_run.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace gnomon::testing {
+
+::testing::AssertionResult StartSlowRun(GnomonCluster& cluster, const std::string& app,
+                                        SlowRun* out) {
+  if (!cluster.CtlJson({"group", "create", app}, &out->group))
+    return ::testing::AssertionFailure() << "group create failed: " << cluster.Output();
+  out->executor = cluster.StartExecutor(app, out->group.access_token());
+  if (!out->executor->WaitForLine("started as", absl::Seconds(30)))
+    return ::testing::AssertionFailure() << "executor did not start: " << out->executor->Output();
+  v1::Job job;
+  if (!cluster.CtlJson({"job", "create", "--group", absl::StrCat(out->group.id()), "--handler",
+                        "slow", "--params", "600000", "--manual"},
+                       &job)) {
+    return ::testing::AssertionFailure() << "job create failed";
+  }
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  CommandResult r;
+  // Until the executor has registered, a trigger finds no executor.
+  while ((r = cluster.Ctl({"job", "trigger", absl::StrCat(job.id())})).exit_code != 0 &&
+         absl::Now() < deadline) {
+    cluster.PollInterval(absl::Milliseconds(200));
+  }
+  v1::ListRunsResponse runs;
+  if (!cluster.CtlJson({"run", "list", "--job", absl::StrCat(job.id())}, &runs) ||
+      runs.runs_size() != 1) {
+    return ::testing::AssertionFailure() << "no run: " << r.err;
+  }
+  out->run_id = runs.runs(0).id();
+  return ::testing::AssertionSuccess();
+}
+
+int64_t ResidentKiB(pid_t pid) {
+  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(status, line)) {
+    int64_t kib = -1;
+    if (absl::StartsWith(line, "VmRSS:") && (std::istringstream(line.substr(6)) >> kib)) return kib;
+  }
+  return -1;
+}
+
+}  // namespace gnomon::testing

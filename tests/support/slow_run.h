@@ -1,0 +1,40 @@
+// StartSlowRun: a group with a sample executor running one run that goes on
+// for ten minutes, for tests of what stays open as long as a run does (log
+// follows, watches).
+//
+//   testing::SlowRun slow;
+//   ASSERT_TRUE(testing::StartSlowRun(cluster_, "streams-app", &slow));
+//   req.set_run_id(slow.run_id);
+//
+// Thread safety: one test thread.
+#ifndef GNOMON_TESTS_SUPPORT_SLOW_RUN_H_
+#define GNOMON_TESTS_SUPPORT_SLOW_RUN_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gnomon/v1/admin.pb.h"
+#include "gtest/gtest.h"
+#include "tests/support/gnomon_cluster.h"
+#include "tests/support/subprocess.h"
+
+namespace gnomon::testing {
+
+struct SlowRun {
+  v1::Group group;
+  std::unique_ptr<Subprocess> executor;
+  int64_t run_id = 0;
+};
+
+// Creates group `app`, starts a sample executor for it, creates a manual job
+// of its "slow" handler and triggers it once the executor is registered.
+::testing::AssertionResult StartSlowRun(GnomonCluster& cluster, const std::string& app,
+                                        SlowRun* out);
+
+// The resident memory (VmRSS, KiB) of process `pid`, or -1.
+int64_t ResidentKiB(pid_t pid);
+
+}  // namespace gnomon::testing
+
+#endif  // GNOMON_TESTS_SUPPORT_SLOW_RUN_H_
