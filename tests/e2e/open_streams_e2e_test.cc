@@ -41,23 +41,10 @@ class OpenStreamsE2E : public ::testing::Test {
     channel_ = grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials());
     ASSERT_TRUE(testing::StartSlowRun(cluster_, "streams-app", &slow_));
   }
-  std::string Token(const std::string& name) {
-    v1::CreateTokenResponse t;
-    EXPECT_TRUE(cluster_.CtlJson(
-        {"token", "create", name, "--role", "viewer", "--group", absl::StrCat(slow_.group.id())},
-        &t));
-    return t.secret();
-  }
+  std::string Token(const std::string& name) { return testing::ViewerToken(cluster_, slow_, name); }
   // StreamRunLog following the run, with `token`.
   std::unique_ptr<Follower<v1::LogLine>> FollowLog(const std::string& token) {
-    return std::make_unique<Follower<v1::LogLine>>([this, token](grpc::ClientContext* ctx) {
-      ctx->AddMetadata(std::string(kAuthorizationKey), BearerValue(token));
-      v1::StreamRunLogRequest req;
-      req.set_run_id(slow_.run_id);
-      req.set_follow(true);
-      auto stub = v1::LogService::NewStub(Channel());
-      return stub->StreamRunLog(ctx, req);
-    });
+    return testing::FollowRunLog(Channel(), token, slow_.run_id);
   }
   // One channel for every stream (made in SetUp), alive as long as they are.
   std::shared_ptr<grpc::Channel> Channel() { return channel_; }

@@ -49,20 +49,10 @@ class StreamAttacksTest : public ::testing::Test {
   }
 
   std::string ViewerToken(const std::string& name) {
-    v1::CreateTokenResponse t;
-    EXPECT_TRUE(cluster_.CtlJson(
-        {"token", "create", name, "--role", "viewer", "--group", absl::StrCat(slow_.group.id())},
-        &t));
-    return t.secret();
+    return testing::ViewerToken(cluster_, slow_, name);
   }
   std::unique_ptr<Follower<v1::LogLine>> FollowLog(const std::string& token) {
-    return std::make_unique<Follower<v1::LogLine>>([this, token](grpc::ClientContext* ctx) {
-      ctx->AddMetadata(std::string(kAuthorizationKey), BearerValue(token));
-      v1::StreamRunLogRequest req;
-      req.set_run_id(run_id_);
-      req.set_follow(true);
-      return v1::LogService::NewStub(channel_)->StreamRunLog(ctx, req);
-    });
+    return testing::FollowRunLog(channel_, token, run_id_);
   }
   // Opens `n` follows with `token`: how many stay open, and how many were
   // refused RESOURCE_EXHAUSTED (appended to `open` and counted).

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "services/common/client/auth_metadata.h"
 
 namespace gnomon::testing {
 
@@ -36,6 +37,25 @@ namespace gnomon::testing {
   }
   out->run_id = runs.runs(0).id();
   return ::testing::AssertionSuccess();
+}
+
+std::string ViewerToken(GnomonCluster& cluster, const SlowRun& slow, const std::string& name) {
+  v1::CreateTokenResponse t;
+  EXPECT_TRUE(cluster.CtlJson(
+      {"token", "create", name, "--role", "viewer", "--group", absl::StrCat(slow.group.id())}, &t));
+  return t.secret();
+}
+
+std::unique_ptr<Follower<v1::LogLine>> FollowRunLog(std::shared_ptr<grpc::Channel> channel,
+                                                    const std::string& token, int64_t run_id) {
+  return std::make_unique<Follower<v1::LogLine>>(
+      [channel, token, run_id](grpc::ClientContext* ctx) {
+        ctx->AddMetadata(std::string(kAuthorizationKey), BearerValue(token));
+        v1::StreamRunLogRequest req;
+        req.set_run_id(run_id);
+        req.set_follow(true);
+        return v1::LogService::NewStub(channel)->StreamRunLog(ctx, req);
+      });
 }
 
 int64_t ResidentKiB(pid_t pid) {

@@ -15,8 +15,11 @@
 #include <string>
 
 #include "gnomon/v1/admin.pb.h"
+#include "gnomon/v1/log.grpc.pb.h"
+#include "grpcpp/channel.h"
 #include "gtest/gtest.h"
 #include "tests/support/gnomon_cluster.h"
+#include "tests/support/stream_follower.h"
 #include "tests/support/subprocess.h"
 
 namespace gnomon::testing {
@@ -31,6 +34,14 @@ struct SlowRun {
 // of its "slow" handler and triggers it once the executor is registered.
 ::testing::AssertionResult StartSlowRun(GnomonCluster& cluster, const std::string& app,
                                         SlowRun* out);
+
+// A viewer token named `name` scoped to the slow run's group.
+std::string ViewerToken(GnomonCluster& cluster, const SlowRun& slow, const std::string& name);
+
+// LogService.StreamRunLog following `run_id` with `token`, read on a thread
+// of its own (channel: one for every stream, alive as long as they are).
+std::unique_ptr<Follower<v1::LogLine>> FollowRunLog(std::shared_ptr<grpc::Channel> channel,
+                                                    const std::string& token, int64_t run_id);
 
 // The resident memory (VmRSS, KiB) of process `pid`, or -1.
 int64_t ResidentKiB(pid_t pid);
