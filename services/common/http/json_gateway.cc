@@ -325,9 +325,8 @@ HttpServer::HeadCheck GatewayHeadCheck(Authenticator* auth) {
     const grpc::StatusCode code = refused ? static_cast<grpc::StatusCode>(caller.status().code())
                                           : grpc::StatusCode::UNAVAILABLE;
     verdict.refuse_status = HttpStatusOf(code);
-    verdict.refusal = ErrorJson(
-        code, refused ? std::string(caller.status().message())
-                      : std::string("credentials cannot be checked right now; try again"));
+    verdict.refusal =
+        ErrorJson(code, refused ? std::string(caller.status().message()) : kUnverifiableMessage);
     return verdict;
   };
 }

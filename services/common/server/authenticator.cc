@@ -118,9 +118,20 @@ absl::StatusOr<Caller> Authenticator::Authorize(const MetadataLookup& context,
       caller = CheckPassword(context, full_method);
       break;
     case Credential::kGroupOfApp:
-      return CheckGroup(context, full_method);
+      caller = CheckGroup(context, full_method);
+      break;
+  }
+  const absl::StatusCode code = caller.status().code();
+  if (code != absl::StatusCode::kOk && code != absl::StatusCode::kUnauthenticated &&
+      code != absl::StatusCode::kResourceExhausted) {
+    // The store failed: the caller, who may not have authenticated, learns
+    // that and no more (its message can name hosts, tables, SQL).
+    GNOMON_LOG(WARNING) << "auth: cannot check the credentials of a call to " << full_method << ": "
+                        << caller.status();
+    return absl::UnavailableError(kUnverifiableMessage);
   }
   RETURN_IF_ERROR(caller);
+  if (*required == Credential::kGroupOfApp) return caller;
   RETURN_IF_ERROR(CheckPermission(caller->access, *RequiredPermission(full_method), method));
   return caller;
 }

@@ -66,6 +66,9 @@ struct Caller {
 // The one answer to refused credentials, whatever the reason: a caller learns
 // neither whether an app exists nor which part of its credentials is wrong.
 inline constexpr char kRefusedMessage[] = "missing or invalid credentials";
+// The answer (UNAVAILABLE) when the store cannot check credentials: never the
+// store's own error, which the caller (not yet authenticated) must not see.
+inline constexpr char kUnverifiableMessage[] = "credentials cannot be checked right now; try again";
 
 class Authenticator {
  public:
@@ -80,7 +83,8 @@ class Authenticator {
   // (missing, malformed or wrong token, unknown app, a method not in the table)
   // is Unauthenticated(kRefusedMessage); the reason is counted in the metrics
   // and logged with the method and app, never the token. A store failure is
-  // returned as it is (Unavailable), not as a refusal.
+  // Unavailable(kUnverifiableMessage), not a refusal; the store's own error
+  // is logged, never answered.
   absl::StatusOr<Caller> Authorize(const grpc::ServerContext& context, std::string_view service,
                                    std::string_view method) ABSL_LOCKS_EXCLUDED(mu_);
   // The same with the call's metadata from elsewhere (the HTTP/JSON

@@ -175,7 +175,8 @@ TEST_F(AuthenticatorCacheTest, ASessionWhoseUserIsDeletedBetweenTheTwoReadsOfOne
 }
 
 // A store outage is Unavailable (the client retries) for every kind of
-// credential the store holds — never a refusal, never counted as one.
+// credential the store holds — never a refusal, never counted as one, and
+// never with the store's own error (the caller may not have authenticated).
 TEST_F(AuthenticatorCacheTest, AStoreOutageIsUnavailableNotARefusal) {
   ASSERT_NO_FATAL_FAILURE(AddUser("carol", v1::ROLE_OPERATOR));
   ASSERT_TRUE(store_
@@ -183,16 +184,18 @@ TEST_F(AuthenticatorCacheTest, AStoreOutageIsUnavailableNotARefusal) {
                                      store::TokenScope{v1::ROLE_OPERATOR, {}, "carol"})
                   .ok());
   const absl::Status down = absl::UnavailableError("store: connection refused");
+  const absl::Status unverifiable = absl::UnavailableError(kUnverifiableMessage);
   StoreAnswers(down);
-  EXPECT_EQ(Refused(auth_, "ops-token"), down);
-  EXPECT_EQ(Refused(auth_, "carol-session"), down);
+  EXPECT_EQ(Refused(auth_, "ops-token"), unverifiable);
+  EXPECT_EQ(Refused(auth_, "carol-session"), unverifiable);
   absl::StatusOr<Caller> login = auth_.Authorize(
       [](std::string_view key) {
         return key == kAuthorizationKey ? "Basic " + absl::Base64Escape("carol:carol-password")
                                         : std::string();
       },
       v1::JobAdmin::service_full_name(), "Login");
-  EXPECT_EQ(login.status(), down);
+  EXPECT_EQ(login.status(), unverifiable);
+  // At start-up, gnomond's own call: the store's error, for its log.
   EXPECT_EQ(auth_.BootstrapAdminToken("a-new-bootstrap-token-of-32-characters").status(), down);
   EXPECT_EQ(Failures("invalid_admin_token"), 0);
   EXPECT_EQ(Failures("wrong_password"), 0);
@@ -201,7 +204,7 @@ TEST_F(AuthenticatorCacheTest, AStoreOutageIsUnavailableNotARefusal) {
   hook_.Set([&](std::string_view call, CallPhase phase) {
     return call == "GetUser" && phase == CallPhase::kBefore ? down : absl::OkStatus();
   });
-  EXPECT_EQ(Refused(auth_, "carol-session"), down);
+  EXPECT_EQ(Refused(auth_, "carol-session"), unverifiable);
 
   StoreAnswers(absl::OkStatus());
   EXPECT_TRUE(Call(auth_, "ops-token").ok());

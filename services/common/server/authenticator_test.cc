@@ -1,5 +1,6 @@
 #include "services/common/server/authenticator.h"
 
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "gnomon/v1/registry.grpc.pb.h"
+#include "grpcpp/test/server_context_test_spouse.h"
 #include "gtest/gtest.h"
 #include "services/common/client/auth_metadata.h"
 #include "services/common/metrics/testing/samples.h"
@@ -16,6 +18,7 @@
 #include "services/common/server/passwords.h"
 #include "services/common/server/tokens.h"
 #include "services/common/status/status_matchers.h"
+#include "services/common/store/testing/failing_job_store.h"
 #include "services/common/store/testing/temp_store.h"
 
 namespace gnomon {
@@ -316,6 +319,31 @@ TEST_F(AuthenticatorTest, LoginTakesAUsersPasswordAndRefusesAllElseAlike) {
   }
   EXPECT_EQ(Failures("wrong_password"), 2);
   EXPECT_EQ(Failures("malformed"), 1);
+}
+
+// When the store cannot check a credential the caller is told so, and
+// nothing of the store's error (which can name hosts, tables, SQL): it may
+// not even have authenticated.
+TEST_F(AuthenticatorTest, AStoreFailureIsUnavailableWithoutTheStoresError) {
+  store::testing::StoreCallHook hook;
+  store::testing::FailingJobStore groups(store_.get(), &hook);
+  Authenticator auth(store_.get(), &groups, "cluster-token", nullptr, &clock_);
+  std::atomic<int> failures{1};
+  hook.Set([&](std::string_view call, store::testing::CallPhase phase) {
+    return call == "GetGroupByApp" && phase == store::testing::CallPhase::kBefore && failures-- > 0
+               ? absl::UnavailableError("mysql: lost connection to db-7.internal:3306")
+               : absl::OkStatus();
+  });
+  grpc::ServerContext context;
+  grpc::testing::ServerContextTestSpouse spouse(&context);
+  spouse.AddClientMetadata(std::string(kAppNameKey), "billing");
+  spouse.AddClientMetadata(std::string(kAccessTokenKey), "billing-token");
+  absl::StatusOr<Caller> caller =
+      auth.Authorize(context, v1::Registry::service_full_name(), "Session");
+  EXPECT_TRUE(absl::IsUnavailable(caller.status())) << caller.status();
+  EXPECT_EQ(caller.status().message(), kUnverifiableMessage);
+  // Once the store answers again, so does the check.
+  EXPECT_TRUE(auth.Authorize(context, v1::Registry::service_full_name(), "Session").ok());
 }
 
 // Guessing is slowed per user name and client address: after 10 failures,
