@@ -62,11 +62,11 @@
 #include "bench/burst_minute.h"
 #include "bench/metrics_scraper.h"
 #include "bench/partition_shares.h"
-#include "bench/proc_stats.h"
 #include "bench/store_reader.h"
 #include "bench/window_figures.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "tests/support/proc_stats.h"
 #include "tests/support/throwaway_mariadb.h"
 
 namespace gnomon::bench {

@@ -22,7 +22,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
-#include "bench/proc_stats.h"
 #include "bench/store_stats_log.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "gnomon/v1/registry.grpc.pb.h"
@@ -31,6 +30,7 @@
 #include "services/common/client/auth_metadata.h"
 #include "sqlite3.h"
 #include "tests/support/gnomon_cluster.h"
+#include "tests/support/proc_stats.h"
 
 namespace gnomon::bench {
 namespace {
@@ -141,7 +141,7 @@ void RegistryCpu(GnomonCluster& c, const v1::Group& g, int n, int seconds) {
     s->stream->Read(&ack);
     sessions.push_back(std::move(s));
   }
-  const double cpu0 = CpuSeconds(c.gnomond()->pid());
+  const double cpu0 = testing::CpuSeconds(c.gnomond()->pid());
   const absl::Time t0 = absl::Now();
   for (int beat = 0; beat < seconds / 2; ++beat) {
     const absl::Time next = absl::Now() + absl::Seconds(2);
@@ -154,7 +154,7 @@ void RegistryCpu(GnomonCluster& c, const v1::Group& g, int n, int seconds) {
     }
     absl::SleepFor(next - absl::Now());  // The beat period itself.
   }
-  const double cpu = CpuSeconds(c.gnomond()->pid()) - cpu0;
+  const double cpu = testing::CpuSeconds(c.gnomond()->pid()) - cpu0;
   const double wall = absl::ToDoubleSeconds(absl::Now() - t0);
   std::printf(
       "registry with %d executors beating every 2 s: %.1f%% of one core (gnomond, all roles)\n", n,
@@ -271,15 +271,15 @@ void EndToEndRate(GnomonCluster& c, const v1::Group& g, int fires_per_second,
     }
   }
   absl::SleepFor(absl::Seconds(3));  // Warm-up.
-  const double cpu0 = CpuSeconds(c.gnomond()->pid());
+  const double cpu0 = testing::CpuSeconds(c.gnomond()->pid());
   double exec_cpu0 = 0;
-  for (auto& e : executors) exec_cpu0 += CpuSeconds(e->pid());
+  for (auto& e : executors) exec_cpu0 += testing::CpuSeconds(e->pid());
   const absl::Time t0 = absl::Now();
   absl::SleepFor(absl::Seconds(o.seconds));  // Measurement window.
   const absl::Time t1 = absl::Now();
-  const double cpu = CpuSeconds(c.gnomond()->pid()) - cpu0;
+  const double cpu = testing::CpuSeconds(c.gnomond()->pid()) - cpu0;
   double exec_cpu = -exec_cpu0;
-  for (auto& e : executors) exec_cpu += CpuSeconds(e->pid());
+  for (auto& e : executors) exec_cpu += testing::CpuSeconds(e->pid());
   absl::SleepFor(absl::Seconds(2));  // Lets results of the window's runs be stored.
   const Outcomes n =
       CountEnded(c.dir() + "/gnomon.db", absl::ToUnixMillis(t0), absl::ToUnixMillis(t1));

@@ -53,7 +53,6 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "bench/bench_args.h"
-#include "bench/proc_stats.h"
 #include "gnomon/v1/admin.pb.h"
 #include "gnomon/v1/executor.grpc.pb.h"
 #include "gnomon/v1/log.grpc.pb.h"
@@ -62,6 +61,7 @@
 #include "grpcpp/grpcpp.h"
 #include "services/common/client/auth_metadata.h"
 #include "tests/support/gnomon_cluster.h"
+#include "tests/support/proc_stats.h"
 
 namespace gnomon::bench {
 namespace {
@@ -319,19 +319,19 @@ struct Stubs {
 // gnomond's state at one moment.
 struct Snapshot {
   int64_t threads = -1;
-  ResidentKib rss;
+  testing::ResidentKib rss;
   std::string Line() const {
     return absl::StrFormat("%d threads, VmRSS %.1f MiB (anon %.1f MiB, file %.1f MiB)", threads,
                            rss.total / 1024.0, rss.anon / 1024.0, rss.file / 1024.0);
   }
 };
-Snapshot Take(pid_t pid) { return {ThreadCount(pid), Resident(pid)}; }
+Snapshot Take(pid_t pid) { return {testing::ThreadCount(pid), testing::Resident(pid)}; }
 
 // CPU seconds gnomond used over the next `seconds`.
 double CpuOver(pid_t pid, int seconds) {
-  const double cpu0 = CpuSeconds(pid);
+  const double cpu0 = testing::CpuSeconds(pid);
   absl::SleepFor(absl::Seconds(seconds));
-  return CpuSeconds(pid) - cpu0;
+  return testing::CpuSeconds(pid) - cpu0;
 }
 
 // Beats each registered session every beat interval from its registration
@@ -471,7 +471,7 @@ bool Run(const BenchOptions& o) {
   std::printf("  %s\n", connects.Summary("Hello written").c_str());
   if (o.report) std::printf("  %s\n", reports.Summary(nullptr).c_str());
   std::printf("this bench process: %lld threads for %d streams\n",
-              static_cast<long long>(ThreadCount(getpid())),
+              static_cast<long long>(testing::ThreadCount(getpid())),
               sessions.opened() + connects.opened() + reports.opened());
 
   const double per_exec_kib = double(after.rss.total - before.rss.total) / n;
@@ -496,7 +496,7 @@ bool Run(const BenchOptions& o) {
   // The registry's view, asked only now: gnomonctl executor list while
   // executors are joining has crashed gnomond (see ListedExecutors).
   std::printf("gnomonctl executor list: %d executors of the group\n", ListedExecutors(c, g));
-  if (ThreadCount(pid) < 0) {
+  if (testing::ThreadCount(pid) < 0) {
     const std::string out = c.Output();
     std::printf("NOTE: gnomond is gone; the end of its output:\n%s\n",
                 out.substr(out.size() - std::min<size_t>(out.size(), 4000)).c_str());

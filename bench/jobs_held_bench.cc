@@ -40,10 +40,10 @@
 #include "bench/admin_pass.h"
 #include "bench/burst_deployment.h"
 #include "bench/burst_figures.h"
-#include "bench/proc_stats.h"
 #include "bench/store_reader.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "tests/support/proc_stats.h"
 
 namespace gnomon::bench {
 namespace {
@@ -106,22 +106,22 @@ struct CpuSample {
   explicit CpuSample(const BurstDeployment& d) {
     for (const auto& p : d.processes()) procs.push_back({p.name, p.process->pid()});
     procs.push_back({"bench", ::getpid()});
-    for (const auto& [name, pid] : procs) at_start.push_back(CpuSeconds(pid));
+    for (const auto& [name, pid] : procs) at_start.push_back(testing::CpuSeconds(pid));
   }
   std::string Since() const {
     std::vector<std::string> cells;
     for (size_t i = 0; i < procs.size(); ++i) {
-      cells.push_back(
-          absl::StrFormat("%s %.1f", procs[i].first, CpuSeconds(procs[i].second) - at_start[i]));
+      cells.push_back(absl::StrFormat("%s %.1f", procs[i].first,
+                                      testing::CpuSeconds(procs[i].second) - at_start[i]));
     }
     return absl::StrJoin(cells, ", ");
   }
 };
 
 std::string Memory(pid_t pid) {
-  const ResidentKib r = Resident(pid);
+  const testing::ResidentKib r = testing::Resident(pid);
   return absl::StrFormat("VmRSS %.0f MiB (anon %.0f, file %.0f), VmHWM %.0f MiB", MiB(r.total),
-                         MiB(r.anon), MiB(r.file), MiB(PeakRssKib(pid)));
+                         MiB(r.anon), MiB(r.file), MiB(testing::PeakRssKib(pid)));
 }
 
 // Figures printed as they are measured, and as a Markdown table at the end.
@@ -206,7 +206,7 @@ bool MeasureRestart(BurstDeployment& d, const BenchOptions& o, int64_t job_id, F
           "the start; after %d s: %s, CPU %.2f s",
           absl::ToInt64Milliseconds(stop_took), exit_code, absl::ToInt64Milliseconds(listening),
           absl::ToInt64Milliseconds(answered), o.settle_seconds, Memory(gnomond),
-          CpuSeconds(gnomond)));
+          testing::CpuSeconds(gnomond)));
   return true;
 }
 
@@ -219,16 +219,16 @@ bool MeasureBurst(BurstDeployment& d, const BenchOptions& o, int64_t t_ms, const
   const pid_t gnomond = d.replicas()[0]->pid();
   const int64_t from_ms = t_ms - 8000;
   absl::SleepFor(absl::FromUnixMillis(from_ms) - absl::Now());
-  const bool peak_reset = ResetPeakRss(gnomond);
-  const int64_t rss_before_kib = Resident(gnomond).total;
+  const bool peak_reset = testing::ResetPeakRss(gnomond);
+  const int64_t rss_before_kib = testing::Resident(gnomond).total;
   CpuSample cpu(d);
   std::unique_ptr<StoreReader> reader = SqliteStoreReader(d.sqlite_path());
   const JobIds due_ids{due.min_id, due.max_id};
   Drain(*reader, t_ms, t_ms + 1000, o.late_ms, absl::Seconds(o.drain_max_seconds), due_ids);
   const int64_t drained_ms = absl::ToUnixMillis(absl::Now());
   const std::string burst_cpu = cpu.Since();
-  const int64_t peak_kib = PeakRssKib(gnomond);
-  const int64_t rss_after_kib = Resident(gnomond).total;
+  const int64_t peak_kib = testing::PeakRssKib(gnomond);
+  const int64_t rss_after_kib = testing::Resident(gnomond).total;
   for (const std::string& line :
        PrereadLines(d.replicas()[0]->Output(), from_ms, drained_ms, t_ms)) {
     std::printf("  %s\n", line.c_str());
@@ -263,7 +263,7 @@ bool MeasureBurst(BurstDeployment& d, const BenchOptions& o, int64_t t_ms, const
   std::vector<std::string> executor_peaks;
   for (const auto& p : d.processes()) {
     if (p.process->pid() != gnomond) {
-      executor_peaks.push_back(absl::StrFormat("%.0f", MiB(PeakRssKib(p.process->pid()))));
+      executor_peaks.push_back(absl::StrFormat("%.0f", MiB(testing::PeakRssKib(p.process->pid()))));
     }
   }
   figures.Add(

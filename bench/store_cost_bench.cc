@@ -39,9 +39,9 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "bench/bench_args.h"
-#include "bench/proc_stats.h"
 #include "services/common/status/status_macros.h"
 #include "services/common/store/store.h"
+#include "tests/support/proc_stats.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/throwaway_mariadb.h"
 
@@ -67,7 +67,7 @@ class StoreCpu {
  public:
   explicit StoreCpu(pid_t mariadbd) : mariadbd_(mariadbd) {}
   double Now() const {
-    if (mariadbd_ > 0) return CpuSeconds(mariadbd_);
+    if (mariadbd_ > 0) return testing::CpuSeconds(mariadbd_);
     timespec t{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return t.tv_sec + t.tv_nsec / 1e9;

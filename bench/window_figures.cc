@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "bench/burst_figures.h"
-#include "bench/proc_stats.h"
+#include "tests/support/proc_stats.h"
 
 namespace gnomon::bench {
 namespace {
@@ -52,8 +52,8 @@ WindowSampler::WindowSampler(std::vector<ProcessFigures> processes, std::string 
   w_.processes = std::move(processes);
   w_.sample0_ms = NowMs();
   for (const ProcessFigures& p : w_.processes) {
-    if (reset_peak && !ResetPeakRss(p.pid)) w_.peak_since_start = true;
-    cpu0_.push_back(CpuSeconds(p.pid));
+    if (reset_peak && !testing::ResetPeakRss(p.pid)) w_.peak_since_start = true;
+    cpu0_.push_back(testing::CpuSeconds(p.pid));
   }
   w_.peak_since_start = w_.peak_since_start || !reset_peak;
   if (!mariadb_socket_.empty())
@@ -62,16 +62,16 @@ WindowSampler::WindowSampler(std::vector<ProcessFigures> processes, std::string 
 
 void WindowSampler::SampleThreads() {
   for (ProcessFigures& p : w_.processes)
-    p.max_threads = std::max(p.max_threads, ThreadCount(p.pid));
+    p.max_threads = std::max(p.max_threads, testing::ThreadCount(p.pid));
 }
 
 WindowFigures WindowSampler::Finish() {
   w_.sample1_ms = NowMs();
   for (size_t i = 0; i < w_.processes.size(); ++i) {
     ProcessFigures& p = w_.processes[i];
-    p.cpu_s = CpuSeconds(p.pid) - cpu0_[i];
-    p.peak_rss_kib = PeakRssKib(p.pid);
-    p.max_threads = std::max(p.max_threads, ThreadCount(p.pid));
+    p.cpu_s = testing::CpuSeconds(p.pid) - cpu0_[i];
+    p.peak_rss_kib = testing::PeakRssKib(p.pid);
+    p.max_threads = std::max(p.max_threads, testing::ThreadCount(p.pid));
   }
   if (!mariadb_socket_.empty())
     w_.status1 = MariadbGlobalStatus(mariadb_socket_, ServerCounters()).value_or(w_.status1);

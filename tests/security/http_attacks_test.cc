@@ -4,15 +4,10 @@
 // admin's calls keep being answered meanwhile, and that gnomond's memory
 // stays bounded. (The admin calls' lateness is printed, not asserted: the
 // machines that run this are shared.)
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,8 +20,8 @@
 #include "gtest/gtest.h"
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/http_get.h"
+#include "tests/support/proc_stats.h"
 #include "tests/support/raw_http_client.h"
-#include "tests/support/slow_run.h"
 
 namespace gnomon {
 namespace {
@@ -56,21 +51,10 @@ class HttpAttacksTest : public ::testing::Test {
   }
 
   // gnomond's resident memory (KiB) now.
-  int64_t RssKiB() { return testing::ResidentKiB(cluster_.gnomond()->pid()); }
+  int64_t RssKiB() { return testing::Resident(cluster_.gnomond()->pid()).total; }
 
   // gnomond's CPU time (user + system) so far, in seconds.
-  double CpuSeconds() {
-    std::ifstream stat(absl::StrCat("/proc/", cluster_.gnomond()->pid(), "/stat"));
-    std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    // Fields after the command's closing parenthesis; utime and stime are 14 and 15.
-    std::istringstream rest(all.substr(all.rfind(')') + 2));
-    std::string field;
-    double ticks = 0;
-    for (int i = 3; i <= 15 && rest >> field; ++i) {
-      if (i >= 14) ticks += std::stod(field);
-    }
-    return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
-  }
+  double CpuSeconds() { return testing::CpuSeconds(cluster_.gnomond()->pid()); }
 
   // `n` admin calls, one every `every` (an operator's pace): how many were
   // answered 200, and their latencies (printed by the caller).

@@ -23,6 +23,7 @@
 #include "services/common/client/auth_metadata.h"
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/http_get.h"
+#include "tests/support/proc_stats.h"
 #include "tests/support/slow_run.h"
 #include "tests/support/stream_follower.h"
 
@@ -137,7 +138,7 @@ TEST_F(StreamAttacksTest, AViewersFollowFloodIsCappedAndOthersKeepTheirShare) {
     Flood(fourth, 1, &open, &opened, &refused);
   } while (opened == 0 && absl::Now() < deadline);
   EXPECT_EQ(opened, 1);
-  EXPECT_LE(testing::ResidentKiB(cluster_.gnomond()->pid()), kMaxRssKiB);
+  EXPECT_LE(testing::Resident(cluster_.gnomond()->pid()).total, kMaxRssKiB);
 }
 
 // A viewer's query flood is rate limited per credential like JobAdmin's
@@ -181,7 +182,7 @@ TEST_F(StreamAttacksTest, AnExecutorFloodingResultsIsFlowControlled) {
     while (stream->Read(&r)) acked += r.acks_size();
   });
   constexpr int kMessages = 400, kLines = 500;
-  const int64_t before_kib = testing::ResidentKiB(cluster_.gnomond()->pid());
+  const int64_t before_kib = testing::Resident(cluster_.gnomond()->pid()).total;
   int64_t peak_kib = 0;
   std::vector<absl::Duration> took;
   int64_t line = 1'000'000;  // After the slow handler's own lines.
@@ -198,7 +199,7 @@ TEST_F(StreamAttacksTest, AnExecutorFloodingResultsIsFlowControlled) {
     }
     sent_all = stream->Write(req);
     if (m % 40 == 0) {
-      peak_kib = std::max(peak_kib, testing::ResidentKiB(cluster_.gnomond()->pid()));
+      peak_kib = std::max(peak_kib, testing::Resident(cluster_.gnomond()->pid()).total);
       const absl::Time start = absl::Now();
       EXPECT_TRUE(AdminListJobs().ok());
       took.push_back(absl::Now() - start);
@@ -210,7 +211,7 @@ TEST_F(StreamAttacksTest, AnExecutorFloodingResultsIsFlowControlled) {
   const grpc::Status end = stream->Finish();
   EXPECT_TRUE(end.ok()) << end.error_message();
   EXPECT_EQ(acked.load(), kMessages);
-  peak_kib = std::max(peak_kib, testing::ResidentKiB(cluster_.gnomond()->pid()));
+  peak_kib = std::max(peak_kib, testing::Resident(cluster_.gnomond()->pid()).total);
   EXPECT_LE(peak_kib, kMaxRssKiB);
   std::sort(took.begin(), took.end());
   std::printf(

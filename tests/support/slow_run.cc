@@ -1,9 +1,5 @@
 #include "tests/support/slow_run.h"
 
-#include <fstream>
-#include <sstream>
-
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "services/common/client/auth_metadata.h"
@@ -56,16 +52,6 @@ std::unique_ptr<Follower<v1::LogLine>> FollowRunLog(std::shared_ptr<grpc::Channe
         req.set_follow(true);
         return v1::LogService::NewStub(channel)->StreamRunLog(ctx, req);
       });
-}
-
-int64_t ResidentKiB(pid_t pid) {
-  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(status, line)) {
-    int64_t kib = -1;
-    if (absl::StartsWith(line, "VmRSS:") && (std::istringstream(line.substr(6)) >> kib)) return kib;
-  }
-  return -1;
 }
 
 }  // namespace gnomon::testing

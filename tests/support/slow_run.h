@@ -43,9 +43,6 @@ std::string ViewerToken(GnomonCluster& cluster, const SlowRun& slow, const std::
 std::unique_ptr<Follower<v1::LogLine>> FollowRunLog(std::shared_ptr<grpc::Channel> channel,
                                                     const std::string& token, int64_t run_id);
 
-// The resident memory (VmRSS, KiB) of process `pid`, or -1.
-int64_t ResidentKiB(pid_t pid);
-
 }  // namespace gnomon::testing
 
 #endif  // GNOMON_TESTS_SUPPORT_SLOW_RUN_H_

@@ -3,40 +3,21 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "services/executor-sdk/src/script_runner.h"
 
 namespace gnomon::executor::internal {
 namespace {
 
 // The fd the reaper keeps the error pipe on (after 0, 1, 2).
 constexpr int kErrorFd = 3;
-
-// Where execvp would find `name` in the executor's PATH: the first
-// executable file, or "" with *error set (ENOENT, or EACCES if only
-// unexecutable ones were found).
-std::string Resolve(const std::string& name, int* error) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  *error = ENOENT;
-  for (absl::string_view dir : absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':')) {
-    std::string candidate = absl::StrCat(dir.empty() ? "." : dir, "/", name);
-    struct stat st;
-    if (::stat(candidate.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    *error = EACCES;
-  }
-  return "";
-}
 
 // Async-signal-safe from here on: these run in the forked reaper.
 
@@ -147,8 +128,12 @@ constexpr int kStopSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
 
 absl::StatusOr<pid_t> SpawnReaped(const SpawnSpec& spec) {
   if (spec.argv.empty()) return absl::InvalidArgumentError("empty command");
+  // A name with a '/' goes to execve as it is (its errno, if any, comes back
+  // through the error pipe); others are looked up as execvp would.
   int not_found = 0;
-  const std::string path = Resolve(spec.argv[0], &not_found);
+  const std::string path = spec.argv[0].find('/') != std::string::npos
+                               ? spec.argv[0]
+                               : FindOnPath(spec.argv[0], &not_found);
   if (path.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot start ", spec.argv[0], ": ", std::strerror(not_found)));

@@ -69,8 +69,15 @@ std::string HostName() {
 
 bool IsScriptLanguage(v1::ScriptLanguage language) { return InterpreterOf(language) != nullptr; }
 
-std::string FindOnPath(const std::string& name) {
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";
+std::string FindOnPath(const std::string& name, int* error) {
+  int ignored;
+  if (error == nullptr) error = &ignored;
+  *error = ENOENT;
+  if (name.find('/') != std::string::npos) {
+    if (::access(name.c_str(), X_OK) == 0) return name;
+    *error = errno;
+    return "";
+  }
   const char* path = std::getenv("PATH");
   std::string_view rest = path != nullptr ? path : "/usr/bin:/bin";
   while (true) {
@@ -79,9 +86,9 @@ std::string FindOnPath(const std::string& name) {
     if (dir.empty()) dir = ".";
     const std::string candidate = absl::StrCat(dir, "/", name);
     struct stat st;
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        ::access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+      *error = EACCES;
     }
     if (colon == std::string_view::npos) return "";
     rest.remove_prefix(colon + 1);

@@ -39,8 +39,9 @@ void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOption
 bool IsScriptLanguage(v1::ScriptLanguage language);
 
 // The executable file `name` resolves to on $PATH ("" if none); a name with
-// a '/' is itself.
-std::string FindOnPath(const std::string& name);
+// a '/' is itself. With `error`, why none: EACCES if only files that cannot be
+// executed were found (as execvp says), else ENOENT.
+std::string FindOnPath(const std::string& name, int* error = nullptr);
 
 }  // namespace gnomon::executor::internal
 

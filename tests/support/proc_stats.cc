@@ -1,4 +1,4 @@
-#include "bench/proc_stats.h"
+#include "tests/support/proc_stats.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 
-namespace gnomon::bench {
+namespace gnomon::testing {
 namespace {
 
 // The number after "Name:" in /proc/PID/status (without its unit).
@@ -61,4 +61,4 @@ bool ResetPeakRss(pid_t pid) {
 
 int64_t ThreadCount(pid_t pid) { return StatusField(pid, "Threads"); }
 
-}  // namespace gnomon::bench
+}  // namespace gnomon::testing

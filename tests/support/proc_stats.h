@@ -1,4 +1,4 @@
-// Per-process figures read from /proc for benchmarks: CPU time, resident and
+// Per-process figures read from /proc for benchmarks and tests: CPU time, resident and
 // peak resident memory and thread count of a child process.
 //
 //   const double cpu0 = CpuSeconds(pid);
@@ -9,14 +9,14 @@
 // ResetPeakRss starts a new peak (VmHWM) from the current resident set, so a
 // phase's peak can be told from an earlier one's.
 // Thread safety: thread-safe (no state).
-#ifndef GNOMON_BENCH_PROC_STATS_H_
-#define GNOMON_BENCH_PROC_STATS_H_
+#ifndef GNOMON_TESTS_SUPPORT_PROC_STATS_H_
+#define GNOMON_TESTS_SUPPORT_PROC_STATS_H_
 
 #include <sys/types.h>
 
 #include <cstdint>
 
-namespace gnomon::bench {
+namespace gnomon::testing {
 
 // utime + stime of `pid` (all its threads), in seconds.
 double CpuSeconds(pid_t pid);
@@ -35,6 +35,6 @@ bool ResetPeakRss(pid_t pid);
 // Threads: the current number of threads.
 int64_t ThreadCount(pid_t pid);
 
-}  // namespace gnomon::bench
+}  // namespace gnomon::testing
 
-#endif  // GNOMON_BENCH_PROC_STATS_H_
+#endif  // GNOMON_TESTS_SUPPORT_PROC_STATS_H_
