@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "services/common/client/log.h"
+#include "services/common/client/mutex_mode.h"
 #include "services/common/client/version.h"
 #include "services/common/http/http_server.h"
 #include "services/common/http/json_gateway.h"
@@ -524,6 +525,7 @@ int Serve() {
 }  // namespace gnomon
 
 int main(int argc, char** argv) {
+  gnomon::UseReleaseMutexMode();
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);

@@ -41,15 +41,9 @@ class GenericExecutorE2E : public ::testing::Test {
         std::map<std::string, std::string>{{"GNOMON_ACCESS_TOKEN", group_.access_token()}});
     ASSERT_TRUE(executor_->WaitForLine("gnomon-executor started as", absl::Seconds(30)))
         << executor_->Output();
-    // Runs are routed once the scheduler sees the executor online.
-    const absl::Time deadline = absl::Now() + absl::Seconds(60);
     v1::ListExecutorsResponse online;
-    while (
-        !(cluster_.CtlJson({"executor", "list", "--group", absl::StrCat(group_.id())}, &online) &&
-          online.groups_size() == 1 && online.groups(0).executors_size() == 1)) {
-      ASSERT_LT(absl::Now(), deadline) << online.DebugString() << executor_->Output();
-      cluster_.PollInterval(absl::Milliseconds(100));
-    }
+    ASSERT_TRUE(cluster_.AwaitOnline(group_.id(), 1, absl::Seconds(60), &online))
+        << online.DebugString() << executor_->Output();
   }
 
   // Creates a manual job for `handler` with `params`, triggers it once and

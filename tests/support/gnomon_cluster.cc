@@ -150,6 +150,22 @@ bool GnomonCluster::CtlJson(const std::vector<std::string>& args,
   return true;
 }
 
+bool GnomonCluster::AwaitOnline(int64_t group_id, int executors, absl::Duration limit,
+                                v1::ListExecutorsResponse* last) const {
+  const absl::Time deadline = absl::Now() + limit;
+  v1::ListExecutorsResponse online;
+  while (!(CtlJson({"executor", "list", "--group", absl::StrCat(group_id)}, &online) &&
+           online.groups_size() == 1 && online.groups(0).executors_size() == executors)) {
+    if (absl::Now() > deadline) {
+      if (last != nullptr) *last = online;
+      return false;
+    }
+    PollInterval(absl::Milliseconds(100));
+  }
+  if (last != nullptr) *last = online;
+  return true;
+}
+
 v1::Run GnomonCluster::TriggerUntilSucceeded(int64_t job_id,
                                              const std::vector<std::string>& extra_args,
                                              absl::Duration limit) const {

@@ -75,6 +75,11 @@ class GnomonCluster {
 
   std::unique_ptr<Subprocess> StartExecutor(const std::string& app, const std::string& token,
                                             std::vector<std::string> extra_flags = {}) const;
+  // Polls `executor list --group group_id` until it lists `executors` online
+  // (runs are routed to them from then on); false after `limit`, with the
+  // last listing in `last` if given.
+  bool AwaitOnline(int64_t group_id, int executors, absl::Duration limit = absl::Seconds(60),
+                   v1::ListExecutorsResponse* last = nullptr) const;
   // The interval between two checks of a condition the test polls for with
   // a deadline (run records in the store); never used to wait for an event.
   void PollInterval(absl::Duration d) const;

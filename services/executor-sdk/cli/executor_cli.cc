@@ -18,6 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "services/common/client/mutex_mode.h"
 #include "services/common/client/version.h"
 
 namespace gnomon::executor::cli {
@@ -102,6 +103,7 @@ ABSL_FLAG(absl::Duration, shutdown_grace, absl::Seconds(30),
 namespace gnomon::executor::cli {
 
 void ParseCommandLine(const CliSpec& spec, int argc, char** argv) {
+  UseReleaseMutexMode();
   g_spec = &spec;
   absl::FlagsUsageConfig usage;
   usage.contains_help_flags = [](absl::string_view file) {
