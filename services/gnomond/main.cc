@@ -91,6 +91,8 @@ ABSL_FLAG(int, log_follows, 256,
 ABSL_FLAG(absl::Duration, beat_interval, absl::Seconds(2), "How often executors beat.");
 ABSL_FLAG(int, missed_beats, 3, "Beats an executor may miss before it is removed.");
 ABSL_FLAG(int64_t, max_log_lines_per_run, 10000, "Run-log lines kept per run; more are dropped.");
+ABSL_FLAG(int64_t, max_log_mib_per_run, 32,
+          "MiB of run-log text kept per run, from any executor; later lines are dropped.");
 ABSL_FLAG(int64_t, script_versions, 30,
           "Versions kept per script job (the newest; at least 1); older ones are deleted as edits "
           "add new ones.");
@@ -198,6 +200,7 @@ std::optional<std::vector<int64_t>> MetricsJobs() {
 absl::StatusOr<std::unique_ptr<store::Store>> OpenStoreFromFlags() {
   store::StoreOptions store_options;
   store_options.max_log_lines_per_run = absl::GetFlag(FLAGS_max_log_lines_per_run);
+  store_options.max_log_bytes_per_run = absl::GetFlag(FLAGS_max_log_mib_per_run) << 20;
   store_options.script_versions_kept = absl::GetFlag(FLAGS_script_versions);
   if (store_options.script_versions_kept < 1) {
     return absl::InvalidArgumentError("--script-versions: must be at least 1");

@@ -36,6 +36,8 @@ using testing::kPatience;
 constexpr int kPerCredential = 4;
 constexpr int kInAll = 12;
 constexpr int64_t kMaxRssKiB = 300 * 1024;
+// gnomond's byte budget for a run's stored log in this test.
+constexpr int kLogMib = 4;
 
 class StreamAttacksTest : public ::testing::Test {
  protected:
@@ -81,9 +83,9 @@ class StreamAttacksTest : public ::testing::Test {
     v1::ListJobsResponse out;
     return v1::JobAdmin::NewStub(channel_)->ListJobs(&ctx, v1::ListJobsRequest(), &out);
   }
-  testing::GnomonCluster cluster_{{"--http-listen=127.0.0.1:0",
-                                   absl::StrCat("--log-follows-per-credential=", kPerCredential),
-                                   absl::StrCat("--log-follows=", kInAll)}};
+  testing::GnomonCluster cluster_{
+      {"--http-listen=127.0.0.1:0", absl::StrCat("--log-follows-per-credential=", kPerCredential),
+       absl::StrCat("--log-follows=", kInAll), absl::StrCat("--max-log-mib-per-run=", kLogMib)}};
   std::shared_ptr<grpc::Channel> channel_;
   std::string http_;
   testing::SlowRun slow_;
@@ -169,7 +171,8 @@ TEST_F(StreamAttacksTest, AViewersQueryFloodIsRateLimited) {
 // it can: 400 messages of 1 MiB of log lines for one run. gnomond reads a
 // stream's next message only when its writer has room, so its memory stays
 // bounded whatever is offered, the stream is acknowledged all along, the
-// run keeps at most --max-log-lines-per-run lines, and the admin is served.
+// run keeps at most --max-log-mib-per-run of log text (here well before its
+// 10,000 lines), and the admin is served.
 TEST_F(StreamAttacksTest, AnExecutorFloodingResultsIsFlowControlled) {
   auto stub = v1::LogService::NewStub(channel_);
   grpc::ClientContext ctx;
@@ -227,6 +230,11 @@ TEST_F(StreamAttacksTest, AnExecutorFloodingResultsIsFlowControlled) {
   admin.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster_.admin_token()));
   ASSERT_TRUE(v1::JobAdmin::NewStub(channel_)->GetRun(&admin, get, &run).ok());
   EXPECT_TRUE(run.run().log_truncated());
+  // The flood's 2,000-byte lines stopped at the byte budget; the slow
+  // handler's own few short lines count towards it too.
+  constexpr int kBudgetLines = (kLogMib << 20) / 2000;
+  EXPECT_LE(run.run().log_line_count(), kBudgetLines + 100);
+  EXPECT_GE(run.run().log_line_count(), kBudgetLines - 100);
 }
 
 }  // namespace

@@ -319,6 +319,14 @@ const std::vector<Migration>& MysqlMigrations() {
            "ALTER TABLE registry ADD COLUMN IF NOT EXISTS registration_id BIGINT NOT NULL"
            " DEFAULT 0",
        }},
+      {17,
+       "runs: the bytes of log text stored",
+       {
+           // Bounds a run's stored log in bytes as well as in lines
+           // (StoreOptions.max_log_bytes_per_run). Runs logged before count
+           // from 0 (their lines are already bounded by the line cap).
+           "ALTER TABLE run ADD COLUMN IF NOT EXISTS log_bytes BIGINT NOT NULL DEFAULT 0",
+       }},
   };
   return *migrations;
 }

@@ -37,9 +37,10 @@ absl::StatusOr<RunStates> LockRuns(SqlConn& c, const Statements& sql, std::vecto
     r.trigger_message = ColStr(row, 15);
     r.handle_message = ColStr(row, 16);
     r.followup_due_ms = ColInt(row, 17);
-    r.followup_on_success = ColInt(row, 18) != 0;
-    r.scheduled_ms = ColInt(row, 19);
-    r.trigger_type = static_cast<v1::TriggerType>(ColInt(row, 20));
+    r.log_bytes = ColInt(row, 18);
+    r.followup_on_success = ColInt(row, 19) != 0;
+    r.scheduled_ms = ColInt(row, 20);
+    r.trigger_type = static_cast<v1::TriggerType>(ColInt(row, 21));
     out.emplace(r.id, std::move(r));
   }
   return out;
@@ -55,7 +56,7 @@ absl::Status WriteRuns(SqlConn& c, const Statements& sql, const RunStates& runs)
                     SqlText(r.handle_message), SqlInt(r.start_ms), SqlInt(r.end_ms),
                     SqlInt(r.fence_epoch), SqlInt(r.followup_pending ? 1 : 0),
                     SqlInt(r.log_line_count), SqlInt(r.log_truncated ? 1 : 0),
-                    SqlInt(r.followup_due_ms)});
+                    SqlInt(r.followup_due_ms), SqlInt(r.log_bytes)});
   }
   if (rows.empty()) return absl::OkStatus();
   return ExecPadded(c, sql.update_runs, rows);

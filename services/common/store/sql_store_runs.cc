@@ -258,16 +258,19 @@ v1::ReportAck SqlStore::ApplyLogLines(const v1::RunLogLines& log, LineSet& store
   for (const v1::LogLine& line : log.lines()) {
     if (line.line_number() < 1) continue;
     const bool known = stored.contains({r.id, line.line_number()});
-    if (r.log_line_count < options_.max_log_lines_per_run) {
-      if (known) continue;  // A replay: duplicates by line number are ignored.
+    if (known) continue;  // A replay: duplicates by line number are ignored.
+    // Once a line did not fit, none after it is stored either (no gaps).
+    const int64_t bytes = static_cast<int64_t>(line.text().size());
+    if (!r.log_truncated && r.log_line_count < options_.max_log_lines_per_run &&
+        r.log_bytes + bytes <= options_.max_log_bytes_per_run) {
       stored.insert({r.id, line.line_number()});
       new_lines.push_back({SqlInt(r.id), SqlInt(line.line_number()), SqlInt(ToMs(line.time())),
                            SqlText(line.text())});
       ++r.log_line_count;
+      r.log_bytes += bytes;
       continue;
     }
-    // At the cap: a line stored earlier is a harmless replay; a new one is dropped.
-    if (!known) r.log_truncated = true;
+    r.log_truncated = true;  // Past a cap: the line is dropped.
   }
   if (r.log_line_count == before_count && r.log_truncated == before_truncated) {
     return v1::REPORT_ACK_DUPLICATE;

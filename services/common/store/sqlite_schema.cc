@@ -321,6 +321,14 @@ const std::vector<Migration>& SqliteMigrations() {
            // an earlier binary (it leaves the value of the row it replaces).
            "ALTER TABLE registry ADD COLUMN registration_id INTEGER NOT NULL DEFAULT 0",
        }},
+      {17,
+       "runs: the bytes of log text stored",
+       {
+           // Bounds a run's stored log in bytes as well as in lines
+           // (StoreOptions.max_log_bytes_per_run). Runs logged before count
+           // from 0 (their lines are already bounded by the line cap).
+           "ALTER TABLE run ADD COLUMN log_bytes INTEGER NOT NULL DEFAULT 0",
+       }},
   };
   return *migrations;
 }

@@ -181,7 +181,8 @@ void AddBatchStatements(Dialect d, Statements& s) {
                                                 "followup_pending",
                                                 "log_line_count",
                                                 "log_truncated",
-                                                "followup_due_ms"};
+                                                "followup_due_ms",
+                                                "log_bytes"};
   if (mysql) {
     // An upsert on the primary key: O(rows), where a CASE per column costs
     // O(rows) per row (a third of MariaDB's time under a burst went to

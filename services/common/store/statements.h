@@ -46,7 +46,7 @@ inline constexpr char kRunColumns[] =
 inline constexpr char kRunStateColumns[] =
     "id, job_id, group_id, trigger_ms, status, trigger_code, executor_address, dispatch_ms, "
     "handle_code, start_ms, end_ms, fence_epoch, followup_pending, log_line_count, log_truncated, "
-    "trigger_message, handle_message, followup_due_ms, "
+    "trigger_message, handle_message, followup_due_ms, log_bytes, "
     "followup_on_success, scheduled_ms, trigger_type";  // The last three are read only.
 // The key columns a run's unique keys are made of (after its id), as read
 // back by the select_runs_by_* statements.
@@ -138,7 +138,8 @@ struct Statements {
   // Multi-row: rows of (id, job_id, group_id, trigger_type, status,
   // trigger_code, trigger_message, executor_address, dispatch_ms,
   // handle_code, handle_message, start_ms, end_ms, fence_epoch,
-  // followup_pending, log_line_count, log_truncated, followup_due_ms): every
+  // followup_pending, log_line_count, log_truncated, followup_due_ms,
+  // log_bytes): every
   // writable column of runs locked by lock_runs in the same transaction.
   BatchSql update_runs;
   std::string select_run;

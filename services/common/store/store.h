@@ -46,8 +46,10 @@
 namespace gnomon::store {
 
 struct StoreOptions {
-  // Lines kept per run; further lines are dropped and the run is marked truncated.
+  // Lines, and bytes of their text, kept per run; further lines are dropped
+  // and the run is marked truncated.
   int64_t max_log_lines_per_run = 10000;
+  int64_t max_log_bytes_per_run = int64_t{32} << 20;
   // Per-statement timeout for the MySQL backend (connect, read, write).
   int timeout_seconds = 5;
   // Busy timeout for the SQLite backend.

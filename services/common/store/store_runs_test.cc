@@ -275,6 +275,47 @@ TEST_P(StoreTest, LogLinesBeyondTheCapAreDroppedAndMarkTruncated) {
   (void)a;
 }
 
+// The byte budget bounds a run's stored log whatever its executor sends
+// (lines of up to 64 KiB each): the first line that does not fit, and every
+// new line after it, is dropped (no gaps), and the run is marked truncated;
+// replays of stored lines are not truncations. The budget holds across
+// reports, and reopening the store (another replica) keeps counting.
+TEST_P(StoreTest, LogTextBeyondTheByteBudgetIsDroppedAndMarksTruncated) {
+  ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
+  options_.max_log_bytes_per_run = 100;
+  Reopen();
+  const int64_t id = Insert(MakeRun(job_, 1000));
+  auto line = [&](int n, size_t bytes) {
+    v1::ReportItem r;
+    r.set_sequence(3);
+    r.mutable_log()->set_run_id(id);
+    v1::LogLine* l = r.mutable_log()->add_lines();
+    l->set_line_number(n);
+    l->mutable_time()->set_seconds(100 + n);
+    l->set_text(std::string(bytes, 'a' + n));
+    return r;
+  };
+  ASSERT_OK_AND_ASSIGN(a, store().ApplyReports({line(1, 40), line(2, 40)}, 0));
+  EXPECT_THAT(a, ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED));
+  Reopen();
+  // 80 stored: a 30-byte line does not fit, nor does a 5-byte one after it.
+  ASSERT_OK_AND_ASSIGN(b, store().ApplyReports({line(2, 40), line(3, 30), line(4, 5)}, 0));
+  EXPECT_THAT(
+      b, ElementsAre(v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_DUPLICATE));
+  ASSERT_OK_AND_ASSIGN(run, store().GetRun(id));
+  EXPECT_EQ(run.log_line_count(), 2);
+  EXPECT_TRUE(run.log_truncated());
+  ASSERT_OK_AND_ASSIGN(lines, store().ReadRunLog(id, 0, 100));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines.back().line_number(), 2);
+  // The run's result is still taken.
+  ASSERT_OK_AND_ASSIGN(c, store().ApplyReports({Result(id, 200, 2000)}, 0));
+  EXPECT_THAT(c, ElementsAre(v1::REPORT_ACK_APPLIED));
+  ASSERT_OK_AND_ASSIGN(done, store().GetRun(id));
+  EXPECT_EQ(done.status(), v1::RUN_STATUS_SUCCEEDED);
+  EXPECT_TRUE(done.log_truncated());
+}
+
 TEST_P(StoreTest, ListRunsFiltersAndPagesNewestFirst) {
   ASSERT_NO_FATAL_FAILURE(SeedGroupAndJob());
   ASSERT_OK_AND_ASSIGN(g2, store().CreateGroup(MakeGroup("other"), 1));
