@@ -91,6 +91,9 @@ ABSL_FLAG(int, log_follows, 256,
 ABSL_FLAG(absl::Duration, beat_interval, absl::Seconds(2), "How often executors beat.");
 ABSL_FLAG(int, missed_beats, 3, "Beats an executor may miss before it is removed.");
 ABSL_FLAG(int64_t, max_log_lines_per_run, 10000, "Run-log lines kept per run; more are dropped.");
+// A run's stored log: at most 1 TiB however the flag is set (MiB << 20 stays
+// well inside int64).
+constexpr int64_t kMaxLogMibPerRun = int64_t{1} << 20;
 ABSL_FLAG(int64_t, max_log_mib_per_run, 32,
           "MiB of run-log text kept per run, from any executor; later lines are dropped.");
 ABSL_FLAG(int64_t, script_versions, 30,
@@ -200,7 +203,12 @@ std::optional<std::vector<int64_t>> MetricsJobs() {
 absl::StatusOr<std::unique_ptr<store::Store>> OpenStoreFromFlags() {
   store::StoreOptions store_options;
   store_options.max_log_lines_per_run = absl::GetFlag(FLAGS_max_log_lines_per_run);
-  store_options.max_log_bytes_per_run = absl::GetFlag(FLAGS_max_log_mib_per_run) << 20;
+  const int64_t log_mib = absl::GetFlag(FLAGS_max_log_mib_per_run);
+  if (log_mib < 1 || log_mib > kMaxLogMibPerRun) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-log-mib-per-run: ", log_mib, " is not in 1..", kMaxLogMibPerRun));
+  }
+  store_options.max_log_bytes_per_run = log_mib << 20;
   store_options.script_versions_kept = absl::GetFlag(FLAGS_script_versions);
   if (store_options.script_versions_kept < 1) {
     return absl::InvalidArgumentError("--script-versions: must be at least 1");

@@ -121,6 +121,22 @@ TEST(MigrateOnly, APartitionCountOutOfRangeIsRefused) {
   }
 }
 
+// gnomond refuses a run-log byte budget of nothing or past 1 TiB, naming the
+// flag, before it listens.
+TEST(MigrateOnly, ALogBudgetOutOfRangeIsRefused) {
+  testing::TempDir dir;
+  for (const char* bad : {"0", "-1", "1048577"}) {
+    CommandResult r =
+        RunCommand({GNOMOND_PATH, "--store=sqlite:" + dir.path() + "/gnomon.db",
+                    absl::StrCat("--max-log-mib-per-run=", bad), "--listen=127.0.0.1:0"});
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.err.find(absl::StrCat("--max-log-mib-per-run: ", bad, " is not in 1..1048576")),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out.find("listening"), std::string::npos) << r.out;
+  }
+}
+
 TEST(MigrateOnly, UnreachableStoreFails) {
   // Port 1 on loopback: nothing listens there.
   CommandResult r = MigrateOnly("mysql://u:p@127.0.0.1:1/gnomon");
