@@ -34,10 +34,13 @@
 #include "gnomon/v1/admin.pb.h"
 #include "gtest/gtest.h"
 #include "tests/support/gnomon_cluster.h"
+#include "tests/support/stream_follower.h"
 #include "tests/support/subprocess.h"
 
 namespace gnomon {
 namespace {
+
+using testing::kPatience;
 
 constexpr char kScript[] = R"sh(echo "script-credentials-marker ran as $(id -u)"
 env
@@ -83,8 +86,6 @@ echo "nofile=$(ulimit -n)"
 )sh",
                       then, "\n");
 }
-
-constexpr absl::Duration kPatience = absl::Seconds(60);
 
 class ScriptAttacksTest : public ::testing::Test {
  protected:

@@ -285,21 +285,12 @@ TEST_P(StoreTest, LogTextBeyondTheByteBudgetIsDroppedAndMarksTruncated) {
   options_.max_log_bytes_per_run = 100;
   Reopen();
   const int64_t id = Insert(MakeRun(job_, 1000));
-  auto line = [&](int n, size_t bytes) {
-    v1::ReportItem r;
-    r.set_sequence(3);
-    r.mutable_log()->set_run_id(id);
-    v1::LogLine* l = r.mutable_log()->add_lines();
-    l->set_line_number(n);
-    l->mutable_time()->set_seconds(100 + n);
-    l->set_text(std::string(bytes, 'a' + n));
-    return r;
-  };
-  ASSERT_OK_AND_ASSIGN(a, store().ApplyReports({line(1, 40), line(2, 40)}, 0));
+  ASSERT_OK_AND_ASSIGN(a, store().ApplyReports({Lines(id, 1, 1, 40), Lines(id, 2, 2, 40)}, 0));
   EXPECT_THAT(a, ElementsAre(v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_APPLIED));
   Reopen();
   // 80 stored: a 30-byte line does not fit, nor does a 5-byte one after it.
-  ASSERT_OK_AND_ASSIGN(b, store().ApplyReports({line(2, 40), line(3, 30), line(4, 5)}, 0));
+  ASSERT_OK_AND_ASSIGN(
+      b, store().ApplyReports({Lines(id, 2, 2, 40), Lines(id, 3, 3, 30), Lines(id, 4, 4, 5)}, 0));
   EXPECT_THAT(
       b, ElementsAre(v1::REPORT_ACK_DUPLICATE, v1::REPORT_ACK_APPLIED, v1::REPORT_ACK_DUPLICATE));
   ASSERT_OK_AND_ASSIGN(run, store().GetRun(id));

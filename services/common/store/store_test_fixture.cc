@@ -222,7 +222,7 @@ DispatchUpdate Dispatched(int64_t run_id, std::string address, int64_t ms, int64
           epoch};
 }
 
-v1::ReportItem StoreTest::Lines(int64_t run_id, int from, int to) {
+v1::ReportItem StoreTest::Lines(int64_t run_id, int from, int to, size_t text_bytes) {
   v1::ReportItem r;
   r.set_sequence(3);
   r.mutable_log()->set_run_id(run_id);
@@ -230,7 +230,8 @@ v1::ReportItem StoreTest::Lines(int64_t run_id, int from, int to) {
     v1::LogLine* line = r.mutable_log()->add_lines();
     line->set_line_number(n);
     line->mutable_time()->set_seconds(100 + n);
-    line->set_text(absl::StrCat("line ", n));
+    line->set_text(text_bytes > 0 ? std::string(text_bytes, static_cast<char>('a' + n % 26))
+                                  : absl::StrCat("line ", n));
   }
   return r;
 }

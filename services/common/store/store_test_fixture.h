@@ -43,7 +43,9 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   // Report items.
   static v1::ReportItem Started(int64_t run_id, int64_t ms);
   static v1::ReportItem Result(int64_t run_id, int32_t code, int64_t end_ms);
-  static v1::ReportItem Lines(int64_t run_id, int from, int to);
+  // Lines from..to of a run; each "line N", or with `text_bytes` > 0 that
+  // many bytes of one letter.
+  static v1::ReportItem Lines(int64_t run_id, int from, int to, size_t text_bytes = 0);
 
  protected:
   void SetUp() override;
