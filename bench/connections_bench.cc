@@ -348,7 +348,7 @@ void BeatLoop(const std::vector<FakeExecutor>& execs, const std::atomic<int>& co
 
 // Registered executors of group `g` per gnomonctl executor list; -1 on error.
 // Not asked while executors join: gnomond 700e0e1 then crashed (SIGSEGV
-// copying ExecutorInfo in Dispatcher::Members, which iterates
+// copying ExecutorInfo in GroupTargets::Members, which iterates
 // `*membership_->Live(app)`: the shared_ptr temporary dies before the loop,
 // and a concurrent Membership::Rebuild frees the list under it).
 int ListedExecutors(const GnomonCluster& c, const v1::Group& g) {

@@ -1,8 +1,10 @@
 // Fire lateness of the schedule loop: how long after a slot's instant its run
-// is recorded and handed to dispatch (dispatch instant - scheduled instant),
-// at 1,000 and 10,000 fires/s, with the real loop, the real clock and a real
-// SQLite store; plus store transactions per run. Executors are left out (see
-// cluster_bench for the whole path).
+// is recorded, routed and handed to its executor's stream (send instant -
+// scheduled instant), at 1,000 and 10,000 fires/s, with the real loop,
+// deliveries and trigger pools, the real clock and a real SQLite store; plus
+// store transactions per run (its recording and its accepted outcome).
+// Executors are an in-process stand-in that accepts at once (see
+// burst_bench for the whole path).
 //
 //   fire_lateness_bench [seconds per rate, default 10]
 #include <unistd.h>
@@ -19,7 +21,7 @@
 #include "bench/call_counter.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/status/status_macros.h"
-#include "services/scheduler/dispatch_timer.h"
+#include "services/scheduler/deliveries.h"
 #include "services/scheduler/route_plan.h"
 #include "services/scheduler/run_recorder.h"
 #include "services/scheduler/schedule_loop.h"
@@ -29,30 +31,28 @@ namespace {
 
 using google::protobuf::util::TimeUtil;
 
-// Records each fire's runs with the scheduler's RunRecorder (as Trigger
-// does), hands each to the DispatchTimer for its instant (as the Dispatcher
-// does for runs recorded ahead) and notes the lateness when the timer
-// releases it, where the Dispatcher would route and send.
-class RecordingSink final : public scheduler::FireSink {
+// An executor that notes how late each run reaches its stream and accepts it.
+class NotingExecutor final : public scheduler::ExecutorClient {
  public:
-  RecordingSink(store::Store* store, scheduler::DispatchTimer* timer)
-      : recorder_(store, &RealClock()), timer_(timer) {}
-  absl::StatusOr<std::vector<scheduler::FireOutcome>> Fire(
-      std::vector<scheduler::FireSpec> fires) override {
-    static const auto* const kNoExecutors = new std::vector<v1::ExecutorInfo>();
-    std::vector<scheduler::RoutePlan> plans;
-    plans.reserve(fires.size());
-    for (const auto& f : fires) plans.push_back(scheduler::PlanRoute(f, *kNoExecutors));
-    ASSIGN_OR_RETURN(scheduler::RecordedFires recorded, recorder_.Record(fires, plans));
-    for (const scheduler::RecordedRun& r : recorded.runs) {
-      const scheduler::FireSpec& f = fires[r.fire];
-      timer_->At(f.dispatch_at_ms, [this, slot = f.scheduled_ms] {
-        const absl::Time sent = absl::Now();
-        absl::MutexLock l(&mu_);
-        lateness_us_.push_back(absl::ToInt64Microseconds(sent - absl::FromUnixMillis(slot)));
-      });
+  void Send(const std::string&, const std::string&, v1::RunRequest run,
+            scheduler::DispatchCallback cb) override {
+    const absl::Time sent = absl::Now();
+    {
+      absl::MutexLock l(&mu_);
+      lateness_us_.push_back(absl::ToInt64Microseconds(
+          sent - absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(run.scheduled_time()))));
     }
-    return std::move(recorded.outcomes);
+    v1::RunAnswer accepted;
+    accepted.mutable_accepted();
+    cb(accepted);
+  }
+  bool Beat(const std::string&, const std::string&, absl::Duration) override { return true; }
+  bool Idle(const std::string&, const std::string&, int64_t, absl::Duration) override {
+    return true;
+  }
+  absl::StatusOr<v1::KillResponse> Kill(const std::string&, const std::string&,
+                                        const v1::KillRequest&, absl::Duration) override {
+    return v1::KillResponse();
   }
   std::vector<int64_t> Take() {
     absl::MutexLock l(&mu_);
@@ -60,10 +60,40 @@ class RecordingSink final : public scheduler::FireSink {
   }
 
  private:
-  scheduler::RunRecorder recorder_;
-  scheduler::DispatchTimer* timer_;
   absl::Mutex mu_;
   std::vector<int64_t> lateness_us_ ABSL_GUARDED_BY(mu_);
+};
+
+// Records each fire's runs with the scheduler's RunRecorder and hands them
+// to Deliveries (as Trigger does), all to one executor.
+class RecordingSink final : public scheduler::FireSink {
+ public:
+  RecordingSink(store::Store* store, scheduler::Deliveries* deliveries)
+      : recorder_(store, &RealClock()), deliveries_(deliveries) {
+    targets_.group.set_app_name("bench");
+    auto one = std::make_shared<std::vector<v1::ExecutorInfo>>(1);
+    one->front().set_app_name("bench");
+    one->front().set_address("bench:1");
+    targets_.executors = std::move(one);
+  }
+  absl::StatusOr<std::vector<scheduler::FireOutcome>> Fire(
+      std::vector<scheduler::FireSpec> fires) override {
+    std::vector<scheduler::RoutePlan> plans;
+    plans.reserve(fires.size());
+    for (const auto& f : fires) plans.push_back(scheduler::PlanRoute(f, *targets_.executors));
+    ASSIGN_OR_RETURN(scheduler::RecordedFires recorded, recorder_.Record(fires, plans));
+    for (scheduler::RecordedRun& r : recorded.runs) {
+      const scheduler::FireSpec& f = fires[r.fire];
+      deliveries_->Send(std::move(r.run), f.job, plans[r.fire].runs[r.planned], targets_,
+                        f.dispatch_at_ms);
+    }
+    return std::move(recorded.outcomes);
+  }
+
+ private:
+  scheduler::RunRecorder recorder_;
+  scheduler::Deliveries* const deliveries_;
+  scheduler::DispatchTargets targets_;
 };
 
 void RunRate(int fires_per_second, int seconds) {
@@ -93,21 +123,35 @@ void RunRate(int fires_per_second, int seconds) {
     // Spread the jobs over the period so fires arrive evenly.
     (*real)->CreateJob(j, v1::JOB_STATE_RUNNING, start + i * kPeriodMs / jobs, 0).IgnoreError();
   }
-  scheduler::DispatchTimer timer(&RealClock());
-  RecordingSink sink(&store, &timer);
+  NotingExecutor executor;
+  scheduler::Membership membership("bench", &RealClock());
+  scheduler::GroupTargets targets(&store, &membership, &RealClock());
+  scheduler::DispatchRecorder outcomes(&store, &RealClock());
+  scheduler::TriggerPools pools(&RealClock(), {});
+  scheduler::Deliveries deliveries({.executors = &executor,
+                                    .outcomes = &outcomes,
+                                    .targets = &targets,
+                                    .clock = &RealClock(),
+                                    .partition_count = store.partition_count(),
+                                    .pools = &pools});
+  RecordingSink sink(&store, &deliveries);
   scheduler::ScheduleLoopOptions options;
   options.record_ahead = absl::Milliseconds(50);  // gnomond's default.
   scheduler::ScheduleLoop loop(&store, &sink, &RealClock(), options);
   const uint64_t writes_before = counter.writes();
-  std::thread timer_thread([&] { timer.Run(); });
+  deliveries.Start();
+  std::thread outcomes_thread([&] { outcomes.Run(); });
   std::thread t([&] { loop.Run(); });
   absl::SleepFor(absl::Seconds(1.5 + seconds));  // A benchmark's run time, not synchronisation.
   loop.Stop();
   loop.Invalidate(0);  // Wakes the loop so it sees Stop.
   t.join();
-  timer.Stop();
-  timer_thread.join();
-  std::vector<int64_t> lat = sink.Take();
+  deliveries.Flush();
+  pools.Stop();
+  deliveries.Stop();
+  outcomes.Stop();
+  outcomes_thread.join();
+  std::vector<int64_t> lat = executor.Take();
   const uint64_t writes = counter.writes() - writes_before;
   std::sort(lat.begin(), lat.end());
   auto pct = [&](double p) {

@@ -134,7 +134,7 @@ absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& r
   }
   RETURN_IF_ERROR(ValidateGroup(g));
   absl::StatusOr<v1::Group> updated = stores_.jobs->UpdateGroup(g, clock_->NowMillis());
-  dispatcher_->ForgetGroup(g.id());
+  targets_->ForgetGroup(g.id());
   RETURN_IF_ERROR(updated);
   return WithoutToken(*std::move(updated), clock_->NowMillis());
 }
@@ -142,7 +142,7 @@ absl::StatusOr<v1::Group> AdminCore::UpdateGroup(const v1::UpdateGroupRequest& r
 absl::Status AdminCore::DeleteGroup(int64_t group_id) {
   RETURN_IF_ERROR(FindGroup(group_id));
   absl::Status s = stores_.jobs->DeleteGroup(group_id);
-  dispatcher_->ForgetGroup(group_id);
+  targets_->ForgetGroup(group_id);
   return s;
 }
 
@@ -166,7 +166,7 @@ absl::StatusOr<v1::Group> AdminCore::RotateGroupToken(const v1::RotateGroupToken
   }
   g.set_access_token(NewToken());
   absl::StatusOr<v1::Group> updated = stores_.jobs->UpdateGroup(g, now);
-  dispatcher_->ForgetGroup(req.group_id());
+  targets_->ForgetGroup(req.group_id());
   RETURN_IF_ERROR(updated);
   updated->clear_previous_access_token();  // The new token is shown, this once; the old one never.
   return updated;
@@ -285,7 +285,7 @@ absl::StatusOr<v1::ListExecutorsResponse> AdminCore::ListExecutors(
   for (const v1::Group& g : all) {
     if (!groups.empty() && std::find(groups.begin(), groups.end(), g.id()) == groups.end())
       continue;
-    *resp.add_groups() = dispatcher_->Members(g);
+    *resp.add_groups() = targets_->Members(g);
   }
   return resp;
 }
@@ -384,7 +384,7 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
                                                          : v1::TRIGGER_TYPE_API;
   if (req.has_params()) f.params = req.params();
   f.addresses.assign(req.executor_addresses().begin(), req.executor_addresses().end());
-  RETURN_IF_ERROR(dispatcher_->CheckMembers(f.job->group_id(), f.addresses));
+  RETURN_IF_ERROR(targets_->CheckMembers(f.job->group_id(), f.addresses));
   if (req.has_shard_index()) {
     if (!IsShardingBroadcast(*f.job)) {
       return absl::InvalidArgumentError("shard_index: the job is not a sharding broadcast");

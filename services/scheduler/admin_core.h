@@ -2,7 +2,7 @@
 // previews and run queries — with validation. The gRPC adapter
 // (admin_service.h) only authenticates and converts statuses.
 //
-//   AdminCore admin({store, store, store, store}, &trigger, &dispatcher, &loop, &executors,
+//   AdminCore admin({store, store, store, store}, &trigger, &targets, &loop, &executors,
 //   &RealClock(), JobLimits{}); absl::StatusOr<v1::Job> job = admin.CreateJob(request);
 //
 // Thread safety: thread-safe.
@@ -16,9 +16,9 @@
 #include "services/common/store/credential_store.h"
 #include "services/common/store/job_store.h"
 #include "services/common/store/run_store.h"
-#include "services/scheduler/dispatcher.h"
 #include "services/scheduler/executor_client.h"
 #include "services/scheduler/fire_sink.h"
+#include "services/scheduler/group_targets.h"
 #include "services/scheduler/job_validation.h"
 #include "services/scheduler/schedule_loop.h"
 
@@ -34,16 +34,16 @@ struct AdminStores {
 
 class AdminCore {
  public:
-  // `sink` takes triggers and backfills; `dispatcher` is told when a group
+  // `sink` takes triggers and backfills; `targets` is told when a group
   // changes (it caches groups).
   // `token_grace`: how long a rotated group token is still accepted when a
   // rotation does not say.
-  AdminCore(AdminStores stores, FireSink* sink, Dispatcher* dispatcher, ScheduleLoop* loop,
+  AdminCore(AdminStores stores, FireSink* sink, GroupTargets* targets, ScheduleLoop* loop,
             ExecutorClient* executors, Clock* clock, JobLimits limits,
             absl::Duration token_grace = absl::Hours(1))
       : stores_(stores),
         sink_(sink),
-        dispatcher_(dispatcher),
+        targets_(targets),
         loop_(loop),
         executors_(executors),
         clock_(clock),
@@ -120,7 +120,7 @@ class AdminCore {
 
   const AdminStores stores_;
   FireSink* const sink_;
-  Dispatcher* const dispatcher_;
+  GroupTargets* const targets_;
   ScheduleLoop* const loop_;
   ExecutorClient* const executors_;
   Clock* const clock_;

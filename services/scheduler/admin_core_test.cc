@@ -95,13 +95,18 @@ class AdminCoreTest : public ::testing::Test {
   Membership membership_{"cluster-token", &clock_};
   FakeExecutors executors_;
   DispatchRecorder outcomes_{store_.get(), &clock_};
-  Dispatcher dispatcher_{store_.get(), &membership_, &executors_, &outcomes_, &clock_};
+  GroupTargets targets_{store_.get(), &membership_, &clock_};
+  Deliveries deliveries_{{.executors = &executors_,
+                          .outcomes = &outcomes_,
+                          .targets = &targets_,
+                          .clock = &clock_,
+                          .partition_count = store_->partition_count()}};
   RunRecorder recorder_{store_.get(), &clock_};
-  Trigger trigger_{&recorder_, &dispatcher_};
+  Trigger trigger_{&recorder_, &targets_, &deliveries_};
   ScheduleLoop loop_{store_.get(), &trigger_, &clock_, {}};
   AdminCore admin_{{store_.get(), store_.get(), store_.get(), store_.get()},
                    &trigger_,
-                   &dispatcher_,
+                   &targets_,
                    &loop_,
                    &executors_,
                    &clock_,
@@ -348,7 +353,7 @@ TEST_F(AdminCoreTest, AGroupHoldsAtMostItsQuotaOfJobs) {
   limits.max_jobs_per_group = 3;
   AdminCore admin{{store_.get(), store_.get(), store_.get(), store_.get()},
                   &trigger_,
-                  &dispatcher_,
+                  &targets_,
                   &loop_,
                   &executors_,
                   &clock_,

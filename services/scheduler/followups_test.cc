@@ -205,9 +205,14 @@ class FollowupClaimedTwiceTest : public ::testing::Test {
   Membership membership_{"cluster-token", &clock_};
   testing::FakeExecutors executors_;
   DispatchRecorder outcomes_{temp_.get(), &clock_};
-  Dispatcher dispatcher_{temp_.get(), &membership_, &executors_, &outcomes_, &clock_};
+  GroupTargets targets_{temp_.get(), &membership_, &clock_};
+  Deliveries deliveries_{{.executors = &executors_,
+                          .outcomes = &outcomes_,
+                          .targets = &targets_,
+                          .clock = &clock_,
+                          .partition_count = temp_->partition_count()}};
   RunRecorder recorder_{temp_.get(), &clock_};
-  Trigger trigger_{&recorder_, &dispatcher_};
+  Trigger trigger_{&recorder_, &targets_, &deliveries_};
   ScheduleLoop loop_{temp_.get(), &trigger_, &clock_, {}};
   Followups a_{&a_outbox_, temp_.get(), &a_jobs_, &trigger_, &loop_, &clock_, {}};
   Followups b_{temp_.get(), temp_.get(), temp_.get(), &trigger_, &loop_, &clock_, {}};

@@ -12,7 +12,7 @@
 #include "services/common/store/testing/failing_job_store.h"
 #include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
-#include "services/scheduler/dispatcher.h"
+#include "services/scheduler/group_targets.h"
 #include "services/scheduler/testing/fake_executors.h"
 
 namespace gnomon::scheduler {
@@ -84,18 +84,17 @@ TEST_F(ManualProberTest, RoutingSkipsAManualGroupsDeadAddresses) {
   executors_.alive = {"y:1"};
   prober_.ProbeAll();
   Membership membership("cluster-token", &clock_);
-  DispatchRecorder outcomes(temp_.get(), &clock_);
-  Dispatcher dispatcher(&jobs_, &membership, &executors_, &outcomes, &clock_, nullptr, &prober_);
+  GroupTargets groups(&jobs_, &membership, &clock_, &prober_);
   v1::Job job;
   job.set_group_id(billing_.id());
   FireSpec fire;
   fire.job = std::make_shared<const v1::Job>(job);
-  absl::StatusOr<DispatchTargets> targets = dispatcher.TargetsOf(fire);
+  absl::StatusOr<DispatchTargets> targets = groups.TargetsOf(fire);
   ASSERT_TRUE(targets.ok()) << targets.status();
   ASSERT_EQ(targets->executors->size(), 1u);
   EXPECT_EQ(targets->executors->front().address(), "y:1");
   // The API lists both, each with what its last beat said.
-  const v1::GroupExecutors members = dispatcher.Members(billing_);
+  const v1::GroupExecutors members = groups.Members(billing_);
   ASSERT_EQ(members.manual_size(), 2);
   EXPECT_EQ(members.manual(0).address(), "x:1");
   EXPECT_FALSE(members.manual(0).alive());

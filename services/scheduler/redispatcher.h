@@ -46,7 +46,7 @@ enum class InDoubt {
 };
 using InDoubtDone = std::function<void(int64_t run_id, InDoubt what)>;
 
-// Where stranded runs go (the dispatcher in production, a fake in tests).
+// Where stranded runs go (the Resender in production, a fake in tests).
 class RunResender {
  public:
   virtual ~RunResender() = default;

@@ -1,7 +1,7 @@
 // RoutePlan: how one fire's runs are laid out over the executors it may use —
 // how many runs to record, each one's (shard index, shard total), and where
 // each one goes. It is the one place that knows what SHARDING_BROADCAST means:
-// the RunRecorder records the plan's runs and the Dispatcher sends each where
+// the RunRecorder records the plan's runs and Deliveries send each where
 // the plan says, and neither branches on the route strategy.
 //
 //   RoutePlan plan = PlanRoute(fire, *executors);   // executors sorted by address

@@ -225,4 +225,12 @@ std::unique_ptr<Router> MakeRouter(v1::RouteStrategy strategy, ExecutorProbe* pr
   }
 }
 
+bool ClientProbe::Alive(const v1::ExecutorInfo& executor) {
+  return executors_->Beat(executor.address(), executor.app_name(), absl::Seconds(1));
+}
+
+bool ClientProbe::Idle(const v1::ExecutorInfo& executor, int64_t job_id) {
+  return executors_->Idle(executor.address(), executor.app_name(), job_id, absl::Seconds(1));
+}
+
 }  // namespace gnomon::scheduler

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "gnomon/v1/common.pb.h"
+#include "services/scheduler/executor_client.h"
 
 namespace gnomon::scheduler {
 
@@ -27,6 +28,18 @@ class ExecutorProbe {
   virtual bool Alive(const v1::ExecutorInfo& executor) = 0;
   // Executor.IdleBeat says the job is idle there.
   virtual bool Idle(const v1::ExecutorInfo& executor, int64_t job_id) = 0;
+};
+
+// The probe over the executors' own streams: a beat, or an idle beat, that
+// answers within a second.
+class ClientProbe final : public ExecutorProbe {
+ public:
+  explicit ClientProbe(ExecutorClient* executors) : executors_(executors) {}
+  bool Alive(const v1::ExecutorInfo& executor) override;
+  bool Idle(const v1::ExecutorInfo& executor, int64_t job_id) override;
+
+ private:
+  ExecutorClient* const executors_;
 };
 
 class Router {

@@ -2,7 +2,7 @@
 // RoutePlan lays out — as PENDING rows in one store call. A run's unique key
 // (job, slot, shard, attempt) is taken once: a slot already taken records
 // nothing again, and its fire's outcome says so. No routing, no network: the
-// Dispatcher sends what was recorded.
+// Deliveries send what was recorded.
 //
 //   RunRecorder recorder(store, &RealClock());
 //   absl::StatusOr<RecordedFires> r = recorder.Record(fires, plans);

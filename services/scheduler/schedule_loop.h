@@ -63,7 +63,7 @@ struct ScheduleLoopOptions {
   size_t advance_batch = 1000;
   // Record runs ahead of their slots: once the earliest slot is this close,
   // every slot up to twice this far ahead is recorded in one transaction and
-  // handed to the trigger with dispatch_at_ms = its slot (the DispatchTimer
+  // handed to the trigger with dispatch_at_ms = its slot (Deliveries
   // sends it at the instant). Zero records each slot at its instant. A crash
   // leaves at most this window of recorded runs unsent; the run reaper fails
   // them ("dispatch never confirmed") and retries follow the job's policy.

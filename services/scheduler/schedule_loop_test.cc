@@ -666,7 +666,7 @@ TEST_F(LeaseLostMidFireTest,
 
 TEST_F(LeaseLostMidFireTest, ASlotTheOldHolderRecordedBeforeItsLeaseWasTakenIsNotRecordedAgain) {
   // Its run keeps the old epoch: an executor that has seen the new one
-  // refuses it and the new holder resends it (dispatcher_test).
+  // refuses it and the new holder resends it (deliveries_test).
   clock_.AdvanceTo(absl::FromUnixMillis(kSlot));
   a_->loop.Tick();  // Recorded; its cursor not written yet.
   clock_.AdvanceTo(absl::FromUnixMillis(kSlot + 2000));

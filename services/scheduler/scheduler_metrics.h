@@ -1,6 +1,6 @@
 // SchedulerMetrics: the scheduler role's Prometheus metrics. Every handle is
 // looked up once, at construction; the components that count (Trigger,
-// Dispatcher, RunReaper, SchedulerRole's lease listener) hold a pointer to it
+// Deliveries, RunReaper, SchedulerRole's lease listener) hold a pointer to it
 // — null when metrics are off — and on the hot path only add and observe.
 // Values kept elsewhere (pool queues, alarm deliveries, jobs by state) are
 // set by SchedulerRole's scrape hook.

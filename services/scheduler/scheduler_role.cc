@@ -38,11 +38,18 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       dispatch_recorder_(store, clock, &in_flight_, options.dispatch_record_delay),
       pools_(clock, options.pools),
       prober_(store, &executors_, clock, absl::Seconds(2)),
-      timer_(clock),
       run_recorder_(store, clock, &in_flight_),
-      dispatcher_(store, &membership_, &executors_, &dispatch_recorder_, clock, &pools_, &prober_,
-                  &timer_, metrics_.get(), &in_flight_),
-      trigger_(&run_recorder_, &dispatcher_, metrics_.get(), &dispatch_recorder_),
+      targets_(store, &membership_, clock, &prober_),
+      deliveries_({.executors = &executors_,
+                   .outcomes = &dispatch_recorder_,
+                   .targets = &targets_,
+                   .clock = clock,
+                   .partition_count = store->partition_count(),
+                   .pools = &pools_,
+                   .metrics = metrics_.get(),
+                   .in_flight = &in_flight_}),
+      resender_(store, &targets_, &deliveries_, &in_flight_),
+      trigger_(&run_recorder_, &targets_, &deliveries_, metrics_.get(), &dispatch_recorder_),
       loop_(store, &trigger_, clock, options.loop, metrics_.get()),
       alarms_(AlarmChannels(options), AlarmOptions(options, clock),
               [store](int64_t run_id, const std::string& status) {
@@ -53,7 +60,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
               }),
       followups_(store, store, store, &trigger_, &loop_, clock, options.followups, &alarms_),
       reaper_(store, &membership_, clock, ReaperOptions(options), metrics_.get(), &in_flight_),
-      redispatcher_(store, &dispatcher_, clock, options.redispatch, &in_flight_),
+      redispatcher_(store, &resender_, clock, options.redispatch, &in_flight_),
       lease_(store, store->partition_count(),
              options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
              options.lease,
@@ -69,7 +76,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                if (metrics_ != nullptr) metrics_->Owned(*o);
                loop_.SetOwnership(std::move(o));
              }),
-      core_(AdminStores{store, store, store, store}, &trigger_, &dispatcher_, &loop_, &executors_,
+      core_(AdminStores{store, store, store, store}, &trigger_, &targets_, &loop_, &executors_,
             clock, options.limits, options.token_grace),
       admin_limiter_(options.admin_rate, clock),
       audit_(store, clock),
@@ -131,7 +138,7 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
   executors_.Start();
   threads_.emplace_back([this, registry_endpoint] { membership_.Run(registry_endpoint); });
   threads_.emplace_back([this] { dispatch_recorder_.Run(); });
-  timer_thread_ = std::thread([this] { timer_.Run(); });
+  deliveries_.Start();
   loop_thread_ = std::thread([this] { loop_.Run(); });
   followups_.Start();
   reaper_.Start();
@@ -201,8 +208,7 @@ void SchedulerRole::Stop() {
   // an answer ("link closed") although their executors were there.
   loop_.Stop();
   loop_thread_.join();
-  timer_.Stop();  // Sends what was recorded ahead rather than dropping it.
-  timer_thread_.join();
+  deliveries_.Flush();  // Sends what was recorded ahead rather than dropping it.
   followups_.Stop();
   redispatcher_.Stop();
   pools_.Stop();  // Runs every queued dispatch: each run is now on its executor's link.
@@ -214,6 +220,7 @@ void SchedulerRole::Stop() {
   reaper_.Stop();
   membership_.Stop();
   executors_.CloseAll();
+  deliveries_.Stop();  // Has handled every answer: the outcomes are with the recorder.
   dispatch_recorder_.Stop();
   for (auto& t : threads_) t.join();
   threads_.clear();

@@ -1,7 +1,6 @@
 // SchedulerRole: assembles the scheduler — membership watch, the executors'
-// streams,
-// run recorder and dispatcher (composed by Trigger), schedule loop and the
-// JobAdmin service — and runs its threads.
+// streams, run recorder, group targets and deliveries (composed by Trigger),
+// schedule loop and the JobAdmin service — and runs its threads.
 //
 //   SchedulerRole role(store, &auth, options);  // or (..., options, &metrics) to measure it
 //   server.AddService(role.service());
@@ -27,10 +26,13 @@
 #include "services/scheduler/alarm/email_channel.h"
 #include "services/scheduler/alarm/webhook_channel.h"
 #include "services/scheduler/connected_executors.h"
+#include "services/scheduler/deliveries.h"
 #include "services/scheduler/followups.h"
+#include "services/scheduler/group_targets.h"
 #include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/redispatcher.h"
+#include "services/scheduler/resender.h"
 #include "services/scheduler/run_reaper.h"
 #include "services/scheduler/scheduler_metrics.h"
 #include "services/scheduler/trigger.h"
@@ -111,9 +113,10 @@ class SchedulerRole {
   DispatchRecorder dispatch_recorder_;
   TriggerPools pools_;
   ManualProber prober_;
-  DispatchTimer timer_;
   RunRecorder run_recorder_;
-  Dispatcher dispatcher_;
+  GroupTargets targets_;
+  Deliveries deliveries_;
+  Resender resender_;
   Trigger trigger_;
   ScheduleLoop loop_;
   alarm::AlarmSender alarms_;
@@ -127,7 +130,6 @@ class SchedulerRole {
   AdminService service_;
   // Joined first on Stop: once they are, nothing more is handed to the pools.
   std::thread loop_thread_;
-  std::thread timer_thread_;
   std::vector<std::thread> threads_;
   metrics::ScrapeHook scrape_hook_;  // Last: unregistered before what it reads goes.
 };

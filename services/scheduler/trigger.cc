@@ -27,7 +27,7 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
   targets.reserve(fires.size());
   plans.reserve(fires.size());
   for (const FireSpec& f : fires) {
-    ASSIGN_OR_RETURN(DispatchTargets t, dispatcher_->TargetsOf(f));
+    ASSIGN_OR_RETURN(DispatchTargets t, targets_->TargetsOf(f));
     plans.push_back(PlanRoute(f, *t.executors));
     targets.push_back(std::move(t));
   }
@@ -41,8 +41,8 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
   }
   for (RecordedRun& r : recorded.runs) {
     const FireSpec& f = fires[r.fire];
-    dispatcher_->Dispatch(std::move(r.run), f.job, plans[r.fire].runs[r.planned], targets[r.fire],
-                          f.dispatch_at_ms);
+    deliveries_->Send(std::move(r.run), f.job, plans[r.fire].runs[r.planned], targets[r.fire],
+                      f.dispatch_at_ms);
   }
   return std::move(recorded.outcomes);
 }

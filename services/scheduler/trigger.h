@@ -1,9 +1,9 @@
-// Trigger: the scheduler's FireSink. For each fire it asks the Dispatcher
+// Trigger: the scheduler's FireSink. For each fire it asks GroupTargets
 // which executors the fire may use, lays its runs out over them (RoutePlan),
 // records them in one store call for the batch (RunRecorder) and hands each
-// recorded run to the Dispatcher. It only composes the three.
+// recorded run to Deliveries. It only composes them.
 //
-//   Trigger trigger(&run_recorder, &dispatcher);  // or (..., &metrics): slots taken counted
+//   Trigger trigger(&run_recorder, &targets, &deliveries);  // (..., &metrics): slots taken counted
 //   FireSpec f{.job = job_ptr, .type = v1::TRIGGER_TYPE_FIX_RATE, .scheduled_ms = slot};
 //   absl::StatusOr<std::vector<FireOutcome>> out = trigger.Fire({f});
 //
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "services/scheduler/dispatcher.h"
+#include "services/scheduler/deliveries.h"
 #include "services/scheduler/fire_sink.h"
 #include "services/scheduler/run_recorder.h"
 #include "services/scheduler/scheduler_metrics.h"
@@ -25,9 +25,13 @@ class Trigger final : public FireSink {
  public:
   // `metrics` may be null. `outcomes` (may be null): fires wait while it
   // has too many dispatch outcomes to write (DispatchRecorder::AwaitRoom).
-  Trigger(RunRecorder* recorder, Dispatcher* dispatcher, SchedulerMetrics* metrics = nullptr,
-          DispatchRecorder* outcomes = nullptr)
-      : recorder_(recorder), dispatcher_(dispatcher), metrics_(metrics), outcomes_(outcomes) {}
+  Trigger(RunRecorder* recorder, GroupTargets* targets, Deliveries* deliveries,
+          SchedulerMetrics* metrics = nullptr, DispatchRecorder* outcomes = nullptr)
+      : recorder_(recorder),
+        targets_(targets),
+        deliveries_(deliveries),
+        metrics_(metrics),
+        outcomes_(outcomes) {}
 
   // Fails as a whole, recording nothing, if a group or the store cannot be
   // read, or (Unavailable) if earlier dispatch outcomes are still not
@@ -37,7 +41,8 @@ class Trigger final : public FireSink {
 
  private:
   RunRecorder* const recorder_;
-  Dispatcher* const dispatcher_;
+  GroupTargets* const targets_;
+  Deliveries* const deliveries_;
   SchedulerMetrics* const metrics_;
   DispatchRecorder* const outcomes_;
 };

@@ -61,7 +61,7 @@ class TriggerTest : public ::testing::Test {
 
   store::testing::TempStore temp_;
   store::testing::StoreCallHook
-      hook_;  // Around the dispatcher's group reads and the recorder's writes.
+      hook_;  // Around the group targets' reads and the recorder's writes.
   store::testing::FailingJobStore jobs_{temp_.get(), &hook_};
   store::testing::FailingRunStore runs_{temp_.get(), &hook_};
   SimulatedClock clock_{absl::FromUnixMillis(kNow)};
@@ -70,10 +70,15 @@ class TriggerTest : public ::testing::Test {
   DispatchRecorder outcomes_{temp_.get(), &clock_};
   metrics::MetricsRegistry registry_;
   SchedulerMetrics metrics_{registry_, {}, {}};
-  Dispatcher dispatcher_{&jobs_,  &membership_, &executors_, &outcomes_, &clock_,
-                         nullptr, nullptr,      nullptr,     &metrics_};
+  GroupTargets targets_{&jobs_, &membership_, &clock_};
+  Deliveries deliveries_{{.executors = &executors_,
+                          .outcomes = &outcomes_,
+                          .targets = &targets_,
+                          .clock = &clock_,
+                          .partition_count = temp_->partition_count(),
+                          .metrics = &metrics_}};
   RunRecorder recorder_{&runs_, &clock_};
-  Trigger trigger_{&recorder_, &dispatcher_, &metrics_};
+  Trigger trigger_{&recorder_, &targets_, &deliveries_, &metrics_};
   v1::Group group_;
 };
 
@@ -117,7 +122,7 @@ TEST_F(TriggerTest, ASlotAlreadyFiredRecordsAndSendsNothingAndTheOthersGoOn) {
 
 TEST_F(TriggerTest, AGroupThatCannotBeReadFailsTheWholeBatchWithNothingRecorded) {
   std::shared_ptr<const v1::Job> first = Job(v1::ROUTE_STRATEGY_FIRST);
-  ASSERT_TRUE(dispatcher_.TargetsOf(Slot(first, kNow)).ok());  // Its group is read (and kept).
+  ASSERT_TRUE(targets_.TargetsOf(Slot(first, kNow)).ok());  // Its group is read (and kept).
   v1::Group other;
   other.set_app_name("other");
   other.set_access_token("t");

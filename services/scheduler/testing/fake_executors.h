@@ -4,12 +4,11 @@
 // make the registry's view of executors for a Membership.
 //
 //   FakeExecutors executors;
-//   Dispatcher dispatcher(store, &membership, &executors, &outcomes, &clock);
+//   Deliveries deliveries({.executors = &executors, ...});
 //   ... executors.sent[0].address == "a:1" ...
-//   executors.Answer(Accepted());   // runs the dispatcher's callback here
+//   executors.Answer(Accepted());   // runs the sender's callback here
 //
-// Thread safety: none; one test thread (a dispatcher without pools calls
-// back on it).
+// Thread safety: none; one test thread (deliveries not started call back on it).
 #ifndef GNOMON_SERVICES_SCHEDULER_TESTING_FAKE_EXECUTORS_H_
 #define GNOMON_SERVICES_SCHEDULER_TESTING_FAKE_EXECUTORS_H_
 

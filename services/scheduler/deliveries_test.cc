@@ -1,4 +1,4 @@
-#include "services/scheduler/dispatcher.h"
+#include "services/scheduler/deliveries.h"
 
 #include <memory>
 #include <string>
@@ -13,6 +13,7 @@
 #include "services/common/store/testing/failing_run_store.h"
 #include "services/common/store/testing/store_call_steps.h"
 #include "services/common/store/testing/temp_store.h"
+#include "services/scheduler/resender.h"
 #include "services/scheduler/testing/fake_executors.h"
 #include "services/scheduler/testing/ownership.h"
 #include "services/scheduler/trigger.h"
@@ -29,7 +30,7 @@ using testing::Rejected;
 
 constexpr int64_t kNow = 1'800'000'000'000;
 
-class DispatcherTest : public ::testing::Test {
+class DeliveriesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(store_.status().ok()) << store_.status();
@@ -120,17 +121,32 @@ class DispatcherTest : public ::testing::Test {
   DispatchRecorder outcomes_{store_.get(), &clock_};
   metrics::MetricsRegistry registry_;
   SchedulerMetrics metrics_{registry_, {}, {}};
-  Dispatcher dispatcher_{store_.get(), &membership_, &executors_, &outcomes_, &clock_,
-                         nullptr,      nullptr,      nullptr,     &metrics_};
+  GroupTargets targets_{store_.get(), &membership_, &clock_};
+  // Not started: each event is handled at once on the thread that brings it.
+  Deliveries deliveries_{{.executors = &executors_,
+                          .outcomes = &outcomes_,
+                          .targets = &targets_,
+                          .clock = &clock_,
+                          .partition_count = store_->partition_count(),
+                          .metrics = &metrics_}};
+  // Another replica's: the partition's next holder, which resends and asks
+  // about runs whose sender died.
+  Deliveries successor_{{.executors = &executors_,
+                         .outcomes = &outcomes_,
+                         .targets = &targets_,
+                         .clock = &clock_,
+                         .partition_count = store_->partition_count(),
+                         .metrics = &metrics_}};
+  Resender resender_{store_.get(), &targets_, &successor_};
   // Runs are recorded through it, so a test can act while they are.
   store::testing::StoreCallHook hook_;
   store::testing::FailingRunStore runs_{store_.get(), &hook_};
   RunRecorder recorder_{&runs_, &clock_};
-  Trigger trigger_{&recorder_, &dispatcher_, &metrics_};
+  Trigger trigger_{&recorder_, &targets_, &deliveries_, &metrics_};
   v1::Group group_;
 };
 
-TEST_F(DispatcherTest, ARoutedRunGoesWhereTheJobsRouterPicksAndRunsOnceAccepted) {
+TEST_F(DeliveriesTest, ARoutedRunGoesWhereTheJobsRouterPicksAndRunsOnceAccepted) {
   Live({"a:1", "b:1", "c:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_LAST));
   ASSERT_EQ(ids.size(), 1u);
@@ -144,7 +160,7 @@ TEST_F(DispatcherTest, ARoutedRunGoesWhereTheJobsRouterPicksAndRunsOnceAccepted)
   EXPECT_EQ(Fires("api", "dispatched"), 1);
 }
 
-TEST_F(DispatcherTest, LatenessRunsFromTheSlotAndDispatchLatencyFromTheSend) {
+TEST_F(DeliveriesTest, LatenessRunsFromTheSlotAndDispatchLatencyFromTheSend) {
   Live({"a:1"});
   Fire(Scheduled(v1::ROUTE_STRATEGY_UNSPECIFIED, v1::TRIGGER_TYPE_CRON, kNow - 40));
   clock_.Advance(absl::Milliseconds(4));
@@ -163,7 +179,7 @@ TEST_F(DispatcherTest, LatenessRunsFromTheSlotAndDispatchLatencyFromTheSend) {
   EXPECT_EQ(Fires("cron", "dispatched"), 1);
 }
 
-TEST_F(DispatcherTest, ASlotFiredAgainIsCountedAsTakenAndSentNowhere) {
+TEST_F(DeliveriesTest, ASlotFiredAgainIsCountedAsTakenAndSentNowhere) {
   Live({"a:1"});
   const FireSpec f = Scheduled(v1::ROUTE_STRATEGY_FIRST, v1::TRIGGER_TYPE_FIX_RATE, kNow);
   Fire(f);
@@ -174,7 +190,7 @@ TEST_F(DispatcherTest, ASlotFiredAgainIsCountedAsTakenAndSentNowhere) {
   EXPECT_EQ(Fires("fix_rate", "dispatched"), 1);
 }
 
-TEST_F(DispatcherTest, TheRequestCarriesTheRunAndTheJobUnderTheGroupsToken) {
+TEST_F(DeliveriesTest, TheRequestCarriesTheRunAndTheJobUnderTheGroupsToken) {
   Live({"a:1"});
   std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
   auto ownership = testing::Holding({});
@@ -208,7 +224,7 @@ TEST_F(DispatcherTest, TheRequestCarriesTheRunAndTheJobUnderTheGroupsToken) {
             kNow);  // When it was sent.
 }
 
-TEST_F(DispatcherTest, AnAcceptanceOfARunTheExecutorHadAlreadyAcceptedIsNoted) {
+TEST_F(DeliveriesTest, AnAcceptanceOfARunTheExecutorHadAlreadyAcceptedIsNoted) {
   Live({"a:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
   v1::RunAnswer again = Accepted();
@@ -220,7 +236,7 @@ TEST_F(DispatcherTest, AnAcceptanceOfARunTheExecutorHadAlreadyAcceptedIsNoted) {
   EXPECT_EQ(Fires("api", "dispatched"), 0);  // Counted when it was first accepted.
 }
 
-TEST_F(DispatcherTest, ARefusalForAStaleEpochLeavesTheRunPendingForThePartitionsHolder) {
+TEST_F(DeliveriesTest, ARefusalForAStaleEpochLeavesTheRunPendingForThePartitionsHolder) {
   Live({"a:1", "b:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
   executors_.Answer(Rejected(v1::REJECT_KIND_STALE_EPOCH, "epoch 0 < 2"));
@@ -229,13 +245,13 @@ TEST_F(DispatcherTest, ARefusalForAStaleEpochLeavesTheRunPendingForThePartitions
   EXPECT_EQ(Fires("api", "fenced"), 1);
 }
 
-TEST_F(DispatcherTest, AResentRunGoesOutAgainUnderItsPartitionsCurrentEpoch) {
+TEST_F(DeliveriesTest, AResentRunGoesOutAgainUnderItsPartitionsCurrentEpoch) {
   Live({"a:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
   executors_.sent.clear();  // Never answered: its sender died.
   auto ownership = testing::Holding({});
   ownership->epochs[testing::PartitionOf(Stored(ids[0]).job_id())] = 7;
-  dispatcher_.Resend({Stored(ids[0])}, ownership);
+  resender_.Resend({Stored(ids[0])}, ownership);
   ASSERT_EQ(executors_.sent.size(), 1u);
   EXPECT_EQ(executors_.sent[0].run.run_id(), ids[0]);  // The same run, not a new one.
   EXPECT_EQ(executors_.sent[0].run.fence_epoch(), 7);
@@ -248,15 +264,15 @@ TEST_F(DispatcherTest, AResentRunGoesOutAgainUnderItsPartitionsCurrentEpoch) {
 // After a takeover: every live executor of the group is asked about a run
 // the predecessor left in doubt, with the new epoch; none holds it, so it
 // is sent at once (not after the redispatch grace).
-TEST_F(DispatcherTest, ARunNobodyHoldsIsSentAtOnceAfterEveryExecutorSaidSo) {
+TEST_F(DeliveriesTest, ARunNobodyHoldsIsSentAtOnceAfterEveryExecutorSaidSo) {
   LiveAnsweringProbes({"a:1", "b:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_LAST));
   executors_.sent.clear();  // Its sender died before any answer.
   auto ownership = testing::Holding({});
   ownership->epochs[testing::PartitionOf(Stored(ids[0]).job_id())] = 7;
   std::vector<std::pair<int64_t, InDoubt>> done;
-  dispatcher_.Ask({Stored(ids[0])}, ownership,
-                  [&](int64_t id, InDoubt what) { done.emplace_back(id, what); });
+  resender_.Ask({Stored(ids[0])}, ownership,
+                [&](int64_t id, InDoubt what) { done.emplace_back(id, what); });
   ASSERT_THAT(executors_.Addresses(), ElementsAre("a:1", "b:1"));
   for (const auto& sent : executors_.sent) {
     EXPECT_TRUE(sent.run.probe());
@@ -273,13 +289,13 @@ TEST_F(DispatcherTest, ARunNobodyHoldsIsSentAtOnceAfterEveryExecutorSaidSo) {
   EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_RUNNING);
 }
 
-TEST_F(DispatcherTest, ARunAnExecutorHoldsIsRecordedRunningThereAndNotSent) {
+TEST_F(DeliveriesTest, ARunAnExecutorHoldsIsRecordedRunningThereAndNotSent) {
   LiveAnsweringProbes({"a:1", "b:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_LAST));
   executors_.sent.clear();
   std::vector<std::pair<int64_t, InDoubt>> done;
-  dispatcher_.Ask({Stored(ids[0])}, testing::Holding({}),
-                  [&](int64_t id, InDoubt what) { done.emplace_back(id, what); });
+  resender_.Ask({Stored(ids[0])}, testing::Holding({}),
+                [&](int64_t id, InDoubt what) { done.emplace_back(id, what); });
   v1::RunAnswer held = Accepted();
   held.mutable_accepted()->set_already_accepted(true);
   executors_.Answer(held);  // a:1 holds it.
@@ -294,38 +310,38 @@ TEST_F(DispatcherTest, ARunAnExecutorHoldsIsRecordedRunningThereAndNotSent) {
 
 // Unknown, left for the grace: an executor that cannot be reached, or one
 // registered without answers_probes (it would take the question for a run).
-TEST_F(DispatcherTest, ARunIsLeftPendingWhenSomeExecutorCannotBeAsked) {
+TEST_F(DeliveriesTest, ARunIsLeftPendingWhenSomeExecutorCannotBeAsked) {
   LiveAnsweringProbes({"a:1", "b:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_LAST));
   executors_.sent.clear();
   std::vector<std::pair<int64_t, InDoubt>> done;
   auto record = [&](int64_t id, InDoubt what) { done.emplace_back(id, what); };
-  dispatcher_.Ask({Stored(ids[0])}, testing::Holding({}), record);
+  resender_.Ask({Stored(ids[0])}, testing::Holding({}), record);
   executors_.Answer(Rejected(v1::REJECT_KIND_NOT_HELD, "not held"));
   executors_.Answer(absl::UnavailableError("connection refused"));
   EXPECT_THAT(done, ElementsAre(std::pair{ids[0], InDoubt::kUnknown}));
   EXPECT_TRUE(executors_.sent.empty());
 
   Live({"a:1", "b:1"});  // Older executors: not asked at all.
-  dispatcher_.Ask({Stored(ids[0])}, testing::Holding({}), record);
+  resender_.Ask({Stored(ids[0])}, testing::Holding({}), record);
   EXPECT_TRUE(executors_.sent.empty());
   EXPECT_THAT(done, ElementsAre(std::pair{ids[0], InDoubt::kUnknown},
                                 std::pair{ids[0], InDoubt::kUnknown}));
   EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_PENDING);
 }
 
-TEST_F(DispatcherTest, AResentBroadcastShardGoesBackToItsOwnExecutor) {
+TEST_F(DeliveriesTest, AResentBroadcastShardGoesBackToItsOwnExecutor) {
   Live({"a:1", "b:1", "c:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST));
   ASSERT_EQ(ids.size(), 3u);
   executors_.sent.clear();
-  dispatcher_.Resend({Stored(ids[1])}, testing::Holding({}));
+  resender_.Resend({Stored(ids[1])}, testing::Holding({}));
   ASSERT_THAT(executors_.Addresses(), ElementsAre("b:1"));
   EXPECT_EQ(executors_.sent[0].run.shard_index(), 1u);
   EXPECT_EQ(executors_.sent[0].run.shard_total(), 3u);
 }
 
-TEST_F(DispatcherTest, AnExecutorThatCannotTakeTheRunIsSkippedAndNamed) {
+TEST_F(DeliveriesTest, AnExecutorThatCannotTakeTheRunIsSkippedAndNamed) {
   Live({"a:1", "b:1", "c:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
   executors_.Answer(Rejected(v1::REJECT_KIND_QUEUE_FULL, "queue full"));
@@ -336,7 +352,7 @@ TEST_F(DispatcherTest, AnExecutorThatCannotTakeTheRunIsSkippedAndNamed) {
   EXPECT_EQ(run.trigger_message(), "route FIRST -> b:1 (refused by a:1)");
 }
 
-TEST_F(DispatcherTest, WhenEveryExecutorRefusesTheRunFailsWithTheLastRefusal) {
+TEST_F(DeliveriesTest, WhenEveryExecutorRefusesTheRunFailsWithTheLastRefusal) {
   Live({"a:1", "b:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
   executors_.Answer(Rejected(v1::REJECT_KIND_UNSUPPORTED, "no handler invoice"));
@@ -349,7 +365,7 @@ TEST_F(DispatcherTest, WhenEveryExecutorRefusesTheRunFailsWithTheLastRefusal) {
   EXPECT_EQ(run.handle_code(), v1::HANDLE_CODE_REJECTED);
 }
 
-TEST_F(DispatcherTest, ARefusalByTheJobsBlockStrategyIsFinal) {
+TEST_F(DeliveriesTest, ARefusalByTheJobsBlockStrategyIsFinal) {
   Live({"a:1", "b:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
   executors_.Answer(Rejected(v1::REJECT_KIND_BLOCK_STRATEGY, "job is running"));
@@ -358,7 +374,7 @@ TEST_F(DispatcherTest, ARefusalByTheJobsBlockStrategyIsFinal) {
   EXPECT_EQ(Fires("api", "block_discarded"), 1);
 }
 
-TEST_F(DispatcherTest, EachBroadcastShardGoesToItsOwnExecutorAndARefusalThereIsFinal) {
+TEST_F(DeliveriesTest, EachBroadcastShardGoesToItsOwnExecutorAndARefusalThereIsFinal) {
   Live({"c:1", "a:1", "b:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST));
   ASSERT_EQ(ids.size(), 3u);
@@ -376,7 +392,7 @@ TEST_F(DispatcherTest, EachBroadcastShardGoesToItsOwnExecutorAndARefusalThereIsF
   EXPECT_EQ(Stored(ids[2]).status(), v1::RUN_STATUS_RUNNING);
 }
 
-TEST_F(DispatcherTest, ARunWithNoExecutorToGoToFailsAsHavingNone) {
+TEST_F(DeliveriesTest, ARunWithNoExecutorToGoToFailsAsHavingNone) {
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST));
   ASSERT_EQ(ids.size(), 1u);
   EXPECT_TRUE(executors_.sent.empty());
@@ -387,7 +403,7 @@ TEST_F(DispatcherTest, ARunWithNoExecutorToGoToFailsAsHavingNone) {
             1);
 }
 
-TEST_F(DispatcherTest, AnUnreachableExecutorFailsTheRunWithTheReason) {
+TEST_F(DeliveriesTest, AnUnreachableExecutorFailsTheRunWithTheReason) {
   Live({"a:1", "b:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
   executors_.Answer(absl::UnavailableError("connection refused"));
@@ -400,7 +416,7 @@ TEST_F(DispatcherTest, AnUnreachableExecutorFailsTheRunWithTheReason) {
   EXPECT_EQ(Fires("api", "failed"), 1);
 }
 
-TEST_F(DispatcherTest, AFiresExplicitAddressesReplaceTheGroupsExecutors) {
+TEST_F(DeliveriesTest, AFiresExplicitAddressesReplaceTheGroupsExecutors) {
   Live({"a:1"});
   FireSpec f;
   f.job = Job(v1::ROUTE_STRATEGY_FIRST);
@@ -411,10 +427,10 @@ TEST_F(DispatcherTest, AFiresExplicitAddressesReplaceTheGroupsExecutors) {
 
 // A trigger's explicit addresses name executors: only the group's own may be
 // named (a run never goes to another group's executor).
-TEST_F(DispatcherTest, ExplicitAddressesMustBeTheGroupsExecutors) {
+TEST_F(DeliveriesTest, ExplicitAddressesMustBeTheGroupsExecutors) {
   Live({"a:1", "b:1"});
-  EXPECT_TRUE(dispatcher_.CheckMembers(group_.id(), {"b:1", "a:1"}).ok());
-  absl::Status outsider = dispatcher_.CheckMembers(group_.id(), {"a:1", "evil.example:443"});
+  EXPECT_TRUE(targets_.CheckMembers(group_.id(), {"b:1", "a:1"}).ok());
+  absl::Status outsider = targets_.CheckMembers(group_.id(), {"a:1", "evil.example:443"});
   EXPECT_THAT(
       outsider,
       StatusIs(
@@ -422,14 +438,14 @@ TEST_F(DispatcherTest, ExplicitAddressesMustBeTheGroupsExecutors) {
           "executor_addresses[1]: \"evil.example:443\" is not an online executor of the group"));
   group_.mutable_manual()->add_addresses("m1:1");
   ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
-  dispatcher_.ForgetGroup(group_.id());
-  EXPECT_TRUE(dispatcher_.CheckMembers(group_.id(), {"m1:1"}).ok());
+  targets_.ForgetGroup(group_.id());
+  EXPECT_TRUE(targets_.CheckMembers(group_.id(), {"m1:1"}).ok());
   // In a manual group, registered executors of the app are not members.
-  EXPECT_THAT(dispatcher_.CheckMembers(group_.id(), {"a:1"}),
+  EXPECT_THAT(targets_.CheckMembers(group_.id(), {"a:1"}),
               StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
-TEST_F(DispatcherTest, AManualGroupsRunsGoToItsListedAddresses) {
+TEST_F(DeliveriesTest, AManualGroupsRunsGoToItsListedAddresses) {
   group_.mutable_manual()->add_addresses("m2:1");
   group_.mutable_manual()->add_addresses("m1:1");
   ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
@@ -438,14 +454,14 @@ TEST_F(DispatcherTest, AManualGroupsRunsGoToItsListedAddresses) {
   EXPECT_THAT(executors_.Addresses(), ElementsAre("m1:1", "m2:1"));
 }
 
-TEST_F(DispatcherTest, AGroupIsReadAgainOnceForgottenOrAfterAFewSeconds) {
+TEST_F(DeliveriesTest, AGroupIsReadAgainOnceForgottenOrAfterAFewSeconds) {
   Live({"a:1"});
   std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
   Fire(job);
   group_.mutable_manual()->add_addresses("m1:1");
   ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
   Fire(job);  // The cached group: not manual yet.
-  dispatcher_.ForgetGroup(group_.id());
+  targets_.ForgetGroup(group_.id());
   Fire(job);
   group_.mutable_manual()->set_addresses(0, "m2:1");
   ASSERT_TRUE(store_->UpdateGroup(group_, kNow).ok());
@@ -454,7 +470,7 @@ TEST_F(DispatcherTest, AGroupIsReadAgainOnceForgottenOrAfterAFewSeconds) {
   EXPECT_THAT(executors_.Addresses(), ElementsAre("a:1", "a:1", "m1:1", "m2:1"));
 }
 
-TEST_F(DispatcherTest, FailoverProbesAskTheExecutorsOfTheJobsGroup) {
+TEST_F(DeliveriesTest, FailoverProbesAskTheExecutorsOfTheJobsGroup) {
   Live({"a:1", "b:1"});
   executors_.alive = {"b:1"};
   Fire(Job(v1::ROUTE_STRATEGY_FAILOVER));
@@ -468,7 +484,7 @@ v1::RunAnswer AlreadyAccepted() {
   return a;
 }
 
-TEST_F(DispatcherTest, ARunWhoseAnswerWasLostIsAskedForAgainNotFailed) {
+TEST_F(DeliveriesTest, ARunWhoseAnswerWasLostIsAskedForAgainNotFailed) {
   // The executor accepted it, then the stream broke before the answer came:
   // failing it would let a retry run it a second time.
   Live({"a:1", "b:1"}, "instance-1");
@@ -482,7 +498,7 @@ TEST_F(DispatcherTest, ARunWhoseAnswerWasLostIsAskedForAgainNotFailed) {
   EXPECT_THAT(run.trigger_message(), HasSubstr("(already accepted) (answer lost; asked again 1x)"));
 }
 
-TEST_F(DispatcherTest, ARunWhoseAnswerWasLostOnARestartedExecutorIsLostNotAskedAgain) {
+TEST_F(DeliveriesTest, ARunWhoseAnswerWasLostOnARestartedExecutorIsLostNotAskedAgain) {
   // A new process at the address does not hold the old one's runs: asking it
   // would run the run again.
   Live({"a:1"}, "instance-1");
@@ -496,7 +512,7 @@ TEST_F(DispatcherTest, ARunWhoseAnswerWasLostOnARestartedExecutorIsLostNotAskedA
   EXPECT_THAT(run.handle_message(), HasSubstr("executor lost: a:1 left or restarted"));
 }
 
-TEST_F(DispatcherTest, AnExecutorThatNeverAnswersIsAskedFiveTimesThenDeclaredLost) {
+TEST_F(DeliveriesTest, AnExecutorThatNeverAnswersIsAskedFiveTimesThenDeclaredLost) {
   Live({"a:1"}, "instance-1");
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
   for (int i = 0; i < 6; ++i) {
@@ -510,7 +526,7 @@ TEST_F(DispatcherTest, AnExecutorThatNeverAnswersIsAskedFiveTimesThenDeclaredLos
 }
 
 // A lease lost mid-fire: the old holder's dispatch carries the old epoch.
-TEST_F(DispatcherTest, AnOldHoldersRunIsRefusedForItsEpochAndSentOnceByTheNewHolder) {
+TEST_F(DeliveriesTest, AnOldHoldersRunIsRefusedForItsEpochAndSentOnceByTheNewHolder) {
   Live({"a:1"});
   std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
   const int p = testing::PartitionOf(job->id());
@@ -526,7 +542,7 @@ TEST_F(DispatcherTest, AnOldHoldersRunIsRefusedForItsEpochAndSentOnceByTheNewHol
   EXPECT_EQ(Stored(ids[0]).status(), v1::RUN_STATUS_PENDING);
   auto new_holder = testing::Holding({p}, kNow + 600'000);
   new_holder->epochs[p] = 2;
-  Redispatcher redispatcher(store_.get(), &dispatcher_, &clock_, {});
+  Redispatcher redispatcher(store_.get(), &resender_, &clock_, {});
   redispatcher.SetOwnership(new_holder);
   EXPECT_EQ(redispatcher.Scan(), 0);  // Within the grace the old holder may still be sending it.
   clock_.Advance(absl::Seconds(3));
@@ -546,7 +562,7 @@ TEST_F(DispatcherTest, AnOldHoldersRunIsRefusedForItsEpochAndSentOnceByTheNewHol
 // Membership churn between route planning and dispatch: executors the fire
 // was planned over leave before its runs are sent.
 
-TEST_F(DispatcherTest, ARoutedRunIsNotSentToAnExecutorThatLeftAfterItsFireWasPlanned) {
+TEST_F(DeliveriesTest, ARoutedRunIsNotSentToAnExecutorThatLeftAfterItsFireWasPlanned) {
   Live({"a:1", "b:1"});
   WhileRecording({"b:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
@@ -555,7 +571,7 @@ TEST_F(DispatcherTest, ARoutedRunIsNotSentToAnExecutorThatLeftAfterItsFireWasPla
   EXPECT_EQ(Stored(ids[0]).trigger_message(), "route FIRST -> b:1");
 }
 
-TEST_F(DispatcherTest, ARunWhoseExecutorsAllLeftBeforeItWasSentFailsAsHavingNone) {
+TEST_F(DeliveriesTest, ARunWhoseExecutorsAllLeftBeforeItWasSentFailsAsHavingNone) {
   Live({"a:1"});
   WhileRecording({});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_ROUND));
@@ -565,7 +581,7 @@ TEST_F(DispatcherTest, ARunWhoseExecutorsAllLeftBeforeItWasSentFailsAsHavingNone
   ExpectFailedForNoExecutor(run);
 }
 
-TEST_F(DispatcherTest, ABroadcastShardWhoseExecutorLeftFailsAndIsNeverSentToAnother) {
+TEST_F(DeliveriesTest, ABroadcastShardWhoseExecutorLeftFailsAndIsNeverSentToAnother) {
   // Shard 1 is b's: a, running shard 0, must not run it too.
   Live({"a:1", "b:1"});
   WhileRecording({"a:1"});
@@ -579,7 +595,7 @@ TEST_F(DispatcherTest, ABroadcastShardWhoseExecutorLeftFailsAndIsNeverSentToAnot
   EXPECT_EQ(lost.trigger_message(), "executor b:1 of shard 1 of 2 left before the run was sent");
 }
 
-TEST_F(DispatcherTest, AnExecutorThatLeftBeforeARefusedRunIsRoutedAgainIsNotPicked) {
+TEST_F(DeliveriesTest, AnExecutorThatLeftBeforeARefusedRunIsRoutedAgainIsNotPicked) {
   Live({"a:1", "b:1", "c:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
   ASSERT_THAT(executors_.Addresses(), ElementsAre("a:1"));
@@ -590,7 +606,7 @@ TEST_F(DispatcherTest, AnExecutorThatLeftBeforeARefusedRunIsRoutedAgainIsNotPick
   EXPECT_EQ(Stored(ids[0]).trigger_message(), "route FIRST -> c:1 (refused by a:1)");
 }
 
-TEST_F(DispatcherTest, ARefusedRunWithNoOtherExecutorLeftFailsWithTheRefusal) {
+TEST_F(DeliveriesTest, ARefusedRunWithNoOtherExecutorLeftFailsWithTheRefusal) {
   Live({"a:1", "b:1"});
   const std::vector<int64_t> ids = Fire(Job(v1::ROUTE_STRATEGY_FIRST));
   Live({"a:1"});

@@ -1,6 +1,5 @@
-// Dispatcher, where a fire may go: its group (cached) and its candidate
-// executors; the routers' probes (FAILOVER, BUSYOVER). Dispatching itself is
-// in dispatcher.cc.
+#include "services/scheduler/group_targets.h"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -11,7 +10,6 @@
 #include "google/protobuf/util/time_util.h"
 #include "services/common/server/field_checks.h"
 #include "services/common/status/status_macros.h"
-#include "services/scheduler/dispatcher.h"
 
 namespace gnomon::scheduler {
 
@@ -23,7 +21,11 @@ constexpr int64_t kGroupCacheMillis = 5'000;
 
 }  // namespace
 
-absl::StatusOr<DispatchTargets> Dispatcher::GroupOf(int64_t group_id) {
+GroupTargets::GroupTargets(store::JobStore* store, Membership* membership, Clock* clock,
+                           ManualProber* prober)
+    : store_(store), membership_(membership), clock_(clock), prober_(prober) {}
+
+absl::StatusOr<DispatchTargets> GroupTargets::GroupOf(int64_t group_id) {
   const int64_t now = clock_->NowMillis();
   {
     absl::MutexLock l(&mu_);
@@ -38,19 +40,19 @@ absl::StatusOr<DispatchTargets> Dispatcher::GroupOf(int64_t group_id) {
   return t;
 }
 
-void Dispatcher::ForgetGroup(int64_t group_id) {
+void GroupTargets::ForgetGroup(int64_t group_id) {
   absl::MutexLock l(&mu_);
   groups_.erase(group_id);
 }
 
-absl::StatusOr<DispatchTargets> Dispatcher::TargetsOf(const FireSpec& fire) {
+absl::StatusOr<DispatchTargets> GroupTargets::TargetsOf(const FireSpec& fire) {
   ASSIGN_OR_RETURN(DispatchTargets t, GroupOf(fire.job->group_id()));
   t.executors = Candidates(fire, t);
   t.registered = fire.addresses.empty() && !t.group.has_manual();
   return t;
 }
 
-v1::GroupExecutors Dispatcher::Members(const v1::Group& g) {
+v1::GroupExecutors GroupTargets::Members(const v1::Group& g) {
   v1::GroupExecutors out;
   out.set_group_id(g.id());
   out.set_app_name(g.app_name());
@@ -67,7 +69,8 @@ v1::GroupExecutors Dispatcher::Members(const v1::Group& g) {
   return out;
 }
 
-absl::Status Dispatcher::CheckMembers(int64_t group_id, const std::vector<std::string>& addresses) {
+absl::Status GroupTargets::CheckMembers(int64_t group_id,
+                                        const std::vector<std::string>& addresses) {
   if (addresses.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(DispatchTargets t, GroupOf(group_id));
   const v1::Group& g = t.group;
@@ -88,7 +91,7 @@ absl::Status Dispatcher::CheckMembers(int64_t group_id, const std::vector<std::s
   return absl::OkStatus();
 }
 
-ExecutorList Dispatcher::Candidates(const FireSpec& f, const DispatchTargets& t) {
+ExecutorList GroupTargets::Candidates(const FireSpec& f, const DispatchTargets& t) {
   const v1::Group& g = t.group;
   if (f.addresses.empty() && !g.has_manual()) {
     return membership_->Live(g.app_name());
@@ -111,12 +114,33 @@ ExecutorList Dispatcher::Candidates(const FireSpec& f, const DispatchTargets& t)
   return out;
 }
 
-bool Dispatcher::Alive(const v1::ExecutorInfo& executor) {
-  return executors_->Beat(executor.address(), executor.app_name(), absl::Seconds(1));
+ExecutorList GroupTargets::StillLive(const DispatchTargets& t) {
+  if (!t.registered) return t.executors;
+  ExecutorList live = membership_->Live(t.group.app_name());
+  if (live == t.executors) return live;  // Unchanged since planned: the common case.
+  // Beats replace the snapshot often while its members stay: the planned list
+  // is kept, and copied (per run, in a burst) only if one of them left.
+  auto is_live = [&live](const v1::ExecutorInfo& e) {  // Both lists sorted by address.
+    auto it = std::lower_bound(
+        live->begin(), live->end(), e.address(),
+        [](const v1::ExecutorInfo& l, const std::string& a) { return l.address() < a; });
+    return it != live->end() && it->address() == e.address();
+  };
+  if (std::all_of(t.executors->begin(), t.executors->end(), is_live)) return t.executors;
+  auto still = std::make_shared<std::vector<v1::ExecutorInfo>>();
+  for (const v1::ExecutorInfo& e : *t.executors) {
+    if (is_live(e)) still->push_back(e);
+  }
+  return still;
 }
 
-bool Dispatcher::Idle(const v1::ExecutorInfo& executor, int64_t job_id) {
-  return executors_->Idle(executor.address(), executor.app_name(), job_id, absl::Seconds(1));
+std::optional<std::string> GroupTargets::LiveInstance(const std::string& app,
+                                                      const std::string& address) {
+  const ExecutorList live = membership_->Live(app);  // Kept alive by the loop.
+  for (const v1::ExecutorInfo& e : *live) {
+    if (e.address() == address) return e.instance_id();
+  }
+  return std::nullopt;
 }
 
 }  // namespace gnomon::scheduler
