@@ -116,8 +116,18 @@ void Deliveries::Stop() {
 }
 
 void Deliveries::Post(Event e) {
+  std::vector<Event> one;
+  one.push_back(std::move(e));
+  Post(std::move(one));
+}
+
+void Deliveries::Post(std::vector<Event> events) {
   mu_.Lock();
-  events_.push_back(std::move(e));
+  if (events_.empty()) {
+    events_ = std::move(events);
+  } else {
+    for (Event& e : events) events_.push_back(std::move(e));
+  }
   if (started_ || handling_) {  // The loop, or the thread handling now, takes it.
     mu_.Unlock();
     return;
@@ -174,8 +184,6 @@ void Deliveries::Handle(std::vector<Event> events) {
   for (Event& e : events) {
     if (auto* b = std::get_if<Begun>(&e)) {
       Begin(std::move(*b));
-    } else if (auto* r = std::get_if<Routed>(&e)) {
-      OnRouted(std::move(*r));
     } else {
       OnAnswer(std::move(std::get<Answer>(e)));
     }
@@ -209,12 +217,23 @@ void Deliveries::At(int64_t at_ms, Delivery& d) {
 
 // The events.
 
+void Deliveries::Send(std::vector<Outgoing> runs) {
+  std::vector<Event> events;
+  events.reserve(runs.size());
+  for (Outgoing& o : runs) {
+    Delivery d;
+    d.parcel = std::make_shared<const Parcel>(
+        Parcel{std::move(o.run), std::move(o.job), std::move(o.where), std::move(o.targets)});
+    events.emplace_back(Begun{std::move(d), o.at_ms});
+  }
+  Post(std::move(events));
+}
+
 void Deliveries::Send(v1::Run run, std::shared_ptr<const v1::Job> job, PlannedRun where,
                       DispatchTargets targets, int64_t at_ms) {
-  Delivery d;
-  d.parcel = std::make_shared<const Parcel>(
-      Parcel{std::move(run), std::move(job), std::move(where), std::move(targets)});
-  Post(Begun{std::move(d), at_ms});
+  std::vector<Outgoing> one;
+  one.push_back({std::move(run), std::move(job), std::move(where), std::move(targets), at_ms});
+  Send(std::move(one));
 }
 
 void Deliveries::Ask(v1::Run run, std::shared_ptr<const v1::Job> job, PlannedRun where,
@@ -256,7 +275,7 @@ void Deliveries::Go(Delivery& d, int64_t at_ms) {
 }
 
 void Deliveries::RouteNow(Delivery& d) {
-  d.stage = Stage::kRouting;
+  d.stage = Stage::kOut;
   ++d.seq;
   RouteTask t{d.parcel, d.seq, d.refused, d.asking, d.instance, d.asks};
   if (parts_.pools == nullptr) {
@@ -268,24 +287,20 @@ void Deliveries::RouteNow(Delivery& d) {
                        [this, t = std::move(t)]() mutable { Route(std::move(t)); });
 }
 
-void Deliveries::OnRouted(Routed r) {
-  auto it = deliveries_.find(r.run_id);
-  if (it == deliveries_.end() || it->second.seq != r.seq || it->second.stage != Stage::kRouting)
-    return;
-  Delivery& d = it->second;
+bool Deliveries::TookRoute(Delivery& d, Routed r) {
   d.candidates = std::move(r.candidates);
   if (!r.address.ok()) {
-    Fail(r.run_id, FireResult::kNoExecutor, v1::HANDLE_CODE_NO_EXECUTOR,
+    Fail(d.parcel->run.id(), FireResult::kNoExecutor, v1::HANDLE_CODE_NO_EXECUTOR,
          std::string(r.address.status().message()));
-    return;
+    return false;
   }
-  d.stage = Stage::kSent;
   d.address = *std::move(r.address);
   if (d.asking.empty()) d.instance = std::move(r.instance);
   d.sent_ms = r.sent_ms;
   d.submitted = r.submitted;
   d.message = std::move(r.message);
   d.receipt = r.receipt;
+  return true;
 }
 
 void Deliveries::OnAnswer(Answer a) {
@@ -296,7 +311,7 @@ void Deliveries::OnAnswer(Answer a) {
     OnProbeAnswer(d, a);
     return;
   }
-  if (d.stage != Stage::kSent) return;
+  if (d.stage != Stage::kOut || !a.routed || !TookRoute(d, *std::move(a.routed))) return;
   const Parcel& p = *d.parcel;
   const absl::Duration took = a.at - d.submitted;
   if (parts_.pools != nullptr) parts_.pools->RecordDispatch(p.run.job_id(), took);

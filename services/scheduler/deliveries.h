@@ -1,10 +1,10 @@
 // Deliveries: every run this replica is sending, each a small state machine
 // owned by one loop and moved on by events.
 //
-//   waiting --(its instant)--> routing --(routed)--> sent --(answer)--> accepted | failed
-//                                 ^                   |
-//                                 +---- refused ------+  (queue full, no handler, shutting down)
-//                                 +-- asked again <---+  (answer lost; 0.5, 1, 2, 4, 8 s)
+//   waiting --(its instant)--> out: routed, sent --(answer)--> accepted | failed | fenced
+//      ^                        ^                    |
+//      |                        +----- refused ------+  (queue full, no handler, shutting down)
+//      +------ asked again -------------------------+  (answer lost; after 0.5, 1, 2, 4, 8 s)
 //   asking (in doubt) --(every executor answered)--> held | resent (-> waiting) | unknown
 //
 // A run recorded ahead waits for its instant; it is then routed on its job's
@@ -54,6 +54,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <variant>
@@ -110,8 +111,18 @@ class Deliveries {
   // Handles the events already queued and ends the loop.
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Routes and sends a recorded run of `job`, at `at_ms` if that is after
-  // the run was recorded (its trigger time).
+  // A recorded run of `job` to send, at `at_ms` if that is after the run
+  // was recorded (its trigger time).
+  struct Outgoing {
+    v1::Run run;
+    std::shared_ptr<const v1::Job> job;
+    PlannedRun where;
+    DispatchTargets targets;
+    int64_t at_ms = 0;
+  };
+  // Routes and sends the runs (handed to the loop at once: a burst's batch
+  // is one event, not thousands).
+  void Send(std::vector<Outgoing> runs) ABSL_LOCKS_EXCLUDED(mu_);
   void Send(v1::Run run, std::shared_ptr<const v1::Job> job, PlannedRun where,
             DispatchTargets targets, int64_t at_ms) ABSL_LOCKS_EXCLUDED(mu_);
   // Asks every one of `targets`' executors whether it holds `run` (whose
@@ -135,7 +146,11 @@ class Deliveries {
     PlannedRun where;
     DispatchTargets targets;
   };
-  enum class Stage { kWaiting, kRouting, kSent, kAsking };
+  enum class Stage {
+    kWaiting,  // For its instant, or to be asked again.
+    kOut,      // Being routed on a pool, or sent: its answer (saying where it went) awaited.
+    kAsking,   // In doubt: the executors' answers awaited.
+  };
   // One run on its way (the loop's).
   struct Delivery {
     std::shared_ptr<const Parcel> parcel;
@@ -166,10 +181,9 @@ class Deliveries {
     bool unknown = false;
     InDoubtDone done;
   };
-  // What a routing task found (on a pool thread).
+  // What a routing task did (on a pool thread): where it sent the run, or
+  // why it found nowhere to send it.
   struct Routed {
-    int64_t run_id = 0;
-    uint64_t seq = 0;
     absl::StatusOr<std::string> address;
     ExecutorList candidates;
     std::string instance;
@@ -178,19 +192,24 @@ class Deliveries {
     std::string message;
     bool receipt = false;
   };
+  // An executor's answer to a run sent or a question asked; a sent run's
+  // answer also says where the routing task sent it (one event, not two: at
+  // 10,000 runs a second each event is a wake-up of the loop), and an
+  // unroutable run's carries only that.
   struct Answer {
     int64_t run_id = 0;
     uint64_t seq = 0;
     std::string address;
     absl::StatusOr<v1::RunAnswer> answer;
     absl::Time at;
+    std::optional<Routed> routed;
   };
   // A run handed over (Send, Ask).
   struct Begun {
     Delivery delivery;
     int64_t at_ms = 0;  // Send: when to route it (0: now).
   };
-  using Event = std::variant<Begun, Routed, Answer>;
+  using Event = std::variant<Begun, Answer>;
   // What a routing task needs, copied from the delivery.
   struct RouteTask {
     std::shared_ptr<const Parcel> parcel;
@@ -202,6 +221,7 @@ class Deliveries {
   };
 
   void Post(Event e) ABSL_LOCKS_EXCLUDED(mu_);
+  void Post(std::vector<Event> events) ABSL_LOCKS_EXCLUDED(mu_);
   void Loop() ABSL_LOCKS_EXCLUDED(mu_);
   // Handles what is queued (and due), as the owner.
   void Handle(std::vector<Event> events) ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_);
@@ -215,7 +235,9 @@ class Deliveries {
   void Question(Delivery& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_);
   // Sets a timer for the run; dropped after Flush.
   void At(int64_t at_ms, Delivery& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_);
-  void OnRouted(Routed r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_);
+  // Notes where the routing task sent the run; false (and the run failed)
+  // if it found nowhere.
+  bool TookRoute(Delivery& d, Routed r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_);
   void OnAnswer(Answer a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_);
   void OnProbeAnswer(Delivery& d, const Answer& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(owner_);
   // The run was sent but its answer was lost: asks again, or declares it
@@ -234,6 +256,8 @@ class Deliveries {
   // executor, and hands the run to its stream.
   void Route(RouteTask t);
   absl::StatusOr<std::string> Pick(const RouteTask& t, const ExecutorList& candidates);
+  // Tells the loop the run found nowhere to go (`why.address` says why).
+  void Unroutable(int64_t run_id, uint64_t seq, Routed why);
   // The run's trigger message as sent to `address`: the route, and any
   // refusals, an earlier acceptance and lost answers on the way.
   static std::string RouteOf(const v1::Job& job, const std::string& address);

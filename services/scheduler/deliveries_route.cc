@@ -1,7 +1,7 @@
 // Deliveries, routing a run: on its job's trigger pool, off the loop (a
 // router may probe executors, and a burst routes thousands of runs at once).
-// It reads only the run's fixed parcel and a copy of its refusals, and
-// tells the loop what it did before the answer can come back.
+// It reads only the run's fixed parcel and a copy of its refusals; what it
+// did reaches the loop with the executor's answer.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -36,11 +36,20 @@ std::string Deliveries::TriggerMessage(const v1::Job& job, const std::vector<std
   return m;
 }
 
+void Deliveries::Unroutable(int64_t run_id, uint64_t seq, Routed why) {
+  Answer a;
+  a.run_id = run_id;
+  a.seq = seq;
+  a.answer = absl::FailedPreconditionError("not sent");
+  a.at = why.submitted;
+  a.routed = std::move(why);
+  Post(std::move(a));
+}
+
 void Deliveries::Route(RouteTask t) {
   const Parcel& p = *t.parcel;
+  const int64_t run_id = p.run.id();
   Routed r;
-  r.run_id = p.run.id();
-  r.seq = t.seq;
   // A dispatch's duration (for the slow pool) runs from here, excluding time
   // queued in the pool: under overload that wait would mark every job slow.
   r.submitted = parts_.clock->Now();
@@ -52,12 +61,12 @@ void Deliveries::Route(RouteTask t) {
     r.address =
         absl::UnavailableError(absl::StrCat("no live executor in group ", p.targets.group.id(),
                                             " (app \"", p.targets.group.app_name(), "\")"));
-    Post(std::move(r));
+    Unroutable(run_id, t.seq, std::move(r));
     return;
   }
   r.address = t.asking.empty() ? Pick(t, r.candidates) : t.asking;
   if (!r.address.ok()) {
-    Post(std::move(r));
+    Unroutable(run_id, t.seq, std::move(r));
     return;
   }
   const std::string address = *r.address;
@@ -73,20 +82,18 @@ void Deliveries::Route(RouteTask t) {
   r.sent_ms = parts_.clock->NowMillis();
   r.message = TriggerMessage(*p.job, t.refused, t.asks, address);
   v1::DispatchReceipt receipt;
-  receipt.set_run_id(r.run_id);
+  receipt.set_run_id(run_id);
   receipt.set_trigger_message(r.message);
   receipt.set_dispatch_ms(r.sent_ms);
   receipt.set_fence_epoch(p.run.fence_epoch());
   r.receipt = receipt.ByteSizeLong() <= kMaxReceiptBytes;
   if (r.receipt) req.set_receipt(receipt.SerializeAsString());
-  const int64_t run_id = r.run_id;
-  const uint64_t seq = r.seq;
-  // Posted before the send: the loop learns where the run went before its answer.
-  Post(std::move(r));
-  parts_.executors->Send(address, p.targets.group.app_name(), std::move(req),
-                         [this, run_id, seq, address](absl::StatusOr<v1::RunAnswer> a) {
-                           Post(Answer{run_id, seq, address, std::move(a), parts_.clock->Now()});
-                         });
+  // The loop learns where the run went with its answer.
+  parts_.executors->Send(
+      address, p.targets.group.app_name(), std::move(req),
+      [this, run_id, seq = t.seq, address, r = std::move(r)](absl::StatusOr<v1::RunAnswer> a) {
+        Post(Answer{run_id, seq, address, std::move(a), parts_.clock->Now(), std::move(r)});
+      });
 }
 
 absl::StatusOr<std::string> Deliveries::Pick(const RouteTask& t, const ExecutorList& live) {

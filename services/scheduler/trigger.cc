@@ -39,11 +39,14 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
         metrics_->Fired(fires[i].type, FireResult::kSlotTaken);
     }
   }
+  std::vector<Deliveries::Outgoing> out;
+  out.reserve(recorded.runs.size());
   for (RecordedRun& r : recorded.runs) {
     const FireSpec& f = fires[r.fire];
-    deliveries_->Send(std::move(r.run), f.job, plans[r.fire].runs[r.planned], targets[r.fire],
-                      f.dispatch_at_ms);
+    out.push_back({std::move(r.run), f.job, plans[r.fire].runs[r.planned], targets[r.fire],
+                   f.dispatch_at_ms});
   }
+  deliveries_->Send(std::move(out));
   return std::move(recorded.outcomes);
 }
 
