@@ -25,6 +25,7 @@
 #include "services/scheduler/route_plan.h"
 #include "services/scheduler/run_recorder.h"
 #include "services/scheduler/schedule_loop.h"
+#include "services/scheduler/testing/fake_executors.h"
 
 namespace gnomon::bench {
 namespace {
@@ -32,7 +33,7 @@ namespace {
 using google::protobuf::util::TimeUtil;
 
 // An executor that notes how late each run reaches its stream and accepts it.
-class NotingExecutor final : public scheduler::ExecutorClient {
+class NotingExecutor final : public scheduler::testing::SendOnlyExecutors {
  public:
   void Send(const std::string&, const std::string&, v1::RunRequest run,
             scheduler::DispatchCallback cb) override {
@@ -45,14 +46,6 @@ class NotingExecutor final : public scheduler::ExecutorClient {
     v1::RunAnswer accepted;
     accepted.mutable_accepted();
     cb(accepted);
-  }
-  bool Beat(const std::string&, const std::string&, absl::Duration) override { return true; }
-  bool Idle(const std::string&, const std::string&, int64_t, absl::Duration) override {
-    return true;
-  }
-  absl::StatusOr<v1::KillResponse> Kill(const std::string&, const std::string&,
-                                        const v1::KillRequest&, absl::Duration) override {
-    return v1::KillResponse();
   }
   std::vector<int64_t> Take() {
     absl::MutexLock l(&mu_);

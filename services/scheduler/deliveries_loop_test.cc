@@ -21,7 +21,7 @@ namespace {
 constexpr int64_t kNow = 1'800'000'000'000;
 
 // An ExecutorClient for many threads: keeps what was sent until answered.
-class SharedExecutors final : public ExecutorClient {
+class SharedExecutors final : public testing::SendOnlyExecutors {
  public:
   struct Sent {
     std::string address;
@@ -33,14 +33,6 @@ class SharedExecutors final : public ExecutorClient {
     absl::MutexLock l(&mu_);
     sent_.push_back({address, std::move(run), std::move(cb)});
     ++total_;
-  }
-  bool Beat(const std::string&, const std::string&, absl::Duration) override { return true; }
-  bool Idle(const std::string&, const std::string&, int64_t, absl::Duration) override {
-    return true;
-  }
-  absl::StatusOr<v1::KillResponse> Kill(const std::string&, const std::string&,
-                                        const v1::KillRequest&, absl::Duration) override {
-    return v1::KillResponse();
   }
   // Waits until `n` sends in all were made.
   void AwaitSent(int n) {

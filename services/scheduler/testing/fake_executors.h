@@ -23,6 +23,20 @@
 
 namespace gnomon::scheduler::testing {
 
+// A base for fakes that care only about Send: every probe answers alive and
+// idle, and a kill finds nothing.
+class SendOnlyExecutors : public ExecutorClient {
+ public:
+  bool Beat(const std::string&, const std::string&, absl::Duration) override { return true; }
+  bool Idle(const std::string&, const std::string&, int64_t, absl::Duration) override {
+    return true;
+  }
+  absl::StatusOr<v1::KillResponse> Kill(const std::string&, const std::string&,
+                                        const v1::KillRequest&, absl::Duration) override {
+    return v1::KillResponse();
+  }
+};
+
 class FakeExecutors final : public ExecutorClient {
  public:
   struct Sent {
