@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/scheduler/workflow/testing/regional.h"
 
 namespace gnomon::scheduler::workflow {
 namespace {
@@ -19,28 +20,7 @@ std::optional<int64_t> GroupOf(int64_t job) {
   return std::nullopt;
 }
 
-Node JobNode(std::string name, int64_t job) { return {.name = std::move(name), .job_id = job}; }
-
-// "load the three regional extracts in parallel, then merge them once all
-// three succeeded, then publish, but only if the merge produced rows; on
-// failure page someone."
-Dag Regional() {
-  Dag d;
-  d.nodes = {JobNode("extract_eu", 1),
-             JobNode("extract_us", 2),
-             JobNode("extract_apac", 3),
-             JobNode("merge", 4),
-             {.name = "has_rows", .condition = Condition{Subject::kOutput, Op::kGt, "0"}},
-             JobNode("publish", 5),
-             JobNode("page", 6)};
-  d.edges = {{"extract_eu", "merge"},
-             {"extract_us", "merge"},
-             {"extract_apac", "merge"},
-             {"merge", "has_rows"},
-             {"has_rows", "publish", When::kTrue},
-             {"merge", "page", When::kFailure}};
-  return d;
-}
+using testing::Regional;
 
 absl::Status Check(const Dag& d) { return Validate(d, kGroup, GroupOf); }
 

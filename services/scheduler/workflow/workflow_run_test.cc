@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/scheduler/workflow/testing/regional.h"
 
 namespace gnomon::scheduler::workflow {
 namespace {
@@ -15,27 +16,9 @@ using ::testing::IsEmpty;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
-Node JobNode(std::string name, int64_t job) { return {.name = std::move(name), .job_id = job}; }
+using testing::JobNode;
 
-// Three extracts in parallel -> merge -> publish only if it produced rows;
-// a failed merge pages someone.
-std::shared_ptr<const Dag> Regional() {
-  auto d = std::make_shared<Dag>();
-  d->nodes = {JobNode("extract_eu", 1),
-              JobNode("extract_us", 2),
-              JobNode("extract_apac", 3),
-              JobNode("merge", 4),
-              {.name = "has_rows", .condition = Condition{Subject::kOutput, Op::kGt, "0"}},
-              JobNode("publish", 5),
-              JobNode("page", 6)};
-  d->edges = {{"extract_eu", "merge"},
-              {"extract_us", "merge"},
-              {"extract_apac", "merge"},
-              {"merge", "has_rows"},
-              {"has_rows", "publish", When::kTrue},
-              {"merge", "page", When::kFailure}};
-  return d;
-}
+std::shared_ptr<const Dag> Regional() { return std::make_shared<const Dag>(testing::Regional()); }
 
 std::vector<std::string> Names(const std::vector<NodeFire>& fires) {
   std::vector<std::string> out;
