@@ -426,7 +426,7 @@ void Deliveries::Question(Delivery& d) {
     parts_.executors->Send(
         e.address(), p.targets.group.app_name(), probe,
         [this, run_id, seq = d.seq, address = e.address()](absl::StatusOr<v1::RunAnswer> r) {
-          Post(Answer{run_id, seq, address, std::move(r), absl::Time()});
+          Post(Answer{run_id, seq, address, std::move(r), absl::Time(), std::nullopt});
         });
   }
 }

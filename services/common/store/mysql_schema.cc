@@ -327,6 +327,31 @@ const std::vector<Migration>& MysqlMigrations() {
            // from 0 (their lines are already bounded by the line cap).
            "ALTER TABLE run ADD COLUMN IF NOT EXISTS log_bytes BIGINT NOT NULL DEFAULT 0",
        }},
+      {18,
+       "workflows and their runs",
+       {
+           // As SQLite's (sqlite_schema.cc).
+           "CREATE TABLE IF NOT EXISTS workflow ("
+           " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+           " group_id BIGINT NOT NULL,"
+           " name VARCHAR(128) NOT NULL,"
+           " state INT NOT NULL,"
+           " next_fire_ms BIGINT NOT NULL,"
+           " spec MEDIUMBLOB NOT NULL,"
+           " create_ms BIGINT NOT NULL,"
+           " update_ms BIGINT NOT NULL,"
+           " UNIQUE KEY workflow_group_name (group_id, name))" GNOMON_MYSQL_TABLE_OPTIONS,
+           "CREATE TABLE IF NOT EXISTS workflow_run ("
+           " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+           " workflow_id BIGINT NOT NULL,"
+           " slot_ms BIGINT NULL,"
+           " status INT NOT NULL,"
+           " version BIGINT NOT NULL,"
+           " state MEDIUMBLOB NOT NULL,"
+           " create_ms BIGINT NOT NULL,"
+           " end_ms BIGINT NOT NULL,"
+           " UNIQUE KEY workflow_run_slot (workflow_id, slot_ms))" GNOMON_MYSQL_TABLE_OPTIONS,
+       }},
   };
   return *migrations;
 }

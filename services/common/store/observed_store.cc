@@ -32,6 +32,9 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"ListUsers", false},          {"UpdateUser", true},        {"DeleteUser", true},
     {"DeleteEndedSessions", true}, {"AcquireLeases", true},     {"ReleaseLeases", true},
     {"DeleteExpiredLeases", true}, {"ListLeases", false},       {"Ping", false},
+    {"CreateWorkflow", true},      {"GetWorkflow", false},      {"ListWorkflows", false},
+    {"UpdateWorkflow", true},      {"DeleteWorkflow", true},    {"CreateWorkflowRun", true},
+    {"GetWorkflowRun", false},     {"UpdateWorkflowRun", true}, {"ListWorkflowRuns", false},
 }};
 
 }  // namespace
@@ -278,6 +281,52 @@ absl::Status ObservedStore::Ping() {
 }
 absl::StatusOr<Leases> ObservedStore::ListLeases(std::string_view prefix) {
   return Observed(StoreCall::kListLeases, [&] { return inner_->ListLeases(prefix); });
+}
+
+absl::StatusOr<v1::Workflow> ObservedStore::CreateWorkflow(const v1::Workflow& workflow,
+                                                           int64_t next_fire_ms, int64_t now_ms) {
+  return Observed(StoreCall::kCreateWorkflow,
+                  [&] { return inner_->CreateWorkflow(workflow, next_fire_ms, now_ms); });
+}
+
+absl::StatusOr<v1::Workflow> ObservedStore::GetWorkflow(int64_t workflow_id) {
+  return Observed(StoreCall::kGetWorkflow, [&] { return inner_->GetWorkflow(workflow_id); });
+}
+
+absl::StatusOr<std::vector<v1::Workflow>> ObservedStore::ListWorkflows(int64_t group_id) {
+  return Observed(StoreCall::kListWorkflows, [&] { return inner_->ListWorkflows(group_id); });
+}
+
+absl::StatusOr<v1::Workflow> ObservedStore::UpdateWorkflow(const v1::Workflow& workflow,
+                                                           int64_t now_ms) {
+  return Observed(StoreCall::kUpdateWorkflow,
+                  [&] { return inner_->UpdateWorkflow(workflow, now_ms); });
+}
+
+absl::Status ObservedStore::DeleteWorkflow(int64_t workflow_id) {
+  return Observed(StoreCall::kDeleteWorkflow, [&] { return inner_->DeleteWorkflow(workflow_id); });
+}
+
+absl::StatusOr<v1::WorkflowRun> ObservedStore::CreateWorkflowRun(const v1::WorkflowRun& run,
+                                                                 int64_t now_ms) {
+  return Observed(StoreCall::kCreateWorkflowRun,
+                  [&] { return inner_->CreateWorkflowRun(run, now_ms); });
+}
+
+absl::StatusOr<v1::WorkflowRun> ObservedStore::GetWorkflowRun(int64_t run_id) {
+  return Observed(StoreCall::kGetWorkflowRun, [&] { return inner_->GetWorkflowRun(run_id); });
+}
+
+absl::StatusOr<v1::WorkflowRun> ObservedStore::UpdateWorkflowRun(const v1::WorkflowRun& run,
+                                                                 int64_t now_ms) {
+  return Observed(StoreCall::kUpdateWorkflowRun,
+                  [&] { return inner_->UpdateWorkflowRun(run, now_ms); });
+}
+
+absl::StatusOr<std::vector<v1::WorkflowRun>> ObservedStore::ListWorkflowRuns(int64_t workflow_id,
+                                                                             int limit) {
+  return Observed(StoreCall::kListWorkflowRuns,
+                  [&] { return inner_->ListWorkflowRuns(workflow_id, limit); });
 }
 
 }  // namespace gnomon::store

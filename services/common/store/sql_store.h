@@ -143,6 +143,22 @@ class SqlStore final : public Store {
   absl::StatusOr<Leases> ListLeases(std::string_view prefix) override;
   absl::Status Ping() override;
 
+  // WorkflowStore (sql_store_workflows.cc).
+  absl::StatusOr<v1::Workflow> CreateWorkflow(const v1::Workflow& workflow, int64_t next_fire_ms,
+                                              int64_t now_ms) override;
+  absl::StatusOr<v1::Workflow> GetWorkflow(int64_t workflow_id) override;
+  absl::StatusOr<std::vector<v1::Workflow>> ListWorkflows(int64_t group_id) override;
+  absl::StatusOr<v1::Workflow> UpdateWorkflow(const v1::Workflow& workflow,
+                                              int64_t now_ms) override;
+  absl::Status DeleteWorkflow(int64_t workflow_id) override;
+  absl::StatusOr<v1::WorkflowRun> CreateWorkflowRun(const v1::WorkflowRun& run,
+                                                    int64_t now_ms) override;
+  absl::StatusOr<v1::WorkflowRun> GetWorkflowRun(int64_t run_id) override;
+  absl::StatusOr<v1::WorkflowRun> UpdateWorkflowRun(const v1::WorkflowRun& run,
+                                                    int64_t now_ms) override;
+  absl::StatusOr<std::vector<v1::WorkflowRun>> ListWorkflowRuns(int64_t workflow_id,
+                                                                int limit) override;
+
  private:
   // The jobs `sql` (selecting kJobColumns) reads with `args`, in one read.
   absl::StatusOr<std::vector<v1::Job>> QueryJobs(const std::string& sql,

@@ -118,6 +118,13 @@ absl::Status SqlStore::DeleteGroup(int64_t group_id) {
       return absl::FailedPreconditionError(
           absl::StrCat("group ", group_id, " is used by ", jobs, jobs == 1 ? " job" : " jobs"));
     }
+    ASSIGN_OR_RETURN(rows, c.Query(sql_.count_group_workflows, {SqlInt(group_id)}));
+    const int64_t workflows = rows.empty() ? 0 : ColInt(rows.front(), 0);
+    if (workflows > 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("group ", group_id, " is used by ", workflows,
+                       workflows == 1 ? " workflow" : " workflows"));
+    }
     ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.delete_group, {SqlInt(group_id)}));
     if (r.affected_rows == 0) {
       return absl::NotFoundError(absl::StrCat("group ", group_id, " does not exist"));

@@ -329,6 +329,35 @@ const std::vector<Migration>& SqliteMigrations() {
            // from 0 (their lines are already bounded by the line cap).
            "ALTER TABLE run ADD COLUMN log_bytes INTEGER NOT NULL DEFAULT 0",
        }},
+      {18,
+       "workflows and their runs",
+       {
+           // spec: the serialized gnomon.v1.Workflow (without id and times).
+           "CREATE TABLE IF NOT EXISTS workflow ("
+           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " group_id INTEGER NOT NULL,"
+           " name TEXT NOT NULL,"
+           " state INTEGER NOT NULL,"
+           " next_fire_ms INTEGER NOT NULL,"
+           " spec BLOB NOT NULL,"
+           " create_ms INTEGER NOT NULL,"
+           " update_ms INTEGER NOT NULL,"
+           " UNIQUE (group_id, name))",
+           // state: the serialized gnomon.v1.WorkflowRun (its nodes, params,
+           // trigger, slot); version: bumped by every change, which names the
+           // version it read (WorkflowStore::UpdateWorkflowRun). A slot
+           // (slot_ms, NULL for a run started by hand) starts one run.
+           "CREATE TABLE IF NOT EXISTS workflow_run ("
+           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " workflow_id INTEGER NOT NULL,"
+           " slot_ms INTEGER NULL,"
+           " status INTEGER NOT NULL,"
+           " version INTEGER NOT NULL,"
+           " state BLOB NOT NULL,"
+           " create_ms INTEGER NOT NULL,"
+           " end_ms INTEGER NOT NULL,"
+           " UNIQUE (workflow_id, slot_ms))",
+       }},
   };
   return *migrations;
 }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "gnomon/v1/common.pb.h"
+#include "gnomon/v1/workflow.pb.h"
 #include "services/common/store/store.h"
 
 namespace gnomon::store::internal {
@@ -313,6 +314,33 @@ Statements Portable() {
       "WHERE id = ?";
   s.count_group_jobs = "SELECT COUNT(*) FROM job WHERE group_id = ?";
   s.delete_group = "DELETE FROM job_group WHERE id = ?";
+  s.count_group_workflows = "SELECT COUNT(*) FROM workflow WHERE group_id = ?";
+
+  const std::string workflow_columns =
+      "SELECT id, group_id, name, state, next_fire_ms, spec, create_ms, update_ms FROM workflow";
+  s.insert_workflow =
+      "INSERT INTO workflow(group_id, name, state, next_fire_ms, spec, create_ms, update_ms) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?)";
+  s.select_workflow = workflow_columns + " WHERE id = ?";
+  s.select_workflows = workflow_columns + " ORDER BY id";
+  s.select_group_workflows = workflow_columns + " WHERE group_id = ? ORDER BY id";
+  s.update_workflow =
+      "UPDATE workflow SET name = ?, state = ?, spec = ?, update_ms = ? WHERE id = ?";
+  s.count_running_workflow_runs =
+      absl::StrCat("SELECT COUNT(*) FROM workflow_run WHERE workflow_id = ? AND status = ",
+                   v1::WORKFLOW_RUN_STATUS_RUNNING);
+  s.delete_workflow_runs = "DELETE FROM workflow_run WHERE workflow_id = ?";
+  s.delete_workflow = "DELETE FROM workflow WHERE id = ?";
+  const std::string workflow_run_columns =
+      "SELECT id, workflow_id, status, version, state, create_ms, end_ms FROM workflow_run";
+  s.insert_workflow_run =
+      "INSERT INTO workflow_run(workflow_id, slot_ms, status, version, state, create_ms, end_ms) "
+      "VALUES (?, ?, ?, 1, ?, ?, 0)";
+  s.select_workflow_run = workflow_run_columns + " WHERE id = ?";
+  s.update_workflow_run =
+      "UPDATE workflow_run SET status = ?, version = version + 1, state = ?, end_ms = ? "
+      "WHERE id = ? AND version = ?";
+  s.select_workflow_runs = workflow_run_columns + " WHERE workflow_id = ? ORDER BY id DESC LIMIT ?";
 
   // A job created without a name is inserted with NULL (NULLs never clash
   // in a unique index) and named "job-<id>" in the same transaction.

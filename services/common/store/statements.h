@@ -85,6 +85,21 @@ struct Statements {
   std::string update_group;
   std::string count_group_jobs;
   std::string delete_group;
+  std::string count_group_workflows;
+
+  // Workflows (sql_store_workflows.cc).
+  std::string insert_workflow;
+  std::string select_workflow;
+  std::string select_workflows;
+  std::string select_group_workflows;
+  std::string update_workflow;
+  std::string count_running_workflow_runs;
+  std::string delete_workflow_runs;
+  std::string delete_workflow;
+  std::string insert_workflow_run;
+  std::string select_workflow_run;
+  std::string update_workflow_run;
+  std::string select_workflow_runs;
 
   // Jobs.
   std::string insert_job;

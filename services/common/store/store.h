@@ -3,8 +3,8 @@
 // The Store is made of role-sized interfaces, one header each: JobStore
 // (groups and jobs), RunStore (runs and their logs), FollowupStore (the
 // follow-up outbox), StatsStore (daily statistics), AuditStore,
-// MembershipStore (registered executors), CredentialStore (tokens and users)
-// and LeaseStore. Each part of gnomon takes only the interfaces it uses; the
+// MembershipStore (registered executors), CredentialStore (tokens and users),
+// LeaseStore and WorkflowStore. Each part of gnomon takes only the interfaces it uses; the
 // parts that assemble a role hold the whole Store. SQL lives only in the
 // store's implementation in this directory (sql_store*.cc, statements.cc,
 // the schema files) and in benchmarks that inspect a store. Calls are batch-oriented so
@@ -42,6 +42,7 @@
 #include "services/common/store/membership_store.h"
 #include "services/common/store/run_store.h"
 #include "services/common/store/stats_store.h"
+#include "services/common/store/workflow_store.h"
 
 namespace gnomon::store {
 
@@ -80,7 +81,8 @@ class Store : public JobStore,
               public AuditStore,
               public MembershipStore,
               public CredentialStore,
-              public LeaseStore {
+              public LeaseStore,
+              public WorkflowStore {
  public:
   ~Store() override = default;
 
