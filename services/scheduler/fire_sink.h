@@ -39,6 +39,11 @@ struct FireSpec {
   uint32_t attempt = 0;
   int64_t first_run_id = 0;
   uint32_t shard_total = 0;  // 0: as many as the route plan makes.
+  // A workflow node's fire: its workflow run, node and the node's attempt
+  // (WorkflowDriver). Not yet stored with the run (#31).
+  int64_t workflow_run_id = 0;
+  std::string workflow_node;
+  int32_t workflow_attempt = 0;
 };
 
 struct FireOutcome {
