@@ -1,0 +1,25 @@
+// Validation of a workflow from the admin API, as job_validation.h does
+// for jobs: InvalidArgument naming the field ("workflow.nodes[2].job_id: no
+// job 17"), quoting at most a short prefix of a value.
+//
+//   if (absl::Status s = ValidateWorkflow(workflow, limits, store); !s.ok()) return s;
+//
+// Thread safety: pure functions over the store.
+#ifndef GNOMON_SERVICES_SCHEDULER_WORKFLOW_VALIDATION_H_
+#define GNOMON_SERVICES_SCHEDULER_WORKFLOW_VALIDATION_H_
+
+#include "absl/status/status.h"
+#include "gnomon/v1/workflow.pb.h"
+#include "services/common/store/job_store.h"
+#include "services/scheduler/job_validation.h"
+
+namespace gnomon::scheduler {
+
+// The workflow's own fields (name required), then its graph
+// (workflow::Validate), whose job nodes must be jobs of its group.
+absl::Status ValidateWorkflow(const v1::Workflow& workflow, const JobLimits& limits,
+                              store::JobStore* jobs);
+
+}  // namespace gnomon::scheduler
+
+#endif  // GNOMON_SERVICES_SCHEDULER_WORKFLOW_VALIDATION_H_
