@@ -11,6 +11,7 @@
 #include "gnomon/v1/log.pb.h"
 #include "gnomon/v1/manifest.pb.h"
 #include "gnomon/v1/registry.pb.h"
+#include "gnomon/v1/workflow.pb.h"
 
 namespace gnomon::testing {
 
@@ -28,7 +29,8 @@ absl::StatusOr<std::vector<const MethodDescriptor*>> DeclaredMethods() {
                                     v1::ReportResultsRequest::descriptor()->file(),
                                     v1::CreateGroupRequest::descriptor()->file(),
                                     v1::Manifest::descriptor()->file(),
-                                    v1::HttpTask::descriptor()->file()};
+                                    v1::HttpTask::descriptor()->file(),
+                                    v1::Workflow::descriptor()->file()};
   (void)linked;
   std::vector<const MethodDescriptor*> out;
   for (absl::string_view file : absl::StrSplit(GNOMON_PROTO_FILES, ',')) {
