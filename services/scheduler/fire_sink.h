@@ -40,7 +40,7 @@ struct FireSpec {
   int64_t first_run_id = 0;
   uint32_t shard_total = 0;  // 0: as many as the route plan makes.
   // A workflow node's fire: its workflow run, node and the node's attempt
-  // (WorkflowDriver). Not yet stored with the run (#31).
+  // (WorkflowDriver); recorded with the run, once per shard and attempt.
   int64_t workflow_run_id = 0;
   std::string workflow_node;
   int32_t workflow_attempt = 0;

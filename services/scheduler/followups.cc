@@ -138,6 +138,9 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
       f.attempt = run.attempt() + 1;
       f.first_run_id = run.first_run_id() > 0 ? run.first_run_id() : run.id();
       f.parent_run_id = run.parent_run_id();
+      f.workflow_run_id = run.workflow_run_id();  // A workflow node's retry is the node's.
+      f.workflow_node = run.workflow_node();
+      f.workflow_attempt = run.workflow_attempt();
       std::vector<FireSpec> fires;
       fires.push_back(std::move(f));
       absl::StatusOr<std::vector<FireOutcome>> out = sink_->Fire(std::move(fires));

@@ -65,6 +65,9 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
       r.set_parent_run_id(f.parent_run_id);
       r.set_attempt(f.attempt);
       r.set_first_run_id(f.first_run_id);
+      r.set_workflow_run_id(f.workflow_run_id);
+      r.set_workflow_node(f.workflow_node);
+      r.set_workflow_attempt(f.workflow_attempt);
       r.set_status(v1::RUN_STATUS_PENDING);
       r.set_fence_epoch(ownership ? ownership->EpochOfJob(f.job->id()) : 0);
       r.set_success_has_followups(SuccessHasFollowups(*f.job));

@@ -108,6 +108,28 @@ TEST_F(RunRecorderTest, AFiresOwnParamsReplaceTheJobsAndAnUnslottedFireHasNoSlot
   EXPECT_FALSE(stored.has_scheduled_time());
 }
 
+// A workflow node's fire, repeated (the driver's replica died between
+// storing the node RUNNING and hearing the fire was recorded), records once.
+TEST_F(RunRecorderTest, AWorkflowNodesFireIsRecordedWithItsNodeOnce) {
+  FireSpec f;
+  f.job = job_;
+  f.type = v1::TRIGGER_TYPE_PARENT;
+  f.workflow_run_id = 12;
+  f.workflow_node = "merge";
+  f.workflow_attempt = 2;
+  absl::StatusOr<RecordedFires> r = recorder_.Record({f}, {Shards(1)});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->runs.size(), 1u);
+  const v1::Run stored = Stored(r->runs[0].run.id());
+  EXPECT_EQ(stored.workflow_run_id(), 12);
+  EXPECT_EQ(stored.workflow_node(), "merge");
+  EXPECT_EQ(stored.workflow_attempt(), 2);
+  absl::StatusOr<RecordedFires> again = recorder_.Record({f}, {Shards(1)});
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->runs.empty());
+  EXPECT_TRUE(again->outcomes[0].run_ids.empty());
+}
+
 TEST_F(RunRecorderTest, ASlotAlreadyRecordedIsNotRecordedAgainAndItsOutcomeSaysSo) {
   ASSERT_TRUE(recorder_.Record({SlotFire()}, {Shards(1)}).ok());
   absl::StatusOr<RecordedFires> again = recorder_.Record({SlotFire()}, {Shards(1)});

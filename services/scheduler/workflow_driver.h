@@ -11,6 +11,8 @@
 //   absl::StatusOr<v1::WorkflowRun> run = driver.Start(workflow_id, v1::TRIGGER_TYPE_API, 0, {});
 //   driver.NodeEnded(run->id(), "merge", 1, 0, 1, {.handle_code = 200, .output = "42"});
 //
+// Its fires are recorded with their node (v1::Run.workflow_*), once per
+// shard and attempt: a fire repeated after a crash records nothing twice.
 // Not yet wired to the schedule loop, the follow-ups or the API (#31).
 //
 // Thread safety: thread-safe (its state is the store's).

@@ -352,6 +352,16 @@ const std::vector<Migration>& MysqlMigrations() {
            " end_ms BIGINT NOT NULL,"
            " UNIQUE KEY workflow_run_slot (workflow_id, slot_ms))" GNOMON_MYSQL_TABLE_OPTIONS,
        }},
+      {19,
+       "runs: the workflow node each belongs to",
+       {
+           // As SQLite's (sqlite_schema.cc).
+           "ALTER TABLE run ADD COLUMN IF NOT EXISTS workflow_run_id BIGINT NULL,"
+           " ADD COLUMN IF NOT EXISTS workflow_node VARCHAR(64) NULL,"
+           " ADD COLUMN IF NOT EXISTS workflow_attempt INT NOT NULL DEFAULT 0,"
+           " ADD UNIQUE KEY IF NOT EXISTS run_node (workflow_run_id, workflow_node,"
+           " workflow_attempt, shard_index, attempt)",
+       }},
   };
   return *migrations;
 }

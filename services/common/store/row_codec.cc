@@ -156,31 +156,15 @@ std::vector<SqlValue> RunInsertArgs(const v1::Run& r) {
   const v1::RunStatus status =
       r.status() == v1::RUN_STATUS_UNSPECIFIED ? v1::RUN_STATUS_PENDING : r.status();
   return {
-      SqlInt(r.job_id()),
-      SqlInt(r.group_id()),
-      SqlInt(r.trigger_type()),
-      TakesSlot(r) ? SqlInt(scheduled_ms) : SqlNull(),
-      SqlInt(scheduled_ms),
-      SqlInt(ToMs(r.trigger_time())),
-      SqlInt(ToMs(r.dispatch_time())),
-      SqlText(r.executor_address()),
-      SqlText(r.handler()),
-      SqlText(r.params()),
-      SqlInt(r.shard_index()),
-      SqlInt(r.shard_total()),
-      SqlInt(r.attempt()),
-      SqlInt(r.first_run_id()),
-      SqlInt(r.parent_run_id()),
-      SqlInt(r.trigger_code()),
-      SqlText(r.trigger_message()),
-      SqlInt(r.handle_code()),
-      SqlText(r.handle_message()),
-      SqlInt(ToMs(r.start_time())),
-      SqlInt(ToMs(r.end_time())),
-      SqlInt(status),
-      SqlInt(r.fence_epoch()),
-      SqlInt(r.log_line_count()),
-      SqlInt(r.log_truncated() ? 1 : 0),
+      SqlInt(r.job_id()), SqlInt(r.group_id()), SqlInt(r.trigger_type()),
+      TakesSlot(r) ? SqlInt(scheduled_ms) : SqlNull(), SqlInt(scheduled_ms),
+      SqlInt(ToMs(r.trigger_time())), SqlInt(ToMs(r.dispatch_time())),
+      SqlText(r.executor_address()), SqlText(r.handler()), SqlText(r.params()),
+      SqlInt(r.shard_index()), SqlInt(r.shard_total()), SqlInt(r.attempt()),
+      SqlInt(r.first_run_id()), SqlInt(r.parent_run_id()), SqlInt(r.trigger_code()),
+      SqlText(r.trigger_message()), SqlInt(r.handle_code()), SqlText(r.handle_message()),
+      SqlInt(ToMs(r.start_time())), SqlInt(ToMs(r.end_time())), SqlInt(status),
+      SqlInt(r.fence_epoch()), SqlInt(r.log_line_count()), SqlInt(r.log_truncated() ? 1 : 0),
       SqlInt(IsEnded(status) && (status != v1::RUN_STATUS_SUCCEEDED || r.success_has_followups())
                  ? 1
                  : 0),
@@ -188,7 +172,11 @@ std::vector<SqlValue> RunInsertArgs(const v1::Run& r) {
       r.trigger_type() == v1::TRIGGER_TYPE_PARENT && r.parent_run_id() > 0
           ? SqlInt(r.parent_run_id())
           : SqlNull(),
-      SqlInt(r.success_has_followups() ? 1 : 0)};
+      SqlInt(r.success_has_followups() ? 1 : 0),
+      // NULL for a run of no workflow: the node key (run_node) never clashes.
+      r.workflow_run_id() > 0 ? SqlInt(r.workflow_run_id()) : SqlNull(),
+      r.workflow_run_id() > 0 ? SqlText(r.workflow_node()) : SqlNull(),
+      SqlInt(r.workflow_attempt())};
 }
 
 v1::Run RunFromRow(const SqlRow& row) {
@@ -223,6 +211,9 @@ v1::Run RunFromRow(const SqlRow& row) {
   r.set_log_truncated(ColInt(row, 25) != 0);
   r.set_alarm_status(ColStr(row, 26));
   r.set_success_has_followups(ColInt(row, 27) != 0);
+  r.set_workflow_run_id(ColInt(row, 28));
+  r.set_workflow_node(ColStr(row, 29));
+  r.set_workflow_attempt(static_cast<int32_t>(ColInt(row, 30)));
   return r;
 }
 

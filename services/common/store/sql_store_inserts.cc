@@ -17,6 +17,7 @@
 // nothing, every run found by its keys after it succeeded was inserted by
 // it, so inserted ids and clash holders are never confused.
 #include <algorithm>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -37,17 +38,26 @@ bool TakesRetryKey(const v1::Run& r) { return r.attempt() > 0 && r.first_run_id(
 bool TakesChildKey(const v1::Run& r) {
   return r.trigger_type() == v1::TRIGGER_TYPE_PARENT && r.parent_run_id() > 0;
 }
-bool TakesAnyKey(const v1::Run& r) { return TakesSlot(r) || TakesRetryKey(r) || TakesChildKey(r); }
+bool TakesNodeKey(const v1::Run& r) { return r.workflow_run_id() > 0; }
+bool TakesAnyKey(const v1::Run& r) {
+  return TakesSlot(r) || TakesRetryKey(r) || TakesChildKey(r) || TakesNodeKey(r);
+}
 
 using SlotKey = std::tuple<int64_t, int64_t, int64_t, int64_t>;  // job, slot, shard, attempt
 using RetryKey = std::pair<int64_t, int64_t>;                    // first run, attempt
 using ChildKey = std::tuple<int64_t, int64_t, int64_t>;          // parent run, job, shard
+// workflow run, node, node attempt, shard, attempt
+using NodeKey = std::tuple<int64_t, std::string, int64_t, int64_t, int64_t>;
 
 SlotKey SlotOf(const v1::Run& r) {
   return {r.job_id(), ToMs(r.scheduled_time()), r.shard_index(), r.attempt()};
 }
 RetryKey RetryOf(const v1::Run& r) { return {r.first_run_id(), r.attempt()}; }
 ChildKey ChildOf(const v1::Run& r) { return {r.parent_run_id(), r.job_id(), r.shard_index()}; }
+NodeKey NodeOf(const v1::Run& r) {
+  return {r.workflow_run_id(), r.workflow_node(), r.workflow_attempt(), r.shard_index(),
+          r.attempt()};
+}
 
 // The runs holding some unique keys, read back with the select_runs_by_* statements.
 class KeyHolders {
@@ -55,7 +65,7 @@ class KeyHolders {
   static absl::StatusOr<KeyHolders> Read(SqlConn& c, const Statements& sql,
                                          const std::vector<v1::Run>& runs,
                                          const std::vector<size_t>& which) {
-    std::vector<SqlRow> slots, retries, children;
+    std::vector<SqlRow> slots, retries, children, nodes;
     for (size_t i : which) {
       const v1::Run& r = runs[i];
       if (TakesSlot(r)) {
@@ -67,11 +77,17 @@ class KeyHolders {
         children.push_back(
             {SqlInt(r.parent_run_id()), SqlInt(r.job_id()), SqlInt(r.shard_index())});
       }
+      if (TakesNodeKey(r)) {
+        nodes.push_back({SqlInt(r.workflow_run_id()), SqlText(r.workflow_node()),
+                         SqlInt(r.workflow_attempt()), SqlInt(r.shard_index()),
+                         SqlInt(r.attempt())});
+      }
     }
     KeyHolders out;
     for (const auto& [stmt, keys] : {std::pair{&sql.select_runs_by_slot, &slots},
                                      std::pair{&sql.select_runs_by_retry, &retries},
-                                     std::pair{&sql.select_runs_by_child, &children}}) {
+                                     std::pair{&sql.select_runs_by_child, &children},
+                                     std::pair{&sql.select_runs_by_node, &nodes}}) {
       if (keys->empty()) continue;
       ASSIGN_OR_RETURN(std::vector<SqlRow> rows, QueryPadded(c, *stmt, *keys));
       for (const SqlRow& row : rows) out.Add(row);
@@ -90,11 +106,15 @@ class KeyHolders {
     if (TakesChildKey(r)) {
       if (auto it = child_.find(ChildOf(r)); it != child_.end()) return it->second;
     }
+    if (TakesNodeKey(r)) {
+      if (auto it = node_.find(NodeOf(r)); it != node_.end()) return it->second;
+    }
     return 0;
   }
 
  private:
-  // A row of kRunKeyColumns: id, job_id, slot_ms, shard_index, attempt, retry_of, child_of.
+  // A row of kRunKeyColumns: id, job_id, slot_ms, shard_index, attempt, retry_of, child_of,
+  // workflow_run_id, workflow_node, workflow_attempt.
   void Add(const SqlRow& row) {
     const int64_t id = ColInt(row, 0);
     const int64_t job = ColInt(row, 1);
@@ -103,11 +123,14 @@ class KeyHolders {
     if (!ColIsNull(row, 2)) slot_[{job, ColInt(row, 2), shard, attempt}] = id;
     if (!ColIsNull(row, 5)) retry_[{ColInt(row, 5), attempt}] = id;
     if (!ColIsNull(row, 6)) child_[{ColInt(row, 6), job, shard}] = id;
+    if (!ColIsNull(row, 7))
+      node_[{ColInt(row, 7), ColStr(row, 8), ColInt(row, 9), shard, attempt}] = id;
   }
 
   absl::flat_hash_map<SlotKey, int64_t> slot_;
   absl::flat_hash_map<RetryKey, int64_t> retry_;
   absl::flat_hash_map<ChildKey, int64_t> child_;
+  absl::flat_hash_map<NodeKey, int64_t> node_;
 };
 
 }  // namespace
@@ -128,9 +151,11 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
       const v1::Run& x = runs[a];
       const v1::Run& y = runs[b];
       return std::tuple(x.job_id(), TakesSlot(x) ? ToMs(x.scheduled_time()) : -1, x.shard_index(),
-                        x.attempt(), x.first_run_id(), x.parent_run_id()) <
+                        x.attempt(), x.first_run_id(), x.parent_run_id(), x.workflow_run_id(),
+                        x.workflow_node(), x.workflow_attempt()) <
              std::tuple(y.job_id(), TakesSlot(y) ? ToMs(y.scheduled_time()) : -1, y.shard_index(),
-                        y.attempt(), y.first_run_id(), y.parent_run_id());
+                        y.attempt(), y.first_run_id(), y.parent_run_id(), y.workflow_run_id(),
+                        y.workflow_node(), y.workflow_attempt());
     });
     if (c.consecutive_insert_ids()) {
       keyed.insert(keyed.end(), unkeyed.begin(), unkeyed.end());
@@ -255,6 +280,12 @@ absl::StatusOr<int64_t> SqlStore::FindClashingRun(SqlConn& c, const v1::Run& run
     keys.push_back(
         {&sql_.select_child_holder,
          {SqlInt(run.parent_run_id()), SqlInt(run.job_id()), SqlInt(run.shard_index())}});
+  }
+  if (TakesNodeKey(run)) {
+    keys.push_back(
+        {&sql_.select_node_holder,
+         {SqlInt(run.workflow_run_id()), SqlText(run.workflow_node()),
+          SqlInt(run.workflow_attempt()), SqlInt(run.shard_index()), SqlInt(run.attempt())}});
   }
   for (const auto& [sql, args] : keys) {
     ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(*sql, args));

@@ -358,6 +358,18 @@ const std::vector<Migration>& SqliteMigrations() {
            " end_ms INTEGER NOT NULL,"
            " UNIQUE (workflow_id, slot_ms))",
        }},
+      {19,
+       "runs: the workflow node each belongs to",
+       {
+           // NULL for a run of no workflow (every run before this version),
+           // so run_node never clashes for them; a node's attempt is
+           // recorded once per shard and retry attempt.
+           "ALTER TABLE run ADD COLUMN workflow_run_id INTEGER NULL",
+           "ALTER TABLE run ADD COLUMN workflow_node TEXT NULL",
+           "ALTER TABLE run ADD COLUMN workflow_attempt INTEGER NOT NULL DEFAULT 0",
+           "CREATE UNIQUE INDEX IF NOT EXISTS run_node ON run(workflow_run_id, workflow_node,"
+           " workflow_attempt, shard_index, attempt)",
+       }},
   };
   return *migrations;
 }

@@ -19,7 +19,8 @@ constexpr char kInsertRun[] =
     "dispatch_ms, executor_address, handler, params, shard_index, shard_total, attempt, "
     "first_run_id, parent_run_id, trigger_code, trigger_message, handle_code, handle_message, "
     "start_ms, end_ms, status, fence_epoch, log_line_count, log_truncated, "
-    "followup_pending, retry_of, child_of, followup_on_success) VALUES ";
+    "followup_pending, retry_of, child_of, followup_on_success, workflow_run_id, workflow_node, "
+    "workflow_attempt) VALUES ";
 
 // One assignment of a multi-row UPDATE: `column` = `expr`, where expr names
 // the new value of column c as $c and the stored one as {t}.c.
@@ -145,7 +146,7 @@ void AddBatchStatements(Dialect d, Statements& s) {
                           "", n);
   });
   s.insert_runs = BatchSql(
-      [](int n) { return absl::StrCat(kInsertRun, RepeatJoined(Placeholders(29), n, ", ")); });
+      [](int n) { return absl::StrCat(kInsertRun, RepeatJoined(Placeholders(32), n, ", ")); });
   const std::string keys = absl::StrCat("SELECT ", kRunKeyColumns, " FROM run WHERE ");
   s.select_runs_by_slot = BatchSql([=](int n) {
     return absl::StrCat(
@@ -158,6 +159,12 @@ void AddBatchStatements(Dialect d, Statements& s) {
   s.select_runs_by_child = BatchSql([=](int n) {
     return absl::StrCat(
         keys, RepeatJoined("(child_of = ? AND job_id = ? AND shard_index = ?)", n, " OR "));
+  });
+  s.select_runs_by_node = BatchSql([=](int n) {
+    return absl::StrCat(keys,
+                        RepeatJoined("(workflow_run_id = ? AND workflow_node = ? AND "
+                                     "workflow_attempt = ? AND shard_index = ? AND attempt = ?)",
+                                     n, " OR "));
   });
   s.lock_runs = BatchSql([=](int n) {
     return absl::StrCat("SELECT ", kRunStateColumns, " FROM run WHERE ", IdIn(n), " ORDER BY id",
@@ -372,12 +379,15 @@ Statements Portable() {
       "SELECT g.app_name, j.state, COUNT(*) FROM job j JOIN job_group g ON g.id = j.group_id "
       "GROUP BY g.app_name, j.state";
 
-  s.insert_run = absl::StrCat(kInsertRun, Placeholders(29));
+  s.insert_run = absl::StrCat(kInsertRun, Placeholders(32));
   s.select_slot_holder =
       "SELECT id FROM run WHERE job_id = ? AND slot_ms = ? AND shard_index = ? AND attempt = ?";
   s.select_retry_holder = "SELECT id FROM run WHERE retry_of = ? AND attempt = ?";
   s.select_child_holder =
       "SELECT id FROM run WHERE child_of = ? AND job_id = ? AND shard_index = ?";
+  s.select_node_holder =
+      "SELECT id FROM run WHERE workflow_run_id = ? AND workflow_node = ? AND workflow_attempt = ? "
+      "AND shard_index = ? AND attempt = ?";
   s.select_run = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE id = ?");
   s.update_alarm_status = "UPDATE run SET alarm_status = ? WHERE id = ?";
   s.select_run_log =

@@ -40,7 +40,9 @@ inline constexpr char kRunColumns[] =
     "id, job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, dispatch_ms, "
     "executor_address, handler, params, shard_index, shard_total, attempt, first_run_id, "
     "parent_run_id, trigger_code, trigger_message, handle_code, handle_message, start_ms, "
-    "end_ms, status, fence_epoch, log_line_count, log_truncated, alarm_status, followup_on_success";
+    "end_ms, status, fence_epoch, log_line_count, log_truncated, alarm_status, "
+    "followup_on_success, "
+    "workflow_run_id, workflow_node, workflow_attempt";
 // What SqlStore reads of a run before it changes it (run_state.h), and
 // writes back whole (WriteRuns), in this order.
 inline constexpr char kRunStateColumns[] =
@@ -51,7 +53,9 @@ inline constexpr char kRunStateColumns[] =
 // The key columns a run's unique keys are made of (after its id), as read
 // back by the select_runs_by_* statements.
 inline constexpr char kRunKeyColumns[] =
-    "id, job_id, slot_ms, shard_index, attempt, retry_of, child_of";
+    "id, job_id, slot_ms, shard_index, attempt, retry_of, child_of, workflow_run_id, "
+    "workflow_node, "
+    "workflow_attempt";
 
 // The statements of one set of daily statistics tables (day counters,
 // duration and lateness histograms). Selects take (job_id,) from_day, to_day;
@@ -139,14 +143,17 @@ struct Statements {
   std::string select_slot_holder;
   std::string select_retry_holder;
   std::string select_child_holder;
-  // Multi-row: rows of the 28 RunInsertArgs; fails as a whole on a clash.
+  std::string select_node_holder;
+  // Multi-row: rows of the 32 RunInsertArgs; fails as a whole on a clash.
   BatchSql insert_runs;
   // Multi-row: kRunKeyColumns of the runs holding the given keys; rows of
-  // (job_id, slot_ms, shard_index, attempt), (retry_of, attempt) and
-  // (child_of, job_id, shard_index).
+  // (job_id, slot_ms, shard_index, attempt), (retry_of, attempt),
+  // (child_of, job_id, shard_index) and (workflow_run_id, workflow_node,
+  // workflow_attempt, shard_index, attempt).
   BatchSql select_runs_by_slot;
   BatchSql select_runs_by_retry;
   BatchSql select_runs_by_child;
+  BatchSql select_runs_by_node;
   // Multi-row: rows of (id); kRunStateColumns by id, locked for update
   // where the dialect has row locks.
   BatchSql lock_runs;

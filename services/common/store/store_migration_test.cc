@@ -55,12 +55,21 @@ void RawExec(const std::string& url, bool mysql, std::unique_ptr<sql::Connection
 
 // Statements that take a current database back to schema version 1.
 std::vector<std::string> RewindToV1(bool mysql) {
-  // Version 17 counted a run's log bytes; 16 recorded which registration
-  // wrote an executor's row; 15 decided follow-ups on success when a run is
-  // recorded.
-  std::vector<std::string> out = {"ALTER TABLE registry DROP COLUMN registration_id",
-                                  "ALTER TABLE run DROP COLUMN followup_on_success",
-                                  "ALTER TABLE run DROP COLUMN log_bytes"};
+  // Version 19 linked runs to workflow nodes, 18 added workflows; 17
+  // counted a run's log bytes; 16 recorded which registration wrote an
+  // executor's row; 15 decided follow-ups on success when a run is recorded.
+  std::vector<std::string> out =
+      mysql ? std::vector<std::string>{"ALTER TABLE run DROP INDEX run_node, DROP COLUMN "
+                                       "workflow_run_id, DROP COLUMN workflow_node, DROP COLUMN "
+                                       "workflow_attempt"}
+            : std::vector<std::string>{"DROP INDEX run_node",
+                                       "ALTER TABLE run DROP COLUMN workflow_run_id",
+                                       "ALTER TABLE run DROP COLUMN workflow_node",
+                                       "ALTER TABLE run DROP COLUMN workflow_attempt"};
+  out.insert(out.end(), {"DROP TABLE workflow_run", "DROP TABLE workflow",
+                         "ALTER TABLE registry DROP COLUMN registration_id",
+                         "ALTER TABLE run DROP COLUMN followup_on_success",
+                         "ALTER TABLE run DROP COLUMN log_bytes"});
   // Version 11 named jobs.
   std::vector<std::string> names =
       mysql ? std::vector<std::string>{"ALTER TABLE job DROP INDEX job_group_name, DROP INDEX job_name, DROP COLUMN name"}
@@ -153,7 +162,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_THAT(AppliedMigrations(),
-              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18));
+              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -224,7 +233,7 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
                                    "DELETE FROM report_day", "DELETE FROM stats_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_THAT(AppliedMigrations(),
-              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18));
+              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);

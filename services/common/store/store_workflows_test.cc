@@ -176,6 +176,53 @@ TEST_P(StoreWorkflowTest, AWorkflowWithARunningRunOrAGroupWithAWorkflowStays) {
   ASSERT_OK(store().DeleteGroup(group_.id()));
 }
 
+// A node's run is recorded once per (workflow run, node, node attempt,
+// shard, retry attempt): a fire repeated after a crash finds the first.
+TEST_P(StoreWorkflowTest, ANodesRunIsRecordedOncePerShardAndAttemptWithItsNode) {
+  auto node_run = [&](const std::string& node, int32_t node_attempt, uint32_t shard,
+                      uint32_t attempt) {
+    v1::Run r;
+    r.set_job_id(job_.id());
+    r.set_group_id(group_.id());
+    r.set_trigger_type(v1::TRIGGER_TYPE_PARENT);
+    r.mutable_trigger_time()->set_seconds(10);
+    r.set_shard_index(shard);
+    r.set_shard_total(2);
+    r.set_attempt(attempt);
+    r.set_status(v1::RUN_STATUS_PENDING);
+    r.set_workflow_run_id(77);
+    r.set_workflow_node(node);
+    r.set_workflow_attempt(node_attempt);
+    return r;
+  };
+  std::vector<v1::Run> batch = {node_run("merge", 1, 0, 0), node_run("merge", 1, 1, 0),
+                                node_run("merge", 2, 0, 0), node_run("publish", 1, 0, 0),
+                                node_run("merge", 1, 0, 1), node_run("merge", 1, 0, 0)};
+  ASSERT_OK_AND_ASSIGN(out, store().InsertRuns(batch));
+  ASSERT_EQ(out.size(), 6u);
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(out[i].inserted) << i;
+  EXPECT_FALSE(out[5].inserted);
+  EXPECT_EQ(out[5].run_id, out[0].run_id);
+  std::vector<v1::Run> replay = {node_run("merge", 1, 1, 0)};
+  ASSERT_OK_AND_ASSIGN(again, store().InsertRuns(replay));
+  EXPECT_FALSE(again[0].inserted);
+  EXPECT_EQ(again[0].run_id, out[1].run_id);
+  ASSERT_OK_AND_ASSIGN(stored, store().GetRun(out[2].run_id));
+  EXPECT_EQ(stored.workflow_run_id(), 77);
+  EXPECT_EQ(stored.workflow_node(), "merge");
+  EXPECT_EQ(stored.workflow_attempt(), 2);
+  // Runs of no workflow never clash on it.
+  v1::Run plain = node_run("", 0, 0, 0);
+  plain.clear_workflow_run_id();
+  std::vector<v1::Run> plains = {plain, plain};
+  ASSERT_OK_AND_ASSIGN(both, store().InsertRuns(plains));
+  EXPECT_TRUE(both[0].inserted);
+  EXPECT_TRUE(both[1].inserted);
+  ASSERT_OK_AND_ASSIGN(read, store().GetRun(both[0].run_id));
+  EXPECT_EQ(read.workflow_run_id(), 0);
+  EXPECT_EQ(read.workflow_node(), "");
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreWorkflowTest, ::testing::Values("sqlite", "mysql"),
                          [](const auto& info) { return info.param; });
 
