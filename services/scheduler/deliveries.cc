@@ -32,14 +32,13 @@ bool AnotherMayTake(const absl::StatusOr<v1::RunAnswer>& r) {
   }
 }
 
-// When a run is routed: its slot, or its recording if it has none.
-int64_t InstantOf(const v1::Run& run) {
-  return run.has_scheduled_time() ? TimeUtil::TimestampToMilliseconds(run.scheduled_time()) : 0;
-}
-
 }  // namespace
 
 namespace internal {
+
+int64_t InstantOf(const v1::Run& run) {
+  return run.has_scheduled_time() ? TimeUtil::TimestampToMilliseconds(run.scheduled_time()) : 0;
+}
 
 v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job, int partition_count) {
   v1::RunRequest req;
@@ -467,7 +466,7 @@ void Deliveries::OnProbeAnswer(Delivery& d, const Answer& a) {
   // Nobody holds it and the question fenced the predecessor off on every
   // executor of the group: send it now (at its instant if that is ahead).
   done(run_id, InDoubt::kResent);
-  Go(d, InstantOf(run));
+  Go(d, internal::InstantOf(run));
 }
 
 // Endings.

@@ -78,6 +78,8 @@
 namespace gnomon::scheduler {
 
 namespace internal {
+// When a recorded run is sent again: at its slot, or at once (0) if it has none.
+int64_t InstantOf(const v1::Run& run);
 // The request that sends `run` of `job`; `partition_count`: the
 // installation's (JobStore::partition_count()).
 v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job, int partition_count);

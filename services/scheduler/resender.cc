@@ -2,12 +2,8 @@
 
 #include <utility>
 
-#include "google/protobuf/util/time_util.h"
-
 namespace gnomon::scheduler {
 namespace {
-
-using google::protobuf::util::TimeUtil;
 
 // The fire a recorded run of `job` is routed as when sent again: its shard
 // of its total, among the job's group.
@@ -54,8 +50,7 @@ void Resender::Resend(std::vector<v1::Run> runs, std::shared_ptr<const Ownership
     // Recorded runs are in flight from their recording (RunRecorder); a
     // resent one from here.
     if (in_flight_ != nullptr) in_flight_->Sending(run.id());
-    const int64_t at =
-        run.has_scheduled_time() ? TimeUtil::TimestampToMilliseconds(run.scheduled_time()) : 0;
+    const int64_t at = internal::InstantOf(run);
     deliveries_->Send(std::move(run), job->second, plan.runs.front(), *std::move(targets), at);
   }
 }

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
 #include "services/common/status/status_macros.h"
 #include "services/common/store/job_store.h"
@@ -37,8 +38,8 @@ absl::StatusOr<v1::WorkflowRun> WorkflowDriver::Start(int64_t workflow_id, v1::T
   run.set_trigger_type(type);
   run.set_params(params.value_or(w.params()));
   if (scheduled_ms > 0) {
-    run.mutable_scheduled_time()->set_seconds(scheduled_ms / 1000);
-    run.mutable_scheduled_time()->set_nanos(static_cast<int32_t>(scheduled_ms % 1000) * 1'000'000);
+    *run.mutable_scheduled_time() =
+        google::protobuf::util::TimeUtil::MillisecondsToTimestamp(scheduled_ms);
   }
   *run.mutable_workflow() = std::move(w);
   ASSIGN_OR_RETURN(std::shared_ptr<const workflow::Dag> dag, GraphOf(run));
