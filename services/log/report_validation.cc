@@ -56,6 +56,7 @@ absl::Status CheckItem(const std::string& item, const v1::ReportItem& r) {
       return FirstError({CheckRunId(item, r.result().run_id(), "result"),
                          CheckLength(item + ".result.handle_message", r.result().handle_message(),
                                      kMaxHandleMessageBytes),
+                         CheckLength(item + ".result.output", r.result().output(), kMaxOutputBytes),
                          CheckTimestamp(item + ".result.start_time", r.result().start_time()),
                          CheckTimestamp(item + ".result.end_time", r.result().end_time())});
     default:

@@ -6,9 +6,13 @@
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
 #include "services/common/status/status_macros.h"
+#include "services/scheduler/admin_answer.h"
 
 namespace gnomon::scheduler {
 namespace {
+
+using admin_internal::Actor;
+using admin_internal::Object;
 
 // Adapts an absl::Status-returning call to the StatusOr shape Answer expects.
 template <typename T>
@@ -17,9 +21,6 @@ absl::StatusOr<T> Empty(absl::Status s) {
   return T();
 }
 
-// "job/12": what an audit entry is about.
-std::string Object(const char* kind, int64_t id) { return absl::StrCat(kind, "/", id); }
-
 // "job/12,13,14": the jobs a batch created.
 std::string Jobs(const v1::BatchCreateJobsResponse& created) {
   std::vector<int64_t> ids;
@@ -27,34 +28,7 @@ std::string Jobs(const v1::BatchCreateJobsResponse& created) {
   return absl::StrCat("job/", absl::StrJoin(ids, ","));
 }
 
-// Who the caller is in the audit log and on script versions.
-std::string Actor(const Caller& caller) {
-  return AuditLog::Actor(caller.user.empty() ? caller.credential : "user:" + caller.user);
-}
-
 }  // namespace
-
-template <typename T, typename Fn>
-grpc::Status AdminService::Answer(const char* method, Ctx* ctx, T* out, Fn&& fn,
-                                  const AdminChange& change, JobRef* job) {
-  absl::StatusOr<Caller> caller = auth_->Authorize(*ctx, v1::JobAdmin::service_full_name(), method);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (limiter_ != nullptr && !limiter_->Allow(caller->credential))
-    return ToGrpcStatus(RateLimitedError(limiter_->limit()));
-  if (job != nullptr) {
-    if (absl::Status s = ResolveJob(stores_.jobs, caller->access, *job); !s.ok())
-      return ToGrpcStatus(s);
-  }
-  const bool audited = audit_ != nullptr && change.request != nullptr;
-  const std::string before = audited && change.before ? change.before() : "";
-  absl::StatusOr<T> r = fn(static_cast<const Caller&>(*caller));
-  if (!r.ok()) return ToGrpcStatus(r.status());
-  *out = *std::move(r);
-  if (audited) {
-    audit_->Record(Actor(*caller), method, change.object(), before, *change.request, *out);
-  }
-  return grpc::Status::OK;
-}
 
 std::string AdminService::JobJson(int64_t job_id) {
   // The stored job as the audit records it: not GetJob's answer, which also

@@ -19,6 +19,7 @@
 #include "services/scheduler/admin_core.h"
 #include "services/scheduler/audit_log.h"
 #include "services/scheduler/job_names.h"
+#include "services/scheduler/workflow_admin.h"
 
 namespace gnomon::scheduler {
 
@@ -33,10 +34,16 @@ struct AdminChange {
 
 class AdminService final : public v1::JobAdmin::Service {
  public:
-  // `limiter` may be null (no rate limit); `audit` may be null (no audit log).
+  // `limiter` may be null (no rate limit); `audit` may be null (no audit
+  // log); `workflows` may be null (the workflow methods answer UNIMPLEMENTED).
   AdminService(AdminCore* core, Authenticator* auth, RateLimiter* limiter = nullptr,
-               AuditLog* audit = nullptr)
-      : core_(core), auth_(auth), stores_(core->stores()), limiter_(limiter), audit_(audit) {}
+               AuditLog* audit = nullptr, WorkflowAdmin* workflows = nullptr)
+      : core_(core),
+        auth_(auth),
+        stores_(core->stores()),
+        limiter_(limiter),
+        audit_(audit),
+        workflows_(workflows) {}
 
   using Ctx = grpc::ServerContext;
   grpc::Status CreateGroup(Ctx*, const v1::CreateGroupRequest*, v1::Group*) override;
@@ -79,6 +86,24 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status WhoAmI(Ctx*, const v1::WhoAmIRequest*, v1::WhoAmIResponse*) override;
   grpc::Status ListExecutors(Ctx*, const v1::ListExecutorsRequest*,
                              v1::ListExecutorsResponse*) override;
+  // Workflows (admin_workflows.cc).
+  grpc::Status CreateWorkflow(Ctx*, const v1::CreateWorkflowRequest*, v1::Workflow*) override;
+  grpc::Status GetWorkflow(Ctx*, const v1::GetWorkflowRequest*, v1::Workflow*) override;
+  grpc::Status ListWorkflows(Ctx*, const v1::ListWorkflowsRequest*,
+                             v1::ListWorkflowsResponse*) override;
+  grpc::Status UpdateWorkflow(Ctx*, const v1::UpdateWorkflowRequest*, v1::Workflow*) override;
+  grpc::Status DeleteWorkflow(Ctx*, const v1::DeleteWorkflowRequest*,
+                              v1::DeleteWorkflowResponse*) override;
+  grpc::Status TriggerWorkflow(Ctx*, const v1::TriggerWorkflowRequest*, v1::WorkflowRun*) override;
+  grpc::Status GetWorkflowRun(Ctx*, const v1::GetWorkflowRunRequest*, v1::WorkflowRun*) override;
+  grpc::Status ListWorkflowRuns(Ctx*, const v1::ListWorkflowRunsRequest*,
+                                v1::ListWorkflowRunsResponse*) override;
+  grpc::Status CancelWorkflowRun(Ctx*, const v1::CancelWorkflowRunRequest*,
+                                 v1::WorkflowRun*) override;
+  grpc::Status RerunWorkflowNode(Ctx*, const v1::WorkflowNodeRequest*, v1::WorkflowRun*) override;
+  grpc::Status SkipWorkflowNode(Ctx*, const v1::WorkflowNodeRequest*, v1::WorkflowRun*) override;
+  grpc::Status MarkWorkflowNodeSucceeded(Ctx*, const v1::WorkflowNodeRequest*,
+                                         v1::WorkflowRun*) override;
 
  private:
   // Authorizes the call to `method` (the handler's __func__, which is the
@@ -92,6 +117,17 @@ class AdminService final : public v1::JobAdmin::Service {
   std::string JobJson(int64_t job_id);
   std::string GroupJson(int64_t group_id);
   std::string UserJson(const std::string& name);
+  // A workflow, or a workflow run, as the audit records it ("" if gone).
+  std::string WorkflowJson(int64_t workflow_id);
+  std::string WorkflowRunJson(int64_t workflow_run_id);
+  // The workflow methods: UNIMPLEMENTED without a WorkflowAdmin, else
+  // PermissionDenied unless the caller reaches `group` (once it is known).
+  absl::Status CheckWorkflows() const;
+  // An operation on workflow run r->workflow_run_id(): the caller's reach
+  // checked, `fn()` answered, the change audited.
+  template <typename Request, typename Fn>
+  grpc::Status OnWorkflowRun(const char* method, Ctx* c, const Request* r, v1::WorkflowRun* o,
+                             Fn&& fn);
   // PermissionDenied unless `a` reaches the job's group and its children's.
   absl::Status CheckJobSpec(const Access& a, const v1::Job& job);
 
@@ -100,6 +136,7 @@ class AdminService final : public v1::JobAdmin::Service {
   const AdminStores stores_;
   RateLimiter* const limiter_;
   AuditLog* const audit_;
+  WorkflowAdmin* const workflows_;
 };
 
 }  // namespace gnomon::scheduler

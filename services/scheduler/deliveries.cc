@@ -50,6 +50,8 @@ v1::RunRequest RequestFor(const v1::Run& run, const v1::Job& job, int partition_
     *req.mutable_bean() = job.bean();
   }
   req.set_params(run.params());
+  req.set_workflow_run_id(run.workflow_run_id());
+  *req.mutable_inputs() = run.inputs();
   req.set_shard_index(run.shard_index());
   req.set_shard_total(run.shard_total());
   req.set_attempt(run.attempt());

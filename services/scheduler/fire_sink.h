@@ -44,6 +44,8 @@ struct FireSpec {
   int64_t workflow_run_id = 0;
   std::string workflow_node;
   int32_t workflow_attempt = 0;
+  // Its parents' outputs (the node's inputs).
+  std::vector<v1::WorkflowInput> inputs;
 };
 
 struct FireOutcome {

@@ -100,9 +100,22 @@ bool Followups::FireChildren(const v1::Run& run, const v1::Job& job) {
   return out.ok();
 }
 
+bool Followups::EndNode(const v1::Run& run) {
+  if (run.workflow_run_id() <= 0 || workflows_ == nullptr) return true;
+  absl::StatusOr<v1::WorkflowRun> moved = workflows_->NodeEnded(
+      run.workflow_run_id(), run.workflow_node(), run.workflow_attempt(),
+      static_cast<int>(run.shard_index()), static_cast<int>(run.shard_total()),
+      {.handle_code = run.handle_code(), .output = run.output()});
+  // Gone: the workflow (and its runs) was deleted since.
+  if (moved.ok() || absl::IsNotFound(moved.status())) return true;
+  GNOMON_LOG(WARNING) << "scheduler: workflow run " << run.workflow_run_id() << " node "
+                      << run.workflow_node() << " (run " << run.id() << "): " << moved.status();
+  return false;
+}
+
 bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, int64_t now_ms,
                        int64_t* next_due_ms, std::optional<store::JobAdvance>* reschedule) {
-  if (absl::IsNotFound(job.status())) return true;
+  if (absl::IsNotFound(job.status())) return EndNode(run);
   if (!job.ok()) return false;
   if (run.status() == v1::RUN_STATUS_FAILED) {
     // Killed runs were stopped on purpose: no retry, no alarm.
@@ -141,6 +154,7 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
       f.workflow_run_id = run.workflow_run_id();  // A workflow node's retry is the node's.
       f.workflow_node = run.workflow_node();
       f.workflow_attempt = run.workflow_attempt();
+      f.inputs.assign(run.inputs().begin(), run.inputs().end());
       std::vector<FireSpec> fires;
       fires.push_back(std::move(f));
       absl::StatusOr<std::vector<FireOutcome>> out = sink_->Fire(std::move(fires));
@@ -148,8 +162,9 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
         GNOMON_LOG(WARNING) << "scheduler: retry of run " << run.id() << ": " << out.status();
       return out.ok();  // The retry's own end decides what follows.
     }
+    if (!EndNode(run)) return false;
     if (!killed) raise(absl::StrCat("failed after ", run.attempt() + 1, " attempt(s)"));
-  } else if (!FireChildren(run, *job)) {
+  } else if (!FireChildren(run, *job) || !EndNode(run)) {
     return false;
   }
   // FIX_DELAY: the next scheduled fire is this (final) run's end + delay,

@@ -1,5 +1,6 @@
 // Followups: what happens after a run ends — fail retry with backoff, child
-// jobs, and the next fire of a FIX_DELAY job. Ended runs are durable
+// jobs, the next fire of a FIX_DELAY job, and a workflow node's end (its
+// workflow run moves on: WorkflowDriver::NodeEnded). Ended runs are durable
 // follow-ups in the store (written in the same transaction that ended them),
 // so a scheduler that dies mid-way redoes them on restart; the store's unique
 // keys (first_run_id, attempt) and (parent_run_id, job_id, shard) make a
@@ -32,6 +33,7 @@
 #include "services/scheduler/fire_sink.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/schedule_loop.h"
+#include "services/scheduler/workflow_driver.h"
 
 namespace gnomon::scheduler {
 
@@ -58,12 +60,13 @@ bool SuccessHasFollowups(const v1::Job& job);
 
 class Followups {
  public:
-  // `alarms` may be null (no alarms).
+  // `alarms` may be null (no alarms), `workflows` too (workflow node runs
+  // then only retry).
   // Reads ended runs from `outbox`, the runs of a job from `runs` and jobs
   // (with their cursors) from `jobs`.
   Followups(store::FollowupStore* outbox, store::RunStore* runs, store::JobStore* jobs,
             FireSink* sink, ScheduleLoop* loop, Clock* clock, FollowupOptions options,
-            alarm::AlarmSender* alarms = nullptr)
+            alarm::AlarmSender* alarms = nullptr, WorkflowDriver* workflows = nullptr)
       : outbox_(outbox),
         runs_(runs),
         jobs_(jobs),
@@ -72,6 +75,7 @@ class Followups {
         clock_(clock),
         options_(options),
         alarms_(alarms),
+        workflows_(workflows),
         worker_(clock) {}
 
   void Start() {
@@ -97,6 +101,9 @@ class Followups {
               int64_t* next_due_ms, std::optional<store::JobAdvance>* reschedule);
   bool FireChildren(const v1::Run& run, const v1::Job& job);
   bool AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id);
+  // A workflow node's run ended for good (after its retries): its workflow
+  // run moves on. False if that must be retried later.
+  bool EndNode(const v1::Run& run);
 
   store::FollowupStore* const outbox_;
   store::RunStore* const runs_;
@@ -106,6 +113,7 @@ class Followups {
   Clock* const clock_;
   const FollowupOptions options_;
   alarm::AlarmSender* const alarms_;
+  WorkflowDriver* const workflows_;
   absl::Mutex mu_;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
   PeriodicWorker worker_;

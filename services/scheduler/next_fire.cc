@@ -29,6 +29,12 @@ std::shared_ptr<const schedule::CompiledCron> CompileJobCron(const v1::Job& job)
   return std::make_shared<const schedule::CompiledCron>(*std::move(c));
 }
 
+v1::Job WorkflowSlots(const v1::Workflow& workflow) {
+  v1::Job j;
+  *j.mutable_schedule() = workflow.schedule();
+  return j;
+}
+
 int64_t FirstSlot(const v1::Job& job, int64_t now_ms, const schedule::CompiledCron* cron) {
   const v1::Schedule& s = job.schedule();
   switch (s.kind_case()) {

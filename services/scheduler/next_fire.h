@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "gnomon/v1/common.pb.h"
+#include "gnomon/v1/workflow.pb.h"
 #include "services/common/schedule/schedule.h"
 
 namespace gnomon::scheduler {
@@ -35,6 +36,9 @@ int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms,
 // The job's slots in [from_ms, to_ms) (from_ms a slot; to_ms kNever: all the
 // slots left), counted up to `cap`: how many a misfire policy passes over
 // when it moves a cursor from one to the other.
+// A workflow's schedule as the job these functions take (only its schedule).
+v1::Job WorkflowSlots(const v1::Workflow& workflow);
+
 int64_t SlotsBetween(const v1::Job& job, int64_t from_ms, int64_t to_ms,
                      const schedule::CompiledCron* cron, int64_t cap = 1'000'000);
 

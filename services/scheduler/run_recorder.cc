@@ -68,9 +68,11 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
       r.set_workflow_run_id(f.workflow_run_id);
       r.set_workflow_node(f.workflow_node);
       r.set_workflow_attempt(f.workflow_attempt);
+      r.mutable_inputs()->Assign(f.inputs.begin(), f.inputs.end());
       r.set_status(v1::RUN_STATUS_PENDING);
       r.set_fence_epoch(ownership ? ownership->EpochOfJob(f.job->id()) : 0);
-      r.set_success_has_followups(SuccessHasFollowups(*f.job));
+      // A workflow node's end always moves its workflow run on.
+      r.set_success_has_followups(SuccessHasFollowups(*f.job) || f.workflow_run_id > 0);
       out.runs.push_back({i, k, {}});
     }
   }

@@ -27,6 +27,8 @@ constexpr char kTransitionsHelp[] = "Partitions this replica took (gained) or ga
 constexpr char kPoolQueued[] = "gnomon_scheduler_trigger_pool_queued";
 constexpr char kPoolQueuedHelp[] = "Dispatches waiting in a trigger pool (fast or slow).";
 constexpr char kAlarms[] = "gnomon_scheduler_alarms_total";
+constexpr char kWorkflowRuns[] = "gnomon_workflow_runs_total";
+constexpr char kWorkflowRunsHelp[] = "Workflow runs that ended, by outcome.";
 constexpr char kAlarmsHelp[] =
     "Alarm deliveries by channel and result (sent, or failed after its retries).";
 
@@ -79,6 +81,14 @@ SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
       slots_skipped_(m.Counter("gnomon_scheduler_slots_skipped_total",
                                "Schedule slots their job's misfire policy passed over: later than "
                                "the misfire threshold and never run (each slot counted).")),
+      workflow_runs_succeeded_(
+          m.Counter(kWorkflowRuns, kWorkflowRunsHelp, {{"status", "succeeded"}})),
+      workflow_runs_failed_(m.Counter(kWorkflowRuns, kWorkflowRunsHelp, {{"status", "failed"}})),
+      workflow_runs_cancelled_(
+          m.Counter(kWorkflowRuns, kWorkflowRunsHelp, {{"status", "cancelled"}})),
+      workflow_run_duration_(m.Histogram("gnomon_workflow_run_duration_seconds",
+                                         "Workflow runs that ended: from their start to their end.",
+                                         metrics::RunDurationBuckets())),
       alarms_aggregated_(m.Counter(
           "gnomon_scheduler_alarms_aggregated_total",
           "Alarms folded into their job's summary (sent as one alarm with the count) "
@@ -168,6 +178,14 @@ void SchedulerMetrics::SetJobs(const std::vector<store::JobCount>& counts) {
                       static_cast<double>(c.jobs)});
   }
   jobs_.Set(values);
+}
+
+void SchedulerMetrics::WorkflowRunEnded(v1::WorkflowRunStatus status, absl::Duration took) {
+  (status == v1::WORKFLOW_RUN_STATUS_SUCCEEDED   ? workflow_runs_succeeded_
+   : status == v1::WORKFLOW_RUN_STATUS_CANCELLED ? workflow_runs_cancelled_
+                                                 : workflow_runs_failed_)
+      .Increment();
+  workflow_run_duration_.Observe(absl::ToDoubleSeconds(took));
 }
 
 }  // namespace gnomon::scheduler

@@ -65,6 +65,8 @@ class SchedulerMetrics {
   }
   // Slots a misfire policy passed over (never run): each one, not per fire.
   void SlotsSkipped(int64_t n) { slots_skipped_.Increment(static_cast<double>(n)); }
+  // A workflow run ended (counted once, by the replica that stored its end).
+  void WorkflowRunEnded(v1::WorkflowRunStatus status, absl::Duration took);
   // An executor accepted `run` (first time) at now_ms: a fire dispatched,
   // and its lateness.
   void Accepted(const v1::Run& run, int64_t now_ms);
@@ -117,6 +119,11 @@ class SchedulerMetrics {
   prometheus::Counter& backpressure_waits_;
   prometheus::Counter& to_slow_pool_;
   prometheus::Counter& slots_skipped_;
+  // Workflow runs ended: succeeded, failed, cancelled.
+  prometheus::Counter& workflow_runs_succeeded_;
+  prometheus::Counter& workflow_runs_failed_;
+  prometheus::Counter& workflow_runs_cancelled_;
+  prometheus::Histogram& workflow_run_duration_;
 
   std::map<std::string, prometheus::Counter*> alarms_sent_;    // By channel.
   std::map<std::string, prometheus::Counter*> alarms_failed_;  // By channel.

@@ -58,7 +58,10 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                       << "scheduler: recording alarm status of run " << run_id << ": " << s;
                 }
               }),
-      followups_(store, store, store, &trigger_, &loop_, clock, options.followups, &alarms_),
+      workflows_(store, store, &trigger_, clock, store, metrics_.get()),
+      workflow_scheduler_(store, &workflows_, clock, {}),
+      followups_(store, store, store, &trigger_, &loop_, clock, options.followups, &alarms_,
+                 &workflows_),
       reaper_(store, &membership_, clock, ReaperOptions(options), metrics_.get(), &in_flight_),
       redispatcher_(store, &resender_, clock, options.redispatch, &in_flight_),
       lease_(store, store->partition_count(),
@@ -71,6 +74,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                // never sent are sent again.
                run_recorder_.set_ownership(o);
                followups_.SetOwnership(o);
+               workflow_scheduler_.SetOwnership(o);
                redispatcher_.SetOwnership(o);
                reaper_.SetOwnership(o);
                if (metrics_ != nullptr) metrics_->Owned(*o);
@@ -78,9 +82,10 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
              }),
       core_(AdminStores{store, store, store, store}, &trigger_, &targets_, &loop_, &executors_,
             clock, options.limits, options.token_grace),
+      workflow_admin_({store, store, store}, &workflows_, &core_, clock, options.limits),
       admin_limiter_(options.admin_rate, clock),
       audit_(store, clock),
-      service_(&core_, auth, &admin_limiter_, &audit_) {
+      service_(&core_, auth, &admin_limiter_, &audit_, &workflow_admin_) {
   // An executor that left gets no new runs; its link (and unanswered
   // dispatches) are failed at once.
   membership_.OnLeft([this](const v1::ExecutorInfo& e) {
@@ -90,6 +95,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
   // Nothing fires until partitions are held.
   loop_.SetOwnership(std::make_shared<const Ownership>());
   followups_.SetOwnership(std::make_shared<const Ownership>());
+  workflow_scheduler_.SetOwnership(std::make_shared<const Ownership>());
   reaper_.SetOwnership(std::make_shared<const Ownership>());
   if (metrics_ != nullptr) {
     scrape_hook_ = registry->OnScrape([this, store] {
@@ -141,6 +147,7 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
   deliveries_.Start();
   loop_thread_ = std::thread([this] { loop_.Run(); });
   followups_.Start();
+  workflow_scheduler_.Start();
   reaper_.Start();
   redispatcher_.Start();
   // Partitions are taken only once the executors are known: a replica that
@@ -169,10 +176,15 @@ void SchedulerRole::AwaitReturningExecutors() {
   for (const v1::ExecutorInfo& e : *rows) known.push_back(e.address());
   const absl::Time deadline = absl::Now() + options_.executor_return_grace;
   std::vector<std::string> missing = membership_.AwaitExecutors(known, absl::ZeroDuration());
-  if (!missing.empty()) {
+  if (missing.empty()) {
+    // Possible when they reconnected while this replica was syncing.
+    GNOMON_LOG(INFO) << "scheduler: all " << known.size()
+                     << " executors known before this start are back";
+  } else {
     GNOMON_LOG(INFO) << "scheduler: waiting up to "
                      << absl::FormatDuration(options_.executor_return_grace) << " for "
-                     << missing.size() << " executors known before this start to reconnect";
+                     << missing.size() << " of " << known.size()
+                     << " executors known before this start to reconnect";
     const absl::Time started = absl::Now();
     missing = membership_.AwaitExecutors(std::move(missing), options_.executor_return_grace);
     if (missing.empty()) {
@@ -210,6 +222,7 @@ void SchedulerRole::Stop() {
   loop_thread_.join();
   deliveries_.Flush();  // Sends what was recorded ahead rather than dropping it.
   followups_.Stop();
+  workflow_scheduler_.Stop();
   redispatcher_.Stop();
   pools_.Stop();  // Runs every queued dispatch: each run is now on its executor's link.
   if (!executors_.AwaitAnswered(absl::Seconds(5))) {

@@ -36,6 +36,7 @@
 #include "services/scheduler/run_reaper.h"
 #include "services/scheduler/scheduler_metrics.h"
 #include "services/scheduler/trigger.h"
+#include "services/scheduler/workflow_scheduler.h"
 
 namespace gnomon::scheduler {
 
@@ -119,12 +120,15 @@ class SchedulerRole {
   Resender resender_;
   Trigger trigger_;
   ScheduleLoop loop_;
+  WorkflowDriver workflows_;
+  WorkflowScheduler workflow_scheduler_;
   alarm::AlarmSender alarms_;
   Followups followups_;
   RunReaper reaper_;
   Redispatcher redispatcher_;
   PartitionLease lease_;
   AdminCore core_;
+  WorkflowAdmin workflow_admin_;
   RateLimiter admin_limiter_;
   AuditLog audit_;
   AdminService service_;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
@@ -82,6 +83,44 @@ absl::StatusOr<v1::WorkflowRun> WorkflowDriver::MarkSucceeded(int64_t run_id,
   return Apply(run_id, [&](WorkflowRun& e) { return e.MarkSucceeded(node, output); });
 }
 
+absl::StatusOr<std::vector<std::string>> WorkflowDriver::Resume(int64_t run_id) {
+  if (runs_ == nullptr) return absl::FailedPreconditionError("no run store to resume from");
+  // Starting is idempotent: only pending first nodes start.
+  ASSIGN_OR_RETURN(v1::WorkflowRun run, Apply(run_id, [](WorkflowRun& e) {
+                     return absl::StatusOr<std::vector<NodeFire>>(e.Start());
+                   }));
+  if (run.status() != v1::WORKFLOW_RUN_STATUS_RUNNING) return std::vector<std::string>{};
+  ASSIGN_OR_RETURN(std::shared_ptr<const workflow::Dag> dag, GraphOf(run));
+  WorkflowRun engine(dag, workflow::RecordsOf(run, *dag), run.cancelled());
+  std::vector<NodeFire> running;
+  for (size_t i = 0; i < dag->nodes.size(); ++i) {
+    const workflow::NodeRecord& r = engine.records()[i];
+    if (r.state == workflow::NodeState::kRunning && dag->nodes[i].job_id > 0) {
+      running.push_back({dag->nodes[i].name, dag->nodes[i].job_id, r.attempt});
+    }
+  }
+  if (running.empty()) return std::vector<std::string>{};
+  store::RunFilter filter;
+  filter.workflow_run_id = run_id;
+  filter.limit = 10000;
+  ASSIGN_OR_RETURN(std::vector<v1::Run> recorded, runs_->ListRuns(filter));
+  absl::flat_hash_set<std::pair<std::string, int>> fired;
+  for (const v1::Run& r : recorded) fired.insert({r.workflow_node(), r.workflow_attempt()});
+  std::vector<NodeFire> missing;
+  std::vector<std::string> names;
+  for (NodeFire& f : running) {
+    if (fired.contains(std::pair(f.node, f.attempt))) continue;
+    names.push_back(f.node);
+    missing.push_back(std::move(f));
+  }
+  if (!missing.empty()) {
+    GNOMON_LOG(INFO) << "scheduler: workflow run " << run_id << ": firing " << missing.size()
+                     << " running node(s) left unfired by a replica that stopped";
+    RETURN_IF_ERROR(FireNodes(run, engine, missing));
+  }
+  return names;
+}
+
 absl::StatusOr<v1::WorkflowRun> WorkflowDriver::Apply(int64_t run_id, const Change& change) {
   for (int race = 0; race < kMaxRaces; ++race) {
     ASSIGN_OR_RETURN(v1::WorkflowRun run, workflows_->GetWorkflowRun(run_id));
@@ -95,6 +134,14 @@ absl::StatusOr<v1::WorkflowRun> WorkflowDriver::Apply(int64_t run_id, const Chan
         workflows_->UpdateWorkflowRun(changed, clock_->NowMillis());
     if (absl::IsAborted(written.status())) continue;  // Another replica wrote first: again.
     RETURN_IF_ERROR(written.status());
+    if (metrics_ != nullptr && run.status() == v1::WORKFLOW_RUN_STATUS_RUNNING &&
+        written->status() != v1::WORKFLOW_RUN_STATUS_RUNNING) {  // Ended by this write, once.
+      using google::protobuf::util::TimeUtil;
+      metrics_->WorkflowRunEnded(
+          written->status(),
+          absl::Milliseconds(TimeUtil::TimestampToMilliseconds(written->end_time()) -
+                             TimeUtil::TimestampToMilliseconds(written->create_time())));
+    }
     // Stored: these nodes are this replica's to fire, and nobody else's.
     RETURN_IF_ERROR(FireNodes(*written, engine, fires));
     return written;
@@ -126,8 +173,14 @@ absl::Status WorkflowDriver::FireNodes(const v1::WorkflowRun& run, const Workflo
     spec.job = job->second;
     // A first node runs as the workflow run was started; the others as
     // their parents' children.
-    spec.type = engine.Inputs(f.node).empty() ? run.trigger_type() : v1::TRIGGER_TYPE_PARENT;
+    const std::vector<std::pair<std::string, std::string>> inputs = engine.Inputs(f.node);
+    spec.type = inputs.empty() ? run.trigger_type() : v1::TRIGGER_TYPE_PARENT;
     if (!run.params().empty()) spec.params = run.params();
+    for (const auto& [parent, output] : inputs) {
+      v1::WorkflowInput& in = spec.inputs.emplace_back();
+      in.set_node(parent);
+      in.set_output(output);
+    }
     spec.workflow_run_id = run.id();
     spec.workflow_node = f.node;
     spec.workflow_attempt = f.attempt;

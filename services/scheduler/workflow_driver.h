@@ -13,7 +13,9 @@
 //
 // Its fires are recorded with their node (v1::Run.workflow_*), once per
 // shard and attempt: a fire repeated after a crash records nothing twice.
-// Not yet wired to the schedule loop, the follow-ups or the API (#31).
+// The follow-ups tell it of node runs that ended (Followups), the admin API
+// starts and acts on runs (WorkflowAdmin), and WorkflowScheduler fires
+// scheduled runs and resumes those a dead replica left.
 //
 // Thread safety: thread-safe (its state is the store's).
 #ifndef GNOMON_SERVICES_SCHEDULER_WORKFLOW_DRIVER_H_
@@ -29,17 +31,25 @@
 #include "gnomon/v1/workflow.pb.h"
 #include "services/common/client/clock.h"
 #include "services/common/store/job_store.h"
+#include "services/common/store/run_store.h"
 #include "services/common/store/workflow_store.h"
 #include "services/scheduler/fire_sink.h"
+#include "services/scheduler/scheduler_metrics.h"
 #include "services/scheduler/workflow/workflow_run.h"
 
 namespace gnomon::scheduler {
 
 class WorkflowDriver {
  public:
+  // `runs` (for Resume) and `metrics` (runs that ended) may be null.
   WorkflowDriver(store::WorkflowStore* workflows, store::JobStore* jobs, FireSink* sink,
-                 Clock* clock)
-      : workflows_(workflows), jobs_(jobs), sink_(sink), clock_(clock) {}
+                 Clock* clock, store::RunStore* runs = nullptr, SchedulerMetrics* metrics = nullptr)
+      : workflows_(workflows),
+        jobs_(jobs),
+        sink_(sink),
+        clock_(clock),
+        runs_(runs),
+        metrics_(metrics) {}
 
   // Starts a run of the workflow and fires its first nodes. A slot's run
   // (scheduled_ms > 0) starts once: AlreadyExists for a second. `params`
@@ -61,6 +71,12 @@ class WorkflowDriver {
   absl::StatusOr<v1::WorkflowRun> Skip(int64_t run_id, const std::string& node);
   absl::StatusOr<v1::WorkflowRun> MarkSucceeded(int64_t run_id, const std::string& node,
                                                 const std::string& output);
+  // Finishes what a replica that died left undone on a running run: starts
+  // it if it was created and never started, and fires each running node
+  // whose attempt has no run recorded (it died between storing the change
+  // and firing; a fire that did happen records nothing twice). Returns the
+  // nodes fired.
+  absl::StatusOr<std::vector<std::string>> Resume(int64_t run_id);
 
  private:
   using Change =
@@ -78,6 +94,8 @@ class WorkflowDriver {
   store::JobStore* const jobs_;
   FireSink* const sink_;
   Clock* const clock_;
+  store::RunStore* const runs_;
+  SchedulerMetrics* const metrics_;
 };
 
 }  // namespace gnomon::scheduler

@@ -48,8 +48,20 @@ class RacingStore final : public store::WorkflowStore {
   absl::StatusOr<std::vector<v1::Workflow>> ListWorkflows(int64_t group) override {
     return inner_->ListWorkflows(group);
   }
-  absl::StatusOr<v1::Workflow> UpdateWorkflow(const v1::Workflow& w, int64_t now) override {
-    return inner_->UpdateWorkflow(w, now);
+  absl::StatusOr<v1::Workflow> UpdateWorkflow(const v1::Workflow& w, std::optional<int64_t> next,
+                                              int64_t now) override {
+    return inner_->UpdateWorkflow(w, next, now);
+  }
+  absl::StatusOr<std::vector<store::DueWorkflow>> ListDueWorkflows(
+      int64_t until, int limit, const std::vector<int>& partitions) override {
+    return inner_->ListDueWorkflows(until, limit, partitions);
+  }
+  absl::StatusOr<bool> AdvanceWorkflow(int64_t id, int64_t expected, int64_t next) override {
+    return inner_->AdvanceWorkflow(id, expected, next);
+  }
+  absl::StatusOr<std::vector<v1::WorkflowRun>> ListRunningWorkflowRuns(
+      int limit, const std::vector<int>& partitions) override {
+    return inner_->ListRunningWorkflowRuns(limit, partitions);
   }
   absl::Status DeleteWorkflow(int64_t id) override { return inner_->DeleteWorkflow(id); }
   absl::StatusOr<v1::WorkflowRun> CreateWorkflowRun(const v1::WorkflowRun& r,
@@ -205,7 +217,7 @@ TEST_F(WorkflowDriverTest, ARunKeepsTheGraphItStartedWithAndADeletedJobsNodeFail
   absl::StatusOr<v1::Workflow> w = store_->GetWorkflow(id);
   ASSERT_TRUE(w.ok());
   w->clear_edges();
-  ASSERT_TRUE(store_->UpdateWorkflow(*w, kNow).ok());
+  ASSERT_TRUE(store_->UpdateWorkflow(*w, std::nullopt, kNow).ok());
   // merge's job is deleted meanwhile: merge fails when it is due, and its
   // failure edge runs.
   ASSERT_TRUE(store_->DeleteJob(w->nodes(2).job_id(), /*purge_runs=*/true).ok());

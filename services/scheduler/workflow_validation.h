@@ -15,7 +15,12 @@
 
 namespace gnomon::scheduler {
 
-// The workflow's own fields (name required), then its graph
+// What can be checked without the store, before anything is looked up: the
+// workflow's own fields (group_id may be 0: an update keeps the stored
+// one) and its graph's shape (names, edges, no cycle); a node may still
+// name its job by job_name.
+absl::Status ValidateWorkflowFields(const v1::Workflow& workflow, const JobLimits& limits);
+// The workflow's own fields (name and group required), then its graph
 // (workflow::Validate), whose job nodes must be jobs of its group.
 absl::Status ValidateWorkflow(const v1::Workflow& workflow, const JobLimits& limits,
                               store::JobStore* jobs);

@@ -47,6 +47,31 @@ class AuthorizationTest : public ::testing::Test {
     ASSERT_TRUE(AwaitExecutors(2));
     run_a_ = RunToEnd(job_a_.id());
     run_b_ = RunToEnd(job_b_.id());
+    {  // A workflow of group a's job, and a run of it.
+      v1::CreateWorkflowRequest w;
+      w.mutable_workflow()->set_group_id(group_a_.id());
+      w.mutable_workflow()->set_name("authz-flow");
+      v1::WorkflowNode* n = w.mutable_workflow()->add_nodes();
+      n->set_name("only");
+      n->set_job_id(job_a_.id());
+      ASSERT_TRUE(admin_->CreateWorkflow(As(cluster_.admin_token()).get(), w, &workflow_a_).ok());
+      v1::TriggerWorkflowRequest t;
+      t.set_workflow_id(workflow_a_.id());
+      ASSERT_TRUE(
+          admin_->TriggerWorkflow(As(cluster_.admin_token()).get(), t, &workflow_run_a_).ok());
+      // Ended, so the snapshots the test compares stay still.
+      const absl::Time deadline = absl::Now() + absl::Seconds(30);
+      while (workflow_run_a_.status() == v1::WORKFLOW_RUN_STATUS_RUNNING &&
+             absl::Now() < deadline) {
+        cluster_.PollInterval(absl::Milliseconds(100));
+        v1::GetWorkflowRunRequest get;
+        get.set_workflow_run_id(workflow_run_a_.id());
+        ASSERT_TRUE(
+            admin_->GetWorkflowRun(As(cluster_.admin_token()).get(), get, &workflow_run_a_).ok());
+      }
+      ASSERT_EQ(workflow_run_a_.status(), v1::WORKFLOW_RUN_STATUS_SUCCEEDED)
+          << workflow_run_a_.ShortDebugString();
+    }
     v1::CreateTokenResponse op, viewer;
     ASSERT_TRUE(cluster_.CtlJson(
         {"token", "create", "op-b", "--role", "operator", "--group", absl::StrCat(group_b_.id())},
@@ -128,6 +153,8 @@ class AuthorizationTest : public ::testing::Test {
   v1::Job job_a_, job_b_;
   std::vector<std::unique_ptr<testing::Subprocess>> executors_;
   int64_t run_a_ = 0, run_b_ = 0;
+  v1::Workflow workflow_a_;
+  v1::WorkflowRun workflow_run_a_;
   std::string operator_b_, viewer_a_;
 };
 
@@ -280,6 +307,67 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
     v1::WatchExecutorsResponse msg;
     EXPECT_FALSE(stream->Read(&msg)) << "executors of group a";
     calls.push_back({"Registry.WatchExecutors a", stream->Finish()});
+  }
+  {  // Group a's workflow and its run.
+    v1::Workflow wo;
+    v1::WorkflowRun ro;
+    v1::CreateWorkflowRequest create;
+    *create.mutable_workflow() = workflow_a_;
+    create.mutable_workflow()->clear_id();
+    create.mutable_workflow()->set_name("another");
+    calls.push_back(
+        {"JobAdmin.CreateWorkflow in a", admin_->CreateWorkflow(As(t).get(), create, &wo)});
+    v1::GetWorkflowRequest get;
+    get.set_workflow_id(workflow_a_.id());
+    calls.push_back({"JobAdmin.GetWorkflow a", admin_->GetWorkflow(As(t).get(), get, &wo)});
+    get.set_workflow_id(987654);  // No such workflow: the same answer.
+    calls.push_back(
+        {"JobAdmin.GetWorkflow that does not exist", admin_->GetWorkflow(As(t).get(), get, &wo)});
+    v1::ListWorkflowsRequest list;
+    list.set_group_id(group_a_.id());
+    v1::ListWorkflowsResponse lo;
+    calls.push_back(
+        {"JobAdmin.ListWorkflows group a", admin_->ListWorkflows(As(t).get(), list, &lo)});
+    v1::UpdateWorkflowRequest update;
+    *update.mutable_workflow() = workflow_a_;
+    update.mutable_workflow()->set_description("changed by an operator of b");
+    calls.push_back(
+        {"JobAdmin.UpdateWorkflow a", admin_->UpdateWorkflow(As(t).get(), update, &wo)});
+    v1::DeleteWorkflowRequest del;
+    del.set_workflow_id(workflow_a_.id());
+    v1::DeleteWorkflowResponse dout;
+    calls.push_back({"JobAdmin.DeleteWorkflow a", admin_->DeleteWorkflow(As(t).get(), del, &dout)});
+    v1::TriggerWorkflowRequest trigger;
+    trigger.set_workflow_id(workflow_a_.id());
+    calls.push_back(
+        {"JobAdmin.TriggerWorkflow a", admin_->TriggerWorkflow(As(t).get(), trigger, &ro)});
+    v1::ListWorkflowRunsRequest runs;
+    runs.set_workflow_id(workflow_a_.id());
+    v1::ListWorkflowRunsResponse runs_out;
+    calls.push_back(
+        {"JobAdmin.ListWorkflowRuns a", admin_->ListWorkflowRuns(As(t).get(), runs, &runs_out)});
+    v1::GetWorkflowRunRequest get_run;
+    get_run.set_workflow_run_id(workflow_run_a_.id());
+    calls.push_back(
+        {"JobAdmin.GetWorkflowRun a", admin_->GetWorkflowRun(As(t).get(), get_run, &ro)});
+    v1::CancelWorkflowRunRequest cancel;
+    cancel.set_workflow_run_id(workflow_run_a_.id());
+    calls.push_back(
+        {"JobAdmin.CancelWorkflowRun a", admin_->CancelWorkflowRun(As(t).get(), cancel, &ro)});
+    v1::WorkflowNodeRequest node;
+    node.set_workflow_run_id(workflow_run_a_.id());
+    node.set_node("only");
+    calls.push_back(
+        {"JobAdmin.RerunWorkflowNode a", admin_->RerunWorkflowNode(As(t).get(), node, &ro)});
+    calls.push_back(
+        {"JobAdmin.SkipWorkflowNode a", admin_->SkipWorkflowNode(As(t).get(), node, &ro)});
+    calls.push_back({"JobAdmin.MarkWorkflowNodeSucceeded a",
+                     admin_->MarkWorkflowNodeSucceeded(As(t).get(), node, &ro)});
+    v1::ListRunsRequest node_runs;
+    node_runs.set_workflow_run_id(workflow_run_a_.id());
+    v1::ListRunsResponse nro;
+    ASSERT_TRUE(admin_->ListRuns(As(t).get(), node_runs, &nro).ok());
+    EXPECT_EQ(nro.runs_size(), 0) << "group a's workflow node runs listed to an operator of b";
   }
   {
     v1::GetJobRequest r;

@@ -145,6 +145,18 @@ class InputLimitsTest : public ::testing::Test {
         &job_));
     const std::string password_file = cluster_.dir() + "/walker.pw";
     std::ofstream(password_file) << kWalkerPassword << "\n";
+    {  // A workflow for the calls that name one.
+      auto admin = v1::JobAdmin::NewStub(channel_);
+      grpc::ClientContext ctx;
+      ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster_.admin_token()));
+      v1::CreateWorkflowRequest req;
+      req.mutable_workflow()->set_group_id(group_.id());
+      req.mutable_workflow()->set_name("walked");
+      v1::WorkflowNode* n = req.mutable_workflow()->add_nodes();
+      n->set_name("a");
+      n->set_job_id(job_.id());
+      ASSERT_TRUE(admin->CreateWorkflow(&ctx, req, &workflow_).ok());
+    }
     v1::User walker;
     ASSERT_TRUE(cluster_.CtlJson({"user", "create", "walker", "--role", "viewer", "--all-groups",
                                   "--password-file", password_file},
@@ -186,6 +198,7 @@ class InputLimitsTest : public ::testing::Test {
   std::shared_ptr<grpc::Channel> channel_;
   v1::Group group_;
   v1::Job job_;
+  v1::Workflow workflow_;
 };
 
 std::vector<Baseline> InputLimitsTest::Baselines() const {
@@ -209,6 +222,26 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
   const std::string times =
       R"(start_time { seconds: 1700000000 } end_time { seconds: 1700086400 })";
   const std::string g = absl::StrCat(group_.id()), j = absl::StrCat(job_.id());
+  const std::string w = absl::StrCat(workflow_.id());
+  // A node of each kind (a job by id and by name, a condition), an edge of
+  // each kind. The walk goes into a list's first item only: the update's
+  // nodes start with the condition, the create's with a job.
+  const std::string fields = absl::Substitute(
+      R"(group_id: $0 name: "walk-flow" description: "d" params: "p" state: WORKFLOW_STATE_STOPPED
+         schedule { cron { expression: "0 0 0 * * ?" time_zone: "Europe/Berlin" } }
+         misfire_policy: MISFIRE_POLICY_DO_NOTHING
+         create_time { seconds: 1700000000 } update_time { seconds: 1700000000 }
+         edges { from: "a" to: "c" when: WORKFLOW_EDGE_WHEN_SUCCESS }
+         edges { from: "c" to: "b" when: WORKFLOW_EDGE_WHEN_TRUE } )",
+      group_.id());
+  const std::string job_node = absl::Substitute(R"(nodes { name: "a" job_id: $0 } )", job_.id());
+  const std::string condition_node =
+      R"(nodes { name: "c" condition { subject: WORKFLOW_CONDITION_SUBJECT_OUTPUT
+                                       op: WORKFLOW_CONDITION_OP_EQ value: "v" } } )";
+  const std::string named_node =
+      absl::Substitute(R"(nodes { name: "b" job_name: "$0" } )", job_.name());
+  const std::string workflow = fields + job_node + condition_node + named_node;
+  const std::string condition_first = fields + condition_node + job_node + named_node;
   return {
       {"gnomon.v1.JobAdmin.CreateGroup", {}, absl::StrCat("group { ", group, " }")},
       {"gnomon.v1.JobAdmin.GetGroup", {}, "group_id: " + g},
@@ -256,9 +289,29 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
        {},
        absl::StrCat("job_id: ", j, " group_id: ", g,
                     " statuses: RUN_STATUS_FAILED page_size: 10 page_token: \"1\" ",
-                    "trigger_type: TRIGGER_TYPE_CRON ", times)},
+                    "workflow_run_id: 1 ", "trigger_type: TRIGGER_TYPE_CRON ", times)},
       {"gnomon.v1.JobAdmin.GetRun", {}, "run_id: 1 log_lines: 10"},
       {"gnomon.v1.JobAdmin.KillRun", {}, "run_id: 1"},
+      {"gnomon.v1.JobAdmin.CreateWorkflow", {}, absl::StrCat("workflow { ", workflow, " }")},
+      {"gnomon.v1.JobAdmin.GetWorkflow", {}, "workflow_id: " + w},
+      {"gnomon.v1.JobAdmin.ListWorkflows", {}, "group_id: " + g},
+      {"gnomon.v1.JobAdmin.UpdateWorkflow",
+       {},
+       absl::StrCat("workflow { id: ", w, " ", condition_first, " }")},
+      {"gnomon.v1.JobAdmin.DeleteWorkflow", {}, "workflow_id: " + w},
+      {"gnomon.v1.JobAdmin.TriggerWorkflow",
+       {},
+       absl::StrCat("workflow_id: ", w, R"( params: "p" trigger_type: TRIGGER_TYPE_MANUAL)")},
+      {"gnomon.v1.JobAdmin.GetWorkflowRun", {}, "workflow_run_id: 1"},
+      {"gnomon.v1.JobAdmin.ListWorkflowRuns",
+       {},
+       absl::StrCat("workflow_id: ", w, " page_size: 10")},
+      {"gnomon.v1.JobAdmin.CancelWorkflowRun", {}, "workflow_run_id: 1"},
+      {"gnomon.v1.JobAdmin.RerunWorkflowNode", {}, R"(workflow_run_id: 1 node: "a")"},
+      {"gnomon.v1.JobAdmin.SkipWorkflowNode", {}, R"(workflow_run_id: 1 node: "a")"},
+      {"gnomon.v1.JobAdmin.MarkWorkflowNodeSucceeded",
+       {},
+       R"(workflow_run_id: 1 node: "a" output: "o")"},
       {"gnomon.v1.JobAdmin.ListAudit", {}, R"(object: "job/1" page_size: 10 page_token: "1")"},
       {"gnomon.v1.JobAdmin.CreateToken",
        {},
@@ -407,7 +460,8 @@ TEST_F(AdminRateLimitTest, ABurstOverTheLimitIsRefusedPerCredential) {
     v1::Job out;
     return admin->GetJob(&ctx, req, &out);
   };
-  // A second API token (the fourth of the admin token's 20 calls: SetUp spent 3).
+  // A second API token (the fifth of the admin token's 20 calls: SetUp
+  // spent 4, one of them creating the walk's workflow).
   v1::CreateTokenResponse second;
   {
     grpc::ClientContext ctx;
@@ -429,8 +483,8 @@ TEST_F(AdminRateLimitTest, ABurstOverTheLimitIsRefusedPerCredential) {
       ++exhausted;
     }
   }
-  EXPECT_EQ(ok, 16);
-  EXPECT_EQ(exhausted, 24);
+  EXPECT_EQ(ok, 15);
+  EXPECT_EQ(exhausted, 25);
   // Another credential has its own bucket.
   for (int i = 0; i < 20; ++i) EXPECT_TRUE(get(second.secret()).ok()) << i;
   EXPECT_EQ(get(second.secret()).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);

@@ -19,6 +19,9 @@ inline constexpr int kMaxReportLines = 10000;
 inline constexpr size_t kMaxLogLineBytes = 64 * 1024;
 // Bytes of RunResult.handle_message.
 inline constexpr size_t kMaxHandleMessageBytes = 64 * 1024;
+// Bytes of RunResult.output (a workflow node's output: its children's
+// input). The SDKs refuse a longer one when the handler sets it.
+inline constexpr size_t kMaxOutputBytes = 4 * 1024;
 // Bytes of RunStarted.receipt (the scheduler issues none longer).
 inline constexpr size_t kMaxReceiptBytes = 1024;
 

@@ -102,6 +102,26 @@ absl::Status CheckRunAccess(store::RunStore* runs, const Access& access, int64_t
   return access.Reaches(run->group_id()) ? absl::OkStatus() : Denied(absl::StrCat("run ", run_id));
 }
 
+absl::Status CheckWorkflowAccess(store::WorkflowStore* workflows, const Access& access,
+                                 int64_t workflow_id) {
+  if (access.AllGroups()) return absl::OkStatus();
+  absl::StatusOr<v1::Workflow> w = workflows->GetWorkflow(workflow_id);
+  if (absl::IsNotFound(w.status())) return Denied(absl::StrCat("workflow ", workflow_id));
+  RETURN_IF_ERROR(w);
+  return access.Reaches(w->group_id()) ? absl::OkStatus()
+                                       : Denied(absl::StrCat("workflow ", workflow_id));
+}
+
+absl::Status CheckWorkflowRunAccess(store::WorkflowStore* workflows, const Access& access,
+                                    int64_t workflow_run_id) {
+  if (access.AllGroups()) return absl::OkStatus();
+  absl::StatusOr<v1::WorkflowRun> run = workflows->GetWorkflowRun(workflow_run_id);
+  const std::string what = absl::StrCat("workflow run ", workflow_run_id);
+  if (absl::IsNotFound(run.status())) return Denied(what);
+  RETURN_IF_ERROR(run);
+  return access.Reaches(run->workflow().group_id()) ? absl::OkStatus() : Denied(what);
+}
+
 std::string_view RoleName(v1::Role role) {
   switch (role) {
     case v1::ROLE_ADMIN:

@@ -28,6 +28,7 @@
 #include "services/common/server/method_credentials.h"
 #include "services/common/store/job_store.h"
 #include "services/common/store/run_store.h"
+#include "services/common/store/workflow_store.h"
 
 namespace gnomon {
 
@@ -63,6 +64,12 @@ absl::Status CheckPermission(const Access& access, Permission permission, std::s
 absl::Status CheckJobAccess(store::JobStore* jobs, const Access& access, int64_t job_id);
 // The same for a run.
 absl::Status CheckRunAccess(store::RunStore* runs, const Access& access, int64_t run_id);
+// Likewise for a workflow, and a workflow run (of the group of the workflow
+// it started from).
+absl::Status CheckWorkflowAccess(store::WorkflowStore* workflows, const Access& access,
+                                 int64_t workflow_id);
+absl::Status CheckWorkflowRunAccess(store::WorkflowStore* workflows, const Access& access,
+                                    int64_t workflow_run_id);
 
 // "admin", "operator", "viewer" (and "unspecified").
 std::string_view RoleName(v1::Role role);

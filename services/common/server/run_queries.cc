@@ -17,6 +17,7 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::JobStore* jobs, store::RunS
   constexpr int kMaxStatuses = 8;
   RETURN_IF_ERROR(checks::FirstError(
       {checks::CheckRange("job_id", request.job_id(), 0, INT64_MAX),
+       checks::CheckRange("workflow_run_id", request.workflow_run_id(), 0, INT64_MAX),
        checks::CheckRange("group_id", request.group_id(), 0, INT64_MAX),
        checks::CheckCount("statuses", request.statuses_size(), kMaxStatuses),
        request.has_start_time() ? checks::CheckTimestamp("start_time", request.start_time())
@@ -29,6 +30,7 @@ absl::StatusOr<v1::ListRunsResponse> ListRuns(store::JobStore* jobs, store::RunS
   filter.before_id = before;
   filter.limit = request.page_size() == 0 ? 50 : request.page_size();
   filter.job_id = request.job_id();
+  filter.workflow_run_id = request.workflow_run_id();
   ASSIGN_OR_RETURN(std::vector<int64_t> groups, access.ListScope(request.group_id()));
   filter.group_ids = std::move(groups);
   if (request.job_id() != 0) {

@@ -362,6 +362,13 @@ const std::vector<Migration>& MysqlMigrations() {
            " ADD UNIQUE KEY IF NOT EXISTS run_node (workflow_run_id, workflow_node,"
            " workflow_attempt, shard_index, attempt)",
        }},
+      {20,
+       "runs: the handler's output and a workflow node's inputs",
+       {
+           // As SQLite's (sqlite_schema.cc).
+           "ALTER TABLE run ADD COLUMN IF NOT EXISTS output TEXT NULL,"
+           " ADD COLUMN IF NOT EXISTS inputs MEDIUMBLOB NULL",
+       }},
   };
   return *migrations;
 }

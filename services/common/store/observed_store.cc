@@ -35,6 +35,7 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"CreateWorkflow", true},      {"GetWorkflow", false},      {"ListWorkflows", false},
     {"UpdateWorkflow", true},      {"DeleteWorkflow", true},    {"CreateWorkflowRun", true},
     {"GetWorkflowRun", false},     {"UpdateWorkflowRun", true}, {"ListWorkflowRuns", false},
+    {"ListDueWorkflows", false},   {"AdvanceWorkflow", true},   {"ListRunningWorkflowRuns", false},
 }};
 
 }  // namespace
@@ -298,9 +299,28 @@ absl::StatusOr<std::vector<v1::Workflow>> ObservedStore::ListWorkflows(int64_t g
 }
 
 absl::StatusOr<v1::Workflow> ObservedStore::UpdateWorkflow(const v1::Workflow& workflow,
+                                                           std::optional<int64_t> next_fire_ms,
                                                            int64_t now_ms) {
   return Observed(StoreCall::kUpdateWorkflow,
-                  [&] { return inner_->UpdateWorkflow(workflow, now_ms); });
+                  [&] { return inner_->UpdateWorkflow(workflow, next_fire_ms, now_ms); });
+}
+
+absl::StatusOr<std::vector<DueWorkflow>> ObservedStore::ListDueWorkflows(
+    int64_t until_ms, int limit, const std::vector<int>& partitions) {
+  return Observed(StoreCall::kListDueWorkflows,
+                  [&] { return inner_->ListDueWorkflows(until_ms, limit, partitions); });
+}
+
+absl::StatusOr<bool> ObservedStore::AdvanceWorkflow(int64_t workflow_id, int64_t expected_ms,
+                                                    int64_t next_ms) {
+  return Observed(StoreCall::kAdvanceWorkflow,
+                  [&] { return inner_->AdvanceWorkflow(workflow_id, expected_ms, next_ms); });
+}
+
+absl::StatusOr<std::vector<v1::WorkflowRun>> ObservedStore::ListRunningWorkflowRuns(
+    int limit, const std::vector<int>& partitions) {
+  return Observed(StoreCall::kListRunningWorkflowRuns,
+                  [&] { return inner_->ListRunningWorkflowRuns(limit, partitions); });
 }
 
 absl::Status ObservedStore::DeleteWorkflow(int64_t workflow_id) {

@@ -103,6 +103,9 @@ enum class StoreCall {
   kGetWorkflowRun,
   kUpdateWorkflowRun,
   kListWorkflowRuns,
+  kListDueWorkflows,
+  kAdvanceWorkflow,
+  kListRunningWorkflowRuns,
   kCount
 };
 // The method's name ("InsertRuns").
@@ -214,7 +217,12 @@ class ObservedStore final : public Store {
   absl::StatusOr<v1::Workflow> GetWorkflow(int64_t workflow_id) override;
   absl::StatusOr<std::vector<v1::Workflow>> ListWorkflows(int64_t group_id) override;
   absl::StatusOr<v1::Workflow> UpdateWorkflow(const v1::Workflow& workflow,
+                                              std::optional<int64_t> next_fire_ms,
                                               int64_t now_ms) override;
+  absl::StatusOr<std::vector<DueWorkflow>> ListDueWorkflows(
+      int64_t until_ms, int limit, const std::vector<int>& partitions) override;
+  absl::StatusOr<bool> AdvanceWorkflow(int64_t workflow_id, int64_t expected_ms,
+                                       int64_t next_ms) override;
   absl::Status DeleteWorkflow(int64_t workflow_id) override;
   absl::StatusOr<v1::WorkflowRun> CreateWorkflowRun(const v1::WorkflowRun& run,
                                                     int64_t now_ms) override;
@@ -223,6 +231,8 @@ class ObservedStore final : public Store {
                                                     int64_t now_ms) override;
   absl::StatusOr<std::vector<v1::WorkflowRun>> ListWorkflowRuns(int64_t workflow_id,
                                                                 int limit) override;
+  absl::StatusOr<std::vector<v1::WorkflowRun>> ListRunningWorkflowRuns(
+      int limit, const std::vector<int>& partitions) override;
 
  private:
   // Runs `fn` (a call on inner_) and reports it.

@@ -151,6 +151,14 @@ bool IsSlotType(v1::TriggerType type) {
   }
 }
 
+// A workflow node run's inputs, stored as a v1::Run holding only them (the
+// repeated field has no message of its own).
+std::string InputsBytes(const v1::Run& r) {
+  v1::Run only;
+  *only.mutable_inputs() = r.inputs();
+  return only.SerializeAsString();
+}
+
 std::vector<SqlValue> RunInsertArgs(const v1::Run& r) {
   const int64_t scheduled_ms = r.has_scheduled_time() ? ToMs(r.scheduled_time()) : 0;
   const v1::RunStatus status =
@@ -176,7 +184,8 @@ std::vector<SqlValue> RunInsertArgs(const v1::Run& r) {
       // NULL for a run of no workflow: the node key (run_node) never clashes.
       r.workflow_run_id() > 0 ? SqlInt(r.workflow_run_id()) : SqlNull(),
       r.workflow_run_id() > 0 ? SqlText(r.workflow_node()) : SqlNull(),
-      SqlInt(r.workflow_attempt())};
+      SqlInt(r.workflow_attempt()), r.output().empty() ? SqlNull() : SqlText(r.output()),
+      r.inputs().empty() ? SqlNull() : SqlBytes(InputsBytes(r))};
 }
 
 v1::Run RunFromRow(const SqlRow& row) {
@@ -214,6 +223,11 @@ v1::Run RunFromRow(const SqlRow& row) {
   r.set_workflow_run_id(ColInt(row, 28));
   r.set_workflow_node(ColStr(row, 29));
   r.set_workflow_attempt(static_cast<int32_t>(ColInt(row, 30)));
+  r.set_output(ColStr(row, 31));
+  if (!ColIsNull(row, 32)) {
+    v1::Run inputs;
+    if (inputs.ParseFromString(ColStr(row, 32))) r.mutable_inputs()->Swap(inputs.mutable_inputs());
+  }
   return r;
 }
 

@@ -38,9 +38,10 @@ absl::StatusOr<RunStates> LockRuns(SqlConn& c, const Statements& sql, std::vecto
     r.handle_message = ColStr(row, 16);
     r.followup_due_ms = ColInt(row, 17);
     r.log_bytes = ColInt(row, 18);
-    r.followup_on_success = ColInt(row, 19) != 0;
-    r.scheduled_ms = ColInt(row, 20);
-    r.trigger_type = static_cast<v1::TriggerType>(ColInt(row, 21));
+    r.output = ColStr(row, 19);
+    r.followup_on_success = ColInt(row, 20) != 0;
+    r.scheduled_ms = ColInt(row, 21);
+    r.trigger_type = static_cast<v1::TriggerType>(ColInt(row, 22));
     out.emplace(r.id, std::move(r));
   }
   return out;
@@ -50,13 +51,26 @@ absl::Status WriteRuns(SqlConn& c, const Statements& sql, const RunStates& runs)
   std::vector<SqlRow> rows;
   for (const auto& [id, r] : runs) {
     if (!r.changed) continue;
-    rows.push_back({SqlInt(id), SqlInt(r.job_id), SqlInt(r.group_id), SqlInt(r.trigger_type),
-                    SqlInt(r.status), SqlInt(r.trigger_code), SqlText(r.trigger_message),
-                    SqlText(r.executor_address), SqlInt(r.dispatch_ms), SqlInt(r.handle_code),
-                    SqlText(r.handle_message), SqlInt(r.start_ms), SqlInt(r.end_ms),
-                    SqlInt(r.fence_epoch), SqlInt(r.followup_pending ? 1 : 0),
-                    SqlInt(r.log_line_count), SqlInt(r.log_truncated ? 1 : 0),
-                    SqlInt(r.followup_due_ms), SqlInt(r.log_bytes)});
+    rows.push_back({SqlInt(id),
+                    SqlInt(r.job_id),
+                    SqlInt(r.group_id),
+                    SqlInt(r.trigger_type),
+                    SqlInt(r.status),
+                    SqlInt(r.trigger_code),
+                    SqlText(r.trigger_message),
+                    SqlText(r.executor_address),
+                    SqlInt(r.dispatch_ms),
+                    SqlInt(r.handle_code),
+                    SqlText(r.handle_message),
+                    SqlInt(r.start_ms),
+                    SqlInt(r.end_ms),
+                    SqlInt(r.fence_epoch),
+                    SqlInt(r.followup_pending ? 1 : 0),
+                    SqlInt(r.log_line_count),
+                    SqlInt(r.log_truncated ? 1 : 0),
+                    SqlInt(r.followup_due_ms),
+                    SqlInt(r.log_bytes),
+                    SqlText(r.output)});
   }
   if (rows.empty()) return absl::OkStatus();
   return ExecPadded(c, sql.update_runs, rows);

@@ -63,6 +63,8 @@ struct RunState {
   int64_t followup_due_ms = 0;
   // Bytes of log text stored (StoreOptions.max_log_bytes_per_run).
   int64_t log_bytes = 0;
+  // What its handler returned (RunResult.output).
+  std::string output;
   // Whether a success has a follow-up (Run.success_has_followups).
   bool followup_on_success = true;                              // Read only.
   int64_t scheduled_ms = 0;                                     // Read only.

@@ -45,6 +45,7 @@ struct DispatchUpdate {
 // Filter and page for ListRuns. Runs come newest first (by id, descending).
 struct RunFilter {
   int64_t job_id = 0;                                           // 0 = any.
+  int64_t workflow_run_id = 0;                                  // 0 = any.
   std::vector<int64_t> group_ids;                               // Any of these; empty = any.
   std::vector<v1::RunStatus> statuses;                          // empty = any.
   v1::TriggerType trigger_type = v1::TRIGGER_TYPE_UNSPECIFIED;  // UNSPECIFIED = any.

@@ -149,7 +149,12 @@ class SqlStore final : public Store {
   absl::StatusOr<v1::Workflow> GetWorkflow(int64_t workflow_id) override;
   absl::StatusOr<std::vector<v1::Workflow>> ListWorkflows(int64_t group_id) override;
   absl::StatusOr<v1::Workflow> UpdateWorkflow(const v1::Workflow& workflow,
+                                              std::optional<int64_t> next_fire_ms,
                                               int64_t now_ms) override;
+  absl::StatusOr<std::vector<DueWorkflow>> ListDueWorkflows(
+      int64_t until_ms, int limit, const std::vector<int>& partitions) override;
+  absl::StatusOr<bool> AdvanceWorkflow(int64_t workflow_id, int64_t expected_ms,
+                                       int64_t next_ms) override;
   absl::Status DeleteWorkflow(int64_t workflow_id) override;
   absl::StatusOr<v1::WorkflowRun> CreateWorkflowRun(const v1::WorkflowRun& run,
                                                     int64_t now_ms) override;
@@ -158,6 +163,8 @@ class SqlStore final : public Store {
                                                     int64_t now_ms) override;
   absl::StatusOr<std::vector<v1::WorkflowRun>> ListWorkflowRuns(int64_t workflow_id,
                                                                 int limit) override;
+  absl::StatusOr<std::vector<v1::WorkflowRun>> ListRunningWorkflowRuns(
+      int limit, const std::vector<int>& partitions) override;
 
  private:
   // The jobs `sql` (selecting kJobColumns) reads with `args`, in one read.

@@ -194,6 +194,7 @@ v1::ReportAck SqlStore::ApplyReport(const v1::ReportItem& item, const v1::RunSta
                                                                       : ToMs(started->start_time());
   r.handle_code = res.handle_code();
   r.handle_message = res.handle_message();
+  r.output = res.output();
   r.status = res.handle_code() == v1::HANDLE_CODE_SUCCESS ? v1::RUN_STATUS_SUCCEEDED
                                                           : v1::RUN_STATUS_FAILED;
   if (r.start_ms == 0) r.start_ms = start_ms;
@@ -293,11 +294,12 @@ absl::StatusOr<v1::Run> SqlStore::GetRun(int64_t run_id) {
 absl::StatusOr<std::vector<v1::Run>> SqlStore::ListRuns(const RunFilter& f) {
   const bool by_trigger = f.trigger_type != v1::TRIGGER_TYPE_UNSPECIFIED;
   const std::string sql =
-      ListRunsSql(f.job_id != 0, static_cast<int>(f.group_ids.size()),
+      ListRunsSql(f.job_id != 0, f.workflow_run_id != 0, static_cast<int>(f.group_ids.size()),
                   static_cast<int>(f.statuses.size()), by_trigger, f.trigger_from_ms != 0,
                   f.trigger_to_ms != 0, f.before_id != 0, partitions_, f.partitions);
   std::vector<SqlValue> args;
   if (f.job_id != 0) args.push_back(SqlInt(f.job_id));
+  if (f.workflow_run_id != 0) args.push_back(SqlInt(f.workflow_run_id));
   for (int64_t g : f.group_ids) args.push_back(SqlInt(g));
   for (v1::RunStatus st : f.statuses) args.push_back(SqlInt(st));
   if (by_trigger) args.push_back(SqlInt(f.trigger_type));

@@ -137,6 +137,7 @@ absl::StatusOr<std::vector<v1::Workflow>> SqlStore::ListWorkflows(int64_t group_
 }
 
 absl::StatusOr<v1::Workflow> SqlStore::UpdateWorkflow(const v1::Workflow& workflow,
+                                                      std::optional<int64_t> next_fire_ms,
                                                       int64_t now_ms) {
   absl::StatusOr<v1::Workflow> out;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
@@ -144,8 +145,9 @@ absl::StatusOr<v1::Workflow> SqlStore::UpdateWorkflow(const v1::Workflow& workfl
     v1::Workflow w = workflow;
     w.set_group_id(current.group_id());
     absl::StatusOr<ExecResult> r =
-        c.Exec(sql_.update_workflow, {SqlText(w.name()), SqlInt(w.state()),
-                                      SqlBytes(WorkflowSpec(w)), SqlInt(now_ms), SqlInt(w.id())});
+        c.Exec(sql_.update_workflow,
+               {SqlText(w.name()), SqlInt(w.state()), SqlBytes(WorkflowSpec(w)), SqlInt(now_ms),
+                next_fire_ms ? SqlInt(*next_fire_ms) : SqlNull(), SqlInt(w.id())});
     if (!r.ok()) return NameTaken(r.status(), w);
     out = ReadWorkflow(c, sql_, w.id());
     return out.status();
@@ -228,6 +230,51 @@ absl::StatusOr<std::vector<v1::WorkflowRun>> SqlStore::ListWorkflowRuns(int64_t 
     out.clear();
     ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
                      c.Query(sql_.select_workflow_runs, {SqlInt(workflow_id), SqlInt(limit)}));
+    for (const SqlRow& row : rows) {
+      ASSIGN_OR_RETURN(v1::WorkflowRun run, WorkflowRunFromRow(row));
+      out.push_back(std::move(run));
+    }
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+absl::StatusOr<std::vector<DueWorkflow>> SqlStore::ListDueWorkflows(
+    int64_t until_ms, int limit, const std::vector<int>& partitions) {
+  const std::string sql = DueWorkflowsSql(partitions_, partitions);
+  std::vector<DueWorkflow> out;
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    out.clear();
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql, {SqlInt(until_ms), SqlInt(limit)}));
+    for (const SqlRow& row : rows) {
+      ASSIGN_OR_RETURN(v1::Workflow w, WorkflowFromRow(row));
+      out.push_back({std::move(w), ColInt(row, 4)});
+    }
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+absl::StatusOr<bool> SqlStore::AdvanceWorkflow(int64_t workflow_id, int64_t expected_ms,
+                                               int64_t next_ms) {
+  bool moved = false;
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(
+        ExecResult r,
+        c.Exec(sql_.advance_workflow, {SqlInt(next_ms), SqlInt(workflow_id), SqlInt(expected_ms)}));
+    moved = r.affected_rows > 0;
+    return absl::OkStatus();
+  }));
+  return moved;
+}
+
+absl::StatusOr<std::vector<v1::WorkflowRun>> SqlStore::ListRunningWorkflowRuns(
+    int limit, const std::vector<int>& partitions) {
+  const std::string sql = RunningWorkflowRunsSql(partitions_, partitions);
+  std::vector<v1::WorkflowRun> out;
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    out.clear();
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql, {SqlInt(limit)}));
     for (const SqlRow& row : rows) {
       ASSIGN_OR_RETURN(v1::WorkflowRun run, WorkflowRunFromRow(row));
       out.push_back(std::move(run));

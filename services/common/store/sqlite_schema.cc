@@ -370,6 +370,15 @@ const std::vector<Migration>& SqliteMigrations() {
            "CREATE UNIQUE INDEX IF NOT EXISTS run_node ON run(workflow_run_id, workflow_node,"
            " workflow_attempt, shard_index, attempt)",
        }},
+      {20,
+       "runs: the handler's output and a workflow node's inputs",
+       {
+           // NULL for most runs: a handler's output (RunResult.output, at
+           // most 4 KiB) and a workflow node's parents' outputs (a
+           // serialized v1::Run holding only Run.inputs).
+           "ALTER TABLE run ADD COLUMN output TEXT NULL",
+           "ALTER TABLE run ADD COLUMN inputs BLOB NULL",
+       }},
   };
   return *migrations;
 }

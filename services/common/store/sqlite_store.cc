@@ -77,9 +77,19 @@ class SqliteConn final : public SqlConn {
     sqlite3_busy_timeout(db, options.sqlite_busy_timeout_ms);
     // A larger page cache and memory-mapped reads: the run table's hot pages
     // are read from memory instead of one pread per page per transaction.
-    for (const char* pragma :
-         {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
-          "PRAGMA cache_size=-32768", "PRAGMA mmap_size=268435456"}) {
+    // Processes opening a new database at once race to switch it to WAL,
+    // and SQLite answers that switch "database is locked" at once rather
+    // than calling the busy handler (which could deadlock there): it is
+    // retried for as long as the busy timeout would have waited.
+    const absl::Time give_up = absl::Now() + absl::Milliseconds(options.sqlite_busy_timeout_ms);
+    absl::Status wal = conn->Script("PRAGMA journal_mode=WAL");
+    while (absl::IsUnavailable(wal) && absl::Now() < give_up) {
+      absl::SleepFor(absl::Milliseconds(5));
+      wal = conn->Script("PRAGMA journal_mode=WAL");
+    }
+    RETURN_IF_ERROR(wal);
+    for (const char* pragma : {"PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
+                               "PRAGMA cache_size=-32768", "PRAGMA mmap_size=268435456"}) {
       RETURN_IF_ERROR(conn->Script(pragma));
     }
     return conn;

@@ -20,7 +20,7 @@ constexpr char kInsertRun[] =
     "first_run_id, parent_run_id, trigger_code, trigger_message, handle_code, handle_message, "
     "start_ms, end_ms, status, fence_epoch, log_line_count, log_truncated, "
     "followup_pending, retry_of, child_of, followup_on_success, workflow_run_id, workflow_node, "
-    "workflow_attempt) VALUES ";
+    "workflow_attempt, output, inputs) VALUES ";
 
 // One assignment of a multi-row UPDATE: `column` = `expr`, where expr names
 // the new value of column c as $c and the stored one as {t}.c.
@@ -146,7 +146,7 @@ void AddBatchStatements(Dialect d, Statements& s) {
                           "", n);
   });
   s.insert_runs = BatchSql(
-      [](int n) { return absl::StrCat(kInsertRun, RepeatJoined(Placeholders(32), n, ", ")); });
+      [](int n) { return absl::StrCat(kInsertRun, RepeatJoined(Placeholders(34), n, ", ")); });
   const std::string keys = absl::StrCat("SELECT ", kRunKeyColumns, " FROM run WHERE ");
   s.select_runs_by_slot = BatchSql([=](int n) {
     return absl::StrCat(
@@ -190,7 +190,8 @@ void AddBatchStatements(Dialect d, Statements& s) {
                                                 "log_line_count",
                                                 "log_truncated",
                                                 "followup_due_ms",
-                                                "log_bytes"};
+                                                "log_bytes",
+                                                "output"};
   if (mysql) {
     // An upsert on the primary key: O(rows), where a CASE per column costs
     // O(rows) per row (a third of MariaDB's time under a burst went to
@@ -332,7 +333,9 @@ Statements Portable() {
   s.select_workflows = workflow_columns + " ORDER BY id";
   s.select_group_workflows = workflow_columns + " WHERE group_id = ? ORDER BY id";
   s.update_workflow =
-      "UPDATE workflow SET name = ?, state = ?, spec = ?, update_ms = ? WHERE id = ?";
+      "UPDATE workflow SET name = ?, state = ?, spec = ?, update_ms = ?, "
+      "next_fire_ms = COALESCE(?, next_fire_ms) WHERE id = ?";
+  s.advance_workflow = "UPDATE workflow SET next_fire_ms = ? WHERE id = ? AND next_fire_ms = ?";
   s.count_running_workflow_runs =
       absl::StrCat("SELECT COUNT(*) FROM workflow_run WHERE workflow_id = ? AND status = ",
                    v1::WORKFLOW_RUN_STATUS_RUNNING);
@@ -379,7 +382,7 @@ Statements Portable() {
       "SELECT g.app_name, j.state, COUNT(*) FROM job j JOIN job_group g ON g.id = j.group_id "
       "GROUP BY g.app_name, j.state";
 
-  s.insert_run = absl::StrCat(kInsertRun, Placeholders(32));
+  s.insert_run = absl::StrCat(kInsertRun, Placeholders(34));
   s.select_slot_holder =
       "SELECT id FROM run WHERE job_id = ? AND slot_ms = ? AND shard_index = ? AND attempt = ?";
   s.select_retry_holder = "SELECT id FROM run WHERE retry_of = ? AND attempt = ?";
@@ -563,6 +566,24 @@ std::string DueJobsInPartitionsSql(int partition_count, const std::vector<int>& 
   return DueJobsSql(InPartitions("id", partition_count, partitions));
 }
 
+std::string DueWorkflowsSql(int partition_count, const std::vector<int>& partitions) {
+  return absl::StrCat(
+      "SELECT id, group_id, name, state, next_fire_ms, spec, create_ms, update_ms FROM workflow "
+      "WHERE state = ",
+      static_cast<int>(v1::WORKFLOW_STATE_RUNNING), " AND next_fire_ms >= 0 AND next_fire_ms <= ?",
+      partitions.empty() ? "" : InPartitions("id", partition_count, partitions),
+      " ORDER BY next_fire_ms, id LIMIT ?");
+}
+
+std::string RunningWorkflowRunsSql(int partition_count, const std::vector<int>& partitions) {
+  return absl::StrCat(
+      "SELECT id, workflow_id, status, version, state, create_ms, end_ms FROM workflow_run "
+      "WHERE status = ",
+      static_cast<int>(v1::WORKFLOW_RUN_STATUS_RUNNING),
+      partitions.empty() ? "" : InPartitions("workflow_id", partition_count, partitions),
+      " ORDER BY id LIMIT ?");
+}
+
 namespace {
 // " AND <column> IN (?, ?, ...)" with `count` placeholders; "" for 0.
 std::string InPlaceholders(const char* column, int count) {
@@ -583,14 +604,15 @@ std::string JobsNamedSql(int group_count) {
                       InPlaceholders("group_id", group_count), " ORDER BY id");
 }
 
-std::string ListRunsSql(bool job, int group_count, int status_count, bool trigger_type, bool from,
-                        bool to, bool before, int partition_count,
+std::string ListRunsSql(bool job, bool workflow_run, int group_count, int status_count,
+                        bool trigger_type, bool from, bool to, bool before, int partition_count,
                         const std::vector<int>& partitions) {
   std::string sql = absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE 1 = 1");
   if (!partitions.empty()) {
     absl::StrAppend(&sql, InPartitions("job_id", partition_count, partitions));
   }
   if (job) absl::StrAppend(&sql, " AND job_id = ?");
+  if (workflow_run) absl::StrAppend(&sql, " AND workflow_run_id = ?");
   absl::StrAppend(&sql, InPlaceholders("group_id", group_count),
                   InPlaceholders("status", status_count));
   if (trigger_type) absl::StrAppend(&sql, " AND trigger_type = ?");

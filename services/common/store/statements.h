@@ -42,13 +42,13 @@ inline constexpr char kRunColumns[] =
     "parent_run_id, trigger_code, trigger_message, handle_code, handle_message, start_ms, "
     "end_ms, status, fence_epoch, log_line_count, log_truncated, alarm_status, "
     "followup_on_success, "
-    "workflow_run_id, workflow_node, workflow_attempt";
+    "workflow_run_id, workflow_node, workflow_attempt, output, inputs";
 // What SqlStore reads of a run before it changes it (run_state.h), and
 // writes back whole (WriteRuns), in this order.
 inline constexpr char kRunStateColumns[] =
     "id, job_id, group_id, trigger_ms, status, trigger_code, executor_address, dispatch_ms, "
     "handle_code, start_ms, end_ms, fence_epoch, followup_pending, log_line_count, log_truncated, "
-    "trigger_message, handle_message, followup_due_ms, log_bytes, "
+    "trigger_message, handle_message, followup_due_ms, log_bytes, output, "
     "followup_on_success, scheduled_ms, trigger_type";  // The last three are read only.
 // The key columns a run's unique keys are made of (after its id), as read
 // back by the select_runs_by_* statements.
@@ -104,6 +104,7 @@ struct Statements {
   std::string select_workflow_run;
   std::string update_workflow_run;
   std::string select_workflow_runs;
+  std::string advance_workflow;
 
   // Jobs.
   std::string insert_job;
@@ -257,16 +258,21 @@ std::string InPartitions(const std::string& job_id_column, int partition_count,
 std::string DueJobsSql(const std::string& and_where);
 // SELECT for ListDueJobs restricted to `partitions` (of partition_count).
 std::string DueJobsInPartitionsSql(int partition_count, const std::vector<int>& partitions);
+// SELECT of the due workflows (parameters until_ms, limit), of `partitions`
+// only when given; and of the running workflow runs (parameter limit).
+std::string DueWorkflowsSql(int partition_count, const std::vector<int>& partitions);
+std::string RunningWorkflowRunsSql(int partition_count, const std::vector<int>& partitions);
 
 // SELECT for ListJobs: parameters after_id, group_count group ids, limit.
 std::string ListJobsSql(int group_count);
 // SELECT of the jobs with a name: parameters name, group_count group ids (0: any group).
 std::string JobsNamedSql(int group_count);
 // SELECT for ListRuns with the optional conditions switched on, in this
-// parameter order: job_id, group ids..., statuses..., trigger_type, from, to,
-// before_id, limit (partitions, of partition_count, are inlined when given).
-std::string ListRunsSql(bool job, int group_count, int status_count, bool trigger_type, bool from,
-                        bool to, bool before, int partition_count,
+// parameter order: job_id, workflow_run_id, group ids..., statuses...,
+// trigger_type, from, to, before_id, limit (partitions, of partition_count,
+// are inlined when given).
+std::string ListRunsSql(bool job, bool workflow_run, int group_count, int status_count,
+                        bool trigger_type, bool from, bool to, bool before, int partition_count,
                         const std::vector<int>& partitions);
 
 }  // namespace gnomon::store::internal

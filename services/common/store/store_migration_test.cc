@@ -55,14 +55,18 @@ void RawExec(const std::string& url, bool mysql, std::unique_ptr<sql::Connection
 
 // Statements that take a current database back to schema version 1.
 std::vector<std::string> RewindToV1(bool mysql) {
-  // Version 19 linked runs to workflow nodes, 18 added workflows; 17
+  // Version 20 stored outputs and inputs, 19 linked runs to workflow nodes,
+  // 18 added workflows; 17
   // counted a run's log bytes; 16 recorded which registration wrote an
   // executor's row; 15 decided follow-ups on success when a run is recorded.
   std::vector<std::string> out =
-      mysql ? std::vector<std::string>{"ALTER TABLE run DROP INDEX run_node, DROP COLUMN "
+      mysql ? std::vector<std::string>{"ALTER TABLE run DROP COLUMN output, DROP COLUMN inputs",
+                                       "ALTER TABLE run DROP INDEX run_node, DROP COLUMN "
                                        "workflow_run_id, DROP COLUMN workflow_node, DROP COLUMN "
                                        "workflow_attempt"}
-            : std::vector<std::string>{"DROP INDEX run_node",
+            : std::vector<std::string>{"ALTER TABLE run DROP COLUMN output",
+                                       "ALTER TABLE run DROP COLUMN inputs",
+                                       "DROP INDEX run_node",
                                        "ALTER TABLE run DROP COLUMN workflow_run_id",
                                        "ALTER TABLE run DROP COLUMN workflow_node",
                                        "ALTER TABLE run DROP COLUMN workflow_attempt"};
@@ -162,7 +166,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_THAT(AppliedMigrations(),
-              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19));
+              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -233,7 +237,7 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
                                    "DELETE FROM report_day", "DELETE FROM stats_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_THAT(AppliedMigrations(),
-              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19));
+              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);

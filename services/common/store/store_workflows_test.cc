@@ -96,10 +96,11 @@ TEST_P(StoreWorkflowTest, AWorkflowRoundTripsAndItsNameIsUniqueInItsGroup) {
   EXPECT_EQ(listed[1].name(), "nightly");
   // Renamed onto the other's name: refused, and nothing changes.
   n.set_name("regional");
-  EXPECT_EQ(store().UpdateWorkflow(n, 200).status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store().UpdateWorkflow(n, std::nullopt, 200).status().code(),
+            absl::StatusCode::kAlreadyExists);
   n.set_name("nightly-2");
   n.clear_edges();
-  ASSERT_OK_AND_ASSIGN(updated, store().UpdateWorkflow(n, 200));
+  ASSERT_OK_AND_ASSIGN(updated, store().UpdateWorkflow(n, std::nullopt, 200));
   EXPECT_EQ(updated.name(), "nightly-2");
   EXPECT_EQ(updated.edges_size(), 0);
   EXPECT_EQ(updated.group_id(), group_.id());

@@ -13,12 +13,19 @@
 #define GNOMON_SERVICES_COMMON_STORE_WORKFLOW_STORE_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "gnomon/v1/workflow.pb.h"
 
 namespace gnomon::store {
+
+// A workflow whose schedule is due, and the slot it is due for.
+struct DueWorkflow {
+  v1::Workflow workflow;
+  int64_t next_fire_ms = 0;
+};
 
 class WorkflowStore {
  public:
@@ -33,10 +40,21 @@ class WorkflowStore {
   virtual absl::StatusOr<v1::Workflow> GetWorkflow(int64_t workflow_id) = 0;
   // A group's workflows (0: every group's), by id.
   virtual absl::StatusOr<std::vector<v1::Workflow>> ListWorkflows(int64_t group_id) = 0;
-  // Replaces the workflow with id workflow.id (its group stays); NotFound,
-  // or AlreadyExists as CreateWorkflow.
+  // Replaces the workflow with id workflow.id (its group stays), and its
+  // next slot if `next_fire_ms` is given; NotFound, or AlreadyExists as
+  // CreateWorkflow.
   virtual absl::StatusOr<v1::Workflow> UpdateWorkflow(const v1::Workflow& workflow,
+                                                      std::optional<int64_t> next_fire_ms,
                                                       int64_t now_ms) = 0;
+  // The workflows of `partitions` (workflow id % partition_count(); empty:
+  // all) that their schedule fires (state RUNNING) with a slot at or before
+  // `until_ms`, earliest first, at most `limit`.
+  virtual absl::StatusOr<std::vector<DueWorkflow>> ListDueWorkflows(
+      int64_t until_ms, int limit, const std::vector<int>& partitions) = 0;
+  // Moves a workflow's next slot from `expected_ms` to `next_ms`; false if
+  // it was not at `expected_ms` (another replica moved it, or an edit did).
+  virtual absl::StatusOr<bool> AdvanceWorkflow(int64_t workflow_id, int64_t expected_ms,
+                                               int64_t next_ms) = 0;
   // Deletes the workflow and its runs; FailedPrecondition while one of its
   // runs is RUNNING.
   virtual absl::Status DeleteWorkflow(int64_t workflow_id) = 0;
@@ -56,6 +74,10 @@ class WorkflowStore {
   // A workflow's runs, newest first, at most `limit`.
   virtual absl::StatusOr<std::vector<v1::WorkflowRun>> ListWorkflowRuns(int64_t workflow_id,
                                                                         int limit) = 0;
+  // The runs still RUNNING of the workflows of `partitions` (as
+  // ListDueWorkflows), oldest first, at most `limit`.
+  virtual absl::StatusOr<std::vector<v1::WorkflowRun>> ListRunningWorkflowRuns(
+      int limit, const std::vector<int>& partitions) = 0;
 };
 
 }  // namespace gnomon::store
