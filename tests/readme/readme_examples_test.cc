@@ -76,8 +76,8 @@ TEST(ReadmeExamplesTest, TopLevelReadmeTasteIsTheBuiltExample) {
   EXPECT_EQ(CheckReadme("README.md"), 1);
 }
 
-TEST(ReadmeExamplesTest, SdkReadmeExampleIsTheBuiltExample) {
-  EXPECT_EQ(CheckReadme("services/executor-sdk/README.md"), 1);
+TEST(ReadmeExamplesTest, SdkReadmeExamplesAreTheBuiltExamples) {
+  EXPECT_EQ(CheckReadme("services/executor-sdk/README.md"), 2);
 }
 
 }  // namespace

@@ -30,7 +30,18 @@ absl::Time JobContext::deadline() const {
   absl::MutexLock lock(&state_->mu);
   return state_->deadline;
 }
+int64_t JobContext::workflow_run_id() const { return state_->request.workflow_run_id(); }
+const std::vector<WorkflowInput>& JobContext::inputs() const { return state_->inputs; }
+std::optional<std::string> JobContext::Input(std::string_view node) const {
+  for (const WorkflowInput& in : state_->inputs) {
+    if (in.node == node) return in.output;
+  }
+  return std::nullopt;
+}
 void JobContext::Log(std::string_view text) { state_->Log(text); }
 void JobContext::SetResult(int code, std::string_view message) { state_->SetResult(code, message); }
+absl::Status JobContext::SetOutput(std::string value) {
+  return state_->SetOutput(std::move(value));
+}
 
 }  // namespace gnomon::executor

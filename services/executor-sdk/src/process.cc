@@ -8,10 +8,12 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "services/executor-sdk/src/child_environment.h"
+#include "services/executor-sdk/src/process_internal.h"
 #include "services/executor-sdk/src/reaped_spawn.h"
 
 extern char** environ;
@@ -40,16 +42,24 @@ void LogLines(JobContext& ctx, std::string& pending, bool flush_partial) {
 
 absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& argv,
                                const ProcessOptions& options) {
-  if (argv.empty()) return absl::InvalidArgumentError("empty command");
   if (absl::Status env_ok = internal::ValidateExtraEnvironment(options.env); !env_ok.ok()) {
     return env_ok;
   }
+  return internal::RunProcessWithEnvironment(
+      ctx, argv, internal::ChildEnvironment(environ, options.env), options);
+}
+
+namespace internal {
+
+absl::StatusOr<int> RunProcessWithEnvironment(JobContext& ctx, const std::vector<std::string>& argv,
+                                              std::vector<std::string> env,
+                                              const ProcessOptions& options) {
+  if (argv.empty()) return absl::InvalidArgumentError("empty command");
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
   }
-  absl::StatusOr<pid_t> spawned = internal::SpawnReaped(
-      {argv, internal::ChildEnvironment(environ, options.env), options.working_dir, fds[1]});
+  absl::StatusOr<pid_t> spawned = SpawnReaped({argv, std::move(env), options.working_dir, fds[1]});
   ::close(fds[1]);
   if (!spawned.ok()) {
     ::close(fds[0]);
@@ -112,4 +122,5 @@ absl::StatusOr<int> RunProcess(JobContext& ctx, const std::vector<std::string>& 
   return 255;
 }
 
+}  // namespace internal
 }  // namespace gnomon::executor

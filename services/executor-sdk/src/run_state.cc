@@ -10,6 +10,10 @@
 namespace gnomon::executor::internal {
 namespace {
 
+// The public constant (job_context.h, which cannot include common code) is
+// the log service's limit.
+static_assert(kMaxOutputBytes == ::gnomon::kMaxOutputBytes);
+
 google::protobuf::Timestamp ToProto(absl::Time t) {
   return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
 }
@@ -21,6 +25,47 @@ std::string_view Head(std::string_view text, size_t max) {
   size_t n = max;
   while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
   return text.substr(0, n == 0 ? max : n);
+}
+
+std::vector<WorkflowInput> InputsOf(const v1::RunRequest& request) {
+  std::vector<WorkflowInput> inputs;
+  inputs.reserve(static_cast<size_t>(request.inputs_size()));
+  for (const v1::WorkflowInput& in : request.inputs()) inputs.push_back({in.node(), in.output()});
+  return inputs;
+}
+
+// Whether `text` is well-formed UTF-8 (RunResult.output is a proto3 string:
+// a result holding anything else would not decode at the log service, and
+// would be sent again and again).
+bool IsUtf8(std::string_view text) {
+  static constexpr uint32_t kLeast[] = {0, 0x80, 0x800, 0x10000};  // by continuation bytes
+  for (size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    size_t n;  // Continuation bytes.
+    uint32_t cp;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if ((lead & 0xE0) == 0xC0) {
+      n = 1, cp = lead & 0x1Fu;
+    } else if ((lead & 0xF0) == 0xE0) {
+      n = 2, cp = lead & 0x0Fu;
+    } else if ((lead & 0xF8) == 0xF0) {
+      n = 3, cp = lead & 0x07u;
+    } else {
+      return false;
+    }
+    if (text.size() - i < n + 1) return false;
+    for (size_t k = 1; k <= n; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (next & 0x3Fu);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+    if (cp < kLeast[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n + 1;
+  }
+  return true;
 }
 
 }  // namespace
@@ -50,6 +95,7 @@ bool CancelState::WaitFor(absl::Duration timeout) const {
 
 RunState::RunState(v1::RunRequest req, RunSink* run_sink, int64_t max_log_bytes)
     : request(std::move(req)),
+      inputs(InputsOf(request)),
       cancel(std::make_shared<CancelState>()),
       sink(run_sink),
       max_log_bytes(max_log_bytes) {}
@@ -104,6 +150,22 @@ void RunState::SetResult(int code, std::string_view message) {
   result_message = std::string(Head(message, kMaxHandleMessageBytes));
 }
 
+absl::Status RunState::SetOutput(std::string value) {
+  if (value.size() > kMaxOutputBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("output is ", value.size(),
+                                                   " bytes, longer than the limit of ",
+                                                   kMaxOutputBytes, " bytes"));
+  }
+  if (!IsUtf8(value)) return absl::InvalidArgumentError("output is not valid UTF-8");
+  absl::MutexLock lock(&mu);
+  if (closed) {
+    return absl::FailedPreconditionError(
+        "output not set: the run was reported already (its handler ignored cancellation)");
+  }
+  output = std::move(value);
+  return absl::OkStatus();
+}
+
 bool RunState::Terminate(Termination kind, std::string message) {
   {
     absl::MutexLock lock(&mu);
@@ -134,6 +196,7 @@ bool RunState::Finish(absl::Time now) {
       result.set_handle_message(result_message);
       break;
   }
+  result.set_output(output);  // Also with a failure, a timeout or a kill.
   *result.mutable_start_time() = ToProto(is_started ? start_time : now);
   *result.mutable_end_time() = ToProto(now);
   sink->Finished(result);

@@ -19,10 +19,13 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "gnomon/executor/job_context.h"
 #include "gnomon/v1/executor.pb.h"
 #include "gnomon/v1/log.pb.h"
 
@@ -65,6 +68,8 @@ struct RunState {
   // a chatty run cannot fill the spool, the log service or the store.
   void Log(std::string_view text) ABSL_LOCKS_EXCLUDED(mu);
   void SetResult(int code, std::string_view message) ABSL_LOCKS_EXCLUDED(mu);
+  // The output reported with the result, whatever it is (JobContext::SetOutput).
+  absl::Status SetOutput(std::string value) ABSL_LOCKS_EXCLUDED(mu);
   // Asks the run to stop (killed or timed out) and cancels its token. The
   // first termination wins. Returns false if closed or already terminating.
   bool Terminate(Termination kind, std::string message) ABSL_LOCKS_EXCLUDED(mu);
@@ -79,6 +84,7 @@ struct RunState {
   bool is_script() const { return request.has_script(); }
 
   const v1::RunRequest request;
+  const std::vector<WorkflowInput> inputs;  // request.inputs(), for JobContext
   const std::shared_ptr<CancelState> cancel;
 
   mutable absl::Mutex mu;
@@ -94,6 +100,7 @@ struct RunState {
   bool result_set ABSL_GUARDED_BY(mu) = false;
   int result_code ABSL_GUARDED_BY(mu) = 200;
   std::string result_message ABSL_GUARDED_BY(mu);
+  std::string output ABSL_GUARDED_BY(mu);
   Termination termination ABSL_GUARDED_BY(mu) = Termination::kNone;
   std::string termination_message ABSL_GUARDED_BY(mu);
 };

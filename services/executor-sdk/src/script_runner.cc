@@ -1,5 +1,6 @@
 #include "services/executor-sdk/src/script_runner.h"
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -9,12 +10,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "gnomon/executor/process.h"
+#include "services/executor-sdk/src/child_environment.h"
+#include "services/executor-sdk/src/process_internal.h"
+
+extern char** environ;
 
 namespace gnomon::executor::internal {
 namespace {
@@ -125,7 +133,105 @@ absl::Status LimitsPrefix(const ScriptOptions& options, std::vector<std::string>
   return absl::OkStatus();
 }
 
+// GNOMON_OUTPUT_FILE, in the run's private directory.
+constexpr char kOutputFile[] = "gnomon-output";
+
+// Linux's limit on one "NAME=value" string of a new program's environment
+// (MAX_ARG_STRLEN, with its NUL): a longer one fails the exec (E2BIG).
+constexpr size_t kMaxVariableBytes = 128 * 1024;
+
+// Whether the run is a workflow node's: only then has its script GNOMON_
+// variables (a script of no workflow gets none at all).
+bool IsWorkflowNode(const JobContext& ctx) {
+  return ctx.workflow_run_id() != 0 || !ctx.inputs().empty();
+}
+
+// A workflow node's variables for its script (script_runner.h); an input
+// left out is told in the run log.
+std::map<std::string, std::string> ScriptVariables(JobContext& ctx,
+                                                   const std::string& output_file) {
+  std::map<std::string, std::string> variables;
+  variables["GNOMON_OUTPUT_FILE"] = output_file;
+  variables["GNOMON_WORKFLOW_RUN_ID"] = std::to_string(ctx.workflow_run_id());
+  std::map<std::string, const std::string*> holder;  // variable -> its node
+  for (const WorkflowInput& input : ctx.inputs()) {
+    std::string name = ScriptInputVariable(input.node);
+    auto [first, added] = holder.emplace(name, &input.node);
+    if (!added) {
+      ctx.Log(absl::StrCat("[gnomon] inputs \"", *first->second, "\" and \"", input.node,
+                           "\" share the variable ", name, ": it holds \"", *first->second,
+                           "\"'s output"));
+    } else if (input.output.find('\0') != std::string::npos) {
+      ctx.Log(absl::StrCat("[gnomon] input \"", input.node, "\" holds a NUL byte: ", name,
+                           " is not set"));
+    } else if (name.size() + 1 + input.output.size() + 1 > kMaxVariableBytes) {
+      ctx.Log(absl::StrCat("[gnomon] input \"", input.node, "\" is ", input.output.size(),
+                           " bytes, longer than an environment variable may be: ", name,
+                           " is not set"));
+    } else {
+      variables[name] = input.output;
+    }
+  }
+  return variables;
+}
+
+// Sets the run's output from what the script left in `path` (see
+// script_runner.h): nothing when the file is gone, else the output or a
+// run-log line saying why not.
+void TakeOutput(JobContext& ctx, const std::string& path) {
+  // Not following a link, nor waiting on a FIFO the script left there.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ENOENT) {
+      const std::string why = std::strerror(errno);
+      ctx.Log(
+          absl::StrCat("[gnomon] the script's output file (GNOMON_OUTPUT_FILE) cannot be read (",
+                       why, "): the run's output is not set"));
+    }
+    return;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    ctx.Log(
+        "[gnomon] the script's output file (GNOMON_OUTPUT_FILE) is not a regular file: the "
+        "run's output is not set");
+    return;
+  }
+  // Enough to tell a value over the limit (with its final newline) from one within.
+  std::string value(kMaxOutputBytes + 2, '\0');
+  size_t got = 0;
+  while (got < value.size()) {
+    const ssize_t n = ::read(fd, value.data() + got, value.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  value.resize(got);
+  if (!value.empty() && value.back() == '\n') value.pop_back();  // echo's newline
+  if (value.size() > kMaxOutputBytes) {
+    ctx.Log(absl::StrCat("[gnomon] the script's output file (GNOMON_OUTPUT_FILE) holds ",
+                         st.st_size, " bytes, more than the limit of ", kMaxOutputBytes,
+                         " bytes: the run's output is not set"));
+    return;
+  }
+  if (absl::Status set = ctx.SetOutput(std::move(value)); !set.ok()) {
+    ctx.Log(absl::StrCat("[gnomon] the script's output is not set: ", set.message()));
+  }
+}
+
 }  // namespace
+
+std::string ScriptInputVariable(std::string_view node) {
+  std::string name = "GNOMON_INPUT_";
+  for (const char c : node) {
+    name.push_back(absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'
+                       ? absl::ascii_toupper(static_cast<unsigned char>(c))
+                       : '_');
+  }
+  return name;
+}
 
 void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOptions& options) {
   const Interpreter* interpreter = InterpreterOf(script.language());
@@ -165,6 +271,21 @@ void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOption
     RemoveTree(dir);
     return;
   }
+  // A workflow node's output file, created empty and private to this user:
+  // a script that writes nothing has no output.
+  const bool workflow = IsWorkflowNode(ctx);
+  const std::string output_file = absl::StrCat(dir, "/", kOutputFile);
+  if (workflow) {
+    const int fd =
+        ::open(output_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, S_IRUSR | S_IWUSR);
+    if (fd < 0) {
+      ctx.SetResult(kHandleFailure, absl::StrCat("cannot create the output file ", output_file,
+                                                 ": ", std::strerror(errno)));
+      RemoveTree(dir);
+      return;
+    }
+    ::close(fd);
+  }
   std::vector<std::string> argv;
   if (absl::Status limited = LimitsPrefix(options, &argv); !limited.ok()) {
     ctx.SetResult(kHandleFailure, std::string(limited.message()));
@@ -178,7 +299,12 @@ void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOption
   ProcessOptions process_options;
   process_options.working_dir = dir;
   process_options.kill_grace = options.kill_grace;
-  absl::StatusOr<int> exit_code = RunProcess(ctx, argv, process_options);
+  absl::StatusOr<int> exit_code = RunProcessWithEnvironment(
+      ctx, argv,
+      ChildEnvironment(environ, workflow ? ScriptVariables(ctx, output_file)
+                                         : std::map<std::string, std::string>{}),
+      process_options);
+  if (workflow && exit_code.ok()) TakeOutput(ctx, output_file);  // It ran, whatever its code.
   RemoveTree(dir);
   if (!exit_code.ok()) {
     ctx.SetResult(kHandleFailure, std::string(exit_code.status().message()));

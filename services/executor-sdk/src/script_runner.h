@@ -11,6 +11,23 @@
 // cancelled, the child's process group gets SIGTERM, then SIGKILL after
 // kill_grace.
 //
+// The child's environment is the executor's without its GNOMON_ variables
+// (as RunProcess gives). A workflow node's run (RunRequest.workflow_run_id or
+// inputs set) adds its own, and only such a run:
+//   GNOMON_WORKFLOW_RUN_ID  its workflow run.
+//   GNOMON_INPUT_<NODE>     each parent's output, under
+//                           ScriptInputVariable(parent). A name two parents
+//                           share holds the first one's (a run-log line names
+//                           the other); a value holding a NUL or longer than
+//                           Linux takes (128 KiB) is left out, with a run-log
+//                           line.
+//   GNOMON_OUTPUT_FILE      an empty file of the private directory; what the
+//                           script writes there (one final newline dropped,
+//                           at most kMaxOutputBytes, UTF-8) becomes the run's
+//                           output once it has exited, whatever its exit
+//                           code. Otherwise the output is not set and a
+//                           run-log line says why; the result stands.
+//
 //   RunScript(ctx, request.script(), {.kill_grace = absl::Seconds(3)});
 //
 // Thread safety: thread-safe; blocks the calling thread until the child exits.
@@ -18,6 +35,7 @@
 #define GNOMON_SERVICES_EXECUTOR_SDK_SRC_SCRIPT_RUNNER_H_
 
 #include <string>
+#include <string_view>
 
 #include "absl/time/time.h"
 #include "gnomon/executor/job_context.h"
@@ -34,6 +52,10 @@ struct ScriptOptions {
 };
 
 void RunScript(JobContext& ctx, const v1::ScriptTask& script, const ScriptOptions& options);
+
+// "GNOMON_INPUT_" and `node` upper-cased, every byte but [A-Z0-9_] made '_':
+// "fetch-day.v2" -> "GNOMON_INPUT_FETCH_DAY_V2".
+std::string ScriptInputVariable(std::string_view node);
 
 // Whether RunScript knows the language (it may still lack the interpreter).
 bool IsScriptLanguage(v1::ScriptLanguage language);

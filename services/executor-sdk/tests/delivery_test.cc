@@ -232,6 +232,7 @@ TEST_F(DeliveryTest, SpooledResultsAreDeliveredAfterAnExecutorRestart) {
       ASSERT_TRUE(e.RegisterHandler("fail", [](JobContext& ctx) {
                      ctx.Log("about to fail");
                      ctx.SetResult(500, "boom");
+                     EXPECT_TRUE(ctx.SetOutput("rows=7").ok());
                    }).ok());
     });
     DispatchClient dispatch(dispatch_);
@@ -251,6 +252,7 @@ TEST_F(DeliveryTest, SpooledResultsAreDeliveredAfterAnExecutorRestart) {
   ASSERT_TRUE(result);
   EXPECT_EQ(result->handle_code(), 500);
   EXPECT_EQ(result->handle_message(), "boom");
+  EXPECT_EQ(result->output(), "rows=7");  // Kept by the spool on disk.
   ASSERT_TRUE(log_only_.WaitForLines(42, 1, kTestWait));
   EXPECT_EQ(log_only_.lines(42)[0].text(), "about to fail");
 }

@@ -1,5 +1,6 @@
 // Test helpers for RunManager without servers: a sink that records what runs
-// produce, run requests, handler maps, and a handler that blocks until released.
+// produce (starts, log lines, results), run requests, handler maps, and a
+// handler that blocks until released.
 //
 //   RecordingSink sink;
 //   Gate gate;
@@ -35,7 +36,10 @@ class RecordingSink final : public RunSink {
     absl::MutexLock l(&mu_);
     started_.push_back(request.run_id());
   }
-  void Line(int64_t, const v1::LogLine&) override {}
+  void Line(int64_t run_id, const v1::LogLine& line) override {
+    absl::MutexLock l(&mu_);
+    lines_[run_id].push_back(line.text());
+  }
   void Finished(const v1::RunResult& result) override {
     absl::MutexLock l(&mu_);
     ++finishes_[result.run_id()];
@@ -66,12 +70,23 @@ class RecordingSink final : public RunSink {
     absl::MutexLock l(&mu_);
     return finishes_[run_id];
   }
+  // The texts of the run's log lines so far (all of them once its result is in).
+  std::vector<std::string> lines(int64_t run_id) {
+    absl::MutexLock l(&mu_);
+    return lines_[run_id];
+  }
+  bool WaitForLines(int64_t run_id, size_t n) {
+    absl::MutexLock l(&mu_);
+    auto enough = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return lines_[run_id].size() >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&enough), kWait);
+  }
 
  private:
   absl::Mutex mu_;
   std::vector<int64_t> started_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, v1::RunResult> results_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, int> finishes_ ABSL_GUARDED_BY(mu_);
+  std::map<int64_t, std::vector<std::string>> lines_ ABSL_GUARDED_BY(mu_);
 };
 
 inline v1::RunRequest Req(int64_t run_id, int64_t job_id, const std::string& handler,

@@ -79,10 +79,11 @@ class Reporter:
             if len(lines) >= LOG_FLUSH_LINES:
                 self._flush_locked(run_id)
 
-    def finished(self, run_id: int, code: int, message: str, start: float, end: float) -> None:
+    def finished(self, run_id: int, code: int, message: str, start: float, end: float,
+                 output: str = "") -> None:
         item = self._pb.log.ReportItem()
         r = item.result
-        r.run_id, r.handle_code, r.handle_message = run_id, code, message
+        r.run_id, r.handle_code, r.handle_message, r.output = run_id, code, message, output
         _ts(r.start_time, start)
         _ts(r.end_time, end)
         with self._cv:

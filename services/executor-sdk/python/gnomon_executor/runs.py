@@ -12,6 +12,7 @@ from typing import Any, Callable, Deque, Dict, Iterable, Optional, Protocol
 SUCCESS, FAILURE, TIMEOUT, KILLED, REJECTED = 200, 500, 502, 503, 506
 MAX_LINE_BYTES = 64 * 1024
 MAX_MESSAGE_BYTES = 64 * 1024
+MAX_OUTPUT_BYTES = 4096  # RunResult.output; the log service refuses longer
 BEAT_BUSY_JOBS = 1000
 
 # RejectKind and BlockStrategy values (executor.proto / common.proto).
@@ -33,7 +34,8 @@ class RunSink(Protocol):
 
     def started(self, run_id: int, start: float, receipt: bytes = b"") -> None: ...
     def line(self, run_id: int, number: int, when: float, text: str) -> None: ...
-    def finished(self, run_id: int, code: int, message: str, start: float, end: float) -> None: ...
+    def finished(self, run_id: int, code: int, message: str, start: float, end: float,
+                 output: str = "") -> None: ...
 
 
 @dataclass
@@ -64,6 +66,7 @@ class RunState:
         self._termination: Optional[int] = None  # TIMEOUT or KILLED
         self._termination_message = ""
         self._result: Optional[tuple] = None
+        self._output = ""
         self._started = False
         self._start = 0.0
         self._closed = False
@@ -105,6 +108,23 @@ class RunState:
         with self._lock:
             self._result = (code, _head(message, MAX_MESSAGE_BYTES))
 
+    def set_output(self, value: str) -> None:
+        """The output reported with the result, whatever it is (Context.set_output)."""
+        if not isinstance(value, str):
+            raise TypeError(f"output must be a str, not {type(value).__name__}")
+        try:
+            size = len(value.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise ValueError("output is not valid UTF-8 (it holds a lone surrogate)") from None
+        if size > MAX_OUTPUT_BYTES:
+            raise ValueError(f"output is {size} bytes in UTF-8, longer than the limit of "
+                             f"{MAX_OUTPUT_BYTES} bytes")
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("output not set: the run was reported already (its handler "
+                                   "ignored cancellation)")
+            self._output = value
+
     def terminate(self, code: int, message: str) -> bool:
         """Cancels the run as timed out (502) or killed (503); False if it
         ended or was terminated already."""
@@ -128,8 +148,9 @@ class RunState:
                 code, message = self._result
             else:
                 code, message = SUCCESS, ""
+            # The output goes also with a failure, a timeout or a kill.
             self._sink.finished(self.run_id, code, message, self._start if self._started else now,
-                                now)
+                                now, self._output)
             self._closed = True
             return True
 
@@ -139,6 +160,12 @@ class Context:
 
     >>> def invoice(ctx: Context) -> None:
     ...     ctx.log("invoicing " + ctx.params)
+
+    A workflow node's run reads its parents' outputs (``inputs``) and may
+    return an output of its own (``set_output``), which its children get:
+
+    >>> def count(ctx: Context) -> None:
+    ...     ctx.set_output(str(len(ctx.inputs.get("extract", "").splitlines())))
     """
 
     def __init__(self, run: RunState, deadline: Optional[float]):
@@ -151,6 +178,12 @@ class Context:
         self.shard_total: int = r.shard_total
         self.attempt: int = r.attempt
         self.handler: str = r.bean.handler
+        #: A workflow node's run: its workflow run (0 for other runs) and its
+        #: parents' outputs, parent node -> output (empty for other runs).
+        self.workflow_run_id: int = r.workflow_run_id
+        self.inputs: Dict[str, str] = {}
+        for i in r.inputs:
+            self.inputs.setdefault(i.node, i.output)
         #: time.monotonic() value past which the run times out, or None.
         self.deadline = deadline
 
@@ -174,6 +207,15 @@ class Context:
     def set_result(self, code: int, message: str = "") -> None:
         """Sets the handle code (200 success; anything else fails) and message."""
         self._run.set_result(code, message)
+
+    def set_output(self, value: str) -> None:
+        """Sets the output reported with the run's result (last call wins; none
+        set: ""). ValueError, keeping the output set before, if value is longer
+        than MAX_OUTPUT_BYTES (4096) in UTF-8; RuntimeError if the run was
+        reported already (its handler was abandoned after ignoring
+        cancellation). A run that fails, times out or is killed reports the
+        output set until then."""
+        self._run.set_output(value)
 
 
 Handler = Callable[[Context], None]

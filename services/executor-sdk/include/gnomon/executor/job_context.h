@@ -18,16 +18,30 @@
 // Returning without SetResult means success (200). A handler that throws is a
 // failure (500) with the exception text as its message.
 //
+// A workflow node's run also reads its parent nodes' outputs and may return a
+// small output of its own, which its children get as inputs and condition
+// nodes test:
+//
+//   void Count(gnomon::executor::JobContext& ctx) {
+//     std::optional<std::string> day = ctx.Input("extract");  // that parent's output
+//     absl::Status set = ctx.SetOutput(std::to_string(CountRows(day.value_or(""))));
+//     if (!set.ok()) ctx.SetResult(gnomon::executor::kHandleFailure, set.ToString());
+//   }
+//
 // Thread safety: all methods are thread-safe; a handler may log from threads
 // it starts, as long as it does not use the context after it returns.
 #ifndef GNOMON_EXECUTOR_JOB_CONTEXT_H_
 #define GNOMON_EXECUTOR_JOB_CONTEXT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 
 namespace gnomon::executor {
@@ -44,6 +58,17 @@ inline constexpr int kHandleFailure = 500;
 inline constexpr int kHandleTimeout = 502;
 inline constexpr int kHandleKilled = 503;
 inline constexpr int kHandleRejected = 506;
+
+// The longest output a run may return (JobContext::SetOutput), in bytes: the
+// log service refuses a result with a longer one.
+inline constexpr size_t kMaxOutputBytes = 4096;
+
+// A parent node's output, as an input of a workflow node's run. A sharded
+// parent's output is its shards' outputs in shard order, one per line.
+struct WorkflowInput {
+  std::string node;    // The parent node's name.
+  std::string output;  // Its output ("" if it set none).
+};
 
 // Why a run exists (mirrors gnomon.v1.TriggerType numerically).
 enum class TriggerType {
@@ -93,6 +118,14 @@ class JobContext {
   // When the run times out; absl::InfiniteFuture() without a timeout.
   absl::Time deadline() const;
 
+  // A workflow node's run: its workflow run (0 when the run is no workflow
+  // node's) and its parents' outputs, in the order the scheduler sent them
+  // (empty for a node without parents and for other runs).
+  int64_t workflow_run_id() const;
+  const std::vector<WorkflowInput>& inputs() const;
+  // The output of parent `node`, or nullopt if `node` is not among inputs().
+  std::optional<std::string> Input(std::string_view node) const;
+
   // Cancellation: check it regularly in long handlers.
   const CancellationToken& cancellation() const { return token_; }
   bool cancelled() const { return token_.IsCancelled(); }
@@ -101,6 +134,15 @@ class JobContext {
   void Log(std::string_view text);
   // Sets the result reported when the handler returns (last call wins).
   void SetResult(int code, std::string_view message);
+  // Sets the output reported with the run's result (RunResult.output; last
+  // call wins; none set: ""). Any run may set one; a workflow passes a node's
+  // to its children. InvalidArgument, keeping the output set before, if
+  // `value` is longer than kMaxOutputBytes or not valid UTF-8;
+  // FailedPrecondition if the run was reported already (its handler was
+  // abandoned after ignoring cancellation). The output goes with whatever
+  // result the run ends with: a run that fails, times out or is killed
+  // reports the output set until then.
+  absl::Status SetOutput(std::string value);
 
   explicit JobContext(std::shared_ptr<internal::RunState> state);
   JobContext(const JobContext&) = delete;
