@@ -1,13 +1,16 @@
-// gnomonctl apply -f FILE|DIR and gnomonctl get group|job|jobs: groups and
-// jobs declared in files (v1.Manifest documents, YAML or JSON), applied
-// idempotently; `get` prints the same documents, so its output applies back.
+// gnomonctl apply -f FILE|DIR and gnomonctl get group|job|jobs|workflow|workflows:
+// groups, jobs and workflows declared in files (v1.Manifest documents, YAML
+// or JSON), applied idempotently; `get` prints the same documents, so its
+// output applies back.
 //
-// apply works in three passes so documents may name each other in any order:
+// apply works in passes so documents may name each other in any order:
 // groups first (created or changed), then every declared job that does not
 // exist is created (stopped, without children), then each job is compared
-// with its document and updated, started or stopped where they differ.
-// --prune then deletes the jobs of the declared groups that no document
-// names. --dry-run reads everything and prints what would change.
+// with its document and updated, started or stopped where they differ, then
+// the workflows, whose nodes name those jobs (workflow_manifest.h).
+// --prune then deletes the jobs of the groups of the Group and Job documents
+// that no document names (never workflows). --dry-run reads everything and
+// prints what would change.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -16,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/command.h"
+#include "cli/workflow_manifest.h"
 #include "cli/yaml_json.h"
 #include "gnomon/v1/manifest.pb.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -91,8 +95,12 @@ absl::StatusOr<std::vector<Doc>> ReadDocs(CommandContext& c) {
         if (m.app().empty()) return Invalid(d.where, "app (the job's group) is required");
         if (m.job().name().empty()) return Invalid(d.where, "job.name is required");
         key = "job " + JobKey(m.app(), m.job().name());
+      } else if (m.kind() == "Workflow") {
+        if (absl::Status s = CheckWorkflowManifest(m); !s.ok())
+          return Invalid(d.where, std::string(s.message()));
+        key = "workflow " + JobKey(m.app(), m.workflow().name());
       } else {
-        return Invalid(d.where, "kind must be Group or Job");
+        return Invalid(d.where, "kind must be Group, Job or Workflow");
       }
       if (!seen.insert(key).second)
         return Invalid(d.where, absl::StrCat(key, " is declared twice"));
@@ -142,6 +150,10 @@ class Applier {
     }
     for (const Doc& d : docs) {
       if (d.manifest.kind() == "Job" && !ConfigureJob(d)) return failed_;
+    }
+    // Last: a workflow's nodes name jobs that the passes above made.
+    for (const Doc& d : docs) {
+      if (d.manifest.kind() == "Workflow" && !ApplyWorkflowDoc(d)) return failed_;
     }
     if (prune && !Prune(docs)) return failed_;
     return kExitOk;
@@ -290,6 +302,17 @@ class Applier {
     return true;
   }
 
+  bool ApplyWorkflowDoc(const Doc& d) {
+    const v1::Manifest& m = d.manifest;
+    if (GroupId(m.app()) < 0)
+      return Fail(Invalid(d.where, absl::StrCat("app: no group ", m.app(), " (declare it)")));
+    std::string what;
+    if (grpc::Status s = ApplyWorkflow(c_, m, GroupId(m.app()), dry_, &what); !s.ok())
+      return Fail(s, d.where);
+    Say("workflow/" + JobKey(m.app(), m.workflow().name()), what);
+    return true;
+  }
+
   bool SetState(v1::Job& job, v1::JobState state, const std::string& where) {
     auto rpc = c_.NewRpcContext();
     grpc::Status s;
@@ -305,11 +328,15 @@ class Applier {
     return s.ok() || Fail(s, where);
   }
 
-  // Deletes the jobs of every declared app that no document declares.
+  // Deletes the jobs of every app of a Group or Job document that no
+  // document declares. A Workflow document alone does not make its group's
+  // jobs prunable.
   bool Prune(const std::vector<Doc>& docs) {
     std::set<std::string> apps;
-    for (const Doc& d : docs)
-      apps.insert(d.manifest.kind() == "Group" ? d.manifest.group().app_name() : d.manifest.app());
+    for (const Doc& d : docs) {
+      if (d.manifest.kind() == "Group") apps.insert(d.manifest.group().app_name());
+      if (d.manifest.kind() == "Job") apps.insert(d.manifest.app());
+    }
     for (const std::string& app : apps) {
       if (GroupId(app) <= 0) continue;
       v1::ListJobsRequest req;
@@ -469,17 +496,18 @@ int GetGroup(CommandContext& c) {
 }  // namespace
 
 std::vector<Command> ApplyCommands() {
-  return {
+  std::vector<Command> commands = {
       {"apply",
        "",
        "-f FILE|DIR [-f ...] [--dry-run] [--prune]",
-       "Create or update the groups and jobs declared in files (YAML or JSON); prints what "
-       "changed.",
+       "Create or update the groups, jobs and workflows declared in files (YAML or JSON); "
+       "prints what changed.",
        {{"filename", "f", true, "FILE|DIR",
          "A file of documents, or a directory of *.yaml, *.yml, *.json."},
         {"dry-run", "", false, "", "Print what would change; change nothing."},
         {"prune", "", false, "",
-         "Also delete the jobs of the declared groups that no document declares."}},
+         "Also delete the jobs of the declared groups that no document declares (not "
+         "workflows)."}},
        "gnomonctl apply -f jobs/\ngnomonctl apply -f billing.yaml --prune --dry-run",
        Apply},
       {"get",
@@ -499,6 +527,9 @@ std::vector<Command> ApplyCommands() {
        "gnomonctl get group billing",
        GetGroup},
   };
+  // The get noun's verbs stay together (completion lists them by noun).
+  for (Command& c : WorkflowGetCommands()) commands.push_back(std::move(c));
+  return commands;
 }
 
 }  // namespace gnomon::cli

@@ -15,10 +15,10 @@ namespace {
 const std::vector<Command>& AllCommands() {
   static const auto* commands = [] {
     auto* all = new std::vector<Command>();
-    for (auto part :
-         {GroupCommands(), JobCommands(), ScriptCommands(), RunCommands(), StatsCommands(),
-          CronCommands(), HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(),
-          ExecutorCommands(), ApplyCommands(), ConfigCommands(), CompletionCommands(AllCommands)}) {
+    for (auto part : {GroupCommands(), JobCommands(), ScriptCommands(), RunCommands(),
+                      WorkflowCommands(), StatsCommands(), CronCommands(), HealthCommands(),
+                      AuditCommands(), TokenCommands(), UserCommands(), ExecutorCommands(),
+                      ApplyCommands(), ConfigCommands(), CompletionCommands(AllCommands)}) {
       for (Command& c : part) all->push_back(std::move(c));
     }
     return all;

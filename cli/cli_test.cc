@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "cli/cli_test_fixture.h"
 #include "cli/fake_servers.h"
 #include "cli/format.h"
 #include "cli/yaml_json.h"
@@ -24,40 +25,8 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-class CliTest : public ::testing::Test {
- protected:
-  CliTest() {
-    env_.getenv = [this](const std::string& name) -> std::optional<std::string> {
-      auto it = vars_.find(name);
-      if (it == vars_.end()) return std::nullopt;
-      return it->second;
-    };
-    env_.zone = absl::UTCTimeZone();
-    env_.now = [] { return absl::FromUnixSeconds(1714564800); };  // 2024-05-01T12:00Z
-    env_.read_file = [](const std::string& path) -> absl::StatusOr<std::string> {
-      if (path == "job.sh") return std::string("echo hello\n");
-      return absl::InvalidArgumentError("cannot read " + path);
-    };
-    vars_["GNOMON_SERVER"] = servers_.address();
-  }
-
-  // Runs gnomonctl with `args` (GNOMON_SERVER points at the fakes).
-  Result Run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    int code = RunCli(args, env_, out, err);
-    return {code, out.str(), err.str()};
-  }
-
-  testing::FakeServers servers_;
-  std::map<std::string, std::string> vars_;
-  CliEnv env_;
-};
+using Result = testing::CliResult;
+using testing::CliTest;
 
 TEST_F(CliTest, SendsBearerTokenFromFlag) {
   Result r = Run({"--token", "s3cret", "group", "list"});

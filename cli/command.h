@@ -171,6 +171,7 @@ std::vector<Command> GroupCommands();
 std::vector<Command> JobCommands();
 std::vector<Command> ScriptCommands();
 std::vector<Command> RunCommands();
+std::vector<Command> WorkflowCommands();
 std::vector<Command> CronCommands();
 std::vector<Command> HealthCommands();
 std::vector<Command> AuditCommands();
@@ -179,7 +180,7 @@ std::vector<Command> UserCommands();
 std::vector<Command> ExecutorCommands();
 std::vector<Command> StatsCommands();
 std::vector<Command> ConfigCommands();
-// apply (a command without a verb) and get group|job|jobs.
+// apply (a command without a verb) and get group|job|jobs|workflow|workflows.
 std::vector<Command> ApplyCommands();
 
 }  // namespace gnomon::cli

@@ -72,6 +72,11 @@ TEST(CompletionTest, BashScriptParsesAndCompletesFromTheCommandTable) {
   // A command without a verb offers its flags right after the noun.
   EXPECT_EQ(BashCompletes(path, "gnomonctl apply --dr"), "--dry-run");
   EXPECT_EQ(BashCompletes(path, "gnomonctl get j"), "job jobs");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl get w"), "workflow workflows");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl wo"), "workflow");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl workflow get"), "get get-run");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl workflow ru"), "run runs");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl workflow succeed --no"), "--node-output");
   std::remove(path.c_str());
 }
 

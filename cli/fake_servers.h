@@ -20,6 +20,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/numbers.h"
 #include "absl/synchronization/mutex.h"
+#include "cli/fake_workflows.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "gnomon/v1/log.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
@@ -49,6 +50,8 @@ struct AdminState {
   v1::ListExecutorsResponse executors;
   // LogService.StreamRunLog writes these, then ends with `fail` or OK.
   std::vector<v1::LogLine> stream_lines;
+  // Workflows and their runs, kept as the server would (fake_workflows.h).
+  FakeWorkflows workflows;
   std::vector<RecordedCall> calls;
 };
 
@@ -86,6 +89,16 @@ class FakeState {
   grpc::Status Handle(grpc::ServerContext* context, const std::string& method,
                       const google::protobuf::Message& request,
                       const std::function<void(AdminState&)>& respond) ABSL_LOCKS_EXCLUDED(mu_) {
+    return HandleOr(context, method, request, [&](AdminState& s) {
+      respond(s);
+      return grpc::Status::OK;
+    });
+  }
+  // The same for a `respond` that may refuse the call.
+  grpc::Status HandleOr(grpc::ServerContext* context, const std::string& method,
+                        const google::protobuf::Message& request,
+                        const std::function<grpc::Status(AdminState&)>& respond)
+      ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     RecordedCall call{method, "", request.SerializeAsString()};
     auto auth = context->client_metadata().find("authorization");
@@ -94,8 +107,7 @@ class FakeState {
     }
     state_.calls.push_back(std::move(call));
     if (state_.fail.has_value()) return *state_.fail;
-    respond(state_);
-    return grpc::Status::OK;
+    return respond(state_);
   }
 
  private:
@@ -145,6 +157,27 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
   GNOMON_FAKE_UNARY(KillRun, KillRunRequest, KillRunResponse, *resp = s.kill)
   GNOMON_FAKE_UNARY(ListExecutors, ListExecutorsRequest, ListExecutorsResponse, *resp = s.executors)
 #undef GNOMON_FAKE_UNARY
+
+  // Workflows: answered by FakeWorkflows' method of the same name.
+#define GNOMON_FAKE_WORKFLOW(Method, Request, Response)                                     \
+  grpc::Status Method(grpc::ServerContext* ctx, const v1::Request* req, v1::Response* resp) \
+      override {                                                                            \
+    return s_->HandleOr(ctx, #Method, *req,                                                 \
+                        [&](AdminState& s) { return s.workflows.Method(*req, resp); });     \
+  }
+  GNOMON_FAKE_WORKFLOW(CreateWorkflow, CreateWorkflowRequest, Workflow)
+  GNOMON_FAKE_WORKFLOW(GetWorkflow, GetWorkflowRequest, Workflow)
+  GNOMON_FAKE_WORKFLOW(ListWorkflows, ListWorkflowsRequest, ListWorkflowsResponse)
+  GNOMON_FAKE_WORKFLOW(UpdateWorkflow, UpdateWorkflowRequest, Workflow)
+  GNOMON_FAKE_WORKFLOW(DeleteWorkflow, DeleteWorkflowRequest, DeleteWorkflowResponse)
+  GNOMON_FAKE_WORKFLOW(TriggerWorkflow, TriggerWorkflowRequest, WorkflowRun)
+  GNOMON_FAKE_WORKFLOW(GetWorkflowRun, GetWorkflowRunRequest, WorkflowRun)
+  GNOMON_FAKE_WORKFLOW(ListWorkflowRuns, ListWorkflowRunsRequest, ListWorkflowRunsResponse)
+  GNOMON_FAKE_WORKFLOW(CancelWorkflowRun, CancelWorkflowRunRequest, WorkflowRun)
+  GNOMON_FAKE_WORKFLOW(RerunWorkflowNode, WorkflowNodeRequest, WorkflowRun)
+  GNOMON_FAKE_WORKFLOW(SkipWorkflowNode, WorkflowNodeRequest, WorkflowRun)
+  GNOMON_FAKE_WORKFLOW(MarkWorkflowNodeSucceeded, WorkflowNodeRequest, WorkflowRun)
+#undef GNOMON_FAKE_WORKFLOW
 
  private:
   FakeState* s_;

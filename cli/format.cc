@@ -93,10 +93,12 @@ std::string FormatAbslScheduleTime(absl::Time t, absl::TimeZone zone) {
   return absl::FormatTime("%Y-%m-%d %H:%M:%E*S %Ez", t, zone);
 }
 
-absl::TimeZone JobZone(const v1::Job& job) {
+absl::TimeZone JobZone(const v1::Job& job) { return ScheduleZone(job.schedule()); }
+
+absl::TimeZone ScheduleZone(const v1::Schedule& schedule) {
   absl::TimeZone zone = absl::UTCTimeZone();
-  if (job.schedule().has_cron() && !job.schedule().cron().time_zone().empty() &&
-      !absl::LoadTimeZone(job.schedule().cron().time_zone(), &zone)) {
+  if (schedule.has_cron() && !schedule.cron().time_zone().empty() &&
+      !absl::LoadTimeZone(schedule.cron().time_zone(), &zone)) {
     return absl::UTCTimeZone();
   }
   return zone;

@@ -65,6 +65,8 @@ std::string FormatAbslScheduleTime(absl::Time t, absl::TimeZone zone);
 // The zone a job's times are shown in: its cron zone, else UTC (also for an
 // unknown zone, which the server would not have accepted).
 absl::TimeZone JobZone(const v1::Job& job);
+// The same for any schedule (a workflow's): its cron zone, else UTC.
+absl::TimeZone ScheduleZone(const v1::Schedule& schedule);
 // "2s", "1m30s", "250ms"; "-" for zero.
 std::string FormatDuration(const google::protobuf::Duration& d);
 std::string FormatAbslDuration(absl::Duration d);

@@ -184,4 +184,66 @@ std::string HandleCodeName(int32_t code) {
   }
 }
 
+std::string WorkflowStateName(v1::WorkflowState state) {
+  static const auto* t = new Table<v1::WorkflowState>{
+      {v1::WORKFLOW_STATE_STOPPED, "stopped"},
+      {v1::WORKFLOW_STATE_RUNNING, "running"},
+  };
+  return Name(*t, state);
+}
+
+std::string WorkflowRunStatusName(v1::WorkflowRunStatus status) {
+  static const auto* t = new Table<v1::WorkflowRunStatus>{
+      {v1::WORKFLOW_RUN_STATUS_RUNNING, "running"},
+      {v1::WORKFLOW_RUN_STATUS_SUCCEEDED, "succeeded"},
+      {v1::WORKFLOW_RUN_STATUS_FAILED, "failed"},
+      {v1::WORKFLOW_RUN_STATUS_CANCELLED, "cancelled"},
+  };
+  return Name(*t, status);
+}
+
+std::string WorkflowNodeStateName(v1::WorkflowNodeState state) {
+  static const auto* t = new Table<v1::WorkflowNodeState>{
+      {v1::WORKFLOW_NODE_STATE_PENDING, "pending"},
+      {v1::WORKFLOW_NODE_STATE_RUNNING, "running"},
+      {v1::WORKFLOW_NODE_STATE_SUCCEEDED, "succeeded"},
+      {v1::WORKFLOW_NODE_STATE_FAILED, "failed"},
+      {v1::WORKFLOW_NODE_STATE_SKIPPED, "skipped"},
+      {v1::WORKFLOW_NODE_STATE_BYPASSED, "bypassed"},
+      {v1::WORKFLOW_NODE_STATE_CANCELLED, "cancelled"},
+  };
+  return Name(*t, state);
+}
+
+std::string WorkflowEdgeWhenName(v1::WorkflowEdgeWhen when) {
+  static const auto* t = new Table<v1::WorkflowEdgeWhen>{
+      {v1::WORKFLOW_EDGE_WHEN_SUCCESS, "success"},
+      {v1::WORKFLOW_EDGE_WHEN_FAILURE, "failure"},
+      {v1::WORKFLOW_EDGE_WHEN_COMPLETION, "completion"},
+      {v1::WORKFLOW_EDGE_WHEN_TRUE, "true"},
+      {v1::WORKFLOW_EDGE_WHEN_FALSE, "false"},
+  };
+  return Name(*t, when);
+}
+
+std::string WorkflowConditionSubjectName(v1::WorkflowConditionSubject subject) {
+  static const auto* t = new Table<v1::WorkflowConditionSubject>{
+      {v1::WORKFLOW_CONDITION_SUBJECT_OUTPUT, "output"},
+      {v1::WORKFLOW_CONDITION_SUBJECT_HANDLE_CODE, "handle-code"},
+  };
+  return Name(*t, subject);
+}
+
+std::string WorkflowConditionOpName(v1::WorkflowConditionOp op) {
+  static const auto* t = new Table<v1::WorkflowConditionOp>{
+      {v1::WORKFLOW_CONDITION_OP_NON_EMPTY, "non-empty"},
+      {v1::WORKFLOW_CONDITION_OP_EQ, "eq"},
+      {v1::WORKFLOW_CONDITION_OP_NE, "ne"},
+      {v1::WORKFLOW_CONDITION_OP_GT, "gt"},
+      {v1::WORKFLOW_CONDITION_OP_LT, "lt"},
+      {v1::WORKFLOW_CONDITION_OP_CONTAINS, "contains"},
+  };
+  return Name(*t, op);
+}
+
 }  // namespace gnomon::cli

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "gnomon/v1/admin.pb.h"
 #include "gnomon/v1/common.pb.h"
+#include "gnomon/v1/workflow.pb.h"
 
 namespace gnomon::cli {
 
@@ -41,6 +42,15 @@ absl::StatusOr<v1::ScheduleType> ParseScheduleType(std::string_view word);
 std::string ScriptLanguageName(v1::ScriptLanguage language);
 // "200 success", "502 timeout", "0" (no result yet), "417" (custom code).
 std::string HandleCodeName(int32_t code);
+
+// Workflows (workflow.proto): "running", "succeeded", "bypassed", "failure".
+std::string WorkflowStateName(v1::WorkflowState state);
+std::string WorkflowRunStatusName(v1::WorkflowRunStatus status);
+std::string WorkflowNodeStateName(v1::WorkflowNodeState state);
+std::string WorkflowEdgeWhenName(v1::WorkflowEdgeWhen when);
+// "output", "handle-code"; "non-empty", "eq", "ne", "gt", "lt", "contains".
+std::string WorkflowConditionSubjectName(v1::WorkflowConditionSubject subject);
+std::string WorkflowConditionOpName(v1::WorkflowConditionOp op);
 
 }  // namespace gnomon::cli
 

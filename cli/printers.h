@@ -12,10 +12,12 @@
 #define GNOMON_CLI_PRINTERS_H_
 
 #include <ostream>
+#include <string>
 
 #include "absl/time/time.h"
 #include "gnomon/v1/admin.pb.h"
 #include "gnomon/v1/common.pb.h"
+#include "gnomon/v1/workflow.pb.h"
 #include "google/protobuf/repeated_ptr_field.h"
 
 namespace gnomon::cli {
@@ -35,6 +37,20 @@ void PrintRunTable(const Repeated<v1::Run>& runs, absl::TimeZone zone, bool wide
 void PrintRunDetails(const v1::Run& run, absl::TimeZone zone, std::ostream& out);
 // "2024-05-01T12:00:00.250+02:00  text"
 void PrintLogLine(const v1::LogLine& line, absl::TimeZone zone, std::ostream& out);
+
+// Workflows (workflow_printers.cc). A workflow's times, and its runs' when
+// the command names it, are in its schedule's zone (ScheduleZone).
+void PrintWorkflowTable(const Repeated<v1::Workflow>& workflows, std::ostream& out);
+// Its settings, then one row per node: what it runs and what it waits for.
+void PrintWorkflowDetails(const v1::Workflow& workflow, std::ostream& out);
+void PrintWorkflowRunTable(const Repeated<v1::WorkflowRun>& runs, absl::TimeZone zone,
+                           std::ostream& out);
+// The run, then one row per node; outputs are cut to one short line unless
+// `wide`, which also shows the shards that ended.
+void PrintWorkflowRunDetails(const v1::WorkflowRun& run, absl::TimeZone zone, bool wide,
+                             std::ostream& out);
+// "2/5": the nodes of `run` that ended (by any outcome) of all its nodes.
+std::string WorkflowNodesDone(const v1::WorkflowRun& run);
 
 }  // namespace gnomon::cli
 

@@ -227,6 +227,8 @@ std::vector<FlagSpec> RunListFlagSpecs() {
       {"since", "", true, "TIME|AGE",
        "Triggered at or after an RFC 3339 time, or this long ago (1h, 30m)."},
       {"limit", "", true, "N", "Show at most N runs, newest first (default 50)."},
+      {"workflow-run", "", true, "ID",
+       "Only the runs of this workflow run's nodes (every shard, retry and attempt)."},
   };
 }
 
@@ -243,6 +245,10 @@ absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args,
   if (auto group = args.Get("group")) {
     ASSIGN_OR_RETURN(int64_t id, ParseId("--group", *group));
     req.set_group_id(id);
+  }
+  if (auto workflow_run = args.Get("workflow-run")) {
+    ASSIGN_OR_RETURN(int64_t id, ParseId("--workflow-run", *workflow_run));
+    req.set_workflow_run_id(id);
   }
   for (const std::string& word : SplitList(args.GetAll("status"))) {
     ASSIGN_OR_RETURN(v1::RunStatus status, ParseRunStatus(word));

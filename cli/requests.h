@@ -90,7 +90,7 @@ std::vector<FlagSpec> BackfillFlagSpecs();
 absl::StatusOr<v1::BackfillRequest> BuildBackfillRequest(const ParsedArgs& args);
 
 std::vector<FlagSpec> RunListFlagSpecs();
-// run list [--job ID] [--group ID] [--status S,...] [--since T|1h]; `now`
+// run list [--job ID] [--group ID] [--workflow-run ID] [--status S,...] [--since T|1h]; `now`
 // resolves a relative --since. The limit is returned separately.
 absl::StatusOr<v1::ListRunsRequest> BuildListRunsRequest(const ParsedArgs& args, absl::Time now);
 // --limit N of run list; 50 when absent.

@@ -180,10 +180,12 @@ std::vector<Command> RunCommands() {
   get_flags.erase(get_flags.begin());  // run get has no -f
   return {
       {"run", "list",
-       "[--job ID] [--group ID] [--status S] [--trigger-type T] [--since T] [--limit N]",
+       "[--job ID] [--group ID] [--workflow-run ID] [--status S] [--trigger-type T] [--since T] "
+       "[--limit N]",
        "List runs, newest first.", RunListFlagSpecs(),
        "gnomonctl run list --job 7 --status failed --since 24h\n"
        "gnomonctl run list --trigger-type backfill --job 7\n"
+       "gnomonctl run list --workflow-run 15\n"
        "gnomonctl run list --since 2024-05-01T00:00:00Z --limit 500 -o json",
        List},
       {"run", "get", "ID", "Show a run and its stored log lines.", get_flags,
