@@ -1,89 +1,11 @@
 // End-to-end test of the console in a real browser (Debian's chromium through playwright-core).
-// Env: GNOMON_URL (gnomond serving the built console), GNOMON_ADMIN_TOKEN, GNOMON_VIEWER_TOKEN,
-// GNOMON_GROUP_ID (a group with the sample executor online), SCREENSHOT_DIR, CHROMIUM (optional).
+// Env: see harness.mjs.
 // Exits 1 with a message at the first failed step.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { ADMIN, api, check, field, finish, GROUP, login, nav, page, shot, step, STEP_TIMEOUT_MS, stamp, URL_, VIEWER } from './harness.mjs';
 
-const env = (k) => {
-  const v = process.env[k];
-  if (!v) fail(`environment variable ${k} is not set`);
-  return v;
-};
-function fail(msg) {
-  console.error(`FAIL: ${msg}`);
-  process.exit(1);
-}
-
-const URL_ = env('GNOMON_URL').replace(/\/$/, '');
-const ADMIN = env('GNOMON_ADMIN_TOKEN');
-const VIEWER = env('GNOMON_VIEWER_TOKEN');
-const GROUP = env('GNOMON_GROUP_ID');
-const SHOTS = env('SCREENSHOT_DIR');
-mkdirSync(SHOTS, { recursive: true });
-const STEP_TIMEOUT_MS = 30_000;
-const stamp = Date.now().toString(36);
 const OPERATOR = `e2e-op-${stamp}`;
 const OPERATOR_PW = `pw-${stamp}-${Math.random().toString(36).slice(2)}`;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox'],
-});
-const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' });
-const page = await context.newPage();
-page.setDefaultTimeout(STEP_TIMEOUT_MS);
-const consoleErrors = [];
-page.on('pageerror', (e) => consoleErrors.push(String(e)));
-
-let n = 0;
-async function step(name, fn) {
-  n++;
-  const t0 = Date.now();
-  let timer;
-  try {
-    await Promise.race([
-      fn(),
-      new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`timed out after ${STEP_TIMEOUT_MS * 2} ms`)), STEP_TIMEOUT_MS * 2))),
-    ]);
-  } catch (e) {
-    await page.screenshot({ path: join(SHOTS, 'failure.png'), fullPage: true }).catch(() => {});
-    if (consoleErrors.length) console.error(`page errors:\n${consoleErrors.join('\n')}`);
-    await browser.close().catch(() => {});
-    fail(`step ${n} "${name}": ${e instanceof Error ? e.message : e}`);
-  } finally {
-    clearTimeout(timer);
-  }
-  console.log(`ok ${n} - ${name} (${Date.now() - t0} ms)`);
-}
-function check(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
-const shot = (name) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-
-/** A direct API call with the admin token (test set-up only, never to check the console). */
-async function api(method, body) {
-  const res = await fetch(`${URL_}/v1/${method}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const j = await res.json();
-  if (!res.ok) throw new Error(`${method}: ${j.code}: ${j.message}`);
-  return j;
-}
-
-async function login(token) {
-  await page.goto(`${URL_}/`);
-  await page.getByRole('heading', { name: 'gnomon console' }).waitFor();
-  await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-}
-
-const nav = (name) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
-const field = (label) => page.locator('dd[data-field="' + label + '"]');
 /** The job form's name box. */
 const nameBox = () => page.getByRole('textbox', { name: 'Name', exact: true });
 
@@ -751,6 +673,4 @@ await step('after logging out, a viewer sees no mutation button on Jobs and Runs
   await waitStatus('failed');
 });
 
-await browser.close();
-if (consoleErrors.length) fail(`errors in the page:\n${consoleErrors.join('\n')}`);
-console.log(`all ${n} steps passed; screenshots in ${SHOTS}`);
+await finish();

@@ -9,6 +9,9 @@ import JobForm from './pages/JobForm';
 import ScriptVersions from './pages/ScriptVersions';
 import Runs from './pages/Runs';
 import RunDetail from './pages/RunDetail';
+import Workflows from './pages/Workflows';
+import WorkflowDetail from './pages/WorkflowDetail';
+import WorkflowRun from './pages/WorkflowRun';
 import Executors from './pages/Executors';
 import Access from './pages/Access';
 import Audit from './pages/Audit';
@@ -23,6 +26,7 @@ export default function App() {
   const links: [string, string][] = [
     ['/', 'Dashboard'],
     ['/jobs', 'Jobs'],
+    ['/workflows', 'Workflows'],
     ['/runs', 'Runs'],
     ['/executors', 'Executors'],
   ];
@@ -61,6 +65,9 @@ export default function App() {
           <Route path="/jobs/new" element={<JobForm />} />
           <Route path="/jobs/:id/edit" element={<JobForm />} />
           <Route path="/jobs/:id/script" element={<ScriptVersions />} />
+          <Route path="/workflows" element={<Workflows />} />
+          <Route path="/workflows/:id" element={<WorkflowDetail />} />
+          <Route path="/workflow-runs/:id" element={<WorkflowRun />} />
           <Route path="/runs" element={<Runs />} />
           <Route path="/runs/:id" element={<RunDetail />} />
           <Route path="/executors" element={<Executors />} />

@@ -108,6 +108,14 @@ export interface Run {
   status?: RunStatus;
   logLineCount?: string;
   logTruncated?: boolean;
+  /** A workflow node's run: its workflow run, node and the node's attempt. */
+  workflowRunId?: string;
+  workflowNode?: string;
+  workflowAttempt?: number;
+  /** The value its handler returned (ctx.SetOutput). */
+  output?: string;
+  /** A workflow node's run: its parents' outputs. */
+  inputs?: { node?: string; output?: string }[];
 }
 
 export interface LogLine { lineNumber?: string; time?: string; text?: string }
@@ -178,4 +186,86 @@ export interface AuditEntry {
   requestJson?: string;
   beforeJson?: string;
   afterJson?: string;
+}
+
+// Workflows (workflow.proto): a named DAG of jobs of one group, and runs of it.
+
+export type WorkflowEdgeWhen =
+  | 'WORKFLOW_EDGE_WHEN_UNSPECIFIED'
+  | 'WORKFLOW_EDGE_WHEN_SUCCESS'
+  | 'WORKFLOW_EDGE_WHEN_FAILURE'
+  | 'WORKFLOW_EDGE_WHEN_COMPLETION'
+  | 'WORKFLOW_EDGE_WHEN_TRUE'
+  | 'WORKFLOW_EDGE_WHEN_FALSE';
+export type WorkflowNodeState =
+  | 'WORKFLOW_NODE_STATE_UNSPECIFIED'
+  | 'WORKFLOW_NODE_STATE_PENDING'
+  | 'WORKFLOW_NODE_STATE_RUNNING'
+  | 'WORKFLOW_NODE_STATE_SUCCEEDED'
+  | 'WORKFLOW_NODE_STATE_FAILED'
+  | 'WORKFLOW_NODE_STATE_SKIPPED'
+  | 'WORKFLOW_NODE_STATE_BYPASSED'
+  | 'WORKFLOW_NODE_STATE_CANCELLED';
+export type WorkflowRunStatus =
+  | 'WORKFLOW_RUN_STATUS_UNSPECIFIED'
+  | 'WORKFLOW_RUN_STATUS_RUNNING'
+  | 'WORKFLOW_RUN_STATUS_SUCCEEDED'
+  | 'WORKFLOW_RUN_STATUS_FAILED'
+  | 'WORKFLOW_RUN_STATUS_CANCELLED';
+
+/** A condition node's test of its one parent's result (unset subject: OUTPUT; unset op: NON_EMPTY). */
+export interface WorkflowCondition { subject?: string; op?: string; value?: string }
+
+/** A job node has jobId (and jobName, filled in by the server); a condition node has condition. */
+export interface WorkflowNode { name?: string; jobId?: string; condition?: WorkflowCondition; jobName?: string }
+
+/** "`to` runs after `from`" on `when` (unset: SUCCESS). */
+export interface WorkflowEdge { from?: string; to?: string; when?: WorkflowEdgeWhen }
+
+export interface Workflow {
+  id?: string;
+  groupId?: string;
+  name?: string;
+  description?: string;
+  nodes?: WorkflowNode[];
+  edges?: WorkflowEdge[];
+  /** Unset: started by hand or through the API only. */
+  schedule?: Schedule;
+  misfirePolicy?: string;
+  params?: string;
+  state?: 'WORKFLOW_STATE_STOPPED' | 'WORKFLOW_STATE_RUNNING' | 'WORKFLOW_STATE_UNSPECIFIED';
+  createTime?: string;
+  updateTime?: string;
+}
+
+export interface WorkflowShardResult { shard?: number; handleCode?: number; output?: string }
+
+/** One node of a workflow run. */
+export interface WorkflowNodeRun {
+  node?: string;
+  state?: WorkflowNodeState;
+  attempt?: number;
+  handleCode?: number;
+  /** Its shards' outputs, one per line; a condition's "true" or "false". */
+  output?: string;
+  holds?: boolean;
+  shardTotal?: number;
+  shards?: WorkflowShardResult[];
+}
+
+export interface WorkflowRun {
+  id?: string;
+  workflowId?: string;
+  status?: WorkflowRunStatus;
+  params?: string;
+  triggerType?: string;
+  scheduledTime?: string;
+  createTime?: string;
+  endTime?: string;
+  /** In the workflow's node order. */
+  nodes?: WorkflowNodeRun[];
+  cancelled?: boolean;
+  version?: string;
+  /** The graph the run started with (a later edit applies to later runs). */
+  workflow?: Workflow;
 }

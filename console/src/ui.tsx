@@ -14,7 +14,7 @@ export function ErrorBox({ error }: { error: unknown }) {
 }
 
 export function StatusBadge({ status }: { status?: string }) {
-  const s = (status ?? 'RUN_STATUS_UNSPECIFIED').replace(/^(RUN_STATUS_|JOB_STATE_)/, '').toLowerCase();
+  const s = (status ?? 'RUN_STATUS_UNSPECIFIED').replace(/^(RUN_STATUS_|JOB_STATE_|WORKFLOW_RUN_STATUS_|WORKFLOW_NODE_STATE_|WORKFLOW_STATE_)/, '').toLowerCase();
   return <span className={`badge badge-${s}`}>{s}</span>;
 }
 

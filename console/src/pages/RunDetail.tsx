@@ -82,6 +82,17 @@ export default function RunDetail() {
         ['First run', run.firstRunId && run.firstRunId !== run.id ? <Link key="f" to={`/runs/${run.firstRunId}`}>#{run.firstRunId}</Link> : '—'],
         ['Parent run', run.parentRunId ? <Link key="p" to={`/runs/${run.parentRunId}`}>#{run.parentRunId}</Link> : '—'],
         [
+          'Workflow run',
+          run.workflowRunId && run.workflowRunId !== '0' ? (
+            <span key="w">
+              <Link to={`/workflow-runs/${run.workflowRunId}`}>#{run.workflowRunId}</Link> · node {run.workflowNode} · attempt {run.workflowAttempt ?? 0}
+            </span>
+          ) : (
+            '—'
+          ),
+        ],
+        ['Output', run.output || '—'],
+        [
           'Child runs',
           children.length
             ? children.map((c) => (

@@ -18,6 +18,7 @@ export default function Runs() {
   const f = {
     groupId: get('groupId'),
     jobId: get('jobId'),
+    workflowRunId: get('workflowRunId'),
     status: get('status'),
     trigger: get('trigger'),
     from: get('from'),
@@ -28,6 +29,7 @@ export default function Runs() {
       call<{ runs?: Run[]; nextPageToken?: string }>('JobAdmin/ListRuns', {
         groupId: f.groupId || undefined,
         jobId: f.jobId || undefined,
+        workflowRunId: f.workflowRunId || undefined,
         statuses: f.status ? [f.status] : undefined,
         triggerType: f.trigger || undefined,
         startTime: toIso(f.from),
@@ -54,6 +56,9 @@ export default function Runs() {
         </Field>
         <Field label="Job ID">
           <input inputMode="numeric" value={f.jobId} onChange={(e) => setF('jobId', e.target.value.replace(/\D/g, ''))} />
+        </Field>
+        <Field label="Workflow run ID">
+          <input inputMode="numeric" value={f.workflowRunId} onChange={(e) => setF('workflowRunId', e.target.value.replace(/\D/g, ''))} />
         </Field>
         <Field label="Status">
           <select value={f.status} onChange={(e) => setF('status', e.target.value)}>
@@ -100,6 +105,14 @@ export default function Runs() {
                 <td data-label="Job">
                   <span>
                     <Link to={`/jobs/${r.jobId}/edit`}>{r.jobId}</Link> <small>{r.handler}</small>
+                    {r.workflowRunId && r.workflowRunId !== '0' && (
+                      <>
+                        <br />
+                        <small>
+                          <Link to={`/workflow-runs/${r.workflowRunId}`}>workflow run #{r.workflowRunId}</Link> · node {r.workflowNode}
+                        </small>
+                      </>
+                    )}
                   </span>
                 </td>
                 <td data-label="Group">{name(r.groupId)}</td>
