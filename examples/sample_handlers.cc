@@ -138,6 +138,20 @@ void Slow(JobContext& ctx) {
 // Does nothing and succeeds: for measuring gnomon itself (bench/).
 void Noop(JobContext&) {}
 
+// A workflow node: logs its parents' outputs and returns its params (after
+// "output=", if they start so) as its own output, for its children and
+// condition nodes.
+void Echo(JobContext& ctx) {
+  for (const executor::WorkflowInput& in : ctx.inputs()) {
+    ctx.Log(absl::StrCat("input from ", in.node, ": ", in.output));
+  }
+  absl::string_view output = ctx.params();
+  absl::ConsumePrefix(&output, "output=");
+  if (absl::Status s = ctx.SetOutput(std::string(output)); !s.ok()) {
+    ctx.SetResult(500, absl::StrCat("echo: ", s.message()));
+  }
+}
+
 void Fail(JobContext& ctx) {
   ctx.Log("this handler always fails");
   ctx.SetResult(500, "fail handler: failed on purpose");
@@ -163,6 +177,7 @@ absl::Status RegisterSampleHandlers(executor::Executor& executor,
                                                                         {"sharding", Sharding},
                                                                         {"slow", Slow},
                                                                         {"fail", Fail},
+                                                                        {"echo", Echo},
                                                                         {"noop", Noop}}) {
     executor::Handler h = handler;
     if (fd >= 0) {

@@ -1,4 +1,5 @@
-// The sample executor's handlers (demo, invoice, shell, http, sharding, slow, fail, noop),
+// The sample executor's handlers (demo, invoice, shell, http, sharding, slow, fail, echo,
+// noop),
 // in a library so tests can host them in-process too.
 //
 //   auto executor = gnomon::executor::Executor::Create(options);
