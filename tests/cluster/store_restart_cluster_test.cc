@@ -5,7 +5,9 @@
 // the slots that fell due meanwhile are caught up (fired late, as misfires
 // past the jobs' 2 s threshold): every slot from each job's first to its
 // last has exactly one run record, SUCCEEDED, and was executed exactly once
-// (counted executor-side). Runs in the MariaDB mode only.
+// (counted executor-side). Workflow runs in flight when the store went
+// away end SUCCEEDED too, each node run once and in order. Runs in the
+// MariaDB mode only.
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +16,7 @@
 #include "tests/support/cluster_load.h"
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/throwaway_mariadb.h"
+#include "tests/support/workflow_load.h"
 
 namespace gnomon {
 namespace {
@@ -38,7 +41,15 @@ TEST(StoreRestartClusterTest, SlotsDueWhileTheStoreWasDownAreCaughtUpOnceAndExec
         0);
   }
 
-  cluster.PollInterval(absl::Seconds(3));  // Load before the outage.
+  // A three-node chain of 400 ms nodes, a run started every 300 ms before
+  // the outage: some are at every stage when the store goes.
+  testing::WorkflowLoad flows(&cluster, &load);
+  ASSERT_TRUE(flows.Create("chain", {"first", "second", "third"},
+                           {{"first", "second"}, {"second", "third"}}, "400"));
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(flows.Trigger());
+    cluster.PollInterval(absl::Milliseconds(300));  // Load before the outage.
+  }
   ASSERT_TRUE(db->Stop().ok());
   cluster.PollInterval(absl::Seconds(5));  // The outage.
   ASSERT_TRUE(db->Resume().ok());
@@ -53,6 +64,9 @@ TEST(StoreRestartClusterTest, SlotsDueWhileTheStoreWasDownAreCaughtUpOnceAndExec
   EXPECT_GT(audit.earliest_last_slot_ms, back_ms)
       << "a job was not scheduled after the store came back";
   EXPECT_TRUE(audit.ExactlyOnce()) << audit << "\n" << cluster.Output();
+  ASSERT_TRUE(flows.AwaitEnded(absl::Seconds(60))) << "workflow runs still running";
+  const testing::WorkflowAudit workflows = flows.Audit();
+  EXPECT_TRUE(workflows.ExactlyOnce()) << workflows << "\n" << cluster.Output();
 }
 
 }  // namespace
