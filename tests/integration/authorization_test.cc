@@ -106,27 +106,14 @@ class AuthorizationTest : public ::testing::Test {
     }
     return false;
   }
-  // Triggers the job (as admin) and polls its run until it ends.
+  // Triggers the job (as admin) until a run of it succeeds (an executor
+  // just started may not be routable yet: that run fails, the next one
+  // goes); that run's id.
   int64_t RunToEnd(int64_t job_id) {
-    v1::TriggerJobRequest req;
-    req.set_job_id(job_id);
-    v1::TriggerJobResponse resp;
-    grpc::Status s = admin_->TriggerJob(As(cluster_.admin_token()).get(), req, &resp);
-    EXPECT_TRUE(s.ok() && resp.run_ids_size() == 1) << s.error_message();
-    if (resp.run_ids_size() != 1) return 0;
-    const absl::Time deadline = absl::Now() + absl::Seconds(30);
-    while (absl::Now() < deadline) {
-      v1::GetRunRequest get;
-      get.set_run_id(resp.run_ids(0));
-      v1::Run run;
-      if (logs_->GetRun(As(cluster_.admin_token()).get(), get, &run).ok() &&
-          run.status() == v1::RUN_STATUS_SUCCEEDED) {
-        return run.id();
-      }
-      cluster_.PollInterval(absl::Milliseconds(100));
-    }
-    ADD_FAILURE() << "run of job " << job_id << " did not succeed";
-    return 0;
+    const v1::Run run = cluster_.TriggerUntilSucceeded(job_id);
+    EXPECT_EQ(run.status(), v1::RUN_STATUS_SUCCEEDED)
+        << "job " << job_id << ": " << run.ShortDebugString();
+    return run.status() == v1::RUN_STATUS_SUCCEEDED ? run.id() : 0;
   }
   // Everything a call could have changed, read as admin.
   std::string Snapshot() {
