@@ -6,8 +6,9 @@
 // apply works in passes so documents may name each other in any order:
 // groups first (created or changed), then every declared job that does not
 // exist is created (stopped, without children), then each job is compared
-// with its document and updated, started or stopped where they differ, then
-// the workflows, whose nodes name those jobs (workflow_manifest.h).
+// with its document and updated, started or stopped where they differ (a
+// job the server paused after failures stays paused), then the workflows,
+// whose nodes name those jobs (workflow_manifest.h).
 // --prune then deletes the jobs of the groups of the Group and Job documents
 // that no document names (never workflows). --dry-run reads everything and
 // prints what would change.
@@ -132,6 +133,8 @@ v1::Job Configuration(v1::Job j) {
   j.clear_update_time();
   j.clear_last_fire_time();
   j.clear_last_run();
+  j.clear_pause_reason();
+  j.clear_consecutive_failures();
   if (j.has_script()) j.mutable_script()->clear_version();
   return j;
 }
@@ -293,8 +296,14 @@ class Applier {
         return Fail(s, d.where);
     }
     std::string what = created ? "created" : changed ? "configured" : "unchanged";
+    // The server pauses a job, and `job start` resumes it: apply does
+    // neither. PAUSED declared leaves the state as it is; RUNNING declared
+    // leaves a paused job paused, and says so.
     const v1::JobState state = m.job().state();
-    if (state != v1::JOB_STATE_UNSPECIFIED && state != current.state()) {
+    if (state == v1::JOB_STATE_RUNNING && current.state() == v1::JOB_STATE_PAUSED) {
+      absl::StrAppend(&what, ", left paused");
+    } else if (state != v1::JOB_STATE_UNSPECIFIED && state != v1::JOB_STATE_PAUSED &&
+               state != current.state()) {
       if (!dry_ && !SetState(current, state, d.where)) return false;
       absl::StrAppend(&what, state == v1::JOB_STATE_RUNNING ? ", started" : ", stopped");
     }

@@ -372,6 +372,166 @@ TEST_F(CliTest, JobStartStopDelete) {
   EXPECT_EQ(purged.job_name().name(), "report");
 }
 
+TEST_F(CliTest, PauseAfterFailuresIsSetOnCreateAndChangedByUpdate) {
+  Result r = Run({"job", "create", "--group", "1", "--handler", "h", "--every", "1s",
+                  "--pause-after-failures", "3"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(servers_.state.Last<v1::CreateJobRequest>("CreateJob").job().pause_after_failures(),
+            3u);
+  EXPECT_THAT(r.out, HasSubstr("pause after:     3 consecutive failures (0 so far)\n"));
+
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.set_id(7);
+    s.job.mutable_bean()->set_handler("h");
+    s.job.set_pause_after_failures(3);
+    s.job.mutable_retry()->set_max_retries(2);
+  });
+  r = Run({"job", "update", "7", "--pause-after-failures", "0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto req = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob");
+  EXPECT_EQ(req.job().pause_after_failures(), 0u);
+  EXPECT_EQ(req.job().retry().max_retries(), 2u);
+  EXPECT_THAT(r.out, Not(HasSubstr("pause")));  // 0: never, not shown.
+  // Other flags leave it alone.
+  r = Run({"job", "update", "7", "--retries", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(servers_.state.Last<v1::UpdateJobRequest>("UpdateJob").job().pause_after_failures(),
+            3u);
+
+  // Not a count, or one the field cannot hold: nothing is sent. The range
+  // (0..1000) is the server's to check.
+  servers_.state.Set([](testing::AdminState& s) { s.calls.clear(); });
+  for (const char* bad : {"-1", "three", "4294967296"}) {
+    r = Run({"job", "create", "--group", "1", "--handler", "h", "--manual",
+             "--pause-after-failures", bad});
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_THAT(r.err, HasSubstr("--pause-after-failures")) << bad;
+  }
+  EXPECT_THAT(servers_.state.Methods(), IsEmpty());
+}
+
+TEST_F(CliTest, APausedJobShowsWhyAndJobStartResumesIt) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.set_id(7);
+    s.job.set_state(v1::JOB_STATE_PAUSED);
+    s.job.set_pause_after_failures(3);
+    s.job.set_consecutive_failures(3);
+    s.job.set_pause_reason(
+        "paused after 3 consecutive failures; the last, run 81: fail handler: failed on purpose");
+    s.job_pages.resize(1);
+    *s.job_pages[0].add_jobs() = s.job;
+  });
+  Result r = Run({"job", "get", "7"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("state:           paused (gnomonctl job start resumes it)\n"
+                               "pause reason:    paused after 3 consecutive failures; the last, "
+                               "run 81: fail handler: failed on purpose\n"));
+  EXPECT_THAT(r.out, HasSubstr("pause after:     3 consecutive failures (3 so far)\n"));
+
+  r = Run({"job", "list", "--state", "paused"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(servers_.state.Last<v1::ListJobsRequest>("ListJobs").state(), v1::JOB_STATE_PAUSED);
+  EXPECT_THAT(r.out, HasSubstr(" paused "));
+  r = Run({"job", "list", "--state", "resting"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("use one of stopped, running, paused"));
+
+  // The fake's StartJob answers the job RUNNING; the server also clears
+  // the reason and the count.
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.clear_pause_reason();
+    s.job.set_consecutive_failures(0);
+  });
+  r = Run({"job", "start", "7"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("state:           running\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("pause reason")));
+  EXPECT_THAT(r.out, HasSubstr("pause after:     3 consecutive failures (0 so far)\n"));
+}
+
+// apply neither pauses nor resumes: a paused job's document (as `get`
+// prints it) applies back unchanged, and RUNNING declared leaves it paused.
+TEST_F(CliTest, ApplyLeavesAPausedJobPausedAndGetPrintsNoCount) {
+  servers_.state.Set([](testing::AdminState& s) {
+    v1::Group* g = s.groups.add_groups();
+    g->set_id(4);
+    g->set_app_name("etl");
+    g->mutable_auto_registration();
+    s.job.set_id(7);
+    s.job.set_group_id(4);
+    s.job.set_name("merge");
+    s.job.mutable_bean()->set_handler("merge");
+    s.job.mutable_schedule()->mutable_fix_rate()->set_seconds(1);
+    s.job.set_state(v1::JOB_STATE_PAUSED);
+    s.job.set_pause_after_failures(3);
+    s.job.set_consecutive_failures(3);
+    s.job.set_pause_reason("paused after 3 consecutive failures; the last, run 81: boom");
+  });
+  Result r = Run({"get", "job", "etl/merge"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  state: JOB_STATE_PAUSED\n"));
+  EXPECT_THAT(r.out, HasSubstr("  pause_after_failures: 3\n"));
+  EXPECT_THAT(r.out, HasSubstr("  pause_reason: \"\"\n"));  // Output only: cleared.
+  EXPECT_THAT(r.out, HasSubstr("  consecutive_failures: 0\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("boom")));
+  const std::string got = r.out;
+
+  auto apply = [&](const std::string& text) {
+    files_["etl.yaml"] = text;
+    servers_.state.Set([](testing::AdminState& s) { s.calls.clear(); });
+    return Run({"apply", "-f", "etl.yaml"});
+  };
+  r = apply(got);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge unchanged\n");
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob"));
+
+  const std::string running = R"(kind: Job
+app: etl
+job:
+  name: merge
+  bean: {handler: merge}
+  schedule: {fixRate: 1s}
+  pauseAfterFailures: PAUSE
+  state: JOB_STATE_RUNNING
+)";
+  auto with_pause = [&](const std::string& n) {
+    std::string text = running;
+    return text.replace(text.find("PAUSE"), 5, n);
+  };
+  r = apply(with_pause("3"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge unchanged, left paused\n");
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob"));
+
+  // A changed setting is updated; the job stays paused all the same.
+  r = apply(with_pause("5"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge configured, left paused\n");
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob", "UpdateJob"));
+  const v1::Job sent = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob").job();
+  EXPECT_EQ(sent.pause_after_failures(), 5u);
+  EXPECT_EQ(sent.pause_reason(), "");
+  EXPECT_EQ(sent.consecutive_failures(), 0u);
+
+  // STOPPED declared stops it, as any job.
+  std::string stopped = with_pause("3");
+  stopped.replace(stopped.find("JOB_STATE_RUNNING"), 17, "JOB_STATE_STOPPED");
+  r = apply(stopped);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge unchanged, stopped\n");
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob", "StopJob"));
+
+  // PAUSED declared leaves any job's state as it is.
+  servers_.state.Set([](testing::AdminState& s) { s.job.set_state(v1::JOB_STATE_RUNNING); });
+  std::string paused = with_pause("3");
+  paused.replace(paused.find("JOB_STATE_RUNNING"), 17, "JOB_STATE_PAUSED");
+  r = apply(paused);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge unchanged\n");
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob"));
+}
+
 TEST_F(CliTest, JobTriggerIsManual) {
   servers_.state.Set([](testing::AdminState& s) {
     s.trigger.add_run_ids(41);

@@ -142,7 +142,10 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
   GNOMON_FAKE_UNARY(
       ListJobs, ListJobsRequest, ListJobsResponse,
       if (!s.job_pages.empty()) * resp = s.job_pages[PageIndex(req->page_token(), s.job_pages)])
-  GNOMON_FAKE_UNARY(UpdateJob, UpdateJobRequest, Job, *resp = req->job())
+  // As the server: an update leaves the state as it was (StartJob and StopJob
+  // change it; the server pauses a job itself).
+  GNOMON_FAKE_UNARY(UpdateJob, UpdateJobRequest, Job, *resp = req->job();
+                    resp->set_state(s.job.state()))
   GNOMON_FAKE_UNARY(DeleteJob, DeleteJobRequest, DeleteJobResponse, )
   GNOMON_FAKE_UNARY(StartJob, StartJobRequest, Job, *resp = s.job;
                     resp->set_state(v1::JOB_STATE_RUNNING))

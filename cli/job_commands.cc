@@ -157,6 +157,8 @@ int Copy(CommandContext& c) {
   }
   job.clear_last_fire_time();
   job.clear_last_run();
+  job.clear_pause_reason();
+  job.clear_consecutive_failures();
   if (job.has_script()) job.mutable_script()->clear_version();
   v1::Job created;
   auto rpc = c.NewRpcContext();
@@ -210,7 +212,7 @@ std::vector<Command> JobCommands() {
        "gnomonctl job create --group 3 --handler report --cron '0 0 6 * * ?' "
        "--tz Europe/Berlin --start\n"
        "gnomonctl job create --group 3 --script-shell ./cleanup.sh --every 30s "
-       "--retries 3 --retry-delay 1s\n"
+       "--retries 3 --retry-delay 1s --pause-after-failures 5\n"
        "gnomonctl job create --group 3 --handler shard --manual --route "
        "broadcast --children 8,9",
        Create},
@@ -230,6 +232,7 @@ std::vector<Command> JobCommands() {
        JobFlagSpecs(),
        "gnomonctl job update 7 --cron '0 */10 * * * ?'\n"
        "gnomonctl job update 7 --retries 0 --children ''\n"
+       "gnomonctl job update 7 --pause-after-failures 5\n"
        "gnomonctl job update 7 --script-shell ./cleanup.sh --remark 'skip "
        "empty dirs'",
        Update},
@@ -243,7 +246,13 @@ std::vector<Command> JobCommands() {
          "Also delete its runs, their logs and its daily statistics rows now."}},
        "gnomonctl job delete 7\ngnomonctl job delete billing/nightly-invoice --purge-runs",
        Delete},
-      {"job", "start", "JOB", "Start scheduling a job.", {}, "gnomonctl job start 7", Start},
+      {"job",
+       "start",
+       "JOB",
+       "Start scheduling a job; resumes a paused one (clears its failure count).",
+       {},
+       "gnomonctl job start 7",
+       Start},
       {"job", "stop", "JOB", "Stop scheduling a job.", {}, "gnomonctl job stop 7", Stop},
       {"job",
        "copy",

@@ -1,4 +1,6 @@
 // Job flags (job create / job update) applied to a v1::Job.
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -142,6 +144,19 @@ absl::Status ApplyRetry(const ParsedArgs& args, v1::Job* job) {
   return absl::OkStatus();
 }
 
+// --pause-after-failures N: the server checks the range (0..1000); here only
+// that N fits the field, so a huge N is not sent as a wrapped-around count.
+absl::Status ApplyPause(const ParsedArgs& args, v1::Job* job) {
+  auto n = args.Get("pause-after-failures");
+  if (!n) return absl::OkStatus();
+  ASSIGN_OR_RETURN(int64_t count, ParseCount("--pause-after-failures", *n));
+  if (count > std::numeric_limits<uint32_t>::max()) {
+    return absl::InvalidArgumentError(absl::StrCat("--pause-after-failures is too large: ", *n));
+  }
+  job->set_pause_after_failures(static_cast<uint32_t>(count));
+  return absl::OkStatus();
+}
+
 absl::Status ApplyMisfire(const ParsedArgs& args, v1::Job* job) {
   if (CountGiven(args, {"misfire", "max-catch-up", "misfire-threshold"}) == 0) {
     return absl::OkStatus();
@@ -226,6 +241,9 @@ std::vector<FlagSpec> JobFlagSpecs() {
       {"retry-delay", "", true, "DUR", "Delay before the first retry."},
       {"retry-multiplier", "", true, "X", "Each further retry delay is X times the previous."},
       {"retry-max-delay", "", true, "DUR", "Upper bound for any retry delay."},
+      {"pause-after-failures", "", true, "N",
+       "Pause the job once N of its runs in a row failed for good (after retries); "
+       "0: never. gnomonctl job start resumes it."},
       {"children", "", true, "ID,...", "Jobs triggered after a successful run ('' clears)."},
       {"children-after-all-shards", "", false, "",
        "Trigger children once, after every shard of a broadcast succeeded."},
@@ -264,6 +282,7 @@ absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating, const FileRead
   }
   RETURN_IF_ERROR(SetDuration(args, "run-timeout", [job] { return job->mutable_timeout(); }));
   RETURN_IF_ERROR(ApplyRetry(args, job));
+  RETURN_IF_ERROR(ApplyPause(args, job));
   RETURN_IF_ERROR(ApplyMisfire(args, job));
   return ApplyChildrenAndAlarms(args, job);
 }

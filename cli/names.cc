@@ -135,6 +135,7 @@ static const Table<v1::JobState>& JobStates() {
   static const auto* t = new Table<v1::JobState>{
       {v1::JOB_STATE_STOPPED, "stopped"},
       {v1::JOB_STATE_RUNNING, "running"},
+      {v1::JOB_STATE_PAUSED, "paused"},
   };
   return *t;
 }

@@ -38,6 +38,13 @@ std::string MisfireText(const v1::Misfire& misfire) {
   return text;
 }
 
+// "3 consecutive failures (1 so far)": the pause setting and the count
+// towards it.
+std::string PauseText(const v1::Job& job) {
+  return absl::StrCat(job.pause_after_failures(), " consecutive failures (",
+                      job.consecutive_failures(), " so far)");
+}
+
 std::string RouteText(const v1::Job& job) {
   return job.route_strategy() == v1::ROUTE_STRATEGY_UNSPECIFIED ? "first"
                                                                 : RouteName(job.route_strategy());
@@ -120,7 +127,12 @@ void PrintJobDetails(const v1::Job& job, std::ostream& out) {
   d.Add("group", Id(job.group_id()));
   d.Add("description", job.description());
   d.Add("author", job.author());
-  d.Add("state", JobStateName(job.state()));
+  if (job.state() == v1::JOB_STATE_PAUSED) {
+    d.Add("state", "paused (gnomonctl job start resumes it)");
+    d.Add("pause reason", job.pause_reason());
+  } else {
+    d.Add("state", JobStateName(job.state()));
+  }
   d.Add("schedule", DescribeSchedule(job.schedule()));
   d.Add("next fire", FormatScheduleTime(job.next_fire_time(), zone));
   d.Add("last fire", FormatScheduleTime(job.last_fire_time(), zone));
@@ -131,6 +143,7 @@ void PrintJobDetails(const v1::Job& job, std::ostream& out) {
   d.Add("block", BlockText(job));
   d.Add("run timeout", FormatDuration(job.timeout()));
   d.Add("retry", RetryText(job.retry()));
+  if (job.pause_after_failures() > 0) d.Add("pause after", PauseText(job));
   d.Add("misfire", MisfireText(job.misfire()));
   std::string children = absl::StrJoin(job.child_job_ids(), ",");
   if (!children.empty() &&

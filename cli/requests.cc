@@ -140,7 +140,7 @@ std::vector<FlagSpec> JobListFlagSpecs() {
           {"description", "", true, "TEXT", "Only jobs whose description contains TEXT."},
           {"schedule", "", true, "KIND",
            "Only jobs with this schedule: cron, fix-rate, fix-delay or none."},
-          {"state", "", true, "STATE", "Only running or stopped jobs."}};
+          {"state", "", true, "STATE", "Only jobs in this state: running, stopped or paused."}};
 }
 
 absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(const ParsedArgs& args) {

@@ -33,6 +33,9 @@ export interface RunSummary {
   endTime?: string;
 }
 
+/** PAUSED: not scheduled, paused by its pauseAfterFailures; StartJob resumes it. */
+export type JobState = 'JOB_STATE_STOPPED' | 'JOB_STATE_RUNNING' | 'JOB_STATE_PAUSED' | 'JOB_STATE_UNSPECIFIED';
+
 export interface Job {
   id?: string;
   groupId?: string;
@@ -51,12 +54,18 @@ export interface Job {
   retry?: { maxRetries?: number; initialDelay?: string; multiplier?: number; maxDelay?: string };
   childJobIds?: string[];
   alarm?: AlarmTargets;
-  state?: 'JOB_STATE_STOPPED' | 'JOB_STATE_RUNNING' | 'JOB_STATE_UNSPECIFIED';
+  state?: JobState;
   nextFireTime?: string;
   createTime?: string;
   updateTime?: string;
   lastFireTime?: string;
   lastRun?: RunSummary;
+  /** Pause the job once this many of its runs in a row failed for good (after retries); 0 or unset: never. */
+  pauseAfterFailures?: number;
+  /** Output only: why the server paused it ("paused after 3 consecutive failures; the last, run 81: …"). */
+  pauseReason?: string;
+  /** Output only: its runs that failed for good in a row, counted while pauseAfterFailures is set. */
+  consecutiveFailures?: number;
 }
 
 /** One kept version of a script job's script (JobAdmin.ListScriptVersions / GetScriptVersion). */

@@ -13,9 +13,14 @@ export function ErrorBox({ error }: { error: unknown }) {
   );
 }
 
-export function StatusBadge({ status }: { status?: string }) {
+/** A state as a coloured word ("JOB_STATE_PAUSED" → "paused"); `title` is its tooltip (e.g. why). */
+export function StatusBadge({ status, title }: { status?: string; title?: string }) {
   const s = (status ?? 'RUN_STATUS_UNSPECIFIED').replace(/^(RUN_STATUS_|JOB_STATE_|WORKFLOW_RUN_STATUS_|WORKFLOW_NODE_STATE_|WORKFLOW_STATE_)/, '').toLowerCase();
-  return <span className={`badge badge-${s}`}>{s}</span>;
+  return (
+    <span className={`badge badge-${s}`} title={title || undefined}>
+      {s}
+    </span>
+  );
 }
 
 /** A button that asks "are you sure?" in place before doing `onConfirm`. */

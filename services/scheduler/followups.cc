@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
+#include "services/common/server/field_checks.h"
 #include "services/scheduler/route_plan.h"
 
 namespace gnomon::scheduler {
@@ -30,7 +31,9 @@ absl::Duration RetryDelay(const v1::RetryPolicy& policy, uint32_t attempt) {
 }
 
 bool SuccessHasFollowups(const v1::Job& job) {
-  return !job.child_job_ids().empty() || job.schedule().has_fix_delay();
+  // A success counts a pausing job's failures from 0 again.
+  return !job.child_job_ids().empty() || job.schedule().has_fix_delay() ||
+         job.pause_after_failures() > 0;
 }
 
 void Followups::SetOwnership(std::shared_ptr<const Ownership> ownership) {
@@ -100,6 +103,34 @@ bool Followups::FireChildren(const v1::Run& run, const v1::Job& job) {
   return out.ok();
 }
 
+bool Followups::CountEnd(const v1::Run& run, const v1::Job& job, bool failed, std::string* paused) {
+  const uint32_t limit = job.pause_after_failures();
+  if (limit == 0) return true;
+  absl::StatusOr<uint32_t> failures = jobs_->RecordJobEnd(job.id(), run.id(), failed);
+  if (absl::IsNotFound(failures.status())) return true;  // Deleted since.
+  if (!failures.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: counting run " << run.id() << " of job " << job.id() << ": "
+                        << failures.status();
+    return false;
+  }
+  if (!failed || *failures < limit) return true;
+  const std::string reason =
+      absl::StrCat("paused after ", *failures, " consecutive failures; the last, run ", run.id(),
+                   ": ", checks::Prefix(run.handle_message()));
+  absl::StatusOr<bool> now_paused = jobs_->PauseJob(job.id(), reason, clock_->NowMillis());
+  if (!now_paused.ok()) {
+    GNOMON_LOG(WARNING) << "scheduler: pausing job " << job.id() << ": " << now_paused.status();
+    return false;
+  }
+  if (*now_paused) {
+    loop_->Invalidate(job.id());  // Fires nothing more of it from now.
+    GNOMON_LOG(INFO) << "scheduler: job " << job.id() << " " << reason;
+    if (metrics_ != nullptr) metrics_->JobPaused();
+    if (paused != nullptr) *paused = absl::StrCat("; the job is ", reason);
+  }
+  return true;
+}
+
 bool Followups::EndNode(const v1::Run& run) {
   if (run.workflow_run_id() <= 0 || workflows_ == nullptr) return true;
   absl::StatusOr<v1::WorkflowRun> moved = workflows_->NodeEnded(
@@ -163,8 +194,12 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
       return out.ok();  // The retry's own end decides what follows.
     }
     if (!EndNode(run)) return false;
-    if (!killed) raise(absl::StrCat("failed after ", run.attempt() + 1, " attempt(s)"));
-  } else if (!FireChildren(run, *job) || !EndNode(run)) {
+    if (!killed) {
+      std::string paused;
+      if (!CountEnd(run, *job, /*failed=*/true, &paused)) return false;
+      raise(absl::StrCat("failed after ", run.attempt() + 1, " attempt(s)", paused));
+    }
+  } else if (!FireChildren(run, *job) || !EndNode(run) || !CountEnd(run, *job, false, nullptr)) {
     return false;
   }
   // FIX_DELAY: the next scheduled fire is this (final) run's end + delay,

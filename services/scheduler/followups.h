@@ -33,6 +33,7 @@
 #include "services/scheduler/fire_sink.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/schedule_loop.h"
+#include "services/scheduler/scheduler_metrics.h"
 #include "services/scheduler/workflow_driver.h"
 
 namespace gnomon::scheduler {
@@ -61,12 +62,13 @@ bool SuccessHasFollowups(const v1::Job& job);
 class Followups {
  public:
   // `alarms` may be null (no alarms), `workflows` too (workflow node runs
-  // then only retry).
+  // then only retry), and `metrics` (jobs paused).
   // Reads ended runs from `outbox`, the runs of a job from `runs` and jobs
   // (with their cursors) from `jobs`.
   Followups(store::FollowupStore* outbox, store::RunStore* runs, store::JobStore* jobs,
             FireSink* sink, ScheduleLoop* loop, Clock* clock, FollowupOptions options,
-            alarm::AlarmSender* alarms = nullptr, WorkflowDriver* workflows = nullptr)
+            alarm::AlarmSender* alarms = nullptr, WorkflowDriver* workflows = nullptr,
+            SchedulerMetrics* metrics = nullptr)
       : outbox_(outbox),
         runs_(runs),
         jobs_(jobs),
@@ -76,6 +78,7 @@ class Followups {
         options_(options),
         alarms_(alarms),
         workflows_(workflows),
+        metrics_(metrics),
         worker_(clock) {}
 
   void Start() {
@@ -104,6 +107,10 @@ class Followups {
   // A workflow node's run ended for good (after its retries): its workflow
   // run moves on. False if that must be retried later.
   bool EndNode(const v1::Run& run);
+  // A run of a job with pause_after_failures ended for good: counted, and
+  // the job paused once that many failed in a row (then `paused`, if
+  // given, says so for the alarm). False if that must be retried later.
+  bool CountEnd(const v1::Run& run, const v1::Job& job, bool failed, std::string* paused);
 
   store::FollowupStore* const outbox_;
   store::RunStore* const runs_;
@@ -114,6 +121,7 @@ class Followups {
   const FollowupOptions options_;
   alarm::AlarmSender* const alarms_;
   WorkflowDriver* const workflows_;
+  SchedulerMetrics* const metrics_;
   absl::Mutex mu_;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
   PeriodicWorker worker_;

@@ -110,6 +110,63 @@ TEST_F(FollowupsTest, ALateResultWithinTheWaitReplacesTheLostVerdictAndNothingIs
   EXPECT_EQ(run->status(), v1::RUN_STATUS_SUCCEEDED);
 }
 
+TEST_F(FollowupsTest, AJobIsPausedOnceItsRunsFailedThatManyTimesInARowAndASuccessResetsTheCount) {
+  v1::Job j = job_;
+  j.clear_id();
+  j.set_name("pausing");
+  j.mutable_retry()->set_max_retries(0);
+  j.set_pause_after_failures(2);
+  *j.mutable_schedule()->mutable_fix_rate() =
+      google::protobuf::util::TimeUtil::SecondsToDuration(1);
+  absl::StatusOr<v1::Job> job = store_->CreateJob(j, v1::JOB_STATE_RUNNING, kNow + 1000, kNow);
+  ASSERT_TRUE(job.ok()) << job.status();
+  auto end = [&](v1::HandleCode code) {
+    const int64_t id = testing::RunningRun(store_.get(), *job, "10.0.0.1:1", kNow);
+    EXPECT_TRUE(SuccessHasFollowups(*job));  // Its successes reset the count.
+    EXPECT_TRUE(store_->ApplyReports({testing::Result(id, code, kNow + 10)}, job->group_id()).ok());
+    TickAt(absl::Milliseconds(20));
+    absl::StatusOr<v1::Job> now = store_->GetJob(job->id());
+    EXPECT_TRUE(now.ok()) << now.status();
+    return *now;
+  };
+  EXPECT_EQ(end(v1::HANDLE_CODE_FAILURE).consecutive_failures(), 1u);
+  EXPECT_EQ(end(v1::HANDLE_CODE_SUCCESS).consecutive_failures(), 0u);  // Counted from 0 again.
+  EXPECT_EQ(end(v1::HANDLE_CODE_FAILURE).state(), v1::JOB_STATE_RUNNING);
+  const v1::Job paused = end(v1::HANDLE_CODE_FAILURE);
+  EXPECT_EQ(paused.state(), v1::JOB_STATE_PAUSED);
+  EXPECT_EQ(paused.consecutive_failures(), 2u);
+  EXPECT_NE(paused.pause_reason().find("paused after 2 consecutive failures; the last, run "),
+            std::string::npos)
+      << paused.pause_reason();
+  EXPECT_FALSE(paused.has_next_fire_time());  // Its schedule fires nothing more.
+  EXPECT_EQ(Retries(), 0u);
+  // Resuming (StartJob) clears the reason and the count.
+  absl::StatusOr<v1::Job> resumed =
+      store_->SetJobState(job->id(), v1::JOB_STATE_RUNNING, kNow + 2000, kNow);
+  ASSERT_TRUE(resumed.ok());
+  EXPECT_EQ(resumed->pause_reason(), "");
+  EXPECT_EQ(resumed->consecutive_failures(), 0u);
+}
+
+TEST_F(FollowupsTest, AFailureHandledTwiceOrOutOfOrderIsCountedOnce) {
+  v1::Job j = job_;
+  j.clear_id();
+  j.set_name("counted");
+  j.set_pause_after_failures(5);
+  absl::StatusOr<v1::Job> job = store_->CreateJob(j, v1::JOB_STATE_STOPPED, store::kNever, kNow);
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<uint32_t> n = store_->RecordJobEnd(job->id(), 10, true);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(*n, 1u);
+  EXPECT_EQ(*store_->RecordJobEnd(job->id(), 10, true), 1u);  // The same run again.
+  EXPECT_EQ(*store_->RecordJobEnd(job->id(), 9, true), 1u);   // An older run, ending late.
+  EXPECT_EQ(*store_->RecordJobEnd(job->id(), 11, true), 2u);
+  // Only a RUNNING job is paused.
+  absl::StatusOr<bool> paused = store_->PauseJob(job->id(), "why", kNow);
+  ASSERT_TRUE(paused.ok());
+  EXPECT_FALSE(*paused);
+}
+
 TEST_F(FollowupsTest, AFixDelayJobsNextFireIsItsRunsEndPlusTheDelayWrittenByTheLoop) {
   v1::Job j = job_;
   j.clear_id();

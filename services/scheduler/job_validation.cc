@@ -108,6 +108,8 @@ absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits) {
       CheckString("job.name", job.name(), 128, Charset::kName),
       CheckText("job.description", job.description(), 1024),
       CheckText("job.author", job.author(), 256),
+      CheckRange("job.pause_after_failures", job.pause_after_failures(), 0, 1000),
+      CheckText("job.pause_reason", job.pause_reason(), 1024),  // Output only.
       CheckTask(job, limits),
       ValidateScheduleFields("job.schedule", job.schedule()),
       CheckString("job.params", job.params(), limits.max_params_bytes, Charset::kBytes),

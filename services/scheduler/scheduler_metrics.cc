@@ -81,6 +81,9 @@ SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
       slots_skipped_(m.Counter("gnomon_scheduler_slots_skipped_total",
                                "Schedule slots their job's misfire policy passed over: later than "
                                "the misfire threshold and never run (each slot counted).")),
+      jobs_paused_(m.Counter("gnomon_scheduler_jobs_paused_total",
+                             "Jobs paused by their pause_after_failures: that many of their runs "
+                             "in a row failed for good.")),
       workflow_runs_succeeded_(
           m.Counter(kWorkflowRuns, kWorkflowRunsHelp, {{"status", "succeeded"}})),
       workflow_runs_failed_(m.Counter(kWorkflowRuns, kWorkflowRunsHelp, {{"status", "failed"}})),

@@ -61,7 +61,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       workflows_(store, store, &trigger_, clock, store, metrics_.get()),
       workflow_scheduler_(store, &workflows_, clock, {}),
       followups_(store, store, store, &trigger_, &loop_, clock, options.followups, &alarms_,
-                 &workflows_),
+                 &workflows_, metrics_.get()),
       reaper_(store, &membership_, clock, ReaperOptions(options), metrics_.get(), &in_flight_),
       redispatcher_(store, &resender_, clock, options.redispatch, &in_flight_),
       lease_(store, store->partition_count(),

@@ -1,6 +1,6 @@
 // Pieces of the jobs screen with their own state: the trigger form, the delete
 // confirmation, the last-run badge and the summary on the job's own page.
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { call } from '../api';
 import { enumLabel, fmtTime } from '../format';
@@ -24,22 +24,27 @@ export function LastRun({ job }: { job: Job }) {
   );
 }
 
-/** What a job's page says of it beside the form: its name and when it last fired and ran. */
+/** A job's state as a badge; a paused job's tooltip says why. */
+export function JobStateBadge({ job }: { job: Job }) {
+  return <StatusBadge status={job.state} title={job.state === 'JOB_STATE_PAUSED' ? job.pauseReason : undefined} />;
+}
+
+/**
+ * What a job's page says of it beside the form: its name, state (why a paused
+ * job was paused, and its failures in a row when it pauses after some) and
+ * when it last fired and ran.
+ */
 export function JobSummary({ job }: { job: Job }) {
   const zone = job.schedule?.cron?.timeZone;
-  return (
-    <Details
-      label="Job summary"
-      rows={[
-        ['Name', job.name ?? '—'],
-        ['ID', job.id ?? '—'],
-        ['State', <StatusBadge status={job.state} />],
-        ['Next fire', fmtTime(job.nextFireTime, zone)],
-        ['Last fire', fmtTime(job.lastFireTime, zone)],
-        ['Last run', <LastRun job={job} />],
-      ]}
-    />
-  );
+  const rows: [string, ReactNode][] = [
+    ['Name', job.name ?? '—'],
+    ['ID', job.id ?? '—'],
+    ['State', <JobStateBadge job={job} />],
+  ];
+  if (job.state === 'JOB_STATE_PAUSED') rows.push(['Paused', job.pauseReason || 'after consecutive failures']);
+  if (job.pauseAfterFailures) rows.push(['Failures in a row', `${job.consecutiveFailures ?? 0} of ${job.pauseAfterFailures}`]);
+  rows.push(['Next fire', fmtTime(job.nextFireTime, zone)], ['Last fire', fmtTime(job.lastFireTime, zone)], ['Last run', <LastRun job={job} />]);
+  return <Details label="Job summary" rows={rows} />;
 }
 
 /**

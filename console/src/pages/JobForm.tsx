@@ -33,6 +33,7 @@ interface Form {
   blockStrategy: string;
   timeout: string; // seconds, "" = none
   retries: string;
+  pauseAfterFailures: string; // "0" = never
   params: string;
   misfirePolicy: string; // "" = the server's default (fire once now)
   misfireThreshold: string; // seconds, "" = the default 5 s
@@ -72,6 +73,7 @@ function fromJob(j: Job): Form {
     blockStrategy: j.blockStrategy ?? 'BLOCK_STRATEGY_SERIAL_EXECUTION',
     timeout: j.timeout ? String(seconds(j.timeout)) : '',
     retries: String(j.retry?.maxRetries ?? 0),
+    pauseAfterFailures: String(j.pauseAfterFailures ?? 0),
     params: j.params ?? '',
     misfirePolicy: j.misfire?.policy ?? '',
     misfireThreshold: j.misfire?.threshold ? String(seconds(j.misfire.threshold)) : '',
@@ -105,6 +107,8 @@ function toJob(f: Form, base: Job): Job {
   delete job.updateTime;
   delete job.lastFireTime;
   delete job.lastRun;
+  delete job.pauseReason;
+  delete job.consecutiveFailures;
   return {
     ...job,
     groupId: f.groupId,
@@ -117,6 +121,7 @@ function toJob(f: Form, base: Job): Job {
     blockStrategy: f.blockStrategy,
     timeout: f.timeout ? `${Number(f.timeout)}s` : undefined,
     retry: { ...(base.retry ?? {}), maxRetries: Number(f.retries) || 0 },
+    pauseAfterFailures: Number(f.pauseAfterFailures) || 0,
     params: f.params,
     misfire: {
       ...(base.misfire ?? {}),
@@ -171,6 +176,19 @@ export default function JobForm() {
   const set = <K extends keyof Form>(k: K) => (v: Form[K]) => setForm((f) => ({ ...f, [k]: v }));
   const readOnly = !canMutate;
 
+  /** StartJob, as Start does: schedules a paused job again (the server clears its reason and count). */
+  async function resume() {
+    if (!id) return;
+    setError(null);
+    try {
+      const j = await call<Job>('JobAdmin/StartJob', { jobId: id });
+      setBase(j);
+      setForm((f) => ({ ...f, start: true }));
+    } catch (err) {
+      setError(err);
+    }
+  }
+
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (!base) return;
@@ -200,6 +218,14 @@ export default function JobForm() {
     <section aria-labelledby="jobform-h">
       <h1 id="jobform-h">{title}</h1>
       {id && base && <JobSummary job={base} />}
+      {id && canMutate && base?.state === 'JOB_STATE_PAUSED' && (
+        <div className="row resume-row">
+          <button type="button" onClick={resume}>
+            Resume
+          </button>
+          <small>Fires on its schedule again; manual and API triggers run it while it is paused too.</small>
+        </div>
+      )}
       {id && base?.script && (
         <p>
           <Link to={`/jobs/${id}/script`}>Script versions (current v{base.script.version ?? '?'}): history, diff, roll back</Link>
@@ -304,6 +330,9 @@ export default function JobForm() {
           </Field>
           <Field label="Retries">
             <input type="number" min="0" step="1" value={form.retries} onChange={(e) => set('retries')(e.target.value)} />
+          </Field>
+          <Field label="Pause after N consecutive failures (0: never)" hint="runs that failed for good, after their retries; Resume (Start) schedules it again">
+            <input type="number" min="0" max="1000" step="1" value={form.pauseAfterFailures} onChange={(e) => set('pauseAfterFailures')(e.target.value)} />
           </Field>
           <Field label="Params">
             <textarea rows={2} value={form.params} onChange={(e) => set('params')(e.target.value)} />

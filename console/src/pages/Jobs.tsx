@@ -5,8 +5,8 @@ import { fmtSchedule, fmtTime } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Job } from '../types';
-import { EnumOptions, ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad, useUrlFilters } from '../ui';
-import { DeleteJobButton, LastRun, TriggerForm } from './JobActions';
+import { EnumOptions, ErrorBox, Field, GroupOptions, Pager, useLoad, useUrlFilters } from '../ui';
+import { DeleteJobButton, JobStateBadge, LastRun, TriggerForm } from './JobActions';
 
 const PAGE_SIZES = ['20', '50', '100', '500'];
 const SCHEDULE_TYPES = ['CRON', 'FIX_RATE', 'FIX_DELAY', 'NONE'].map((t) => `SCHEDULE_TYPE_${t}`);
@@ -85,6 +85,7 @@ export default function Jobs() {
             <option value="">Any state</option>
             <option value="JOB_STATE_RUNNING">running</option>
             <option value="JOB_STATE_STOPPED">stopped</option>
+            <option value="JOB_STATE_PAUSED">paused</option>
           </select>
         </Field>
         <Field label="Page size">
@@ -132,7 +133,7 @@ export default function Jobs() {
                 <td data-label="Group">{name(j.groupId)}</td>
                 <td data-label="Schedule">{fmtSchedule(j.schedule)}</td>
                 <td data-label="State">
-                  <StatusBadge status={j.state} />
+                  <JobStateBadge job={j} />
                 </td>
                 <td data-label="Next fire">{fmtTime(j.nextFireTime)}</td>
                 <td data-label="Last fire">{fmtTime(j.lastFireTime)}</td>
@@ -155,7 +156,13 @@ export default function Jobs() {
                         <button type="button" aria-label={`Trigger job ${j.id}`} onClick={() => setTriggering(j)}>
                           Trigger
                         </button>
-                        {j.state === 'JOB_STATE_RUNNING' ? (
+                        {j.state === 'JOB_STATE_PAUSED' && (
+                          // StartJob resumes a paused job (and clears its failure count).
+                          <button type="button" aria-label={`Resume job ${j.id}`} onClick={() => act('StartJob', j)}>
+                            Resume
+                          </button>
+                        )}
+                        {j.state === 'JOB_STATE_RUNNING' || j.state === 'JOB_STATE_PAUSED' ? (
                           <button type="button" className="secondary" aria-label={`Stop job ${j.id}`} onClick={() => act('StopJob', j)}>
                             Stop
                           </button>

@@ -130,9 +130,19 @@ class JobStore {
   // child lists, in one transaction; with purge_runs its runs, their logs
   // and its daily statistics rows go too (otherwise they stay until retention).
   virtual absl::Status DeleteJob(int64_t job_id, bool purge_runs) = 0;
-  // Sets state and cursor (kNever when stopped).
+  // Sets state and cursor (kNever when stopped); its consecutive failures
+  // count from 0 again and a pause reason is cleared.
   virtual absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state,
                                               int64_t next_fire_ms, int64_t now_ms) = 0;
+  // Run `run_id` of the job ended for good: a failure adds one to the job's
+  // consecutive failures, a success sets them to 0. Counted in run id
+  // order, once per run: a run older than the last one counted (or the same
+  // one, its follow-up handled again) changes nothing. The count after it.
+  virtual absl::StatusOr<uint32_t> RecordJobEnd(int64_t job_id, int64_t run_id, bool failed) = 0;
+  // Pauses the job if it is RUNNING (state PAUSED, cursor kNever, `reason`
+  // kept); false if it was not running.
+  virtual absl::StatusOr<bool> PauseJob(int64_t job_id, std::string_view reason,
+                                        int64_t now_ms) = 0;
   // RUNNING jobs with 0 <= next_fire_ms <= until_ms, earliest first, at most
   // `limit` (0 or less: all of them), of the given partitions (empty: all).
   virtual absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit,

@@ -369,6 +369,14 @@ const std::vector<Migration>& MysqlMigrations() {
            "ALTER TABLE run ADD COLUMN IF NOT EXISTS output TEXT NULL,"
            " ADD COLUMN IF NOT EXISTS inputs MEDIUMBLOB NULL",
        }},
+      {21,
+       "jobs: consecutive failures, and why a job was paused",
+       {
+           // As SQLite's (sqlite_schema.cc).
+           "ALTER TABLE job ADD COLUMN IF NOT EXISTS consecutive_failures INT NOT NULL DEFAULT 0,"
+           " ADD COLUMN IF NOT EXISTS failures_counted_run BIGINT NOT NULL DEFAULT 0,"
+           " ADD COLUMN IF NOT EXISTS pause_reason TEXT NULL",
+       }},
   };
   return *migrations;
 }

@@ -36,6 +36,7 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"UpdateWorkflow", true},      {"DeleteWorkflow", true},    {"CreateWorkflowRun", true},
     {"GetWorkflowRun", false},     {"UpdateWorkflowRun", true}, {"ListWorkflowRuns", false},
     {"ListDueWorkflows", false},   {"AdvanceWorkflow", true},   {"ListRunningWorkflowRuns", false},
+    {"RecordJobEnd", true},        {"PauseJob", true},
 }};
 
 }  // namespace
@@ -108,6 +109,16 @@ absl::StatusOr<v1::ScriptVersion> ObservedStore::GetScriptVersion(int64_t job_id
 absl::Status ObservedStore::DeleteJob(int64_t job_id, bool purge_runs) {
   return Observed(StoreCall::kDeleteJob, [&] { return inner_->DeleteJob(job_id, purge_runs); });
 }
+absl::StatusOr<uint32_t> ObservedStore::RecordJobEnd(int64_t job_id, int64_t run_id, bool failed) {
+  return Observed(StoreCall::kRecordJobEnd,
+                  [&] { return inner_->RecordJobEnd(job_id, run_id, failed); });
+}
+
+absl::StatusOr<bool> ObservedStore::PauseJob(int64_t job_id, std::string_view reason,
+                                             int64_t now_ms) {
+  return Observed(StoreCall::kPauseJob, [&] { return inner_->PauseJob(job_id, reason, now_ms); });
+}
+
 absl::StatusOr<v1::Job> ObservedStore::SetJobState(int64_t job_id, v1::JobState state,
                                                    int64_t next_fire_ms, int64_t now_ms) {
   return Observed(StoreCall::kSetJobState,

@@ -101,6 +101,8 @@ std::string JobSpecBlob(const v1::Job& job) {
   spec.clear_name();  // Its own column, unique per group.
   spec.clear_last_fire_time();
   spec.clear_last_run();
+  spec.clear_pause_reason();  // Columns of their own, kept by the store.
+  spec.clear_consecutive_failures();
   return spec.SerializeAsString();
 }
 
@@ -118,6 +120,8 @@ absl::StatusOr<v1::Job> JobFromRow(const SqlRow& row) {
   MaybeSet(ColInt(row, 6), &job, &v1::Job::mutable_create_time);
   MaybeSet(ColInt(row, 7), &job, &v1::Job::mutable_update_time);
   job.set_name(ColStr(row, 8));
+  job.set_consecutive_failures(static_cast<uint32_t>(ColInt(row, 9)));
+  job.set_pause_reason(ColStr(row, 10));
   return job;
 }
 

@@ -69,6 +69,8 @@ class SqlStore final : public Store {
   absl::Status DeleteJob(int64_t job_id, bool purge_runs) override;
   absl::StatusOr<v1::Job> SetJobState(int64_t job_id, v1::JobState state, int64_t next_fire_ms,
                                       int64_t now_ms) override;
+  absl::StatusOr<uint32_t> RecordJobEnd(int64_t job_id, int64_t run_id, bool failed) override;
+  absl::StatusOr<bool> PauseJob(int64_t job_id, std::string_view reason, int64_t now_ms) override;
   absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit,
                                                   const std::vector<int>& partitions) override;
   absl::StatusOr<std::vector<bool>> AdvanceJobs(const std::vector<JobAdvance>& advances) override;

@@ -406,6 +406,32 @@ absl::StatusOr<v1::Job> SqlStore::SetJobState(int64_t job_id, v1::JobState state
   return out;
 }
 
+absl::StatusOr<uint32_t> SqlStore::RecordJobEnd(int64_t job_id, int64_t run_id, bool failed) {
+  uint32_t count = 0;
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    RETURN_IF_ERROR(c.Exec(sql_.count_job_end,
+                           {SqlInt(failed ? 1 : 0), SqlInt(run_id), SqlInt(job_id), SqlInt(run_id)})
+                        .status());
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_job_failures, {SqlInt(job_id)}));
+    if (rows.empty()) return absl::NotFoundError(absl::StrCat("job ", job_id, " does not exist"));
+    count = static_cast<uint32_t>(ColInt(rows.front(), 0));
+    return absl::OkStatus();
+  }));
+  return count;
+}
+
+absl::StatusOr<bool> SqlStore::PauseJob(int64_t job_id, std::string_view reason, int64_t now_ms) {
+  bool paused = false;
+  RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
+    ASSIGN_OR_RETURN(ExecResult r,
+                     c.Exec(sql_.pause_job, {SqlInt(kNever), SqlText(std::string(reason)),
+                                             SqlInt(now_ms), SqlInt(job_id)}));
+    paused = r.affected_rows > 0;
+    return absl::OkStatus();
+  }));
+  return paused;
+}
+
 absl::StatusOr<std::vector<DueJob>> SqlStore::ListDueJobs(int64_t until_ms, int limit,
                                                           const std::vector<int>& partitions) {
   std::vector<DueJob> out;

@@ -379,6 +379,17 @@ const std::vector<Migration>& SqliteMigrations() {
            "ALTER TABLE run ADD COLUMN output TEXT NULL",
            "ALTER TABLE run ADD COLUMN inputs BLOB NULL",
        }},
+      {21,
+       "jobs: consecutive failures, and why a job was paused",
+       {
+           // Job.pause_after_failures counts a job's runs that failed for
+           // good in a row (consecutive_failures), each run once and in id
+           // order (failures_counted_run: the last run counted); a job it
+           // paused says why (pause_reason).
+           "ALTER TABLE job ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0",
+           "ALTER TABLE job ADD COLUMN failures_counted_run INTEGER NOT NULL DEFAULT 0",
+           "ALTER TABLE job ADD COLUMN pause_reason TEXT NULL",
+       }},
   };
   return *migrations;
 }

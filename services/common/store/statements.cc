@@ -364,7 +364,18 @@ Statements Portable() {
   s.update_job_spec_and_cursor =
       "UPDATE job SET group_id = ?, spec = ?, name = ?, next_fire_ms = ?, update_ms = ? WHERE id = "
       "?";
-  s.set_job_state = "UPDATE job SET state = ?, next_fire_ms = ?, update_ms = ? WHERE id = ?";
+  s.set_job_state =
+      "UPDATE job SET state = ?, next_fire_ms = ?, update_ms = ?, consecutive_failures = 0, "
+      "pause_reason = NULL WHERE id = ?";
+  // Parameters: failed (0/1), run id, job id, run id.
+  s.count_job_end =
+      "UPDATE job SET consecutive_failures = CASE WHEN ? = 1 THEN consecutive_failures + 1 "
+      "ELSE 0 END, failures_counted_run = ? WHERE id = ? AND failures_counted_run < ?";
+  s.select_job_failures = "SELECT consecutive_failures FROM job WHERE id = ?";
+  s.pause_job = absl::StrCat("UPDATE job SET state = ", static_cast<int>(v1::JOB_STATE_PAUSED),
+                             ", next_fire_ms = ?, pause_reason = ?, update_ms = ? WHERE id = ? "
+                             "AND state = ",
+                             static_cast<int>(v1::JOB_STATE_RUNNING));
   s.delete_job_logs = "DELETE FROM run_log WHERE run_id IN (SELECT id FROM run WHERE job_id = ?)";
   s.delete_job_runs = "DELETE FROM run WHERE job_id = ?";
   s.delete_job_glue = "DELETE FROM glue_version WHERE job_id = ?";

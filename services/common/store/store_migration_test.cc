@@ -3,11 +3,6 @@
 // previous release writes to the report_* tables are added, and, on MySQL, a
 // migration whose DDL committed before a crash is re-applied cleanly; a
 // script stored before versions were kept is kept at its first edit.
-#include <cppconn/exception.h>
-#include <cppconn/statement.h>
-#include <mysql_connection.h>
-#include <sqlite3.h>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,45 +21,24 @@ using ::testing::IsEmpty;
 constexpr int64_t kDayMs = 86400000;
 constexpr int64_t kDay = 1704067200000;  // 2024-01-01T00:00:00Z.
 
-// Runs `statements` on the test database with a raw driver connection (the
-// store must be closed for SQLite).
-void RawExec(const std::string& url, bool mysql, std::unique_ptr<sql::Connection> conn,
-             const std::vector<std::string>& statements) {
-  if (mysql) {
-    ASSERT_NE(conn, nullptr);
-    try {
-      std::unique_ptr<sql::Statement> st(conn->createStatement());
-      for (const std::string& s : statements) st->execute(sql::SQLString(s));
-    } catch (const sql::SQLException& e) {
-      FAIL() << e.what();
-    }
-    return;
-  }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open_v2(url.substr(std::string("sqlite:").size()).c_str(), &db,
-                            SQLITE_OPEN_READWRITE, nullptr),
-            SQLITE_OK);
-  for (const std::string& s : statements) {
-    char* err = nullptr;
-    const int rc = sqlite3_exec(db, s.c_str(), nullptr, nullptr, &err);
-    EXPECT_EQ(rc, SQLITE_OK) << s << ": " << (err ? err : "");
-    sqlite3_free(err);
-  }
-  sqlite3_close(db);
-}
-
 // Statements that take a current database back to schema version 1.
 std::vector<std::string> RewindToV1(bool mysql) {
-  // Version 20 stored outputs and inputs, 19 linked runs to workflow nodes,
+  // Version 21 counted a job's consecutive failures, 20 stored outputs and
+  // inputs, 19 linked runs to workflow nodes,
   // 18 added workflows; 17
   // counted a run's log bytes; 16 recorded which registration wrote an
   // executor's row; 15 decided follow-ups on success when a run is recorded.
   std::vector<std::string> out =
-      mysql ? std::vector<std::string>{"ALTER TABLE run DROP COLUMN output, DROP COLUMN inputs",
+      mysql ? std::vector<std::string>{"ALTER TABLE job DROP COLUMN consecutive_failures, DROP "
+                                       "COLUMN failures_counted_run, DROP COLUMN pause_reason",
+                                       "ALTER TABLE run DROP COLUMN output, DROP COLUMN inputs",
                                        "ALTER TABLE run DROP INDEX run_node, DROP COLUMN "
                                        "workflow_run_id, DROP COLUMN workflow_node, DROP COLUMN "
                                        "workflow_attempt"}
-            : std::vector<std::string>{"ALTER TABLE run DROP COLUMN output",
+            : std::vector<std::string>{"ALTER TABLE job DROP COLUMN consecutive_failures",
+                                       "ALTER TABLE job DROP COLUMN failures_counted_run",
+                                       "ALTER TABLE job DROP COLUMN pause_reason",
+                                       "ALTER TABLE run DROP COLUMN output",
                                        "ALTER TABLE run DROP COLUMN inputs",
                                        "DROP INDEX run_node",
                                        "ALTER TABLE run DROP COLUMN workflow_run_id",
@@ -160,13 +134,12 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
         V1Run(8, kDay + kDayMs + 1, v1::RUN_STATUS_FAILED, kDay + kDayMs + 2)}) {
     statements.push_back(s);
   }
-  ASSERT_NO_FATAL_FAILURE(
-      RawExec(url(), is_mysql(), is_mysql() ? RawMysqlConnection() : nullptr, statements));
+  ASSERT_NO_FATAL_FAILURE(RawExec(statements));
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1));
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(),
-              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                               16, 17, 18, 19, 20, 21));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -201,7 +174,6 @@ TEST_P(StoreTest, StatisticsThePreviousReleaseWritesToReportTablesAreAddedToThis
   store_.reset();
   const std::string job = absl::StrCat(job_.id());
   ASSERT_NO_FATAL_FAILURE(RawExec(
-      url(), is_mysql(), is_mysql() ? RawMysqlConnection() : nullptr,
       {absl::StrCat("INSERT INTO report_day(day_ms, job_id, running, succeeded, failed) VALUES (",
                     kDay, ", ", job, ", 1, 2, 1)"),
        absl::StrCat("INSERT INTO report_duration(day_ms, job_id, bucket, runs) VALUES (", kDay,
@@ -232,12 +204,11 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
   ASSERT_OK(store().ApplyReports({Result(id, 200, kDay + 5000)}, 0).status());
   // As if the server died after the ALTERs of versions 2 to 8 but before they were recorded.
   store_.reset();
-  ASSERT_NO_FATAL_FAILURE(RawExec(url(), true, RawMysqlConnection(),
-                                  {"DELETE FROM schema_migrations WHERE version >= 2",
+  ASSERT_NO_FATAL_FAILURE(RawExec({"DELETE FROM schema_migrations WHERE version >= 2",
                                    "DELETE FROM report_day", "DELETE FROM stats_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
-  EXPECT_THAT(AppliedMigrations(),
-              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20));
+  EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                               16, 17, 18, 19, 20, 21));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);
@@ -255,8 +226,7 @@ TEST_P(StoreTest, AScriptStoredBeforeVersionsIsKeptAtItsFirstEdit) {
   ASSERT_OK_AND_ASSIGN(job, store().CreateJob(job_spec, v1::JOB_STATE_STOPPED, kNever, 1));
   // As a job written before schema version 10 looks: no version rows.
   store_.reset();
-  ASSERT_NO_FATAL_FAILURE(RawExec(url(), is_mysql(), is_mysql() ? RawMysqlConnection() : nullptr,
-                                  {"DELETE FROM glue_version"}));
+  ASSERT_NO_FATAL_FAILURE(RawExec({"DELETE FROM glue_version"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
   v1::Job edit = job;
   edit.mutable_script()->set_source("new");

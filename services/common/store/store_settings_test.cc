@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/store/migrations.h"
@@ -94,7 +95,14 @@ TEST_P(StoreTest, JobsAndTheirRunsAreFilteredByTheRecordedCount) {
 TEST_P(StoreTest, AStoreWithJobsFromBeforeTheSettingKeeps64Partitions) {
   options_.migrate_up_to = internal::kSettingsMigration - 1;
   Recreate();
-  SeedGroupAndJob();
+  // A job as that release wrote it (this store reads job columns of later
+  // versions).
+  ASSERT_OK_AND_ASSIGN(g, store().CreateGroup(MakeGroup("app"), 1));
+  store_.reset();
+  ASSERT_NO_FATAL_FAILURE(RawExec({absl::StrCat(
+      "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, "
+      "name) VALUES (",
+      g.id(), ", 2, 0, 0, '', 1, 1, 'report')")}));
   options_.migrate_up_to = 0;
   options_.initial_partitions = 16;
   Reopen();

@@ -167,6 +167,31 @@ v1::Run StoreTest::MakeRun(const v1::Job& job, int64_t slot_ms, uint32_t shard, 
   return r;
 }
 
+void StoreTest::RawExec(const std::vector<std::string>& statements) {
+  if (is_mysql()) {
+    std::unique_ptr<sql::Connection> conn = RawMysqlConnection();
+    ASSERT_NE(conn, nullptr);
+    try {
+      std::unique_ptr<sql::Statement> st(conn->createStatement());
+      for (const std::string& s : statements) st->execute(sql::SQLString(s));
+    } catch (const sql::SQLException& e) {
+      FAIL() << e.what();
+    }
+    return;
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(url().substr(std::string("sqlite:").size()).c_str(), &db,
+                            SQLITE_OPEN_READWRITE, nullptr),
+            SQLITE_OK);
+  for (const std::string& s : statements) {
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, s.c_str(), nullptr, nullptr, &err);
+    EXPECT_EQ(rc, SQLITE_OK) << s << ": " << (err ? err : "");
+    sqlite3_free(err);
+  }
+  sqlite3_close(db);
+}
+
 void StoreTest::SeedGroupAndJob() {
   absl::StatusOr<v1::Group> g = store().CreateGroup(MakeGroup("app"), 1);
   ASSERT_TRUE(g.ok()) << g.status();

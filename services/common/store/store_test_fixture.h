@@ -64,6 +64,9 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   std::vector<int64_t> AppliedMigrations();
   // For MySQL: a connection of our own to the test database (not the store's).
   std::unique_ptr<sql::Connection> RawMysqlConnection();
+  // Runs `statements` on the test database with a raw driver connection
+  // (close the store first to change SQLite's schema under it).
+  void RawExec(const std::vector<std::string>& statements);
 
   // Closes and deletes the store (the SQLite file, the MySQL database).
   void Drop();

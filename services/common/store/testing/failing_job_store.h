@@ -80,6 +80,13 @@ class FailingJobStore final : public JobStore {
     return hook_->Forward("SetJobState",
                           [&] { return inner_->SetJobState(job_id, state, next_fire_ms, now_ms); });
   }
+  absl::StatusOr<uint32_t> RecordJobEnd(int64_t job_id, int64_t run_id, bool failed) override {
+    return hook_->Forward("RecordJobEnd",
+                          [&] { return inner_->RecordJobEnd(job_id, run_id, failed); });
+  }
+  absl::StatusOr<bool> PauseJob(int64_t job_id, std::string_view reason, int64_t now_ms) override {
+    return hook_->Forward("PauseJob", [&] { return inner_->PauseJob(job_id, reason, now_ms); });
+  }
   absl::StatusOr<std::vector<DueJob>> ListDueJobs(int64_t until_ms, int limit,
                                                   const std::vector<int>& partitions) override {
     return hook_->Forward("ListDueJobs",
