@@ -224,7 +224,12 @@ void Concurrent(Bench& b, testing::ClusterLoad& load, const Options& o) {
 }  // namespace gnomon::bench
 
 int main(int argc, char** argv) {
-  using namespace gnomon::bench;
+  using gnomon::bench::Bench;
+  using gnomon::bench::Chain;
+  using gnomon::bench::Concurrent;
+  using gnomon::bench::Options;
+  using gnomon::bench::ParseBenchArgs;
+  using gnomon::bench::PositiveInt;
   Options o;
   if (!ParseBenchArgs(argc, argv,
                       "workflow_bench [--nodes=100] [--chain-runs=3] [--concurrent=1000] "
