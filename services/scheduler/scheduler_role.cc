@@ -51,6 +51,8 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       resender_(store, &targets_, &deliveries_, &in_flight_),
       trigger_(&run_recorder_, &targets_, &deliveries_, metrics_.get(), &dispatch_recorder_),
       loop_(store, &trigger_, clock, options.loop, metrics_.get()),
+      workflows_(store, store, &trigger_, clock, store, metrics_.get()),
+      workflow_scheduler_(store, &workflows_, clock, {}),
       alarms_(AlarmChannels(options), AlarmOptions(options, clock),
               [store](int64_t run_id, const std::string& status) {
                 if (absl::Status s = store->RecordAlarmStatus(run_id, status); !s.ok()) {
@@ -58,8 +60,6 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                       << "scheduler: recording alarm status of run " << run_id << ": " << s;
                 }
               }),
-      workflows_(store, store, &trigger_, clock, store, metrics_.get()),
-      workflow_scheduler_(store, &workflows_, clock, {}),
       followups_(store, store, store, &trigger_, &loop_, clock, options.followups, &alarms_,
                  &workflows_, metrics_.get()),
       reaper_(store, &membership_, clock, ReaperOptions(options), metrics_.get(), &in_flight_),

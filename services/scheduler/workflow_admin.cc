@@ -55,25 +55,29 @@ absl::Status WorkflowAdmin::ResolveJobNames(v1::Workflow& w) {
   return absl::OkStatus();
 }
 
-absl::Status WorkflowAdmin::NameJobs(v1::Workflow& w) {
+absl::Status WorkflowAdmin::NameJobs(const std::vector<v1::Workflow*>& workflows) {
   std::vector<int64_t> ids;
-  for (const v1::WorkflowNode& n : w.nodes()) {
-    if (n.job_id() > 0) ids.push_back(n.job_id());
+  for (const v1::Workflow* w : workflows) {
+    for (const v1::WorkflowNode& n : w->nodes()) {
+      if (n.job_id() > 0) ids.push_back(n.job_id());
+    }
   }
-  ASSIGN_OR_RETURN(std::vector<v1::Job> jobs, stores_.jobs->GetJobs(ids));
+  ASSIGN_OR_RETURN(std::vector<v1::Job> jobs, stores_.jobs->GetJobs(ids));  // One read for all.
   absl::flat_hash_map<int64_t, std::string> names;
   for (const v1::Job& j : jobs) names[j.id()] = j.name();
-  for (v1::WorkflowNode& n : *w.mutable_nodes()) {
-    n.clear_job_name();
-    if (auto it = names.find(n.job_id()); n.job_id() > 0 && it != names.end()) {
-      n.set_job_name(it->second);
+  for (v1::Workflow* w : workflows) {
+    for (v1::WorkflowNode& n : *w->mutable_nodes()) {
+      n.clear_job_name();
+      if (auto it = names.find(n.job_id()); n.job_id() > 0 && it != names.end()) {
+        n.set_job_name(it->second);
+      }
     }
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<v1::WorkflowRun> WorkflowAdmin::Named(absl::StatusOr<v1::WorkflowRun> run) {
-  if (run.ok()) RETURN_IF_ERROR(NameJobs(*run->mutable_workflow()));
+  if (run.ok()) RETURN_IF_ERROR(NameJobs({run->mutable_workflow()}));
   return run;
 }
 
@@ -91,20 +95,16 @@ absl::StatusOr<v1::Workflow> WorkflowAdmin::Create(const v1::Workflow& in) {
   RETURN_IF_ERROR(CheckRange("workflow.group_id", w.group_id(), 1, INT64_MAX));
   RETURN_IF_ERROR(ResolveJobNames(w));
   RETURN_IF_ERROR(ValidateWorkflow(w, limits_, stores_.jobs));
-  if (w.schedule().has_fix_delay()) {
-    return checks::Invalid("workflow.schedule.fix_delay",
-                           "not supported for workflows (use cron or fix_rate)");
-  }
   const int64_t now = clock_->NowMillis();
   ASSIGN_OR_RETURN(v1::Workflow created,
                    stores_.workflows->CreateWorkflow(w, FirstFire(w, now), now));
-  RETURN_IF_ERROR(NameJobs(created));
+  RETURN_IF_ERROR(NameJobs({&created}));
   return created;
 }
 
 absl::StatusOr<v1::Workflow> WorkflowAdmin::Get(int64_t workflow_id) {
   ASSIGN_OR_RETURN(v1::Workflow w, Read(workflow_id, "workflow_id"));
-  RETURN_IF_ERROR(NameJobs(w));
+  RETURN_IF_ERROR(NameJobs({&w}));
   return w;
 }
 
@@ -119,10 +119,10 @@ absl::StatusOr<v1::ListWorkflowsResponse> WorkflowAdmin::List(const std::vector<
       all.insert(all.end(), some.begin(), some.end());
     }
   }
-  for (v1::Workflow& w : all) {
-    RETURN_IF_ERROR(NameJobs(w));
-    *resp.add_workflows() = std::move(w);
-  }
+  for (v1::Workflow& w : all) *resp.add_workflows() = std::move(w);
+  std::vector<v1::Workflow*> named;
+  for (v1::Workflow& w : *resp.mutable_workflows()) named.push_back(&w);
+  RETURN_IF_ERROR(NameJobs(named));
   return resp;
 }
 
@@ -133,10 +133,6 @@ absl::StatusOr<v1::Workflow> WorkflowAdmin::Update(const v1::Workflow& in) {
   if (w.state() == v1::WORKFLOW_STATE_UNSPECIFIED) w.set_state(stored.state());
   RETURN_IF_ERROR(ResolveJobNames(w));
   RETURN_IF_ERROR(ValidateWorkflow(w, limits_, stores_.jobs));
-  if (w.schedule().has_fix_delay()) {
-    return checks::Invalid("workflow.schedule.fix_delay",
-                           "not supported for workflows (use cron or fix_rate)");
-  }
   // A new schedule, or one started or stopped, starts from now; otherwise
   // the next slot stays where the schedule loop left it.
   const int64_t now = clock_->NowMillis();
@@ -146,7 +142,7 @@ absl::StatusOr<v1::Workflow> WorkflowAdmin::Update(const v1::Workflow& in) {
     next = FirstFire(w, now);
   }
   ASSIGN_OR_RETURN(v1::Workflow updated, stores_.workflows->UpdateWorkflow(w, next, now));
-  RETURN_IF_ERROR(NameJobs(updated));
+  RETURN_IF_ERROR(NameJobs({&updated}));
   return updated;
 }
 
@@ -200,10 +196,10 @@ absl::StatusOr<v1::ListWorkflowRunsResponse> WorkflowAdmin::ListRuns(
                    stores_.workflows->ListWorkflowRuns(
                        req.workflow_id(), req.page_size() == 0 ? 100 : req.page_size()));
   v1::ListWorkflowRunsResponse resp;
-  for (v1::WorkflowRun& r : runs) {
-    RETURN_IF_ERROR(NameJobs(*r.mutable_workflow()));
-    *resp.add_runs() = std::move(r);
-  }
+  std::vector<v1::Workflow*> graphs;
+  for (v1::WorkflowRun& r : runs) *resp.add_runs() = std::move(r);
+  for (v1::WorkflowRun& r : *resp.mutable_runs()) graphs.push_back(r.mutable_workflow());
+  RETURN_IF_ERROR(NameJobs(graphs));
   return resp;
 }
 

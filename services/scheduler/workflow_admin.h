@@ -74,8 +74,9 @@ class WorkflowAdmin {
  private:
   // Job nodes named by job_name get their job's id (in the workflow's group).
   absl::Status ResolveJobNames(v1::Workflow& workflow);
-  // Fills each job node's job_name (a deleted job's stays empty).
-  absl::Status NameJobs(v1::Workflow& workflow);
+  // Fills each job node's job_name (a deleted job's stays empty), for all
+  // of `workflows` in one read.
+  absl::Status NameJobs(const std::vector<v1::Workflow*>& workflows);
   // The same for the graph a run keeps; the run, for answers.
   absl::StatusOr<v1::WorkflowRun> Named(absl::StatusOr<v1::WorkflowRun> run);
   // The stored workflow, or run; NotFound naming `field`.

@@ -30,6 +30,9 @@ absl::Status CheckOwnFields(const v1::Workflow& w, const JobLimits& limits, bool
       CheckText("workflow.description", w.description(), 1024),
       CheckString("workflow.params", w.params(), limits.max_params_bytes, Charset::kBytes),
       ValidateScheduleFields("workflow.schedule", w.schedule()),
+      w.schedule().has_fix_delay() ? Invalid("workflow.schedule.fix_delay",
+                                             "not supported for workflows (use cron or fix_rate)")
+                                   : absl::OkStatus(),
       v1::MisfirePolicy_IsValid(w.misfire_policy())
           ? absl::OkStatus()
           : Invalid("workflow.misfire_policy", "unknown value"),

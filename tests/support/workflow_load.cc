@@ -50,7 +50,7 @@ std::unique_ptr<grpc::ClientContext> WorkflowLoad::Ctx() const {
 
 bool WorkflowLoad::Create(const std::string& name, const std::vector<std::string>& nodes,
                           const std::vector<std::pair<std::string, std::string>>& edges,
-                          const std::string& params) {
+                          const std::string& params, const std::string& handler) {
   nodes_ = nodes;
   edges_ = edges;
   v1::CreateWorkflowRequest create;
@@ -61,7 +61,7 @@ bool WorkflowLoad::Create(const std::string& name, const std::vector<std::string
   for (const std::string& n : nodes) {
     v1::Job job;
     if (!cluster_->CtlJson({"job", "create", "--group", absl::StrCat(load_->group().id()), "--name",
-                            n, "--handler", "slow", "--manual"},
+                            n, "--handler", handler, "--manual"},
                            &job)) {
       return false;
     }
@@ -109,6 +109,16 @@ bool WorkflowLoad::AwaitEnded(absl::Duration limit) {
   return ended_.size() == runs_.size();
 }
 
+std::vector<v1::Run> WorkflowLoad::NodeRuns(int64_t workflow_run_id) {
+  v1::ListRunsRequest list;
+  list.set_workflow_run_id(workflow_run_id);
+  list.set_page_size(1000);
+  v1::ListRunsResponse out;
+  grpc::Status s = Admin()->ListRuns(Ctx().get(), list, &out);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return {out.runs().begin(), out.runs().end()};
+}
+
 WorkflowAudit WorkflowLoad::Audit() {
   WorkflowAudit a;
   const std::map<int64_t, int> invoked = load_->Invocations();
@@ -120,14 +130,8 @@ WorkflowAudit WorkflowLoad::Audit() {
       Note(a, run.ShortDebugString());
     }
     for (const v1::WorkflowNode& n : run.workflow().nodes()) a.unnamed += n.job_name() != n.name();
-    v1::ListRunsRequest list;
-    list.set_workflow_run_id(id);
-    list.set_page_size(1000);
-    v1::ListRunsResponse node_runs;
-    grpc::Status s = Admin()->ListRuns(Ctx().get(), list, &node_runs);
-    EXPECT_TRUE(s.ok()) << s.error_message();
     std::map<std::string, std::vector<v1::Run>> of;
-    for (const v1::Run& r : node_runs.runs()) of[r.workflow_node()].push_back(r);
+    for (v1::Run& r : NodeRuns(id)) of[r.workflow_node()].push_back(std::move(r));
     for (const std::string& n : nodes_) {
       const std::vector<v1::Run>& rs = of[n];
       if (rs.empty()) ++a.missing;

@@ -1,6 +1,6 @@
-// WorkflowLoad: workflow runs for cluster tests — a workflow of a
-// ClusterLoad's group whose nodes each run the sample executor's `slow`
-// handler, runs triggered through any live replica, and an audit of what
+// WorkflowLoad: workflow runs for cluster tests and benches — a workflow of
+// a ClusterLoad's group whose nodes each run one sample executor handler
+// (`slow` unless told), runs triggered through any live replica, and an audit of what
 // they did: each run's status, each node's runs recorded, its handler
 // invocations counted executor-side, and whether a child was fired before
 // a parent ended.
@@ -51,16 +51,22 @@ class WorkflowLoad {
  public:
   WorkflowLoad(GnomonCluster* cluster, ClusterLoad* load) : cluster_(cluster), load_(load) {}
 
-  // A `slow` job per node (named as the node) and the workflow over them,
-  // every node sleeping `params` ms; false (with a test failure) otherwise.
+  // A `handler` job per node (named as the node) and the workflow over
+  // them, run with `params` (for `slow`: the ms each node sleeps); false
+  // (with a test failure) otherwise.
   bool Create(const std::string& name, const std::vector<std::string>& nodes,
               const std::vector<std::pair<std::string, std::string>>& edges,
-              const std::string& params);
+              const std::string& params, const std::string& handler = "slow");
   // Starts a run through a live replica (round robin); false otherwise.
   bool Trigger();
   // Polls until every run triggered has ended; false after `limit`.
   bool AwaitEnded(absl::Duration limit);
   WorkflowAudit Audit();
+  // The runs triggered, oldest first; those AwaitEnded saw end, by id.
+  const std::vector<int64_t>& runs() const { return runs_; }
+  const std::map<int64_t, v1::WorkflowRun>& ended() const { return ended_; }
+  // A workflow run's node runs, newest first.
+  std::vector<v1::Run> NodeRuns(int64_t workflow_run_id);
 
  private:
   std::unique_ptr<v1::JobAdmin::Stub> Admin();
