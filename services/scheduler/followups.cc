@@ -217,6 +217,22 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
   return true;
 }
 
+absl::Duration Followups::PollInterval(int64_t now_ms) {
+  if (workflows_ == nullptr) return options_.poll_interval;
+  // Asked at most once a look while none was running (a burst's follow-ups
+  // look far more often), once a workflow_check_interval while one was.
+  const absl::Duration every =
+      workflows_running_ ? options_.workflow_check_interval : options_.poll_interval;
+  if (now_ms - workflows_checked_ms_ >= absl::ToInt64Milliseconds(every)) {
+    absl::StatusOr<bool> running = workflows_->AnyRunning();
+    if (running.ok()) {
+      workflows_running_ = *running;
+      workflows_checked_ms_ = now_ms;
+    }  // Else as last asked, asked again at the next look.
+  }
+  return workflows_running_ ? options_.workflow_poll_interval : options_.poll_interval;
+}
+
 absl::Time Followups::Tick() {
   const int64_t now = clock_->NowMillis();
   int64_t next_due = now + absl::ToInt64Milliseconds(options_.poll_interval);
@@ -230,6 +246,7 @@ absl::Time Followups::Tick() {
       partitions = ownership_->partitions;
     }
   }
+  next_due = now + absl::ToInt64Milliseconds(PollInterval(now));
   absl::StatusOr<std::vector<v1::Run>> runs =
       outbox_->ListPendingFollowups(options_.batch, now, partitions);
   if (!runs.ok()) {

@@ -40,6 +40,13 @@ namespace gnomon::scheduler {
 
 struct FollowupOptions {
   absl::Duration poll_interval = absl::Milliseconds(100);
+  // While any workflow run is running (asked every poll_interval, then
+  // every workflow_check_interval), the follow-ups look this often: a
+  // node's result may be stored by another replica's log role, which cannot
+  // wake this one, and each node's end waits for that look before its
+  // children fire.
+  absl::Duration workflow_poll_interval = absl::Milliseconds(20);
+  absl::Duration workflow_check_interval = absl::Seconds(1);
   int batch = 500;
   // Alarm on every failed attempt instead of only when retries are exhausted.
   bool alarm_every_attempt = false;
@@ -111,6 +118,9 @@ class Followups {
   // the job paused once that many failed in a row (then `paused`, if
   // given, says so for the alarm). False if that must be retried later.
   bool CountEnd(const v1::Run& run, const v1::Job& job, bool failed, std::string* paused);
+  // How long until the next look: workflow_poll_interval while any
+  // workflow run is running, else poll_interval.
+  absl::Duration PollInterval(int64_t now_ms);
 
   store::FollowupStore* const outbox_;
   store::RunStore* const runs_;
@@ -124,6 +134,9 @@ class Followups {
   SchedulerMetrics* const metrics_;
   absl::Mutex mu_;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
+  // The worker thread's: whether a workflow run was running when last asked.
+  bool workflows_running_ = false;
+  int64_t workflows_checked_ms_ = 0;
   PeriodicWorker worker_;
 };
 

@@ -83,6 +83,12 @@ absl::StatusOr<v1::WorkflowRun> WorkflowDriver::MarkSucceeded(int64_t run_id,
   return Apply(run_id, [&](WorkflowRun& e) { return e.MarkSucceeded(node, output); });
 }
 
+absl::StatusOr<bool> WorkflowDriver::AnyRunning() {
+  ASSIGN_OR_RETURN(std::vector<v1::WorkflowRun> running,
+                   workflows_->ListRunningWorkflowRuns(1, {}));
+  return !running.empty();
+}
+
 absl::StatusOr<std::vector<std::string>> WorkflowDriver::Resume(int64_t run_id) {
   if (runs_ == nullptr) return absl::FailedPreconditionError("no run store to resume from");
   // Starting is idempotent: only pending first nodes start.

@@ -77,6 +77,8 @@ class WorkflowDriver {
   // and firing; a fire that did happen records nothing twice). Returns the
   // nodes fired.
   absl::StatusOr<std::vector<std::string>> Resume(int64_t run_id);
+  // Whether any workflow run of the installation is running (one indexed read).
+  absl::StatusOr<bool> AnyRunning();
 
  private:
   using Change =

@@ -157,6 +157,29 @@ TEST_F(WorkflowRunsTest, ANodeWhoseRetriesAreSpentFailsTheRun) {
   EXPECT_EQ(NodeRuns(run->id()).size(), 1u);
 }
 
+// A node's result may be stored by another replica, which cannot wake this
+// one: while a workflow run is running the follow-ups look every 20 ms
+// instead of every 100 ms, and go back to 100 ms once none is.
+TEST_F(WorkflowRunsTest, TheFollowUpsLookOftenOnlyWhileAWorkflowRunIsRunning) {
+  const int64_t workflow = Workflow();
+  auto next_look_in = [&] { return followups_.Tick() - clock_.Now(); };
+  EXPECT_EQ(next_look_in(), absl::Milliseconds(100));
+
+  absl::StatusOr<v1::WorkflowRun> run = driver_.Start(workflow, v1::TRIGGER_TYPE_API, 0, {});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(next_look_in(), absl::Milliseconds(100));  // Asked at most once a look.
+  clock_.AdvanceTo(clock_.Now() + absl::Milliseconds(100));
+  EXPECT_EQ(next_look_in(), absl::Milliseconds(20));
+
+  End(NodeRuns(run->id())[0], v1::HANDLE_CODE_FAILURE);  // extract fails: the run fails.
+  ASSERT_EQ(Stored(run->id()).status(), v1::WORKFLOW_RUN_STATUS_FAILED);
+  // Asked again only once a second while looking often.
+  clock_.AdvanceTo(clock_.Now() + absl::Milliseconds(500));
+  EXPECT_EQ(next_look_in(), absl::Milliseconds(20));
+  clock_.AdvanceTo(clock_.Now() + absl::Milliseconds(600));
+  EXPECT_EQ(next_look_in(), absl::Milliseconds(100));
+}
+
 TEST_F(WorkflowRunsTest, AResumeFiresWhatADeadReplicaStoredButNeverFiredAndNothingTwice) {
   LostSink lost;
   WorkflowDriver dying{store_.get(), store_.get(), &lost, &clock_};

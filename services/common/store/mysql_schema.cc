@@ -377,6 +377,12 @@ const std::vector<Migration>& MysqlMigrations() {
            " ADD COLUMN IF NOT EXISTS failures_counted_run BIGINT NOT NULL DEFAULT 0,"
            " ADD COLUMN IF NOT EXISTS pause_reason TEXT NULL",
        }},
+      {22,
+       "workflow runs: found by status",
+       {
+           // As SQLite's (sqlite_schema.cc).
+           "ALTER TABLE workflow_run ADD KEY IF NOT EXISTS workflow_run_status (status, id)",
+       }},
   };
   return *migrations;
 }

@@ -390,6 +390,14 @@ const std::vector<Migration>& SqliteMigrations() {
            "ALTER TABLE job ADD COLUMN failures_counted_run INTEGER NOT NULL DEFAULT 0",
            "ALTER TABLE job ADD COLUMN pause_reason TEXT NULL",
        }},
+      {22,
+       "workflow runs: found by status",
+       {
+           // The follow-ups ask several times a second whether any workflow
+           // run is running (Followups: they then look more often), and the
+           // workflow scheduler lists the running ones to resume.
+           "CREATE INDEX IF NOT EXISTS workflow_run_status ON workflow_run(status, id)",
+       }},
   };
   return *migrations;
 }
