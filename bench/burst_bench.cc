@@ -35,10 +35,12 @@
 //               [--stores=sqlite,mysql] [--replicas=2] [--seconds=30] [--warmup=S]
 //               [--route=round|first] [--capacity=N] [--admin-threads=4]
 //               [--admin-budget=600] [--drain-max=S] [--metrics=off|on|off,on]
-//               [--mariadb-args=--log-bin,...]
+//               [--mariadb-args=--log-bin,...] [--params=TEMPLATE] [--zone=ZONE]
 //
 // --mariadb-args adds settings to the throwaway MariaDB's command line (to
-// compare them). bench/store_cost_bench splits the store's CPU per run by step.
+// compare them). --params gives every job those params (a template is
+// rendered per fire: docs/parameters.md) and --zone its cron's zone. bench/store_cost_bench splits
+// the store's CPU per run by step.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -96,6 +98,10 @@ struct BenchOptions {
   std::vector<bool> metrics = {false};
   // Added to the throwaway MariaDB's command line (settings to compare).
   std::vector<std::string> mariadb_args;
+  // Every job's params (a template costs its rendering per fire) and its
+  // cron's zone.
+  std::string params;
+  std::string zone;
 
   // A minute's instant comes well after the jobs are started (they are
   // armed, the admin pass's load is over), and its 100,000 slots may take
@@ -173,6 +179,8 @@ std::optional<int> ProvisionJobs(v1::JobAdmin::Stub& admin, const std::string& t
         job->set_group_id(group_id);
         job->set_description(absl::StrCat("burst ", i));
         job->mutable_schedule()->mutable_cron()->set_expression(cron);
+        job->mutable_schedule()->mutable_cron()->set_time_zone(o.zone);
+        job->set_params(o.params);
         job->mutable_bean()->set_handler("noop");
         job->set_route_strategy(o.route);
         r.set_start(true);
@@ -530,6 +538,14 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
     if (absl::ConsumePrefix(&a, "--admin-threads=")) return PositiveInt(a, o.admin_threads);
     if (absl::ConsumePrefix(&a, "--admin-budget=")) return PositiveInt(a, o.admin_budget_seconds);
     if (absl::ConsumePrefix(&a, "--drain-max=")) return PositiveInt(a, o.drain_max_seconds);
+    if (absl::ConsumePrefix(&a, "--params=")) {
+      o.params = std::string(a);
+      return true;
+    }
+    if (absl::ConsumePrefix(&a, "--zone=")) {
+      o.zone = std::string(a);
+      return true;
+    }
     if (absl::ConsumePrefix(&a, "--mariadb-args=")) {
       o.mariadb_args = absl::StrSplit(a, ',', absl::SkipEmpty());
       return true;
@@ -549,7 +565,8 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
       "burst_bench [--quick] [--shape=second|minute] [--jobs=1000,10000,30000] "
       "[--stores=sqlite,mysql] [--replicas=2] [--seconds=30] [--warmup=S (5; minute: 30)] "
       "[--route=round|first] [--capacity=N] [--admin-threads=4] [--admin-budget=600] "
-      "[--drain-max=S (60; minute: 600)] [--metrics=off|on|off,on] [--mariadb-args=A,B]",
+      "[--drain-max=S (60; minute: 600)] [--metrics=off|on|off,on] [--mariadb-args=A,B] "
+      "[--params=TEMPLATE] [--zone=ZONE]",
       parse);
 }
 

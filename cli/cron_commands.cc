@@ -1,12 +1,18 @@
 // gnomonctl cron next: upcoming fire times of a cron expression, computed
 // locally with the same schedule library the scheduler uses (no server).
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/command.h"
 #include "cli/format.h"
 #include "gnomon/v1/admin.pb.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "services/common/schedule/param_template.h"
 #include "services/common/schedule/schedule.h"
 #include "services/common/status/status_macros.h"
 
@@ -19,6 +25,9 @@ std::vector<FlagSpec> CronNextFlagSpecs() {
       {"from", "", true, "TIME", "Instants after this RFC 3339 time (default now)."},
       {"from-ms", "", true, "MS", "Instants after this UTC epoch millisecond."},
       {"count", "n", true, "N", "How many instants (default 10, at most 1000)."},
+      {"params", "", true, "TEMPLATE",
+       "Also print these job params as each instant's run gets them ($[yyyyMMdd-1] ...: "
+       "docs/parameters.md)."},
   };
 }
 
@@ -45,6 +54,15 @@ absl::StatusOr<absl::Time> FromTime(const CommandContext& c) {
     return absl::FromUnixMillis(value);
   }
   return c.env().now();
+}
+
+// `s` as a JSON string.
+std::string JsonString(const std::string& s) {
+  google::protobuf::Value value;
+  value.set_string_value(s);
+  std::string json;
+  (void)google::protobuf::util::MessageToJsonString(value, &json);
+  return json;
 }
 
 absl::StatusOr<int> Count(const ParsedArgs& args) {
@@ -79,12 +97,27 @@ int Next(CommandContext& c) {
     // An expression that does not parse is a usage error: one line, exit 2.
     return c.Fail(OneLine(times.status().message()), kExitUsage);
   }
+  std::optional<schedule::ParamTemplate> params;
+  if (auto text = c.args().Get("params")) {
+    absl::StatusOr<schedule::ParamTemplate> parsed = schedule::ParamTemplate::Parse(*text);
+    if (!parsed.ok())
+      return c.Fail(absl::StrCat("--params: ", parsed.status().message()), kExitUsage);
+    params = *std::move(parsed);
+  }
   if (c.structured()) {
     std::string json = "{\"next_ms\": [";
     for (size_t i = 0; i < times->size(); ++i) {
       absl::StrAppend(&json, i == 0 ? "" : ", ", absl::ToUnixMillis((*times)[i]));
     }
-    return c.PrintJsonText(absl::StrCat(json, "]}\n"));
+    absl::StrAppend(&json, "]");
+    if (params) {
+      absl::StrAppend(&json, ", \"params\": [");
+      for (size_t i = 0; i < times->size(); ++i) {
+        absl::StrAppend(&json, i == 0 ? "" : ", ", JsonString(params->Render((*times)[i], zone)));
+      }
+      absl::StrAppend(&json, "]");
+    }
+    return c.PrintJsonText(absl::StrCat(json, "}\n"));
   }
   if (times->empty()) {
     c.out() << "the expression does not fire after " << FormatUtc(*from) << "\n";
@@ -92,10 +125,14 @@ int Next(CommandContext& c) {
   }
   const std::string zone_name =
       schedule.cron().time_zone().empty() ? std::string("UTC") : schedule.cron().time_zone();
-  Table table({"#", absl::StrCat("TIME (", zone_name, ")"), "UTC"});
+  std::vector<std::string> columns = {"#", absl::StrCat("TIME (", zone_name, ")"), "UTC"};
+  if (params) columns.push_back("PARAMS");
+  Table table(columns);
   for (size_t i = 0; i < times->size(); ++i) {
-    table.AddRow(
-        {absl::StrCat(i + 1), FormatAbslScheduleTime((*times)[i], zone), FormatUtc((*times)[i])});
+    std::vector<std::string> row = {absl::StrCat(i + 1), FormatAbslScheduleTime((*times)[i], zone),
+                                    FormatUtc((*times)[i])};
+    if (params) row.push_back(params->Render((*times)[i], zone));
+    table.AddRow(row);
   }
   table.Render(c.out());
   if (times->size() < static_cast<size_t>(*count)) {
@@ -108,13 +145,14 @@ int Next(CommandContext& c) {
 
 std::vector<Command> CronCommands() {
   return {
-      {"cron", "next", "EXPR [--tz ZONE] [--from TIME | --from-ms MS] [-n N]",
+      {"cron", "next", "EXPR [--tz ZONE] [--from TIME | --from-ms MS] [-n N] [--params TEMPLATE]",
        "Print the next fire times of a Quartz cron expression (no server "
        "needed).",
        CronNextFlagSpecs(),
        "gnomonctl cron next '0 0 2 * * ?' --tz Europe/Berlin -n 5\n"
        "gnomonctl cron next '0 */15 * * * ?' --from 2024-03-31T00:00:00Z -o "
-       "json",
+       "json\n"
+       "gnomonctl cron next '0 30 1 * * ?' --tz Asia/Shanghai --params 'day=$[yyyyMMdd-1]'",
        Next,
        /*offline=*/true},
   };

@@ -111,6 +111,29 @@ await step('a cron job created through the form previews its next 5 fire times i
   check((await row.locator('td[data-label="Last run"]').textContent()) === '—', 'a new job shows a last run');
 });
 
+await step('params with a date template preview as each of the next runs gets them, and a bad one is refused at its character', async () => {
+  await createJob({ description: `e2e template ${stamp}`, handler: 'demo', kind: 'cron', cron: '0 30 1 * * ?', zone: 'Asia/Shanghai', params: 'day=$[yyyyMMdd-1]' });
+  await page.waitForFunction(() => {
+    const li = [...document.querySelectorAll('ol[aria-label="Next fire times"] li')];
+    return li.length === 5 && li.every((x) => /params day=\d{8}$/.test(x.textContent ?? ''));
+  });
+  const rows = await page.locator('ol[aria-label="Next fire times"] li').allTextContents();
+  const days = rows.map((r) => r.match(/day=(\d{8})$/)[1]);
+  // Daily at 01:30 in Shanghai: each run's day before its slot, one day apart.
+  for (let i = 1; i < days.length; i++) {
+    const prev = Date.UTC(+days[i - 1].slice(0, 4), +days[i - 1].slice(4, 6) - 1, +days[i - 1].slice(6));
+    const cur = Date.UTC(+days[i].slice(0, 4), +days[i].slice(4, 6) - 1, +days[i].slice(6));
+    check(cur - prev === 86400000, `rendered days are not consecutive: ${days.join(', ')}`);
+  }
+  await shot('job-form-params-template');
+  await page.getByLabel('Params').fill('day=$[yyyyMMQdd]');
+  await page.getByRole('button', { name: 'Create job' }).click();
+  await page.getByText('at character 13: unknown pattern letter').first().waitFor();
+  check(/params/.test(await page.locator('.error').first().textContent()), 'the error does not name the params field');
+  await page.getByRole('button', { name: 'Back to jobs' }).click();
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+});
+
 await step('triggering the job runs it: the run succeeds and its log lines arrive in the log viewer', async () => {
   demoRun = await triggerFromJobs(demoJob, 'hello from e2e');
   await waitStatus('succeeded');

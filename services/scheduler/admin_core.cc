@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
+#include "services/common/schedule/param_template.h"
 #include "services/common/schedule/schedule.h"
 #include "services/common/server/field_checks.h"
 #include "services/common/server/grpc_status.h"
@@ -382,7 +383,10 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
   f.job = std::make_shared<const v1::Job>(std::move(job));
   f.type = req.trigger_type() == v1::TRIGGER_TYPE_MANUAL ? v1::TRIGGER_TYPE_MANUAL
                                                          : v1::TRIGGER_TYPE_API;
-  if (req.has_params()) f.params = req.params();
+  if (req.has_params()) {  // Valid (ValidateTriggerRequest): rendered now.
+    ASSIGN_OR_RETURN(f.params, schedule::RenderParams(req.params(), clock_->Now(),
+                                                      schedule::ZoneOf(f.job->schedule())));
+  }
   f.addresses.assign(req.executor_addresses().begin(), req.executor_addresses().end());
   RETURN_IF_ERROR(targets_->CheckMembers(f.job->group_id(), f.addresses));
   if (req.has_shard_index()) {
@@ -405,15 +409,22 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
 
 absl::StatusOr<v1::PreviewScheduleResponse> AdminCore::PreviewSchedule(
     const v1::PreviewScheduleRequest& req) {
-  RETURN_IF_ERROR(ValidatePreviewRequest(req));
+  RETURN_IF_ERROR(ValidatePreviewRequest(req, limits_));
   absl::Time from = req.has_from_time()
                         ? absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(req.from_time()))
                         : clock_->Now();
   ASSIGN_OR_RETURN(std::vector<absl::Time> times,
                    schedule::Preview(req.schedule(), from, req.count() == 0 ? 10 : req.count()));
+  std::optional<schedule::ParamTemplate> params;
+  if (!req.params().empty()) {
+    ASSIGN_OR_RETURN(params, schedule::ParamTemplate::Parse(req.params()));
+  }
+  const absl::TimeZone zone = schedule::ZoneOf(req.schedule());
   v1::PreviewScheduleResponse resp;
-  for (absl::Time t : times)
+  for (absl::Time t : times) {
     *resp.add_fire_times() = TimeUtil::MillisecondsToTimestamp(absl::ToUnixMillis(t));
+    if (params) resp.add_params(params->Render(t, zone));
+  }
   return resp;
 }
 

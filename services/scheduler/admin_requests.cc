@@ -53,8 +53,7 @@ absl::Status ValidateListJobsRequest(const v1::ListJobsRequest& req) {
 absl::Status ValidateTriggerRequest(const v1::TriggerJobRequest& req, const JobLimits& limits) {
   RETURN_IF_ERROR(FirstError(
       {CheckRange("job_id", req.job_id(), 1, INT64_MAX),
-       checks::CheckString("params", req.params(), limits.max_params_bytes,
-                           checks::Charset::kBytes),
+       CheckParams("params", req.params(), limits),
        CheckCount("executor_addresses", req.executor_addresses_size(), kMaxTriggerAddresses),
        req.has_shard_index() ? CheckRange("shard_index", req.shard_index(), 0, kMaxShardIndex)
                              : absl::OkStatus()}));
@@ -69,8 +68,10 @@ absl::Status ValidateTriggerRequest(const v1::TriggerJobRequest& req, const JobL
   return absl::OkStatus();
 }
 
-absl::Status ValidatePreviewRequest(const v1::PreviewScheduleRequest& req) {
+absl::Status ValidatePreviewRequest(const v1::PreviewScheduleRequest& req,
+                                    const JobLimits& limits) {
   return FirstError({ValidateScheduleFields("schedule", req.schedule()),
+                     CheckParams("params", req.params(), limits),
                      req.has_from_time() ? checks::CheckTimestamp("from_time", req.from_time())
                                          : absl::OkStatus(),
                      CheckRange("count", req.count(), 0, 100)});

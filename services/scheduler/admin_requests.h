@@ -17,7 +17,7 @@ namespace gnomon::scheduler {
 absl::Status ValidateUpdateGroupMask(const v1::UpdateGroupRequest& req);
 absl::Status ValidateListJobsRequest(const v1::ListJobsRequest& req);
 absl::Status ValidateTriggerRequest(const v1::TriggerJobRequest& req, const JobLimits& limits);
-absl::Status ValidatePreviewRequest(const v1::PreviewScheduleRequest& req);
+absl::Status ValidatePreviewRequest(const v1::PreviewScheduleRequest& req, const JobLimits& limits);
 absl::Status ValidateBackfillRequest(const v1::BackfillRequest& req);
 
 }  // namespace gnomon::scheduler

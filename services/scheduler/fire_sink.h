@@ -30,7 +30,10 @@ struct FireSpec {
   int64_t scheduled_ms = 0;  // The slot; 0 = an unslotted (manual/API/parent) fire.
   // Recorded ahead: dispatch at this instant (0 or past = at once).
   int64_t dispatch_at_ms = 0;
+  // The runs' params as they are; unset: the job's, a template rendered at
+  // `params_at_ms`, else the slot, else the trigger time (RunRecorder).
   std::optional<std::string> params;
+  int64_t params_at_ms = 0;
   std::vector<std::string> addresses;  // Explicit executors instead of the group's.
   std::optional<uint32_t> shard;       // Only this shard of the fire's runs.
   int64_t parent_run_id = 0;

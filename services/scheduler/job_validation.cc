@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "services/common/schedule/param_template.h"
 #include "services/common/schedule/schedule.h"
 #include "services/common/server/field_checks.h"
 #include "services/common/status/status_macros.h"
@@ -112,7 +113,7 @@ absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits) {
       CheckText("job.pause_reason", job.pause_reason(), 1024),  // Output only.
       CheckTask(job, limits),
       ValidateScheduleFields("job.schedule", job.schedule()),
-      CheckString("job.params", job.params(), limits.max_params_bytes, Charset::kBytes),
+      CheckParams("job.params", job.params(), limits),
       v1::RouteStrategy_IsValid(job.route_strategy())
           ? absl::OkStatus()
           : Invalid("job.route_strategy", "unknown value"),
@@ -201,6 +202,13 @@ absl::Status CheckChildren(const v1::Job& job, store::JobStore* store) {
 absl::Status ValidateGroup(const v1::Group& group) { return CheckGroupFields(group, 1); }
 
 absl::Status ValidateGroupUpdate(const v1::Group& group) { return CheckGroupFields(group, 0); }
+
+absl::Status CheckParams(std::string_view field_name, const std::string& params,
+                         const JobLimits& limits) {
+  const std::string field(field_name);
+  RETURN_IF_ERROR(CheckString(field, params, limits.max_params_bytes, Charset::kBytes));
+  return schedule::ValidateParams(field, params);
+}
 
 absl::Status ValidateScheduleFields(std::string_view field_name, const v1::Schedule& schedule) {
   const std::string field(field_name);

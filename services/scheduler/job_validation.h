@@ -39,6 +39,10 @@ absl::Status ValidateGroupUpdate(const v1::Group& group);
 // A schedule's fields under `field` ("job.schedule", "schedule"): bounded
 // before it is parsed, then parsed.
 absl::Status ValidateScheduleFields(std::string_view field, const v1::Schedule& schedule);
+// Params under `field` ("job.params", "params"): at most max_params_bytes,
+// then parsed as a template ("job.params: at character 12: ...").
+absl::Status CheckParams(std::string_view field, const std::string& params,
+                         const JobLimits& limits);
 // The job's own fields, without the store (output-only ones included).
 absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits);
 // ValidateJobFields, and that its group and children exist, and

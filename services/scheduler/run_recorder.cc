@@ -5,6 +5,9 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "google/protobuf/util/time_util.h"
+#include "services/common/client/log.h"
+#include "services/common/schedule/param_template.h"
+#include "services/common/schedule/schedule.h"
 #include "services/common/status/status_macros.h"
 #include "services/scheduler/followups.h"
 
@@ -31,6 +34,31 @@ std::string HandlerName(const v1::Job& job) {
 
 }  // namespace
 
+std::string RunRecorder::ParamsOf(const FireSpec& f, int64_t now_ms) {
+  if (f.params) return *f.params;  // Final already (a retry's, a trigger's, a workflow run's).
+  const std::string& text = f.job->params();
+  if (!schedule::ParamTemplate::HasExpressions(text)) return text;
+  const int64_t at = f.params_at_ms > 0   ? f.params_at_ms
+                     : f.scheduled_ms > 0 ? f.scheduled_ms
+                                          : now_ms;
+  absl::StatusOr<std::string> rendered =
+      schedule::RenderParams(text, absl::FromUnixMillis(at), schedule::ZoneOf(f.job->schedule()));
+  if (rendered.ok()) return *std::move(rendered);
+  // Saved before templates were checked: run with the text as written.
+  bool first;
+  {
+    absl::MutexLock l(&mu_);
+    first = unrendered_jobs_.insert(f.job->id()).second;
+  }
+  if (first) {
+    GNOMON_LOG(WARNING) << "scheduler: job " << f.job->id()
+                        << "'s params are not a valid template, so its runs get them as written "
+                           "(write '$$[' for a literal '$['): "
+                        << rendered.status().message();
+  }
+  return text;
+}
+
 void RunRecorder::set_ownership(std::shared_ptr<const Ownership> ownership) {
   absl::MutexLock l(&mu_);
   ownership_ = std::move(ownership);
@@ -49,6 +77,7 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
   out.outcomes.resize(fires.size());
   for (size_t i = 0; i < fires.size(); ++i) {
     const FireSpec& f = fires[i];
+    const std::string params = plans[i].runs.empty() ? std::string() : ParamsOf(f, now);
     for (size_t k = 0; k < plans[i].runs.size(); ++k) {
       const PlannedRun& p = plans[i].runs[k];
       v1::Run& r = runs.emplace_back();
@@ -59,7 +88,7 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
         *r.mutable_scheduled_time() = TimeUtil::MillisecondsToTimestamp(f.scheduled_ms);
       *r.mutable_trigger_time() = TimeUtil::MillisecondsToTimestamp(now);
       r.set_handler(HandlerName(*f.job));
-      r.set_params(f.params ? *f.params : f.job->params());
+      r.set_params(params);
       r.set_shard_index(p.shard_index);
       r.set_shard_total(p.shard_total);
       r.set_parent_run_id(f.parent_run_id);

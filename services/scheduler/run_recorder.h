@@ -15,9 +15,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "services/common/client/clock.h"
@@ -58,11 +60,17 @@ class RunRecorder {
   void set_ownership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  // The params `f`'s runs get: its own, else its job's rendered at
+  // f.params_at_ms, else its slot, else `now_ms`, in the job's zone.
+  std::string ParamsOf(const FireSpec& f, int64_t now_ms) ABSL_LOCKS_EXCLUDED(mu_);
+
   store::RunStore* const store_;
   Clock* const clock_;
   InFlightRuns* const in_flight_;
   absl::Mutex mu_;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
+  // Jobs whose params did not render (warned about once).
+  absl::flat_hash_set<int64_t> unrendered_jobs_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace gnomon::scheduler

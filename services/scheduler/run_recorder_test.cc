@@ -220,5 +220,45 @@ TEST_F(RunRecorderTest, EveryRunRecordedIsInFlightOnceTheRecordingEnds) {
   EXPECT_FALSE(in_flight.Holds(other));
 }
 
+// kSlot (1'800'000'000'050 ms) is 2027-01-15 08:00:00.050 UTC, 03:00 in New York.
+TEST_F(RunRecorderTest, AJobsParamsTemplateRendersAtTheSlotInItsZoneAndGivenParamsStayAsTheyAre) {
+  v1::Job j = *job_;
+  j.set_params("day=$[yyyy-MM-dd HH:mm:ss.SSS] prev=$[yyyyMMdd-1]");
+  j.mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");
+  j.mutable_schedule()->mutable_cron()->set_time_zone("America/New_York");
+  FireSpec slot = SlotFire();
+  slot.job = std::make_shared<const v1::Job>(j);
+  FireSpec manual = slot;  // No slot: the trigger time (kNow).
+  manual.scheduled_ms = 0;
+  manual.type = v1::TRIGGER_TYPE_MANUAL;
+  FireSpec retry = slot;  // A retry keeps its first attempt's params as they are.
+  retry.params = "day=$[yyyy] as written";
+  retry.attempt = 1;
+  FireSpec node = manual;  // A workflow node renders at its workflow run's instant.
+  node.params_at_ms = kSlot - 86'400'000;
+  absl::StatusOr<RecordedFires> r =
+      recorder_.Record({slot, manual, retry, node}, {Shards(2), Shards(1), Shards(1), Shards(1)});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->outcomes[0].run_ids.size(), 2u);
+  for (int64_t id : r->outcomes[0].run_ids) {  // Every shard the same.
+    EXPECT_EQ(Stored(id).params(), "day=2027-01-15 03:00:00.050 prev=20270114");
+  }
+  EXPECT_EQ(Stored(r->outcomes[1].run_ids[0]).params(),
+            "day=2027-01-15 03:00:00.000 prev=20270114");
+  EXPECT_EQ(Stored(r->outcomes[2].run_ids[0]).params(), "day=$[yyyy] as written");
+  EXPECT_EQ(Stored(r->outcomes[3].run_ids[0]).params(),
+            "day=2027-01-14 03:00:00.050 prev=20270113");
+}
+
+TEST_F(RunRecorderTest, ParamsSavedBeforeTemplatesWereCheckedThatDoNotParseRunAsWritten) {
+  v1::Job j = *job_;
+  j.set_params("{\"path\": \"$[0].id\"}");
+  FireSpec f = SlotFire();
+  f.job = std::make_shared<const v1::Job>(j);
+  absl::StatusOr<RecordedFires> r = recorder_.Record({f}, {Shards(1)});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Stored(r->outcomes[0].run_ids[0]).params(), "{\"path\": \"$[0].id\"}");
+}
+
 }  // namespace
 }  // namespace gnomon::scheduler

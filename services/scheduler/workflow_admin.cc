@@ -158,9 +158,7 @@ absl::Status WorkflowAdmin::Validate(const v1::Workflow& workflow) const {
 absl::Status WorkflowAdmin::Validate(const v1::TriggerWorkflowRequest& req) const {
   RETURN_IF_ERROR(checks::FirstError(
       {CheckRange("workflow_id", req.workflow_id(), 1, INT64_MAX),
-       req.has_params() ? checks::CheckString("params", req.params(), limits_.max_params_bytes,
-                                              checks::Charset::kBytes)
-                        : absl::OkStatus()}));
+       req.has_params() ? CheckParams("params", req.params(), limits_) : absl::OkStatus()}));
   const v1::TriggerType type = req.trigger_type();
   if (type != v1::TRIGGER_TYPE_UNSPECIFIED && type != v1::TRIGGER_TYPE_API &&
       type != v1::TRIGGER_TYPE_MANUAL) {

@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
+#include "services/common/schedule/param_template.h"
+#include "services/common/schedule/schedule.h"
 #include "services/common/status/status_macros.h"
 #include "services/common/store/job_store.h"
 #include "services/scheduler/workflow/workflow_proto.h"
@@ -37,7 +39,14 @@ absl::StatusOr<v1::WorkflowRun> WorkflowDriver::Start(int64_t workflow_id, v1::T
   v1::WorkflowRun run;
   run.set_workflow_id(workflow_id);
   run.set_trigger_type(type);
-  run.set_params(params.value_or(w.params()));
+  // Rendered once, here: its nodes, their retries and reruns all see this.
+  const std::string text = params.value_or(w.params());
+  const int64_t at = scheduled_ms > 0 ? scheduled_ms : clock_->NowMillis();
+  absl::StatusOr<std::string> rendered =
+      schedule::RenderParams(text, absl::FromUnixMillis(at), schedule::ZoneOf(w.schedule()));
+  // A template that does not render was saved before templates were
+  // checked: as written.
+  run.set_params(rendered.ok() ? *rendered : text);
   if (scheduled_ms > 0) {
     *run.mutable_scheduled_time() =
         google::protobuf::util::TimeUtil::MillisecondsToTimestamp(scheduled_ms);
@@ -182,6 +191,9 @@ absl::Status WorkflowDriver::FireNodes(const v1::WorkflowRun& run, const Workflo
     const std::vector<std::pair<std::string, std::string>> inputs = engine.Inputs(f.node);
     spec.type = inputs.empty() ? run.trigger_type() : v1::TRIGGER_TYPE_PARENT;
     if (!run.params().empty()) spec.params = run.params();
+    // Else the job's own params: a template renders at the run's slot or start.
+    spec.params_at_ms = google::protobuf::util::TimeUtil::TimestampToMilliseconds(
+        run.has_scheduled_time() ? run.scheduled_time() : run.create_time());
     for (const auto& [parent, output] : inputs) {
       v1::WorkflowInput& in = spec.inputs.emplace_back();
       in.set_node(parent);

@@ -147,6 +147,31 @@ TEST_F(WorkflowRunsTest, AParentsOutputReachesItsChildAndARetriedNodeEndsOnlyAft
   EXPECT_EQ(NodeRuns(run->id()).size(), 3u);
 }
 
+// A workflow's params template renders once, at the run's slot in the
+// workflow's zone; its nodes (and their retries) get that text.
+TEST_F(WorkflowRunsTest, AWorkflowsParamsTemplateRendersOnceAtItsSlot) {
+  v1::Schedule daily;
+  daily.mutable_cron()->set_expression("0 30 1 * * ?");
+  daily.mutable_cron()->set_time_zone("Asia/Shanghai");
+  const int64_t id = Workflow(daily);
+  absl::StatusOr<v1::Workflow> w = store_->GetWorkflow(id);
+  ASSERT_TRUE(w.ok()) << w.status();
+  w->set_params("day=$[yyyyMMdd-1]");
+  ASSERT_TRUE(store_->UpdateWorkflow(*w, std::nullopt, kNow).ok());
+  // 2026-11-28 17:30 UTC is 01:30 on the 29th in Shanghai.
+  const int64_t slot = absl::ToUnixMillis(
+      absl::FromCivil(absl::CivilSecond(2026, 11, 28, 17, 30, 0), absl::UTCTimeZone()));
+  absl::StatusOr<v1::WorkflowRun> run = driver_.Start(id, v1::TRIGGER_TYPE_CRON, slot, {});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->params(), "day=20261128");
+  clock_.AdvanceTo(clock_.Now() + absl::Hours(30));  // Later, the node still sees the slot's day.
+  End(NodeRuns(run->id())[0], v1::HANDLE_CODE_SUCCESS);
+  const std::vector<v1::Run> runs = NodeRuns(run->id());
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].params(), "day=20261128");
+  EXPECT_EQ(runs[1].params(), "day=20261128");
+}
+
 TEST_F(WorkflowRunsTest, ANodeWhoseRetriesAreSpentFailsTheRun) {
   absl::StatusOr<v1::WorkflowRun> run = driver_.Start(Workflow(), v1::TRIGGER_TYPE_API, 0, {});
   ASSERT_TRUE(run.ok()) << run.status();

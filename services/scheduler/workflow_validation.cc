@@ -28,7 +28,7 @@ absl::Status CheckOwnFields(const v1::Workflow& w, const JobLimits& limits, bool
       CheckRange("workflow.group_id", w.group_id(), group_required ? 1 : 0, INT64_MAX),
       CheckString("workflow.name", w.name(), 128, Charset::kName, 1),
       CheckText("workflow.description", w.description(), 1024),
-      CheckString("workflow.params", w.params(), limits.max_params_bytes, Charset::kBytes),
+      CheckParams("workflow.params", w.params(), limits),
       ValidateScheduleFields("workflow.schedule", w.schedule()),
       w.schedule().has_fix_delay() ? Invalid("workflow.schedule.fix_delay",
                                              "not supported for workflows (use cron or fix_rate)")

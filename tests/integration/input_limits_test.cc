@@ -273,7 +273,8 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
                                       trigger_type: TRIGGER_TYPE_MANUAL)")},
       {"gnomon.v1.JobAdmin.PreviewSchedule",
        {},
-       R"(schedule { cron { expression: "0 0 0 * * ?" } } from_time { seconds: 1700000000 } count: 5)"},
+       R"(schedule { cron { expression: "0 0 0 * * ?" } } from_time { seconds: 1700000000 } count: 5
+          params: "day=$[yyyyMMdd-1]")"},
       {"gnomon.v1.JobAdmin.PreviewSchedule",
        {},
        R"(schedule { fix_delay { seconds: 60 } } count: 5)"},

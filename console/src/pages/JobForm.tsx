@@ -334,7 +334,7 @@ export default function JobForm() {
           <Field label="Pause after N consecutive failures (0: never)" hint="runs that failed for good, after their retries; Resume (Start) schedules it again">
             <input type="number" min="0" max="1000" step="1" value={form.pauseAfterFailures} onChange={(e) => set('pauseAfterFailures')(e.target.value)} />
           </Field>
-          <Field label="Params">
+          <Field label="Params" hint="$[yyyyMMdd-1] and other date templates render at each run's slot in the job's zone (docs/parameters.md); the preview shows them">
             <textarea rows={2} value={form.params} onChange={(e) => set('params')(e.target.value)} />
           </Field>
           <Field label="Misfire policy" hint="what a slot found late does">
@@ -358,7 +358,9 @@ export default function JobForm() {
             schedule)
           </label>
         </fieldset>
-        {form.kind !== 'manual' && <Preview schedule={scheduleOf(form)} timeZone={form.kind === 'cron' ? form.timeZone : undefined} />}
+        {form.kind !== 'manual' && (
+          <Preview schedule={scheduleOf(form)} params={form.params} timeZone={form.kind === 'cron' ? form.timeZone : undefined} />
+        )}
         {!nameError && <ErrorBox error={error} />}
         <div className="row">
           {!readOnly && (
@@ -376,17 +378,26 @@ export default function JobForm() {
   );
 }
 
-/** The next 5 fire times of a schedule, asked again 300 ms after it stops changing. */
-function Preview({ schedule, timeZone }: { schedule?: Schedule; timeZone?: string }) {
-  const key = JSON.stringify(schedule);
+/**
+ * The next 5 fire times of a schedule, with the params each run gets when they
+ * hold $[...] templates; asked again 300 ms after either stops changing.
+ */
+function Preview({ schedule, params, timeZone }: { schedule?: Schedule; params: string; timeZone?: string }) {
+  const templated = params.includes('$[');
+  const key = JSON.stringify([schedule, templated ? params : '']);
   const [times, setTimes] = useState<string[] | null>(null);
+  const [rendered, setRendered] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     let live = true;
     const t = setTimeout(() => {
-      call<{ fireTimes?: string[] }>('JobAdmin/PreviewSchedule', { schedule, count: 5 }).then(
-        (r) => live && (setTimes(r.fireTimes ?? []), setError(null)),
-        (e) => live && (setTimes(null), setError(e)),
+      call<{ fireTimes?: string[]; params?: string[] }>('JobAdmin/PreviewSchedule', {
+        schedule,
+        count: 5,
+        ...(templated ? { params } : {}),
+      }).then(
+        (r) => live && (setTimes(r.fireTimes ?? []), setRendered(r.params ?? []), setError(null)),
+        (e) => live && (setTimes(null), setRendered([]), setError(e)),
       );
     }, 300);
     return () => {
@@ -401,8 +412,16 @@ function Preview({ schedule, timeZone }: { schedule?: Schedule; timeZone?: strin
       <ErrorBox error={error} />
       {times && (
         <ol aria-label="Next fire times">
-          {times.map((t) => (
-            <li key={t}>{fmtTime(t, timeZone || undefined)}</li>
+          {times.map((t, i) => (
+            <li key={t}>
+              {fmtTime(t, timeZone || undefined)}
+              {rendered[i] !== undefined && (
+                <>
+                  {' — params '}
+                  <code>{rendered[i]}</code>
+                </>
+              )}
+            </li>
           ))}
           {times.length === 0 && <li>never fires</li>}
         </ol>

@@ -70,6 +70,12 @@ absl::StatusOr<absl::TimeZone> LoadZone(std::string_view name) {
   return zone;
 }
 
+absl::TimeZone ZoneOf(const gnomon::v1::Schedule& s) {
+  if (!s.has_cron()) return absl::UTCTimeZone();
+  absl::StatusOr<absl::TimeZone> zone = LoadZone(s.cron().time_zone());
+  return zone.ok() ? *zone : absl::UTCTimeZone();
+}
+
 absl::Duration Period(const gnomon::v1::Schedule& s) {
   switch (s.kind_case()) {
     case gnomon::v1::Schedule::kFixRate:

@@ -80,6 +80,10 @@ std::optional<absl::Time> NextCronFire(const gnomon::v1::CronSchedule& cron, abs
 // that are not zone names ("localtime", paths, "..").
 absl::StatusOr<absl::TimeZone> LoadZone(std::string_view name);
 
+// The zone a schedule's times are read in: a cron schedule's (UTC if it
+// does not load), UTC for the other kinds.
+absl::TimeZone ZoneOf(const gnomon::v1::Schedule& s);
+
 // The FIX_RATE period or FIX_DELAY delay of `s` as an absl::Duration
 // (zero for other kinds). Assumes a valid schedule.
 absl::Duration Period(const gnomon::v1::Schedule& s);
