@@ -532,6 +532,162 @@ job:
   EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob"));
 }
 
+TEST_F(CliTest, DeadlineIsSetOnCreateAndClearedByUpdate) {
+  // --deadline is the job's; the global --timeout stays the call's.
+  Result r = Run({"--timeout", "4s", "job", "create", "--group", "1", "--handler", "h", "--every",
+                  "1s", "--deadline", "90m"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto created = servers_.state.Last<v1::CreateJobRequest>("CreateJob").job();
+  EXPECT_EQ(created.deadline().seconds(), 5400);
+  EXPECT_EQ(created.deadline().nanos(), 0);
+  EXPECT_FALSE(created.has_timeout());
+  EXPECT_THAT(r.out, HasSubstr("run timeout:     -\n"
+                               "deadline:        1h30m\n"));
+
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.set_id(7);
+    s.job.mutable_bean()->set_handler("h");
+    s.job.mutable_deadline()->set_seconds(3600);
+    s.job.mutable_timeout()->set_seconds(30);
+  });
+  r = Run({"job", "update", "7", "--deadline", "2h"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(servers_.state.Last<v1::UpdateJobRequest>("UpdateJob").job().deadline().seconds(),
+            7200);
+  EXPECT_THAT(r.out, HasSubstr("deadline:        2h\n"));
+
+  // 0 clears it: the whole job is sent without one.
+  r = Run({"job", "update", "7", "--deadline", "0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto req = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob");
+  EXPECT_FALSE(req.job().has_deadline());
+  EXPECT_EQ(req.job().timeout().seconds(), 30);
+  EXPECT_EQ(req.job().bean().handler(), "h");
+  EXPECT_THAT(r.out, HasSubstr("deadline:        -\n"));
+  // Other flags leave it alone.
+  r = Run({"job", "update", "7", "--run-timeout", "1m"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  req = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob");
+  EXPECT_EQ(req.job().deadline().seconds(), 3600);
+  EXPECT_EQ(req.job().timeout().seconds(), 60);
+
+  // Not a duration: a usage error naming the flag, nothing sent (not even
+  // the update's read). The range (1 s to 7 days) is the server's to check.
+  servers_.state.Set([](testing::AdminState& s) { s.calls.clear(); });
+  for (const char* bad : {"soon", "-5s", "7d", "inf", ""}) {
+    r = Run({"job", "create", "--group", "1", "--handler", "h", "--manual", "--deadline", bad});
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_THAT(r.err, HasSubstr("--deadline")) << bad;
+    r = Run({"job", "update", "7", "--deadline", bad});
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_THAT(r.err, HasSubstr("--deadline")) << bad;
+  }
+  EXPECT_THAT(servers_.state.Methods(), IsEmpty());
+}
+
+TEST_F(CliTest, JobListWideAndRunGetShowTheDeadline) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.set_id(7);
+    s.job.mutable_schedule()->mutable_cron()->set_expression("0 0 18 * * ?");
+    s.job.mutable_schedule()->mutable_cron()->set_time_zone("Asia/Shanghai");
+    s.job.mutable_deadline()->set_seconds(1800);
+    s.job_pages.resize(1);
+    *s.job_pages[0].add_jobs() = s.job;
+    s.run.mutable_run()->set_id(12);
+    s.run.mutable_run()->set_job_id(7);
+    *s.run.mutable_run()->mutable_scheduled_time() = ToTimestamp(absl::FromUnixSeconds(1714564800));
+    *s.run.mutable_run()->mutable_deadline_time() =
+        ToTimestamp(absl::FromUnixSeconds(1714564800 + 1800));
+  });
+  Result r = Run({"job", "list", "-o", "wide"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("RUN TIMEOUT  DEADLINE  RETRIES"));
+  EXPECT_THAT(r.out, HasSubstr("  -            30m       0  "));
+  r = Run({"job", "list"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("DEADLINE")));
+
+  // In the job's zone, as the run's other times.
+  r = Run({"run", "get", "12"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("scheduled:       2024-05-01T20:00:00.000+08:00\n"));
+  EXPECT_THAT(r.out, HasSubstr("deadline:        2024-05-01T20:30:00.000+08:00\n"));
+  // A run without one (its job has no deadline) shows no line.
+  servers_.state.Set([](testing::AdminState& s) { s.run.mutable_run()->clear_deadline_time(); });
+  r = Run({"run", "get", "12"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("deadline")));
+}
+
+// The deadline is a job field like any other in apply documents (the JSON
+// mapping's "3600s"): `get` prints it, and it applies back unchanged.
+TEST_F(CliTest, ApplyRoundTripsTheDeadline) {
+  servers_.state.Set([](testing::AdminState& s) {
+    v1::Group* g = s.groups.add_groups();
+    g->set_id(4);
+    g->set_app_name("etl");
+    g->mutable_auto_registration();
+    s.job.set_id(7);
+    s.job.set_group_id(4);
+    s.job.set_name("merge");
+    s.job.mutable_bean()->set_handler("merge");
+    s.job.mutable_schedule()->mutable_fix_rate()->set_seconds(60);
+    s.job.set_state(v1::JOB_STATE_RUNNING);
+    s.job.mutable_deadline()->set_seconds(3600);
+  });
+  Result r = Run({"get", "job", "etl/merge"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  deadline: 3600s\n"));
+  const std::string got = r.out;
+  r = Run({"job", "get", "7", "-o", "yaml"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\ndeadline: 3600s\n"));
+
+  auto apply = [&](const std::string& text) {
+    files_["etl.yaml"] = text;
+    servers_.state.Set([](testing::AdminState& s) { s.calls.clear(); });
+    return Run({"apply", "-f", "etl.yaml"});
+  };
+  r = apply(got);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge unchanged\n");
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob"));
+
+  const std::string doc = R"(kind: Job
+app: etl
+job:
+  name: merge
+  bean: {handler: merge}
+  schedule: {fixRate: 60s}
+DEADLINE)";
+  auto with_deadline = [&](const std::string& line) {
+    std::string text = doc;
+    return text.replace(text.find("DEADLINE"), 8, line);
+  };
+  r = apply(with_deadline("  deadline: 3600s\n"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge unchanged\n");
+
+  r = apply(with_deadline("  deadline: 7200s\n"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge configured\n");
+  EXPECT_EQ(servers_.state.Last<v1::UpdateJobRequest>("UpdateJob").job().deadline().seconds(),
+            7200);
+
+  // Left out: the job is updated to have none.
+  r = apply(with_deadline(""));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge configured\n");
+  EXPECT_FALSE(servers_.state.Last<v1::UpdateJobRequest>("UpdateJob").job().has_deadline());
+
+  // Zero is no deadline, as unset.
+  servers_.state.Set([](testing::AdminState& s) { s.job.clear_deadline(); });
+  r = apply(with_deadline("  deadline: 0s\n"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge unchanged\n");
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob"));
+}
+
 TEST_F(CliTest, JobTriggerIsManual) {
   servers_.state.Set([](testing::AdminState& s) {
     s.trigger.add_run_ids(41);

@@ -101,6 +101,7 @@ TEST(FormatTest, JobTable) {
 
   job.set_block_strategy(v1::BLOCK_STRATEGY_DISCARD_LATER);
   *job.mutable_timeout() = ToDurationProto(absl::Seconds(30));
+  *job.mutable_deadline() = ToDurationProto(absl::Hours(1));
   job.mutable_retry()->set_max_retries(2);
   job.add_child_job_ids(8);
   job.add_child_job_ids(9);
@@ -110,13 +111,13 @@ TEST(FormatTest, JobTable) {
   *jobs.Mutable(0) = job;
   std::ostringstream wide;
   PrintJobTable(jobs, /*wide=*/true, wide);
-  EXPECT_THAT(wide.str(), HasSubstr("DESCRIPTION  BLOCK          RUN TIMEOUT  RETRIES  CHILDREN  "
-                                    "AUTHOR  UPDATED\n"));
+  EXPECT_THAT(wide.str(), HasSubstr("DESCRIPTION  BLOCK          RUN TIMEOUT  DEADLINE  RETRIES  "
+                                    "CHILDREN  AUTHOR  UPDATED\n"));
   // No zone is UTC.
   EXPECT_THAT(
       wide.str(),
       HasSubstr("2024-05-01 12:00:00 +00:00  run 40 succeeded  hourly       discard-later  30s"
-                "          2        8,9       ana     "
+                "          1h        2        8,9       ana     "
                 "2024-05-01 12:00:00.5 +00:00\n"));
 }
 

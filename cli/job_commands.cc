@@ -210,7 +210,7 @@ std::vector<Command> JobCommands() {
   return {
       {"job", "create", job_flags, "Create a job (stopped unless --start).", JobFlagSpecs(),
        "gnomonctl job create --group 3 --handler report --cron '0 0 6 * * ?' "
-       "--tz Europe/Berlin --start\n"
+       "--tz Europe/Berlin --deadline 1h --start\n"
        "gnomonctl job create --group 3 --script-shell ./cleanup.sh --every 30s "
        "--retries 3 --retry-delay 1s --pause-after-failures 5\n"
        "gnomonctl job create --group 3 --handler shard --manual --route "
@@ -233,6 +233,7 @@ std::vector<Command> JobCommands() {
        "gnomonctl job update 7 --cron '0 */10 * * * ?'\n"
        "gnomonctl job update 7 --retries 0 --children ''\n"
        "gnomonctl job update 7 --pause-after-failures 5\n"
+       "gnomonctl job update 7 --deadline 0\n"
        "gnomonctl job update 7 --script-shell ./cleanup.sh --remark 'skip "
        "empty dirs'",
        Update},

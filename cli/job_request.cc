@@ -157,6 +157,20 @@ absl::Status ApplyPause(const ParsedArgs& args, v1::Job* job) {
   return absl::OkStatus();
 }
 
+// --deadline DUR: 0 clears it (no deadline, as unset); the server checks the
+// range (1 s to 7 days).
+absl::Status ApplyDeadline(const ParsedArgs& args, v1::Job* job) {
+  auto text = args.Get("deadline");
+  if (!text) return absl::OkStatus();
+  ASSIGN_OR_RETURN(absl::Duration d, ParseDurationFlag("--deadline", *text));
+  if (d == absl::ZeroDuration()) {
+    job->clear_deadline();
+  } else {
+    *job->mutable_deadline() = ToDurationProto(d);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ApplyMisfire(const ParsedArgs& args, v1::Job* job) {
   if (CountGiven(args, {"misfire", "max-catch-up", "misfire-threshold"}) == 0) {
     return absl::OkStatus();
@@ -244,6 +258,9 @@ std::vector<FlagSpec> JobFlagSpecs() {
       {"pause-after-failures", "", true, "N",
        "Pause the job once N of its runs in a row failed for good (after retries); "
        "0: never. gnomonctl job start resumes it."},
+      {"deadline", "", true, "DUR",
+       "Alarm, killing nothing, when a fire's work is not done DUR after its slot (its "
+       "trigger time without one): 1s to 168h (7 days); 0 for none."},
       {"children", "", true, "ID,...", "Jobs triggered after a successful run ('' clears)."},
       {"children-after-all-shards", "", false, "",
        "Trigger children once, after every shard of a broadcast succeeded."},
@@ -283,6 +300,7 @@ absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating, const FileRead
   RETURN_IF_ERROR(SetDuration(args, "run-timeout", [job] { return job->mutable_timeout(); }));
   RETURN_IF_ERROR(ApplyRetry(args, job));
   RETURN_IF_ERROR(ApplyPause(args, job));
+  RETURN_IF_ERROR(ApplyDeadline(args, job));
   RETURN_IF_ERROR(ApplyMisfire(args, job));
   return ApplyChildrenAndAlarms(args, job);
 }

@@ -93,7 +93,7 @@ void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out) 
                                      "TASK", "ROUTE", "NEXT FIRE", "LAST RUN", "DESCRIPTION"};
   if (wide) {
     header.insert(header.end(),
-                  {"BLOCK", "RUN TIMEOUT", "RETRIES", "CHILDREN", "AUTHOR", "UPDATED"});
+                  {"BLOCK", "RUN TIMEOUT", "DEADLINE", "RETRIES", "CHILDREN", "AUTHOR", "UPDATED"});
   }
   Table table(std::move(header));
   for (const v1::Job& j : jobs) {
@@ -110,9 +110,9 @@ void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out) 
                                     j.description()};
     if (wide) {
       row.insert(row.end(),
-                 {BlockText(j), FormatDuration(j.timeout()), absl::StrCat(j.retry().max_retries()),
-                  absl::StrJoin(j.child_job_ids(), ","), j.author(),
-                  FormatScheduleTime(j.update_time(), zone)});
+                 {BlockText(j), FormatDuration(j.timeout()), FormatDuration(j.deadline()),
+                  absl::StrCat(j.retry().max_retries()), absl::StrJoin(j.child_job_ids(), ","),
+                  j.author(), FormatScheduleTime(j.update_time(), zone)});
     }
     table.AddRow(std::move(row));
   }
@@ -142,6 +142,7 @@ void PrintJobDetails(const v1::Job& job, std::ostream& out) {
   d.Add("route", RouteText(job));
   d.Add("block", BlockText(job));
   d.Add("run timeout", FormatDuration(job.timeout()));
+  d.Add("deadline", FormatDuration(job.deadline()));
   d.Add("retry", RetryText(job.retry()));
   if (job.pause_after_failures() > 0) d.Add("pause after", PauseText(job));
   d.Add("misfire", MisfireText(job.misfire()));
@@ -200,6 +201,7 @@ void PrintRunDetails(const v1::Run& run, absl::TimeZone zone, std::ostream& out)
   d.Add("dispatched", FormatTime(run.dispatch_time(), zone));
   d.Add("started", FormatTime(run.start_time(), zone));
   d.Add("ended", FormatTime(run.end_time(), zone));
+  if (run.has_deadline_time()) d.Add("deadline", FormatTime(run.deadline_time(), zone));
   d.Add("duration", RunDuration(run));
   d.Add("executor", run.executor_address());
   d.Add("handler", run.handler());

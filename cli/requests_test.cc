@@ -144,6 +144,8 @@ TEST(JobRequestTest, CreateWithEveryFlag) {
                            "2",
                            "--retry-max-delay",
                            "1m",
+                           "--deadline",
+                           "2h",
                            "--children",
                            "4,5",
                            "--children-after-all-shards",
@@ -179,6 +181,7 @@ TEST(JobRequestTest, CreateWithEveryFlag) {
         multiplier: 2
         max_delay { seconds: 60 }
       }
+      deadline { seconds: 7200 }
       misfire {
         policy: MISFIRE_POLICY_CATCH_UP
         threshold { seconds: 5 }

@@ -521,6 +521,52 @@ await step('the job form sets misfire policy, child jobs and alarm targets on cr
   check((await page.getByLabel('Alarm webhook URLs').inputValue()) === 'http://127.0.0.1:9/hook', 'webhook lost on edit');
 });
 
+await step("the job form sets a deadline on create, shows it on edit and on a run's page, and clears it", async () => {
+  const description = `e2e deadline ${stamp}`;
+  const deadlineBox = () => page.getByLabel('Deadline (seconds after the slot, empty for none)');
+  await createJob({ description, handler: 'demo', kind: 'manual' });
+  check((await deadlineBox().inputValue()) === '', `a new job's deadline is "${await deadlineBox().inputValue()}"`);
+  await deadlineBox().fill('90');
+  const id = await saveJobAndFindId(description);
+  check((await api('JobAdmin/GetJob', { jobId: id })).deadline === '90s', 'the form did not send deadline "90s"');
+
+  // A run of it must be done 90 s after its trigger time (a manual run has no slot); its page says when.
+  const runId = await triggerFromJobs(id);
+  await page.getByRole('heading', { name: `Run #${runId}` }).waitFor();
+  const run = (await api('JobAdmin/GetRun', { runId, logLines: 0 })).run;
+  check(run.deadlineTime, `the run has no deadlineTime: ${JSON.stringify(run)}`);
+  const ms = Date.parse(run.deadlineTime) - Date.parse(run.triggerTime);
+  check(Math.abs(ms - 90_000) <= 1000, `the run's deadline is ${ms} ms after its trigger time`);
+  // The browser runs in UTC, as fmtTime shows it: "2026-11-25 06:00:00".
+  const want = new Date(run.deadlineTime).toISOString().slice(0, 19).replace('T', ' ');
+  await field('Deadline').waitFor();
+  check((await field('Deadline').textContent()) === want, `the run's page shows deadline "${await field('Deadline').textContent()}", not "${want}"`);
+  await shot('run-deadline');
+
+  const openEdit = async () => {
+    await nav('Jobs').click();
+    await page.getByRole('link', { name: `Edit job ${id}` }).click();
+    await page.getByRole('heading', { name: `Edit job ${id}` }).waitFor();
+    await page.locator('dl[aria-label="Job summary"]').waitFor();
+    await page.waitForFunction((d) => document.querySelector(`input[value="${d}"]`), description);
+  };
+  await openEdit();
+  check((await deadlineBox().inputValue()) === '90', `the edit form shows deadline "${await deadlineBox().inputValue()}"`);
+  check((await field('Deadline').textContent()) === '90 s after the slot', `the job summary's deadline: "${await field('Deadline').textContent()}"`);
+  await deadlineBox().fill('');
+  await page.getByRole('button', { name: 'Save job' }).click();
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  const saved = await api('JobAdmin/GetJob', { jobId: id });
+  check(!saved.deadline, `saving an empty deadline left ${JSON.stringify(saved.deadline)}`);
+  check(saved.description === description, 'saving the cleared deadline lost the description');
+  await openEdit();
+  check((await deadlineBox().inputValue()) === '', `the cleared deadline shows "${await deadlineBox().inputValue()}"`);
+  check(!(await field('Deadline').count()), 'a job without a deadline shows one in its summary');
+  await page.getByRole('button', { name: 'Back to jobs' }).click();
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  await page.locator(`tr[data-job-id="${id}"]`).waitFor();
+});
+
 let backfillRuns;
 await step('a backfill of the 3 days before today of the daily cron job creates 3 runs, found again by the trigger-type filter', async () => {
   await nav('Jobs').click();

@@ -66,6 +66,11 @@ export interface Job {
   pauseReason?: string;
   /** Output only: its runs that failed for good in a row, counted while pauseAfterFailures is set. */
   consecutiveFailures?: number;
+  /**
+   * Raise an alarm, killing nothing, when a fire's work is not done this long after its slot
+   * (its trigger time without one), e.g. "3600s"; 1 s to 7 days; unset: none.
+   */
+  deadline?: string;
 }
 
 /** One kept version of a script job's script (JobAdmin.ListScriptVersions / GetScriptVersion). */
@@ -125,6 +130,8 @@ export interface Run {
   output?: string;
   /** A workflow node's run: its parents' outputs. */
   inputs?: { node?: string; output?: string }[];
+  /** When the work of its fire must be done by (its job's deadline); unset without one. */
+  deadlineTime?: string;
 }
 
 export interface LogLine { lineNumber?: string; time?: string; text?: string }

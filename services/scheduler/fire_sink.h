@@ -34,6 +34,10 @@ struct FireSpec {
   // `params_at_ms`, else the slot, else the trigger time (RunRecorder).
   std::optional<std::string> params;
   int64_t params_at_ms = 0;
+  // When the fire's work must be done by (Job.deadline): a retry's is its
+  // first attempt's; 0 on a first attempt: its slot (else the trigger time)
+  // + the job's deadline, if it has one.
+  int64_t deadline_ms = 0;
   std::vector<std::string> addresses;  // Explicit executors instead of the group's.
   std::optional<uint32_t> shard;       // Only this shard of the fire's runs.
   int64_t parent_run_id = 0;

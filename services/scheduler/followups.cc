@@ -186,6 +186,7 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
       f.workflow_node = run.workflow_node();
       f.workflow_attempt = run.workflow_attempt();
       f.inputs.assign(run.inputs().begin(), run.inputs().end());
+      if (run.has_deadline_time()) f.deadline_ms = Ms(run.deadline_time());
       std::vector<FireSpec> fires;
       fires.push_back(std::move(f));
       absl::StatusOr<std::vector<FireOutcome>> out = sink_->Fire(std::move(fires));

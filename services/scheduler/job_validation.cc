@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "google/protobuf/util/time_util.h"
 #include "services/common/schedule/param_template.h"
 #include "services/common/schedule/schedule.h"
 #include "services/common/server/field_checks.h"
@@ -52,6 +53,15 @@ absl::Status CheckAlarm(const v1::AlarmTargets& alarm) {
       return Invalid(field, absl::StrCat(checks::Prefix(u), " is not an http(s) URL"));
     }
   }
+  return absl::OkStatus();
+}
+
+// 0 (none), or 1 s to 7 days.
+absl::Status CheckDeadline(const v1::Job& job) {
+  RETURN_IF_ERROR(
+      CheckDuration("job.deadline", job.deadline(), absl::ZeroDuration(), absl::Hours(24 * 7)));
+  const int64_t ms = google::protobuf::util::TimeUtil::DurationToMilliseconds(job.deadline());
+  if (ms > 0 && ms < 1000) return Invalid("job.deadline", "at least 1s (0: no deadline)");
   return absl::OkStatus();
 }
 
@@ -130,6 +140,7 @@ absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits) {
                     absl::Hours(24)),
       CheckRange("job.misfire.max_catch_up", job.misfire().max_catch_up(), 0, kMaxCatchUp),
       CheckDuration("job.timeout", job.timeout(), absl::ZeroDuration(), absl::Hours(24 * 7)),
+      CheckDeadline(job),
       CheckRange("job.retry.max_retries", retry.max_retries(), 0, limits.max_retries),
       CheckDuration("job.retry.initial_delay", retry.initial_delay(), absl::ZeroDuration(),
                     absl::Hours(24)),

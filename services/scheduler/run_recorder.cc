@@ -78,6 +78,11 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
   for (size_t i = 0; i < fires.size(); ++i) {
     const FireSpec& f = fires[i];
     const std::string params = plans[i].runs.empty() ? std::string() : ParamsOf(f, now);
+    int64_t deadline = f.deadline_ms;
+    if (deadline == 0 && f.job->has_deadline()) {
+      const int64_t after = TimeUtil::DurationToMilliseconds(f.job->deadline());
+      if (after > 0) deadline = (f.scheduled_ms > 0 ? f.scheduled_ms : now) + after;
+    }
     for (size_t k = 0; k < plans[i].runs.size(); ++k) {
       const PlannedRun& p = plans[i].runs[k];
       v1::Run& r = runs.emplace_back();
@@ -89,6 +94,7 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
       *r.mutable_trigger_time() = TimeUtil::MillisecondsToTimestamp(now);
       r.set_handler(HandlerName(*f.job));
       r.set_params(params);
+      if (deadline > 0) *r.mutable_deadline_time() = TimeUtil::MillisecondsToTimestamp(deadline);
       r.set_shard_index(p.shard_index);
       r.set_shard_total(p.shard_total);
       r.set_parent_run_id(f.parent_run_id);

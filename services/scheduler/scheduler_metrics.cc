@@ -84,6 +84,9 @@ SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
       jobs_paused_(m.Counter("gnomon_scheduler_jobs_paused_total",
                              "Jobs paused by their pause_after_failures: that many of their runs "
                              "in a row failed for good.")),
+      deadlines_missed_(m.Counter("gnomon_scheduler_deadlines_missed_total",
+                                  "Fires whose work was not done by their job's deadline (each "
+                                  "raised an alarm; nothing was killed).")),
       workflow_runs_succeeded_(
           m.Counter(kWorkflowRuns, kWorkflowRunsHelp, {{"status", "succeeded"}})),
       workflow_runs_failed_(m.Counter(kWorkflowRuns, kWorkflowRunsHelp, {{"status", "failed"}})),

@@ -67,6 +67,8 @@ class SchedulerMetrics {
   void SlotsSkipped(int64_t n) { slots_skipped_.Increment(static_cast<double>(n)); }
   // A job was paused by its pause_after_failures.
   void JobPaused() { jobs_paused_.Increment(); }
+  // A fire's work was not done by its job's deadline.
+  void DeadlineMissed() { deadlines_missed_.Increment(); }
   // A workflow run ended (counted once, by the replica that stored its end).
   void WorkflowRunEnded(v1::WorkflowRunStatus status, absl::Duration took);
   // An executor accepted `run` (first time) at now_ms: a fire dispatched,
@@ -122,6 +124,7 @@ class SchedulerMetrics {
   prometheus::Counter& to_slow_pool_;
   prometheus::Counter& slots_skipped_;
   prometheus::Counter& jobs_paused_;
+  prometheus::Counter& deadlines_missed_;
   // Workflow runs ended: succeeded, failed, cancelled.
   prometheus::Counter& workflow_runs_succeeded_;
   prometheus::Counter& workflow_runs_failed_;

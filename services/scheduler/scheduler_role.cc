@@ -62,6 +62,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
               }),
       followups_(store, store, store, &trigger_, &loop_, clock, options.followups, &alarms_,
                  &workflows_, metrics_.get()),
+      deadlines_(store, store, clock, {}, &alarms_, metrics_.get()),
       reaper_(store, &membership_, clock, ReaperOptions(options), metrics_.get(), &in_flight_),
       redispatcher_(store, &resender_, clock, options.redispatch, &in_flight_),
       lease_(store, store->partition_count(),
@@ -74,6 +75,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                // never sent are sent again.
                run_recorder_.set_ownership(o);
                followups_.SetOwnership(o);
+               deadlines_.SetOwnership(o);
                workflow_scheduler_.SetOwnership(o);
                redispatcher_.SetOwnership(o);
                reaper_.SetOwnership(o);
@@ -95,6 +97,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
   // Nothing fires until partitions are held.
   loop_.SetOwnership(std::make_shared<const Ownership>());
   followups_.SetOwnership(std::make_shared<const Ownership>());
+  deadlines_.SetOwnership(std::make_shared<const Ownership>());
   workflow_scheduler_.SetOwnership(std::make_shared<const Ownership>());
   reaper_.SetOwnership(std::make_shared<const Ownership>());
   if (metrics_ != nullptr) {
@@ -147,6 +150,7 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
   deliveries_.Start();
   loop_thread_ = std::thread([this] { loop_.Run(); });
   followups_.Start();
+  deadlines_.Start();
   workflow_scheduler_.Start();
   reaper_.Start();
   redispatcher_.Start();
@@ -221,6 +225,7 @@ void SchedulerRole::Stop() {
   loop_.Stop();
   loop_thread_.join();
   deliveries_.Flush();  // Sends what was recorded ahead rather than dropping it.
+  deadlines_.Stop();
   followups_.Stop();
   workflow_scheduler_.Stop();
   redispatcher_.Stop();

@@ -26,6 +26,7 @@
 #include "services/scheduler/alarm/email_channel.h"
 #include "services/scheduler/alarm/webhook_channel.h"
 #include "services/scheduler/connected_executors.h"
+#include "services/scheduler/deadline_watch.h"
 #include "services/scheduler/deliveries.h"
 #include "services/scheduler/followups.h"
 #include "services/scheduler/group_targets.h"
@@ -124,6 +125,7 @@ class SchedulerRole {
   WorkflowScheduler workflow_scheduler_;
   alarm::AlarmSender alarms_;
   Followups followups_;
+  DeadlineWatch deadlines_;
   RunReaper reaper_;
   Redispatcher redispatcher_;
   PartitionLease lease_;

@@ -23,7 +23,8 @@ namespace {
 
 using google::protobuf::util::TimeUtil;
 
-constexpr char kTemplate[] = "slot=$[yyyy-MM-dd HH:mm:ss] prev=$[yyyyMMdd-1] hour_ago=$[HH:mm-1/24]";
+constexpr char kTemplate[] =
+    "slot=$[yyyy-MM-dd HH:mm:ss] prev=$[yyyyMMdd-1] hour_ago=$[HH:mm-1/24]";
 constexpr char kZone[] = "Asia/Kolkata";  // UTC+05:30: a zone whose date differs from UTC's.
 
 // kTemplate for `slot` in kZone, written with absl's formatter.
@@ -118,7 +119,8 @@ TEST_F(ParamTemplatesE2E, EachRunGetsItsSlotsRenderingAndItsRetryTheSameText) {
   int retries = 0;
   for (const v1::Run& r : runs) {
     ASSERT_TRUE(r.has_scheduled_time()) << r.ShortDebugString();
-    const absl::Time slot = absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(r.scheduled_time()));
+    const absl::Time slot =
+        absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(r.scheduled_time()));
     EXPECT_EQ(r.params(), Expected(slot)) << r.ShortDebugString();
     if (r.attempt() != 1) continue;
     ++retries;
@@ -160,8 +162,10 @@ TEST_F(ParamTemplatesE2E, EachRunGetsItsSlotsRenderingAndItsRetryTheSameText) {
   ASSERT_TRUE(admin_->GetRun(Ctx().get(), get, &got).ok());
   absl::TimeZone zone;
   ASSERT_TRUE(absl::LoadTimeZone(kZone, &zone));
-  const absl::Time at = absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(got.run().trigger_time()));
-  EXPECT_EQ(got.run().params(), absl::StrCat("year=", absl::FormatTime("%Y", at, zone), " literal=$[0]"));
+  const absl::Time at =
+      absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(got.run().trigger_time()));
+  EXPECT_EQ(got.run().params(),
+            absl::StrCat("year=", absl::FormatTime("%Y", at, zone), " literal=$[0]"));
 
   // PreviewSchedule shows what the next runs will get.
   v1::PreviewScheduleRequest preview;
@@ -174,13 +178,15 @@ TEST_F(ParamTemplatesE2E, EachRunGetsItsSlotsRenderingAndItsRetryTheSameText) {
   ASSERT_EQ(next.fire_times_size(), 3);
   ASSERT_EQ(next.params_size(), 3);
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(next.params(i), Expected(absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(next.fire_times(i)))));
+    EXPECT_EQ(
+        next.params(i),
+        Expected(absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(next.fire_times(i)))));
   }
 
   // And gnomonctl, offline, the same.
-  testing::CommandResult cli = cluster_.Ctl({"cron", "next", "0 30 1 * * ?", "--tz", kZone,
-                                             "--from", "2026-11-28T00:00:00Z", "-n", "2",
-                                             "--params", "day=$[yyyyMMdd-1]"});
+  testing::CommandResult cli =
+      cluster_.Ctl({"cron", "next", "0 30 1 * * ?", "--tz", kZone, "--from", "2026-11-28T00:00:00Z",
+                    "-n", "2", "--params", "day=$[yyyyMMdd-1]"});
   EXPECT_EQ(cli.exit_code, 0) << cli.err;
   EXPECT_NE(cli.out.find("day=20261128"), std::string::npos) << cli.out;
   EXPECT_NE(cli.out.find("day=20261129"), std::string::npos) << cli.out;

@@ -3,7 +3,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { call } from '../api';
-import { enumLabel, fmtTime } from '../format';
+import { enumLabel, fmtTime, seconds } from '../format';
 import type { Job } from '../types';
 import { ConfirmButton, Details, ErrorBox, Field, StatusBadge } from '../ui';
 
@@ -31,8 +31,8 @@ export function JobStateBadge({ job }: { job: Job }) {
 
 /**
  * What a job's page says of it beside the form: its name, state (why a paused
- * job was paused, and its failures in a row when it pauses after some) and
- * when it last fired and ran.
+ * job was paused, and its failures in a row when it pauses after some), its
+ * deadline when it has one and when it last fired and ran.
  */
 export function JobSummary({ job }: { job: Job }) {
   const zone = job.schedule?.cron?.timeZone;
@@ -43,6 +43,7 @@ export function JobSummary({ job }: { job: Job }) {
   ];
   if (job.state === 'JOB_STATE_PAUSED') rows.push(['Paused', job.pauseReason || 'after consecutive failures']);
   if (job.pauseAfterFailures) rows.push(['Failures in a row', `${job.consecutiveFailures ?? 0} of ${job.pauseAfterFailures}`]);
+  if (job.deadline) rows.push(['Deadline', `${seconds(job.deadline)} s after the slot`]);
   rows.push(['Next fire', fmtTime(job.nextFireTime, zone)], ['Last fire', fmtTime(job.lastFireTime, zone)], ['Last run', <LastRun job={job} />]);
   return <Details label="Job summary" rows={rows} />;
 }

@@ -34,6 +34,7 @@ interface Form {
   timeout: string; // seconds, "" = none
   retries: string;
   pauseAfterFailures: string; // "0" = never
+  deadline: string; // seconds after the slot, "" = none
   params: string;
   misfirePolicy: string; // "" = the server's default (fire once now)
   misfireThreshold: string; // seconds, "" = the default 5 s
@@ -74,6 +75,7 @@ function fromJob(j: Job): Form {
     timeout: j.timeout ? String(seconds(j.timeout)) : '',
     retries: String(j.retry?.maxRetries ?? 0),
     pauseAfterFailures: String(j.pauseAfterFailures ?? 0),
+    deadline: j.deadline ? String(seconds(j.deadline)) : '',
     params: j.params ?? '',
     misfirePolicy: j.misfire?.policy ?? '',
     misfireThreshold: j.misfire?.threshold ? String(seconds(j.misfire.threshold)) : '',
@@ -122,6 +124,7 @@ function toJob(f: Form, base: Job): Job {
     timeout: f.timeout ? `${Number(f.timeout)}s` : undefined,
     retry: { ...(base.retry ?? {}), maxRetries: Number(f.retries) || 0 },
     pauseAfterFailures: Number(f.pauseAfterFailures) || 0,
+    deadline: f.deadline ? `${Number(f.deadline)}s` : undefined,
     params: f.params,
     misfire: {
       ...(base.misfire ?? {}),
@@ -333,6 +336,9 @@ export default function JobForm() {
           </Field>
           <Field label="Pause after N consecutive failures (0: never)" hint="runs that failed for good, after their retries; Resume (Start) schedules it again">
             <input type="number" min="0" max="1000" step="1" value={form.pauseAfterFailures} onChange={(e) => set('pauseAfterFailures')(e.target.value)} />
+          </Field>
+          <Field label="Deadline (seconds after the slot, empty for none)" hint="an alarm, nothing killed, when a fire's work is not done by then">
+            <input type="number" min="1" max="604800" step="any" value={form.deadline} onChange={(e) => set('deadline')(e.target.value)} />
           </Field>
           <Field label="Params" hint="$[yyyyMMdd-1] and other date templates render at each run's slot in the job's zone (docs/parameters.md); the preview shows them">
             <textarea rows={2} value={form.params} onChange={(e) => set('params')(e.target.value)} />

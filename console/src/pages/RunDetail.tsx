@@ -74,6 +74,7 @@ export default function RunDetail() {
         ['Dispatched', fmtTime(run.dispatchTime)],
         ['Started', fmtTime(run.startTime)],
         ['Ended', fmtTime(run.endTime)],
+        ...(run.deadlineTime ? [['Deadline', fmtTime(run.deadlineTime)] as [string, React.ReactNode]] : []),
         ['Attempt', String(run.attempt ?? 0)],
         ['Shard', run.shardTotal ? `${run.shardIndex ?? 0} of ${run.shardTotal}` : '—'],
         ['Executor', run.executorAddress || '—'],

@@ -21,7 +21,8 @@ absl::Status ErrorAt(size_t pos, absl::string_view what) {
 }
 
 std::string CharName(char c) {
-  if (absl::ascii_isprint(static_cast<unsigned char>(c))) return absl::StrCat("'", std::string(1, c), "'");
+  if (absl::ascii_isprint(static_cast<unsigned char>(c)))
+    return absl::StrCat("'", std::string(1, c), "'");
   return absl::StrFormat("byte 0x%02x", static_cast<unsigned char>(c));
 }
 
@@ -67,8 +68,8 @@ class ExpressionParser {
   // Where a trailing offset ("-1", "+7*2", "-1/24") starts; end_ if none.
   size_t OffsetStart() const {
     size_t i = end_;
-    while (i > begin_ && (absl::ascii_isdigit(text_[i - 1]) || text_[i - 1] == '*' ||
-                          text_[i - 1] == '/')) {
+    while (i > begin_ &&
+           (absl::ascii_isdigit(text_[i - 1]) || text_[i - 1] == '*' || text_[i - 1] == '/')) {
       --i;
     }
     if (i == end_ || i == begin_ || !absl::ascii_isdigit(text_[i])) return end_;
@@ -273,9 +274,7 @@ absl::CivilDay DayOfMonth(const absl::CivilSecond& cs, int64_t months, int day) 
 
 }  // namespace
 
-bool ParamTemplate::HasExpressions(absl::string_view text) {
-  return absl::StrContains(text, "$[");
-}
+bool ParamTemplate::HasExpressions(absl::string_view text) { return absl::StrContains(text, "$["); }
 
 absl::StatusOr<ParamTemplate> ParamTemplate::Parse(absl::string_view text) {
   ParamTemplate t;

@@ -46,8 +46,7 @@ TEST(ParamTemplateTest, DatesAreTheSlotsInTheZoneMovedByWholeDaysOrFractions) {
   EXPECT_EQ(Render("$[HHmmss-1/24]", kSlot, "Asia/Shanghai"), "073015");
   EXPECT_EQ(Render("$[HH:mm+90/24/60]", kSlot, "Asia/Shanghai"), "10:00");
   EXPECT_EQ(Render("$[yyyyMMdd+7*2]", kSlot, "Asia/Shanghai"), "20261213");
-  EXPECT_EQ(Render("from $[yyyyMMdd-7] to $[yyyyMMdd]", kSlot, "UTC"),
-            "from 20261122 to 20261129");
+  EXPECT_EQ(Render("from $[yyyyMMdd-7] to $[yyyyMMdd]", kSlot, "UTC"), "from 20261122 to 20261129");
 }
 
 TEST(ParamTemplateTest, FunctionsMoveByMonthsAndWeeks) {

@@ -35,6 +35,15 @@ class FollowupStore {
   // Leaves follow-ups pending but unlisted until their due instant (run id,
   // due unix ms), so retries waiting out a delay do not hold up the others.
   virtual absl::Status DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) = 0;
+
+  // Job.deadline: the first attempts whose deadline (Run.deadline_time) is
+  // at or before `now_ms` and not yet judged, of jobs in `partitions`
+  // (empty: all), earliest first, at most `limit` — each followed by its
+  // retries, so a fire's work is judged whole.
+  virtual absl::StatusOr<std::vector<v1::Run>> ListDueDeadlines(
+      int limit, int64_t now_ms, const std::vector<int>& partitions) = 0;
+  // Marks deadlines judged (first attempts' ids); idempotent.
+  virtual absl::Status CompleteDeadlines(const std::vector<int64_t>& run_ids) = 0;
 };
 
 }  // namespace gnomon::store

@@ -383,6 +383,14 @@ const std::vector<Migration>& MysqlMigrations() {
            // As SQLite's (sqlite_schema.cc).
            "ALTER TABLE workflow_run ADD KEY IF NOT EXISTS workflow_run_status (status, id)",
        }},
+      {23,
+       "runs: the deadline of their fire",
+       {
+           // As SQLite's (sqlite_schema.cc).
+           "ALTER TABLE run ADD COLUMN IF NOT EXISTS deadline_ms BIGINT NULL,"
+           " ADD COLUMN IF NOT EXISTS deadline_watch_ms BIGINT NULL,"
+           " ADD KEY IF NOT EXISTS run_deadline_watch (deadline_watch_ms)",
+       }},
   };
   return *migrations;
 }

@@ -66,6 +66,8 @@ enum class StoreCall {
   kListPendingFollowups,
   kCompleteFollowups,
   kDeferFollowups,
+  kListDueDeadlines,
+  kCompleteDeadlines,
   kFailRuns,
   kRecordAlarmStatus,
   kGetStats,
@@ -175,6 +177,9 @@ class ObservedStore final : public Store {
       int limit, int64_t now_ms, const std::vector<int>& partitions) override;
   absl::Status CompleteFollowups(const std::vector<int64_t>& run_ids) override;
   absl::Status DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) override;
+  absl::StatusOr<std::vector<v1::Run>> ListDueDeadlines(
+      int limit, int64_t now_ms, const std::vector<int>& partitions) override;
+  absl::Status CompleteDeadlines(const std::vector<int64_t>& run_ids) override;
   absl::StatusOr<int64_t> FailRuns(const std::vector<int64_t>& run_ids, int32_t handle_code,
                                    std::string_view handle_message, int64_t now_ms) override;
   absl::Status RecordAlarmStatus(int64_t run_id, std::string_view status) override;

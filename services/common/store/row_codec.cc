@@ -189,7 +189,10 @@ std::vector<SqlValue> RunInsertArgs(const v1::Run& r) {
       r.workflow_run_id() > 0 ? SqlInt(r.workflow_run_id()) : SqlNull(),
       r.workflow_run_id() > 0 ? SqlText(r.workflow_node()) : SqlNull(),
       SqlInt(r.workflow_attempt()), r.output().empty() ? SqlNull() : SqlText(r.output()),
-      r.inputs().empty() ? SqlNull() : SqlBytes(InputsBytes(r))};
+      r.inputs().empty() ? SqlNull() : SqlBytes(InputsBytes(r)),
+      r.has_deadline_time() ? SqlInt(ToMs(r.deadline_time())) : SqlNull(),
+      // Only a first attempt is watched: it judges its retries with it.
+      r.has_deadline_time() && r.attempt() == 0 ? SqlInt(ToMs(r.deadline_time())) : SqlNull()};
 }
 
 v1::Run RunFromRow(const SqlRow& row) {
@@ -232,6 +235,7 @@ v1::Run RunFromRow(const SqlRow& row) {
     v1::Run inputs;
     if (inputs.ParseFromString(ColStr(row, 32))) r.mutable_inputs()->Swap(inputs.mutable_inputs());
   }
+  if (!ColIsNull(row, 33)) MaybeSet(ColInt(row, 33), &r, &v1::Run::mutable_deadline_time);
   return r;
 }
 

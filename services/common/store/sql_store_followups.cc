@@ -61,6 +61,39 @@ absl::Status SqlStore::DeferFollowups(const std::vector<std::pair<int64_t, int64
       [&](SqlConn& c) -> absl::Status { return ExecPadded(c, sql_.defer_followups, rows); });
 }
 
+absl::StatusOr<std::vector<v1::Run>> SqlStore::ListDueDeadlines(
+    int limit, int64_t now_ms, const std::vector<int>& partitions) {
+  std::vector<v1::Run> out;
+  RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
+    out.clear();
+    ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                     c.Query(DueDeadlinesSql(partitions_, partitions),
+                             {SqlInt(now_ms), SqlInt(ClampBatch(limit))}));
+    std::vector<SqlRow> firsts;
+    for (const SqlRow& row : rows) {
+      out.push_back(RunFromRow(row));
+      firsts.push_back({SqlInt(out.back().id())});
+    }
+    if (firsts.empty()) return absl::OkStatus();
+    ASSIGN_OR_RETURN(std::vector<SqlRow> retries, QueryPadded(c, sql_.select_retries_of, firsts));
+    for (const SqlRow& row : retries) out.push_back(RunFromRow(row));
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+absl::Status SqlStore::CompleteDeadlines(const std::vector<int64_t>& run_ids) {
+  if (run_ids.empty()) return absl::OkStatus();
+  std::vector<int64_t> ids = run_ids;  // Ascending: locked in id order (run_state.h).
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<SqlRow> rows;
+  rows.reserve(ids.size());
+  for (int64_t id : ids) rows.push_back({SqlInt(id)});
+  return db_->Transact(
+      [&](SqlConn& c) -> absl::Status { return ExecPadded(c, sql_.complete_deadlines, rows); });
+}
+
 absl::Status SqlStore::RecordAlarmStatus(int64_t run_id, std::string_view status) {
   const std::string text(status.substr(0, 1024));
   return db_->Transact([&](SqlConn& c) -> absl::Status {

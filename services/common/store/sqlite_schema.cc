@@ -398,6 +398,17 @@ const std::vector<Migration>& SqliteMigrations() {
            // workflow scheduler lists the running ones to resume.
            "CREATE INDEX IF NOT EXISTS workflow_run_status ON workflow_run(status, id)",
        }},
+      {23,
+       "runs: the deadline of their fire",
+       {
+           // Job.deadline: when a fire's work must be done by (deadline_ms,
+           // on every attempt), and, on a first attempt until the deadline
+           // watch judged it, the same instant in deadline_watch_ms (NULL
+           // once judged, so its index holds only deadlines still to judge).
+           "ALTER TABLE run ADD COLUMN deadline_ms INTEGER NULL",
+           "ALTER TABLE run ADD COLUMN deadline_watch_ms INTEGER NULL",
+           "CREATE INDEX IF NOT EXISTS run_deadline_watch ON run(deadline_watch_ms)",
+       }},
   };
   return *migrations;
 }

@@ -20,7 +20,7 @@ constexpr char kInsertRun[] =
     "first_run_id, parent_run_id, trigger_code, trigger_message, handle_code, handle_message, "
     "start_ms, end_ms, status, fence_epoch, log_line_count, log_truncated, "
     "followup_pending, retry_of, child_of, followup_on_success, workflow_run_id, workflow_node, "
-    "workflow_attempt, output, inputs) VALUES ";
+    "workflow_attempt, output, inputs, deadline_ms, deadline_watch_ms) VALUES ";
 
 // One assignment of a multi-row UPDATE: `column` = `expr`, where expr names
 // the new value of column c as $c and the stored one as {t}.c.
@@ -146,7 +146,7 @@ void AddBatchStatements(Dialect d, Statements& s) {
                           "", n);
   });
   s.insert_runs = BatchSql(
-      [](int n) { return absl::StrCat(kInsertRun, RepeatJoined(Placeholders(34), n, ", ")); });
+      [](int n) { return absl::StrCat(kInsertRun, RepeatJoined(Placeholders(36), n, ", ")); });
   const std::string keys = absl::StrCat("SELECT ", kRunKeyColumns, " FROM run WHERE ");
   s.select_runs_by_slot = BatchSql([=](int n) {
     return absl::StrCat(
@@ -231,6 +231,13 @@ void AddBatchStatements(Dialect d, Statements& s) {
   });
   s.complete_followups = BatchSql(
       [](int n) { return absl::StrCat("UPDATE run SET followup_pending = 0 WHERE ", IdIn(n)); });
+  s.complete_deadlines = BatchSql([](int n) {
+    return absl::StrCat("UPDATE run SET deadline_watch_ms = NULL WHERE ", IdIn(n));
+  });
+  s.select_retries_of = BatchSql([](int n) {
+    return absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE retry_of IN (",
+                        RepeatJoined("?", n, ", "), ")");
+  });
   s.defer_followups = BatchSql([=](int n) {
     return MultiRowUpdate(d, "run", {"id", "followup_due_ms"},
                           {{"followup_due_ms", "$followup_due_ms"}}, "{t}.followup_pending = 1", n);
@@ -393,7 +400,7 @@ Statements Portable() {
       "SELECT g.app_name, j.state, COUNT(*) FROM job j JOIN job_group g ON g.id = j.group_id "
       "GROUP BY g.app_name, j.state";
 
-  s.insert_run = absl::StrCat(kInsertRun, Placeholders(34));
+  s.insert_run = absl::StrCat(kInsertRun, Placeholders(36));
   s.select_slot_holder =
       "SELECT id FROM run WHERE job_id = ? AND slot_ms = ? AND shard_index = ? AND attempt = ?";
   s.select_retry_holder = "SELECT id FROM run WHERE retry_of = ? AND attempt = ?";
@@ -551,6 +558,12 @@ std::string PendingFollowupsSql(const std::string& and_where) {
   return absl::StrCat("SELECT ", kRunColumns,
                       " FROM run WHERE followup_pending = 1 AND followup_due_ms <= ?", and_where,
                       " ORDER BY followup_due_ms, end_ms, id LIMIT ?");
+}
+
+std::string DueDeadlinesSql(int partition_count, const std::vector<int>& partitions) {
+  return absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE deadline_watch_ms <= ?",
+                      partitions.empty() ? "" : InPartitions("job_id", partition_count, partitions),
+                      " ORDER BY deadline_watch_ms, id LIMIT ?");
 }
 
 std::string InPartitions(const std::string& job_id_column, int partition_count,

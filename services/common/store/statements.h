@@ -43,7 +43,7 @@ inline constexpr char kRunColumns[] =
     "parent_run_id, trigger_code, trigger_message, handle_code, handle_message, start_ms, "
     "end_ms, status, fence_epoch, log_line_count, log_truncated, alarm_status, "
     "followup_on_success, "
-    "workflow_run_id, workflow_node, workflow_attempt, output, inputs";
+    "workflow_run_id, workflow_node, workflow_attempt, output, inputs, deadline_ms";
 // What SqlStore reads of a run before it changes it (run_state.h), and
 // writes back whole (WriteRuns), in this order.
 inline constexpr char kRunStateColumns[] =
@@ -184,6 +184,8 @@ struct Statements {
   std::string select_pending_followups;
   BatchSql complete_followups;  // Multi-row: rows of (id).
   BatchSql defer_followups;     // Multi-row: rows of (id, followup_due_ms).
+  BatchSql complete_deadlines;  // Multi-row: rows of (id).
+  BatchSql select_retries_of;   // Multi-row: rows of (first attempt's id).
   std::string select_runs_ended_before;
   std::string select_job_ids_after;
   std::string select_keep_cutoff;
@@ -251,6 +253,9 @@ const Statements& StatementsFor(Dialect dialect);
 
 // SELECT for ListPendingFollowups (now, limit), with an extra condition.
 std::string PendingFollowupsSql(const std::string& and_where);
+// First attempts whose deadline is due and not yet judged, of `partitions`
+// (empty: all): parameters (now_ms, limit).
+std::string DueDeadlinesSql(int partition_count, const std::vector<int>& partitions);
 std::string PendingFollowupsInPartitionsSql(int partition_count,
                                             const std::vector<int>& partitions);
 

@@ -34,6 +34,14 @@ class FailingFollowupStore final : public FollowupStore {
   absl::Status DeferFollowups(const std::vector<std::pair<int64_t, int64_t>>& due) override {
     return hook_->Forward("DeferFollowups", [&] { return inner_->DeferFollowups(due); });
   }
+  absl::StatusOr<std::vector<v1::Run>> ListDueDeadlines(
+      int limit, int64_t now_ms, const std::vector<int>& partitions) override {
+    return hook_->Forward("ListDueDeadlines",
+                          [&] { return inner_->ListDueDeadlines(limit, now_ms, partitions); });
+  }
+  absl::Status CompleteDeadlines(const std::vector<int64_t>& run_ids) override {
+    return hook_->Forward("CompleteDeadlines", [&] { return inner_->CompleteDeadlines(run_ids); });
+  }
 
  private:
   FollowupStore* const inner_;
