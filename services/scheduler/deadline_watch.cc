@@ -44,8 +44,9 @@ std::string StateAt(const v1::Run& latest, int64_t deadline_ms) {
     return absl::StrCat("attempt ", latest.attempt() + 1, " ended late, at ",
                         alarm::FormatTimestamp(latest.end_time()));
   }
-  return absl::StrCat("attempt ", latest.attempt() + 1,
-                      latest.status() == v1::RUN_STATUS_RUNNING ? " still running" : " not started");
+  return absl::StrCat(
+      "attempt ", latest.attempt() + 1,
+      latest.status() == v1::RUN_STATUS_RUNNING ? " still running" : " not started");
 }
 
 }  // namespace
@@ -66,7 +67,8 @@ absl::Time DeadlineWatch::Tick() {
       partitions = ownership_->partitions;
     }
   }
-  absl::StatusOr<std::vector<v1::Run>> due = runs_->ListDueDeadlines(options_.batch, now, partitions);
+  absl::StatusOr<std::vector<v1::Run>> due =
+      runs_->ListDueDeadlines(options_.batch, now, partitions);
   if (!due.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: reading due deadlines failed: " << due.status();
     return next;
@@ -81,8 +83,7 @@ absl::Time DeadlineWatch::Tick() {
   }
   absl::StatusOr<std::vector<v1::Job>> jobs = jobs_->GetJobs(job_ids);
   if (!jobs.ok()) {
-    GNOMON_LOG(WARNING) << "scheduler: reading the jobs of due deadlines failed: "
-                        << jobs.status();
+    GNOMON_LOG(WARNING) << "scheduler: reading the jobs of due deadlines failed: " << jobs.status();
     return next;
   }
   absl::flat_hash_map<int64_t, const v1::Job*> by_id;
@@ -104,12 +105,12 @@ absl::Time DeadlineWatch::Tick() {
     if (job == by_id.end()) continue;  // Deleted since: nobody to tell.
     const int64_t deadline = Ms(head->deadline_time());
     if (DoneBy(attempts, *job->second, deadline)) continue;
-    const std::string reason =
-        absl::StrCat("not done by its deadline ", alarm::FormatTimestamp(head->deadline_time()),
-                     " (", absl::FormatDuration(absl::Milliseconds(TimeUtil::DurationToMilliseconds(
-                               job->second->deadline()))),
-                     " after its ", head->has_scheduled_time() ? "slot" : "trigger", "): ",
-                     StateAt(*latest, deadline));
+    const std::string reason = absl::StrCat(
+        "not done by its deadline ", alarm::FormatTimestamp(head->deadline_time()), " (",
+        absl::FormatDuration(
+            absl::Milliseconds(TimeUtil::DurationToMilliseconds(job->second->deadline()))),
+        " after its ", head->has_scheduled_time() ? "slot" : "trigger",
+        "): ", StateAt(*latest, deadline));
     missed.push_back({*job->second, *latest, reason});
   }
   // Judged first, then told: a fire is never alarmed twice (a failed write
@@ -120,8 +121,7 @@ absl::Time DeadlineWatch::Tick() {
     return next;
   }
   for (alarm::Alarm& a : missed) {
-    GNOMON_LOG(INFO) << "scheduler: job " << a.job.id() << " run " << a.run.id() << " "
-                     << a.reason;
+    GNOMON_LOG(INFO) << "scheduler: job " << a.job.id() << " run " << a.run.id() << " " << a.reason;
     if (metrics_ != nullptr) metrics_->DeadlineMissed();
     if (alarms_ != nullptr) alarms_->Raise(std::move(a));
   }

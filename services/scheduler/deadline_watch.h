@@ -43,8 +43,7 @@ class DeadlineWatch {
  public:
   // `alarms` and `metrics` may be null (nothing raised or counted).
   DeadlineWatch(store::FollowupStore* runs, store::JobStore* jobs, Clock* clock,
-                DeadlineWatchOptions options, alarm::AlarmSender* alarms,
-                SchedulerMetrics* metrics)
+                DeadlineWatchOptions options, alarm::AlarmSender* alarms, SchedulerMetrics* metrics)
       : runs_(runs),
         jobs_(jobs),
         clock_(clock),

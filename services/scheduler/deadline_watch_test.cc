@@ -83,8 +83,7 @@ class DeadlineWatchTest : public ::testing::Test {
     return run.ok() ? *run : v1::Run();
   }
   void End(const v1::Run& run, v1::HandleCode code, int64_t end_ms) {
-    ASSERT_TRUE(
-        store_->ApplyReports({testing::Result(run.id(), code, end_ms)}, group_id_).ok());
+    ASSERT_TRUE(store_->ApplyReports({testing::Result(run.id(), code, end_ms)}, group_id_).ok());
   }
   // Passes at `ms`, then the alarms delivered so far.
   std::vector<alarm::Alarm> TickAt(int64_t ms, int raised_before) {
@@ -106,7 +105,8 @@ class DeadlineWatchTest : public ::testing::Test {
                                c.emplace_back(channel_);
                                return c;
                              }(),
-                             {}, [](int64_t, const std::string&) {}};
+                             {},
+                             [](int64_t, const std::string&) {}};
   DeadlineWatch watch_{store_.get(), store_.get(), &clock_, {}, &sender_, nullptr};
 };
 

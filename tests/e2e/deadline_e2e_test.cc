@@ -21,8 +21,7 @@ using scheduler::alarm::loopback::HttpServer;
 // Triggers `job` with `params` until a run is recorded; its id.
 int64_t Trigger(testing::GnomonCluster& cluster, const v1::Job& job, const std::string& params) {
   v1::TriggerJobResponse t;
-  EXPECT_TRUE(
-      cluster.CtlJson({"job", "trigger", absl::StrCat(job.id()), "--params", params}, &t));
+  EXPECT_TRUE(cluster.CtlJson({"job", "trigger", absl::StrCat(job.id()), "--params", params}, &t));
   return t.run_ids_size() > 0 ? t.run_ids(0) : 0;
 }
 
@@ -43,10 +42,10 @@ TEST(DeadlineE2E, ARunPastItsDeadlineAlarmsOnceAndRunsOnWhileOneInTimeIsQuiet) {
 
   // "slow" sleeps its params in milliseconds; the deadline is 2 s after the trigger.
   v1::Job job;
-  ASSERT_TRUE(cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler",
-                               "slow", "--manual", "--deadline", "2s", "--alarm-webhook",
-                               hook.Url("/deadline")},
-                              &job));
+  ASSERT_TRUE(
+      cluster.CtlJson({"job", "create", "--group", absl::StrCat(group.id()), "--handler", "slow",
+                       "--manual", "--deadline", "2s", "--alarm-webhook", hook.Url("/deadline")},
+                      &job));
   ASSERT_EQ(TimeUtil::DurationToSeconds(job.deadline()), 2);
 
   // In time first (it ends before the slow one passes its deadline).
