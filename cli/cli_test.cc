@@ -476,11 +476,7 @@ TEST_F(CliTest, ApplyLeavesAPausedJobPausedAndGetPrintsNoCount) {
   EXPECT_THAT(r.out, Not(HasSubstr("boom")));
   const std::string got = r.out;
 
-  auto apply = [&](const std::string& text) {
-    files_["etl.yaml"] = text;
-    servers_.state.Set([](testing::AdminState& s) { s.calls.clear(); });
-    return Run({"apply", "-f", "etl.yaml"});
-  };
+  auto apply = [&](const std::string& text) { return ApplyText(text); };
   r = apply(got);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "job/etl/merge unchanged\n");
@@ -643,11 +639,7 @@ TEST_F(CliTest, ApplyRoundTripsTheDeadline) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\ndeadline: 3600s\n"));
 
-  auto apply = [&](const std::string& text) {
-    files_["etl.yaml"] = text;
-    servers_.state.Set([](testing::AdminState& s) { s.calls.clear(); });
-    return Run({"apply", "-f", "etl.yaml"});
-  };
+  auto apply = [&](const std::string& text) { return ApplyText(text); };
   r = apply(got);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "job/etl/merge unchanged\n");

@@ -57,6 +57,12 @@ class CliTest : public ::testing::Test {
     int code = RunCli(args, env_, out, err);
     return {code, out.str(), err.str()};
   }
+  // `gnomonctl apply -f etl.yaml` of `text`, the servers' calls cleared first.
+  CliResult ApplyText(const std::string& text) {
+    files_["etl.yaml"] = text;
+    servers_.state.Set([](AdminState& s) { s.calls.clear(); });
+    return Run({"apply", "-f", "etl.yaml"});
+  }
 
   FakeServers servers_;
   std::map<std::string, std::string> vars_;

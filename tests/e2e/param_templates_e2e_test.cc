@@ -15,7 +15,6 @@
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "services/common/client/auth_metadata.h"
 #include "tests/support/gnomon_cluster.h"
 
 namespace gnomon {
@@ -39,12 +38,7 @@ std::string Expected(absl::Time slot) {
 
 class ParamTemplatesE2E : public ::testing::Test {
  protected:
-  std::unique_ptr<grpc::ClientContext> Ctx() const {
-    auto ctx = std::make_unique<grpc::ClientContext>();
-    ctx->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
-    ctx->AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster_.admin_token()));
-    return ctx;
-  }
+  std::unique_ptr<grpc::ClientContext> Ctx() const { return cluster_.AdminContext(); }
   std::vector<v1::Run> Runs(int64_t job_id) {
     v1::ListRunsRequest l;
     l.set_job_id(job_id);

@@ -12,7 +12,6 @@
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "services/common/client/auth_metadata.h"
 #include "tests/support/gnomon_cluster.h"
 
 namespace gnomon {
@@ -20,12 +19,7 @@ namespace {
 
 class PauseE2E : public ::testing::Test {
  protected:
-  std::unique_ptr<grpc::ClientContext> Ctx() const {
-    auto ctx = std::make_unique<grpc::ClientContext>();
-    ctx->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
-    ctx->AddMetadata(std::string(kAuthorizationKey), BearerValue(cluster_.admin_token()));
-    return ctx;
-  }
+  std::unique_ptr<grpc::ClientContext> Ctx() const { return cluster_.AdminContext(); }
   v1::Job Get(int64_t id) {
     v1::GetJobRequest g;
     g.set_job_id(id);

@@ -10,8 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "services/common/client/auth_metadata.h"
 
 namespace gnomon::testing {
 
@@ -126,6 +128,13 @@ CommandResult GnomonCluster::Ctl(const std::vector<std::string>& args) const {
   argv.insert(argv.end(), ctl_flags_.begin(), ctl_flags_.end());
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv);
+}
+
+std::unique_ptr<grpc::ClientContext> GnomonCluster::AdminContext(absl::Duration timeout) const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  ctx->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  ctx->AddMetadata(std::string(kAuthorizationKey), BearerValue(admin_token_));
+  return ctx;
 }
 
 bool GnomonCluster::CtlJson(const std::vector<std::string>& args,

@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "gnomon/v1/admin.pb.h"
 #include "google/protobuf/message.h"
+#include "grpcpp/client_context.h"
 #include "tests/support/subprocess.h"
 
 namespace gnomon::testing {
@@ -57,6 +58,9 @@ class GnomonCluster {
   // with --http-listen; waits for its log line; nullopt if none comes.
   std::optional<std::string> HttpUrl(int i = 0);
   const std::string& admin_token() const { return admin_token_; }
+  // A call context carrying the admin token, with a deadline `timeout` away.
+  std::unique_ptr<grpc::ClientContext> AdminContext(
+      absl::Duration timeout = absl::Seconds(20)) const;
   const std::string& dir() const { return dir_.path(); }
   Subprocess* gnomond(int i = 0) { return replicas_[i].process.get(); }
 

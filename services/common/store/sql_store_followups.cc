@@ -18,6 +18,18 @@ namespace {
 
 int64_t ClampBatch(int limit) { return limit <= 0 ? 100 : std::min(limit, 10000); }
 
+// `run_ids` (deduplicated, ascending: an UPDATE ... WHERE id IN locks them
+// in id order, run_state.h) as rows of (id) for a multi-row statement.
+std::vector<SqlRow> AscendingIdRows(const std::vector<int64_t>& run_ids) {
+  std::vector<int64_t> ids = run_ids;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<SqlRow> rows;
+  rows.reserve(ids.size());
+  for (int64_t id : ids) rows.push_back({SqlInt(id)});
+  return rows;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<v1::Run>> SqlStore::ListPendingFollowups(
@@ -38,13 +50,7 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::ListPendingFollowups(
 
 absl::Status SqlStore::CompleteFollowups(const std::vector<int64_t>& run_ids) {
   if (run_ids.empty()) return absl::OkStatus();
-  // Ascending ids: the UPDATE ... WHERE id IN locks them in id order (run_state.h).
-  std::vector<int64_t> ids = run_ids;
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  std::vector<SqlRow> rows;
-  rows.reserve(ids.size());
-  for (int64_t id : ids) rows.push_back({SqlInt(id)});
+  const std::vector<SqlRow> rows = AscendingIdRows(run_ids);
   return db_->Transact(
       [&](SqlConn& c) -> absl::Status { return ExecPadded(c, sql_.complete_followups, rows); });
 }
@@ -84,12 +90,7 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::ListDueDeadlines(
 
 absl::Status SqlStore::CompleteDeadlines(const std::vector<int64_t>& run_ids) {
   if (run_ids.empty()) return absl::OkStatus();
-  std::vector<int64_t> ids = run_ids;  // Ascending: locked in id order (run_state.h).
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  std::vector<SqlRow> rows;
-  rows.reserve(ids.size());
-  for (int64_t id : ids) rows.push_back({SqlInt(id)});
+  const std::vector<SqlRow> rows = AscendingIdRows(run_ids);
   return db_->Transact(
       [&](SqlConn& c) -> absl::Status { return ExecPadded(c, sql_.complete_deadlines, rows); });
 }
