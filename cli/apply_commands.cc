@@ -135,6 +135,7 @@ v1::Job Configuration(v1::Job j) {
   j.clear_last_run();
   j.clear_pause_reason();
   j.clear_consecutive_failures();
+  j.clear_fires_left();
   if (j.has_script()) j.mutable_script()->clear_version();
   return j;
 }

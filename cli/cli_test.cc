@@ -5,6 +5,9 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -675,6 +678,245 @@ DEADLINE)";
   // Zero is no deadline, as unset.
   servers_.state.Set([](testing::AdminState& s) { s.job.clear_deadline(); });
   r = apply(with_deadline("  deadline: 0s\n"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge unchanged\n");
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob"));
+}
+
+TEST_F(CliTest, StartEndAndMaxFiresAreSetOnCreateAndClearedByUpdate) {
+  // --start-time is the job's window, not --start (start scheduling now).
+  Result r = Run({"job", "create", "--group", "1", "--handler", "h", "--cron", "0 0 18 * * ?",
+                  "--tz", "Asia/Shanghai", "--start-time", "2024-05-01T00:00:00.250Z", "--end-time",
+                  "2024-06-01T08:00:00+08:00", "--max-fires", "5"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto req = servers_.state.Last<v1::CreateJobRequest>("CreateJob");
+  EXPECT_FALSE(req.start());
+  EXPECT_EQ(req.job().start_time().seconds(), 1714521600);
+  EXPECT_EQ(req.job().start_time().nanos(), 250000000);
+  EXPECT_EQ(req.job().end_time().seconds(), 1717200000);
+  EXPECT_EQ(req.job().end_time().nanos(), 0);
+  EXPECT_EQ(req.job().max_fires(), 5u);
+  // In the job's zone, as its other times (the fake answers the request:
+  // no fires_left).
+  EXPECT_THAT(r.out, HasSubstr("schedule:        cron '0 0 18 * * ?' Asia/Shanghai\n"
+                               "start time:      2024-05-01 08:00:00.25 +08:00\n"
+                               "end time:        2024-06-01 08:00:00 +08:00\n"
+                               "max fires:       5 (0 left)\n"
+                               "next fire:       -\n"));
+
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.set_id(7);
+    s.job.mutable_bean()->set_handler("h");
+    s.job.mutable_schedule()->mutable_fix_rate()->set_seconds(60);
+    *s.job.mutable_start_time() = ToTimestamp(absl::FromUnixSeconds(1714521600));
+    *s.job.mutable_end_time() = ToTimestamp(absl::FromUnixSeconds(1717200000));
+    s.job.set_max_fires(5);
+    s.job.set_fires_left(3);
+    s.job.mutable_deadline()->set_seconds(3600);
+  });
+  r = Run({"job", "update", "7", "--end-time", "2024-07-01T00:00:00Z", "--max-fires", "10"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  v1::Job sent = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob").job();
+  EXPECT_EQ(sent.start_time().seconds(), 1714521600);
+  EXPECT_EQ(sent.end_time().seconds(), 1719792000);
+  EXPECT_EQ(sent.max_fires(), 10u);
+  EXPECT_THAT(r.out, HasSubstr("start time:      2024-05-01 00:00:00 +00:00\n"
+                               "end time:        2024-07-01 00:00:00 +00:00\n"
+                               "max fires:       10 (3 left)\n"));
+
+  // '' clears a time, 0 the limit: the whole job is sent without them.
+  r = Run({"job", "update", "7", "--start-time", "", "--end-time=", "--max-fires", "0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  sent = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob").job();
+  EXPECT_FALSE(sent.has_start_time());
+  EXPECT_FALSE(sent.has_end_time());
+  EXPECT_EQ(sent.max_fires(), 0u);
+  EXPECT_EQ(sent.deadline().seconds(), 3600);
+  EXPECT_EQ(sent.schedule().fix_rate().seconds(), 60);
+  EXPECT_THAT(r.out, HasSubstr("start time:      -\n"
+                               "end time:        -\n"
+                               "max fires:       -\n"));
+  // One alone changes only itself; other flags leave them all alone.
+  r = Run({"job", "update", "7", "--start-time", ""});
+  ASSERT_EQ(r.code, 0) << r.err;
+  sent = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob").job();
+  EXPECT_FALSE(sent.has_start_time());
+  EXPECT_EQ(sent.end_time().seconds(), 1717200000);
+  EXPECT_EQ(sent.max_fires(), 5u);
+  r = Run({"job", "update", "7", "--deadline", "2h"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  sent = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob").job();
+  EXPECT_EQ(sent.start_time().seconds(), 1714521600);
+  EXPECT_EQ(sent.end_time().seconds(), 1717200000);
+  EXPECT_EQ(sent.max_fires(), 5u);
+
+  // Not an RFC 3339 time, or not a count the field can hold: a usage error
+  // naming the flag, nothing sent (not even the update's read). The rest
+  // (years, end after start, max_fires' range and schedule) is the
+  // server's to check.
+  servers_.state.Set([](testing::AdminState& s) { s.calls.clear(); });
+  const std::vector<std::pair<std::string, std::vector<std::string>>> bad_values = {
+      {"--start-time",
+       {"tomorrow", "2024-05-01", "2024-05-01 12:00:00", "2024-05-01T12:00:00", "1714564800",
+        "infinite-past", "infinite-future"}},
+      {"--end-time", {"2024-13-01T00:00:00Z", "next week", "infinite-future"}},
+      {"--max-fires", {"-1", "five", "1.5", "4294967296", ""}},
+  };
+  for (const auto& [flag, values] : bad_values) {
+    for (const std::string& bad : values) {
+      r = Run({"job", "create", "--group", "1", "--handler", "h", "--every", "1s", flag, bad});
+      EXPECT_EQ(r.code, 2) << flag << " " << bad;
+      EXPECT_THAT(r.err, HasSubstr(flag)) << bad;
+      r = Run({"job", "update", "7", flag, bad});
+      EXPECT_EQ(r.code, 2) << flag << " " << bad;
+      EXPECT_THAT(r.err, HasSubstr(flag)) << bad;
+    }
+  }
+  EXPECT_THAT(servers_.state.Methods(), IsEmpty());
+}
+
+TEST_F(CliTest, JobGetAndListWideShowStartEndAndMaxFires) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.set_id(7);
+    s.job.mutable_schedule()->mutable_cron()->set_expression("0 0 18 * * ?");
+    s.job.mutable_schedule()->mutable_cron()->set_time_zone("Asia/Shanghai");
+    *s.job.mutable_start_time() = ToTimestamp(absl::FromUnixSeconds(1714608000));
+    *s.job.mutable_end_time() = ToTimestamp(absl::FromUnixSeconds(1717200000));
+    s.job.set_max_fires(5);
+    s.job.set_fires_left(3);
+    s.job_pages.resize(1);
+    *s.job_pages[0].add_jobs() = s.job;
+  });
+  Result r = Run({"job", "get", "7"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("start time:      2024-05-02 08:00:00 +08:00\n"
+                               "end time:        2024-06-01 08:00:00 +08:00\n"
+                               "max fires:       5 (3 left)\n"));
+  // All spent: the server shows no next fire.
+  servers_.state.Set([](testing::AdminState& s) { s.job.set_fires_left(0); });
+  r = Run({"job", "get", "7"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("max fires:       5 (0 left)\nnext fire:       -\n"));
+  r = Run({"job", "get", "7", "-o", "yaml"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\nstart_time: 2024-05-02T00:00:00Z\n"));
+  EXPECT_THAT(r.out, HasSubstr("\nmax_fires: 5\nfires_left: 0\n"));
+
+  r = Run({"job", "list", "-o", "wide"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out,
+              HasSubstr("DESCRIPTION  START TIME                  END TIME                    "
+                        "MAX FIRES   BLOCK"));
+  EXPECT_THAT(r.out, HasSubstr("  2024-05-02 08:00:00 +08:00  2024-06-01 08:00:00 +08:00  "
+                               "5 (3 left)  serial"));
+  r = Run({"job", "list"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("MAX FIRES")));
+
+  // None of them: '-'.
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.clear_start_time();
+    s.job.clear_end_time();
+    s.job.set_max_fires(0);
+    s.job_pages[0].mutable_jobs(0)->clear_start_time();
+    s.job_pages[0].mutable_jobs(0)->clear_end_time();
+    s.job_pages[0].mutable_jobs(0)->set_max_fires(0);
+  });
+  r = Run({"job", "get", "7"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("start time:      -\n"
+                               "end time:        -\n"
+                               "max fires:       -\n"));
+  r = Run({"job", "list", "-o", "wide"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("START TIME  END TIME  MAX FIRES  BLOCK"));
+  EXPECT_THAT(r.out, HasSubstr("  -           -         -          serial"));
+}
+
+// start_time, end_time and max_fires are job fields like any other in apply
+// documents (the JSON mapping's RFC 3339 times); fires_left is the server's,
+// ignored as consecutive_failures is: `get` prints it cleared, and a job
+// applies back unchanged whatever its count.
+TEST_F(CliTest, ApplyRoundTripsStartEndAndMaxFires) {
+  servers_.state.Set([](testing::AdminState& s) {
+    v1::Group* g = s.groups.add_groups();
+    g->set_id(4);
+    g->set_app_name("etl");
+    g->mutable_auto_registration();
+    s.job.set_id(7);
+    s.job.set_group_id(4);
+    s.job.set_name("merge");
+    s.job.mutable_bean()->set_handler("merge");
+    s.job.mutable_schedule()->mutable_fix_rate()->set_seconds(60);
+    s.job.set_state(v1::JOB_STATE_RUNNING);
+    *s.job.mutable_start_time() = ToTimestamp(absl::FromUnixSeconds(1714608000));
+    *s.job.mutable_end_time() = ToTimestamp(absl::FromUnixSeconds(1717200000));
+    s.job.set_max_fires(5);
+    s.job.set_fires_left(3);
+  });
+  Result r = Run({"get", "job", "etl/merge"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  start_time: 2024-05-02T00:00:00Z\n"));
+  EXPECT_THAT(r.out, HasSubstr("  end_time: 2024-06-01T00:00:00Z\n"));
+  EXPECT_THAT(r.out, HasSubstr("  max_fires: 5\n"));
+  EXPECT_THAT(r.out, HasSubstr("  fires_left: 0\n"));  // Output only: cleared.
+  const std::string got = r.out;
+
+  r = ApplyText(got);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge unchanged\n");
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob"));
+
+  const std::string doc = R"(kind: Job
+app: etl
+job:
+  name: merge
+  bean: {handler: merge}
+  schedule: {fixRate: 60s}
+LIFETIME)";
+  auto with = [&](const std::string& lines) {
+    std::string text = doc;
+    return text.replace(text.find("LIFETIME"), 8, lines);
+  };
+  // The same instants in another offset, and any firesLeft: unchanged.
+  r =
+      ApplyText(with("  startTime: 2024-05-02T08:00:00+08:00\n"
+                     "  endTime: '2024-06-01T00:00:00Z'\n"
+                     "  maxFires: 5\n"
+                     "  firesLeft: 1\n"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge unchanged\n");
+  EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob"));
+
+  r =
+      ApplyText(with("  startTime: 2024-05-02T00:00:00Z\n"
+                     "  endTime: 2024-07-01T00:00:00Z\n"
+                     "  maxFires: 10\n"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge configured\n");
+  v1::Job sent = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob").job();
+  EXPECT_EQ(sent.start_time().seconds(), 1714608000);
+  EXPECT_EQ(sent.end_time().seconds(), 1719792000);
+  EXPECT_EQ(sent.max_fires(), 10u);
+  EXPECT_EQ(sent.fires_left(), 0u);
+
+  // Left out: the job is updated to have none.
+  r = ApplyText(with(""));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "job/etl/merge configured\n");
+  sent = servers_.state.Last<v1::UpdateJobRequest>("UpdateJob").job();
+  EXPECT_FALSE(sent.has_start_time());
+  EXPECT_FALSE(sent.has_end_time());
+  EXPECT_EQ(sent.max_fires(), 0u);
+
+  // A job without them, whose server count is left over, applies back
+  // unchanged from a document without them.
+  servers_.state.Set([](testing::AdminState& s) {
+    s.job.clear_start_time();
+    s.job.clear_end_time();
+    s.job.set_max_fires(0);
+  });
+  r = ApplyText(with("  maxFires: 0\n"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "job/etl/merge unchanged\n");
   EXPECT_THAT(servers_.state.Methods(), ElementsAre("ListGroups", "GetJob"));

@@ -159,6 +159,7 @@ int Copy(CommandContext& c) {
   job.clear_last_run();
   job.clear_pause_reason();
   job.clear_consecutive_failures();
+  job.clear_fires_left();
   if (job.has_script()) job.mutable_script()->clear_version();
   v1::Job created;
   auto rpc = c.NewRpcContext();
@@ -214,7 +215,10 @@ std::vector<Command> JobCommands() {
        "gnomonctl job create --group 3 --script-shell ./cleanup.sh --every 30s "
        "--retries 3 --retry-delay 1s --pause-after-failures 5\n"
        "gnomonctl job create --group 3 --handler shard --manual --route "
-       "broadcast --children 8,9",
+       "broadcast --children 8,9\n"
+       "gnomonctl job create --group 3 --handler promo --cron '0 0 9 * * ?' "
+       "--start-time 2026-12-01T00:00:00Z --end-time 2027-01-01T00:00:00Z --start\n"
+       "gnomonctl job create --group 3 --handler warmup --every 1m --max-fires 10 --start",
        Create},
       {"job", "list",
        "[--group ID] [--name T] [--handler T] [--author T] [--description T] [--schedule K] "
@@ -234,6 +238,8 @@ std::vector<Command> JobCommands() {
        "gnomonctl job update 7 --retries 0 --children ''\n"
        "gnomonctl job update 7 --pause-after-failures 5\n"
        "gnomonctl job update 7 --deadline 0\n"
+       "gnomonctl job update 7 --end-time 2027-01-01T00:00:00+01:00 --max-fires 0\n"
+       "gnomonctl job update 7 --start-time ''\n"
        "gnomonctl job update 7 --script-shell ./cleanup.sh --remark 'skip "
        "empty dirs'",
        Update},

@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "cli/format.h"
 #include "cli/names.h"
 #include "cli/requests.h"
@@ -171,6 +172,49 @@ absl::Status ApplyDeadline(const ParsedArgs& args, v1::Job* job) {
   return absl::OkStatus();
 }
 
+// Sets the timestamp field `mutable_field()` returns from flag `name`, an
+// RFC 3339 time, only if the flag was given; '' clears it (`clear_field()`).
+template <typename MutableField, typename ClearField>
+absl::Status SetTimeOrClear(const ParsedArgs& args, const char* name, MutableField mutable_field,
+                            ClearField clear_field) {
+  auto text = args.Get(name);
+  if (!text) return absl::OkStatus();
+  if (text->empty()) {
+    clear_field();
+    return absl::OkStatus();
+  }
+  const std::string flag = absl::StrCat("--", name);
+  ASSIGN_OR_RETURN(absl::Time t, ParseTimeFlag(flag, *text));
+  // absl::ParseTime also takes "infinite-future" and "infinite-past".
+  if (t == absl::InfiniteFuture() || t == absl::InfinitePast()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        flag, " must be an RFC 3339 time such as 2024-05-01T12:00:00Z, not '", *text, "'"));
+  }
+  *mutable_field() = ToTimestamp(t);
+  return absl::OkStatus();
+}
+
+// --start-time / --end-time TIME ('' clears either) and --max-fires N (0
+// clears it). The server checks the rest: years 1970..9999, the end after
+// the start, max_fires 0..1000000 and only with a cron or fixed-rate
+// schedule; here only that N fits the field.
+absl::Status ApplyLifetime(const ParsedArgs& args, v1::Job* job) {
+  RETURN_IF_ERROR(SetTimeOrClear(
+      args, "start-time", [job] { return job->mutable_start_time(); },
+      [job] { job->clear_start_time(); }));
+  RETURN_IF_ERROR(SetTimeOrClear(
+      args, "end-time", [job] { return job->mutable_end_time(); },
+      [job] { job->clear_end_time(); }));
+  auto n = args.Get("max-fires");
+  if (!n) return absl::OkStatus();
+  ASSIGN_OR_RETURN(int64_t count, ParseCount("--max-fires", *n));
+  if (count > std::numeric_limits<uint32_t>::max()) {
+    return absl::InvalidArgumentError(absl::StrCat("--max-fires is too large: ", *n));
+  }
+  job->set_max_fires(static_cast<uint32_t>(count));
+  return absl::OkStatus();
+}
+
 absl::Status ApplyMisfire(const ParsedArgs& args, v1::Job* job) {
   if (CountGiven(args, {"misfire", "max-catch-up", "misfire-threshold"}) == 0) {
     return absl::OkStatus();
@@ -239,6 +283,15 @@ std::vector<FlagSpec> JobFlagSpecs() {
       {"every", "", true, "DUR", "Fixed rate: fire every DUR (e.g. 2s, 500ms)."},
       {"delay", "", true, "DUR", "Fixed delay: fire DUR after the previous run ended."},
       {"manual", "", false, "", "No schedule: fire only on trigger."},
+      {"start-time", "", true, "TIME",
+       "Its schedule fires no slot before TIME (RFC 3339, e.g. 2024-05-01T12:00:00Z); "
+       "'' for none."},
+      {"end-time", "", true, "TIME",
+       "Its schedule fires no slot at or after TIME (RFC 3339): then the job stays running "
+       "with no next fire; '' for none."},
+      {"max-fires", "", true, "N",
+       "Its schedule fires at most N slots from when the job was last started (job start, or "
+       "create --start), then has no next fire; 0: no limit; only with --cron or --every."},
       {"desc", "", true, "D", "Description."},
       {"author", "", true, "NAME", "Owner, for people."},
       {"name", "", true, "NAME",
@@ -285,6 +338,7 @@ absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating, const FileRead
   }
   RETURN_IF_ERROR(ApplyTask(args, creating, read_file, job));
   RETURN_IF_ERROR(ApplySchedule(args, creating, job));
+  RETURN_IF_ERROR(ApplyLifetime(args, job));
   if (auto desc = args.Get("desc")) job->set_description(*desc);
   if (auto author = args.Get("author")) job->set_author(*author);
   if (auto name = args.Get("name")) job->set_name(*name);

@@ -45,6 +45,18 @@ std::string PauseText(const v1::Job& job) {
                       job.consecutive_failures(), " so far)");
 }
 
+// "5 (3 left)": the slots its schedule fires from when it was last started,
+// and those it will still fire; "" (shown "-") without a limit.
+std::string MaxFiresText(const v1::Job& job) {
+  if (job.max_fires() == 0) return "";
+  return absl::StrCat(job.max_fires(), " (", job.fires_left(), " left)");
+}
+
+// A job's start or end time in its zone; "-" when unset.
+std::string BoundText(bool has, const google::protobuf::Timestamp& ts, absl::TimeZone zone) {
+  return has ? FormatAbslScheduleTime(ToAbslTime(ts), zone) : "-";
+}
+
 std::string RouteText(const v1::Job& job) {
   return job.route_strategy() == v1::ROUTE_STRATEGY_UNSPECIFIED ? "first"
                                                                 : RouteName(job.route_strategy());
@@ -92,8 +104,8 @@ void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out) 
   std::vector<std::string> header = {"ID",   "NAME",  "GROUP",     "STATE",    "SCHEDULE",
                                      "TASK", "ROUTE", "NEXT FIRE", "LAST RUN", "DESCRIPTION"};
   if (wide) {
-    header.insert(header.end(),
-                  {"BLOCK", "RUN TIMEOUT", "DEADLINE", "RETRIES", "CHILDREN", "AUTHOR", "UPDATED"});
+    header.insert(header.end(), {"START TIME", "END TIME", "MAX FIRES", "BLOCK", "RUN TIMEOUT",
+                                 "DEADLINE", "RETRIES", "CHILDREN", "AUTHOR", "UPDATED"});
   }
   Table table(std::move(header));
   for (const v1::Job& j : jobs) {
@@ -110,7 +122,9 @@ void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out) 
                                     j.description()};
     if (wide) {
       row.insert(row.end(),
-                 {BlockText(j), FormatDuration(j.timeout()), FormatDuration(j.deadline()),
+                 {BoundText(j.has_start_time(), j.start_time(), zone),
+                  BoundText(j.has_end_time(), j.end_time(), zone), MaxFiresText(j), BlockText(j),
+                  FormatDuration(j.timeout()), FormatDuration(j.deadline()),
                   absl::StrCat(j.retry().max_retries()), absl::StrJoin(j.child_job_ids(), ","),
                   j.author(), FormatScheduleTime(j.update_time(), zone)});
     }
@@ -134,6 +148,9 @@ void PrintJobDetails(const v1::Job& job, std::ostream& out) {
     d.Add("state", JobStateName(job.state()));
   }
   d.Add("schedule", DescribeSchedule(job.schedule()));
+  d.Add("start time", BoundText(job.has_start_time(), job.start_time(), zone));
+  d.Add("end time", BoundText(job.has_end_time(), job.end_time(), zone));
+  d.Add("max fires", MaxFiresText(job));
   d.Add("next fire", FormatScheduleTime(job.next_fire_time(), zone));
   d.Add("last fire", FormatScheduleTime(job.last_fire_time(), zone));
   d.Add("last run", LastRunText(job));

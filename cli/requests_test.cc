@@ -146,6 +146,12 @@ TEST(JobRequestTest, CreateWithEveryFlag) {
                            "1m",
                            "--deadline",
                            "2h",
+                           "--start-time",
+                           "2024-05-01T08:00:00+02:00",
+                           "--end-time",
+                           "2024-06-01T00:00:00Z",
+                           "--max-fires",
+                           "30",
                            "--children",
                            "4,5",
                            "--children-after-all-shards",
@@ -182,6 +188,9 @@ TEST(JobRequestTest, CreateWithEveryFlag) {
         max_delay { seconds: 60 }
       }
       deadline { seconds: 7200 }
+      start_time { seconds: 1714543200 }
+      end_time { seconds: 1717200000 }
+      max_fires: 30
       misfire {
         policy: MISFIRE_POLICY_CATCH_UP
         threshold { seconds: 5 }

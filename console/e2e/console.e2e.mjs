@@ -567,6 +567,59 @@ await step("the job form sets a deadline on create, shows it on edit and on a ru
   await page.locator(`tr[data-job-id="${id}"]`).waitFor();
 });
 
+await step('a fixed-rate job run at most 2 times through the form fires 2 slots, then stays running with no next fire', async () => {
+  const description = `e2e max fires ${stamp}`;
+  const maxBox = () => page.getByLabel('Run at most N times (0: no limit)');
+  const endBox = () => page.getByLabel('End time (empty for none)');
+  await createJob({ description, handler: 'demo', kind: 'fixRate' });
+  await page.getByLabel('Interval (seconds)').fill('1');
+  check((await maxBox().inputValue()) === '0', `a new job's max fires is "${await maxBox().inputValue()}"`);
+  check((await endBox().inputValue()) === '', `a new job's end time is "${await endBox().inputValue()}"`);
+  check((await page.getByLabel('Start time (empty for none)').inputValue()) === '', 'a new job has a start time');
+  await maxBox().fill('2');
+  const end = new Date(Date.now() + 3600e3).toISOString().replace(/\.\d+Z$/, 'Z'); // RFC 3339, an hour from now
+  await endBox().fill(end);
+  await page.getByLabel('Running (fires on its schedule)').check();
+  const id = await saveJobAndFindId(description);
+  const created = await api('JobAdmin/GetJob', { jobId: id });
+  check(created.maxFires === 2, `the form did not send maxFires 2: ${JSON.stringify(created.maxFires)}`);
+  check(created.endTime && Date.parse(created.endTime) === Date.parse(end), `the form did not send endTime ${end}: ${JSON.stringify(created.endTime)}`);
+  check(!created.startTime, `an empty start time was sent: ${JSON.stringify(created.startTime)}`);
+
+  // Every second, twice: then no slot is left (firesLeft 0 is left out of the JSON) and it stays running.
+  const pollUntil = Date.now() + 20_000;
+  let job = created;
+  while (job.firesLeft || job.nextFireTime) {
+    check(Date.now() < pollUntil, `after 20 s the job has ${job.firesLeft ?? 0} fires left, next fire ${job.nextFireTime}`);
+    await new Promise((res) => setTimeout(res, 250));
+    job = await api('JobAdmin/GetJob', { jobId: id });
+  }
+  check(job.state === 'JOB_STATE_RUNNING', `a job with its fires spent is ${job.state}, not running`);
+
+  await nav('Jobs').click();
+  await page.getByRole('link', { name: `Edit job ${id}` }).click();
+  await page.getByRole('heading', { name: `Edit job ${id}` }).waitFor();
+  await page.locator('dl[aria-label="Job summary"]').waitFor();
+  await page.waitForFunction((d) => document.querySelector(`input[value="${d}"]`), description);
+  check((await field('Fires left').textContent()) === '0 of 2', `the job summary's fires left: "${await field('Fires left').textContent()}"`);
+  // The browser runs in UTC, as fmtTime shows it.
+  const endShown = new Date(end).toISOString().slice(0, 19).replace('T', ' ');
+  check((await field('Runs until').textContent()) === endShown, `the job summary's end: "${await field('Runs until').textContent()}", not "${endShown}"`);
+  check(!(await field('Runs from').count()), 'a job without a start time shows one in its summary');
+  check((await field('Next fire').textContent()) === '—', `a spent job shows next fire "${await field('Next fire').textContent()}"`);
+  check((await maxBox().inputValue()) === '2', `the edit form shows max fires "${await maxBox().inputValue()}"`);
+  check(Date.parse(await endBox().inputValue()) === Date.parse(end), `the edit form shows end time "${await endBox().inputValue()}"`);
+  await shot('job-max-fires');
+
+  // Two more intervals: still exactly its 2 slots' runs.
+  await page.waitForTimeout(2000);
+  const runs = (await api('JobAdmin/ListRuns', { jobId: id, pageSize: 100 })).runs ?? [];
+  check(runs.length === 2, `a job run at most 2 times has ${runs.length} runs: ${JSON.stringify(runs.map((r) => [r.id, r.triggerType, r.scheduledTime]))}`);
+  await page.getByRole('button', { name: 'Back to jobs' }).click();
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  await page.locator(`tr[data-job-id="${id}"]`).waitFor();
+});
+
 let backfillRuns;
 await step('a backfill of the 3 days before today of the daily cron job creates 3 runs, found again by the trigger-type filter', async () => {
   await nav('Jobs').click();
@@ -649,7 +702,14 @@ await step('the dashboard shows lateness and duration percentiles once a fixed-r
     check(/ s \/ /.test(await page.locator('dd[data-field="Run duration"]').textContent()), 'no duration percentiles');
     await page.getByRole('img', { name: 'Lateness per day, p50 and p99' }).waitFor();
     await shot('dashboard-lateness');
-    // A job fired by its schedule shows its last fire, in the table and on its page.
+    // A job fired by its schedule shows its last fire, in the table and on its page. The lateness
+    // above may be an earlier job's (the max-fires one): wait until this one has fired and run.
+    for (;;) {
+      const j = await api('JobAdmin/GetJob', { jobId: job.id });
+      if (j.lastFireTime && j.lastRun?.runId) break;
+      check(Date.now() < deadline, `the fixed-rate job has not fired: ${JSON.stringify(j)}`);
+      await new Promise((res) => setTimeout(res, 200));
+    }
     await page.goto(`${URL_}/jobs?name=e2e-rate-${stamp}`);
     const row = page.locator(`tr[data-job-id="${job.id}"]`);
     await row.waitFor();

@@ -71,6 +71,17 @@ export interface Job {
    * (its trigger time without one), e.g. "3600s"; 1 s to 7 days; unset: none.
    */
   deadline?: string;
+  /** Its schedule fires no slot before this (RFC 3339); unset: no start. */
+  startTime?: string;
+  /** Its schedule fires no slot at or after this (RFC 3339): the job then stays running with no next fire; unset: no end. */
+  endTime?: string;
+  /**
+   * At most this many slots of its schedule from when it was last started (Start again counts afresh), then no next
+   * fire; only with a cron or fixed-rate schedule; 0 or unset: no limit.
+   */
+  maxFires?: number;
+  /** Output only, with maxFires: the slots its schedule will still fire (unset: 0). */
+  firesLeft?: number;
 }
 
 /** One kept version of a script job's script (JobAdmin.ListScriptVersions / GetScriptVersion). */

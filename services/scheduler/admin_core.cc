@@ -337,8 +337,13 @@ absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req,
   if (job.group_id() != current.group_id())
     RETURN_IF_ERROR(CheckGroupQuota(job.group_id(), 1, "job.group_id"));
   std::optional<int64_t> next;
+  // Its slots change with the schedule, its start and end, and max_fires
+  // (counted afresh by the store).
   const bool schedule_changed =
-      job.schedule().SerializeAsString() != current.schedule().SerializeAsString();
+      job.schedule().SerializeAsString() != current.schedule().SerializeAsString() ||
+      job.start_time().SerializeAsString() != current.start_time().SerializeAsString() ||
+      job.end_time().SerializeAsString() != current.end_time().SerializeAsString() ||
+      job.max_fires() != current.max_fires();
   if (current.state() == v1::JOB_STATE_RUNNING && schedule_changed) {
     next = FirstSlot(job, clock_->NowMillis());
   }
@@ -356,9 +361,14 @@ absl::Status AdminCore::DeleteJob(int64_t job_id, bool purge_runs) {
 
 absl::StatusOr<v1::Job> AdminCore::StartJob(int64_t job_id) {
   ASSIGN_OR_RETURN(v1::Job job, FindJob(job_id));
-  if (job.state() == v1::JOB_STATE_RUNNING) return job;
+  // A running job with no next fire (its max_fires spent) starts afresh.
+  if (job.state() == v1::JOB_STATE_RUNNING && job.has_next_fire_time()) return job;
   const int64_t next = FirstSlot(job, clock_->NowMillis());
   if (next == store::kNever) {
+    if (job.has_end_time()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("job_id: job ", job_id, " has no slot left before its end_time"));
+    }
     return absl::FailedPreconditionError(absl::StrCat(
         "job_id: job ", job_id, "'s schedule never fires by itself; trigger it instead"));
   }

@@ -56,6 +56,26 @@ absl::Status CheckAlarm(const v1::AlarmTargets& alarm) {
   return absl::OkStatus();
 }
 
+// start_time before end_time; max_fires only where the schedule counts slots.
+absl::Status CheckLifetime(const v1::Job& job) {
+  RETURN_IF_ERROR(
+      FirstError({job.has_start_time() ? checks::CheckTimestamp("job.start_time", job.start_time())
+                                       : absl::OkStatus(),
+                  job.has_end_time() ? checks::CheckTimestamp("job.end_time", job.end_time())
+                                     : absl::OkStatus(),
+                  CheckRange("job.max_fires", job.max_fires(), 0, 1000000)}));
+  using google::protobuf::util::TimeUtil;
+  if (job.has_start_time() && job.has_end_time() &&
+      TimeUtil::TimestampToMilliseconds(job.end_time()) <=
+          TimeUtil::TimestampToMilliseconds(job.start_time())) {
+    return Invalid("job.end_time", "must be after start_time");
+  }
+  if (job.max_fires() > 0 && !job.schedule().has_cron() && !job.schedule().has_fix_rate()) {
+    return Invalid("job.max_fires", "needs a cron or fixed-rate schedule");
+  }
+  return absl::OkStatus();
+}
+
 // 0 (none), or 1 s to 7 days.
 absl::Status CheckDeadline(const v1::Job& job) {
   RETURN_IF_ERROR(
@@ -141,6 +161,7 @@ absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits) {
       CheckRange("job.misfire.max_catch_up", job.misfire().max_catch_up(), 0, kMaxCatchUp),
       CheckDuration("job.timeout", job.timeout(), absl::ZeroDuration(), absl::Hours(24 * 7)),
       CheckDeadline(job),
+      CheckLifetime(job),
       CheckRange("job.retry.max_retries", retry.max_retries(), 0, limits.max_retries),
       CheckDuration("job.retry.initial_delay", retry.initial_delay(), absl::ZeroDuration(),
                     absl::Hours(24)),

@@ -35,7 +35,9 @@ v1::Job WorkflowSlots(const v1::Workflow& workflow) {
   return j;
 }
 
-int64_t FirstSlot(const v1::Job& job, int64_t now_ms, const schedule::CompiledCron* cron) {
+namespace {
+
+int64_t RawFirstSlot(const v1::Job& job, int64_t now_ms, const schedule::CompiledCron* cron) {
   const v1::Schedule& s = job.schedule();
   switch (s.kind_case()) {
     case v1::Schedule::kCron:
@@ -49,7 +51,7 @@ int64_t FirstSlot(const v1::Job& job, int64_t now_ms, const schedule::CompiledCr
   }
 }
 
-int64_t SlotAfter(const v1::Job& job, int64_t slot_ms, const schedule::CompiledCron* cron) {
+int64_t RawSlotAfter(const v1::Job& job, int64_t slot_ms, const schedule::CompiledCron* cron) {
   const v1::Schedule& s = job.schedule();
   switch (s.kind_case()) {
     case v1::Schedule::kCron:
@@ -61,8 +63,8 @@ int64_t SlotAfter(const v1::Job& job, int64_t slot_ms, const schedule::CompiledC
   }
 }
 
-int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms,
-                          const schedule::CompiledCron* cron) {
+int64_t RawFirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms,
+                             const schedule::CompiledCron* cron) {
   const v1::Schedule& s = job.schedule();
   switch (s.kind_case()) {
     case v1::Schedule::kCron:
@@ -75,6 +77,36 @@ int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms,
     default:
       return store::kNever;
   }
+}
+
+// `slot` within the job's start_time and end_time: a slot before the start
+// moves to the first at or after it, one at or after the end is kNever.
+int64_t Bounded(const v1::Job& job, int64_t slot, const schedule::CompiledCron* cron) {
+  if (slot == store::kNever) return slot;
+  if (job.has_start_time()) {
+    const int64_t start = TimeUtil::TimestampToMilliseconds(job.start_time());
+    if (slot < start) slot = RawFirstSlotAfterNow(job, slot, start - 1, cron);
+  }
+  if (slot != store::kNever && job.has_end_time() &&
+      slot >= TimeUtil::TimestampToMilliseconds(job.end_time())) {
+    return store::kNever;
+  }
+  return slot;
+}
+
+}  // namespace
+
+int64_t FirstSlot(const v1::Job& job, int64_t now_ms, const schedule::CompiledCron* cron) {
+  return Bounded(job, RawFirstSlot(job, now_ms, cron), cron);
+}
+
+int64_t SlotAfter(const v1::Job& job, int64_t slot_ms, const schedule::CompiledCron* cron) {
+  return Bounded(job, RawSlotAfter(job, slot_ms, cron), cron);
+}
+
+int64_t FirstSlotAfterNow(const v1::Job& job, int64_t slot_ms, int64_t now_ms,
+                          const schedule::CompiledCron* cron) {
+  return Bounded(job, RawFirstSlotAfterNow(job, slot_ms, now_ms, cron), cron);
 }
 
 int64_t SlotsBetween(const v1::Job& job, int64_t from_ms, int64_t to_ms,

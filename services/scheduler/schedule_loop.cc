@@ -167,11 +167,13 @@ void ScheduleLoop::Refresh(int64_t now_ms) {
 }
 
 void ScheduleLoop::Arm(std::shared_ptr<const v1::Job> job,
-                       std::shared_ptr<const schedule::CompiledCron> cron, int64_t cursor) {
+                       std::shared_ptr<const schedule::CompiledCron> cron, int64_t cursor,
+                       int64_t fires_left) {
   const int64_t id = job->id();
   Disarm(id);
   if (cursor == store::kNever) return;
-  armed_[id] = Armed{std::move(job), std::move(cron), cursor, 0};
+  if (fires_left < 0 && job->max_fires() > 0) fires_left = job->fires_left();
+  armed_[id] = Armed{std::move(job), std::move(cron), cursor, 0, fires_left};
   timer_.emplace(cursor, id);
 }
 
@@ -239,6 +241,18 @@ void ScheduleLoop::Preread(int64_t now_ms) {
   }
 }
 
+void ScheduleLoop::CountFire(Armed& armed, Planned& p) {
+  if (armed.fires_left < 0) return;  // No max_fires.
+  if (armed.fires_left == 0) {       // Spent (a cursor written before it was): nothing more.
+    p.fires = false;
+    p.advance.next_fire_ms = store::kNever;
+  } else if (p.fires) {
+    p.advance.fired = 1;
+    if (--armed.fires_left == 0) p.advance.next_fire_ms = store::kNever;  // Its last slot.
+  }
+  p.fires_left = armed.fires_left;
+}
+
 ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
   const v1::Job& job = *armed.job;
   const schedule::CompiledCron* cron = armed.cron.get();
@@ -259,6 +273,7 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
   if (!late) {
     armed.caught_up = 0;
     p.advance.next_fire_ms = SlotAfter(job, armed.cursor, cron);
+    CountFire(armed, p);
     return p;
   }
   // A misfire: the slot was not fired in time (scheduler down, store slow).
@@ -302,6 +317,7 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
   }
   example_job_ = job.id();
   example_slot_ms_ = armed.cursor;
+  CountFire(armed, p);
   return p;
 }
 
@@ -391,13 +407,14 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
     if (!inserted) {
       it->second.next_fire_ms = a.next_fire_ms;  // Keep the first expected cursor.
       it->second.last_fire_ms = a.last_fire_ms;
+      it->second.fired += a.fired;
     }
     // A FIX_DELAY job waits for its run's end, whose follow-up sends the next
     // fire (Reschedule), a compare-and-set from this cursor: written at once.
     if (a.next_fire_ms == store::kNever) advance_now_ = true;
     // An Invalidate sent meanwhile is applied at the next tick and disarms it again.
     if (armed_.contains(a.job_id) || a.next_fire_ms > until) continue;
-    Arm(plans[i].fire.job, plans[i].cron, a.next_fire_ms);
+    Arm(plans[i].fire.job, plans[i].cron, a.next_fire_ms, plans[i].fires_left);
     if (auto armed = armed_.find(a.job_id); armed != armed_.end())
       armed->second.caught_up = caught_up[i];
   }

@@ -135,12 +135,17 @@ class ScheduleLoop {
     std::shared_ptr<const schedule::CompiledCron> cron;
     int64_t cursor = store::kNever;
     uint32_t caught_up = 0;  // Consecutive CATCH_UP fires.
+    // With max_fires: the slots it will still fire (this one included);
+    // -1 without. Counted here as slots fire, and in the store as their
+    // cursors are written (JobAdvance::fired).
+    int64_t fires_left = -1;
   };
   struct Planned {
     FireSpec fire;
     std::shared_ptr<const schedule::CompiledCron> cron;
     bool fires = true;
     store::JobAdvance advance;
+    int64_t fires_left = -1;  // Armed::fires_left after this fire.
   };
 
   // The owner's tick; returns when to tick next (ms).
@@ -153,13 +158,17 @@ class ScheduleLoop {
   // pending one and marks those jobs to be re-read.
   absl::Status ApplyReschedule(const std::vector<store::JobAdvance>& advances);
   void ApplyOwnership(std::shared_ptr<const Ownership> ownership);
+  // `fires_left`: Armed::fires_left (-1: as the job read says).
   void Arm(std::shared_ptr<const v1::Job> job, std::shared_ptr<const schedule::CompiledCron> cron,
-           int64_t cursor);
+           int64_t cursor, int64_t fires_left = -1);
   // Arms a job read from the store: shared from here on, its cron compiled once.
   void Arm(v1::Job job, int64_t cursor);
   void Disarm(int64_t job_id);
   // Plans the fire of the job's due slot and its new cursor.
   Planned Plan(Armed& armed, int64_t now_ms);
+  // A job with max_fires: counts `p`'s fire off `armed`; after its last
+  // slot the new cursor is kNever.
+  static void CountFire(Armed& armed, Planned& p);
   void Preread(int64_t now_ms);
   // Re-reads the invalidated jobs one by one and arms those due in the window.
   void Refresh(int64_t now_ms);

@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
+#include "services/scheduler/next_fire.h"
 #include "services/scheduler/run_recorder.h"
 #include "services/scheduler/testing/ownership.h"
 #include "services/scheduler/testing/recording_sink.h"
@@ -277,6 +278,73 @@ TEST_F(ScheduleLoopTest, FixRateFiresEachSlotAtItsMillisecond) {
   }
   loop.Stop();  // Writes the batched cursor advances.
   EXPECT_EQ(Cursor(id), kStart + 2100);
+}
+
+// max_fires: the schedule fires that many slots from when the job was
+// started, then has no next fire; the store counts them down with the
+// cursors; starting it again gives it all of them again.
+TEST_F(ScheduleLoopTest, AJobWithMaxFiresFiresThatManySlotsThenNoMore) {
+  v1::Job j = RateJob(100);
+  j.set_max_fires(3);
+  const int64_t id = Create(j, kStart + 100);
+  ASSERT_EQ(store_->GetJob(id)->fires_left(), 3u);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  for (int k = 1; k <= 10; ++k) {
+    clock_.AdvanceTo(absl::FromUnixMillis(kStart + 100 * k));
+    loop.Tick();
+  }
+  ASSERT_EQ(sink_.seen.size(), 3u);
+  EXPECT_EQ(sink_.seen.back().scheduled_ms, kStart + 300);
+  loop.Stop();  // Writes the batched cursor advances.
+  EXPECT_EQ(Cursor(id), store::kNever);
+  absl::StatusOr<v1::Job> spent = store_->GetJob(id);
+  ASSERT_TRUE(spent.ok());
+  EXPECT_EQ(spent->fires_left(), 0u);
+  EXPECT_EQ(spent->state(), v1::JOB_STATE_RUNNING);
+
+  ASSERT_TRUE(store_->SetJobState(id, v1::JOB_STATE_RUNNING, kStart + 2000, kStart).ok());
+  EXPECT_EQ(store_->GetJob(id)->fires_left(), 3u);
+  // A new max_fires counts afresh; other edits keep the count.
+  v1::Job edited = *store_->GetJob(id);
+  edited.set_max_fires(5);
+  ASSERT_TRUE(store_->UpdateJob(edited, std::nullopt, kStart).ok());
+  EXPECT_EQ(store_->GetJob(id)->fires_left(), 5u);
+  edited.set_description("renamed");
+  edited.set_fires_left(1);  // Output only: ignored.
+  ASSERT_TRUE(store_->UpdateJob(edited, std::nullopt, kStart).ok());
+  EXPECT_EQ(store_->GetJob(id)->fires_left(), 5u);
+  edited.set_max_fires(0);
+  ASSERT_TRUE(store_->UpdateJob(edited, std::nullopt, kStart).ok());
+  EXPECT_EQ(store_->GetJob(id)->fires_left(), 0u);  // No limit: none counted.
+}
+
+// start_time and end_time bound the slots: none before the start, none at
+// or after the end.
+TEST_F(ScheduleLoopTest, AJobsSlotsStayWithinItsStartAndEndTimes) {
+  v1::Job j = RateJob(100);
+  *j.mutable_start_time() = TimeUtil::MillisecondsToTimestamp(kStart + 450);
+  *j.mutable_end_time() = TimeUtil::MillisecondsToTimestamp(kStart + 800);
+  EXPECT_EQ(FirstSlot(j, kStart), kStart + 500);  // The grid from now, first at or after the start.
+  EXPECT_EQ(SlotAfter(j, kStart + 600), kStart + 700);
+  EXPECT_EQ(SlotAfter(j, kStart + 700), store::kNever);  // 800 is the end: not fired.
+  EXPECT_EQ(FirstSlotAfterNow(j, kStart + 500, kStart + 950), store::kNever);
+  v1::Job cron;
+  cron.mutable_schedule()->mutable_cron()->set_expression("0 0 9 * * ?");
+  *cron.mutable_start_time() = TimeUtil::MillisecondsToTimestamp(kStart + 3 * 86'400'000);
+  // 2027-01-15 08:00 UTC now; the first 09:00 on or after the 18th.
+  EXPECT_EQ(FirstSlot(cron, kStart), kStart + 3 * 86'400'000 + 3'600'000);
+
+  const int64_t id = Create(j, FirstSlot(j, kStart));
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  for (int k = 1; k <= 12; ++k) {
+    clock_.AdvanceTo(absl::FromUnixMillis(kStart + 100 * k));
+    loop.Tick();
+  }
+  std::vector<int64_t> slots;
+  for (const auto& f : sink_.seen) slots.push_back(f.scheduled_ms - kStart);
+  EXPECT_EQ(slots, (std::vector<int64_t>{500, 600, 700}));
+  loop.Stop();
+  EXPECT_EQ(Cursor(id), store::kNever);
 }
 
 TEST_F(ScheduleLoopTest, CronJobFiresOnItsSecondsInItsZone) {

@@ -32,7 +32,8 @@ export function JobStateBadge({ job }: { job: Job }) {
 /**
  * What a job's page says of it beside the form: its name, state (why a paused
  * job was paused, and its failures in a row when it pauses after some), its
- * deadline when it has one and when it last fired and ran.
+ * deadline, start and end when it has them, the slots it will still fire when
+ * it fires at most N times, and when it last fired and ran.
  */
 export function JobSummary({ job }: { job: Job }) {
   const zone = job.schedule?.cron?.timeZone;
@@ -44,6 +45,9 @@ export function JobSummary({ job }: { job: Job }) {
   if (job.state === 'JOB_STATE_PAUSED') rows.push(['Paused', job.pauseReason || 'after consecutive failures']);
   if (job.pauseAfterFailures) rows.push(['Failures in a row', `${job.consecutiveFailures ?? 0} of ${job.pauseAfterFailures}`]);
   if (job.deadline) rows.push(['Deadline', `${seconds(job.deadline)} s after the slot`]);
+  if (job.startTime) rows.push(['Runs from', fmtTime(job.startTime, zone)]);
+  if (job.endTime) rows.push(['Runs until', fmtTime(job.endTime, zone)]);
+  if (job.maxFires) rows.push(['Fires left', `${job.firesLeft ?? 0} of ${job.maxFires}`]);
   rows.push(['Next fire', fmtTime(job.nextFireTime, zone)], ['Last fire', fmtTime(job.lastFireTime, zone)], ['Last run', <LastRun job={job} />]);
   return <Details label="Job summary" rows={rows} />;
 }

@@ -35,6 +35,9 @@ interface Form {
   retries: string;
   pauseAfterFailures: string; // "0" = never
   deadline: string; // seconds after the slot, "" = none
+  startTime: string; // RFC 3339, "" = none
+  endTime: string; // RFC 3339, "" = none
+  maxFires: string; // "0" = no limit; sent with cron and fixed-rate schedules only
   params: string;
   misfirePolicy: string; // "" = the server's default (fire once now)
   misfireThreshold: string; // seconds, "" = the default 5 s
@@ -51,6 +54,13 @@ function lines(text: string): string[] {
     .map((x) => x.trim())
     .filter(Boolean);
 }
+
+/** What the server's JSON parser takes as a Timestamp: RFC 3339 with a "T", seconds, and "Z" or an offset. */
+const RFC3339 = String.raw`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+\-]\d{2}:\d{2})`;
+const LIFETIME_HINT = 'RFC 3339, e.g. 2026-12-31T23:00:00Z; no slot before the start / at or after the end';
+
+/** Schedules whose slots max_fires counts. */
+const countsFires = (k: Kind) => k === 'cron' || k === 'fixRate';
 
 const localZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
@@ -76,6 +86,9 @@ function fromJob(j: Job): Form {
     retries: String(j.retry?.maxRetries ?? 0),
     pauseAfterFailures: String(j.pauseAfterFailures ?? 0),
     deadline: j.deadline ? String(seconds(j.deadline)) : '',
+    startTime: j.startTime ?? '',
+    endTime: j.endTime ?? '',
+    maxFires: String(j.maxFires ?? 0),
     params: j.params ?? '',
     misfirePolicy: j.misfire?.policy ?? '',
     misfireThreshold: j.misfire?.threshold ? String(seconds(j.misfire.threshold)) : '',
@@ -111,6 +124,7 @@ function toJob(f: Form, base: Job): Job {
   delete job.lastRun;
   delete job.pauseReason;
   delete job.consecutiveFailures;
+  delete job.firesLeft;
   return {
     ...job,
     groupId: f.groupId,
@@ -125,6 +139,10 @@ function toJob(f: Form, base: Job): Job {
     retry: { ...(base.retry ?? {}), maxRetries: Number(f.retries) || 0 },
     pauseAfterFailures: Number(f.pauseAfterFailures) || 0,
     deadline: f.deadline ? `${Number(f.deadline)}s` : undefined,
+    // Empty (or no limit) is left out, which clears it.
+    startTime: f.startTime.trim() || undefined,
+    endTime: f.endTime.trim() || undefined,
+    maxFires: countsFires(f.kind) && Number(f.maxFires) > 0 ? Number(f.maxFires) : undefined,
     params: f.params,
     misfire: {
       ...(base.misfire ?? {}),
@@ -306,6 +324,31 @@ export default function JobForm() {
           {(form.kind === 'fixRate' || form.kind === 'fixDelay') && (
             <Field label="Interval (seconds)">
               <input type="number" min="0.001" step="any" value={form.interval} onChange={(e) => set('interval')(e.target.value)} required />
+            </Field>
+          )}
+          <Field label="Start time (empty for none)" hint={LIFETIME_HINT}>
+            <input
+              value={form.startTime}
+              onChange={(e) => set('startTime')(e.target.value)}
+              placeholder="2026-12-31T23:00:00Z"
+              pattern={`\\s*${RFC3339}\\s*`}
+              title="RFC 3339, e.g. 2026-12-31T23:00:00Z or 2026-12-31T23:00:00+08:00"
+              spellCheck={false}
+            />
+          </Field>
+          <Field label="End time (empty for none)" hint={LIFETIME_HINT}>
+            <input
+              value={form.endTime}
+              onChange={(e) => set('endTime')(e.target.value)}
+              placeholder="2026-12-31T23:59:59Z"
+              pattern={`\\s*${RFC3339}\\s*`}
+              title="RFC 3339, e.g. 2026-12-31T23:59:59Z or 2026-12-31T23:59:59+08:00"
+              spellCheck={false}
+            />
+          </Field>
+          {countsFires(form.kind) && (
+            <Field label="Run at most N times (0: no limit)" hint="slots from when it is started; Start again to count afresh">
+              <input type="number" min="0" max="1000000" step="1" value={form.maxFires} onChange={(e) => set('maxFires')(e.target.value)} />
             </Field>
           )}
           {form.task === 'script' && (

@@ -58,6 +58,9 @@ struct JobAdvance {
   int64_t expected_next_fire_ms = kNever;
   int64_t next_fire_ms = kNever;
   int64_t last_fire_ms = 0;
+  // Slots this advance fired (0: a misfire skipped it): counted off a job
+  // with max_fires (Job.fires_left).
+  uint32_t fired = 0;
 };
 
 // How many jobs of one group are in one state (CountJobs).

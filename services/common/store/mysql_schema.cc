@@ -391,6 +391,12 @@ const std::vector<Migration>& MysqlMigrations() {
            " ADD COLUMN IF NOT EXISTS deadline_watch_ms BIGINT NULL,"
            " ADD KEY IF NOT EXISTS run_deadline_watch (deadline_watch_ms)",
        }},
+      {24,
+       "jobs: the slots a job with max_fires will still fire",
+       {
+           // As SQLite's (sqlite_schema.cc).
+           "ALTER TABLE job ADD COLUMN IF NOT EXISTS fires_left BIGINT NULL",
+       }},
   };
   return *migrations;
 }

@@ -103,6 +103,7 @@ std::string JobSpecBlob(const v1::Job& job) {
   spec.clear_last_run();
   spec.clear_pause_reason();  // Columns of their own, kept by the store.
   spec.clear_consecutive_failures();
+  spec.clear_fires_left();
   return spec.SerializeAsString();
 }
 
@@ -122,6 +123,7 @@ absl::StatusOr<v1::Job> JobFromRow(const SqlRow& row) {
   job.set_name(ColStr(row, 8));
   job.set_consecutive_failures(static_cast<uint32_t>(ColInt(row, 9)));
   job.set_pause_reason(ColStr(row, 10));
+  if (!ColIsNull(row, 11)) job.set_fires_left(static_cast<uint32_t>(ColInt(row, 11)));
   return job;
 }
 

@@ -148,6 +148,12 @@ SqlValue NameValue(const v1::Job& job) {
   return job.name().empty() ? SqlNull() : SqlText(job.name());
 }
 
+// The fires_left column's value for a job started afresh: all its
+// max_fires, NULL without one.
+SqlValue FiresLeftValue(const v1::Job& job) {
+  return job.max_fires() > 0 ? SqlInt(job.max_fires()) : SqlNull();
+}
+
 // A clash of the (group, name) key, said in the API's words.
 absl::Status NameTaken(const absl::Status& s, const v1::Job& job) {
   if (!absl::IsAlreadyExists(s)) return s;
@@ -210,9 +216,9 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::CreateJobs(const std::vector<NewJ
 absl::StatusOr<int64_t> SqlStore::InsertJob(SqlConn& c, const v1::Job& job, v1::JobState state,
                                             int64_t next_fire_ms, int64_t now_ms) {
   absl::StatusOr<int64_t> id =
-      c.Insert(sql_.insert_job,
-               {SqlInt(job.group_id()), SqlInt(state), SqlInt(next_fire_ms),
-                SqlBytes(JobSpecBlob(job)), SqlInt(now_ms), SqlInt(now_ms), NameValue(job)});
+      c.Insert(sql_.insert_job, {SqlInt(job.group_id()), SqlInt(state), SqlInt(next_fire_ms),
+                                 SqlBytes(JobSpecBlob(job)), SqlInt(now_ms), SqlInt(now_ms),
+                                 NameValue(job), FiresLeftValue(job)});
   if (!id.ok()) return NameTaken(id.status(), job);
   if (job.name().empty()) {
     RETURN_IF_ERROR(c.Exec(sql_.name_job_by_id, {SqlInt(*id)}));
@@ -340,6 +346,10 @@ absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& requested,
             : c.Exec(sql_.update_job_spec, {SqlInt(job.group_id()), SqlBytes(JobSpecBlob(job)),
                                             SqlText(name), SqlInt(now_ms), SqlInt(job.id())});
     if (!r.ok()) return NameTaken(r.status(), job);
+    if (current.max_fires() != job.max_fires()) {  // Counted afresh.
+      RETURN_IF_ERROR(
+          c.Exec(sql_.set_fires_left, {FiresLeftValue(job), SqlInt(job.id())}).status());
+    }
     out = ReadJob(c, job.id());
     return out.status();
   }));
@@ -395,11 +405,11 @@ absl::StatusOr<v1::Job> SqlStore::SetJobState(int64_t job_id, v1::JobState state
                                               int64_t next_fire_ms, int64_t now_ms) {
   absl::StatusOr<v1::Job> out;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
-    ASSIGN_OR_RETURN(ExecResult r, c.Exec(sql_.set_job_state, {SqlInt(state), SqlInt(next_fire_ms),
-                                                               SqlInt(now_ms), SqlInt(job_id)}));
-    if (r.affected_rows == 0) {
-      return absl::NotFoundError(absl::StrCat("job ", job_id, " does not exist"));
-    }
+    // Started (or stopped): a job with max_fires has all of them again.
+    ASSIGN_OR_RETURN(v1::Job current, ReadJob(c, job_id));
+    RETURN_IF_ERROR(c.Exec(sql_.set_job_state, {SqlInt(state), SqlInt(next_fire_ms), SqlInt(now_ms),
+                                                FiresLeftValue(current), SqlInt(job_id)})
+                        .status());
     out = ReadJob(c, job_id);
     return out.status();
   }));
@@ -471,11 +481,13 @@ absl::StatusOr<std::vector<bool>> SqlStore::AdvanceJobs(const std::vector<JobAdv
       bool running = false;
       int64_t next_fire_ms = kNever;
       int64_t last_fire_ms = 0;
+      int64_t fires_left = -1;  // -1: no max_fires.
       bool changed = false;
     };
     std::map<int64_t, Cursor> jobs;  // By id, ascending.
     for (const SqlRow& row : rows) {
-      jobs[ColInt(row, 0)] = Cursor{ColInt(row, 1) == v1::JOB_STATE_RUNNING, ColInt(row, 2)};
+      jobs[ColInt(row, 0)] = Cursor{ColInt(row, 1) == v1::JOB_STATE_RUNNING, ColInt(row, 2), 0,
+                                    ColIsNull(row, 3) ? -1 : ColInt(row, 3)};
     }
     for (size_t i = 0; i < advances.size(); ++i) {
       const JobAdvance& a = advances[i];
@@ -486,13 +498,17 @@ absl::StatusOr<std::vector<bool>> SqlStore::AdvanceJobs(const std::vector<JobAdv
       }
       it->second.next_fire_ms = a.next_fire_ms;
       it->second.last_fire_ms = a.last_fire_ms;
+      if (it->second.fires_left >= 0) {
+        it->second.fires_left = std::max<int64_t>(0, it->second.fires_left - a.fired);
+      }
       it->second.changed = true;
       applied[i] = true;
     }
     std::vector<SqlRow> updates;
     for (const auto& [id, job] : jobs) {
       if (!job.changed) continue;
-      updates.push_back({SqlInt(id), SqlInt(job.next_fire_ms), SqlInt(job.last_fire_ms)});
+      updates.push_back({SqlInt(id), SqlInt(job.next_fire_ms), SqlInt(job.last_fire_ms),
+                         job.fires_left >= 0 ? SqlInt(job.fires_left) : SqlNull()});
     }
     if (updates.empty()) return absl::OkStatus();
     return ExecPadded(c, sql_.update_job_cursors, updates);

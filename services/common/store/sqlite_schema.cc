@@ -409,6 +409,14 @@ const std::vector<Migration>& SqliteMigrations() {
            "ALTER TABLE run ADD COLUMN deadline_watch_ms INTEGER NULL",
            "CREATE INDEX IF NOT EXISTS run_deadline_watch ON run(deadline_watch_ms)",
        }},
+      {24,
+       "jobs: the slots a job with max_fires will still fire",
+       {
+           // Job.max_fires: set to it when the job is created, started or its
+           // max_fires changes (NULL without one), less each slot fired
+           // (AdvanceJobs, with the cursor that fired it).
+           "ALTER TABLE job ADD COLUMN fires_left INTEGER NULL",
+       }},
   };
   return *migrations;
 }

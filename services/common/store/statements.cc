@@ -135,14 +135,16 @@ void AddBatchStatements(Dialect d, Statements& s) {
       [](int n) { return absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE ", IdIn(n)); });
   const std::string lock = mysql ? " FOR UPDATE" : "";
   s.lock_jobs = BatchSql([=](int n) {
-    return absl::StrCat("SELECT id, state, next_fire_ms FROM job WHERE ", IdIn(n), " ORDER BY id",
-                        lock);
+    return absl::StrCat("SELECT id, state, next_fire_ms, fires_left FROM job WHERE ", IdIn(n),
+                        " ORDER BY id", lock);
   });
   s.select_jobs_by_id = BatchSql(
       [=](int n) { return absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE ", IdIn(n)); });
   s.update_job_cursors = BatchSql([=](int n) {
-    return MultiRowUpdate(d, "job", {"id", "next_fire_ms", "last_fire_ms"},
-                          {{"next_fire_ms", "$next_fire_ms"}, {"last_fire_ms", "$last_fire_ms"}},
+    return MultiRowUpdate(d, "job", {"id", "next_fire_ms", "last_fire_ms", "fires_left"},
+                          {{"next_fire_ms", "$next_fire_ms"},
+                           {"last_fire_ms", "$last_fire_ms"},
+                           {"fires_left", "$fires_left"}},
                           "", n);
   });
   s.insert_runs = BatchSql(
@@ -363,8 +365,8 @@ Statements Portable() {
   // in a unique index) and named "job-<id>" in the same transaction.
   s.insert_job =
       "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, "
-      "name) "
-      "VALUES (?, ?, ?, 0, ?, ?, ?, ?)";
+      "name, fires_left) "
+      "VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)";
   s.select_job = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id = ?");
   s.select_all_jobs = absl::StrCat("SELECT ", kJobColumns, " FROM job ORDER BY id");
   s.update_job_spec = "UPDATE job SET group_id = ?, spec = ?, name = ?, update_ms = ? WHERE id = ?";
@@ -373,7 +375,8 @@ Statements Portable() {
       "?";
   s.set_job_state =
       "UPDATE job SET state = ?, next_fire_ms = ?, update_ms = ?, consecutive_failures = 0, "
-      "pause_reason = NULL WHERE id = ?";
+      "pause_reason = NULL, fires_left = ? WHERE id = ?";
+  s.set_fires_left = "UPDATE job SET fires_left = ? WHERE id = ?";
   // Parameters: failed (0/1), run id, job id, run id.
   s.count_job_end =
       "UPDATE job SET consecutive_failures = CASE WHEN ? = 1 THEN consecutive_failures + 1 "

@@ -36,7 +36,7 @@ inline constexpr char kUserColumns[] =
     "username, role, grants, create_ms, update_ms, password_hash";
 inline constexpr char kJobColumns[] =
     "id, group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, name, "
-    "consecutive_failures, pause_reason";
+    "consecutive_failures, pause_reason, fires_left";
 inline constexpr char kRunColumns[] =
     "id, job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, dispatch_ms, "
     "executor_address, handler, params, shard_index, shard_total, attempt, first_run_id, "
@@ -117,6 +117,7 @@ struct Statements {
   std::string update_job_spec;
   std::string update_job_spec_and_cursor;
   std::string set_job_state;
+  std::string set_fires_left;
   std::string count_job_end;
   std::string select_job_failures;
   std::string pause_job;
