@@ -33,12 +33,15 @@ std::vector<std::string> RewindToV1(bool mysql) {
                                        "ALTER TABLE run DROP INDEX run_deadline_watch",
                                        "ALTER TABLE run DROP COLUMN deadline_ms",
                                        "ALTER TABLE run DROP COLUMN deadline_watch_ms",
-                                       "ALTER TABLE job DROP COLUMN consecutive_failures, DROP "
-                                       "COLUMN failures_counted_run, DROP COLUMN pause_reason",
-                                       "ALTER TABLE run DROP COLUMN output, DROP COLUMN inputs",
-                                       "ALTER TABLE run DROP INDEX run_node, DROP COLUMN "
-                                       "workflow_run_id, DROP COLUMN workflow_node, DROP COLUMN "
-                                       "workflow_attempt"}
+                                       "ALTER TABLE job DROP COLUMN consecutive_failures",
+                                       "ALTER TABLE job DROP COLUMN failures_counted_run",
+                                       "ALTER TABLE job DROP COLUMN pause_reason",
+                                       "ALTER TABLE run DROP COLUMN output",
+                                       "ALTER TABLE run DROP COLUMN inputs",
+                                       "ALTER TABLE run DROP INDEX run_node",
+                                       "ALTER TABLE run DROP COLUMN workflow_run_id",
+                                       "ALTER TABLE run DROP COLUMN workflow_node",
+                                       "ALTER TABLE run DROP COLUMN workflow_attempt"}
             : std::vector<std::string>{"ALTER TABLE job DROP COLUMN fires_left",
                                        "DROP INDEX run_deadline_watch",
                                        "ALTER TABLE run DROP COLUMN deadline_ms",
