@@ -12,31 +12,15 @@
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "tests/support/gnomon_cluster.h"
+#include "tests/support/jobs_e2e.h"
 
 namespace gnomon {
 namespace {
 
 using google::protobuf::util::TimeUtil;
 
-class LimitedRunsE2E : public ::testing::Test {
+class LimitedRunsE2E : public testing::JobsE2E {
  protected:
-  std::unique_ptr<grpc::ClientContext> Ctx() const { return cluster_.AdminContext(); }
-  v1::Job Get(int64_t id) {
-    v1::GetJobRequest g;
-    g.set_job_id(id);
-    v1::Job job;
-    EXPECT_TRUE(admin_->GetJob(Ctx().get(), g, &job).ok());
-    return job;
-  }
-  std::vector<v1::Run> Runs(int64_t job_id) {
-    v1::ListRunsRequest l;
-    l.set_job_id(job_id);
-    l.set_page_size(1000);
-    v1::ListRunsResponse out;
-    EXPECT_TRUE(admin_->ListRuns(Ctx().get(), l, &out).ok());
-    return {out.runs().begin(), out.runs().end()};
-  }
   // Waits until `job_id` has no next fire (or 60 s).
   v1::Job AwaitSpent(int64_t job_id) {
     v1::Job job = Get(job_id);
@@ -47,27 +31,14 @@ class LimitedRunsE2E : public ::testing::Test {
     }
     return job;
   }
-
-  testing::GnomonCluster cluster_{[] {
-    std::vector<std::string> flags;
-    if (auto url = testing::FreshMysqlUrl()) flags.push_back("--store=" + *url);
-    return flags;
-  }()};
-  std::unique_ptr<v1::JobAdmin::Stub> admin_;
 };
 
 TEST_F(LimitedRunsE2E, MaxFiresFiresThatManySlotsAndAnEndTimeEndsTheSchedule) {
-  ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
-  admin_ = v1::JobAdmin::NewStub(
-      grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials()));
-  v1::Group group;
-  ASSERT_TRUE(cluster_.CtlJson({"group", "create", "limited"}, &group));
-  auto executor = cluster_.StartExecutor("limited", group.access_token());
-  ASSERT_TRUE(cluster_.AwaitOnline(group.id(), 1)) << executor->Output();
+  ASSERT_TRUE(StartWithExecutor("limited"));
 
   v1::CreateJobRequest create;
   v1::Job& j = *create.mutable_job();
-  j.set_group_id(group.id());
+  j.set_group_id(group_.id());
   j.set_name("three-times");
   j.mutable_bean()->set_handler("noop");
   *j.mutable_schedule()->mutable_fix_rate() = TimeUtil::MillisecondsToDuration(300);

@@ -15,7 +15,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "tests/support/gnomon_cluster.h"
+#include "tests/support/jobs_e2e.h"
 
 namespace gnomon {
 namespace {
@@ -36,38 +36,14 @@ std::string Expected(absl::Time slot) {
                       " hour_ago=", absl::FormatTime("%H:%M", slot - absl::Hours(1), zone));
 }
 
-class ParamTemplatesE2E : public ::testing::Test {
- protected:
-  std::unique_ptr<grpc::ClientContext> Ctx() const { return cluster_.AdminContext(); }
-  std::vector<v1::Run> Runs(int64_t job_id) {
-    v1::ListRunsRequest l;
-    l.set_job_id(job_id);
-    l.set_page_size(1000);
-    v1::ListRunsResponse out;
-    EXPECT_TRUE(admin_->ListRuns(Ctx().get(), l, &out).ok());
-    return {out.runs().begin(), out.runs().end()};
-  }
-
-  testing::GnomonCluster cluster_{[] {
-    std::vector<std::string> flags;
-    if (auto url = testing::FreshMysqlUrl()) flags.push_back("--store=" + *url);
-    return flags;
-  }()};
-  std::unique_ptr<v1::JobAdmin::Stub> admin_;
-};
+class ParamTemplatesE2E : public testing::JobsE2E {};
 
 TEST_F(ParamTemplatesE2E, EachRunGetsItsSlotsRenderingAndItsRetryTheSameText) {
-  ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
-  admin_ = v1::JobAdmin::NewStub(
-      grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials()));
-  v1::Group group;
-  ASSERT_TRUE(cluster_.CtlJson({"group", "create", "templated"}, &group));
-  auto executor = cluster_.StartExecutor("templated", group.access_token());
-  ASSERT_TRUE(cluster_.AwaitOnline(group.id(), 1)) << executor->Output();
+  ASSERT_TRUE(StartWithExecutor("templated"));
 
   // A bad template is refused, naming the field and the character.
   v1::CreateJobRequest bad;
-  bad.mutable_job()->set_group_id(group.id());
+  bad.mutable_job()->set_group_id(group_.id());
   bad.mutable_job()->mutable_bean()->set_handler("fail");
   bad.mutable_job()->set_params("day=$[yyyyMMQdd]");
   v1::Job ignored;
@@ -80,7 +56,7 @@ TEST_F(ParamTemplatesE2E, EachRunGetsItsSlotsRenderingAndItsRetryTheSameText) {
   // Every second in Kolkata; the handler fails, and its retry comes 1.5 s later.
   v1::CreateJobRequest create;
   v1::Job& j = *create.mutable_job();
-  j.set_group_id(group.id());
+  j.set_group_id(group_.id());
   j.set_name("templated");
   j.mutable_bean()->set_handler("fail");
   j.mutable_schedule()->mutable_cron()->set_expression("* * * * * ?");

@@ -12,50 +12,19 @@
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "tests/support/gnomon_cluster.h"
+#include "tests/support/jobs_e2e.h"
 
 namespace gnomon {
 namespace {
 
-class PauseE2E : public ::testing::Test {
- protected:
-  std::unique_ptr<grpc::ClientContext> Ctx() const { return cluster_.AdminContext(); }
-  v1::Job Get(int64_t id) {
-    v1::GetJobRequest g;
-    g.set_job_id(id);
-    v1::Job job;
-    EXPECT_TRUE(admin_->GetJob(Ctx().get(), g, &job).ok());
-    return job;
-  }
-  int Runs(int64_t job_id) {
-    v1::ListRunsRequest l;
-    l.set_job_id(job_id);
-    l.set_page_size(1000);
-    v1::ListRunsResponse out;
-    EXPECT_TRUE(admin_->ListRuns(Ctx().get(), l, &out).ok());
-    return out.runs_size();
-  }
-
-  testing::GnomonCluster cluster_{[] {
-    std::vector<std::string> flags;
-    if (auto url = testing::FreshMysqlUrl()) flags.push_back("--store=" + *url);
-    return flags;
-  }()};
-  std::unique_ptr<v1::JobAdmin::Stub> admin_;
-};
+class PauseE2E : public testing::JobsE2E {};
 
 TEST_F(PauseE2E, AJobFailingThreeTimesInARowIsPausedWithItsReasonAndResumedByOneCall) {
-  ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
-  admin_ = v1::JobAdmin::NewStub(
-      grpc::CreateChannel(cluster_.address(), grpc::InsecureChannelCredentials()));
-  v1::Group group;
-  ASSERT_TRUE(cluster_.CtlJson({"group", "create", "pausing"}, &group));
-  auto executor = cluster_.StartExecutor("pausing", group.access_token());
-  ASSERT_TRUE(cluster_.AwaitOnline(group.id(), 1)) << executor->Output();
+  ASSERT_TRUE(StartWithExecutor("pausing"));
 
   v1::CreateJobRequest create;
   v1::Job& j = *create.mutable_job();
-  j.set_group_id(group.id());
+  j.set_group_id(group_.id());
   j.set_name("always-fails");
   j.mutable_bean()->set_handler("fail");
   *j.mutable_schedule()->mutable_fix_rate() =
@@ -82,10 +51,10 @@ TEST_F(PauseE2E, AJobFailingThreeTimesInARowIsPausedWithItsReasonAndResumedByOne
   // Paused: its schedule fires nothing more (a run already fired when it
   // was paused may still end; then nothing).
   cluster_.PollInterval(absl::Seconds(1));
-  const int runs = Runs(job.id());
-  EXPECT_GE(runs, 3);
+  const size_t runs = Runs(job.id()).size();
+  EXPECT_GE(runs, 3u);
   cluster_.PollInterval(absl::Seconds(2));
-  EXPECT_EQ(Runs(job.id()), runs) << "a paused job fired";
+  EXPECT_EQ(Runs(job.id()).size(), runs) << "a paused job fired";
   EXPECT_EQ(Get(job.id()).state(), v1::JOB_STATE_PAUSED);
 
   // One call resumes it: running, reason and count cleared, firing again.
@@ -98,10 +67,10 @@ TEST_F(PauseE2E, AJobFailingThreeTimesInARowIsPausedWithItsReasonAndResumedByOne
   EXPECT_EQ(resumed.pause_reason(), "");
   EXPECT_EQ(resumed.consecutive_failures(), 0u);
   const absl::Time again = absl::Now() + absl::Seconds(30);
-  while (Runs(job.id()) == runs && absl::Now() < again) {
+  while (Runs(job.id()).size() == runs && absl::Now() < again) {
     cluster_.PollInterval(absl::Milliseconds(100));
   }
-  EXPECT_GT(Runs(job.id()), runs) << "the resumed job did not fire";
+  EXPECT_GT(Runs(job.id()).size(), runs) << "the resumed job did not fire";
 }
 
 }  // namespace
