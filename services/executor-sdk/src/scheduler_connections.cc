@@ -227,11 +227,12 @@ std::vector<std::unique_ptr<SchedulerConnections::Link>> SchedulerConnections::A
     auto link = std::make_unique<Link>(address, endpoint, options_.dial[endpoint](address),
                                        reconnect, &mu_);
     Link* l = link.get();
+    // In the map before its thread starts: the thread reads the map.
+    links_.emplace(address, std::move(link));
     l->loop.Start(
         {.run_stream = [this, l](size_t, bool* progressed) { return RunStream(*l, progressed); },
          .ended = [this, l](size_t, const grpc::Status& status, bool, absl::Duration delay)
                       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { LogEnded(*l, status, delay); }});
-    links_.emplace(address, std::move(link));
   }
   return gone;
 }
