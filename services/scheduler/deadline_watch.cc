@@ -51,24 +51,13 @@ std::string StateAt(const v1::Run& latest, int64_t deadline_ms) {
 
 }  // namespace
 
-void DeadlineWatch::SetOwnership(std::shared_ptr<const Ownership> ownership) {
-  absl::MutexLock l(&mu_);
-  ownership_ = std::move(ownership);
-}
-
 absl::Time DeadlineWatch::Tick() {
   const int64_t now = clock_->NowMillis();
   const absl::Time next = clock_->Now() + options_.poll_interval;
-  std::vector<int> partitions;  // Empty: all.
-  {
-    absl::MutexLock l(&mu_);
-    if (ownership_) {
-      if (ownership_->partitions.empty() || now >= ownership_->valid_until_ms) return next;
-      partitions = ownership_->partitions;
-    }
-  }
+  const std::optional<std::vector<int>> partitions = held_.At(now);  // Empty: all.
+  if (!partitions) return next;
   absl::StatusOr<std::vector<v1::Run>> due =
-      runs_->ListDueDeadlines(options_.batch, now, partitions);
+      runs_->ListDueDeadlines(options_.batch, now, *partitions);
   if (!due.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: reading due deadlines failed: " << due.status();
     return next;

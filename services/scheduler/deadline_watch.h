@@ -20,9 +20,10 @@
 #define GNOMON_SERVICES_SCHEDULER_DEADLINE_WATCH_H_
 
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
 #include "services/common/client/periodic_worker.h"
@@ -58,9 +59,9 @@ class DeadlineWatch {
   void Stop() { worker_.Stop(); }
   // Judges only the deadlines of jobs in the partitions held (none held:
   // nothing). Without a call: every job's (a single replica, tests).
-  void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
+  void SetOwnership(std::shared_ptr<const Ownership> ownership) { held_.Set(std::move(ownership)); }
   // One pass at the clock's time; returns when the next is due.
-  absl::Time Tick() ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Time Tick();
 
  private:
   store::FollowupStore* const runs_;
@@ -69,8 +70,7 @@ class DeadlineWatch {
   const DeadlineWatchOptions options_;
   alarm::AlarmSender* const alarms_;
   SchedulerMetrics* const metrics_;
-  absl::Mutex mu_;
-  std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
+  HeldPartitions held_;
   PeriodicWorker worker_;
 };
 

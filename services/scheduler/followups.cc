@@ -36,11 +36,6 @@ bool SuccessHasFollowups(const v1::Job& job) {
          job.pause_after_failures() > 0;
 }
 
-void Followups::SetOwnership(std::shared_ptr<const Ownership> ownership) {
-  absl::MutexLock l(&mu_);
-  ownership_ = std::move(ownership);
-}
-
 bool Followups::AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id) {
   absl::StatusOr<v1::Run> first =
       runs_->GetRun(run.first_run_id() > 0 ? run.first_run_id() : run.id());
@@ -237,19 +232,11 @@ absl::Duration Followups::PollInterval(int64_t now_ms) {
 absl::Time Followups::Tick() {
   const int64_t now = clock_->NowMillis();
   int64_t next_due = now + absl::ToInt64Milliseconds(options_.poll_interval);
-  std::vector<int> partitions;  // Empty: all.
-  {
-    absl::MutexLock l(&mu_);
-    if (ownership_) {
-      if (ownership_->partitions.empty() || now >= ownership_->valid_until_ms) {
-        return absl::FromUnixMillis(next_due);
-      }
-      partitions = ownership_->partitions;
-    }
-  }
+  const std::optional<std::vector<int>> partitions = held_.At(now);  // Empty: all.
+  if (!partitions) return absl::FromUnixMillis(next_due);
   next_due = now + absl::ToInt64Milliseconds(PollInterval(now));
   absl::StatusOr<std::vector<v1::Run>> runs =
-      outbox_->ListPendingFollowups(options_.batch, now, partitions);
+      outbox_->ListPendingFollowups(options_.batch, now, *partitions);
   if (!runs.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: reading follow-ups failed: " << runs.status();
     return absl::FromUnixMillis(next_due);

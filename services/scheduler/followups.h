@@ -18,11 +18,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
 #include "services/common/client/periodic_worker.h"
@@ -97,10 +96,10 @@ class Followups {
   void Stop() { worker_.Stop(); }
   // Handles only the follow-ups of jobs in the partitions held (none held:
   // nothing). Without a call: every job's (a single replica, tests).
-  void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
+  void SetOwnership(std::shared_ptr<const Ownership> ownership) { held_.Set(std::move(ownership)); }
   // One pass at the clock's time: reads pending follow-ups, handles those
   // that are due, and returns when the next delayed retry is due.
-  absl::Time Tick() ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Time Tick();
 
  private:
   // Handles one ended run of `job` (NotFound: the job was deleted); false if
@@ -132,8 +131,7 @@ class Followups {
   alarm::AlarmSender* const alarms_;
   WorkflowDriver* const workflows_;
   SchedulerMetrics* const metrics_;
-  absl::Mutex mu_;
-  std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
+  HeldPartitions held_;
   // The worker thread's: whether a workflow run was running when last asked.
   bool workflows_running_ = false;
   int64_t workflows_checked_ms_ = 0;

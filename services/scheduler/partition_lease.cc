@@ -30,6 +30,18 @@ bool Ownership::HoldsJob(int64_t job_id) const {
   return partition_count() > 0 && Holds(store::PartitionOf(job_id, partition_count()));
 }
 
+void HeldPartitions::Set(std::shared_ptr<const Ownership> ownership) {
+  absl::MutexLock l(&mu_);
+  ownership_ = std::move(ownership);
+}
+
+std::optional<std::vector<int>> HeldPartitions::At(int64_t now_ms) const {
+  absl::MutexLock l(&mu_);
+  if (!ownership_) return std::vector<int>{};
+  if (ownership_->partitions.empty() || now_ms >= ownership_->valid_until_ms) return std::nullopt;
+  return ownership_->partitions;
+}
+
 int64_t Ownership::EpochOfJob(int64_t job_id) const {
   return partition_count() > 0 ? epochs[store::PartitionOf(job_id, partition_count())] : 0;
 }

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,21 @@ struct Ownership {
   // Both know no job before the first renewal (no count yet): false, 0.
   bool HoldsJob(int64_t job_id) const;
   int64_t EpochOfJob(int64_t job_id) const;
+};
+
+// The partitions a periodic worker acts on, as the last Ownership given
+// says (set from PartitionLease's listener, read at each pass).
+class HeldPartitions {
+ public:
+  void Set(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
+  // At `now_ms`: nullopt when nothing may be acted on (none held, or the
+  // hold lapsed); empty for all (never Set: a single replica, tests); else
+  // the partitions held.
+  std::optional<std::vector<int>> At(int64_t now_ms) const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  mutable absl::Mutex mu_;
+  std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
 };
 
 class PartitionLease {

@@ -278,7 +278,12 @@ bool ParamTemplate::HasExpressions(absl::string_view text) { return absl::StrCon
 
 absl::StatusOr<ParamTemplate> ParamTemplate::Parse(absl::string_view text) {
   ParamTemplate t;
-  std::string literal;
+  std::string literal;  // Text since the last expression.
+  auto flush = [&] {
+    if (literal.empty()) return;
+    t.pieces_.emplace_back().literal = std::move(literal);
+    literal.clear();
+  };
   size_t i = 0;
   while (i < text.size()) {
     if (text.substr(i, 3) == "$$[") {
@@ -301,20 +306,11 @@ absl::StatusOr<ParamTemplate> ParamTemplate::Parse(absl::string_view text) {
     if (end >= text.size()) return ErrorAt(i, "'$[' is not closed by ']'");
     absl::StatusOr<Piece> piece = ExpressionParser(text, i + 2, end).Parse();
     if (!piece.ok()) return piece.status();
-    if (!literal.empty()) {
-      Piece text;
-      text.literal = std::move(literal);
-      t.pieces_.push_back(std::move(text));
-      literal.clear();
-    }
+    flush();
     t.pieces_.push_back(*std::move(piece));
     i = end + 1;
   }
-  if (!literal.empty()) {
-    Piece text;
-    text.literal = std::move(literal);
-    t.pieces_.push_back(std::move(text));
-  }
+  flush();
   return t;
 }
 

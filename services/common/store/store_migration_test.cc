@@ -28,33 +28,24 @@ std::vector<std::string> RewindToV1(bool mysql) {
   // outputs and inputs, 19 linked runs to workflow nodes, 18 added workflows; 17 counted a run's
   // log bytes; 16 recorded which registration wrote an executor's row; 15 decided follow-ups on
   // success when a run is recorded.
-  std::vector<std::string> out =
-      mysql ? std::vector<std::string>{"ALTER TABLE job DROP COLUMN fires_left",
-                                       "ALTER TABLE run DROP INDEX run_deadline_watch",
-                                       "ALTER TABLE run DROP COLUMN deadline_ms",
-                                       "ALTER TABLE run DROP COLUMN deadline_watch_ms",
-                                       "ALTER TABLE job DROP COLUMN consecutive_failures",
-                                       "ALTER TABLE job DROP COLUMN failures_counted_run",
-                                       "ALTER TABLE job DROP COLUMN pause_reason",
-                                       "ALTER TABLE run DROP COLUMN output",
-                                       "ALTER TABLE run DROP COLUMN inputs",
-                                       "ALTER TABLE run DROP INDEX run_node",
-                                       "ALTER TABLE run DROP COLUMN workflow_run_id",
-                                       "ALTER TABLE run DROP COLUMN workflow_node",
-                                       "ALTER TABLE run DROP COLUMN workflow_attempt"}
-            : std::vector<std::string>{"ALTER TABLE job DROP COLUMN fires_left",
-                                       "DROP INDEX run_deadline_watch",
-                                       "ALTER TABLE run DROP COLUMN deadline_ms",
-                                       "ALTER TABLE run DROP COLUMN deadline_watch_ms",
-                                       "ALTER TABLE job DROP COLUMN consecutive_failures",
-                                       "ALTER TABLE job DROP COLUMN failures_counted_run",
-                                       "ALTER TABLE job DROP COLUMN pause_reason",
-                                       "ALTER TABLE run DROP COLUMN output",
-                                       "ALTER TABLE run DROP COLUMN inputs",
-                                       "DROP INDEX run_node",
-                                       "ALTER TABLE run DROP COLUMN workflow_run_id",
-                                       "ALTER TABLE run DROP COLUMN workflow_node",
-                                       "ALTER TABLE run DROP COLUMN workflow_attempt"};
+  // An index of `table` dropped in the dialect's words.
+  auto drop_index = [mysql](const char* table, const char* index) {
+    return mysql ? absl::StrCat("ALTER TABLE ", table, " DROP INDEX ", index)
+                 : absl::StrCat("DROP INDEX ", index);
+  };
+  std::vector<std::string> out = {"ALTER TABLE job DROP COLUMN fires_left",
+                                  drop_index("run", "run_deadline_watch"),
+                                  "ALTER TABLE run DROP COLUMN deadline_ms",
+                                  "ALTER TABLE run DROP COLUMN deadline_watch_ms",
+                                  "ALTER TABLE job DROP COLUMN consecutive_failures",
+                                  "ALTER TABLE job DROP COLUMN failures_counted_run",
+                                  "ALTER TABLE job DROP COLUMN pause_reason",
+                                  "ALTER TABLE run DROP COLUMN output",
+                                  "ALTER TABLE run DROP COLUMN inputs",
+                                  drop_index("run", "run_node"),
+                                  "ALTER TABLE run DROP COLUMN workflow_run_id",
+                                  "ALTER TABLE run DROP COLUMN workflow_node",
+                                  "ALTER TABLE run DROP COLUMN workflow_attempt"};
   out.insert(out.end(), {"DROP TABLE workflow_run", "DROP TABLE workflow",
                          "ALTER TABLE registry DROP COLUMN registration_id",
                          "ALTER TABLE run DROP COLUMN followup_on_success",
