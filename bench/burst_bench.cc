@@ -36,11 +36,16 @@
 //               [--route=round|first] [--capacity=N] [--admin-threads=4]
 //               [--admin-budget=600] [--drain-max=S] [--metrics=off|on|off,on]
 //               [--mariadb-args=--log-bin,...] [--params=TEMPLATE] [--zone=ZONE]
+//               [--calendar] [--jitter=MS]
 //
 // --mariadb-args adds settings to the throwaway MariaDB's command line (to
 // compare them). --params gives every job those params (a template is
-// rendered per fire: docs/parameters.md) and --zone its cron's zone. bench/store_cost_bench splits
-// the store's CPU per run by step.
+// rendered per fire: docs/parameters.md) and --zone its cron's zone.
+// --calendar makes every job name one business-day calendar (every
+// weekday, 60 holidays, two windows that leave out only 03:00-03:01; read
+// in --zone): each fire then pays its calendar check. --jitter=MS gives
+// every job that jitter (its fires spread over it). bench/store_cost_bench
+// splits the store's CPU per run by step.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -67,7 +72,9 @@
 #include "bench/store_reader.h"
 #include "bench/window_figures.h"
 #include "gnomon/v1/admin.grpc.pb.h"
+#include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/client/auth_metadata.h"
 #include "tests/support/proc_stats.h"
 #include "tests/support/throwaway_mariadb.h"
 
@@ -102,6 +109,8 @@ struct BenchOptions {
   // cron's zone.
   std::string params;
   std::string zone;
+  bool calendar = false;
+  int64_t jitter_ms = 0;
 
   // A minute's instant comes well after the jobs are started (they are
   // armed, the admin pass's load is over), and its 100,000 slots may take
@@ -165,6 +174,28 @@ std::string Tail(const std::string& out, size_t n) {
 
 std::string Fixed(double v, int digits) { return absl::StrFormat("%.*f", digits, v); }
 
+constexpr char kBenchCalendar[] = "bench-business-days";
+
+// The calendar --calendar jobs name: every weekday, 60 holidays (none in
+// the coming years), all day but 03:00-03:01, read in the jobs' zone.
+bool CreateBenchCalendar(v1::JobAdmin::Stub& admin, const std::string& token) {
+  v1::CreateCalendarRequest req;
+  v1::Calendar& c = *req.mutable_calendar();
+  c.set_name(kBenchCalendar);
+  for (int d = v1::MONDAY; d <= v1::SUNDAY; ++d) c.add_weekdays(static_cast<v1::Weekday>(d));
+  for (int i = 0; i < 60; ++i) {
+    c.add_excluded_dates(absl::StrFormat("%04d-%02d-%02d", 2040 + i / 12, i % 12 + 1, 1 + i % 28));
+  }
+  c.add_windows("00:00-03:00");
+  c.add_windows("03:01-24:00");
+  grpc::ClientContext ctx;
+  ctx.AddMetadata(std::string(kAuthorizationKey), BearerValue(token));
+  v1::Calendar created;
+  grpc::Status s = admin.CreateCalendar(&ctx, req, &created);
+  if (!s.ok()) std::printf("FAILED: create calendar: %s\n", s.error_message().c_str());
+  return s.ok();
+}
+
 // Creates and starts the jobs with JobAdmin.BatchCreateJobs, 1,000 a call
 // (the way a user provisions thousands of jobs). Returns how many jobs were
 // created (fewer than `jobs` when the pass ran out of its budget), or nullopt
@@ -181,6 +212,11 @@ std::optional<int> ProvisionJobs(v1::JobAdmin::Stub& admin, const std::string& t
         job->mutable_schedule()->mutable_cron()->set_expression(cron);
         job->mutable_schedule()->mutable_cron()->set_time_zone(o.zone);
         job->set_params(o.params);
+        if (o.calendar) job->mutable_schedule()->set_calendar(kBenchCalendar);
+        if (o.jitter_ms > 0) {
+          *job->mutable_schedule()->mutable_jitter() =
+              google::protobuf::util::TimeUtil::MillisecondsToDuration(o.jitter_ms);
+        }
         job->mutable_bean()->set_handler("noop");
         job->set_route_strategy(o.route);
         r.set_start(true);
@@ -360,6 +396,7 @@ std::optional<Configuration> StartConfiguration(int jobs, const std::string& sto
     std::printf("FAILED J=%d %s: %s\n", jobs, store.c_str(), s.ToString().c_str());
     return std::nullopt;
   }
+  if (o.calendar && !CreateBenchCalendar(*admin, d.admin_token())) return std::nullopt;
   std::optional<int> started_jobs = ProvisionJobs(*admin, d.admin_token(), group->id(), jobs, o);
   if (!started_jobs) return std::nullopt;
   c.started_jobs = *started_jobs;
@@ -546,6 +583,12 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
       o.zone = std::string(a);
       return true;
     }
+    if (a == "--calendar") {
+      o.calendar = true;
+      return true;
+    }
+    if (absl::ConsumePrefix(&a, "--jitter="))
+      return absl::SimpleAtoi(a, &o.jitter_ms) && o.jitter_ms >= 0;
     if (absl::ConsumePrefix(&a, "--mariadb-args=")) {
       o.mariadb_args = absl::StrSplit(a, ',', absl::SkipEmpty());
       return true;
@@ -566,7 +609,7 @@ bool ParseArgs(int argc, char** argv, BenchOptions& o) {
       "[--stores=sqlite,mysql] [--replicas=2] [--seconds=30] [--warmup=S (5; minute: 30)] "
       "[--route=round|first] [--capacity=N] [--admin-threads=4] [--admin-budget=600] "
       "[--drain-max=S (60; minute: 600)] [--metrics=off|on|off,on] [--mariadb-args=A,B] "
-      "[--params=TEMPLATE] [--zone=ZONE]",
+      "[--params=TEMPLATE] [--zone=ZONE] [--calendar] [--jitter=MS]",
       parse);
 }
 

@@ -1,17 +1,20 @@
-// gnomonctl apply -f FILE|DIR and gnomonctl get group|job|jobs|workflow|workflows:
-// groups, jobs and workflows declared in files (v1.Manifest documents, YAML
-// or JSON), applied idempotently; `get` prints the same documents, so its
-// output applies back.
+// gnomonctl apply -f FILE|DIR and gnomonctl get
+// group|job|jobs|workflow|workflows|calendar|calendars: calendars, groups,
+// jobs and workflows declared in files (v1.Manifest documents, YAML or JSON),
+// applied idempotently; `get` prints the same documents, so its output
+// applies back.
 //
 // apply works in passes so documents may name each other in any order:
-// groups first (created or changed), then every declared job that does not
+// calendars first (created or replaced: the schedules of the jobs and
+// workflows below may name them, calendar_manifest.h), then groups (created
+// or changed), then every declared job that does not
 // exist is created (stopped, without children), then each job is compared
 // with its document and updated, started or stopped where they differ (a
 // job the server paused after failures stays paused), then the workflows,
 // whose nodes name those jobs (workflow_manifest.h).
 // --prune then deletes the jobs of the groups of the Group and Job documents
-// that no document names (never workflows). --dry-run reads everything and
-// prints what would change.
+// that no document names (never workflows or calendars). --dry-run reads
+// everything and prints what would change.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -19,6 +22,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cli/calendar_manifest.h"
 #include "cli/command.h"
 #include "cli/workflow_manifest.h"
 #include "cli/yaml_json.h"
@@ -100,8 +104,12 @@ absl::StatusOr<std::vector<Doc>> ReadDocs(CommandContext& c) {
         if (absl::Status s = CheckWorkflowManifest(m); !s.ok())
           return Invalid(d.where, std::string(s.message()));
         key = "workflow " + JobKey(m.app(), m.workflow().name());
+      } else if (m.kind() == "Calendar") {
+        if (absl::Status s = CheckCalendarManifest(m); !s.ok())
+          return Invalid(d.where, std::string(s.message()));
+        key = "calendar " + m.calendar().name();
       } else {
-        return Invalid(d.where, "kind must be Group, Job or Workflow");
+        return Invalid(d.where, "kind must be Group, Job, Workflow or Calendar");
       }
       if (!seen.insert(key).second)
         return Invalid(d.where, absl::StrCat(key, " is declared twice"));
@@ -145,6 +153,10 @@ class Applier {
   Applier(CommandContext& c, bool dry_run) : c_(c), dry_(dry_run) {}
 
   int Run(const std::vector<Doc>& docs, bool prune) {
+    // First: the schedules of the jobs and workflows may name these.
+    for (const Doc& d : docs) {
+      if (d.manifest.kind() == "Calendar" && !ApplyCalendarDoc(d)) return failed_;
+    }
     if (!LoadGroups()) return failed_;
     for (const Doc& d : docs) {
       if (d.manifest.kind() == "Group" && !ApplyGroup(d)) return failed_;
@@ -309,6 +321,14 @@ class Applier {
       absl::StrAppend(&what, state == v1::JOB_STATE_RUNNING ? ", started" : ", stopped");
     }
     Say(object, what);
+    return true;
+  }
+
+  bool ApplyCalendarDoc(const Doc& d) {
+    std::string what;
+    if (grpc::Status s = ApplyCalendar(c_, d.manifest, dry_, &what); !s.ok())
+      return Fail(s, d.where);
+    Say("calendar/" + d.manifest.calendar().name(), what);
     return true;
   }
 
@@ -510,8 +530,8 @@ std::vector<Command> ApplyCommands() {
       {"apply",
        "",
        "-f FILE|DIR [-f ...] [--dry-run] [--prune]",
-       "Create or update the groups, jobs and workflows declared in files (YAML or JSON); "
-       "prints what changed.",
+       "Create or update the calendars, groups, jobs and workflows declared in files (YAML or "
+       "JSON); prints what changed.",
        {{"filename", "f", true, "FILE|DIR",
          "A file of documents, or a directory of *.yaml, *.yml, *.json."},
         {"dry-run", "", false, "", "Print what would change; change nothing."},
@@ -539,6 +559,7 @@ std::vector<Command> ApplyCommands() {
   };
   // The get noun's verbs stay together (completion lists them by noun).
   for (Command& c : WorkflowGetCommands()) commands.push_back(std::move(c));
+  for (Command& c : CalendarGetCommands()) commands.push_back(std::move(c));
   return commands;
 }
 

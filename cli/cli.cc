@@ -15,10 +15,11 @@ namespace {
 const std::vector<Command>& AllCommands() {
   static const auto* commands = [] {
     auto* all = new std::vector<Command>();
-    for (auto part : {GroupCommands(), JobCommands(), ScriptCommands(), RunCommands(),
-                      WorkflowCommands(), StatsCommands(), CronCommands(), HealthCommands(),
-                      AuditCommands(), TokenCommands(), UserCommands(), ExecutorCommands(),
-                      ApplyCommands(), ConfigCommands(), CompletionCommands(AllCommands)}) {
+    for (auto part :
+         {GroupCommands(), JobCommands(), ScriptCommands(), RunCommands(), WorkflowCommands(),
+          CalendarCommands(), StatsCommands(), CronCommands(), HealthCommands(), AuditCommands(),
+          TokenCommands(), UserCommands(), ExecutorCommands(), ApplyCommands(), ConfigCommands(),
+          CompletionCommands(AllCommands)}) {
       for (Command& c : part) all->push_back(std::move(c));
     }
     return all;
@@ -235,7 +236,8 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env, std::ostream
   };
   GlobalOptions globals;
   globals.config_path = ConfigPath(flag("config"), env);
-  if (!command->offline) {
+  const bool offline = command->offline && !(command->online_when && command->online_when(*tail));
+  if (!offline) {
     const bool want_token = !flag("token") && !getenv("GNOMON_TOKEN");
     if (absl::Status s = ApplyConfiguredContext(flag("context"), want_token, &globals); !s.ok()) {
       return TopUsageError(err, s.message(), path);
@@ -257,9 +259,8 @@ int RunCli(const std::vector<std::string>& args, const CliEnv& env, std::ostream
   }
   if (!globals.tls.ca_file.empty() || !globals.tls.cert_file.empty()) globals.tls.enabled = true;
   // A bad TLS file is the user's to fix before anything is sent.
-  if (absl::Status s = command->offline
-                           ? absl::OkStatus()
-                           : tls::MakeDialer(globals.tls, grpc::ChannelArguments()).status();
+  if (absl::Status s = offline ? absl::OkStatus()
+                               : tls::MakeDialer(globals.tls, grpc::ChannelArguments()).status();
       !s.ok()) {
     return TopUsageError(err, s.message(), path);
   }

@@ -31,19 +31,6 @@ using ::testing::StartsWith;
 using Result = testing::CliResult;
 using testing::CliTest;
 
-// Group "etl" (id 4) and its job 7 "merge" (handler "merge"), as the apply
-// tests' documents name them.
-void SeedEtlMerge(testing::AdminState& s) {
-  v1::Group* g = s.groups.add_groups();
-  g->set_id(4);
-  g->set_app_name("etl");
-  g->mutable_auto_registration();
-  s.job.set_id(7);
-  s.job.set_group_id(4);
-  s.job.set_name("merge");
-  s.job.mutable_bean()->set_handler("merge");
-}
-
 TEST_F(CliTest, SendsBearerTokenFromFlag) {
   Result r = Run({"--token", "s3cret", "group", "list"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -469,7 +456,7 @@ TEST_F(CliTest, APausedJobShowsWhyAndJobStartResumesIt) {
 // prints it) applies back unchanged, and RUNNING declared leaves it paused.
 TEST_F(CliTest, ApplyLeavesAPausedJobPausedAndGetPrintsNoCount) {
   servers_.state.Set([](testing::AdminState& s) {
-    SeedEtlMerge(s);
+    testing::SeedEtlMerge(s);
     s.job.mutable_schedule()->mutable_fix_rate()->set_seconds(1);
     s.job.set_state(v1::JOB_STATE_PAUSED);
     s.job.set_pause_after_failures(3);
@@ -628,7 +615,7 @@ TEST_F(CliTest, JobListWideAndRunGetShowTheDeadline) {
 // mapping's "3600s"): `get` prints it, and it applies back unchanged.
 TEST_F(CliTest, ApplyRoundTripsTheDeadline) {
   servers_.state.Set([](testing::AdminState& s) {
-    SeedEtlMerge(s);
+    testing::SeedEtlMerge(s);
     s.job.mutable_schedule()->mutable_fix_rate()->set_seconds(60);
     s.job.set_state(v1::JOB_STATE_RUNNING);
     s.job.mutable_deadline()->set_seconds(3600);
@@ -838,7 +825,7 @@ TEST_F(CliTest, JobGetAndListWideShowStartEndAndMaxFires) {
 // applies back unchanged whatever its count.
 TEST_F(CliTest, ApplyRoundTripsStartEndAndMaxFires) {
   servers_.state.Set([](testing::AdminState& s) {
-    SeedEtlMerge(s);
+    testing::SeedEtlMerge(s);
     s.job.mutable_schedule()->mutable_fix_rate()->set_seconds(60);
     s.job.set_state(v1::JOB_STATE_RUNNING);
     *s.job.mutable_start_time() = ToTimestamp(absl::FromUnixSeconds(1714608000));

@@ -26,6 +26,19 @@
 
 namespace gnomon::cli::testing {
 
+// Group "etl" (id 4) and its job 7 "merge" (handler "merge"), as the apply
+// tests' documents name them.
+inline void SeedEtlMerge(AdminState& s) {
+  v1::Group* g = s.groups.add_groups();
+  g->set_id(4);
+  g->set_app_name("etl");
+  g->mutable_auto_registration();
+  s.job.set_id(7);
+  s.job.set_group_id(4);
+  s.job.set_name("merge");
+  s.job.mutable_bean()->set_handler("merge");
+}
+
 struct CliResult {
   int code;
   std::string out;

@@ -106,6 +106,10 @@ struct Command {
   // Needs no server (cron next, completion, config): the config's context
   // and the TLS files are not read, so a broken one cannot stop it.
   bool offline = false;
+  // For an offline command: whether these arguments need the server after
+  // all (cron next --calendar asks it for the calendar's fire times); unset:
+  // never.
+  std::function<bool(const ParsedArgs&)> online_when;
 };
 
 // Per-invocation state handed to a command.
@@ -172,6 +176,7 @@ std::vector<Command> JobCommands();
 std::vector<Command> ScriptCommands();
 std::vector<Command> RunCommands();
 std::vector<Command> WorkflowCommands();
+std::vector<Command> CalendarCommands();
 std::vector<Command> CronCommands();
 std::vector<Command> HealthCommands();
 std::vector<Command> AuditCommands();
@@ -180,7 +185,8 @@ std::vector<Command> UserCommands();
 std::vector<Command> ExecutorCommands();
 std::vector<Command> StatsCommands();
 std::vector<Command> ConfigCommands();
-// apply (a command without a verb) and get group|job|jobs|workflow|workflows.
+// apply (a command without a verb) and get
+// group|job|jobs|workflow|workflows|calendar|calendars.
 std::vector<Command> ApplyCommands();
 
 }  // namespace gnomon::cli

@@ -77,6 +77,12 @@ TEST(CompletionTest, BashScriptParsesAndCompletesFromTheCommandTable) {
   EXPECT_EQ(BashCompletes(path, "gnomonctl workflow get"), "get get-run");
   EXPECT_EQ(BashCompletes(path, "gnomonctl workflow ru"), "run runs");
   EXPECT_EQ(BashCompletes(path, "gnomonctl workflow succeed --no"), "--node-output");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl cal"), "calendar");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl calendar \"\""), "create list get update delete");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl calendar update workdays --wi"), "--window");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl get c"), "calendar calendars");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl job create --cal"), "--calendar");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl cron next --cal"), "--calendar");
   std::remove(path.c_str());
 }
 
@@ -91,6 +97,9 @@ TEST(CompletionTest, ZshAndFishScriptsAreGenerated) {
               HasSubstr("complete -c gnomonctl -n '__fish_seen_subcommand_from apply' -l dry-run"));
   EXPECT_THAT(fish, ::testing::Not(HasSubstr(" -a  ")));
   EXPECT_THAT(fish, HasSubstr("-l output -s o -r -f -a 'table wide json yaml'"));
+  EXPECT_THAT(fish, HasSubstr("complete -c gnomonctl -n '__fish_use_subcommand' -a calendar\n"));
+  EXPECT_THAT(fish, HasSubstr("__fish_seen_subcommand_from calendar; and "
+                              "__fish_seen_subcommand_from create' -l weekdays -r"));
   // Syntax checks where the shells are installed (they are not packaged
   // dependencies of the build).
   for (const auto& [shell, text] :

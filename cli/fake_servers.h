@@ -20,6 +20,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/numbers.h"
 #include "absl/synchronization/mutex.h"
+#include "cli/fake_calendars.h"
 #include "cli/fake_workflows.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "gnomon/v1/log.grpc.pb.h"
@@ -48,10 +49,15 @@ struct AdminState {
   v1::BackfillResponse backfill;
   v1::KillRunResponse kill;
   v1::ListExecutorsResponse executors;
+  // PreviewSchedule's answer.
+  v1::PreviewScheduleResponse preview;
   // LogService.StreamRunLog writes these, then ends with `fail` or OK.
   std::vector<v1::LogLine> stream_lines;
   // Workflows and their runs, kept as the server would (fake_workflows.h).
   FakeWorkflows workflows;
+  // Calendars, kept as the server would (fake_calendars.h); CreateJob and
+  // UpdateJob refuse a schedule naming one not stored.
+  FakeCalendars calendars;
   std::vector<RecordedCall> calls;
 };
 
@@ -137,15 +143,35 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
   GNOMON_FAKE_UNARY(UpdateGroup, UpdateGroupRequest, Group, *resp = s.group)
   GNOMON_FAKE_UNARY(DeleteGroup, DeleteGroupRequest, DeleteGroupResponse, )
   GNOMON_FAKE_UNARY(RotateGroupToken, RotateGroupTokenRequest, Group, *resp = s.group)
-  GNOMON_FAKE_UNARY(CreateJob, CreateJobRequest, Job, *resp = req->job())
+  grpc::Status CreateJob(grpc::ServerContext* ctx, const v1::CreateJobRequest* req,
+                         v1::Job* resp) override {
+    return s_->HandleOr(ctx, "CreateJob", *req, [&](AdminState& s) {
+      if (grpc::Status c = s.calendars.Names("job.schedule.calendar", req->job().schedule());
+          !c.ok()) {
+        return c;
+      }
+      *resp = req->job();
+      return grpc::Status::OK;
+    });
+  }
+  // As the server: an update leaves the state as it was (StartJob and StopJob
+  // change it; the server pauses a job itself).
+  grpc::Status UpdateJob(grpc::ServerContext* ctx, const v1::UpdateJobRequest* req,
+                         v1::Job* resp) override {
+    return s_->HandleOr(ctx, "UpdateJob", *req, [&](AdminState& s) {
+      if (grpc::Status c = s.calendars.Names("job.schedule.calendar", req->job().schedule());
+          !c.ok()) {
+        return c;
+      }
+      *resp = req->job();
+      resp->set_state(s.job.state());
+      return grpc::Status::OK;
+    });
+  }
   GNOMON_FAKE_UNARY(GetJob, GetJobRequest, Job, *resp = s.job)
   GNOMON_FAKE_UNARY(
       ListJobs, ListJobsRequest, ListJobsResponse,
       if (!s.job_pages.empty()) * resp = s.job_pages[PageIndex(req->page_token(), s.job_pages)])
-  // As the server: an update leaves the state as it was (StartJob and StopJob
-  // change it; the server pauses a job itself).
-  GNOMON_FAKE_UNARY(UpdateJob, UpdateJobRequest, Job, *resp = req->job();
-                    resp->set_state(s.job.state()))
   GNOMON_FAKE_UNARY(DeleteJob, DeleteJobRequest, DeleteJobResponse, )
   GNOMON_FAKE_UNARY(StartJob, StartJobRequest, Job, *resp = s.job;
                     resp->set_state(v1::JOB_STATE_RUNNING))
@@ -159,6 +185,8 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
   GNOMON_FAKE_UNARY(GetRun, GetRunRequest, GetRunResponse, *resp = s.run)
   GNOMON_FAKE_UNARY(KillRun, KillRunRequest, KillRunResponse, *resp = s.kill)
   GNOMON_FAKE_UNARY(ListExecutors, ListExecutorsRequest, ListExecutorsResponse, *resp = s.executors)
+  GNOMON_FAKE_UNARY(PreviewSchedule, PreviewScheduleRequest, PreviewScheduleResponse,
+                    *resp = s.preview)
 #undef GNOMON_FAKE_UNARY
 
   // Workflows: answered by FakeWorkflows' method of the same name.
@@ -181,6 +209,20 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
   GNOMON_FAKE_WORKFLOW(SkipWorkflowNode, WorkflowNodeRequest, WorkflowRun)
   GNOMON_FAKE_WORKFLOW(MarkWorkflowNodeSucceeded, WorkflowNodeRequest, WorkflowRun)
 #undef GNOMON_FAKE_WORKFLOW
+
+  // Calendars: answered by FakeCalendars' method of the same name.
+#define GNOMON_FAKE_CALENDAR(Method, Request, Response)                                     \
+  grpc::Status Method(grpc::ServerContext* ctx, const v1::Request* req, v1::Response* resp) \
+      override {                                                                            \
+    return s_->HandleOr(ctx, #Method, *req,                                                 \
+                        [&](AdminState& s) { return s.calendars.Method(*req, resp); });     \
+  }
+  GNOMON_FAKE_CALENDAR(CreateCalendar, CreateCalendarRequest, Calendar)
+  GNOMON_FAKE_CALENDAR(GetCalendar, GetCalendarRequest, Calendar)
+  GNOMON_FAKE_CALENDAR(ListCalendars, ListCalendarsRequest, ListCalendarsResponse)
+  GNOMON_FAKE_CALENDAR(UpdateCalendar, UpdateCalendarRequest, Calendar)
+  GNOMON_FAKE_CALENDAR(DeleteCalendar, DeleteCalendarRequest, DeleteCalendarResponse)
+#undef GNOMON_FAKE_CALENDAR
 
  private:
   FakeState* s_;

@@ -113,7 +113,9 @@ std::string FormatAbslDuration(absl::Duration d) {
   return absl::FormatDuration(d);
 }
 
-std::string DescribeSchedule(const v1::Schedule& schedule) {
+namespace {
+
+std::string DescribeKind(const v1::Schedule& schedule) {
   switch (schedule.kind_case()) {
     case v1::Schedule::kCron: {
       const std::string& zone = schedule.cron().time_zone();
@@ -128,6 +130,17 @@ std::string DescribeSchedule(const v1::Schedule& schedule) {
       break;
   }
   return "manual";
+}
+
+}  // namespace
+
+std::string DescribeSchedule(const v1::Schedule& schedule) {
+  std::string text = DescribeKind(schedule);
+  if (!schedule.calendar().empty()) absl::StrAppend(&text, ", calendar ", schedule.calendar());
+  if (schedule.has_jitter() && ToAbslDuration(schedule.jitter()) > absl::ZeroDuration()) {
+    absl::StrAppend(&text, ", jitter ", FormatDuration(schedule.jitter()));
+  }
+  return text;
 }
 
 std::string DescribeTask(const v1::Job& job) {

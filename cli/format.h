@@ -71,7 +71,8 @@ absl::TimeZone ScheduleZone(const v1::Schedule& schedule);
 std::string FormatDuration(const google::protobuf::Duration& d);
 std::string FormatAbslDuration(absl::Duration d);
 
-// "cron '0 * * * * ?' Europe/Berlin", "fix_rate 2s", "fix_delay 10s", "manual".
+// "cron '0 * * * * ?' Europe/Berlin", "fix_rate 2s", "fix_delay 10s", "manual";
+// then ", calendar NAME" and ", jitter 5m" when the schedule has them.
 std::string DescribeSchedule(const v1::Schedule& schedule);
 // "handler demo", "script shell v3".
 std::string DescribeTask(const v1::Job& job);

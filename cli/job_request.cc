@@ -86,6 +86,31 @@ absl::Status ApplyTask(const ParsedArgs& args, bool creating, const FileReader& 
   return absl::OkStatus();
 }
 
+// --calendar NAME ('' for none) and --jitter DUR (0 for none), after the
+// schedule's kind: --manual clears both, and neither goes with a schedule
+// that never fires by itself. The server looks the calendar up.
+absl::Status ApplyCalendarAndJitter(const ParsedArgs& args, v1::Schedule* schedule) {
+  if (auto name = args.Get("calendar")) schedule->set_calendar(*name);
+  if (auto text = args.Get("jitter")) {
+    ASSIGN_OR_RETURN(absl::Duration d, ParseDurationFlag("--jitter", *text));
+    if (d == absl::ZeroDuration()) {
+      schedule->clear_jitter();
+    } else {
+      *schedule->mutable_jitter() = ToDurationProto(d);
+    }
+  }
+  if (schedule->kind_case() != v1::Schedule::KIND_NOT_SET) return absl::OkStatus();
+  if (args.Has("calendar") && !schedule->calendar().empty()) {
+    return absl::InvalidArgumentError(
+        "--calendar goes with a schedule that fires: --cron, --every or --delay");
+  }
+  if (args.Has("jitter") && schedule->has_jitter()) {
+    return absl::InvalidArgumentError(
+        "--jitter goes with a schedule that fires: --cron, --every or --delay");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ApplySchedule(const ParsedArgs& args, bool creating, v1::Job* job) {
   const int kinds = CountGiven(args, {"cron", "every", "delay", "manual"});
   if (kinds > 1) {
@@ -96,7 +121,9 @@ absl::Status ApplySchedule(const ParsedArgs& args, bool creating, v1::Job* job) 
         "a job needs a schedule: --cron 'EXPR', --every 2s, --delay 10s or "
         "--manual");
   }
-  if (kinds == 0 && !args.Has("tz")) return absl::OkStatus();
+  if (kinds == 0 && !args.Has("tz") && !args.Has("calendar") && !args.Has("jitter")) {
+    return absl::OkStatus();
+  }
   v1::Schedule* schedule = job->mutable_schedule();
   if (auto expr = args.Get("cron")) {
     // Keep the zone of an existing cron schedule unless --tz changes it.
@@ -118,7 +145,7 @@ absl::Status ApplySchedule(const ParsedArgs& args, bool creating, v1::Job* job) 
     }
     schedule->mutable_cron()->set_time_zone(*zone);
   }
-  return absl::OkStatus();
+  return ApplyCalendarAndJitter(args, schedule);
 }
 
 absl::Status ApplyRetry(const ParsedArgs& args, v1::Job* job) {
@@ -282,7 +309,14 @@ std::vector<FlagSpec> JobFlagSpecs() {
       {"tz", "", true, "ZONE", "IANA time zone of the cron schedule (default UTC)."},
       {"every", "", true, "DUR", "Fixed rate: fire every DUR (e.g. 2s, 500ms)."},
       {"delay", "", true, "DUR", "Fixed delay: fire DUR after the previous run ended."},
-      {"manual", "", false, "", "No schedule: fire only on trigger."},
+      {"manual", "", false, "", "No schedule: fire only on trigger (drops --calendar, --jitter)."},
+      {"calendar", "", true, "NAME",
+       "Fire only the slots calendar NAME allows (gnomonctl calendar list); the others are "
+       "skipped, not misfires; '' for none."},
+      {"jitter", "", true, "DUR",
+       "Start each scheduled fire up to DUR late (the same amount per slot on every replica, "
+       "never past the next slot), so jobs sharing an instant spread out: up to 24h; 0 for "
+       "none."},
       {"start-time", "", true, "TIME",
        "Its schedule fires no slot before TIME (RFC 3339, e.g. 2024-05-01T12:00:00Z); "
        "'' for none."},

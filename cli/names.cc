@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -152,6 +153,25 @@ absl::StatusOr<v1::ScheduleType> ParseScheduleType(std::string_view word) {
       {v1::SCHEDULE_TYPE_NONE, "none"},
   };
   return Parse(*t, "schedule kind", word);
+}
+
+absl::StatusOr<v1::Weekday> ParseWeekday(std::string_view word) {
+  static const auto* t = new Table<v1::Weekday>{
+      {v1::MONDAY, "MON"}, {v1::TUESDAY, "TUE"},  {v1::WEDNESDAY, "WED"}, {v1::THURSDAY, "THU"},
+      {v1::FRIDAY, "FRI"}, {v1::SATURDAY, "SAT"}, {v1::SUNDAY, "SUN"},
+  };
+  std::string upper(word);
+  absl::AsciiStrToUpper(&upper);
+  // The enum's own names (MONDAY, ...) read too.
+  v1::Weekday full;
+  if (v1::Weekday_Parse(upper, &full) && full != v1::WEEKDAY_UNSPECIFIED) return full;
+  return Parse(*t, "weekday", upper);
+}
+
+std::string WeekdayName(v1::Weekday day) {
+  const std::string full = v1::Weekday_Name(day);
+  if (day == v1::WEEKDAY_UNSPECIFIED || full.size() < 3) return absl::StrCat(static_cast<int>(day));
+  return full.substr(0, 3);
 }
 
 std::string ScriptLanguageName(v1::ScriptLanguage language) {

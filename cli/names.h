@@ -40,6 +40,10 @@ std::string JobStateName(v1::JobState state);
 absl::StatusOr<v1::JobState> ParseJobState(std::string_view word);
 absl::StatusOr<v1::ScheduleType> ParseScheduleType(std::string_view word);
 std::string ScriptLanguageName(v1::ScriptLanguage language);
+// Calendar weekdays as typed and shown: "MON" .. "SUN" (parsed in any
+// case; the full English names are accepted too).
+absl::StatusOr<v1::Weekday> ParseWeekday(std::string_view word);
+std::string WeekdayName(v1::Weekday day);
 // "200 success", "502 timeout", "0" (no result yet), "417" (custom code).
 std::string HandleCodeName(int32_t code);
 

@@ -67,7 +67,48 @@ std::string BlockText(const v1::Job& job) {
                                                                 : BlockName(job.block_strategy());
 }
 
+// "MON,TUE,WED"; "every day" when none is listed.
+std::string WeekdaysText(const v1::Calendar& c) {
+  if (c.weekdays().empty()) return "every day";
+  std::vector<std::string> days;
+  for (int day : c.weekdays()) days.push_back(WeekdayName(static_cast<v1::Weekday>(day)));
+  return absl::StrJoin(days, ",");
+}
+
+std::string WindowsText(const v1::Calendar& c) {
+  return c.windows().empty() ? "all day" : absl::StrJoin(c.windows(), ",");
+}
+
+std::string CalendarZoneText(const v1::Calendar& c) {
+  return c.time_zone().empty() ? "-" : c.time_zone();
+}
+
 }  // namespace
+
+void PrintCalendarTable(const Repeated<v1::Calendar>& calendars, std::ostream& out) {
+  Table table({"NAME", "ZONE", "WEEKDAYS", "EXCLUDED", "INCLUDED", "WINDOWS"});
+  for (const v1::Calendar& c : calendars) {
+    table.AddRow({c.name(), CalendarZoneText(c), WeekdaysText(c),
+                  absl::StrCat(c.excluded_dates_size()), absl::StrCat(c.included_dates_size()),
+                  WindowsText(c)});
+  }
+  table.Render(out);
+}
+
+void PrintCalendarDetails(const v1::Calendar& calendar, absl::TimeZone zone, std::ostream& out) {
+  Details d;
+  d.Add("name", calendar.name());
+  d.Add("description", calendar.description());
+  d.Add("zone", calendar.time_zone().empty() ? "- (the zone of the schedule using it)"
+                                             : calendar.time_zone());
+  d.Add("weekdays", WeekdaysText(calendar));
+  d.Add("excluded dates", absl::StrJoin(calendar.excluded_dates(), ", "));
+  d.Add("included dates", absl::StrJoin(calendar.included_dates(), ", "));
+  d.Add("windows", WindowsText(calendar));
+  d.Add("created", FormatTime(calendar.create_time(), zone));
+  d.Add("updated", FormatTime(calendar.update_time(), zone));
+  d.Render(out);
+}
 
 void PrintGroupTable(const Repeated<v1::Group>& groups, absl::TimeZone zone, std::ostream& out) {
   Table table({"ID", "APP", "TITLE", "MEMBERSHIP", "UPDATED"});

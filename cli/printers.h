@@ -38,6 +38,11 @@ void PrintRunDetails(const v1::Run& run, absl::TimeZone zone, std::ostream& out)
 // "2024-05-01T12:00:00.250+02:00  text"
 void PrintLogLine(const v1::LogLine& line, absl::TimeZone zone, std::ostream& out);
 
+// Calendars: NAME, ZONE, WEEKDAYS, EXCLUDED and INCLUDED (counts), WINDOWS;
+// the details list every date. Times in `zone`.
+void PrintCalendarTable(const Repeated<v1::Calendar>& calendars, std::ostream& out);
+void PrintCalendarDetails(const v1::Calendar& calendar, absl::TimeZone zone, std::ostream& out);
+
 // Workflows (workflow_printers.cc). A workflow's times, and its runs' when
 // the command names it, are in its schedule's zone (ScheduleZone).
 void PrintWorkflowTable(const Repeated<v1::Workflow>& workflows, std::ostream& out);

@@ -77,6 +77,17 @@ absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating, const FileRead
 absl::StatusOr<v1::CreateJobRequest> BuildCreateJobRequest(const ParsedArgs& args,
                                                            const FileReader& read_file);
 
+// Flags of calendar create / calendar update (the same set): --zone,
+// --weekdays, --exclude, --include, --window, --description.
+std::vector<FlagSpec> CalendarFlagSpecs();
+// Applies the calendar flags in `args` to `calendar`: each given flag
+// replaces its field ('' empties it), the others stay. A weekday that is
+// not MON..SUN is an error naming --weekdays; dates and windows are the
+// server's to check.
+absl::Status ApplyCalendarFlags(const ParsedArgs& args, v1::Calendar* calendar);
+// calendar create NAME [calendar flags]
+absl::StatusOr<v1::CreateCalendarRequest> BuildCreateCalendarRequest(const ParsedArgs& args);
+
 std::vector<FlagSpec> JobListFlagSpecs();
 // job list [--group ID]
 absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(const ParsedArgs& args);

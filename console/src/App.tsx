@@ -12,6 +12,7 @@ import RunDetail from './pages/RunDetail';
 import Workflows from './pages/Workflows';
 import WorkflowDetail from './pages/WorkflowDetail';
 import WorkflowRun from './pages/WorkflowRun';
+import Calendars from './pages/Calendars';
 import Executors from './pages/Executors';
 import Access from './pages/Access';
 import Audit from './pages/Audit';
@@ -27,6 +28,7 @@ export default function App() {
     ['/', 'Dashboard'],
     ['/jobs', 'Jobs'],
     ['/workflows', 'Workflows'],
+    ['/calendars', 'Calendars'],
     ['/runs', 'Runs'],
     ['/executors', 'Executors'],
   ];
@@ -68,6 +70,7 @@ export default function App() {
           <Route path="/workflows" element={<Workflows />} />
           <Route path="/workflows/:id" element={<WorkflowDetail />} />
           <Route path="/workflow-runs/:id" element={<WorkflowRun />} />
+          <Route path="/calendars" element={<Calendars />} />
           <Route path="/runs" element={<Runs />} />
           <Route path="/runs/:id" element={<RunDetail />} />
           <Route path="/executors" element={<Executors />} />

@@ -31,11 +31,17 @@ export function fmtTime(t: string | undefined, timeZone?: string): string {
   }
 }
 
+/** "cron 0 0 6 * * ? (Europe/Berlin)", "every 2s", "delay 10s" or "manual"; then " · calendar NAME" and " · jitter 30s" when set. */
 export function fmtSchedule(s: Schedule | undefined): string {
-  if (s?.cron) return `cron ${s.cron.expression ?? ''}${s.cron.timeZone ? ` (${s.cron.timeZone})` : ''}`;
-  if (s?.fixRate) return `every ${s.fixRate}`;
-  if (s?.fixDelay) return `delay ${s.fixDelay}`;
-  return 'manual';
+  const kind = s?.cron
+    ? `cron ${s.cron.expression ?? ''}${s.cron.timeZone ? ` (${s.cron.timeZone})` : ''}`
+    : s?.fixRate
+      ? `every ${s.fixRate}`
+      : s?.fixDelay
+        ? `delay ${s.fixDelay}`
+        : 'manual';
+  const jitter = seconds(s?.jitter) > 0 ? ` · jitter ${s?.jitter}` : '';
+  return `${kind}${s?.calendar ? ` · calendar ${s.calendar}` : ''}${jitter}`;
 }
 
 export function fmtGrants(g: Grants | undefined): string {

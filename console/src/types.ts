@@ -10,6 +10,31 @@ export interface Schedule {
   cron?: { expression?: string; timeZone?: string };
   fixRate?: string;
   fixDelay?: string;
+  /** The name of the Calendar whose days and windows its slots must fall in; missing: none. */
+  calendar?: string;
+  /** Each scheduled fire of a job starts up to this much later ("30s"); jobs only. */
+  jitter?: string;
+}
+
+export type Weekday = 'MONDAY' | 'TUESDAY' | 'WEDNESDAY' | 'THURSDAY' | 'FRIDAY' | 'SATURDAY' | 'SUNDAY';
+
+/** The days and times of day a schedule naming it may fire (common.proto Calendar). */
+export interface Calendar {
+  id?: string;
+  name?: string;
+  description?: string;
+  /** IANA zone its dates and windows are read in; missing: the schedule's. */
+  timeZone?: string;
+  /** Missing or empty: every day. */
+  weekdays?: Weekday[];
+  /** "YYYY-MM-DD", or "MM-DD" every year. */
+  excludedDates?: string[];
+  /** "YYYY-MM-DD": allowed whatever the weekday; an excluded date wins. */
+  includedDates?: string[];
+  /** "HH:MM-HH:MM" each; missing: all day. */
+  windows?: string[];
+  createTime?: string;
+  updateTime?: string;
 }
 
 export interface Misfire {

@@ -16,6 +16,7 @@
 #include "services/common/server/tokens.h"
 #include "services/common/status/status_macros.h"
 #include "services/scheduler/admin_requests.h"
+#include "services/scheduler/calendar_admin.h"
 #include "services/scheduler/job_filter.h"
 #include "services/scheduler/next_fire.h"
 #include "services/scheduler/route_plan.h"
@@ -45,8 +46,8 @@ constexpr absl::Duration kMaxTokenGrace = absl::Hours(24 * 30);
 // on its own grid — its cursor, else its last fire, else (never started) the
 // range's start — so the slots it fired are found taken, not fired again a
 // millisecond off.
-int64_t FirstBackfillSlot(const v1::Job& job, int64_t from_ms) {
-  if (!job.schedule().has_fix_rate()) return SlotAfter(job, from_ms - 1);
+int64_t FirstBackfillSlot(const v1::Job& job, int64_t from_ms, const SlotRules& rules) {
+  if (!job.schedule().has_fix_rate()) return SlotAfter(job, from_ms - 1, rules);
   const int64_t rate = TimeUtil::DurationToMilliseconds(job.schedule().fix_rate());
   int64_t anchor = from_ms;
   if (job.has_next_fire_time()) {
@@ -55,7 +56,10 @@ int64_t FirstBackfillSlot(const v1::Job& job, int64_t from_ms) {
     anchor = TimeUtil::TimestampToMilliseconds(job.last_fire_time());
   }
   const int64_t behind = anchor - from_ms;  // Whole periods of the grid back from the anchor.
-  return behind >= 0 ? anchor - behind / rate * rate : anchor + (-behind + rate - 1) / rate * rate;
+  return AllowedSlot(
+      job,
+      behind >= 0 ? anchor - behind / rate * rate : anchor + (-behind + rate - 1) / rate * rate,
+      rules);
 }
 
 absl::Status IdRequired(int64_t id, absl::string_view field) {
@@ -184,9 +188,11 @@ absl::StatusOr<store::NewJob> AdminCore::PrepareNewJob(const v1::CreateJobReques
   n.job.clear_create_time();
   n.job.clear_update_time();
   RETURN_IF_ERROR(ValidateJob(n.job, limits_, stores_.jobs));
+  ASSIGN_OR_RETURN(std::shared_ptr<const schedule::Calendar> calendar,
+                   CalendarOf(stores_.calendars, n.job.schedule(), "job.schedule.calendar"));
   if (req.start()) {
     n.state = v1::JOB_STATE_RUNNING;
-    n.next_fire_ms = FirstSlot(n.job, now_ms);
+    n.next_fire_ms = FirstSlot(n.job, now_ms, {nullptr, calendar.get()});
     if (n.next_fire_ms == store::kNever) {
       return absl::FailedPreconditionError(
           "start: the schedule never fires; create it stopped and trigger it instead");
@@ -334,6 +340,8 @@ absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req,
   ASSIGN_OR_RETURN(v1::Job current, FindJob(req.job().id()));
   v1::Job job = req.job();
   RETURN_IF_ERROR(ValidateJob(job, limits_, stores_.jobs));
+  ASSIGN_OR_RETURN(std::shared_ptr<const schedule::Calendar> calendar,
+                   CalendarOf(stores_.calendars, job.schedule(), "job.schedule.calendar"));
   if (job.group_id() != current.group_id())
     RETURN_IF_ERROR(CheckGroupQuota(job.group_id(), 1, "job.group_id"));
   std::optional<int64_t> next;
@@ -345,7 +353,7 @@ absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req,
       job.end_time().SerializeAsString() != current.end_time().SerializeAsString() ||
       job.max_fires() != current.max_fires();
   if (current.state() == v1::JOB_STATE_RUNNING && schedule_changed) {
-    next = FirstSlot(job, clock_->NowMillis());
+    next = FirstSlot(job, clock_->NowMillis(), {nullptr, calendar.get()});
   }
   absl::StatusOr<v1::Job> updated = stores_.jobs->UpdateJob(job, next, clock_->NowMillis(), author);
   loop_->Invalidate(job.id());
@@ -363,7 +371,9 @@ absl::StatusOr<v1::Job> AdminCore::StartJob(int64_t job_id) {
   ASSIGN_OR_RETURN(v1::Job job, FindJob(job_id));
   // A running job with no next fire (its max_fires spent) starts afresh.
   if (job.state() == v1::JOB_STATE_RUNNING && job.has_next_fire_time()) return job;
-  const int64_t next = FirstSlot(job, clock_->NowMillis());
+  ASSIGN_OR_RETURN(std::shared_ptr<const schedule::Calendar> calendar,
+                   CalendarOf(stores_.calendars, job.schedule(), "job_id: its schedule.calendar"));
+  const int64_t next = FirstSlot(job, clock_->NowMillis(), {nullptr, calendar.get()});
   if (next == store::kNever) {
     if (job.has_end_time()) {
       return absl::FailedPreconditionError(
@@ -420,11 +430,14 @@ absl::StatusOr<v1::TriggerJobResponse> AdminCore::TriggerJob(const v1::TriggerJo
 absl::StatusOr<v1::PreviewScheduleResponse> AdminCore::PreviewSchedule(
     const v1::PreviewScheduleRequest& req) {
   RETURN_IF_ERROR(ValidatePreviewRequest(req, limits_));
+  ASSIGN_OR_RETURN(std::shared_ptr<const schedule::Calendar> calendar,
+                   CalendarOf(stores_.calendars, req.schedule(), "schedule.calendar"));
   absl::Time from = req.has_from_time()
                         ? absl::FromUnixMillis(TimeUtil::TimestampToMilliseconds(req.from_time()))
                         : clock_->Now();
-  ASSIGN_OR_RETURN(std::vector<absl::Time> times,
-                   schedule::Preview(req.schedule(), from, req.count() == 0 ? 10 : req.count()));
+  ASSIGN_OR_RETURN(
+      std::vector<absl::Time> times,
+      schedule::Preview(req.schedule(), from, req.count() == 0 ? 10 : req.count(), calendar.get()));
   std::optional<schedule::ParamTemplate> params;
   if (!req.params().empty()) {
     ASSIGN_OR_RETURN(params, schedule::ParamTemplate::Parse(req.params()));
@@ -452,8 +465,11 @@ absl::StatusOr<v1::BackfillResponse> AdminCore::Backfill(const v1::BackfillReque
   }
   std::vector<FireSpec> fires;
   auto shared = std::make_shared<const v1::Job>(job);
-  for (int64_t slot = FirstBackfillSlot(job, from); slot != store::kNever && slot < to;
-       slot = SlotAfter(job, slot)) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const schedule::Calendar> calendar,
+                   CalendarOf(stores_.calendars, job.schedule(), "job_id: its schedule.calendar"));
+  const SlotRules rules{nullptr, calendar.get()};
+  for (int64_t slot = FirstBackfillSlot(job, from, rules); slot != store::kNever && slot < to;
+       slot = SlotAfter(job, slot, rules)) {
     if (static_cast<int>(fires.size()) == kMaxBackfillSlots) {
       return absl::InvalidArgumentError(absl::StrCat("end_time: the range holds more than ",
                                                      kMaxBackfillSlots, " slots; split it"));

@@ -13,6 +13,7 @@
 #include "gnomon/v1/admin.pb.h"
 #include "services/common/client/clock.h"
 #include "services/common/store/audit_store.h"
+#include "services/common/store/calendar_store.h"
 #include "services/common/store/credential_store.h"
 #include "services/common/store/job_store.h"
 #include "services/common/store/run_store.h"
@@ -30,6 +31,8 @@ struct AdminStores {
   store::RunStore* runs = nullptr;                // Runs and their logs.
   store::CredentialStore* credentials = nullptr;  // API tokens and users.
   store::AuditStore* audit = nullptr;             // The audit log (AdminService reads it).
+  // Calendars jobs name; null: a job naming one is refused (UNIMPLEMENTED).
+  store::CalendarStore* calendars = nullptr;
 };
 
 class AdminCore {

@@ -18,6 +18,7 @@
 #include "services/common/server/rate_limiter.h"
 #include "services/scheduler/admin_core.h"
 #include "services/scheduler/audit_log.h"
+#include "services/scheduler/calendar_admin.h"
 #include "services/scheduler/job_names.h"
 #include "services/scheduler/workflow_admin.h"
 
@@ -35,15 +36,18 @@ struct AdminChange {
 class AdminService final : public v1::JobAdmin::Service {
  public:
   // `limiter` may be null (no rate limit); `audit` may be null (no audit
-  // log); `workflows` may be null (the workflow methods answer UNIMPLEMENTED).
+  // log); `workflows` and `calendars` may be null (their methods answer
+  // UNIMPLEMENTED).
   AdminService(AdminCore* core, Authenticator* auth, RateLimiter* limiter = nullptr,
-               AuditLog* audit = nullptr, WorkflowAdmin* workflows = nullptr)
+               AuditLog* audit = nullptr, WorkflowAdmin* workflows = nullptr,
+               CalendarAdmin* calendars = nullptr)
       : core_(core),
         auth_(auth),
         stores_(core->stores()),
         limiter_(limiter),
         audit_(audit),
-        workflows_(workflows) {}
+        workflows_(workflows),
+        calendars_(calendars) {}
 
   using Ctx = grpc::ServerContext;
   grpc::Status CreateGroup(Ctx*, const v1::CreateGroupRequest*, v1::Group*) override;
@@ -94,6 +98,13 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status UpdateWorkflow(Ctx*, const v1::UpdateWorkflowRequest*, v1::Workflow*) override;
   grpc::Status DeleteWorkflow(Ctx*, const v1::DeleteWorkflowRequest*,
                               v1::DeleteWorkflowResponse*) override;
+  grpc::Status CreateCalendar(Ctx*, const v1::CreateCalendarRequest*, v1::Calendar*) override;
+  grpc::Status GetCalendar(Ctx*, const v1::GetCalendarRequest*, v1::Calendar*) override;
+  grpc::Status ListCalendars(Ctx*, const v1::ListCalendarsRequest*,
+                             v1::ListCalendarsResponse*) override;
+  grpc::Status UpdateCalendar(Ctx*, const v1::UpdateCalendarRequest*, v1::Calendar*) override;
+  grpc::Status DeleteCalendar(Ctx*, const v1::DeleteCalendarRequest*,
+                              v1::DeleteCalendarResponse*) override;
   grpc::Status TriggerWorkflow(Ctx*, const v1::TriggerWorkflowRequest*, v1::WorkflowRun*) override;
   grpc::Status GetWorkflowRun(Ctx*, const v1::GetWorkflowRunRequest*, v1::WorkflowRun*) override;
   grpc::Status ListWorkflowRuns(Ctx*, const v1::ListWorkflowRunsRequest*,
@@ -120,6 +131,10 @@ class AdminService final : public v1::JobAdmin::Service {
   // A workflow, or a workflow run, as the audit records it ("" if gone).
   std::string WorkflowJson(int64_t workflow_id);
   std::string WorkflowRunJson(int64_t workflow_run_id);
+  // A calendar as the audit records it ("" if gone).
+  std::string CalendarJson(const std::string& name);
+  // UNIMPLEMENTED without a CalendarAdmin.
+  absl::Status CheckCalendars() const;
   // The workflow methods: UNIMPLEMENTED without a WorkflowAdmin, else
   // PermissionDenied unless the caller reaches `group` (once it is known).
   absl::Status CheckWorkflows() const;
@@ -137,6 +152,7 @@ class AdminService final : public v1::JobAdmin::Service {
   RateLimiter* const limiter_;
   AuditLog* const audit_;
   WorkflowAdmin* const workflows_;
+  CalendarAdmin* const calendars_;
 };
 
 }  // namespace gnomon::scheduler

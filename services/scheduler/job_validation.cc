@@ -251,6 +251,10 @@ absl::Status ValidateScheduleFields(std::string_view field_name, const v1::Sched
                                 CheckString(absl::StrCat(cron, ".time_zone"),
                                             schedule.cron().time_zone(), 64, Charset::kToken)}));
   }
+  RETURN_IF_ERROR(
+      FirstError({CheckString(field + ".calendar", schedule.calendar(), 64, Charset::kName),
+                  CheckDuration(field + ".jitter", schedule.jitter(), absl::ZeroDuration(),
+                                schedule::kMaxJitter)}));
   // The schedule library names its fields "schedule.<...>".
   if (absl::Status s = schedule::ValidateSchedule(schedule); !s.ok()) {
     absl::string_view message = s.message();

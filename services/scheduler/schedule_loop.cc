@@ -162,31 +162,75 @@ void ScheduleLoop::Refresh(int64_t now_ms) {
     // Not due in the window: a pre-read arms it when it is.
     if (job.state() != v1::JOB_STATE_RUNNING || cursor < 0 || cursor > until) continue;
     if (!Holds(job.id())) continue;  // Another replica's.
-    Arm(std::move(job), cursor);
+    Arm(std::move(job), cursor, until);
   }
 }
 
 void ScheduleLoop::Arm(std::shared_ptr<const v1::Job> job,
-                       std::shared_ptr<const schedule::CompiledCron> cron, int64_t cursor,
+                       std::shared_ptr<const schedule::CompiledCron> cron,
+                       std::shared_ptr<const schedule::Calendar> calendar, int64_t cursor,
                        int64_t fires_left) {
   const int64_t id = job->id();
   Disarm(id);
   if (cursor == store::kNever) return;
   if (fires_left < 0 && job->max_fires() > 0) fires_left = job->fires_left();
-  armed_[id] = Armed{std::move(job), std::move(cron), cursor, 0, fires_left};
-  timer_.emplace(cursor, id);
+  int64_t fire_at = cursor;
+  if (job->schedule().has_jitter()) {
+    fire_at += JitterMs(*job, cursor, SlotAfter(*job, cursor, {cron.get(), calendar.get()}));
+  }
+  armed_[id] =
+      Armed{std::move(job), std::move(cron), std::move(calendar), cursor, fire_at, 0, fires_left};
+  timer_.emplace(fire_at, id);
 }
 
-void ScheduleLoop::Arm(v1::Job job, int64_t cursor) {
+void ScheduleLoop::Arm(v1::Job job, int64_t cursor, int64_t until_ms) {
+  const int64_t id = job.id();
   auto shared = std::make_shared<const v1::Job>(std::move(job));
   auto cron = CompileJobCron(*shared);
-  Arm(std::move(shared), std::move(cron), cursor);
+  std::shared_ptr<const schedule::Calendar> calendar;
+  if (const std::string& name = shared->schedule().calendar(); !name.empty()) {
+    if (!calendars_read_) {  // Once a pass, and only for a job naming one.
+      calendars_.Refresh();
+      calendars_read_ = true;
+    }
+    calendar = calendars_.Find(name);
+    if (calendar == nullptr) {
+      // Not fired, its cursor kept: armed once the calendar is found.
+      calendar_missing_.insert(id);
+      if (calendar_warned_.insert(id).second) {
+        GNOMON_LOG(WARNING) << "scheduler: job " << id << " names calendar '" << name
+                            << "', which is not found; it does not fire until it is";
+      }
+      Disarm(id);
+      return;
+    }
+    calendar_warned_.erase(id);
+    const int64_t allowed = AllowedSlot(*shared, cursor, {cron.get(), calendar.get()});
+    if (allowed != cursor) {
+      // Written before its calendar changed: move it, as a fire would.
+      store::JobAdvance a;
+      a.job_id = id;
+      a.expected_next_fire_ms = cursor;
+      a.next_fire_ms = allowed;
+      a.last_fire_ms = shared->has_last_fire_time()
+                           ? TimeUtil::TimestampToMilliseconds(shared->last_fire_time())
+                           : 0;
+      pending_advances_.insert_or_assign(id, a);
+      advance_now_ = true;
+      cursor = allowed;
+      if (cursor > until_ms) {  // Including kNever: armed by a later pre-read, if ever.
+        Disarm(id);
+        return;
+      }
+    }
+  }
+  Arm(std::move(shared), std::move(cron), std::move(calendar), cursor);
 }
 
 void ScheduleLoop::Disarm(int64_t job_id) {
   auto it = armed_.find(job_id);
   if (it == armed_.end()) return;
-  timer_.erase({it->second.cursor, job_id});
+  timer_.erase({it->second.fire_at, job_id});
   armed_.erase(it);
 }
 
@@ -195,6 +239,7 @@ void ScheduleLoop::Preread(int64_t now_ms) {
   const absl::Time start = clock_->Now();
   const std::vector<int> partitions = ownership_ ? ownership_->partitions : std::vector<int>{};
   const int limit = options_.preread_limit;
+  calendar_missing_.clear();  // Counted afresh by Arm.
   absl::StatusOr<std::vector<store::DueJob>> due = store_->ListDueJobs(until, limit, partitions);
   if (!due.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: pre-read failed, will retry: " << due.status();
@@ -217,7 +262,7 @@ void ScheduleLoop::Preread(int64_t now_ms) {
                                    TimeUtil::TimestampToMilliseconds(d.job.update_time()));
     // New, or changed by an admin call on any replica: take the store's view.
     if (it == armed_.end() || changed) {
-      Arm(std::move(d.job), d.next_fire_ms);
+      Arm(std::move(d.job), d.next_fire_ms, until);
       ++armed;
     }
   }
@@ -255,13 +300,15 @@ void ScheduleLoop::CountFire(Armed& armed, Planned& p) {
 
 ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
   const v1::Job& job = *armed.job;
-  const schedule::CompiledCron* cron = armed.cron.get();
+  const SlotRules rules{armed.cron.get(), armed.calendar.get()};
   Planned p;
   p.fire.job = armed.job;
   p.cron = armed.cron;
+  p.calendar = armed.calendar;
   p.fire.type = ScheduledType(job);
   p.fire.scheduled_ms = armed.cursor;
-  if (armed.cursor > now_ms) p.fire.dispatch_at_ms = armed.cursor;  // Recorded ahead.
+  // Recorded ahead, or later by its jitter.
+  if (armed.fire_at > now_ms) p.fire.dispatch_at_ms = armed.fire_at;
   p.advance.job_id = job.id();
   p.advance.expected_next_fire_ms = armed.cursor;
   p.advance.last_fire_ms = armed.cursor;
@@ -269,10 +316,10 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
   const int64_t threshold = job.misfire().has_threshold()
                                 ? TimeUtil::DurationToMilliseconds(job.misfire().threshold())
                                 : kDefaultMisfireThresholdMs;
-  const bool late = now_ms - armed.cursor > threshold;
+  const bool late = now_ms - armed.fire_at > threshold;
   if (!late) {
     armed.caught_up = 0;
-    p.advance.next_fire_ms = SlotAfter(job, armed.cursor, cron);
+    p.advance.next_fire_ms = SlotAfter(job, armed.cursor, rules);
     CountFire(armed, p);
     return p;
   }
@@ -282,28 +329,28 @@ ScheduleLoop::Planned ScheduleLoop::Plan(Armed& armed, int64_t now_ms) {
   switch (job.misfire().policy()) {
     case v1::MISFIRE_POLICY_DO_NOTHING:
       p.fires = false;
-      p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, cron);
+      p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, rules);
       break;
     case v1::MISFIRE_POLICY_CATCH_UP: {
       const uint32_t max =
           job.misfire().max_catch_up() == 0 ? kDefaultMaxCatchUp : job.misfire().max_catch_up();
       if (armed.caught_up >= max) {
         p.fires = false;
-        p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, cron);
+        p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, rules);
         armed.caught_up = 0;
       } else {
         ++armed.caught_up;
-        p.advance.next_fire_ms = SlotAfter(job, armed.cursor, cron);
+        p.advance.next_fire_ms = SlotAfter(job, armed.cursor, rules);
       }
       break;
     }
     default:  // FIRE_ONCE_NOW
-      p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, cron);
+      p.advance.next_fire_ms = FirstSlotAfterNow(job, armed.cursor, now_ms, rules);
       break;
   }
   // The slots from this one to the new cursor that will never run.
   const int64_t skipped =
-      SlotsBetween(job, armed.cursor, p.advance.next_fire_ms, cron) - (p.fires ? 1 : 0);
+      SlotsBetween(job, armed.cursor, p.advance.next_fire_ms, rules) - (p.fires ? 1 : 0);
   if (!p.fires) {
     if (metrics_ != nullptr) metrics_->Fired(v1::TRIGGER_TYPE_MISFIRE, FireResult::kMisfireSkipped);
   } else {
@@ -414,7 +461,7 @@ void ScheduleLoop::FireDue(int64_t now_ms) {
     if (a.next_fire_ms == store::kNever) advance_now_ = true;
     // An Invalidate sent meanwhile is applied at the next tick and disarms it again.
     if (armed_.contains(a.job_id) || a.next_fire_ms > until) continue;
-    Arm(plans[i].fire.job, plans[i].cron, a.next_fire_ms, plans[i].fires_left);
+    Arm(plans[i].fire.job, plans[i].cron, plans[i].calendar, a.next_fire_ms, plans[i].fires_left);
     if (auto armed = armed_.find(a.job_id); armed != armed_.end())
       armed->second.caught_up = caught_up[i];
   }
@@ -502,12 +549,14 @@ int64_t ScheduleLoop::TickOwned() {
     const absl::Duration oldest =
         due > 0 ? absl::Milliseconds(now - timer_.begin()->first) : absl::ZeroDuration();
     metrics_->LoopPass(clock_->Now() - start, due, oldest);
+    metrics_->SetJobsAwaitingCalendar(calendar_missing_.size());
   }
   return wake;
 }
 
 int64_t ScheduleLoop::Pass() {
   ApplyMessages();
+  calendars_read_ = false;
   const int64_t now = clock_->NowMillis();
   if (ownership_ && (ownership_->partitions.empty() || now >= ownership_->valid_until_ms)) {
     // Nothing held, or the hold could not be renewed in time: fire nothing

@@ -41,7 +41,9 @@
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
 #include "services/common/schedule/schedule.h"
+#include "services/common/store/calendar_store.h"
 #include "services/common/store/job_store.h"
+#include "services/scheduler/calendar_book.h"
 #include "services/scheduler/fire_sink.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/scheduler_metrics.h"
@@ -75,14 +77,16 @@ struct ScheduleLoopOptions {
 
 class ScheduleLoop {
  public:
-  // `metrics` may be null (not measured).
+  // `metrics` may be null (not measured); `calendars` may be null (no
+  // calendars: a job naming one is never armed).
   ScheduleLoop(store::JobStore* store, FireSink* sink, Clock* clock, ScheduleLoopOptions options,
-               SchedulerMetrics* metrics = nullptr)
+               SchedulerMetrics* metrics = nullptr, store::CalendarStore* calendars = nullptr)
       : store_(store),
         trigger_(sink),
         clock_(clock),
         options_(options),
         metrics_(metrics),
+        calendars_(calendars, clock),
         last_flush_ms_(clock->NowMillis()) {}
 
   // The owner: ticks, then waits for the next slot, pre-read or message,
@@ -133,7 +137,11 @@ class ScheduleLoop {
     std::shared_ptr<const v1::Job> job;
     // Compiled once per job version (null unless a cron job): no parse per fire.
     std::shared_ptr<const schedule::CompiledCron> cron;
+    // The calendar its schedule names (null: none).
+    std::shared_ptr<const schedule::Calendar> calendar;
     int64_t cursor = store::kNever;
+    // When the slot at `cursor` fires: the cursor, later by its jitter.
+    int64_t fire_at = store::kNever;
     uint32_t caught_up = 0;  // Consecutive CATCH_UP fires.
     // With max_fires: the slots it will still fire (this one included);
     // -1 without. Counted here as slots fire, and in the store as their
@@ -143,6 +151,7 @@ class ScheduleLoop {
   struct Planned {
     FireSpec fire;
     std::shared_ptr<const schedule::CompiledCron> cron;
+    std::shared_ptr<const schedule::Calendar> calendar;
     bool fires = true;
     store::JobAdvance advance;
     int64_t fires_left = -1;  // Armed::fires_left after this fire.
@@ -160,9 +169,13 @@ class ScheduleLoop {
   void ApplyOwnership(std::shared_ptr<const Ownership> ownership);
   // `fires_left`: Armed::fires_left (-1: as the job read says).
   void Arm(std::shared_ptr<const v1::Job> job, std::shared_ptr<const schedule::CompiledCron> cron,
-           int64_t cursor, int64_t fires_left = -1);
-  // Arms a job read from the store: shared from here on, its cron compiled once.
-  void Arm(v1::Job job, int64_t cursor);
+           std::shared_ptr<const schedule::Calendar> calendar, int64_t cursor,
+           int64_t fires_left = -1);
+  // Arms a job read from the store: shared from here on, its cron compiled
+  // once, its calendar found. A cursor its calendar (changed since it was
+  // written) does not allow moves to the next slot it does (an advance
+  // like a fire's); a job whose calendar is not found is not armed.
+  void Arm(v1::Job job, int64_t cursor, int64_t until_ms);
   void Disarm(int64_t job_id);
   // Plans the fire of the job's due slot and its new cursor.
   Planned Plan(Armed& armed, int64_t now_ms);
@@ -190,6 +203,15 @@ class ScheduleLoop {
   Clock* const clock_;
   const ScheduleLoopOptions options_;
   SchedulerMetrics* const metrics_;
+  // The calendars jobs name, re-read when they change (the owner's): once
+  // a pass that arms a job naming one, before it is armed (so a job and its
+  // calendar edited together are armed on the new calendar).
+  CalendarBook calendars_;
+  bool calendars_read_ = false;
+  // Jobs due that the last pre-read did not arm for a calendar not found,
+  // and those already logged (until it is found).
+  absl::flat_hash_set<int64_t> calendar_missing_;
+  absl::flat_hash_set<int64_t> calendar_warned_;
 
   // Held by Run() for its whole life, and by a caller acting as the owner
   // while no Run() thread is (Reschedule, Stop): never two owners at once.
@@ -229,7 +251,7 @@ class ScheduleLoop {
 
   // The schedule state: the owner's alone (see the class comment).
   absl::flat_hash_map<int64_t, Armed> armed_;
-  std::set<std::pair<int64_t, int64_t>> timer_;  // (slot ms, job id)
+  std::set<std::pair<int64_t, int64_t>> timer_;  // (Armed::fire_at, job id)
   int64_t next_preread_ms_ = 0;
   // Jobs to re-read before the next fire (Invalidate); a pre-read covers them.
   absl::flat_hash_set<int64_t> refresh_;

@@ -324,17 +324,18 @@ TEST_F(ScheduleLoopTest, AJobsSlotsStayWithinItsStartAndEndTimes) {
   v1::Job j = RateJob(100);
   *j.mutable_start_time() = TimeUtil::MillisecondsToTimestamp(kStart + 450);
   *j.mutable_end_time() = TimeUtil::MillisecondsToTimestamp(kStart + 800);
-  EXPECT_EQ(FirstSlot(j, kStart), kStart + 500);  // The grid from now, first at or after the start.
-  EXPECT_EQ(SlotAfter(j, kStart + 600), kStart + 700);
-  EXPECT_EQ(SlotAfter(j, kStart + 700), store::kNever);  // 800 is the end: not fired.
-  EXPECT_EQ(FirstSlotAfterNow(j, kStart + 500, kStart + 950), store::kNever);
+  EXPECT_EQ(FirstSlot(j, kStart, {}),
+            kStart + 500);  // The grid from now, first at or after the start.
+  EXPECT_EQ(SlotAfter(j, kStart + 600, {}), kStart + 700);
+  EXPECT_EQ(SlotAfter(j, kStart + 700, {}), store::kNever);  // 800 is the end: not fired.
+  EXPECT_EQ(FirstSlotAfterNow(j, kStart + 500, kStart + 950, {}), store::kNever);
   v1::Job cron;
   cron.mutable_schedule()->mutable_cron()->set_expression("0 0 9 * * ?");
   *cron.mutable_start_time() = TimeUtil::MillisecondsToTimestamp(kStart + 3 * 86'400'000);
   // 2027-01-15 08:00 UTC now; the first 09:00 on or after the 18th.
-  EXPECT_EQ(FirstSlot(cron, kStart), kStart + 3 * 86'400'000 + 3'600'000);
+  EXPECT_EQ(FirstSlot(cron, kStart, {}), kStart + 3 * 86'400'000 + 3'600'000);
 
-  const int64_t id = Create(j, FirstSlot(j, kStart));
+  const int64_t id = Create(j, FirstSlot(j, kStart, {}));
   ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
   for (int k = 1; k <= 12; ++k) {
     clock_.AdvanceTo(absl::FromUnixMillis(kStart + 100 * k));
@@ -345,6 +346,68 @@ TEST_F(ScheduleLoopTest, AJobsSlotsStayWithinItsStartAndEndTimes) {
   EXPECT_EQ(slots, (std::vector<int64_t>{500, 600, 700}));
   loop.Stop();
   EXPECT_EQ(Cursor(id), store::kNever);
+}
+
+// A calendar's disallowed slots are skipped (neither run nor misfires); a
+// job whose calendar is not found fires nothing, its cursor kept, until it
+// is; a cursor the calendar does not allow moves to the next slot it does.
+TEST_F(ScheduleLoopTest, ACalendarSkipsTheSlotsItDoesNotAllow) {
+  v1::Job j = RateJob(100);
+  j.mutable_schedule()->mutable_cron()->set_expression("0 * * * * ?");  // Every minute.
+  j.mutable_schedule()->set_calendar("two-minutes");
+  const int64_t id = Create(j, kStart + 60'000);  // 08:01 UTC.
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {}, nullptr, store_.get());
+  clock_.AdvanceTo(absl::FromUnixMillis(kStart + 60'000));
+  loop.Tick();
+  EXPECT_TRUE(sink_.seen.empty());
+  EXPECT_EQ(Cursor(id), kStart + 60'000);  // Kept for when the calendar exists.
+
+  v1::Calendar c;
+  c.set_name("two-minutes");
+  c.add_windows("08:03-08:05");
+  ASSERT_TRUE(store_->CreateCalendar(c, clock_.NowMillis()).ok());
+  for (int m = 2; m <= 8; ++m) {
+    clock_.AdvanceTo(absl::FromUnixMillis(kStart + m * 60'000));
+    loop.Tick();
+  }
+  std::vector<int64_t> minutes;
+  for (const auto& f : sink_.seen) {
+    minutes.push_back((f.scheduled_ms - kStart) / 60'000);
+    EXPECT_EQ(f.fired_at_ms, f.scheduled_ms);
+  }
+  EXPECT_EQ(minutes, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(loop.misfires_skipped(), 0);
+  loop.Stop();
+  EXPECT_EQ(Cursor(id), kStart + 86'400'000 + 3 * 60'000);  // Tomorrow's 08:03.
+}
+
+// Jitter runs each fire later than its slot by an amount fixed per job and
+// slot (JitterMs: any replica picks the same), spread over the jitter; the
+// run keeps its slot.
+TEST_F(ScheduleLoopTest, JitterDelaysEachFireByItsOwnStableAmount) {
+  constexpr int kJobs = 50;
+  const int64_t slot = kStart + 60'000;
+  v1::Job j = RateJob(100);
+  j.mutable_schedule()->mutable_cron()->set_expression("0 * * * * ?");
+  *j.mutable_schedule()->mutable_jitter() = TimeUtil::MillisecondsToDuration(20'000);
+  for (int i = 0; i < kJobs; ++i) Create(j, slot);
+  ScheduleLoop loop(store_.get(), &sink_, &clock_, {});
+  const absl::Time end = absl::FromUnixMillis(slot + 30'000);
+  while (clock_.Now() < end) clock_.AdvanceTo(std::min(loop.Tick(), end));
+  ASSERT_EQ(sink_.seen.size(), static_cast<size_t>(kJobs));
+  absl::flat_hash_set<int64_t> delays;
+  for (const auto& f : sink_.seen) {
+    EXPECT_EQ(f.scheduled_ms, slot);
+    absl::StatusOr<v1::Job> job = store_->GetJob(f.job_id);
+    ASSERT_TRUE(job.ok());
+    const int64_t delay = f.fired_at_ms - slot;
+    EXPECT_EQ(delay, JitterMs(*job, slot, slot + 60'000));
+    EXPECT_GE(delay, 0);
+    EXPECT_LT(delay, 20'000);
+    delays.insert(delay);
+  }
+  EXPECT_GE(delays.size(), 45u);  // Spread, not bunched.
+  EXPECT_EQ(loop.misfires_skipped() + loop.misfires_fired(), 0);
 }
 
 TEST_F(ScheduleLoopTest, CronJobFiresOnItsSecondsInItsZone) {

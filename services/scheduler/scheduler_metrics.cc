@@ -66,6 +66,10 @@ SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
       executor_streams_(m.Gauge("gnomon_scheduler_executor_streams",
                                 "Executors connected to this replica (their Dispatch.Connect "
                                 "streams, after Hello).")),
+      jobs_awaiting_calendar_(
+          m.Gauge("gnomon_scheduler_jobs_awaiting_calendar",
+                  "Jobs due soon that this replica does not fire because the calendar "
+                  "their schedule names is not found (as of its last pre-read).")),
       partitions_gained_(m.Counter(kTransitions, kTransitionsHelp, {{"change", "gained"}})),
       partitions_lost_(m.Counter(kTransitions, kTransitionsHelp, {{"change", "lost"}})),
       epochs_(m.GaugeFamily(

@@ -98,6 +98,8 @@ class SchedulerMetrics {
   void SetJobs(const std::vector<store::JobCount>& counts);
   // Executors' Dispatch.Connect streams open on this replica.
   void SetExecutorStreams(size_t n) { executor_streams_.Set(static_cast<double>(n)); }
+  // Jobs this replica does not fire because the calendar they name is not found.
+  void SetJobsAwaitingCalendar(size_t n) { jobs_awaiting_calendar_.Set(static_cast<double>(n)); }
 
  private:
   std::vector<metrics::PerEnum<v1::TriggerType, prometheus::Counter>> fires_;  // Index: FireResult.
@@ -114,6 +116,7 @@ class SchedulerMetrics {
   prometheus::Gauge& partitions_held_;
   prometheus::Gauge& live_replicas_;
   prometheus::Gauge& executor_streams_;
+  prometheus::Gauge& jobs_awaiting_calendar_;
   prometheus::Counter& partitions_gained_;
   prometheus::Counter& partitions_lost_;
   prometheus::Family<prometheus::Gauge>& epochs_;

@@ -50,9 +50,9 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                    .in_flight = &in_flight_}),
       resender_(store, &targets_, &deliveries_, &in_flight_),
       trigger_(&run_recorder_, &targets_, &deliveries_, metrics_.get(), &dispatch_recorder_),
-      loop_(store, &trigger_, clock, options.loop, metrics_.get()),
+      loop_(store, &trigger_, clock, options.loop, metrics_.get(), store),
       workflows_(store, store, &trigger_, clock, store, metrics_.get()),
-      workflow_scheduler_(store, &workflows_, clock, {}),
+      workflow_scheduler_(store, &workflows_, clock, {}, store),
       alarms_(AlarmChannels(options), AlarmOptions(options, clock),
               [store](int64_t run_id, const std::string& status) {
                 if (absl::Status s = store->RecordAlarmStatus(run_id, status); !s.ok()) {
@@ -82,12 +82,13 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                if (metrics_ != nullptr) metrics_->Owned(*o);
                loop_.SetOwnership(std::move(o));
              }),
-      core_(AdminStores{store, store, store, store}, &trigger_, &targets_, &loop_, &executors_,
-            clock, options.limits, options.token_grace),
-      workflow_admin_({store, store, store}, &workflows_, &core_, clock, options.limits),
+      core_(AdminStores{store, store, store, store, store}, &trigger_, &targets_, &loop_,
+            &executors_, clock, options.limits, options.token_grace),
+      workflow_admin_({store, store, store, store}, &workflows_, &core_, clock, options.limits),
+      calendar_admin_(store, clock, &loop_),
       admin_limiter_(options.admin_rate, clock),
       audit_(store, clock),
-      service_(&core_, auth, &admin_limiter_, &audit_, &workflow_admin_) {
+      service_(&core_, auth, &admin_limiter_, &audit_, &workflow_admin_, &calendar_admin_) {
   // An executor that left gets no new runs; its link (and unanswered
   // dispatches) are failed at once.
   membership_.OnLeft([this](const v1::ExecutorInfo& e) {

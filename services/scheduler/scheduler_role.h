@@ -25,6 +25,7 @@
 #include "services/scheduler/admin_service.h"
 #include "services/scheduler/alarm/email_channel.h"
 #include "services/scheduler/alarm/webhook_channel.h"
+#include "services/scheduler/calendar_admin.h"
 #include "services/scheduler/connected_executors.h"
 #include "services/scheduler/deadline_watch.h"
 #include "services/scheduler/deliveries.h"
@@ -131,6 +132,7 @@ class SchedulerRole {
   PartitionLease lease_;
   AdminCore core_;
   WorkflowAdmin workflow_admin_;
+  CalendarAdmin calendar_admin_;
   RateLimiter admin_limiter_;
   AuditLog audit_;
   AdminService service_;

@@ -10,6 +10,7 @@
 #include "services/common/server/field_checks.h"
 #include "services/common/server/run_queries.h"
 #include "services/common/status/status_macros.h"
+#include "services/scheduler/calendar_admin.h"
 #include "services/scheduler/next_fire.h"
 #include "services/scheduler/workflow_validation.h"
 
@@ -81,9 +82,11 @@ absl::StatusOr<v1::WorkflowRun> WorkflowAdmin::Named(absl::StatusOr<v1::Workflow
   return run;
 }
 
-int64_t WorkflowAdmin::FirstFire(const v1::Workflow& w, int64_t now_ms) const {
+absl::StatusOr<int64_t> WorkflowAdmin::FirstFire(const v1::Workflow& w, int64_t now_ms) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<const schedule::Calendar> calendar,
+                   CalendarOf(stores_.calendars, w.schedule(), "workflow.schedule.calendar"));
   if (w.state() != v1::WORKFLOW_STATE_RUNNING) return store::kNever;
-  return FirstSlot(WorkflowSlots(w), now_ms);
+  return FirstSlot(WorkflowSlots(w), now_ms, {nullptr, calendar.get()});
 }
 
 absl::StatusOr<v1::Workflow> WorkflowAdmin::Create(const v1::Workflow& in) {
@@ -96,8 +99,8 @@ absl::StatusOr<v1::Workflow> WorkflowAdmin::Create(const v1::Workflow& in) {
   RETURN_IF_ERROR(ResolveJobNames(w));
   RETURN_IF_ERROR(ValidateWorkflow(w, limits_, stores_.jobs));
   const int64_t now = clock_->NowMillis();
-  ASSIGN_OR_RETURN(v1::Workflow created,
-                   stores_.workflows->CreateWorkflow(w, FirstFire(w, now), now));
+  ASSIGN_OR_RETURN(const int64_t first, FirstFire(w, now));
+  ASSIGN_OR_RETURN(v1::Workflow created, stores_.workflows->CreateWorkflow(w, first, now));
   RETURN_IF_ERROR(NameJobs({&created}));
   return created;
 }
@@ -136,10 +139,11 @@ absl::StatusOr<v1::Workflow> WorkflowAdmin::Update(const v1::Workflow& in) {
   // A new schedule, or one started or stopped, starts from now; otherwise
   // the next slot stays where the schedule loop left it.
   const int64_t now = clock_->NowMillis();
+  ASSIGN_OR_RETURN(const int64_t first, FirstFire(w, now));  // Checks its calendar, too.
   std::optional<int64_t> next;
   if (w.state() != stored.state() ||
       w.schedule().SerializeAsString() != stored.schedule().SerializeAsString()) {
-    next = FirstFire(w, now);
+    next = first;
   }
   ASSIGN_OR_RETURN(v1::Workflow updated, stores_.workflows->UpdateWorkflow(w, next, now));
   RETURN_IF_ERROR(NameJobs({&updated}));

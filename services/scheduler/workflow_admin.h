@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "gnomon/v1/workflow.pb.h"
 #include "services/common/client/clock.h"
+#include "services/common/store/calendar_store.h"
 #include "services/common/store/job_store.h"
 #include "services/common/store/run_store.h"
 #include "services/common/store/workflow_store.h"
@@ -31,6 +32,8 @@ struct WorkflowAdminStores {
   store::WorkflowStore* workflows = nullptr;
   store::JobStore* jobs = nullptr;
   store::RunStore* runs = nullptr;
+  // Calendars workflows name; null: a workflow naming one is refused.
+  store::CalendarStore* calendars = nullptr;
 };
 
 class WorkflowAdmin {
@@ -82,8 +85,10 @@ class WorkflowAdmin {
   // The stored workflow, or run; NotFound naming `field`.
   absl::StatusOr<v1::Workflow> Read(int64_t workflow_id, const char* field);
   absl::StatusOr<v1::WorkflowRun> ReadRun(int64_t workflow_run_id, const char* field);
-  // The workflow's first slot from now, or store::kNever (no schedule, stopped).
-  int64_t FirstFire(const v1::Workflow& workflow, int64_t now_ms) const;
+  // The workflow's first slot from now, or store::kNever (no schedule,
+  // stopped); NotFound naming workflow.schedule.calendar for a calendar
+  // that does not exist.
+  absl::StatusOr<int64_t> FirstFire(const v1::Workflow& workflow, int64_t now_ms) const;
 
   const WorkflowAdminStores stores_;
   WorkflowDriver* const driver_;

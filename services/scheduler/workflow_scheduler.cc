@@ -1,6 +1,8 @@
 #include "services/scheduler/workflow_scheduler.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "services/common/client/log.h"
@@ -56,22 +58,37 @@ bool WorkflowScheduler::FireDue(int64_t now_ms, const std::vector<int>& partitio
     return false;
   }
   const int64_t threshold = absl::ToInt64Milliseconds(options_.misfire_threshold);
+  bool refreshed = false;
   for (const store::DueWorkflow& d : *due) {
     const v1::Workflow& w = d.workflow;
     const v1::Job shape = WorkflowSlots(w);
     const int64_t slot = d.next_fire_ms;
-    int64_t next = SlotAfter(shape, slot);
+    std::shared_ptr<const schedule::Calendar> calendar;
+    if (const std::string& name = w.schedule().calendar(); !name.empty()) {
+      if (!std::exchange(refreshed, true)) calendars_.Refresh();
+      calendar = calendars_.Find(name);
+      if (calendar == nullptr) continue;  // Its slot stays until the calendar is found.
+    }
+    const SlotRules rules{nullptr, calendar.get()};
+    int64_t next = SlotAfter(shape, slot, rules);
     bool fire = true;
-    if (now_ms - slot > threshold) {  // Missed while no replica held its partition.
+    if (calendar != nullptr) {
+      // A slot written before its calendar changed: moved, not fired.
+      if (const int64_t allowed = AllowedSlot(shape, slot, rules); allowed != slot) {
+        fire = false;
+        next = allowed;
+      }
+    }
+    if (fire && now_ms - slot > threshold) {  // Missed while no replica held its partition.
       switch (w.misfire_policy()) {
         case v1::MISFIRE_POLICY_CATCH_UP:
           break;  // Each missed slot in turn.
         case v1::MISFIRE_POLICY_FIRE_ONCE_NOW:
-          next = FirstSlotAfterNow(shape, slot, now_ms);
+          next = FirstSlotAfterNow(shape, slot, now_ms, rules);
           break;
         default:  // DO_NOTHING.
           fire = false;
-          next = FirstSlotAfterNow(shape, slot, now_ms);
+          next = FirstSlotAfterNow(shape, slot, now_ms, rules);
           break;
       }
     }

@@ -30,7 +30,9 @@
 #include "absl/time/time.h"
 #include "services/common/client/clock.h"
 #include "services/common/client/periodic_worker.h"
+#include "services/common/store/calendar_store.h"
 #include "services/common/store/workflow_store.h"
+#include "services/scheduler/calendar_book.h"
 #include "services/scheduler/partition_lease.h"
 #include "services/scheduler/workflow_driver.h"
 
@@ -45,9 +47,15 @@ struct WorkflowSchedulerOptions {
 
 class WorkflowScheduler {
  public:
+  // `calendars` may be null: a workflow naming a calendar then never fires.
   WorkflowScheduler(store::WorkflowStore* workflows, WorkflowDriver* driver, Clock* clock,
-                    WorkflowSchedulerOptions options)
-      : workflows_(workflows), driver_(driver), clock_(clock), options_(options), worker_(clock) {}
+                    WorkflowSchedulerOptions options, store::CalendarStore* calendars = nullptr)
+      : workflows_(workflows),
+        driver_(driver),
+        clock_(clock),
+        options_(options),
+        calendars_(calendars, clock),
+        worker_(clock) {}
 
   void Start() {
     worker_.Start([this] { return Tick(); });
@@ -72,6 +80,7 @@ class WorkflowScheduler {
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
   bool resume_due_ ABSL_GUARDED_BY(mu_) = true;  // Set when the partitions held change.
   int64_t last_resume_ms_ = 0;                   // The worker thread's.
+  CalendarBook calendars_;                       // The worker thread's.
   PeriodicWorker worker_;
 };
 

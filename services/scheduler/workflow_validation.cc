@@ -33,6 +33,8 @@ absl::Status CheckOwnFields(const v1::Workflow& w, const JobLimits& limits, bool
       w.schedule().has_fix_delay() ? Invalid("workflow.schedule.fix_delay",
                                              "not supported for workflows (use cron or fix_rate)")
                                    : absl::OkStatus(),
+      w.schedule().has_jitter() ? Invalid("workflow.schedule.jitter", "not supported for workflows")
+                                : absl::OkStatus(),
       v1::MisfirePolicy_IsValid(w.misfire_policy())
           ? absl::OkStatus()
           : Invalid("workflow.misfire_policy", "unknown value"),

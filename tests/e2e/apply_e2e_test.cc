@@ -51,11 +51,6 @@ class ApplyE2E : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(cluster_.Start()) << cluster_.Output(); }
 
-  std::string Write(const std::string& name, const std::string& text) {
-    const std::string path = cluster_.dir() + "/" + name;
-    std::ofstream(path) << text;
-    return path;
-  }
   testing::CommandResult Apply(std::vector<std::string> args) {
     args.insert(args.begin(), "apply");
     testing::CommandResult r = cluster_.Ctl(args);
@@ -72,7 +67,7 @@ class ApplyE2E : public ::testing::Test {
 };
 
 TEST_F(ApplyE2E, ApplyIsIdempotentAndGetRoundTrips) {
-  const std::string file = Write("billing.yaml", kBilling);
+  const std::string file = cluster_.WriteFile("billing.yaml", kBilling);
   testing::CommandResult first = Apply({"-f", file});
   EXPECT_THAT(first.out, HasSubstr("group/billing created\n"));
   EXPECT_THAT(first.out, HasSubstr("job/billing/nightly-invoice created, started\n"));
@@ -97,18 +92,18 @@ TEST_F(ApplyE2E, ApplyIsIdempotentAndGetRoundTrips) {
   ASSERT_EQ(got.exit_code, 0) << got.err;
   EXPECT_THAT(got.out, HasSubstr("kind: Job"));
   EXPECT_THAT(got.out, HasSubstr("send-mail"));
-  const std::string exported = Write("exported.yaml", got.out);
+  const std::string exported = cluster_.WriteFile("exported.yaml", got.out);
   EXPECT_EQ(Apply({"-f", exported}).out, "job/billing/nightly-invoice unchanged\n");
   testing::CommandResult all =
       cluster_.Ctl({"get", "jobs", "--group", absl::StrCat(nightly.group_id())});
   ASSERT_EQ(all.exit_code, 0) << all.err;
   const std::string group_yaml = cluster_.Ctl({"get", "group", "billing"}).out;
-  EXPECT_EQ(Apply({"-f", Write("all.yaml", group_yaml + "---\n" + all.out)}).out,
+  EXPECT_EQ(Apply({"-f", cluster_.WriteFile("all.yaml", group_yaml + "---\n" + all.out)}).out,
             "group/billing unchanged\njob/billing/nightly-invoice unchanged\njob/billing/send-mail "
             "unchanged\n");
 
   // An edit: previewed by --dry-run, then applied, in place (same id).
-  const std::string edited = Write(
+  const std::string edited = cluster_.WriteFile(
       "edited.yaml", absl::StrReplaceAll(got.out, {{"Nightly invoices", "Nightly invoices (EU)"}}));
   EXPECT_EQ(Apply({"-f", edited, "--dry-run"}).out,
             "job/billing/nightly-invoice configured (dry run)\n");
@@ -121,9 +116,9 @@ TEST_F(ApplyE2E, ApplyIsIdempotentAndGetRoundTrips) {
 }
 
 TEST_F(ApplyE2E, PruneDeletesWhatTheFilesNoLongerDeclare) {
-  Apply({"-f", Write("billing.yaml", kBilling)});
-  const std::string only_group =
-      Write("group.yaml", std::string(kBilling).substr(0, std::string(kBilling).find("---")));
+  Apply({"-f", cluster_.WriteFile("billing.yaml", kBilling)});
+  const std::string only_group = cluster_.WriteFile(
+      "group.yaml", std::string(kBilling).substr(0, std::string(kBilling).find("---")));
   testing::CommandResult dry = Apply({"-f", only_group, "--prune", "--dry-run"});
   EXPECT_THAT(dry.out, HasSubstr("job/billing/send-mail pruned (dry run)\n"));
   EXPECT_EQ(Job("send-mail").name(), "send-mail");
@@ -136,15 +131,15 @@ TEST_F(ApplyE2E, PruneDeletesWhatTheFilesNoLongerDeclare) {
 }
 
 TEST_F(ApplyE2E, BadDocumentsAreRefusedBeforeAnythingChanges) {
-  const std::string twice =
-      Write("twice.yaml",
-            std::string(kBilling) + "---\nkind: Job\napp: billing\njob: {name: send-mail}\n");
+  const std::string twice = cluster_.WriteFile(
+      "twice.yaml",
+      std::string(kBilling) + "---\nkind: Job\napp: billing\njob: {name: send-mail}\n");
   testing::CommandResult r = cluster_.Ctl({"apply", "-f", twice});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("document 4"));
   EXPECT_THAT(r.err, HasSubstr("job billing/send-mail is declared twice"));
   const std::string unknown =
-      Write("unknown.yaml", "kind: Job\napp: billing\njob: {name: x, colour: red}\n");
+      cluster_.WriteFile("unknown.yaml", "kind: Job\napp: billing\njob: {name: x, colour: red}\n");
   r = cluster_.Ctl({"apply", "-f", unknown});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("colour"));

@@ -25,12 +25,6 @@ class ScriptVersionsE2E : public ::testing::Test {
     ASSERT_TRUE(cluster_.Start()) << cluster_.Output();
     ASSERT_TRUE(cluster_.CtlJson({"group", "create", "scripts-app"}, &group_));
   }
-  // A script file in the cluster's directory.
-  std::string Script(const std::string& name, const std::string& text) {
-    const std::string path = cluster_.dir() + "/" + name;
-    std::ofstream(path) << text;
-    return path;
-  }
   v1::ListScriptVersionsResponse Versions(int64_t job) {
     v1::ListScriptVersionsResponse out;
     EXPECT_TRUE(cluster_.CtlJson({"job", "script", "versions", absl::StrCat(job)}, &out));
@@ -45,13 +39,13 @@ TEST_F(ScriptVersionsE2E, EditsAreVersionedListedShownDiffedAndRolledBack) {
   v1::Job job;
   ASSERT_TRUE(cluster_.CtlJson(
       {"job", "create", "--group", absl::StrCat(group_.id()), "--script-shell",
-       Script("v1.sh", "echo one\necho same\n"), "--manual", "--remark", "first cut"},
+       cluster_.WriteFile("v1.sh", "echo one\necho same\n"), "--manual", "--remark", "first cut"},
       &job));
   EXPECT_EQ(job.script().version(), 1);
   const std::string id = absl::StrCat(job.id());
 
   // A user's edit: the version names the user, as the audit log does.
-  const std::string password_file = Script("alice.pw", absl::StrCat(kPassword, "\n"));
+  const std::string password_file = cluster_.WriteFile("alice.pw", absl::StrCat(kPassword, "\n"));
   v1::User alice;
   ASSERT_TRUE(cluster_.CtlJson({"user", "create", "alice", "--role", "operator", "--group",
                                 absl::StrCat(group_.id()), "--password-file", password_file},
@@ -61,8 +55,8 @@ TEST_F(ScriptVersionsE2E, EditsAreVersionedListedShownDiffedAndRolledBack) {
   ASSERT_EQ(login.exit_code, 0) << login.err;
   const std::string alice_token = login.out.substr(0, login.out.find('\n'));
   ASSERT_TRUE(cluster_.CtlJson(
-      {"job", "update", id, "--script-shell", Script("v2.sh", "echo two\necho same\n"), "--remark",
-       "say two", "--token", alice_token},
+      {"job", "update", id, "--script-shell", cluster_.WriteFile("v2.sh", "echo two\necho same\n"),
+       "--remark", "say two", "--token", alice_token},
       &job));
   EXPECT_EQ(job.script().version(), 2);
   EXPECT_EQ(job.script().remark(), "");  // Input only.
@@ -70,9 +64,9 @@ TEST_F(ScriptVersionsE2E, EditsAreVersionedListedShownDiffedAndRolledBack) {
   // Not a script change: no version.
   ASSERT_TRUE(cluster_.CtlJson({"job", "update", id, "--desc", "described"}, &job));
   EXPECT_EQ(job.script().version(), 2);
-  ASSERT_TRUE(cluster_.CtlJson(
-      {"job", "update", id, "--script-shell", Script("v2-again.sh", "echo two\necho same\n")},
-      &job));
+  ASSERT_TRUE(cluster_.CtlJson({"job", "update", id, "--script-shell",
+                                cluster_.WriteFile("v2-again.sh", "echo two\necho same\n")},
+                               &job));
   EXPECT_EQ(job.script().version(), 2);
 
   v1::ListScriptVersionsResponse versions = Versions(job.id());
@@ -150,13 +144,14 @@ class FewScriptVersionsE2E : public ScriptVersionsE2E {
 
 TEST_F(FewScriptVersionsE2E, OnlyTheNewestAreKept) {
   v1::Job job;
-  ASSERT_TRUE(cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group_.id()),
-                                "--script-python", Script("a.py", "print(1)\n"), "--manual"},
-                               &job));
+  ASSERT_TRUE(
+      cluster_.CtlJson({"job", "create", "--group", absl::StrCat(group_.id()), "--script-python",
+                        cluster_.WriteFile("a.py", "print(1)\n"), "--manual"},
+                       &job));
   for (const char* source : {"print(2)\n", "print(3)\n"}) {
-    ASSERT_TRUE(cluster_.CtlJson(
-        {"job", "update", absl::StrCat(job.id()), "--script-python", Script("b.py", source)},
-        &job));
+    ASSERT_TRUE(cluster_.CtlJson({"job", "update", absl::StrCat(job.id()), "--script-python",
+                                  cluster_.WriteFile("b.py", source)},
+                                 &job));
   }
   EXPECT_EQ(job.script().version(), 3);
   v1::ListScriptVersionsResponse versions = Versions(job.id());

@@ -209,7 +209,7 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
       group_.id(), job_.id());
   const std::string script_job = absl::Substitute(
       R"(group_id: $0 script { language: SCRIPT_LANGUAGE_SHELL source: "echo" version: 1 remark: "r" }
-         schedule { fix_rate { seconds: 60 } })",
+         schedule { fix_rate { seconds: 60 } calendar: "walk-cal" jitter { seconds: 1 } })",
       group_.id());
   const std::string delay_job = absl::Substitute(
       R"(group_id: $0 bean { handler: "h" } schedule { fix_delay { seconds: 60 } })", group_.id());
@@ -241,6 +241,10 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
   const std::string named_node =
       absl::Substitute(R"(nodes { name: "b" job_name: "$0" } )", job_.name());
   const std::string workflow = fields + job_node + condition_node + named_node;
+  const std::string calendar =
+      R"(id: 1 name: "walk-cal" description: "d" time_zone: "Asia/Shanghai" weekdays: MONDAY
+         excluded_dates: "2026-10-01" included_dates: "2026-10-10" windows: "09:00-17:00"
+         create_time { seconds: 1700000000 } update_time { seconds: 1700000000 })";
   const std::string condition_first = fields + condition_node + job_node + named_node;
   return {
       {"gnomon.v1.JobAdmin.CreateGroup", {}, absl::StrCat("group { ", group, " }")},
@@ -293,6 +297,11 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
                     "workflow_run_id: 1 ", "trigger_type: TRIGGER_TYPE_CRON ", times)},
       {"gnomon.v1.JobAdmin.GetRun", {}, "run_id: 1 log_lines: 10"},
       {"gnomon.v1.JobAdmin.KillRun", {}, "run_id: 1"},
+      {"gnomon.v1.JobAdmin.CreateCalendar", {}, absl::StrCat("calendar { ", calendar, " }")},
+      {"gnomon.v1.JobAdmin.GetCalendar", {}, R"(name: "walk-cal")"},
+      {"gnomon.v1.JobAdmin.ListCalendars", {}, ""},
+      {"gnomon.v1.JobAdmin.UpdateCalendar", {}, absl::StrCat("calendar { ", calendar, " }")},
+      {"gnomon.v1.JobAdmin.DeleteCalendar", {}, R"(name: "walk-cal")"},
       {"gnomon.v1.JobAdmin.CreateWorkflow", {}, absl::StrCat("workflow { ", workflow, " }")},
       {"gnomon.v1.JobAdmin.GetWorkflow", {}, "workflow_id: " + w},
       {"gnomon.v1.JobAdmin.ListWorkflows", {}, "group_id: " + g},

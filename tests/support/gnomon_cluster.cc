@@ -236,4 +236,10 @@ std::optional<std::string> FreshMysqlUrl() {
   return absl::StrCat(url.substr(0, url.rfind('/') + 1), "gnomon_e2e_", getpid(), "_", ++counter);
 }
 
+std::string GnomonCluster::WriteFile(const std::string& name, const std::string& text) const {
+  const std::string path = dir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
 }  // namespace gnomon::testing

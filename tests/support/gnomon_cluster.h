@@ -62,6 +62,8 @@ class GnomonCluster {
   std::unique_ptr<grpc::ClientContext> AdminContext(
       absl::Duration timeout = absl::Seconds(20)) const;
   const std::string& dir() const { return dir_.path(); }
+  // Writes `text` to the file `name` in dir(); its path.
+  std::string WriteFile(const std::string& name, const std::string& text) const;
   Subprocess* gnomond(int i = 0) { return replicas_[i].process.get(); }
 
   // gnomonctl with --server (the first running replica) and --token filled in.

@@ -1,13 +1,15 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { ApiError, call, errorText } from '../api';
-import { fmtTime, seconds } from '../format';
+import { useCalendars } from '../calendars';
+import { seconds } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Job, Schedule } from '../types';
 import { EnumOptions, ErrorBox, Field, GroupOptions } from '../ui';
 import { Backfill, ChildPicker } from './JobExtras';
 import { JobSummary } from './JobActions';
+import SchedulePreview from './SchedulePreview';
 
 const ROUTES = ['FIRST', 'LAST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED', 'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST'].map((s) => `ROUTE_STRATEGY_${s}`);
 const BLOCKS = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY'].map((s) => `BLOCK_STRATEGY_${s}`);
@@ -29,6 +31,8 @@ interface Form {
   cron: string;
   timeZone: string;
   interval: string; // seconds
+  calendar: string; // a calendar's name, "" = none
+  jitter: string; // seconds, "" = none
   routeStrategy: string;
   blockStrategy: string;
   timeout: string; // seconds, "" = none
@@ -80,6 +84,8 @@ function fromJob(j: Job): Form {
     cron: s.cron?.expression ?? '0 0 6 * * ?',
     timeZone: s.cron?.timeZone ?? localZone,
     interval: String(seconds(s.fixRate ?? s.fixDelay) || 60),
+    calendar: s.calendar ?? '',
+    jitter: s.jitter ? String(seconds(s.jitter)) : '',
     routeStrategy: j.routeStrategy ?? 'ROUTE_STRATEGY_ROUND',
     blockStrategy: j.blockStrategy ?? 'BLOCK_STRATEGY_SERIAL_EXECUTION',
     timeout: j.timeout ? String(seconds(j.timeout)) : '',
@@ -99,7 +105,7 @@ function fromJob(j: Job): Form {
   };
 }
 
-function scheduleOf(f: Form): Schedule | undefined {
+function kindOf(f: Form): Schedule | undefined {
   switch (f.kind) {
     case 'cron':
       return { cron: { expression: f.cron, timeZone: f.timeZone || undefined } };
@@ -110,6 +116,13 @@ function scheduleOf(f: Form): Schedule | undefined {
     default:
       return undefined;
   }
+}
+
+/** The schedule's kind, and its calendar and jitter (a manual job has neither: the server refuses them). */
+function scheduleOf(f: Form): Schedule | undefined {
+  const kind = kindOf(f);
+  if (!kind) return undefined;
+  return { ...kind, calendar: f.calendar || undefined, jitter: Number(f.jitter) > 0 ? `${Number(f.jitter)}s` : undefined };
 }
 
 function toJob(f: Form, base: Job): Job {
@@ -326,6 +339,14 @@ export default function JobForm() {
               <input type="number" min="0.001" step="any" value={form.interval} onChange={(e) => set('interval')(e.target.value)} required />
             </Field>
           )}
+          {form.kind !== 'manual' && (
+            <>
+              <CalendarSelect value={form.calendar} onChange={set('calendar')} />
+              <Field label="Jitter (seconds, empty for none)" hint="each scheduled fire starts up to this much later (fixed per slot), so jobs sharing an instant spread out; at most 86400">
+                <input type="number" min="0" max="86400" step="any" value={form.jitter} onChange={(e) => set('jitter')(e.target.value)} />
+              </Field>
+            </>
+          )}
           <Field label="Start time (empty for none)" hint={LIFETIME_HINT}>
             <input
               value={form.startTime}
@@ -408,7 +429,7 @@ export default function JobForm() {
           </label>
         </fieldset>
         {form.kind !== 'manual' && (
-          <Preview schedule={scheduleOf(form)} params={form.params} timeZone={form.kind === 'cron' ? form.timeZone : undefined} />
+          <SchedulePreview schedule={scheduleOf(form)} params={form.params} timeZone={form.kind === 'cron' ? form.timeZone : undefined} />
         )}
         {!nameError && <ErrorBox error={error} />}
         <div className="row">
@@ -427,54 +448,21 @@ export default function JobForm() {
   );
 }
 
-/**
- * The next 5 fire times of a schedule, with the params each run gets when they
- * hold $[...] templates; asked again 300 ms after either stops changing.
- */
-function Preview({ schedule, params, timeZone }: { schedule?: Schedule; params: string; timeZone?: string }) {
-  const templated = params.includes('$[');
-  const key = JSON.stringify([schedule, templated ? params : '']);
-  const [times, setTimes] = useState<string[] | null>(null);
-  const [rendered, setRendered] = useState<string[]>([]);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    let live = true;
-    const t = setTimeout(() => {
-      call<{ fireTimes?: string[]; params?: string[] }>('JobAdmin/PreviewSchedule', {
-        schedule,
-        count: 5,
-        ...(templated ? { params } : {}),
-      }).then(
-        (r) => live && (setTimes(r.fireTimes ?? []), setRendered(r.params ?? []), setError(null)),
-        (e) => live && (setTimes(null), setRendered([]), setError(e)),
-      );
-    }, 300);
-    return () => {
-      live = false;
-      clearTimeout(t);
-    };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key]);
+/** The calendar a schedule names: "none" or one of ListCalendars' (and the job's own, should the list not have it). */
+function CalendarSelect({ value, onChange }: { value: string; onChange: (v: string) => void }) {
+  const { calendars, error } = useCalendars();
+  const names = (calendars ?? []).map((c) => c.name ?? '');
+  if (value && calendars && !names.includes(value)) names.push(value);
   return (
-    <section className="panel" aria-labelledby="preview-h" aria-live="polite">
-      <h2 id="preview-h">Next fire times{timeZone ? ` (${timeZone})` : ''}</h2>
-      <ErrorBox error={error} />
-      {times && (
-        <ol aria-label="Next fire times">
-          {times.map((t, i) => (
-            <li key={t}>
-              {fmtTime(t, timeZone || undefined)}
-              {rendered[i] !== undefined && (
-                <>
-                  {' — params '}
-                  <code>{rendered[i]}</code>
-                </>
-              )}
-            </li>
-          ))}
-          {times.length === 0 && <li>never fires</li>}
-        </ol>
-      )}
-    </section>
+    <Field label="Calendar" hint={error ? `cannot list calendars: ${errorText(error)}` : 'only the slots it allows fire; the others are skipped (the preview shows which)'}>
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">none</option>
+        {names.map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "services/common/client/quote.h"
 #include "services/common/cron/cron.h"
+#include "services/common/schedule/calendar.h"
 #include "services/common/status/status_macros.h"
 
 namespace gnomon::schedule {
@@ -88,6 +89,31 @@ absl::Duration Period(const gnomon::v1::Schedule& s) {
 }
 
 absl::Status ValidateSchedule(const gnomon::v1::Schedule& s) {
+  RETURN_IF_ERROR(ValidateKind(s));
+  const bool fires = s.kind_case() != gnomon::v1::Schedule::KIND_NOT_SET;
+  if (!s.calendar().empty()) {
+    RETURN_IF_ERROR(ValidateCalendarName(s.calendar(), "schedule.calendar"));
+    if (!fires) {
+      return absl::InvalidArgumentError(
+          "schedule.calendar: a schedule that never fires by itself takes no calendar");
+    }
+  }
+  if (s.has_jitter()) {
+    const absl::Duration j = FromProto(s.jitter());
+    if (j < absl::ZeroDuration() || j > kMaxJitter ||
+        j % absl::Milliseconds(1) != absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "schedule.jitter: ", Format(j), " is not a whole number of milliseconds from 0 to 24h"));
+    }
+    if (!fires && j > absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(
+          "schedule.jitter: a schedule that never fires by itself takes no jitter");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateKind(const gnomon::v1::Schedule& s) {
   switch (s.kind_case()) {
     case gnomon::v1::Schedule::kCron:
       return CompileCron(s.cron()).status();
@@ -102,34 +128,40 @@ absl::Status ValidateSchedule(const gnomon::v1::Schedule& s) {
 }
 
 absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s, absl::Time from,
-                                                int count) {
+                                                int count, const Calendar* calendar) {
   RETURN_IF_ERROR(ValidateSchedule(s));
   if (count < 0 || count > kMaxPreviewCount) {
     return absl::InvalidArgumentError(
         absl::StrCat("count: ", count, " is outside 0-", kMaxPreviewCount));
   }
+  if (!s.calendar().empty() && calendar == nullptr) {
+    return absl::InvalidArgumentError("schedule.calendar: the calendar was not given");
+  }
+  std::optional<CompiledCron> cron;
+  if (s.has_cron()) {
+    ASSIGN_OR_RETURN(cron, CompileCron(s.cron()));
+  }
+  const absl::Duration period = Period(s);
+  // The schedule's first slot at or after `t` (a fixed delay: `t`, as if
+  // each run took no time).
+  auto at_or_after = [&](absl::Time t) -> std::optional<absl::Time> {
+    if (cron) return cron->NextAfter(t - absl::Nanoseconds(1));
+    if (s.has_fix_delay()) return t;
+    absl::Duration rest;
+    const int64_t k = absl::IDivDuration(t - from + period - absl::Nanoseconds(1), period, &rest);
+    return from + std::max<int64_t>(k, 1) * period;
+  };
+  const absl::TimeZone zone = cron ? cron->zone : absl::UTCTimeZone();
   std::vector<absl::Time> out;
-  switch (s.kind_case()) {
-    case gnomon::v1::Schedule::kCron: {
-      ASSIGN_OR_RETURN(CompiledCron c, CompileCron(s.cron()));
-      absl::Time t = from;
-      while (static_cast<int>(out.size()) < count) {
-        std::optional<absl::Time> next = c.NextAfter(t);
-        if (!next) break;
-        out.push_back(*next);
-        t = *next;
-      }
-      break;
-    }
-    case gnomon::v1::Schedule::kFixRate:
-    case gnomon::v1::Schedule::kFixDelay: {
-      absl::Duration p = Period(s);
-      out.reserve(count);
-      for (int k = 1; k <= count; ++k) out.push_back(from + k * p);
-      break;
-    }
-    case gnomon::v1::Schedule::KIND_NOT_SET:
-      break;
+  absl::Time last = from;
+  while (s.kind_case() != gnomon::v1::Schedule::KIND_NOT_SET &&
+         static_cast<int>(out.size()) < count) {
+    std::optional<absl::Time> next = s.has_fix_delay() ? std::optional<absl::Time>(last + period)
+                                                       : at_or_after(last + absl::Nanoseconds(1));
+    if (next && calendar != nullptr) next = SkipDisallowed(*calendar, zone, *next, at_or_after);
+    if (!next) break;
+    out.push_back(*next);
+    last = *next;
   }
   return out;
 }

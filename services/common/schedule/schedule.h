@@ -32,6 +32,8 @@
 
 namespace gnomon::schedule {
 
+class Calendar;
+
 // The smallest FIX_RATE period and FIX_DELAY delay.
 inline constexpr absl::Duration kMinPeriod = absl::Milliseconds(100);
 // The largest FIX_RATE period and FIX_DELAY delay (a guard against overflow).
@@ -39,9 +41,15 @@ inline constexpr absl::Duration kMaxPeriod = absl::Hours(24 * 366 * 10);
 // The largest `count` Preview accepts.
 inline constexpr int kMaxPreviewCount = 10000;
 
-// OK for a valid schedule (including NONE, the unset oneof); InvalidArgument
-// naming the offending field otherwise.
+// The largest Schedule.jitter.
+inline constexpr absl::Duration kMaxJitter = absl::Hours(24);
+
+// OK for a valid schedule (including NONE, the unset oneof; its calendar
+// only named well, not looked up); InvalidArgument naming the offending
+// field otherwise.
 absl::Status ValidateSchedule(const gnomon::v1::Schedule& s);
+// ValidateSchedule for its kind alone (cron, fixed rate or delay).
+absl::Status ValidateKind(const gnomon::v1::Schedule& s);
 
 // The next `count` fire instants strictly after `from`:
 //   CRON: CronExpression::NextAfter in the schedule's zone (fewer than
@@ -50,10 +58,14 @@ absl::Status ValidateSchedule(const gnomon::v1::Schedule& s);
 //   FIX_DELAY: from + k * delay, k = 1..count (as if each run took no time;
 //         real fires are later by the run durations);
 //   NONE: empty.
+// A schedule naming a calendar takes it compiled (`calendar`): the
+// instants it does not allow are skipped (a fixed delay waits for the next
+// instant it allows).
 // Fails with the ValidateSchedule error for an invalid schedule and with
-// InvalidArgument when count is outside [0, kMaxPreviewCount].
+// InvalidArgument when count is outside [0, kMaxPreviewCount] or the
+// schedule names a calendar not given.
 absl::StatusOr<std::vector<absl::Time>> Preview(const gnomon::v1::Schedule& s, absl::Time from,
-                                                int count);
+                                                int count, const Calendar* calendar = nullptr);
 
 // A cron schedule ready to evaluate: the parsed expression and its loaded
 // zone. Compile once per job version and keep it; NextAfter allocates nothing.

@@ -397,6 +397,23 @@ const std::vector<Migration>& MysqlMigrations() {
            // As SQLite's (sqlite_schema.cc).
            "ALTER TABLE job ADD COLUMN IF NOT EXISTS fires_left BIGINT NULL",
        }},
+      {25,
+       "calendars, and the calendar each job and workflow names",
+       {
+           // As SQLite's (sqlite_schema.cc). Names are at most 64 characters
+           // (Calendar.name).
+           "CREATE TABLE IF NOT EXISTS calendar ("
+           " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+           " name VARCHAR(64) NOT NULL,"
+           " spec MEDIUMBLOB NOT NULL,"
+           " create_ms BIGINT NOT NULL,"
+           " update_ms BIGINT NOT NULL,"
+           " UNIQUE KEY calendar_name (name))" GNOMON_MYSQL_TABLE_OPTIONS,
+           "ALTER TABLE job ADD COLUMN IF NOT EXISTS calendar VARCHAR(64) NULL,"
+           " ADD KEY IF NOT EXISTS job_calendar (calendar)",
+           "ALTER TABLE workflow ADD COLUMN IF NOT EXISTS calendar VARCHAR(64) NULL,"
+           " ADD KEY IF NOT EXISTS workflow_calendar (calendar)",
+       }},
   };
   return *migrations;
 }

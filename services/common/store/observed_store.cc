@@ -88,7 +88,23 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"ListRunningWorkflowRuns", false},
     {"RecordJobEnd", true},
     {"PauseJob", true},
+    {"CreateCalendar", true},
+    {"GetCalendar", false},
+    {"ListCalendars", false},
+    {"UpdateCalendar", true},
+    {"DeleteCalendar", true},
+    {"ListCalendarUsers", false},
+    {"GetCalendarsVersion", false},
 }};
+
+// A StoreCall added without its entry leaves the last ones unnamed.
+constexpr bool EveryCallNamed() {
+  for (const CallInfo& call : kCalls) {
+    if (call.name.empty()) return false;
+  }
+  return true;
+}
+static_assert(EveryCallNamed(), "kCalls must list every StoreCall, in order");
 
 }  // namespace
 
@@ -418,6 +434,38 @@ absl::StatusOr<std::vector<v1::WorkflowRun>> ObservedStore::ListWorkflowRuns(int
                                                                              int limit) {
   return Observed(StoreCall::kListWorkflowRuns,
                   [&] { return inner_->ListWorkflowRuns(workflow_id, limit); });
+}
+
+absl::StatusOr<v1::Calendar> ObservedStore::CreateCalendar(const v1::Calendar& calendar,
+                                                           int64_t now_ms) {
+  return Observed(StoreCall::kCreateCalendar,
+                  [&] { return inner_->CreateCalendar(calendar, now_ms); });
+}
+
+absl::StatusOr<v1::Calendar> ObservedStore::GetCalendar(std::string_view name) {
+  return Observed(StoreCall::kGetCalendar, [&] { return inner_->GetCalendar(name); });
+}
+
+absl::StatusOr<std::vector<v1::Calendar>> ObservedStore::ListCalendars() {
+  return Observed(StoreCall::kListCalendars, [&] { return inner_->ListCalendars(); });
+}
+
+absl::StatusOr<v1::Calendar> ObservedStore::UpdateCalendar(
+    const v1::Calendar& calendar, const std::vector<CalendarCursor>& cursors, int64_t now_ms) {
+  return Observed(StoreCall::kUpdateCalendar,
+                  [&] { return inner_->UpdateCalendar(calendar, cursors, now_ms); });
+}
+
+absl::Status ObservedStore::DeleteCalendar(std::string_view name) {
+  return Observed(StoreCall::kDeleteCalendar, [&] { return inner_->DeleteCalendar(name); });
+}
+
+absl::StatusOr<std::vector<CalendarUser>> ObservedStore::ListCalendarUsers(std::string_view name) {
+  return Observed(StoreCall::kListCalendarUsers, [&] { return inner_->ListCalendarUsers(name); });
+}
+
+absl::StatusOr<CalendarsVersion> ObservedStore::GetCalendarsVersion() {
+  return Observed(StoreCall::kGetCalendarsVersion, [&] { return inner_->GetCalendarsVersion(); });
 }
 
 }  // namespace gnomon::store

@@ -110,6 +110,13 @@ enum class StoreCall {
   kListRunningWorkflowRuns,
   kRecordJobEnd,
   kPauseJob,
+  kCreateCalendar,
+  kGetCalendar,
+  kListCalendars,
+  kUpdateCalendar,
+  kDeleteCalendar,
+  kListCalendarUsers,
+  kGetCalendarsVersion,
   kCount
 };
 // The method's name ("InsertRuns").
@@ -242,6 +249,17 @@ class ObservedStore final : public Store {
                                                                 int limit) override;
   absl::StatusOr<std::vector<v1::WorkflowRun>> ListRunningWorkflowRuns(
       int limit, const std::vector<int>& partitions) override;
+  // CalendarStore.
+  absl::StatusOr<v1::Calendar> CreateCalendar(const v1::Calendar& calendar,
+                                              int64_t now_ms) override;
+  absl::StatusOr<v1::Calendar> GetCalendar(std::string_view name) override;
+  absl::StatusOr<std::vector<v1::Calendar>> ListCalendars() override;
+  absl::StatusOr<v1::Calendar> UpdateCalendar(const v1::Calendar& calendar,
+                                              const std::vector<CalendarCursor>& cursors,
+                                              int64_t now_ms) override;
+  absl::Status DeleteCalendar(std::string_view name) override;
+  absl::StatusOr<std::vector<CalendarUser>> ListCalendarUsers(std::string_view name) override;
+  absl::StatusOr<CalendarsVersion> GetCalendarsVersion() override;
 
  private:
   // Runs `fn` (a call on inner_) and reports it.

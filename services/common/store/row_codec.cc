@@ -136,6 +136,24 @@ absl::StatusOr<DueJob> DueJobFromRow(const SqlRow& row) {
   return due;
 }
 
+SqlValue CalendarValue(const v1::Schedule& schedule) {
+  return schedule.calendar().empty() ? SqlNull() : SqlText(schedule.calendar());
+}
+
+absl::StatusOr<v1::Workflow> WorkflowFromRow(const SqlRow& row) {
+  v1::Workflow w;
+  if (!w.ParseFromString(ColStr(row, 5))) {
+    return absl::InternalError(absl::StrCat("workflow ", ColInt(row, 0), ": corrupt spec"));
+  }
+  w.set_id(ColInt(row, 0));
+  w.set_group_id(ColInt(row, 1));
+  w.set_name(ColStr(row, 2));
+  w.set_state(static_cast<v1::WorkflowState>(ColInt(row, 3)));
+  SetMs(ColInt(row, 6), w.mutable_create_time());
+  SetMs(ColInt(row, 7), w.mutable_update_time());
+  return w;
+}
+
 bool IsEnded(v1::RunStatus status) {
   return status == v1::RUN_STATUS_SUCCEEDED || status == v1::RUN_STATUS_FAILED;
 }

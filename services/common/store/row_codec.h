@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "gnomon/v1/common.pb.h"
+#include "gnomon/v1/workflow.pb.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "services/common/store/sql_conn.h"
 #include "services/common/store/store.h"
@@ -33,6 +34,13 @@ absl::StatusOr<v1::Group> GroupFromRow(const SqlRow& row);
 std::string JobSpecBlob(const v1::Job& job);
 absl::StatusOr<v1::Job> JobFromRow(const SqlRow& row);
 absl::StatusOr<DueJob> DueJobFromRow(const SqlRow& row);
+
+// The calendar column of a job or workflow with this schedule: the
+// calendar it names, NULL for none.
+SqlValue CalendarValue(const v1::Schedule& schedule);
+
+// A row of kWorkflowColumns.
+absl::StatusOr<v1::Workflow> WorkflowFromRow(const SqlRow& row);
 
 // True for SUCCEEDED and FAILED.
 bool IsEnded(v1::RunStatus status);

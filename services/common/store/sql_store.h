@@ -171,6 +171,18 @@ class SqlStore final : public Store {
   absl::StatusOr<std::vector<v1::WorkflowRun>> ListRunningWorkflowRuns(
       int limit, const std::vector<int>& partitions) override;
 
+  // CalendarStore (sql_store_calendars.cc).
+  absl::StatusOr<v1::Calendar> CreateCalendar(const v1::Calendar& calendar,
+                                              int64_t now_ms) override;
+  absl::StatusOr<v1::Calendar> GetCalendar(std::string_view name) override;
+  absl::StatusOr<std::vector<v1::Calendar>> ListCalendars() override;
+  absl::StatusOr<v1::Calendar> UpdateCalendar(const v1::Calendar& calendar,
+                                              const std::vector<CalendarCursor>& cursors,
+                                              int64_t now_ms) override;
+  absl::Status DeleteCalendar(std::string_view name) override;
+  absl::StatusOr<std::vector<CalendarUser>> ListCalendarUsers(std::string_view name) override;
+  absl::StatusOr<CalendarsVersion> GetCalendarsVersion() override;
+
  private:
   // The jobs `sql` (selecting kJobColumns) reads with `args`, in one read.
   absl::StatusOr<std::vector<v1::Job>> QueryJobs(const std::string& sql,

@@ -215,10 +215,10 @@ absl::StatusOr<std::vector<v1::Job>> SqlStore::CreateJobs(const std::vector<NewJ
 
 absl::StatusOr<int64_t> SqlStore::InsertJob(SqlConn& c, const v1::Job& job, v1::JobState state,
                                             int64_t next_fire_ms, int64_t now_ms) {
-  absl::StatusOr<int64_t> id =
-      c.Insert(sql_.insert_job, {SqlInt(job.group_id()), SqlInt(state), SqlInt(next_fire_ms),
-                                 SqlBytes(JobSpecBlob(job)), SqlInt(now_ms), SqlInt(now_ms),
-                                 NameValue(job), FiresLeftValue(job)});
+  absl::StatusOr<int64_t> id = c.Insert(
+      sql_.insert_job, {SqlInt(job.group_id()), SqlInt(state), SqlInt(next_fire_ms),
+                        SqlBytes(JobSpecBlob(job)), SqlInt(now_ms), SqlInt(now_ms), NameValue(job),
+                        FiresLeftValue(job), CalendarValue(job.schedule())});
   if (!id.ok()) return NameTaken(id.status(), job);
   if (job.name().empty()) {
     RETURN_IF_ERROR(c.Exec(sql_.name_job_by_id, {SqlInt(*id)}));
@@ -342,9 +342,11 @@ absl::StatusOr<v1::Job> SqlStore::UpdateJob(const v1::Job& requested,
         next_fire_ms.has_value()
             ? c.Exec(sql_.update_job_spec_and_cursor,
                      {SqlInt(job.group_id()), SqlBytes(JobSpecBlob(job)), SqlText(name),
-                      SqlInt(*next_fire_ms), SqlInt(now_ms), SqlInt(job.id())})
-            : c.Exec(sql_.update_job_spec, {SqlInt(job.group_id()), SqlBytes(JobSpecBlob(job)),
-                                            SqlText(name), SqlInt(now_ms), SqlInt(job.id())});
+                      CalendarValue(job.schedule()), SqlInt(*next_fire_ms), SqlInt(now_ms),
+                      SqlInt(job.id())})
+            : c.Exec(sql_.update_job_spec,
+                     {SqlInt(job.group_id()), SqlBytes(JobSpecBlob(job)), SqlText(name),
+                      CalendarValue(job.schedule()), SqlInt(now_ms), SqlInt(job.id())});
     if (!r.ok()) return NameTaken(r.status(), job);
     if (current.max_fires() != job.max_fires()) {  // Counted afresh.
       RETURN_IF_ERROR(
@@ -394,9 +396,9 @@ absl::Status SqlStore::DropChild(SqlConn& c, int64_t job_id) {
     if (kept == children->end()) continue;
     children->erase(kept, children->end());
     RETURN_IF_ERROR(
-        c.Exec(sql_.update_job_spec,
-               {SqlInt(parent.group_id()), SqlBytes(JobSpecBlob(parent)), SqlText(parent.name()),
-                SqlInt(ToMs(parent.update_time())), SqlInt(parent.id())}));
+        c.Exec(sql_.update_job_spec, {SqlInt(parent.group_id()), SqlBytes(JobSpecBlob(parent)),
+                                      SqlText(parent.name()), CalendarValue(parent.schedule()),
+                                      SqlInt(ToMs(parent.update_time())), SqlInt(parent.id())}));
   }
   return absl::OkStatus();
 }

@@ -26,21 +26,6 @@ std::string WorkflowSpec(const v1::Workflow& w) {
   return spec.SerializeAsString();
 }
 
-// Columns: id, group_id, name, state, next_fire_ms, spec, create_ms, update_ms.
-absl::StatusOr<v1::Workflow> WorkflowFromRow(const SqlRow& row) {
-  v1::Workflow w;
-  if (!w.ParseFromString(ColStr(row, 5))) {
-    return absl::InternalError(absl::StrCat("workflow ", ColInt(row, 0), ": corrupt spec"));
-  }
-  w.set_id(ColInt(row, 0));
-  w.set_group_id(ColInt(row, 1));
-  w.set_name(ColStr(row, 2));
-  w.set_state(static_cast<v1::WorkflowState>(ColInt(row, 3)));
-  SetMs(ColInt(row, 6), w.mutable_create_time());
-  SetMs(ColInt(row, 7), w.mutable_update_time());
-  return w;
-}
-
 // The run as stored in `state`: without what has columns of its own.
 std::string WorkflowRunState(const v1::WorkflowRun& run) {
   v1::WorkflowRun state = run;
@@ -100,10 +85,11 @@ absl::StatusOr<v1::Workflow> SqlStore::CreateWorkflow(const v1::Workflow& workfl
       return absl::NotFoundError(
           absl::StrCat("workflow.group_id: group ", workflow.group_id(), " does not exist"));
     }
-    absl::StatusOr<int64_t> id = c.Insert(
-        sql_.insert_workflow,
-        {SqlInt(workflow.group_id()), SqlText(workflow.name()), SqlInt(workflow.state()),
-         SqlInt(next_fire_ms), SqlBytes(WorkflowSpec(workflow)), SqlInt(now_ms), SqlInt(now_ms)});
+    absl::StatusOr<int64_t> id =
+        c.Insert(sql_.insert_workflow,
+                 {SqlInt(workflow.group_id()), SqlText(workflow.name()), SqlInt(workflow.state()),
+                  SqlInt(next_fire_ms), SqlBytes(WorkflowSpec(workflow)), SqlInt(now_ms),
+                  SqlInt(now_ms), CalendarValue(workflow.schedule())});
     if (!id.ok()) return NameTaken(id.status(), workflow);
     out = ReadWorkflow(c, sql_, *id);
     return out.status();
@@ -144,10 +130,10 @@ absl::StatusOr<v1::Workflow> SqlStore::UpdateWorkflow(const v1::Workflow& workfl
     ASSIGN_OR_RETURN(v1::Workflow current, ReadWorkflow(c, sql_, workflow.id()));
     v1::Workflow w = workflow;
     w.set_group_id(current.group_id());
-    absl::StatusOr<ExecResult> r =
-        c.Exec(sql_.update_workflow,
-               {SqlText(w.name()), SqlInt(w.state()), SqlBytes(WorkflowSpec(w)), SqlInt(now_ms),
-                next_fire_ms ? SqlInt(*next_fire_ms) : SqlNull(), SqlInt(w.id())});
+    absl::StatusOr<ExecResult> r = c.Exec(
+        sql_.update_workflow, {SqlText(w.name()), SqlInt(w.state()), SqlBytes(WorkflowSpec(w)),
+                               CalendarValue(w.schedule()), SqlInt(now_ms),
+                               next_fire_ms ? SqlInt(*next_fire_ms) : SqlNull(), SqlInt(w.id())});
     if (!r.ok()) return NameTaken(r.status(), w);
     out = ReadWorkflow(c, sql_, w.id());
     return out.status();

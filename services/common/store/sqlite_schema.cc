@@ -417,6 +417,27 @@ const std::vector<Migration>& SqliteMigrations() {
            // (AdvanceJobs, with the cursor that fired it).
            "ALTER TABLE job ADD COLUMN fires_left INTEGER NULL",
        }},
+      {25,
+       "calendars, and the calendar each job and workflow names",
+       {
+           // spec: the serialized gnomon.v1.Calendar (without id, name and
+           // times). AUTOINCREMENT: ids are never reused, so the sum of the
+           // ids tells a calendar deleted and another created apart
+           // (CalendarStore::GetCalendarsVersion).
+           "CREATE TABLE IF NOT EXISTS calendar ("
+           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " name TEXT NOT NULL UNIQUE,"
+           " spec BLOB NOT NULL,"
+           " create_ms INTEGER NOT NULL,"
+           " update_ms INTEGER NOT NULL)",
+           // Schedule.calendar of the job's or workflow's spec, written with
+           // it (NULL: it names none, as every one before this version), so
+           // a calendar edited or deleted finds its users by index.
+           "ALTER TABLE job ADD COLUMN calendar TEXT NULL",
+           "CREATE INDEX IF NOT EXISTS job_calendar ON job(calendar)",
+           "ALTER TABLE workflow ADD COLUMN calendar TEXT NULL",
+           "CREATE INDEX IF NOT EXISTS workflow_calendar ON workflow(calendar)",
+       }},
   };
   return *migrations;
 }

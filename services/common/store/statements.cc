@@ -333,16 +333,16 @@ Statements Portable() {
   s.delete_group = "DELETE FROM job_group WHERE id = ?";
   s.count_group_workflows = "SELECT COUNT(*) FROM workflow WHERE group_id = ?";
 
-  const std::string workflow_columns =
-      "SELECT id, group_id, name, state, next_fire_ms, spec, create_ms, update_ms FROM workflow";
+  const std::string workflow_columns = absl::StrCat("SELECT ", kWorkflowColumns, " FROM workflow");
+  // calendar: Schedule.calendar, NULL when it names none (as for jobs).
   s.insert_workflow =
-      "INSERT INTO workflow(group_id, name, state, next_fire_ms, spec, create_ms, update_ms) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?)";
+      "INSERT INTO workflow(group_id, name, state, next_fire_ms, spec, create_ms, update_ms, "
+      "calendar) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
   s.select_workflow = workflow_columns + " WHERE id = ?";
   s.select_workflows = workflow_columns + " ORDER BY id";
   s.select_group_workflows = workflow_columns + " WHERE group_id = ? ORDER BY id";
   s.update_workflow =
-      "UPDATE workflow SET name = ?, state = ?, spec = ?, update_ms = ?, "
+      "UPDATE workflow SET name = ?, state = ?, spec = ?, calendar = ?, update_ms = ?, "
       "next_fire_ms = COALESCE(?, next_fire_ms) WHERE id = ?";
   s.advance_workflow = "UPDATE workflow SET next_fire_ms = ? WHERE id = ? AND next_fire_ms = ?";
   s.count_running_workflow_runs =
@@ -361,18 +361,46 @@ Statements Portable() {
       "WHERE id = ? AND version = ?";
   s.select_workflow_runs = workflow_run_columns + " WHERE workflow_id = ? ORDER BY id DESC LIMIT ?";
 
+  s.insert_calendar = "INSERT INTO calendar(name, spec, create_ms, update_ms) VALUES (?, ?, ?, ?)";
+  s.select_calendar = absl::StrCat("SELECT ", kCalendarColumns, " FROM calendar WHERE name = ?");
+  s.select_calendars = absl::StrCat("SELECT ", kCalendarColumns, " FROM calendar ORDER BY name");
+  s.update_calendar = "UPDATE calendar SET spec = ?, update_ms = ? WHERE name = ?";
+  s.delete_calendar = "DELETE FROM calendar WHERE name = ?";
+  s.select_calendar_job = "SELECT id FROM job WHERE calendar = ? ORDER BY id LIMIT 1";
+  s.select_calendar_workflow = "SELECT id FROM workflow WHERE calendar = ? ORDER BY id LIMIT 1";
+  s.select_calendar_jobs =
+      absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE calendar = ? ORDER BY id");
+  s.select_calendar_workflows = workflow_columns + " WHERE calendar = ? ORDER BY id";
+  // The update time always moves on, even for a user changed in the same
+  // millisecond: a replica re-reads a job whose update time changed.
+  auto move_user = [](const char* table, int running) {
+    return absl::StrCat("UPDATE ", table,
+                        " SET next_fire_ms = ?, update_ms = CASE WHEN update_ms < ? THEN ? "
+                        "ELSE update_ms + 1 END WHERE id = ? AND calendar = ? AND state = ",
+                        running);
+  };
+  s.move_calendar_job = move_user("job", v1::JOB_STATE_RUNNING);
+  s.move_calendar_workflow = move_user("workflow", v1::WORKFLOW_STATE_RUNNING);
+  // Ids are never reused (AUTOINCREMENT; AUTO_INCREMENT), so a delete and a
+  // create between two reads still change the sum.
+  s.select_calendars_version =
+      "SELECT COUNT(*), COALESCE(MAX(update_ms), 0), COALESCE(SUM(id), 0) FROM calendar";
+
   // A job created without a name is inserted with NULL (NULLs never clash
-  // in a unique index) and named "job-<id>" in the same transaction.
+  // in a unique index) and named "job-<id>" in the same transaction. The
+  // calendar column is the spec's Schedule.calendar (NULL: none), written
+  // with every spec so a calendar finds its users by index.
   s.insert_job =
       "INSERT INTO job(group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, "
-      "name, fires_left) "
-      "VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)";
+      "name, fires_left, calendar) "
+      "VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?)";
   s.select_job = absl::StrCat("SELECT ", kJobColumns, " FROM job WHERE id = ?");
   s.select_all_jobs = absl::StrCat("SELECT ", kJobColumns, " FROM job ORDER BY id");
-  s.update_job_spec = "UPDATE job SET group_id = ?, spec = ?, name = ?, update_ms = ? WHERE id = ?";
+  s.update_job_spec =
+      "UPDATE job SET group_id = ?, spec = ?, name = ?, calendar = ?, update_ms = ? WHERE id = ?";
   s.update_job_spec_and_cursor =
-      "UPDATE job SET group_id = ?, spec = ?, name = ?, next_fire_ms = ?, update_ms = ? WHERE id = "
-      "?";
+      "UPDATE job SET group_id = ?, spec = ?, name = ?, calendar = ?, next_fire_ms = ?, "
+      "update_ms = ? WHERE id = ?";
   s.set_job_state =
       "UPDATE job SET state = ?, next_fire_ms = ?, update_ms = ?, consecutive_failures = 0, "
       "pause_reason = NULL, fires_left = ? WHERE id = ?";
@@ -522,6 +550,7 @@ Statements Sqlite() {
   // The write transaction (BEGIN IMMEDIATE) already excludes other writers.
   s.lock_suffix = "";
   s.lock_job = "SELECT id FROM job WHERE id = ?";
+  s.lock_calendars_newest_update = "SELECT COALESCE(MAX(update_ms), 0) FROM calendar";
   s.select_script_versions = ScriptVersionsSql("LENGTH(CAST(source AS BLOB))");
   s.store_now_ms = "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
   return s;
@@ -544,6 +573,7 @@ Statements Mysql() {
   s.ensure_setting = "INSERT IGNORE INTO setting(name, value) VALUES (?, ?)";
   s.lock_suffix = " FOR UPDATE";
   s.lock_job = "SELECT id FROM job WHERE id = ? FOR UPDATE";
+  s.lock_calendars_newest_update = "SELECT COALESCE(MAX(update_ms), 0) FROM calendar FOR UPDATE";
   s.select_script_versions = ScriptVersionsSql("LENGTH(source)");
   s.store_now_ms = "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
   return s;
@@ -594,12 +624,11 @@ std::string DueJobsInPartitionsSql(int partition_count, const std::vector<int>& 
 }
 
 std::string DueWorkflowsSql(int partition_count, const std::vector<int>& partitions) {
-  return absl::StrCat(
-      "SELECT id, group_id, name, state, next_fire_ms, spec, create_ms, update_ms FROM workflow "
-      "WHERE state = ",
-      static_cast<int>(v1::WORKFLOW_STATE_RUNNING), " AND next_fire_ms >= 0 AND next_fire_ms <= ?",
-      partitions.empty() ? "" : InPartitions("id", partition_count, partitions),
-      " ORDER BY next_fire_ms, id LIMIT ?");
+  return absl::StrCat("SELECT ", kWorkflowColumns,
+                      " FROM workflow WHERE state = ", static_cast<int>(v1::WORKFLOW_STATE_RUNNING),
+                      " AND next_fire_ms >= 0 AND next_fire_ms <= ?",
+                      partitions.empty() ? "" : InPartitions("id", partition_count, partitions),
+                      " ORDER BY next_fire_ms, id LIMIT ?");
 }
 
 std::string RunningWorkflowRunsSql(int partition_count, const std::vector<int>& partitions) {

@@ -37,6 +37,9 @@ inline constexpr char kUserColumns[] =
 inline constexpr char kJobColumns[] =
     "id, group_id, state, next_fire_ms, last_fire_ms, spec, create_ms, update_ms, name, "
     "consecutive_failures, pause_reason, fires_left";
+inline constexpr char kWorkflowColumns[] =
+    "id, group_id, name, state, next_fire_ms, spec, create_ms, update_ms";
+inline constexpr char kCalendarColumns[] = "id, name, spec, create_ms, update_ms";
 inline constexpr char kRunColumns[] =
     "id, job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, dispatch_ms, "
     "executor_address, handler, params, shard_index, shard_total, attempt, first_run_id, "
@@ -106,6 +109,27 @@ struct Statements {
   std::string update_workflow_run;
   std::string select_workflow_runs;
   std::string advance_workflow;
+
+  // Calendars (sql_store_calendars.cc).
+  std::string insert_calendar;  // (name, spec, create_ms, update_ms)
+  std::string select_calendar;  // (name)
+  std::string select_calendars;
+  // The newest update time of any calendar, locking the calendars where the
+  // dialect has row locks (UpdateCalendar writes a later one).
+  std::string lock_calendars_newest_update;
+  std::string update_calendar;  // (spec, update_ms, name)
+  std::string delete_calendar;  // (name)
+  // (name): the first job / workflow whose schedule names the calendar.
+  std::string select_calendar_job;
+  std::string select_calendar_workflow;
+  // (name): kJobColumns / kWorkflowColumns of its users, by id.
+  std::string select_calendar_jobs;
+  std::string select_calendar_workflows;
+  // (next_fire_ms, now_ms, now_ms, id, name): a RUNNING user's new cursor,
+  // and an update time later than both now and the one it had.
+  std::string move_calendar_job;
+  std::string move_calendar_workflow;
+  std::string select_calendars_version;  // (count, newest update_ms, sum of ids)
 
   // Jobs.
   std::string insert_job;

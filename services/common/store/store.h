@@ -4,7 +4,8 @@
 // (groups and jobs), RunStore (runs and their logs), FollowupStore (the
 // follow-up outbox), StatsStore (daily statistics), AuditStore,
 // MembershipStore (registered executors), CredentialStore (tokens and users),
-// LeaseStore and WorkflowStore. Each part of gnomon takes only the interfaces it uses; the
+// LeaseStore, WorkflowStore and CalendarStore (calendars and the schedules
+// naming them). Each part of gnomon takes only the interfaces it uses; the
 // parts that assemble a role hold the whole Store. SQL lives only in the
 // store's implementation in this directory (sql_store*.cc, statements.cc,
 // the schema files) and in benchmarks that inspect a store. Calls are batch-oriented so
@@ -35,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/common/store/audit_store.h"
+#include "services/common/store/calendar_store.h"
 #include "services/common/store/credential_store.h"
 #include "services/common/store/followup_store.h"
 #include "services/common/store/job_store.h"
@@ -82,7 +84,8 @@ class Store : public JobStore,
               public MembershipStore,
               public CredentialStore,
               public LeaseStore,
-              public WorkflowStore {
+              public WorkflowStore,
+              public CalendarStore {
  public:
   ~Store() override = default;
 

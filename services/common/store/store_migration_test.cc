@@ -23,17 +23,21 @@ constexpr int64_t kDay = 1704067200000;  // 2024-01-01T00:00:00Z.
 
 // Statements that take a current database back to schema version 1.
 std::vector<std::string> RewindToV1(bool mysql) {
-  // Version 24 counted the fires a job has left, 23 gave runs deadlines, 22 indexed workflow runs
-  // by status (gone with their table below), 21 counted a job's consecutive failures, 20 stored
-  // outputs and inputs, 19 linked runs to workflow nodes, 18 added workflows; 17 counted a run's
-  // log bytes; 16 recorded which registration wrote an executor's row; 15 decided follow-ups on
-  // success when a run is recorded.
   // An index of `table` dropped in the dialect's words.
   auto drop_index = [mysql](const char* table, const char* index) {
     return mysql ? absl::StrCat("ALTER TABLE ", table, " DROP INDEX ", index)
                  : absl::StrCat("DROP INDEX ", index);
   };
-  std::vector<std::string> out = {"ALTER TABLE job DROP COLUMN fires_left",
+  // Version 25 added calendars and the calendar a job or workflow names (the workflow's column
+  // goes with its table below), 24 counted the fires a job has left, 23 gave runs deadlines, 22
+  // indexed workflow runs by status (gone with their table below), 21 counted a job's consecutive
+  // failures, 20 stored outputs and inputs, 19 linked runs to workflow nodes, 18 added workflows;
+  // 17 counted a run's log bytes; 16 recorded which registration wrote an executor's row; 15
+  // decided follow-ups on success when a run is recorded.
+  std::vector<std::string> out = {"DROP TABLE calendar",
+                                  drop_index("job", "job_calendar"),
+                                  "ALTER TABLE job DROP COLUMN calendar",
+                                  "ALTER TABLE job DROP COLUMN fires_left",
                                   drop_index("run", "run_deadline_watch"),
                                   "ALTER TABLE run DROP COLUMN deadline_ms",
                                   "ALTER TABLE run DROP COLUMN deadline_watch_ms",
@@ -141,7 +145,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                               16, 17, 18, 19, 20, 21, 22, 23, 24));
+                                               16, 17, 18, 19, 20, 21, 22, 23, 24, 25));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -210,7 +214,7 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
                                    "DELETE FROM report_day", "DELETE FROM stats_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                               16, 17, 18, 19, 20, 21, 22, 23, 24));
+                                               16, 17, 18, 19, 20, 21, 22, 23, 24, 25));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);
