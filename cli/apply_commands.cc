@@ -1,20 +1,21 @@
 // gnomonctl apply -f FILE|DIR and gnomonctl get
-// group|job|jobs|workflow|workflows|calendar|calendars: calendars, groups,
-// jobs and workflows declared in files (v1.Manifest documents, YAML or JSON),
-// applied idempotently; `get` prints the same documents, so its output
-// applies back.
+// group|job|jobs|workflow|workflows|calendar|calendars|alarm-channel|alarm-channels:
+// calendars, alarm channels, groups, jobs and workflows declared in files
+// (v1.Manifest documents, YAML or JSON), applied idempotently; `get` prints
+// the same documents, so its output applies back.
 //
 // apply works in passes so documents may name each other in any order:
 // calendars first (created or replaced: the schedules of the jobs and
-// workflows below may name them, calendar_manifest.h), then groups (created
-// or changed), then every declared job that does not
+// workflows below may name them, calendar_manifest.h), then alarm channels
+// (the jobs' alarms name them, alarm_channel_manifest.h), then groups
+// (created or changed), then every declared job that does not
 // exist is created (stopped, without children), then each job is compared
 // with its document and updated, started or stopped where they differ (a
 // job the server paused after failures stays paused), then the workflows,
 // whose nodes name those jobs (workflow_manifest.h).
 // --prune then deletes the jobs of the groups of the Group and Job documents
-// that no document names (never workflows or calendars). --dry-run reads
-// everything and prints what would change.
+// that no document names (never workflows, calendars or alarm channels).
+// --dry-run reads everything and prints what would change.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -22,8 +23,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cli/alarm_channel_manifest.h"
 #include "cli/calendar_manifest.h"
 #include "cli/command.h"
+#include "cli/manifests.h"
 #include "cli/workflow_manifest.h"
 #include "cli/yaml_json.h"
 #include "gnomon/v1/manifest.pb.h"
@@ -108,8 +111,12 @@ absl::StatusOr<std::vector<Doc>> ReadDocs(CommandContext& c) {
         if (absl::Status s = CheckCalendarManifest(m); !s.ok())
           return Invalid(d.where, std::string(s.message()));
         key = "calendar " + m.calendar().name();
+      } else if (m.kind() == "AlarmChannel") {
+        if (absl::Status s = CheckAlarmChannelManifest(m); !s.ok())
+          return Invalid(d.where, std::string(s.message()));
+        key = "alarm channel " + m.alarm_channel().name();
       } else {
-        return Invalid(d.where, "kind must be Group, Job, Workflow or Calendar");
+        return Invalid(d.where, "kind must be Group, Job, Workflow, Calendar or AlarmChannel");
       }
       if (!seen.insert(key).second)
         return Invalid(d.where, absl::StrCat(key, " is declared twice"));
@@ -153,9 +160,12 @@ class Applier {
   Applier(CommandContext& c, bool dry_run) : c_(c), dry_(dry_run) {}
 
   int Run(const std::vector<Doc>& docs, bool prune) {
-    // First: the schedules of the jobs and workflows may name these.
+    // First: the schedules and alarms of the jobs and workflows may name these.
     for (const Doc& d : docs) {
       if (d.manifest.kind() == "Calendar" && !ApplyCalendarDoc(d)) return failed_;
+    }
+    for (const Doc& d : docs) {
+      if (d.manifest.kind() == "AlarmChannel" && !ApplyAlarmChannelDoc(d)) return failed_;
     }
     if (!LoadGroups()) return failed_;
     for (const Doc& d : docs) {
@@ -332,6 +342,14 @@ class Applier {
     return true;
   }
 
+  bool ApplyAlarmChannelDoc(const Doc& d) {
+    std::string what;
+    if (grpc::Status s = ApplyAlarmChannel(c_, d.manifest, dry_, &what); !s.ok())
+      return Fail(s, d.where);
+    Say("alarm-channel/" + d.manifest.alarm_channel().name(), what);
+    return true;
+  }
+
   bool ApplyWorkflowDoc(const Doc& d) {
     const v1::Manifest& m = d.manifest;
     if (GroupId(m.app()) < 0)
@@ -452,15 +470,6 @@ absl::StatusOr<v1::Manifest> JobManifest(CommandContext& c, const v1::Job& job,
   return m;
 }
 
-int PrintManifests(CommandContext& c, const std::vector<v1::Manifest>& docs) {
-  for (size_t i = 0; i < docs.size(); ++i) {
-    absl::StatusOr<std::string> text = MessageToYaml(docs[i]);
-    if (!text.ok()) return c.UsageError(text.status());
-    c.out() << (i > 0 ? "---\n" : "") << *text;
-  }
-  return kExitOk;
-}
-
 int Fail(CommandContext& c, const absl::Status& s) {
   return c.RpcError(
       grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message())));
@@ -530,8 +539,8 @@ std::vector<Command> ApplyCommands() {
       {"apply",
        "",
        "-f FILE|DIR [-f ...] [--dry-run] [--prune]",
-       "Create or update the calendars, groups, jobs and workflows declared in files (YAML or "
-       "JSON); prints what changed.",
+       "Create or update the calendars, alarm channels, groups, jobs and workflows declared in "
+       "files (YAML or JSON); prints what changed.",
        {{"filename", "f", true, "FILE|DIR",
          "A file of documents, or a directory of *.yaml, *.yml, *.json."},
         {"dry-run", "", false, "", "Print what would change; change nothing."},
@@ -560,6 +569,7 @@ std::vector<Command> ApplyCommands() {
   // The get noun's verbs stay together (completion lists them by noun).
   for (Command& c : WorkflowGetCommands()) commands.push_back(std::move(c));
   for (Command& c : CalendarGetCommands()) commands.push_back(std::move(c));
+  for (Command& c : AlarmChannelGetCommands()) commands.push_back(std::move(c));
   return commands;
 }
 

@@ -63,7 +63,7 @@ class CalendarCliTest : public testing::CliTest {
   }
   std::vector<std::string> Methods() { return servers_.state.Methods(); }
   v1::Calendar Stored(const std::string& name) {
-    return servers_.state.Snapshot().calendars.calendars[name];
+    return servers_.state.Snapshot().calendars.stored[name];
   }
 };
 
@@ -235,7 +235,7 @@ TEST_F(CalendarCliTest, DeleteIsRefusedWhileAJobNamesTheCalendar) {
   servers_.state.Set([](testing::AdminState& s) { s.calendars.in_use.insert("workdays"); });
   Result r = Run({"calendar", "delete", "workdays"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_THAT(r.err, HasSubstr("FAILED_PRECONDITION: name: job 7 names calendar 'workdays'"));
+  EXPECT_THAT(r.err, HasSubstr("FAILED_PRECONDITION: calendar 'workdays' is named by job 7"));
   EXPECT_EQ(Stored("workdays").name(), "workdays");
 
   servers_.state.Set([](testing::AdminState& s) { s.calendars.in_use.clear(); });
@@ -243,7 +243,7 @@ TEST_F(CalendarCliTest, DeleteIsRefusedWhileAJobNamesTheCalendar) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "deleted calendar workdays\n");
   EXPECT_EQ(servers_.state.Last<v1::DeleteCalendarRequest>("DeleteCalendar").name(), "workdays");
-  EXPECT_THAT(servers_.state.Snapshot().calendars.calendars, IsEmpty());
+  EXPECT_THAT(servers_.state.Snapshot().calendars.stored, IsEmpty());
 }
 
 TEST_F(CalendarCliTest, JobsNameACalendarAndAJitter) {
@@ -468,13 +468,12 @@ TEST_F(CalendarCliTest, ApplyCreatesCalendarsBeforeTheJobsThatNameThem) {
 TEST_F(CalendarCliTest, ApplyRefusesBadCalendarDocumentsBeforeAnythingChanges) {
   for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
            {"kind: Calendar\ncalendar: {timeZone: UTC}\n", "calendar.name is required"},
-           {"kind: Calendar\napp: etl\ncalendar: {name: x}\n",
-            "app: a calendar belongs to no group"},
+           {"kind: Calendar\napp: etl\ncalendar: {name: x}\n", "app: calendars belong to no group"},
            {"kind: Calendar\ncalendar: {name: x}\n---\nkind: Calendar\ncalendar: {name: x}\n",
             "calendar x is declared twice"},
            {"kind: Calendar\ncalendar: {name: x, weekdays: [FUNDAY]}\n", "FUNDAY"},
            {"kind: Calender\ncalendar: {name: x}\n",
-            "kind must be Group, Job, Workflow or Calendar"},
+            "kind must be Group, Job, Workflow, Calendar or AlarmChannel"},
        }) {
     Result r = ApplyText(text);
     EXPECT_EQ(r.code, 2) << text;

@@ -10,20 +10,10 @@
 namespace gnomon::cli {
 namespace {
 
-// The flags that change a calendar, as `update` checks one was given.
-constexpr const char* kFieldFlags[] = {"zone",    "weekdays", "exclude",
-                                       "include", "window",   "description"};
-
 int PrintCalendar(CommandContext& c, const v1::Calendar& calendar) {
   if (c.structured()) return c.PrintMessage(calendar);
   PrintCalendarDetails(calendar, c.env().zone, c.out());
   return kExitOk;
-}
-
-absl::StatusOr<std::string> PositionalName(const ParsedArgs& args) {
-  if (absl::Status s = ExpectPositionals(args, {"NAME"}); !s.ok()) return s;
-  if (args.positionals()[0].empty()) return absl::InvalidArgumentError("NAME is empty");
-  return args.positionals()[0];
 }
 
 grpc::Status FetchCalendar(CommandContext& c, const std::string& name, v1::Calendar* calendar) {
@@ -68,12 +58,8 @@ int Get(CommandContext& c) {
 int Update(CommandContext& c) {
   absl::StatusOr<std::string> name = PositionalName(c.args());
   if (!name.ok()) return c.UsageError(name.status());
-  bool any = false;
-  for (const char* flag : kFieldFlags) any = any || c.args().Has(flag);
-  if (!any) {
-    return c.UsageError(absl::InvalidArgumentError(
-        "nothing to change: give --zone, --weekdays, --exclude, --include, --window or "
-        "--description"));
+  if (absl::Status s = ExpectSomeFlag(c.args(), CalendarFlagSpecs()); !s.ok()) {
+    return c.UsageError(s);
   }
   // Check the flags before talking to the server.
   v1::Calendar probe;

@@ -1,27 +1,20 @@
 #include "cli/calendar_manifest.h"
 
-#include "absl/strings/str_cat.h"
-#include "cli/yaml_json.h"
+#include "cli/manifests.h"
 #include "google/protobuf/util/message_differencer.h"
 
 namespace gnomon::cli {
 namespace {
 
-v1::Manifest Manifest(const v1::Calendar& calendar) {
-  v1::Manifest m;
-  m.set_kind("Calendar");
-  *m.mutable_calendar() = DeclaredCalendar(calendar);
-  return m;
-}
-
-// Prints `calendars` as YAML documents, "---" between them.
-int PrintManifests(CommandContext& c, const google::protobuf::RepeatedPtrField<v1::Calendar>& all) {
-  for (int i = 0; i < all.size(); ++i) {
-    absl::StatusOr<std::string> text = MessageToYaml(Manifest(all[i]));
-    if (!text.ok()) return c.Fail(std::string(text.status().message()));
-    c.out() << (i > 0 ? "---\n" : "") << *text;
+// `calendars` as documents.
+std::vector<v1::Manifest> Manifests(const google::protobuf::RepeatedPtrField<v1::Calendar>& all) {
+  std::vector<v1::Manifest> docs;
+  for (const v1::Calendar& calendar : all) {
+    v1::Manifest& m = docs.emplace_back();
+    m.set_kind("Calendar");
+    *m.mutable_calendar() = DeclaredCalendar(calendar);
   }
-  return kExitOk;
+  return docs;
 }
 
 int GetCalendar(CommandContext& c) {
@@ -33,7 +26,7 @@ int GetCalendar(CommandContext& c) {
   if (grpc::Status s = c.admin().GetCalendar(rpc.get(), req, one.add_calendars()); !s.ok()) {
     return c.RpcError(s);
   }
-  return PrintManifests(c, one.calendars());
+  return PrintManifests(c, Manifests(one.calendars()));
 }
 
 int GetCalendars(CommandContext& c) {
@@ -44,17 +37,13 @@ int GetCalendars(CommandContext& c) {
       !s.ok()) {
     return c.RpcError(s);
   }
-  return PrintManifests(c, all.calendars());
+  return PrintManifests(c, Manifests(all.calendars()));
 }
 
 }  // namespace
 
 absl::Status CheckCalendarManifest(const v1::Manifest& m) {
-  if (m.calendar().name().empty()) return absl::InvalidArgumentError("calendar.name is required");
-  if (!m.app().empty()) {
-    return absl::InvalidArgumentError("app: a calendar belongs to no group; remove app");
-  }
-  return absl::OkStatus();
+  return CheckUngroupedManifest(m, "calendar", m.calendar().name(), "calendars");
 }
 
 v1::Calendar DeclaredCalendar(v1::Calendar calendar) {
@@ -70,32 +59,32 @@ grpc::Status ApplyCalendar(CommandContext& c, const v1::Manifest& manifest, bool
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(s.message()));
   }
   const v1::Calendar want = DeclaredCalendar(manifest.calendar());
-  v1::GetCalendarRequest get;
-  get.set_name(want.name());
   v1::Calendar current;
-  auto rpc = c.NewRpcContext();
-  grpc::Status s = c.admin().GetCalendar(rpc.get(), get, &current);
-  if (s.error_code() == grpc::StatusCode::NOT_FOUND) {
-    *outcome = "created";
-    if (dry_run) return grpc::Status::OK;
+  ByNameCalls calls;
+  calls.get = [&] {
+    v1::GetCalendarRequest req;
+    req.set_name(want.name());
+    auto rpc = c.NewRpcContext();
+    return c.admin().GetCalendar(rpc.get(), req, &current);
+  };
+  calls.unchanged = [&] {
+    return google::protobuf::util::MessageDifferencer::Equivalent(DeclaredCalendar(current), want);
+  };
+  calls.create = [&] {
     v1::CreateCalendarRequest req;
     *req.mutable_calendar() = want;
     v1::Calendar created;
-    auto create_rpc = c.NewRpcContext();
-    return c.admin().CreateCalendar(create_rpc.get(), req, &created);
-  }
-  if (!s.ok()) return s;
-  if (google::protobuf::util::MessageDifferencer::Equivalent(DeclaredCalendar(current), want)) {
-    *outcome = "unchanged";
-    return grpc::Status::OK;
-  }
-  *outcome = "configured";
-  if (dry_run) return grpc::Status::OK;
-  v1::UpdateCalendarRequest req;
-  *req.mutable_calendar() = want;
-  v1::Calendar updated;
-  auto update_rpc = c.NewRpcContext();
-  return c.admin().UpdateCalendar(update_rpc.get(), req, &updated);
+    auto rpc = c.NewRpcContext();
+    return c.admin().CreateCalendar(rpc.get(), req, &created);
+  };
+  calls.replace = [&] {
+    v1::UpdateCalendarRequest req;
+    *req.mutable_calendar() = want;
+    v1::Calendar updated;
+    auto rpc = c.NewRpcContext();
+    return c.admin().UpdateCalendar(rpc.get(), req, &updated);
+  };
+  return ApplyByName(calls, dry_run, outcome);
 }
 
 std::vector<Command> CalendarGetCommands() {

@@ -9,18 +9,6 @@
 #include "services/common/status/status_macros.h"
 
 namespace gnomon::cli {
-namespace {
-
-// Replaces the repeated string field `field` by the items of flag `name`
-// (comma lists, repeatable), only if the flag was given.
-void ReplaceList(const ParsedArgs& args, const char* name,
-                 google::protobuf::RepeatedPtrField<std::string>* field) {
-  if (!args.Has(name)) return;
-  field->Clear();
-  for (std::string& item : SplitList(args.GetAll(name))) *field->Add() = std::move(item);
-}
-
-}  // namespace
 
 std::vector<FlagSpec> CalendarFlagSpecs() {
   return {
@@ -61,9 +49,9 @@ absl::Status ApplyCalendarFlags(const ParsedArgs& args, v1::Calendar* calendar) 
   }
   if (auto zone = args.Get("zone")) calendar->set_time_zone(*zone);
   if (auto description = args.Get("description")) calendar->set_description(*description);
-  ReplaceList(args, "exclude", calendar->mutable_excluded_dates());
-  ReplaceList(args, "include", calendar->mutable_included_dates());
-  ReplaceList(args, "window", calendar->mutable_windows());
+  ReplaceListFlag(args, "exclude", calendar->mutable_excluded_dates());
+  ReplaceListFlag(args, "include", calendar->mutable_included_dates());
+  ReplaceListFlag(args, "window", calendar->mutable_windows());
   return absl::OkStatus();
 }
 

@@ -83,6 +83,14 @@ TEST(CompletionTest, BashScriptParsesAndCompletesFromTheCommandTable) {
   EXPECT_EQ(BashCompletes(path, "gnomonctl get c"), "calendar calendars");
   EXPECT_EQ(BashCompletes(path, "gnomonctl job create --cal"), "--calendar");
   EXPECT_EQ(BashCompletes(path, "gnomonctl cron next --cal"), "--calendar");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl ala"), "alarm-channel");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl alarm-channel \"\""),
+            "create list get update delete test");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl alarm-channel create ops --secret-"),
+            "--secret-env --secret-file");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl get a"), "alarm-channel alarm-channels");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl job update 7 --alarm-"),
+            "--alarm-email --alarm-webhook --alarm-channel --alarm-on --alarm-silence");
   std::remove(path.c_str());
 }
 
@@ -100,6 +108,10 @@ TEST(CompletionTest, ZshAndFishScriptsAreGenerated) {
   EXPECT_THAT(fish, HasSubstr("complete -c gnomonctl -n '__fish_use_subcommand' -a calendar\n"));
   EXPECT_THAT(fish, HasSubstr("__fish_seen_subcommand_from calendar; and "
                               "__fish_seen_subcommand_from create' -l weekdays -r"));
+  EXPECT_THAT(fish,
+              HasSubstr("complete -c gnomonctl -n '__fish_use_subcommand' -a alarm-channel\n"));
+  EXPECT_THAT(fish, HasSubstr("__fish_seen_subcommand_from alarm-channel; and "
+                              "__fish_seen_subcommand_from update' -l secret-env -r"));
   // Syntax checks where the shells are installed (they are not packaged
   // dependencies of the build).
   for (const auto& [shell, text] :

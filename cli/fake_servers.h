@@ -20,6 +20,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/numbers.h"
 #include "absl/synchronization/mutex.h"
+#include "cli/fake_alarm_channels.h"
 #include "cli/fake_calendars.h"
 #include "cli/fake_workflows.h"
 #include "gnomon/v1/admin.grpc.pb.h"
@@ -58,6 +59,9 @@ struct AdminState {
   // Calendars, kept as the server would (fake_calendars.h); CreateJob and
   // UpdateJob refuse a schedule naming one not stored.
   FakeCalendars calendars;
+  // Alarm channels likewise (fake_alarm_channels.h); CreateJob and UpdateJob
+  // refuse alarm targets naming one not stored.
+  FakeAlarmChannels alarm_channels;
   std::vector<RecordedCall> calls;
 };
 
@@ -146,10 +150,7 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
   grpc::Status CreateJob(grpc::ServerContext* ctx, const v1::CreateJobRequest* req,
                          v1::Job* resp) override {
     return s_->HandleOr(ctx, "CreateJob", *req, [&](AdminState& s) {
-      if (grpc::Status c = s.calendars.Names("job.schedule.calendar", req->job().schedule());
-          !c.ok()) {
-        return c;
-      }
+      if (grpc::Status c = NamesKnown(s, req->job()); !c.ok()) return c;
       *resp = req->job();
       return grpc::Status::OK;
     });
@@ -159,10 +160,7 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
   grpc::Status UpdateJob(grpc::ServerContext* ctx, const v1::UpdateJobRequest* req,
                          v1::Job* resp) override {
     return s_->HandleOr(ctx, "UpdateJob", *req, [&](AdminState& s) {
-      if (grpc::Status c = s.calendars.Names("job.schedule.calendar", req->job().schedule());
-          !c.ok()) {
-        return c;
-      }
+      if (grpc::Status c = NamesKnown(s, req->job()); !c.ok()) return c;
       *resp = req->job();
       resp->set_state(s.job.state());
       return grpc::Status::OK;
@@ -224,7 +222,32 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
   GNOMON_FAKE_CALENDAR(DeleteCalendar, DeleteCalendarRequest, DeleteCalendarResponse)
 #undef GNOMON_FAKE_CALENDAR
 
+  // Alarm channels: answered by FakeAlarmChannels' method of the same name.
+#define GNOMON_FAKE_ALARM_CHANNEL(Method, Request, Response)                                 \
+  grpc::Status Method(grpc::ServerContext* ctx, const v1::Request* req, v1::Response* resp)  \
+      override {                                                                             \
+    return s_->HandleOr(ctx, #Method, *req,                                                  \
+                        [&](AdminState& s) { return s.alarm_channels.Method(*req, resp); }); \
+  }
+  GNOMON_FAKE_ALARM_CHANNEL(CreateAlarmChannel, CreateAlarmChannelRequest, AlarmChannel)
+  GNOMON_FAKE_ALARM_CHANNEL(GetAlarmChannel, GetAlarmChannelRequest, AlarmChannel)
+  GNOMON_FAKE_ALARM_CHANNEL(ListAlarmChannels, ListAlarmChannelsRequest, ListAlarmChannelsResponse)
+  GNOMON_FAKE_ALARM_CHANNEL(UpdateAlarmChannel, UpdateAlarmChannelRequest, AlarmChannel)
+  GNOMON_FAKE_ALARM_CHANNEL(DeleteAlarmChannel, DeleteAlarmChannelRequest,
+                            DeleteAlarmChannelResponse)
+  GNOMON_FAKE_ALARM_CHANNEL(TestAlarmChannel, TestAlarmChannelRequest, TestAlarmChannelResponse)
+#undef GNOMON_FAKE_ALARM_CHANNEL
+
  private:
+  // As the server: a job naming a calendar or an alarm channel that does not
+  // exist is NOT_FOUND naming the field.
+  static grpc::Status NamesKnown(const AdminState& s, const v1::Job& job) {
+    if (grpc::Status c = s.calendars.Names("job.schedule.calendar", job.schedule()); !c.ok()) {
+      return c;
+    }
+    return s.alarm_channels.Names(job.alarm());
+  }
+
   FakeState* s_;
 };
 

@@ -258,7 +258,7 @@ absl::Status ApplyMisfire(const ParsedArgs& args, v1::Job* job) {
   return SetDuration(args, "misfire-threshold", [misfire] { return misfire->mutable_threshold(); });
 }
 
-absl::Status ApplyChildrenAndAlarms(const ParsedArgs& args, v1::Job* job) {
+absl::Status ApplyChildren(const ParsedArgs& args, v1::Job* job) {
   if (args.Has("children")) {
     job->clear_child_job_ids();
     for (const std::string& item : SplitList(args.GetAll("children"))) {
@@ -275,16 +275,32 @@ absl::Status ApplyChildrenAndAlarms(const ParsedArgs& args, v1::Job* job) {
   } else if (args.Has("children-after-each")) {
     job->set_child_trigger_mode(v1::CHILD_TRIGGER_MODE_EACH_SUCCESS);
   }
-  if (args.Has("alarm-email")) {
-    job->mutable_alarm()->clear_emails();
-    for (auto& e : SplitList(args.GetAll("alarm-email"))) {
-      job->mutable_alarm()->add_emails(e);
-    }
+  return absl::OkStatus();
+}
+
+// The --alarm-* flags; the server looks the channels up.
+absl::Status ApplyAlarm(const ParsedArgs& args, v1::Job* job) {
+  if (CountGiven(args, {"alarm-email", "alarm-webhook", "alarm-channel", "alarm-on",
+                        "alarm-silence"}) == 0) {
+    return absl::OkStatus();
   }
-  if (args.Has("alarm-webhook")) {
-    job->mutable_alarm()->clear_webhook_urls();
-    for (auto& u : SplitList(args.GetAll("alarm-webhook"))) {
-      job->mutable_alarm()->add_webhook_urls(u);
+  v1::AlarmTargets* alarm = job->mutable_alarm();
+  ReplaceListFlag(args, "alarm-email", alarm->mutable_emails());
+  ReplaceListFlag(args, "alarm-webhook", alarm->mutable_webhook_urls());
+  ReplaceListFlag(args, "alarm-channel", alarm->mutable_channels());
+  if (auto word = args.Get("alarm-on")) {
+    absl::StatusOr<v1::AlarmOn> on = ParseAlarmOn(*word);
+    if (!on.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--alarm-on: ", on.status().message()));
+    }
+    alarm->set_on(*on);
+  }
+  if (auto text = args.Get("alarm-silence")) {
+    ASSIGN_OR_RETURN(absl::Duration d, ParseDurationFlag("--alarm-silence", *text));
+    if (d == absl::ZeroDuration()) {
+      alarm->clear_silence();
+    } else {
+      *alarm->mutable_silence() = ToDurationProto(d);
     }
   }
   return absl::OkStatus();
@@ -356,8 +372,18 @@ std::vector<FlagSpec> JobFlagSpecs() {
       {"misfire", "", true, "P", "Late slots: do-nothing, fire-once-now, catch-up."},
       {"misfire-threshold", "", true, "DUR", "A slot later than this is a misfire (default 5s)."},
       {"max-catch-up", "", true, "N", "At most N missed slots fired by catch-up."},
-      {"alarm-email", "", true, "ADDR,...", "Email recipients of failure alarms."},
-      {"alarm-webhook", "", true, "URL,...", "Webhooks that receive failure alarms."},
+      {"alarm-email", "", true, "ADDR,...", "Email recipients of its alarms ('' for none)."},
+      {"alarm-webhook", "", true, "URL,...",
+       "Webhooks that receive its alarms as a JSON POST ('' for none)."},
+      {"alarm-channel", "", true, "NAME,...",
+       "Alarm channels (gnomonctl alarm-channel list) that receive its alarms (repeatable or a "
+       "comma list; at most 16); '' for none."},
+      {"alarm-on", "", true, "WHEN",
+       "Which run ends raise an alarm: failure (the default; a run failed for good, after its "
+       "retries), success or both. A missed --deadline alarms whatever this says."},
+      {"alarm-silence", "", true, "DUR",
+       "After an alarm, hold more of the same kind for DUR and send them as one summary when it "
+       "ends: up to 24h; 0 for none."},
       {"start", "", false, "", "Start scheduling the job right away."},
   };
 }
@@ -390,7 +416,8 @@ absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating, const FileRead
   RETURN_IF_ERROR(ApplyPause(args, job));
   RETURN_IF_ERROR(ApplyDeadline(args, job));
   RETURN_IF_ERROR(ApplyMisfire(args, job));
-  return ApplyChildrenAndAlarms(args, job);
+  RETURN_IF_ERROR(ApplyChildren(args, job));
+  return ApplyAlarm(args, job);
 }
 
 absl::StatusOr<v1::CreateJobRequest> BuildCreateJobRequest(const ParsedArgs& args,

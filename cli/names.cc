@@ -174,6 +174,41 @@ std::string WeekdayName(v1::Weekday day) {
   return full.substr(0, 3);
 }
 
+static const Table<v1::AlarmChannelKind>& AlarmChannelKinds() {
+  static const auto* t = new Table<v1::AlarmChannelKind>{
+      {v1::DINGTALK, "dingtalk"}, {v1::WECOM, "wecom"},       {v1::FEISHU, "feishu"},
+      {v1::SLACK, "slack"},       {v1::TELEGRAM, "telegram"},
+  };
+  return *t;
+}
+
+absl::StatusOr<v1::AlarmChannelKind> ParseAlarmChannelKind(std::string_view word) {
+  std::string lower(word);
+  absl::AsciiStrToLower(&lower);
+  return Parse(AlarmChannelKinds(), "alarm channel kind", lower);
+}
+std::string AlarmChannelKindName(v1::AlarmChannelKind kind) {
+  return Name(AlarmChannelKinds(), kind);
+}
+
+static const Table<v1::AlarmOn>& AlarmOns() {
+  static const auto* t = new Table<v1::AlarmOn>{
+      {v1::ALARM_ON_FAILURE, "failure"},
+      {v1::ALARM_ON_SUCCESS, "success"},
+      {v1::ALARM_ON_BOTH, "both"},
+  };
+  return *t;
+}
+
+absl::StatusOr<v1::AlarmOn> ParseAlarmOn(std::string_view word) {
+  std::string lower(word);
+  absl::AsciiStrToLower(&lower);
+  return Parse(AlarmOns(), "alarm-on value", lower);
+}
+std::string AlarmOnName(v1::AlarmOn on) {
+  return Name(AlarmOns(), on == v1::ALARM_ON_UNSPECIFIED ? v1::ALARM_ON_FAILURE : on);
+}
+
 std::string ScriptLanguageName(v1::ScriptLanguage language) {
   static const auto* t = new Table<v1::ScriptLanguage>{
       {v1::SCRIPT_LANGUAGE_SHELL, "shell"},

@@ -44,6 +44,13 @@ std::string ScriptLanguageName(v1::ScriptLanguage language);
 // case; the full English names are accepted too).
 absl::StatusOr<v1::Weekday> ParseWeekday(std::string_view word);
 std::string WeekdayName(v1::Weekday day);
+// Alarm channels: "dingtalk", "wecom", "feishu", "slack", "telegram";
+// AlarmTargets.on: "failure", "success", "both" (unspecified is shown
+// "failure", as the server reads it). Both parsed in any case.
+absl::StatusOr<v1::AlarmChannelKind> ParseAlarmChannelKind(std::string_view word);
+std::string AlarmChannelKindName(v1::AlarmChannelKind kind);
+absl::StatusOr<v1::AlarmOn> ParseAlarmOn(std::string_view word);
+std::string AlarmOnName(v1::AlarmOn on);
 // "200 success", "502 timeout", "0" (no result yet), "417" (custom code).
 std::string HandleCodeName(int32_t code);
 

@@ -79,6 +79,8 @@ std::string WindowsText(const v1::Calendar& c) {
   return c.windows().empty() ? "all day" : absl::StrJoin(c.windows(), ",");
 }
 
+std::string Dash(const std::string& text) { return text.empty() ? "-" : text; }
+
 std::string CalendarZoneText(const v1::Calendar& c) {
   return c.time_zone().empty() ? "-" : c.time_zone();
 }
@@ -107,6 +109,30 @@ void PrintCalendarDetails(const v1::Calendar& calendar, absl::TimeZone zone, std
   d.Add("windows", WindowsText(calendar));
   d.Add("created", FormatTime(calendar.create_time(), zone));
   d.Add("updated", FormatTime(calendar.update_time(), zone));
+  d.Render(out);
+}
+
+void PrintAlarmChannelTable(const Repeated<v1::AlarmChannel>& channels, std::ostream& out) {
+  Table table({"NAME", "KIND", "URL", "SECRET", "CHAT", "TEMPLATE"});
+  for (const v1::AlarmChannel& c : channels) {
+    table.AddRow({c.name(), AlarmChannelKindName(c.kind()), Dash(c.url()),
+                  c.has_secret() ? "yes" : "no", Dash(c.chat_id()),
+                  c.template_().empty() ? "default" : "custom"});
+  }
+  table.Render(out);
+}
+
+void PrintAlarmChannelDetails(const v1::AlarmChannel& channel, absl::TimeZone zone,
+                              std::ostream& out) {
+  Details d;
+  d.Add("name", channel.name());
+  d.Add("kind", AlarmChannelKindName(channel.kind()));
+  d.Add("url", channel.url().empty() ? "-" : absl::StrCat(channel.url(), " (its origin only)"));
+  d.Add("secret", channel.has_secret() ? "stored (never shown)" : "none");
+  d.Add("chat id", channel.chat_id());
+  d.Add("template", channel.template_().empty() ? "default" : channel.template_());
+  d.Add("created", FormatTime(channel.create_time(), zone));
+  d.Add("updated", FormatTime(channel.update_time(), zone));
   d.Render(out);
 }
 
@@ -212,6 +238,9 @@ void PrintJobDetails(const v1::Job& job, std::ostream& out) {
   d.Add("children", children);
   d.Add("alarm emails", absl::StrJoin(job.alarm().emails(), ","));
   d.Add("alarm webhooks", absl::StrJoin(job.alarm().webhook_urls(), ","));
+  d.Add("alarm channels", absl::StrJoin(job.alarm().channels(), ","));
+  d.Add("alarm on", AlarmOnName(job.alarm().on()));
+  d.Add("alarm silence", FormatDuration(job.alarm().silence()));
   d.Add("created", FormatScheduleTime(job.create_time(), zone));
   d.Add("updated", FormatScheduleTime(job.update_time(), zone));
   d.Render(out);

@@ -43,6 +43,13 @@ void PrintLogLine(const v1::LogLine& line, absl::TimeZone zone, std::ostream& ou
 void PrintCalendarTable(const Repeated<v1::Calendar>& calendars, std::ostream& out);
 void PrintCalendarDetails(const v1::Calendar& calendar, absl::TimeZone zone, std::ostream& out);
 
+// Alarm channels as the API shows them: NAME, KIND, URL (its origin), SECRET
+// (yes/no: whether one is stored), CHAT, TEMPLATE (default/custom); the
+// details print the template itself. Times in `zone`.
+void PrintAlarmChannelTable(const Repeated<v1::AlarmChannel>& channels, std::ostream& out);
+void PrintAlarmChannelDetails(const v1::AlarmChannel& channel, absl::TimeZone zone,
+                              std::ostream& out);
+
 // Workflows (workflow_printers.cc). A workflow's times, and its runs' when
 // the command names it, are in its schedule's zone (ScheduleZone).
 void PrintWorkflowTable(const Repeated<v1::Workflow>& workflows, std::ostream& out);

@@ -68,6 +68,32 @@ absl::StatusOr<int64_t> PositionalId(const ParsedArgs& args, std::string_view wh
   return ParseId(what, args.positionals()[0]);
 }
 
+absl::StatusOr<std::string> PositionalName(const ParsedArgs& args) {
+  RETURN_IF_ERROR(ExpectPositionals(args, {"NAME"}));
+  if (args.positionals()[0].empty()) return absl::InvalidArgumentError("NAME is empty");
+  return args.positionals()[0];
+}
+
+void ReplaceListFlag(const ParsedArgs& args, std::string_view name,
+                     google::protobuf::RepeatedPtrField<std::string>* field) {
+  if (!args.Has(name)) return;
+  field->Clear();
+  for (std::string& item : SplitList(args.GetAll(name))) *field->Add() = std::move(item);
+}
+
+absl::Status ExpectSomeFlag(const ParsedArgs& args, const std::vector<FlagSpec>& specs) {
+  std::vector<std::string> names;
+  for (const FlagSpec& spec : specs) {
+    if (args.Has(spec.name)) return absl::OkStatus();
+    names.push_back("--" + spec.name);
+  }
+  std::string list = names.empty() ? "" : names.back();
+  if (names.size() > 1) {
+    list = absl::StrCat(absl::StrJoin(names.begin(), names.end() - 1, ", "), " or ", list);
+  }
+  return absl::InvalidArgumentError(absl::StrCat("nothing to change: give ", list));
+}
+
 std::vector<FlagSpec> GroupCreateFlagSpecs() {
   return {
       {"title", "", true, "T", "Human title of the group."},

@@ -30,6 +30,8 @@ namespace gnomon::cli {
 
 // Reads a script file named on the command line.
 using FileReader = std::function<absl::StatusOr<std::string>(const std::string& path)>;
+// Looks up an environment variable (nullopt when unset).
+using EnvReader = std::function<std::optional<std::string>(const std::string& name)>;
 // Reads from the local file system.
 absl::StatusOr<std::string> ReadLocalFile(const std::string& path);
 
@@ -59,6 +61,17 @@ absl::StatusOr<JobArg> ParseJobArg(std::string_view text);
 absl::StatusOr<JobArg> PositionalJob(const ParsedArgs& args);
 
 absl::StatusOr<int64_t> PositionalId(const ParsedArgs& args, std::string_view what);
+// The one positional NAME of an object kept by name (a calendar, an alarm
+// channel); an empty one is an error.
+absl::StatusOr<std::string> PositionalName(const ParsedArgs& args);
+
+// Replaces the repeated string field `field` by the items of flag `name`
+// (comma lists, repeatable; '' empties it), only if the flag was given.
+void ReplaceListFlag(const ParsedArgs& args, std::string_view name,
+                     google::protobuf::RepeatedPtrField<std::string>* field);
+// For an update: OK when at least one of `specs` was given, else "nothing to
+// change: give --a, --b or --c".
+absl::Status ExpectSomeFlag(const ParsedArgs& args, const std::vector<FlagSpec>& specs);
 
 std::vector<FlagSpec> GroupCreateFlagSpecs();
 std::vector<FlagSpec> GroupUpdateFlagSpecs();
@@ -87,6 +100,22 @@ std::vector<FlagSpec> CalendarFlagSpecs();
 absl::Status ApplyCalendarFlags(const ParsedArgs& args, v1::Calendar* calendar);
 // calendar create NAME [calendar flags]
 absl::StatusOr<v1::CreateCalendarRequest> BuildCreateCalendarRequest(const ParsedArgs& args);
+
+// Flags of alarm-channel create / alarm-channel update (the same set):
+// --kind, --url, --secret-env, --secret-file, --chat-id, --template,
+// --template-file.
+std::vector<FlagSpec> AlarmChannelFlagSpecs();
+// Applies the alarm channel flags in `args` to `channel`: each given flag
+// replaces its field, the others stay. The secret is never a flag's value
+// (shell history, ps): --secret-env names a variable `getenv` reads,
+// --secret-file a file `read_file` reads (its trailing newline dropped); an
+// unset, empty or unreadable one is an error naming the flag, as is an empty
+// --url (the server keeps the stored url when none is sent).
+absl::Status ApplyAlarmChannelFlags(const ParsedArgs& args, const EnvReader& getenv,
+                                    const FileReader& read_file, v1::AlarmChannel* channel);
+// alarm-channel create NAME --kind KIND [alarm channel flags]
+absl::StatusOr<v1::CreateAlarmChannelRequest> BuildCreateAlarmChannelRequest(
+    const ParsedArgs& args, const EnvReader& getenv, const FileReader& read_file);
 
 std::vector<FlagSpec> JobListFlagSpecs();
 // job list [--group ID]

@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "cli/manifests.h"
 #include "cli/workflow_lookup.h"
-#include "cli/yaml_json.h"
 #include "google/protobuf/util/message_differencer.h"
 
 namespace gnomon::cli {
@@ -64,20 +64,19 @@ grpc::Status Manifest(CommandContext& c, v1::Workflow workflow, const std::strin
 }
 
 // Prints `workflows` as YAML documents, "---" between them.
-int PrintManifests(CommandContext& c, const std::vector<v1::Workflow>& workflows) {
+int PrintWorkflowManifests(CommandContext& c, const std::vector<v1::Workflow>& workflows) {
   std::map<int64_t, v1::Group> groups;
   if (grpc::Status s = GroupsById(c, &groups); !s.ok()) return c.RpcError(s);
-  for (size_t i = 0; i < workflows.size(); ++i) {
-    auto group = groups.find(workflows[i].group_id());
+  std::vector<v1::Manifest> docs;
+  for (const v1::Workflow& workflow : workflows) {
+    auto group = groups.find(workflow.group_id());
     const std::string app =
-        group == groups.end() ? absl::StrCat(workflows[i].group_id()) : group->second.app_name();
-    v1::Manifest m;
-    if (grpc::Status s = Manifest(c, workflows[i], app, &m); !s.ok()) return c.RpcError(s);
-    absl::StatusOr<std::string> text = MessageToYaml(m);
-    if (!text.ok()) return c.Fail(std::string(text.status().message()));
-    c.out() << (i > 0 ? "---\n" : "") << *text;
+        group == groups.end() ? absl::StrCat(workflow.group_id()) : group->second.app_name();
+    if (grpc::Status s = Manifest(c, workflow, app, &docs.emplace_back()); !s.ok()) {
+      return c.RpcError(s);
+    }
   }
-  return kExitOk;
+  return PrintManifests(c, docs);
 }
 
 int GetWorkflow(CommandContext& c) {
@@ -85,7 +84,7 @@ int GetWorkflow(CommandContext& c) {
   if (!which.ok()) return c.UsageError(which.status());
   v1::Workflow workflow;
   if (grpc::Status s = FindWorkflow(c, *which, &workflow); !s.ok()) return c.RpcError(s);
-  return PrintManifests(c, {workflow});
+  return PrintWorkflowManifests(c, {workflow});
 }
 
 int GetWorkflows(CommandContext& c) {
@@ -96,7 +95,7 @@ int GetWorkflows(CommandContext& c) {
   }
   std::vector<v1::Workflow> workflows;
   if (grpc::Status s = ListWorkflowsOf(c, group_id, &workflows); !s.ok()) return c.RpcError(s);
-  return PrintManifests(c, workflows);
+  return PrintWorkflowManifests(c, workflows);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@ import Workflows from './pages/Workflows';
 import WorkflowDetail from './pages/WorkflowDetail';
 import WorkflowRun from './pages/WorkflowRun';
 import Calendars from './pages/Calendars';
+import AlarmChannels from './pages/AlarmChannels';
 import Executors from './pages/Executors';
 import Access from './pages/Access';
 import Audit from './pages/Audit';
@@ -29,6 +30,7 @@ export default function App() {
     ['/jobs', 'Jobs'],
     ['/workflows', 'Workflows'],
     ['/calendars', 'Calendars'],
+    ['/alarm-channels', 'Alarm channels'],
     ['/runs', 'Runs'],
     ['/executors', 'Executors'],
   ];
@@ -71,6 +73,7 @@ export default function App() {
           <Route path="/workflows/:id" element={<WorkflowDetail />} />
           <Route path="/workflow-runs/:id" element={<WorkflowRun />} />
           <Route path="/calendars" element={<Calendars />} />
+          <Route path="/alarm-channels" element={<AlarmChannels />} />
           <Route path="/runs" element={<Runs />} />
           <Route path="/runs/:id" element={<RunDetail />} />
           <Route path="/executors" element={<Executors />} />

@@ -1,7 +1,6 @@
 // Calendars (common.proto Calendar): loading them, and how the screens show one.
-import { call } from './api';
+import { useNamedList } from './named';
 import type { Calendar, Weekday } from './types';
-import { useLoad } from './ui';
 
 /** Monday first, as the proto numbers them; `short` is how lists show one. */
 export const WEEKDAYS: { day: Weekday; short: string }[] = [
@@ -16,11 +15,8 @@ export const WEEKDAYS: { day: Weekday; short: string }[] = [
 
 /** Every calendar, by name (ListCalendars is not paged); any role may read them. */
 export function useCalendars() {
-  const { data, error, reload } = useLoad(
-    () => call<{ calendars?: Calendar[] }>('JobAdmin/ListCalendars', {}).then((r) => r.calendars ?? []),
-    [],
-  );
-  return { calendars: data, error, reload };
+  const { items, error, reload } = useNamedList<Calendar>('JobAdmin/ListCalendars', 'calendars');
+  return { calendars: items, error, reload };
 }
 
 /** "Mon, Tue, Wed" in week order; "every day" when none is listed. */

@@ -43,9 +43,37 @@ export interface Misfire {
   maxCatchUp?: number;
 }
 
+/** Which run ends raise an alarm; unset: failure. */
+export type AlarmOn = 'ALARM_ON_FAILURE' | 'ALARM_ON_SUCCESS' | 'ALARM_ON_BOTH';
+
 export interface AlarmTargets {
   emails?: string[];
   webhookUrls?: string[];
+  /** Alarm channels (AlarmChannel), by name; at most 16. */
+  channels?: string[];
+  on?: AlarmOn;
+  /** After an alarm, more of the same kind within this long go out as one summary ("600s"); unset: none. */
+  silence?: string;
+}
+
+export type AlarmChannelKind = 'DINGTALK' | 'WECOM' | 'FEISHU' | 'SLACK' | 'TELEGRAM';
+
+/** A chat robot jobs name to receive their alarms (common.proto AlarmChannel). */
+export interface AlarmChannel {
+  id?: string;
+  name?: string;
+  kind?: AlarmChannelKind;
+  /** Sent: the robot's webhook; shown: its origin only. On update empty keeps the stored one. */
+  url?: string;
+  /** Input only, never shown (hasSecret says whether one is stored); on update empty keeps the stored one. */
+  secret?: string;
+  /** Telegram: the chat. */
+  chatId?: string;
+  /** The message with {{field}}s; empty: the default. */
+  template?: string;
+  hasSecret?: boolean;
+  createTime?: string;
+  updateTime?: string;
 }
 
 /** The newest run of a job (Job.last_run). */

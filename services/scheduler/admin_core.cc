@@ -16,6 +16,7 @@
 #include "services/common/server/tokens.h"
 #include "services/common/status/status_macros.h"
 #include "services/scheduler/admin_requests.h"
+#include "services/scheduler/alarm_channel_admin.h"
 #include "services/scheduler/calendar_admin.h"
 #include "services/scheduler/job_filter.h"
 #include "services/scheduler/next_fire.h"
@@ -190,6 +191,7 @@ absl::StatusOr<store::NewJob> AdminCore::PrepareNewJob(const v1::CreateJobReques
   RETURN_IF_ERROR(ValidateJob(n.job, limits_, stores_.jobs));
   ASSIGN_OR_RETURN(std::shared_ptr<const schedule::Calendar> calendar,
                    CalendarOf(stores_.calendars, n.job.schedule(), "job.schedule.calendar"));
+  RETURN_IF_ERROR(CheckAlarmChannelsExist(stores_.alarm_channels, n.job.alarm()));
   if (req.start()) {
     n.state = v1::JOB_STATE_RUNNING;
     n.next_fire_ms = FirstSlot(n.job, now_ms, {nullptr, calendar.get()});
@@ -342,6 +344,7 @@ absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req,
   RETURN_IF_ERROR(ValidateJob(job, limits_, stores_.jobs));
   ASSIGN_OR_RETURN(std::shared_ptr<const schedule::Calendar> calendar,
                    CalendarOf(stores_.calendars, job.schedule(), "job.schedule.calendar"));
+  RETURN_IF_ERROR(CheckAlarmChannelsExist(stores_.alarm_channels, job.alarm()));
   if (job.group_id() != current.group_id())
     RETURN_IF_ERROR(CheckGroupQuota(job.group_id(), 1, "job.group_id"));
   std::optional<int64_t> next;

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "gnomon/v1/admin.pb.h"
 #include "services/common/client/clock.h"
+#include "services/common/store/alarm_channel_store.h"
 #include "services/common/store/audit_store.h"
 #include "services/common/store/calendar_store.h"
 #include "services/common/store/credential_store.h"
@@ -33,6 +34,8 @@ struct AdminStores {
   store::AuditStore* audit = nullptr;             // The audit log (AdminService reads it).
   // Calendars jobs name; null: a job naming one is refused (UNIMPLEMENTED).
   store::CalendarStore* calendars = nullptr;
+  // Alarm channels jobs name; null: a job naming one is refused (UNIMPLEMENTED).
+  store::AlarmChannelStore* alarm_channels = nullptr;
 };
 
 class AdminCore {

@@ -17,6 +17,7 @@
 #include "services/common/server/authenticator.h"
 #include "services/common/server/rate_limiter.h"
 #include "services/scheduler/admin_core.h"
+#include "services/scheduler/alarm_channel_admin.h"
 #include "services/scheduler/audit_log.h"
 #include "services/scheduler/calendar_admin.h"
 #include "services/scheduler/job_names.h"
@@ -36,18 +37,19 @@ struct AdminChange {
 class AdminService final : public v1::JobAdmin::Service {
  public:
   // `limiter` may be null (no rate limit); `audit` may be null (no audit
-  // log); `workflows` and `calendars` may be null (their methods answer
-  // UNIMPLEMENTED).
+  // log); `workflows`, `calendars` and `alarm_channels` may be null (their
+  // methods answer UNIMPLEMENTED).
   AdminService(AdminCore* core, Authenticator* auth, RateLimiter* limiter = nullptr,
                AuditLog* audit = nullptr, WorkflowAdmin* workflows = nullptr,
-               CalendarAdmin* calendars = nullptr)
+               CalendarAdmin* calendars = nullptr, AlarmChannelAdmin* alarm_channels = nullptr)
       : core_(core),
         auth_(auth),
         stores_(core->stores()),
         limiter_(limiter),
         audit_(audit),
         workflows_(workflows),
-        calendars_(calendars) {}
+        calendars_(calendars),
+        alarm_channels_(alarm_channels) {}
 
   using Ctx = grpc::ServerContext;
   grpc::Status CreateGroup(Ctx*, const v1::CreateGroupRequest*, v1::Group*) override;
@@ -105,6 +107,17 @@ class AdminService final : public v1::JobAdmin::Service {
   grpc::Status UpdateCalendar(Ctx*, const v1::UpdateCalendarRequest*, v1::Calendar*) override;
   grpc::Status DeleteCalendar(Ctx*, const v1::DeleteCalendarRequest*,
                               v1::DeleteCalendarResponse*) override;
+  grpc::Status CreateAlarmChannel(Ctx*, const v1::CreateAlarmChannelRequest*,
+                                  v1::AlarmChannel*) override;
+  grpc::Status GetAlarmChannel(Ctx*, const v1::GetAlarmChannelRequest*, v1::AlarmChannel*) override;
+  grpc::Status ListAlarmChannels(Ctx*, const v1::ListAlarmChannelsRequest*,
+                                 v1::ListAlarmChannelsResponse*) override;
+  grpc::Status UpdateAlarmChannel(Ctx*, const v1::UpdateAlarmChannelRequest*,
+                                  v1::AlarmChannel*) override;
+  grpc::Status DeleteAlarmChannel(Ctx*, const v1::DeleteAlarmChannelRequest*,
+                                  v1::DeleteAlarmChannelResponse*) override;
+  grpc::Status TestAlarmChannel(Ctx*, const v1::TestAlarmChannelRequest*,
+                                v1::TestAlarmChannelResponse*) override;
   grpc::Status TriggerWorkflow(Ctx*, const v1::TriggerWorkflowRequest*, v1::WorkflowRun*) override;
   grpc::Status GetWorkflowRun(Ctx*, const v1::GetWorkflowRunRequest*, v1::WorkflowRun*) override;
   grpc::Status ListWorkflowRuns(Ctx*, const v1::ListWorkflowRunsRequest*,
@@ -135,6 +148,10 @@ class AdminService final : public v1::JobAdmin::Service {
   std::string CalendarJson(const std::string& name);
   // UNIMPLEMENTED without a CalendarAdmin.
   absl::Status CheckCalendars() const;
+  // An alarm channel as the audit records it (no secret; "" if gone), and
+  // UNIMPLEMENTED without an AlarmChannelAdmin.
+  std::string AlarmChannelJson(const std::string& name);
+  absl::Status CheckAlarmChannels() const;
   // The workflow methods: UNIMPLEMENTED without a WorkflowAdmin, else
   // PermissionDenied unless the caller reaches `group` (once it is known).
   absl::Status CheckWorkflows() const;
@@ -153,6 +170,7 @@ class AdminService final : public v1::JobAdmin::Service {
   AuditLog* const audit_;
   WorkflowAdmin* const workflows_;
   CalendarAdmin* const calendars_;
+  AlarmChannelAdmin* const alarm_channels_;
 };
 
 }  // namespace gnomon::scheduler

@@ -9,7 +9,7 @@ namespace gnomon::scheduler {
 
 void CalendarBook::Refresh() {
   if (store_ == nullptr) return;
-  absl::StatusOr<store::CalendarsVersion> version = store_->GetCalendarsVersion();
+  absl::StatusOr<store::TableVersion> version = store_->GetCalendarsVersion();
   if (!version.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: reading the calendars' version: " << version.status();
     return;  // Keep what is known; the next pass asks again.
@@ -17,7 +17,7 @@ void CalendarBook::Refresh() {
   if (version_ != *version) Load(*version);
 }
 
-void CalendarBook::Load(const store::CalendarsVersion& version) {
+void CalendarBook::Load(const store::TableVersion& version) {
   absl::StatusOr<std::vector<v1::Calendar>> all = store_->ListCalendars();
   if (!all.ok()) {
     GNOMON_LOG(WARNING) << "scheduler: reading the calendars: " << all.status();

@@ -34,11 +34,11 @@ class CalendarBook {
   std::shared_ptr<const schedule::Calendar> Find(std::string_view name);
 
  private:
-  void Load(const store::CalendarsVersion& version);
+  void Load(const store::TableVersion& version);
 
   store::CalendarStore* const store_;
   Clock* const clock_;
-  std::optional<store::CalendarsVersion> version_;
+  std::optional<store::TableVersion> version_;
   absl::flat_hash_map<std::string, std::shared_ptr<const schedule::Calendar>> calendars_;
   int64_t missed_ms_ = -1'000'000;  // When a Find last re-read the store for a name.
 };

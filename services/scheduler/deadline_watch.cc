@@ -100,7 +100,12 @@ absl::Time DeadlineWatch::Tick() {
             absl::Milliseconds(TimeUtil::DurationToMilliseconds(job->second->deadline()))),
         " after its ", head->has_scheduled_time() ? "slot" : "trigger",
         "): ", StateAt(*latest, deadline));
-    missed.push_back({*job->second, *latest, reason});
+    alarm::Alarm a;
+    a.kind = alarm::AlarmKind::kDeadlineMissed;
+    a.job = *job->second;
+    a.run = *latest;
+    a.reason = reason;
+    missed.push_back(std::move(a));
   }
   // Judged first, then told: a fire is never alarmed twice (a failed write
   // is judged again next pass, and alarmed then).

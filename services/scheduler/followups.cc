@@ -30,10 +30,16 @@ absl::Duration RetryDelay(const v1::RetryPolicy& policy, uint32_t attempt) {
   return absl::Milliseconds(std::min(ms, 1e12));
 }
 
+bool AlarmsOn(const v1::Job& job, bool success) {
+  const v1::AlarmOn on = job.alarm().on();
+  return success ? on == v1::ALARM_ON_SUCCESS || on == v1::ALARM_ON_BOTH
+                 : on != v1::ALARM_ON_SUCCESS;
+}
+
 bool SuccessHasFollowups(const v1::Job& job) {
   // A success counts a pausing job's failures from 0 again.
   return !job.child_job_ids().empty() || job.schedule().has_fix_delay() ||
-         job.pause_after_failures() > 0;
+         job.pause_after_failures() > 0 || AlarmsOn(job, /*success=*/true);
 }
 
 bool Followups::AllShardsSucceeded(const v1::Run& run, int64_t* anchor_run_id) {
@@ -150,7 +156,9 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
     // Raise never blocks. It is called once the follow-up is about to be
     // completed (a delayed retry comes back here until it is due).
     auto raise = [&](std::string reason) {
-      if (alarms_ != nullptr) alarms_->Raise({*job, run, std::move(reason)});
+      if (alarms_ != nullptr && AlarmsOn(*job, /*success=*/false)) {
+        alarms_->Raise({*job, run, std::move(reason)});
+      }
     };
     if (retry) {
       int64_t due = Ms(run.end_time()) +
@@ -197,6 +205,10 @@ bool Followups::Handle(const v1::Run& run, const absl::StatusOr<v1::Job>& job, i
     }
   } else if (!FireChildren(run, *job) || !EndNode(run) || !CountEnd(run, *job, false, nullptr)) {
     return false;
+  } else if (alarms_ != nullptr && AlarmsOn(*job, /*success=*/true)) {
+    alarm::Alarm a{*job, run, absl::StrCat("succeeded after ", run.attempt() + 1, " attempt(s)")};
+    a.kind = alarm::AlarmKind::kSucceeded;
+    alarms_->Raise(std::move(a));
   }
   // FIX_DELAY: the next scheduled fire is this (final) run's end + delay,
   // written by the schedule loop (Tick sends the batch's in one message).

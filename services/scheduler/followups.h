@@ -64,6 +64,8 @@ absl::Duration RetryDelay(const v1::RetryPolicy& policy, uint32_t attempt);
 // recorded (Run.success_has_followups); a run whose success has nothing to
 // follow never enters the outbox when it succeeds.
 bool SuccessHasFollowups(const v1::Job& job);
+// Whether the job's alarm.on raises an alarm for a run that ended so.
+bool AlarmsOn(const v1::Job& job, bool success);
 
 class Followups {
  public:

@@ -72,6 +72,22 @@ class FollowupsTest : public ::testing::Test {
   Followups followups_{store_.get(), store_.get(), store_.get(), &sink_, &loop_, &clock_, options_};
 };
 
+// alarm.on: failures (the default), successes, or both; a job that alarms
+// on success has a follow-up for each success (where it is raised).
+TEST(AlarmsOnTest, FailureByDefaultSuccessOrBothWhenAsked) {
+  v1::Job job;
+  EXPECT_TRUE(AlarmsOn(job, /*success=*/false));
+  EXPECT_FALSE(AlarmsOn(job, /*success=*/true));
+  EXPECT_FALSE(SuccessHasFollowups(job));
+  job.mutable_alarm()->set_on(v1::ALARM_ON_SUCCESS);
+  EXPECT_FALSE(AlarmsOn(job, false));
+  EXPECT_TRUE(AlarmsOn(job, true));
+  EXPECT_TRUE(SuccessHasFollowups(job));
+  job.mutable_alarm()->set_on(v1::ALARM_ON_BOTH);
+  EXPECT_TRUE(AlarmsOn(job, false));
+  EXPECT_TRUE(AlarmsOn(job, true));
+}
+
 TEST_F(FollowupsTest, AFailedRunIsRetriedAtOnce) {
   const int64_t id = RunningRun();
   ASSERT_TRUE(store_->FailRuns({id}, v1::HANDLE_CODE_FAILURE, "boom", kNow).ok());

@@ -30,14 +30,24 @@ using checks::Invalid;
 constexpr int kMaxAddresses = 100;
 constexpr int kMaxChildren = 100;
 constexpr int kMaxAlarmTargets = 20;
+constexpr int kMaxAlarmChannels = 16;
 // Catch-up fires one slot per tick; tests and users use large values to mean
 // "every missed slot" (a 100 ms job down for a day misses 864,000).
 constexpr uint32_t kMaxCatchUp = 1'000'000;
 
 absl::Status CheckAlarm(const v1::AlarmTargets& alarm) {
-  RETURN_IF_ERROR(FirstError(
-      {CheckCount("job.alarm.emails", alarm.emails_size(), kMaxAlarmTargets),
-       CheckCount("job.alarm.webhook_urls", alarm.webhook_urls_size(), kMaxAlarmTargets)}));
+  RETURN_IF_ERROR(
+      FirstError({CheckCount("job.alarm.emails", alarm.emails_size(), kMaxAlarmTargets),
+                  CheckCount("job.alarm.webhook_urls", alarm.webhook_urls_size(), kMaxAlarmTargets),
+                  CheckCount("job.alarm.channels", alarm.channels_size(), kMaxAlarmChannels),
+                  v1::AlarmOn_IsValid(alarm.on()) ? absl::OkStatus()
+                                                  : Invalid("job.alarm.on", "not an AlarmOn value"),
+                  CheckDuration("job.alarm.silence", alarm.silence(), absl::ZeroDuration(),
+                                absl::Hours(24))}));
+  for (int i = 0; i < alarm.channels_size(); ++i) {
+    RETURN_IF_ERROR(
+        CheckString(Indexed("job.alarm.channels", i), alarm.channels(i), 64, Charset::kName, 1));
+  }
   for (int i = 0; i < alarm.emails_size(); ++i) {
     const std::string field = Indexed("job.alarm.emails", i);
     const std::string& e = alarm.emails(i);

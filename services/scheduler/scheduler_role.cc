@@ -9,7 +9,10 @@
 namespace gnomon::scheduler {
 
 std::string DefaultReplicaId();
-std::vector<std::unique_ptr<alarm::AlarmChannel>> AlarmChannels(const SchedulerOptions& o);
+std::vector<std::unique_ptr<alarm::AlarmChannel>> AlarmChannels(const SchedulerOptions& o,
+                                                                const alarm::ChatOptions& chat,
+                                                                alarm::FindAlarmChannel find);
+alarm::ChatOptions ChatOptionsOf(const SchedulerOptions& o, Clock* clock);
 alarm::AlarmSenderOptions AlarmOptions(const SchedulerOptions& o, Clock* clock);
 std::unique_ptr<SchedulerMetrics> MetricsOf(metrics::MetricsRegistry* registry,
                                             const SchedulerOptions& o);
@@ -53,7 +56,10 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       loop_(store, &trigger_, clock, options.loop, metrics_.get(), store),
       workflows_(store, store, &trigger_, clock, store, metrics_.get()),
       workflow_scheduler_(store, &workflows_, clock, {}, store),
-      alarms_(AlarmChannels(options), AlarmOptions(options, clock),
+      alarm_book_(store, clock),
+      alarms_(AlarmChannels(options, ChatOptionsOf(options, clock),
+                            [this](const std::string& name) { return alarm_book_.Find(name); }),
+              AlarmOptions(options, clock),
               [store](int64_t run_id, const std::string& status) {
                 if (absl::Status s = store->RecordAlarmStatus(run_id, status); !s.ok()) {
                   GNOMON_LOG(WARNING)
@@ -82,13 +88,17 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                if (metrics_ != nullptr) metrics_->Owned(*o);
                loop_.SetOwnership(std::move(o));
              }),
-      core_(AdminStores{store, store, store, store, store}, &trigger_, &targets_, &loop_,
+      core_(AdminStores{store, store, store, store, store, store}, &trigger_, &targets_, &loop_,
             &executors_, clock, options.limits, options.token_grace),
       workflow_admin_({store, store, store, store}, &workflows_, &core_, clock, options.limits),
       calendar_admin_(store, clock, &loop_),
+      alarm_chat_([this](const std::string& name) { return alarm_book_.Find(name); },
+                  ChatOptionsOf(options, clock)),
+      alarm_channel_admin_(store, clock, &alarm_chat_),
       admin_limiter_(options.admin_rate, clock),
       audit_(store, clock),
-      service_(&core_, auth, &admin_limiter_, &audit_, &workflow_admin_, &calendar_admin_) {
+      service_(&core_, auth, &admin_limiter_, &audit_, &workflow_admin_, &calendar_admin_,
+               &alarm_channel_admin_) {
   // An executor that left gets no new runs; its link (and unanswered
   // dispatches) are failed at once.
   membership_.OnLeft([this](const v1::ExecutorInfo& e) {
@@ -118,13 +128,25 @@ std::unique_ptr<SchedulerMetrics> MetricsOf(metrics::MetricsRegistry* registry,
                                             const SchedulerOptions& o) {
   if (registry == nullptr) return nullptr;
   std::vector<std::string> channels;  // The names of the channels AlarmChannels makes.
-  for (const auto& channel : AlarmChannels(o)) channels.push_back(channel->name());
+  for (const auto& channel : AlarmChannels(o, ChatOptionsOf(o, &RealClock()), {})) {
+    channels.push_back(channel->name());
+  }
   return std::make_unique<SchedulerMetrics>(*registry, o.metrics_jobs, channels);
 }
 
-std::vector<std::unique_ptr<alarm::AlarmChannel>> AlarmChannels(const SchedulerOptions& o) {
+alarm::ChatOptions ChatOptionsOf(const SchedulerOptions& o, Clock* clock) {
+  return {.timeout = o.webhook.timeout,
+          .allow = o.webhook.allow,
+          .resolver = o.webhook.resolver,
+          .clock = clock};
+}
+
+std::vector<std::unique_ptr<alarm::AlarmChannel>> AlarmChannels(const SchedulerOptions& o,
+                                                                const alarm::ChatOptions& chat,
+                                                                alarm::FindAlarmChannel find) {
   std::vector<std::unique_ptr<alarm::AlarmChannel>> channels;
   channels.push_back(std::make_unique<alarm::WebhookChannel>(o.webhook));
+  channels.push_back(std::make_unique<alarm::ChatChannel>(std::move(find), chat));
   if (!o.email.smtp_url.empty()) channels.push_back(std::make_unique<alarm::EmailChannel>(o.email));
   return channels;
 }

@@ -25,6 +25,7 @@
 #include "services/scheduler/admin_service.h"
 #include "services/scheduler/alarm/email_channel.h"
 #include "services/scheduler/alarm/webhook_channel.h"
+#include "services/scheduler/alarm_channel_admin.h"
 #include "services/scheduler/calendar_admin.h"
 #include "services/scheduler/connected_executors.h"
 #include "services/scheduler/deadline_watch.h"
@@ -124,6 +125,7 @@ class SchedulerRole {
   ScheduleLoop loop_;
   WorkflowDriver workflows_;
   WorkflowScheduler workflow_scheduler_;
+  AlarmChannelBook alarm_book_;  // Before what sends alarms through it.
   alarm::AlarmSender alarms_;
   Followups followups_;
   DeadlineWatch deadlines_;
@@ -133,6 +135,8 @@ class SchedulerRole {
   AdminCore core_;
   WorkflowAdmin workflow_admin_;
   CalendarAdmin calendar_admin_;
+  alarm::ChatChannel alarm_chat_;  // TestAlarmChannel's.
+  AlarmChannelAdmin alarm_channel_admin_;
   RateLimiter admin_limiter_;
   AuditLog audit_;
   AdminService service_;

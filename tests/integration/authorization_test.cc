@@ -402,10 +402,11 @@ TEST_F(AuthorizationTest, AGrantOnOneGroupGivesNothingOnAnother) {
       continue;
     }
     // Names no group's object: a schedule to preview, the caller itself (or
-    // its session), calendars (they belong to no group; writing one is an
-    // admin's); groups are listed filtered (ListsShowOnlyTheGrantedGroups).
+    // its session), calendars and alarm channels (they belong to no group;
+    // writing one is an admin's); groups are listed filtered (ListsShowOnlyTheGrantedGroups).
     if (m->name() == "PreviewSchedule" || m->name() == "ListGroups" || m->name() == "WhoAmI" ||
-        m->name() == "Logout" || m->name() == "GetCalendar" || m->name() == "ListCalendars")
+        m->name() == "Logout" || m->name() == "GetCalendar" || m->name() == "ListCalendars" ||
+        m->name() == "GetAlarmChannel" || m->name() == "ListAlarmChannels")
       continue;
     if (!tried.count(m->full_name())) untried.insert(m->full_name());
   }

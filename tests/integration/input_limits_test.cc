@@ -205,7 +205,8 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
   const std::string job = absl::Substitute(
       R"(group_id: $0 description: "d" author: "a" bean { handler: "h" } params: "p"
          schedule { cron { expression: "0 0 0 * * ?" time_zone: "Europe/Berlin" } }
-         child_job_ids: $1 alarm { emails: "ops@example.com" webhook_urls: "https://example.com/hook" })",
+         child_job_ids: $1 alarm { emails: "ops@example.com" webhook_urls: "https://example.com/hook"
+                                   channels: "walk-chan" on: ALARM_ON_BOTH silence { seconds: 60 } })",
       group_.id(), job_.id());
   const std::string script_job = absl::Substitute(
       R"(group_id: $0 script { language: SCRIPT_LANGUAGE_SHELL source: "echo" version: 1 remark: "r" }
@@ -241,6 +242,10 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
   const std::string named_node =
       absl::Substitute(R"(nodes { name: "b" job_name: "$0" } )", job_.name());
   const std::string workflow = fields + job_node + condition_node + named_node;
+  const std::string channel =
+      R"(id: 1 name: "walk-chan" kind: TELEGRAM url: "https://api.example.com" secret: "123:abc"
+         chat_id: "-100" template: "{{job_id}} {{reason}}" has_secret: true
+         create_time { seconds: 1700000000 } update_time { seconds: 1700000000 })";
   const std::string calendar =
       R"(id: 1 name: "walk-cal" description: "d" time_zone: "Asia/Shanghai" weekdays: MONDAY
          excluded_dates: "2026-10-01" included_dates: "2026-10-10" windows: "09:00-17:00"
@@ -302,6 +307,12 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
       {"gnomon.v1.JobAdmin.ListCalendars", {}, ""},
       {"gnomon.v1.JobAdmin.UpdateCalendar", {}, absl::StrCat("calendar { ", calendar, " }")},
       {"gnomon.v1.JobAdmin.DeleteCalendar", {}, R"(name: "walk-cal")"},
+      {"gnomon.v1.JobAdmin.CreateAlarmChannel", {}, absl::StrCat("channel { ", channel, " }")},
+      {"gnomon.v1.JobAdmin.GetAlarmChannel", {}, R"(name: "walk-chan")"},
+      {"gnomon.v1.JobAdmin.ListAlarmChannels", {}, ""},
+      {"gnomon.v1.JobAdmin.UpdateAlarmChannel", {}, absl::StrCat("channel { ", channel, " }")},
+      {"gnomon.v1.JobAdmin.DeleteAlarmChannel", {}, R"(name: "walk-chan")"},
+      {"gnomon.v1.JobAdmin.TestAlarmChannel", {}, R"(name: "walk-chan")"},
       {"gnomon.v1.JobAdmin.CreateWorkflow", {}, absl::StrCat("workflow { ", workflow, " }")},
       {"gnomon.v1.JobAdmin.GetWorkflow", {}, "workflow_id: " + w},
       {"gnomon.v1.JobAdmin.ListWorkflows", {}, "group_id: " + g},

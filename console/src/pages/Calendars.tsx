@@ -1,10 +1,9 @@
 // Calendars: the days and times of day the schedules naming one may fire (docs/calendars.md).
 // Anyone reads them; an admin creates, edits and deletes them (the server refuses deleting one a
 // job or workflow names, and says which).
-import { useState } from 'react';
-import { call } from '../api';
 import { useCalendars, weekdaysText, windowsText } from '../calendars';
 import { fmtTime } from '../format';
+import { useNamedPage } from '../named';
 import { useSession } from '../session';
 import type { Calendar } from '../types';
 import { ConfirmButton, ErrorBox } from '../ui';
@@ -13,30 +12,7 @@ import CalendarForm from './CalendarForm';
 export default function Calendars() {
   const { isAdmin } = useSession();
   const { calendars, error: loadError, reload } = useCalendars();
-  // The calendar being edited (by name), "" for a new one, null for none.
-  const [editing, setEditing] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState<string | null>(null);
-
-  async function remove(c: Calendar) {
-    setError(null);
-    setSaved(null);
-    try {
-      await call('JobAdmin/DeleteCalendar', { name: c.name });
-      setSaved(`Deleted calendar ${c.name}.`);
-      reload();
-    } catch (e) {
-      setError(e);
-    }
-  }
-
-  const done = (c: Calendar | null) => {
-    if (c) {
-      setSaved(`Saved calendar ${c.name}.`);
-      reload();
-    }
-    setEditing(null);
-  };
+  const { editing, edit, error, saved, remove, done } = useNamedPage<Calendar>('calendar', 'JobAdmin/DeleteCalendar', reload);
   const list = calendars ?? [];
   return (
     <section aria-labelledby="calendars-h">
@@ -44,7 +20,7 @@ export default function Calendars() {
         <h1 id="calendars-h">Calendars</h1>
         <div className="actions">
           {isAdmin && editing === null && (
-            <button type="button" onClick={() => (setEditing(''), setSaved(null), setError(null))}>
+            <button type="button" onClick={() => edit('')}>
               New calendar
             </button>
           )}
@@ -108,7 +84,7 @@ export default function Calendars() {
                         className="secondary"
                         aria-expanded={editing === c.name}
                         aria-label={`Edit calendar ${c.name}`}
-                        onClick={() => (setEditing(editing === c.name ? null : (c.name ?? null)), setSaved(null), setError(null))}
+                        onClick={() => edit(editing === c.name ? null : (c.name ?? null))}
                       >
                         Edit
                       </button>

@@ -2,6 +2,7 @@
 // confirmation, the last-run badge and the summary on the job's own page.
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
+import { alarmOnLabel } from '../alarmChannels';
 import { call } from '../api';
 import { enumLabel, fmtTime, seconds } from '../format';
 import type { Job } from '../types';
@@ -48,6 +49,11 @@ export function JobSummary({ job }: { job: Job }) {
   if (job.startTime) rows.push(['Runs from', fmtTime(job.startTime, zone)]);
   if (job.endTime) rows.push(['Runs until', fmtTime(job.endTime, zone)]);
   if (job.maxFires) rows.push(['Fires left', `${job.firesLeft ?? 0} of ${job.maxFires}`]);
+  const channels = job.alarm?.channels ?? [];
+  if (channels.length) {
+    const silence = seconds(job.alarm?.silence);
+    rows.push(['Alarm channels', `${channels.join(', ')} · on ${alarmOnLabel(job.alarm?.on)}${silence > 0 ? ` · silence ${silence} s` : ''}`]);
+  }
   rows.push(['Next fire', fmtTime(job.nextFireTime, zone)], ['Last fire', fmtTime(job.lastFireTime, zone)], ['Last run', <LastRun job={job} />]);
   return <Details label="Job summary" rows={rows} />;
 }

@@ -1,11 +1,12 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { ApiError, call, errorText } from '../api';
+import { ALARM_ONS, kindLabel, useAlarmChannels } from '../alarmChannels';
 import { useCalendars } from '../calendars';
 import { seconds } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
-import type { Job, Schedule } from '../types';
+import type { AlarmOn, Job, Schedule } from '../types';
 import { EnumOptions, ErrorBox, Field, GroupOptions } from '../ui';
 import { Backfill, ChildPicker } from './JobExtras';
 import { JobSummary } from './JobActions';
@@ -48,6 +49,9 @@ interface Form {
   children: string[];
   emails: string; // one per line
   webhooks: string; // one per line
+  channels: string[]; // alarm channels, by name
+  alarmOn: AlarmOn; // which run ends alarm
+  silence: string; // seconds, "" = none
   start: boolean;
 }
 
@@ -101,6 +105,9 @@ function fromJob(j: Job): Form {
     children: j.childJobIds ?? [],
     emails: (j.alarm?.emails ?? []).join('\n'),
     webhooks: (j.alarm?.webhookUrls ?? []).join('\n'),
+    channels: j.alarm?.channels ?? [],
+    alarmOn: j.alarm?.on ?? 'ALARM_ON_FAILURE',
+    silence: j.alarm?.silence ? String(seconds(j.alarm.silence)) : '',
     start: j.state === 'JOB_STATE_RUNNING',
   };
 }
@@ -163,7 +170,14 @@ function toJob(f: Form, base: Job): Job {
       threshold: f.misfireThreshold ? `${Number(f.misfireThreshold)}s` : undefined,
     },
     childJobIds: f.children,
-    alarm: { emails: lines(f.emails), webhookUrls: lines(f.webhooks) },
+    alarm: {
+      emails: lines(f.emails),
+      webhookUrls: lines(f.webhooks),
+      channels: f.channels,
+      // Failure is the default: left out, as a job made without it has it.
+      on: f.alarmOn === 'ALARM_ON_FAILURE' ? undefined : f.alarmOn,
+      silence: Number(f.silence) > 0 ? `${Number(f.silence)}s` : undefined,
+    },
   };
 }
 
@@ -422,6 +436,19 @@ export default function JobForm() {
           <Field label="Alarm webhook URLs" hint="one per line; each receives a JSON POST">
             <textarea rows={2} value={form.webhooks} onChange={(e) => set('webhooks')(e.target.value)} />
           </Field>
+          <AlarmChannelSelect value={form.channels} onChange={set('channels')} />
+          <Field label="Alarm on" hint="which run ends raise an alarm (a run that failed after its retries, one that succeeded); a missed deadline alarms whatever this says">
+            <select value={form.alarmOn} onChange={(e) => set('alarmOn')(e.target.value as AlarmOn)}>
+              {ALARM_ONS.map((o) => (
+                <option key={o.on} value={o.on}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Alarm silence (seconds, empty for none)" hint="after an alarm, more of the same kind within this long go out as one summary when it ends; at most 86400">
+            <input type="number" min="0" max="86400" step="any" value={form.silence} onChange={(e) => set('silence')(e.target.value)} />
+          </Field>
           <ChildPicker self={id} value={form.children} onChange={set('children')} />
           <label className="check">
             <input type="checkbox" checked={form.start} onChange={(e) => set('start')(e.target.checked)} /> Running (fires on its
@@ -445,6 +472,28 @@ export default function JobForm() {
       </form>
       {id && canMutate && base && <Backfill jobId={id} />}
     </section>
+  );
+}
+
+/** The alarm channels a job's alarms go to: any of ListAlarmChannels' (and the job's own, should the list not have them). */
+function AlarmChannelSelect({ value, onChange }: { value: string[]; onChange: (v: string[]) => void }) {
+  const { channels, error } = useAlarmChannels();
+  const names = (channels ?? []).map((c) => c.name ?? '');
+  for (const n of value) if (channels && !names.includes(n)) names.push(n);
+  const kinds = new Map((channels ?? []).map((c) => [c.name ?? '', kindLabel(c.kind)]));
+  return (
+    <Field
+      label="Alarm channels"
+      hint={error ? `cannot list alarm channels: ${errorText(error)}` : names.length ? 'each receives its alarms; Ctrl/⌘-click picks several or none' : 'none yet: an admin adds them under Alarm channels'}
+    >
+      <select multiple size={Math.min(Math.max(names.length, 2), 6)} value={value} onChange={(e) => onChange(Array.from(e.target.selectedOptions, (o) => o.value))}>
+        {names.map((n) => (
+          <option key={n} value={n}>
+            {kinds.has(n) ? `${n} (${kinds.get(n)})` : n}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }
 

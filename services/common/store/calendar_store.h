@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "gnomon/v1/common.pb.h"
 #include "gnomon/v1/workflow.pb.h"
+#include "services/common/store/table_version.h"
 
 namespace gnomon::store {
 
@@ -41,19 +42,6 @@ struct CalendarCursor {
   CalendarUser::Kind kind = CalendarUser::Kind::kJob;
   int64_t id = 0;
   int64_t next_fire_ms = 0;
-};
-
-// Changes whenever a calendar is created, replaced or deleted: ids are never
-// reused and every update time is later than all before it.
-struct CalendarsVersion {
-  int64_t count = 0;
-  int64_t newest_update_ms = 0;
-  int64_t id_sum = 0;
-  // Spelled out: gnomon builds as C++17 (no defaulted comparisons).
-  bool operator==(const CalendarsVersion& o) const {
-    return count == o.count && newest_update_ms == o.newest_update_ms && id_sum == o.id_sum;
-  }
-  bool operator!=(const CalendarsVersion& o) const { return !(*this == o); }
 };
 
 class CalendarStore {
@@ -85,7 +73,7 @@ class CalendarStore {
   // id (whether or not a calendar of that name exists).
   virtual absl::StatusOr<std::vector<CalendarUser>> ListCalendarUsers(std::string_view name) = 0;
   // One cheap read: the scheduler re-reads the calendars when it changes.
-  virtual absl::StatusOr<CalendarsVersion> GetCalendarsVersion() = 0;
+  virtual absl::StatusOr<TableVersion> GetCalendarsVersion() = 0;
 };
 
 }  // namespace gnomon::store

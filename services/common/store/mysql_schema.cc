@@ -414,6 +414,20 @@ const std::vector<Migration>& MysqlMigrations() {
            "ALTER TABLE workflow ADD COLUMN IF NOT EXISTS calendar VARCHAR(64) NULL,"
            " ADD KEY IF NOT EXISTS workflow_calendar (calendar)",
        }},
+      {26,
+       "alarm channels",
+       {
+           // As SQLite's (sqlite_schema.cc). Names are at most 64 characters
+           // (AlarmChannel.name).
+           "CREATE TABLE IF NOT EXISTS alarm_channel ("
+           " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+           " name VARCHAR(64) NOT NULL,"
+           " kind INT NOT NULL,"
+           " spec MEDIUMBLOB NOT NULL,"
+           " create_ms BIGINT NOT NULL,"
+           " update_ms BIGINT NOT NULL,"
+           " UNIQUE KEY alarm_channel_name (name))" GNOMON_MYSQL_TABLE_OPTIONS,
+       }},
   };
   return *migrations;
 }

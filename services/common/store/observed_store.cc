@@ -95,6 +95,12 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"DeleteCalendar", true},
     {"ListCalendarUsers", false},
     {"GetCalendarsVersion", false},
+    {"CreateAlarmChannel", true},
+    {"GetAlarmChannel", false},
+    {"ListAlarmChannels", false},
+    {"UpdateAlarmChannel", true},
+    {"DeleteAlarmChannel", true},
+    {"GetAlarmChannelsVersion", false},
 }};
 
 // A StoreCall added without its entry leaves the last ones unnamed.
@@ -464,8 +470,37 @@ absl::StatusOr<std::vector<CalendarUser>> ObservedStore::ListCalendarUsers(std::
   return Observed(StoreCall::kListCalendarUsers, [&] { return inner_->ListCalendarUsers(name); });
 }
 
-absl::StatusOr<CalendarsVersion> ObservedStore::GetCalendarsVersion() {
+absl::StatusOr<TableVersion> ObservedStore::GetCalendarsVersion() {
   return Observed(StoreCall::kGetCalendarsVersion, [&] { return inner_->GetCalendarsVersion(); });
+}
+
+absl::StatusOr<v1::AlarmChannel> ObservedStore::CreateAlarmChannel(const v1::AlarmChannel& channel,
+                                                                   int64_t now_ms) {
+  return Observed(StoreCall::kCreateAlarmChannel,
+                  [&] { return inner_->CreateAlarmChannel(channel, now_ms); });
+}
+
+absl::StatusOr<v1::AlarmChannel> ObservedStore::GetAlarmChannel(std::string_view name) {
+  return Observed(StoreCall::kGetAlarmChannel, [&] { return inner_->GetAlarmChannel(name); });
+}
+
+absl::StatusOr<std::vector<v1::AlarmChannel>> ObservedStore::ListAlarmChannels() {
+  return Observed(StoreCall::kListAlarmChannels, [&] { return inner_->ListAlarmChannels(); });
+}
+
+absl::StatusOr<v1::AlarmChannel> ObservedStore::UpdateAlarmChannel(const v1::AlarmChannel& channel,
+                                                                   int64_t now_ms) {
+  return Observed(StoreCall::kUpdateAlarmChannel,
+                  [&] { return inner_->UpdateAlarmChannel(channel, now_ms); });
+}
+
+absl::Status ObservedStore::DeleteAlarmChannel(std::string_view name) {
+  return Observed(StoreCall::kDeleteAlarmChannel, [&] { return inner_->DeleteAlarmChannel(name); });
+}
+
+absl::StatusOr<TableVersion> ObservedStore::GetAlarmChannelsVersion() {
+  return Observed(StoreCall::kGetAlarmChannelsVersion,
+                  [&] { return inner_->GetAlarmChannelsVersion(); });
 }
 
 }  // namespace gnomon::store

@@ -117,6 +117,12 @@ enum class StoreCall {
   kDeleteCalendar,
   kListCalendarUsers,
   kGetCalendarsVersion,
+  kCreateAlarmChannel,
+  kGetAlarmChannel,
+  kListAlarmChannels,
+  kUpdateAlarmChannel,
+  kDeleteAlarmChannel,
+  kGetAlarmChannelsVersion,
   kCount
 };
 // The method's name ("InsertRuns").
@@ -259,7 +265,16 @@ class ObservedStore final : public Store {
                                               int64_t now_ms) override;
   absl::Status DeleteCalendar(std::string_view name) override;
   absl::StatusOr<std::vector<CalendarUser>> ListCalendarUsers(std::string_view name) override;
-  absl::StatusOr<CalendarsVersion> GetCalendarsVersion() override;
+  absl::StatusOr<TableVersion> GetCalendarsVersion() override;
+  // AlarmChannelStore.
+  absl::StatusOr<v1::AlarmChannel> CreateAlarmChannel(const v1::AlarmChannel& channel,
+                                                      int64_t now_ms) override;
+  absl::StatusOr<v1::AlarmChannel> GetAlarmChannel(std::string_view name) override;
+  absl::StatusOr<std::vector<v1::AlarmChannel>> ListAlarmChannels() override;
+  absl::StatusOr<v1::AlarmChannel> UpdateAlarmChannel(const v1::AlarmChannel& channel,
+                                                      int64_t now_ms) override;
+  absl::Status DeleteAlarmChannel(std::string_view name) override;
+  absl::StatusOr<TableVersion> GetAlarmChannelsVersion() override;
 
  private:
   // Runs `fn` (a call on inner_) and reports it.

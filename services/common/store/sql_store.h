@@ -181,7 +181,17 @@ class SqlStore final : public Store {
                                               int64_t now_ms) override;
   absl::Status DeleteCalendar(std::string_view name) override;
   absl::StatusOr<std::vector<CalendarUser>> ListCalendarUsers(std::string_view name) override;
-  absl::StatusOr<CalendarsVersion> GetCalendarsVersion() override;
+  absl::StatusOr<TableVersion> GetCalendarsVersion() override;
+
+  // AlarmChannelStore (sql_store_alarm_channels.cc).
+  absl::StatusOr<v1::AlarmChannel> CreateAlarmChannel(const v1::AlarmChannel& channel,
+                                                      int64_t now_ms) override;
+  absl::StatusOr<v1::AlarmChannel> GetAlarmChannel(std::string_view name) override;
+  absl::StatusOr<std::vector<v1::AlarmChannel>> ListAlarmChannels() override;
+  absl::StatusOr<v1::AlarmChannel> UpdateAlarmChannel(const v1::AlarmChannel& channel,
+                                                      int64_t now_ms) override;
+  absl::Status DeleteAlarmChannel(std::string_view name) override;
+  absl::StatusOr<TableVersion> GetAlarmChannelsVersion() override;
 
  private:
   // The jobs `sql` (selecting kJobColumns) reads with `args`, in one read.

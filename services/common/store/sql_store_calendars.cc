@@ -171,8 +171,8 @@ absl::StatusOr<std::vector<CalendarUser>> SqlStore::ListCalendarUsers(std::strin
   return out;
 }
 
-absl::StatusOr<CalendarsVersion> SqlStore::GetCalendarsVersion() {
-  CalendarsVersion out;
+absl::StatusOr<TableVersion> SqlStore::GetCalendarsVersion() {
+  TableVersion out;
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
     ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_calendars_version, {}));
     if (rows.empty()) return absl::InternalError("calendars version: no row");

@@ -438,6 +438,20 @@ const std::vector<Migration>& SqliteMigrations() {
            "ALTER TABLE workflow ADD COLUMN calendar TEXT NULL",
            "CREATE INDEX IF NOT EXISTS workflow_calendar ON workflow(calendar)",
        }},
+      {26,
+       "alarm channels",
+       {
+           // kind: AlarmChannel.kind; spec: the serialized gnomon.v1.AlarmChannel
+           // (without id, name and times; its url and secret included: only
+           // the scheduler's alarm sender reads them).
+           "CREATE TABLE IF NOT EXISTS alarm_channel ("
+           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " name TEXT NOT NULL UNIQUE,"
+           " kind INTEGER NOT NULL,"
+           " spec BLOB NOT NULL,"
+           " create_ms INTEGER NOT NULL,"
+           " update_ms INTEGER NOT NULL)",
+       }},
   };
   return *migrations;
 }

@@ -386,6 +386,19 @@ Statements Portable() {
   s.select_calendars_version =
       "SELECT COUNT(*), COALESCE(MAX(update_ms), 0), COALESCE(SUM(id), 0) FROM calendar";
 
+  s.insert_alarm_channel =
+      "INSERT INTO alarm_channel(name, kind, spec, create_ms, update_ms) VALUES (?, ?, ?, ?, ?)";
+  s.select_alarm_channel =
+      absl::StrCat("SELECT ", kAlarmChannelColumns, " FROM alarm_channel WHERE name = ?");
+  s.select_alarm_channels =
+      absl::StrCat("SELECT ", kAlarmChannelColumns, " FROM alarm_channel ORDER BY name");
+  s.update_alarm_channel =
+      "UPDATE alarm_channel SET kind = ?, spec = ?, update_ms = ? WHERE name = ?";
+  s.delete_alarm_channel = "DELETE FROM alarm_channel WHERE name = ?";
+  s.select_job_specs = "SELECT id, spec FROM job ORDER BY id";
+  s.select_alarm_channels_version =
+      "SELECT COUNT(*), COALESCE(MAX(update_ms), 0), COALESCE(SUM(id), 0) FROM alarm_channel";
+
   // A job created without a name is inserted with NULL (NULLs never clash
   // in a unique index) and named "job-<id>" in the same transaction. The
   // calendar column is the spec's Schedule.calendar (NULL: none), written
@@ -551,6 +564,7 @@ Statements Sqlite() {
   s.lock_suffix = "";
   s.lock_job = "SELECT id FROM job WHERE id = ?";
   s.lock_calendars_newest_update = "SELECT COALESCE(MAX(update_ms), 0) FROM calendar";
+  s.lock_alarm_channels_newest_update = "SELECT COALESCE(MAX(update_ms), 0) FROM alarm_channel";
   s.select_script_versions = ScriptVersionsSql("LENGTH(CAST(source AS BLOB))");
   s.store_now_ms = "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
   return s;
@@ -574,6 +588,8 @@ Statements Mysql() {
   s.lock_suffix = " FOR UPDATE";
   s.lock_job = "SELECT id FROM job WHERE id = ? FOR UPDATE";
   s.lock_calendars_newest_update = "SELECT COALESCE(MAX(update_ms), 0) FROM calendar FOR UPDATE";
+  s.lock_alarm_channels_newest_update =
+      "SELECT COALESCE(MAX(update_ms), 0) FROM alarm_channel FOR UPDATE";
   s.select_script_versions = ScriptVersionsSql("LENGTH(source)");
   s.store_now_ms = "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
   return s;

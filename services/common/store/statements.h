@@ -40,6 +40,7 @@ inline constexpr char kJobColumns[] =
 inline constexpr char kWorkflowColumns[] =
     "id, group_id, name, state, next_fire_ms, spec, create_ms, update_ms";
 inline constexpr char kCalendarColumns[] = "id, name, spec, create_ms, update_ms";
+inline constexpr char kAlarmChannelColumns[] = "id, name, kind, spec, create_ms, update_ms";
 inline constexpr char kRunColumns[] =
     "id, job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, dispatch_ms, "
     "executor_address, handler, params, shard_index, shard_total, attempt, first_run_id, "
@@ -130,6 +131,20 @@ struct Statements {
   std::string move_calendar_job;
   std::string move_calendar_workflow;
   std::string select_calendars_version;  // (count, newest update_ms, sum of ids)
+
+  // Alarm channels (sql_store_alarm_channels.cc).
+  std::string insert_alarm_channel;  // (name, kind, spec, create_ms, update_ms)
+  std::string select_alarm_channel;  // (name)
+  std::string select_alarm_channels;
+  // The newest update time of any channel, locking the channels where the
+  // dialect has row locks (Create/UpdateAlarmChannel write a later one).
+  std::string lock_alarm_channels_newest_update;
+  std::string update_alarm_channel;  // (kind, spec, update_ms, name)
+  std::string delete_alarm_channel;  // (name)
+  // (id, spec) of every job, by id: DeleteAlarmChannel looks for the jobs
+  // whose AlarmTargets.channels name the channel (no column of its own).
+  std::string select_job_specs;
+  std::string select_alarm_channels_version;  // TableVersion's columns
 
   // Jobs.
   std::string insert_job;

@@ -4,14 +4,15 @@
 // (groups and jobs), RunStore (runs and their logs), FollowupStore (the
 // follow-up outbox), StatsStore (daily statistics), AuditStore,
 // MembershipStore (registered executors), CredentialStore (tokens and users),
-// LeaseStore, WorkflowStore and CalendarStore (calendars and the schedules
-// naming them). Each part of gnomon takes only the interfaces it uses; the
-// parts that assemble a role hold the whole Store. SQL lives only in the
-// store's implementation in this directory (sql_store*.cc, statements.cc,
-// the schema files) and in benchmarks that inspect a store. Calls are batch-oriented so
-// the scheduler and the log service can keep store transactions and SQL
-// statements per run low: a batch costs a few multi-row statements per kind,
-// not one per run (batch_sql.h).
+// LeaseStore, WorkflowStore, CalendarStore (calendars and the schedules
+// naming them) and AlarmChannelStore (alarm channels). Each part of gnomon
+// takes only the interfaces it uses; the parts that assemble a role hold the
+// whole Store. SQL lives only in the store's implementation in this
+// directory (sql_store*.cc, statements.cc, the schema files) and in
+// benchmarks that inspect a store. Calls are batch-oriented so the scheduler
+// and the log service can keep store transactions and SQL statements per run
+// low: a batch costs a few multi-row statements per kind, not one per run
+// (batch_sql.h).
 //
 // Example:
 //   absl::StatusOr<std::unique_ptr<Store>> store =
@@ -35,6 +36,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "services/common/store/alarm_channel_store.h"
 #include "services/common/store/audit_store.h"
 #include "services/common/store/calendar_store.h"
 #include "services/common/store/credential_store.h"
@@ -85,7 +87,8 @@ class Store : public JobStore,
               public CredentialStore,
               public LeaseStore,
               public WorkflowStore,
-              public CalendarStore {
+              public CalendarStore,
+              public AlarmChannelStore {
  public:
   ~Store() override = default;
 

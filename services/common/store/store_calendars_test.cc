@@ -78,10 +78,10 @@ class StoreCalendarTest : public StoreTest {
     EXPECT_TRUE(users.ok()) << users.status();
     return users.ok() ? Keys(*users) : std::vector<std::pair<Kind, int64_t>>{};
   }
-  CalendarsVersion Version() {
-    absl::StatusOr<CalendarsVersion> v = store().GetCalendarsVersion();
+  TableVersion Version() {
+    absl::StatusOr<TableVersion> v = store().GetCalendarsVersion();
     EXPECT_TRUE(v.ok()) << v.status();
-    return v.ok() ? *v : CalendarsVersion{-1, -1, -1};
+    return v.ok() ? *v : TableVersion{-1, -1, -1};
   }
 };
 
@@ -312,10 +312,10 @@ TEST_P(StoreCalendarTest, ACalendarStillNamedCannotBeDeleted) {
 }
 
 TEST_P(StoreCalendarTest, TheVersionChangesWithEveryChange) {
-  CalendarsVersion v = Version();
-  EXPECT_EQ(v, (CalendarsVersion{0, 0, 0}));
+  TableVersion v = Version();
+  EXPECT_EQ(v, (TableVersion{0, 0, 0}));
   auto changed = [&]() {
-    const CalendarsVersion now = Version();
+    const TableVersion now = Version();
     const bool moved = !(now == v);
     v = now;
     return moved;

@@ -3,12 +3,32 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 
 namespace gnomon::scheduler::alarm {
 namespace {
 
-void AppendJsonString(std::string* out, const std::string& s) {
+bool IsTimeField(const std::string& name) {
+  return name == "scheduled_time" || name == "end_time" || name == "failed_since";
+}
+
+}  // namespace
+
+AlarmChannel::~AlarmChannel() = default;
+
+const char* KindName(AlarmKind kind) {
+  switch (kind) {
+    case AlarmKind::kDeadlineMissed:
+      return "deadline_missed";
+    case AlarmKind::kSucceeded:
+      return "succeeded";
+    default:
+      return "failed";
+  }
+}
+
+void AppendJsonString(std::string* out, absl::string_view s) {
   out->push_back('"');
   for (char c : s) {
     switch (c) {
@@ -40,14 +60,6 @@ void AppendJsonString(std::string* out, const std::string& s) {
   out->push_back('"');
 }
 
-bool IsTimeField(const std::string& name) {
-  return name == "scheduled_time" || name == "end_time" || name == "failed_since";
-}
-
-}  // namespace
-
-AlarmChannel::~AlarmChannel() = default;
-
 std::string FormatTimestamp(const google::protobuf::Timestamp& ts) {
   if (ts.seconds() == 0 && ts.nanos() == 0) return "";
   absl::Time t = absl::FromUnixSeconds(ts.seconds()) + absl::Nanoseconds(ts.nanos());
@@ -74,15 +86,32 @@ std::vector<AlarmField> AlarmFields(const Alarm& alarm) {
       {"reason", alarm.reason},
       {"failed_runs", absl::StrCat(alarm.failed_runs), true},
       {"failed_since", FormatTimestamp(alarm.failed_since)},
+      {"kind", KindName(alarm.kind)},
   };
+}
+
+absl::Status CombineDeliveries(const std::vector<absl::Status>& outcomes) {
+  std::vector<std::string> errors;
+  bool all_invalid = true;
+  for (const absl::Status& s : outcomes) {
+    if (s.ok()) continue;
+    if (!absl::IsInvalidArgument(s)) all_invalid = false;
+    errors.push_back(std::string(s.message()));
+  }
+  if (errors.empty()) return absl::OkStatus();
+  std::string message = absl::StrJoin(errors, "; ");
+  return all_invalid ? absl::InvalidArgumentError(message) : absl::UnavailableError(message);
 }
 
 std::string SummaryLine(const Alarm& alarm) {
   if (alarm.failed_runs <= 1) return "";
   std::string since = FormatTimestamp(alarm.failed_since);
-  return absl::StrCat("Run ", alarm.run.id(), " is the latest of ", alarm.failed_runs,
-                      " failed runs of job ", alarm.job.id(),
-                      since.empty() ? "" : absl::StrCat(" since ", since),
+  const char* what = alarm.kind == AlarmKind::kDeadlineMissed
+                         ? " fires that missed their deadline, of job "
+                     : alarm.kind == AlarmKind::kSucceeded ? " succeeded runs of job "
+                                                           : " failed runs of job ";
+  return absl::StrCat("Run ", alarm.run.id(), " is the latest of ", alarm.failed_runs, what,
+                      alarm.job.id(), since.empty() ? "" : absl::StrCat(" since ", since),
                       " (their alarms were folded into this one while earlier alarms of the job "
                       "were being delivered).");
 }

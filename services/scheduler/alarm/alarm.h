@@ -22,13 +22,25 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "gnomon/v1/common.pb.h"
 
 namespace gnomon::scheduler::alarm {
 
+// What an alarm is about. Alarms of one kind fold only into a summary of
+// that kind: a missed deadline is never reported as one more failure.
+enum class AlarmKind {
+  kFailed,          // A run failed for good (its retries spent).
+  kDeadlineMissed,  // A fire's work was not done by its job's deadline.
+  kSucceeded,       // A run succeeded (the job's alarm.on asks for it).
+};
+// "failed", "deadline_missed", "succeeded": the "kind" field of every alarm.
+const char* KindName(AlarmKind kind);
+
 // One finally-failed run and the job it belongs to, or a summary of several
 // failed runs of one job (see AlarmSender: alarms raised while an earlier
-// alarm of the job is still being delivered are folded into one).
+// alarm of the job is still being delivered are folded into one), or the
+// same for fires that missed their deadline (kind).
 struct Alarm {
   v1::Job job;
   // The run, or for a summary the latest run it stands for.
@@ -44,6 +56,7 @@ struct Alarm {
   // for a run without an end time, when its alarm was raised). Unset
   // otherwise.
   google::protobuf::Timestamp failed_since{};
+  AlarmKind kind = AlarmKind::kFailed;
 };
 
 class AlarmChannel {
@@ -62,7 +75,8 @@ class AlarmChannel {
 // The alarm's fields as (name, value) pairs in a fixed order, values already
 // rendered as text; shared by the channels so every channel says the same.
 // Times are RFC 3339 UTC with milliseconds; unset times are empty. The last
-// two are "failed_runs" (Alarm::failed_runs) and "failed_since".
+// three are "failed_runs" (Alarm::failed_runs: for a deadline alarm, the
+// fires that missed theirs), "failed_since" and "kind" (KindName).
 struct AlarmField {
   std::string name;
   std::string value;
@@ -71,6 +85,12 @@ struct AlarmField {
 };
 std::vector<AlarmField> AlarmFields(const Alarm& alarm);
 
+// One Send's outcome over several destinations (a job's webhooks, its chat
+// channels): OK if every one went; else their errors joined with "; ", as
+// InvalidArgument when none is worth a retry (AlarmSender does not retry
+// those), Unavailable otherwise.
+absl::Status CombineDeliveries(const std::vector<absl::Status>& outcomes);
+
 // RFC 3339 UTC ("2026-01-02T03:04:05.678Z"), or "" for an unset timestamp.
 std::string FormatTimestamp(const google::protobuf::Timestamp& ts);
 
@@ -78,6 +98,11 @@ std::string FormatTimestamp(const google::protobuf::Timestamp& ts);
 // times as null), e.g. for a summary of 57 runs
 // {"job_id":42,...,"reason":"...","failed_runs":57,"failed_since":"2026-01-02T03:04:05.000Z"}.
 std::string AlarmJson(const Alarm& alarm);
+
+// Appends `s` to `out` as a JSON string: quoted, with '"', '\\' and control
+// characters escaped; other bytes (UTF-8 text) as they are. Shared by the
+// webhook's document and the chat channels' requests.
+void AppendJsonString(std::string* out, absl::string_view s);
 
 // One sentence for people about what the alarm stands for: "" for the alarm
 // of one run; for a summary, "Run 7 is the latest of 57 failed runs of job 42

@@ -57,9 +57,10 @@ bool AlarmSender::Raise(Alarm alarm) {
     absl::MutexLock l(&mu_);
     ++counters_.raised;
     if (!stopping_) {
-      const int64_t job_id = alarm.job.id();
+      const int64_t key = KeyOf(alarm);
       const bool room = pending_.size() < options_.queue_capacity;
-      if (room && !queued_jobs_.contains(job_id) && !summaries_.contains(job_id)) {
+      if (room && !queued_jobs_.contains(key) && !summaries_.contains(key) &&
+          !silenced_until_.contains(key)) {
         Enqueue(std::move(alarm));
         return true;
       }
@@ -82,16 +83,20 @@ bool AlarmSender::Raise(Alarm alarm) {
   return false;
 }
 
+int64_t AlarmSender::KeyOf(const Alarm& alarm) {
+  return alarm.job.id() * 3 + static_cast<int64_t>(alarm.kind);
+}
+
 void AlarmSender::Enqueue(Alarm alarm) {
   const uint64_t id = next_id_++;
-  queued_jobs_.insert(alarm.job.id());
+  queued_jobs_.insert(KeyOf(alarm));
   pending_[id].alarm = std::move(alarm);
   incoming_.push_back(id);
 }
 
 void AlarmSender::Fold(Alarm alarm) {
-  const int64_t job_id = alarm.job.id();
-  auto [it, inserted] = summaries_.try_emplace(job_id);
+  const int64_t key = KeyOf(alarm);
+  auto [it, inserted] = summaries_.try_emplace(key);
   Summary& s = it->second;
   const absl::Time ended =
       alarm.run.has_end_time() ? FromTimestamp(alarm.run.end_time()) : clock_->Now();
@@ -99,7 +104,9 @@ void AlarmSender::Fold(Alarm alarm) {
   s.runs += std::max<int64_t>(1, alarm.failed_runs);
   s.latest = std::move(alarm);
   // A job with an alarm queued gets its summary in line when that finishes.
-  if (inserted && !queued_jobs_.contains(job_id)) summaries_ready_.push_back(job_id);
+  if (inserted && !queued_jobs_.contains(key) && !silenced_until_.contains(key)) {
+    summaries_ready_.push_back(key);
+  }
 }
 
 void AlarmSender::QueueSummaries() {
@@ -143,6 +150,8 @@ void AlarmSender::Stop() {
     queued_jobs_.clear();
     summaries_.clear();
     summaries_ready_.clear();
+    silenced_until_.clear();
+    silence_ends_.clear();
     incoming_.clear();
     ready_.clear();
     waiting_.clear();
@@ -203,6 +212,7 @@ void AlarmSender::Loop() {
     }
     ExpandIncoming();
     PromoteDue();
+    EndSilences();
     if (!ready_.empty()) {
       Delivery d = ready_.front();
       ready_.pop_front();
@@ -218,6 +228,7 @@ void AlarmSender::Loop() {
       continue;
     }
     absl::Time deadline = waiting_.empty() ? absl::InfiniteFuture() : waiting_.begin()->first;
+    if (!silence_ends_.empty()) deadline = std::min(deadline, silence_ends_.begin()->first);
     clock_->AwaitWithDeadline(&mu_, absl::Condition(this, &AlarmSender::HasWork), deadline);
   }
 }
@@ -237,6 +248,21 @@ void AlarmSender::ExpandIncoming() {
     }
     MaybeFinish(id);
   }
+}
+
+void AlarmSender::EndSilences() {
+  const absl::Time now = clock_->Now();
+  bool ended = false;
+  while (!silence_ends_.empty() && silence_ends_.begin()->first <= now) {
+    const int64_t key = silence_ends_.begin()->second;
+    silence_ends_.erase(silence_ends_.begin());
+    silenced_until_.erase(key);
+    if (summaries_.contains(key) && !queued_jobs_.contains(key)) {
+      summaries_ready_.push_back(key);
+      ended = true;
+    }
+  }
+  if (ended) QueueSummaries();
 }
 
 void AlarmSender::PromoteDue() {
@@ -294,11 +320,21 @@ void AlarmSender::MaybeFinish(uint64_t alarm_id) {
   auto it = pending_.find(alarm_id);
   if (it == pending_.end() || it->second.remaining > 0) return;
   to_report_.emplace_back(it->second.alarm.run.id(), StatusLine(it->second));
-  const int64_t job_id = it->second.alarm.job.id();
+  const int64_t key = KeyOf(it->second.alarm);
+  const absl::Duration silence = absl::Seconds(it->second.alarm.job.alarm().silence().seconds()) +
+                                 absl::Nanoseconds(it->second.alarm.job.alarm().silence().nanos());
   pending_.erase(it);
-  queued_jobs_.erase(job_id);
-  // The job's summary, if any, gets in line (at once unless the queue is full).
-  if (summaries_.contains(job_id)) summaries_ready_.push_back(job_id);
+  queued_jobs_.erase(key);
+  if (silence > absl::ZeroDuration()) {
+    // Its silence: what comes meanwhile is folded, and goes out at its end.
+    const absl::Time until = clock_->Now() + silence;
+    silenced_until_[key] = until;
+    silence_ends_.emplace(until, key);
+  } else if (summaries_.contains(key)) {
+    // The job's summary of that kind gets in line (at once unless the queue
+    // is full).
+    summaries_ready_.push_back(key);
+  }
   QueueSummaries();
 }
 

@@ -33,6 +33,11 @@
 // a job whose previous alarm has not gone through (its channel is slow or
 // failing) would only queue pages behind it.
 //
+// A job's alarm.silence stretches this: once its alarm of a kind has gone
+// out (or failed for good), the alarms of that job and kind raised within
+// its silence are folded into the summary, which goes out when the silence
+// ends — and starts the next one.
+//
 // Memory: at most `queue_capacity` queued alarms, at most one per job, plus at
 // most one summary per job (one Alarm and a count) — bounded by the number of
 // jobs, never by the number of runs.
@@ -177,7 +182,9 @@ class AlarmSender {
 
   void Loop() ABSL_LOCKS_EXCLUDED(mu_);
   bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Queues `alarm` (its job has nothing queued and there is room).
+  // Alarms are queued and folded per job and kind: job id * 3 + kind.
+  static int64_t KeyOf(const Alarm& alarm);
+  // Queues `alarm` (nothing of its job and kind queued, and there is room).
   void Enqueue(Alarm alarm) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Folds `alarm` into its job's summary.
   void Fold(Alarm alarm) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -185,6 +192,8 @@ class AlarmSender {
   void QueueSummaries() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Turns new alarms into deliveries and due retries into ready deliveries.
   void ExpandIncoming() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves the summaries whose job's silence ended into line.
+  void EndSilences() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void PromoteDue() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RecordAttempt(Delivery d, const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MaybeFinish(uint64_t alarm_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -203,18 +212,22 @@ class AlarmSender {
   // Accepted alarms not yet finished; std::map keeps element addresses stable
   // while the worker reads one outside the lock.
   std::map<uint64_t, Pending> pending_ ABSL_GUARDED_BY(mu_);
-  // Jobs with an alarm in pending_ (one each).
+  // Jobs with an alarm in pending_ (one each of a kind), by KeyOf.
   absl::flat_hash_set<int64_t> queued_jobs_ ABSL_GUARDED_BY(mu_);
-  // Summaries not yet queued, by job id.
+  // Summaries not yet queued, by KeyOf.
   absl::flat_hash_map<int64_t, Summary> summaries_ ABSL_GUARDED_BY(mu_);
-  // Jobs whose summary waits only for room (the job has nothing queued),
-  // oldest first. Not empty only while the queue is full.
+  // Summaries (KeyOf) that wait only for room (nothing of their job and
+  // kind queued), oldest first. Not empty only while the queue is full.
   std::deque<int64_t> summaries_ready_ ABSL_GUARDED_BY(mu_);
   // Whether the queue-full edge was logged and its end is still to be.
   bool full_logged_ ABSL_GUARDED_BY(mu_) = false;
   std::deque<uint64_t> incoming_ ABSL_GUARDED_BY(mu_);
   std::deque<Delivery> ready_ ABSL_GUARDED_BY(mu_);
   std::multimap<absl::Time, Delivery> waiting_ ABSL_GUARDED_BY(mu_);
+  // Job alarm.silence: KeyOf → when the silence after its last alarm ends
+  // (alarms meanwhile are folded), and the same ordered by end.
+  absl::flat_hash_map<int64_t, absl::Time> silenced_until_ ABSL_GUARDED_BY(mu_);
+  std::multimap<absl::Time, int64_t> silence_ends_ ABSL_GUARDED_BY(mu_);
   // Finished alarms whose callback has not run yet: (run id, status).
   std::vector<std::pair<int64_t, std::string>> to_report_ ABSL_GUARDED_BY(mu_);
   AlarmCounters counters_ ABSL_GUARDED_BY(mu_);

@@ -26,6 +26,7 @@ WebhookOptions LoopbackWebhooks() {
 }
 
 using ::testing::EndsWith;
+using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 // Generous real-time bound for waits that should finish promptly; only
@@ -342,6 +343,93 @@ TEST(AlarmSenderTest, AlarmsOfAJobWhoseAlarmWaitsForARetryGoOutAsOneSummaryAfter
   EXPECT_EQ(c.aggregated, 3);
   EXPECT_EQ(c.summaries, 1);
   EXPECT_EQ(c.sent, 3);
+}
+
+// A missed deadline is its own alarm: raised while a failure alarm of the
+// same job waits for a retry, it is neither folded into the failures'
+// summary nor counted as a failed run, and its own summary says what it is.
+TEST(AlarmSenderTest, DeadlineAlarmsFoldOnlyWithDeadlineAlarms) {
+  SimulatedClock clock(absl::FromUnixSeconds(1000));
+  StatusLog log;
+  AlarmSenderOptions o;
+  o.clock = &clock;
+  auto channel = std::make_unique<FakeChannel>(
+      "fake", std::deque<absl::Status>{absl::UnavailableError("down")});
+  FakeChannel* fake = channel.get();
+  AlarmSender sender(Channels(std::move(channel)), o, log.Callback());
+  sender.Start();
+  ASSERT_TRUE(sender.Raise(AlarmOf(1, 1, 900)));  // A failure; its first attempt fails.
+  ASSERT_TRUE(AwaitRetries(sender, 1));
+  ASSERT_TRUE(sender.Raise(AlarmOf(1, 2, 901)));  // Folded with the failure.
+  for (int64_t run : {3, 4}) {
+    Alarm late = AlarmOf(1, run, 900 + run);
+    late.kind = AlarmKind::kDeadlineMissed;
+    late.reason = "not done by its deadline";
+    ASSERT_TRUE(sender.Raise(late));  // The first goes out now, the second after it.
+  }
+  ASSERT_TRUE(AwaitFinished(sender, 2));  // The deadline alarm, and its summary of one.
+  clock.Advance(o.max_backoff);
+  ASSERT_TRUE(AwaitFinished(sender, 4));
+  // What the channel was given (a failed attempt included), by kind.
+  std::vector<int64_t> deadline_runs, failure_runs;
+  for (const Alarm& a : fake->sent()) {
+    if (a.kind == AlarmKind::kDeadlineMissed) {
+      deadline_runs.push_back(a.run.id());
+      EXPECT_EQ(a.reason, "not done by its deadline");
+      EXPECT_EQ(a.failed_runs, 1);
+    } else {
+      failure_runs.push_back(a.run.id());
+      EXPECT_THAT(a.reason, HasSubstr("failed"));
+      EXPECT_EQ(a.failed_runs, 1);
+    }
+  }
+  EXPECT_EQ(deadline_runs, (std::vector<int64_t>{3, 4}));
+  // Run 1 twice (its first attempt failed), then the summary of run 2 alone.
+  EXPECT_EQ(failure_runs, (std::vector<int64_t>{1, 1, 2}));
+  EXPECT_EQ(log.statuses().at(2), "sent: fake");
+  EXPECT_THAT(AlarmJson(fake->sent().front()), HasSubstr("\"kind\":"));
+}
+
+// A job's alarm.silence: after its alarm goes out, its alarms of the next
+// ten minutes wait and go out as one summary when the silence ends, which
+// starts the next; other jobs are not held back.
+TEST(AlarmSenderTest, AJobsSilenceFoldsItsAlarmsUntilItEnds) {
+  SimulatedClock clock(absl::FromUnixSeconds(1000));
+  StatusLog log;
+  AlarmSenderOptions o;
+  o.clock = &clock;
+  auto channel = std::make_unique<FakeChannel>("fake", std::deque<absl::Status>{});
+  FakeChannel* fake = channel.get();
+  AlarmSender sender(Channels(std::move(channel)), o, log.Callback());
+  sender.Start();
+  auto quiet = [](int64_t run) {
+    Alarm a = AlarmOf(1, run, 1000 + run);
+    a.job.mutable_alarm()->mutable_silence()->set_seconds(600);
+    return a;
+  };
+  ASSERT_TRUE(sender.Raise(quiet(1)));
+  ASSERT_TRUE(AwaitFinished(sender, 1));
+  for (int64_t run = 2; run <= 4; ++run) ASSERT_TRUE(sender.Raise(quiet(run)));
+  ASSERT_TRUE(sender.Raise(AlarmOf(2, 5, 1005)));  // Another job: at once.
+  ASSERT_TRUE(AwaitFinished(sender, 2));
+  EXPECT_EQ(fake->sent().size(), 2u);
+  EXPECT_EQ(sender.backlog().summarized_runs, 3);
+  clock.Advance(absl::Minutes(9));
+  EXPECT_FALSE(sender.AwaitCounters([](const AlarmCounters& c) { return c.finished >= 3; },
+                                    absl::Milliseconds(200)));
+  clock.Advance(absl::Minutes(1));  // The silence ends: one summary of runs 2-4.
+  ASSERT_TRUE(AwaitFinished(sender, 3));
+  const Alarm summary = fake->sent().back();
+  EXPECT_EQ(summary.run.id(), 4);
+  EXPECT_EQ(summary.failed_runs, 3);
+  EXPECT_EQ(log.statuses().at(4), "sent: fake (for 3 runs)");
+  // And the summary started the next silence.
+  ASSERT_TRUE(sender.Raise(quiet(6)));
+  EXPECT_FALSE(sender.AwaitCounters([](const AlarmCounters& c) { return c.finished >= 4; },
+                                    absl::Milliseconds(200)));
+  clock.Advance(absl::Minutes(10));
+  ASSERT_TRUE(AwaitFinished(sender, 4));
+  EXPECT_EQ(fake->sent().back().run.id(), 6);
 }
 
 TEST(AlarmSenderTest, AFloodOfFiftyThousandAlarmsIsOneSummaryPerJobAndNothingIsDropped) {

@@ -89,8 +89,11 @@ size_t ReadUpload(char* buffer, size_t size, size_t n, void* user) {
 std::string AlarmMailMessage(const Alarm& alarm, const std::string& from, absl::Time now) {
   std::string count =
       alarm.failed_runs > 1 ? absl::StrCat(" (", alarm.failed_runs, " runs)") : std::string();
-  std::string subject = OneLine(absl::StrCat("[gnomon] job ", alarm.job.id(), " failed", count,
-                                             ": ", alarm.job.description()));
+  const char* what = alarm.kind == AlarmKind::kDeadlineMissed ? " missed its deadline"
+                     : alarm.kind == AlarmKind::kSucceeded    ? " succeeded"
+                                                              : " failed";
+  std::string subject = OneLine(
+      absl::StrCat("[gnomon] job ", alarm.job.id(), what, count, ": ", alarm.job.description()));
   std::string m;
   absl::StrAppend(
       &m, "Date: ", absl::FormatTime("%a, %d %b %Y %H:%M:%S +0000", now, absl::UTCTimeZone()),

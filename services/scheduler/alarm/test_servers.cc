@@ -121,9 +121,15 @@ std::string HttpServer::Url(const std::string& path) const {
 }
 
 void HttpServer::SetStatuses(std::deque<int> first, int then) {
+  std::deque<Answer> answers;
+  for (int status : first) answers.push_back({status, "ok"});
+  SetAnswers(std::move(answers), {then, "ok"});
+}
+
+void HttpServer::SetAnswers(std::deque<Answer> first, Answer then) {
   absl::MutexLock l(&mu_);
-  statuses_ = std::move(first);
-  then_ = then;
+  answers_ = std::move(first);
+  then_ = std::move(then);
 }
 
 void HttpServer::SetResponseHeaders(std::vector<std::string> lines) {
@@ -154,21 +160,22 @@ void HttpServer::Serve(int fd) {
   auto it = req.headers.find("content-length");
   if (it != req.headers.end() && !absl::SimpleAtoi(it->second, &length)) return;
   if (!ReadExactly(fd, &buffer, length, &req.body)) return;
-  int status;
+  Answer answer;
   std::string extra_headers;
   {
     absl::MutexLock l(&mu_);
     for (const std::string& h : response_headers_) absl::StrAppend(&extra_headers, h, "\r\n");
     requests_.push_back(req);
-    if (statuses_.empty()) {
-      status = then_;
+    if (answers_.empty()) {
+      answer = then_;
     } else {
-      status = statuses_.front();
-      statuses_.pop_front();
+      answer = std::move(answers_.front());
+      answers_.pop_front();
     }
   }
-  WriteAll(fd, absl::StrCat("HTTP/1.1 ", status, " Test\r\nContent-Length: 2\r\n", extra_headers,
-                            "Connection: close\r\n\r\nok"));
+  WriteAll(fd,
+           absl::StrCat("HTTP/1.1 ", answer.status, " Test\r\nContent-Length: ", answer.body.size(),
+                        "\r\n", extra_headers, "Connection: close\r\n\r\n", answer.body));
 }
 
 SmtpSink::SmtpSink(bool offer_auth, bool reject_rcpt)

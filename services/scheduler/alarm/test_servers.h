@@ -49,17 +49,31 @@ class HttpServer final : public LoopbackServer {
  public:
   struct Request {
     std::string method;
-    std::string target;
+    std::string target;                          // "/path?query", as sent.
     std::map<std::string, std::string> headers;  // Lower-case names.
     std::string body;
+    std::string path() const { return target.substr(0, target.find('?')); }
+    // After the '?' ("" without one).
+    std::string query() const {
+      size_t q = target.find('?');
+      return q == std::string::npos ? "" : target.substr(q + 1);
+    }
+  };
+  // What the server answers.
+  struct Answer {
+    int status = 200;
+    std::string body = "ok";
   };
 
   HttpServer();
   ~HttpServer() override;
 
   std::string Url(const std::string& path) const;
-  // Answers the next requests with `first` in order, then always `then`.
+  // Answers the next requests with `first` in order, then always `then`
+  // (body "ok").
   void SetStatuses(std::deque<int> first, int then) ABSL_LOCKS_EXCLUDED(mu_);
+  // The same with a body of the test's choosing.
+  void SetAnswers(std::deque<Answer> first, Answer then) ABSL_LOCKS_EXCLUDED(mu_);
   // Adds "Name: value" header lines to every answer (e.g. a Location).
   void SetResponseHeaders(std::vector<std::string> lines) ABSL_LOCKS_EXCLUDED(mu_);
   std::vector<Request> requests() const ABSL_LOCKS_EXCLUDED(mu_);
@@ -68,8 +82,8 @@ class HttpServer final : public LoopbackServer {
   void Serve(int fd) override;
 
   mutable absl::Mutex mu_;
-  std::deque<int> statuses_ ABSL_GUARDED_BY(mu_);
-  int then_ ABSL_GUARDED_BY(mu_) = 200;
+  std::deque<Answer> answers_ ABSL_GUARDED_BY(mu_);
+  Answer then_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> response_headers_ ABSL_GUARDED_BY(mu_);
   std::vector<Request> requests_ ABSL_GUARDED_BY(mu_);
 };

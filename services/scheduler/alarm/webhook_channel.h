@@ -11,8 +11,8 @@
 // posts to every URL again (receivers can deduplicate on run_id). A URL is
 // named by its origin only ("https://hooks.slack.com/..."): a webhook's path
 // is often its secret. Each POST goes only where the allow list lets it
-// (services/common/curl/vetted_request.h), so that whoever may set a job's
-// webhooks cannot make gnomond call internal services.
+// (VettedPost, vetted_post.h), so that whoever may set a job's webhooks
+// cannot make gnomond call internal services.
 //
 // Thread safety: thread-safe (each Send uses its own curl handle).
 #ifndef GNOMON_SERVICES_SCHEDULER_ALARM_WEBHOOK_CHANNEL_H_
@@ -26,6 +26,7 @@
 #include "services/common/curl/destination_allow_list.h"
 #include "services/common/curl/vetted_request.h"
 #include "services/scheduler/alarm/alarm.h"
+#include "services/scheduler/alarm/vetted_post.h"
 
 namespace gnomon::scheduler::alarm {
 
@@ -54,10 +55,7 @@ class WebhookChannel final : public AlarmChannel {
   absl::Status Send(const Alarm& alarm) override;
 
  private:
-  // One POST; an error names the (redacted) URL and the status.
-  absl::Status Post(const std::string& url, const std::string& body);
-
-  const WebhookOptions options_;
+  const PostOptions post_;
 };
 
 }  // namespace gnomon::scheduler::alarm

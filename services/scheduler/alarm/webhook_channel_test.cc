@@ -54,7 +54,7 @@ TEST(AlarmJsonTest, HasEveryFieldWithRfc3339TimesAndNullForUnsetOnes) {
             "\"executor_address\":\"10.0.0.3:9999\",\"handle_code\":500,"
             "\"handle_message\":\"boom\",\"scheduled_time\":\"2026-01-02T03:04:05.000Z\","
             "\"end_time\":\"2026-01-02T03:04:06.250Z\",\"reason\":\"retries exhausted\","
-            "\"failed_runs\":1,\"failed_since\":null}");
+            "\"failed_runs\":1,\"failed_since\":null,\"kind\":\"failed\"}");
   a.run.clear_scheduled_time();
   a.run.set_handle_message(std::string("a\x01") + "b");
   std::string json = AlarmJson(a);
@@ -66,9 +66,11 @@ TEST(AlarmJsonTest, ASummarySaysHowManyRunsItStandsForAndSinceWhen) {
   Alarm a = SampleAlarm();
   a.failed_runs = 57;
   a.failed_since.set_seconds(1767322800);  // 2026-01-02T03:00:00Z
-  EXPECT_THAT(AlarmJson(a), ::testing::EndsWith("\"reason\":\"retries exhausted\","
-                                                "\"failed_runs\":57,"
-                                                "\"failed_since\":\"2026-01-02T03:00:00.000Z\"}"));
+  EXPECT_THAT(
+      AlarmJson(a),
+      ::testing::EndsWith("\"reason\":\"retries exhausted\","
+                          "\"failed_runs\":57,"
+                          "\"failed_since\":\"2026-01-02T03:00:00.000Z\",\"kind\":\"failed\"}"));
   EXPECT_EQ(SummaryLine(a),
             "Run 7 is the latest of 57 failed runs of job 42 since 2026-01-02T03:00:00.000Z (their "
             "alarms were folded into this one while earlier alarms of the job were being "
