@@ -7,6 +7,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/client/log.h"
+#include "services/common/curl/curl_util.h"
 
 namespace gnomon::scheduler {
 namespace {
@@ -17,15 +18,19 @@ using google::protobuf::Reflection;
 
 // Clears every secret in `m` and the messages it holds, wherever they
 // appear: group tokens (access_token, previous_access_token), a new API
-// token's secret and a user's password.
+// token's secret, a user's password, an alarm channel's secret; an alarm
+// channel's url (its path or query is the robot's token) keeps its origin.
 void Redact(Message* m) {
   const Reflection* r = m->GetReflection();
+  const bool channel = m->GetDescriptor()->full_name() == "gnomon.v1.AlarmChannel";
   for (int i = 0; i < m->GetDescriptor()->field_count(); ++i) {
     const FieldDescriptor* f = m->GetDescriptor()->field(i);
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_STRING &&
         (absl::EndsWith(f->name(), "access_token") || f->name() == "secret" ||
          f->name() == "password")) {
       r->ClearField(m, f);
+    } else if (channel && f->name() == "url" && !r->GetString(*m, f).empty()) {
+      r->SetString(m, f, curl::UrlOrigin(r->GetString(*m, f)));
     } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       if (f->is_repeated()) {
         for (int k = 0; k < r->FieldSize(*m, f); ++k) Redact(r->MutableRepeatedMessage(m, f, k));

@@ -138,6 +138,26 @@ TEST_F(AlarmChannelsE2E, AChannelShowsNoSecretsTestsDeliversAndSilenceFoldsAFloo
   ASSERT_EQ(ok.size(), 1u);
   EXPECT_TRUE(absl::StrContains(ok[0].body, "succeeded")) << ok[0].body;
 
+  // The audit keeps the channel's url as its origin only, and no secret.
+  v1::UpdateAlarmChannelRequest update;
+  *update.mutable_channel() = created;
+  update.mutable_channel()->set_url(slack_.Url("/services/T000/B000/rotated-path"));
+  update.mutable_channel()->set_secret("never-shown");
+  v1::AlarmChannel updated;
+  ASSERT_TRUE(admin_->UpdateAlarmChannel(Ctx().get(), update, &updated).ok());
+  EXPECT_TRUE(updated.has_secret());
+  EXPECT_TRUE(updated.secret().empty());
+  v1::ListAuditRequest audit_req;
+  audit_req.set_object("alarm_channel/ops-slack");
+  v1::ListAuditResponse audit;
+  ASSERT_TRUE(admin_->ListAudit(Ctx().get(), audit_req, &audit).ok());
+  ASSERT_EQ(audit.entries_size(), 2) << audit.ShortDebugString();  // Created, updated.
+  for (const v1::AuditEntry& e : audit.entries()) {
+    for (const char* secret : {"very-secret-path", "rotated-path", "never-shown"}) {
+      EXPECT_EQ(e.ShortDebugString().find(secret), std::string::npos) << secret;
+    }
+  }
+
   // Named by a job: not deleted.
   v1::DeleteAlarmChannelRequest del;
   del.set_name("ops-slack");
