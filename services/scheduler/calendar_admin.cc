@@ -103,7 +103,6 @@ absl::StatusOr<v1::Calendar> CalendarAdmin::Update(const v1::Calendar& calendar)
   RETURN_IF_ERROR(CheckFields(calendar));
   const v1::Calendar c = Written(calendar);
   ASSIGN_OR_RETURN(schedule::Calendar compiled, schedule::Calendar::Compile(c));
-  RETURN_IF_ERROR(store_->GetCalendar(c.name()).status());
   ASSIGN_OR_RETURN(std::vector<store::CalendarUser> users, store_->ListCalendarUsers(c.name()));
   const int64_t now = clock_->NowMillis();
   std::vector<store::CalendarCursor> cursors;
@@ -119,6 +118,7 @@ absl::StatusOr<v1::Calendar> CalendarAdmin::Update(const v1::Calendar& calendar)
     cursors.push_back({u.kind, u.id, next});
     if (job) jobs.push_back(u.id);
   }
+  // NotFound from here if there is no such calendar (then nothing names it).
   ASSIGN_OR_RETURN(v1::Calendar updated, store_->UpdateCalendar(c, cursors, now));
   if (loop_ != nullptr) {
     for (int64_t id : jobs) loop_->Invalidate(id);

@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "services/scheduler/alarm/chat_channel.h"
+#include "services/scheduler/alarm/testing/sample_alarm.h"
 
 #ifndef GNOMON_SOURCE_DIR
 #error "GNOMON_SOURCE_DIR must name the source tree"
@@ -57,19 +58,7 @@ std::map<std::string, std::string> Blocks(const std::string& page) {
 
 // The page's example: run 7 of job nightly-report (id 42), attempt 2, on
 // 10.0.0.3:9999, handle code 500 "boom", scheduled 2026-01-02T03:04:05Z.
-Alarm PageAlarm() {
-  Alarm a;
-  a.job.set_id(42);
-  a.job.set_name("nightly-report");
-  a.run.set_id(7);
-  a.run.set_attempt(2);
-  a.run.set_executor_address("10.0.0.3:9999");
-  a.run.set_handle_code(500);
-  a.run.set_handle_message("boom");
-  a.run.mutable_scheduled_time()->set_seconds(1767323045);
-  a.reason = "retries exhausted";
-  return a;
-}
+Alarm PageAlarm() { return scheduler::alarm::testing::SampleAlarm(); }
 
 std::string Shown(v1::AlarmChannelKind kind, const std::string& url, const std::string& secret,
                   const std::string& chat_id, absl::Time now) {

@@ -140,6 +140,26 @@ std::vector<std::unique_ptr<AlarmChannel>> Channels(std::unique_ptr<C>... channe
   return v;
 }
 
+// A started sender on a simulated clock over one FakeChannel ("fake")
+// whose first Sends answer `script` (then OK).
+struct OverFake {
+  explicit OverFake(std::deque<absl::Status> script)
+      : fake(new FakeChannel("fake", std::move(script))),
+        sender(Channels(std::unique_ptr<FakeChannel>(fake)), Options(&clock), log.Callback()) {
+    sender.Start();
+  }
+  static AlarmSenderOptions Options(Clock* clock) {
+    AlarmSenderOptions o;
+    o.clock = clock;
+    return o;
+  }
+
+  SimulatedClock clock{absl::FromUnixSeconds(1000)};
+  StatusLog log;
+  FakeChannel* fake;  // Owned by the sender.
+  AlarmSender sender;
+};
+
 bool AwaitFinished(const AlarmSender& sender, int64_t n) {
   return sender.AwaitCounters([n](const AlarmCounters& c) { return c.finished >= n; }, kPatience);
 }
@@ -308,15 +328,8 @@ TEST(AlarmSenderTest, StatusNamesEveryChannelAndPermanentErrorsAreNotRetried) {
 }
 
 TEST(AlarmSenderTest, AlarmsOfAJobWhoseAlarmWaitsForARetryGoOutAsOneSummaryAfterIt) {
-  SimulatedClock clock(absl::FromUnixSeconds(1000));
-  StatusLog log;
-  AlarmSenderOptions o;
-  o.clock = &clock;
-  auto channel = std::make_unique<FakeChannel>(
-      "fake", std::deque<absl::Status>{absl::UnavailableError("down")});
-  FakeChannel* fake = channel.get();
-  AlarmSender sender(Channels(std::move(channel)), o, log.Callback());
-  sender.Start();
+  OverFake f({absl::UnavailableError("down")});
+  auto& [clock, log, fake, sender] = f;
   ASSERT_TRUE(sender.Raise(AlarmOf(1, 1, 900)));  // First attempt fails.
   ASSERT_TRUE(AwaitRetries(sender, 1));
   // Runs ending out of order: the summary says since the earliest.
@@ -327,7 +340,7 @@ TEST(AlarmSenderTest, AlarmsOfAJobWhoseAlarmWaitsForARetryGoOutAsOneSummaryAfter
   ASSERT_TRUE(AwaitFinished(sender, 1));
   EXPECT_EQ(log.statuses().at(5), "sent: fake");
   EXPECT_EQ(sender.backlog().summarized_runs, 3);
-  clock.Advance(o.max_backoff);
+  clock.Advance(AlarmSenderOptions().max_backoff);
   ASSERT_TRUE(AwaitFinished(sender, 3));
   std::map<int64_t, std::string> statuses = log.statuses();
   EXPECT_EQ(statuses.at(1), "sent: fake");
@@ -349,15 +362,8 @@ TEST(AlarmSenderTest, AlarmsOfAJobWhoseAlarmWaitsForARetryGoOutAsOneSummaryAfter
 // same job waits for a retry, it is neither folded into the failures'
 // summary nor counted as a failed run, and its own summary says what it is.
 TEST(AlarmSenderTest, DeadlineAlarmsFoldOnlyWithDeadlineAlarms) {
-  SimulatedClock clock(absl::FromUnixSeconds(1000));
-  StatusLog log;
-  AlarmSenderOptions o;
-  o.clock = &clock;
-  auto channel = std::make_unique<FakeChannel>(
-      "fake", std::deque<absl::Status>{absl::UnavailableError("down")});
-  FakeChannel* fake = channel.get();
-  AlarmSender sender(Channels(std::move(channel)), o, log.Callback());
-  sender.Start();
+  OverFake f({absl::UnavailableError("down")});
+  auto& [clock, log, fake, sender] = f;
   ASSERT_TRUE(sender.Raise(AlarmOf(1, 1, 900)));  // A failure; its first attempt fails.
   ASSERT_TRUE(AwaitRetries(sender, 1));
   ASSERT_TRUE(sender.Raise(AlarmOf(1, 2, 901)));  // Folded with the failure.
@@ -368,7 +374,7 @@ TEST(AlarmSenderTest, DeadlineAlarmsFoldOnlyWithDeadlineAlarms) {
     ASSERT_TRUE(sender.Raise(late));  // The first goes out now, the second after it.
   }
   ASSERT_TRUE(AwaitFinished(sender, 2));  // The deadline alarm, and its summary of one.
-  clock.Advance(o.max_backoff);
+  clock.Advance(AlarmSenderOptions().max_backoff);
   ASSERT_TRUE(AwaitFinished(sender, 4));
   // What the channel was given (a failed attempt included), by kind.
   std::vector<int64_t> deadline_runs, failure_runs;
@@ -394,14 +400,8 @@ TEST(AlarmSenderTest, DeadlineAlarmsFoldOnlyWithDeadlineAlarms) {
 // ten minutes wait and go out as one summary when the silence ends, which
 // starts the next; other jobs are not held back.
 TEST(AlarmSenderTest, AJobsSilenceFoldsItsAlarmsUntilItEnds) {
-  SimulatedClock clock(absl::FromUnixSeconds(1000));
-  StatusLog log;
-  AlarmSenderOptions o;
-  o.clock = &clock;
-  auto channel = std::make_unique<FakeChannel>("fake", std::deque<absl::Status>{});
-  FakeChannel* fake = channel.get();
-  AlarmSender sender(Channels(std::move(channel)), o, log.Callback());
-  sender.Start();
+  OverFake f({});
+  auto& [clock, log, fake, sender] = f;
   auto quiet = [](int64_t run) {
     Alarm a = AlarmOf(1, run, 1000 + run);
     a.job.mutable_alarm()->mutable_silence()->set_seconds(600);

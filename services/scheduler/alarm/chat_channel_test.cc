@@ -10,34 +10,19 @@
 #include "gtest/gtest.h"
 #include "services/common/status/status_matchers.h"
 #include "services/scheduler/alarm/test_servers.h"
+#include "services/scheduler/alarm/testing/sample_alarm.h"
 
 namespace gnomon::scheduler::alarm {
 namespace {
+
+using testing::SampleAlarm;
 
 using loopback::HttpServer;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The alarm every test sends, and its text from the default template (as
-// docs/alarms.md shows it).
-Alarm SampleAlarm() {
-  Alarm a;
-  a.job.set_id(42);
-  a.job.set_name("nightly-report");
-  a.job.set_description("nightly \"report\"");
-  a.run.set_id(7);
-  a.run.set_first_run_id(5);
-  a.run.set_attempt(2);
-  a.run.set_trigger_type(v1::TRIGGER_TYPE_RETRY);
-  a.run.set_executor_address("10.0.0.3:9999");
-  a.run.set_handle_code(500);
-  a.run.set_handle_message("boom");
-  a.run.mutable_scheduled_time()->set_seconds(1767323045);  // 2026-01-02T03:04:05Z
-  a.run.mutable_end_time()->set_seconds(1767323046);
-  a.run.mutable_end_time()->set_nanos(250'000'000);
-  a.reason = "retries exhausted";
-  return a;
-}
+// The alarm every test sends is testing::SampleAlarm; its text from the
+// default template (as docs/alarms.md shows it):
 
 constexpr char kSampleText[] =
     "[gnomon] job nightly-report (id 42) failed: retries exhausted\n"
