@@ -1,20 +1,22 @@
 // gnomonctl apply -f FILE|DIR and gnomonctl get
-// group|job|jobs|workflow|workflows|calendar|calendars|alarm-channel|alarm-channels:
-// calendars, alarm channels, groups, jobs and workflows declared in files
-// (v1.Manifest documents, YAML or JSON), applied idempotently; `get` prints
-// the same documents, so its output applies back.
+// group|job|jobs|workflow|workflows|calendar|calendars|alarm-channel|alarm-channels|pool|pools:
+// calendars, alarm channels, pools, groups, jobs and workflows declared in
+// files (v1.Manifest documents, YAML or JSON), applied idempotently; `get`
+// prints the same documents, so its output applies back.
 //
 // apply works in passes so documents may name each other in any order:
 // calendars first (created or replaced: the schedules of the jobs and
 // workflows below may name them, calendar_manifest.h), then alarm channels
-// (the jobs' alarms name them, alarm_channel_manifest.h), then groups
-// (created or changed), then every declared job that does not
-// exist is created (stopped, without children), then each job is compared
-// with its document and updated, started or stopped where they differ (a
-// job the server paused after failures stays paused), then the workflows,
-// whose nodes name those jobs (workflow_manifest.h).
+// (the jobs' alarms name them, alarm_channel_manifest.h), then pools (the
+// jobs name them, pool_manifest.h), then groups (created or changed), then
+// every declared job that does not exist is created (stopped, without
+// children), then each job is compared with its document and updated,
+// started or stopped where they differ (a job the server paused after
+// failures stays paused), then the workflows, whose nodes name those jobs
+// (workflow_manifest.h).
 // --prune then deletes the jobs of the groups of the Group and Job documents
-// that no document names (never workflows, calendars or alarm channels).
+// that no document names (never workflows, calendars, alarm channels or
+// pools).
 // --dry-run reads everything and prints what would change.
 #include <algorithm>
 #include <filesystem>
@@ -27,6 +29,7 @@
 #include "cli/calendar_manifest.h"
 #include "cli/command.h"
 #include "cli/manifests.h"
+#include "cli/pool_manifest.h"
 #include "cli/workflow_manifest.h"
 #include "cli/yaml_json.h"
 #include "gnomon/v1/manifest.pb.h"
@@ -115,8 +118,13 @@ absl::StatusOr<std::vector<Doc>> ReadDocs(CommandContext& c) {
         if (absl::Status s = CheckAlarmChannelManifest(m); !s.ok())
           return Invalid(d.where, std::string(s.message()));
         key = "alarm channel " + m.alarm_channel().name();
+      } else if (m.kind() == "Pool") {
+        if (absl::Status s = CheckPoolManifest(m); !s.ok())
+          return Invalid(d.where, std::string(s.message()));
+        key = "pool " + m.pool().name();
       } else {
-        return Invalid(d.where, "kind must be Group, Job, Workflow, Calendar or AlarmChannel");
+        return Invalid(d.where,
+                       "kind must be Group, Job, Workflow, Calendar, AlarmChannel or Pool");
       }
       if (!seen.insert(key).second)
         return Invalid(d.where, absl::StrCat(key, " is declared twice"));
@@ -160,12 +168,16 @@ class Applier {
   Applier(CommandContext& c, bool dry_run) : c_(c), dry_(dry_run) {}
 
   int Run(const std::vector<Doc>& docs, bool prune) {
-    // First: the schedules and alarms of the jobs and workflows may name these.
+    // First: the schedules, alarms and pools of the jobs and workflows may
+    // name these.
     for (const Doc& d : docs) {
       if (d.manifest.kind() == "Calendar" && !ApplyCalendarDoc(d)) return failed_;
     }
     for (const Doc& d : docs) {
       if (d.manifest.kind() == "AlarmChannel" && !ApplyAlarmChannelDoc(d)) return failed_;
+    }
+    for (const Doc& d : docs) {
+      if (d.manifest.kind() == "Pool" && !ApplyPoolDoc(d)) return failed_;
     }
     if (!LoadGroups()) return failed_;
     for (const Doc& d : docs) {
@@ -347,6 +359,13 @@ class Applier {
     if (grpc::Status s = ApplyAlarmChannel(c_, d.manifest, dry_, &what); !s.ok())
       return Fail(s, d.where);
     Say("alarm-channel/" + d.manifest.alarm_channel().name(), what);
+    return true;
+  }
+
+  bool ApplyPoolDoc(const Doc& d) {
+    std::string what;
+    if (grpc::Status s = ApplyPool(c_, d.manifest, dry_, &what); !s.ok()) return Fail(s, d.where);
+    Say("pool/" + d.manifest.pool().name(), what);
     return true;
   }
 
@@ -539,8 +558,8 @@ std::vector<Command> ApplyCommands() {
       {"apply",
        "",
        "-f FILE|DIR [-f ...] [--dry-run] [--prune]",
-       "Create or update the calendars, alarm channels, groups, jobs and workflows declared in "
-       "files (YAML or JSON); prints what changed.",
+       "Create or update the calendars, alarm channels, pools, groups, jobs and workflows "
+       "declared in files (YAML or JSON); prints what changed.",
        {{"filename", "f", true, "FILE|DIR",
          "A file of documents, or a directory of *.yaml, *.yml, *.json."},
         {"dry-run", "", false, "", "Print what would change; change nothing."},
@@ -570,6 +589,7 @@ std::vector<Command> ApplyCommands() {
   for (Command& c : WorkflowGetCommands()) commands.push_back(std::move(c));
   for (Command& c : CalendarGetCommands()) commands.push_back(std::move(c));
   for (Command& c : AlarmChannelGetCommands()) commands.push_back(std::move(c));
+  for (Command& c : PoolGetCommands()) commands.push_back(std::move(c));
   return commands;
 }
 

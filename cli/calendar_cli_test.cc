@@ -473,7 +473,7 @@ TEST_F(CalendarCliTest, ApplyRefusesBadCalendarDocumentsBeforeAnythingChanges) {
             "calendar x is declared twice"},
            {"kind: Calendar\ncalendar: {name: x, weekdays: [FUNDAY]}\n", "FUNDAY"},
            {"kind: Calender\ncalendar: {name: x}\n",
-            "kind must be Group, Job, Workflow, Calendar or AlarmChannel"},
+            "kind must be Group, Job, Workflow, Calendar, AlarmChannel or Pool"},
        }) {
     Result r = ApplyText(text);
     EXPECT_EQ(r.code, 2) << text;

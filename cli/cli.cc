@@ -17,9 +17,9 @@ const std::vector<Command>& AllCommands() {
     auto* all = new std::vector<Command>();
     for (auto part :
          {GroupCommands(), JobCommands(), ScriptCommands(), RunCommands(), WorkflowCommands(),
-          CalendarCommands(), AlarmChannelCommands(), StatsCommands(), CronCommands(),
-          HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(), ExecutorCommands(),
-          ApplyCommands(), ConfigCommands(), CompletionCommands(AllCommands)}) {
+          CalendarCommands(), AlarmChannelCommands(), PoolCommands(), StatsCommands(),
+          CronCommands(), HealthCommands(), AuditCommands(), TokenCommands(), UserCommands(),
+          ExecutorCommands(), ApplyCommands(), ConfigCommands(), CompletionCommands(AllCommands)}) {
       for (Command& c : part) all->push_back(std::move(c));
     }
     return all;

@@ -178,6 +178,7 @@ std::vector<Command> RunCommands();
 std::vector<Command> WorkflowCommands();
 std::vector<Command> CalendarCommands();
 std::vector<Command> AlarmChannelCommands();
+std::vector<Command> PoolCommands();
 std::vector<Command> CronCommands();
 std::vector<Command> HealthCommands();
 std::vector<Command> AuditCommands();
@@ -187,7 +188,7 @@ std::vector<Command> ExecutorCommands();
 std::vector<Command> StatsCommands();
 std::vector<Command> ConfigCommands();
 // apply (a command without a verb) and get
-// group|job|jobs|workflow|workflows|calendar|calendars|alarm-channel|alarm-channels.
+// group|job|jobs|workflow|workflows|calendar|calendars|alarm-channel|alarm-channels|pool|pools.
 std::vector<Command> ApplyCommands();
 
 }  // namespace gnomon::cli

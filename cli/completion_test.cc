@@ -91,6 +91,13 @@ TEST(CompletionTest, BashScriptParsesAndCompletesFromTheCommandTable) {
   EXPECT_EQ(BashCompletes(path, "gnomonctl get a"), "alarm-channel alarm-channels");
   EXPECT_EQ(BashCompletes(path, "gnomonctl job update 7 --alarm-"),
             "--alarm-email --alarm-webhook --alarm-channel --alarm-on --alarm-silence");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl poo"), "pool");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl pool \"\""), "create list get update delete queue");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl pool create etl-db --sl"), "--slots");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl pool queue etl-db --li"), "--limit");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl get p"), "pool pools");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl job update 7 --poo"), "--pool");
+  EXPECT_EQ(BashCompletes(path, "gnomonctl job create --pri"), "--priority");
   std::remove(path.c_str());
 }
 
@@ -112,6 +119,11 @@ TEST(CompletionTest, ZshAndFishScriptsAreGenerated) {
               HasSubstr("complete -c gnomonctl -n '__fish_use_subcommand' -a alarm-channel\n"));
   EXPECT_THAT(fish, HasSubstr("__fish_seen_subcommand_from alarm-channel; and "
                               "__fish_seen_subcommand_from update' -l secret-env -r"));
+  EXPECT_THAT(fish, HasSubstr("complete -c gnomonctl -n '__fish_use_subcommand' -a pool\n"));
+  EXPECT_THAT(fish, HasSubstr("__fish_seen_subcommand_from pool; and "
+                              "__fish_seen_subcommand_from create' -l slots -r"));
+  EXPECT_THAT(fish, HasSubstr("__fish_seen_subcommand_from pool; and "
+                              "__fish_seen_subcommand_from queue' -l limit -r"));
   // Syntax checks where the shells are installed (they are not packaged
   // dependencies of the build).
   for (const auto& [shell, text] :

@@ -1,9 +1,10 @@
 // What the fake JobAdmin (fake_servers.h; test only) keeps of the objects
-// the server keeps by name (calendars, alarm channels): stored in memory and
+// the server keeps by name (calendars, alarm channels, pools): stored in memory and
 // answered as admin.proto describes the server's: ids and times assigned, an
 // unknown name NOT_FOUND, a name taken ALREADY_EXISTS, and a delete refused
-// (FAILED_PRECONDITION) while a name in `in_use` names it. FakeCalendars and
-// FakeAlarmChannels put the requests of their kind in front of it.
+// (FAILED_PRECONDITION) while a name in `in_use` names it. FakeCalendars,
+// FakeAlarmChannels and FakePools put the requests of their kind in front of
+// it.
 //
 //   FakeNamed<v1::Calendar> calendars({"calendar", "a calendar", "calendar"});
 //   v1::Calendar created;

@@ -22,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "cli/fake_alarm_channels.h"
 #include "cli/fake_calendars.h"
+#include "cli/fake_pools.h"
 #include "cli/fake_workflows.h"
 #include "gnomon/v1/admin.grpc.pb.h"
 #include "gnomon/v1/log.grpc.pb.h"
@@ -62,6 +63,9 @@ struct AdminState {
   // Alarm channels likewise (fake_alarm_channels.h); CreateJob and UpdateJob
   // refuse alarm targets naming one not stored.
   FakeAlarmChannels alarm_channels;
+  // Pools and their queues likewise (fake_pools.h); CreateJob and UpdateJob
+  // refuse a job naming a pool not stored.
+  FakePools pools;
   std::vector<RecordedCall> calls;
 };
 
@@ -238,14 +242,30 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
   GNOMON_FAKE_ALARM_CHANNEL(TestAlarmChannel, TestAlarmChannelRequest, TestAlarmChannelResponse)
 #undef GNOMON_FAKE_ALARM_CHANNEL
 
+  // Pools: answered by FakePools' method of the same name.
+#define GNOMON_FAKE_POOL(Method, Request, Response)                                         \
+  grpc::Status Method(grpc::ServerContext* ctx, const v1::Request* req, v1::Response* resp) \
+      override {                                                                            \
+    return s_->HandleOr(ctx, #Method, *req,                                                 \
+                        [&](AdminState& s) { return s.pools.Method(*req, resp); });         \
+  }
+  GNOMON_FAKE_POOL(CreatePool, CreatePoolRequest, Pool)
+  GNOMON_FAKE_POOL(GetPool, GetPoolRequest, Pool)
+  GNOMON_FAKE_POOL(ListPools, ListPoolsRequest, ListPoolsResponse)
+  GNOMON_FAKE_POOL(UpdatePool, UpdatePoolRequest, Pool)
+  GNOMON_FAKE_POOL(DeletePool, DeletePoolRequest, DeletePoolResponse)
+  GNOMON_FAKE_POOL(ListPoolQueue, ListPoolQueueRequest, ListPoolQueueResponse)
+#undef GNOMON_FAKE_POOL
+
  private:
-  // As the server: a job naming a calendar or an alarm channel that does not
-  // exist is NOT_FOUND naming the field.
+  // As the server: a job naming a calendar, an alarm channel or a pool that
+  // does not exist is NOT_FOUND naming the field.
   static grpc::Status NamesKnown(const AdminState& s, const v1::Job& job) {
     if (grpc::Status c = s.calendars.Names("job.schedule.calendar", job.schedule()); !c.ok()) {
       return c;
     }
-    return s.alarm_channels.Names(job.alarm());
+    if (grpc::Status c = s.alarm_channels.Names(job.alarm()); !c.ok()) return c;
+    return s.pools.Names(job);
   }
 
   FakeState* s_;

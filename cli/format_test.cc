@@ -111,15 +111,16 @@ TEST(FormatTest, JobTable) {
   *jobs.Mutable(0) = job;
   std::ostringstream wide;
   PrintJobTable(jobs, /*wide=*/true, wide);
-  EXPECT_THAT(wide.str(),
-              HasSubstr("DESCRIPTION  START TIME  END TIME  MAX FIRES  BLOCK          RUN TIMEOUT  "
-                        "DEADLINE  RETRIES  CHILDREN  AUTHOR  UPDATED\n"));
+  EXPECT_THAT(
+      wide.str(),
+      HasSubstr("DESCRIPTION  START TIME  END TIME  MAX FIRES  BLOCK          POOL  PRIORITY  "
+                "RUN TIMEOUT  DEADLINE  RETRIES  CHILDREN  AUTHOR  UPDATED\n"));
   // No zone is UTC.
   EXPECT_THAT(
       wide.str(),
       HasSubstr("2024-05-01 12:00:00 +00:00  run 40 succeeded  hourly       -           -         "
-                "-          discard-later  30s          1h        2        8,9       ana     "
-                "2024-05-01 12:00:00.5 +00:00\n"));
+                "-          discard-later  -     -         30s          1h        2        "
+                "8,9       ana     2024-05-01 12:00:00.5 +00:00\n"));
 }
 
 TEST(FormatTest, JobDetailsInTheJobsZone) {

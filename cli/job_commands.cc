@@ -240,6 +240,7 @@ std::vector<Command> JobCommands() {
        "gnomonctl job update 7 --deadline 0\n"
        "gnomonctl job update 7 --end-time 2027-01-01T00:00:00+01:00 --max-fires 0\n"
        "gnomonctl job update 7 --start-time ''\n"
+       "gnomonctl job update 7 --pool etl-db --priority 10\n"
        "gnomonctl job update 7 --script-shell ./cleanup.sh --remark 'skip "
        "empty dirs'",
        Update},

@@ -306,6 +306,22 @@ absl::Status ApplyAlarm(const ParsedArgs& args, v1::Job* job) {
   return absl::OkStatus();
 }
 
+// --pool NAME ('' for none) and --priority N; the server looks the pool up
+// and checks the range (-1000 to 1000). Here only that N is an integer that
+// fits the field.
+absl::Status ApplyPool(const ParsedArgs& args, v1::Job* job) {
+  if (auto name = args.Get("pool")) job->set_pool(*name);
+  if (auto text = args.Get("priority")) {
+    int32_t priority = 0;
+    if (!absl::SimpleAtoi(*text, &priority)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--priority must be an integer from -1000 to 1000 (higher first), not '", *text, "'"));
+    }
+    job->set_priority(priority);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<FlagSpec> JobFlagSpecs() {
@@ -352,6 +368,12 @@ std::vector<FlagSpec> JobFlagSpecs() {
        "lru, "
        "failover, busyover, broadcast."},
       {"block", "", true, "B", "When a run is still running: serial, discard-later, cover-early."},
+      {"pool", "", true, "NAME",
+       "Its runs take a slot of pool NAME (gnomonctl pool list) and wait queued while none is "
+       "free, across every replica; '' for none."},
+      {"priority", "", true, "N",
+       "Among the runs queued for its pool, a higher priority gets a free slot first (then the "
+       "oldest): -1000 to 1000, default 0."},
       {"run-timeout", "", true, "DUR",
        "Per-run timeout (0 for none); the executor stops a run after it."},
       {"retries", "", true, "N", "Retry a failed run up to N times."},
@@ -411,6 +433,7 @@ absl::Status ApplyJobFlags(const ParsedArgs& args, bool creating, const FileRead
     ASSIGN_OR_RETURN(v1::BlockStrategy block, ParseBlock(*word));
     job->set_block_strategy(block);
   }
+  RETURN_IF_ERROR(ApplyPool(args, job));
   RETURN_IF_ERROR(SetDuration(args, "run-timeout", [job] { return job->mutable_timeout(); }));
   RETURN_IF_ERROR(ApplyRetry(args, job));
   RETURN_IF_ERROR(ApplyPause(args, job));

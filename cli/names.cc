@@ -53,6 +53,8 @@ const Table<v1::RunStatus>& Statuses() {
       {v1::RUN_STATUS_RUNNING, "running"},
       {v1::RUN_STATUS_SUCCEEDED, "succeeded"},
       {v1::RUN_STATUS_FAILED, "failed"},
+      // Waiting for a slot of its job's pool (Job.pool).
+      {v1::RUN_STATUS_QUEUED, "queued"},
   };
   return *t;
 }

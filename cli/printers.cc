@@ -67,6 +67,21 @@ std::string BlockText(const v1::Job& job) {
                                                                 : BlockName(job.block_strategy());
 }
 
+// A job's or run's priority in its pool: "" (shown "-") without a pool and
+// with the default 0.
+template <typename T>
+std::string PriorityText(const T& t) {
+  return t.pool().empty() && t.priority() == 0 ? "" : absl::StrCat(t.priority());
+}
+
+// The pool rows of a job's or run's details, when it has a pool or a
+// priority.
+template <typename T>
+void AddPool(const T& t, Details& d) {
+  if (!t.pool().empty()) d.Add("pool", t.pool());
+  if (const std::string priority = PriorityText(t); !priority.empty()) d.Add("priority", priority);
+}
+
 // "MON,TUE,WED"; "every day" when none is listed.
 std::string WeekdaysText(const v1::Calendar& c) {
   if (c.weekdays().empty()) return "every day";
@@ -171,8 +186,9 @@ void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out) 
   std::vector<std::string> header = {"ID",   "NAME",  "GROUP",     "STATE",    "SCHEDULE",
                                      "TASK", "ROUTE", "NEXT FIRE", "LAST RUN", "DESCRIPTION"};
   if (wide) {
-    header.insert(header.end(), {"START TIME", "END TIME", "MAX FIRES", "BLOCK", "RUN TIMEOUT",
-                                 "DEADLINE", "RETRIES", "CHILDREN", "AUTHOR", "UPDATED"});
+    header.insert(header.end(),
+                  {"START TIME", "END TIME", "MAX FIRES", "BLOCK", "POOL", "PRIORITY",
+                   "RUN TIMEOUT", "DEADLINE", "RETRIES", "CHILDREN", "AUTHOR", "UPDATED"});
   }
   Table table(std::move(header));
   for (const v1::Job& j : jobs) {
@@ -188,12 +204,12 @@ void PrintJobTable(const Repeated<v1::Job>& jobs, bool wide, std::ostream& out) 
                                     LastRunText(j),
                                     j.description()};
     if (wide) {
-      row.insert(row.end(),
-                 {BoundText(j.has_start_time(), j.start_time(), zone),
-                  BoundText(j.has_end_time(), j.end_time(), zone), MaxFiresText(j), BlockText(j),
-                  FormatDuration(j.timeout()), FormatDuration(j.deadline()),
-                  absl::StrCat(j.retry().max_retries()), absl::StrJoin(j.child_job_ids(), ","),
-                  j.author(), FormatScheduleTime(j.update_time(), zone)});
+      row.insert(row.end(), {BoundText(j.has_start_time(), j.start_time(), zone),
+                             BoundText(j.has_end_time(), j.end_time(), zone), MaxFiresText(j),
+                             BlockText(j), j.pool(), PriorityText(j), FormatDuration(j.timeout()),
+                             FormatDuration(j.deadline()), absl::StrCat(j.retry().max_retries()),
+                             absl::StrJoin(j.child_job_ids(), ","), j.author(),
+                             FormatScheduleTime(j.update_time(), zone)});
     }
     table.AddRow(std::move(row));
   }
@@ -225,6 +241,7 @@ void PrintJobDetails(const v1::Job& job, std::ostream& out) {
   d.Add("params", job.params());
   d.Add("route", RouteText(job));
   d.Add("block", BlockText(job));
+  AddPool(job, d);
   d.Add("run timeout", FormatDuration(job.timeout()));
   d.Add("deadline", FormatDuration(job.deadline()));
   d.Add("retry", RetryText(job.retry()));
@@ -283,7 +300,10 @@ void PrintRunDetails(const v1::Run& run, absl::TimeZone zone, std::ostream& out)
   d.Add("group", Id(run.group_id()));
   d.Add("status", RunStatusName(run.status()));
   d.Add("trigger", TriggerTypeName(run.trigger_type()));
+  AddPool(run, d);
   d.Add("scheduled", FormatTime(run.scheduled_time(), zone));
+  // Waiting for a slot of its pool from then; "triggered" is when it got one.
+  if (run.has_queued_time()) d.Add("queued", FormatTime(run.queued_time(), zone));
   d.Add("triggered", FormatTime(run.trigger_time(), zone));
   d.Add("dispatched", FormatTime(run.dispatch_time(), zone));
   d.Add("started", FormatTime(run.start_time(), zone));

@@ -50,6 +50,15 @@ void PrintAlarmChannelTable(const Repeated<v1::AlarmChannel>& channels, std::ost
 void PrintAlarmChannelDetails(const v1::AlarmChannel& channel, absl::TimeZone zone,
                               std::ostream& out);
 
+// Pools (pool_printers.cc): NAME, SLOTS, RUNNING, QUEUED, DESCRIPTION; the
+// details add the times, in `zone`. The queue of one pool: the runs holding
+// its slots ("#" is "-"), then the queued ones numbered in the order they
+// get a slot, times in `zone`; "N queued in all" when it shows fewer than
+// queued_total.
+void PrintPoolTable(const Repeated<v1::Pool>& pools, std::ostream& out);
+void PrintPoolDetails(const v1::Pool& pool, absl::TimeZone zone, std::ostream& out);
+void PrintPoolQueue(const v1::ListPoolQueueResponse& queue, absl::TimeZone zone, std::ostream& out);
+
 // Workflows (workflow_printers.cc). A workflow's times, and its runs' when
 // the command names it, are in its schedule's zone (ScheduleZone).
 void PrintWorkflowTable(const Repeated<v1::Workflow>& workflows, std::ostream& out);

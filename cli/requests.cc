@@ -246,7 +246,9 @@ std::vector<FlagSpec> RunListFlagSpecs() {
   return {
       {"job", "", true, "JOB", "Only runs of this job (id, APP/NAME or NAME)."},
       {"group", "", true, "ID", "Only runs of this group."},
-      {"status", "", true, "S,...", "Only these statuses: pending, running, succeeded, failed."},
+      {"status", "", true, "S,...",
+       "Only these statuses: queued (waiting for a pool's slot), pending, running, succeeded, "
+       "failed."},
       {"trigger-type", "", true, "T",
        "Only runs of this trigger type: cron, fix_rate, fix_delay, manual, api, parent, retry, "
        "misfire, backfill."},

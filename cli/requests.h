@@ -117,6 +117,19 @@ absl::Status ApplyAlarmChannelFlags(const ParsedArgs& args, const EnvReader& get
 absl::StatusOr<v1::CreateAlarmChannelRequest> BuildCreateAlarmChannelRequest(
     const ParsedArgs& args, const EnvReader& getenv, const FileReader& read_file);
 
+// Flags of pool create / pool update (the same set): --slots, --description.
+std::vector<FlagSpec> PoolFlagSpecs();
+// Applies the pool flags in `args` to `pool`: each given flag replaces its
+// field, the others stay. --slots must be a positive integer (the server
+// checks the range, 1 to 10000).
+absl::Status ApplyPoolFlags(const ParsedArgs& args, v1::Pool* pool);
+// pool create NAME --slots N [--description TEXT]
+absl::StatusOr<v1::CreatePoolRequest> BuildCreatePoolRequest(const ParsedArgs& args);
+// pool queue NAME [--limit N]: the flags, and the request (limit 0, the
+// server's default, without --limit).
+std::vector<FlagSpec> PoolQueueFlagSpecs();
+absl::StatusOr<v1::ListPoolQueueRequest> BuildListPoolQueueRequest(const ParsedArgs& args);
+
 std::vector<FlagSpec> JobListFlagSpecs();
 // job list [--group ID]
 absl::StatusOr<v1::ListJobsRequest> BuildListJobsRequest(const ParsedArgs& args);

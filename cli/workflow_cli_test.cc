@@ -493,7 +493,7 @@ TEST_F(WorkflowCliTest, ApplyChecksWorkflowDocumentsBeforeSendingAnything) {
        "workflow.nodes[0] (x): name its job with jobName"},
       {std::string(kEtlWorkflow) + "---\n" + kEtlWorkflow,
        "workflow etl/nightly is declared twice"},
-      {"kind: Cron\n", "kind must be Group, Job, Workflow, Calendar or AlarmChannel"},
+      {"kind: Cron\n", "kind must be Group, Job, Workflow, Calendar, AlarmChannel or Pool"},
   };
   for (const auto& [text, message] : cases) {
     files_["bad.yaml"] = text;

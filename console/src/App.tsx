@@ -14,6 +14,8 @@ import WorkflowDetail from './pages/WorkflowDetail';
 import WorkflowRun from './pages/WorkflowRun';
 import Calendars from './pages/Calendars';
 import AlarmChannels from './pages/AlarmChannels';
+import Pools from './pages/Pools';
+import PoolQueue from './pages/PoolQueue';
 import Executors from './pages/Executors';
 import Access from './pages/Access';
 import Audit from './pages/Audit';
@@ -31,6 +33,7 @@ export default function App() {
     ['/workflows', 'Workflows'],
     ['/calendars', 'Calendars'],
     ['/alarm-channels', 'Alarm channels'],
+    ['/pools', 'Pools'],
     ['/runs', 'Runs'],
     ['/executors', 'Executors'],
   ];
@@ -74,6 +77,8 @@ export default function App() {
           <Route path="/workflow-runs/:id" element={<WorkflowRun />} />
           <Route path="/calendars" element={<Calendars />} />
           <Route path="/alarm-channels" element={<AlarmChannels />} />
+          <Route path="/pools" element={<Pools />} />
+          <Route path="/pools/:name" element={<PoolQueue />} />
           <Route path="/runs" element={<Runs />} />
           <Route path="/runs/:id" element={<RunDetail />} />
           <Route path="/executors" element={<Executors />} />

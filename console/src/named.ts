@@ -1,4 +1,4 @@
-// Objects the server keeps once by name and jobs name (calendars, alarm channels): loading every
+// Objects the server keeps once by name and jobs name (calendars, alarm channels, pools): loading every
 // one (their List calls are not paged; any role may read them), and the state of the page that
 // lists them and lets an admin create, edit and delete them.
 import { useState } from 'react';

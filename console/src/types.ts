@@ -1,7 +1,8 @@
 // The JSON mapping of proto/gnomon/v1 messages (unset fields are missing).
 
 export type Role = 'ROLE_ADMIN' | 'ROLE_OPERATOR' | 'ROLE_VIEWER' | 'ROLE_UNSPECIFIED';
-export type RunStatus = 'RUN_STATUS_PENDING' | 'RUN_STATUS_RUNNING' | 'RUN_STATUS_SUCCEEDED' | 'RUN_STATUS_FAILED';
+/** QUEUED: recorded, waiting for a slot of its job's pool (not sent yet); it becomes PENDING when it gets one. */
+export type RunStatus = 'RUN_STATUS_QUEUED' | 'RUN_STATUS_PENDING' | 'RUN_STATUS_RUNNING' | 'RUN_STATUS_SUCCEEDED' | 'RUN_STATUS_FAILED';
 
 export interface Grants { allGroups?: boolean; groupIds?: string[] }
 export interface WhoAmI { role?: Role; grants?: Grants; user?: string }
@@ -35,6 +36,30 @@ export interface Calendar {
   windows?: string[];
   createTime?: string;
   updateTime?: string;
+}
+
+/** Concurrency slots shared by the jobs naming it (common.proto Pool): at most `slots` of their runs at once. */
+export interface Pool {
+  id?: string;
+  /** Fixed once created; jobs name it in Job.pool. */
+  name?: string;
+  description?: string;
+  /** Runs at once at most: 1 to 10,000. */
+  slots?: number;
+  createTime?: string;
+  updateTime?: string;
+  /** Output only: runs holding a slot now. */
+  running?: number;
+  /** Output only: runs waiting for one. */
+  queued?: number;
+}
+
+/** ListPoolQueue's answer: the runs holding the pool's slots (oldest first) and the first waiting, in the order they get one. */
+export interface PoolQueue {
+  running?: Run[];
+  queued?: Run[];
+  /** Runs waiting in all (queued may list fewer). */
+  queuedTotal?: number;
 }
 
 export interface Misfire {
@@ -135,6 +160,10 @@ export interface Job {
   maxFires?: number;
   /** Output only, with maxFires: the slots its schedule will still fire (unset: 0). */
   firesLeft?: number;
+  /** The Pool whose slots its runs take (each waits QUEUED for one); unset: none, its runs are sent at once. */
+  pool?: string;
+  /** Among the runs queued for its pool, higher gets a free slot first (then the oldest): -1000 to 1000; unset: 0. */
+  priority?: number;
 }
 
 /** One kept version of a script job's script (JobAdmin.ListScriptVersions / GetScriptVersion). */
@@ -196,6 +225,11 @@ export interface Run {
   inputs?: { node?: string; output?: string }[];
   /** When the work of its fire must be done by (its job's deadline); unset without one. */
   deadlineTime?: string;
+  /** The pool whose slot it takes (its job's when it was recorded) and its priority there; unset without a pool. */
+  pool?: string;
+  priority?: number;
+  /** When it was queued for a slot of its pool (its triggerTime is when it got one); unset if it never queued. */
+  queuedTime?: string;
 }
 
 export interface LogLine { lineNumber?: string; time?: string; text?: string }

@@ -98,6 +98,15 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   return { data, error, reload, setError };
 }
 
+/** Calls `fn` every `ms` while `active` (a live view polling its data: pass useLoad's stable `reload`). */
+export function useInterval(fn: () => void, ms: number, active = true) {
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(fn, ms);
+    return () => clearInterval(t);
+  }, [fn, ms, active]);
+}
+
 export function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: ReactNode }) {
   return (
     <label className="field">

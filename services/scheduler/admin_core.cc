@@ -20,6 +20,7 @@
 #include "services/scheduler/calendar_admin.h"
 #include "services/scheduler/job_filter.h"
 #include "services/scheduler/next_fire.h"
+#include "services/scheduler/pool_admin.h"
 #include "services/scheduler/route_plan.h"
 
 namespace gnomon::scheduler {
@@ -192,6 +193,7 @@ absl::StatusOr<store::NewJob> AdminCore::PrepareNewJob(const v1::CreateJobReques
   ASSIGN_OR_RETURN(std::shared_ptr<const schedule::Calendar> calendar,
                    CalendarOf(stores_.calendars, n.job.schedule(), "job.schedule.calendar"));
   RETURN_IF_ERROR(CheckAlarmChannelsExist(stores_.alarm_channels, n.job.alarm()));
+  RETURN_IF_ERROR(CheckPoolExists(stores_.pools, n.job.pool(), "job.pool"));
   if (req.start()) {
     n.state = v1::JOB_STATE_RUNNING;
     n.next_fire_ms = FirstSlot(n.job, now_ms, {nullptr, calendar.get()});
@@ -345,6 +347,7 @@ absl::StatusOr<v1::Job> AdminCore::UpdateJob(const v1::UpdateJobRequest& req,
   ASSIGN_OR_RETURN(std::shared_ptr<const schedule::Calendar> calendar,
                    CalendarOf(stores_.calendars, job.schedule(), "job.schedule.calendar"));
   RETURN_IF_ERROR(CheckAlarmChannelsExist(stores_.alarm_channels, job.alarm()));
+  RETURN_IF_ERROR(CheckPoolExists(stores_.pools, job.pool(), "job.pool"));
   if (job.group_id() != current.group_id())
     RETURN_IF_ERROR(CheckGroupQuota(job.group_id(), 1, "job.group_id"));
   std::optional<int64_t> next;
@@ -497,6 +500,17 @@ absl::StatusOr<v1::KillRunResponse> AdminCore::KillRun(int64_t run_id) {
   if (IsTerminal(run.status())) {
     return absl::FailedPreconditionError(
         absl::StrCat("run_id: run ", run_id, " has already ended"));
+  }
+  if (run.status() == v1::RUN_STATUS_QUEUED) {
+    // Never sent: it leaves its pool's queue, failed as killed (its
+    // follow-ups, alarms and workflow moves as for any killed run).
+    ASSIGN_OR_RETURN(int64_t n, stores_.runs->FailRuns(
+                                    {run_id}, v1::HANDLE_CODE_KILLED,
+                                    "killed by an admin while queued for pool '" + run.pool() + "'",
+                                    clock_->NowMillis()));
+    v1::KillRunResponse resp;
+    resp.set_found(n > 0);
+    return resp;
   }
   if (run.executor_address().empty()) {
     return absl::FailedPreconditionError(

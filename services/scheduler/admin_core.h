@@ -15,6 +15,7 @@
 #include "services/common/store/alarm_channel_store.h"
 #include "services/common/store/audit_store.h"
 #include "services/common/store/calendar_store.h"
+#include "services/common/store/pool_store.h"
 #include "services/common/store/credential_store.h"
 #include "services/common/store/job_store.h"
 #include "services/common/store/run_store.h"
@@ -36,6 +37,8 @@ struct AdminStores {
   store::CalendarStore* calendars = nullptr;
   // Alarm channels jobs name; null: a job naming one is refused (UNIMPLEMENTED).
   store::AlarmChannelStore* alarm_channels = nullptr;
+  // Pools jobs name; null: a job naming one is refused (UNIMPLEMENTED).
+  store::PoolStore* pools = nullptr;
 };
 
 class AdminCore {

@@ -20,6 +20,7 @@
 #include "services/scheduler/alarm_channel_admin.h"
 #include "services/scheduler/audit_log.h"
 #include "services/scheduler/calendar_admin.h"
+#include "services/scheduler/pool_admin.h"
 #include "services/scheduler/job_names.h"
 #include "services/scheduler/workflow_admin.h"
 
@@ -37,11 +38,12 @@ struct AdminChange {
 class AdminService final : public v1::JobAdmin::Service {
  public:
   // `limiter` may be null (no rate limit); `audit` may be null (no audit
-  // log); `workflows`, `calendars` and `alarm_channels` may be null (their
-  // methods answer UNIMPLEMENTED).
+  // log); `workflows`, `calendars`, `alarm_channels` and `pools` may be null
+  // (their methods answer UNIMPLEMENTED).
   AdminService(AdminCore* core, Authenticator* auth, RateLimiter* limiter = nullptr,
                AuditLog* audit = nullptr, WorkflowAdmin* workflows = nullptr,
-               CalendarAdmin* calendars = nullptr, AlarmChannelAdmin* alarm_channels = nullptr)
+               CalendarAdmin* calendars = nullptr, AlarmChannelAdmin* alarm_channels = nullptr,
+               PoolAdmin* pools = nullptr)
       : core_(core),
         auth_(auth),
         stores_(core->stores()),
@@ -49,7 +51,8 @@ class AdminService final : public v1::JobAdmin::Service {
         audit_(audit),
         workflows_(workflows),
         calendars_(calendars),
-        alarm_channels_(alarm_channels) {}
+        alarm_channels_(alarm_channels),
+        pools_(pools) {}
 
   using Ctx = grpc::ServerContext;
   grpc::Status CreateGroup(Ctx*, const v1::CreateGroupRequest*, v1::Group*) override;
@@ -118,6 +121,13 @@ class AdminService final : public v1::JobAdmin::Service {
                                   v1::DeleteAlarmChannelResponse*) override;
   grpc::Status TestAlarmChannel(Ctx*, const v1::TestAlarmChannelRequest*,
                                 v1::TestAlarmChannelResponse*) override;
+  grpc::Status CreatePool(Ctx*, const v1::CreatePoolRequest*, v1::Pool*) override;
+  grpc::Status GetPool(Ctx*, const v1::GetPoolRequest*, v1::Pool*) override;
+  grpc::Status ListPools(Ctx*, const v1::ListPoolsRequest*, v1::ListPoolsResponse*) override;
+  grpc::Status UpdatePool(Ctx*, const v1::UpdatePoolRequest*, v1::Pool*) override;
+  grpc::Status DeletePool(Ctx*, const v1::DeletePoolRequest*, v1::DeletePoolResponse*) override;
+  grpc::Status ListPoolQueue(Ctx*, const v1::ListPoolQueueRequest*,
+                             v1::ListPoolQueueResponse*) override;
   grpc::Status TriggerWorkflow(Ctx*, const v1::TriggerWorkflowRequest*, v1::WorkflowRun*) override;
   grpc::Status GetWorkflowRun(Ctx*, const v1::GetWorkflowRunRequest*, v1::WorkflowRun*) override;
   grpc::Status ListWorkflowRuns(Ctx*, const v1::ListWorkflowRunsRequest*,
@@ -152,6 +162,10 @@ class AdminService final : public v1::JobAdmin::Service {
   // UNIMPLEMENTED without an AlarmChannelAdmin.
   std::string AlarmChannelJson(const std::string& name);
   absl::Status CheckAlarmChannels() const;
+  // A pool as the audit records it (its configuration; "" if gone), and
+  // UNIMPLEMENTED without a PoolAdmin.
+  std::string PoolJson(const std::string& name);
+  absl::Status CheckPools() const;
   // The workflow methods: UNIMPLEMENTED without a WorkflowAdmin, else
   // PermissionDenied unless the caller reaches `group` (once it is known).
   absl::Status CheckWorkflows() const;
@@ -171,6 +185,7 @@ class AdminService final : public v1::JobAdmin::Service {
   WorkflowAdmin* const workflows_;
   CalendarAdmin* const calendars_;
   AlarmChannelAdmin* const alarm_channels_;
+  PoolAdmin* const pools_;
 };
 
 }  // namespace gnomon::scheduler

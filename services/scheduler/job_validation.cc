@@ -150,6 +150,8 @@ absl::Status ValidateJobFields(const v1::Job& job, const JobLimits& limits) {
       CheckText("job.description", job.description(), 1024),
       CheckText("job.author", job.author(), 256),
       CheckRange("job.pause_after_failures", job.pause_after_failures(), 0, 1000),
+      CheckString("job.pool", job.pool(), 64, Charset::kName),
+      CheckRange("job.priority", job.priority(), -1000, 1000),
       CheckText("job.pause_reason", job.pause_reason(), 1024),  // Output only.
       CheckTask(job, limits),
       ValidateScheduleFields("job.schedule", job.schedule()),

@@ -104,7 +104,16 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
       r.set_workflow_node(f.workflow_node);
       r.set_workflow_attempt(f.workflow_attempt);
       r.mutable_inputs()->Assign(f.inputs.begin(), f.inputs.end());
-      r.set_status(v1::RUN_STATUS_PENDING);
+      // A job with a pool records its runs QUEUED for a slot (PoolGranter
+      // lets them go); the others are sent at once.
+      if (f.job->pool().empty()) {
+        r.set_status(v1::RUN_STATUS_PENDING);
+      } else {
+        r.set_status(v1::RUN_STATUS_QUEUED);
+        r.set_pool(f.job->pool());
+        r.set_priority(f.job->priority());
+        *r.mutable_queued_time() = TimeUtil::MillisecondsToTimestamp(now);
+      }
       r.set_fence_epoch(ownership ? ownership->EpochOfJob(f.job->id()) : 0);
       // A workflow node's end always moves its workflow run on.
       r.set_success_has_followups(SuccessHasFollowups(*f.job) || f.workflow_run_id > 0);
@@ -129,7 +138,7 @@ absl::StatusOr<RecordedFires> RunRecorder::Record(const std::vector<FireSpec>& f
     }
     v1::Run& r = runs[k];
     r.set_id(inserted[k].run_id);
-    if (in_flight_ != nullptr) in_flight_->Sending(r.id());
+    if (in_flight_ != nullptr && r.status() == v1::RUN_STATUS_PENDING) in_flight_->Sending(r.id());
     if (r.first_run_id() == 0) r.set_first_run_id(r.id());
     outcome.run_ids.push_back(r.id());
     const size_t fire = out.runs[k].fire;

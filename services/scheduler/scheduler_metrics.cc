@@ -91,6 +91,12 @@ SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
       deadlines_missed_(m.Counter("gnomon_scheduler_deadlines_missed_total",
                                   "Fires whose work was not done by their job's deadline (each "
                                   "raised an alarm; nothing was killed).")),
+      pool_runs_let_go_(m.Counter("gnomon_scheduler_pool_runs_let_go_total",
+                                  "Runs queued for a slot of their job's pool that got one and "
+                                  "were let go to an executor (by this replica).")),
+      pool_wait_(m.Histogram("gnomon_scheduler_pool_wait_seconds",
+                             "How long runs waited in their pool's queue for a slot.",
+                             metrics::RunDurationBuckets())),
       workflow_runs_succeeded_(
           m.Counter(kWorkflowRuns, kWorkflowRunsHelp, {{"status", "succeeded"}})),
       workflow_runs_failed_(m.Counter(kWorkflowRuns, kWorkflowRunsHelp, {{"status", "failed"}})),
@@ -104,7 +110,12 @@ SchedulerMetrics::SchedulerMetrics(metrics::MetricsRegistry& m,
           "Alarms folded into their job's summary (sent as one alarm with the count) "
           "because an alarm of the job was still being delivered or the queue was full.")),
       jobs_(m.GaugeFamily("gnomon_jobs",
-                          "Jobs by group (app name) and state, read from the store at scrape.")) {
+                          "Jobs by group (app name) and state, read from the store at scrape.")),
+      pools_(m.GaugeFamily("gnomon_pool_runs",
+                           "Runs of each pool (Job.pool) holding a slot (state running) or "
+                           "waiting for one (state queued), read from the store at scrape.")),
+      pool_slots_(m.GaugeFamily("gnomon_pool_slots",
+                                "The slots of each pool, read from the store at scrape.")) {
   auto& fires = m.CounterFamily(
       "gnomon_scheduler_fires_total",
       "Fires by trigger type and outcome: once per run a fire made (a broadcast counts "
@@ -188,6 +199,18 @@ void SchedulerMetrics::SetJobs(const std::vector<store::JobCount>& counts) {
                       static_cast<double>(c.jobs)});
   }
   jobs_.Set(values);
+}
+
+void SchedulerMetrics::SetPoolRuns(const std::vector<v1::Pool>& pools) {
+  std::vector<std::pair<prometheus::Labels, double>> runs;
+  std::vector<std::pair<prometheus::Labels, double>> slots;
+  for (const v1::Pool& p : pools) {
+    runs.push_back({{{"pool", p.name()}, {"state", "running"}}, static_cast<double>(p.running())});
+    runs.push_back({{{"pool", p.name()}, {"state", "queued"}}, static_cast<double>(p.queued())});
+    slots.push_back({{{"pool", p.name()}}, static_cast<double>(p.slots())});
+  }
+  pools_.Set(runs);
+  pool_slots_.Set(slots);
 }
 
 void SchedulerMetrics::WorkflowRunEnded(v1::WorkflowRunStatus status, absl::Duration took) {

@@ -69,6 +69,11 @@ class SchedulerMetrics {
   void JobPaused() { jobs_paused_.Increment(); }
   // A fire's work was not done by its job's deadline.
   void DeadlineMissed() { deadlines_missed_.Increment(); }
+  // A run queued for a pool's slot got one `waited_ms` after it was queued.
+  void PoolRunLetGo(int64_t waited_ms) {
+    pool_runs_let_go_.Increment();
+    pool_wait_.Observe(static_cast<double>(waited_ms) / 1000.0);
+  }
   // A workflow run ended (counted once, by the replica that stored its end).
   void WorkflowRunEnded(v1::WorkflowRunStatus status, absl::Duration took);
   // An executor accepted `run` (first time) at now_ms: a fire dispatched,
@@ -96,6 +101,8 @@ class SchedulerMetrics {
   void SetPools(const TriggerPools::Stats& stats);
   void SetAlarms(const alarm::AlarmCounters& counters);
   void SetJobs(const std::vector<store::JobCount>& counts);
+  // Each pool's slots, runs holding one and runs queued.
+  void SetPoolRuns(const std::vector<v1::Pool>& pools);
   // Executors' Dispatch.Connect streams open on this replica.
   void SetExecutorStreams(size_t n) { executor_streams_.Set(static_cast<double>(n)); }
   // Jobs this replica does not fire because the calendar they name is not found.
@@ -128,6 +135,8 @@ class SchedulerMetrics {
   prometheus::Counter& slots_skipped_;
   prometheus::Counter& jobs_paused_;
   prometheus::Counter& deadlines_missed_;
+  prometheus::Counter& pool_runs_let_go_;
+  prometheus::Histogram& pool_wait_;
   // Workflow runs ended: succeeded, failed, cancelled.
   prometheus::Counter& workflow_runs_succeeded_;
   prometheus::Counter& workflow_runs_failed_;
@@ -139,6 +148,8 @@ class SchedulerMetrics {
   prometheus::Counter& alarms_aggregated_;
 
   metrics::GaugeSnapshot jobs_;
+  metrics::GaugeSnapshot pools_;
+  metrics::GaugeSnapshot pool_slots_;
 
   absl::Mutex mu_;
   std::vector<int> held_ ABSL_GUARDED_BY(mu_);  // As of the last Owned().

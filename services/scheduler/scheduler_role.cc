@@ -19,6 +19,11 @@ std::unique_ptr<SchedulerMetrics> MetricsOf(metrics::MetricsRegistry* registry,
 
 namespace {
 
+// How often the runs queued for pools' slots are looked at: a slot freed by
+// a run's end is taken within about this long (the end may be stored by
+// another replica, so it is polled for).
+constexpr absl::Duration kPoolGrantInterval = absl::Milliseconds(100);
+
 RunReaperOptions ReaperOptions(const SchedulerOptions& o) {
   RunReaperOptions out = o.reaper;
   out.returning_grace = o.executor_return_grace;
@@ -71,6 +76,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       deadlines_(store, store, clock, {}, &alarms_, metrics_.get()),
       reaper_(store, &membership_, clock, ReaperOptions(options), metrics_.get(), &in_flight_),
       redispatcher_(store, &resender_, clock, options.redispatch, &in_flight_),
+      pool_granter_(store, &resender_, clock, &in_flight_, metrics_.get()),
       lease_(store, store->partition_count(),
              options.replica_id.empty() ? DefaultReplicaId() : options.replica_id, clock,
              options.lease,
@@ -84,21 +90,23 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
                deadlines_.SetOwnership(o);
                workflow_scheduler_.SetOwnership(o);
                redispatcher_.SetOwnership(o);
+               pool_granter_.SetOwnership(o);
                reaper_.SetOwnership(o);
                if (metrics_ != nullptr) metrics_->Owned(*o);
                loop_.SetOwnership(std::move(o));
              }),
-      core_(AdminStores{store, store, store, store, store, store}, &trigger_, &targets_, &loop_,
-            &executors_, clock, options.limits, options.token_grace),
+      core_(AdminStores{store, store, store, store, store, store, store}, &trigger_, &targets_,
+            &loop_, &executors_, clock, options.limits, options.token_grace),
       workflow_admin_({store, store, store, store}, &workflows_, &core_, clock, options.limits),
       calendar_admin_(store, clock, &loop_),
       alarm_chat_([this](const std::string& name) { return alarm_book_.Find(name); },
                   ChatOptionsOf(options, clock)),
       alarm_channel_admin_(store, clock, &alarm_chat_),
+      pool_admin_(store, clock),
       admin_limiter_(options.admin_rate, clock),
       audit_(store, clock),
       service_(&core_, auth, &admin_limiter_, &audit_, &workflow_admin_, &calendar_admin_,
-               &alarm_channel_admin_) {
+               &alarm_channel_admin_, &pool_admin_) {
   // An executor that left gets no new runs; its link (and unanswered
   // dispatches) are failed at once.
   membership_.OnLeft([this](const v1::ExecutorInfo& e) {
@@ -111,6 +119,7 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
   deadlines_.SetOwnership(std::make_shared<const Ownership>());
   workflow_scheduler_.SetOwnership(std::make_shared<const Ownership>());
   reaper_.SetOwnership(std::make_shared<const Ownership>());
+  pool_granter_.SetOwnership(std::make_shared<const Ownership>());
   if (metrics_ != nullptr) {
     scrape_hook_ = registry->OnScrape([this, store] {
       metrics_->SetPools(pools_.stats());
@@ -119,6 +128,10 @@ SchedulerRole::SchedulerRole(store::Store* store, Authenticator* auth, Scheduler
       // A cheap aggregate; a store that is down leaves the last counts.
       if (absl::StatusOr<std::vector<store::JobCount>> jobs = store->CountJobs(); jobs.ok()) {
         metrics_->SetJobs(*jobs);
+      }
+      if (absl::StatusOr<std::vector<v1::Pool>> pools = store->ListPools(clock_->NowMillis());
+          pools.ok()) {
+        metrics_->SetPoolRuns(*pools);
       }
     });
   }
@@ -177,6 +190,7 @@ void SchedulerRole::Start(const std::string& registry_endpoint) {
   workflow_scheduler_.Start();
   reaper_.Start();
   redispatcher_.Start();
+  pool_granter_.Start(kPoolGrantInterval);
   // Partitions are taken only once the executors are known: a replica that
   // fired before would fail its first runs "no live executor".
   if (!membership_.WaitSynced(absl::Seconds(10))) {
@@ -252,6 +266,7 @@ void SchedulerRole::Stop() {
   followups_.Stop();
   workflow_scheduler_.Stop();
   redispatcher_.Stop();
+  pool_granter_.Stop();
   pools_.Stop();  // Runs every queued dispatch: each run is now on its executor's link.
   if (!executors_.AwaitAnswered(absl::Seconds(5))) {
     GNOMON_LOG(WARNING) << "scheduler: stopping with dispatches unanswered after 5 s; they fail";

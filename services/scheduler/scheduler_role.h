@@ -34,6 +34,8 @@
 #include "services/scheduler/group_targets.h"
 #include "services/scheduler/in_flight_runs.h"
 #include "services/scheduler/partition_lease.h"
+#include "services/scheduler/pool_admin.h"
+#include "services/scheduler/pool_granter.h"
 #include "services/scheduler/redispatcher.h"
 #include "services/scheduler/resender.h"
 #include "services/scheduler/run_reaper.h"
@@ -131,12 +133,14 @@ class SchedulerRole {
   DeadlineWatch deadlines_;
   RunReaper reaper_;
   Redispatcher redispatcher_;
+  PoolGranter pool_granter_;
   PartitionLease lease_;
   AdminCore core_;
   WorkflowAdmin workflow_admin_;
   CalendarAdmin calendar_admin_;
   alarm::ChatChannel alarm_chat_;  // TestAlarmChannel's.
   AlarmChannelAdmin alarm_channel_admin_;
+  PoolAdmin pool_admin_;
   RateLimiter admin_limiter_;
   AuditLog audit_;
   AdminService service_;

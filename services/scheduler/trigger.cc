@@ -42,6 +42,8 @@ absl::StatusOr<std::vector<FireOutcome>> Trigger::Fire(std::vector<FireSpec> fir
   std::vector<Deliveries::Outgoing> out;
   out.reserve(recorded.runs.size());
   for (RecordedRun& r : recorded.runs) {
+    // A run queued for its pool's slot is sent when it gets one (PoolGranter).
+    if (r.run.status() == v1::RUN_STATUS_QUEUED) continue;
     const FireSpec& f = fires[r.fire];
     out.push_back({std::move(r.run), f.job, plans[r.fire].runs[r.planned], targets[r.fire],
                    f.dispatch_at_ms});

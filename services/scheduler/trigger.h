@@ -1,7 +1,8 @@
 // Trigger: the scheduler's FireSink. For each fire it asks GroupTargets
 // which executors the fire may use, lays its runs out over them (RoutePlan),
 // records them in one store call for the batch (RunRecorder) and hands each
-// recorded run to Deliveries. It only composes them.
+// recorded run to Deliveries (but a run queued for its pool's slot, which
+// PoolGranter sends when it gets one). It only composes them.
 //
 //   Trigger trigger(&run_recorder, &targets, &deliveries);  // (..., &metrics): slots taken counted
 //   FireSpec f{.job = job_ptr, .type = v1::TRIGGER_TYPE_FIX_RATE, .scheduled_ms = slot};

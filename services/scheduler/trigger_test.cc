@@ -101,6 +101,27 @@ TEST_F(TriggerTest, ABatchOfFiresIsRecordedInOneStoreCallAndEachRunSentOnce) {
   EXPECT_THAT(RunsOf(broadcast->id()), SizeIs(2));
 }
 
+TEST_F(TriggerTest, ARunOfAJobNamingAPoolIsRecordedQueuedAndNotSent) {
+  std::shared_ptr<const v1::Job> plain = Job(v1::ROUTE_STRATEGY_FIRST);
+  v1::Job pooled_job = *Job(v1::ROUTE_STRATEGY_SHARDING_BROADCAST);
+  pooled_job.set_pool("db");
+  pooled_job.set_priority(3);
+  auto pooled = std::make_shared<const v1::Job>(pooled_job);
+  absl::StatusOr<std::vector<FireOutcome>> out =
+      trigger_.Fire({Slot(pooled, kNow), Slot(plain, kNow)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_THAT((*out)[0].run_ids, SizeIs(2));  // A shard for each executor, each queued.
+  ASSERT_THAT(executors_.sent, SizeIs(1));
+  EXPECT_EQ(executors_.sent[0].run.run_id(), (*out)[1].run_ids[0]);
+  for (const v1::Run& r : RunsOf(pooled->id())) {
+    EXPECT_EQ(r.status(), v1::RUN_STATUS_QUEUED);
+    EXPECT_EQ(r.pool(), "db");
+    EXPECT_EQ(r.priority(), 3);
+    EXPECT_TRUE(r.has_queued_time());
+    EXPECT_TRUE(r.executor_address().empty());
+  }
+}
+
 TEST_F(TriggerTest, ASlotAlreadyFiredRecordsAndSendsNothingAndTheOthersGoOn) {
   std::shared_ptr<const v1::Job> job = Job(v1::ROUTE_STRATEGY_FIRST);
   ASSERT_TRUE(trigger_.Fire({Slot(job, kNow)}).ok());

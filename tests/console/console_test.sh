@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The console's browser tests (console/e2e/*.e2e.mjs: the screens, the
-# workflow screens, a job paused after failures, calendars, then alarm channels) against a real gnomond
+# workflow screens, a job paused after failures, calendars, alarm channels, then pools) against a real gnomond
 # serving the built console, with a sample executor online; before them the
 # graph layout's unit test.
 # Usage: console_test.sh GNOMOND GNOMONCTL SAMPLE_EXECUTOR CONSOLE_DIST [SCREENSHOT_BASE]
@@ -73,7 +73,7 @@ mkdir -p "$shots"
 start=$SECONDS
 # The workflow graph's layout on its own first (node:test, no browser).
 node --test "$console/test/dag.test.mjs" >"$tmp/unit.out" 2>&1 || { cat "$tmp/unit.out" >&2; die "dag.test.mjs failed"; }
-for spec in console workflows pause calendars alarm-channels; do
+for spec in console workflows pause calendars alarm-channels pools; do
   GNOMON_URL=$http GNOMON_ADMIN_TOKEN=$admin GNOMON_VIEWER_TOKEN=$viewer GNOMON_GROUP_ID=$group_id \
     SCREENSHOT_DIR=$shots CHROMIUM=$chromium node "$console/e2e/$spec.e2e.mjs"
 done

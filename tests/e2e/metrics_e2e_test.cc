@@ -102,7 +102,8 @@ int FreePort() {
   return ntohs(a.sin_port);
 }
 
-// gnomond and one sample executor with metrics on, a group and a manual job.
+// gnomond and one sample executor with metrics on, a group, a manual job
+// and a pool (whose families are labelled by pool: none without one).
 class MetricsE2E : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -120,6 +121,8 @@ class MetricsE2E : public ::testing::Test {
     ASSERT_TRUE(cluster_.CtlJson(
         {"job", "create", "--group", absl::StrCat(group_.id()), "--handler", "demo", "--manual"},
         &job_));
+    v1::Pool pool;
+    ASSERT_TRUE(cluster_.CtlJson({"pool", "create", "metrics-pool", "--slots", "2"}, &pool));
   }
 
   // Fires the job once on the executor, named explicitly so the run does not

@@ -206,7 +206,8 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
       R"(group_id: $0 description: "d" author: "a" bean { handler: "h" } params: "p"
          schedule { cron { expression: "0 0 0 * * ?" time_zone: "Europe/Berlin" } }
          child_job_ids: $1 alarm { emails: "ops@example.com" webhook_urls: "https://example.com/hook"
-                                   channels: "walk-chan" on: ALARM_ON_BOTH silence { seconds: 60 } })",
+                                   channels: "walk-chan" on: ALARM_ON_BOTH silence { seconds: 60 } }
+         pool: "walk-pool" priority: 1)",
       group_.id(), job_.id());
   const std::string script_job = absl::Substitute(
       R"(group_id: $0 script { language: SCRIPT_LANGUAGE_SHELL source: "echo" version: 1 remark: "r" }
@@ -249,6 +250,9 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
   const std::string calendar =
       R"(id: 1 name: "walk-cal" description: "d" time_zone: "Asia/Shanghai" weekdays: MONDAY
          excluded_dates: "2026-10-01" included_dates: "2026-10-10" windows: "09:00-17:00"
+         create_time { seconds: 1700000000 } update_time { seconds: 1700000000 })";
+  const std::string pool =
+      R"(id: 1 name: "walk-pool" description: "d" slots: 2 running: 1 queued: 1
          create_time { seconds: 1700000000 } update_time { seconds: 1700000000 })";
   const std::string condition_first = fields + condition_node + job_node + named_node;
   return {
@@ -307,6 +311,12 @@ std::vector<Baseline> InputLimitsTest::Baselines() const {
       {"gnomon.v1.JobAdmin.ListCalendars", {}, ""},
       {"gnomon.v1.JobAdmin.UpdateCalendar", {}, absl::StrCat("calendar { ", calendar, " }")},
       {"gnomon.v1.JobAdmin.DeleteCalendar", {}, R"(name: "walk-cal")"},
+      {"gnomon.v1.JobAdmin.CreatePool", {}, absl::StrCat("pool { ", pool, " }")},
+      {"gnomon.v1.JobAdmin.GetPool", {}, R"(name: "walk-pool")"},
+      {"gnomon.v1.JobAdmin.ListPools", {}, ""},
+      {"gnomon.v1.JobAdmin.UpdatePool", {}, absl::StrCat("pool { ", pool, " }")},
+      {"gnomon.v1.JobAdmin.DeletePool", {}, R"(name: "walk-pool")"},
+      {"gnomon.v1.JobAdmin.ListPoolQueue", {}, R"(name: "walk-pool" limit: 10)"},
       {"gnomon.v1.JobAdmin.CreateAlarmChannel", {}, absl::StrCat("channel { ", channel, " }")},
       {"gnomon.v1.JobAdmin.GetAlarmChannel", {}, R"(name: "walk-chan")"},
       {"gnomon.v1.JobAdmin.ListAlarmChannels", {}, ""},

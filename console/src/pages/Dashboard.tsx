@@ -31,7 +31,7 @@ async function countJobs(): Promise<number> {
 }
 
 async function runsToday(): Promise<Record<string, number>> {
-  const counts: Record<string, number> = { PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0 };
+  const counts: Record<string, number> = { QUEUED: 0, PENDING: 0, RUNNING: 0, SUCCEEDED: 0, FAILED: 0 };
   let pageToken: string | undefined;
   for (let i = 0; i < 20; i++) {
     const r = await call<{ runs?: Run[]; nextPageToken?: string }>('JobAdmin/ListRuns', {
@@ -109,6 +109,7 @@ export default function Dashboard() {
         <Card label="Runs today: succeeded" value={t?.SUCCEEDED} error={today.error} />
         <Card label="Runs today: failed" value={t?.FAILED} error={today.error} />
         <Card label="Runs today: running or pending" value={t ? t.RUNNING + t.PENDING : undefined} error={today.error} />
+        <Card label="Runs today: queued for a pool slot" value={t?.QUEUED} error={today.error} />
         <Card label="Online executors" value={execs.data?.length} error={execs.error} />
       </div>
       {stats.data && (

@@ -5,6 +5,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import { alarmOnLabel } from '../alarmChannels';
 import { call } from '../api';
 import { enumLabel, fmtTime, seconds } from '../format';
+import { poolPath } from '../pools';
 import type { Job } from '../types';
 import { ConfirmButton, Details, ErrorBox, Field, StatusBadge } from '../ui';
 
@@ -34,7 +35,8 @@ export function JobStateBadge({ job }: { job: Job }) {
  * What a job's page says of it beside the form: its name, state (why a paused
  * job was paused, and its failures in a row when it pauses after some), its
  * deadline, start and end when it has them, the slots it will still fire when
- * it fires at most N times, and when it last fired and ran.
+ * it fires at most N times, its pool and priority when it names one, and
+ * when it last fired and ran.
  */
 export function JobSummary({ job }: { job: Job }) {
   const zone = job.schedule?.cron?.timeZone;
@@ -49,6 +51,8 @@ export function JobSummary({ job }: { job: Job }) {
   if (job.startTime) rows.push(['Runs from', fmtTime(job.startTime, zone)]);
   if (job.endTime) rows.push(['Runs until', fmtTime(job.endTime, zone)]);
   if (job.maxFires) rows.push(['Fires left', `${job.firesLeft ?? 0} of ${job.maxFires}`]);
+  if (job.pool) rows.push(['Pool', <Link to={poolPath(job.pool)}>{job.pool}</Link>]);
+  if (job.pool || job.priority) rows.push(['Priority', String(job.priority ?? 0)]);
   const channels = job.alarm?.channels ?? [];
   if (channels.length) {
     const silence = seconds(job.alarm?.silence);

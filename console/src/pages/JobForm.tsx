@@ -5,6 +5,7 @@ import { ALARM_ONS, kindLabel, useAlarmChannels } from '../alarmChannels';
 import { useCalendars } from '../calendars';
 import { seconds } from '../format';
 import { useGroups } from '../groups';
+import { usePools } from '../pools';
 import { useSession } from '../session';
 import type { AlarmOn, Job, Schedule } from '../types';
 import { EnumOptions, ErrorBox, Field, GroupOptions } from '../ui';
@@ -36,6 +37,8 @@ interface Form {
   jitter: string; // seconds, "" = none
   routeStrategy: string;
   blockStrategy: string;
+  pool: string; // a pool's name, "" = none
+  priority: string; // among the runs queued for its pool, higher first; "0" = the default
   timeout: string; // seconds, "" = none
   retries: string;
   pauseAfterFailures: string; // "0" = never
@@ -92,6 +95,8 @@ function fromJob(j: Job): Form {
     jitter: s.jitter ? String(seconds(s.jitter)) : '',
     routeStrategy: j.routeStrategy ?? 'ROUTE_STRATEGY_ROUND',
     blockStrategy: j.blockStrategy ?? 'BLOCK_STRATEGY_SERIAL_EXECUTION',
+    pool: j.pool ?? '',
+    priority: String(j.priority ?? 0),
     timeout: j.timeout ? String(seconds(j.timeout)) : '',
     retries: String(j.retry?.maxRetries ?? 0),
     pauseAfterFailures: String(j.pauseAfterFailures ?? 0),
@@ -155,6 +160,9 @@ function toJob(f: Form, base: Job): Job {
     schedule: scheduleOf(f),
     routeStrategy: f.routeStrategy,
     blockStrategy: f.blockStrategy,
+    // None (and the default 0) are left out, which clears them.
+    pool: f.pool || undefined,
+    priority: Number(f.priority) || undefined,
     timeout: f.timeout ? `${Number(f.timeout)}s` : undefined,
     retry: { ...(base.retry ?? {}), maxRetries: Number(f.retries) || 0 },
     pauseAfterFailures: Number(f.pauseAfterFailures) || 0,
@@ -406,6 +414,10 @@ export default function JobForm() {
               <EnumOptions values={BLOCKS} prefix="BLOCK_STRATEGY_" />
             </select>
           </Field>
+          <PoolSelect value={form.pool} onChange={set('pool')} />
+          <Field label="Priority" hint="among the runs queued for its pool, a higher priority gets a free slot first (then the oldest); -1000 to 1000">
+            <input type="number" min="-1000" max="1000" step="1" value={form.priority} onChange={(e) => set('priority')(e.target.value)} required />
+          </Field>
           <Field label="Timeout (seconds, empty for none)">
             <input type="number" min="0" step="any" value={form.timeout} onChange={(e) => set('timeout')(e.target.value)} />
           </Field>
@@ -490,6 +502,29 @@ function AlarmChannelSelect({ value, onChange }: { value: string[]; onChange: (v
         {names.map((n) => (
           <option key={n} value={n}>
             {kinds.has(n) ? `${n} (${kinds.get(n)})` : n}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
+/** The pool whose slots a job's runs take: "none" or one of ListPools' (and the job's own, should the list not have it). */
+function PoolSelect({ value, onChange }: { value: string; onChange: (v: string) => void }) {
+  const { pools, error } = usePools();
+  const names = (pools ?? []).map((p) => p.name ?? '');
+  if (value && pools && !names.includes(value)) names.push(value);
+  const slots = new Map((pools ?? []).map((p) => [p.name ?? '', p.slots ?? 0]));
+  return (
+    <Field
+      label="Pool"
+      hint={error ? `cannot list pools: ${errorText(error)}` : 'its runs wait queued for a free slot of the pool (at most that many run at once); none: sent at once'}
+    >
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">none</option>
+        {names.map((n) => (
+          <option key={n} value={n}>
+            {slots.has(n) ? `${n} (${slots.get(n)} ${slots.get(n) === 1 ? 'slot' : 'slots'})` : n}
           </option>
         ))}
       </select>

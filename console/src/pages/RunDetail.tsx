@@ -2,11 +2,20 @@ import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { call, stream } from '../api';
 import { enumLabel, fmtTime } from '../format';
+import { poolPath } from '../pools';
 import { useSession } from '../session';
 import type { Job, LogLine, Run } from '../types';
 import { ConfirmButton, Details, ErrorBox, StatusBadge } from '../ui';
 
 const ended = (r: Run | null) => r?.status === 'RUN_STATUS_SUCCEEDED' || r?.status === 'RUN_STATUS_FAILED';
+
+/** A run of a job in a pool: the pool (linking to its queue), its priority there and when it was queued for a slot. */
+function poolRows(run: Run): [string, React.ReactNode][] {
+  const rows: [string, React.ReactNode][] = [];
+  if (run.pool) rows.push(['Pool', <Link key="pool" to={poolPath(run.pool)}>{run.pool}</Link>], ['Priority', String(run.priority ?? 0)]);
+  if (run.queuedTime) rows.push(['Queued', fmtTime(run.queuedTime)]);
+  return rows;
+}
 
 export default function RunDetail() {
   const { id } = useParams();
@@ -75,6 +84,7 @@ export default function RunDetail() {
         ['Started', fmtTime(run.startTime)],
         ['Ended', fmtTime(run.endTime)],
         ...(run.deadlineTime ? [['Deadline', fmtTime(run.deadlineTime)] as [string, React.ReactNode]] : []),
+        ...poolRows(run),
         ['Attempt', String(run.attempt ?? 0)],
         ['Shard', run.shardTotal ? `${run.shardIndex ?? 0} of ${run.shardTotal}` : '—'],
         ['Executor', run.executorAddress || '—'],

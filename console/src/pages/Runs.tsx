@@ -5,7 +5,8 @@ import { useGroups } from '../groups';
 import type { Run } from '../types';
 import { EnumOptions, ErrorBox, Field, GroupOptions, Pager, StatusBadge, useLoad, useUrlFilters } from '../ui';
 
-const STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'].map((s) => `RUN_STATUS_${s}`);
+// In the order a run goes through them: QUEUED only for a job in a pool, waiting for a slot.
+const STATUSES = ['QUEUED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED'].map((s) => `RUN_STATUS_${s}`);
 const TRIGGERS = ['CRON', 'FIX_RATE', 'FIX_DELAY', 'MANUAL', 'API', 'PARENT', 'RETRY', 'MISFIRE', 'BACKFILL'].map((t) => `TRIGGER_TYPE_${t}`);
 
 function toIso(local: string): string | undefined {

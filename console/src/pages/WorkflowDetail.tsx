@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { call } from '../api';
 import DagView from '../DagView';
@@ -6,7 +6,7 @@ import { enumLabel, fmtSchedule, fmtTime } from '../format';
 import { useGroups } from '../groups';
 import { useSession } from '../session';
 import type { Workflow, WorkflowRun } from '../types';
-import { Details, ErrorBox, StatusBadge, useLoad } from '../ui';
+import { Details, ErrorBox, StatusBadge, useInterval, useLoad } from '../ui';
 import { nodeSummary, runIsLive } from '../workflows';
 
 const RECENT_RUNS = 20;
@@ -28,11 +28,7 @@ export default function WorkflowDetail() {
   // While a listed run is running, list again every 2 s.
   const anyLive = (runs.data ?? []).some(runIsLive);
   const { reload: reloadRuns } = runs;
-  useEffect(() => {
-    if (!anyLive) return;
-    const t = setInterval(reloadRuns, 2000);
-    return () => clearInterval(t);
-  }, [anyLive, reloadRuns]);
+  useInterval(reloadRuns, 2000, anyLive);
 
   async function runNow() {
     setActionError(null);

@@ -428,6 +428,34 @@ const std::vector<Migration>& MysqlMigrations() {
            " update_ms BIGINT NOT NULL,"
            " UNIQUE KEY alarm_channel_name (name))" GNOMON_MYSQL_TABLE_OPTIONS,
        }},
+      {27,
+       "pools of concurrency slots: the pools, the runs holding their slots and the runs queued",
+       {
+           // As SQLite's (sqlite_schema.cc). Names are at most 64 characters
+           // (Pool.name).
+           "CREATE TABLE IF NOT EXISTS pool ("
+           " id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+           " name VARCHAR(64) NOT NULL,"
+           " description TEXT NOT NULL,"
+           " slots INT NOT NULL,"
+           " create_ms BIGINT NOT NULL,"
+           " update_ms BIGINT NOT NULL,"
+           " UNIQUE KEY pool_name (name))" GNOMON_MYSQL_TABLE_OPTIONS,
+           "CREATE TABLE IF NOT EXISTS pool_slot ("
+           " run_id BIGINT NOT NULL PRIMARY KEY,"
+           " pool VARCHAR(64) NOT NULL,"
+           " since_ms BIGINT NOT NULL,"
+           " KEY pool_slot_pool (pool))" GNOMON_MYSQL_TABLE_OPTIONS,
+           "CREATE TABLE IF NOT EXISTS pool_queue ("
+           " run_id BIGINT NOT NULL PRIMARY KEY,"
+           " pool VARCHAR(64) NOT NULL,"
+           " job_id BIGINT NOT NULL,"
+           " priority INT NOT NULL,"
+           " KEY pool_queue_order (pool, priority, run_id))" GNOMON_MYSQL_TABLE_OPTIONS,
+           "ALTER TABLE run ADD COLUMN IF NOT EXISTS pool VARCHAR(64) NULL,"
+           " ADD COLUMN IF NOT EXISTS priority INT NOT NULL DEFAULT 0,"
+           " ADD COLUMN IF NOT EXISTS queued_ms BIGINT NULL",
+       }},
   };
   return *migrations;
 }

@@ -101,6 +101,14 @@ constexpr std::array<CallInfo, static_cast<size_t>(StoreCall::kCount)> kCalls = 
     {"UpdateAlarmChannel", true},
     {"DeleteAlarmChannel", true},
     {"GetAlarmChannelsVersion", false},
+    {"CreatePool", true},
+    {"GetPool", false},
+    {"ListPools", false},
+    {"UpdatePool", true},
+    {"DeletePool", true},
+    {"ListPoolQueue", false},
+    {"ListQueuedPools", false},
+    {"GrantPoolSlots", true},
 }};
 
 // A StoreCall added without its entry leaves the last ones unnamed.
@@ -501,6 +509,44 @@ absl::Status ObservedStore::DeleteAlarmChannel(std::string_view name) {
 absl::StatusOr<TableVersion> ObservedStore::GetAlarmChannelsVersion() {
   return Observed(StoreCall::kGetAlarmChannelsVersion,
                   [&] { return inner_->GetAlarmChannelsVersion(); });
+}
+
+absl::StatusOr<v1::Pool> ObservedStore::CreatePool(const v1::Pool& pool, int64_t now_ms) {
+  return Observed(StoreCall::kCreatePool, [&] { return inner_->CreatePool(pool, now_ms); });
+}
+
+absl::StatusOr<v1::Pool> ObservedStore::GetPool(std::string_view name, int64_t now_ms) {
+  return Observed(StoreCall::kGetPool, [&] { return inner_->GetPool(name, now_ms); });
+}
+
+absl::StatusOr<std::vector<v1::Pool>> ObservedStore::ListPools(int64_t now_ms) {
+  return Observed(StoreCall::kListPools, [&] { return inner_->ListPools(now_ms); });
+}
+
+absl::StatusOr<v1::Pool> ObservedStore::UpdatePool(const v1::Pool& pool, int64_t now_ms) {
+  return Observed(StoreCall::kUpdatePool, [&] { return inner_->UpdatePool(pool, now_ms); });
+}
+
+absl::Status ObservedStore::DeletePool(std::string_view name) {
+  return Observed(StoreCall::kDeletePool, [&] { return inner_->DeletePool(name); });
+}
+
+absl::StatusOr<PoolQueue> ObservedStore::ListPoolQueue(std::string_view name, int limit,
+                                                       int64_t now_ms) {
+  return Observed(StoreCall::kListPoolQueue,
+                  [&] { return inner_->ListPoolQueue(name, limit, now_ms); });
+}
+
+absl::StatusOr<std::vector<std::string>> ObservedStore::ListQueuedPools(
+    const std::vector<int>& partitions) {
+  return Observed(StoreCall::kListQueuedPools, [&] { return inner_->ListQueuedPools(partitions); });
+}
+
+absl::StatusOr<std::vector<v1::Run>> ObservedStore::GrantPoolSlots(std::string_view pool,
+                                                                   const EpochOf& epoch_of,
+                                                                   int64_t now_ms) {
+  return Observed(StoreCall::kGrantPoolSlots,
+                  [&] { return inner_->GrantPoolSlots(pool, epoch_of, now_ms); });
 }
 
 }  // namespace gnomon::store

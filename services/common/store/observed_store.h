@@ -123,6 +123,14 @@ enum class StoreCall {
   kUpdateAlarmChannel,
   kDeleteAlarmChannel,
   kGetAlarmChannelsVersion,
+  kCreatePool,
+  kGetPool,
+  kListPools,
+  kUpdatePool,
+  kDeletePool,
+  kListPoolQueue,
+  kListQueuedPools,
+  kGrantPoolSlots,
   kCount
 };
 // The method's name ("InsertRuns").
@@ -275,6 +283,19 @@ class ObservedStore final : public Store {
                                                       int64_t now_ms) override;
   absl::Status DeleteAlarmChannel(std::string_view name) override;
   absl::StatusOr<TableVersion> GetAlarmChannelsVersion() override;
+  // PoolStore.
+  absl::StatusOr<v1::Pool> CreatePool(const v1::Pool& pool, int64_t now_ms) override;
+  absl::StatusOr<v1::Pool> GetPool(std::string_view name, int64_t now_ms) override;
+  absl::StatusOr<std::vector<v1::Pool>> ListPools(int64_t now_ms) override;
+  absl::StatusOr<v1::Pool> UpdatePool(const v1::Pool& pool, int64_t now_ms) override;
+  absl::Status DeletePool(std::string_view name) override;
+  absl::StatusOr<PoolQueue> ListPoolQueue(std::string_view name, int limit,
+                                          int64_t now_ms) override;
+  absl::StatusOr<std::vector<std::string>> ListQueuedPools(
+      const std::vector<int>& partitions) override;
+  absl::StatusOr<std::vector<v1::Run>> GrantPoolSlots(std::string_view pool,
+                                                      const EpochOf& epoch_of,
+                                                      int64_t now_ms) override;
 
  private:
   // Runs `fn` (a call on inner_) and reports it.

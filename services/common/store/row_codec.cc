@@ -212,7 +212,9 @@ std::vector<SqlValue> RunInsertArgs(const v1::Run& r) {
       r.inputs().empty() ? SqlNull() : SqlBytes(InputsBytes(r)),
       r.has_deadline_time() ? SqlInt(ToMs(r.deadline_time())) : SqlNull(),
       // Only a first attempt is watched: it judges its retries with it.
-      r.has_deadline_time() && r.attempt() == 0 ? SqlInt(ToMs(r.deadline_time())) : SqlNull()};
+      r.has_deadline_time() && r.attempt() == 0 ? SqlInt(ToMs(r.deadline_time())) : SqlNull(),
+      r.pool().empty() ? SqlNull() : SqlText(r.pool()), SqlInt(r.priority()),
+      r.has_queued_time() ? SqlInt(ToMs(r.queued_time())) : SqlNull()};
 }
 
 v1::Run RunFromRow(const SqlRow& row) {
@@ -256,6 +258,9 @@ v1::Run RunFromRow(const SqlRow& row) {
     if (inputs.ParseFromString(ColStr(row, 32))) r.mutable_inputs()->Swap(inputs.mutable_inputs());
   }
   if (!ColIsNull(row, 33)) MaybeSet(ColInt(row, 33), &r, &v1::Run::mutable_deadline_time);
+  r.set_pool(ColStr(row, 34));
+  r.set_priority(static_cast<int32_t>(ColInt(row, 35)));
+  if (!ColIsNull(row, 36)) MaybeSet(ColInt(row, 36), &r, &v1::Run::mutable_queued_time);
   return r;
 }
 

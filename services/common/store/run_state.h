@@ -72,7 +72,8 @@ struct RunState {
   bool changed = false;                                         // Written back by WriteRuns.
 
   bool active() const {
-    return status == v1::RUN_STATUS_PENDING || status == v1::RUN_STATUS_RUNNING;
+    return status == v1::RUN_STATUS_PENDING || status == v1::RUN_STATUS_RUNNING ||
+           status == v1::RUN_STATUS_QUEUED;
   }
   bool ended() const {
     return status == v1::RUN_STATUS_SUCCEEDED || status == v1::RUN_STATUS_FAILED;

@@ -12,6 +12,7 @@
 #ifndef GNOMON_SERVICES_COMMON_STORE_SQL_STORE_H_
 #define GNOMON_SERVICES_COMMON_STORE_SQL_STORE_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,11 @@
 #include "services/common/store/store.h"
 
 namespace gnomon::store::internal {
+
+// The id of the first job (by id) whose spec `matches`, 0 if none: the
+// user a delete of an object jobs name by its spec is refused for.
+absl::StatusOr<int64_t> FirstJobWhere(SqlConn& c, const Statements& sql,
+                                      const std::function<bool(const v1::Job&)>& matches);
 
 class SqlStore final : public Store {
  public:
@@ -192,6 +198,20 @@ class SqlStore final : public Store {
                                                       int64_t now_ms) override;
   absl::Status DeleteAlarmChannel(std::string_view name) override;
   absl::StatusOr<TableVersion> GetAlarmChannelsVersion() override;
+
+  // PoolStore (sql_store_pools.cc).
+  absl::StatusOr<v1::Pool> CreatePool(const v1::Pool& pool, int64_t now_ms) override;
+  absl::StatusOr<v1::Pool> GetPool(std::string_view name, int64_t now_ms) override;
+  absl::StatusOr<std::vector<v1::Pool>> ListPools(int64_t now_ms) override;
+  absl::StatusOr<v1::Pool> UpdatePool(const v1::Pool& pool, int64_t now_ms) override;
+  absl::Status DeletePool(std::string_view name) override;
+  absl::StatusOr<PoolQueue> ListPoolQueue(std::string_view name, int limit,
+                                          int64_t now_ms) override;
+  absl::StatusOr<std::vector<std::string>> ListQueuedPools(
+      const std::vector<int>& partitions) override;
+  absl::StatusOr<std::vector<v1::Run>> GrantPoolSlots(std::string_view pool,
+                                                      const EpochOf& epoch_of,
+                                                      int64_t now_ms) override;
 
  private:
   // The jobs `sql` (selecting kJobColumns) reads with `args`, in one read.

@@ -128,17 +128,13 @@ absl::Status SqlStore::DeleteAlarmChannel(std::string_view name) {
   const std::string n(name);
   return db_->Transact([&](SqlConn& c) -> absl::Status {
     RETURN_IF_ERROR(ReadAlarmChannel(c, sql_, n).status());
-    ASSIGN_OR_RETURN(std::vector<SqlRow> jobs, c.Query(sql_.select_job_specs, {}));
-    for (const SqlRow& row : jobs) {
-      v1::Job job;
-      if (!job.ParseFromString(ColStr(row, 1))) {
-        return absl::InternalError(absl::StrCat("job ", ColInt(row, 0), ": corrupt spec"));
-      }
-      const auto& channels = job.alarm().channels();
-      if (std::find(channels.begin(), channels.end(), n) != channels.end()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("alarm channel '", n, "' is named by job ", ColInt(row, 0)));
-      }
+    ASSIGN_OR_RETURN(int64_t user, FirstJobWhere(c, sql_, [&](const v1::Job& job) {
+                       const auto& channels = job.alarm().channels();
+                       return std::find(channels.begin(), channels.end(), n) != channels.end();
+                     }));
+    if (user != 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("alarm channel '", n, "' is named by job ", user));
     }
     return c.Exec(sql_.delete_alarm_channel, {SqlText(n)}).status();
   });

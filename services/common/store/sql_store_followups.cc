@@ -113,7 +113,10 @@ absl::StatusOr<int64_t> SqlStore::FailRuns(const std::vector<int64_t>& run_ids, 
     ASSIGN_OR_RETURN(RunStates runs, LockRuns(c, sql_, run_ids));
     deltas = StatsDeltas();
     for (auto& [id, r] : runs) {
-      if (!r.active()) continue;  // Already ended.
+      if (!r.active()) continue;                // Already ended.
+      if (r.status == v1::RUN_STATUS_QUEUED) {  // Killed in its pool's queue: it leaves it.
+        RETURN_IF_ERROR(c.Exec(sql_.delete_pool_queue, {SqlInt(id)}).status());
+      }
       r.status = v1::RUN_STATUS_FAILED;
       r.handle_code = handle_code;
       r.handle_message = message;

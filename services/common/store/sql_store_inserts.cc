@@ -170,6 +170,14 @@ absl::StatusOr<std::vector<RunInsertOutcome>> SqlStore::InsertRuns(std::vector<v
       }
     }
     RETURN_IF_ERROR(InsertRunBatch(c, runs, keyed, /*retry=*/false, out));
+    // A run queued for a pool's slot joins its pool's queue with it.
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (!out[i].inserted || runs[i].status() != v1::RUN_STATUS_QUEUED) continue;
+      RETURN_IF_ERROR(
+          c.Exec(sql_.insert_pool_queue, {SqlInt(out[i].run_id), SqlText(runs[i].pool()),
+                                          SqlInt(runs[i].job_id()), SqlInt(runs[i].priority())})
+              .status());
+    }
     deltas = StatsDeltas();
     for (size_t i = 0; i < runs.size(); ++i) {
       if (!out[i].inserted) continue;

@@ -540,4 +540,17 @@ absl::StatusOr<int64_t> SqlStore::CountGroupJobs(int64_t group_id) {
   return n;
 }
 
+absl::StatusOr<int64_t> FirstJobWhere(SqlConn& c, const Statements& sql,
+                                      const std::function<bool(const v1::Job&)>& matches) {
+  ASSIGN_OR_RETURN(std::vector<SqlRow> jobs, c.Query(sql.select_job_specs, {}));
+  for (const SqlRow& row : jobs) {
+    v1::Job job;
+    if (!job.ParseFromString(ColStr(row, 1))) {
+      return absl::InternalError(absl::StrCat("job ", ColInt(row, 0), ": corrupt spec"));
+    }
+    if (matches(job)) return ColInt(row, 0);
+  }
+  return 0;
+}
+
 }  // namespace gnomon::store::internal

@@ -452,6 +452,37 @@ const std::vector<Migration>& SqliteMigrations() {
            " create_ms INTEGER NOT NULL,"
            " update_ms INTEGER NOT NULL)",
        }},
+      {27,
+       "pools of concurrency slots: the pools, the runs holding their slots and the runs queued",
+       {
+           "CREATE TABLE IF NOT EXISTS pool ("
+           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+           " name TEXT NOT NULL UNIQUE,"
+           " description TEXT NOT NULL DEFAULT '',"
+           " slots INTEGER NOT NULL,"
+           " create_ms INTEGER NOT NULL,"
+           " update_ms INTEGER NOT NULL)",
+           // A row per run holding a slot of `pool`: the primary key makes a
+           // run hold one slot at most; rows go when their run has ended
+           // (PoolStore::GrantPoolSlots).
+           "CREATE TABLE IF NOT EXISTS pool_slot ("
+           " run_id INTEGER PRIMARY KEY,"
+           " pool TEXT NOT NULL,"
+           " since_ms INTEGER NOT NULL)",
+           "CREATE INDEX IF NOT EXISTS pool_slot_pool ON pool_slot(pool)",
+           // A row per QUEUED run, in its own small table so that the run
+           // table (and every run insert) carries no index for pools.
+           "CREATE TABLE IF NOT EXISTS pool_queue ("
+           " run_id INTEGER PRIMARY KEY,"
+           " pool TEXT NOT NULL,"
+           " job_id INTEGER NOT NULL,"
+           " priority INTEGER NOT NULL)",
+           "CREATE INDEX IF NOT EXISTS pool_queue_order ON pool_queue(pool, priority, run_id)",
+           // Run.pool, Run.priority and Run.queued_time as recorded.
+           "ALTER TABLE run ADD COLUMN pool TEXT NULL",
+           "ALTER TABLE run ADD COLUMN priority INTEGER NOT NULL DEFAULT 0",
+           "ALTER TABLE run ADD COLUMN queued_ms INTEGER NULL",
+       }},
   };
   return *migrations;
 }

@@ -1,12 +1,15 @@
 #include "services/common/store/statements.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "gnomon/v1/common.pb.h"
 #include "gnomon/v1/workflow.pb.h"
 #include "services/common/store/store.h"
@@ -20,7 +23,17 @@ constexpr char kInsertRun[] =
     "first_run_id, parent_run_id, trigger_code, trigger_message, handle_code, handle_message, "
     "start_ms, end_ms, status, fence_epoch, log_line_count, log_truncated, "
     "followup_pending, retry_of, child_of, followup_on_success, workflow_run_id, workflow_node, "
-    "workflow_attempt, output, inputs, deadline_ms, deadline_watch_ms) VALUES ";
+    "workflow_attempt, output, inputs, deadline_ms, deadline_watch_ms, pool, priority, queued_ms) "
+    "VALUES ";
+
+constexpr int kRunInsertColumns = 39;
+
+// kRunColumns, each column qualified with `prefix` (for a join).
+std::string PrefixedRunColumns(absl::string_view prefix) {
+  std::vector<std::string> columns = absl::StrSplit(kRunColumns, ", ");
+  for (std::string& c : columns) c = absl::StrCat(prefix, c);
+  return absl::StrJoin(columns, ", ");
+}
 
 // One assignment of a multi-row UPDATE: `column` = `expr`, where expr names
 // the new value of column c as $c and the stored one as {t}.c.
@@ -147,8 +160,9 @@ void AddBatchStatements(Dialect d, Statements& s) {
                            {"fires_left", "$fires_left"}},
                           "", n);
   });
-  s.insert_runs = BatchSql(
-      [](int n) { return absl::StrCat(kInsertRun, RepeatJoined(Placeholders(36), n, ", ")); });
+  s.insert_runs = BatchSql([](int n) {
+    return absl::StrCat(kInsertRun, RepeatJoined(Placeholders(kRunInsertColumns), n, ", "));
+  });
   const std::string keys = absl::StrCat("SELECT ", kRunKeyColumns, " FROM run WHERE ");
   s.select_runs_by_slot = BatchSql([=](int n) {
     return absl::StrCat(
@@ -396,6 +410,32 @@ Statements Portable() {
       "UPDATE alarm_channel SET kind = ?, spec = ?, update_ms = ? WHERE name = ?";
   s.delete_alarm_channel = "DELETE FROM alarm_channel WHERE name = ?";
   s.select_job_specs = "SELECT id, spec FROM job ORDER BY id";
+  s.insert_pool =
+      "INSERT INTO pool(name, description, slots, create_ms, update_ms) VALUES (?, ?, ?, ?, ?)";
+  s.select_pool = absl::StrCat("SELECT ", kPoolColumns, " FROM pool WHERE name = ?");
+  s.select_pools = absl::StrCat("SELECT ", kPoolColumns, " FROM pool ORDER BY name");
+  s.update_pool = "UPDATE pool SET description = ?, slots = ?, update_ms = ? WHERE name = ?";
+  s.delete_pool = "DELETE FROM pool WHERE name = ?";
+  s.select_pool_slots =
+      "SELECT s.run_id, r.status, r.handle_code, r.end_ms FROM pool_slot s "
+      "LEFT JOIN run r ON r.id = s.run_id WHERE s.pool = ? ORDER BY s.since_ms, s.run_id";
+  s.insert_pool_slot = "INSERT INTO pool_slot(run_id, pool, since_ms) VALUES (?, ?, ?)";
+  s.delete_pool_slot = "DELETE FROM pool_slot WHERE run_id = ?";
+  s.select_pool_queue_head =
+      "SELECT run_id, job_id FROM pool_queue WHERE pool = ? ORDER BY priority DESC, run_id "
+      "LIMIT ?";
+  s.insert_pool_queue =
+      "INSERT INTO pool_queue(run_id, pool, job_id, priority) VALUES (?, ?, ?, ?)";
+  s.delete_pool_queue = "DELETE FROM pool_queue WHERE run_id = ?";
+  s.count_pool_queue = "SELECT COUNT(*) FROM pool_queue WHERE pool = ?";
+  s.select_pool_queue_runs =
+      absl::StrCat("SELECT ", PrefixedRunColumns("r."),
+                   " FROM pool_queue q JOIN run r ON r.id = q.run_id WHERE q.pool = ? "
+                   "ORDER BY q.priority DESC, q.run_id LIMIT ?");
+  s.grant_pool_run = absl::StrCat(
+      "UPDATE run SET status = ", v1::RUN_STATUS_PENDING,
+      ", trigger_ms = ?, fence_epoch = ? WHERE id = ? AND status = ", v1::RUN_STATUS_QUEUED);
+  s.count_pool_queues = "SELECT pool, COUNT(*) FROM pool_queue GROUP BY pool";
   s.select_alarm_channels_version =
       "SELECT COUNT(*), COALESCE(MAX(update_ms), 0), COALESCE(SUM(id), 0) FROM alarm_channel";
 
@@ -444,7 +484,7 @@ Statements Portable() {
       "SELECT g.app_name, j.state, COUNT(*) FROM job j JOIN job_group g ON g.id = j.group_id "
       "GROUP BY g.app_name, j.state";
 
-  s.insert_run = absl::StrCat(kInsertRun, Placeholders(36));
+  s.insert_run = absl::StrCat(kInsertRun, Placeholders(kRunInsertColumns));
   s.select_slot_holder =
       "SELECT id FROM run WHERE job_id = ? AND slot_ms = ? AND shard_index = ? AND attempt = ?";
   s.select_retry_holder = "SELECT id FROM run WHERE retry_of = ? AND attempt = ?";
@@ -564,6 +604,7 @@ Statements Sqlite() {
   s.lock_suffix = "";
   s.lock_job = "SELECT id FROM job WHERE id = ?";
   s.lock_calendars_newest_update = "SELECT COALESCE(MAX(update_ms), 0) FROM calendar";
+  s.lock_pool = "SELECT slots FROM pool WHERE name = ?";
   s.lock_alarm_channels_newest_update = "SELECT COALESCE(MAX(update_ms), 0) FROM alarm_channel";
   s.select_script_versions = ScriptVersionsSql("LENGTH(CAST(source AS BLOB))");
   s.store_now_ms = "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
@@ -588,6 +629,7 @@ Statements Mysql() {
   s.lock_suffix = " FOR UPDATE";
   s.lock_job = "SELECT id FROM job WHERE id = ? FOR UPDATE";
   s.lock_calendars_newest_update = "SELECT COALESCE(MAX(update_ms), 0) FROM calendar FOR UPDATE";
+  s.lock_pool = "SELECT slots FROM pool WHERE name = ? FOR UPDATE";
   s.lock_alarm_channels_newest_update =
       "SELECT COALESCE(MAX(update_ms), 0) FROM alarm_channel FOR UPDATE";
   s.select_script_versions = ScriptVersionsSql("LENGTH(source)");
@@ -613,6 +655,12 @@ std::string DueDeadlinesSql(int partition_count, const std::vector<int>& partiti
   return absl::StrCat("SELECT ", kRunColumns, " FROM run WHERE deadline_watch_ms <= ?",
                       partitions.empty() ? "" : InPartitions("job_id", partition_count, partitions),
                       " ORDER BY deadline_watch_ms, id LIMIT ?");
+}
+
+std::string QueuedPoolsSql(int partition_count, const std::vector<int>& partitions) {
+  return absl::StrCat("SELECT DISTINCT pool FROM pool_queue WHERE 1 = 1",
+                      partitions.empty() ? "" : InPartitions("job_id", partition_count, partitions),
+                      " ORDER BY pool");
 }
 
 std::string InPartitions(const std::string& job_id_column, int partition_count,

@@ -41,13 +41,16 @@ inline constexpr char kWorkflowColumns[] =
     "id, group_id, name, state, next_fire_ms, spec, create_ms, update_ms";
 inline constexpr char kCalendarColumns[] = "id, name, spec, create_ms, update_ms";
 inline constexpr char kAlarmChannelColumns[] = "id, name, kind, spec, create_ms, update_ms";
+inline constexpr char kPoolColumns[] = "id, name, description, slots, create_ms, update_ms";
 inline constexpr char kRunColumns[] =
     "id, job_id, group_id, trigger_type, slot_ms, scheduled_ms, trigger_ms, dispatch_ms, "
     "executor_address, handler, params, shard_index, shard_total, attempt, first_run_id, "
     "parent_run_id, trigger_code, trigger_message, handle_code, handle_message, start_ms, "
     "end_ms, status, fence_epoch, log_line_count, log_truncated, alarm_status, "
     "followup_on_success, "
-    "workflow_run_id, workflow_node, workflow_attempt, output, inputs, deadline_ms";
+    "workflow_run_id, workflow_node, workflow_attempt, output, inputs, deadline_ms, pool, "
+    "priority, "
+    "queued_ms";
 // What SqlStore reads of a run before it changes it (run_state.h), and
 // writes back whole (WriteRuns), in this order.
 inline constexpr char kRunStateColumns[] =
@@ -131,6 +134,31 @@ struct Statements {
   std::string move_calendar_job;
   std::string move_calendar_workflow;
   std::string select_calendars_version;  // (count, newest update_ms, sum of ids)
+
+  // Pools (sql_store_pools.cc).
+  std::string insert_pool;  // (name, description, slots, create_ms, update_ms)
+  std::string select_pool;  // (name)
+  std::string select_pools;
+  std::string update_pool;  // (description, slots, update_ms, name)
+  std::string delete_pool;  // (name)
+  // (name): its slots, locking its row where the dialect has row locks, so
+  // that grants of one pool follow one another across replicas.
+  std::string lock_pool;
+  // (pool): each run holding a slot: run_id, then its status, handle_code
+  // and end_ms (NULL when the run is gone), oldest slot first.
+  std::string select_pool_slots;
+  std::string insert_pool_slot;  // (run_id, pool, since_ms)
+  std::string delete_pool_slot;  // (run_id)
+  // (pool, limit): run_id, job_id of the queue's head, in grant order.
+  std::string select_pool_queue_head;
+  std::string insert_pool_queue;  // (run_id, pool, job_id, priority)
+  std::string delete_pool_queue;  // (run_id)
+  std::string count_pool_queue;   // (pool)
+  // (pool, limit): kRunColumns of the queued runs in grant order.
+  std::string select_pool_queue_runs;
+  // (trigger_ms, fence_epoch, run_id): a QUEUED run let go (PENDING).
+  std::string grant_pool_run;
+  std::string count_pool_queues;  // pool, count, by pool
 
   // Alarm channels (sql_store_alarm_channels.cc).
   std::string insert_alarm_channel;  // (name, kind, spec, create_ms, update_ms)
@@ -301,6 +329,8 @@ std::string PendingFollowupsInPartitionsSql(int partition_count,
 
 // " AND <job_id_column> % <partition_count> IN (...)": rows of jobs in
 // `partitions` (numbers below partition_count, JobStore::partition_count).
+// The pools with runs queued for jobs of these partitions (all: none given).
+std::string QueuedPoolsSql(int partition_count, const std::vector<int>& partitions);
 std::string InPartitions(const std::string& job_id_column, int partition_count,
                          const std::vector<int>& partitions);
 // SELECT for ListDueJobs (until, limit), with an extra condition.

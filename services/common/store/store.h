@@ -5,7 +5,8 @@
 // follow-up outbox), StatsStore (daily statistics), AuditStore,
 // MembershipStore (registered executors), CredentialStore (tokens and users),
 // LeaseStore, WorkflowStore, CalendarStore (calendars and the schedules
-// naming them) and AlarmChannelStore (alarm channels). Each part of gnomon
+// naming them), AlarmChannelStore (alarm channels) and PoolStore (pools of
+// concurrency slots and their queues). Each part of gnomon
 // takes only the interfaces it uses; the parts that assemble a role hold the
 // whole Store. SQL lives only in the store's implementation in this
 // directory (sql_store*.cc, statements.cc, the schema files) and in
@@ -44,6 +45,7 @@
 #include "services/common/store/job_store.h"
 #include "services/common/store/lease_store.h"
 #include "services/common/store/membership_store.h"
+#include "services/common/store/pool_store.h"
 #include "services/common/store/run_store.h"
 #include "services/common/store/stats_store.h"
 #include "services/common/store/workflow_store.h"
@@ -88,7 +90,8 @@ class Store : public JobStore,
               public LeaseStore,
               public WorkflowStore,
               public CalendarStore,
-              public AlarmChannelStore {
+              public AlarmChannelStore,
+              public PoolStore {
  public:
   ~Store() override = default;
 

@@ -28,13 +28,19 @@ std::vector<std::string> RewindToV1(bool mysql) {
     return mysql ? absl::StrCat("ALTER TABLE ", table, " DROP INDEX ", index)
                  : absl::StrCat("DROP INDEX ", index);
   };
-  // Version 26 added alarm channels, 25 calendars and the calendar a job or workflow names (the
-  // workflow's column goes with its table below), 24 counted the fires a job has left, 23 gave
-  // runs deadlines, 22 indexed workflow runs by status (gone with their table below), 21 counted a
-  // job's consecutive failures, 20 stored outputs and inputs, 19 linked runs to workflow nodes, 18
-  // added workflows; 17 counted a run's log bytes; 16 recorded which registration wrote an
-  // executor's row; 15 decided follow-ups on success when a run is recorded.
-  std::vector<std::string> out = {"DROP TABLE alarm_channel",
+  // Version 27 added pools, 26 alarm channels, 25 calendars and the calendar a job or workflow
+  // names (the workflow's column goes with its table below), 24 counted the fires a job has left,
+  // 23 gave runs deadlines, 22 indexed workflow runs by status (gone with their table below), 21
+  // counted a job's consecutive failures, 20 stored outputs and inputs, 19 linked runs to workflow
+  // nodes, 18 added workflows; 17 counted a run's log bytes; 16 recorded which registration wrote
+  // an executor's row; 15 decided follow-ups on success when a run is recorded.
+  std::vector<std::string> out = {"DROP TABLE pool",
+                                  "DROP TABLE pool_slot",
+                                  "DROP TABLE pool_queue",
+                                  "ALTER TABLE run DROP COLUMN pool",
+                                  "ALTER TABLE run DROP COLUMN priority",
+                                  "ALTER TABLE run DROP COLUMN queued_ms",
+                                  "DROP TABLE alarm_channel",
                                   "DROP TABLE calendar",
                                   drop_index("job", "job_calendar"),
                                   "ALTER TABLE job DROP COLUMN calendar",
@@ -146,7 +152,7 @@ TEST_P(StoreTest, UpgradeFromV1BackfillsReportCounters) {
 
   ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                               16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26));
+                                               16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + 2 * kDayMs, 0));
   ASSERT_EQ(report.size(), 2u);
   EXPECT_EQ(report[0].running(), 2);
@@ -215,7 +221,7 @@ TEST_P(StoreTest, MysqlMigrationWhoseDdlCommittedBeforeACrashIsReapplied) {
                                    "DELETE FROM report_day", "DELETE FROM stats_day"}));
   ASSERT_NO_FATAL_FAILURE(Reopen());
   EXPECT_THAT(AppliedMigrations(), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                               16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26));
+                                               16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27));
   ASSERT_OK_AND_ASSIGN(report, store().GetStats(kDay, kDay + kDayMs, job_.id()));
   ASSERT_EQ(report.size(), 1u);
   EXPECT_EQ(report[0].succeeded(), 1);
