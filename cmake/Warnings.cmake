@@ -15,7 +15,7 @@ if(GNOMON_SANITIZE MATCHES "thread")
   # Debian's Abseil is not TSan-instrumented; this shim makes absl::Mutex
   # visible to TSan (see the file). scripts/test runs TSan tests with it in
   # LD_PRELOAD, so the processes they start get it too.
-  add_library(gnomon_tsan_shim SHARED ${PROJECT_SOURCE_DIR}/services/common/tsan/absl_tsan_shim.cc)
+  add_library(gnomon_tsan_shim SHARED ${PROJECT_SOURCE_DIR}/tests/tsan/absl_tsan_shim.cc)
   target_include_directories(gnomon_tsan_shim PRIVATE $<TARGET_PROPERTY:absl::base,INTERFACE_INCLUDE_DIRECTORIES>)
   target_link_libraries(gnomon_tsan_shim PRIVATE ${CMAKE_DL_LIBS})
   # Not instrumented itself, so it also loads into processes without TSan.

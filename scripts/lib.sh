@@ -8,7 +8,7 @@ GNOMON_PACKAGES=(
   build-essential cmake clang clang-format clang-tidy libclang-rt-14-dev ccache pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto
   libabsl-dev libssl-dev libmysqlcppconn-dev libsqlite3-dev libcurl4-openssl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev libcivetweb-dev civetweb libjemalloc-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libjemalloc-dev
   prometheus-cpp-dev libyaml-cpp-dev mariadb-server prometheus python3 python3-grpcio python3-grpc-tools
   default-jdk-headless libquartz2-java tzdata procps python3-yaml python3-cryptography openssl iproute2
 )

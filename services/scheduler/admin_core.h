@@ -2,8 +2,9 @@
 // previews and run queries — with validation. The gRPC adapter
 // (admin_service.h) only authenticates and converts statuses.
 //
-//   AdminCore admin({store, store, store, store}, &trigger, &targets, &loop, &executors,
-//   &RealClock(), JobLimits{}); absl::StatusOr<v1::Job> job = admin.CreateJob(request);
+//   AdminCore admin({store, store, store, store}, &trigger, &targets, &loop,
+//                   &executors, &RealClock(), JobLimits{});
+//   absl::StatusOr<v1::Job> job = admin.CreateJob(request);
 //
 // Thread safety: thread-safe.
 #ifndef GNOMON_SERVICES_SCHEDULER_ADMIN_CORE_H_
@@ -15,9 +16,9 @@
 #include "services/common/store/alarm_channel_store.h"
 #include "services/common/store/audit_store.h"
 #include "services/common/store/calendar_store.h"
-#include "services/common/store/pool_store.h"
 #include "services/common/store/credential_store.h"
 #include "services/common/store/job_store.h"
+#include "services/common/store/pool_store.h"
 #include "services/common/store/run_store.h"
 #include "services/scheduler/executor_client.h"
 #include "services/scheduler/fire_sink.h"

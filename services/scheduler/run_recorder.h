@@ -6,8 +6,8 @@
 //
 //   RunRecorder recorder(store, &RealClock());
 //   absl::StatusOr<RecordedFires> r = recorder.Record(fires, plans);
-//   for (RecordedRun& run : r->runs) send(fires[run.fire], plans[run.fire].runs[run.planned],
-//   run.run);
+//   for (RecordedRun& run : r->runs)
+//     send(fires[run.fire], plans[run.fire].runs[run.planned], run.run);
 //
 // Thread safety: thread-safe.
 #ifndef GNOMON_SERVICES_SCHEDULER_RUN_RECORDER_H_

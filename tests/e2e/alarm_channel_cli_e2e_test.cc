@@ -18,7 +18,7 @@
 #include "gmock/gmock.h"
 #include "gnomon/v1/admin.pb.h"
 #include "gtest/gtest.h"
-#include "services/scheduler/alarm/test_servers.h"
+#include "services/scheduler/alarm/testing/test_servers.h"
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/subprocess.h"
 

@@ -15,7 +15,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "services/scheduler/alarm/test_servers.h"
+#include "services/scheduler/alarm/testing/test_servers.h"
 #include "tests/support/gnomon_cluster.h"
 
 namespace gnomon {

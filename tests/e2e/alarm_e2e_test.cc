@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gnomon/v1/admin.pb.h"
 #include "gtest/gtest.h"
-#include "services/scheduler/alarm/test_servers.h"
+#include "services/scheduler/alarm/testing/test_servers.h"
 #include "tests/support/gnomon_cluster.h"
 
 namespace gnomon {

@@ -9,7 +9,7 @@
 #include "gnomon/v1/admin.pb.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
-#include "services/scheduler/alarm/test_servers.h"
+#include "services/scheduler/alarm/testing/test_servers.h"
 #include "tests/support/gnomon_cluster.h"
 
 namespace gnomon {

@@ -13,7 +13,7 @@
 #include "absl/time/clock.h"
 #include "gnomon/v1/admin.pb.h"
 #include "gtest/gtest.h"
-#include "services/scheduler/alarm/test_servers.h"
+#include "services/scheduler/alarm/testing/test_servers.h"
 #include "tests/support/gnomon_cluster.h"
 #include "tests/support/subprocess.h"
 

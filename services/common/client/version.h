@@ -1,5 +1,5 @@
 // The gnomon version every program reports (--version, gnomon_build_info,
-// the OpenAPI document): the project version CMake sets.
+// the OpenAPI document): the project version CMake sets, and the commit.
 //
 //   std::cout << "gnomond " << gnomon::Version() << "\n";
 //
@@ -10,6 +10,9 @@
 namespace gnomon {
 
 const char* Version();
+// The git commit it was built from (12 hex digits), "unknown" outside a
+// git checkout.
+const char* Revision();
 
 }  // namespace gnomon
 

@@ -6,8 +6,8 @@
 //   HttpServer::Handler h = [](const HttpRequest& req, HttpResponse& resp) {
 //     resp.Send(200, "application/json", "{}");
 //   };
-//   absl::StatusOr<std::unique_ptr<HttpServer>> s = HttpServer::Start("127.0.0.1:0", h,
-//   tls_options);
+//   absl::StatusOr<std::unique_ptr<HttpServer>> s =
+//       HttpServer::Start("127.0.0.1:0", h, tls_options);
 //   (*s)->port();
 //
 // Requests are parsed strictly (RFC 9112): a malformed request line or

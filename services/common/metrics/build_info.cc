@@ -6,9 +6,10 @@ namespace gnomon::metrics {
 
 void AddBuildInfo(MetricsRegistry& metrics, const std::string& program) {
   metrics
-      .Gauge("gnomon_build_info",
-             "Always 1; the labels say which gnomon program and version this is.",
-             {{"program", program}, {"version", gnomon::Version()}})
+      .Gauge(
+          "gnomon_build_info",
+          "Always 1; the labels say which gnomon program, version and git revision this is.",
+          {{"program", program}, {"version", gnomon::Version()}, {"revision", gnomon::Revision()}})
       .Set(1);
 }
 

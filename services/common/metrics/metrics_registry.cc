@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "services/common/metrics/process_metrics.h"
+
 namespace gnomon::metrics {
 
 ScrapeHook::ScrapeHook(ScrapeHook&& other) noexcept
@@ -74,7 +76,9 @@ std::vector<prometheus::MetricFamily> MetricsRegistry::Collect() const {
     absl::MutexLock l(&mu_);
     for (const auto& [id, refresh] : hooks_) refresh();
   }
-  return registry_.Collect();
+  std::vector<prometheus::MetricFamily> families = registry_.Collect();
+  for (prometheus::MetricFamily& f : ProcessFamilies()) families.push_back(std::move(f));
+  return families;
 }
 
 }  // namespace gnomon::metrics

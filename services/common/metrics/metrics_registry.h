@@ -81,7 +81,8 @@ class MetricsRegistry final : public prometheus::Collectable {
   // Runs `refresh` before every scrape until the returned hook is destroyed
   // (which must happen before this registry is).
   [[nodiscard]] ScrapeHook OnScrape(std::function<void()> refresh) ABSL_LOCKS_EXCLUDED(mu_);
-  // Runs the hooks, then collects every family.
+  // Runs the hooks, then collects every family, and the process_* ones
+  // (ProcessFamilies).
   std::vector<prometheus::MetricFamily> Collect() const override ABSL_LOCKS_EXCLUDED(mu_);
 
  private:

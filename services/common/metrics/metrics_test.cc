@@ -9,6 +9,11 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gnomon/v1/common.pb.h"
 #include "gtest/gtest.h"
@@ -162,11 +167,33 @@ TEST(MetricsRegistry, AHookMayBeDroppedWhileScrapesRun) {
   scraper.join();
 }
 
-TEST(BuildInfo, IsOneWithProgramAndVersion) {
+TEST(BuildInfo, IsOneWithProgramVersionAndRevision) {
   MetricsRegistry m;
   AddBuildInfo(m, "gnomond");
-  EXPECT_THAT(Text(m), HasSubstr(absl::StrCat("gnomon_build_info{program=\"gnomond\",version=\"",
+  EXPECT_THAT(Text(m), HasSubstr(absl::StrCat("gnomon_build_info{program=\"gnomond\",revision=\"",
+                                              gnomon::Revision(), "\",version=\"",
                                               gnomon::Version(), "\"} 1")));
+  // Built from this checkout: its commit, 12 hex digits.
+  EXPECT_EQ(std::string(gnomon::Revision()).size(), 12u) << gnomon::Revision();
+}
+
+TEST(ProcessMetrics, EveryRegistryExportsTheConventionalProcessFamilies) {
+  MetricsRegistry m;
+  const std::string text = Text(m);
+  for (const char* family : {"process_cpu_seconds_total", "process_resident_memory_bytes",
+                             "process_virtual_memory_bytes", "process_open_fds", "process_max_fds",
+                             "process_start_time_seconds"}) {
+    EXPECT_THAT(text, HasSubstr(absl::StrCat("# TYPE ", family))) << family;
+  }
+  // Read now: this process started before now, and holds some memory.
+  double start = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::ConsumePrefix(&line, "process_start_time_seconds ")) {
+      ASSERT_TRUE(absl::SimpleAtod(line, &start)) << line;
+    }
+  }
+  EXPECT_GT(start, 1.7e9);
+  EXPECT_LE(start, absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()) + 1);
 }
 
 // GET /metrics over a plain socket (no HTTP client library needed here).

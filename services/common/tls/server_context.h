@@ -2,8 +2,9 @@
 // re-read when they change — for the listeners gnomon serves with OpenSSL
 // itself (HTTPS /metrics, the HTTP/JSON API) rather than through gRPC.
 //
-//   absl::StatusOr<std::unique_ptr<ServerTlsContext>> tls = ServerTlsContext::Create(options,
-//   "http"); std::shared_ptr<SSL_CTX> ctx = (*tls)->Current();  // per connection
+//   absl::StatusOr<std::unique_ptr<ServerTlsContext>> tls =
+//       ServerTlsContext::Create(options, "http");
+//   std::shared_ptr<SSL_CTX> ctx = (*tls)->Current();  // per connection
 //
 // Current() looks at the files when `reload_interval` has passed since the
 // last look; changed and valid files serve that and later connections (a

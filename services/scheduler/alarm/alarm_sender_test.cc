@@ -12,7 +12,7 @@
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/scheduler/alarm/test_servers.h"
+#include "services/scheduler/alarm/testing/test_servers.h"
 #include "services/scheduler/alarm/webhook_channel.h"
 
 namespace gnomon::scheduler::alarm {

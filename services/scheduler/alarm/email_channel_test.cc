@@ -7,7 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/status/status_matchers.h"
-#include "services/scheduler/alarm/test_servers.h"
+#include "services/scheduler/alarm/testing/test_servers.h"
 
 namespace gnomon::scheduler::alarm {
 namespace {

@@ -10,7 +10,7 @@
 #include "services/executor-sdk/gnomon-executor/command_handler.h"
 #include "services/executor-sdk/gnomon-executor/http_handler.h"
 #include "services/executor-sdk/tests/test_env.h"
-#include "services/scheduler/alarm/test_servers.h"
+#include "services/scheduler/alarm/testing/test_servers.h"
 
 namespace gnomon::generic_executor {
 namespace {

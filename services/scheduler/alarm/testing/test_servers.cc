@@ -1,4 +1,4 @@
-#include "services/scheduler/alarm/test_servers.h"
+#include "services/scheduler/alarm/testing/test_servers.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -3,8 +3,8 @@
 // one at a time, capturing what they received.
 //
 // Thread safety: thread-safe.
-#ifndef GNOMON_SERVICES_SCHEDULER_ALARM_TEST_SERVERS_H_
-#define GNOMON_SERVICES_SCHEDULER_ALARM_TEST_SERVERS_H_
+#ifndef GNOMON_SERVICES_SCHEDULER_ALARM_TESTING_TEST_SERVERS_H_
+#define GNOMON_SERVICES_SCHEDULER_ALARM_TESTING_TEST_SERVERS_H_
 
 #include <deque>
 #include <map>
@@ -115,4 +115,4 @@ class SmtpSink final : public LoopbackServer {
 
 }  // namespace gnomon::scheduler::alarm::loopback
 
-#endif  // GNOMON_SERVICES_SCHEDULER_ALARM_TEST_SERVERS_H_
+#endif  // GNOMON_SERVICES_SCHEDULER_ALARM_TESTING_TEST_SERVERS_H_
