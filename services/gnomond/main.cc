@@ -10,10 +10,12 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -45,6 +47,9 @@
 #include "services/scheduler/alarm/webhook_channel.h"
 #include "services/scheduler/scheduler_role.h"
 
+ABSL_FLAG(std::string, log_format, "text",
+          "Log lines on stderr as text or json (one object per line: time, level, program, "
+          "message).");
 ABSL_FLAG(std::string, roles, "scheduler,registry,log",
           "Comma-separated roles this process serves: scheduler, registry, log.");
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
@@ -253,8 +258,8 @@ int MigrateOnly() {
     std::cerr << "gnomond: " << store.status().message() << "\n";
     return 1;
   }
-  std::cout << "gnomond: store migrated (" << (*store)->partition_count() << " partitions)"
-            << std::endl;
+  logging::Announce(
+      absl::StrCat("gnomond: store migrated (", (*store)->partition_count(), " partitions)"));
   return 0;
 }
 
@@ -315,10 +320,15 @@ int Serve() {
   std::unique_ptr<ServerMetrics> server_metrics =
       metrics_registry ? std::make_unique<ServerMetrics>(*metrics_registry) : nullptr;
   Authenticator auth(roles_store, roles_store, cluster_token, server_metrics.get());
-  if (absl::Status s = BootstrapAdminToken(auth, absl::GetFlag(FLAGS_admin_token_file), std::cout);
+  std::ostringstream token_notice;
+  if (absl::Status s =
+          BootstrapAdminToken(auth, absl::GetFlag(FLAGS_admin_token_file), token_notice);
       !s.ok()) {
     std::cerr << "gnomond: creating the first admin token: " << s << "\n";
     return 1;
+  }
+  if (!token_notice.str().empty()) {
+    logging::Announce(absl::StripTrailingAsciiWhitespace(token_notice.str()));
   }
 
   GrpcServer server(server_metrics.get());
@@ -398,8 +408,9 @@ int Serve() {
       return 1;
     }
     metrics_server = *std::move(started);
-    std::cout << "gnomond metrics on " << (tls->metrics.enabled ? "https://" : "http://")
-              << metrics_server->address() << "/metrics" << std::endl;
+    logging::Announce(absl::StrCat("gnomond metrics on ",
+                                   tls->metrics.enabled ? "https://" : "http://",
+                                   metrics_server->address(), "/metrics"));
   }
   absl::StatusOr<int> port = server.Start(absl::GetFlag(FLAGS_listen), tls->server);
   if (!port.ok()) {
@@ -425,10 +436,11 @@ int Serve() {
     }
     http_server = *std::move(started);
     const std::string http_host = http_listen.substr(0, http_listen.rfind(':'));
-    std::cout << "gnomond HTTP API on " << (tls->http.enabled ? "https://" : "http://")
-              << (http_host.empty() || http_host == "0.0.0.0" || http_host == "[::]" ? "127.0.0.1"
-                                                                                     : http_host)
-              << ":" << http_server->port() << std::endl;
+    logging::Announce(absl::StrCat(
+        "gnomond HTTP API on ", tls->http.enabled ? "https://" : "http://",
+        http_host.empty() || http_host == "0.0.0.0" || http_host == "[::]" ? "127.0.0.1"
+                                                                           : http_host,
+        ":", http_server->port()));
   }
   const std::string listen = absl::GetFlag(FLAGS_listen);
   const std::string host = listen.substr(0, listen.rfind(':'));
@@ -495,8 +507,9 @@ int Serve() {
   if (registry_role) registry_role->Start();
   if (log_role) log_role->Start();
   if (scheduler_role) scheduler_role->Start(endpoint);
-  std::cout << "gnomond listening on " << self << (tls->server.enabled ? " with TLS" : "")
-            << " (roles " << absl::GetFlag(FLAGS_roles) << ")" << std::endl;
+  logging::Announce(absl::StrCat("gnomond listening on ", self,
+                                 tls->server.enabled ? " with TLS" : "", " (roles ",
+                                 absl::GetFlag(FLAGS_roles), ")"));
 
   // Signals were blocked in main(), so every thread inherits the mask and
   // only this wait sees them. With store stats on, the wait times out to log.
@@ -515,10 +528,10 @@ int Serve() {
     sig = sigtimedwait(&set, nullptr, &stats_timeout);
     if (sig < 0) {
       // Cumulative, with its instant, so a reader can difference two lines.
-      std::cout << "gnomond: store stats: " << (*store)->committed_transactions()
-                << " write transactions committed, " << (*store)->executed_statements()
-                << " statements executed by " << absl::ToUnixMillis(absl::Now()) << " (unix ms)"
-                << std::endl;
+      logging::Announce(absl::StrCat("gnomond: store stats: ", (*store)->committed_transactions(),
+                                     " write transactions committed, ",
+                                     (*store)->executed_statements(), " statements executed by ",
+                                     absl::ToUnixMillis(absl::Now()), " (unix ms)"));
     }
   }
   GNOMON_LOG(INFO) << "gnomond: signal " << sig << ", shutting down";
@@ -546,5 +559,11 @@ int main(int argc, char** argv) {
                             "gnomond: the gnomon job scheduler server.\n"
                             "Usage: gnomond [--roles=scheduler,registry,log] [--listen=HOST:PORT] "
                             "[--store=URL] ...");
+  gnomon::logging::Format log_format;
+  if (!gnomon::logging::ParseFormat(absl::GetFlag(FLAGS_log_format), &log_format)) {
+    std::fprintf(stderr, "gnomond: --log-format must be text or json\n");
+    return 2;
+  }
+  gnomon::logging::SetFormat(log_format);
   return gnomon::Serve();
 }

@@ -18,6 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "services/common/client/log.h"
 #include "services/common/client/mutex_mode.h"
 #include "services/common/client/version.h"
 
@@ -45,6 +46,9 @@ std::string Env(const char* name, const char* fallback) {
 
 }  // namespace gnomon::executor::cli
 
+ABSL_FLAG(std::string, log_format, "",
+          "Log lines on stderr as text or json, one object per line (GNOMON_LOG_FORMAT; "
+          "default text).");
 ABSL_FLAG(std::string, app, "", "App name of the executor group (GNOMON_APP).");
 ABSL_FLAG(std::string, registry, "", "Comma-separated registry host:port list (GNOMON_REGISTRY).");
 ABSL_FLAG(std::string, log_service, "",
@@ -126,6 +130,14 @@ void ParseCommandLine(const CliSpec& spec, int argc, char** argv) {
   std::vector<char*> arg_ptrs;
   for (std::string& a : args) arg_ptrs.push_back(a.data());
   absl::ParseCommandLine(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
+  if (Set("log_format")) {
+    gnomon::logging::Format format;
+    if (!gnomon::logging::ParseFormat(absl::GetFlag(FLAGS_log_format), &format)) {
+      std::fprintf(stderr, "%s: --log-format must be text or json\n", spec.program);
+      std::exit(2);
+    }
+    gnomon::logging::SetFormat(format);
+  }
 
   sigset_t signals;
   sigemptyset(&signals);
@@ -185,11 +197,11 @@ int Fail(int code, absl::string_view what) {
 int StartAndRun(Executor& executor, const ExecutorOptions& options) {
   if (absl::Status s = executor.Start(); !s.ok()) return Fail(1, s.ToString());
   if (std::string metrics = executor.metrics_address(); !metrics.empty()) {
-    std::printf("%s metrics on %s://%s/metrics\n", g_spec->program,
-                options.tls.cert_file.empty() ? "http" : "https", metrics.c_str());
+    gnomon::logging::Announce(absl::StrCat(g_spec->program, " metrics on ",
+                                           options.tls.cert_file.empty() ? "http" : "https", "://",
+                                           metrics, "/metrics"));
   }
-  std::printf("%s started as %s\n", g_spec->program, executor.name().c_str());
-  std::fflush(stdout);
+  gnomon::logging::Announce(absl::StrCat(g_spec->program, " started as ", executor.name()));
   if (absl::Status s = executor.Run(absl::GetFlag(FLAGS_shutdown_grace)); !s.ok()) {
     return Fail(1, s.ToString());
   }

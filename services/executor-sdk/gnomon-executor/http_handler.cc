@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "services/common/client/json_text.h"
 #include "services/common/curl/curl_util.h"
 #include "services/executor-sdk/gnomon-executor/task_params.h"
 
@@ -152,25 +153,8 @@ std::string PrintableUtf8(absl::string_view text) {
       ++i;
       continue;
     }
-    // The length of a well-formed sequence starting here (RFC 3629), or 0.
-    size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF)
-      len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    }
-    bool ok = len > 0 && i + len <= text.size();
-    for (size_t k = 1; ok && k < len; ++k) {
-      const auto b = static_cast<unsigned char>(text[i + k]);
-      ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xBF);
-    }
+    const size_t len = Utf8CharLength(text, i);
+    const bool ok = len > 0;
     if (ok) {
       out.append(text.data() + i, len);
       i += len;

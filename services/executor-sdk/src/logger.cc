@@ -5,12 +5,20 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "services/common/client/log.h"
 
 namespace gnomon::executor::internal {
 
 void Logger::Write(LogSeverity severity, std::string_view message) const {
   if (sink_) {
     sink_(severity, message);
+    return;
+  }
+  if (logging::CurrentFormat() == logging::Format::kJson) {
+    logging::Write(severity == LogSeverity::kError     ? logging::Level::ERROR
+                   : severity == LogSeverity::kWarning ? logging::Level::WARNING
+                                                       : logging::Level::INFO,
+                   absl::string_view(message.data(), message.size()));
     return;
   }
   static absl::Mutex* mu = new absl::Mutex();

@@ -99,11 +99,6 @@ std::string FormatTimestamp(const google::protobuf::Timestamp& ts);
 // {"job_id":42,...,"reason":"...","failed_runs":57,"failed_since":"2026-01-02T03:04:05.000Z"}.
 std::string AlarmJson(const Alarm& alarm);
 
-// Appends `s` to `out` as a JSON string: quoted, with '"', '\\' and control
-// characters escaped; other bytes (UTF-8 text) as they are. Shared by the
-// webhook's document and the chat channels' requests.
-void AppendJsonString(std::string* out, absl::string_view s);
-
 // One sentence for people about what the alarm stands for: "" for the alarm
 // of one run; for a summary, "Run 7 is the latest of 57 failed runs of job 42
 // since 2026-01-02T03:04:05.000Z (their alarms were folded into this one

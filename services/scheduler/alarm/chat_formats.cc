@@ -19,29 +19,13 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
+#include "services/common/client/json_text.h"
 #include "services/scheduler/alarm/chat_channel.h"
 
 namespace gnomon::scheduler::alarm {
 namespace {
 
 // ---- Text ----
-
-// The length of the valid UTF-8 character at s[i], or 0 if none starts there.
-size_t Utf8CharLength(absl::string_view s, size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) return 1;
-  size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  uint32_t cp = c & (0x7F >> n);
-  for (size_t k = 1; k < n; ++k) {
-    const auto d = static_cast<unsigned char>(s[i + k]);
-    if ((d & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (d & 0x3F);
-  }
-  static constexpr uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kLeast[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
-}
 
 // `text` as a service takes it: valid UTF-8 (each stray byte becomes U+FFFD:
 // a service refuses a request that is not UTF-8, and an alarm is not worth

@@ -2,6 +2,9 @@
 running handlers and reporting results (docs/executor-protocol.md)."""
 from __future__ import annotations
 
+import datetime
+import json
+import os
 import secrets
 import signal
 import sys
@@ -17,7 +20,17 @@ from .spool import Spool
 
 
 def _stderr(message: str) -> None:
-    print(f"gnomon-executor: {message}", file=sys.stderr, flush=True)
+    """One line on stderr; with GNOMON_LOG_FORMAT=json one JSON object per
+    line (time, level, program, message), as gnomon's C++ programs write."""
+    if os.environ.get("GNOMON_LOG_FORMAT") == "json":
+        now = datetime.datetime.now(datetime.timezone.utc)
+        line = json.dumps({"time": now.strftime("%Y-%m-%dT%H:%M:%S.") +
+                           f"{now.microsecond // 1000:03d}Z",
+                           "level": "INFO", "program": "gnomon-python-executor",
+                           "message": message}, ensure_ascii=False)
+    else:
+        line = f"gnomon-executor: {message}"
+    print(line, file=sys.stderr, flush=True)
 
 
 class Executor:
