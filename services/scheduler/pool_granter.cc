@@ -36,6 +36,7 @@ int PoolGranter::Pass() {
     GNOMON_LOG(WARNING) << "scheduler: pools with queued runs unreadable: " << pools.status();
     return 0;
   }
+  queued_.store(!pools->empty(), std::memory_order_relaxed);
   const store::PoolStore::EpochOf epoch_of = [&](int64_t job_id) -> std::optional<int64_t> {
     if (!ownership) return 0;
     if (!ownership->HoldsJob(job_id)) return std::nullopt;

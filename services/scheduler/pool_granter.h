@@ -21,6 +21,7 @@
 #ifndef GNOMON_SERVICES_SCHEDULER_POOL_GRANTER_H_
 #define GNOMON_SERVICES_SCHEDULER_POOL_GRANTER_H_
 
+#include <atomic>
 #include <memory>
 
 #include "absl/base/thread_annotations.h"
@@ -53,6 +54,11 @@ class PoolGranter {
   void SetOwnership(std::shared_ptr<const Ownership> ownership) ABSL_LOCKS_EXCLUDED(mu_);
   // One pass at the clock's time; returns how many runs it let go.
   int Pass() ABSL_LOCKS_EXCLUDED(mu_);
+  // Results were stored here: a run may have freed a slot. Passes at once
+  // if the last pass saw runs queued (else nothing waits for a slot here).
+  void ResultsStored() {
+    if (queued_.load(std::memory_order_relaxed)) worker_.Wake();
+  }
   void Start(absl::Duration interval) {
     worker_.Start(interval, [this] { Pass(); });
   }
@@ -67,6 +73,7 @@ class PoolGranter {
   absl::Mutex mu_;
   std::shared_ptr<const Ownership> ownership_ ABSL_GUARDED_BY(mu_);
   bool owned_ ABSL_GUARDED_BY(mu_) = false;  // SetOwnership was called.
+  std::atomic<bool> queued_{false};          // The last pass saw runs queued.
   PeriodicWorker worker_;                    // Last: stopped first.
 };
 

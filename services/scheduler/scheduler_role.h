@@ -94,7 +94,10 @@ class SchedulerRole {
   void Start(const std::string& registry_endpoint);
   void Stop();
   // Results were stored in this process: follow-ups are read at once.
-  void ResultsStored() { followups_.Wake(); }
+  void ResultsStored() {
+    followups_.Wake();
+    pool_granter_.ResultsStored();
+  }
   // Why it cannot schedule its share now (partition leases not renewed, or
   // others keeping partitions it should hold); OK when it can.
   absl::Status Health() const { return lease_.Health(); }

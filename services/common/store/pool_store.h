@@ -73,11 +73,12 @@ class PoolStore {
   // that ended (or are gone), then lets go the runs at the head of its queue
   // that fit in the free slots and whose job is this holder's: `epoch_of`
   // gives the fencing epoch of a job's partition, nullopt when another
-  // replica holds it (its run at the head is left for that holder, and
-  // nothing behind it goes first). Each run let go holds a slot and becomes
-  // PENDING, with trigger time `now_ms` and that epoch; returned as stored.
-  // A pool that does not exist (deleted while runs were queued) limits
-  // nothing.
+  // replica holds it. Only the first (free slots) runs of the queue are
+  // looked at: one of them another replica holds is left for that holder,
+  // and no run behind them goes in its place (so a run never overtakes more
+  // than the free slots' worth of others, whichever replica lets it go). Each run let go holds a
+  // slot and becomes PENDING, with trigger time `now_ms` and that epoch; returned as stored. A pool
+  // that does not exist (deleted while runs were queued) limits nothing.
   using EpochOf = std::function<std::optional<int64_t>(int64_t job_id)>;
   virtual absl::StatusOr<std::vector<v1::Run>> GrantPoolSlots(std::string_view pool,
                                                               const EpochOf& epoch_of,
