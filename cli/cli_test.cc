@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "cli/cli_test_fixture.h"
 #include "cli/fake_servers.h"
@@ -18,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "services/common/client/version.h"
 
 namespace gnomon::cli {
 namespace {
@@ -65,6 +67,30 @@ TEST_F(CliTest, VersionIsPrinted) {
   Result r = Run({"--version"});
   EXPECT_EQ(r.code, 0);
   EXPECT_THAT(r.out, StartsWith("gnomonctl 0."));
+}
+
+TEST_F(CliTest, VersionCommandShowsTheClientsAndTheServers) {
+  servers_.state.Set([](testing::AdminState& s) {
+    s.whoami.set_server_version("0.9.1");
+    s.whoami.set_server_revision("0123456789ab");
+  });
+  Result r = Run({"version"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            absl::StrCat("Client Version: ", gnomon::Version(), " (revision ", gnomon::Revision(),
+                         ")\nServer Version: 0.9.1 (revision ", "0123456789ab)\n"));
+  r = Run({"version", "-o", "json"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"serverVersion\": \"0.9.1\""));
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("\"clientVersion\": \"", gnomon::Version(), "\"")));
+  // A server that cannot answer: the client's version, then the error.
+  servers_.state.Set([](testing::AdminState& s) {
+    s.fail = grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "bad token");
+  });
+  r = Run({"version"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_THAT(r.out, StartsWith("Client Version: "));
+  EXPECT_THAT(r.err, HasSubstr("bad token"));
 }
 
 TEST_F(CliTest, ServerErrorExitsByItsClassWithCodeAndMessage) {

@@ -39,6 +39,7 @@ struct RecordedCall {
 
 struct AdminState {
   std::optional<grpc::Status> fail;
+  v1::WhoAmIResponse whoami;
   v1::Group group;
   v1::ListGroupsResponse groups;
   v1::Job job;
@@ -189,6 +190,7 @@ class FakeJobAdmin final : public v1::JobAdmin::Service {
   GNOMON_FAKE_UNARY(ListExecutors, ListExecutorsRequest, ListExecutorsResponse, *resp = s.executors)
   GNOMON_FAKE_UNARY(PreviewSchedule, PreviewScheduleRequest, PreviewScheduleResponse,
                     *resp = s.preview)
+  GNOMON_FAKE_UNARY(WhoAmI, WhoAmIRequest, WhoAmIResponse, *resp = s.whoami)
 #undef GNOMON_FAKE_UNARY
 
   // Workflows: answered by FakeWorkflows' method of the same name.

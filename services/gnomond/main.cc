@@ -50,6 +50,10 @@
 ABSL_FLAG(std::string, log_format, "text",
           "Log lines on stderr as text or json (one object per line: time, level, program, "
           "message).");
+ABSL_FLAG(bool, metrics_legacy_names, false,
+          "Also export the gRPC server metrics under their names before 0.2 "
+          "(gnomon_rpc_requests_total, gnomon_rpc_request_duration_seconds), for one release "
+          "while dashboards move to grpc_server_handled_total and grpc_server_handling_seconds.");
 ABSL_FLAG(std::string, roles, "scheduler,registry,log",
           "Comma-separated roles this process serves: scheduler, registry, log.");
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070",
@@ -318,7 +322,9 @@ int Serve() {
     return observed.get();
   }();
   std::unique_ptr<ServerMetrics> server_metrics =
-      metrics_registry ? std::make_unique<ServerMetrics>(*metrics_registry) : nullptr;
+      metrics_registry ? std::make_unique<ServerMetrics>(*metrics_registry,
+                                                         absl::GetFlag(FLAGS_metrics_legacy_names))
+                       : nullptr;
   Authenticator auth(roles_store, roles_store, cluster_token, server_metrics.get());
   std::ostringstream token_notice;
   if (absl::Status s =

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "services/common/client/version.h"
 #include "services/common/server/field_checks.h"
 #include "services/common/server/grpc_status.h"
 #include "services/common/server/run_queries.h"
@@ -344,6 +345,8 @@ grpc::Status AdminService::WhoAmI(Ctx* c, const v1::WhoAmIRequest*, v1::WhoAmIRe
     me.set_role(who.access.role);
     if (!who.access.IsAdmin()) *me.mutable_grants() = who.access.grants;
     me.set_user(who.user);
+    me.set_server_version(gnomon::Version());
+    me.set_server_revision(gnomon::Revision());
     return me;
   });
 }

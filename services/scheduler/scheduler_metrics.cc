@@ -195,7 +195,7 @@ void SchedulerMetrics::SetAlarms(const alarm::AlarmCounters& c) {
 void SchedulerMetrics::SetJobs(const std::vector<store::JobCount>& counts) {
   std::vector<std::pair<prometheus::Labels, double>> values;
   for (const store::JobCount& c : counts) {
-    values.push_back({{{"group", c.app_name}, {"state", metrics::EnumLabel(c.state)}},
+    values.push_back({{{"app", c.app_name}, {"state", metrics::EnumLabel(c.state)}},
                       static_cast<double>(c.jobs)});
   }
   jobs_.Set(values);

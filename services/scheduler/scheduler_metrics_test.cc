@@ -79,8 +79,8 @@ TEST_F(SchedulerMetricsTest, ScrapeTimeValuesMirrorTheirKeepers) {
   // Nothing is dropped while the sender runs (a Raise after Stop is only
   // logged), so there is no counter for it.
   EXPECT_EQ(Sample("gnomon_scheduler_alarms_dropped_total"), std::nullopt);
-  EXPECT_EQ(Sample("gnomon_jobs{group=\"billing\",state=\"running\"}"), 2);
-  EXPECT_EQ(Sample("gnomon_jobs{group=\"billing\",state=\"stopped\"}"), 0);  // None left.
+  EXPECT_EQ(Sample("gnomon_jobs{app=\"billing\",state=\"running\"}"), 2);
+  EXPECT_EQ(Sample("gnomon_jobs{app=\"billing\",state=\"stopped\"}"), 0);  // None left.
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
-// ServerMetrics: metrics of gnomond's gRPC server — requests by method and
-// status code (an interceptor on every service), how long unary calls take
-// (a stream's lifetime says nothing about the server), and failed
-// authentications by reason (counted by Authenticator).
+// ServerMetrics: metrics of gnomond's gRPC server under grpc-ecosystem's
+// names, so stock gRPC dashboards and alerts work — grpc_server_started_total,
+// grpc_server_handled_total{grpc_service,grpc_method,grpc_type,grpc_code}
+// and grpc_server_handling_seconds (an interceptor on every service) — and
+// failed authentications by reason (counted by Authenticator). With
+// `legacy_names` (gnomond --metrics-legacy-names, for one release while
+// dashboards move) the old gnomon_rpc_requests_total and
+// gnomon_rpc_request_duration_seconds are exported as well.
 //
 //   ServerMetrics server_metrics(*metrics);
 //   GrpcServer server(&server_metrics);
@@ -45,20 +49,29 @@ const char* AuthFailureName(AuthFailure reason);
 // ("other", "other") for a method gnomon does not serve, so a client cannot
 // make label values up.
 std::pair<std::string, std::string> RpcLabels(const char* full_method);
+// grpc_code's value: grpc-go's name of `code` ("OK", "NotFound", ...).
+const char* GrpcCodeLabel(grpc::StatusCode code);
 
 class ServerMetrics {
  public:
-  explicit ServerMetrics(metrics::MetricsRegistry& metrics);
+  explicit ServerMetrics(metrics::MetricsRegistry& metrics, bool legacy_names = false);
 
   // For grpc::ServerBuilder::experimental().SetInterceptorCreators.
   std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> InterceptorFactory();
-  // A call ended with `code`; `took` is set for unary calls.
-  void Handled(const char* full_method, grpc::StatusCode code, std::optional<absl::Duration> took);
+  // A call of `type` (grpc_type: "unary", "server_stream", ...) started;
+  // it ended with `code`, `took` after it started.
+  void Started(const char* full_method, const char* type);
+  void Handled(const char* full_method, const char* type, grpc::StatusCode code,
+               absl::Duration took);
   void AuthFailed(AuthFailure reason) { auth_failures_[static_cast<size_t>(reason)]->Increment(); }
 
  private:
-  prometheus::Family<prometheus::Counter>& requests_;
-  prometheus::Family<prometheus::Histogram>& durations_;
+  prometheus::Family<prometheus::Counter>& started_;
+  prometheus::Family<prometheus::Counter>& handled_;
+  prometheus::Family<prometheus::Histogram>& handling_;
+  // Only with legacy_names.
+  prometheus::Family<prometheus::Counter>* const legacy_requests_;
+  prometheus::Family<prometheus::Histogram>* const legacy_durations_;
   std::array<prometheus::Counter*, static_cast<size_t>(AuthFailure::kCount)> auth_failures_{};
 };
 

@@ -135,13 +135,45 @@ TEST_F(ServerMetricsTest, EveryCallIsCountedAndRefusedCredentialsByReason) {
   EXPECT_EQ(Sample("gnomon_auth_failures_total{reason=\"invalid_admin_token\"}"), 1);
   EXPECT_EQ(Sample("gnomon_auth_failures_total{reason=\"wrong_access_token\"}"), 1);
   EXPECT_EQ(Sample("gnomon_auth_failures_total{reason=\"unknown_app\"}"), 0);
-  const std::string job_admin = "method=\"GetJob\",service=\"gnomon.v1.JobAdmin\"";
-  EXPECT_EQ(Sample("gnomon_rpc_requests_total{code=\"UNAUTHENTICATED\"," + job_admin + "}"), 3);
-  EXPECT_EQ(Sample("gnomon_rpc_requests_total{code=\"OK\"," + job_admin + "}"), 1);
-  EXPECT_EQ(Sample("gnomon_rpc_requests_total{code=\"UNIMPLEMENTED\",method=\"UpdateJob\","
+  // grpc-ecosystem's names, labels and code spellings.
+  const std::string get_job =
+      "grpc_method=\"GetJob\",grpc_service=\"gnomon.v1.JobAdmin\",grpc_type=\"unary\"";
+  EXPECT_EQ(Sample("grpc_server_started_total{" + get_job + "}"), 4);
+  EXPECT_EQ(Sample("grpc_server_handled_total{grpc_code=\"Unauthenticated\"," + get_job + "}"), 3);
+  EXPECT_EQ(Sample("grpc_server_handled_total{grpc_code=\"OK\"," + get_job + "}"), 1);
+  EXPECT_EQ(
+      Sample("grpc_server_handled_total{grpc_code=\"Unimplemented\",grpc_method=\"UpdateJob\","
+             "grpc_service=\"gnomon.v1.JobAdmin\",grpc_type=\"unary\"}"),
+      1);
+  EXPECT_EQ(Sample("grpc_server_handling_seconds_count{" + get_job + "}"), 4);
+  // The old names only with legacy_names.
+  EXPECT_EQ(Sample("gnomon_rpc_requests_total{code=\"OK\",method=\"GetJob\","
+                   "service=\"gnomon.v1.JobAdmin\"}"),
+            std::nullopt);
+}
+
+TEST_F(ServerMetricsTest, LegacyNamesAreKeptBesideTheNewOnesWhenAsked) {
+  ServerMetrics metrics(registry_, /*legacy_names=*/true);
+  metrics.Started("/gnomon.v1.JobAdmin/GetJob", "unary");
+  metrics.Handled("/gnomon.v1.JobAdmin/GetJob", "unary", grpc::StatusCode::NOT_FOUND,
+                  absl::Milliseconds(2));
+  metrics.Handled("/gnomon.v1.Registry/Session", "bidi_stream", grpc::StatusCode::CANCELLED,
+                  absl::Seconds(30));
+  EXPECT_EQ(Sample("grpc_server_handled_total{grpc_code=\"NotFound\",grpc_method=\"GetJob\","
+                   "grpc_service=\"gnomon.v1.JobAdmin\",grpc_type=\"unary\"}"),
+            1);
+  EXPECT_EQ(Sample("gnomon_rpc_requests_total{code=\"NOT_FOUND\",method=\"GetJob\","
                    "service=\"gnomon.v1.JobAdmin\"}"),
             1);
-  EXPECT_EQ(Sample("gnomon_rpc_request_duration_seconds_count{" + job_admin + "}"), 4);
+  EXPECT_EQ(Sample("gnomon_rpc_requests_total{code=\"CANCELLED\",method=\"Session\","
+                   "service=\"gnomon.v1.Registry\"}"),
+            1);
+  // As before: the old histogram leaves streams out.
+  EXPECT_EQ(Sample("gnomon_rpc_request_duration_seconds_count{method=\"Session\","
+                   "service=\"gnomon.v1.Registry\"}"),
+            std::nullopt);
+  EXPECT_EQ(GrpcCodeLabel(grpc::StatusCode::RESOURCE_EXHAUSTED), std::string("ResourceExhausted"));
+  EXPECT_EQ(GrpcCodeLabel(grpc::StatusCode::UNAUTHENTICATED), std::string("Unauthenticated"));
 }
 
 }  // namespace
