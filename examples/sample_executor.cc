@@ -22,8 +22,8 @@
 ABSL_FLAG(int, max_queued_runs_per_job, 256,
           "Runs of one job waiting behind its running run; more are refused as queue full.");
 ABSL_FLAG(std::string, invocations_file, "",
-          "Append \"run_id job_id attempt\" to this file at every handler invocation (for "
-          "tests that count executions).");
+          "Append \"run_id job_id attempt start_us\" to this file at every handler invocation, "
+          "and \"end run_id end_us\" when it returns (for tests that count executions).");
 ABSL_FLAG(absl::Duration, tls_reload_interval, absl::Seconds(60),
           "How often the TLS files are re-read (rotation without restart).");
 

@@ -182,10 +182,13 @@ absl::Status RegisterSampleHandlers(executor::Executor& executor,
     executor::Handler h = handler;
     if (fd >= 0) {
       h = [fd, inner = std::move(h)](JobContext& ctx) {
-        const std::string line =
-            absl::StrCat(ctx.run_id(), " ", ctx.job_id(), " ", ctx.attempt(), "\n");
+        const std::string line = absl::StrCat(ctx.run_id(), " ", ctx.job_id(), " ", ctx.attempt(),
+                                              " ", absl::ToUnixMicros(absl::Now()), "\n");
         if (::write(fd, line.data(), line.size()) < 0) ctx.Log("invocations file: write failed");
         inner(ctx);
+        const std::string end =
+            absl::StrCat("end ", ctx.run_id(), " ", absl::ToUnixMicros(absl::Now()), "\n");
+        if (::write(fd, end.data(), end.size()) < 0) ctx.Log("invocations file: write failed");
       };
     }
     if (absl::Status s = executor.RegisterHandler(name, std::move(h)); !s.ok()) return s;

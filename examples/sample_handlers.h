@@ -17,8 +17,11 @@
 namespace gnomon::sample {
 
 // With `invocations_file`, every handler invocation first appends a line
-// "run_id job_id attempt" to it (one append per line): tests count executions
-// there, independently of what the store records.
+// "run_id job_id attempt start_us" to it, and once the handler returned a
+// line "end run_id end_us" (one append per line; the instants in
+// microseconds since the Unix epoch): tests count executions there (the
+// lines starting with a run id), and measure how many overlapped,
+// independently of what the store records.
 absl::Status RegisterSampleHandlers(executor::Executor& executor,
                                     const std::string& invocations_file = "");
 

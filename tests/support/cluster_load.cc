@@ -11,6 +11,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gnomon/v1/registry.grpc.pb.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
@@ -155,6 +156,33 @@ std::map<int64_t, int> ClusterLoad::Invocations() const {
     }
   }
   return count;
+}
+
+std::vector<Execution> ClusterLoad::Executions() const {
+  std::vector<Execution> out;
+  for (size_t i = 0; i < executors_.size(); ++i) {
+    const std::string& flag = executors_[i].flags[0];
+    std::ifstream in(flag.substr(flag.find('=') + 1));
+    std::map<int64_t, size_t> open;  // Run id -> its invocation not ended yet.
+    for (std::string line; std::getline(in, line);) {
+      const std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
+      Execution e;
+      if (f.size() == 3 && f[0] == "end") {  // "end run_id end_us"
+        int64_t end_us = 0;
+        auto it = absl::SimpleAtoi(f[1], &e.run_id) ? open.find(e.run_id) : open.end();
+        if (it != open.end() && absl::SimpleAtoi(f[2], &end_us)) {
+          out[it->second].end_us = end_us;
+          open.erase(it);
+        }
+      } else if (f.size() >= 4 && absl::SimpleAtoi(f[0], &e.run_id) &&
+                 absl::SimpleAtoi(f[3], &e.start_us)) {  // "run_id job_id attempt start_us"
+        e.executor = static_cast<int>(i);
+        open[e.run_id] = out.size();
+        out.push_back(e);
+      }
+    }
+  }
+  return out;
 }
 
 SlotAudit ClusterLoad::Audit(int64_t period_ms) const {

@@ -61,6 +61,17 @@ struct SlotAudit {
 };
 std::ostream& operator<<(std::ostream& out, const SlotAudit& audit);
 
+// One handler invocation, as an executor's invocations file has it: its
+// start and end instants in microseconds since the Unix epoch (one clock:
+// the executors run on the test's machine); end_us is 0 if the handler had
+// not returned (or its executor died first).
+struct Execution {
+  int64_t run_id = 0;
+  int executor = 0;
+  int64_t start_us = 0;
+  int64_t end_us = 0;
+};
+
 class ClusterLoad {
  public:
   explicit ClusterLoad(GnomonCluster* cluster, std::string app = "cluster-app");
@@ -95,6 +106,9 @@ class ClusterLoad {
   bool AwaitSettled(absl::Duration limit) const;
   // Run id -> handler invocations, over every executor's invocations file.
   std::map<int64_t, int> Invocations() const;
+  // Every handler invocation, over every executor's invocations file, in
+  // each file's order.
+  std::vector<Execution> Executions() const;
   // Every (job, slot, shard) of the jobs, slots `period_ms` apart.
   SlotAudit Audit(int64_t period_ms) const;
 
