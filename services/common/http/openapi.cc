@@ -7,11 +7,16 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gnomon/v1/admin.pb.h"
 #include "gnomon/v1/log.pb.h"
 #include "gnomon/v1/registry.pb.h"
+#include "google/protobuf/descriptor.pb.h"
+#include "proto/docs/commented_descriptors.h"
 #include "services/common/http/json_tree.h"
 
 namespace gnomon::http {
@@ -36,16 +41,56 @@ Value Ref(const std::string& schema) {
   return Obj({{"$ref", Str("#/components/schemas/" + schema)}});
 }
 
-// The proto comment of a descriptor, if the pool kept source info (the
-// generated pool usually does not).
+// The commented descriptors (proto/docs/commented_descriptors.h), as a
+// pool; null if they cannot be read (the document then has no comments).
+const google::protobuf::DescriptorPool* CommentedPool() {
+  static const google::protobuf::DescriptorPool* pool =
+      []() -> const google::protobuf::DescriptorPool* {
+    google::protobuf::FileDescriptorSet set;
+    if (!set.ParseFromString(std::string(proto::CommentedDescriptorSet()))) return nullptr;
+    auto* p = new google::protobuf::DescriptorPool();
+    for (const google::protobuf::FileDescriptorProto& file : set.file()) {
+      if (p->BuildFile(file) == nullptr) return nullptr;  // Leaked once: a static's value.
+    }
+    return p;
+  }();
+  return pool;
+}
+
+// The same descriptor in the commented pool, found by its full name.
+const google::protobuf::Descriptor* Commented(const google::protobuf::DescriptorPool& p,
+                                              const Descriptor& d) {
+  return p.FindMessageTypeByName(d.full_name());
+}
+const google::protobuf::FieldDescriptor* Commented(const google::protobuf::DescriptorPool& p,
+                                                   const FieldDescriptor& d) {
+  return p.FindFieldByName(d.full_name());
+}
+const google::protobuf::MethodDescriptor* Commented(const google::protobuf::DescriptorPool& p,
+                                                    const MethodDescriptor& d) {
+  return p.FindMethodByName(d.full_name());
+}
+const google::protobuf::ServiceDescriptor* Commented(const google::protobuf::DescriptorPool& p,
+                                                     const google::protobuf::ServiceDescriptor& d) {
+  return p.FindServiceByName(d.full_name());
+}
+
+// The proto comment of a descriptor (its leading comment, as written in
+// proto/gnomon/v1), from the commented pool; "" if it has none.
 template <typename D>
 std::string Comment(const D& d) {
+  const google::protobuf::DescriptorPool* pool = CommentedPool();
+  const auto* commented = pool == nullptr ? nullptr : Commented(*pool, d);
   google::protobuf::SourceLocation loc;
-  if (!d.GetSourceLocation(&loc)) return "";
-  std::string c = loc.leading_comments;
-  while (!c.empty() && (c.back() == '\n' || c.back() == ' ')) c.pop_back();
-  while (!c.empty() && c.front() == ' ') c.erase(0, 1);
-  return c;
+  if (commented == nullptr || !commented->GetSourceLocation(&loc)) return "";
+  // Each comment line starts with the space after "//"; the lines are kept
+  // (CommonMark reads them as one paragraph, and keeps lists and blank lines).
+  std::vector<std::string> lines;
+  for (absl::string_view line : absl::StrSplit(loc.leading_comments, '\n')) {
+    absl::ConsumePrefix(&line, " ");
+    lines.emplace_back(absl::StripTrailingAsciiWhitespace(line));
+  }
+  return std::string(absl::StripAsciiWhitespace(absl::StrJoin(lines, "\n")));
 }
 
 constexpr char kInt64Note[] =

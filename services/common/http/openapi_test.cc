@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -16,6 +17,10 @@
 
 namespace gnomon::http {
 namespace {
+
+// openapi.cc's note on 64-bit integers, which follows a field's comment.
+constexpr char kInt64NoteForTest[] =
+    "64-bit integer, printed as a decimal string; numbers are accepted on input.";
 
 using google::protobuf::Value;
 
@@ -151,6 +156,21 @@ TEST_F(OpenApiTest, StreamingRepliesAreServerSentEvents) {
   EXPECT_EQ(StrAt(doc_, {"paths", "/v1/JobAdmin/CreateJob", "post", "responses", "200", "content",
                          "application/json", "schema", "$ref"}),
             "#/components/schemas/gnomon.v1.Job");
+}
+
+TEST_F(OpenApiTest, MethodsMessagesAndFieldsCarryTheirProtoComments) {
+  // proto/gnomon/v1/admin.proto and common.proto, as written there.
+  EXPECT_EQ(StrAt(doc_, {"paths", "/v1/JobAdmin/KillRun", "post", "description"}),
+            "Kill a running run.");
+  EXPECT_THAT(StrAt(doc_, {"paths", "/v1/JobAdmin/CreatePool", "post", "description"}),
+              ::testing::HasSubstr("Pools of concurrency slots (Job.pool)"));
+  EXPECT_THAT(StrAt(doc_, {"components", "schemas", "gnomon.v1.Pool", "description"}),
+              ::testing::HasSubstr("A pool of concurrency slots shared by jobs"));
+  const Value& job = At(doc_, {"components", "schemas", "gnomon.v1.Job", "properties"});
+  EXPECT_THAT(StrAt(job, {"priority", "description"}),
+              ::testing::HasSubstr("a higher priority gets a free slot\nfirst"));
+  EXPECT_EQ(StrAt(job, {"groupId", "description"}),
+            absl::StrCat("The executor group that runs it. ", kInt64NoteForTest));
 }
 
 TEST_F(OpenApiTest, SchemasFollowTheJsonMapping) {
