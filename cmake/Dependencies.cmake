@@ -6,6 +6,7 @@ find_package(gRPC CONFIG REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(OpenSSL REQUIRED)
 find_package(CURL REQUIRED)
+find_package(ZLIB REQUIRED)
 find_package(prometheus-cpp CONFIG REQUIRED)
 # gnomonctl's -o yaml and YAML files (Debian's libyaml-cpp-dev; target yaml-cpp).
 find_package(yaml-cpp CONFIG REQUIRED)

@@ -1,5 +1,7 @@
 // MetricsServer: serves a MetricsRegistry as /metrics over HTTP, on its own
-// listener beside gRPC (prometheus::Exposer, which runs civetweb).
+// listener beside gRPC, through gnomon's own HttpServer whether TLS is on
+// or off (so the families are the same either way), gzip-compressed when
+// the scraper accepts it (Prometheus does).
 //
 //   auto metrics = std::make_shared<MetricsRegistry>();
 //   absl::StatusOr<std::unique_ptr<MetricsServer>> server =
@@ -7,10 +9,10 @@
 //   if (!server.ok()) return server.status();
 //   (*server)->address();  // "127.0.0.1:45123": curl http://127.0.0.1:45123/metrics
 //
-// With `tls.enabled` it serves HTTPS only, through gnomon's own HttpServer
-// (civetweb's TLS, under prometheus::Exposer, crashes in its workers on
-// Debian 12's civetweb 1.15): client certificates required with
-// `tls.require_client_cert`, renewed files picked up.
+// With `tls.enabled` it serves HTTPS only (not prometheus::Exposer:
+// civetweb's TLS crashes in its workers on Debian 12's civetweb 1.15):
+// client certificates required with `tls.require_client_cert`, renewed
+// files picked up.
 //
 // Thread safety: thread-safe; scrapes are served on the servers' threads.
 #ifndef GNOMON_SERVICES_COMMON_METRICS_METRICS_SERVER_H_
@@ -23,10 +25,6 @@
 #include "services/common/http/http_server.h"
 #include "services/common/metrics/metrics_registry.h"
 #include "services/common/tls/tls_credentials.h"
-
-namespace prometheus {
-class Exposer;
-}
 
 namespace gnomon::metrics {
 
@@ -45,9 +43,7 @@ class MetricsServer {
  private:
   MetricsServer() = default;
 
-  std::shared_ptr<MetricsRegistry> registry_;     // Plain HTTP: served only while held.
-  std::unique_ptr<prometheus::Exposer> exposer_;  // Plain HTTP, or
-  std::unique_ptr<http::HttpServer> https_;       // HTTPS.
+  std::unique_ptr<http::HttpServer> http_;  // Its handler holds the registry.
   std::string address_;
 };
 

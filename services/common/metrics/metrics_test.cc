@@ -2,6 +2,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <atomic>
 #include <string>
@@ -197,7 +198,9 @@ TEST(ProcessMetrics, EveryRegistryExportsTheConventionalProcessFamilies) {
 }
 
 // GET /metrics over a plain socket (no HTTP client library needed here).
-std::string Get(int port) {
+// GET /metrics with the extra header lines `headers` (each ending "\r\n"):
+// the whole answer, head and body.
+std::string Get(int port, const std::string& headers = "") {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -207,7 +210,7 @@ std::string Get(int port) {
     ::close(fd);
     return "";
   }
-  const std::string req = "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n";
+  const std::string req = "GET /metrics HTTP/1.0\r\nHost: localhost\r\n" + headers + "\r\n";
   (void)!::write(fd, req.data(), req.size());
   std::string out;
   char buf[4096];
@@ -227,6 +230,42 @@ TEST(MetricsServer, ServesTheRegistryOnAFreePort) {
   ASSERT_TRUE(absl::SimpleAtoi(address.substr(address.rfind(':') + 1), &port));
   EXPECT_GT(port, 0);
   EXPECT_THAT(Get(port), HasSubstr("gnomon_build_info{program=\"test\""));
+}
+
+// `gz` inflated (gzip), "" if it is not gzip.
+std::string Gunzip(const std::string& gz) {
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) return "";
+  std::string out;
+  char buf[4096];
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  int r = Z_OK;
+  while (r == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof(buf);
+    r = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof(buf) - z.avail_out);
+  }
+  inflateEnd(&z);
+  return r == Z_STREAM_END ? out : "";
+}
+
+TEST(MetricsServer, CompressesForAScraperThatAcceptsGzipAndOnlyThen) {
+  auto m = std::make_shared<MetricsRegistry>();
+  AddBuildInfo(*m, "test");
+  absl::StatusOr<std::unique_ptr<MetricsServer>> s = MetricsServer::Start("127.0.0.1:0", m);
+  ASSERT_TRUE(s.ok()) << s.status();
+  int port = 0;
+  ASSERT_TRUE(absl::SimpleAtoi((*s)->address().substr((*s)->address().rfind(':') + 1), &port));
+  const std::string gz = Get(port, "Accept-Encoding: gzip\r\n");
+  const size_t body = gz.find("\r\n\r\n");
+  ASSERT_NE(body, std::string::npos) << gz;
+  EXPECT_THAT(gz.substr(0, body), HasSubstr("Content-Encoding: gzip"));
+  EXPECT_THAT(Gunzip(gz.substr(body + 4)), HasSubstr("gnomon_build_info{program=\"test\""));
+  const std::string plain = Get(port, "Accept-Encoding: gzip;q=0, identity\r\n");
+  EXPECT_THAT(plain, Not(HasSubstr("Content-Encoding")));
+  EXPECT_THAT(plain, HasSubstr("gnomon_build_info{program=\"test\""));
 }
 
 TEST(MetricsServer, AnAddressInUseIsUnavailable) {
