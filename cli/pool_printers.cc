@@ -10,7 +10,9 @@
 namespace gnomon::cli {
 namespace {
 
-// One row of the queue table: `position` is "-" for a run holding a slot.
+// One row of the queue table: `position` is "-" for a run holding a slot;
+// TRIGGERED is "-" until the run got its slot (a queued run's trigger time
+// is when it was queued, as QUEUED says).
 std::vector<std::string> QueueRow(const std::string& position, const v1::Run& run,
                                   absl::TimeZone zone) {
   return {position,
@@ -19,7 +21,7 @@ std::vector<std::string> QueueRow(const std::string& position, const v1::Run& ru
           absl::StrCat(run.priority()),
           RunStatusName(run.status()),
           FormatTime(run.queued_time(), zone),
-          FormatTime(run.trigger_time(), zone)};
+          run.status() == v1::RUN_STATUS_QUEUED ? "-" : FormatTime(run.trigger_time(), zone)};
 }
 
 }  // namespace
