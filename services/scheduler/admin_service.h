@@ -20,8 +20,8 @@
 #include "services/scheduler/alarm_channel_admin.h"
 #include "services/scheduler/audit_log.h"
 #include "services/scheduler/calendar_admin.h"
-#include "services/scheduler/pool_admin.h"
 #include "services/scheduler/job_names.h"
+#include "services/scheduler/pool_admin.h"
 #include "services/scheduler/workflow_admin.h"
 
 namespace gnomon::scheduler {

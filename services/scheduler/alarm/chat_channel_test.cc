@@ -9,8 +9,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/status/status_matchers.h"
-#include "services/scheduler/alarm/testing/test_servers.h"
 #include "services/scheduler/alarm/testing/sample_alarm.h"
+#include "services/scheduler/alarm/testing/test_servers.h"
 
 namespace gnomon::scheduler::alarm {
 namespace {
