@@ -466,8 +466,10 @@ const std::vector<Migration>& SqliteMigrations() {
            // run hold one slot at most; rows go when their run has ended
            // (PoolStore::GrantPoolSlots).
            "CREATE TABLE IF NOT EXISTS pool_slot ("
-           " run_id INTEGER PRIMARY KEY,"
-           " pool TEXT NOT NULL,"
+           " run_id INTEGER"
+           " PRIMARY KEY,"
+           " pool TEXT"
+           " NOT NULL,"
            " since_ms INTEGER NOT NULL)",
            "CREATE INDEX IF NOT EXISTS pool_slot_pool ON pool_slot(pool)",
            // A row per QUEUED run, in its own small table so that the run
