@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/status/status_macros.h"
+#include "services/common/store/batch_sql.h"
 #include "services/common/store/pool_store.h"
 #include "services/common/store/row_codec.h"
 #include "services/common/store/sql_store.h"
@@ -60,6 +61,24 @@ absl::StatusOr<std::vector<int64_t>> HeldSlots(SqlConn& c, const Statements& sql
     }
   }
   return held;
+}
+
+// The runs `ids` (those that exist), in the order of `ids`, in one read of
+// the store's batched select by id.
+absl::StatusOr<std::vector<v1::Run>> ReadRuns(SqlConn& c, const Statements& sql,
+                                              const std::vector<int64_t>& ids) {
+  std::vector<v1::Run> out;
+  if (ids.empty()) return out;
+  std::vector<SqlRow> keys;
+  keys.reserve(ids.size());
+  for (int64_t id : ids) keys.push_back({SqlInt(id)});
+  ASSIGN_OR_RETURN(std::vector<SqlRow> rows, QueryPadded(c, sql.select_runs_by_id, keys));
+  absl::flat_hash_map<int64_t, v1::Run> by_id;  // Padding repeats the last id.
+  for (const SqlRow& row : rows) by_id.emplace(ColInt(row, 0), RunFromRow(row));
+  for (int64_t id : ids) {
+    if (auto it = by_id.find(id); it != by_id.end()) out.push_back(std::move(it->second));
+  }
+  return out;
 }
 
 absl::StatusOr<v1::Pool> ReadPool(SqlConn& c, const Statements& sql, const std::string& name,
@@ -158,10 +177,7 @@ absl::StatusOr<PoolQueue> SqlStore::ListPoolQueue(std::string_view name, int lim
   RETURN_IF_ERROR(db_->Read([&](SqlConn& c) -> absl::Status {
     out = PoolQueue();
     ASSIGN_OR_RETURN(std::vector<int64_t> held, HeldSlots(c, sql_, n, now_ms, false));
-    for (int64_t id : held) {
-      ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_run, {SqlInt(id)}));
-      if (!rows.empty()) out.running.push_back(RunFromRow(rows.front()));
-    }
+    ASSIGN_OR_RETURN(out.running, ReadRuns(c, sql_, held));
     ASSIGN_OR_RETURN(std::vector<SqlRow> queued,
                      c.Query(sql_.select_pool_queue_runs, {SqlText(n), SqlInt(limit)}));
     for (const SqlRow& row : queued) out.queued.push_back(RunFromRow(row));
@@ -194,6 +210,7 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::GrantPoolSlots(std::string_view p
   std::vector<v1::Run> out;
   RETURN_IF_ERROR(db_->Transact([&](SqlConn& c) -> absl::Status {
     out.clear();
+    std::vector<int64_t> granted;
     ASSIGN_OR_RETURN(std::vector<SqlRow> lock, c.Query(sql_.lock_pool, {SqlText(name)}));
     int64_t free = kUnlimitedBatch;
     if (!lock.empty()) {
@@ -213,9 +230,9 @@ absl::StatusOr<std::vector<v1::Run>> SqlStore::GrantPoolSlots(std::string_view p
       if (r.affected_rows == 0) continue;  // No longer QUEUED (killed): a stale queue row.
       RETURN_IF_ERROR(
           c.Exec(sql_.insert_pool_slot, {SqlInt(run_id), SqlText(name), SqlInt(now_ms)}).status());
-      ASSIGN_OR_RETURN(std::vector<SqlRow> rows, c.Query(sql_.select_run, {SqlInt(run_id)}));
-      if (!rows.empty()) out.push_back(RunFromRow(rows.front()));
+      granted.push_back(run_id);
     }
+    ASSIGN_OR_RETURN(out, ReadRuns(c, sql_, granted));
     return absl::OkStatus();
   }));
   return out;
