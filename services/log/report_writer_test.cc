@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -121,12 +122,19 @@ class ReportWriterTest : public ::testing::Test {
 TEST_F(ReportWriterTest, AnItemIsAcknowledgedOnlyOnceItsTransactionHasCommitted) {
   absl::Notification in_store, release;
   hook_.Set(store::testing::HoldUntil("ApplyReports", &in_store, &release));
+  // Written on the writer's thread, read here: under a std::mutex, which
+  // TSan sees (Debian's Abseil, under absl::Notification, is not
+  // instrumented).
+  std::mutex stored_mu;
   std::vector<int64_t> stored_at_ack;
   absl::Notification acked;
   PendingReport p = Report("a", {LogLines(run_, 1, 2)});
   p.done = [&](std::vector<v1::ReportAck> acks) {
     EXPECT_THAT(acks, ElementsAre(v1::REPORT_ACK_APPLIED));
-    stored_at_ack = StoredLines();  // What a reader sees when the executor hears "stored".
+    {
+      std::lock_guard<std::mutex> l(stored_mu);
+      stored_at_ack = StoredLines();  // What a reader sees when the executor hears "stored".
+    }
     acked.Notify();
   };
   Start();
@@ -135,6 +143,7 @@ TEST_F(ReportWriterTest, AnItemIsAcknowledgedOnlyOnceItsTransactionHasCommitted)
   EXPECT_FALSE(acked.HasBeenNotified());  // The transaction has not committed.
   release.Notify();
   ASSERT_TRUE(acked.WaitForNotificationWithTimeout(kPatience));
+  std::lock_guard<std::mutex> l(stored_mu);
   EXPECT_THAT(stored_at_ack, ElementsAre(1, 2));
 }
 
